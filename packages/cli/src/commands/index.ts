@@ -1,0 +1,4 @@
+import type { Command } from './types.js';
+
+/** Every subcommand, in the order `--help` lists them. */
+export const COMMANDS: Command[] = [];

@@ -1,0 +1,12 @@
+/** `ide/diffAccepted`: companion -> CLI, the user accepted a diff; `content` is the final text. */
+import { z } from 'zod';
+import { notificationType } from './message.js';
+
+export const DiffAcceptedParamsSchema = z.object({
+  filePath: z.string().min(1),
+  /** The whole file as accepted, the user's edits in the diff view included. Required: the CLI drops the connection without it. */
+  content: z.string(),
+});
+export type DiffAcceptedParams = z.infer<typeof DiffAcceptedParamsSchema>;
+
+export const DiffAcceptedNotification = notificationType('ide/diffAccepted', 'companionToCli', DiffAcceptedParamsSchema);

@@ -1,0 +1,14 @@
+/**
+ * `ide/diffClosed`: legacy companion -> CLI notification, taken by the CLI as a
+ * rejection. Companions should send `ide/diffRejected`; clients accept both.
+ */
+import { z } from 'zod';
+import { notificationType } from './message.js';
+
+export const DiffClosedParamsSchema = z.object({
+  filePath: z.string().min(1),
+  content: z.string().optional(),
+});
+export type DiffClosedParams = z.infer<typeof DiffClosedParamsSchema>;
+
+export const DiffClosedNotification = notificationType('ide/diffClosed', 'companionToCli', DiffClosedParamsSchema);

@@ -1,0 +1,10 @@
+/** `ide/diffRejected`: companion -> CLI, the user rejected a diff. */
+import { z } from 'zod';
+import { notificationType } from './message.js';
+
+export const DiffRejectedParamsSchema = z.object({
+  filePath: z.string().min(1),
+});
+export type DiffRejectedParams = z.infer<typeof DiffRejectedParamsSchema>;
+
+export const DiffRejectedNotification = notificationType('ide/diffRejected', 'companionToCli', DiffRejectedParamsSchema);

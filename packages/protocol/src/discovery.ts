@@ -1,0 +1,78 @@
+/**
+ * The discovery file: `os.tmpdir()/gemini/ide/gemini-ide-server-${PID}-${PORT}.json`.
+ * Pure helpers only: callers pass in the temp dir and the path module.
+ */
+import { z } from 'zod';
+
+export const IdeInfoSchema = z.object({
+  /** Short lowercase identifier, e.g. `neovim`. */
+  name: z.string().min(1),
+  /** What `/ide status` shows, e.g. `Neovim`. */
+  displayName: z.string().min(1),
+});
+export type IdeInfo = z.infer<typeof IdeInfoSchema>;
+
+export const DiscoveryFileSchema = z.object({
+  port: z.number().int().min(1).max(65535),
+  /** Every workspace root, joined by the OS path delimiter. */
+  workspacePath: z.string(),
+  authToken: z.string().min(1),
+  ideInfo: IdeInfoSchema,
+});
+export type DiscoveryFile = z.infer<typeof DiscoveryFileSchema>;
+
+/** Path segments under `os.tmpdir()`. */
+export const DISCOVERY_DIR_SEGMENTS: readonly string[] = ['gemini', 'ide'];
+export const DISCOVERY_FILE_PREFIX = 'gemini-ide-server-';
+/** The pattern the real CLI matches (it reads the PID from group 1). */
+export const DISCOVERY_FILE_PATTERN = /^gemini-ide-server-(\d+)-(\d+)\.json$/;
+
+export interface PathJoiner {
+  join(...segments: string[]): string;
+}
+
+/** `tmpdir/gemini/ide`, joined with the given path module. */
+export function discoveryDir(tmpdir: string, path: PathJoiner): string {
+  return path.join(tmpdir, ...DISCOVERY_DIR_SEGMENTS);
+}
+
+export function discoveryFileName(pid: number, port: number): string {
+  assertPositiveInt('pid', pid);
+  assertPositiveInt('port', port);
+  return `${DISCOVERY_FILE_PREFIX}${pid}-${port}.json`;
+}
+
+/** `{pid, port}` for a discovery file name, or undefined for any other name. */
+export function parseDiscoveryFileName(name: string): { pid: number; port: number } | undefined {
+  const match = DISCOVERY_FILE_PATTERN.exec(name);
+  if (!match) return undefined;
+  return { pid: Number(match[1]), port: Number(match[2]) };
+}
+
+/** Joins workspace roots the way the CLI splits them. */
+export function joinWorkspacePaths(roots: readonly string[], delimiter: string): string {
+  return roots.join(delimiter);
+}
+
+export function splitWorkspacePath(workspacePath: string, delimiter: string): string[] {
+  return workspacePath.split(delimiter).filter((p) => p.length > 0);
+}
+
+/** Parses discovery file text; throws an Error that names what is wrong. */
+export function parseDiscoveryFile(text: string): DiscoveryFile {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (err) {
+    throw new Error(`discovery file is not JSON: ${(err as Error).message}`);
+  }
+  const parsed = DiscoveryFileSchema.safeParse(json);
+  if (!parsed.success) {
+    throw new Error(`discovery file does not match the contract: ${z.prettifyError(parsed.error)}`);
+  }
+  return parsed.data;
+}
+
+function assertPositiveInt(what: string, n: number): void {
+  if (!Number.isSafeInteger(n) || n <= 0) throw new RangeError(`${what} must be a positive integer, got ${n}`);
+}

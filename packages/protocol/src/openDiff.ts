@@ -1,0 +1,20 @@
+/**
+ * `openDiff` tool: CLI -> companion. Shows a diff of `filePath` against
+ * `newContent` (the whole new file, never a patch). Answers `content: []` at
+ * once; the outcome follows as `ide/diffAccepted` or `ide/diffRejected`.
+ */
+import { z } from 'zod';
+import { toolType } from './message.js';
+
+export const OpenDiffArgumentsSchema = z.object({
+  /** Absolute path; the file may not exist yet (a new file). */
+  filePath: z.string().min(1),
+  newContent: z.string(),
+});
+export type OpenDiffArguments = z.infer<typeof OpenDiffArgumentsSchema>;
+
+export const OpenDiffTool = toolType<typeof OpenDiffArgumentsSchema, void>(
+  'openDiff',
+  'Open a diff view in the editor comparing a file with proposed new content. The user may edit the proposal, then accept or reject it; the outcome arrives as ide/diffAccepted or ide/diffRejected.',
+  OpenDiffArgumentsSchema,
+);

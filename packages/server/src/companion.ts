@@ -1,0 +1,246 @@
+/**
+ * The companion: one object an editor adapter creates, feeds and starts.
+ *
+ *   const companion = new Companion({ ideInfo, workspaceRoots, diffView });
+ *   await companion.start();            // listening, discovery file written
+ *   companion.context.focus('/abs/file.ts', { cursor: { line: 1, character: 1 } });
+ *   companion.diffs.accept(diff.id, editedText);
+ *   await companion.stop();             // sessions, server and file gone
+ */
+import * as http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { LOOPBACK_HOST, joinWorkspacePaths, type DiscoveryFile, type IdeInfo, IdeInfoSchema } from '@ide-companion/protocol';
+import { generateAuthToken } from './auth.js';
+import { ContextTracker, type ContextTrackerOptions } from './contextTracker.js';
+import { DiffCoordinator } from './diffCoordinator.js';
+import type { DiffView } from './diffView.js';
+import { DiscoveryFileHandle, ensureDiscoveryDir, sweepStaleDiscoveryFiles } from './discoveryFile.js';
+import { createMcpHttpHandler } from './http/mcpHttpHandler.js';
+import { registerExitCleanup } from './lifecycle.js';
+import { describeError, silentLogger, type Logger } from './logger.js';
+import { SessionRegistry, type SessionInfo } from './sessions.js';
+import { buildTerminalEnv, type TerminalEnv } from './terminalEnv.js';
+import { registerTools } from './tools/index.js';
+
+export const COMPANION_VERSION = '0.1.0';
+/** Large enough for real files (a 32 MiB openDiff, JSON-escaped) and no larger. */
+export const DEFAULT_MAX_BODY_BYTES = 128 * 1024 * 1024;
+export const DEFAULT_SESSION_GRACE_MS = 30_000;
+export const DEFAULT_KEEP_ALIVE_MS = 15_000;
+
+export interface CompanionOptions {
+  /** Name and display name: `/ide status` shows the display name. */
+  ideInfo: IdeInfo;
+  /** Absolute workspace roots; more can be set later with `context.setRoots`. */
+  workspaceRoots?: readonly string[];
+  /** The editor's PID, named in the discovery file and GEMINI_CLI_IDE_PID; default this process. */
+  idePid?: number;
+  /** How the editor shows diffs; without one the diff tools are not offered. */
+  diffView?: DiffView;
+  logger?: Logger;
+  /** Workspace trust as the editor reports it; omitted from context when undefined. */
+  trusted?: boolean;
+  context?: ContextTrackerOptions;
+  maxBodyBytes?: number;
+  sessionGraceMs?: number;
+  keepAliveMs?: number;
+  /** Base for `gemini/ide`; default `os.tmpdir()`. For tests. */
+  tmpdir?: string;
+  /** Remove the discovery file on SIGINT/SIGTERM/SIGHUP (default true; an in-process extension host passes false). */
+  handleSignals?: boolean;
+}
+
+type State = 'new' | 'starting' | 'running' | 'stopping' | 'stopped';
+
+export class Companion {
+  readonly context: ContextTracker;
+  readonly diffs: DiffCoordinator;
+  readonly ideInfo: IdeInfo;
+  readonly idePid: number;
+  private readonly logger: Logger;
+  private readonly token = generateAuthToken();
+  private readonly sessions: SessionRegistry;
+  private readonly httpServer: http.Server;
+  private readonly sessionListeners = new Set<(sessions: SessionInfo[]) => void>();
+  private discovery: DiscoveryFileHandle | undefined;
+  private removeExitCleanup: (() => void) | undefined;
+  private unsubscribers: Array<() => void> = [];
+  private state: State = 'new';
+  private startPromise: Promise<void> | undefined;
+  private stopPromise: Promise<void> | undefined;
+  private cachedTerminalEnv: TerminalEnv | undefined;
+
+  constructor(private readonly options: CompanionOptions) {
+    this.ideInfo = IdeInfoSchema.parse(options.ideInfo);
+    this.idePid = options.idePid ?? process.pid;
+    this.logger = options.logger ?? silentLogger;
+    this.context = new ContextTracker(options.context);
+    if (options.workspaceRoots) this.context.setRoots(options.workspaceRoots);
+    if (options.trusted !== undefined) this.context.setTrusted(options.trusted);
+    this.sessions = new SessionRegistry({
+      graceMs: options.sessionGraceMs ?? DEFAULT_SESSION_GRACE_MS,
+      keepAliveMs: options.keepAliveMs ?? DEFAULT_KEEP_ALIVE_MS,
+      logger: this.logger,
+      createServer: () => this.createMcpServer(),
+      onStreamOpen: (id) => {
+        this.sessions.notify(id, { method: 'ide/contextUpdate', params: this.context.snapshot() });
+      },
+      onSessionClosed: (id) => void this.diffs.sessionClosed(id),
+      onSessionsChanged: () => this.emitSessions(),
+    });
+    this.diffs = new DiffCoordinator(options.diffView, (id, n) => this.sessions.notify(id, n), this.logger);
+    this.httpServer = http.createServer(
+      { requestTimeout: 120_000 },
+      createMcpHttpHandler({
+        port: () => this.port,
+        token: this.token,
+        maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+        sessions: this.sessions,
+        logger: this.logger,
+      }),
+    );
+    this.httpServer.on('clientError', (_err, socket) => socket.destroy());
+  }
+
+  /** Listens on 127.0.0.1 (port 0) and writes the discovery file. Idempotent. */
+  start(): Promise<void> {
+    if (this.state === 'stopping' || this.state === 'stopped') return Promise.reject(new Error('this companion was stopped; create a new one'));
+    this.startPromise ??= this.doStart();
+    return this.startPromise;
+  }
+
+  /** Closes sessions (their diffs), the server and the discovery file. Idempotent. */
+  stop(): Promise<void> {
+    this.stopPromise ??= this.doStop();
+    return this.stopPromise;
+  }
+
+  get running(): boolean {
+    return this.state === 'running';
+  }
+
+  get port(): number {
+    const address = this.httpServer.address() as AddressInfo | null;
+    if (!address) throw new Error('the companion is not listening');
+    return address.port;
+  }
+
+  /** The bearer token. For terminal env and tests; never log it. */
+  get authToken(): string {
+    return this.token;
+  }
+
+  get discoveryFilePath(): string | undefined {
+    return this.discovery?.path;
+  }
+
+  get workspacePath(): string {
+    return joinWorkspacePaths(this.context.getRoots(), path.delimiter);
+  }
+
+  /** GEMINI_CLI_IDE_* for the editor's integrated terminals; recomputed only when roots change. */
+  get terminalEnv(): TerminalEnv {
+    this.cachedTerminalEnv ??= buildTerminalEnv({
+      port: this.port,
+      workspacePath: this.workspacePath,
+      authToken: this.token,
+      idePid: this.idePid,
+    });
+    return this.cachedTerminalEnv;
+  }
+
+  get sessionList(): SessionInfo[] {
+    return this.sessions.list();
+  }
+
+  onDidChangeSessions(listener: (sessions: SessionInfo[]) => void): () => void {
+    this.sessionListeners.add(listener);
+    return () => this.sessionListeners.delete(listener);
+  }
+
+  private async doStart(): Promise<void> {
+    this.state = 'starting';
+    const dir = ensureDiscoveryDir(this.options.tmpdir ?? os.tmpdir());
+    const swept = sweepStaleDiscoveryFiles(dir);
+    if (swept.length > 0) this.logger.info('removed discovery files of dead processes', { files: swept });
+    await new Promise<void>((resolve, reject) => {
+      this.httpServer.once('error', reject);
+      this.httpServer.listen(0, LOOPBACK_HOST, () => {
+        this.httpServer.off('error', reject);
+        resolve();
+      });
+    });
+    try {
+      this.discovery = new DiscoveryFileHandle(dir, this.idePid, this.port);
+      const discovery = this.discovery;
+      this.removeExitCleanup = registerExitCleanup(() => discovery.removeSync(), this.options.handleSignals ?? true);
+      this.writeDiscoveryFile();
+    } catch (err) {
+      this.discovery?.removeSync();
+      this.removeExitCleanup?.();
+      await new Promise<void>((resolve) => this.httpServer.close(() => resolve()));
+      this.state = 'stopped';
+      throw err;
+    }
+    this.unsubscribers.push(
+      this.context.onDidChange((context) => {
+        this.sessions.broadcast({ method: 'ide/contextUpdate', params: context });
+      }),
+      this.context.onDidChangeRoots(() => {
+        this.cachedTerminalEnv = undefined;
+        try {
+          this.writeDiscoveryFile();
+        } catch (err) {
+          this.logger.error('could not rewrite the discovery file', { error: describeError(err) });
+        }
+      }),
+    );
+    this.state = 'running';
+    this.logger.info('companion listening', { port: this.port, discoveryFile: this.discovery.path, workspace: this.workspacePath });
+  }
+
+  private async doStop(): Promise<void> {
+    await this.startPromise?.catch(() => undefined);
+    if (this.state === 'stopped') return;
+    this.state = 'stopping';
+    // The file goes first, so no new CLI finds a server that is going away.
+    this.discovery?.removeSync();
+    this.removeExitCleanup?.();
+    for (const unsubscribe of this.unsubscribers) unsubscribe();
+    this.unsubscribers = [];
+    await this.diffs.closeAll();
+    await this.sessions.closeAll();
+    this.context.dispose();
+    await new Promise<void>((resolve) => {
+      if (!this.httpServer.listening) return resolve();
+      this.httpServer.close(() => resolve());
+      this.httpServer.closeAllConnections();
+    });
+    this.state = 'stopped';
+    this.logger.info('companion stopped');
+  }
+
+  private writeDiscoveryFile(): void {
+    const content: DiscoveryFile = {
+      port: this.port,
+      workspacePath: this.workspacePath,
+      authToken: this.token,
+      ideInfo: this.ideInfo,
+    };
+    this.discovery!.write(content);
+  }
+
+  private createMcpServer(): McpServer {
+    const server = new McpServer({ name: `ide-companion (${this.ideInfo.name})`, version: COMPANION_VERSION });
+    registerTools(server, { context: this.context, diffs: this.diffs, logger: this.logger });
+    return server;
+  }
+
+  private emitSessions(): void {
+    const list = this.sessions.list();
+    for (const listener of this.sessionListeners) listener(list);
+  }
+}

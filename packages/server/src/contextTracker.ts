@@ -1,0 +1,278 @@
+/**
+ * The editor's context as the CLI should see it, fed by an adapter's editor
+ * events and pushed (coalesced) to listeners.
+ *
+ * Rules (spec II and interop-notes "Context the model sees"):
+ * - files ordered by real focus time, newest first; at most `maxFiles` sent;
+ * - only files that exist on disk (checked when a snapshot is taken);
+ * - `isActive`, `cursor` and `selectedText` only on the active file, which is
+ *   always the newest, because the CLI treats the newest as active;
+ * - `selectedText` cut to 16 KiB, marked the way the CLI marks it.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import {
+  CONTEXT_DEBOUNCE_MS,
+  MAX_OPEN_FILES,
+  MAX_SELECTED_TEXT_LENGTH,
+  SELECTED_TEXT_TRUNCATION_MARKER,
+  CursorSchema,
+  type Cursor,
+  type File,
+  type IdeContext,
+} from '@ide-companion/protocol';
+import { Coalescer } from './coalescer.js';
+
+export interface ContextTrackerOptions {
+  /** Coalescing window (ms) for bursts; default 50. */
+  windowMs?: number;
+  /** Quiet time (ms) before a lone change is sent; default 4. */
+  quietMs?: number;
+  maxFiles?: number;
+  maxSelectedTextLength?: number;
+  /** How existence on disk is checked; default a stat that must find a regular file. */
+  fileExists?: (filePath: string) => boolean;
+  /** Wall clock for focus timestamps (ms). */
+  now?: () => number;
+}
+
+export interface FocusDetails {
+  cursor?: Cursor;
+  selectedText?: string;
+}
+
+/** Files are remembered past the 10 sent, so closing one brings the next back. */
+const MAX_REMEMBERED_FILES = 500;
+export const DEFAULT_QUIET_MS = 4;
+
+function regularFileExists(filePath: string): boolean {
+  try {
+    return fs.statSync(filePath).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/** Cuts at `max` UTF-16 units, never inside a surrogate pair, ending with the CLI's marker. */
+export function truncateSelectedText(text: string, max: number = MAX_SELECTED_TEXT_LENGTH): string {
+  if (text.length <= max) return text;
+  let end = max - SELECTED_TEXT_TRUNCATION_MARKER.length;
+  const code = text.charCodeAt(end - 1);
+  if (code >= 0xd800 && code <= 0xdbff) end -= 1;
+  return text.slice(0, end) + SELECTED_TEXT_TRUNCATION_MARKER;
+}
+
+function assertAbsolute(filePath: string): void {
+  if (typeof filePath !== 'string' || !path.isAbsolute(filePath)) {
+    throw new TypeError(`expected an absolute file path, got ${JSON.stringify(filePath)}`);
+  }
+}
+
+export class ContextTracker {
+  private readonly files = new Map<string, number>();
+  private active: string | undefined;
+  private activeCursor: Cursor | undefined;
+  private activeSelection: string | undefined;
+  private trusted: boolean | undefined;
+  private roots: string[] = [];
+  private lastTimestamp = 0;
+  private lastEmitted: string | undefined;
+  private readonly listeners = new Set<(context: IdeContext) => void>();
+  private readonly rootListeners = new Set<(roots: readonly string[]) => void>();
+  private readonly coalescer: Coalescer;
+  private readonly maxFiles: number;
+  private readonly maxSelectedTextLength: number;
+  private readonly fileExists: (filePath: string) => boolean;
+  private readonly now: () => number;
+
+  constructor(options: ContextTrackerOptions = {}) {
+    this.maxFiles = options.maxFiles ?? MAX_OPEN_FILES;
+    this.maxSelectedTextLength = options.maxSelectedTextLength ?? MAX_SELECTED_TEXT_LENGTH;
+    this.fileExists = options.fileExists ?? regularFileExists;
+    this.now = options.now ?? Date.now;
+    this.coalescer = new Coalescer(() => this.emit(), {
+      windowMs: options.windowMs ?? CONTEXT_DEBOUNCE_MS,
+      quietMs: options.quietMs ?? DEFAULT_QUIET_MS,
+    });
+  }
+
+  // ---- editor events -------------------------------------------------------
+
+  /** The user focused `filePath` (a buffer switch, a window switch, the editor regaining focus). */
+  focus(filePath: string, details: FocusDetails = {}): void {
+    assertAbsolute(filePath);
+    this.files.set(filePath, this.nextTimestamp());
+    if (this.active !== filePath) {
+      this.active = filePath;
+      this.activeCursor = undefined;
+      this.activeSelection = undefined;
+    }
+    if (details.cursor) this.activeCursor = CursorSchema.parse(details.cursor);
+    if ('selectedText' in details) this.activeSelection = details.selectedText || undefined;
+    this.forget();
+    this.changed();
+  }
+
+  /** A file was opened without taking focus; it ranks just below the active file. */
+  open(filePath: string, timestamp?: number): void {
+    assertAbsolute(filePath);
+    if (this.files.has(filePath) && timestamp === undefined) return;
+    const activeTs = this.active !== undefined ? this.files.get(this.active) : undefined;
+    let ts = timestamp ?? this.now();
+    if (activeTs !== undefined && this.active !== filePath) ts = Math.min(ts, activeTs - 1);
+    this.files.set(filePath, ts);
+    this.forget();
+    this.changed();
+  }
+
+  close(filePath: string): void {
+    if (!this.files.delete(filePath)) return;
+    if (this.active === filePath) this.clearActive();
+    this.changed();
+  }
+
+  /** Cursor (1-based) and selection in `filePath`; focuses it first if it was not active. */
+  setCursor(filePath: string, cursor: Cursor, selectedText?: string): void {
+    if (this.active !== filePath) {
+      this.focus(filePath, { cursor, selectedText });
+      return;
+    }
+    this.activeCursor = CursorSchema.parse(cursor);
+    this.activeSelection = selectedText || undefined;
+    this.changed();
+  }
+
+  setSelection(filePath: string, selectedText: string | undefined): void {
+    if (this.active !== filePath) return;
+    this.activeSelection = selectedText || undefined;
+    this.changed();
+  }
+
+  rename(from: string, to: string): void {
+    assertAbsolute(to);
+    const ts = this.files.get(from);
+    if (ts === undefined) return;
+    this.files.delete(from);
+    this.files.set(to, ts);
+    if (this.active === from) this.active = to;
+    this.changed();
+  }
+
+  /** The file was deleted from disk. */
+  delete(filePath: string): void {
+    this.close(filePath);
+  }
+
+  /** The file was written (it may exist on disk only now). */
+  saved(filePath: string): void {
+    if (this.files.has(filePath)) this.changed();
+  }
+
+  setTrusted(trusted: boolean | undefined): void {
+    if (this.trusted === trusted) return;
+    this.trusted = trusted;
+    this.changed();
+  }
+
+  /** Workspace roots (absolute). The companion rewrites its discovery file when they change. */
+  setRoots(roots: readonly string[]): void {
+    roots.forEach(assertAbsolute);
+    const next = [...new Set(roots.map((r) => path.resolve(r)))];
+    if (next.length === this.roots.length && next.every((r, i) => r === this.roots[i])) return;
+    this.roots = next;
+    for (const listener of this.rootListeners) listener(this.roots);
+  }
+
+  getRoots(): readonly string[] {
+    return this.roots;
+  }
+
+  /** Forgets every file (the editor closed all buffers, or restarted). */
+  clear(): void {
+    this.files.clear();
+    this.clearActive();
+    this.changed();
+  }
+
+  // ---- reading -------------------------------------------------------------
+
+  /** The context as it stands now. */
+  snapshot(): IdeContext {
+    const ordered = [...this.files].sort((a, b) => b[1] - a[1]);
+    const openFiles: File[] = [];
+    for (const [filePath, timestamp] of ordered) {
+      if (openFiles.length >= this.maxFiles) break;
+      if (!this.fileExists(filePath)) continue;
+      const file: File = { path: filePath, timestamp };
+      if (filePath === this.active && openFiles.length === 0) {
+        file.isActive = true;
+        if (this.activeCursor) file.cursor = { ...this.activeCursor };
+        if (this.activeSelection) file.selectedText = truncateSelectedText(this.activeSelection, this.maxSelectedTextLength);
+      }
+      openFiles.push(file);
+    }
+    const workspaceState: NonNullable<IdeContext['workspaceState']> = { openFiles };
+    if (this.trusted !== undefined) workspaceState.isTrusted = this.trusted;
+    return { workspaceState };
+  }
+
+  /** The active file and cursor, if the active file exists on disk. */
+  activeFile(): { filePath: string; cursor?: Cursor } | undefined {
+    if (!this.active || !this.fileExists(this.active)) return undefined;
+    return this.activeCursor ? { filePath: this.active, cursor: { ...this.activeCursor } } : { filePath: this.active };
+  }
+
+  /** Called with each coalesced change. Returns an unsubscribe function. */
+  onDidChange(listener: (context: IdeContext) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  onDidChangeRoots(listener: (roots: readonly string[]) => void): () => void {
+    this.rootListeners.add(listener);
+    return () => this.rootListeners.delete(listener);
+  }
+
+  /** Sends a pending change now instead of at the end of its window. */
+  flushNow(): void {
+    this.coalescer.flushNow();
+  }
+
+  dispose(): void {
+    this.coalescer.dispose();
+    this.listeners.clear();
+    this.rootListeners.clear();
+  }
+
+  // ---- internals -----------------------------------------------------------
+
+  private changed(): void {
+    this.coalescer.poke();
+  }
+
+  private emit(): void {
+    const context = this.snapshot();
+    const serialized = JSON.stringify(context);
+    if (serialized === this.lastEmitted) return;
+    this.lastEmitted = serialized;
+    for (const listener of this.listeners) listener(context);
+  }
+
+  /** Strictly increasing wall-clock ms, so two focuses in one ms still order. */
+  private nextTimestamp(): number {
+    this.lastTimestamp = Math.max(this.now(), this.lastTimestamp + 1);
+    return this.lastTimestamp;
+  }
+
+  private clearActive(): void {
+    this.active = undefined;
+    this.activeCursor = undefined;
+    this.activeSelection = undefined;
+  }
+
+  private forget(): void {
+    if (this.files.size <= MAX_REMEMBERED_FILES) return;
+    const oldest = [...this.files].sort((a, b) => a[1] - b[1]);
+    for (const [filePath] of oldest.slice(0, this.files.size - MAX_REMEMBERED_FILES)) this.files.delete(filePath);
+  }
+}

@@ -1,0 +1,179 @@
+/**
+ * Pending diffs, one per file, and their outcomes.
+ *
+ * Who hears an outcome: only the CLI session that opened the diff. The CLI
+ * matches outcomes by file path alone, so broadcasting would settle another
+ * session's unrelated diff of the same file.
+ *
+ * A second openDiff for a file replaces the first: the first view closes and
+ * its session hears ide/diffRejected (its file stays unchanged, and its CLI
+ * would otherwise wait forever: the CLI has no timeout on outcomes).
+ */
+import { randomUUID } from 'node:crypto';
+import * as path from 'node:path';
+import type { CompanionNotification } from '@ide-companion/protocol';
+import type { DiffCloseReason, DiffView, PendingDiff } from './diffView.js';
+import { describeError, type Logger } from './logger.js';
+
+export type Notify = (sessionId: string, notification: CompanionNotification) => void;
+
+export class DiffError extends Error {
+  override name = 'DiffError';
+}
+
+export type DiffEvent =
+  | { type: 'opened'; diff: PendingDiff }
+  | { type: 'accepted'; diff: PendingDiff; content: string }
+  | { type: 'rejected'; diff: PendingDiff }
+  | { type: 'closed'; diff: PendingDiff; reason: DiffCloseReason };
+
+/** Diffs are keyed by normalized path so `/a/./b` and `/a/b` are one file. */
+function keyOf(filePath: string): string {
+  return path.normalize(filePath);
+}
+
+export class DiffCoordinator {
+  private readonly byKey = new Map<string, PendingDiff>();
+  private readonly listeners = new Set<(event: DiffEvent) => void>();
+
+  constructor(
+    private readonly view: DiffView | undefined,
+    private readonly notify: Notify,
+    private readonly logger: Logger,
+  ) {}
+
+  get enabled(): boolean {
+    return this.view !== undefined;
+  }
+
+  /** Opens a diff for `sessionId`. Throws DiffError with a message for the CLI. */
+  async open(sessionId: string, filePath: string, newContent: string): Promise<PendingDiff> {
+    if (!this.view) throw new DiffError('this companion does not show diffs');
+    if (!path.isAbsolute(filePath)) throw new DiffError(`filePath must be an absolute path, got ${JSON.stringify(filePath)}`);
+    const key = keyOf(filePath);
+    const previous = this.byKey.get(key);
+    if (previous) {
+      this.byKey.delete(key);
+      await this.closeView(previous, 'replaced');
+      this.notify(previous.sessionId, { method: 'ide/diffRejected', params: { filePath: previous.filePath } });
+      this.emit({ type: 'rejected', diff: previous });
+    }
+    const diff: PendingDiff = { id: randomUUID(), filePath, newContent, sessionId, openedAt: Date.now() };
+    this.byKey.set(key, diff);
+    try {
+      await this.view.show(diff);
+    } catch (err) {
+      if (this.byKey.get(key) === diff) this.byKey.delete(key);
+      throw new DiffError(`could not show the diff for ${filePath}: ${describeError(err)}`);
+    }
+    this.logger.info('diff opened', { filePath, bytes: Buffer.byteLength(newContent), session: sessionId });
+    this.emit({ type: 'opened', diff });
+    return diff;
+  }
+
+  /** The user accepted; `content` is their final text (the proposal if omitted). False if no longer pending. */
+  accept(id: string, content?: string): boolean {
+    const diff = this.take(id);
+    if (!diff) return false;
+    const finalContent = content ?? diff.newContent;
+    this.notify(diff.sessionId, { method: 'ide/diffAccepted', params: { filePath: diff.filePath, content: finalContent } });
+    this.logger.info('diff accepted', { filePath: diff.filePath, edited: finalContent !== diff.newContent });
+    this.emit({ type: 'accepted', diff, content: finalContent });
+    return true;
+  }
+
+  /** The user rejected. False if no longer pending. */
+  reject(id: string): boolean {
+    const diff = this.take(id);
+    if (!diff) return false;
+    this.notify(diff.sessionId, { method: 'ide/diffRejected', params: { filePath: diff.filePath } });
+    this.logger.info('diff rejected', { filePath: diff.filePath });
+    this.emit({ type: 'rejected', diff });
+    return true;
+  }
+
+  /**
+   * closeDiff: closes the session's diff of `filePath` without a notification
+   * and returns the proposal as it stands (edits included). Undefined when the
+   * session has no diff open for that file.
+   */
+  async close(sessionId: string, filePath: string): Promise<string | undefined> {
+    const key = keyOf(filePath);
+    const diff = this.byKey.get(key);
+    if (!diff || diff.sessionId !== sessionId) return undefined;
+    // Taken before any await: a user's accept racing this close finds nothing and is a no-op.
+    this.byKey.delete(key);
+    let text: string | undefined;
+    try {
+      text = await this.view?.currentText?.(diff);
+    } catch (err) {
+      this.logger.warn('could not read the edited proposal; answering with the original proposal', {
+        filePath,
+        error: describeError(err),
+      });
+    }
+    await this.closeView(diff, 'closedByCli');
+    this.emit({ type: 'closed', diff, reason: 'closedByCli' });
+    return text ?? diff.newContent;
+  }
+
+  /** The session went away: its diffs close; nobody is left to hear an outcome. */
+  async sessionClosed(sessionId: string): Promise<void> {
+    await this.closeWhere((d) => d.sessionId === sessionId, 'sessionClosed');
+  }
+
+  async closeAll(): Promise<void> {
+    await this.closeWhere(() => true, 'companionStopped');
+  }
+
+  get(id: string): PendingDiff | undefined {
+    for (const diff of this.byKey.values()) if (diff.id === id) return diff;
+    return undefined;
+  }
+
+  forFile(filePath: string): PendingDiff | undefined {
+    return this.byKey.get(keyOf(filePath));
+  }
+
+  list(): PendingDiff[] {
+    return [...this.byKey.values()];
+  }
+
+  onDidChange(listener: (event: DiffEvent) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private take(id: string): PendingDiff | undefined {
+    const diff = this.get(id);
+    if (diff) this.byKey.delete(keyOf(diff.filePath));
+    return diff;
+  }
+
+  private async closeWhere(match: (diff: PendingDiff) => boolean, reason: DiffCloseReason): Promise<void> {
+    const doomed = [...this.byKey.entries()].filter(([, d]) => match(d));
+    for (const [key] of doomed) this.byKey.delete(key);
+    for (const [, diff] of doomed) {
+      await this.closeView(diff, reason);
+      this.emit({ type: 'closed', diff, reason });
+    }
+  }
+
+  private async closeView(diff: PendingDiff, reason: DiffCloseReason): Promise<void> {
+    try {
+      await this.view?.close(diff, reason);
+    } catch (err) {
+      this.logger.warn('closing a diff view failed', { filePath: diff.filePath, reason, error: describeError(err) });
+    }
+  }
+
+  private emit(event: DiffEvent): void {
+    for (const listener of this.listeners) {
+      try {
+        listener(event);
+      } catch (err) {
+        this.logger.error('diff listener threw', { error: describeError(err) });
+      }
+    }
+  }
+}

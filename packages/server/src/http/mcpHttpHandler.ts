@@ -1,0 +1,90 @@
+/**
+ * The node:http request handler: guard (Host, Origin, token), route to `/mcp`,
+ * bound and parse the body, then hand over to the session's transport.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { MCP_ENDPOINT_PATH } from '@ide-companion/protocol';
+import { describeError, type Logger } from '../logger.js';
+import type { SessionRegistry } from '../sessions.js';
+import { readBody } from './body.js';
+import { RpcErrorCode, sendJsonRpcError } from './jsonRpcError.js';
+import { checkRequest } from './requestGuard.js';
+
+export interface McpHttpHandlerOptions {
+  port: () => number;
+  token: string;
+  maxBodyBytes: number;
+  sessions: SessionRegistry;
+  logger: Logger;
+}
+
+const MIB = 1024 * 1024;
+
+export function createMcpHttpHandler(options: McpHttpHandlerOptions) {
+  const { sessions, logger } = options;
+
+  async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const refusal = checkRequest(req, options.port(), options.token);
+    if (refusal) {
+      logger.warn('request refused', { method: req.method, status: refusal.status, reason: refusal.message });
+      sendJsonRpcError(res, refusal.status, RpcErrorCode.ServerError, refusal.message, { Connection: 'close', ...refusal.headers });
+      return;
+    }
+    const pathname = (req.url ?? '/').split('?')[0];
+    if (pathname !== MCP_ENDPOINT_PATH) {
+      sendJsonRpcError(res, 404, RpcErrorCode.InvalidRequest, `Not found: the MCP endpoint is ${MCP_ENDPOINT_PATH}`);
+      return;
+    }
+    const method = req.method ?? '';
+    if (method !== 'POST' && method !== 'GET' && method !== 'DELETE') {
+      sendJsonRpcError(res, 405, RpcErrorCode.InvalidRequest, `Method not allowed: ${method}`, { Allow: 'GET, POST, DELETE' });
+      return;
+    }
+    const sessionHeader = req.headers['mcp-session-id'];
+    const sessionId = Array.isArray(sessionHeader) ? sessionHeader[0] : sessionHeader;
+
+    let body: unknown;
+    if (method === 'POST') {
+      const read = await readBody(req, options.maxBodyBytes);
+      if (!read.ok) {
+        if (read.tooLarge) {
+          const limit = `${Math.round(options.maxBodyBytes / MIB)} MiB`;
+          logger.warn('request body over the limit', { limit });
+          sendJsonRpcError(res, 413, RpcErrorCode.RequestTooLarge, `Request body too large: this companion accepts up to ${limit}`);
+        } else {
+          sendJsonRpcError(res, 400, RpcErrorCode.InvalidRequest, `Could not read the request body: ${read.error.message}`);
+        }
+        return;
+      }
+      try {
+        body = JSON.parse(read.text);
+      } catch (err) {
+        sendJsonRpcError(res, 400, RpcErrorCode.ParseError, `Parse error: ${describeError(err)}`);
+        return;
+      }
+    }
+
+    if (sessionId === undefined) {
+      if (method === 'POST' && isInitializeRequest(body)) {
+        await sessions.initialize(req, res, body);
+        return;
+      }
+      sendJsonRpcError(res, 400, RpcErrorCode.InvalidRequest, 'Bad Request: no Mcp-Session-Id header; initialize a session first');
+      return;
+    }
+    if (!sessions.has(sessionId)) {
+      sendJsonRpcError(res, 404, RpcErrorCode.ServerError, 'Session not found');
+      return;
+    }
+    await sessions.handle(sessionId, req, res, body);
+  }
+
+  return (req: IncomingMessage, res: ServerResponse): void => {
+    route(req, res).catch((err: unknown) => {
+      // Nothing a client sends may take the companion down.
+      logger.error('request failed', { method: req.method, error: describeError(err) });
+      sendJsonRpcError(res, 500, -32603, 'Internal error');
+    });
+  };
+}

@@ -1,0 +1,198 @@
+/**
+ * CLI sessions: one McpServer and one Streamable HTTP transport per session
+ * (a shared McpServer routes replies to the wrong client). The real CLI never
+ * sends DELETE, so a session whose standalone GET stream is gone, and that
+ * sends nothing for `graceMs`, expires by itself.
+ */
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { validateCompanionNotification, type CompanionNotification } from '@ide-companion/protocol';
+import { describeError, type Logger } from './logger.js';
+
+export interface SessionInfo {
+  id: string;
+  /** clientInfo.name from initialize (`streamable-http-client` for Gemini CLI). */
+  clientName: string | undefined;
+  clientVersion: string | undefined;
+  /** Whether the standalone GET stream, the one notifications travel on, is open. */
+  streamOpen: boolean;
+  connectedAt: number;
+}
+
+export interface SessionRegistryOptions {
+  graceMs: number;
+  keepAliveMs: number;
+  createServer: () => McpServer;
+  logger: Logger;
+  /** The session's GET stream just opened: the moment to push the current context. */
+  onStreamOpen: (sessionId: string) => void;
+  onSessionsChanged: () => void;
+  onSessionClosed: (sessionId: string) => void;
+}
+
+class Session {
+  streams = 0;
+  expiry: NodeJS.Timeout | undefined;
+  readonly connectedAt = Date.now();
+  constructor(
+    readonly id: string,
+    readonly transport: StreamableHTTPServerTransport,
+    readonly server: McpServer,
+  ) {}
+
+  info(): SessionInfo {
+    const client = this.server.server.getClientVersion();
+    return {
+      id: this.id,
+      clientName: client?.name,
+      clientVersion: client?.version,
+      streamOpen: this.streams > 0,
+      connectedAt: this.connectedAt,
+    };
+  }
+}
+
+export class SessionRegistry {
+  private readonly sessions = new Map<string, Session>();
+  private closed = false;
+
+  constructor(private readonly options: SessionRegistryOptions) {}
+
+  get size(): number {
+    return this.sessions.size;
+  }
+
+  has(id: string): boolean {
+    return this.sessions.has(id);
+  }
+
+  list(): SessionInfo[] {
+    return [...this.sessions.values()].map((s) => s.info());
+  }
+
+  /** POST initialize without a session id: a new session. */
+  async initialize(req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
+    if (this.closed) throw new Error('companion is stopping');
+    const server = this.options.createServer();
+    let session: Session | undefined;
+    const transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: randomUUID,
+      keepAliveMs: this.options.keepAliveMs,
+      onsessioninitialized: (id) => {
+        session = new Session(id, transport, server);
+        this.sessions.set(id, session);
+        this.arm(session);
+      },
+    });
+    server.server.onclose = () => {
+      if (session) this.forget(session);
+    };
+    await server.connect(transport);
+    await transport.handleRequest(req, res, body);
+    if (!session) {
+      await server.close().catch(() => undefined);
+      return;
+    }
+    const info = session.info();
+    this.options.logger.info('CLI session connected', { session: info.id, client: info.clientName, version: info.clientVersion });
+    this.options.onSessionsChanged();
+  }
+
+  /** Any request on an existing session. */
+  async handle(id: string, req: IncomingMessage, res: ServerResponse, body?: unknown): Promise<void> {
+    const session = this.sessions.get(id)!;
+    if (req.method === 'GET') this.watchStream(session, res);
+    this.arm(session);
+    await session.transport.handleRequest(req, res, body);
+  }
+
+  /** Sends one notification to one session, validated first; false if it was not sent. */
+  notify(sessionId: string, notification: CompanionNotification): boolean {
+    const session = this.sessions.get(sessionId);
+    if (!session) return false;
+    let valid: CompanionNotification;
+    try {
+      valid = validateCompanionNotification(notification);
+    } catch (err) {
+      // A notification the CLI's schema rejects would disconnect it: never send one.
+      this.options.logger.error('refusing to send an invalid notification', { method: notification.method, error: describeError(err) });
+      return false;
+    }
+    if (session.streams === 0) {
+      this.options.logger.debug('notification held back: the session has no open stream', { session: sessionId, method: valid.method });
+    }
+    session.server.server.notification(valid).catch((err: unknown) => {
+      this.options.logger.warn('notification failed', { session: sessionId, method: valid.method, error: describeError(err) });
+    });
+    return true;
+  }
+
+  /** Sends to every session whose stream is open (the others get a snapshot when theirs opens). */
+  broadcast(notification: CompanionNotification): number {
+    let sent = 0;
+    for (const session of this.sessions.values()) {
+      if (session.streams > 0 && this.notify(session.id, notification)) sent++;
+    }
+    return sent;
+  }
+
+  async closeAll(): Promise<void> {
+    this.closed = true;
+    await Promise.all([...this.sessions.values()].map((s) => this.close(s)));
+  }
+
+  private watchStream(session: Session, res: ServerResponse): void {
+    const writeHead = res.writeHead;
+    let opened = false;
+    // The SDK registers the stream before it writes the head, so a notification
+    // sent once the head is out travels on this stream.
+    res.writeHead = ((...args: Parameters<ServerResponse['writeHead']>) => {
+      const result = writeHead.apply(res, args);
+      if (res.statusCode === 200 && !opened) {
+        opened = true;
+        session.streams++;
+        this.disarm(session);
+        setImmediate(() => this.options.onStreamOpen(session.id));
+        this.options.onSessionsChanged();
+      }
+      return result;
+    }) as ServerResponse['writeHead'];
+    res.once('close', () => {
+      if (!opened) return;
+      session.streams--;
+      this.arm(session);
+      if (this.sessions.has(session.id)) this.options.onSessionsChanged();
+    });
+  }
+
+  /** Starts the expiry clock of a session without an open stream. */
+  private arm(session: Session): void {
+    this.disarm(session);
+    if (session.streams > 0 || this.closed) return;
+    session.expiry = setTimeout(() => {
+      this.options.logger.info('CLI session expired (no stream, no requests)', { session: session.id });
+      void this.close(session);
+    }, this.options.graceMs);
+    session.expiry.unref();
+  }
+
+  private disarm(session: Session): void {
+    if (session.expiry) clearTimeout(session.expiry);
+    session.expiry = undefined;
+  }
+
+  private async close(session: Session): Promise<void> {
+    this.forget(session);
+    await session.server.close().catch(() => undefined);
+  }
+
+  private forget(session: Session): void {
+    this.disarm(session);
+    if (!this.sessions.delete(session.id)) return;
+    this.options.logger.info('CLI session closed', { session: session.id });
+    this.options.onSessionClosed(session.id);
+    this.options.onSessionsChanged();
+  }
+}

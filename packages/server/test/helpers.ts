@@ -1,0 +1,122 @@
+/** Shared by the server tests: a companion in a private tmpdir, and real MCP SDK clients connected to it over loopback. */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { z } from 'zod';
+import { makeTempDir } from '@ide-companion/testkit';
+import { Companion, type CompanionOptions, type DiffView, type PendingDiff } from '../src/index.js';
+
+export interface Harness {
+  companion: Companion;
+  tmp: string;
+  workspace: string;
+  cleanup: () => Promise<void>;
+}
+
+/** A started companion whose discovery dir lives in a private temp dir. */
+export async function startCompanion(options: Partial<CompanionOptions> = {}): Promise<Harness> {
+  const tmp = makeTempDir();
+  const workspace = path.join(tmp.path, 'ws');
+  fs.mkdirSync(workspace);
+  const companion = new Companion({
+    ideInfo: { name: 'test-ide', displayName: 'Test IDE' },
+    workspaceRoots: [workspace],
+    tmpdir: tmp.path,
+    handleSignals: false,
+    ...options,
+  });
+  await companion.start();
+  return {
+    companion,
+    tmp: tmp.path,
+    workspace,
+    cleanup: async () => {
+      await companion.stop();
+      tmp.cleanup();
+    },
+  };
+}
+
+export const AnyNotification = (method: string) =>
+  z.object({ method: z.literal(method), params: z.record(z.string(), z.unknown()).optional() });
+
+export interface ConnectedClient {
+  client: Client;
+  transport: StreamableHTTPClientTransport;
+  /** Every notification received, in order. */
+  notifications: Array<{ method: string; params: any }>;
+  close: () => Promise<void>;
+}
+
+/** A real MCP SDK client over HTTP with the bearer token, recording ide/* notifications. */
+export async function connectClient(companion: Companion, token = companion.authToken): Promise<ConnectedClient> {
+  const transport = new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${companion.port}/mcp`), {
+    requestInit: { headers: { Authorization: `Bearer ${token}` } },
+  });
+  const client = new Client({ name: 'streamable-http-client', version: 'test' });
+  const notifications: Array<{ method: string; params: any }> = [];
+  for (const method of ['ide/contextUpdate', 'ide/diffAccepted', 'ide/diffRejected', 'ide/diffClosed']) {
+    client.setNotificationHandler(AnyNotification(method), (n) => {
+      notifications.push({ method: n.method, params: n.params });
+    });
+  }
+  await client.connect(transport);
+  return { client, transport, notifications, close: () => client.close() };
+}
+
+/** A DiffView that records calls; the test plays the user. */
+export class RecordingDiffView implements DiffView {
+  shown: PendingDiff[] = [];
+  closed: Array<{ diff: PendingDiff; reason: string }> = [];
+  edits = new Map<string, string>();
+  failWith: string | undefined;
+
+  show(diff: PendingDiff): void {
+    if (this.failWith) throw new Error(this.failWith);
+    this.shown.push(diff);
+  }
+  currentText(diff: PendingDiff): string | undefined {
+    return this.edits.get(diff.id);
+  }
+  close(diff: PendingDiff, reason: string): void {
+    this.closed.push({ diff, reason });
+  }
+}
+
+/** A raw HTTP request to the companion, for the hostile-input tests. */
+export async function rawRequest(
+  port: number,
+  init: { method?: string; headers?: Record<string, string>; body?: string | Buffer; path?: string },
+): Promise<{ status: number; headers: Headers; text: string; json: any }> {
+  const res = await fetch(`http://127.0.0.1:${port}${init.path ?? '/mcp'}`, {
+    method: init.method ?? 'POST',
+    headers: init.headers,
+    body: init.body,
+  });
+  const text = await res.text();
+  let json: any;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  return { status: res.status, headers: res.headers, text, json };
+}
+
+export const INIT_BODY = JSON.stringify({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '0' } },
+});
+
+export function mcpHeaders(token: string, port: number, extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    Authorization: `Bearer ${token}`,
+    Host: `127.0.0.1:${port}`,
+    'Content-Type': 'application/json',
+    Accept: 'application/json, text/event-stream',
+    ...extra,
+  };
+}

@@ -1,0 +1,5 @@
+export * from './external.js';
+export * from './wait.js';
+export * from './tempDir.js';
+export * from './tmux.js';
+export * from './geminiCli.js';

@@ -1,0 +1,9 @@
+import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+/** A fresh real-path directory, removed by the returned cleanup. */
+export function makeTempDir(prefix = 'ide-companion-test-'): { path: string; cleanup: () => void } {
+  const path = realpathSync(mkdtempSync(join(tmpdir(), prefix)));
+  return { path, cleanup: () => rmSync(path, { recursive: true, force: true }) };
+}

@@ -1,0 +1,39 @@
+#!/usr/bin/env node
+// Runs every compiled test file (`<package>/dist/test/**/*.test.js`) with node's test runner.
+// Node 20's --test takes no globs, so the files are listed here.
+import { spawnSync } from 'node:child_process';
+import { readdirSync, statSync, existsSync } from 'node:fs';
+import { join, relative } from 'node:path';
+
+const root = new URL('..', import.meta.url).pathname;
+const filter = process.argv.slice(2);
+
+function walk(dir, out) {
+  for (const name of readdirSync(dir)) {
+    const p = join(dir, name);
+    if (statSync(p).isDirectory()) walk(p, out);
+    else if (name.endsWith('.test.js')) out.push(p);
+  }
+  return out;
+}
+
+const files = [];
+for (const group of ['packages', 'editors']) {
+  const base = join(root, group);
+  if (!existsSync(base)) continue;
+  for (const pkg of readdirSync(base)) {
+    const testDir = join(base, pkg, 'dist', 'test');
+    if (existsSync(testDir)) walk(testDir, files);
+  }
+}
+const selected = files.filter((f) => filter.length === 0 || filter.some((s) => f.includes(s))).sort();
+if (selected.length === 0) {
+  console.error('no test files found: run `npx tsc -b` first');
+  process.exit(1);
+}
+console.error(`running ${selected.length} test files: ${selected.map((f) => relative(root, f)).join(' ')}`);
+const result = spawnSync(process.execPath, ['--test', '--test-reporter=spec', '--test-concurrency=1', ...selected], {
+  stdio: 'inherit',
+  cwd: root,
+});
+process.exit(result.status ?? 1);
