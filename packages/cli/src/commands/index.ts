@@ -1,4 +1,5 @@
+import { serveCommand } from './serve.js';
 import type { Command } from './types.js';
 
 /** Every subcommand, in the order `--help` lists them. */
-export const COMMANDS: Command[] = [];
+export const COMMANDS: Command[] = [serveCommand];
