@@ -1,5 +1,6 @@
 /** Shared by the server tests: a companion in a private tmpdir, and real MCP SDK clients connected to it over loopback. */
 import * as fs from 'node:fs';
+import * as http from 'node:http';
 import * as path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -84,24 +85,47 @@ export class RecordingDiffView implements DiffView {
   }
 }
 
-/** A raw HTTP request to the companion, for the hostile-input tests. */
-export async function rawRequest(
+/**
+ * A raw HTTP request to the companion, for the hostile-input tests. node:http,
+ * not fetch: fetch silently drops a Host header set by the caller.
+ */
+export function rawRequest(
   port: number,
   init: { method?: string; headers?: Record<string, string>; body?: string | Buffer; path?: string },
 ): Promise<{ status: number; headers: Headers; text: string; json: any }> {
-  const res = await fetch(`http://127.0.0.1:${port}${init.path ?? '/mcp'}`, {
-    method: init.method ?? 'POST',
-    headers: init.headers,
-    body: init.body,
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      { host: '127.0.0.1', port, path: init.path ?? '/mcp', method: init.method ?? 'POST', headers: init.headers, setHost: !init.headers?.['Host'] },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          let json: any;
+          try {
+            json = JSON.parse(text);
+          } catch {
+            json = undefined;
+          }
+          const headers = new Headers();
+          for (const [k, v] of Object.entries(res.headers)) if (typeof v === 'string') headers.set(k, v);
+          resolve({ status: res.statusCode ?? 0, headers, text, json });
+        });
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    // A GET that opens an SSE stream would never end: the head is all a test needs.
+    req.on('response', (res) => {
+      if (res.headers['content-type']?.includes('text/event-stream')) {
+        const headers = new Headers();
+        for (const [k, v] of Object.entries(res.headers)) if (typeof v === 'string') headers.set(k, v);
+        resolve({ status: res.statusCode ?? 0, headers, text: '', json: undefined });
+        req.destroy();
+      }
+    });
+    req.end(init.body);
   });
-  const text = await res.text();
-  let json: any;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = undefined;
-  }
-  return { status: res.status, headers: res.headers, text, json };
 }
 
 export const INIT_BODY = JSON.stringify({
