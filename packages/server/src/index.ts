@@ -15,3 +15,5 @@ export { generateAuthToken, authorizationMatches } from './auth.js';
 export { buildTerminalEnv, type TerminalEnv } from './terminalEnv.js';
 export { silentLogger, describeError, type Logger } from './logger.js';
 export type { SessionInfo } from './sessions.js';
+export { JsonLinesBridge } from './bridge/jsonLinesBridge.js';
+export { EditorMessageSchema, type EditorMessage, type HostMessage } from './bridge/messages.js';
