@@ -150,3 +150,30 @@ describe('ide-companion serve', { skip }, () => {
     await waitFor(() => fs.readdirSync(discoveryDir).filter((n) => n.startsWith('gemini-ide-server-')).length === 0, 'discovery file removed');
   });
 });
+
+test('serve --json logs events as JSON lines for scripts, without the token', async () => {
+  const tmp = makeTempDir();
+  const { spawn } = await import('node:child_process');
+  const readline = await import('node:readline');
+  const child = spawn(process.execPath, [bin, 'serve', '--json', '--workspace', tmp.path], { env: { ...process.env, TMPDIR: tmp.path } });
+  const events: any[] = [];
+  const raw: string[] = [];
+  readline.createInterface({ input: child.stdout }).on('line', (l) => {
+    raw.push(l);
+    events.push(JSON.parse(l));
+  });
+  try {
+    const listening = await waitFor(() => events.find((e) => e.event === 'listening'), 'listening event', 20_000);
+    assert.equal(typeof listening.port, 'number');
+    assert.deepEqual(listening.workspace, [tmp.path]);
+    const peer = await connect(path.join(tmp.path, 'gemini', 'ide'));
+    await waitFor(() => events.find((e) => e.event === 'sessions' && e.count === 1), 'sessions event');
+    const token = JSON.parse(fs.readFileSync(listening.discoveryFile, 'utf8')).authToken;
+    assert.ok(!raw.join('\n').includes(token));
+    await peer.client.close();
+  } finally {
+    child.kill('SIGTERM');
+    await new Promise((r) => child.once('exit', r));
+    tmp.cleanup();
+  }
+});

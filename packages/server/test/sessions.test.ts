@@ -228,3 +228,31 @@ test('logs never contain the token or file contents', async () => {
   assert.ok(!all.includes('SECRET-FILE-CONTENT'), 'no file contents');
   assert.ok(!all.includes(h.companion.authToken), 'no token');
 });
+
+test('the GET stream carries keep-alive comments, so an idle CLI connection is not timed out', async () => {
+  const h = await startCompanion({ keepAliveMs: 50 });
+  try {
+    const headers = mcpHeaders(h.companion.authToken, h.companion.port);
+    const init = await rawRequest(h.companion.port, { headers, body: INIT_BODY });
+    const id = init.headers.get('mcp-session-id')!;
+    const http = await import('node:http');
+    const text = await new Promise<string>((resolve, reject) => {
+      const req = http.request(
+        { host: '127.0.0.1', port: h.companion.port, path: '/mcp', method: 'GET', headers: { ...headers, Accept: 'text/event-stream', 'mcp-session-id': id, 'mcp-protocol-version': '2025-06-18' } },
+        (res) => {
+          let data = '';
+          res.on('data', (c) => (data += c));
+          setTimeout(() => {
+            req.destroy();
+            resolve(data);
+          }, 400);
+        },
+      );
+      req.on('error', (err) => (err.message.includes('aborted') || (err as any).code === 'ECONNRESET' ? undefined : reject(err)));
+      req.end();
+    });
+    assert.match(text, /^: /m, 'an SSE comment arrived');
+  } finally {
+    await h.cleanup();
+  }
+});
