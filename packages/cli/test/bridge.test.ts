@@ -9,10 +9,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as readline from 'node:readline';
 import { after, before, describe, test } from 'node:test';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { z } from 'zod';
-import { makeTempDir, repoRoot, waitFor } from '@ide-companion/testkit';
+import { connectRecordingClient, makeTempDir, repoRoot, waitFor, type RecordingClient } from '@ide-companion/testkit';
 
 const bin = path.join(repoRoot, 'packages', 'cli', 'bin', 'ide-companion.js');
 
@@ -20,8 +17,7 @@ describe('ide-companion bridge (JSON lines)', () => {
   let tmp: { path: string; cleanup: () => void };
   let host: ChildProcessWithoutNullStreams;
   const fromHost: any[] = [];
-  let client: Client;
-  const notifications: Array<{ method: string; params: any }> = [];
+  let peer: RecordingClient;
   const send = (m: unknown) => host.stdin.write(`${typeof m === 'string' ? m : JSON.stringify(m)}\n`);
   const file = (n: string) => path.join(tmp.path, n);
 
@@ -34,20 +30,10 @@ describe('ide-companion bridge (JSON lines)', () => {
     const ready = await waitFor(() => fromHost.find((m) => m.type === 'ready'), 'ready', 15_000);
     assert.equal(ready.env.GEMINI_CLI_IDE_PID, String(process.pid));
     assert.match(ready.discoveryFile, new RegExp(`gemini-ide-server-${process.pid}-${ready.port}\\.json$`));
-    client = new Client({ name: 'streamable-http-client', version: 't' });
-    for (const method of ['ide/contextUpdate', 'ide/diffAccepted', 'ide/diffRejected']) {
-      client.setNotificationHandler(z.object({ method: z.literal(method), params: z.any() }), (n) => {
-        notifications.push(n);
-      });
-    }
-    await client.connect(
-      new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${ready.port}/mcp`), {
-        requestInit: { headers: { Authorization: `Bearer ${ready.env.GEMINI_CLI_IDE_AUTH_TOKEN}` } },
-      }),
-    );
+    peer = await connectRecordingClient({ port: ready.port, token: ready.env.GEMINI_CLI_IDE_AUTH_TOKEN });
   });
   after(async () => {
-    await client?.close();
+    await peer?.close();
     host?.kill();
     tmp?.cleanup();
   });
@@ -55,7 +41,7 @@ describe('ide-companion bridge (JSON lines)', () => {
   test('editor events become context for the CLI', async () => {
     fs.writeFileSync(file('a.vim'), 'x');
     send({ type: 'focus', path: file('a.vim'), cursor: { line: 3, character: 7 }, selectedText: 'sel' });
-    const n = await waitFor(() => notifications.find((x) => x.params.workspaceState?.openFiles?.[0]?.path === file('a.vim')), 'context');
+    const n = await waitFor(() => peer.notifications.find((x) => x.params.workspaceState?.openFiles?.[0]?.path === file('a.vim')), 'context');
     assert.deepEqual(n.params.workspaceState.openFiles[0].cursor, { line: 3, character: 7 });
     assert.equal(n.params.workspaceState.openFiles[0].selectedText, 'sel');
   });
@@ -67,22 +53,22 @@ describe('ide-companion bridge (JSON lines)', () => {
     send({ type: 'cursor', path: file('a.vim'), cursor: { line: 0, character: 1 } });
     send({ type: 'nonsense' });
     await waitFor(() => fromHost.filter((m) => m.type === 'error').length === before + 4, 'four errors');
-    assert.ok((await client.listTools()).tools.length >= 3, 'still serving');
+    assert.ok((await peer.client.listTools()).tools.length >= 3, 'still serving');
   });
 
   test('a diff is shown by the script and accepted with its edited text', async () => {
-    await client.callTool({ name: 'openDiff', arguments: { filePath: file('d.txt'), newContent: 'proposal\n' } });
+    await peer.client.callTool({ name: 'openDiff', arguments: { filePath: file('d.txt'), newContent: 'proposal\n' } });
     const show = await waitFor(() => fromHost.find((m) => m.type === 'showDiff' && m.filePath === file('d.txt')), 'showDiff');
     assert.equal(show.newContent, 'proposal\n');
     send({ type: 'diffAccepted', id: show.id, content: 'proposal\nedited\n' });
-    const n = await waitFor(() => notifications.find((x) => x.method === 'ide/diffAccepted'), 'accepted');
+    const n = await waitFor(() => peer.notifications.find((x) => x.method === 'ide/diffAccepted'), 'accepted');
     assert.deepEqual(n.params, { filePath: file('d.txt'), content: 'proposal\nedited\n' });
   });
 
   test('closeDiff asks the script for the edited text and closes its view', async () => {
-    await client.callTool({ name: 'openDiff', arguments: { filePath: file('c.txt'), newContent: 'model\n' } });
+    await peer.client.callTool({ name: 'openDiff', arguments: { filePath: file('c.txt'), newContent: 'model\n' } });
     const show = await waitFor(() => fromHost.find((m) => m.type === 'showDiff' && m.filePath === file('c.txt')), 'showDiff');
-    const closing = client.callTool({ name: 'closeDiff', arguments: { filePath: file('c.txt') } });
+    const closing = peer.client.callTool({ name: 'closeDiff', arguments: { filePath: file('c.txt') } });
     const ask = await waitFor(() => fromHost.find((m) => m.type === 'currentText' && m.id === show.id), 'currentText request');
     send({ type: 'currentText', requestId: ask.requestId, text: 'model\nuser edit\n' });
     const r: any = await closing;

@@ -8,34 +8,18 @@ import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { z } from 'zod';
-import { makeTempDir, repoRoot, skipUnless, Tmux, waitFor, which } from '@ide-companion/testkit';
+import { connectRecordingClient, makeTempDir, repoRoot, skipUnless, Tmux, waitFor, which, type RecordingClient } from '@ide-companion/testkit';
 
 const bin = path.join(repoRoot, 'packages', 'cli', 'bin', 'ide-companion.js');
 const skip = skipUnless(which('tmux') !== undefined, 'tmux', 'apt-get install tmux');
 
-interface Peer {
-  client: Client;
-  notifications: Array<{ method: string; params: any }>;
-}
+type Peer = RecordingClient;
 
-async function connect(discoveryDir: string): Promise<Peer> {
+/** Connects like the CLI, with what the discovery file in `discoveryDir` says. */
+function connect(discoveryDir: string): Promise<Peer> {
   const name = fs.readdirSync(discoveryDir).find((n) => n.startsWith('gemini-ide-server-'))!;
   const d = JSON.parse(fs.readFileSync(path.join(discoveryDir, name), 'utf8'));
-  const transport = new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${d.port}/mcp`), {
-    requestInit: { headers: { Authorization: `Bearer ${d.authToken}` } },
-  });
-  const client = new Client({ name: 'streamable-http-client', version: 'test' });
-  const notifications: Peer['notifications'] = [];
-  for (const method of ['ide/contextUpdate', 'ide/diffAccepted', 'ide/diffRejected']) {
-    client.setNotificationHandler(z.object({ method: z.literal(method), params: z.any() }), (n) => {
-      notifications.push({ method: n.method, params: n.params });
-    });
-  }
-  await client.connect(transport);
-  return { client, notifications };
+  return connectRecordingClient({ port: d.port, token: d.authToken });
 }
 
 describe('ide-companion serve', { skip }, () => {

@@ -2,10 +2,7 @@
 import * as fs from 'node:fs';
 import * as http from 'node:http';
 import * as path from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { z } from 'zod';
-import { makeTempDir } from '@ide-companion/testkit';
+import { connectRecordingClient, makeTempDir, type RecordingClient } from '@ide-companion/testkit';
 import { Companion, type CompanionOptions, type DiffView, type PendingDiff } from '../src/index.js';
 
 export interface Harness {
@@ -39,31 +36,11 @@ export async function startCompanion(options: Partial<CompanionOptions> = {}): P
   };
 }
 
-export const AnyNotification = (method: string) =>
-  z.object({ method: z.literal(method), params: z.record(z.string(), z.unknown()).optional() });
-
-export interface ConnectedClient {
-  client: Client;
-  transport: StreamableHTTPClientTransport;
-  /** Every notification received, in order. */
-  notifications: Array<{ method: string; params: any }>;
-  close: () => Promise<void>;
-}
+export type ConnectedClient = RecordingClient;
 
 /** A real MCP SDK client over HTTP with the bearer token, recording ide/* notifications. */
-export async function connectClient(companion: Companion, token = companion.authToken): Promise<ConnectedClient> {
-  const transport = new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${companion.port}/mcp`), {
-    requestInit: { headers: { Authorization: `Bearer ${token}` } },
-  });
-  const client = new Client({ name: 'streamable-http-client', version: 'test' });
-  const notifications: Array<{ method: string; params: any }> = [];
-  for (const method of ['ide/contextUpdate', 'ide/diffAccepted', 'ide/diffRejected', 'ide/diffClosed']) {
-    client.setNotificationHandler(AnyNotification(method), (n) => {
-      notifications.push({ method: n.method, params: n.params });
-    });
-  }
-  await client.connect(transport);
-  return { client, transport, notifications, close: () => client.close() };
+export function connectClient(companion: Companion, token = companion.authToken): Promise<ConnectedClient> {
+  return connectRecordingClient({ port: companion.port, token });
 }
 
 /** A DiffView that records calls; the test plays the user. */

@@ -3,3 +3,4 @@ export * from './wait.js';
 export * from './tempDir.js';
 export * from './tmux.js';
 export * from './geminiCli.js';
+export * from './mcpClient.js';

@@ -1,0 +1,30 @@
+/** A real MCP SDK client, connected the way Gemini CLI connects, that records every ide/* notification. */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { z } from 'zod';
+
+export interface RecordingClient {
+  client: Client;
+  transport: StreamableHTTPClientTransport;
+  /** Every ide/* notification received, in order. */
+  notifications: Array<{ method: string; params: any }>;
+  close: () => Promise<void>;
+}
+
+const IDE_NOTIFICATIONS = ['ide/contextUpdate', 'ide/diffAccepted', 'ide/diffRejected', 'ide/diffClosed'];
+
+/** Connects to `127.0.0.1:port/mcp` with `Authorization: Bearer token` (clientInfo as the CLI sends it). */
+export async function connectRecordingClient(target: { port: number; token: string }): Promise<RecordingClient> {
+  const transport = new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${target.port}/mcp`), {
+    requestInit: { headers: { Authorization: `Bearer ${target.token}` } },
+  });
+  const client = new Client({ name: 'streamable-http-client', version: 'test' });
+  const notifications: RecordingClient['notifications'] = [];
+  for (const method of IDE_NOTIFICATIONS) {
+    client.setNotificationHandler(z.object({ method: z.literal(method), params: z.any() }), (n) => {
+      notifications.push({ method: n.method, params: n.params });
+    });
+  }
+  await client.connect(transport);
+  return { client, transport, notifications, close: () => client.close() };
+}
