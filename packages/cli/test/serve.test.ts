@@ -161,3 +161,36 @@ test('serve --json logs events as JSON lines for scripts, without the token', as
     tmp.cleanup();
   }
 });
+
+test('serve starts the context with the most recently modified tracked files, newest first', async () => {
+  const tmp = makeTempDir();
+  const { spawn } = await import('node:child_process');
+  const files: string[] = [];
+  for (let i = 0; i < 12; i++) {
+    const f = path.join(tmp.path, `f${i}.txt`);
+    fs.writeFileSync(f, String(i));
+    const t = new Date(Date.UTC(2026, 0, 1, 0, 0, i));
+    fs.utimesSync(f, t, t);
+    files.push(f);
+  }
+  execFileSync('git', ['init', '-q', tmp.path]);
+  execFileSync('git', ['-C', tmp.path, 'add', '.']);
+  const child = spawn(process.execPath, [bin, 'serve', '--json', '--workspace', tmp.path], { env: { ...process.env, TMPDIR: tmp.path } });
+  try {
+    const dir = path.join(tmp.path, 'gemini', 'ide');
+    await waitFor(() => fs.existsSync(dir) && fs.readdirSync(dir).some((n) => n.startsWith('gemini-ide-server-')), 'discovery file', 20_000);
+    const peer = await connect(dir);
+    const first = await waitFor(() => peer.notifications.find((n) => n.method === 'ide/contextUpdate'), 'initial context');
+    const open = first.params.workspaceState.openFiles;
+    assert.deepEqual(
+      open.map((f: any) => f.path),
+      files.slice(2).reverse(),
+    );
+    assert.equal(open[0].timestamp, Date.UTC(2026, 0, 1, 0, 0, 11));
+    await peer.close();
+  } finally {
+    child.kill('SIGTERM');
+    await new Promise((r) => child.once('exit', r));
+    tmp.cleanup();
+  }
+});

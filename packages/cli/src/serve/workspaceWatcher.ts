@@ -3,12 +3,17 @@
  * `node_modules` and git-ignored paths, and tells the context tracker: a save
  * is the closest thing a terminal editor gives us to "the user is on this file".
  */
+import { execFile } from 'node:child_process';
+import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { MAX_OPEN_FILES } from '@ide-companion/protocol';
 import chokidar, { type FSWatcher } from 'chokidar';
 import type { ContextTracker } from '@ide-companion/server';
 import { GitIgnored } from './gitIgnored.js';
 
 const ALWAYS_SKIPPED = new Set(['.git', 'node_modules']);
+/** Past this many tracked files, only the first ones listed are considered for the initial context. */
+const MAX_SEEDED_CANDIDATES = 20_000;
 
 export class WorkspaceWatcher {
   private watcher: FSWatcher | undefined;
@@ -24,6 +29,7 @@ export class WorkspaceWatcher {
 
   async start(): Promise<void> {
     await Promise.all(this.ignores.map((i) => i.refresh()));
+    await this.seed();
     this.watcher = chokidar.watch([...this.roots], {
       ignoreInitial: true,
       ignored: (p) => this.skipped(p),
@@ -32,6 +38,31 @@ export class WorkspaceWatcher {
     this.watcher.on('change', (p) => this.saved(p));
     this.watcher.on('unlink', (p) => this.context.delete(path.resolve(p)));
     await new Promise<void>((resolve) => this.watcher!.once('ready', () => resolve()));
+  }
+
+  /**
+   * Starts the context with the most recently modified tracked files (their
+   * mtime as focus time), so a CLI that connects before any save still learns
+   * what the user was working on. Git work trees only; bounded.
+   */
+  private async seed(): Promise<void> {
+    const candidates: Array<[string, number]> = [];
+    for (const root of this.roots) {
+      const listed = await new Promise<string | undefined>((resolve) => {
+        execFile('git', ['ls-files', '-z'], { cwd: root, maxBuffer: 64 * 1024 * 1024 }, (err, out) => resolve(err ? undefined : out));
+      });
+      const files = (listed ?? '').split('\0').filter(Boolean).slice(0, MAX_SEEDED_CANDIDATES);
+      await Promise.all(
+        files.map(async (rel) => {
+          const abs = path.join(root, rel);
+          if (this.skipped(abs)) return;
+          const st = await fs.promises.stat(abs).catch(() => undefined);
+          if (st?.isFile()) candidates.push([abs, st.mtimeMs]);
+        }),
+      );
+    }
+    candidates.sort((a, b) => b[1] - a[1]);
+    for (const [abs, mtime] of candidates.slice(0, MAX_OPEN_FILES).reverse()) this.context.open(abs, Math.floor(mtime));
   }
 
   async stop(): Promise<void> {
