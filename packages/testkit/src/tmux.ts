@@ -1,12 +1,50 @@
-/** A private tmux server (`-L name -f /dev/null`) to run an interactive program and read its screen. */
+/**
+ * A private tmux server (`-L name -f /dev/null`) to run an interactive program
+ * in a real terminal, type into it and read its screen.
+ */
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { waitFor } from './wait.js';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { sleep } from './wait.js';
+
+function signalGroup(pid: number, signal: NodeJS.Signals | 0): boolean {
+  try {
+    process.kill(-pid, signal);
+    return true;
+  } catch {
+    return false; // ESRCH: the group is gone
+  }
+}
+
+/**
+ * Whether any process of group `pgid` still runs. On Linux zombies do not count:
+ * the container's init may take seconds to reap orphans, and kill(-pgid, 0)
+ * succeeds on zombies.
+ */
+function groupRunning(pgid: number): boolean {
+  if (!existsSync('/proc/self/stat')) return signalGroup(pgid, 0);
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+    } catch {
+      continue;
+    }
+    // "pid (comm) state ppid pgrp ...": comm may hold spaces and parentheses.
+    const [state, , pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    if (Number(pgrp) === pgid && state !== 'Z' && state !== 'X') return true;
+  }
+  return false;
+}
 
 export class Tmux {
   readonly socket = `idec-${randomBytes(4).toString('hex')}`;
 
-  constructor(readonly width = 200, readonly height = 50) {}
+  constructor(
+    readonly width = 200,
+    readonly height = 50,
+  ) {}
 
   private tmux(args: string[]): string {
     const r = spawnSync('tmux', ['-L', this.socket, '-f', '/dev/null', ...args], { encoding: 'utf8' });
@@ -14,11 +52,34 @@ export class Tmux {
     return r.stdout;
   }
 
-  /** Starts `command` (a shell string) in a detached session with `env` and `cwd`. */
+  /**
+   * Starts `command` (a shell string) in a detached session with `env` and `cwd`.
+   * remain-on-exit is set before the command runs, so a program that exits at
+   * once leaves its last screen (and "Pane is dead") to read.
+   */
   start(command: string, options: { cwd: string; env?: Record<string, string> }): void {
     const envArgs = Object.entries(options.env ?? {}).flatMap(([k, v]) => ['-e', `${k}=${v}`]);
-    this.tmux(['new-session', '-d', '-s', 'main', '-x', String(this.width), '-y', String(this.height), '-c', options.cwd, ...envArgs, command]);
-    this.tmux(['set-option', '-t', 'main', 'remain-on-exit', 'on']);
+    this.tmux([
+      'start-server',
+      ';',
+      'set-option',
+      '-g',
+      'remain-on-exit',
+      'on',
+      ';',
+      'new-session',
+      '-d',
+      '-s',
+      'main',
+      '-x',
+      String(this.width),
+      '-y',
+      String(this.height),
+      '-c',
+      options.cwd,
+      ...envArgs,
+      command,
+    ]);
   }
 
   /** Types literal text. */
@@ -35,20 +96,45 @@ export class Tmux {
     return this.tmux(['capture-pane', '-p', '-t', 'main', '-S', '-200']);
   }
 
-  async waitForText(pattern: RegExp | string, timeoutMs = 30_000): Promise<string> {
-    return waitFor(
-      () => {
-        const s = this.screen();
-        return (typeof pattern === 'string' ? s.includes(pattern) : pattern.test(s)) ? s : undefined;
-      },
-      `screen to show ${String(pattern)}`,
-      timeoutMs,
-      100,
-    ).catch((err: Error) => {
-      throw new Error(`${err.message}\n--- screen ---\n${this.screen()}`);
-    });
+  /** PID of the process started in the pane (the leader of its process group), or undefined. */
+  panePid(): number | undefined {
+    const r = spawnSync('tmux', ['-L', this.socket, 'display-message', '-p', '-t', 'main', '#{pane_pid}'], { encoding: 'utf8' });
+    const pid = Number.parseInt(r.stdout.trim(), 10);
+    return r.status === 0 && pid > 1 ? pid : undefined;
   }
 
+  /**
+   * Waits for the screen to show `pattern`; fails with the screen on timeout,
+   * and at once when the pane's program has exited (a program that quit at
+   * start-up should not cost the whole timeout).
+   */
+  async waitForText(pattern: RegExp | string, timeoutMs = 30_000): Promise<string> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const screen = this.screen();
+      if (typeof pattern === 'string' ? screen.includes(pattern) : pattern.test(screen)) return screen;
+      if (/^Pane is dead/m.test(screen)) throw new Error(`the program exited before the screen showed ${String(pattern)}\n--- screen ---\n${screen}`);
+      if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for the screen to show ${String(pattern)}\n--- screen ---\n${screen}`);
+      await sleep(100);
+    }
+  }
+
+  /**
+   * Ends the pane's whole process group (SIGTERM, SIGKILL after `graceMs`), then
+   * the tmux server. Killing the server alone is not enough for `gemini`: it
+   * survives the SIGHUP of a dying tmux server and would live on, orphaned.
+   */
+  async stop(graceMs = 5_000): Promise<void> {
+    const pid = this.panePid();
+    if (pid !== undefined && signalGroup(pid, 'SIGTERM')) {
+      const deadline = Date.now() + graceMs;
+      while (Date.now() < deadline && groupRunning(pid)) await sleep(50);
+      signalGroup(pid, 'SIGKILL');
+    }
+    this.kill();
+  }
+
+  /** Kills the tmux server (and with it, the pane's terminal). */
   kill(): void {
     spawnSync('tmux', ['-L', this.socket, 'kill-server']);
   }
