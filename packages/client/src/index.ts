@@ -1,1 +1,20 @@
-export {};
+/**
+ * @ide-companion/client: the CLI side of Gemini CLI's IDE integration, as a
+ * library other agents can embed. Start with CompanionClient (or the
+ * architecture doc's IDEIntegrationManager); discoverCompanion explains the
+ * choice; the installers registry is what `ide-companion install` runs.
+ */
+export * from './processTree.js';
+export * from './paths.js';
+export * from './host.js';
+export * from './discovery.js';
+export * from './transport.js';
+export * from './connection.js';
+export * from './contextStore.js';
+export * from './diffs.js';
+export * from './companionClient.js';
+export * from './integrationManager.js';
+export * from './ideDetection.js';
+export * from './status.js';
+export * from './companions.js';
+export * from './installers/index.js';
