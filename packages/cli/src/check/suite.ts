@@ -1,0 +1,80 @@
+/**
+ * `runCheck`: the conformance suite against one running companion, ours or
+ * anyone's. The order matters: the first context update is timed right after
+ * connecting; diffs run while the CLI-like session is the only one (so a
+ * server that answers the newest session fails session.isolation, not
+ * diff.open); hostile probes and bad input come after; liveness and the
+ * notification verdicts last.
+ */
+import { CheckRun, DEFAULT_TIMEOUTS, type CheckTimeouts } from './checkRun.js';
+import { checkFirstContextUpdate, checkNotifications } from './contextChecks.js';
+import { checkDiffs, checkSessionIsolation } from './diffChecks.js';
+import { checkDiscoveryFile } from './discoveryFileChecks.js';
+import { Recorder, type CheckReport } from './report.js';
+import { checkSecurity } from './securityChecks.js';
+import { checkBadInput, checkStillAnswering } from './sessionChecks.js';
+import { resolveTarget, type TargetOptions } from './target.js';
+import { checkTransport } from './transportChecks.js';
+import { LOOPBACK_HOST } from '@ide-companion/protocol';
+
+export interface CheckOptions extends TargetOptions {
+  timeouts?: Partial<CheckTimeouts>;
+  /** On SIGINT/SIGTERM, close the diffs and sessions opened so far, then exit (for the command; not for libraries). */
+  cleanupOnSignal?: boolean;
+}
+
+/** Ctrl-C in the middle of a run must not leave diffs open in the user's editor. */
+function cleanupOnSignal(run: CheckRun): () => void {
+  const handler = (signal: NodeJS.Signals) => {
+    void run.cleanup().finally(() => process.exit(signal === 'SIGINT' ? 130 : 143));
+  };
+  process.once('SIGINT', handler);
+  process.once('SIGTERM', handler);
+  return () => {
+    process.off('SIGINT', handler);
+    process.off('SIGTERM', handler);
+  };
+}
+
+/** Runs every check. Throws UsageError when there is nothing to check (no port, no token, unreadable file). */
+export async function runCheck(options: CheckOptions = {}): Promise<CheckReport> {
+  const target = await resolveTarget(options);
+  const record = new Recorder();
+  const reportTarget: CheckReport['target'] = {
+    host: LOOPBACK_HOST,
+    port: target.port,
+    discoveryFile: target.discoveryFile,
+    tokenFrom: target.tokenFrom,
+  };
+  if (target.discoveryFile) checkDiscoveryFile({ file: target.discoveryFile, expectedDir: target.discoveryDir }, record);
+  else record.skipRemaining(`no discovery file names port ${target.port} in ${target.discoveryDir} (pass --file to check one)`, ['discovery']);
+
+  const run = new CheckRun(target, { ...DEFAULT_TIMEOUTS, ...options.timeouts }, record);
+  const removeSignalCleanup = options.cleanupOnSignal ? cleanupOnSignal(run) : () => undefined;
+  try {
+    const transport = await checkTransport(run);
+    if (!transport.reachable) {
+      record.skipRemaining('the companion is not reachable');
+      return record.finish(reportTarget, false);
+    }
+    const session = transport.session;
+    if (session) {
+      await checkFirstContextUpdate(run, session);
+      // Diffs while this is the only session; then a second one joins (isolation).
+      await checkDiffs(run, session, transport.tools);
+      await checkSessionIsolation(run, session, transport.tools);
+    }
+    await checkSecurity(run, session);
+    if (session) {
+      await checkBadInput(run);
+      await checkStillAnswering(run, session);
+      checkNotifications(run);
+    } else {
+      record.skipRemaining('initialize failed (see transport.initialize)');
+    }
+  } finally {
+    removeSignalCleanup();
+    await run.cleanup();
+  }
+  return record.finish(reportTarget, true);
+}

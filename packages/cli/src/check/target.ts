@@ -1,0 +1,116 @@
+/**
+ * Which companion to check: --port/--token, --file, or the one the CLI would
+ * choose for the current directory (discoverCompanion from @ide-companion/client).
+ */
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { discoverCompanion } from '@ide-companion/client';
+import { DISCOVERY_DIR_SEGMENTS, parseDiscoveryFileName } from '@ide-companion/protocol';
+
+export class UsageError extends Error {
+  override name = 'UsageError';
+}
+
+export interface TargetOptions {
+  port?: number;
+  token?: string;
+  /** A discovery file to check and take port and token from. */
+  file?: string;
+  /** Base of gemini/ide; default os.tmpdir(). */
+  tmpdir?: string;
+  /** For discovery without options. */
+  cwd?: string;
+  env?: NodeJS.ProcessEnv;
+}
+
+export interface Target {
+  port: number;
+  token: string;
+  tokenFrom: 'option' | 'file' | 'discovery';
+  /** The discovery file to check, when one is known. */
+  discoveryFile?: string;
+  /** The directory the real CLI reads discovery files from. */
+  discoveryDir: string;
+}
+
+export async function resolveTarget(options: TargetOptions): Promise<Target> {
+  const discoveryDir = path.join(options.tmpdir ?? os.tmpdir(), ...DISCOVERY_DIR_SEGMENTS);
+  if (options.file !== undefined) {
+    const file = path.resolve(options.file);
+    const content = readLoosely(file);
+    const port = options.port ?? (typeof content.port === 'number' ? content.port : undefined);
+    const fileToken = typeof content.authToken === 'string' && content.authToken ? content.authToken : undefined;
+    const token = options.token ?? fileToken;
+    if (port === undefined) throw new UsageError(`${file} names no numeric port; pass --port`);
+    if (token === undefined) throw new UsageError(`${file} holds no authToken; pass --token`);
+    return { port, token, tokenFrom: options.token !== undefined ? 'option' : 'file', discoveryFile: file, discoveryDir };
+  }
+  if (options.port !== undefined) {
+    const file = findFileForPort(discoveryDir, options.port);
+    let token = options.token;
+    if (token === undefined && file) {
+      const content = readLoosely(file);
+      if (typeof content.authToken === 'string' && content.authToken) token = content.authToken;
+    }
+    if (token === undefined) throw new UsageError(`no token for port ${options.port}: pass --token (no discovery file in ${discoveryDir} names that port)`);
+    return { port: options.port, token, tokenFrom: options.token !== undefined ? 'option' : 'file', discoveryFile: file, discoveryDir };
+  }
+  if (options.token !== undefined) throw new UsageError('--token needs --port');
+  return discover(options, discoveryDir);
+}
+
+/** Our own discovery file naming `port` in `dir`, if any. */
+function findFileForPort(dir: string, port: number): string | undefined {
+  let names: string[];
+  try {
+    names = fs.readdirSync(dir);
+  } catch {
+    return undefined;
+  }
+  const uid = process.getuid?.();
+  for (const name of names.sort()) {
+    if (parseDiscoveryFileName(name)?.port !== port) continue;
+    const file = path.join(dir, name);
+    try {
+      if (uid === undefined || fs.lstatSync(file).uid === uid) return file;
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return undefined;
+}
+
+function readLoosely(file: string): { port?: unknown; authToken?: unknown } {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new UsageError(`cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+  }
+  try {
+    const json: unknown = JSON.parse(text);
+    return typeof json === 'object' && json !== null ? (json as { port?: unknown; authToken?: unknown }) : {};
+  } catch {
+    return {};
+  }
+}
+
+async function discover(options: TargetOptions, discoveryDir: string): Promise<Target> {
+  // The well-known ports are a guess; check only what the CLI would really dial.
+  const found = await discoverCompanion({ cwd: options.cwd, env: options.env, tmpdir: options.tmpdir, wellKnownPorts: false });
+  const http = found.targets.find((t) => t.kind === 'http');
+  if (!http || http.kind !== 'http') {
+    const stdio = found.targets.some((t) => t.kind === 'stdio');
+    const why = stdio ? 'the companion found speaks stdio, which check does not test' : (found.problem ?? found.chosenBecause ?? 'no companion found');
+    throw new UsageError(`no companion to check for this directory: ${why}. Pass --port and --token, or --file.`);
+  }
+  if (!http.authToken) throw new UsageError(`the companion on port ${http.port} came without a token: pass --token`);
+  return {
+    port: http.port,
+    token: http.authToken,
+    tokenFrom: 'discovery',
+    discoveryFile: http.file ?? findFileForPort(discoveryDir, http.port),
+    discoveryDir,
+  };
+}

@@ -1,0 +1,244 @@
+/**
+ * `ide-companion check` against our own companion (the library function and
+ * the real bin), its exit codes, and its catalogue kept in step with docs/check.md.
+ */
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as net from 'node:net';
+import * as path from 'node:path';
+import { test } from 'node:test';
+import { Companion, type DiffCloseReason, type DiffView, type PendingDiff } from '@ide-companion/server';
+import { makeTempDir, repoRoot, waitFor } from '@ide-companion/testkit';
+import { CHECKS, estimateTokenBits, exitCodeOf, nonLoopbackAddresses, runCheck, type CheckReport } from '../src/check/index.js';
+
+const BIN = path.join(repoRoot, 'packages', 'cli', 'bin', 'ide-companion.js');
+
+/** A DiffView that records what the companion asked of the editor. */
+class RecordingDiffView implements DiffView {
+  shown: PendingDiff[] = [];
+  closed: Array<PendingDiff & { reason: DiffCloseReason }> = [];
+  /** An editor that never finishes showing: openDiff stays unanswered. */
+  hang = false;
+  show(diff: PendingDiff): void | Promise<void> {
+    this.shown.push(diff);
+    if (this.hang) return new Promise<void>(() => undefined);
+  }
+  currentText(): string | undefined {
+    return undefined;
+  }
+  close(diff: PendingDiff, reason: DiffCloseReason): void {
+    this.closed.push({ ...diff, reason });
+  }
+}
+
+/** Our companion in a private tmpdir, as packages/server/test/helpers.ts starts it. */
+async function startOurCompanion() {
+  const tmp = makeTempDir();
+  const workspace = path.join(tmp.path, 'ws');
+  fs.mkdirSync(workspace);
+  const file = path.join(workspace, 'main.ts');
+  fs.writeFileSync(file, 'export const x = 1;\n');
+  const view = new RecordingDiffView();
+  const companion = new Companion({
+    ideInfo: { name: 'test-ide', displayName: 'Test IDE' },
+    workspaceRoots: [workspace],
+    tmpdir: tmp.path,
+    handleSignals: false,
+    diffView: view,
+  });
+  await companion.start();
+  companion.context.focus(file, { cursor: { line: 1, character: 8 } });
+  return {
+    companion,
+    view,
+    tmp: tmp.path,
+    workspace,
+    file,
+    cleanup: async () => {
+      await companion.stop();
+      tmp.cleanup();
+    },
+  };
+}
+
+function failures(report: CheckReport): string[] {
+  return report.results.filter((r) => r.status === 'fail').map((r) => `${r.id}: ${r.reason}`);
+}
+
+function runBin(
+  args: string[],
+  options: { cwd?: string; env?: NodeJS.ProcessEnv; onSpawn?: (child: ChildProcess) => void } = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], { cwd: options.cwd ?? repoRoot, env: options.env ?? process.env });
+    options.onSpawn?.(child);
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+test('our companion passes every check through the library, and check leaves no diff open and no file changed', { timeout: 120_000 }, async () => {
+  const h = await startOurCompanion();
+  try {
+    const before = fs.readFileSync(h.file, 'utf8');
+    const report = await runCheck({ port: h.companion.port, token: h.companion.authToken, tmpdir: h.tmp });
+    assert.deepEqual(failures(report), []);
+    assert.equal(exitCodeOf(report), 0);
+    assert.equal(report.results.length, CHECKS.length);
+    const notPassed = report.results.filter((r) => r.status !== 'pass').map((r) => r.id);
+    // Only the interface probe may be skipped, on a machine with loopback only.
+    assert.deepEqual(notPassed, nonLoopbackAddresses().length === 0 ? ['security.interfaces'] : []);
+    assert.equal(report.target.discoveryFile, h.companion.discoveryFilePath);
+
+    assert.ok(h.view.shown.length >= 3, `diffs shown: ${h.view.shown.length}`);
+    assert.deepEqual(h.companion.diffs.list(), [], 'every diff the check opened is closed');
+    assert.equal(h.view.closed.length, h.view.shown.length);
+    for (const diff of h.view.shown) assert.ok(!diff.filePath.startsWith(h.workspace), `diff of a workspace file: ${diff.filePath}`);
+    assert.equal(fs.readFileSync(h.file, 'utf8'), before);
+    assert.deepEqual(fs.readdirSync(h.workspace), ['main.ts']);
+    await waitFor(() => h.companion.sessionList.length === 0, 'the check to end its sessions');
+  } finally {
+    await h.cleanup();
+  }
+});
+
+test('the real bin: check --port --token --json exits 0 on our companion and finds its discovery file', { timeout: 120_000 }, async () => {
+  const h = await startOurCompanion();
+  try {
+    const r = await runBin(['check', '--port', String(h.companion.port), '--token', h.companion.authToken, '--json'], {
+      env: { ...process.env, TMPDIR: h.tmp },
+    });
+    assert.equal(r.code, 0, r.stderr + r.stdout);
+    const report = JSON.parse(r.stdout) as CheckReport & { exitCode: number };
+    assert.equal(report.exitCode, 0);
+    assert.equal(report.summary.fail, 0);
+    assert.equal(report.target.discoveryFile, h.companion.discoveryFilePath);
+    assert.equal(report.results.find((x) => x.id === 'discovery.fileMode')?.status, 'pass');
+    assert.ok(!r.stdout.includes(h.companion.authToken), 'the report never shows the token');
+  } finally {
+    await h.cleanup();
+  }
+});
+
+test('the real bin without options checks the companion the CLI would choose for the cwd', { timeout: 120_000 }, async () => {
+  const h = await startOurCompanion();
+  try {
+    const env: NodeJS.ProcessEnv = { ...process.env, TMPDIR: h.tmp, GEMINI_CLI_IDE_PID: String(process.pid) };
+    delete env['GEMINI_CLI_IDE_SERVER_PORT'];
+    delete env['GEMINI_CLI_IDE_AUTH_TOKEN'];
+    const r = await runBin(['check', '--json'], { cwd: h.workspace, env });
+    assert.equal(r.code, 0, r.stderr + r.stdout);
+    const report = JSON.parse(r.stdout) as CheckReport;
+    assert.equal(report.target.port, h.companion.port);
+    assert.equal(report.target.tokenFrom, 'discovery');
+    assert.equal(report.summary.fail, 0);
+  } finally {
+    await h.cleanup();
+  }
+});
+
+test('the human report names every check with its verdict; --port alone reads the token from the discovery file', { timeout: 120_000 }, async () => {
+  const h = await startOurCompanion();
+  try {
+    const r = await runBin(['check', '--file', h.companion.discoveryFilePath!], { env: { ...process.env, TMPDIR: h.tmp } });
+    assert.equal(r.code, 0, r.stderr + r.stdout);
+    for (const check of CHECKS) assert.match(r.stdout, new RegExp(`(PASS|SKIP)  ${check.id.replace(/\./g, '\\.')} `));
+    assert.match(r.stdout, /0 failed/);
+
+    // --port alone: the token comes from the discovery file naming that port.
+    const byPort = await runBin(['check', '--port', String(h.companion.port), '--json'], { env: { ...process.env, TMPDIR: h.tmp } });
+    assert.equal(byPort.code, 0, byPort.stderr + byPort.stdout);
+    assert.equal((JSON.parse(byPort.stdout) as CheckReport).target.tokenFrom, 'file');
+  } finally {
+    await h.cleanup();
+  }
+});
+
+test('a token the companion refuses fails transport.initialize, skips the probes that need it, and exits 1', { timeout: 120_000 }, async () => {
+  const h = await startOurCompanion();
+  try {
+    const r = await runBin(['check', '--port', String(h.companion.port), '--token', 'f'.repeat(64), '--json'], { env: { ...process.env, TMPDIR: h.tmp } });
+    assert.equal(r.code, 1, r.stderr + r.stdout);
+    const report = JSON.parse(r.stdout) as CheckReport;
+    const status = (id: string) => report.results.find((x) => x.id === id)?.status;
+    assert.equal(status('transport.initialize'), 'fail');
+    assert.match(report.results.find((x) => x.id === 'transport.initialize')!.reason, /401.*--token/);
+    // Judged with a token that does not work, these would pass for the wrong reason.
+    for (const id of ['security.auth.wrong', 'security.host', 'security.origin', 'diff.open', 'session.stillAnswering']) assert.equal(status(id), 'skip', id);
+    assert.deepEqual(failures(report).map((f) => f.split(':')[0]), ['transport.initialize']);
+  } finally {
+    await h.cleanup();
+  }
+});
+
+test('Ctrl-C in the middle of a run closes the diff check had opened', { timeout: 120_000 }, async () => {
+  const h = await startOurCompanion();
+  h.view.hang = true;
+  try {
+    let child: ChildProcess | undefined;
+    const done = runBin(['check', '--port', String(h.companion.port), '--token', h.companion.authToken, '--timeout', '60000'], {
+      env: { ...process.env, TMPDIR: h.tmp },
+      onSpawn: (c) => (child = c),
+    });
+    await waitFor(() => h.view.shown.length > 0, 'check to open a diff', 60_000);
+    child!.kill('SIGINT');
+    const r = await done;
+    assert.equal(r.code, 130, r.stderr);
+    assert.deepEqual(h.companion.diffs.list(), []);
+    assert.deepEqual(h.view.closed.map((d) => d.reason), ['closedByCli'], 'closed by check\'s closeDiff, not by a session timing out');
+  } finally {
+    await h.cleanup();
+  }
+});
+
+test('check exits 2 when nothing answers on the port', { timeout: 60_000 }, async () => {
+  const port = await new Promise<number>((resolve) => {
+    const s = net.createServer().listen(0, '127.0.0.1', () => {
+      const p = (s.address() as net.AddressInfo).port;
+      s.close(() => resolve(p));
+    });
+  });
+  const tmp = makeTempDir();
+  try {
+    const r = await runBin(['check', '--port', String(port), '--token', 'x'.repeat(64), '--json'], { env: { ...process.env, TMPDIR: tmp.path } });
+    assert.equal(r.code, 2, r.stderr + r.stdout);
+    const report = JSON.parse(r.stdout) as CheckReport;
+    assert.equal(report.reachable, false);
+    assert.equal(report.results.find((x) => x.id === 'transport.reachable')?.status, 'fail');
+  } finally {
+    tmp.cleanup();
+  }
+});
+
+test('check exits 2 with a message on usage errors', async () => {
+  const tmp = makeTempDir();
+  try {
+    const env = { ...process.env, TMPDIR: tmp.path };
+    for (const args of [['--token', 'abc'], ['--port', 'abc', '--token', 'x'], ['--port', '1234'], ['--file', path.join(tmp.path, 'missing.json')], ['--bogus']]) {
+      const r = await runBin(['check', ...args], { env });
+      assert.equal(r.code, 2, `${args.join(' ')}: ${r.stdout}`);
+      assert.match(r.stderr, /ide-companion check: /, args.join(' '));
+    }
+  } finally {
+    tmp.cleanup();
+  }
+});
+
+test('token strength: 32 random bytes in hex pass, a UUID and short tokens fall under 128 bits', () => {
+  assert.equal(estimateTokenBits('a3'.repeat(32)).bits >= 128, false, 'two distinct characters are not random');
+  assert.equal(estimateTokenBits('0123456789abcdef'.repeat(4)).bits, 256);
+  assert.deepEqual(estimateTokenBits('0b0a6e3c-5d9e-4c1e-9a43-2f1b7c3d9e10'), { bits: 122, looksLike: 'a UUID' });
+  assert.ok(estimateTokenBits('Zm9vYmFyYmF6cXV4MTIzNDU2Nzg5MGFiY2RlZmdoaWo').bits >= 128);
+  assert.ok(estimateTokenBits('12345678').bits < 128);
+});
+
+test('docs/check.md describes every check of the catalogue', () => {
+  const doc = fs.readFileSync(path.join(repoRoot, 'docs', 'check.md'), 'utf8');
+  const missing = CHECKS.filter((c) => !doc.includes(`\`${c.id}\``)).map((c) => c.id);
+  assert.deepEqual(missing, []);
+});
