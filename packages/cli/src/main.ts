@@ -18,15 +18,16 @@ export async function main(argv: string[]): Promise<number> {
     return 0;
   }
   if (name === 'help') {
-    const command = COMMANDS.find((c) => c.name === rest[0]);
-    process.stdout.write(command ? command.usage : help());
-    return command || rest.length === 0 ? 0 : 2;
+    const entry = COMMANDS.find((c) => c.name === rest[0]);
+    process.stdout.write(entry ? (await entry.load()).usage : help());
+    return entry || rest.length === 0 ? 0 : 2;
   }
-  const command = COMMANDS.find((c) => c.name === name);
-  if (!command) {
+  const entry = COMMANDS.find((c) => c.name === name);
+  if (!entry) {
     process.stderr.write(`ide-companion: unknown command '${name}'\n\n${help()}`);
     return 2;
   }
+  const command = await entry.load();
   if (rest.includes('--help') || rest.includes('-h')) {
     process.stdout.write(command.usage);
     return 0;

@@ -50,8 +50,8 @@ describe('ide-companion serve', { skip }, () => {
     discoveryDir = path.join(tmp.path, 'gemini', 'ide');
     peer = await connect(discoveryDir);
   });
-  after(() => {
-    tmux?.kill();
+  after(async () => {
+    await tmux?.stop();
     tmp?.cleanup();
   });
 

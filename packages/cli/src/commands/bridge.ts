@@ -69,4 +69,4 @@ async function run(argv: string[]): Promise<number> {
   });
 }
 
-export const bridgeCommand: Command = { name: 'bridge', summary: 'companion host for script-based editor plugins (JSON lines on stdio)', usage, run };
+export const bridgeCommand: Command = { name: 'bridge', usage, run };

@@ -132,4 +132,4 @@ async function run(argv: string[]): Promise<number> {
   });
 }
 
-export const serveCommand: Command = { name: 'serve', summary: 'run a companion for this folder; review diffs in this terminal', usage, run };
+export const serveCommand: Command = { name: 'serve', usage, run };

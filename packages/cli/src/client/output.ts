@@ -1,0 +1,108 @@
+/**
+ * Shared by the client-side commands (status, context, diff, doctor, list,
+ * install): option parsing, `--json` versus text output, exit codes, and the
+ * one way they build a CompanionClient. One place, so every command behaves alike.
+ */
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { CompanionClient, type CompanionClientOptions } from '@ide-companion/client';
+
+/** Exit codes the client commands share. */
+export const EXIT = {
+  OK: 0,
+  /** The answer is "no": disconnected, rejected, would not connect. */
+  NO: 1,
+  USAGE: 2,
+  /** Something failed: no connection for a diff, connection lost, I/O error. */
+  ERROR: 3,
+} as const;
+
+export class UsageError extends Error {
+  override name = 'UsageError';
+}
+
+export const COMMON_OPTIONS = {
+  json: { type: 'boolean', default: false },
+  cwd: { type: 'string' },
+  timeout: { type: 'string' },
+} as const satisfies ParseArgsConfig['options'];
+
+export const COMMON_USAGE = `  --json          print one JSON object (or one per line with --watch)
+  --cwd DIR       act as if run in DIR (default: the current directory)
+  --timeout MS    connection timeout in milliseconds (default 10000)
+`;
+
+export interface Common {
+  json: boolean;
+  cwd: string;
+  timeoutMs: number;
+}
+
+/** parseArgs with a UsageError for anything unexpected. */
+export function parse(
+  argv: string[],
+  options: NonNullable<ParseArgsConfig['options']>,
+  allowPositionals = true,
+): { values: Record<string, string | boolean | undefined>; positionals: string[] } {
+  try {
+    const r = parseArgs({ args: argv, options: { ...COMMON_OPTIONS, ...options }, allowPositionals, strict: true });
+    return { values: r.values as Record<string, string | boolean | undefined>, positionals: r.positionals };
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+}
+
+export function common(values: Record<string, unknown>): Common {
+  const raw = values['timeout'];
+  const timeoutMs = raw === undefined ? 10_000 : Number(raw);
+  if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) throw new UsageError(`--timeout must be a positive number of milliseconds, got ${JSON.stringify(raw)}`);
+  return { json: values['json'] === true, cwd: typeof values['cwd'] === 'string' ? values['cwd'] : process.cwd(), timeoutMs };
+}
+
+/** A client for one command run: no reconnect unless asked, the CLI's timeouts bounded by --timeout. */
+export function makeClient(c: Common, extra: Partial<CompanionClientOptions> = {}): CompanionClient {
+  return new CompanionClient({
+    cwd: c.cwd,
+    env: process.env,
+    initTimeoutMs: c.timeoutMs,
+    availabilityTimeoutMs: Math.min(5_000, c.timeoutMs),
+    reconnect: false,
+    heartbeatMs: 0,
+    ...extra,
+  });
+}
+
+export function printJson(value: unknown): void {
+  process.stdout.write(JSON.stringify(value, null, 2) + '\n');
+}
+
+export function printJsonLine(value: unknown): void {
+  process.stdout.write(JSON.stringify(value) + '\n');
+}
+
+export function print(text: string): void {
+  process.stdout.write(text.endsWith('\n') ? text : text + '\n');
+}
+
+export function printError(command: string, message: string): void {
+  process.stderr.write(`ide-companion ${command}: ${message}\n`);
+}
+
+/** Runs a command body, mapping UsageError to exit 2 (with usage) and other errors to exit 3. */
+export async function runCommand(name: string, usage: string, body: () => Promise<number>): Promise<number> {
+  try {
+    return await body();
+  } catch (err) {
+    if (err instanceof UsageError) {
+      printError(name, err.message);
+      process.stderr.write(`\n${usage}`);
+      return EXIT.USAGE;
+    }
+    printError(name, err instanceof Error ? err.message : String(err));
+    return EXIT.ERROR;
+  }
+}
+
+/** `✔ text` / `✖ text` / `• text` for doctor-style lists. */
+export function mark(ok: boolean | undefined, text: string): string {
+  return `${ok === undefined ? '•' : ok ? '✔' : '✖'} ${text}`;
+}

@@ -1,0 +1,72 @@
+/** `ide-companion context [--watch]`: the IDE context the CLI would send the model. */
+import { toModelJson } from '@ide-companion/client';
+import type { Command } from './types.js';
+import { COMMON_USAGE, EXIT, common, makeClient, parse, print, printError, printJson, printJsonLine, runCommand } from '../client/output.js';
+
+const usage = `Usage: ide-companion context [--watch] [--json] [--cwd DIR] [--timeout MS]
+
+Connects to the companion Gemini CLI would use from this folder and prints the
+IDE context as the model receives it (a JSON object, normalised as the CLI
+does: newest file first, only it active, at most 10 files, long selections cut).
+
+  --watch         keep running and print every change (reconnects by itself);
+                  with --json, one JSON object per line
+${COMMON_USAGE}
+Exit status: 0 printed a context, 1 no connection or no context arrived,
+2 usage error. With --watch, runs until interrupted (exit 0).
+`;
+
+export const contextCommand: Command = {
+  name: 'context',
+  usage,
+  run: (argv) =>
+    runCommand('context', usage, async () => {
+      const { values } = parse(argv, { watch: { type: 'boolean', default: false } }, false);
+      const c = common(values);
+      if (values.watch) return watch(c);
+      const client = makeClient(c);
+      try {
+        if (!(await client.connect())) {
+          printError('context', client.status.details ?? 'not connected');
+          return EXIT.NO;
+        }
+        const ctx = await client.waitForContext(c.timeoutMs);
+        if (!ctx) {
+          printError('context', `connected, but the companion sent no context within ${c.timeoutMs} ms`);
+          return EXIT.NO;
+        }
+        printJson(toModelJson(ctx));
+        return EXIT.OK;
+      } finally {
+        await client.stop();
+      }
+    }),
+};
+
+async function watch(c: ReturnType<typeof common>): Promise<number> {
+  const client = makeClient(c, { reconnect: { initialDelayMs: 250, maxDelayMs: 5_000 }, heartbeatMs: 5_000 });
+  const show = (value: unknown) => (c.json ? printJsonLine(value) : printJson(value));
+  client.context.subscribe((ctx) => {
+    if (ctx) show(toModelJson(ctx));
+  });
+  let lastLine = '';
+  client.onStatusChange((s) => {
+    // Retries pass through "connecting" every few seconds: report only real changes.
+    if (s.status === 'connecting') return;
+    const key = `${s.status}\u0000${s.details ?? ''}`;
+    if (key === lastLine) return;
+    lastLine = key;
+    const line = s.status === 'connected' ? `connected to ${client.ideInfo?.displayName ?? 'IDE'}` : `${s.status}${s.details ? `: ${s.details}` : ''}`;
+    if (c.json) printJsonLine({ status: s.status, details: s.details });
+    else process.stderr.write(`[${line}]\n`);
+  });
+  client.start();
+  await new Promise<void>((resolve) => {
+    const stop = () => resolve();
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+  await client.stop();
+  if (!c.json) print('');
+  return EXIT.OK;
+}

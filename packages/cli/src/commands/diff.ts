@@ -1,0 +1,98 @@
+/** `ide-companion diff FILE [NEWFILE|-]`: a diff in the connected IDE, for scripts. */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { resolveToRealPath } from '@ide-companion/client';
+import type { Command } from './types.js';
+import { COMMON_USAGE, EXIT, UsageError, common, makeClient, parse, printError, printJson, runCommand } from '../client/output.js';
+
+const usage = `Usage: ide-companion diff FILE [NEWFILE|-] [--write] [--json] [--cwd DIR] [--timeout MS]
+
+Opens a diff of FILE against the proposed content in the IDE that Gemini CLI
+would use from this folder, and waits for the user to accept or reject it.
+The proposal comes from NEWFILE, or from stdin with '-' (the default when
+stdin is not a terminal); with neither, FILE's own content (edit it in the IDE).
+
+On accept, prints the final content (with any edits made in the diff view) to
+stdout; FILE itself is written only with --write. Ctrl-C closes the diff as
+rejected.
+
+  --write         write the accepted content to FILE
+${COMMON_USAGE}
+Exit status: 0 accepted, 1 rejected, 2 usage error, 3 error (no companion,
+diffs not offered, connection lost).
+`;
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function readText(file: string, what: string): string {
+  try {
+    return fs.readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new UsageError(`cannot read ${what} ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+  }
+}
+
+export const diffCommand: Command = {
+  name: 'diff',
+  usage,
+  run: (argv) =>
+    runCommand('diff', usage, async () => {
+      const { values, positionals } = parse(argv, { write: { type: 'boolean', default: false } });
+      const c = common(values);
+      if (positionals.length < 1 || positionals.length > 2) throw new UsageError('expected FILE and optionally NEWFILE or -');
+      // The CLI sends the absolute real path; a new file's path is resolved through its parent.
+      const filePath = resolveToRealPath(path.resolve(c.cwd, positionals[0]!), c.cwd);
+      if (fs.existsSync(filePath) && fs.statSync(filePath).isDirectory()) throw new UsageError(`${filePath} is a directory`);
+      const source = positionals[1] ?? (process.stdin.isTTY ? undefined : '-');
+      const proposal =
+        source === '-'
+          ? await readStdin()
+          : source !== undefined
+            ? readText(path.resolve(c.cwd, source), 'NEWFILE')
+            : fs.existsSync(filePath)
+              ? readText(filePath, 'FILE')
+              : '';
+
+      const client = makeClient(c);
+      let interrupted = false;
+      const onSigint = () => {
+        interrupted = true;
+        void client.resolveDiffFromCli(filePath, 'rejected');
+      };
+      try {
+        if (!(await client.connect())) {
+          printError('diff', client.status.details ?? 'not connected to an IDE companion');
+          return EXIT.ERROR;
+        }
+        if (!client.isDiffingEnabled()) {
+          printError('diff', `the companion in ${client.ideInfo?.displayName ?? 'the IDE'} does not offer openDiff and closeDiff`);
+          return EXIT.ERROR;
+        }
+        process.once('SIGINT', onSigint);
+        const outcome = await client.openDiff(filePath, proposal);
+        if (outcome.status === 'rejected') {
+          if (c.json) printJson({ status: 'rejected', filePath, interrupted });
+          else process.stderr.write(interrupted ? 'diff closed (interrupted)\n' : 'diff rejected\n');
+          return EXIT.NO;
+        }
+        let written = false;
+        if (values['write']) {
+          fs.writeFileSync(filePath, outcome.content);
+          written = true;
+        }
+        if (c.json) printJson({ status: 'accepted', filePath, content: outcome.content, written });
+        else process.stdout.write(outcome.content);
+        return EXIT.OK;
+      } catch (err) {
+        printError('diff', (err as Error).message);
+        return EXIT.ERROR;
+      } finally {
+        process.off('SIGINT', onSigint);
+        await client.stop();
+      }
+    }),
+};

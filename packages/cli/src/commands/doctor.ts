@@ -1,0 +1,169 @@
+/**
+ * `ide-companion doctor`: would `gemini` started in this folder connect to an
+ * IDE, and if not, why, in words a user can act on. It follows the real CLI's
+ * steps (IDE process, discovery files, workspace, IDE detection, host) and
+ * then makes a real connection attempt to the targets the CLI would dial.
+ */
+import { CompanionClient, discoverCompanion, detectEditor, findInstaller, redactDiscovery, type DiscoveryResult } from '@ide-companion/client';
+import type { Command } from './types.js';
+import { COMMON_USAGE, EXIT, common, mark, parse, print, printJson, runCommand } from '../client/output.js';
+
+const usage = `Usage: ide-companion doctor [--json] [--cwd DIR] [--timeout MS]
+
+Explains whether Gemini CLI started in this folder would connect to an IDE
+companion, and what to do if not: discovery files and their owners, stale
+files, the workspace match (with every root), the token, IDE detection,
+container host mapping, and a real connection attempt.
+
+${COMMON_USAGE}
+Exit status: 0 gemini would connect, 1 it would not, 2 usage error.
+`;
+
+interface Finding {
+  ok: boolean | undefined;
+  topic: string;
+  text: string;
+  advice?: string;
+}
+
+export const doctorCommand: Command = {
+  name: 'doctor',
+  usage,
+  run: (argv) =>
+    runCommand('doctor', usage, async () => {
+      const { values } = parse(argv, {}, false);
+      const c = common(values);
+      const d = await discoverCompanion({ cwd: c.cwd, wellKnownPorts: false });
+      const findings = examine(d);
+      // The real attempt: the CLI's targets only (no well-known ports), the CLI's handshake.
+      const client = new CompanionClient({ cwd: c.cwd, ideProcess: d.ideProcess, wellKnownPorts: false, reconnect: false, heartbeatMs: 0, initTimeoutMs: c.timeoutMs });
+      let connected = false;
+      let tools: string[] = [];
+      if (!d.problem) {
+        connected = await client.connect();
+        tools = client.tools;
+        for (const a of client.attempts) {
+          findings.push({
+            ok: a.ok,
+            topic: 'reachability',
+            text: a.ok ? `${a.target}: connected (MCP handshake and tools/list done)` : `${a.target}: ${a.error}`,
+            advice: a.ok ? undefined : adviceForFailure(a.error ?? '', d),
+          });
+        }
+        if (connected) {
+          const diffing = tools.includes('openDiff') && tools.includes('closeDiff');
+          findings.push({
+            ok: diffing ? true : undefined,
+            topic: 'tools',
+            text: `tools offered: ${tools.join(', ') || 'none'}; diffs in the IDE ${diffing ? 'enabled' : 'disabled (needs openDiff and closeDiff)'}`,
+          });
+        }
+        await client.stop();
+      }
+      const ideOk = d.ide !== undefined;
+      const wouldConnect = connected && ideOk;
+      const verdict = wouldConnect
+        ? `gemini started in ${d.realCwd} would connect to ${d.ide!.displayName}.`
+        : `gemini started in ${d.realCwd} would NOT connect to an IDE.`;
+      if (c.json) {
+        printJson({ wouldConnect, verdict, findings, discovery: redactDiscovery(d), tools });
+      } else {
+        const lines = [verdict, ''];
+        for (const f of findings) {
+          lines.push(mark(f.ok, `[${f.topic}] ${f.text}`));
+          if (f.advice) lines.push(`    → ${f.advice}`);
+        }
+        print(lines.join('\n'));
+      }
+      return wouldConnect ? EXIT.OK : EXIT.NO;
+    }),
+};
+
+function examine(d: DiscoveryResult): Finding[] {
+  const out: Finding[] = [];
+  const uid = process.getuid?.();
+  out.push({
+    ok: undefined,
+    topic: 'ide process',
+    text: `IDE PID ${d.ideProcess.pid} (${d.ideProcess.source === 'env' ? 'from GEMINI_CLI_IDE_PID' : 'from the process tree: grandparent of the first shell above gemini'})${d.ideProcess.command ? `: ${d.ideProcess.command.slice(0, 120)}` : ''}`,
+  });
+  const editor = detectEditor(process.env, d.ideProcess.command);
+  const installer = editor ? findInstaller(editor.name) : undefined;
+  const startAdvice = installer
+    ? `Start ${editor!.displayName} with its companion (install it with: ide-companion install ${installer.id}), or run \`ide-companion serve\`.`
+    : 'Start the IDE with its companion enabled (or run `ide-companion serve`).';
+  if (d.dirError) out.push({ ok: false, topic: 'discovery', text: d.dirError, advice: startAdvice });
+  else if (d.files.length === 0) out.push({ ok: false, topic: 'discovery', text: `no discovery files in ${d.dir}`, advice: startAdvice });
+  for (const f of d.files) {
+    const owner = f.ownerUid === undefined ? 'owner unknown' : f.ownedByUser ? `owned by you (uid ${f.ownerUid})` : `owned by uid ${f.ownerUid}, not you (uid ${uid})`;
+    const state = f.alive ? `PID ${f.pid} running` : `PID ${f.pid} not running (stale)`;
+    const ws = f.workspace ? (f.workspace.ok ? 'workspace contains this folder' : `workspace does not contain this folder (roots: ${f.workspace.roots.join(', ') || 'none'})`) : '';
+    const chosen = d.chosen === f ? ' ← the CLI picks this one' : '';
+    const problems = [f.unusable, f.contractError ? `does not follow the contract (${f.contractError})` : undefined].filter(Boolean).join('; ');
+    let advice: string | undefined;
+    if (!f.ownedByUser && f.ownerUid !== undefined) advice = 'The CLI ignores files of other users: run gemini as the same user as the IDE.';
+    else if (!f.alive) advice = `Stale: its IDE is gone. Delete ${f.path} (our companions also sweep these on start).`;
+    else if (f.unusable) advice = 'The companion wrote a broken file: restart the IDE or its companion.';
+    out.push({
+      ok: !f.unusable && f.alive && f.workspace?.ok,
+      topic: 'discovery',
+      text: `${f.fileName}: ${owner}, ${state}${f.port !== undefined ? `, port ${f.port}` : ''}${ws ? `, ${ws}` : ''}${problems ? `; ${problems}` : ''}${chosen}`,
+      advice,
+    });
+  }
+  if (d.chosen) out.push({ ok: undefined, topic: 'choice', text: `chosen ${d.chosen.fileName}: ${d.chosenBecause}` });
+
+  if (d.workspace.ok) {
+    out.push({ ok: true, topic: 'workspace', text: `${d.realCwd} is inside the IDE's workspace (roots: ${d.workspace.roots.join(', ')}; from ${d.workspaceSource === 'env' ? 'GEMINI_CLI_IDE_WORKSPACE_PATH' : 'the discovery file'})` });
+  } else {
+    out.push({
+      ok: false,
+      topic: 'workspace',
+      text: d.workspace.error ?? 'workspace check failed',
+      advice:
+        d.workspace.roots.length > 0
+          ? `Run gemini from one of: ${d.workspace.roots.join(', ')} (or a folder inside one), or open ${d.realCwd} in the IDE.`
+          : d.workspacePath === ''
+            ? 'Open a folder in the IDE.'
+            : undefined,
+    });
+  }
+  out.push(
+    d.authToken
+      ? { ok: true, topic: 'token', text: `auth token present (from ${d.tokenSource === 'env' ? 'GEMINI_CLI_IDE_AUTH_TOKEN' : 'the discovery file'})` }
+      : { ok: d.chosen ? false : undefined, topic: 'token', text: 'no auth token (none in the file, no GEMINI_CLI_IDE_AUTH_TOKEN)', advice: d.chosen ? 'A companion without a token is refused by ours and accepted by few: restart the companion.' : undefined },
+  );
+  if (d.ide) {
+    out.push({ ok: true, topic: 'ide detection', text: `the CLI will call the IDE "${d.ide.displayName}" (${d.ide.evidence})` });
+  } else {
+    const guess = editor;
+    out.push({
+      ok: false,
+      topic: 'ide detection',
+      text: `the CLI will say "IDE integration is not supported in your current environment": no ideInfo in a discovery file and TERM_PROGRAM=${process.env['TERM_PROGRAM'] ?? '(unset)'} is not VS Code, Sublime, Zed, Xcode or JetBrains${guess ? ` (this looks like ${guess.displayName})` : ''}`,
+      advice: installer
+        ? `Install and start the ${guess!.displayName} companion (ide-companion install ${installer.id}); it writes ideInfo, which lets the CLI in.`
+        : 'Use a companion that writes ideInfo in its discovery file (all of ours do), started for this folder.',
+    });
+  }
+  const h = d.host;
+  out.push({
+    ok: h.inContainer && h.host !== '127.0.0.1' ? undefined : true,
+    topic: 'host',
+    text: h.reason,
+    advice: h.host !== '127.0.0.1' ? 'If the IDE runs in this same container, set REMOTE_CONTAINERS=1 so the CLI dials 127.0.0.1.' : undefined,
+  });
+  return out;
+}
+
+function adviceForFailure(error: string, d: DiscoveryResult): string {
+  if (/401|403|Unauthorized|Forbidden/i.test(error)) return 'The token was refused: the discovery file may be left over from an earlier run of the companion; restart the IDE companion.';
+  if (/ECONNREFUSED|fetch failed/i.test(error)) {
+    return d.host.host !== '127.0.0.1'
+      ? `Nothing answered on ${d.host.host}: if the IDE runs in this container, set REMOTE_CONTAINERS=1.`
+      : 'Nothing listens on that port: the companion is not running (stale file); restart the IDE or its companion.';
+  }
+  if (/ENOTFOUND|EAI_AGAIN/i.test(error)) return `${d.host.host} does not resolve here: set REMOTE_CONTAINERS=1 if the IDE runs in this container.`;
+  if (/timed out/i.test(error)) return 'The companion did not answer in time: is the IDE frozen or the port taken by another program?';
+  return 'See the error above; restart the IDE companion and run doctor again.';
+}

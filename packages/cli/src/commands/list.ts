@@ -1,0 +1,57 @@
+/** `ide-companion list`: every companion on this machine. */
+import { discoverCompanion, listCompanions, type CompanionListing } from '@ide-companion/client';
+import type { Command } from './types.js';
+import { EXIT, common, parse, print, printJson, runCommand } from '../client/output.js';
+
+const usage = `Usage: ide-companion list [--json] [--cwd DIR]
+
+Lists every IDE companion on this machine from its discovery file: the IDE,
+its PID, port, workspace, and whether it is alive (PID running and port
+accepting connections). '*' marks the one Gemini CLI would use from this folder.
+
+  --json          print a JSON array
+  --cwd DIR       the folder for the '*' mark (default: the current directory)
+
+Exit status: 0 (also when none is found), 2 usage error.
+`;
+
+export function liveness(l: CompanionListing): 'alive' | 'stale' | 'not listening' | 'unreadable' {
+  if (l.problem) return 'unreadable';
+  if (!l.pidAlive) return 'stale';
+  return l.portOpen === false ? 'not listening' : 'alive';
+}
+
+export const listCommand: Command = {
+  name: 'list',
+  usage,
+  run: (argv) =>
+    runCommand('list', usage, async () => {
+      const { values } = parse(argv, {}, false);
+      const c = common(values);
+      const [listings, discovery] = await Promise.all([listCompanions(), discoverCompanion({ cwd: c.cwd, wellKnownPorts: false })]);
+      const chosen = discovery.chosen?.path;
+      const rows = listings.map((l) => ({ ...l, state: liveness(l), chosenHere: l.file === chosen }));
+      if (c.json) {
+        printJson(rows);
+        return EXIT.OK;
+      }
+      if (rows.length === 0) {
+        print(`No companions: no discovery files in ${discovery.dir}.`);
+        return EXIT.OK;
+      }
+      const table = [
+        ['', 'IDE', 'PID', 'PORT', 'STATE', 'WORKSPACE'],
+        ...rows.map((r) => [
+          r.chosenHere ? '*' : '',
+          r.ide?.displayName ?? '?',
+          String(r.pid),
+          r.port === undefined ? '?' : String(r.port),
+          r.state + (r.ownedByUser ? '' : ` (uid ${r.ownerUid})`),
+          r.roots.join(', ') || (r.workspacePath === '' ? '(no folder open)' : '?'),
+        ]),
+      ];
+      const widths = table[0]!.map((_, i) => Math.max(...table.map((row) => row[i]!.length)));
+      print(table.map((row) => row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  ').trimEnd()).join('\n'));
+      return EXIT.OK;
+    }),
+};

@@ -1,0 +1,71 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { waitFor } from '@ide-companion/testkit';
+import { binEnv, focusFile, runBin, setup } from './support/clientCommands.js';
+
+test('context: prints the normalised context the model would see (exit 0)', async () => {
+  const s = await setup();
+  try {
+    const a = focusFile(s, 'a.ts', 'abc\n');
+    s.companion.context.setCursor(a, { line: 1, character: 2 }, 'b'.repeat(20_000));
+    const r = await runBin(['context'], { cwd: s.workspace, env: binEnv(s.tmp) });
+    assert.equal(r.code, 0, r.stderr);
+    const ctx = JSON.parse(r.stdout);
+    const file = ctx.workspaceState.openFiles[0];
+    assert.equal(file.path, a);
+    assert.equal(file.isActive, true);
+    // The companion already cuts to 16 KiB with the marker; the CLI's cut then leaves it as is.
+    assert.ok(file.selectedText.length <= 16384 + '... [TRUNCATED]'.length);
+    assert.ok(file.selectedText.endsWith('... [TRUNCATED]'));
+  } finally {
+    await s.cleanup();
+  }
+});
+
+test('context: no companion gives exit 1 and the reason on stderr', async () => {
+  const s = await setup({ start: false });
+  try {
+    const r = await runBin(['context'], { cwd: s.workspace, env: binEnv(s.tmp) });
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /ide-companion context: /);
+  } finally {
+    await s.cleanup();
+  }
+});
+
+test('context --watch --json: one line per change, survives a companion restart, exits 0 on SIGINT', async () => {
+  const s = await setup();
+  let second: Awaited<ReturnType<typeof setup>> | undefined;
+  const run = runBin(['context', '--watch', '--json'], { cwd: s.workspace, env: binEnv(s.tmp), timeoutMs: 120_000 });
+  try {
+    const lines = () => run.child.stdout!.readableLength >= 0 && collected.map((l) => JSON.parse(l));
+    const collected: string[] = [];
+    let buffer = '';
+    run.child.stdout!.on('data', (d: string) => {
+      buffer += d;
+      const parts = buffer.split('\n');
+      buffer = parts.pop()!;
+      collected.push(...parts.filter(Boolean));
+    });
+    const first = focusFile(s, 'first.ts');
+    await waitFor(() => (lines() || []).some((l) => l.workspaceState?.openFiles?.[0]?.path === first), 'the first context line', 30_000);
+    const later = focusFile(s, 'later.ts');
+    await waitFor(() => (lines() || []).some((l) => l.workspaceState?.openFiles?.[0]?.path === later), 'a line for the change', 30_000);
+    // Restart: a new companion for the same workspace; the watcher finds it by itself.
+    await s.companion.stop();
+    const { Companion } = await import('@ide-companion/server');
+    const companion = new Companion({ ideInfo: { name: 'test-ide', displayName: 'Test IDE' }, workspaceRoots: [s.workspace], tmpdir: s.tmp, handleSignals: false });
+    await companion.start();
+    second = { ...s, companion, cleanup: async () => companion.stop() };
+    const after = focusFile(second, 'after-restart.ts');
+    await waitFor(() => (lines() || []).some((l) => l.workspaceState?.openFiles?.[0]?.path === after), 'context from the restarted companion', 60_000);
+    run.child.kill('SIGINT');
+    const r = await run;
+    assert.equal(r.code, 0);
+    assert.ok((lines() || []).some((l) => l.status === 'disconnected'), 'the drop was reported');
+  } finally {
+    run.child.kill('SIGKILL');
+    await second?.cleanup();
+    await s.cleanup();
+  }
+});

@@ -1,0 +1,47 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import { INSTALLERS } from '@ide-companion/client';
+import { binEnv, runBin, setup } from './support/clientCommands.js';
+
+test('install without EDITOR lists the registry (exit 0)', async () => {
+  const s = await setup({ start: false });
+  try {
+    const r = await runBin(['install', '--json'], { cwd: s.workspace, env: binEnv(s.tmp, { NVIM: '/tmp/nvim.sock' }) });
+    assert.equal(r.code, 0, r.stderr);
+    const out = JSON.parse(r.stdout);
+    assert.deepEqual(out.installers.map((i: { id: string }) => i.id), INSTALLERS.map((i) => i.id));
+    assert.equal(out.detectedEditor.name, 'neovim');
+  } finally {
+    await s.cleanup();
+  }
+});
+
+test('install of an unknown editor is a usage error naming what exists (exit 2)', async () => {
+  const s = await setup({ start: false });
+  try {
+    const r = await runBin(['install', 'no-such-editor'], { cwd: s.workspace, env: binEnv(s.tmp) });
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /no installer for 'no-such-editor' \(available: /);
+  } finally {
+    await s.cleanup();
+  }
+});
+
+test('install neovim runs the registry\'s installer: --dry-run changes nothing, a real run installs', async () => {
+  const s = await setup({ start: false });
+  try {
+    const data = `${s.tmp}/xdg-data`;
+    const env = binEnv(s.tmp, { XDG_DATA_HOME: data });
+    const dry = await runBin(['install', 'neovim', '--dry-run', '--json'], { cwd: s.workspace, env });
+    assert.equal(dry.code, 0, dry.stderr);
+    assert.equal(JSON.parse(dry.stdout).success, true);
+    assert.equal(fs.existsSync(data), false, 'a dry run writes nothing');
+    const real = await runBin(['install', 'Neovim'], { cwd: s.workspace, env });
+    assert.equal(real.code, 0, real.stderr);
+    assert.match(real.stdout, /^✔ /);
+    assert.ok(fs.existsSync(`${data}/nvim/site/pack/ide-companion/start/ide-companion`));
+  } finally {
+    await s.cleanup();
+  }
+});

@@ -1,0 +1,47 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { isPidAlive } from '@ide-companion/client';
+import { binEnv, runBin, setup } from './support/clientCommands.js';
+
+test('list: shows every companion with IDE, PID, port, workspace and liveness', async () => {
+  const s = await setup();
+  try {
+    // Above every OS's PID ceiling: never alive.
+    const dead = 90_000_888;
+    assert.equal(isPidAlive(dead), false);
+    fs.writeFileSync(
+      path.join(s.tmp, 'gemini', 'ide', `gemini-ide-server-${dead}-9.json`),
+      JSON.stringify({ port: 9, workspacePath: '/somewhere', authToken: 't', ideInfo: { name: 'old', displayName: 'Old IDE' } }),
+    );
+    const r = await runBin(['list', '--json'], { cwd: s.workspace, env: binEnv(s.tmp) });
+    assert.equal(r.code, 0, r.stderr);
+    const rows = JSON.parse(r.stdout) as Array<Record<string, unknown>>;
+    const live = rows.find((x) => x['port'] === s.companion.port)!;
+    assert.equal(live['state'], 'alive');
+    assert.equal(live['chosenHere'], true);
+    assert.deepEqual(live['ide'], { name: 'test-ide', displayName: 'Test IDE' });
+    assert.deepEqual(live['roots'], [s.workspace]);
+    const stale = rows.find((x) => x['pid'] === dead)!;
+    assert.equal(stale['state'], 'stale');
+    assert.equal(stale['chosenHere'], false);
+    assert.equal(r.stdout.includes(s.companion.authToken), false);
+    const text = await runBin(['list'], { cwd: s.workspace, env: binEnv(s.tmp) });
+    assert.match(text.stdout, /^\*\s+Test IDE\s+\d+\s+\d+\s+alive\s+/m);
+    assert.match(text.stdout, /Old IDE\s+\d+\s+9\s+stale\s+\/somewhere/);
+  } finally {
+    await s.cleanup();
+  }
+});
+
+test('list: none found is not an error', async () => {
+  const s = await setup({ start: false });
+  try {
+    const r = await runBin(['list'], { cwd: s.workspace, env: binEnv(s.tmp) });
+    assert.equal(r.code, 0);
+    assert.match(r.stdout, /No companions/);
+  } finally {
+    await s.cleanup();
+  }
+});
