@@ -1,0 +1,59 @@
+-- User commands. Defined by plugin/ide_companion.lua and by setup(), whichever comes first.
+local M = {}
+
+local defined = false
+
+local function diff_or_error()
+  local diff = require('ide_companion.diff')
+  local d, count = diff.current()
+  if d then
+    return d
+  end
+  if (count or 0) == 0 then
+    vim.notify('ide-companion: no diff is open', vim.log.levels.WARN)
+  else
+    vim.notify('ide-companion: several diffs are open; run this in the diff\'s tab', vim.log.levels.WARN)
+  end
+  return nil
+end
+
+function M.define()
+  if defined then
+    return
+  end
+  defined = true
+  local function command(name, fn, opts)
+    vim.api.nvim_create_user_command(name, fn, opts or {})
+  end
+  command('GeminiStatus', function()
+    print(table.concat(require('ide_companion').status_lines(), '\n'))
+  end, { desc = 'ide-companion: show the companion, its port and the connected Gemini CLIs' })
+  command('GeminiStart', function()
+    require('ide_companion').start()
+  end, { desc = 'ide-companion: start the companion' })
+  command('GeminiStop', function()
+    require('ide_companion').stop()
+  end, { desc = 'ide-companion: stop the companion (removes its discovery file)' })
+  command('GeminiAccept', function()
+    local d = diff_or_error()
+    if d then
+      require('ide_companion.diff').accept(d.id)
+    end
+  end, { desc = 'ide-companion: accept the diff (with your edits)' })
+  command('GeminiReject', function()
+    local d = diff_or_error()
+    if d then
+      require('ide_companion.diff').reject(d.id)
+    end
+  end, { desc = 'ide-companion: reject the diff' })
+  command('Gemini', function(args)
+    local ic = require('ide_companion')
+    local cfg = ic._cfg()
+    if not require('ide_companion.host').state.job then
+      ic.start()
+    end
+    require('ide_companion.terminal').open(cfg, args.fargs)
+  end, { nargs = '*', desc = 'ide-companion: open Gemini CLI in a split terminal' })
+end
+
+return M

@@ -1,0 +1,81 @@
+-- Options for ide-companion, their defaults, and validation.
+-- Every option is documented in doc/ide-companion.txt (|ide-companion-config|).
+local M = {}
+
+local plugin_root = (function()
+  -- This file is <root>/lua/ide_companion/config.lua.
+  local source = debug.getinfo(1, 'S').source:sub(2)
+  return vim.fn.fnamemodify(source, ':p:h:h:h')
+end)()
+
+M.plugin_root = plugin_root
+
+M.defaults = {
+  -- Start the companion when Neovim starts (or when setup() runs after startup).
+  auto_start = true,
+  -- The Node.js (>= 20) executable that runs the host.
+  node = 'node',
+  -- The host script; the bundled one shipped with the plugin by default.
+  host = plugin_root .. '/host/ide-companion-host.mjs',
+  -- Extra workspace roots, besides the global, tab-local and window-local cwds.
+  roots = {},
+  -- Workspace trust reported to Gemini CLI: nil reports nothing (the CLI's own
+  -- trusted-folders setting decides), true or false overrides it.
+  trusted = nil,
+  -- Where the host writes its log (never tokens or file contents).
+  log_file = vim.fn.stdpath('cache') .. '/ide-companion.log',
+  -- How :Gemini opens the CLI.
+  terminal = {
+    cmd = { 'gemini' },
+    split = 'botright vsplit',
+  },
+  -- Name and display name in the discovery file; `/ide status` shows the display name.
+  ide_info = { name = 'neovim', displayName = 'Neovim' },
+}
+
+local function check_type(name, value, expected)
+  if type(value) ~= expected then
+    error(string.format('ide-companion: option %s must be a %s, got %s', name, expected, type(value)), 3)
+  end
+end
+
+--- Merges `user` over the defaults and validates the result. Raises on a bad option.
+function M.resolve(user)
+  user = user or {}
+  if type(user) ~= 'table' then
+    error('ide-companion: setup() takes a table of options', 2)
+  end
+  local cfg = vim.tbl_deep_extend('force', vim.deepcopy(M.defaults), user)
+  for key in pairs(user) do
+    if M.defaults[key] == nil and key ~= 'trusted' then
+      error('ide-companion: unknown option ' .. tostring(key), 2)
+    end
+  end
+  check_type('auto_start', cfg.auto_start, 'boolean')
+  check_type('node', cfg.node, 'string')
+  check_type('host', cfg.host, 'string')
+  check_type('roots', cfg.roots, 'table')
+  check_type('log_file', cfg.log_file, 'string')
+  check_type('terminal', cfg.terminal, 'table')
+  check_type('ide_info', cfg.ide_info, 'table')
+  if cfg.trusted ~= nil then
+    check_type('trusted', cfg.trusted, 'boolean')
+  end
+  if type(cfg.terminal.cmd) == 'string' then
+    cfg.terminal.cmd = { cfg.terminal.cmd }
+  end
+  check_type('terminal.cmd', cfg.terminal.cmd, 'table')
+  check_type('terminal.split', cfg.terminal.split, 'string')
+  -- tbl_deep_extend merges lists by index: a user's roots replace the defaults' (empty) list.
+  cfg.roots = vim.tbl_map(function(root)
+    check_type('roots[]', root, 'string')
+    local abs = vim.fn.fnamemodify(vim.fn.expand(root), ':p')
+    if #abs > 1 then
+      abs = abs:gsub('/$', '')
+    end
+    return abs
+  end, user.roots or {})
+  return cfg
+end
+
+return M

@@ -1,0 +1,153 @@
+-- Editor events -> host notifications. Every handler is a few API reads and
+-- one rpcnotify: nothing waits for the host, and the host's ContextTracker
+-- does the coalescing and decides what the CLI sees.
+local host = require('ide_companion.host')
+local position = require('ide_companion.position')
+local roots = require('ide_companion.roots')
+
+local M = {}
+
+local GROUP = 'ide_companion_context'
+local last_cursor_key = nil
+local last_roots_key = nil
+local renaming = {} -- buf -> its name before :file / :saveas
+local extra_roots = {}
+
+-- On every cursor move: vim.bo[buf] costs microseconds (a proxy object per
+-- access), the API call a tenth of that. nvim_buf_get_option is deprecated
+-- from 0.10, whose nvim_get_option_value takes {buf} (0.7's does not).
+local buf_option
+if vim.fn.has('nvim-0.10') == 1 then
+  buf_option = function(buf, name)
+    return vim.api.nvim_get_option_value(name, { buf = buf })
+  end
+else
+  buf_option = vim.api.nvim_buf_get_option
+end
+
+--- The file a buffer shows, or nil for terminals, help, scratch and plugin buffers.
+local function file_of(buf)
+  if not vim.api.nvim_buf_is_valid(buf) or buf_option(buf, 'buftype') ~= '' then
+    return nil
+  end
+  local name = vim.api.nvim_buf_get_name(buf)
+  -- Absolute local paths only: no "fugitive://..." or other URL-like names.
+  if name == '' or name:find('^%a[%w+.-]*://') then
+    return nil
+  end
+  if name:sub(1, 1) == '/' or name:find('^%a:[\\/]') then
+    return name
+  end
+  return nil
+end
+M.file_of = file_of
+
+--- A file buffer the user has open: listed (help and plugin buffers are not).
+local function open_file_of(buf)
+  if vim.api.nvim_buf_is_valid(buf) and buf_option(buf, 'buflisted') then
+    return file_of(buf)
+  end
+  return nil
+end
+
+local function send_position(method)
+  local buf = vim.api.nvim_get_current_buf()
+  local path = open_file_of(buf)
+  if not path then
+    return
+  end
+  local pos = position.current(buf)
+  local key = path .. ':' .. pos.line .. ':' .. pos.character .. ':' .. (pos.selectedText or '')
+  if method == 'cursor' and key == last_cursor_key then
+    return
+  end
+  last_cursor_key = key
+  pos.path = path
+  host.notify(method, pos)
+end
+
+function M.send_roots(force)
+  local list = roots.collect(extra_roots)
+  local key = table.concat(list, '\n')
+  if key == last_roots_key and not force then
+    return
+  end
+  last_roots_key = key
+  host.notify('roots', { roots = list })
+end
+
+local function send_path(method, buf)
+  local path = file_of(buf)
+  if path then
+    host.notify(method, { path = path })
+  end
+end
+
+--- What the host must know at once: every listed file buffer, the current one, the roots.
+function M.sync()
+  local current = vim.api.nvim_get_current_buf()
+  for _, buf in ipairs(vim.api.nvim_list_bufs()) do
+    if buf ~= current and open_file_of(buf) then
+      send_path('open', buf)
+    end
+  end
+  last_cursor_key = nil
+  send_position('focus')
+  M.send_roots(true)
+end
+
+function M.attach(cfg)
+  extra_roots = cfg.roots or {}
+  last_cursor_key, last_roots_key = nil, nil
+  local group = vim.api.nvim_create_augroup(GROUP, { clear = true })
+  local function au(events, callback)
+    vim.api.nvim_create_autocmd(events, { group = group, callback = callback })
+  end
+  au({ 'BufEnter', 'WinEnter', 'FocusGained' }, function()
+    send_position('focus')
+  end)
+  au({ 'CursorMoved', 'CursorMovedI', 'ModeChanged' }, function()
+    send_position('cursor')
+  end)
+  au('BufAdd', function(args)
+    -- Later: a help or plugin buffer gets its 'buftype' and 'nobuflisted' only after BufAdd.
+    vim.schedule(function()
+      if open_file_of(args.buf) then
+        send_path('open', args.buf)
+      end
+    end)
+  end)
+  au({ 'BufDelete', 'BufWipeout' }, function(args)
+    send_path('close', args.buf)
+  end)
+  au('BufWritePost', function(args)
+    send_path('saved', args.buf)
+  end)
+  au('BufFilePre', function(args)
+    renaming[args.buf] = file_of(args.buf)
+  end)
+  au('BufFilePost', function(args)
+    local from, to = renaming[args.buf], file_of(args.buf)
+    renaming[args.buf] = nil
+    if from and to then
+      host.notify('rename', { from = from, to = to })
+    elseif from then
+      host.notify('close', { path = from })
+    elseif to then
+      send_path('open', args.buf)
+    end
+  end)
+  au({ 'DirChanged', 'TabClosed', 'WinClosed', 'TabNew' }, function()
+    -- After the window or tab is really gone (WinClosed fires before).
+    vim.schedule(M.send_roots)
+  end)
+  M.sync()
+end
+
+function M.detach()
+  pcall(vim.api.nvim_del_augroup_by_name, GROUP)
+  last_cursor_key, last_roots_key = nil, nil
+  renaming = {}
+end
+
+return M

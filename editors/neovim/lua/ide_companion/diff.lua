@@ -1,0 +1,308 @@
+-- Diff tabs: the file as it is on disk (left, read-only) beside Gemini's
+-- proposal (right, editable). `:w` in the proposal accepts it as edited;
+-- closing it (:q!, :bd!, :tabclose!) rejects. The host owns the protocol;
+-- this module only shows, reads back and closes buffers.
+local uv = vim.uv or vim.loop
+local host = require('ide_companion.host')
+
+local M = {}
+
+-- id -> { id, path, left, right, group, settled, prev_tab, had_unsaved }
+local diffs = {}
+local counter = 0
+
+local function notify(msg, level)
+  vim.notify('ide-companion: ' .. msg, level or vim.log.levels.INFO)
+end
+
+local function same_file(a, b)
+  if a == b then
+    return true
+  end
+  local ra, rb = uv.fs_realpath(a), uv.fs_realpath(b)
+  return ra ~= nil and ra == rb
+end
+
+--- Loaded file buffers showing `path` (through symlinks too).
+local function buffers_of(path)
+  local found = {}
+  for _, buf in ipairs(vim.api.nvim_list_bufs()) do
+    if vim.api.nvim_buf_is_loaded(buf) and vim.bo[buf].buftype == '' then
+      local name = vim.api.nvim_buf_get_name(buf)
+      if name ~= '' and same_file(name, path) then
+        table.insert(found, buf)
+      end
+    end
+  end
+  return found
+end
+
+--- Fills `buf` with `content` ({lines, fileformat, eol}) so that reading it back gives the same bytes.
+local function fill(buf, content)
+  local lines = content.lines
+  vim.bo[buf].fileformat = content.fileformat
+  if content.eol and #lines == 1 and lines[1] == '' then
+    -- "\n" is one empty line; setting {''} directly gives Vim's "no lines" state, which writes "".
+    vim.api.nvim_buf_set_lines(buf, 0, -1, false, { '', '' })
+    vim.api.nvim_buf_set_lines(buf, 1, 2, false, {})
+  else
+    vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
+  end
+  vim.bo[buf].endofline = content.eol
+  vim.bo[buf].fixendofline = content.eol
+end
+
+local function detect_filetype(buf, path)
+  vim.api.nvim_buf_call(buf, function()
+    pcall(vim.cmd, 'silent doautocmd filetypedetect BufRead ' .. vim.fn.fnameescape(path))
+  end)
+end
+
+local function scratch_name(n, side, path)
+  return string.format('ide-companion://%d/%s%s', n, side, path)
+end
+
+--- The proposal buffer as it stands, for the host to turn into text (src/host/bufferText.ts).
+local function read_state(buf)
+  local empty = vim.api.nvim_buf_call(buf, function()
+    return vim.fn.line2byte(vim.fn.line('$') + 1) == -1
+  end)
+  return {
+    lines = vim.api.nvim_buf_get_lines(buf, 0, -1, false),
+    fileformat = vim.bo[buf].fileformat,
+    eol = vim.bo[buf].endofline,
+    fixeol = vim.bo[buf].fixendofline,
+    binary = vim.bo[buf].binary,
+    empty = empty,
+  }
+end
+
+local function wipe(d)
+  pcall(vim.api.nvim_del_augroup_by_id, d.group)
+  local in_diff_tab = vim.api.nvim_get_current_buf() == d.right or vim.api.nvim_get_current_buf() == d.left
+  for _, buf in ipairs({ d.right, d.left }) do
+    if vim.api.nvim_buf_is_valid(buf) then
+      pcall(vim.api.nvim_buf_delete, buf, { force = true })
+    end
+  end
+  if in_diff_tab and d.prev_tab and vim.api.nvim_tabpage_is_valid(d.prev_tab) then
+    pcall(vim.api.nvim_set_current_tabpage, d.prev_tab)
+  end
+end
+
+--- Settles `d` once: the first of accept, reject and close wins.
+local function settle(d)
+  if d.settled then
+    return false
+  end
+  d.settled = true
+  diffs[d.id] = nil
+  return true
+end
+
+local function diff_for_buf(buf)
+  for _, d in pairs(diffs) do
+    if d.left == buf or d.right == buf then
+      return d
+    end
+  end
+  return nil
+end
+
+-- Called by the host -------------------------------------------------------
+
+--- Opens a diff tab. spec = {id, path, proposal = {lines, fileformat, eol}, original = same or nil}.
+function M.open(spec)
+  counter = counter + 1
+  local n = counter
+  local d = { id = spec.id, path = spec.path, settled = false, prev_tab = vim.api.nvim_get_current_tabpage() }
+  -- Typing into the proposal by accident would be worse than leaving Insert
+  -- mode; from Terminal mode (the CLI's own terminal) the new tab needs Normal mode.
+  local mode = vim.api.nvim_get_mode().mode:sub(1, 1)
+  if mode == 'i' or mode == 't' then
+    vim.cmd('stopinsert')
+  end
+
+  vim.cmd('tabnew')
+  local left = vim.api.nvim_get_current_buf()
+  vim.bo[left].buftype = 'nofile'
+  vim.bo[left].bufhidden = 'wipe'
+  vim.bo[left].swapfile = false
+  pcall(vim.api.nvim_buf_set_name, left, scratch_name(n, spec.original and 'disk' or 'new-file', spec.path))
+  fill(left, spec.original or { lines = { '' }, fileformat = 'unix', eol = false })
+  vim.bo[left].modified = false
+  vim.bo[left].modifiable = false
+  detect_filetype(left, spec.path)
+  vim.cmd('diffthis')
+
+  vim.cmd('rightbelow vnew')
+  local right = vim.api.nvim_get_current_buf()
+  vim.bo[right].buftype = 'acwrite'
+  vim.bo[right].bufhidden = 'wipe'
+  vim.bo[right].swapfile = false
+  pcall(vim.api.nvim_buf_set_name, right, scratch_name(n, 'proposed', spec.path))
+  fill(right, spec.proposal)
+  vim.bo[right].modified = false
+  detect_filetype(right, spec.path)
+  vim.cmd('diffthis')
+
+  d.left, d.right = left, right
+  d.group = vim.api.nvim_create_augroup('ide_companion_diff_' .. n, { clear = true })
+  vim.api.nvim_create_autocmd('BufWriteCmd', {
+    group = d.group,
+    buffer = right,
+    callback = function()
+      M.accept(d.id)
+    end,
+  })
+  -- BufUnload, not BufWipeout alone: with 'bufhidden' wipe, :q unloads and wipes,
+  -- :bd! only unloads; both mean the user closed the proposal.
+  vim.api.nvim_create_autocmd({ 'BufUnload', 'BufWipeout' }, {
+    group = d.group,
+    buffer = right,
+    callback = function()
+      if not d.settled then
+        vim.schedule(function()
+          M.reject(d.id)
+        end)
+      end
+    end,
+  })
+  diffs[d.id] = d
+
+  local name = vim.fn.fnamemodify(spec.path, ':~:.')
+  local unsaved = {}
+  for _, buf in ipairs(buffers_of(spec.path)) do
+    if vim.bo[buf].modified then
+      table.insert(unsaved, buf)
+    end
+  end
+  if #unsaved > 0 then
+    d.had_unsaved = true
+    notify(
+      name .. ' has unsaved changes: the diff is against the file on disk; your changes stay in the buffer.',
+      vim.log.levels.WARN
+    )
+  else
+    notify('Gemini proposes changes to ' .. name .. ': :w accepts, :q! rejects')
+  end
+  return { left = left, right = right }
+end
+
+--- The proposal's current state, or nil if the diff is gone.
+function M.state(id)
+  local d = diffs[id]
+  if not d or not vim.api.nvim_buf_is_valid(d.right) then
+    return nil
+  end
+  return read_state(d.right)
+end
+
+--- The CLI (or the companion) closed the diff: no outcome is sent.
+function M.close(id, reason)
+  local d = diffs[id]
+  if not d or not settle(d) then
+    return false
+  end
+  wipe(d)
+  if reason == 'closedByCli' then
+    notify('Gemini CLI closed the diff for ' .. vim.fn.fnamemodify(d.path, ':t'))
+  elseif reason == 'sessionClosed' then
+    notify('the Gemini CLI session that opened the diff for ' .. vim.fn.fnamemodify(d.path, ':t') .. ' went away')
+  end
+  return true
+end
+
+--- After Gemini CLI wrote an accepted file: reload the buffers showing it, unless they have unsaved changes.
+function M.reload(path)
+  local reloaded = 0
+  for _, buf in ipairs(buffers_of(path)) do
+    if vim.bo[buf].modified then
+      notify(
+        vim.fn.fnamemodify(path, ':~:.') .. ' was written by Gemini CLI but was not reloaded: it has unsaved changes (:e! drops them).',
+        vim.log.levels.WARN
+      )
+    else
+      vim.api.nvim_buf_call(buf, function()
+        -- A local 'autoread' makes :checktime reload without the "changed on disk" prompt.
+        vim.cmd('setlocal autoread')
+        pcall(vim.cmd, 'silent checktime ' .. buf)
+        vim.cmd('set autoread<')
+      end)
+      reloaded = reloaded + 1
+    end
+  end
+  return reloaded
+end
+
+-- User actions --------------------------------------------------------------
+
+function M.accept(id)
+  local d = diffs[id]
+  if not d or not vim.api.nvim_buf_is_valid(d.right) or not settle(d) then
+    return false
+  end
+  local state = read_state(d.right)
+  vim.bo[d.right].modified = false
+  if not host.notify('diffAccept', { id = id, buffer = state }) then
+    notify('the companion is not running; the diff cannot be accepted', vim.log.levels.ERROR)
+  end
+  -- Not inside BufWriteCmd: deleting the buffer being written is refused there.
+  vim.schedule(function()
+    wipe(d)
+  end)
+  return true
+end
+
+function M.reject(id)
+  local d = diffs[id]
+  if not d or not settle(d) then
+    return false
+  end
+  host.notify('diffReject', { id = id })
+  vim.schedule(function()
+    wipe(d)
+  end)
+  return true
+end
+
+--- The diff a command applies to: the one in the current tab, else the only one open.
+function M.current()
+  local d = diff_for_buf(vim.api.nvim_get_current_buf())
+  if d then
+    return d
+  end
+  for _, win in ipairs(vim.api.nvim_tabpage_list_wins(0)) do
+    d = diff_for_buf(vim.api.nvim_win_get_buf(win))
+    if d then
+      return d
+    end
+  end
+  local only, count = nil, 0
+  for _, candidate in pairs(diffs) do
+    only, count = candidate, count + 1
+  end
+  if count == 1 then
+    return only
+  end
+  return nil, count
+end
+
+function M.list()
+  local out = {}
+  for _, d in pairs(diffs) do
+    table.insert(out, { id = d.id, path = d.path, proposal = d.right, original = d.left })
+  end
+  return out
+end
+
+--- The host went away: its diffs can no longer be answered.
+function M.close_all()
+  for _, d in pairs(diffs) do
+    if settle(d) then
+      wipe(d)
+    end
+  end
+end
+
+return M

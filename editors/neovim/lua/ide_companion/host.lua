@@ -1,0 +1,216 @@
+-- The Node host: started as an RPC job, talked to with rpcnotify only (never
+-- rpcrequest, so nothing here can block typing), and calling back into the
+-- on_* functions below through nvim_exec_lua.
+local M = {}
+
+local STDERR_LINES_KEPT = 40
+local STOP_GRACE_MS = 3000
+
+-- status: 'stopped' | 'starting' | 'running' | 'stopping'
+M.state = {
+  status = 'stopped',
+  job = nil,
+  info = nil, -- what the host reported in on_started
+  env = nil, -- GEMINI_CLI_IDE_* currently exported into vim.env
+  sessions = {},
+  stderr = {},
+  last_error = nil,
+}
+local state = M.state
+local ready_callbacks = {}
+local listeners = { started = {}, stopped = {} }
+
+local function notify(msg, level)
+  vim.notify('ide-companion: ' .. msg, level or vim.log.levels.INFO)
+end
+
+local function emit(event)
+  for _, fn in ipairs(listeners[event]) do
+    pcall(fn)
+  end
+end
+
+--- Registers fn for "started" (the companion listens) or "stopped" (the host is gone).
+function M.on(event, fn)
+  table.insert(listeners[event], fn)
+end
+
+local function apply_env(env)
+  for key in pairs(state.env or {}) do
+    if env == nil or env[key] == nil then
+      vim.env[key] = nil
+    end
+  end
+  for key, value in pairs(env or {}) do
+    vim.env[key] = value
+  end
+  state.env = env
+end
+
+local function keep_stderr(lines)
+  for _, line in ipairs(lines) do
+    if line ~= '' then
+      table.insert(state.stderr, line)
+      if #state.stderr > STDERR_LINES_KEPT then
+        table.remove(state.stderr, 1)
+      end
+    end
+  end
+end
+
+local function reset(job)
+  if state.job ~= job then
+    return
+  end
+  local was = state.status
+  state.status = 'stopped'
+  state.job = nil
+  state.info = nil
+  state.sessions = {}
+  apply_env(nil)
+  ready_callbacks = {}
+  if was ~= 'stopped' then
+    emit('stopped')
+  end
+end
+
+--- Sends a notification to the host; false when it is not running.
+function M.notify(method, payload)
+  if not state.job then
+    return false
+  end
+  local ok = pcall(vim.rpcnotify, state.job, method, payload)
+  return ok
+end
+
+function M.is_running()
+  return state.status == 'running'
+end
+
+--- Runs fn once the companion listens; false if it is not starting or running.
+function M.when_ready(fn)
+  if state.status == 'running' then
+    fn()
+    return true
+  elseif state.status == 'starting' then
+    table.insert(ready_callbacks, fn)
+    return true
+  end
+  return false
+end
+
+--- Starts the host. `start_payload` is the `start` notification (pid, roots, ...).
+function M.start(cfg, start_payload)
+  if state.job then
+    return true
+  end
+  if vim.fn.executable(cfg.node) ~= 1 then
+    state.last_error = 'Node.js not found: ' .. cfg.node .. ' (set the `node` option; Node >= 20 is needed)'
+    notify(state.last_error, vim.log.levels.ERROR)
+    return false
+  end
+  if vim.fn.filereadable(cfg.host) ~= 1 then
+    state.last_error = 'host script not found: ' .. cfg.host
+    notify(state.last_error, vim.log.levels.ERROR)
+    return false
+  end
+  state.stderr = {}
+  state.last_error = nil
+  local job
+  job = vim.fn.jobstart({ cfg.node, cfg.host }, {
+    rpc = true,
+    on_stderr = function(_, data)
+      keep_stderr(data)
+    end,
+    on_exit = function(_, code)
+      local expected = state.status == 'stopping'
+      if state.job == job and not expected and code ~= 0 then
+        state.last_error = string.format('host exited with code %d: %s', code, table.concat(state.stderr, ' | '))
+        notify(state.last_error, vim.log.levels.ERROR)
+      end
+      reset(job)
+    end,
+  })
+  if job <= 0 then
+    state.last_error = 'could not start ' .. cfg.node
+    notify(state.last_error, vim.log.levels.ERROR)
+    return false
+  end
+  state.job = job
+  state.status = 'starting'
+  -- Neovim ends its jobs when it exits: that exit is expected, not an error to show.
+  vim.api.nvim_create_autocmd('VimLeavePre', {
+    group = vim.api.nvim_create_augroup('ide_companion_host', { clear = true }),
+    callback = function()
+      if state.job then
+        state.status = 'stopping'
+      end
+    end,
+  })
+  -- Queued in the pipe until the host attaches; it then handles messages in order.
+  M.notify('start', start_payload)
+  return true
+end
+
+--- Asks the host to stop (it removes its discovery file, then exits); kills it if it does not.
+function M.stop()
+  local job = state.job
+  if not job then
+    return false
+  end
+  state.status = 'stopping'
+  M.notify('stop', {})
+  vim.defer_fn(function()
+    if state.job == job then
+      pcall(vim.fn.jobstop, job)
+    end
+  end, STOP_GRACE_MS)
+  return true
+end
+
+-- Called by the host -------------------------------------------------------
+
+function M.on_started(info)
+  if state.status ~= 'starting' then
+    return false
+  end
+  state.status = 'running'
+  state.info = info
+  apply_env(info.env)
+  local callbacks = ready_callbacks
+  ready_callbacks = {}
+  for _, fn in ipairs(callbacks) do
+    local ok, err = pcall(fn)
+    if not ok then
+      notify(tostring(err), vim.log.levels.ERROR)
+    end
+  end
+  emit('started')
+  return true
+end
+
+--- The roots changed: the workspace path in the terminal env with them.
+function M.on_env(env, workspace_path)
+  if state.status ~= 'running' then
+    return false
+  end
+  apply_env(env)
+  if state.info then
+    state.info.env = env
+    state.info.workspacePath = workspace_path
+  end
+  return true
+end
+
+function M.on_sessions(sessions)
+  state.sessions = sessions
+  return true
+end
+
+function M.on_failed(message)
+  state.last_error = 'companion failed to start: ' .. tostring(message)
+  notify(state.last_error, vim.log.levels.ERROR)
+  return true
+end
+
+return M

@@ -1,0 +1,115 @@
+-- ide-companion: Gemini CLI's IDE mode in Neovim. See :help ide-companion.
+local config = require('ide_companion.config')
+local host = require('ide_companion.host')
+
+local M = {}
+
+M.config = nil
+local setup_done = false
+local context_attached = false
+
+local function cfg()
+  if not M.config then
+    M.config = config.resolve({})
+  end
+  return M.config
+end
+
+local function ensure_helptags()
+  local doc = config.plugin_root .. '/doc'
+  if vim.fn.isdirectory(doc) == 1 and vim.fn.filereadable(doc .. '/tags') == 0 then
+    pcall(vim.cmd, 'silent helptags ' .. vim.fn.fnameescape(doc))
+  end
+end
+
+host.on('started', function()
+  local context = require('ide_companion.context')
+  context.attach(cfg())
+  context_attached = true
+end)
+
+host.on('stopped', function()
+  if context_attached then
+    require('ide_companion.context').detach()
+    context_attached = false
+  end
+  require('ide_companion.diff').close_all()
+end)
+
+--- Configures the plugin (see :help ide-companion-config) and, with auto_start, starts the companion.
+function M.setup(opts)
+  M.config = config.resolve(opts)
+  setup_done = true
+  require('ide_companion.commands').define()
+  ensure_helptags()
+  if M.config.auto_start then
+    if vim.v.vim_did_enter == 1 then
+      M.start()
+    else
+      vim.api.nvim_create_autocmd('VimEnter', {
+        once = true,
+        callback = function()
+          M.start()
+        end,
+      })
+    end
+  end
+end
+
+--- For plugin/ide_companion.lua: default setup at startup if the user did not call setup().
+function M._auto_setup()
+  if not setup_done and vim.g.ide_companion_auto_setup ~= false then
+    M.setup({})
+  end
+end
+
+--- Starts the host and its companion. Returns false if it could not be started.
+function M.start()
+  local c = cfg()
+  local roots = require('ide_companion.roots').collect(c.roots)
+  return host.start(c, {
+    pid = vim.fn.getpid(),
+    roots = roots,
+    trusted = c.trusted,
+    logFile = c.log_file,
+    ideInfo = c.ide_info,
+  })
+end
+
+function M.stop()
+  return host.stop()
+end
+
+function M.is_running()
+  return host.is_running()
+end
+
+--- Status as lines of text (what :GeminiStatus prints).
+function M.status_lines()
+  local s = host.state
+  local lines = {}
+  if s.status == 'running' and s.info then
+    table.insert(lines, string.format('ide-companion: running on 127.0.0.1:%d (host pid %d)', s.info.port, s.info.hostPid))
+    table.insert(lines, 'workspace: ' .. (s.info.workspacePath or ''))
+    table.insert(lines, 'discovery file: ' .. tostring(s.info.discoveryFile))
+    local n = #s.sessions
+    table.insert(lines, string.format('%d Gemini CLI session%s connected', n, n == 1 and '' or 's'))
+    for _, session in ipairs(s.sessions) do
+      table.insert(lines, string.format('  %s %s (%s)', session.client, session.version, session.streamOpen and 'listening' or 'connecting'))
+    end
+    local diffs = require('ide_companion.diff').list()
+    for _, d in ipairs(diffs) do
+      table.insert(lines, 'pending diff: ' .. d.path)
+    end
+  else
+    table.insert(lines, 'ide-companion: ' .. s.status)
+    if s.last_error then
+      table.insert(lines, 'last error: ' .. s.last_error)
+    end
+  end
+  return lines
+end
+
+M._cfg = cfg
+
+return M

@@ -1,0 +1,45 @@
+/**
+ * The Neovim host: started by the plugin with `jobstart([node, host], {rpc = true})`,
+ * it speaks msgpack-RPC with Neovim over its own stdin/stdout and runs the
+ * companion (MCP over loopback HTTP) for that Neovim. It exits when Neovim
+ * closes the channel or asks it to stop.
+ */
+import { format } from 'node:util';
+import { attach } from 'neovim';
+import { describeError } from '@ide-companion/server';
+import { FileLogger } from './fileLogger.js';
+import { LuaBridge } from './luaBridge.js';
+import { NeovimHost } from './neovimHost.js';
+
+const MIN_NODE_MAJOR = 20;
+
+const nodeMajor = Number(process.versions.node.split('.')[0]);
+if (nodeMajor < MIN_NODE_MAJOR) {
+  process.stderr.write(`ide-companion needs Node.js >= ${MIN_NODE_MAJOR}; this is ${process.version}\n`);
+  process.exit(2);
+}
+
+const logger = new FileLogger();
+
+// The RPC client's own logging goes to our log, warnings and errors only:
+// its debug lines would carry request arguments (file contents).
+const clientLogger = {
+  level: 'warn',
+  debug: () => undefined,
+  info: () => undefined,
+  warn: (...args: unknown[]) => logger.warn(format(...args)),
+  error: (...args: unknown[]) => logger.error(format(...args)),
+};
+
+const nvim = attach({
+  reader: process.stdin,
+  writer: process.stdout,
+  options: { logger: clientLogger as never },
+});
+const host = new NeovimHost(new LuaBridge(nvim), logger, (code) => process.exit(code));
+
+nvim.on('notification', (method: string, args: unknown) => host.handle(method, args));
+nvim.on('disconnect', () => void host.shutdown('Neovim closed the channel'));
+process.stdin.on('end', () => void host.shutdown('stdin closed'));
+process.on('uncaughtException', (err) => logger.error('uncaught exception', { error: describeError(err) }));
+process.on('unhandledRejection', (err) => logger.error('unhandled rejection', { error: describeError(err) }));

@@ -1,0 +1,156 @@
+/**
+ * The host process's state: one Companion per Neovim, fed by the Lua side's
+ * notifications, reporting back through LuaBridge. Nothing the Lua side (or a
+ * broken plugin, or a user's `rpcnotify`) sends may stop it: every
+ * notification is validated and a bad one is logged and dropped.
+ */
+import { Companion, COMPANION_VERSION, describeError, type SessionInfo } from '@ide-companion/server';
+import type { IdeInfo } from '@ide-companion/protocol';
+import { textFromBuffer } from './bufferText.js';
+import { applyContextEvent, isEditorEventName, parseEditorEvent, type EditorEvent } from './editorEvents.js';
+import type { FileLogger } from './fileLogger.js';
+import type { LuaBridge } from './luaBridge.js';
+import { NeovimDiffView } from './neovimDiffView.js';
+import { reloadWhenWritten } from './reloadWhenWritten.js';
+
+const HOST_MODULE = 'ide_companion.host';
+const DIFF_MODULE = 'ide_companion.diff';
+export const DEFAULT_IDE_INFO: IdeInfo = { name: 'neovim', displayName: 'Neovim' };
+
+/** What the Lua side learns when the companion listens (lua/ide_companion/host.lua `on_started`). */
+export interface StartedInfo {
+  port: number;
+  discoveryFile: string | undefined;
+  workspacePath: string;
+  env: Record<string, string>;
+  hostPid: number;
+  version: string;
+}
+
+export class NeovimHost {
+  private companion: Companion | undefined;
+  private started: Promise<void> | undefined;
+  private stopping: Promise<void> | undefined;
+  private readonly reloadWatches = new Set<() => void>();
+
+  constructor(
+    private readonly lua: LuaBridge,
+    private readonly logger: FileLogger,
+    private readonly exit: (code: number) => void,
+  ) {}
+
+  /** One notification from Neovim. Never throws. */
+  handle(method: string, args: unknown): void {
+    try {
+      this.dispatch(method, args);
+    } catch (err) {
+      this.logger.warn('dropped a notification', { method, error: describeError(err) });
+    }
+  }
+
+  /** Stops the companion (discovery file first) and exits. Idempotent. */
+  shutdown(reason: string): Promise<void> {
+    this.stopping ??= (async () => {
+      this.logger.info('host stopping', { reason });
+      for (const cancel of this.reloadWatches) cancel();
+      await this.started?.catch(() => undefined);
+      await this.companion?.stop().catch((err) => this.logger.error('stop failed', { error: describeError(err) }));
+      this.exit(0);
+    })();
+    return this.stopping;
+  }
+
+  private dispatch(method: string, args: unknown): void {
+    if (!isEditorEventName(method)) {
+      this.logger.warn('unknown notification', { method });
+      return;
+    }
+    if (method === 'start') return this.start(parseEditorEvent('start', args));
+    if (method === 'stop') {
+      void this.shutdown('stop requested');
+      return;
+    }
+    const companion = this.companion;
+    if (!companion) throw new Error('not started yet');
+    if (method === 'diffAccept') return this.accept(companion, parseEditorEvent('diffAccept', args));
+    if (method === 'diffReject') {
+      const { id } = parseEditorEvent('diffReject', args);
+      if (!companion.diffs.reject(id)) this.logger.info('reject for a diff no longer pending', { id });
+      return;
+    }
+    applyContextEvent(companion.context, method, args);
+  }
+
+  private start(event: EditorEvent<'start'>): void {
+    if (this.companion) {
+      this.logger.warn('start received twice; ignored');
+      return;
+    }
+    if (event.logFile) this.logger.open(event.logFile);
+    // Created at once so context events that follow `start` land in its tracker while it binds.
+    const companion = new Companion({
+      ideInfo: event.ideInfo ?? DEFAULT_IDE_INFO,
+      workspaceRoots: event.roots,
+      idePid: event.pid,
+      diffView: new NeovimDiffView(this.lua),
+      logger: this.logger,
+      trusted: event.trusted,
+      handleSignals: true,
+    });
+    this.companion = companion;
+    this.started = companion.start().then(
+      async () => {
+        companion.onDidChangeSessions((sessions) => this.report('on_sessions', sessions.map(describeSession)));
+        companion.context.onDidChangeRoots(() => this.report('on_env', { ...companion.terminalEnv }, companion.workspacePath));
+        const info: StartedInfo = {
+          port: companion.port,
+          discoveryFile: companion.discoveryFilePath,
+          workspacePath: companion.workspacePath,
+          env: { ...companion.terminalEnv },
+          hostPid: process.pid,
+          version: COMPANION_VERSION,
+        };
+        await this.lua.call(HOST_MODULE, 'on_started', info);
+      },
+      async (err: unknown) => {
+        this.logger.error('companion failed to start', { error: describeError(err) });
+        await this.lua.call(HOST_MODULE, 'on_failed', describeError(err)).catch(() => undefined);
+        this.exit(1);
+      },
+    );
+  }
+
+  private accept(companion: Companion, event: EditorEvent<'diffAccept'>): void {
+    const diff = companion.diffs.get(event.id);
+    if (!diff) {
+      this.logger.info('accept for a diff no longer pending', { id: event.id });
+      return;
+    }
+    const text = textFromBuffer(event.buffer);
+    // Watch before the outcome goes out: the CLI writes the file as soon as it hears it.
+    const cancel = reloadWhenWritten(diff.filePath, () => {
+      this.reloadWatches.delete(cancel);
+      this.lua.call(DIFF_MODULE, 'reload', diff.filePath).catch((err) => {
+        this.logger.warn('could not reload the buffer', { filePath: diff.filePath, error: describeError(err) });
+      });
+    });
+    this.reloadWatches.add(cancel);
+    companion.diffs.accept(event.id, text);
+  }
+
+  private report(fn: string, ...args: unknown[]): void {
+    this.lua.call(HOST_MODULE, fn, ...args).catch((err) => {
+      this.logger.warn('could not reach Neovim', { call: fn, error: describeError(err) });
+    });
+  }
+}
+
+function describeSession(session: SessionInfo): Record<string, unknown> {
+  return {
+    id: session.id,
+    client: session.clientName ?? 'unknown',
+    version: session.clientVersion ?? '',
+    streamOpen: session.streamOpen,
+    connectedAt: session.connectedAt,
+  };
+}

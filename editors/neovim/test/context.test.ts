@@ -1,0 +1,157 @@
+/** What a real Neovim reports as context, seen by a real MCP client of the companion the plugin started. */
+import { test, describe } from 'node:test';
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { MAX_SELECTED_TEXT_LENGTH, SELECTED_TEXT_TRUNCATION_MARKER } from '@ide-companion/protocol';
+import { skipUnless } from '@ide-companion/testkit';
+import { hasNvim, openFiles, startWithClient, TIMEOUT } from './harness.js';
+
+const skip = skipUnless(hasNvim, 'nvim', 'apt-get install -y neovim');
+
+describe('Neovim context', { skip, timeout: 120_000 }, () => {
+  test('focus order follows buffer switches, newest first, with wall-clock timestamps', async () => {
+    const { s, c } = await startWithClient({ files: { 'a.txt': 'a\n', 'b.txt': 'b\n', 'c.txt': 'c\n' } });
+    try {
+      const before = Date.now();
+      const [a, b, cc] = ['a.txt', 'b.txt', 'c.txt'].map((f) => path.join(s.workspace, f)) as [string, string, string];
+      for (const file of ['a.txt', 'b.txt', 'c.txt']) {
+        await s.nvim.command(`edit ${file}`);
+        await c.waitForContext((ctx) => openFiles(ctx)[0]?.path === path.join(s.workspace, file), `${file} focused`);
+      }
+      await s.nvim.command('buffer a.txt');
+      const files = await c.waitForContext((ctx) => {
+        const list = openFiles(ctx);
+        return list.length === 3 && list[0]!.path === a ? list : undefined;
+      }, 'a.txt focused again');
+      assert.deepEqual(
+        files.map((f) => f.path),
+        [a, cc, b],
+      );
+      assert.equal(files[0]!.isActive, true);
+      assert.ok(files.slice(1).every((f) => f.isActive === undefined && f.cursor === undefined));
+      for (let i = 1; i < files.length; i++) assert.ok(files[i - 1]!.timestamp > files[i]!.timestamp, 'timestamps decrease');
+      for (const f of files) assert.ok(f.timestamp >= before - 1000 && f.timestamp <= Date.now(), `real timestamp: ${f.timestamp}`);
+    } finally {
+      await c.close();
+      await s.close();
+    }
+  });
+
+  test('the cursor counts characters, not bytes, on multibyte lines', async () => {
+    const { s, c } = await startWithClient({ files: { 'u.txt': 'héllo wörld\n€uro 😀x\n' } });
+    try {
+      await s.nvim.command('edit u.txt');
+      // "w" is byte 7 (0-based) but the 7th character.
+      await s.nvim.input('0fw');
+      let file = await c.waitForContext((ctx) => (openFiles(ctx)[0]?.cursor?.character === 7 ? openFiles(ctx)[0] : undefined), 'cursor on w');
+      assert.deepEqual(file.cursor, { line: 1, character: 7 });
+      // "x" follows a 3-byte and a 4-byte character: byte 11, character 7.
+      await s.nvim.input('jfx');
+      file = await c.waitForContext((ctx) => (openFiles(ctx)[0]?.cursor?.line === 2 ? openFiles(ctx)[0] : undefined), 'cursor on line 2');
+      assert.deepEqual(file.cursor, { line: 2, character: 7 });
+      // Insert mode at the end of a line: one past the last character.
+      await s.nvim.input('A');
+      file = await c.waitForContext((ctx) => (openFiles(ctx)[0]?.cursor?.character === 8 ? openFiles(ctx)[0] : undefined), 'cursor after x');
+      assert.deepEqual(file.cursor, { line: 2, character: 8 });
+    } finally {
+      await c.close();
+      await s.close();
+    }
+  });
+
+  test('the visual selection is sent as text (charwise with multibyte ends, linewise) and cleared on leaving Visual mode', async () => {
+    const { s, c } = await startWithClient({ files: { 'v.txt': 'héllo wörld\n€uro 😀x\nlast\n' } });
+    try {
+      await s.nvim.command('edit v.txt');
+      await s.nvim.input('gg0lvll');
+      let file = await c.waitForContext((ctx) => (openFiles(ctx)[0]?.selectedText ? openFiles(ctx)[0] : undefined), 'a selection');
+      await c.waitForContext((ctx) => openFiles(ctx)[0]?.selectedText === 'éll', 'selection éll');
+      await s.nvim.input('<Esc>gg0fövj0f😀');
+      file = await c.waitForContext((ctx) => (openFiles(ctx)[0]?.selectedText?.endsWith('😀') ? openFiles(ctx)[0] : undefined), 'two-line selection');
+      assert.equal(file.selectedText, 'örld\n€uro 😀');
+      assert.deepEqual(file.cursor, { line: 2, character: 6 });
+      await s.nvim.input('<Esc>ggVj');
+      file = await c.waitForContext((ctx) => (openFiles(ctx)[0]?.selectedText?.startsWith('héllo') ? openFiles(ctx)[0] : undefined), 'linewise');
+      assert.equal(file.selectedText, 'héllo wörld\n€uro 😀x');
+      await s.nvim.input('<Esc>');
+      file = await c.waitForContext((ctx) => (openFiles(ctx)[0] && !openFiles(ctx)[0]!.selectedText ? openFiles(ctx)[0] : undefined), 'selection cleared');
+      assert.equal(file.selectedText, undefined);
+    } finally {
+      await c.close();
+      await s.close();
+    }
+  });
+
+  test('a huge selection reaches the CLI cut to its 16 KiB limit and marked', async () => {
+    const line = 'ünïcode 😀 and ascii, forty-odd characters\n';
+    const { s, c } = await startWithClient({ files: { 'big.txt': line.repeat(5000) } });
+    try {
+      await s.nvim.command('edit big.txt');
+      await s.nvim.input('ggVG');
+      const file = await c.waitForContext((ctx) => (openFiles(ctx)[0]?.selectedText ? openFiles(ctx)[0] : undefined), 'the selection');
+      const text = file.selectedText!;
+      assert.equal(text.length, MAX_SELECTED_TEXT_LENGTH);
+      assert.ok(text.endsWith(SELECTED_TEXT_TRUNCATION_MARKER));
+      assert.ok(line.repeat(500).startsWith(text.slice(0, -SELECTED_TEXT_TRUNCATION_MARKER.length)), 'the start of the selection, intact');
+    } finally {
+      await c.close();
+      await s.close();
+    }
+  });
+
+  test('buffers without a file on disk are left out until written; deleted buffers leave', async () => {
+    const { s, c } = await startWithClient({ files: { 'a.txt': 'a\n' } });
+    try {
+      const a = path.join(s.workspace, 'a.txt');
+      const fresh = path.join(s.workspace, 'fresh.txt');
+      await s.nvim.command('edit a.txt');
+      await c.waitForContext((ctx) => openFiles(ctx)[0]?.path === a, 'a.txt active');
+      // Not on disk yet; a help buffer and a scratch buffer are not files at all.
+      await s.nvim.command('edit fresh.txt');
+      // silent!: Debian 13's Neovim 0.10 ships no vimdoc parser and its help ftplugin errors without one.
+      await s.nvim.command('silent! help');
+      await s.nvim.command('new | setlocal buftype=nofile');
+      await s.nvim.command('only');
+      await s.nvim.command('buffer fresh.txt');
+      await s.nvim.input('ihello<Esc>');
+      await new Promise((r) => setTimeout(r, 300));
+      const snapshot = c.lastContext()!;
+      assert.deepEqual(
+        openFiles(snapshot).map((f) => f.path),
+        [a],
+      );
+      assert.equal(openFiles(snapshot)[0]!.isActive, undefined, 'the focused buffer is fresh.txt, which is not on disk');
+      await s.nvim.command('write');
+      const files = await c.waitForContext((ctx) => (openFiles(ctx)[0]?.path === fresh ? openFiles(ctx) : undefined), 'fresh.txt after :w');
+      assert.equal(files[0]!.isActive, true);
+      assert.ok(fs.existsSync(fresh));
+      await s.nvim.command('bdelete a.txt');
+      await c.waitForContext((ctx) => (openFiles(ctx).every((f) => f.path !== a) ? true : undefined), 'a.txt gone');
+    } finally {
+      await c.close();
+      await s.close();
+    }
+  });
+
+  test('trust is not reported unless configured', { timeout: TIMEOUT * 3 }, async () => {
+    const plain = await startWithClient({ files: { 'a.txt': 'a\n' } });
+    try {
+      await plain.s.nvim.command('edit a.txt');
+      const ctx = await plain.c.waitForContext((x) => (openFiles(x).length > 0 ? x : undefined), 'context');
+      assert.equal(ctx.workspaceState?.isTrusted, undefined);
+    } finally {
+      await plain.c.close();
+      await plain.s.close();
+    }
+    const trusted = await startWithClient({ files: { 'a.txt': 'a\n' }, setup: '{ trusted = true }' });
+    try {
+      await trusted.s.nvim.command('edit a.txt');
+      const ctx = await trusted.c.waitForContext((x) => (openFiles(x).length > 0 ? x : undefined), 'context');
+      assert.equal(ctx.workspaceState?.isTrusted, true);
+    } finally {
+      await trusted.c.close();
+      await trusted.s.close();
+    }
+  });
+});

@@ -1,0 +1,263 @@
+/**
+ * A real headless Neovim with the plugin loaded from this repository (the
+ * committed host bundle included), in a private TMPDIR, plus real MCP SDK
+ * clients that find the companion through its discovery file, as the CLI does.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as net from 'node:net';
+import * as path from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { attach, type NeovimClient } from 'neovim';
+import { z } from 'zod';
+import { DiscoveryFileSchema, type DiscoveryFile, type IdeContext } from '@ide-companion/protocol';
+import { makeTempDir, waitFor, which } from '@ide-companion/testkit';
+import { PLUGIN_ROOT } from '../src/pluginFiles.js';
+
+/** IDE_COMPANION_NVIM picks another Neovim (a version matrix); default `nvim` on PATH. */
+export const nvimPath = process.env['IDE_COMPANION_NVIM'] || which('nvim');
+export const hasNvim = nvimPath !== undefined;
+
+/** Generous: the machine is shared and slow at times. */
+export const TIMEOUT = 20_000;
+
+const quietLogger = { level: 'error', debug() {}, info() {}, warn() {}, error() {} };
+
+export interface NeovimSession {
+  nvim: NeovimClient;
+  pid: number;
+  /** The private TMPDIR (discovery files live in `tmp/gemini/ide`). */
+  tmp: string;
+  /** Neovim's cwd, a real path. */
+  workspace: string;
+  proc: ChildProcess;
+  discoveryDir: string;
+  /** Resolves to the discovery file of this Neovim once it exists. */
+  discovery(): Promise<{ path: string; content: DiscoveryFile }>;
+  lua<T = unknown>(code: string, ...args: unknown[]): Promise<T>;
+  messages(): Promise<string>;
+  close(): Promise<void>;
+}
+
+export interface StartOptions {
+  /** Lua table source for setup(), merged after the test defaults. */
+  setup?: string;
+  /** Files to create in the workspace before Neovim starts. */
+  files?: Record<string, string>;
+  /** Start the companion (default true). */
+  start?: boolean;
+  /** Source plugin/ide_companion.lua as a plugin manager that adds the folder at startup would (default true). */
+  pluginFile?: boolean;
+  /** Run in that session's TMPDIR and workspace (two Neovims on one folder); it owns the directory. */
+  sameFolderAs?: NeovimSession;
+}
+
+async function waitForSocket(socket: string, proc: ChildProcess): Promise<void> {
+  await waitFor(
+    () =>
+      new Promise<boolean>((resolve) => {
+        if (proc.exitCode !== null) return resolve(false);
+        const conn = net.createConnection(socket);
+        conn.once('connect', () => {
+          conn.end();
+          resolve(true);
+        });
+        conn.once('error', () => resolve(false));
+      }),
+    'nvim to listen',
+    TIMEOUT,
+  );
+}
+
+export async function startNeovim(options: StartOptions = {}): Promise<NeovimSession> {
+  if (!nvimPath) throw new Error('nvim not installed');
+  const shared = options.sameFolderAs;
+  const tmpDir = shared ? { path: shared.tmp, cleanup: () => undefined } : makeTempDir('ide-companion-nvim-');
+  const tmp = tmpDir.path;
+  const workspace = shared ? shared.workspace : path.join(tmp, 'ws');
+  if (!shared) fs.mkdirSync(workspace);
+  for (const [name, text] of Object.entries(options.files ?? {})) {
+    fs.mkdirSync(path.dirname(path.join(workspace, name)), { recursive: true });
+    fs.writeFileSync(path.join(workspace, name), text);
+  }
+  const socket = path.join(tmp, `nvim-${Date.now()}-${Math.random().toString(36).slice(2)}.sock`);
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    TMPDIR: tmp,
+    XDG_CACHE_HOME: path.join(tmp, 'cache'),
+    XDG_STATE_HOME: path.join(tmp, 'state'),
+    XDG_DATA_HOME: path.join(tmp, 'data'),
+    XDG_CONFIG_HOME: path.join(tmp, 'config'),
+  };
+  for (const key of Object.keys(env)) if (key.startsWith('GEMINI_CLI_IDE_')) delete env[key];
+  const proc = spawn(nvimPath, ['--headless', '--clean', '-n', '--listen', socket], { cwd: workspace, env, stdio: 'ignore' });
+  let closed = false;
+  const kill = () => {
+    if (proc.exitCode === null) proc.kill('SIGKILL');
+  };
+  process.once('exit', kill);
+  try {
+    await waitForSocket(socket, proc);
+  } catch (err) {
+    kill();
+    tmpDir.cleanup();
+    throw err;
+  }
+  const nvim = attach({ socket, options: { logger: quietLogger as never } });
+  const pid = (await nvim.call('getpid')) as number;
+  const discoveryDir = path.join(tmp, 'gemini', 'ide');
+  const lua = <T>(code: string, ...args: unknown[]) => nvim.request('nvim_exec_lua', [code, args]) as Promise<T>;
+  const session: NeovimSession = {
+    nvim,
+    pid,
+    tmp,
+    workspace,
+    proc,
+    discoveryDir,
+    lua,
+    async discovery() {
+      // The file is written first, then the host reports to Lua: wait for both.
+      await waitFor(async () => (await lua('return require("ide_companion").is_running()')) === true, 'the companion to run', TIMEOUT);
+      return waitFor(
+        () => {
+          const name = fs.existsSync(discoveryDir) && fs.readdirSync(discoveryDir).find((f) => f.startsWith(`gemini-ide-server-${pid}-`));
+          if (!name) return undefined;
+          const file = path.join(discoveryDir, name);
+          return { path: file, content: DiscoveryFileSchema.parse(JSON.parse(fs.readFileSync(file, 'utf8'))) };
+        },
+        'the discovery file',
+        TIMEOUT,
+      );
+    },
+    messages: () => nvim.call('execute', ['messages']) as Promise<string>,
+    async close() {
+      if (closed) return;
+      closed = true;
+      process.removeListener('exit', kill);
+      // A notification: Neovim exits before it could answer a request.
+      if (proc.exitCode === null) nvim.notify('nvim_command', ['qa!']);
+      await new Promise<void>((resolve) => {
+        if (proc.exitCode !== null) return resolve();
+        const timer = setTimeout(() => {
+          kill();
+          resolve();
+        }, 5000);
+        proc.once('exit', () => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+      // The host removes the discovery file when Neovim goes; give it a moment before the dir goes.
+      const mine = (f: string) => f.startsWith(`gemini-ide-server-${pid}-`);
+      await waitFor(() => !fs.existsSync(discoveryDir) || !fs.readdirSync(discoveryDir).some(mine), 'host exit', 5000).catch(() => undefined);
+      tmpDir.cleanup();
+    },
+  };
+  try {
+    const setup = options.setup ?? '{}';
+    await nvim.command('let g:ide_companion_auto_setup = v:false');
+    await nvim.command(`set rtp^=${PLUGIN_ROOT}`);
+    if (options.pluginFile !== false) await nvim.command('runtime plugin/ide_companion.lua');
+    await lua(
+      `require('ide_companion').setup(vim.tbl_extend('force', { auto_start = ${options.start === false ? 'false' : 'true'}, log_file = ... }, ${setup}))`,
+      path.join(tmp, 'ide-companion.log'),
+    );
+  } catch (err) {
+    await session.close();
+    throw err;
+  }
+  return session;
+}
+
+export interface RecordingClient {
+  client: Client;
+  notifications: Array<{ method: string; params: any }>;
+  /** The newest ide/contextUpdate payload. */
+  lastContext(): IdeContext | undefined;
+  /** Waits for a context update for which `probe` returns a value. */
+  waitForContext<T>(probe: (context: IdeContext) => T | undefined | false, what: string): Promise<T>;
+  waitForNotification(method: string, filter?: (params: any) => boolean): Promise<any>;
+  close(): Promise<void>;
+}
+
+const AnyNotification = (method: string) => z.object({ method: z.literal(method), params: z.record(z.string(), z.unknown()).optional() });
+
+/** A real MCP SDK client connected with what the discovery file says. */
+export async function connectFromDiscovery(discovery: DiscoveryFile): Promise<RecordingClient> {
+  const transport = new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${discovery.port}/mcp`), {
+    requestInit: { headers: { Authorization: `Bearer ${discovery.authToken}` } },
+  });
+  const client = new Client({ name: 'streamable-http-client', version: 'test' });
+  const notifications: Array<{ method: string; params: any }> = [];
+  for (const method of ['ide/contextUpdate', 'ide/diffAccepted', 'ide/diffRejected', 'ide/diffClosed']) {
+    client.setNotificationHandler(AnyNotification(method), (n) => {
+      notifications.push({ method: n.method, params: n.params });
+    });
+  }
+  await client.connect(transport);
+  const lastContext = () => {
+    for (let i = notifications.length - 1; i >= 0; i--) {
+      if (notifications[i]!.method === 'ide/contextUpdate') return notifications[i]!.params as IdeContext;
+    }
+    return undefined;
+  };
+  return {
+    client,
+    notifications,
+    lastContext,
+    waitForContext: (probe, what) =>
+      waitFor(
+        () => {
+          const context = lastContext();
+          return context ? probe(context) : undefined;
+        },
+        what,
+        TIMEOUT,
+      ),
+    waitForNotification: (method, filter = () => true) =>
+      waitFor(() => notifications.find((n) => n.method === method && filter(n.params))?.params, method, TIMEOUT),
+    close: () => client.close(),
+  };
+}
+
+/** Starts Neovim, waits for its companion, and connects one client. */
+export async function startWithClient(options: StartOptions = {}): Promise<{ s: NeovimSession; c: RecordingClient; discovery: DiscoveryFile }> {
+  const s = await startNeovim(options);
+  try {
+    const { content } = await s.discovery();
+    const c = await connectFromDiscovery(content);
+    return { s, c, discovery: content };
+  } catch (err) {
+    await s.close();
+    throw err;
+  }
+}
+
+export function openFiles(context: IdeContext) {
+  return context.workspaceState?.openFiles ?? [];
+}
+
+/** The proposal buffer of the diff open for `filePath`, once it is shown. */
+export async function waitForDiff(s: NeovimSession, filePath: string): Promise<{ id: string; proposal: number; original: number }> {
+  return waitFor(
+    async () => {
+      const list = await s.lua<Array<{ id: string; path: string; proposal: number; original: number }>>(
+        "return require('ide_companion.diff').list()",
+      );
+      return list.find((d) => d.path === filePath);
+    },
+    `the diff of ${filePath}`,
+    TIMEOUT,
+  );
+}
+
+/** Runs an Ex command with the cursor in the diff's proposal window (as a user would type it there). */
+export async function inProposal(s: NeovimSession, proposal: number, command: string): Promise<void> {
+  await s.lua('vim.fn.win_gotoid(vim.fn.win_findbuf(...)[1])', proposal);
+  await s.nvim.command(command);
+}
+
+export async function bufferLines(s: NeovimSession, buf: number): Promise<string[]> {
+  return s.lua<string[]>('return vim.api.nvim_buf_get_lines(..., 0, -1, false)', buf);
+}

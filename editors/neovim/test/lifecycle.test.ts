@@ -1,0 +1,195 @@
+/** Starting and stopping the companion from Neovim, bad input, :checkhealth, and the bundle running on its own. */
+import { test, describe } from 'node:test';
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { makeTempDir, skipUnless, waitFor } from '@ide-companion/testkit';
+import { HOST_BUNDLE_PATH, PLUGIN_ROOT } from '../src/pluginFiles.js';
+import { connectFromDiscovery, hasNvim, openFiles, startNeovim, startWithClient, TIMEOUT, waitForDiff, inProposal } from './harness.js';
+
+const skip = skipUnless(hasNvim, 'nvim', 'apt-get install -y neovim');
+
+describe('Neovim companion lifecycle', { skip, timeout: 120_000 }, () => {
+  test(':GeminiStop removes the discovery file and the terminal env; :GeminiStart brings a new companion', async () => {
+    const s = await startNeovim();
+    try {
+      const first = await s.discovery();
+      await s.nvim.command('GeminiStop');
+      await waitFor(() => !fs.existsSync(first.path), 'the discovery file removed', TIMEOUT);
+      await waitFor(async () => (await s.lua('return require("ide_companion.host").state.status')) === 'stopped', 'stopped', TIMEOUT);
+      assert.equal(await s.lua('return vim.env.GEMINI_CLI_IDE_SERVER_PORT'), null);
+      assert.match((await s.nvim.call('execute', ['GeminiStatus'])) as string, /ide-companion: stopped/);
+      await s.nvim.command('GeminiStart');
+      const second = await s.discovery();
+      assert.notEqual(second.content.authToken, first.content.authToken);
+      assert.match((await s.nvim.call('execute', ['GeminiStatus'])) as string, new RegExp(`running on 127\\.0\\.0\\.1:${second.content.port}`));
+    } finally {
+      await s.close();
+    }
+  });
+
+  test('installed the lazy.nvim way (runtimepath appended after startup, then setup()) it has its commands and starts', async () => {
+    const s = await startNeovim({ pluginFile: false });
+    try {
+      await s.discovery();
+      assert.equal(await s.nvim.call('exists', [':GeminiStatus']), 2);
+      assert.equal(await s.nvim.call('exists', [':Gemini']), 2);
+      assert.equal(await s.nvim.call('exists', ['g:loaded_ide_companion']), 0, 'plugin/ was not sourced');
+    } finally {
+      await s.close();
+    }
+  });
+
+  test('setup() rejects unknown and mistyped options with a message naming them', async () => {
+    const s = await startNeovim({ start: false });
+    try {
+      const attempt = (opts: string) => s.lua<[boolean, string]>(`return { pcall(require('ide_companion').setup, ${opts}) }`);
+      const [ok1, err1] = await attempt('{ auto_strat = true }');
+      assert.equal(ok1, false);
+      assert.match(err1, /unknown option auto_strat/);
+      const [ok2, err2] = await attempt("{ node = 20 }");
+      assert.equal(ok2, false);
+      assert.match(err2, /option node must be a string/);
+      assert.equal(await s.lua('return require("ide_companion.host").state.status'), 'stopped');
+    } finally {
+      await s.close();
+    }
+  });
+
+  test('quitting Neovim removes the discovery file', async () => {
+    const s = await startNeovim();
+    const { path: file } = await s.discovery();
+    s.nvim.notify('nvim_command', ['qa!']);
+    await waitFor(() => s.proc.exitCode !== null, 'nvim exited', TIMEOUT);
+    await waitFor(() => !fs.existsSync(file), 'the discovery file removed', TIMEOUT);
+    await s.close();
+  });
+
+  test('malformed notifications are dropped and the host keeps serving', async () => {
+    const { s, c } = await startWithClient({ files: { 'ok.txt': 'ok\n' } });
+    try {
+      await s.lua(`
+        local job = require('ide_companion.host').state.job
+        vim.rpcnotify(job, 'focus', { path = 'relative/path', line = 1, character = 1 })
+        vim.rpcnotify(job, 'cursor', 'not a table')
+        vim.rpcnotify(job, 'cursor', { path = '/x', line = 0, character = -3 })
+        vim.rpcnotify(job, 'nonsense', 1, 2, 3)
+        vim.rpcnotify(job, 'diffAccept', { id = 'no-such-diff', buffer = { lines = {} } })
+        vim.rpcnotify(job, 'diffReject', { id = 42 })
+        vim.rpcnotify(job, 'roots', { roots = { 'not/absolute' } })
+        vim.rpcnotify(job, 'start', { pid = 1, roots = {} })
+      `);
+      await s.nvim.command('edit ok.txt');
+      await c.waitForContext((ctx) => openFiles(ctx)[0]?.path === path.join(s.workspace, 'ok.txt'), 'context still flows');
+      const { content } = await s.discovery();
+      assert.equal(content.workspacePath, s.workspace, 'the bad roots changed nothing');
+      assert.equal(await s.lua('return require("ide_companion.host").state.status'), 'running');
+    } finally {
+      await c.close();
+      await s.close();
+    }
+  });
+
+  test('typing goes on while the host is frozen, and the host catches up after', async () => {
+    const { s, c } = await startWithClient({ files: { 't.txt': '\n' } });
+    const hostPid = (await s.lua<number>('return require("ide_companion.host").state.info.hostPid'))!;
+    try {
+      await s.nvim.command('edit t.txt');
+      await c.waitForContext((ctx) => openFiles(ctx)[0]?.path === path.join(s.workspace, 't.txt'), 't.txt active');
+      // A stopped host reads nothing: Neovim's notifications pile up in the pipe and beyond.
+      process.kill(hostPid, 'SIGSTOP');
+      await s.nvim.input('i');
+      const keys = 3000;
+      for (let i = 0; i < keys; i++) {
+        await s.nvim.input(i % 100 === 99 ? '<CR>' : 'x');
+        await s.nvim.eval('1');
+      }
+      await s.nvim.input('<Esc>');
+      const lines = await s.lua<number>('return vim.api.nvim_buf_line_count(0)');
+      assert.equal(lines, keys / 100 + 1, 'every key was processed while the host was stopped');
+      process.kill(hostPid, 'SIGCONT');
+      const cursor = (await s.lua<[number, number]>('return { vim.fn.line("."), vim.fn.charcol(".") }'))!;
+      await c.waitForContext((ctx) => {
+        const f = openFiles(ctx)[0];
+        return f?.cursor?.line === cursor[0] && f.cursor.character === cursor[1] ? true : undefined;
+      }, 'the final cursor after the host resumed');
+      assert.equal(await s.lua('return require("ide_companion.host").state.status'), 'running');
+    } finally {
+      try {
+        process.kill(hostPid, 'SIGCONT');
+      } catch {
+        // gone
+      }
+      await c.close();
+      await s.close();
+    }
+  });
+
+  test('the plugin never waits on the host: its Lua sends notifications only, no rpcrequest', () => {
+    const luaDir = path.join(PLUGIN_ROOT, 'lua', 'ide_companion');
+    for (const file of fs.readdirSync(luaDir)) {
+      // Code only: the comments may name what they avoid.
+      const code = fs
+        .readFileSync(path.join(luaDir, file), 'utf8')
+        .split('\n')
+        .map((line) => line.replace(/--.*$/, ''))
+        .join('\n');
+      assert.ok(!/rpcrequest/.test(code), `${file} must not block on the host with rpcrequest`);
+    }
+  });
+
+  test('a host that dies is reported, and the terminal env is taken back', async () => {
+    const s = await startNeovim();
+    try {
+      const { path: file } = await s.discovery();
+      // The discovery file is written before the host reports back to Lua.
+      const hostPid = await waitFor(async () => (await s.lua<number | null>('local i = require("ide_companion.host").state.info; return i and i.hostPid')) ?? undefined, 'the host to report', TIMEOUT);
+      process.kill(hostPid, 'SIGKILL');
+      await waitFor(async () => (await s.lua('return require("ide_companion.host").state.status')) === 'stopped', 'stopped', TIMEOUT);
+      assert.equal(await s.lua('return vim.env.GEMINI_CLI_IDE_PID'), null);
+      assert.match(await s.messages(), /host exited/);
+      // SIGKILL gave it no chance to clean up; the next companion's sweep removes files of dead processes.
+      assert.ok(fs.existsSync(file));
+      fs.rmSync(file);
+    } finally {
+      await s.close();
+    }
+  });
+
+  test(':checkhealth ide_companion reports Node, the host and the discovery file', async () => {
+    const s = await startNeovim();
+    try {
+      const { path: file } = await s.discovery();
+      await s.nvim.command('checkhealth ide_companion');
+      const text = ((await s.lua<string[]>('return vim.api.nvim_buf_get_lines(0, 0, -1, false)')) ?? []).join('\n');
+      assert.match(text, /OK:? Node\.js v\d+/);
+      assert.match(text, /OK:? host: .*ide-companion-host\.mjs/);
+      assert.match(text, new RegExp(`OK:? discovery file: ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
+      assert.match(text, /OK:? terminals get GEMINI_CLI_IDE_PID=/);
+      assert.doesNotMatch(text, /ERROR/);
+    } finally {
+      await s.close();
+    }
+  });
+
+  test('the bundled host runs from a copy with no node_modules anywhere above it', async () => {
+    const dir = makeTempDir('ide-companion-host-copy-');
+    const copy = path.join(dir.path, 'host.mjs');
+    fs.copyFileSync(HOST_BUNDLE_PATH, copy);
+    const { s, c } = await startWithClient({ setup: `{ host = '${copy}' }` });
+    try {
+      assert.equal(await s.lua('return require("ide_companion").config.host'), copy);
+      const filePath = path.join(s.workspace, 'n.txt');
+      await c.client.callTool({ name: 'openDiff', arguments: { filePath, newContent: 'new\n' } });
+      const d = await waitForDiff(s, filePath);
+      await inProposal(s, d.proposal, 'write');
+      assert.equal((await c.waitForNotification('ide/diffAccepted')).content, 'new\n');
+      const second = await connectFromDiscovery((await s.discovery()).content);
+      await second.close();
+    } finally {
+      await c.close();
+      await s.close();
+      dir.cleanup();
+    }
+  });
+});
