@@ -1,0 +1,87 @@
+#!/usr/bin/env node
+/**
+ * Broadcast latency: one context change, 1, 8 or 32 CLI sessions connected.
+ *
+ * An in-process Companion and N real MCP SDK clients (each its own session and
+ * GET stream) over loopback HTTP, all in this process. A round: focus a new
+ * file, then time until the first and until the last session has the
+ * `ide/contextUpdate` naming it. Rounds are spaced past the coalescing window.
+ * Client-side parsing of N copies runs on the same thread, so the "all
+ * sessions" figure includes it, as it would on a busy machine. The companion's
+ * own share is measured apart: the synchronous run of `context.flushNow()`.
+ */
+import { activeFileOf, connectClient, log, machine, makeFiles, runBench, sleep, startCompanion, summarize, withTimeout } from './lib/common.mjs';
+import { NotificationLog } from './lib/notificationLog.mjs';
+
+const SESSION_COUNTS = [1, 8, 32];
+const ROUNDS = 30;
+const WARMUP_ROUNDS = 3;
+const PAUSE_MS = 150;
+const WAIT_MS = 10_000;
+
+runBench(async () => {
+  const { companion, workspace, cleanup } = await startCompanion();
+  const files = makeFiles(workspace, 16);
+  const logs = [];
+  const connections = [];
+  let round = 0;
+  try {
+    const results = {};
+    for (const sessions of SESSION_COUNTS) {
+      while (connections.length < sessions) {
+        const notifications = new NotificationLog();
+        connections.push(await connectClient({ port: companion.port, token: companion.authToken }, notifications.record));
+        logs.push(notifications);
+      }
+      const live = companion.sessionList.filter((s) => s.streamOpen).length;
+      if (live !== sessions) throw new Error(`expected ${sessions} sessions with an open stream, the companion has ${live}`);
+      log(`${sessions} session(s): ${ROUNDS} rounds`);
+      const first = [];
+      const all = [];
+      for (let r = 0; r < WARMUP_ROUNDS + ROUNDS; r++) {
+        const file = files[round++ % files.length];
+        const arrivals = logs.map((l) => l.next((e) => e.method === 'ide/contextUpdate' && activeFileOf(e.params)?.path === file));
+        const start = performance.now();
+        companion.context.focus(file);
+        const entries = await withTimeout(Promise.all(arrivals), WAIT_MS, `the notification in all ${sessions} sessions`);
+        if (r >= WARMUP_ROUNDS) {
+          const times = entries.map((e) => e.at - start);
+          first.push(Math.min(...times));
+          all.push(Math.max(...times));
+        }
+        for (const l of logs) l.clear();
+        await sleep(PAUSE_MS);
+      }
+      // The companion's own share: a change pushed with flushNow(), timed while it runs
+      // (snapshot, per-session validation, serialisation and SSE encoding are synchronous;
+      // the socket writes follow from the SDK's stream pump).
+      const fanOut = [];
+      for (let r = 0; r < ROUNDS; r++) {
+        const file = files[round++ % files.length];
+        const arrivals = logs.map((l) => l.next((e) => e.method === 'ide/contextUpdate' && activeFileOf(e.params)?.path === file));
+        companion.context.focus(file);
+        const start = performance.now();
+        companion.context.flushNow();
+        fanOut.push(performance.now() - start);
+        await withTimeout(Promise.all(arrivals), WAIT_MS, `the flushed notification in all ${sessions} sessions`);
+        for (const l of logs) l.clear();
+        await sleep(PAUSE_MS);
+      }
+      results[`sessions${sessions}`] = {
+        sessions,
+        firstSessionMs: summarize(first),
+        allSessionsMs: summarize(all),
+        companionFanOutSyncMs: summarize(fanOut),
+      };
+    }
+    return {
+      bench: 'broadcast',
+      machine: machine(),
+      settings: { rounds: ROUNDS, pauseMs: PAUSE_MS, coalescing: 'defaults (quiet 4 ms, window 50 ms)' },
+      results,
+    };
+  } finally {
+    await Promise.all(connections.map((c) => c.close().catch(() => undefined)));
+    await cleanup();
+  }
+});
