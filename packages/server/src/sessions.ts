@@ -90,11 +90,13 @@ export class SessionRegistry {
       if (session) this.forget(session);
     };
     await server.connect(transport);
-    await transport.handleRequest(req, res, body);
-    if (!session) {
-      await server.close().catch(() => undefined);
-      return;
+    try {
+      await transport.handleRequest(req, res, body);
+    } finally {
+      // An initialize that failed leaves no session behind, only this server to close.
+      if (!session) await server.close().catch(() => undefined);
     }
+    if (!session) return;
     const info = session.info();
     this.options.logger.info('CLI session connected', { session: info.id, client: info.clientName, version: info.clientVersion });
     this.options.onSessionsChanged();
