@@ -53,6 +53,31 @@ async function primeStream(f: FixtureCompanion, c: CompanionClient): Promise<voi
   }, 'the standalone stream', 20_000, 100);
 }
 
+/**
+ * A connected client on a fixture companion with `tools`; `prime` waits until its
+ * standalone stream is open. Everything is stopped and removed afterwards.
+ */
+async function withConnectedFixture(
+  tools: ConstructorParameters<typeof FixtureCompanion>[0]['tools'],
+  body: (f: FixtureCompanion, c: CompanionClient) => Promise<void>,
+  options: { prime?: boolean; beforeConnect?: (c: CompanionClient) => void } = {},
+): Promise<void> {
+  const p = place();
+  const f = await new FixtureCompanion({ tools }).start();
+  advertise(p, f.port, f.token);
+  const c = client(p);
+  options.beforeConnect?.(c);
+  try {
+    assert.ok(await c.connect());
+    if (options.prime) await primeStream(f, c);
+    await body(f, c);
+  } finally {
+    await c.stop();
+    await f.stop();
+    p.cleanup();
+  }
+}
+
 test('a server that accepts TCP but never answers fails within the availability timeout', async () => {
   const p = place();
   const silent = net.createServer(() => undefined);
@@ -92,36 +117,23 @@ test('a server answering HTML with 500 is a clean failure, not a crash', async (
 test('invalid notifications are ignored and reported; the connection stays up', async () => {
   // The real CLI drops the connection on a notification failing its schema; we validate
   // with the protocol schemas, report, and carry on.
-  const p = place();
-  const f = await new FixtureCompanion({ tools: companionTools() }).start();
-  advertise(p, f.port, f.token);
-  const c = client(p);
   const invalid: string[] = [];
-  c.onInvalidNotification((method) => invalid.push(method));
-  try {
-    assert.ok(await c.connect());
-    await primeStream(f, c);
-    await f.notify('ide/contextUpdate', { workspaceState: { openFiles: [{ path: '/no-timestamp' }] } });
-    await f.notify('ide/diffAccepted', { filePath: '/x' });
-    await f.notify('ide/contextUpdate', { workspaceState: { openFiles: [{ path: '/good', timestamp: 2 }] } });
-    await waitFor(() => c.context.get()?.workspaceState?.openFiles?.[0]?.path === '/good', 'the valid update after the invalid ones');
-    assert.deepEqual(invalid, ['ide/contextUpdate', 'ide/diffAccepted']);
-    assert.equal(c.status.status, 'connected');
-  } finally {
-    await c.stop();
-    await f.stop();
-    p.cleanup();
-  }
+  await withConnectedFixture(
+    companionTools(),
+    async (f, c) => {
+      await f.notify('ide/contextUpdate', { workspaceState: { openFiles: [{ path: '/no-timestamp' }] } });
+      await f.notify('ide/diffAccepted', { filePath: '/x' });
+      await f.notify('ide/contextUpdate', { workspaceState: { openFiles: [{ path: '/good', timestamp: 2 }] } });
+      await waitFor(() => c.context.get()?.workspaceState?.openFiles?.[0]?.path === '/good', 'the valid update after the invalid ones');
+      assert.deepEqual(invalid, ['ide/contextUpdate', 'ide/diffAccepted']);
+      assert.equal(c.status.status, 'connected');
+    },
+    { prime: true, beforeConnect: (c) => c.onInvalidNotification((method) => invalid.push(method)) },
+  );
 });
 
 test('context is normalised as the CLI does: newest first, one active file, 10 files, 16 KiB selection', async () => {
-  const p = place();
-  const f = await new FixtureCompanion({ tools: companionTools() }).start();
-  advertise(p, f.port, f.token);
-  const c = client(p);
-  try {
-    assert.ok(await c.connect());
-    await primeStream(f, c);
+  await withConnectedFixture(companionTools(), async (f, c) => {
     const files = Array.from({ length: 12 }, (_, i) => ({ path: `/f${i}`, timestamp: 100 + i, isActive: true, cursor: { line: 1, character: 1 }, selectedText: 's'.repeat(20_000) }));
     await f.notify('ide/contextUpdate', { workspaceState: { openFiles: files, isTrusted: true } });
     const ctx = await waitFor(() => c.context.get()?.workspaceState?.openFiles?.length === 10 && c.context.get(), 'the normalised context');
@@ -131,66 +143,34 @@ test('context is normalised as the CLI does: newest first, one active file, 10 f
     assert.equal(open[0]!.selectedText, 's'.repeat(16384) + '... [TRUNCATED]');
     assert.ok(open.slice(1).every((x) => x.isActive === false && x.cursor === undefined && x.selectedText === undefined));
     assert.deepEqual(await c.getActiveFile(), { filePath: '/f11', cursor: { line: 1, character: 1 } }, 'without the tool, the active file comes from context');
-  } finally {
-    await c.stop();
-    await f.stop();
-    p.cleanup();
-  }
+  }, { prime: true });
 });
 
 test('legacy ide/diffClosed settles a pending diff as rejected', async () => {
-  const p = place();
-  const f = await new FixtureCompanion({ tools: companionTools() }).start();
-  advertise(p, f.port, f.token);
-  const c = client(p);
-  try {
-    assert.ok(await c.connect());
-    await primeStream(f, c);
+  await withConnectedFixture(companionTools(), async (f, c) => {
     const outcome = c.openDiff('/w/file.txt', 'new');
     await waitFor(() => f.calls.some((x) => x.name === 'openDiff'), 'openDiff call');
     await f.notify('ide/diffClosed', { filePath: '/w/file.txt', content: 'ignored' });
     assert.deepEqual(await outcome, { status: 'rejected' });
-  } finally {
-    await c.stop();
-    await f.stop();
-    p.cleanup();
-  }
+  }, { prime: true });
 });
 
 test('openDiff answered with isError rejects with the companion\'s message', async () => {
-  const p = place();
-  const f = await new FixtureCompanion({ tools: companionTools({ openDiff: () => ({ isError: true, content: [{ type: 'text', text: 'disk on fire' }] }) }) }).start();
-  advertise(p, f.port, f.token);
-  const c = client(p);
-  try {
-    assert.ok(await c.connect());
+  await withConnectedFixture(companionTools({ openDiff: () => ({ isError: true, content: [{ type: 'text', text: 'disk on fire' }] }) }), async (f, c) => {
     await assert.rejects(c.openDiff('/w/a.txt', 'x'), /disk on fire/);
     assert.deepEqual(c.pendingDiffs(), []);
-  } finally {
-    await c.stop();
-    await f.stop();
-    p.cleanup();
-  }
+  });
 });
 
 test('closeDiff answering raw text (not JSON) yields no content; accepting from the CLI keeps the proposal', async () => {
-  const p = place();
-  const f = await new FixtureCompanion({ tools: companionTools({ closeDiff: () => ({ content: [{ type: 'text', text: 'raw final text' }] }) }) }).start();
-  advertise(p, f.port, f.token);
-  const c = client(p);
-  try {
-    assert.ok(await c.connect());
+  await withConnectedFixture(companionTools({ closeDiff: () => ({ content: [{ type: 'text', text: 'raw final text' }] }) }), async (f, c) => {
     assert.equal(await c.closeDiff('/w/a.txt'), undefined);
     const outcome = c.openDiff('/w/b.txt', 'proposal');
     await waitFor(() => f.calls.some((x) => x.name === 'openDiff'), 'openDiff call');
     assert.deepEqual(await c.resolveDiffFromCli('/w/b.txt', 'accepted'), { status: 'accepted', content: 'proposal' });
     assert.deepEqual(await outcome, { status: 'accepted', content: 'proposal' });
     assert.deepEqual(f.calls.at(-1), { name: 'closeDiff', args: { filePath: '/w/b.txt', suppressNotification: true } });
-  } finally {
-    await c.stop();
-    await f.stop();
-    p.cleanup();
-  }
+  });
 });
 
 test('a well-known port is used only if the server there identifies as a companion', async () => {
