@@ -10,7 +10,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { z } from 'zod';
-import { Companion } from '@ide-companion/server';
+import { startTestCompanion } from '@ide-companion/server/testing';
 
 export { sleep };
 
@@ -122,27 +122,9 @@ export function makeFiles(dir, count, prefix = 'file') {
   return files;
 }
 
-/** An in-process Companion in a private temp dir, as an editor adapter would start it. */
-export async function startCompanion(options = {}) {
-  const tmp = makeTempDir();
-  const workspace = path.join(tmp.path, 'ws');
-  fs.mkdirSync(workspace);
-  const companion = new Companion({
-    ideInfo: { name: 'bench-ide', displayName: 'Bench IDE' },
-    workspaceRoots: [workspace],
-    tmpdir: tmp.path,
-    handleSignals: false,
-    ...options,
-  });
-  await companion.start();
-  return {
-    companion,
-    workspace,
-    cleanup: async () => {
-      await companion.stop();
-      tmp.cleanup();
-    },
-  };
+/** An in-process Companion in a private temp dir, as an editor adapter would start it (no diff view). */
+export function startCompanion(options = {}) {
+  return startTestCompanion({ ideInfo: { name: 'bench-ide', displayName: 'Bench IDE' }, diffView: undefined, ...options });
 }
 
 const NOTIFICATION_METHODS = ['ide/contextUpdate', 'ide/diffAccepted', 'ide/diffRejected', 'ide/diffClosed'];

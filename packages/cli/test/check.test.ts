@@ -8,58 +8,19 @@ import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
 import { test } from 'node:test';
-import { Companion, type DiffCloseReason, type DiffView, type PendingDiff } from '@ide-companion/server';
+import { startTestCompanion } from '@ide-companion/server/testing';
 import { makeTempDir, repoRoot, waitFor } from '@ide-companion/testkit';
 import { CHECKS, estimateTokenBits, exitCodeOf, nonLoopbackAddresses, runCheck, type CheckReport } from '../src/check/index.js';
 
 const BIN = path.join(repoRoot, 'packages', 'cli', 'bin', 'ide-companion.js');
 
-/** A DiffView that records what the companion asked of the editor. */
-class RecordingDiffView implements DiffView {
-  shown: PendingDiff[] = [];
-  closed: Array<PendingDiff & { reason: DiffCloseReason }> = [];
-  /** An editor that never finishes showing: openDiff stays unanswered. */
-  hang = false;
-  show(diff: PendingDiff): void | Promise<void> {
-    this.shown.push(diff);
-    if (this.hang) return new Promise<void>(() => undefined);
-  }
-  currentText(): string | undefined {
-    return undefined;
-  }
-  close(diff: PendingDiff, reason: DiffCloseReason): void {
-    this.closed.push({ ...diff, reason });
-  }
-}
-
-/** Our companion in a private tmpdir, as packages/server/test/helpers.ts starts it. */
+/** Our companion in a private tmpdir, with a file open in it. */
 async function startOurCompanion() {
-  const tmp = makeTempDir();
-  const workspace = path.join(tmp.path, 'ws');
-  fs.mkdirSync(workspace);
-  const file = path.join(workspace, 'main.ts');
+  const t = await startTestCompanion();
+  const file = path.join(t.workspace, 'main.ts');
   fs.writeFileSync(file, 'export const x = 1;\n');
-  const view = new RecordingDiffView();
-  const companion = new Companion({
-    ideInfo: { name: 'test-ide', displayName: 'Test IDE' },
-    workspaceRoots: [workspace],
-    tmpdir: tmp.path,
-    handleSignals: false,
-    diffView: view,
-  });
-  await companion.start();
-  companion.context.focus(file, { cursor: { line: 1, character: 8 } });
-  return {
-    companion,
-    view,
-    tmp: tmp.path,
-    workspace,
-    file,
-    cleanup: async () => {
-      await companion.stop();
-      tmp.cleanup();
-    },
-  };
+  t.companion.context.focus(file, { cursor: { line: 1, character: 8 } });
+  return { ...t, file };
 }
 
 function failures(report: CheckReport): string[] {

@@ -1,29 +1,13 @@
 /** Shared by the client tests: real companions in private temp dirs, and a diff view the test drives. */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { makeTempDir } from '@ide-companion/testkit';
-import { Companion, type CompanionOptions, type DiffView, type PendingDiff } from '@ide-companion/server';
+import type { Companion } from '@ide-companion/server';
+import { RecordingDiffView, startTestCompanion, type TestCompanionOptions } from '@ide-companion/server/testing';
 import type { IdeProcess } from '../src/index.js';
-
-/** A DiffView whose user is the test. */
-export class ScriptedDiffView implements DiffView {
-  shown: PendingDiff[] = [];
-  closed: Array<{ diff: PendingDiff; reason: string }> = [];
-  edits = new Map<string, string>();
-  show(diff: PendingDiff): void {
-    this.shown.push(diff);
-  }
-  currentText(diff: PendingDiff): string | undefined {
-    return this.edits.get(diff.filePath);
-  }
-  close(diff: PendingDiff, reason: string): void {
-    this.closed.push({ diff, reason });
-  }
-}
 
 export interface Harness {
   companion: Companion;
-  view: ScriptedDiffView;
+  view: RecordingDiffView;
   tmp: string;
   workspace: string;
   /** An IDE process that matches the companion, so discovery skips the process walk. */
@@ -41,32 +25,12 @@ export function cleanEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   return { ...env, ...extra };
 }
 
-export async function startCompanion(options: Partial<CompanionOptions> & { tmp?: string; workspace?: string } = {}): Promise<Harness> {
-  const ownTmp = options.tmp ? undefined : makeTempDir('ide-client-test-');
-  const tmp = options.tmp ?? ownTmp!.path;
-  const workspace = options.workspace ?? path.join(tmp, 'ws');
-  fs.mkdirSync(workspace, { recursive: true });
-  const view = new ScriptedDiffView();
-  const companion = new Companion({
-    ideInfo: { name: 'test-ide', displayName: 'Test IDE' },
-    workspaceRoots: [workspace],
-    tmpdir: tmp,
-    handleSignals: false,
-    diffView: view,
-    ...options,
-  });
-  await companion.start();
+export async function startCompanion(options: TestCompanionOptions = {}): Promise<Harness> {
+  const t = await startTestCompanion(options);
   return {
-    companion,
-    view,
-    tmp,
-    workspace,
+    ...t,
     ideProcess: { pid: options.idePid ?? process.pid, command: 'test-ide', source: 'env', chain: [] },
     env: cleanEnv(),
-    cleanup: async () => {
-      await companion.stop();
-      ownTmp?.cleanup();
-    },
   };
 }
 

@@ -161,7 +161,7 @@ describe('diffs', () => {
 });
 
 test('without a DiffView the diff tools are not offered (the CLI then never opens diffs)', async () => {
-  const h = await startCompanion();
+  const h = await startCompanion({ diffView: undefined });
   try {
     const c = await connectClient(h.companion);
     assert.deepEqual((await c.client.listTools()).tools.map((t) => t.name), ['getActiveFile']);

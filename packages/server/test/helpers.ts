@@ -1,65 +1,16 @@
 /** Shared by the server tests: a companion in a private tmpdir, and real MCP SDK clients connected to it over loopback. */
-import * as fs from 'node:fs';
 import * as http from 'node:http';
-import * as path from 'node:path';
-import { connectRecordingClient, makeTempDir, type RecordingClient } from '@ide-companion/testkit';
-import { Companion, type CompanionOptions, type DiffView, type PendingDiff } from '../src/index.js';
+import { connectRecordingClient, type RecordingClient } from '@ide-companion/testkit';
+import type { Companion } from '../src/index.js';
 
-export interface Harness {
-  companion: Companion;
-  tmp: string;
-  workspace: string;
-  cleanup: () => Promise<void>;
-}
-
-/** A started companion whose discovery dir lives in a private temp dir. */
-export async function startCompanion(options: Partial<CompanionOptions> = {}): Promise<Harness> {
-  const tmp = makeTempDir();
-  const workspace = path.join(tmp.path, 'ws');
-  fs.mkdirSync(workspace);
-  const companion = new Companion({
-    ideInfo: { name: 'test-ide', displayName: 'Test IDE' },
-    workspaceRoots: [workspace],
-    tmpdir: tmp.path,
-    handleSignals: false,
-    ...options,
-  });
-  await companion.start();
-  return {
-    companion,
-    tmp: tmp.path,
-    workspace,
-    cleanup: async () => {
-      await companion.stop();
-      tmp.cleanup();
-    },
-  };
-}
+/** A started companion for `ws` in a private temp dir, with a RecordingDiffView unless told otherwise. */
+export { RecordingDiffView, startTestCompanion as startCompanion, type TestCompanion as Harness } from '../src/testing.js';
 
 export type ConnectedClient = RecordingClient;
 
 /** A real MCP SDK client over HTTP with the bearer token, recording ide/* notifications. */
 export function connectClient(companion: Companion, token = companion.authToken): Promise<ConnectedClient> {
   return connectRecordingClient({ port: companion.port, token });
-}
-
-/** A DiffView that records calls; the test plays the user. */
-export class RecordingDiffView implements DiffView {
-  shown: PendingDiff[] = [];
-  closed: Array<{ diff: PendingDiff; reason: string }> = [];
-  edits = new Map<string, string>();
-  failWith: string | undefined;
-
-  show(diff: PendingDiff): void {
-    if (this.failWith) throw new Error(this.failWith);
-    this.shown.push(diff);
-  }
-  currentText(diff: PendingDiff): string | undefined {
-    return this.edits.get(diff.id);
-  }
-  close(diff: PendingDiff, reason: string): void {
-    this.closed.push({ diff, reason });
-  }
 }
 
 /**

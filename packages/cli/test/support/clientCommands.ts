@@ -2,59 +2,19 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { Companion, type DiffView, type PendingDiff } from '@ide-companion/server';
-import { makeTempDir, repoRoot } from '@ide-companion/testkit';
+import { startTestCompanion, type TestCompanion } from '@ide-companion/server/testing';
+import { repoRoot } from '@ide-companion/testkit';
 
 export const BIN = path.join(repoRoot, 'packages', 'cli', 'bin', 'ide-companion.js');
 
-export class TestDiffView implements DiffView {
-  shown: PendingDiff[] = [];
-  closed: PendingDiff[] = [];
-  edits = new Map<string, string>();
-  show(diff: PendingDiff): void {
-    this.shown.push(diff);
-  }
-  currentText(diff: PendingDiff): string | undefined {
-    return this.edits.get(diff.filePath);
-  }
-  close(diff: PendingDiff): void {
-    this.closed.push(diff);
-  }
-}
-
-export interface Setup {
-  tmp: string;
-  workspace: string;
-  companion: Companion;
-  view: TestDiffView;
-  cleanup(): Promise<void>;
-}
+export type Setup = TestCompanion;
 
 /** A companion for `<tmp>/ws`, its discovery file under `<tmp>/gemini/ide`. */
 export async function setup(options: { start?: boolean } = {}): Promise<Setup> {
-  const tmp = makeTempDir('ide-cmd-test-');
-  const workspace = path.join(tmp.path, 'ws');
-  fs.mkdirSync(workspace);
-  fs.mkdirSync(path.join(tmp.path, 'gemini', 'ide'), { recursive: true });
-  const view = new TestDiffView();
-  const companion = new Companion({
-    ideInfo: { name: 'test-ide', displayName: 'Test IDE' },
-    workspaceRoots: [workspace],
-    tmpdir: tmp.path,
-    handleSignals: false,
-    diffView: view,
-  });
-  if (options.start ?? true) await companion.start();
-  return {
-    tmp: tmp.path,
-    workspace,
-    companion,
-    view,
-    cleanup: async () => {
-      await companion.stop();
-      tmp.cleanup();
-    },
-  };
+  const t = await startTestCompanion({ start: options.start ?? true });
+  // Discovery must find the (maybe still empty) directory, as after any companion ran here.
+  fs.mkdirSync(path.join(t.tmp, 'gemini', 'ide'), { recursive: true, mode: 0o700 });
+  return t;
 }
 
 /** The bin's environment: TMPDIR points discovery at the test's dir; no GEMINI_CLI_* leaks in. */

@@ -1,0 +1,85 @@
+/**
+ * For tests of anything built on the companion (this package's, the client's,
+ * the CLI's, editor ends, benchmarks): a started Companion in a private temp
+ * dir, and a DiffView whose user is the test. A separate entry point,
+ * `@ide-companion/server/testing`, so editors never load it.
+ */
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { Companion, type CompanionOptions } from './companion.js';
+import type { DiffCloseReason, DiffView, PendingDiff } from './diffView.js';
+
+/** Records what the companion asks of the editor; the test plays the user. */
+export class RecordingDiffView implements DiffView {
+  shown: PendingDiff[] = [];
+  closed: Array<{ diff: PendingDiff; reason: DiffCloseReason }> = [];
+  /** The user's edits in the view, keyed by diff id or by file path. */
+  edits = new Map<string, string>();
+  /** When set, show() fails with this message. */
+  failWith: string | undefined;
+  /** An editor that never finishes showing: openDiff stays unanswered. */
+  hang = false;
+
+  show(diff: PendingDiff): void | Promise<void> {
+    if (this.failWith) throw new Error(this.failWith);
+    this.shown.push(diff);
+    if (this.hang) return new Promise<void>(() => undefined);
+  }
+  currentText(diff: PendingDiff): string | undefined {
+    return this.edits.get(diff.id) ?? this.edits.get(diff.filePath);
+  }
+  close(diff: PendingDiff, reason: DiffCloseReason): void {
+    this.closed.push({ diff, reason });
+  }
+}
+
+export interface TestCompanion {
+  companion: Companion;
+  /** The DiffView in use unless the options named another (or none). */
+  view: RecordingDiffView;
+  /** The companion's tmpdir: its discovery file is in `tmp/gemini/ide`. */
+  tmp: string;
+  workspace: string;
+  cleanup: () => Promise<void>;
+}
+
+export interface TestCompanionOptions extends Partial<CompanionOptions> {
+  /** An existing dir to use as tmpdir (not removed by cleanup). */
+  tmp?: string;
+  /** The workspace root; default `tmp/ws`. */
+  workspace?: string;
+  /** Start it (default true). */
+  start?: boolean;
+}
+
+/**
+ * A Companion named "Test IDE" for `tmp/ws`, not handling signals, with a
+ * RecordingDiffView unless `diffView` is given (`diffView: undefined`: none).
+ */
+export async function startTestCompanion(options: TestCompanionOptions = {}): Promise<TestCompanion> {
+  const { tmp: givenTmp, workspace: givenWorkspace, start = true, ...companionOptions } = options;
+  const tmp = givenTmp ?? fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'ide-companion-test-')));
+  const workspace = givenWorkspace ?? path.join(tmp, 'ws');
+  fs.mkdirSync(workspace, { recursive: true });
+  const view = new RecordingDiffView();
+  const companion = new Companion({
+    ideInfo: { name: 'test-ide', displayName: 'Test IDE' },
+    workspaceRoots: [workspace],
+    tmpdir: tmp,
+    handleSignals: false,
+    diffView: view,
+    ...companionOptions,
+  });
+  if (start) await companion.start();
+  return {
+    companion,
+    view,
+    tmp,
+    workspace,
+    cleanup: async () => {
+      await companion.stop();
+      if (!givenTmp) fs.rmSync(tmp, { recursive: true, force: true });
+    },
+  };
+}
