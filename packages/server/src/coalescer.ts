@@ -23,10 +23,6 @@ export class Coalescer {
     private readonly now: () => number = () => performance.now(),
   ) {}
 
-  get pending(): boolean {
-    return this.firstPendingAt !== undefined;
-  }
-
   poke(): void {
     const now = this.now();
     this.firstPendingAt ??= now;
@@ -38,11 +34,6 @@ export class Coalescer {
         : windowEnd - now; // inside the last flush's window: trailing edge
     if (this.timer) clearTimeout(this.timer);
     this.timer = setTimeout(() => this.fire(), Math.max(0, delay));
-  }
-
-  /** Flushes now if anything is pending. */
-  flushNow(): void {
-    if (this.pending) this.fire();
   }
 
   dispose(): void {

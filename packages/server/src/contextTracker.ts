@@ -233,11 +233,6 @@ export class ContextTracker {
     return () => this.rootListeners.delete(listener);
   }
 
-  /** Sends a pending change now instead of at the end of its window. */
-  flushNow(): void {
-    this.coalescer.flushNow();
-  }
-
   dispose(): void {
     this.coalescer.dispose();
     this.listeners.clear();

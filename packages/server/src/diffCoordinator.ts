@@ -21,12 +21,6 @@ export class DiffError extends Error {
   override name = 'DiffError';
 }
 
-export type DiffEvent =
-  | { type: 'opened'; diff: PendingDiff }
-  | { type: 'accepted'; diff: PendingDiff; content: string }
-  | { type: 'rejected'; diff: PendingDiff }
-  | { type: 'closed'; diff: PendingDiff; reason: DiffCloseReason };
-
 /** Diffs are keyed by normalized path so `/a/./b` and `/a/b` are one file. */
 function keyOf(filePath: string): string {
   return path.normalize(filePath);
@@ -34,7 +28,6 @@ function keyOf(filePath: string): string {
 
 export class DiffCoordinator {
   private readonly byKey = new Map<string, PendingDiff>();
-  private readonly listeners = new Set<(event: DiffEvent) => void>();
 
   constructor(
     private readonly view: DiffView | undefined,
@@ -56,7 +49,6 @@ export class DiffCoordinator {
       this.byKey.delete(key);
       await this.closeView(previous, 'replaced');
       this.notify(previous.sessionId, { method: 'ide/diffRejected', params: { filePath: previous.filePath } });
-      this.emit({ type: 'rejected', diff: previous });
     }
     const diff: PendingDiff = { id: randomUUID(), filePath, newContent, sessionId, openedAt: Date.now() };
     this.byKey.set(key, diff);
@@ -67,7 +59,6 @@ export class DiffCoordinator {
       throw new DiffError(`could not show the diff for ${filePath}: ${describeError(err)}`);
     }
     this.logger.info('diff opened', { filePath, bytes: Buffer.byteLength(newContent), session: sessionId });
-    this.emit({ type: 'opened', diff });
     return diff;
   }
 
@@ -78,7 +69,6 @@ export class DiffCoordinator {
     const finalContent = content ?? diff.newContent;
     this.notify(diff.sessionId, { method: 'ide/diffAccepted', params: { filePath: diff.filePath, content: finalContent } });
     this.logger.info('diff accepted', { filePath: diff.filePath, edited: finalContent !== diff.newContent });
-    this.emit({ type: 'accepted', diff, content: finalContent });
     return true;
   }
 
@@ -88,7 +78,6 @@ export class DiffCoordinator {
     if (!diff) return false;
     this.notify(diff.sessionId, { method: 'ide/diffRejected', params: { filePath: diff.filePath } });
     this.logger.info('diff rejected', { filePath: diff.filePath });
-    this.emit({ type: 'rejected', diff });
     return true;
   }
 
@@ -113,7 +102,6 @@ export class DiffCoordinator {
       });
     }
     await this.closeView(diff, 'closedByCli');
-    this.emit({ type: 'closed', diff, reason: 'closedByCli' });
     return text ?? diff.newContent;
   }
 
@@ -139,11 +127,6 @@ export class DiffCoordinator {
     return [...this.byKey.values()];
   }
 
-  onDidChange(listener: (event: DiffEvent) => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
-  }
-
   private take(id: string): PendingDiff | undefined {
     const diff = this.get(id);
     if (diff) this.byKey.delete(keyOf(diff.filePath));
@@ -153,10 +136,7 @@ export class DiffCoordinator {
   private async closeWhere(match: (diff: PendingDiff) => boolean, reason: DiffCloseReason): Promise<void> {
     const doomed = [...this.byKey.entries()].filter(([, d]) => match(d));
     for (const [key] of doomed) this.byKey.delete(key);
-    for (const [, diff] of doomed) {
-      await this.closeView(diff, reason);
-      this.emit({ type: 'closed', diff, reason });
-    }
+    for (const [, diff] of doomed) await this.closeView(diff, reason);
   }
 
   private async closeView(diff: PendingDiff, reason: DiffCloseReason): Promise<void> {
@@ -164,16 +144,6 @@ export class DiffCoordinator {
       await this.view?.close(diff, reason);
     } catch (err) {
       this.logger.warn('closing a diff view failed', { filePath: diff.filePath, reason, error: describeError(err) });
-    }
-  }
-
-  private emit(event: DiffEvent): void {
-    for (const listener of this.listeners) {
-      try {
-        listener(event);
-      } catch (err) {
-        this.logger.error('diff listener threw', { error: describeError(err) });
-      }
     }
   }
 }

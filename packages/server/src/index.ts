@@ -1,7 +1,7 @@
 export { Companion, COMPANION_VERSION, DEFAULT_MAX_BODY_BYTES, DEFAULT_SESSION_GRACE_MS, type CompanionOptions } from './companion.js';
 export { ContextTracker, truncateSelectedText, type ContextTrackerOptions, type FocusDetails } from './contextTracker.js';
 export { Coalescer, type CoalescerOptions } from './coalescer.js';
-export { DiffCoordinator, DiffError, type DiffEvent } from './diffCoordinator.js';
+export { DiffCoordinator, DiffError } from './diffCoordinator.js';
 export type { DiffView, PendingDiff, DiffCloseReason } from './diffView.js';
 export {
   DiscoveryFileError,
@@ -11,7 +11,7 @@ export {
   sweepStaleDiscoveryFiles,
   writeFileAtomicPrivate,
 } from './discoveryFile.js';
-export { generateAuthToken, authorizationMatches } from './auth.js';
+export { generateAuthToken, bearerChecker } from './auth.js';
 export { buildTerminalEnv, type TerminalEnv } from './terminalEnv.js';
 export { silentLogger, describeError, type Logger } from './logger.js';
 export type { SessionInfo } from './sessions.js';
