@@ -23,7 +23,7 @@ export const CloseDiffPayloadSchema = z.object({
 });
 export type CloseDiffPayload = z.infer<typeof CloseDiffPayloadSchema>;
 
-export const CloseDiffTool = toolType<typeof CloseDiffArgumentsSchema, string | null>(
+export const CloseDiffTool = toolType(
   'closeDiff',
   'Close the diff view for a file without accepting or rejecting it. Returns JSON {"content": text} with the proposal as it stands, including any edits the user made.',
   CloseDiffArgumentsSchema,

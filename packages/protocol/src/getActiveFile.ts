@@ -13,7 +13,7 @@ export interface ActiveFileContext {
   cursor?: Cursor;
 }
 
-export const GetActiveFileTool = toolType<typeof GetActiveFileArgumentsSchema, ActiveFileContext | null>(
+export const GetActiveFileTool = toolType(
   'getActiveFile',
   'Get the currently active file and cursor position',
   GetActiveFileArgumentsSchema,

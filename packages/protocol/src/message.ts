@@ -14,20 +14,18 @@ export interface NotificationType<P extends z.ZodType> {
   readonly params: P;
 }
 
-export interface ToolType<A extends z.ZodObject, R> {
+export interface ToolType<A extends z.ZodObject> {
   readonly kind: 'tool';
   readonly name: string;
   readonly description: string;
   readonly direction: 'cliToCompanion';
   readonly arguments: A;
-  /** Marker for the decoded result type; never read at run time. */
-  readonly result?: R;
 }
 
 export function notificationType<P extends z.ZodType>(method: string, direction: Direction, params: P): NotificationType<P> {
   return { kind: 'notification', method, direction, params };
 }
 
-export function toolType<A extends z.ZodObject, R>(name: string, description: string, args: A): ToolType<A, R> {
+export function toolType<A extends z.ZodObject>(name: string, description: string, args: A): ToolType<A> {
   return { kind: 'tool', name, description, direction: 'cliToCompanion', arguments: args };
 }

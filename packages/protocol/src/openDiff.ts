@@ -13,7 +13,7 @@ export const OpenDiffArgumentsSchema = z.object({
 });
 export type OpenDiffArguments = z.infer<typeof OpenDiffArgumentsSchema>;
 
-export const OpenDiffTool = toolType<typeof OpenDiffArgumentsSchema, void>(
+export const OpenDiffTool = toolType(
   'openDiff',
   'Open a diff view in the editor comparing a file with proposed new content. The user may edit the proposal, then accept or reject it; the outcome arrives as ide/diffAccepted or ide/diffRejected.',
   OpenDiffArgumentsSchema,

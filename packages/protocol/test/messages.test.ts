@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import {
-  MAX_SELECTED_TEXT_LENGTH,
   decodeCloseDiffText,
   encodeCloseDiffText,
   formatActiveFile,
@@ -57,8 +56,4 @@ test('unknown notification methods and zero-based cursors are refused', () => {
       }),
     /line/,
   );
-});
-
-test('the selected-text limit is the CLI\'s 16 KiB', () => {
-  assert.equal(MAX_SELECTED_TEXT_LENGTH, 16384);
 });
