@@ -8,16 +8,18 @@ export function generateAuthToken(): string {
 
 const BEARER = /^Bearer ([^\s]+)$/;
 
+const digest = (text: string) => createHash('sha256').update(text).digest();
+
 /**
- * Whether an `Authorization` header carries exactly `token`. Both sides are
- * hashed first so the comparison takes the same time whatever the candidate's
- * length or content.
+ * A checker for `Authorization` headers carrying exactly `token`. Both sides
+ * are hashed so the comparison takes the same time whatever the candidate's
+ * length or content; the token's digest is computed once, not per request.
  */
-export function authorizationMatches(header: string | undefined, token: string): boolean {
-  if (typeof header !== 'string') return false;
-  const match = BEARER.exec(header);
-  const candidate = match?.[1] ?? '';
-  const a = createHash('sha256').update(candidate).digest();
-  const b = createHash('sha256').update(token).digest();
-  return timingSafeEqual(a, b) && match !== null;
+export function bearerChecker(token: string): (header: string | undefined) => boolean {
+  const expected = digest(token);
+  return (header) => {
+    if (typeof header !== 'string') return false;
+    const match = BEARER.exec(header);
+    return timingSafeEqual(digest(match?.[1] ?? ''), expected) && match !== null;
+  };
 }

@@ -1,7 +1,7 @@
 /** Every request passes Host, Origin and token checks, on every method, before anything else runs. */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { authorizationMatches, generateAuthToken } from '../src/index.js';
+import { bearerChecker, generateAuthToken } from '../src/index.js';
 import { INIT_BODY, connectClient, mcpHeaders, rawRequest, startCompanion, type Harness } from './helpers.js';
 
 describe('auth, Host and Origin', () => {
@@ -86,11 +86,11 @@ describe('auth, Host and Origin', () => {
     await assert.rejects(connectClient(h.companion, 'wrong'), /401|Unauthorized/);
   });
 
-  test('authorizationMatches: only "Bearer <exact token>"', () => {
-    const t = 'abc123';
-    assert.equal(authorizationMatches('Bearer abc123', t), true);
+  test('the bearer check accepts only "Bearer <exact token>"', () => {
+    const matches = bearerChecker('abc123');
+    assert.equal(matches('Bearer abc123'), true);
     for (const header of [undefined, '', 'Bearer', 'Bearer abc12', 'Bearer abc1234', 'bearer abc123', 'Bearer  abc123', 'Bearer abc123 ', 'Token abc123']) {
-      assert.equal(authorizationMatches(header, t), false, String(header));
+      assert.equal(matches(header), false, String(header));
     }
   });
 });

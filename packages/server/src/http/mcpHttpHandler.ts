@@ -9,7 +9,7 @@ import { describeError, type Logger } from '../logger.js';
 import type { SessionRegistry } from '../sessions.js';
 import { readBody } from './body.js';
 import { RpcErrorCode, sendJsonRpcError } from './jsonRpcError.js';
-import { checkRequest } from './requestGuard.js';
+import { requestGuard } from './requestGuard.js';
 
 export interface McpHttpHandlerOptions {
   port: () => number;
@@ -23,9 +23,10 @@ const MIB = 1024 * 1024;
 
 export function createMcpHttpHandler(options: McpHttpHandlerOptions) {
   const { sessions, logger } = options;
+  const guard = requestGuard(options.port, options.token);
 
   async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const refusal = checkRequest(req, options.port(), options.token);
+    const refusal = guard(req);
     if (refusal) {
       logger.warn('request refused', { method: req.method, status: refusal.status, reason: refusal.message });
       sendJsonRpcError(res, refusal.status, RpcErrorCode.ServerError, refusal.message, { Connection: 'close', ...refusal.headers });

@@ -4,7 +4,7 @@
  * server), and the bearer token.
  */
 import type { IncomingMessage } from 'node:http';
-import { authorizationMatches } from '../auth.js';
+import { bearerChecker } from '../auth.js';
 
 export interface Refusal {
   status: number;
@@ -12,20 +12,22 @@ export interface Refusal {
   headers?: Record<string, string>;
 }
 
-export function allowedHosts(port: number): Set<string> {
-  return new Set([`127.0.0.1:${port}`, `localhost:${port}`]);
+/** A guard for one server: `port()` is read per request (known only once listening). */
+export function requestGuard(port: () => number, token: string): (req: IncomingMessage) => Refusal | undefined {
+  const tokenMatches = bearerChecker(token);
+  return (req) => checkRequest(req, port(), tokenMatches);
 }
 
 /** undefined when the request may proceed, else why not. */
-export function checkRequest(req: IncomingMessage, port: number, token: string): Refusal | undefined {
+function checkRequest(req: IncomingMessage, port: number, tokenMatches: (header: string | undefined) => boolean): Refusal | undefined {
   const host = req.headers.host?.toLowerCase();
-  if (!host || !allowedHosts(port).has(host)) {
+  if (host !== `127.0.0.1:${port}` && host !== `localhost:${port}`) {
     return { status: 403, message: 'Forbidden: Host must be 127.0.0.1 or localhost with this server\'s port' };
   }
   if (req.headers.origin !== undefined) {
     return { status: 403, message: 'Forbidden: requests with an Origin header are refused (browsers may not reach this server)' };
   }
-  if (!authorizationMatches(req.headers.authorization, token)) {
+  if (!tokenMatches(req.headers.authorization)) {
     const reason = req.headers.authorization === undefined ? 'missing bearer token' : 'invalid bearer token';
     return { status: 401, message: `Unauthorized: ${reason}`, headers: { 'WWW-Authenticate': 'Bearer' } };
   }
