@@ -7,7 +7,8 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
-import { Companion, JsonLinesBridge, describeError, type Logger } from '@ide-companion/server';
+import { Companion, JsonLinesBridge, describeError } from '@ide-companion/server';
+import { jsonLinesLogger } from '../logging.js';
 import type { Command } from './types.js';
 
 const usage = `Usage: ide-companion bridge --name NAME --display-name "Display Name" [--ide-pid PID] [--workspace DIR]...
@@ -40,9 +41,7 @@ async function run(argv: string[]): Promise<number> {
   const idePid = values['ide-pid'] ? Number(values['ide-pid']) : process.ppid;
   if (!Number.isSafeInteger(idePid) || idePid <= 0) throw new Error(`--ide-pid must be a positive integer`);
   const roots = (values.workspace?.length ? values.workspace : [process.cwd()]).map((d) => fs.realpathSync(path.resolve(d)));
-  const log = (level: string) => (message: string, fields?: Record<string, unknown>) =>
-    process.stderr.write(`${JSON.stringify({ level, message, ...fields })}\n`);
-  const logger: Logger = { debug: () => {}, info: log('info'), warn: log('warn'), error: log('error') };
+  const logger = jsonLinesLogger(process.stderr);
 
   const bridge = new JsonLinesBridge(process.stdin, process.stdout);
   const companion = new Companion({

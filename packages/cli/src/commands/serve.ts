@@ -6,7 +6,8 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
-import { Companion, describeError, type Logger, type SessionInfo } from '@ide-companion/server';
+import { Companion, describeError, type SessionInfo } from '@ide-companion/server';
+import { humanLogger, jsonLinesLogger } from '../logging.js';
 import { paint } from '../serve/renderDiff.js';
 import { TerminalReview } from '../serve/terminalReview.js';
 import { WorkspaceWatcher } from '../serve/workspaceWatcher.js';
@@ -41,14 +42,6 @@ function resolveRoots(dirs: string[]): string[] {
   });
 }
 
-function makeLogger(json: boolean, err: NodeJS.WritableStream, out: NodeJS.WritableStream): Logger {
-  const emit = (level: string) => (message: string, fields?: Record<string, unknown>) => {
-    if (json) out.write(`${JSON.stringify({ time: new Date().toISOString(), level, message, ...fields })}\n`);
-    else if (level === 'warn' || level === 'error') err.write(`ide-companion: ${message}${fields ? ` ${JSON.stringify(fields)}` : ''}\n`);
-  };
-  return { debug: () => {}, info: emit('info'), warn: emit('warn'), error: emit('error') };
-}
-
 function describeSessions(sessions: SessionInfo[]): string {
   if (sessions.length === 0) return 'no CLI connected';
   return `${sessions.length} CLI session${sessions.length === 1 ? '' : 's'} connected`;
@@ -71,7 +64,7 @@ async function run(argv: string[]): Promise<number> {
   const event = (e: Record<string, unknown>) => {
     if (json) process.stdout.write(`${JSON.stringify({ time: new Date().toISOString(), ...e })}\n`);
   };
-  const logger = makeLogger(json, process.stderr, process.stdout);
+  const logger = json ? jsonLinesLogger(process.stdout) : humanLogger(process.stderr);
 
   let companion: Companion | undefined;
   const review = new TerminalReview({
