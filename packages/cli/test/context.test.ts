@@ -1,5 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { startTestCompanion, type TestCompanion } from '@ide-companion/server/testing';
 import { waitFor } from '@ide-companion/testkit';
 import { binEnv, focusFile, runBin, setup } from './support/clientCommands.js';
 
@@ -35,11 +36,11 @@ test('context: no companion gives exit 1 and the reason on stderr', async () => 
 
 test('context --watch --json: one line per change, survives a companion restart, exits 0 on SIGINT', async () => {
   const s = await setup();
-  let second: Awaited<ReturnType<typeof setup>> | undefined;
+  let second: TestCompanion | undefined;
   const run = runBin(['context', '--watch', '--json'], { cwd: s.workspace, env: binEnv(s.tmp), timeoutMs: 120_000 });
   try {
-    const lines = () => run.child.stdout!.readableLength >= 0 && collected.map((l) => JSON.parse(l));
     const collected: string[] = [];
+    const lines = () => collected.map((l) => JSON.parse(l));
     let buffer = '';
     run.child.stdout!.on('data', (d: string) => {
       buffer += d;
@@ -48,21 +49,18 @@ test('context --watch --json: one line per change, survives a companion restart,
       collected.push(...parts.filter(Boolean));
     });
     const first = focusFile(s, 'first.ts');
-    await waitFor(() => (lines() || []).some((l) => l.workspaceState?.openFiles?.[0]?.path === first), 'the first context line', 30_000);
+    await waitFor(() => lines().some((l) => l.workspaceState?.openFiles?.[0]?.path === first), 'the first context line', 30_000);
     const later = focusFile(s, 'later.ts');
-    await waitFor(() => (lines() || []).some((l) => l.workspaceState?.openFiles?.[0]?.path === later), 'a line for the change', 30_000);
+    await waitFor(() => lines().some((l) => l.workspaceState?.openFiles?.[0]?.path === later), 'a line for the change', 30_000);
     // Restart: a new companion for the same workspace; the watcher finds it by itself.
     await s.companion.stop();
-    const { Companion } = await import('@ide-companion/server');
-    const companion = new Companion({ ideInfo: { name: 'test-ide', displayName: 'Test IDE' }, workspaceRoots: [s.workspace], tmpdir: s.tmp, handleSignals: false });
-    await companion.start();
-    second = { ...s, companion, cleanup: async () => companion.stop() };
+    second = await startTestCompanion({ tmp: s.tmp, workspace: s.workspace });
     const after = focusFile(second, 'after-restart.ts');
-    await waitFor(() => (lines() || []).some((l) => l.workspaceState?.openFiles?.[0]?.path === after), 'context from the restarted companion', 60_000);
+    await waitFor(() => lines().some((l) => l.workspaceState?.openFiles?.[0]?.path === after), 'context from the restarted companion', 60_000);
     run.child.kill('SIGINT');
     const r = await run;
     assert.equal(r.code, 0);
-    assert.ok((lines() || []).some((l) => l.status === 'disconnected'), 'the drop was reported');
+    assert.ok(lines().some((l) => l.status === 'disconnected'), 'the drop was reported');
   } finally {
     run.child.kill('SIGKILL');
     await second?.cleanup();

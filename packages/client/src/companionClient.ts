@@ -58,6 +58,17 @@ export interface TargetAttempt {
   error?: string;
 }
 
+/** Calls every listener; one listener's bug must not stop the others or break the connection logic. */
+function notifyAll<A extends unknown[]>(listeners: Iterable<(...args: A) => void>, ...args: A): void {
+  for (const l of listeners) {
+    try {
+      l(...args);
+    } catch {
+      // Ignored: see above.
+    }
+  }
+}
+
 export class CompanionClient {
   readonly context = new ContextStore();
   private readonly diffs: DiffTracker;
@@ -291,15 +302,7 @@ export class CompanionClient {
       case 'ide/contextUpdate': {
         this.context.set(n.params);
         const trusted = n.params.workspaceState?.isTrusted;
-        if (trusted !== undefined) {
-          for (const l of this.trustListeners) {
-            try {
-              l(trusted);
-            } catch {
-              // A listener's bug must not break context delivery.
-            }
-          }
-        }
+        if (trusted !== undefined) notifyAll(this.trustListeners, trusted);
         break;
       }
       case 'ide/diffAccepted':
@@ -317,13 +320,7 @@ export class CompanionClient {
 
   private onInvalid(method: string, error: string): void {
     this.log(`ignored an invalid ${method}: ${error}`);
-    for (const l of this.invalidListeners) {
-      try {
-        l(method, error);
-      } catch {
-        // As above.
-      }
-    }
+    notifyAll(this.invalidListeners, method, error);
   }
 
   private onLost(connection: CompanionConnection | undefined, reason: string): void {
@@ -368,26 +365,15 @@ export class CompanionClient {
     const key = JSON.stringify(active);
     if (key === this.lastActiveKey) return;
     this.lastActiveKey = key;
-    for (const l of this.activeFileListeners) {
-      try {
-        l(active);
-      } catch {
-        // As above.
-      }
-    }
+    notifyAll(this.activeFileListeners, active);
   }
 
   private setState(state: ClientState): void {
     const same = state.status === this.state.status && state.details === this.state.details;
     this.state = state;
     if (same) return;
-    for (const l of this.statusListeners) {
-      try {
-        l({ ...state });
-      } catch {
-        // A listener's bug must not break the connection logic.
-      }
-    }
+    // A copy each: a listener that changes its state object changes no one else's.
+    for (const l of this.statusListeners) notifyAll([l], { ...state });
   }
 
   private log(line: string): void {

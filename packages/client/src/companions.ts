@@ -6,7 +6,7 @@
 import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
-import { IdeInfoSchema, LOOPBACK_HOST, type IdeInfo } from '@ide-companion/protocol';
+import { IdeInfoSchema, LOOPBACK_HOST, splitWorkspacePath, type IdeInfo } from '@ide-companion/protocol';
 import { discoveryDirectory, isPidAlive } from './discovery.js';
 
 const FILE_PATTERN = /^gemini-ide-server-(\d+)(?:-(\d+))?\.json$/;
@@ -65,7 +65,7 @@ export async function listCompanions(options: { tmpdir?: string; probePorts?: bo
       else if (match[2]) listing.port = Number(match[2]);
       if (typeof o['workspacePath'] === 'string') {
         listing.workspacePath = o['workspacePath'];
-        listing.roots = o['workspacePath'].split(path.delimiter).filter(Boolean);
+        listing.roots = splitWorkspacePath(o['workspacePath'], path.delimiter);
       }
       const ide = IdeInfoSchema.safeParse(o['ideInfo']);
       if (ide.success) listing.ide = ide.data;

@@ -23,10 +23,12 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import {
-  DISCOVERY_DIR_SEGMENTS,
+  DISCOVERY_FILE_PREFIX,
   DiscoveryFileSchema,
+  discoveryDir,
   ENV,
   IdeInfoSchema,
+  parseDiscoveryFileName,
   WELL_KNOWN_PORTS,
   type IdeInfo,
 } from '@ide-companion/protocol';
@@ -34,9 +36,6 @@ import { companionHost, type HostMapping } from './host.js';
 import { isSubpath, resolveToRealPath } from './paths.js';
 import { findIdeProcess, type IdeProcess } from './processTree.js';
 import { detectIdeAsGeminiCli, type DetectedIde } from './ideDetection.js';
-
-/** The CLI's file name pattern (PID in group 1). */
-const FILE_PATTERN = /^gemini-ide-server-(\d+)-\d+\.json$/;
 
 export interface DiscoveryOptions {
   cwd?: string;
@@ -131,7 +130,7 @@ export interface DiscoveryResult {
 }
 
 export function discoveryDirectory(tmpdir: string = os.tmpdir()): string {
-  return path.join(tmpdir, ...DISCOVERY_DIR_SEGMENTS);
+  return discoveryDir(tmpdir, path);
 }
 
 /** `process.kill(pid, 0)`; EPERM means alive. Windows: assumed alive, as in the CLI. */
@@ -278,7 +277,7 @@ export async function discoverCompanion(options: DiscoveryOptions = {}): Promise
   let chosenBecause = '';
   let dirError: string | undefined;
 
-  const legacyPath = path.join(dir, `gemini-ide-server-${ideProcess.pid}.json`);
+  const legacyPath = path.join(dir, `${DISCOVERY_FILE_PREFIX}${ideProcess.pid}.json`);
   if (fs.existsSync(legacyPath)) {
     const legacy = inspectFile(legacyPath, ideProcess.pid, true, ideProcess.pid, envPort, cwd);
     legacy.rank = 0;
@@ -291,19 +290,17 @@ export async function discoverCompanion(options: DiscoveryOptions = {}): Promise
 
   let names: string[] = [];
   try {
-    names = fs.readdirSync(dir).filter((n) => FILE_PATTERN.test(n));
+    names = fs.readdirSync(dir);
   } catch (err) {
     dirError = `cannot list ${dir}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`;
   }
-  const sorted = names
-    .map((name) => ({ name, pid: Number.parseInt(FILE_PATTERN.exec(name)![1]!, 10) }))
-    .map((f) => ({ ...f, alive: isPidAlive(f.pid) }))
+  const modern = names
+    .flatMap((name) => {
+      const parsed = parseDiscoveryFileName(name);
+      return parsed ? [inspectFile(path.join(dir, name), parsed.pid, false, ideProcess.pid, envPort, cwd)] : [];
+    })
     .sort((a, b) => cliOrder(a, b, ideProcess.pid));
-  const modern = sorted.map((f, i) => {
-    const c = inspectFile(path.join(dir, f.name), f.pid, false, ideProcess.pid, envPort, cwd);
-    c.rank = i;
-    return c;
-  });
+  modern.forEach((c, i) => (c.rank = i));
   files.push(...modern);
 
   if (!chosen) {

@@ -42,6 +42,17 @@ export const GEMINI_CLI_IDES = {
   xcode: { name: 'xcode', displayName: 'XCode' },
 } as const satisfies Record<string, IdeInfo>;
 
+/** Editors the CLI's table lacks, for `detectEditor`. */
+const OTHER_EDITORS = {
+  neovim: { name: 'neovim', displayName: 'Neovim' },
+  vim: { name: 'vim', displayName: 'Vim' },
+  emacs: { name: 'emacs', displayName: 'Emacs' },
+  helix: { name: 'helix', displayName: 'Helix' },
+  kakoune: { name: 'kakoune', displayName: 'Kakoune' },
+  windsurf: { name: 'windsurf', displayName: 'Windsurf' },
+  vscodium: { name: 'vscodium', displayName: 'VSCodium' },
+} as const satisfies Record<string, IdeInfo>;
+
 const isJetBrains = (env: NodeJS.ProcessEnv) => !!env['TERMINAL_EMULATOR']?.toLowerCase().includes('jetbrains');
 
 /** The CLI's env-only guess (detectIdeFromEnv); VS Code when nothing else matches. */
@@ -108,13 +119,14 @@ export function detectIdeAsGeminiCli(
 
 /** Editors beyond the CLI's list, from env vars their terminals set, then from the IDE process name. */
 export function detectEditor(env: NodeJS.ProcessEnv, ideProcessCommand?: string): DetectedIde | undefined {
+  const E = OTHER_EDITORS;
   const checks: Array<[boolean, IdeInfo, string]> = [
-    [!!env['NVIM'] || !!env['NVIM_LISTEN_ADDRESS'], { name: 'neovim', displayName: 'Neovim' }, '$NVIM'],
-    [!!env['INSIDE_EMACS'], { name: 'emacs', displayName: 'Emacs' }, 'INSIDE_EMACS'],
-    [!!env['VIM_TERMINAL'] || (!!env['VIMRUNTIME'] && !!(env['VIM'] || env['MYVIMRC'])), { name: 'vim', displayName: 'Vim' }, '$VIM_TERMINAL/$VIMRUNTIME'],
-    [!!env['HELIX_RUNTIME'] && env['TERM_PROGRAM'] === undefined, { name: 'helix', displayName: 'Helix' }, 'HELIX_RUNTIME'],
-    [!!env['KAKOUNE_SESSION'], { name: 'kakoune', displayName: 'Kakoune' }, 'KAKOUNE_SESSION'],
-    [!!env['WINDSURF_SESSION_ID'] || /windsurf/i.test(env['TERM_PROGRAM_VERSION'] ?? ''), { name: 'windsurf', displayName: 'Windsurf' }, 'WINDSURF_*'],
+    [!!env['NVIM'] || !!env['NVIM_LISTEN_ADDRESS'], E.neovim, '$NVIM'],
+    [!!env['INSIDE_EMACS'], E.emacs, 'INSIDE_EMACS'],
+    [!!env['VIM_TERMINAL'] || (!!env['VIMRUNTIME'] && !!(env['VIM'] || env['MYVIMRC'])), E.vim, '$VIM_TERMINAL/$VIMRUNTIME'],
+    [!!env['HELIX_RUNTIME'] && env['TERM_PROGRAM'] === undefined, E.helix, 'HELIX_RUNTIME'],
+    [!!env['KAKOUNE_SESSION'], E.kakoune, 'KAKOUNE_SESSION'],
+    [!!env['WINDSURF_SESSION_ID'] || /windsurf/i.test(env['TERM_PROGRAM_VERSION'] ?? ''), E.windsurf, 'WINDSURF_*'],
   ];
   const hit = checks.find(([ok]) => ok);
   if (hit) return { ...hit[1], evidence: hit[2] };
@@ -130,12 +142,12 @@ export function detectEditor(env: NodeJS.ProcessEnv, ideProcessCommand?: string)
 }
 
 const FORKS: Array<[RegExp, IdeInfo]> = [
-  [/cursor/i, { name: 'cursor', displayName: 'Cursor' }],
-  [/windsurf/i, { name: 'windsurf', displayName: 'Windsurf' }],
-  [/vscodium|codium/i, { name: 'vscodium', displayName: 'VSCodium' }],
-  [/positron/i, { name: 'positron', displayName: 'Positron' }],
-  [/trae/i, { name: 'trae', displayName: 'Trae' }],
-  [/antigravity/i, { name: 'antigravity', displayName: 'Antigravity' }],
+  [/cursor/i, GEMINI_CLI_IDES.cursor],
+  [/windsurf/i, OTHER_EDITORS.windsurf],
+  [/vscodium|codium/i, OTHER_EDITORS.vscodium],
+  [/positron/i, GEMINI_CLI_IDES.positron],
+  [/trae/i, GEMINI_CLI_IDES.trae],
+  [/antigravity/i, GEMINI_CLI_IDES.antigravity],
 ];
 
 function forkFromCommand(command: string): DetectedIde | undefined {
@@ -146,12 +158,12 @@ function forkFromCommand(command: string): DetectedIde | undefined {
 function fromCommand(command: string): DetectedIde | undefined {
   const first = (command.split(' ')[0] ?? '').split(/[\\/]/).pop()!.toLowerCase();
   const table: Array<[RegExp, IdeInfo]> = [
-    [/^n?vim$|^nvim/, first.startsWith('nvim') ? { name: 'neovim', displayName: 'Neovim' } : { name: 'vim', displayName: 'Vim' }],
-    [/^emacs/, { name: 'emacs', displayName: 'Emacs' }],
-    [/^(hx|helix)$/, { name: 'helix', displayName: 'Helix' }],
-    [/^zed/, { name: 'zed', displayName: 'Zed' }],
-    [/^sublime_text|^subl$/, { name: 'sublimetext', displayName: 'Sublime Text' }],
-    [/^code(-insiders)?$/, { name: 'vscode', displayName: 'VS Code' }],
+    [/^n?vim$|^nvim/, first.startsWith('nvim') ? OTHER_EDITORS.neovim : OTHER_EDITORS.vim],
+    [/^emacs/, OTHER_EDITORS.emacs],
+    [/^(hx|helix)$/, OTHER_EDITORS.helix],
+    [/^zed/, GEMINI_CLI_IDES.zed],
+    [/^sublime_text|^subl$/, GEMINI_CLI_IDES.sublimetext],
+    [/^code(-insiders)?$/, GEMINI_CLI_IDES.vscode],
   ];
   const hit = table.find(([re]) => re.test(first));
   return hit ? { ...hit[1], evidence: 'IDE process command' } : forkFromCommand(command);

@@ -17,11 +17,21 @@ function children(pid: number): number[] {
   }
 }
 
+function command(pid: number): string {
+  try {
+    return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+  } catch {
+    return '';
+  }
+}
+
 /** Spawns `sh -c 'sh -c "sleep 60; :"; :'` (the `; :` keeps each shell from exec'ing its last command). */
 async function shellChain(): Promise<{ outer: ChildProcess; innerShell: number; leaf: number }> {
   const outer = spawn('sh', ['-c', 'sh -c "sleep 60; :"; :'], { stdio: 'ignore' });
   const innerShell = await waitFor(() => children(outer.pid!)[0], 'the inner shell');
   const leaf = await waitFor(() => children(innerShell)[0], 'the sleep process');
+  // The inner shell forks a copy of itself that only then execs sleep: until it has, the leaf is a shell too.
+  await waitFor(() => command(leaf).startsWith('sleep'), 'the leaf to exec sleep');
   return { outer, innerShell, leaf };
 }
 

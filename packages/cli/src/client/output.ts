@@ -4,7 +4,7 @@
  * one way they build a CompanionClient. One place, so every command behaves alike.
  */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { CompanionClient, type CompanionClientOptions } from '@ide-companion/client';
+import { CompanionClient, DEFAULT_AVAILABILITY_TIMEOUT_MS, DEFAULT_INIT_TIMEOUT_MS, type CompanionClientOptions } from '@ide-companion/client';
 
 /** Exit codes the client commands share. */
 export const EXIT = {
@@ -20,7 +20,7 @@ export class UsageError extends Error {
   override name = 'UsageError';
 }
 
-export const COMMON_OPTIONS = {
+const COMMON_OPTIONS = {
   json: { type: 'boolean', default: false },
   cwd: { type: 'string' },
   timeout: { type: 'string' },
@@ -28,7 +28,7 @@ export const COMMON_OPTIONS = {
 
 export const COMMON_USAGE = `  --json          print one JSON object (or one per line with --watch)
   --cwd DIR       act as if run in DIR (default: the current directory)
-  --timeout MS    connection timeout in milliseconds (default 10000)
+  --timeout MS    connection timeout in milliseconds (default ${DEFAULT_INIT_TIMEOUT_MS})
 `;
 
 export interface Common {
@@ -53,7 +53,7 @@ export function parse(
 
 export function common(values: Record<string, unknown>): Common {
   const raw = values['timeout'];
-  const timeoutMs = raw === undefined ? 10_000 : Number(raw);
+  const timeoutMs = raw === undefined ? DEFAULT_INIT_TIMEOUT_MS : Number(raw);
   if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) throw new UsageError(`--timeout must be a positive number of milliseconds, got ${JSON.stringify(raw)}`);
   return { json: values['json'] === true, cwd: typeof values['cwd'] === 'string' ? values['cwd'] : process.cwd(), timeoutMs };
 }
@@ -64,7 +64,7 @@ export function makeClient(c: Common, extra: Partial<CompanionClientOptions> = {
     cwd: c.cwd,
     env: process.env,
     initTimeoutMs: c.timeoutMs,
-    availabilityTimeoutMs: Math.min(5_000, c.timeoutMs),
+    availabilityTimeoutMs: Math.min(DEFAULT_AVAILABILITY_TIMEOUT_MS, c.timeoutMs),
     reconnect: false,
     heartbeatMs: 0,
     ...extra,

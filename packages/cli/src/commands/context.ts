@@ -44,7 +44,7 @@ export const contextCommand: Command = {
 };
 
 async function watch(c: ReturnType<typeof common>): Promise<number> {
-  const client = makeClient(c, { reconnect: { initialDelayMs: 250, maxDelayMs: 5_000 }, heartbeatMs: 5_000 });
+  const client = makeClient(c, { reconnect: true, heartbeatMs: 5_000 });
   const show = (value: unknown) => (c.json ? printJsonLine(value) : printJson(value));
   client.context.subscribe((ctx) => {
     if (ctx) show(toModelJson(ctx));

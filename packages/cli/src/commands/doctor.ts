@@ -4,9 +4,10 @@
  * steps (IDE process, discovery files, workspace, IDE detection, host) and
  * then makes a real connection attempt to the targets the CLI would dial.
  */
-import { CompanionClient, discoverCompanion, detectEditor, findInstaller, redactDiscovery, type DiscoveryResult } from '@ide-companion/client';
+import { discoverCompanion, detectEditor, findInstaller, redactDiscovery, type DiscoveryResult } from '@ide-companion/client';
+import { ENV, LOOPBACK_HOST } from '@ide-companion/protocol';
 import type { Command } from './types.js';
-import { COMMON_USAGE, EXIT, common, mark, parse, print, printJson, runCommand } from '../client/output.js';
+import { COMMON_USAGE, EXIT, common, makeClient, mark, parse, print, printJson, runCommand } from '../client/output.js';
 
 const usage = `Usage: ide-companion doctor [--json] [--cwd DIR] [--timeout MS]
 
@@ -35,11 +36,11 @@ export const doctorCommand: Command = {
       const c = common(values);
       const d = await discoverCompanion({ cwd: c.cwd, wellKnownPorts: false });
       const findings = examine(d);
-      // The real attempt: the CLI's targets only (no well-known ports), the CLI's handshake.
-      const client = new CompanionClient({ cwd: c.cwd, ideProcess: d.ideProcess, wellKnownPorts: false, reconnect: false, heartbeatMs: 0, initTimeoutMs: c.timeoutMs });
       let connected = false;
       let tools: string[] = [];
       if (!d.problem) {
+        // The real attempt: the CLI's targets only (no well-known ports), the CLI's handshake.
+        const client = makeClient(c, { ideProcess: d.ideProcess, wellKnownPorts: false });
         connected = await client.connect();
         tools = client.tools;
         for (const a of client.attempts) {
@@ -51,7 +52,7 @@ export const doctorCommand: Command = {
           });
         }
         if (connected) {
-          const diffing = tools.includes('openDiff') && tools.includes('closeDiff');
+          const diffing = client.isDiffingEnabled();
           findings.push({
             ok: diffing ? true : undefined,
             topic: 'tools',
@@ -85,7 +86,7 @@ function examine(d: DiscoveryResult): Finding[] {
   out.push({
     ok: undefined,
     topic: 'ide process',
-    text: `IDE PID ${d.ideProcess.pid} (${d.ideProcess.source === 'env' ? 'from GEMINI_CLI_IDE_PID' : 'from the process tree: grandparent of the first shell above gemini'})${d.ideProcess.command ? `: ${d.ideProcess.command.slice(0, 120)}` : ''}`,
+    text: `IDE PID ${d.ideProcess.pid} (${d.ideProcess.source === 'env' ? `from ${ENV.IDE_PID}` : 'from the process tree: grandparent of the first shell above gemini'})${d.ideProcess.command ? `: ${d.ideProcess.command.slice(0, 120)}` : ''}`,
   });
   const editor = detectEditor(process.env, d.ideProcess.command);
   const installer = editor ? findInstaller(editor.name) : undefined;
@@ -114,7 +115,7 @@ function examine(d: DiscoveryResult): Finding[] {
   if (d.chosen) out.push({ ok: undefined, topic: 'choice', text: `chosen ${d.chosen.fileName}: ${d.chosenBecause}` });
 
   if (d.workspace.ok) {
-    out.push({ ok: true, topic: 'workspace', text: `${d.realCwd} is inside the IDE's workspace (roots: ${d.workspace.roots.join(', ')}; from ${d.workspaceSource === 'env' ? 'GEMINI_CLI_IDE_WORKSPACE_PATH' : 'the discovery file'})` });
+    out.push({ ok: true, topic: 'workspace', text: `${d.realCwd} is inside the IDE's workspace (roots: ${d.workspace.roots.join(', ')}; from ${d.workspaceSource === 'env' ? ENV.WORKSPACE_PATH : 'the discovery file'})` });
   } else {
     out.push({
       ok: false,
@@ -130,8 +131,8 @@ function examine(d: DiscoveryResult): Finding[] {
   }
   out.push(
     d.authToken
-      ? { ok: true, topic: 'token', text: `auth token present (from ${d.tokenSource === 'env' ? 'GEMINI_CLI_IDE_AUTH_TOKEN' : 'the discovery file'})` }
-      : { ok: d.chosen ? false : undefined, topic: 'token', text: 'no auth token (none in the file, no GEMINI_CLI_IDE_AUTH_TOKEN)', advice: d.chosen ? 'A companion without a token is refused by ours and accepted by few: restart the companion.' : undefined },
+      ? { ok: true, topic: 'token', text: `auth token present (from ${d.tokenSource === 'env' ? ENV.AUTH_TOKEN : 'the discovery file'})` }
+      : { ok: d.chosen ? false : undefined, topic: 'token', text: `no auth token (none in the file, no ${ENV.AUTH_TOKEN})`, advice: d.chosen ? 'A companion without a token is refused by ours and accepted by few: restart the companion.' : undefined },
   );
   if (d.ide) {
     out.push({ ok: true, topic: 'ide detection', text: `the CLI will call the IDE "${d.ide.displayName}" (${d.ide.evidence})` });
@@ -148,10 +149,10 @@ function examine(d: DiscoveryResult): Finding[] {
   }
   const h = d.host;
   out.push({
-    ok: h.inContainer && h.host !== '127.0.0.1' ? undefined : true,
+    ok: h.inContainer && h.host !== LOOPBACK_HOST ? undefined : true,
     topic: 'host',
     text: h.reason,
-    advice: h.host !== '127.0.0.1' ? 'If the IDE runs in this same container, set REMOTE_CONTAINERS=1 so the CLI dials 127.0.0.1.' : undefined,
+    advice: h.host !== LOOPBACK_HOST ? `If the IDE runs in this same container, set REMOTE_CONTAINERS=1 so the CLI dials ${LOOPBACK_HOST}.` : undefined,
   });
   return out;
 }
@@ -159,7 +160,7 @@ function examine(d: DiscoveryResult): Finding[] {
 function adviceForFailure(error: string, d: DiscoveryResult): string {
   if (/401|403|Unauthorized|Forbidden/i.test(error)) return 'The token was refused: the discovery file may be left over from an earlier run of the companion; restart the IDE companion.';
   if (/ECONNREFUSED|fetch failed/i.test(error)) {
-    return d.host.host !== '127.0.0.1'
+    return d.host.host !== LOOPBACK_HOST
       ? `Nothing answered on ${d.host.host}: if the IDE runs in this container, set REMOTE_CONTAINERS=1.`
       : 'Nothing listens on that port: the companion is not running (stale file); restart the IDE or its companion.';
   }

@@ -15,7 +15,7 @@ accepting connections). '*' marks the one Gemini CLI would use from this folder.
 Exit status: 0 (also when none is found), 2 usage error.
 `;
 
-export function liveness(l: CompanionListing): 'alive' | 'stale' | 'not listening' | 'unreadable' {
+function liveness(l: CompanionListing): 'alive' | 'stale' | 'not listening' | 'unreadable' {
   if (l.problem) return 'unreadable';
   if (!l.pidAlive) return 'stale';
   return l.portOpen === false ? 'not listening' : 'alive';

@@ -18,8 +18,7 @@ export const statusCommand: Command = {
   usage,
   run: (argv) =>
     runCommand('status', usage, async () => {
-      const { values, positionals } = parse(argv, {}, false);
-      void positionals;
+      const { values } = parse(argv, {}, false);
       const c = common(values);
       const client = makeClient(c);
       try {
