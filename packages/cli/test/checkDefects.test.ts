@@ -9,7 +9,7 @@ import { test } from 'node:test';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { nonLoopbackAddresses, runCheck, type CheckReport } from '../src/check/index.js';
-import { DEFECTS, type DefectName } from './fixtures/defects.js';
+import { DEFECTS } from './fixtures/defects.js';
 import { startMinimalCompanion, type CompanionBehaviour } from './fixtures/minimalCompanion.js';
 
 // Generous for a slow machine; short enough that a hung request (sharedMcpServer) does not drag on.
@@ -41,10 +41,10 @@ test('the fixture without defects passes every check (so each failure below is i
 
 const skipInterfaces = nonLoopbackAddresses().length === 0 ? 'this machine has no non-loopback address to probe: skipped' : false;
 
-for (const [name, defect] of Object.entries(DEFECTS) as Array<[DefectName, (typeof DEFECTS)[DefectName]]>) {
+for (const [name, defect] of Object.entries(DEFECTS)) {
   const skip = name === 'boundToAllInterfaces' ? skipInterfaces : false;
   test(`defect ${name}: fails ${defect.failing.join(', ')}`, { timeout: 120_000, skip }, async () => {
-    const { report, leftOpen } = await checkFixture(defect.behaviour as Partial<CompanionBehaviour>);
+    const { report, leftOpen } = await checkFixture(defect.behaviour);
     assert.deepEqual(failing(report), [...defect.failing].sort(), reasons(report));
     assert.deepEqual(leftOpen, [], 'check closes every diff it opened');
   });

@@ -7,12 +7,10 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { isInitializeRequest, type CallToolResult, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, isInitializeRequest, McpError, type CallToolResult, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { HTTP_CLIENT_NAME } from '@ide-companion/client';
 import { LOOPBACK_HOST, MCP_ENDPOINT_PATH } from '@ide-companion/protocol';
 import { CLI_PROTOCOL_VERSION } from './rawSession.js';
-
-/** The name the real CLI gives its HTTP client. */
-export const CLI_CLIENT_NAME = 'streamable-http-client';
 
 export interface WireExchange {
   method: string;
@@ -81,7 +79,7 @@ export class CliLikeSession {
       fetch: recordingFetch,
       requestInit: { headers: { Authorization: `Bearer ${options.token}` } },
     });
-    const client = new Client({ name: CLI_CLIENT_NAME, version: 'ide-companion-check' });
+    const client = new Client({ name: HTTP_CLIENT_NAME, version: 'ide-companion-check' });
     session = new CliLikeSession(options.label, client, transport, wire);
     client.fallbackNotificationHandler = async (n) => {
       options.notifications.push({ session: options.label, method: n.method, params: n.params, at: Date.now() });
@@ -126,9 +124,8 @@ export class CliLikeSession {
 export class ConnectError extends Error {
   readonly status: number | undefined;
   constructor(cause: unknown) {
-    const status = cause instanceof StreamableHTTPError ? cause.code : undefined;
     super(describeCallError(cause));
-    this.status = status;
+    this.status = httpStatusOf(cause);
   }
 }
 
@@ -144,6 +141,11 @@ export function describeCallError(err: unknown): string {
 
 export function httpStatusOf(err: unknown): number | undefined {
   return err instanceof StreamableHTTPError ? err.code : undefined;
+}
+
+/** The request got no answer in time: the companion may still have acted on it. */
+export function timedOut(err: unknown): boolean {
+  return err instanceof McpError && err.code === ErrorCode.RequestTimeout;
 }
 
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));

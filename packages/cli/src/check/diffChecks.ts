@@ -4,18 +4,18 @@
  * second session that must not hang the first (one McpServer per session).
  * Every diff opened here is on a file in the run's own temp dir, and closed.
  */
-import { CloseDiffTool, DiffAcceptedNotification, DiffClosedNotification, DiffRejectedNotification, OpenDiffTool } from '@ide-companion/protocol';
-import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import { DiffAcceptedNotification, DiffClosedNotification, DiffRejectedNotification } from '@ide-companion/protocol';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { CheckRun } from './checkRun.js';
-import { describeCallError, httpStatusOf, sleep, type CliLikeSession } from './cliLikeSession.js';
+import { describeCallError, httpStatusOf, sleep, timedOut, type CliLikeSession } from './cliLikeSession.js';
 
 const OUTCOME_METHODS = new Set<string>([DiffAcceptedNotification.method, DiffRejectedNotification.method, DiffClosedNotification.method]);
 /** Over the official companion's 10 MB cap. */
-export const LARGE_DIFF_BYTES = 11 * 1024 * 1024;
+const LARGE_DIFF_BYTES = 11 * 1024 * 1024;
 
-export async function checkDiffs(run: CheckRun, session: CliLikeSession, tools: Tool[]): Promise<void> {
-  const names = tools.map((t) => t.name);
-  if (!names.includes(OpenDiffTool.name) || !names.includes(CloseDiffTool.name)) {
+/** `diffTools`: tools/list named openDiff and closeDiff (transport.diffTools). */
+export async function checkDiffs(run: CheckRun, session: CliLikeSession, diffTools: boolean): Promise<void> {
+  if (!diffTools) {
     for (const id of ['diff.relativePath', 'diff.open', 'diff.closeDiffJson', 'diff.closeDiffSilent', 'security.bodyLimit'] as const) {
       run.record.skip(id, 'the companion offers no diff tools');
     }
@@ -45,7 +45,7 @@ async function checkRelativePath(run: CheckRun, session: CliLikeSession): Promis
       run.record.fail('diff.relativePath', 'a relative filePath was accepted: the diff may be for the wrong file');
     }
   } catch (err) {
-    run.forgetDiff(relative);
+    if (!timedOut(err)) run.forgetDiff(relative); // else the diff may be open: cleanup closes it
     run.record.warn('diff.relativePath', `answered a JSON-RPC error instead of isError with a text block: ${describeCallError(err)}`);
   }
 }
@@ -135,7 +135,7 @@ async function checkBodyLimit(run: CheckRun, session: CliLikeSession): Promise<v
     }
     run.record.pass('security.bodyLimit', `an ${mib} MiB openDiff was accepted`);
   } catch (err) {
-    run.forgetDiff(file);
+    if (!timedOut(err)) run.forgetDiff(file); // else the diff may be open: cleanup closes it
     const status = httpStatusOf(err);
     run.record.fail(
       'security.bodyLimit',
@@ -149,7 +149,7 @@ async function checkBodyLimit(run: CheckRun, session: CliLikeSession): Promise<v
 }
 
 /** A second session connects; the first one's tool calls must still be answered. */
-export async function checkSessionIsolation(run: CheckRun, first: CliLikeSession, tools: Tool[]): Promise<void> {
+export async function checkSessionIsolation(run: CheckRun, first: CliLikeSession, diffTools: boolean): Promise<void> {
   let second: CliLikeSession;
   try {
     second = await run.openSession('B');
@@ -158,8 +158,7 @@ export async function checkSessionIsolation(run: CheckRun, first: CliLikeSession
     return;
   }
   await second.waitForStream(run.timeouts.contextMs);
-  const diffs = tools.some((t) => t.name === OpenDiffTool.name) && tools.some((t) => t.name === CloseDiffTool.name);
-  if (!diffs || run.record.status('diff.open') === 'fail') {
+  if (!diffTools || run.record.status('diff.open') === 'fail') {
     try {
       await first.client.listTools(undefined, { timeout: run.timeouts.requestMs });
       run.record.pass('session.isolation', 'session A\'s tools/list answered after session B connected');

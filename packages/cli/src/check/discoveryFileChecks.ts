@@ -3,6 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { z } from 'zod';
 import { DiscoveryFileSchema, IdeInfoSchema, parseDiscoveryFileName, splitWorkspacePath } from '@ide-companion/protocol';
+import { isProcessAlive } from '@ide-companion/server';
 import type { Recorder } from './report.js';
 
 export interface DiscoveryFileCheckInput {
@@ -27,7 +28,7 @@ export function checkDiscoveryFile(input: DiscoveryFileCheckInput, record: Recor
   checkDirMode(dir, record);
 
   if (fromName) {
-    if (isAlive(fromName.pid)) record.pass('discovery.pid', `PID ${fromName.pid} is running`);
+    if (isProcessAlive(fromName.pid)) record.pass('discovery.pid', `PID ${fromName.pid} is running`);
     else record.fail('discovery.pid', `PID ${fromName.pid} is not running: a stale file the CLI may still pick`);
   } else {
     record.skip('discovery.pid', 'no PID: the name does not match the pattern');
@@ -119,15 +120,6 @@ function checkDirMode(dir: string, record: Recorder): void {
   if ((mode & 0o022) !== 0) record.fail('discovery.dirMode', `mode ${octal(mode)}: other users can plant or replace discovery files`);
   else if ((mode & 0o077) !== 0) record.warn('discovery.dirMode', `mode ${octal(mode)}: other users can list which companions run; 0700 expected`);
   else record.pass('discovery.dirMode', `mode ${octal(mode)}, owned by you, not a link`);
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 function isDirectory(p: string): boolean {

@@ -5,14 +5,12 @@
  */
 import * as http from 'node:http';
 import * as net from 'node:net';
-import { MCP_ENDPOINT_PATH } from '@ide-companion/protocol';
+import { LOOPBACK_HOST, MCP_ENDPOINT_PATH } from '@ide-companion/protocol';
 
 export interface RawRequest {
   method: string;
+  /** On 127.0.0.1, at /mcp; the Host header names 127.0.0.1 unless `headers` says otherwise. */
   port: number;
-  /** Where to connect; default 127.0.0.1. */
-  address?: string;
-  path?: string;
   headers?: Record<string, string>;
   body?: string;
   timeoutMs: number;
@@ -23,22 +21,21 @@ export interface RawRequest {
 export interface RawResponse {
   status: number;
   headers: http.IncomingHttpHeaders;
-  text: string;
   /** The body as JSON; for an SSE body, the first `data:` line's JSON. */
   json: unknown;
 }
 
 export function rawRequest(req: RawRequest): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
-    const headers: Record<string, string> = { Host: `127.0.0.1:${req.port}`, ...req.headers };
+    const headers: Record<string, string> = { Host: `${LOOPBACK_HOST}:${req.port}`, ...req.headers };
     if (req.body !== undefined) headers['Content-Length'] = String(Buffer.byteLength(req.body));
     const request = http.request(
-      { host: req.address ?? '127.0.0.1', port: req.port, method: req.method, path: req.path ?? MCP_ENDPOINT_PATH, headers, agent: false },
+      { host: LOOPBACK_HOST, port: req.port, method: req.method, path: MCP_ENDPOINT_PATH, headers, agent: false },
       (res) => {
         const status = res.statusCode ?? 0;
         if (req.headersOnly) {
           clearTimeout(timer);
-          resolve({ status, headers: res.headers, text: '', json: undefined });
+          resolve({ status, headers: res.headers, json: undefined });
           res.destroy();
           request.destroy();
           return;
@@ -47,8 +44,7 @@ export function rawRequest(req: RawRequest): Promise<RawResponse> {
         res.on('data', (c: Buffer) => chunks.push(c));
         res.on('end', () => {
           clearTimeout(timer);
-          const text = Buffer.concat(chunks).toString('utf8');
-          resolve({ status, headers: res.headers, text, json: parseBody(text, res.headers['content-type']) });
+          resolve({ status, headers: res.headers, json: parseBody(Buffer.concat(chunks).toString('utf8'), res.headers['content-type']) });
         });
         res.on('error', (err) => {
           clearTimeout(timer);

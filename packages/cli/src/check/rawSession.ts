@@ -1,6 +1,7 @@
 /**
  * An MCP session opened by hand (initialize + initialized), for probes that
- * need a session id but must not disturb the SDK client's own session.
+ * need a session id but must not disturb the SDK client's own session, and
+ * the headers such hand-made requests carry.
  */
 import { rawRequest, type RawResponse } from './rawHttp.js';
 
@@ -15,7 +16,19 @@ export function initializeBody(clientName = 'ide-companion-check'): string {
   });
 }
 
-export const POST_ACCEPT = 'application/json, text/event-stream';
+/** A JSON-RPC POST as an MCP client sends it; with the bearer token when one is given. */
+export function postHeaders(token?: string): Record<string, string> {
+  return {
+    ...(token === undefined ? {} : { Authorization: `Bearer ${token}` }),
+    Accept: 'application/json, text/event-stream',
+    'Content-Type': 'application/json',
+  };
+}
+
+/** The headers naming session `id`. */
+export function sessionHeaders(id: string): Record<string, string> {
+  return { 'Mcp-Session-Id': id, 'Mcp-Protocol-Version': CLI_PROTOCOL_VERSION };
+}
 
 export interface RawSession {
   id: string;
@@ -25,37 +38,23 @@ export interface RawSession {
 }
 
 export async function openRawSession(port: number, token: string, timeoutMs: number): Promise<RawSession> {
-  const base = { Authorization: `Bearer ${token}`, Accept: POST_ACCEPT, 'Content-Type': 'application/json' };
-  const init = await rawRequest({ method: 'POST', port, headers: base, body: initializeBody(), timeoutMs });
+  const init = await rawRequest({ method: 'POST', port, headers: postHeaders(token), body: initializeBody(), timeoutMs });
   const id = init.headers['mcp-session-id'];
   if (init.status !== 200 || typeof id !== 'string') {
     throw new Error(`initialize answered HTTP ${init.status}${typeof id === 'string' ? '' : ' without an Mcp-Session-Id'}`);
   }
-  const headers = (extra: Record<string, string> = {}) => ({
-    ...base,
-    'Mcp-Session-Id': id,
-    'Mcp-Protocol-Version': CLI_PROTOCOL_VERSION,
-    ...extra,
-  });
+  const headers = (extra: Record<string, string> = {}) => ({ ...postHeaders(token), ...sessionHeaders(id), ...extra });
   await rawRequest({ method: 'POST', port, headers: headers(), body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }), timeoutMs });
-  return {
-    id,
-    headers,
-    close: async () => {
-      await rawRequest({ method: 'DELETE', port, headers: headers(), timeoutMs }).catch(() => undefined);
-    },
-  };
+  return { id, headers, close: () => deleteSession(port, token, id, timeoutMs) };
 }
 
 /** A session a probe created by accident (an attack that worked): close it again. */
 export async function closeIfSessionCreated(res: RawResponse, port: number, token: string, timeoutMs: number): Promise<void> {
   const id = res.headers['mcp-session-id'];
-  if (res.status >= 200 && res.status < 300 && typeof id === 'string') {
-    await rawRequest({
-      method: 'DELETE',
-      port,
-      headers: { Authorization: `Bearer ${token}`, 'Mcp-Session-Id': id, 'Mcp-Protocol-Version': CLI_PROTOCOL_VERSION },
-      timeoutMs,
-    }).catch(() => undefined);
-  }
+  if (res.status >= 200 && res.status < 300 && typeof id === 'string') await deleteSession(port, token, id, timeoutMs);
+}
+
+/** DELETE of session `id` with the token; never throws. */
+async function deleteSession(port: number, token: string, id: string, timeoutMs: number): Promise<void> {
+  await rawRequest({ method: 'DELETE', port, headers: { Authorization: `Bearer ${token}`, ...sessionHeaders(id) }, timeoutMs }).catch(() => undefined);
 }

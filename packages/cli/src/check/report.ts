@@ -38,10 +38,6 @@ export class Recorder {
     this.record(id, 'skip', reason);
   }
 
-  has(id: CheckId): boolean {
-    return this.results.has(id);
-  }
-
   status(id: CheckId): CheckStatus | undefined {
     return this.results.get(id)?.status;
   }
@@ -65,7 +61,7 @@ export class Recorder {
     const previous = this.results.get(id);
     if (previous && SEVERITY[previous.status] >= SEVERITY[status]) return;
     const def = checkDefinition(id);
-    this.results.set(id, { id, group: def.group as CheckGroup, title: def.title, source: def.source, status, reason: oneLine(reason) });
+    this.results.set(id, { id, group: def.group, title: def.title, source: def.source, status, reason: oneLine(reason) });
   }
 }
 

@@ -9,7 +9,7 @@ import * as os from 'node:os';
 import type { CheckRun } from './checkRun.js';
 import type { CliLikeSession } from './cliLikeSession.js';
 import { canConnect, errorMessage, rawRequest, type RawResponse } from './rawHttp.js';
-import { CLI_PROTOCOL_VERSION, closeIfSessionCreated, initializeBody, openRawSession, POST_ACCEPT, type RawSession } from './rawSession.js';
+import { closeIfSessionCreated, initializeBody, openRawSession, postHeaders, sessionHeaders, type RawSession } from './rawSession.js';
 import type { CheckId } from './catalogue.js';
 
 const FOREIGN_ORIGIN = 'http://evil.example';
@@ -54,7 +54,7 @@ async function checkAuthVariants(run: CheckRun, id: CheckId, variants: AuthVaria
   const note = (map: Map<string, string[]>, label: string, entry: string) => map.set(label, [...(map.get(label) ?? []), entry]);
   let sessionProblem: string | undefined;
   let session: RawSession | undefined;
-  const sessionHeaders = async (): Promise<Record<string, string>> => {
+  const ofSession = async (): Promise<Record<string, string>> => {
     if (!session && !sessionProblem) {
       try {
         session = await openRawSession(port, token, timeoutMs);
@@ -62,7 +62,7 @@ async function checkAuthVariants(run: CheckRun, id: CheckId, variants: AuthVaria
         sessionProblem = errorMessage(err);
       }
     }
-    return session ? { 'Mcp-Session-Id': session.id, 'Mcp-Protocol-Version': CLI_PROTOCOL_VERSION } : {};
+    return session ? sessionHeaders(session.id) : {};
   };
   const auth = (v: AuthVariant): Record<string, string> => (v.header === undefined ? {} : { Authorization: v.header });
   const judge = (method: string, v: AuthVariant, res: RawResponse | Error) => {
@@ -73,26 +73,19 @@ async function checkAuthVariants(run: CheckRun, id: CheckId, variants: AuthVaria
   const list = (map: Map<string, string[]>) => [...map].map(([label, entries]) => `${label}: ${entries.join(', ')}`).join('; ');
   try {
     for (const v of variants) {
-      const post = await rawRequest({
-        method: 'POST',
-        port,
-        headers: { Accept: POST_ACCEPT, 'Content-Type': 'application/json', ...auth(v) },
-        body: initializeBody('ide-companion-check-auth-probe'),
-        timeoutMs,
-      }).catch((e: Error) => e);
+      const post = await probeInitialize(run, { ...postHeaders(), ...auth(v) }, 'ide-companion-check-auth-probe').catch((e: Error) => e);
       judge('POST', v, post);
-      if (!(post instanceof Error)) await closeIfSessionCreated(post, port, token, timeoutMs);
 
       const get = await rawRequest({
         method: 'GET',
         port,
-        headers: { Accept: 'text/event-stream', ...(await sessionHeaders()), ...auth(v) },
+        headers: { Accept: 'text/event-stream', ...(await ofSession()), ...auth(v) },
         timeoutMs,
         headersOnly: true,
       }).catch((e: Error) => e);
       judge('GET', v, get);
 
-      const del = await rawRequest({ method: 'DELETE', port, headers: { ...(await sessionHeaders()), ...auth(v) }, timeoutMs }).catch((e: Error) => e);
+      const del = await rawRequest({ method: 'DELETE', port, headers: { ...(await ofSession()), ...auth(v) }, timeoutMs }).catch((e: Error) => e);
       judge('DELETE', v, del);
       if (!(del instanceof Error) && del.status >= 200 && del.status < 300) session = undefined; // that DELETE ended it
     }
@@ -105,16 +98,21 @@ async function checkAuthVariants(run: CheckRun, id: CheckId, variants: AuthVaria
   else run.record.pass(id, `401 on POST, GET and DELETE for ${variants.map((v) => v.label).join(', ')}${caveat}`);
 }
 
+/** An initialize sent with `headers`; a session it wrongly creates is ended again with the real token. */
+async function probeInitialize(run: CheckRun, headers: Record<string, string>, clientName: string): Promise<RawResponse> {
+  const { port, token } = run.target;
+  const res = await rawRequest({ method: 'POST', port, headers, body: initializeBody(clientName), timeoutMs: run.timeouts.requestMs });
+  await closeIfSessionCreated(res, port, token, run.timeouts.requestMs);
+  return res;
+}
+
 /** Host and Origin probes; returns the Origin probe responses for the CORS check. */
 async function checkHostAndOrigin(run: CheckRun): Promise<RawResponse[]> {
-  const { port, token } = run.target;
-  const timeoutMs = run.timeouts.requestMs;
-  const base = { Authorization: `Bearer ${token}`, Accept: POST_ACCEPT, 'Content-Type': 'application/json' };
+  const withToken = postHeaders(run.target.token);
 
-  const host = `evil.example:${port}`;
+  const host = `evil.example:${run.target.port}`;
   try {
-    const res = await rawRequest({ method: 'POST', port, headers: { ...base, Host: host }, body: initializeBody('ide-companion-check-host-probe'), timeoutMs });
-    await closeIfSessionCreated(res, port, token, timeoutMs);
+    const res = await probeInitialize(run, { ...withToken, Host: host }, 'ide-companion-check-host-probe');
     if (res.status >= 200 && res.status < 300) {
       run.record.fail('security.host', `Host: ${host} was served (HTTP ${res.status}): a web page can reach the companion by DNS rebinding`);
     } else if (res.status >= 400 && res.status < 500) run.record.pass('security.host', `Host: ${host} refused with HTTP ${res.status}`);
@@ -128,9 +126,8 @@ async function checkHostAndOrigin(run: CheckRun): Promise<RawResponse[]> {
   const refused: string[] = [];
   for (const origin of [FOREIGN_ORIGIN, 'http://localhost:3000']) {
     try {
-      const res = await rawRequest({ method: 'POST', port, headers: { ...base, Origin: origin }, body: initializeBody('ide-companion-check-origin-probe'), timeoutMs });
+      const res = await probeInitialize(run, { ...withToken, Origin: origin }, 'ide-companion-check-origin-probe');
       responses.push(res);
-      await closeIfSessionCreated(res, port, token, timeoutMs);
       if (res.status >= 200 && res.status < 300) accepted.push(`${origin} (HTTP ${res.status})`);
       else refused.push(`${origin} (HTTP ${res.status})`);
     } catch (err) {
@@ -142,7 +139,7 @@ async function checkHostAndOrigin(run: CheckRun): Promise<RawResponse[]> {
   return responses;
 }
 
-async function checkCors(run: CheckRun, session: CliLikeSession | undefined, originResponses: RawResponse[]): Promise<void> {
+async function checkCors(run: CheckRun, session: CliLikeSession, originResponses: RawResponse[]): Promise<void> {
   const seen: Array<{ where: string; value: string }> = [];
   try {
     const preflight = await rawRequest({
@@ -164,7 +161,7 @@ async function checkCors(run: CheckRun, session: CliLikeSession | undefined, ori
     const acao = res.headers['access-control-allow-origin'];
     if (typeof acao === 'string') seen.push({ where: `POST with Origin (HTTP ${res.status})`, value: acao });
   }
-  for (const exchange of session?.wire ?? []) {
+  for (const exchange of session.wire) {
     if (exchange.allowOrigin !== null) seen.push({ where: `${exchange.method} of the CLI-like session`, value: exchange.allowOrigin });
   }
   const bad = seen.filter((s) => s.value.trim() === '*' || s.value.trim() === FOREIGN_ORIGIN);

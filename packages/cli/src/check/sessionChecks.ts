@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import type { CheckRun } from './checkRun.js';
 import { describeCallError, type CliLikeSession } from './cliLikeSession.js';
 import { describeRawResponse, errorMessage, rawRequest, type RawResponse } from './rawHttp.js';
-import { CLI_PROTOCOL_VERSION, openRawSession, POST_ACCEPT, type RawSession } from './rawSession.js';
+import { openRawSession, postHeaders, sessionHeaders, type RawSession } from './rawSession.js';
 import type { CheckId } from './catalogue.js';
 
 export async function checkBadInput(run: CheckRun): Promise<void> {
@@ -33,13 +33,7 @@ export async function checkBadInput(run: CheckRun): Promise<void> {
     const res = await rawRequest({
       method: 'POST',
       port,
-      headers: {
-        Authorization: `Bearer ${token}`,
-        Accept: POST_ACCEPT,
-        'Content-Type': 'application/json',
-        'Mcp-Session-Id': randomUUID(),
-        'Mcp-Protocol-Version': CLI_PROTOCOL_VERSION,
-      },
+      headers: { ...postHeaders(token), ...sessionHeaders(randomUUID()) },
       body: JSON.stringify({ jsonrpc: '2.0', id: 8, method: 'tools/list' }),
       timeoutMs,
     });

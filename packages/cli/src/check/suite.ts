@@ -61,8 +61,8 @@ export async function runCheck(options: CheckOptions = {}): Promise<CheckReport>
     if (session) {
       await checkFirstContextUpdate(run, session);
       // Diffs while this is the only session; then a second one joins (isolation).
-      await checkDiffs(run, session, transport.tools);
-      await checkSessionIsolation(run, session, transport.tools);
+      await checkDiffs(run, session, transport.diffTools);
+      await checkSessionIsolation(run, session, transport.diffTools);
     }
     await checkSecurity(run, session);
     if (session) {

@@ -3,10 +3,9 @@
  * choose for the current directory (discoverCompanion from @ide-companion/client).
  */
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
-import { discoverCompanion } from '@ide-companion/client';
-import { DISCOVERY_DIR_SEGMENTS, parseDiscoveryFileName } from '@ide-companion/protocol';
+import { discoverCompanion, discoveryDirectory } from '@ide-companion/client';
+import { parseDiscoveryFileName } from '@ide-companion/protocol';
 
 export class UsageError extends Error {
   override name = 'UsageError';
@@ -35,24 +34,19 @@ export interface Target {
 }
 
 export async function resolveTarget(options: TargetOptions): Promise<Target> {
-  const discoveryDir = path.join(options.tmpdir ?? os.tmpdir(), ...DISCOVERY_DIR_SEGMENTS);
+  const discoveryDir = discoveryDirectory(options.tmpdir);
   if (options.file !== undefined) {
     const file = path.resolve(options.file);
-    const content = readLoosely(file);
-    const port = options.port ?? (typeof content.port === 'number' ? content.port : undefined);
-    const fileToken = typeof content.authToken === 'string' && content.authToken ? content.authToken : undefined;
-    const token = options.token ?? fileToken;
+    const content = readPortAndToken(file);
+    const port = options.port ?? content.port;
+    const token = options.token ?? content.authToken;
     if (port === undefined) throw new UsageError(`${file} names no numeric port; pass --port`);
     if (token === undefined) throw new UsageError(`${file} holds no authToken; pass --token`);
     return { port, token, tokenFrom: options.token !== undefined ? 'option' : 'file', discoveryFile: file, discoveryDir };
   }
   if (options.port !== undefined) {
     const file = findFileForPort(discoveryDir, options.port);
-    let token = options.token;
-    if (token === undefined && file) {
-      const content = readLoosely(file);
-      if (typeof content.authToken === 'string' && content.authToken) token = content.authToken;
-    }
+    const token = options.token ?? (file ? readPortAndToken(file).authToken : undefined);
     if (token === undefined) throw new UsageError(`no token for port ${options.port}: pass --token (no discovery file in ${discoveryDir} names that port)`);
     return { port: options.port, token, tokenFrom: options.token !== undefined ? 'option' : 'file', discoveryFile: file, discoveryDir };
   }
@@ -81,19 +75,22 @@ function findFileForPort(dir: string, port: number): string | undefined {
   return undefined;
 }
 
-function readLoosely(file: string): { port?: unknown; authToken?: unknown } {
+/** The numeric port and non-empty token a file names, whatever else is wrong with it (discovery.* judges that). */
+function readPortAndToken(file: string): { port?: number; authToken?: string } {
   let text: string;
   try {
     text = fs.readFileSync(file, 'utf8');
   } catch (err) {
     throw new UsageError(`cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
   }
+  let json: unknown;
   try {
-    const json: unknown = JSON.parse(text);
-    return typeof json === 'object' && json !== null ? (json as { port?: unknown; authToken?: unknown }) : {};
+    json = JSON.parse(text);
   } catch {
     return {};
   }
+  const { port, authToken } = (typeof json === 'object' && json !== null ? json : {}) as Record<string, unknown>;
+  return { port: typeof port === 'number' ? port : undefined, authToken: typeof authToken === 'string' && authToken ? authToken : undefined };
 }
 
 async function discover(options: TargetOptions, discoveryDir: string): Promise<Target> {

@@ -1,19 +1,21 @@
 /** Transport: reachable, initialize as the CLI does, the GET stream, the tools (spec §I.1, §III; interop-notes The session). */
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import { HTTP_CLIENT_NAME } from '@ide-companion/client';
 import { CloseDiffTool, GetActiveFileTool, LOOPBACK_HOST, OpenDiffTool } from '@ide-companion/protocol';
 import type { CheckRun } from './checkRun.js';
-import { CLI_CLIENT_NAME, ConnectError, describeCallError, type CliLikeSession } from './cliLikeSession.js';
+import { ConnectError, describeCallError, type CliLikeSession } from './cliLikeSession.js';
 import { canConnect } from './rawHttp.js';
 import { CLI_PROTOCOL_VERSION } from './rawSession.js';
 
 /** Protocol versions the CLI's MCP SDK (1.23, in Gemini CLI 0.61) accepts from a server. */
-export const CLI_SUPPORTED_PROTOCOL_VERSIONS: readonly string[] = ['2025-06-18', '2025-03-26', '2024-11-05', '2024-10-07'];
+const CLI_SUPPORTED_PROTOCOL_VERSIONS: readonly string[] = ['2025-06-18', '2025-03-26', '2024-11-05', '2024-10-07'];
 
 export interface TransportOutcome {
   reachable: boolean;
   /** The CLI-like session, when initialize worked. */
   session?: CliLikeSession;
-  tools: Tool[];
+  /** tools/list named both openDiff and closeDiff. */
+  diffTools: boolean;
 }
 
 export async function checkTransport(run: CheckRun): Promise<TransportOutcome> {
@@ -21,7 +23,7 @@ export async function checkTransport(run: CheckRun): Promise<TransportOutcome> {
   const tcp = await canConnect(LOOPBACK_HOST, target.port, timeouts.connectMs);
   if (!tcp.connected) {
     record.fail('transport.reachable', `nothing answers on ${LOOPBACK_HOST}:${target.port} (${tcp.detail})`);
-    return { reachable: false, tools: [] };
+    return { reachable: false, diffTools: false };
   }
   record.pass('transport.reachable', `${LOOPBACK_HOST}:${target.port} accepts connections`);
 
@@ -37,9 +39,9 @@ export async function checkTransport(run: CheckRun): Promise<TransportOutcome> {
           : ': the companion refuses the token from its own discovery file'
         : '';
     record.fail('transport.initialize', `initialize failed: ${(err as Error).message}${hint}`);
-    return { reachable: true, tools: [] };
+    return { reachable: true, diffTools: false };
   }
-  record.pass('transport.initialize', `initialize as ${CLI_CLIENT_NAME} with protocolVersion ${CLI_PROTOCOL_VERSION} worked`);
+  record.pass('transport.initialize', `initialize as ${HTTP_CLIENT_NAME} with protocolVersion ${CLI_PROTOCOL_VERSION} worked`);
 
   const version = session.negotiatedVersion;
   if (version === CLI_PROTOCOL_VERSION) record.pass('transport.protocolVersion', `answered ${version}`);
@@ -58,14 +60,14 @@ export async function checkTransport(run: CheckRun): Promise<TransportOutcome> {
     );
   }
 
-  let tools: Tool[] = [];
+  let tools: Tool[];
   try {
     tools = (await session.client.listTools(undefined, { timeout: timeouts.requestMs })).tools;
   } catch (err) {
     record.fail('transport.diffTools', `tools/list failed: ${describeCallError(err)}`);
     record.skip('transport.getActiveFile', 'tools/list failed');
     record.skip('transport.toolSchemas', 'tools/list failed');
-    return { reachable: true, session, tools };
+    return { reachable: true, session, diffTools: false };
   }
   const names = tools.map((t) => t.name);
   const missing = [OpenDiffTool.name, CloseDiffTool.name].filter((n) => !names.includes(n));
@@ -74,7 +76,7 @@ export async function checkTransport(run: CheckRun): Promise<TransportOutcome> {
   if (names.includes(GetActiveFileTool.name)) record.pass('transport.getActiveFile', 'listed');
   else record.warn('transport.getActiveFile', 'not listed: the real CLI does not call it, other agents may');
   checkToolSchemas(tools, run);
-  return { reachable: true, session, tools };
+  return { reachable: true, session, diffTools: missing.length === 0 };
 }
 
 type JsonSchema = { type?: unknown; properties?: Record<string, { type?: unknown }>; required?: unknown; additionalProperties?: unknown };
