@@ -25,6 +25,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { attach } from 'neovim';
+import { parseDiscoveryFile, parseDiscoveryFileName } from '@ide-companion/protocol';
+import { waitFor } from '@ide-companion/testkit';
 import { connectClient, log, machine, makeTempDir, runBench, sleep, withTimeout } from './lib/common.mjs';
 
 const PLUGIN_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'editors', 'neovim');
@@ -35,15 +37,8 @@ const ROUNDS = 3;
 const LINES = 10_000;
 const quietLogger = { level: 'error', debug() {}, info() {}, warn() {}, error() {} };
 
-async function waitUntil(probe, what, timeoutMs = 20_000) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(10);
-  }
-}
+/** Polls until `probe` returns a value (testkit's waitFor, with this bench's timeout). */
+const waitUntil = (probe, what) => waitFor(probe, what, 20_000, 10);
 
 async function startNvim(withPlugin) {
   const tmp = makeTempDir('ide-companion-bench-nvim-');
@@ -76,8 +71,8 @@ async function startNvim(withPlugin) {
     await lua(`require('ide_companion').setup({ log_file = ... })`, path.join(tmp.path, 'host.log'));
     const pid = await nvim.call('getpid');
     const dir = path.join(tmp.path, 'gemini', 'ide');
-    const name = await waitUntil(() => fs.existsSync(dir) && fs.readdirSync(dir).find((f) => f.startsWith(`gemini-ide-server-${pid}-`)), 'the discovery file');
-    const discovery = JSON.parse(fs.readFileSync(path.join(dir, name), 'utf8'));
+    const name = await waitUntil(() => fs.existsSync(dir) && fs.readdirSync(dir).find((f) => parseDiscoveryFileName(f)?.pid === pid), 'the discovery file');
+    const discovery = parseDiscoveryFile(fs.readFileSync(path.join(dir, name), 'utf8'));
     client = await connectClient({ port: discovery.port, token: discovery.authToken }, (method) => {
       if (method === 'ide/contextUpdate') updates++;
     });

@@ -1,4 +1,4 @@
-/** Where the Neovim plugin lives in this repository, and which of its entries Neovim needs at run time. */
+/** Where the Neovim plugin lives in this repository (which entries an install copies: packages/client/src/installers/neovim.ts). */
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -7,6 +7,3 @@ export const PLUGIN_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../
 
 /** The committed, self-contained host the plugin starts. */
 export const HOST_BUNDLE_PATH = join(PLUGIN_ROOT, 'host', 'ide-companion-host.mjs');
-
-/** What an installed copy of the plugin needs (the rest is sources, tests and build output). */
-export const PLUGIN_RUNTIME_ENTRIES: readonly string[] = ['plugin', 'lua', 'doc', 'host', 'README.md'];

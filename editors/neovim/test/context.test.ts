@@ -65,14 +65,14 @@ describe('Neovim context', { skip, timeout: 120_000 }, () => {
     try {
       await s.nvim.command('edit v.txt');
       await s.nvim.input('gg0lvll');
-      let file = await c.waitForContext((ctx) => (openFiles(ctx)[0]?.selectedText ? openFiles(ctx)[0] : undefined), 'a selection');
       await c.waitForContext((ctx) => openFiles(ctx)[0]?.selectedText === 'éll', 'selection éll');
       await s.nvim.input('<Esc>gg0fövj0f😀');
-      file = await c.waitForContext((ctx) => (openFiles(ctx)[0]?.selectedText?.endsWith('😀') ? openFiles(ctx)[0] : undefined), 'two-line selection');
+      let file = await c.waitForContext((ctx) => (openFiles(ctx)[0]?.selectedText?.endsWith('😀') ? openFiles(ctx)[0] : undefined), 'two-line selection');
       assert.equal(file.selectedText, 'örld\n€uro 😀');
       assert.deepEqual(file.cursor, { line: 2, character: 6 });
       await s.nvim.input('<Esc>ggVj');
-      file = await c.waitForContext((ctx) => (openFiles(ctx)[0]?.selectedText?.startsWith('héllo') ? openFiles(ctx)[0] : undefined), 'linewise');
+      // Past V's one-line selection (ModeChanged sends it at once; it may flush before j's).
+      file = await c.waitForContext((ctx) => (openFiles(ctx)[0]?.selectedText?.startsWith('héllo wörld\n') ? openFiles(ctx)[0] : undefined), 'linewise');
       assert.equal(file.selectedText, 'héllo wörld\n€uro 😀x');
       await s.nvim.input('<Esc>');
       file = await c.waitForContext((ctx) => (openFiles(ctx)[0] && !openFiles(ctx)[0]!.selectedText ? openFiles(ctx)[0] : undefined), 'selection cleared');
@@ -87,9 +87,12 @@ describe('Neovim context', { skip, timeout: 120_000 }, () => {
     const line = 'ünïcode 😀 and ascii, forty-odd characters\n';
     const { s, c } = await startWithClient({ files: { 'big.txt': line.repeat(5000) } });
     try {
+      // The Lua side's copy of the limit: one unit more is collected, enough for the mark.
+      assert.equal(await s.lua("return require('ide_companion.position').MAX_SELECTION_UNITS"), MAX_SELECTED_TEXT_LENGTH + 1);
       await s.nvim.command('edit big.txt');
       await s.nvim.input('ggVG');
-      const file = await c.waitForContext((ctx) => (openFiles(ctx)[0]?.selectedText ? openFiles(ctx)[0] : undefined), 'the selection');
+      // Past V's one-line selection (ModeChanged sends it at once; it may flush before G's).
+      const file = await c.waitForContext((ctx) => ((openFiles(ctx)[0]?.selectedText?.length ?? 0) > line.length ? openFiles(ctx)[0] : undefined), 'the whole selection');
       const text = file.selectedText!;
       assert.equal(text.length, MAX_SELECTED_TEXT_LENGTH);
       assert.ok(text.endsWith(SELECTED_TEXT_TRUNCATION_MARKER));

@@ -7,12 +7,9 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { attach, type NeovimClient } from 'neovim';
-import { z } from 'zod';
-import { DiscoveryFileSchema, type DiscoveryFile, type IdeContext } from '@ide-companion/protocol';
-import { makeTempDir, waitFor, which } from '@ide-companion/testkit';
+import { parseDiscoveryFile, parseDiscoveryFileName, type DiscoveryFile, type IdeContext } from '@ide-companion/protocol';
+import { connectRecordingClient, makeTempDir, waitFor, which, type RecordingClient as TestkitRecordingClient } from '@ide-companion/testkit';
 import { PLUGIN_ROOT } from '../src/pluginFiles.js';
 
 /** IDE_COMPANION_NVIM picks another Neovim (a version matrix); default `nvim` on PATH. */
@@ -51,6 +48,12 @@ export interface StartOptions {
   pluginFile?: boolean;
   /** Run in that session's TMPDIR and workspace (two Neovims on one folder); it owns the directory. */
   sameFolderAs?: NeovimSession;
+}
+
+/** The name of Neovim `pid`'s discovery file in `dir`, or undefined while there is none. */
+export function discoveryFileOf(dir: string, pid: number | undefined): string | undefined {
+  if (!fs.existsSync(dir)) return undefined;
+  return fs.readdirSync(dir).find((name) => parseDiscoveryFileName(name)?.pid === pid);
 }
 
 async function waitForSocket(socket: string, proc: ChildProcess): Promise<void> {
@@ -121,10 +124,10 @@ export async function startNeovim(options: StartOptions = {}): Promise<NeovimSes
       await waitFor(async () => (await lua('return require("ide_companion").is_running()')) === true, 'the companion to run', TIMEOUT);
       return waitFor(
         () => {
-          const name = fs.existsSync(discoveryDir) && fs.readdirSync(discoveryDir).find((f) => f.startsWith(`gemini-ide-server-${pid}-`));
+          const name = discoveryFileOf(discoveryDir, pid);
           if (!name) return undefined;
           const file = path.join(discoveryDir, name);
-          return { path: file, content: DiscoveryFileSchema.parse(JSON.parse(fs.readFileSync(file, 'utf8'))) };
+          return { path: file, content: parseDiscoveryFile(fs.readFileSync(file, 'utf8')) };
         },
         'the discovery file',
         TIMEOUT,
@@ -149,8 +152,7 @@ export async function startNeovim(options: StartOptions = {}): Promise<NeovimSes
         });
       });
       // The host removes the discovery file when Neovim goes; give it a moment before the dir goes.
-      const mine = (f: string) => f.startsWith(`gemini-ide-server-${pid}-`);
-      await waitFor(() => !fs.existsSync(discoveryDir) || !fs.readdirSync(discoveryDir).some(mine), 'host exit', 5000).catch(() => undefined);
+      await waitFor(() => !discoveryFileOf(discoveryDir, pid), 'host exit', 5000).catch(() => undefined);
       tmpDir.cleanup();
     },
   };
@@ -170,32 +172,18 @@ export async function startNeovim(options: StartOptions = {}): Promise<NeovimSes
   return session;
 }
 
-export interface RecordingClient {
-  client: Client;
-  notifications: Array<{ method: string; params: any }>;
+export interface RecordingClient extends TestkitRecordingClient {
   /** The newest ide/contextUpdate payload. */
   lastContext(): IdeContext | undefined;
   /** Waits for a context update for which `probe` returns a value. */
   waitForContext<T>(probe: (context: IdeContext) => T | undefined | false, what: string): Promise<T>;
   waitForNotification(method: string, filter?: (params: any) => boolean): Promise<any>;
-  close(): Promise<void>;
 }
 
-const AnyNotification = (method: string) => z.object({ method: z.literal(method), params: z.record(z.string(), z.unknown()).optional() });
-
-/** A real MCP SDK client connected with what the discovery file says. */
+/** A real MCP SDK client (testkit's recording client) connected with what the discovery file says. */
 export async function connectFromDiscovery(discovery: DiscoveryFile): Promise<RecordingClient> {
-  const transport = new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${discovery.port}/mcp`), {
-    requestInit: { headers: { Authorization: `Bearer ${discovery.authToken}` } },
-  });
-  const client = new Client({ name: 'streamable-http-client', version: 'test' });
-  const notifications: Array<{ method: string; params: any }> = [];
-  for (const method of ['ide/contextUpdate', 'ide/diffAccepted', 'ide/diffRejected', 'ide/diffClosed']) {
-    client.setNotificationHandler(AnyNotification(method), (n) => {
-      notifications.push({ method: n.method, params: n.params });
-    });
-  }
-  await client.connect(transport);
+  const recording = await connectRecordingClient({ port: discovery.port, token: discovery.authToken });
+  const { notifications } = recording;
   const lastContext = () => {
     for (let i = notifications.length - 1; i >= 0; i--) {
       if (notifications[i]!.method === 'ide/contextUpdate') return notifications[i]!.params as IdeContext;
@@ -203,8 +191,7 @@ export async function connectFromDiscovery(discovery: DiscoveryFile): Promise<Re
     return undefined;
   };
   return {
-    client,
-    notifications,
+    ...recording,
     lastContext,
     waitForContext: (probe, what) =>
       waitFor(
@@ -217,7 +204,6 @@ export async function connectFromDiscovery(discovery: DiscoveryFile): Promise<Re
       ),
     waitForNotification: (method, filter = () => true) =>
       waitFor(() => notifications.find((n) => n.method === method && filter(n.params))?.params, method, TIMEOUT),
-    close: () => client.close(),
   };
 }
 

@@ -6,7 +6,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { findInstaller } from '@ide-companion/client';
 import { makeTempDir, skipUnless, waitFor } from '@ide-companion/testkit';
-import { hasNvim, nvimPath, TIMEOUT } from './harness.js';
+import { parseDiscoveryFile } from '@ide-companion/protocol';
+import { discoveryFileOf, hasNvim, nvimPath, TIMEOUT } from './harness.js';
 
 function sandbox() {
   const dir = makeTempDir('ide-companion-install-');
@@ -74,12 +75,8 @@ describe('Neovim installer', { timeout: 120_000 }, () => {
     const nvim = spawn(nvimPath!, ['--headless', '-n', '-i', 'NONE', '-u', 'NORC'], { cwd: workspace, env, stdio: 'pipe' });
     try {
       const discoveryDir = path.join(dir.path, 'gemini', 'ide');
-      const file = await waitFor(
-        () => fs.existsSync(discoveryDir) && fs.readdirSync(discoveryDir).find((f) => f.startsWith(`gemini-ide-server-${nvim.pid}-`)),
-        'the installed plugin to start a companion',
-        TIMEOUT,
-      );
-      const content = JSON.parse(fs.readFileSync(path.join(discoveryDir, file), 'utf8'));
+      const file = await waitFor(() => discoveryFileOf(discoveryDir, nvim.pid), 'the installed plugin to start a companion', TIMEOUT);
+      const content = parseDiscoveryFile(fs.readFileSync(path.join(discoveryDir, file), 'utf8'));
       assert.equal(content.workspacePath, workspace);
       assert.deepEqual(content.ideInfo, { name: 'neovim', displayName: 'Neovim' });
       assert.ok(fs.existsSync(path.join(target, 'doc', 'tags')), 'setup() built the help index');

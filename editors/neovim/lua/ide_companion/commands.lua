@@ -3,18 +3,19 @@ local M = {}
 
 local defined = false
 
-local function diff_or_error()
-  local diff = require('ide_companion.diff')
-  local d, count = diff.current()
-  if d then
-    return d
+--- A command that runs diff.<action>(id) on the diff of the current tab (or the only one).
+local function diff_command(action)
+  return function()
+    local diff = require('ide_companion.diff')
+    local d, count = diff.current()
+    if d then
+      diff[action](d.id)
+    elseif (count or 0) == 0 then
+      vim.notify('ide-companion: no diff is open', vim.log.levels.WARN)
+    else
+      vim.notify('ide-companion: several diffs are open; run this in the diff\'s tab', vim.log.levels.WARN)
+    end
   end
-  if (count or 0) == 0 then
-    vim.notify('ide-companion: no diff is open', vim.log.levels.WARN)
-  else
-    vim.notify('ide-companion: several diffs are open; run this in the diff\'s tab', vim.log.levels.WARN)
-  end
-  return nil
 end
 
 function M.define()
@@ -34,18 +35,8 @@ function M.define()
   command('GeminiStop', function()
     require('ide_companion').stop()
   end, { desc = 'ide-companion: stop the companion (removes its discovery file)' })
-  command('GeminiAccept', function()
-    local d = diff_or_error()
-    if d then
-      require('ide_companion.diff').accept(d.id)
-    end
-  end, { desc = 'ide-companion: accept the diff (with your edits)' })
-  command('GeminiReject', function()
-    local d = diff_or_error()
-    if d then
-      require('ide_companion.diff').reject(d.id)
-    end
-  end, { desc = 'ide-companion: reject the diff' })
+  command('GeminiAccept', diff_command('accept'), { desc = 'ide-companion: accept the diff (with your edits)' })
+  command('GeminiReject', diff_command('reject'), { desc = 'ide-companion: reject the diff' })
   command('Gemini', function(args)
     local ic = require('ide_companion')
     local cfg = ic._cfg()

@@ -8,8 +8,7 @@ local roots = require('ide_companion.roots')
 local M = {}
 
 local GROUP = 'ide_companion_context'
-local last_cursor_key = nil
-local last_roots_key = nil
+local last_sent = nil -- the last focus/cursor position sent: {path, line, character, selectedText?}
 local renaming = {} -- buf -> its name before :file / :saveas
 local extra_roots = {}
 
@@ -40,7 +39,6 @@ local function file_of(buf)
   end
   return nil
 end
-M.file_of = file_of
 
 --- A file buffer the user has open: listed (help and plugin buffers are not).
 local function open_file_of(buf)
@@ -57,23 +55,27 @@ local function send_position(method)
     return
   end
   local pos = position.current(buf)
-  local key = path .. ':' .. pos.line .. ':' .. pos.character .. ':' .. (pos.selectedText or '')
-  if method == 'cursor' and key == last_cursor_key then
+  pos.path = path
+  -- CursorMoved and ModeChanged often fire together for one move: send it once.
+  -- Field by field: no key string built from a selection on every move.
+  local last = last_sent
+  if
+    method == 'cursor'
+    and last
+    and last.path == path
+    and last.line == pos.line
+    and last.character == pos.character
+    and last.selectedText == pos.selectedText
+  then
     return
   end
-  last_cursor_key = key
-  pos.path = path
+  last_sent = pos
   host.notify(method, pos)
 end
 
-function M.send_roots(force)
-  local list = roots.collect(extra_roots)
-  local key = table.concat(list, '\n')
-  if key == last_roots_key and not force then
-    return
-  end
-  last_roots_key = key
-  host.notify('roots', { roots = list })
+--- The host's tracker ignores roots that did not change.
+local function send_roots()
+  host.notify('roots', { roots = roots.collect(extra_roots) })
 end
 
 local function send_path(method, buf)
@@ -91,14 +93,13 @@ function M.sync()
       send_path('open', buf)
     end
   end
-  last_cursor_key = nil
   send_position('focus')
-  M.send_roots(true)
+  send_roots()
 end
 
 function M.attach(cfg)
   extra_roots = cfg.roots or {}
-  last_cursor_key, last_roots_key = nil, nil
+  last_sent = nil
   local group = vim.api.nvim_create_augroup(GROUP, { clear = true })
   local function au(events, callback)
     vim.api.nvim_create_autocmd(events, { group = group, callback = callback })
@@ -139,14 +140,14 @@ function M.attach(cfg)
   end)
   au({ 'DirChanged', 'TabClosed', 'WinClosed', 'TabNew' }, function()
     -- After the window or tab is really gone (WinClosed fires before).
-    vim.schedule(M.send_roots)
+    vim.schedule(send_roots)
   end)
   M.sync()
 end
 
 function M.detach()
   pcall(vim.api.nvim_del_augroup_by_name, GROUP)
-  last_cursor_key, last_roots_key = nil, nil
+  last_sent = nil
   renaming = {}
 end
 

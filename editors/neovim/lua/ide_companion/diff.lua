@@ -7,7 +7,7 @@ local host = require('ide_companion.host')
 
 local M = {}
 
--- id -> { id, path, left, right, group, settled, prev_tab, had_unsaved }
+-- id -> { id, path, left, right, group, settled, prev_tab }
 local diffs = {}
 local counter = 0
 
@@ -171,14 +171,11 @@ function M.open(spec)
   diffs[d.id] = d
 
   local name = vim.fn.fnamemodify(spec.path, ':~:.')
-  local unsaved = {}
+  local unsaved = false
   for _, buf in ipairs(buffers_of(spec.path)) do
-    if vim.bo[buf].modified then
-      table.insert(unsaved, buf)
-    end
+    unsaved = unsaved or vim.bo[buf].modified
   end
-  if #unsaved > 0 then
-    d.had_unsaved = true
+  if unsaved then
     notify(
       name .. ' has unsaved changes: the diff is against the file on disk; your changes stay in the buffer.',
       vim.log.levels.WARN

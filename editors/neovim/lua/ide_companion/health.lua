@@ -28,7 +28,6 @@ end
 local function node_major(version)
   return tonumber((version or ''):match('^v?(%d+)%.'))
 end
-M.node_major = node_major
 
 function M.check()
   local r = reporter()

@@ -50,7 +50,6 @@ local function cut_utf8(s, n)
   end
   return s:sub(1, stop)
 end
-M.cut_utf8 = cut_utf8
 
 --- Lines first..last (1-based, inclusive) of buf, stopping once `max_units`
 --- UTF-16 units are collected. Returns the lines and whether all were read.

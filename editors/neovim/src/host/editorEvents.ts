@@ -73,41 +73,25 @@ export function parseEditorEvent<K extends EditorEventName>(method: K, args: unk
   return result.data as EditorEvent<K>;
 }
 
-function cursorOf(event: EditorEvent<'cursor'>): { line: number; character: number } {
-  return { line: event.line, character: event.character };
-}
+type ContextEventName = 'focus' | 'cursor' | 'open' | 'close' | 'rename' | 'saved' | 'roots';
+
+const cursorOf = (e: EditorEvent<'cursor'>) => ({ line: e.line, character: e.character });
+
+/** How each context event becomes a ContextTracker call. */
+const CONTEXT_EVENTS: { [K in ContextEventName]: (tracker: ContextTracker, e: EditorEvent<K>) => void } = {
+  focus: (tracker, e) => tracker.focus(e.path, { cursor: cursorOf(e), selectedText: e.selectedText }),
+  cursor: (tracker, e) => tracker.setCursor(e.path, cursorOf(e), e.selectedText),
+  open: (tracker, e) => tracker.open(e.path),
+  close: (tracker, e) => tracker.close(e.path),
+  rename: (tracker, e) => tracker.rename(e.from, e.to),
+  saved: (tracker, e) => tracker.saved(e.path),
+  roots: (tracker, e) => tracker.setRoots(e.roots),
+};
 
 /** Applies a context event to the tracker. Returns false for events that are not context events. */
 export function applyContextEvent(tracker: ContextTracker, method: EditorEventName, args: unknown): boolean {
-  switch (method) {
-    case 'focus': {
-      const e = parseEditorEvent('focus', args);
-      tracker.focus(e.path, { cursor: cursorOf(e), selectedText: e.selectedText });
-      return true;
-    }
-    case 'cursor': {
-      const e = parseEditorEvent('cursor', args);
-      tracker.setCursor(e.path, cursorOf(e), e.selectedText);
-      return true;
-    }
-    case 'open':
-      tracker.open(parseEditorEvent('open', args).path);
-      return true;
-    case 'close':
-      tracker.close(parseEditorEvent('close', args).path);
-      return true;
-    case 'rename': {
-      const e = parseEditorEvent('rename', args);
-      tracker.rename(e.from, e.to);
-      return true;
-    }
-    case 'saved':
-      tracker.saved(parseEditorEvent('saved', args).path);
-      return true;
-    case 'roots':
-      tracker.setRoots(parseEditorEvent('roots', args).roots);
-      return true;
-    default:
-      return false;
-  }
+  if (!Object.prototype.hasOwnProperty.call(CONTEXT_EVENTS, method)) return false;
+  const apply = CONTEXT_EVENTS[method as ContextEventName] as (tracker: ContextTracker, e: unknown) => void;
+  apply(tracker, parseEditorEvent(method, args));
+  return true;
 }

@@ -13,20 +13,20 @@ import { fileURLToPath } from 'node:url';
 import type { EditorInstaller, InstallOptions, InstallResult } from './types.js';
 
 /** What Neovim needs at run time (the rest of editors/neovim is sources, tests and build output). */
-export const NEOVIM_PLUGIN_RUNTIME_ENTRIES: readonly string[] = ['plugin', 'lua', 'doc', 'host', 'README.md'];
+const NEOVIM_PLUGIN_RUNTIME_ENTRIES: readonly string[] = ['plugin', 'lua', 'doc', 'host', 'README.md'];
 /** Marks a directory this installer wrote, so it is replaced on reinstall and nothing else is. */
-export const NEOVIM_INSTALL_MARKER = '.ide-companion-install.json';
+const NEOVIM_INSTALL_MARKER = '.ide-companion-install.json';
 const MIN_NODE_MAJOR = 20;
 
 /** editors/neovim in this repository (this file compiles to packages/client/dist/src/installers/). */
-export function neovimPluginSource(env: NodeJS.ProcessEnv = process.env): string {
+function neovimPluginSource(env: NodeJS.ProcessEnv = process.env): string {
   const override = env['IDE_COMPANION_NEOVIM_PLUGIN_DIR'];
   if (override) return path.resolve(override);
   return path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../../../editors/neovim');
 }
 
 /** Where Neovim looks for native packages that load at startup (`:help packages`). */
-export function neovimPackageTarget(env: NodeJS.ProcessEnv = process.env): string {
+function neovimPackageTarget(env: NodeJS.ProcessEnv = process.env): string {
   const dataHome = env['XDG_DATA_HOME'] || path.join(env['HOME'] || os.homedir(), '.local', 'share');
   return path.join(dataHome, 'nvim', 'site', 'pack', 'ide-companion', 'start', 'ide-companion');
 }
