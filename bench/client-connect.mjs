@@ -10,14 +10,11 @@
  *
  *   node bench/client-connect.mjs [--samples N]
  */
-import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { Companion } from '@ide-companion/server';
-import { findGeminiCli } from '@ide-companion/testkit';
-import { log, ms, printResult, skipBench, summarize } from './lib/common.mjs';
+import { findGeminiCli, runNode } from '@ide-companion/testkit';
+import { log, ms, printResult, skipBench, startCompanion, summarize } from './lib/common.mjs';
 
 const self = fileURLToPath(import.meta.url);
 const root = path.resolve(path.dirname(self), '..');
@@ -47,33 +44,32 @@ if (process.argv[2] === '--child') {
     const ideDir = path.join(process.argv[4], 'dist', 'src', 'ide');
     const { IdeClient } = await import(pathToFileURL(path.join(ideDir, 'ide-client.js')).href);
     const { ideContextStore } = await import(pathToFileURL(path.join(ideDir, 'ideContext.js')).href);
+    /** When the store next holds a context (performance.now()), or undefined after 10 s. */
+    const nextContext = () =>
+      Promise.race([
+        new Promise((resolve) => {
+          const un = ideContextStore.subscribe((c) => {
+            if (c) {
+              un();
+              resolve(performance.now());
+            }
+          });
+        }),
+        new Promise((r) => setTimeout(() => r(undefined), 10_000)),
+      ]);
     const t0 = performance.now();
-    const first = new Promise((resolve) => {
-      const un = ideContextStore.subscribe((c) => {
-        if (c) {
-          un();
-          resolve(performance.now());
-        }
-      });
-    });
+    const first = nextContext();
     const client = await IdeClient.getInstance();
     await client.connect({ logToConsole: false });
     const t1 = performance.now();
     const ok = client.getConnectionStatus().status === 'connected';
-    const t2 = ok ? await Promise.race([first, new Promise((r) => setTimeout(() => r(undefined), 10_000))]) : undefined;
+    const t2 = ok ? await first : undefined;
     await client.disconnect();
     // Warm: /ide enable again in the same process (the singleton keeps its IDE process info).
     const w0 = performance.now();
-    const second = new Promise((resolve) => {
-      const un = ideContextStore.subscribe((c) => {
-        if (c) {
-          un();
-          resolve(performance.now());
-        }
-      });
-    });
+    const second = nextContext();
     await client.connect({ logToConsole: false });
-    const w1 = await Promise.race([second, new Promise((r) => setTimeout(() => r(undefined), 10_000))]);
+    const w1 = await second;
     await client.disconnect();
     process.stdout.write(JSON.stringify({ ok: ok && t2 !== undefined && w1 !== undefined, handshakeMs: t1 - t0, totalMs: (t2 ?? t1) - t0, warmMs: (w1 ?? 0) - w0 }));
   } else if (which === 'walk') {
@@ -102,33 +98,19 @@ if (!cli) skipBench('the pinned Gemini CLI is not installed (scripts/install-gem
 const samplesArg = process.argv.indexOf('--samples');
 const samples = samplesArg > 0 ? Number(process.argv[samplesArg + 1]) : 7;
 
-const tmp = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'bench-client-connect-')));
-const workspace = path.join(tmp, 'ws');
-fs.mkdirSync(workspace);
+const { companion, tmp, workspace, cleanup } = await startCompanion();
 const file = path.join(workspace, 'main.ts');
 fs.writeFileSync(file, 'export {};\n');
-const companion = new Companion({ ideInfo: { name: 'bench', displayName: 'Bench IDE' }, workspaceRoots: [workspace], tmpdir: tmp, handleSignals: false });
-await companion.start();
 companion.context.focus(file);
 
 const childEnv = { ...process.env, TMPDIR: tmp, REMOTE_CONTAINERS: '1' };
 for (const k of Object.keys(childEnv)) if (k.startsWith('GEMINI_CLI_IDE_')) delete childEnv[k];
 
 /** Async on purpose: the companion lives in this process and must keep answering. */
-function runChild(which) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [self, '--child', which, cli.coreDir], { cwd: workspace, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.stderr.on('data', (d) => (err += d));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      if (code !== 0) reject(new Error(`${which} child failed (${code}): ${err}`));
-      else resolve(JSON.parse(out));
-    });
-  });
+async function runChild(which) {
+  const r = await runNode([self, '--child', which, cli.coreDir], { cwd: workspace, env: childEnv });
+  if (r.code !== 0) throw new Error(`${which} child failed (${r.code}): ${r.stderr}`);
+  return JSON.parse(r.stdout);
 }
 
 try {
@@ -176,6 +158,5 @@ try {
     },
   });
 } finally {
-  await companion.stop();
-  fs.rmSync(tmp, { recursive: true, force: true });
+  await cleanup();
 }

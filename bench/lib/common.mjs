@@ -11,6 +11,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { z } from 'zod';
 import { startTestCompanion } from '@ide-companion/server/testing';
+import { makeTempDir as makeTestkitTempDir } from '@ide-companion/testkit';
 
 export { sleep };
 
@@ -105,10 +106,9 @@ export function machine() {
   };
 }
 
-/** A fresh real-path temp dir and its removal. */
+/** A fresh real-path temp dir and its removal (testkit's, with the benches' prefix). */
 export function makeTempDir(prefix = 'ide-companion-bench-') {
-  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), prefix)));
-  return { path: dir, cleanup: () => fs.rmSync(dir, { recursive: true, force: true }) };
+  return makeTestkitTempDir(prefix);
 }
 
 /** `count` real files in `dir` (the tracker only reports files that exist on disk). */

@@ -13,16 +13,16 @@ import * as path from 'node:path';
 import { attach, type NeovimClient } from 'neovim';
 import {
   findGeminiCli,
+  geminiArgv,
+  geminiEnv,
   HEADLESS_TRIGGER_ENV,
-  makeGeminiHome,
-  makeTempDir,
+  makeGeminiRunDirs,
   shellCommand,
   skipUnless,
   sleep,
   Tmux,
   waitFor,
   which,
-  writeFakeResponses,
   writeFileTurns,
 } from '@ide-companion/testkit';
 import { PLUGIN_ROOT } from '../src/pluginFiles.js';
@@ -45,7 +45,7 @@ const EDITED = 'line the user wrote in Neovim\n';
 const quietLogger = { level: 'error', debug() {}, info() {}, warn() {}, error() {} };
 
 test('gemini run with :Gemini connects to this Neovim, and a write accepted with :w after editing leaves the user\'s text', { skip, timeout: 6 * 60_000 }, async (t) => {
-  const dir = makeTempDir('ide-companion-nvim-e2e-');
+  const dir = makeGeminiRunDirs('ide-companion-nvim-e2e-', { files: { 'a.txt': ORIGINAL }, turns: writeFileTurns('a.txt', PROPOSAL) });
   const tmux = new Tmux(240, 60);
   let nvim: NeovimClient | undefined;
   let geminiPid: number | undefined;
@@ -60,19 +60,13 @@ test('gemini run with :Gemini connects to this Neovim, and a write accepted with
     await tmux.stop();
     dir.cleanup();
   });
-  const workspace = path.join(dir.path, 'ws');
-  const tmpdir = path.join(dir.path, 'tmp');
-  fs.mkdirSync(workspace);
-  fs.mkdirSync(tmpdir);
+  const { workspace, tmpdir, fakeResponses } = dir;
   const file = path.join(workspace, 'a.txt');
-  fs.writeFileSync(file, ORIGINAL);
-  const fakeResponses = path.join(dir.path, 'turns.jsonl');
-  writeFakeResponses(fakeResponses, writeFileTurns('a.txt', PROPOSAL));
   // What :Gemini runs: the pinned CLI with scripted turns, reviewing diffs in the IDE.
   const wrapper = path.join(dir.path, 'gemini.sh');
   fs.writeFileSync(
     wrapper,
-    `#!/bin/sh\nexec ${shellCommand([process.execPath, cli!.geminiBin, '--fake-responses', fakeResponses, '--model', 'gemini-2.5-flash', '--approval-mode', 'default'], {}, HEADLESS_TRIGGER_ENV)} "$@"\n`,
+    `#!/bin/sh\nexec ${shellCommand(geminiArgv(cli!, fakeResponses), {}, HEADLESS_TRIGGER_ENV)} "$@"\n`,
     { mode: 0o755 },
   );
   const socket = path.join(dir.path, 'nvim.sock');
@@ -81,13 +75,10 @@ test('gemini run with :Gemini connects to this Neovim, and a write accepted with
     shellCommand(
       [nvimPath!, '--clean', '-n', '--listen', socket, '-c', 'let g:ide_companion_auto_setup = v:false', '-c', `set rtp^=${PLUGIN_ROOT}`, '-c', `lua ${setup}`, '-c', 'edit a.txt'],
       {
-        HOME: makeGeminiHome(path.join(dir.path, 'home')),
-        TMPDIR: tmpdir,
+        // For the gemini that :Gemini starts, inherited through Neovim.
+        ...geminiEnv(dir),
         XDG_CACHE_HOME: path.join(dir.path, 'cache'),
         XDG_STATE_HOME: path.join(dir.path, 'state'),
-        GEMINI_API_KEY: 'dummy',
-        // This machine is a container: without it the CLI dials host.docker.internal.
-        REMOTE_CONTAINERS: '1',
         TERM: 'xterm-256color',
       },
     ),

@@ -3,78 +3,29 @@
  * (the code inside `gemini`) finds the companion that Neovim started, sees
  * Neovim's context, and gets a diff accepted in Neovim with the user's edits.
  * IdeClient is a singleton that reads cwd, TMPDIR and env when it starts, so it
- * runs in a child process: the server package's JSON-lines driver fixture.
+ * runs in a child process: testkit's RealIdeClient.
  */
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { createInterface } from 'node:readline';
-import { findGeminiCli, repoRoot, skipUnless, waitFor } from '@ide-companion/testkit';
+import { findGeminiCli, ideTerminalEnv, RealIdeClient, skipUnless, waitFor } from '@ide-companion/testkit';
 import { hasNvim, inProposal, startNeovim, TIMEOUT, waitForDiff, type NeovimSession } from './harness.js';
 
 const cli = findGeminiCli();
-const DRIVER = path.join(repoRoot, 'packages', 'server', 'test', 'fixtures', 'ide-client-driver.mjs');
-const skip = skipUnless(hasNvim, 'nvim', 'apt-get install -y neovim') || skipUnless(cli !== undefined && fs.existsSync(DRIVER), 'Gemini CLI 0.61.0', 'run scripts/install-gemini-cli.sh');
-
-type DriverEvent = { event: string; [key: string]: any };
+const skip = skipUnless(hasNvim, 'nvim', 'apt-get install -y neovim') || skipUnless(cli !== undefined, 'Gemini CLI 0.61.0', 'run scripts/install-gemini-cli.sh');
 
 /** The real IdeClient, started the way `gemini` run in Neovim's terminal would be: cwd, TMPDIR and GEMINI_CLI_IDE_PID. */
-class RealIdeClient {
-  readonly events: DriverEvent[] = [];
-  private stderr = '';
-
-  constructor(private readonly child: ChildProcessWithoutNullStreams) {
-    createInterface({ input: child.stdout }).on('line', (line) => {
-      try {
-        this.events.push(JSON.parse(line) as DriverEvent);
-      } catch {
-        this.stderr += `${line}\n`;
-      }
-    });
-    child.stderr.on('data', (chunk: Buffer) => (this.stderr += chunk.toString('utf8')));
-  }
-
-  static async start(s: NeovimSession, idePid = s.pid): Promise<RealIdeClient> {
-    const env: NodeJS.ProcessEnv = { ...process.env };
-    for (const key of Object.keys(env)) if (key.startsWith('GEMINI_CLI_IDE_') || key === 'TERM_PROGRAM') delete env[key];
-    // As a Neovim terminal would have it; REMOTE_CONTAINERS because this machine is a container.
-    Object.assign(env, { TMPDIR: s.tmp, GEMINI_CLI_IDE_PID: String(idePid), REMOTE_CONTAINERS: '1' });
-    const child = spawn(process.execPath, [DRIVER, cli!.coreDir], { cwd: s.workspace, env, stdio: 'pipe' });
-    const client = new RealIdeClient(child);
-    await client.waitFor((e) => e.event === 'ready', 'the driver to load IdeClient');
-    return client;
-  }
-
-  send(command: Record<string, unknown>): void {
-    this.child.stdin.write(JSON.stringify(command) + '\n');
-  }
-
-  waitFor(match: (e: DriverEvent) => boolean, what: string): Promise<DriverEvent> {
-    return waitFor(() => this.events.find(match), what, TIMEOUT * 3).catch((err: Error) => {
-      throw new Error(`${err.message}\n--- events ---\n${this.events.map((e) => JSON.stringify(e)).join('\n')}\n--- stderr ---\n${this.stderr}`);
-    });
-  }
-
-  async stop(): Promise<void> {
-    if (this.child.exitCode !== null) return;
-    const exited = new Promise((resolve) => this.child.once('exit', resolve));
-    this.child.stdin.end();
-    const timer = setTimeout(() => this.child.kill('SIGKILL'), 5000);
-    await exited;
-    clearTimeout(timer);
-  }
+function startIdeClient(s: NeovimSession, idePid = s.pid): Promise<RealIdeClient> {
+  return RealIdeClient.start(cli!, { cwd: s.workspace, env: ideTerminalEnv({ tmpdir: s.tmp, idePid }), timeoutMs: TIMEOUT * 3 });
 }
 
 describe('Neovim companion with the real Gemini CLI client', { skip, timeout: 180_000 }, () => {
   test('IdeClient connects to Neovim, sees its context, and an openDiff accepted in Neovim returns the edited text', async () => {
     const s = await startNeovim({ files: { 'app.ts': 'const a = 1;\n' } });
     await s.discovery();
-    const client = await RealIdeClient.start(s);
+    const client = await startIdeClient(s);
     try {
-      client.send({ cmd: 'connect' });
-      const status = await client.waitFor((e) => e.event === 'status' && e['status'] !== 'connecting', 'connect()');
+      const status = await client.connect();
       assert.equal(status['status'], 'connected', String(status['details']));
       assert.equal(status['ide'], 'Neovim');
       assert.equal(status['diffing'], true);
@@ -112,10 +63,9 @@ describe('Neovim companion with the real Gemini CLI client', { skip, timeout: 18
         [first, second],
       ] as const) {
         const [targetBefore, otherBefore] = [await sessions(target), await sessions(other)];
-        const client = await RealIdeClient.start(first, target.pid);
+        const client = await startIdeClient(first, target.pid);
         try {
-          client.send({ cmd: 'connect' });
-          const status = await client.waitFor((e) => e.event === 'status' && e['status'] !== 'connecting', 'connect()');
+          const status = await client.connect();
           assert.equal(status['status'], 'connected', String(status['details']));
           await waitFor(async () => (await sessions(target)) === targetBefore + 1, `a session in Neovim ${target.pid}`, TIMEOUT);
           assert.equal(await sessions(other), otherBefore);

@@ -3,13 +3,13 @@
  * the real bin), its exit codes, and its catalogue kept in step with docs/check.md.
  */
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
 import { test } from 'node:test';
 import { startTestCompanion } from '@ide-companion/server/testing';
-import { makeTempDir, repoRoot, waitFor } from '@ide-companion/testkit';
+import { makeTempDir, repoRoot, runNode, waitFor, type RunResult } from '@ide-companion/testkit';
 import { CHECKS, estimateTokenBits, exitCodeOf, nonLoopbackAddresses, runCheck, type CheckReport } from '../src/check/index.js';
 
 const BIN = path.join(repoRoot, 'packages', 'cli', 'bin', 'ide-companion.js');
@@ -27,20 +27,11 @@ function failures(report: CheckReport): string[] {
   return report.results.filter((r) => r.status === 'fail').map((r) => `${r.id}: ${r.reason}`);
 }
 
-function runBin(
-  args: string[],
-  options: { cwd?: string; env?: NodeJS.ProcessEnv; onSpawn?: (child: ChildProcess) => void } = {},
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: options.cwd ?? repoRoot, env: options.env ?? process.env });
-    options.onSpawn?.(child);
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+/** Runs `ide-companion ARGS` to its exit (no time limit of its own: the test's applies). */
+function runBin(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv; onSpawn?: (child: ChildProcess) => void } = {}): Promise<RunResult> {
+  const run = runNode([BIN, ...args], { cwd: options.cwd ?? repoRoot, env: options.env ?? process.env, timeoutMs: 0 });
+  options.onSpawn?.(run.child);
+  return run;
 }
 
 test('our companion passes every check through the library, and check leaves no diff open and no file changed', { timeout: 120_000 }, async () => {

@@ -13,8 +13,7 @@ import {
   findGeminiCli,
   type FakeTurn,
   geminiCommand,
-  makeGeminiHome,
-  makeTempDir,
+  makeGeminiRunDirs,
   repoRoot,
   shellCommand,
   skipUnless,
@@ -22,7 +21,6 @@ import {
   Tmux,
   waitFor,
   which,
-  writeFakeResponses,
   writeFileTurns,
 } from '@ide-companion/testkit';
 import { SERVE_IDE_INFO } from '../src/commands/serve.js';
@@ -62,7 +60,7 @@ interface Scenario {
  */
 async function startScenario(t: TestContext, turns: readonly FakeTurn[] = writeFileTurns('a.txt', PROPOSAL)): Promise<Scenario> {
   const began = Date.now();
-  const dir = makeTempDir('ide-companion-e2e-');
+  const dir = makeGeminiRunDirs('ide-companion-e2e-', { files: { 'a.txt': ORIGINAL }, turns });
   const serve = new Tmux(160, 50);
   const gemini = new Tmux(200, 50);
   t.after(async () => {
@@ -70,14 +68,8 @@ async function startScenario(t: TestContext, turns: readonly FakeTurn[] = writeF
     await serve.stop();
     dir.cleanup();
   });
-  const workspace = path.join(dir.path, 'ws');
-  const tmpdir = path.join(dir.path, 'tmp');
-  fs.mkdirSync(workspace);
-  fs.mkdirSync(tmpdir);
+  const { workspace, tmpdir } = dir;
   const file = path.join(workspace, 'a.txt');
-  fs.writeFileSync(file, ORIGINAL);
-  const fakeResponses = path.join(dir.path, 'turns.jsonl');
-  writeFakeResponses(fakeResponses, turns);
   // $EDITOR: replaces the file it is given, as a user rewriting the proposal would.
   const edited = path.join(dir.path, 'edited.txt');
   fs.writeFileSync(edited, EDITED);
@@ -90,7 +82,7 @@ async function startScenario(t: TestContext, turns: readonly FakeTurn[] = writeF
   await serve.waitForText(`cd ${workspace} && gemini`, STEP_TIMEOUT_MS);
 
   const cliStarted = Date.now();
-  gemini.start(geminiCommand(cli!, { home: makeGeminiHome(path.join(dir.path, 'home')), tmpdir, fakeResponses }), { cwd: workspace });
+  gemini.start(geminiCommand(cli!, dir), { cwd: workspace });
   await gemini.waitForText('Type your message', START_TIMEOUT_MS);
   const promptShown = Date.now();
   await serve.waitForText('1 CLI session connected', START_TIMEOUT_MS);

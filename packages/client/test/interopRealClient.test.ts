@@ -6,10 +6,9 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { findGeminiCli, skipUnless } from '@ide-companion/testkit';
+import { findGeminiCli, RealIdeClient, skipUnless } from '@ide-companion/testkit';
 import { CompanionClient, buildStatus } from '../src/index.js';
 import { cleanEnv, startCompanion, writeFile } from './helpers.js';
 
@@ -24,33 +23,16 @@ interface Verdict {
 }
 
 /** The real IdeClient in a child (async: the companions live in this process and must answer). */
-function realVerdict(tmp: string, cwd: string, env: NodeJS.ProcessEnv): Promise<Verdict> {
-  const ideDir = path.join(cli!.coreDir, 'dist', 'src', 'ide');
-  const script = `
-    for (const l of ['log','info','debug','warn','error']) console[l] = () => {};
-    const { IdeClient } = await import(${JSON.stringify(path.join(ideDir, 'ide-client.js'))});
-    const { ideContextStore } = await import(${JSON.stringify(path.join(ideDir, 'ideContext.js'))});
-    const client = await IdeClient.getInstance();
-    await client.connect({ logToConsole: false });
-    const s = client.getConnectionStatus();
-    let ctx = ideContextStore.get();
-    for (let i = 0; i < 100 && s.status === 'connected' && !ctx; i++) { await new Promise(r => setTimeout(r, 50)); ctx = ideContextStore.get(); }
-    process.stdout.write(JSON.stringify({ status: s.status, details: s.details, ide: client.getDetectedIdeDisplayName() ?? null, contextPath: ctx?.workspaceState?.openFiles?.[0]?.path ?? null }));
-    process.exit(0);
-  `;
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--input-type=module', '-e', script], { cwd, env: { ...env, TMPDIR: tmp }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.stderr.on('data', (d) => (err += d));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      if (code === 0) resolve(JSON.parse(out));
-      else reject(new Error(`real IdeClient failed (${code}): ${err}`));
-    });
-  });
+async function realVerdict(tmp: string, cwd: string, env: NodeJS.ProcessEnv): Promise<Verdict> {
+  const client = await RealIdeClient.start(cli!, { cwd, env: { ...env, TMPDIR: tmp } });
+  try {
+    const { status, details, ide } = await client.connect();
+    // Connected: the context it receives within 5 s, as ourVerdict waits for it.
+    const pushed = status === 'connected' ? await client.waitFor((e) => e.event === 'context' && !!e['context'], 'a context', 5_000).catch(() => undefined) : undefined;
+    return { status, ...(details === undefined ? {} : { details }), ide, contextPath: pushed?.['context']?.workspaceState?.openFiles?.[0]?.path ?? null };
+  } finally {
+    await client.stop();
+  }
 }
 
 async function ourVerdict(tmp: string, cwd: string, env: NodeJS.ProcessEnv): Promise<Verdict> {

@@ -2,115 +2,32 @@
  * Interop with the real client: `IdeClient` from the pinned
  * @google/gemini-cli-core (the code inside `gemini`) connects to our Companion.
  * IdeClient is a singleton that reads cwd, os.tmpdir() and env on first use,
- * so each scenario runs it in its own child process (fixtures/ide-client-driver.mjs)
+ * so each scenario runs it in its own child process (testkit's RealIdeClient)
  * and talks to it over JSON lines.
  */
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
 import { discoveryFileName } from '@ide-companion/protocol';
-import { findGeminiCli, makeTempDir, skipUnless, waitFor } from '@ide-companion/testkit';
+import { findGeminiCli, ideTerminalEnv, makeTempDir, RealIdeClient, skipUnless, waitFor } from '@ide-companion/testkit';
 import { RecordingDiffView, startCompanion, type Harness } from './helpers.js';
 
 const cli = findGeminiCli();
 const skip = skipUnless(cli !== undefined, 'Gemini CLI 0.61.0', 'run scripts/install-gemini-cli.sh');
-// Compiled to dist/test/: the driver stays in the source tree.
-const DRIVER = fileURLToPath(new URL('../../test/fixtures/ide-client-driver.mjs', import.meta.url));
 /** Generous: the machine is shared and slow; nothing here measures speed. */
 const TIMEOUT_MS = 60_000;
 
-/** Env the test runner may have inherited from an IDE terminal, which would steer the client elsewhere. */
-const STRAY_ENV = [
-  'GEMINI_CLI_IDE_SERVER_PORT',
-  'GEMINI_CLI_IDE_WORKSPACE_PATH',
-  'GEMINI_CLI_IDE_AUTH_TOKEN',
-  'GEMINI_CLI_IDE_SERVER_STDIO_COMMAND',
-  'GEMINI_CLI_IDE_SERVER_STDIO_ARGS',
-  'TERM_PROGRAM',
-];
-
-type DriverEvent = { event: string; [key: string]: any };
-
-/** One real IdeClient in a child process. */
-class IdeClientDriver {
-  readonly events: DriverEvent[] = [];
-  private stderr = '';
-
-  private constructor(private readonly child: ChildProcessWithoutNullStreams) {
-    createInterface({ input: child.stdout }).on('line', (line) => {
-      try {
-        this.events.push(JSON.parse(line) as DriverEvent);
-      } catch {
-        this.stderr += `[stdout, not JSON] ${line}\n`;
-      }
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
-      this.stderr += chunk.toString('utf8');
-    });
-  }
-
-  /** `tmpdir` is where the client looks for gemini/ide/*.json; `idePid` is what it prefers there. */
-  static async start(options: { cwd: string; tmpdir: string; idePid: number }): Promise<IdeClientDriver> {
-    const env: NodeJS.ProcessEnv = { ...process.env };
-    for (const name of STRAY_ENV) delete env[name];
-    Object.assign(env, {
-      TMPDIR: options.tmpdir,
-      GEMINI_CLI_IDE_PID: String(options.idePid),
-      // This machine is a container: without it the client dials host.docker.internal.
-      REMOTE_CONTAINERS: '1',
-    });
-    const child = spawn(process.execPath, [DRIVER, cli!.coreDir], { cwd: options.cwd, env, stdio: 'pipe' });
-    const driver = new IdeClientDriver(child);
-    await driver.waitFor((e) => e.event === 'ready', 'the driver to load the client');
-    return driver;
-  }
-
-  send(command: Record<string, unknown>): void {
-    this.child.stdin.write(JSON.stringify(command) + '\n');
-  }
-
-  async waitFor(match: (e: DriverEvent) => boolean, what: string, timeoutMs = TIMEOUT_MS): Promise<DriverEvent> {
-    return waitFor(
-      () => {
-        if (this.child.exitCode !== null) throw new Error(`driver exited (${this.child.exitCode})`);
-        return this.events.find(match);
-      },
-      what,
-      timeoutMs,
-    ).catch((err: Error) => {
-      throw new Error(`${err.message}\n--- events ---\n${this.events.map((e) => JSON.stringify(e)).join('\n')}\n--- stderr ---\n${this.stderr}`);
-    });
-  }
-
-  /** connect(), then the status it ended in. */
-  async connect(): Promise<DriverEvent> {
-    this.send({ cmd: 'connect' });
-    return this.waitFor((e) => e.event === 'status' && e['status'] !== 'connecting', 'connect() to settle');
-  }
-
-  async diffResult(filePath: string): Promise<DriverEvent> {
-    return this.waitFor((e) => e.event === 'diffResult' && e['filePath'] === filePath, `the CLI's diff outcome for ${filePath}`);
-  }
-
-  async stop(): Promise<void> {
-    if (this.child.exitCode !== null) return;
-    const exited = new Promise((resolve) => this.child.once('exit', resolve));
-    this.child.stdin.end();
-    const timer = setTimeout(() => this.child.kill('SIGKILL'), 5_000);
-    await exited;
-    clearTimeout(timer);
-  }
+/** One real IdeClient in a child process, in `cwd` as if run in the companion's IDE terminal. */
+function startIdeClient(options: { cwd: string; tmpdir: string; idePid: number }): Promise<RealIdeClient> {
+  return RealIdeClient.start(cli!, { cwd: options.cwd, env: ideTerminalEnv(options), timeoutMs: TIMEOUT_MS });
 }
 
 /** A companion with a recording diff view and a connected real client in its workspace. */
-async function connectedPair(): Promise<{ h: Harness; view: RecordingDiffView; client: IdeClientDriver; done: () => Promise<void> }> {
+async function connectedPair(): Promise<{ h: Harness; view: RecordingDiffView; client: RealIdeClient; done: () => Promise<void> }> {
   const view = new RecordingDiffView();
   const h = await startCompanion({ diffView: view, ideInfo: { name: 'interop-ide', displayName: 'Interop Test IDE' } });
-  const client = await IdeClientDriver.start({ cwd: h.workspace, tmpdir: h.tmp, idePid: h.companion.idePid });
+  const client = await startIdeClient({ cwd: h.workspace, tmpdir: h.tmp, idePid: h.companion.idePid });
   const status = await client.connect();
   assert.equal(status['status'], 'connected', `connect failed: ${String(status['details'])}`);
   return {
@@ -147,7 +64,7 @@ test('context set before the CLI connects reaches its store once the stream open
   const h = await startCompanion({ diffView: view });
   const file = writeWorkspaceFile(h, 'before.ts', 'const a = 1;\n');
   h.companion.context.focus(file, { cursor: { line: 1, character: 7 }, selectedText: 'a = 1' });
-  const client = await IdeClientDriver.start({ cwd: h.workspace, tmpdir: h.tmp, idePid: h.companion.idePid });
+  const client = await startIdeClient({ cwd: h.workspace, tmpdir: h.tmp, idePid: h.companion.idePid });
   try {
     assert.equal((await client.connect())['status'], 'connected');
     await client.waitFor((e) => e.event === 'context' && e['source'] === 'push' && e['context']?.workspaceState?.openFiles?.length > 0, 'the first context push');
@@ -278,7 +195,7 @@ test('a discovery file with the wrong token leaves the CLI disconnected, and the
     fs.writeFileSync(path.join(dir, discoveryFileName(h.companion.idePid, h.companion.port)), JSON.stringify({ ...real, authToken: 'not-the-token' }), {
       mode: 0o600,
     });
-    const client = await IdeClientDriver.start({ cwd: h.workspace, tmpdir: forged.path, idePid: h.companion.idePid });
+    const client = await startIdeClient({ cwd: h.workspace, tmpdir: forged.path, idePid: h.companion.idePid });
     try {
       const status = await client.connect();
       assert.equal(status['status'], 'disconnected');
@@ -293,7 +210,7 @@ test('a discovery file with the wrong token leaves the CLI disconnected, and the
       await client.stop();
     }
     // The companion still serves a client holding the right token.
-    const good = await IdeClientDriver.start({ cwd: h.workspace, tmpdir: h.tmp, idePid: h.companion.idePid });
+    const good = await startIdeClient({ cwd: h.workspace, tmpdir: h.tmp, idePid: h.companion.idePid });
     try {
       assert.equal((await good.connect())['status'], 'connected');
     } finally {
@@ -310,7 +227,7 @@ test('two CLI sessions on one companion each get the outcome of their own diff',
   // recently connected session and the first CLI's openDiff hung (seen in the
   // official VS Code companion); the companion keeps one McpServer per session.
   const { h, view, client: first, done } = await connectedPair();
-  const second = await IdeClientDriver.start({ cwd: h.workspace, tmpdir: h.tmp, idePid: h.companion.idePid });
+  const second = await startIdeClient({ cwd: h.workspace, tmpdir: h.tmp, idePid: h.companion.idePid });
   try {
     assert.equal((await second.connect())['status'], 'connected');
     assert.equal(h.companion.sessionList.length, 2);

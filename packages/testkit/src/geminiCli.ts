@@ -7,8 +7,6 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-export const PINNED_GEMINI_CLI_VERSION = '0.61.0';
-
 export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../../../..');
 
 export function geminiCliDir(): string {

@@ -5,7 +5,10 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { FakeTurn } from './fakeResponses.js';
+import { writeFakeResponses } from './fakeResponses.js';
 import type { GeminiCliInstall } from './geminiCli.js';
+import { makeTempDir } from './tempDir.js';
 
 /** Settings for a test HOME: API-key auth (no login), no folder-trust dialog, IDE on, no updates, no telemetry. */
 export const GEMINI_TEST_SETTINGS = {
@@ -25,6 +28,33 @@ export function makeGeminiHome(dir: string): string {
   mkdirSync(join(dir, '.gemini'), { recursive: true });
   writeFileSync(join(dir, '.gemini', 'settings.json'), JSON.stringify(GEMINI_TEST_SETTINGS, null, 2));
   return dir;
+}
+
+export interface GeminiRunDirs {
+  /** The temp dir holding the rest; removed by cleanup. */
+  path: string;
+  /** `dir/ws`, holding `files`. */
+  workspace: string;
+  /** `dir/tmp`: TMPDIR of the CLI and of the companion under test only. */
+  tmpdir: string;
+  /** `dir/home`, from makeGeminiHome. */
+  home: string;
+  /** `dir/turns.jsonl`, the scripted turns. */
+  fakeResponses: string;
+  cleanup: () => void;
+}
+
+/** A fresh temp dir for one `gemini` run: workspace (with `files`, name to text), TMPDIR, HOME and the scripted turns. */
+export function makeGeminiRunDirs(prefix: string, options: { files?: Record<string, string>; turns: readonly FakeTurn[] }): GeminiRunDirs {
+  const { path: dir, cleanup } = makeTempDir(prefix);
+  const workspace = join(dir, 'ws');
+  const tmpdir = join(dir, 'tmp');
+  mkdirSync(workspace);
+  mkdirSync(tmpdir);
+  for (const [name, text] of Object.entries(options.files ?? {})) writeFileSync(join(workspace, name), text);
+  const fakeResponses = join(dir, 'turns.jsonl');
+  writeFakeResponses(fakeResponses, options.turns);
+  return { path: dir, workspace, tmpdir, home: makeGeminiHome(join(dir, 'home')), fakeResponses, cleanup };
 }
 
 /** Env that would steer the CLI to another companion or IDE if inherited from the test runner's terminal. */
@@ -68,29 +98,34 @@ export interface GeminiRunOptions {
   env?: Record<string, string>;
 }
 
-/** The sh command line that runs the pinned `gemini` interactively with scripted turns and diffs reviewed in the IDE. */
+/** `node gemini ...`: the pinned CLI, interactive, with scripted turns (a --fake-responses file), diffs reviewed in the IDE. */
+export function geminiArgv(cli: GeminiCliInstall, fakeResponses: string): string[] {
+  return [
+    process.execPath,
+    cli.geminiBin,
+    '--fake-responses',
+    fakeResponses,
+    // The default router would consume a scripted turn.
+    '--model',
+    'gemini-2.5-flash',
+    // In yolo/auto-edit no diff is ever opened.
+    '--approval-mode',
+    'default',
+  ];
+}
+
+/** The env `gemini` needs besides its argv: the test HOME, TMPDIR, a dummy API key, and loopback dialing. */
+export function geminiEnv(options: { home: string; tmpdir: string }): Record<string, string> {
+  return {
+    HOME: options.home,
+    TMPDIR: options.tmpdir,
+    GEMINI_API_KEY: 'dummy',
+    // This machine is a container: without it the CLI dials host.docker.internal.
+    REMOTE_CONTAINERS: '1',
+  };
+}
+
+/** The sh command line that runs geminiArgv with geminiEnv and nothing stray or headless-making inherited. */
 export function geminiCommand(cli: GeminiCliInstall, options: GeminiRunOptions): string {
-  return shellCommand(
-    [
-      process.execPath,
-      cli.geminiBin,
-      '--fake-responses',
-      options.fakeResponses,
-      // The default router would consume a scripted turn.
-      '--model',
-      'gemini-2.5-flash',
-      // In yolo/auto-edit no diff is ever opened.
-      '--approval-mode',
-      'default',
-    ],
-    {
-      HOME: options.home,
-      TMPDIR: options.tmpdir,
-      GEMINI_API_KEY: 'dummy',
-      // This machine is a container: without it the CLI dials host.docker.internal.
-      REMOTE_CONTAINERS: '1',
-      ...options.env,
-    },
-    [...STRAY_IDE_ENV, ...HEADLESS_TRIGGER_ENV],
-  );
+  return shellCommand(geminiArgv(cli, options.fakeResponses), { ...geminiEnv(options), ...options.env }, [...STRAY_IDE_ENV, ...HEADLESS_TRIGGER_ENV]);
 }

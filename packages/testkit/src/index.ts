@@ -6,3 +6,5 @@ export * from './geminiCli.js';
 export * from './geminiHome.js';
 export * from './fakeResponses.js';
 export * from './mcpClient.js';
+export * from './realIdeClient.js';
+export * from './runNode.js';
