@@ -2,13 +2,13 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { isPidAlive } from '@ide-companion/client';
+import { isProcessAlive } from '@ide-companion/server';
 import { binEnv, runBin, setup } from './support/clientCommands.js';
 
 /** Above every OS's PID ceiling: never alive. */
 function deadPid(): number {
   const pid = 90_000_777;
-  assert.equal(isPidAlive(pid), false);
+  assert.equal(isProcessAlive(pid), false);
   return pid;
 }
 

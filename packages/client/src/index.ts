@@ -7,6 +7,7 @@
 export * from './processTree.js';
 export * from './paths.js';
 export * from './host.js';
+export * from './discoveryFiles.js';
 export * from './discovery.js';
 export * from './transport.js';
 export * from './connection.js';
