@@ -25,6 +25,21 @@ test('status: connected, with the open files and the companion chosen (exit 0)',
   }
 });
 
+// Regression: every status run left its session counted by the companion until the grace expired.
+test('status, doctor and context end their session on exit: the companion lists none right after', async () => {
+  const s = await setup();
+  try {
+    focusFile(s, 'one.ts');
+    for (const args of [['status'], ['doctor'], ['context']]) {
+      const r = await runBin(args, { cwd: s.workspace, env: binEnv(s.tmp) });
+      assert.equal(r.code, 0, `${args[0]}: ${r.stderr}`);
+      assert.deepEqual(s.companion.sessionList, [], `${args[0]} left a session`);
+    }
+  } finally {
+    await s.cleanup();
+  }
+});
+
 test('status: disconnected with the CLI\'s mismatch message from another folder (exit 1)', async () => {
   const s = await setup();
   try {

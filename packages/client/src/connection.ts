@@ -5,8 +5,17 @@
  * `lost` signal when the companion goes away. Reconnecting is the caller's job.
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { CallToolResultSchema, ListToolsResultSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { COMPANION_NOTIFICATIONS, type CompanionNotification } from '@ide-companion/protocol';
+import {
+  CloseDiffTool,
+  COMPANION_NOTIFICATIONS,
+  GetActiveFileTool,
+  notificationType,
+  OpenDiffTool,
+  type NotificationType,
+} from '@ide-companion/protocol';
 import { z } from 'zod';
 import type { ConnectionTarget } from './discovery.js';
 import { createTransport, describeTarget, HTTP_CLIENT_NAME, STDIO_CLIENT_NAME } from './transport.js';
@@ -18,9 +27,21 @@ export const ActiveFileNotificationParamsSchema = z.object({
   filePath: z.string().optional(),
   cursor: z.object({ line: z.number(), character: z.number() }).optional(),
 });
-export type IncomingNotification =
-  | CompanionNotification
-  | { method: 'activeFileNotification'; params: z.infer<typeof ActiveFileNotificationParamsSchema> };
+export const ACTIVE_FILE_NOTIFICATION = notificationType('activeFileNotification', 'companionToCli', ActiveFileNotificationParamsSchema);
+
+/** A notification whose params passed the schema of its method. */
+export interface IncomingNotification {
+  method: string;
+  params: unknown;
+}
+
+/** Narrows an incoming notification to one type (its params were validated against that type's schema). */
+export function isNotification<P extends z.ZodType>(n: IncomingNotification, type: NotificationType<P>): n is { method: string; params: z.infer<P> } {
+  return n.method === type.method;
+}
+
+/** A companion that does not answer the DELETE quickly must not delay the caller's exit. */
+const SESSION_END_TIMEOUT_MS = 1_000;
 
 export interface ConnectionHandlers {
   onNotification(notification: IncomingNotification): void;
@@ -37,10 +58,7 @@ export interface ConnectOptions {
   heartbeatMs?: number;
 }
 
-const byMethod = new Map<string, z.ZodType>([
-  ...COMPANION_NOTIFICATIONS.map((n) => [n.method, n.params] as [string, z.ZodType]),
-  ['activeFileNotification', ActiveFileNotificationParamsSchema],
-]);
+const byMethod = new Map<string, z.ZodType>([...COMPANION_NOTIFICATIONS, ACTIVE_FILE_NOTIFICATION].map((n) => [n.method, n.params] as [string, z.ZodType]));
 
 function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout;
@@ -61,6 +79,7 @@ export class CompanionConnection {
   private constructor(
     readonly target: ConnectionTarget,
     private readonly client: Client,
+    private readonly transport: Transport,
     readonly tools: string[],
     readonly serverName: string | undefined,
     private readonly handlers: ConnectionHandlers,
@@ -100,7 +119,7 @@ export class CompanionConnection {
       if (target.requireIdentification && !looksLikeCompanion(tools)) {
         throw new Error(`${describeTarget(target)} answers MCP but is not an IDE companion (tools: ${tools.join(', ') || 'none'})`);
       }
-      connection = new CompanionConnection(target, client, tools, client.getServerVersion()?.name, handlers);
+      connection = new CompanionConnection(target, client, transport, tools, client.getServerVersion()?.name, handlers);
       connection.startHeartbeat(options.heartbeatMs ?? 0);
       const opened = connection;
       // Delivered after open() returns, so the caller has registered the connection first.
@@ -136,8 +155,16 @@ export class CompanionConnection {
     await this.client.ping({ timeout: timeoutMs });
   }
 
+  /**
+   * Ends the session: over HTTP a DELETE first (unlike the real CLI), so the
+   * companion drops it at once instead of counting it until its grace ends.
+   */
   async close(): Promise<void> {
+    const wasOpen = !this.closed;
     this.markLost('closed by the client');
+    if (wasOpen && this.transport instanceof StreamableHTTPClientTransport) {
+      await withTimeout(this.transport.terminateSession(), SESSION_END_TIMEOUT_MS, 'ending the session').catch(() => undefined);
+    }
     await this.client.close().catch(() => undefined);
   }
 
@@ -152,7 +179,7 @@ export class CompanionConnection {
       return;
     }
     try {
-      this.handlers.onNotification({ method, params: parsed.data } as IncomingNotification);
+      this.handlers.onNotification({ method, params: parsed.data });
     } catch {
       // A handler's bug must not reach the SDK (it would call onerror).
     }
@@ -197,7 +224,12 @@ export class CompanionConnection {
   }
 }
 
+/** As the CLI: diffs need both openDiff and closeDiff. */
+export function offersDiffs(tools: readonly string[]): boolean {
+  return tools.includes(OpenDiffTool.name) && tools.includes(CloseDiffTool.name);
+}
+
 /** A well-known port only counts if it offers a companion's tools. */
 export function looksLikeCompanion(tools: readonly string[]): boolean {
-  return (tools.includes('openDiff') && tools.includes('closeDiff')) || tools.includes('getActiveFile');
+  return offersDiffs(tools) || tools.includes(GetActiveFileTool.name);
 }

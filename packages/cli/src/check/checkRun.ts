@@ -10,6 +10,7 @@ import * as path from 'node:path';
 import { CliLikeSession, type ReceivedNotification } from './cliLikeSession.js';
 import type { Recorder } from './report.js';
 import type { Target } from './target.js';
+import { CloseDiffTool, OpenDiffTool } from '@ide-companion/protocol';
 
 export interface CheckTimeouts {
   /** Any single request (tools/call, raw probes). */
@@ -61,12 +62,12 @@ export class CheckRun {
   /** openDiff: remember to close it whatever happens next. */
   async openDiff(session: CliLikeSession, filePath: string, newContent: string, timeoutMs = this.timeouts.requestMs) {
     this.openDiffs.set(filePath, session);
-    return session.callTool('openDiff', { filePath, newContent }, timeoutMs);
+    return session.callTool(OpenDiffTool.name, { filePath, newContent }, timeoutMs);
   }
 
   /** closeDiff the way the CLI sends it. */
   async closeDiff(session: CliLikeSession, filePath: string, timeoutMs = this.timeouts.requestMs) {
-    const result = await session.callTool('closeDiff', { filePath, suppressNotification: true }, timeoutMs);
+    const result = await session.callTool(CloseDiffTool.name, { filePath, suppressNotification: true }, timeoutMs);
     this.openDiffs.delete(filePath);
     return result;
   }
