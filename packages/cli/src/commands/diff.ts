@@ -13,14 +13,16 @@ The proposal comes from NEWFILE, or from stdin with '-' (the default when
 stdin is not a terminal); with neither, FILE's own content (edit it in the IDE).
 
 On accept, prints the final content (with any edits made in the diff view) to
-stdout; FILE itself is written only with --write. Ctrl-C closes the diff as
-rejected.
+stdout; FILE itself is written only with --write. Ctrl-C (or SIGTERM,
+SIGHUP) closes the diff in the IDE and counts as a rejection.
 
   --write         write the accepted content to FILE
 ${COMMON_USAGE}
 Exit status: 0 accepted, 1 rejected, 2 usage error, 3 error (no companion,
 diffs not offered, connection lost).
 `;
+
+const INTERRUPTS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 
 async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
@@ -59,7 +61,8 @@ export const diffCommand: Command = {
 
       const client = makeClient(c);
       let interrupted = false;
-      const onSigint = () => {
+      // Ctrl-C, a kill and a closed terminal all withdraw the proposal: none may leave it open in the IDE.
+      const onSignal = () => {
         interrupted = true;
         void client.resolveDiffFromCli(filePath, 'rejected');
       };
@@ -72,7 +75,7 @@ export const diffCommand: Command = {
           printError('diff', `the companion in ${client.ideInfo?.displayName ?? 'the IDE'} does not offer openDiff and closeDiff`);
           return EXIT.ERROR;
         }
-        process.once('SIGINT', onSigint);
+        for (const signal of INTERRUPTS) process.once(signal, onSignal);
         const outcome = await client.openDiff(filePath, proposal);
         if (outcome.status === 'rejected') {
           if (c.json) printJson({ status: 'rejected', filePath, interrupted });
@@ -91,7 +94,7 @@ export const diffCommand: Command = {
         printError('diff', (err as Error).message);
         return EXIT.ERROR;
       } finally {
-        process.off('SIGINT', onSigint);
+        for (const signal of INTERRUPTS) process.off(signal, onSignal);
         await client.stop();
       }
     }),
