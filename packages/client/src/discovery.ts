@@ -21,7 +21,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { ENV, WELL_KNOWN_PORTS, type IdeInfo } from '@ide-companion/protocol';
+import { ENV, LOOPBACK_HOST, WELL_KNOWN_PORTS, type IdeInfo } from '@ide-companion/protocol';
 import { isProcessAlive } from '@ide-companion/server';
 import { discoveryDirectory, legacyDiscoveryFileName, listDiscoveryDir, readDiscoveryFile, type DiscoveryFileRead } from './discoveryFiles.js';
 import { companionHost, type HostMapping } from './host.js';
@@ -40,6 +40,11 @@ export interface DiscoveryOptions {
   exists?: (p: string) => boolean;
   /** Offer the architecture doc's well-known ports (default true), or these ports instead. */
   wellKnownPorts?: boolean | readonly number[];
+  /**
+   * Not the CLI's behaviour (default false): where it would dial `host.docker.internal`
+   * but the chosen file's PID runs in this container, dial loopback. Our commands set it.
+   */
+  dialLocalCompanion?: boolean;
 }
 
 export interface WorkspaceCheck {
@@ -116,7 +121,7 @@ export interface DiscoveryResult {
   /** The IDE as the real CLI names it; undefined where it refuses to connect. */
   ide?: DetectedIde;
   ideInfo?: IdeInfo;
-  /** What stops a connection before any dial, in the CLI's words. */
+  /** What stops a connection before any dial, in the CLI's words (its `/ide install` hint replaced: withOurInstallHint). */
   problem?: string;
   /** Where to dial, in order. Empty when `problem` is set. */
   targets: ConnectionTarget[];
@@ -320,9 +325,10 @@ function targetsFor(
   chosen: DiscoveryFileCandidate | undefined,
   settled: Settled,
   facts: Facts,
-  wellKnownPorts: DiscoveryOptions['wellKnownPorts'],
+  options: Pick<DiscoveryOptions, 'wellKnownPorts' | 'dialLocalCompanion'>,
 ): { targets: ConnectionTarget[]; problem?: string; notes: string[] } {
   const { env, envPort, host } = facts;
+  const wellKnownPorts = options.wellKnownPorts;
   const { authToken, tokenSource, workspace, workspacePath, workspaceSource } = settled;
   const targets: ConnectionTarget[] = [];
   const notes: string[] = [];
@@ -338,13 +344,20 @@ function targetsFor(
     return { targets: knownPorts.map(wellKnownTarget), notes };
   }
   if (!workspace.ok) {
-    notes.push(`workspace check failed: ${workspace.error}`);
-    return { targets, problem: workspace.error, notes };
+    const problem = withOurInstallHint(workspace.error ?? 'workspace check failed');
+    notes.push(`workspace check failed: ${problem}`);
+    return { targets, problem, notes };
   }
   notes.push(`workspace ${workspaceSource === 'file' ? 'from the file' : `from ${ENV.WORKSPACE_PATH}`} contains ${realCwd}`);
   if (chosen?.config) {
+    let fileHost = host.host;
+    // A live PID means the companion's process is in this PID namespace: this container.
+    if (options.dialLocalCompanion && fileHost !== LOOPBACK_HOST && isProcessAlive(chosen.pid)) {
+      fileHost = LOOPBACK_HOST;
+      notes.push(`PID ${chosen.pid} runs in this container: dialling ${LOOPBACK_HOST} (the real CLI dials ${host.host} unless REMOTE_CONTAINERS is set)`);
+    }
     if (chosen.port !== undefined) {
-      targets.push({ kind: 'http', source: 'file', host: host.host, port: chosen.port, authToken, file: chosen.path, requireIdentification: false });
+      targets.push({ kind: 'http', source: 'file', host: fileHost, port: chosen.port, authToken, file: chosen.path, requireIdentification: false });
     } else if (chosen.invalidPort !== undefined) {
       notes.push(`the file's port ${JSON.stringify(chosen.invalidPort)} is not a valid port: skipped`);
     }
@@ -415,7 +428,7 @@ export async function discoverCompanion(options: DiscoveryOptions = {}): Promise
   const files = found.legacy ? [found.legacy, ...ranked] : ranked;
   const { chosen, because } = choose(found.legacy, ranked, facts, found.dirError);
   const settled = settle(chosen, facts);
-  const { targets, problem, notes } = targetsFor(chosen, settled, facts, options.wellKnownPorts);
+  const { targets, problem, notes } = targetsFor(chosen, settled, facts, options);
   return {
     cwd: facts.cwd,
     realCwd: facts.realCwd.ok ? facts.realCwd.path : facts.cwd,

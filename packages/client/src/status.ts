@@ -6,6 +6,7 @@ import * as path from 'node:path';
 import type { File, IdeContext } from '@ide-companion/protocol';
 import type { CompanionClient } from './companionClient.js';
 import type { ConnectionTarget } from './discovery.js';
+import { containerHintFor } from './host.js';
 
 /** A target without its token: safe to print. */
 export type PublicTarget =
@@ -42,6 +43,8 @@ export interface StatusReport {
    * the reason it logs at start-up.
    */
   geminiCli?: { status: string; reason: string };
+  /** Set when gemini here would dial host.docker.internal: what to set (containerHint). */
+  containerHint?: string;
 }
 
 /**
@@ -89,6 +92,8 @@ export function buildStatus(client: CompanionClient): StatusReport {
     context,
     reasons: discovery?.reasons ?? [],
   };
+  const hint = discovery ? containerHintFor(discovery.host) : undefined;
+  if (hint) report.containerHint = hint;
   if (discovery && !discovery.ide) report.geminiCli = { status: CLI_DISABLED_STATUS, reason: UNSUPPORTED_ENVIRONMENT_MESSAGE };
   if (target) {
     report.companion = {

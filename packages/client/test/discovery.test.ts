@@ -5,7 +5,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { findGeminiCli, makeTempDir, skipUnless } from '@ide-companion/testkit';
 import { isProcessAlive } from '@ide-companion/server';
-import { checkWorkspace, discoverCompanion, listCompanions, MAX_DISCOVERY_FILE_BYTES, type DiscoveryResult } from '../src/index.js';
+import { checkWorkspace, containerHint, discoverCompanion, listCompanions, MAX_DISCOVERY_FILE_BYTES, type DiscoveryResult } from '../src/index.js';
 import { cleanEnv } from './helpers.js';
 
 const cli = findGeminiCli();
@@ -366,4 +366,38 @@ test('a FIFO or an oversized file named like a discovery file is skipped at once
   } finally {
     s.cleanup();
   }
+});
+
+// Regression: in a container our own commands dialled host.docker.internal, as the CLI does,
+// and never reached a companion running in that same container.
+test('dialLocalCompanion: in a container, a live companion PID is dialled on loopback; a dead one as the CLI would', async () => {
+  const s = scenario();
+  try {
+    const inDocker = (p: string) => p === '/.dockerenv';
+    const env = cleanEnv();
+    for (const v of ['REMOTE_CONTAINERS', 'SSH_CONNECTION', 'VSCODE_REMOTE_CONTAINERS_SESSION']) delete env[v];
+    const base = { cwd: s.root, tmpdir: s.tmp, env, exists: inDocker, wellKnownPorts: false, ideProcess: { pid: dead1, command: '', source: 'env' as const, chain: [] } };
+    const live = s.write(process.pid, 1111, 't', s.root);
+    const host = async (dialLocalCompanion: boolean) => {
+      const r = await discoverCompanion({ ...base, dialLocalCompanion });
+      return r.targets[0]?.kind === 'http' ? r.targets[0].host : undefined;
+    };
+    assert.equal(await host(false), 'host.docker.internal');
+    assert.equal(await host(true), '127.0.0.1');
+    fs.rmSync(live);
+    s.write(dead2, 2222, 't', s.root);
+    assert.equal(await host(true), 'host.docker.internal');
+  } finally {
+    s.cleanup();
+  }
+});
+
+test('containerHint names the variable to export, only where the CLI would dial host.docker.internal', () => {
+  const inDocker = (p: string) => p === '/.dockerenv';
+  const hint = containerHint({}, inDocker);
+  assert.match(hint ?? '', /host\.docker\.internal/);
+  assert.match(hint ?? '', /export REMOTE_CONTAINERS=1/);
+  assert.equal(containerHint({ REMOTE_CONTAINERS: '1' }, inDocker), undefined);
+  assert.equal(containerHint({ SSH_CONNECTION: '1 2 3 4' }, inDocker), undefined);
+  assert.equal(containerHint({}, () => false), undefined);
 });

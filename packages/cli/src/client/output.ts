@@ -58,7 +58,11 @@ export function common(values: Record<string, unknown>): Common {
   return { json: values['json'] === true, cwd: typeof values['cwd'] === 'string' ? values['cwd'] : process.cwd(), timeoutMs };
 }
 
-/** A client for one command run: no reconnect unless asked, the CLI's timeouts bounded by --timeout. */
+/**
+ * A client for one command run: no reconnect unless asked, the CLI's timeouts
+ * bounded by --timeout, and a companion in this same container reached on
+ * loopback even where gemini would dial host.docker.internal.
+ */
 export function makeClient(c: Common, extra: Partial<CompanionClientOptions> = {}): CompanionClient {
   return new CompanionClient({
     cwd: c.cwd,
@@ -67,6 +71,7 @@ export function makeClient(c: Common, extra: Partial<CompanionClientOptions> = {
     availabilityTimeoutMs: Math.min(DEFAULT_AVAILABILITY_TIMEOUT_MS, c.timeoutMs),
     reconnect: false,
     heartbeatMs: 0,
+    dialLocalCompanion: true,
     ...extra,
   });
 }

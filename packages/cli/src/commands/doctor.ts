@@ -4,7 +4,7 @@
  * steps (IDE process, discovery files, workspace, IDE detection, host) and
  * then makes a real connection attempt to the targets the CLI would dial.
  */
-import { discoverCompanion, detectEditor, findInstaller, redactDiscovery, type DiscoveryResult } from '@ide-companion/client';
+import { containerHintFor, discoverCompanion, withOurInstallHint, detectEditor, findInstaller, redactDiscovery, type DiscoveryResult } from '@ide-companion/client';
 import { ENV, LOOPBACK_HOST } from '@ide-companion/protocol';
 import type { Command } from './types.js';
 import { COMMON_USAGE, EXIT, common, makeClient, mark, parse, print, printJson, runCommand } from '../client/output.js';
@@ -40,7 +40,7 @@ export const doctorCommand: Command = {
       let tools: string[] = [];
       if (!d.problem) {
         // The real attempt: the CLI's targets only (no well-known ports), the CLI's handshake.
-        const client = makeClient(c, { ideProcess: d.ideProcess, wellKnownPorts: false });
+        const client = makeClient(c, { ideProcess: d.ideProcess, wellKnownPorts: false, dialLocalCompanion: false });
         connected = await client.connect();
         tools = client.tools;
         for (const a of client.attempts) {
@@ -120,7 +120,7 @@ function examine(d: DiscoveryResult): Finding[] {
     out.push({
       ok: false,
       topic: 'workspace',
-      text: d.workspace.error ?? 'workspace check failed',
+      text: withOurInstallHint(d.workspace.error ?? 'workspace check failed'),
       advice:
         d.workspace.roots.length > 0
           ? `Run gemini from one of: ${d.workspace.roots.join(', ')} (or a folder inside one), or open ${d.realCwd} in the IDE.`
@@ -152,7 +152,7 @@ function examine(d: DiscoveryResult): Finding[] {
     ok: h.inContainer && h.host !== LOOPBACK_HOST ? undefined : true,
     topic: 'host',
     text: h.reason,
-    advice: h.host !== LOOPBACK_HOST ? `If the IDE runs in this same container, set REMOTE_CONTAINERS=1 so the CLI dials ${LOOPBACK_HOST}.` : undefined,
+    advice: containerHintFor(h),
   });
   return out;
 }
@@ -161,10 +161,10 @@ function adviceForFailure(error: string, d: DiscoveryResult): string {
   if (/401|403|Unauthorized|Forbidden/i.test(error)) return 'The token was refused: the discovery file may be left over from an earlier run of the companion; restart the IDE companion.';
   if (/ECONNREFUSED|fetch failed/i.test(error)) {
     return d.host.host !== LOOPBACK_HOST
-      ? `Nothing answered on ${d.host.host}: if the IDE runs in this container, set REMOTE_CONTAINERS=1.`
+      ? `Nothing answered on ${d.host.host}: if the IDE runs in this container, run \`export REMOTE_CONTAINERS=1\` before gemini.`
       : 'Nothing listens on that port: the companion is not running (stale file); restart the IDE or its companion.';
   }
-  if (/ENOTFOUND|EAI_AGAIN/i.test(error)) return `${d.host.host} does not resolve here: set REMOTE_CONTAINERS=1 if the IDE runs in this container.`;
+  if (/ENOTFOUND|EAI_AGAIN/i.test(error)) return `${d.host.host} does not resolve here: if the IDE runs in this container, run \`export REMOTE_CONTAINERS=1\` before gemini.`;
   if (/timed out/i.test(error)) return 'The companion did not answer in time: is the IDE frozen or the port taken by another program?';
   return 'See the error above; restart the IDE companion and run doctor again.';
 }
