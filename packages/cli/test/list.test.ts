@@ -35,12 +35,16 @@ test('list: shows every companion with IDE, PID, port, workspace and liveness', 
   }
 });
 
-test('list: none found is not an error', async () => {
+// Regression: list exited 0 with no companion, unlike every other "no" answer.
+test('list: none found says so and exits 1 (the "no" answer), in text and JSON', async () => {
   const s = await setup({ start: false });
   try {
     const r = await runBin(['list'], { cwd: s.workspace, env: binEnv(s.tmp) });
-    assert.equal(r.code, 0);
+    assert.equal(r.code, 1);
     assert.match(r.stdout, /No companions/);
+    const json = await runBin(['list', '--json'], { cwd: s.workspace, env: binEnv(s.tmp) });
+    assert.equal(json.code, 1);
+    assert.deepEqual(JSON.parse(json.stdout), []);
   } finally {
     await s.cleanup();
   }

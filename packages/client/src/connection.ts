@@ -18,9 +18,9 @@ import {
 } from '@ide-companion/protocol';
 import { z } from 'zod';
 import type { ConnectionTarget } from './discovery.js';
+import { VERSION } from './version.js';
 import { createTransport, describeTarget, HTTP_CLIENT_NAME, STDIO_CLIENT_NAME } from './transport.js';
 
-export const CLIENT_VERSION = '0.1.0';
 
 /** `activeFileNotification` from the architecture doc (a future companion may send it). */
 export const ActiveFileNotificationParamsSchema = z.object({
@@ -87,7 +87,7 @@ export class CompanionConnection {
 
   /** Connects and lists tools; throws with a message naming the target on failure. */
   static async open(target: ConnectionTarget, handlers: ConnectionHandlers, options: ConnectOptions): Promise<CompanionConnection> {
-    const client = new Client({ name: target.kind === 'http' ? HTTP_CLIENT_NAME : STDIO_CLIENT_NAME, version: CLIENT_VERSION });
+    const client = new Client({ name: target.kind === 'http' ? HTTP_CLIENT_NAME : STDIO_CLIENT_NAME, version: VERSION });
     const transport = createTransport(target);
     let connection: CompanionConnection | undefined;
     // Until open() returns, errors surface as open()'s rejection.

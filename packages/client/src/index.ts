@@ -4,6 +4,7 @@
  * the architecture doc's integration layers: docs/client.md maps the names);
  * discoverCompanion explains the choice; the installers registry is what `ide-companion install` runs.
  */
+export * from './version.js';
 export * from './processTree.js';
 export * from './paths.js';
 export * from './host.js';

@@ -6,7 +6,7 @@
  */
 import { DiffAcceptedNotification, DiffClosedNotification, DiffRejectedNotification } from '@ide-companion/protocol';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { CheckRun } from './checkRun.js';
+import { labelled, type CheckRun } from './checkRun.js';
 import { describeCallError, httpStatusOf, sleep, timedOut, type CliLikeSession } from './cliLikeSession.js';
 
 const OUTCOME_METHODS = new Set<string>([DiffAcceptedNotification.method, DiffRejectedNotification.method, DiffClosedNotification.method]);
@@ -15,9 +15,9 @@ const LARGE_DIFF_BYTES = 11 * 1024 * 1024;
 
 /** `diffTools`: tools/list named openDiff and closeDiff (transport.diffTools). */
 export async function checkDiffs(run: CheckRun, session: CliLikeSession, diffTools: boolean): Promise<void> {
-  if (!diffTools) {
+  if (!diffTools || !run.diffs) {
     for (const id of ['diff.relativePath', 'diff.open', 'diff.closeDiffJson', 'diff.closeDiffSilent', 'security.bodyLimit'] as const) {
-      run.record.skip(id, 'the companion offers no diff tools');
+      run.record.skip(id, diffTools ? 'no diffs opened (--no-diffs)' : 'the companion offers no diff tools');
     }
     return;
   }
@@ -35,7 +35,7 @@ function textOf(result: CallToolResult): string | undefined {
 async function checkRelativePath(run: CheckRun, session: CliLikeSession): Promise<void> {
   const relative = 'ide-companion-check-relative.txt';
   try {
-    const result = await run.openDiff(session, relative, 'ide-companion check: a relative path must be refused\n');
+    const result = await run.openDiff(session, relative, labelled('a relative path must be refused\n'));
     if (result.isError) {
       run.forgetDiff(relative);
       const text = textOf(result);
@@ -53,7 +53,7 @@ async function checkRelativePath(run: CheckRun, session: CliLikeSession): Promis
 /** diff.open, diff.closeDiffJson, diff.closeDiffSilent; true when openDiff works. */
 async function checkOpenAndClose(run: CheckRun, session: CliLikeSession): Promise<boolean> {
   const file = run.scratchFile('open');
-  const proposal = `ide-companion check: proposed content\nline 2 "quoted" \\ backslash\n`;
+  const proposal = labelled(`proposed content\nline 2 "quoted" \\ backslash\n`);
   const startedAt = Date.now();
   let result: CallToolResult;
   try {
@@ -119,7 +119,7 @@ function judgeCloseText(run: CheckRun, text: string, proposal: string): void {
 
 function largeProposal(): string {
   const line = `${'ide-companion check large proposal '.padEnd(63, '.')}\n`;
-  return line.repeat(Math.ceil(LARGE_DIFF_BYTES / line.length));
+  return labelled(line.repeat(Math.ceil(LARGE_DIFF_BYTES / line.length)));
 }
 
 async function checkBodyLimit(run: CheckRun, session: CliLikeSession): Promise<void> {
@@ -158,7 +158,7 @@ export async function checkSessionIsolation(run: CheckRun, first: CliLikeSession
     return;
   }
   await second.waitForStream(run.timeouts.contextMs);
-  if (!diffTools || run.record.status('diff.open') === 'fail') {
+  if (!diffTools || !run.diffs || run.record.status('diff.open') === 'fail') {
     try {
       await first.client.listTools(undefined, { timeout: run.timeouts.requestMs });
       run.record.pass('session.isolation', 'session A\'s tools/list answered after session B connected');
@@ -169,7 +169,7 @@ export async function checkSessionIsolation(run: CheckRun, first: CliLikeSession
   }
   const file = run.scratchFile('isolation');
   try {
-    const result = await run.openDiff(first, file, 'ide-companion check: session isolation\n');
+    const result = await run.openDiff(first, file, labelled('session isolation\n'));
     if (result.isError) run.forgetDiff(file);
     run.record.pass('session.isolation', 'session A\'s openDiff answered after session B connected');
   } catch (err) {

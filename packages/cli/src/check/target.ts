@@ -4,6 +4,7 @@
  */
 import * as path from 'node:path';
 import { discoverCompanion, discoveryDirectory, findDiscoveryFileForPort, readDiscoveryFile } from '@ide-companion/client';
+import type { IdeInfo } from '@ide-companion/protocol';
 
 export class UsageError extends Error {
   override name = 'UsageError';
@@ -29,9 +30,16 @@ export interface Target {
   discoveryFile?: string;
   /** The directory the real CLI reads discovery files from. */
   discoveryDir: string;
+  /** The editor, as its discovery file names it. */
+  ide?: IdeInfo;
 }
 
 export async function resolveTarget(options: TargetOptions): Promise<Target> {
+  const target = await resolvePortAndToken(options);
+  return target.discoveryFile ? { ...target, ide: readDiscoveryFile(target.discoveryFile).ideInfo } : target;
+}
+
+async function resolvePortAndToken(options: TargetOptions): Promise<Target> {
   const discoveryDir = discoveryDirectory(options.tmpdir);
   if (options.file !== undefined) {
     const file = path.resolve(options.file);

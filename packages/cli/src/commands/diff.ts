@@ -3,24 +3,10 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { resolveToRealPath } from '@ide-companion/client';
 import type { Command } from './types.js';
-import { COMMON_USAGE, EXIT, UsageError, common, makeClient, parse, printError, printJson, runCommand } from '../client/output.js';
+import { commandSpec, parseCommandArgs, usageOf } from '../commandTable.js';
+import { EXIT, UsageError, common, makeClient, printError, printJson, runCommand } from '../client/output.js';
 
-const usage = `Usage: ide-companion diff FILE [NEWFILE|-] [--write] [--json] [--cwd DIR] [--timeout MS]
-
-Opens a diff of FILE against the proposed content in the IDE that Gemini CLI
-would use from this folder, and waits for the user to accept or reject it.
-The proposal comes from NEWFILE, or from stdin with '-' (the default when
-stdin is not a terminal); with neither, FILE's own content (edit it in the IDE).
-
-On accept, prints the final content (with any edits made in the diff view) to
-stdout; FILE itself is written only with --write. Ctrl-C (or SIGTERM,
-SIGHUP) closes the diff in the IDE and counts as a rejection.
-
-  --write         write the accepted content to FILE
-${COMMON_USAGE}
-Exit status: 0 accepted, 1 rejected, 2 usage error, 3 error (no companion,
-diffs not offered, connection lost).
-`;
+const usage = usageOf(commandSpec('diff'));
 
 const INTERRUPTS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 
@@ -43,7 +29,7 @@ export const diffCommand: Command = {
   usage,
   run: (argv) =>
     runCommand('diff', usage, async () => {
-      const { values, positionals } = parse(argv, { write: { type: 'boolean', default: false } });
+      const { values, positionals } = parseCommandArgs(commandSpec('diff'), argv);
       const c = common(values);
       if (positionals.length < 1 || positionals.length > 2) throw new UsageError('expected FILE and optionally NEWFILE or -');
       // The CLI sends the absolute real path; a new file's path is resolved through its parent.

@@ -7,18 +7,10 @@
 import { containerHintFor, discoverCompanion, withOurInstallHint, detectEditor, findInstaller, redactDiscovery, type DiscoveryResult } from '@ide-companion/client';
 import { ENV, LOOPBACK_HOST } from '@ide-companion/protocol';
 import type { Command } from './types.js';
-import { COMMON_USAGE, EXIT, common, makeClient, mark, parse, print, printJson, runCommand } from '../client/output.js';
+import { commandSpec, parseCommandArgs, usageOf } from '../commandTable.js';
+import { EXIT, common, makeClient, mark, print, printJson, runCommand } from '../client/output.js';
 
-const usage = `Usage: ide-companion doctor [--json] [--cwd DIR] [--timeout MS]
-
-Explains whether Gemini CLI started in this folder would connect to an IDE
-companion, and what to do if not: discovery files and their owners, stale
-files, the workspace match (with every root), the token, IDE detection,
-container host mapping, and a real connection attempt.
-
-${COMMON_USAGE}
-Exit status: 0 gemini would connect, 1 it would not, 2 usage error.
-`;
+const usage = usageOf(commandSpec('doctor'));
 
 interface Finding {
   ok: boolean | undefined;
@@ -32,7 +24,7 @@ export const doctorCommand: Command = {
   usage,
   run: (argv) =>
     runCommand('doctor', usage, async () => {
-      const { values } = parse(argv, {}, false);
+      const { values } = parseCommandArgs(commandSpec('doctor'), argv);
       const c = common(values);
       const d = await discoverCompanion({ cwd: c.cwd, wellKnownPorts: false });
       const findings = examine(d);
