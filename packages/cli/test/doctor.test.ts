@@ -87,7 +87,7 @@ test('doctor: in a container without REMOTE_CONTAINERS the host mapping is expla
     const r = await runBin(['doctor'], { cwd: s.workspace, env });
     assert.equal(r.code, 1);
     assert.match(r.stdout, /host\.docker\.internal/);
-    assert.match(r.stdout, /set REMOTE_CONTAINERS=1/);
+    assert.match(r.stdout, /export REMOTE_CONTAINERS=1/);
   } finally {
     await s.cleanup();
   }

@@ -121,7 +121,7 @@ export interface DiscoveryResult {
   /** The IDE as the real CLI names it; undefined where it refuses to connect. */
   ide?: DetectedIde;
   ideInfo?: IdeInfo;
-  /** What stops a connection before any dial, in the CLI's words (its `/ide install` hint replaced: withOurInstallHint). */
+  /** What stops a connection before any dial, in the CLI's words (commands print it through withOurInstallHint). */
   problem?: string;
   /** Where to dial, in order. Empty when `problem` is set. */
   targets: ConnectionTarget[];
@@ -344,9 +344,8 @@ function targetsFor(
     return { targets: knownPorts.map(wellKnownTarget), notes };
   }
   if (!workspace.ok) {
-    const problem = withOurInstallHint(workspace.error ?? 'workspace check failed');
-    notes.push(`workspace check failed: ${problem}`);
-    return { targets, problem, notes };
+    notes.push(`workspace check failed: ${withOurInstallHint(workspace.error ?? '')}`);
+    return { targets, problem: workspace.error, notes };
   }
   notes.push(`workspace ${workspaceSource === 'file' ? 'from the file' : `from ${ENV.WORKSPACE_PATH}`} contains ${realCwd}`);
   if (chosen?.config) {

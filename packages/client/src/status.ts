@@ -5,7 +5,7 @@
 import * as path from 'node:path';
 import type { File, IdeContext } from '@ide-companion/protocol';
 import type { CompanionClient } from './companionClient.js';
-import type { ConnectionTarget } from './discovery.js';
+import { withOurInstallHint, type ConnectionTarget } from './discovery.js';
 import { containerHintFor } from './host.js';
 
 /** A target without its token: safe to print. */
@@ -70,7 +70,8 @@ export function formatFileList(openFiles: readonly File[]): string {
 }
 
 export function buildStatus(client: CompanionClient): StatusReport {
-  const state = client.status;
+  // What /ide status shows, except the CLI's `/ide install` hint: it only installs VS Code's extension.
+  const state = { ...client.status, details: client.status.details === undefined ? undefined : withOurInstallHint(client.status.details) };
   const discovery = client.discovery;
   const displayName = client.ideInfo?.displayName ?? 'IDE';
   const headline =

@@ -1,5 +1,5 @@
 /** `ide-companion context [--watch]`: the IDE context the CLI would send the model. */
-import { toModelJson } from '@ide-companion/client';
+import { toModelJson, withOurInstallHint } from '@ide-companion/client';
 import type { Command } from './types.js';
 import { commandSpec, parseCommandArgs, usageOf } from '../commandTable.js';
 import { EXIT, common, makeClient, print, printError, printJson, printJsonLine, runCommand } from '../client/output.js';
@@ -17,7 +17,7 @@ export const contextCommand: Command = {
       const client = makeClient(c);
       try {
         if (!(await client.connect())) {
-          printError('context', client.status.details ?? 'not connected');
+          printError('context', withOurInstallHint(client.status.details ?? 'not connected'));
           return EXIT.NO;
         }
         const ctx = await client.waitForContext(c.timeoutMs);

@@ -1,7 +1,7 @@
 /** `ide-companion diff FILE [NEWFILE|-]`: a diff in the connected IDE, for scripts. */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { resolveToRealPath } from '@ide-companion/client';
+import { resolveToRealPath, withOurInstallHint } from '@ide-companion/client';
 import type { Command } from './types.js';
 import { commandSpec, parseCommandArgs, usageOf } from '../commandTable.js';
 import { EXIT, UsageError, common, makeClient, printError, printJson, runCommand } from '../client/output.js';
@@ -54,7 +54,7 @@ export const diffCommand: Command = {
       };
       try {
         if (!(await client.connect())) {
-          printError('diff', client.status.details ?? 'not connected to an IDE companion');
+          printError('diff', withOurInstallHint(client.status.details ?? 'not connected to an IDE companion'));
           return EXIT.ERROR;
         }
         if (!client.isDiffingEnabled()) {

@@ -5,6 +5,11 @@
  * then makes a real connection attempt to the targets the CLI would dial.
  */
 import { containerHintFor, discoverCompanion, withOurInstallHint, detectEditor, findInstaller, redactDiscovery, type DiscoveryResult } from '@ide-companion/client';
+
+/** The `ide-companion install` id for an editor, if it has an installer: the one place doctor looks installers up. */
+function installerIdFor(editorName: string): string | undefined {
+  return findInstaller(editorName)?.id;
+}
 import { ENV, LOOPBACK_HOST } from '@ide-companion/protocol';
 import type { Command } from './types.js';
 import { commandSpec, parseCommandArgs, usageOf } from '../commandTable.js';
@@ -81,9 +86,9 @@ function examine(d: DiscoveryResult): Finding[] {
     text: `IDE PID ${d.ideProcess.pid} (${d.ideProcess.source === 'env' ? `from ${ENV.IDE_PID}` : 'from the process tree: grandparent of the first shell above gemini'})${d.ideProcess.command ? `: ${d.ideProcess.command.slice(0, 120)}` : ''}`,
   });
   const editor = detectEditor(process.env, d.ideProcess.command);
-  const installer = editor ? findInstaller(editor.name) : undefined;
-  const startAdvice = installer
-    ? `Start ${editor!.displayName} with its companion (install it with: ide-companion install ${installer.id}), or run \`ide-companion serve\`.`
+  const installerId = editor ? installerIdFor(editor.name) : undefined;
+  const startAdvice = installerId
+    ? `Start ${editor!.displayName} with its companion (install it with: ide-companion install ${installerId}), or run \`ide-companion serve\`.`
     : 'Start the IDE with its companion enabled (or run `ide-companion serve`).';
   if (d.dirError) out.push({ ok: false, topic: 'discovery', text: d.dirError, advice: startAdvice });
   else if (d.files.length === 0) out.push({ ok: false, topic: 'discovery', text: `no discovery files in ${d.dir}`, advice: startAdvice });
@@ -134,8 +139,8 @@ function examine(d: DiscoveryResult): Finding[] {
       ok: false,
       topic: 'ide detection',
       text: `the CLI will say "IDE integration is not supported in your current environment": no ideInfo in a discovery file and TERM_PROGRAM=${process.env['TERM_PROGRAM'] ?? '(unset)'} is not VS Code, Sublime, Zed, Xcode or JetBrains${guess ? ` (this looks like ${guess.displayName})` : ''}`,
-      advice: installer
-        ? `Install and start the ${guess!.displayName} companion (ide-companion install ${installer.id}); it writes ideInfo, which lets the CLI in.`
+      advice: installerId
+        ? `Install and start the ${guess!.displayName} companion (ide-companion install ${installerId}); it writes ideInfo, which lets the CLI in.`
         : 'Use a companion that writes ideInfo in its discovery file (all of ours do), started for this folder.',
     });
   }
