@@ -18,6 +18,10 @@
  * Our addition (architecture doc): the well-known ports 58767, 3000, 8080, only
  * without a discovery file, with a token from GEMINI_CLI_IDE_AUTH_TOKEN, and
  * only if the server identifies itself as a companion.
+ *
+ * Below, one function per step (candidates, rank, choose, settle, targetsFor,
+ * explain) over `Facts` gathered once: the cwd's real path, the IDE process,
+ * the host, and each file read once by readDiscoveryFile.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
