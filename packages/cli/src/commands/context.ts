@@ -52,9 +52,9 @@ async function watch(c: ReturnType<typeof common>): Promise<number> {
   });
   client.start();
   await new Promise<void>((resolve) => {
+    // A closed terminal too: the session is ended (DELETE) rather than left to expire.
     const stop = () => resolve();
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
+    for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.once(signal, stop);
   });
   await client.stop();
   if (!c.json) print('');
