@@ -9,7 +9,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as readline from 'node:readline';
-import type { DiffCloseReason, DiffView, PendingDiff } from '@ide-companion/server';
+import type { DiffCloseReason, EditorActions, PendingDiff } from '@ide-companion/server';
 import { paint, renderUnifiedDiff } from './renderDiff.js';
 
 export interface DiffOutcomes {
@@ -36,15 +36,7 @@ interface Entry {
 
 export const PROMPT = '[a]ccept  [r]eject  [e]dit  [d]iff again > ';
 
-function readCurrent(filePath: string): string | undefined {
-  try {
-    return fs.readFileSync(filePath, 'utf8');
-  } catch {
-    return undefined;
-  }
-}
-
-export class TerminalReview implements DiffView {
+export class TerminalReview implements EditorActions {
   private readonly queue: Entry[] = [];
   private current: Entry | undefined;
   private editing = false;
@@ -59,7 +51,7 @@ export class TerminalReview implements DiffView {
     });
   }
 
-  show(diff: PendingDiff): void {
+  showDiff(diff: PendingDiff): void {
     this.queue.push({ diff, proposal: diff.newContent });
     this.options.onEvent?.({ event: 'diffOpened', filePath: diff.filePath, session: diff.sessionId, bytes: Buffer.byteLength(diff.newContent) });
     if (this.current) {
@@ -69,11 +61,11 @@ export class TerminalReview implements DiffView {
     }
   }
 
-  currentText(diff: PendingDiff): string | undefined {
+  diffText(diff: PendingDiff): string | undefined {
     return this.find(diff.id)?.proposal;
   }
 
-  close(diff: PendingDiff, reason: DiffCloseReason): void {
+  closeDiff(diff: PendingDiff, reason: DiffCloseReason): void {
     const index = this.queue.findIndex((e) => e.diff.id === diff.id);
     if (index !== -1) this.queue.splice(index, 1);
     this.options.onEvent?.({ event: 'diffClosed', filePath: diff.filePath, reason });
@@ -105,7 +97,7 @@ export class TerminalReview implements DiffView {
     const { diff } = entry;
     const edited = entry.proposal !== diff.newContent ? ' (with your edits)' : '';
     this.print(`\n${paint(`Gemini CLI proposes a change to ${diff.filePath}${edited}:`, 'bold', this.options.color)}\n`);
-    this.print(renderUnifiedDiff(diff.filePath, readCurrent(diff.filePath), entry.proposal, { color: this.options.color }));
+    this.print(renderUnifiedDiff(diff.filePath, diff.originalContent, entry.proposal, { color: this.options.color }));
     if (this.inputClosed) {
       this.print('(no terminal input: answer this proposal in the Gemini CLI terminal)\n');
     } else {

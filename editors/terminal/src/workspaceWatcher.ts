@@ -1,6 +1,6 @@
 /**
  * Watches the workspace roots for saved files (chokidar), skipping `.git`,
- * `node_modules` and git-ignored paths, and tells the context tracker: a save
+ * `node_modules` and git-ignored paths, and reports them as editor events: a save
  * is the closest thing a terminal editor gives us to "the user is on this file".
  */
 import { execFile } from 'node:child_process';
@@ -8,7 +8,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { MAX_OPEN_FILES } from '@ide-companion/protocol';
 import chokidar, { type FSWatcher } from 'chokidar';
-import type { ContextTracker } from '@ide-companion/server';
+import type { EditorEvent } from '@ide-companion/protocol';
 import { GitIgnored } from './gitIgnored.js';
 
 const ALWAYS_SKIPPED = new Set(['.git', 'node_modules']);
@@ -21,7 +21,7 @@ export class WorkspaceWatcher {
 
   constructor(
     private readonly roots: readonly string[],
-    private readonly context: ContextTracker,
+    private readonly report: (event: EditorEvent) => void,
     private readonly onSaved: (filePath: string) => void = () => {},
   ) {
     this.ignores = roots.map((r) => new GitIgnored(r));
@@ -36,7 +36,7 @@ export class WorkspaceWatcher {
     });
     this.watcher.on('add', (p) => this.saved(p));
     this.watcher.on('change', (p) => this.saved(p));
-    this.watcher.on('unlink', (p) => this.context.delete(path.resolve(p)));
+    this.watcher.on('unlink', (p) => this.report({ type: 'delete', path: path.resolve(p) }));
     await new Promise<void>((resolve) => this.watcher!.once('ready', () => resolve()));
   }
 
@@ -62,7 +62,7 @@ export class WorkspaceWatcher {
       );
     }
     candidates.sort((a, b) => b[1] - a[1]);
-    for (const [abs, mtime] of candidates.slice(0, MAX_OPEN_FILES).reverse()) this.context.open(abs, Math.floor(mtime));
+    for (const [abs, mtime] of candidates.slice(0, MAX_OPEN_FILES).reverse()) this.report({ type: 'open', path: abs, timestamp: Math.floor(mtime) });
   }
 
   async stop(): Promise<void> {
@@ -72,7 +72,7 @@ export class WorkspaceWatcher {
   private saved(p: string): void {
     const filePath = path.resolve(p);
     if (path.basename(filePath) === '.gitignore') void Promise.all(this.ignores.map((i) => i.refresh()));
-    this.context.focus(filePath);
+    this.report({ type: 'focus', path: filePath });
     this.onSaved(filePath);
   }
 

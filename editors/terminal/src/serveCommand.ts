@@ -6,12 +6,11 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
-import { Companion, describeError, type SessionInfo } from '@ide-companion/server';
-import { humanLogger, jsonLinesLogger } from '../logging.js';
-import { paint } from '../serve/renderDiff.js';
-import { TerminalReview } from '../serve/terminalReview.js';
-import { WorkspaceWatcher } from '../serve/workspaceWatcher.js';
-import type { Command } from './types.js';
+import type { EditorEvent } from '@ide-companion/protocol';
+import { Companion, applyEditorEvent, describeError, humanLogger, jsonLinesLogger, type EditorActions, type EditorCommand, type SessionInfo } from '@ide-companion/server';
+import { paint } from './renderDiff.js';
+import { TerminalReview } from './terminalReview.js';
+import { WorkspaceWatcher } from './workspaceWatcher.js';
 
 export const SERVE_IDE_INFO = { name: 'ide-companion', displayName: 'IDE Companion (terminal)' } as const;
 
@@ -67,16 +66,26 @@ async function run(argv: string[]): Promise<number> {
   const logger = json ? jsonLinesLogger(process.stdout) : humanLogger(process.stderr);
 
   let companion: Companion | undefined;
+  const report = (e: EditorEvent) => applyEditorEvent(companion!, e);
   const review = new TerminalReview({
     input: process.stdin,
     output: human,
     color,
     editor: process.env['VISUAL'] || process.env['EDITOR'] || 'vi',
-    outcomes: { accept: (id, c) => companion!.diffs.accept(id, c), reject: (id) => companion!.diffs.reject(id) },
+    outcomes: { accept: (diffId, content) => report({ type: 'diffAccepted', diffId, content }), reject: (diffId) => report({ type: 'diffRejected', diffId }) },
     onEvent: event,
   });
-  companion = new Companion({ ideInfo: SERVE_IDE_INFO, workspaceRoots: roots, diffView: review, logger });
-  const watcher = new WorkspaceWatcher(roots, companion.context, (filePath) => event({ event: 'saved', filePath }));
+  // A terminal has no tabs: its open editors are the files being worked on (the context's files).
+  const editor: EditorActions = {
+    showDiff: (diff) => review.showDiff(diff),
+    diffText: (diff) => review.diffText(diff),
+    closeDiff: (diff, reason) => review.closeDiff(diff, reason),
+    getOpenEditors: () => ({
+      editors: (companion!.context.snapshot().workspaceState?.openFiles ?? []).map((f) => ({ path: f.path, isActive: f.isActive === true })),
+    }),
+  };
+  companion = new Companion({ ideInfo: SERVE_IDE_INFO, workspaceRoots: roots, editor, logger });
+  const watcher = new WorkspaceWatcher(roots, report, (filePath) => event({ event: 'saved', filePath }));
 
   try {
     await companion.start();
@@ -125,4 +134,9 @@ async function run(argv: string[]): Promise<number> {
   });
 }
 
-export const serveCommand: Command = { name: 'serve', usage, run };
+export const serveCommand: EditorCommand = {
+  name: 'serve',
+  summary: 'run a companion for this folder; review diffs in this terminal',
+  usage,
+  run,
+};

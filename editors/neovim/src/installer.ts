@@ -9,8 +9,8 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import type { EditorInstaller, InstallOptions, InstallResult } from './types.js';
+import type { EditorInstaller, InstallOptions, InstallResult } from '@ide-companion/server';
+import { PLUGIN_ROOT } from './pluginFiles.js';
 
 /** What Neovim needs at run time (the rest of editors/neovim is sources, tests and build output). */
 const NEOVIM_PLUGIN_RUNTIME_ENTRIES: readonly string[] = ['plugin', 'lua', 'doc', 'host', 'README.md'];
@@ -18,11 +18,10 @@ const NEOVIM_PLUGIN_RUNTIME_ENTRIES: readonly string[] = ['plugin', 'lua', 'doc'
 const NEOVIM_INSTALL_MARKER = '.ide-companion-install.json';
 const MIN_NODE_MAJOR = 20;
 
-/** editors/neovim in this repository (this file compiles to packages/client/dist/src/installers/). */
+/** This plugin's own folder, unless a test points elsewhere. */
 function neovimPluginSource(env: NodeJS.ProcessEnv = process.env): string {
   const override = env['IDE_COMPANION_NEOVIM_PLUGIN_DIR'];
-  if (override) return path.resolve(override);
-  return path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../../../editors/neovim');
+  return override ? path.resolve(override) : PLUGIN_ROOT;
 }
 
 /** Where Neovim looks for native packages that load at startup (`:help packages`). */
@@ -51,9 +50,6 @@ function isOurs(target: string): boolean {
 }
 
 export const neovimInstaller: EditorInstaller = {
-  id: 'neovim',
-  displayName: 'Neovim',
-
   async detect(options: InstallOptions = {}): Promise<boolean> {
     return onPath('nvim', options.env ?? process.env) !== undefined;
   },

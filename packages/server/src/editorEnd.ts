@@ -1,7 +1,7 @@
 /**
- * The contract every companion installer implements. An editor issue adds one
- * module under `installers/` exporting an `EditorInstaller` and one line in
- * `registry.ts`; `ide-companion install EDITOR` and `doctor` find it there.
+ * What an editor end (editors/*) tells the `ide-companion` command about
+ * itself: its installer and the commands it runs (`serve`, `bridge`). The command reaches every end through one
+ * registry (packages/cli/src/editors.ts); nothing reaches into editors/ by path.
  */
 
 export interface InstallOptions {
@@ -24,13 +24,29 @@ export interface InstallResult {
 }
 
 export interface EditorInstaller {
-  /** Short, lower-case name used on the command line (`ide-companion install <id>`). */
-  id: string;
-  /** Human name, e.g. "Neovim". */
-  displayName: string;
   /** True when this editor is present on the machine (binary on PATH, config dir...). */
   detect?(options?: InstallOptions): Promise<boolean>;
   install(options: InstallOptions): Promise<InstallResult>;
   /** True when the companion is already installed for this editor. */
   isInstalled?(options?: InstallOptions): Promise<boolean>;
+}
+
+/** A subcommand an editor end runs (`ide-companion serve`, `ide-companion bridge`). */
+export interface EditorCommand {
+  name: string;
+  /** One line for `ide-companion --help`. */
+  summary: string;
+  /** Full usage text for `ide-companion help NAME` and `NAME --help`. */
+  usage: string;
+  /** Returns the process exit code. */
+  run(argv: string[]): Promise<number>;
+}
+
+export interface EditorEnd {
+  /** Short, lower-case name used on the command line (`ide-companion install <id>`); also its `ideInfo.name`. */
+  id: string;
+  /** Human name, e.g. "Neovim". */
+  displayName: string;
+  installer?: EditorInstaller;
+  commands?: EditorCommand[];
 }
