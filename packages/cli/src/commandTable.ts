@@ -235,6 +235,11 @@ export function exitCodeMarkdown(): string {
 
 /** The exit codes of every command, as `--help` shows them. */
 export function exitCodeTable(): string {
-  const rows = COMMAND_TABLE.map((c) => `  ${c.name.padEnd(8)}  ${Object.entries(c.exits).map(([code, m]) => `${code} ${m}`).join('; ')}`);
+  const rows = COMMAND_TABLE.map(
+    (c) =>
+      `  ${c.name.padEnd(8)}  ${Object.entries(c.exits)
+        .map(([code, m]) => `${code} ${m}`)
+        .join('; ')}`,
+  );
   return ['Exit status (all commands: 0 yes, 1 no, 2 usage error, 3 error; Ctrl-C ends serve and check with 130):', ...rows].join('\n');
 }

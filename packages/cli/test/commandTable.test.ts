@@ -30,7 +30,7 @@ test('parsing takes exactly the options of the table: an unknown one or a stray 
   assert.equal(parseCommandArgs(commandSpec('check'), ['--no-diffs']).values['no-diffs'], true);
 });
 
-test('--help lists every command and the exit codes; --version is package.json\'s', async () => {
+test("--help lists every command and the exit codes; --version is package.json's", async () => {
   const help = await runNode([BIN, '--help'], { cwd: repoRoot, env: process.env });
   assert.equal(help.code, 0);
   for (const c of COMMAND_TABLE) assert.match(help.stdout, new RegExp(`^  ${c.name}\\s`, 'm'));

@@ -18,7 +18,7 @@ import {
   type IdeContext,
   type IdeInfo,
 } from '@ide-companion/protocol';
-import { ACTIVE_FILE_NOTIFICATION, CompanionConnection, isNotification, offersDiffs, type IncomingNotification } from './connection.js';
+import { ACTIVE_FILE_NOTIFICATION, CompanionConnection, offersDiffs, type IncomingNotification } from './connection.js';
 import { ContextStore } from './contextStore.js';
 import { closeDiff, DiffTracker, type DiffOutcome } from './diffs.js';
 import { discoverCompanion, type ConnectionTarget, type DiscoveryOptions, type DiscoveryResult } from './discovery.js';
@@ -302,16 +302,23 @@ export class CompanionClient {
   }
 
   private onNotification(n: IncomingNotification): void {
-    if (isNotification(n, ContextUpdateNotification)) {
-      this.context.set(n.params);
-      const trusted = n.params.workspaceState?.isTrusted;
-      if (trusted !== undefined) notifyAll(this.trustListeners, trusted);
-    } else if (isNotification(n, DiffAcceptedNotification)) {
-      this.diffs.accepted(n.params.filePath, n.params.content);
-    } else if (isNotification(n, DiffRejectedNotification) || isNotification(n, DiffClosedNotification)) {
-      this.diffs.rejected(n.params.filePath);
-    } else if (isNotification(n, ACTIVE_FILE_NOTIFICATION)) {
-      this.emitActiveFile(n.params.filePath ? { filePath: n.params.filePath, ...(n.params.cursor ? { cursor: n.params.cursor } : {}) } : null);
+    switch (n.method) {
+      case ContextUpdateNotification.method: {
+        this.context.set(n.params);
+        const trusted = n.params.workspaceState?.isTrusted;
+        if (trusted !== undefined) notifyAll(this.trustListeners, trusted);
+        break;
+      }
+      case DiffAcceptedNotification.method:
+        this.diffs.accepted(n.params.filePath, n.params.content);
+        break;
+      case DiffRejectedNotification.method:
+      case DiffClosedNotification.method:
+        this.diffs.rejected(n.params.filePath);
+        break;
+      case ACTIVE_FILE_NOTIFICATION.method:
+        this.emitActiveFile(n.params.filePath ? { filePath: n.params.filePath, ...(n.params.cursor ? { cursor: n.params.cursor } : {}) } : null);
+        break;
     }
   }
 

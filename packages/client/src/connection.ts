@@ -14,7 +14,7 @@ import {
   GetActiveFileTool,
   notificationType,
   OpenDiffTool,
-  type NotificationType,
+  type CompanionNotification,
 } from '@ide-companion/protocol';
 import { z } from 'zod';
 import type { ConnectionTarget } from './discovery.js';
@@ -29,16 +29,10 @@ export const ActiveFileNotificationParamsSchema = z.object({
 });
 export const ACTIVE_FILE_NOTIFICATION = notificationType('activeFileNotification', 'companionToCli', ActiveFileNotificationParamsSchema);
 
-/** A notification whose params passed the schema of its method. */
-export interface IncomingNotification {
-  method: string;
-  params: unknown;
-}
-
-/** Narrows an incoming notification to one type (its params were validated against that type's schema). */
-export function isNotification<P extends z.ZodType>(n: IncomingNotification, type: NotificationType<P>): n is { method: string; params: z.infer<P> } {
-  return n.method === type.method;
-}
+/** A notification whose params passed the schema of its method: a union over the literal methods. */
+export type IncomingNotification =
+  | CompanionNotification
+  | { method: typeof ACTIVE_FILE_NOTIFICATION.method; params: z.infer<typeof ActiveFileNotificationParamsSchema> };
 
 /** A companion that does not answer the DELETE quickly must not delay the caller's exit. */
 const SESSION_END_TIMEOUT_MS = 1_000;
@@ -179,7 +173,8 @@ export class CompanionConnection {
       return;
     }
     try {
-      this.handlers.onNotification({ method, params: parsed.data });
+      // The schema was chosen by this very method, so the pair is one member of the union.
+      this.handlers.onNotification({ method, params: parsed.data } as IncomingNotification);
     } catch {
       // A handler's bug must not reach the SDK (it would call onerror).
     }

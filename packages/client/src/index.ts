@@ -2,7 +2,7 @@
  * @ide-companion/client: the CLI side of Gemini CLI's IDE integration, as a
  * library other agents can embed. Start with CompanionClient (it is also
  * the architecture doc's integration layers: docs/client.md maps the names);
- * discoverCompanion explains the choice; the installers registry is what `ide-companion install` runs.
+ * discoverCompanion explains the choice.
  */
 export * from './version.js';
 export * from './processTree.js';
@@ -18,4 +18,3 @@ export * from './companionClient.js';
 export * from './ideDetection.js';
 export * from './status.js';
 export * from './companions.js';
-export * from './installers/index.js';

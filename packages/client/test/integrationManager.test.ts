@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { waitFor } from '@ide-companion/testkit';
 import type { ActiveFileContext } from '@ide-companion/protocol';
-import { CompanionClient, findInstaller, registerInstaller, INSTALLERS } from '../src/index.js';
+import { CompanionClient } from '../src/index.js';
 import { startCompanion, writeFile } from './helpers.js';
 
 // The architecture doc's IDEIntegrationManager / MCPIDEIntegration / MCPTransport are
@@ -44,18 +44,4 @@ test('connect() with no companion: false, a reason, and no exception', async () 
     await client.stop();
     await h.cleanup();
   }
-});
-
-test('the installer registry finds installers by id or name and refuses duplicates', async () => {
-  const before = INSTALLERS.length;
-  const installer = { id: 'test-editor-x', displayName: 'Test Editor X', install: async () => ({ success: true, message: 'done' }) };
-  registerInstaller(installer);
-  try {
-    assert.equal(findInstaller('TEST-EDITOR-X'), installer);
-    assert.equal(findInstaller('test editor x'), installer);
-    assert.throws(() => registerInstaller(installer), /already registered/);
-  } finally {
-    INSTALLERS.splice(INSTALLERS.indexOf(installer), 1);
-  }
-  assert.equal(INSTALLERS.length, before);
 });

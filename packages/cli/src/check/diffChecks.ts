@@ -4,7 +4,7 @@
  * second session that must not hang the first (one McpServer per session).
  * Every diff opened here is on a file in the run's own temp dir, and closed.
  */
-import { DiffAcceptedNotification, DiffClosedNotification, DiffRejectedNotification } from '@ide-companion/protocol';
+import { CloseDiffTool, DiffAcceptedNotification, DiffClosedNotification, DiffRejectedNotification, OpenDiffTool } from '@ide-companion/protocol';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { labelled, type CheckRun } from './checkRun.js';
 import { describeCallError, httpStatusOf, sleep, timedOut, type CliLikeSession } from './cliLikeSession.js';
@@ -72,7 +72,7 @@ async function checkOpenAndClose(run: CheckRun, session: CliLikeSession): Promis
     run.record.skip('diff.closeDiffSilent', 'openDiff failed');
     return false;
   }
-  if (Array.isArray(result.content) && result.content.length === 0) run.record.pass('diff.open', `content: [] after ${ms} ms`);
+  if (OpenDiffTool.result.safeParse(result).success) run.record.pass('diff.open', `content: [] after ${ms} ms`);
   else run.record.warn('diff.open', `answered after ${ms} ms with ${result.content?.length ?? 0} content blocks; the spec asks for content: []`);
 
   const closeAt = Date.now();
@@ -110,7 +110,8 @@ function judgeCloseText(run: CheckRun, text: string, proposal: string): void {
     }
     return;
   }
-  const content = (parsed as { content?: unknown } | null)?.content;
+  const payload = CloseDiffTool.result.safeParse(parsed);
+  const content = payload.success ? payload.data.content : undefined;
   if (content === proposal) run.record.pass('diff.closeDiffJson', 'JSON {"content": ...} holding the proposal');
   else if (typeof content === 'string') run.record.warn('diff.closeDiffJson', 'JSON {"content": ...}, but not the proposal sent (edited meanwhile?)');
   else if (content === null) run.record.warn('diff.closeDiffJson', '{"content": null}: the CLI falls back to the model\'s proposal');

@@ -4,11 +4,12 @@
  * steps (IDE process, discovery files, workspace, IDE detection, host) and
  * then makes a real connection attempt to the targets the CLI would dial.
  */
-import { containerHintFor, discoverCompanion, withOurInstallHint, detectEditor, findInstaller, redactDiscovery, type DiscoveryResult } from '@ide-companion/client';
+import { containerHintFor, discoverCompanion, withOurInstallHint, detectEditor, redactDiscovery, type DiscoveryResult } from '@ide-companion/client';
+import { findInstaller } from '../editors.js';
 
 /** The `ide-companion install` id for an editor, if it has an installer: the one place doctor looks installers up. */
-function installerIdFor(editorName: string): string | undefined {
-  return findInstaller(editorName)?.id;
+async function installerIdFor(editorName: string): Promise<string | undefined> {
+  return (await findInstaller(editorName))?.id;
 }
 import { ENV, LOOPBACK_HOST } from '@ide-companion/protocol';
 import type { Command } from './types.js';
@@ -32,7 +33,7 @@ export const doctorCommand: Command = {
       const { values } = parseCommandArgs(commandSpec('doctor'), argv);
       const c = common(values);
       const d = await discoverCompanion({ cwd: c.cwd, wellKnownPorts: false });
-      const findings = examine(d);
+      const findings = await examine(d);
       let connected = false;
       let tools: string[] = [];
       if (!d.problem) {
@@ -77,7 +78,7 @@ export const doctorCommand: Command = {
     }),
 };
 
-function examine(d: DiscoveryResult): Finding[] {
+async function examine(d: DiscoveryResult): Promise<Finding[]> {
   const out: Finding[] = [];
   const uid = process.getuid?.();
   out.push({
@@ -86,7 +87,7 @@ function examine(d: DiscoveryResult): Finding[] {
     text: `IDE PID ${d.ideProcess.pid} (${d.ideProcess.source === 'env' ? `from ${ENV.IDE_PID}` : 'from the process tree: grandparent of the first shell above gemini'})${d.ideProcess.command ? `: ${d.ideProcess.command.slice(0, 120)}` : ''}`,
   });
   const editor = detectEditor(process.env, d.ideProcess.command);
-  const installerId = editor ? installerIdFor(editor.name) : undefined;
+  const installerId = editor ? await installerIdFor(editor.name) : undefined;
   const startAdvice = installerId
     ? `Start ${editor!.displayName} with its companion (install it with: ide-companion install ${installerId}), or run \`ide-companion serve\`.`
     : 'Start the IDE with its companion enabled (or run `ide-companion serve`).';
