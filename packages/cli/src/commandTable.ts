@@ -163,7 +163,9 @@ available and the editor this terminal seems to run in.`,
     name: 'bridge',
     summary: 'companion host for script-based editor plugins (JSON lines on stdio)',
     description: `Runs a companion whose editor end is a script speaking line-delimited JSON on
-this process's stdin/stdout. Logs go to stderr. Ends when stdin closes.`,
+this process's stdin/stdout (docs/editor-protocol.md). The script's first line
+is {"type":"hello",...}; its fields override these options. Logs go to stderr.
+Ends when stdin closes.`,
     options: {
       name: { type: 'string', arg: 'NAME', help: 'ideInfo.name, short and lowercase (e.g. vim)' },
       'display-name': { type: 'string', arg: 'NAME', help: 'what /ide status shows (e.g. Vim)' },
