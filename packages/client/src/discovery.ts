@@ -353,14 +353,14 @@ function targetsFor(
   }
   notes.push(`workspace ${workspaceSource === 'file' ? 'from the file' : `from ${ENV.WORKSPACE_PATH}`} contains ${realCwd}`);
   if (chosen?.config) {
-    let fileHost = host.host;
-    // A live PID means the companion's process is in this PID namespace: this container.
-    if (options.dialLocalCompanion && fileHost !== LOOPBACK_HOST && isProcessAlive(chosen.pid)) {
-      fileHost = LOOPBACK_HOST;
-      notes.push(`PID ${chosen.pid} runs in this container: dialling ${LOOPBACK_HOST} (the real CLI dials ${host.host} unless REMOTE_CONTAINERS is set)`);
-    }
+    // A live PID means the companion's process is in this PID namespace, most likely this
+    // container: try loopback first, then the CLI's host (a container may share the host's PIDs).
+    const local = options.dialLocalCompanion && host.host !== LOOPBACK_HOST && isProcessAlive(chosen.pid);
+    if (local) notes.push(`PID ${chosen.pid} runs in this container: dialling ${LOOPBACK_HOST} first (the real CLI dials ${host.host} unless REMOTE_CONTAINERS is set)`);
     if (chosen.port !== undefined) {
-      targets.push({ kind: 'http', source: 'file', host: fileHost, port: chosen.port, authToken, file: chosen.path, requireIdentification: false });
+      for (const fileHost of local ? [LOOPBACK_HOST, host.host] : [host.host]) {
+        targets.push({ kind: 'http', source: 'file', host: fileHost, port: chosen.port, authToken, file: chosen.path, requireIdentification: false });
+      }
     } else if (chosen.invalidPort !== undefined) {
       notes.push(`the file's port ${JSON.stringify(chosen.invalidPort)} is not a valid port: skipped`);
     }
