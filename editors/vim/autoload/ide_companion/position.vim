@@ -1,0 +1,107 @@
+" Cursor and visual selection of the current window as Gemini CLI wants them:
+" 1-based line and character (characters, not bytes) and the selected text.
+
+" Gemini CLI keeps 16384 UTF-16 units of a selection; the host cuts and marks
+" it. Collecting a little more than that is enough, and bounds the work per
+" cursor move in a huge selection.
+let s:MAX_SELECTION_CHARS = 16384 + 1
+let s:CHUNK_LINES = 256
+let s:MAXCOL = 2147483647
+
+" charcol() came with Vim 8.2.2233; before it, count the characters before the cursor.
+if exists('*charcol')
+  function! s:cursor_char() abort
+    return charcol('.')
+  endfunction
+else
+  function! s:cursor_char() abort
+    return strchars(strpart(getline('.'), 0, col('.') - 1)) + 1
+  endfunction
+endif
+
+" Lines first..last, stopping once about `max` characters are collected.
+" Returns [lines, complete].
+function! s:lines_capped(first, last, max) abort
+  let out = []
+  let chars = 0
+  let row = a:first
+  while row <= a:last
+    for line in getline(row, min([a:last, row + s:CHUNK_LINES - 1]))
+      let n = strchars(line)
+      if chars + n > a:max
+        call add(out, strcharpart(line, 0, a:max - chars + 1))
+        return [out, 0]
+      endif
+      call add(out, line)
+      let chars += n + 1
+    endfor
+    let row += s:CHUNK_LINES
+  endwhile
+  return [out, 1]
+endfunction
+
+" Byte length of the character at byte column `col` (1-based) of `line`.
+function! s:char_len(line, col) abort
+  return len(matchstr(a:line, '\%' . a:col . 'c.'))
+endfunction
+
+function! s:selected_text(kind) abort
+  let [sl, sc] = getpos('v')[1:2]
+  let [el, ec] = getpos('.')[1:2]
+  if sl > el || (sl == el && sc > ec)
+    let [sl, sc, el, ec] = [el, ec, sl, sc]
+  endif
+  let [lines, complete] = s:lines_capped(sl, el, s:MAX_SELECTION_CHARS)
+  if empty(lines)
+    return ''
+  endif
+  if a:kind ==# 'V'
+    return join(lines, "\n")
+  endif
+  if a:kind ==# "\<C-v>"
+    " By screen column, as Vim draws the block (tabs and wide characters included).
+    let [left, right] = sort([virtcol([sl, sc]), virtcol([el, ec])], 'n')
+    if getcurpos()[4] >= s:MAXCOL
+      let right = s:MAXCOL - 1
+    endif
+    let pattern = '\%>' . (left - 1) . 'v.*\%<' . (right + 1) . 'v.'
+    return join(map(lines, {_, line -> matchstr(line, pattern)}), "\n")
+  endif
+  if complete
+    let last = lines[-1]
+    let stop = &selection ==# 'exclusive' ? ec - 1 : ec - 1 + s:char_len(last, ec)
+    let lines[-1] = strpart(last, 0, stop)
+  endif
+  " The end is cut first, so `sc` still counts from the start of the first line.
+  let lines[0] = strpart(lines[0], sc - 1)
+  return join(lines, "\n")
+endfunction
+
+" {line, character, selectedText?} of the current window.
+function! ide_companion#position#current() abort
+  let result = {'line': line('.'), 'character': max([s:cursor_char(), 1])}
+  let mode = mode()
+  let kind = mode ==# 'v' || mode ==# 's' ? 'v'
+        \ : mode ==# 'V' || mode ==# 'S' ? 'V'
+        \ : mode ==# "\<C-v>" || mode ==# "\<C-s>" ? "\<C-v>" : ''
+  if kind !=# ''
+    let text = s:selected_text(kind)
+    if text !=# ''
+      let result.selectedText = text
+    endif
+  endif
+  return result
+endfunction
+
+" The visual selection's corners as {start, end} positions (1-based, characters), in Visual mode.
+function! ide_companion#position#selection_range() abort
+  let [sl, sc] = getpos('v')[1:2]
+  let [el, ec] = getpos('.')[1:2]
+  if sl > el || (sl == el && sc > ec)
+    let [sl, sc, el, ec] = [el, ec, sl, sc]
+  endif
+  return {
+        \ 'start': {'line': sl, 'character': ide_companion#util#char_col(getline(sl), sc)},
+        \ 'end': {'line': el, 'character': ide_companion#util#char_col(getline(el), ec)},
+        \ }
+endfunction
