@@ -58,7 +58,7 @@ function! ide_companion#host#state() abort
         \ 'lastError': s:last_error,
         \ 'stderr': copy(s:stderr),
         \ 'nodeVersion': s:node_version,
-        \ 'job': s:job,
+        \ 'hostPid': s:job is v:null ? 0 : job_info(s:job).process,
         \ }
 endfunction
 
