@@ -146,16 +146,18 @@ export interface StartOptions {
   env?: Record<string, string>;
   /** Run in that session's TMPDIR and workspace (two Vims on one folder); it owns the directory. */
   sameFolderAs?: VimSession;
+  /** Use these directories (the caller removes them) instead of a fresh temp dir. */
+  dirs?: { tmp: string; workspace: string };
   /** Wait for the companion to run (default true). */
   waitForCompanion?: boolean;
 }
 
 export async function startVim(options: StartOptions = {}): Promise<VimSession> {
   if (!vimPath) throw new Error('vim not installed');
-  const shared = options.sameFolderAs;
+  const shared = options.sameFolderAs ?? options.dirs;
   const tmpDir = shared ? { path: shared.tmp, cleanup: () => undefined } : makeTempDir('ide-companion-vim-');
   const tmp = tmpDir.path;
-  let workspace = shared?.workspace;
+  let workspace = shared?.workspace && fs.realpathSync(shared.workspace);
   if (!workspace) {
     fs.mkdirSync(path.join(tmp, 'ws'));
     workspace = fs.realpathSync(path.join(tmp, 'ws'));
