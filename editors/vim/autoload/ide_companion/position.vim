@@ -19,23 +19,24 @@ else
   endfunction
 endif
 
-" Lines first..last, stopping once about `max` characters are collected.
-" Returns [lines, complete].
+" Lines first..last, stopping once more than `max` characters are collected.
+" Returns [lines, complete]. Chunks double in size and are measured joined:
+" a Vimscript loop per line would cost microseconds per line, and a first
+" chunk of one line keeps a file of huge lines cheap too.
 function! s:lines_capped(first, last, max) abort
   let out = []
   let chars = 0
   let row = a:first
+  let size = 1
   while row <= a:last
-    for line in getline(row, min([a:last, row + s:CHUNK_LINES - 1]))
-      let n = strchars(line)
-      if chars + n > a:max
-        call add(out, strcharpart(line, 0, a:max - chars + 1))
-        return [out, 0]
-      endif
-      call add(out, line)
-      let chars += n + 1
-    endfor
-    let row += s:CHUNK_LINES
+    let chunk = getline(row, min([a:last, row + size - 1]))
+    call extend(out, chunk)
+    let chars += strchars(join(chunk, "\n")) + 1
+    let row += size
+    if chars > a:max
+      return [out, row > a:last]
+    endif
+    let size = min([size * 2, 1024])
   endwhile
   return [out, 1]
 endfunction
@@ -55,6 +56,12 @@ function! s:selected_text(kind) abort
   if empty(lines)
     return ''
   endif
+  let text = s:selected_lines(lines, complete, a:kind, sl, sc, el, ec)
+  return strcharpart(text, 0, s:MAX_SELECTION_CHARS)
+endfunction
+
+function! s:selected_lines(lines, complete, kind, sl, sc, el, ec) abort
+  let [lines, sl, sc, el, ec] = [a:lines, a:sl, a:sc, a:el, a:ec]
   if a:kind ==# 'V'
     return join(lines, "\n")
   endif
@@ -65,9 +72,9 @@ function! s:selected_text(kind) abort
       let right = s:MAXCOL - 1
     endif
     let pattern = '\%>' . (left - 1) . 'v.*\%<' . (right + 1) . 'v.'
-    return join(map(lines, {_, line -> matchstr(line, pattern)}), "\n")
+    return join(map(lines, 'matchstr(v:val, pattern)'), "\n")
   endif
-  if complete
+  if a:complete
     let last = lines[-1]
     let stop = &selection ==# 'exclusive' ? ec - 1 : ec - 1 + s:char_len(last, ec)
     let lines[-1] = strpart(last, 0, stop)
