@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { waitFor } from '@ide-companion/testkit';
-import { discoveryFileOf, isRunning, skipVim, startVim, TIMEOUT, type VimSession, vimString } from './harness.js';
+import { discoveryFileOf, isRunning, skipVim, skipVimOnly, startVim, TIMEOUT, type VimSession, vimString } from './harness.js';
 
 function envFile(file: string): Record<string, string> {
   const out: Record<string, string> = {};
@@ -25,8 +25,8 @@ async function terminalEnv(s: VimSession, name: string): Promise<Record<string, 
   return envFile(file);
 }
 
-describe('Vim companion lifecycle', { skip: skipVim, timeout: 180_000 }, () => {
-  test('two Vims on one folder: each has its own discovery file, and each :terminal names its own Vim', async () => {
+describe('Vim companion lifecycle', { timeout: 180_000 }, () => {
+  test('two Vims on one folder: each has its own discovery file, and each :terminal names its own Vim', { skip: skipVim }, async () => {
     const first = await startVim();
     const second = await startVim({ sameFolderAs: first });
     try {
@@ -49,7 +49,7 @@ describe('Vim companion lifecycle', { skip: skipVim, timeout: 180_000 }, () => {
     }
   });
 
-  test('quitting Vim removes the discovery file and leaves no host process', async () => {
+  test('quitting Vim removes the discovery file and leaves no host process', { skip: skipVim }, async () => {
     const s = await startVim();
     try {
       const { path: file } = await s.discovery();
@@ -63,7 +63,7 @@ describe('Vim companion lifecycle', { skip: skipVim, timeout: 180_000 }, () => {
     }
   });
 
-  test(':GeminiStop removes the discovery file and the env; :GeminiStart brings a new companion; :GeminiStatus and :GeminiHealth say so', async () => {
+  test(':GeminiStop removes the discovery file and the env; :GeminiStart brings a new companion; :GeminiStatus and :GeminiHealth say so', { skip: skipVim }, async () => {
     const s = await startVim();
     try {
       const first = await s.discovery();
@@ -90,13 +90,19 @@ describe('Vim companion lifecycle', { skip: skipVim, timeout: 180_000 }, () => {
     }
   });
 
-  test('a missing or too old Node.js, or a missing gemini, is said plainly and Vim keeps working', async () => {
-    const s = await startVim({ vimrc: ["let g:ide_companion_node = 'no-such-node-binary'", "let g:ide_companion_gemini_cmd = ['no-such-gemini']"], waitForCompanion: false });
+  test('a missing or too old Node.js, or a missing gemini, is said plainly and Vim keeps working', { skip: skipVimOnly }, async () => {
+    const s = await startVim({
+      // Any readable file: Node is checked before the host is run.
+      vimrc: ["let g:ide_companion_host = expand('<sfile>:p')", "let g:ide_companion_node = 'no-such-node-binary'", "let g:ide_companion_gemini_cmd = ['no-such-gemini']"],
+      waitForCompanion: false,
+    });
     try {
-      await waitFor(async () => /Node\.js is not installed/.test(await s.messages()), 'the message about Node', TIMEOUT);
+      await waitFor(async () => /Node\.js is not installed/.test(await s.messages()), 'the message about Node', TIMEOUT).catch(async (err: Error) => {
+        throw new Error(`${err.message}; messages: ${await s.messages()}`);
+      });
       assert.match(await s.ex('GeminiHealth'), /ERROR Node\.js: `no-such-node-binary` not found/);
-      await s.ex('Gemini');
-      assert.match(await s.messages(), /`no-such-gemini` is not installed or not on PATH/);
+      assert.match(await s.ex('Gemini'), /`no-such-gemini` is not installed or not on PATH/);
+      assert.equal(await s.expr('len(term_list())'), 0, 'no terminal opened');
       // A node that says it is 18.
       const fake = path.join(s.tmp, 'node18');
       fs.writeFileSync(fake, '#!/bin/sh\necho v18.19.0\n', { mode: 0o755 });
