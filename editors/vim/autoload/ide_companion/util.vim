@@ -24,7 +24,8 @@ function! ide_companion#util#file_of(buf) abort
     return ''
   endif
   let name = bufname(a:buf)
-  if name ==# '' || name =~# '^\a[[:alnum:]+.-]*://'
+  " A terminal is named "!cmd" and gets its 'buftype' only after BufAdd.
+  if name ==# '' || name =~# '^\a[[:alnum:]+.-]*://' || (name[0] ==# '!' && !filereadable(name))
     return ''
   endif
   return fnamemodify(name, ':p')
