@@ -3,7 +3,7 @@ import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { waitFor } from '@ide-companion/testkit';
+import { skipUnless, waitFor } from '@ide-companion/testkit';
 import { skipVim, startWithClient, TIMEOUT, vimString, type RecordingClient } from './harness.js';
 
 /** Calls tool `name` and returns its result as JSON (the tools answer with one JSON text block). */
@@ -17,6 +17,10 @@ async function call(c: RecordingClient, name: string, args: Record<string, unkno
     return text;
   }
 }
+
+/** Debian's ALE (vim-ale), as a Vim user installs it. */
+const ALE_DIR = '/usr/share/vim-ale';
+const skipAle = skipVim || skipUnless(fs.existsSync(path.join(ALE_DIR, 'plugin', 'ale.vim')), 'ALE', 'apt-get install -y vim-ale');
 
 describe('Vim capabilities as MCP tools', { skip: skipVim, timeout: 180_000 }, () => {
   test('the companion offers every capability Vim declares', async () => {
@@ -103,6 +107,34 @@ describe('Vim capabilities as MCP tools', { skip: skipVim, timeout: 180_000 }, (
       ]);
       const only = (await call(c, 'getDiagnostics', { path: l })).diagnostics;
       assert.deepEqual(only.map((d: any) => d.message), ['note']);
+    } finally {
+      await c.close();
+      await s.close();
+    }
+  });
+
+  test('getDiagnostics from ALE when it is loaded: a real linter (sh -n) on a shell script', { skip: skipAle }, async () => {
+    const { s, c } = await startWithClient({
+      files: { 'bad.sh': '#!/bin/sh\nif true; then\n  echo hi\n' },
+      vimrc: [
+        `set rtp^=${ALE_DIR}`,
+        'filetype plugin on',
+        "let g:ale_linters = {'sh': ['shell']}",
+        // Only ALE's own list: the location list would report the same problem on its own.
+        'let g:ale_set_loclist = 0',
+        'let g:ale_set_quickfix = 0',
+      ],
+      open: ['bad.sh'],
+    });
+    try {
+      const file = path.join(s.workspace, 'bad.sh');
+      await waitFor(async () => (await s.expr<unknown[]>("ale#engine#GetLoclist(bufnr('bad.sh'))")).length > 0, 'ALE to lint', TIMEOUT);
+      const { diagnostics } = await call(c, 'getDiagnostics', { path: file });
+      assert.equal(diagnostics.length, 1, JSON.stringify(diagnostics));
+      assert.equal(diagnostics[0].path, file);
+      assert.equal(diagnostics[0].severity, 'error');
+      assert.equal(diagnostics[0].source, 'shell');
+      assert.ok(diagnostics[0].range.start.line >= 3, JSON.stringify(diagnostics[0]));
     } finally {
       await c.close();
       await s.close();
