@@ -18,6 +18,7 @@ let s:ready = {}
 let s:sessions = 0
 let s:last_error = ''
 let s:stderr = []
+let s:partial = []
 let s:on_ready = []
 let s:stopping = 0
 let s:node_version = ''
@@ -142,10 +143,11 @@ function! s:spawn(node, host) abort
   " Terminals started before the companion is ready must not reach another
   " editor's companion (Vim itself may run in one's terminal).
   call s:clear_env()
+  let s:partial = []
   let opts = {
-        \ 'mode': 'nl',
+        \ 'mode': 'raw',
         \ 'noblock': 1,
-        \ 'out_cb': function('s:on_line'),
+        \ 'out_cb': function('s:on_output'),
         \ 'exit_cb': function('s:on_exit'),
         \ 'stoponexit': 'term',
         \ }
@@ -201,6 +203,25 @@ function! s:on_stderr(ch, line) abort
   if len(s:stderr) > s:STDERR_KEPT
     call remove(s:stderr, 0)
   endif
+endfunction
+
+" Raw mode, split into lines here: Vim's 'nl' mode copies what it has
+" received so far at every read until the line ends, quadratic in the length
+" of a line (a 32 MiB diff took seconds). Pieces of a line wait in a list and
+" are joined once.
+function! s:on_output(ch, data) abort
+  let parts = split(a:data, "\n", 1)
+  if len(parts) == 1
+    call add(s:partial, a:data)
+    return
+  endif
+  let parts[0] = join(s:partial, '') . parts[0]
+  let s:partial = parts[-1] ==# '' ? [] : [parts[-1]]
+  for line in parts[:-2]
+    if line !=# ''
+      call s:on_line(a:ch, line)
+    endif
+  endfor
 endfunction
 
 function! s:on_line(ch, line) abort
