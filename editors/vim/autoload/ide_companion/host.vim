@@ -20,7 +20,8 @@ let s:last_error = ''
 let s:stderr = []
 let s:partial = []
 let s:on_ready = []
-let s:stopping = 0
+" Bumped by every start and stop: a node probe of an earlier start is ignored.
+let s:generation = 0
 let s:node_version = ''
 " GEMINI_CLI_IDE_* as they were before the companion set its own (v:null: unset).
 let s:saved_env = {}
@@ -108,7 +109,8 @@ function! ide_companion#host#start() abort
     return 0
   endif
   let s:status = 'starting'
-  let s:stopping = 0
+  let s:generation += 1
+  let generation = s:generation
   let s:last_error = ''
   " `node --version` first, in the background: an old Node would fail on the
   " host's syntax with an error no user should have to decode.
@@ -116,7 +118,7 @@ function! ide_companion#host#start() abort
   let job = job_start([node, '--version'], {
         \ 'in_io': 'null', 'err_io': 'null', 'mode': 'nl',
         \ 'out_cb': {ch, line -> add(out, line)},
-        \ 'close_cb': {ch -> s:probe_done(node, host, join(out, ''))}})
+        \ 'close_cb': {ch -> s:probe_done(generation, node, host, join(out, ''))}})
   if job_status(job) ==# 'fail'
     call s:fail('could not run `' . node . ' --version`')
     return 0
@@ -124,9 +126,8 @@ function! ide_companion#host#start() abort
   return 1
 endfunction
 
-function! s:probe_done(node, host, out) abort
-  if s:status !=# 'starting' || s:stopping
-    let s:status = s:stopping ? 'stopped' : s:status
+function! s:probe_done(generation, node, host, out) abort
+  if a:generation != s:generation || s:status !=# 'starting'
     return
   endif
   let s:node_version = trim(a:out)
@@ -314,43 +315,44 @@ function! s:restore_env() abort
 endfunction
 
 function! s:on_exit(job, code) abort
+  " A job :GeminiStop let go of is already accounted for.
   if a:job isnot s:job
     return
   endif
   let was = s:status
+  call s:reset()
+  let why = s:last_error !=# '' ? s:last_error : (empty(s:stderr) ? '' : s:stderr[-1])
+  let s:last_error = printf('the companion %s (exit code %d)%s', was ==# 'running' ? 'stopped' : 'could not start', a:code, why ==# '' ? '' : ': ' . why)
+  call ide_companion#util#error(s:last_error . '; :GeminiHealth tells more')
+endfunction
+
+" Back to 'stopped': env restored, events and diffs detached.
+function! s:reset() abort
   let s:job = v:null
   let s:channel = v:null
   let s:status = 'stopped'
   let s:ready = {}
   let s:sessions = 0
   let s:on_ready = []
+  let s:partial = []
   call s:restore_env()
   call ide_companion#context#detach()
   call ide_companion#diff#close_all()
-  if !s:stopping
-    let why = s:last_error !=# '' ? s:last_error : (empty(s:stderr) ? '' : s:stderr[-1])
-    let s:last_error = printf('the companion %s (exit code %d)%s', was ==# 'running' ? 'stopped' : 'could not start', a:code, why ==# '' ? '' : ': ' . why)
-    call ide_companion#util#error(s:last_error . '; :GeminiHealth tells more')
-  endif
 endfunction
 
-" Closing stdin makes the host remove its discovery file and exit.
+" Closing stdin makes the host remove its discovery file and exit; a new
+" companion may start at once.
 function! ide_companion#host#stop() abort
   if s:status ==# 'stopped'
     return 0
   endif
-  let s:stopping = 1
-  if s:job is v:null
-    " Still probing node: s:probe_done sees s:stopping.
-    let s:status = 'stopped'
-    return 1
-  endif
+  let s:generation += 1
   let job = s:job
-  silent! call ch_close_in(s:channel)
-  call timer_start(3000, {-> job_status(job) ==# 'run' ? job_stop(job, 'kill') : 0})
-  " What the user sees at once; s:on_exit cleans up the rest.
-  call ide_companion#context#detach()
-  call ide_companion#diff#close_all()
+  if job isnot v:null
+    silent! call ch_close_in(s:channel)
+    call timer_start(3000, {-> job_status(job) ==# 'run' ? job_stop(job, 'kill') : 0})
+  endif
+  call s:reset()
   return 1
 endfunction
 
@@ -360,9 +362,11 @@ function! ide_companion#host#leaving() abort
   if s:job is v:null
     return
   endif
-  let s:stopping = 1
   let job = s:job
-  silent! call ch_close_in(s:channel)
+  let channel = s:channel
+  " Vim is going: its exit is no failure to report.
+  let s:job = v:null
+  silent! call ch_close_in(channel)
   let waited = 0
   while job_status(job) ==# 'run' && waited < 500
     sleep 10m
