@@ -1,6 +1,7 @@
 /** What a real Vim in tmux tells Gemini CLI: open files in focus order, the cursor in characters, visual selections, roots. */
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { waitFor } from '@ide-companion/testkit';
@@ -42,6 +43,31 @@ describe('Vim context', { skip: skipVim, timeout: 180_000 }, () => {
       await c.waitForContext((ctx) => openFiles(ctx)[0]?.path === fresh, 'fresh.txt after wincmd p');
       command(s, 'bwipeout b.txt');
       await c.waitForContext((ctx) => openFiles(ctx).every((f) => f.path !== b), 'b.txt closed');
+    } finally {
+      await c.close();
+      await s.close();
+    }
+  });
+
+  test('FocusGained (the terminal Vim runs in regained focus) puts the current file first', async () => {
+    const { s, c } = await startWithClient({
+      files: { 'a.txt': 'a\n', 'b.txt': 'b\n' },
+      open: ['a.txt'],
+      // Focus reporting, as a vimrc enables it for tmux.
+      vimrc: ['let &t_fe = "\\<Esc>[?1004h"', 'let &t_fd = "\\<Esc>[?1004l"', 'execute "set <FocusGained>=\\<Esc>[I"', 'execute "set <FocusLost>=\\<Esc>[O"'],
+    });
+    try {
+      const a = path.join(s.workspace, 'a.txt');
+      const b = path.join(s.workspace, 'b.txt');
+      command(s, 'split b.txt');
+      await c.waitForContext((ctx) => openFiles(ctx)[0]?.path === b, 'b.txt focused');
+      // Back to a.txt's window without autocommands: only FocusGained can tell.
+      await s.ex('noautocmd wincmd p');
+      assert.equal(openFiles(c.lastContext()!)[0]?.path, b);
+      const sendFocus = (hex: string[]) => spawnSync('tmux', ['-L', s.tmux.socket, 'send-keys', '-t', 'main', '-H', ...hex]);
+      sendFocus(['1b', '5b', '4f']);
+      sendFocus(['1b', '5b', '49']);
+      await c.waitForContext((ctx) => openFiles(ctx)[0]?.path === a, 'a.txt first after FocusGained');
     } finally {
       await c.close();
       await s.close();
