@@ -49,6 +49,34 @@ describe('Vim companion lifecycle', { timeout: 180_000 }, () => {
     }
   });
 
+  test(':Gemini opens the CLI in a terminal split with the env of this Vim, and goes back to it when run again', { skip: skipVim }, async () => {
+    const s = await startVim({ files: { 'a.txt': 'a\n' }, open: ['a.txt'] });
+    try {
+      const { content } = await s.discovery();
+      const file = path.join(s.tmp, 'gemini-env');
+      const script = path.join(s.tmp, 'fake-gemini.sh');
+      fs.writeFileSync(script, `env > '${file}.tmp' && mv '${file}.tmp' '${file}'\nexec sleep 600\n`);
+      await s.ex(`let g:ide_companion_gemini_cmd = ['sh', ${vimString(script)}]`);
+      s.keys('Escape');
+      s.type(':Gemini');
+      s.keys('Enter');
+      await waitFor(() => fs.existsSync(file), 'the CLI command to run', TIMEOUT);
+      const env = envFile(file);
+      assert.equal(env['GEMINI_CLI_IDE_PID'], String(s.pid));
+      assert.equal(env['GEMINI_CLI_IDE_SERVER_PORT'], String(content.port));
+      assert.equal(await s.expr('winnr("$")'), 2, 'a split');
+      const terminal = await s.expr<number>('bufnr("")');
+      assert.equal(await s.expr(`getbufvar(${terminal}, '&buftype')`), 'terminal');
+      // Back in the file's window, :Gemini goes to the running terminal instead of starting another.
+      await s.ex('wincmd p');
+      await s.ex('Gemini');
+      assert.equal(await s.expr('bufnr("")'), terminal);
+      assert.equal(await s.expr('len(term_list())'), 1);
+    } finally {
+      await s.close();
+    }
+  });
+
   test('quitting Vim removes the discovery file and leaves no host process', { skip: skipVim }, async () => {
     const s = await startVim();
     try {
