@@ -9,8 +9,9 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import type { EditorInstaller, InstallOptions, InstallResult } from '@ide-companion/client';
-import { BRIDGE_HOST_PATH, INSTALLED_HOST, PLUGIN_ROOT, PLUGIN_RUNTIME_ENTRIES } from './pluginFiles.js';
+import { BRIDGE_HOST_PATH } from '@ide-companion/jsonlines';
+import type { EditorInstaller, InstallOptions, InstallResult } from '@ide-companion/server';
+import { INSTALLED_HOST, PLUGIN_ROOT, PLUGIN_RUNTIME_ENTRIES } from './pluginFiles.js';
 
 /** Marks a directory this installer wrote, so it is replaced on reinstall and nothing else is. */
 const INSTALL_MARKER = '.ide-companion-install.json';
@@ -59,9 +60,6 @@ function buildHelpTags(docDir: string, env: NodeJS.ProcessEnv): boolean {
 }
 
 export const vimInstaller: EditorInstaller = {
-  id: 'vim',
-  displayName: 'Vim',
-
   async detect(options: InstallOptions = {}): Promise<boolean> {
     return onPath('vim', options.env ?? process.env) !== undefined;
   },

@@ -10,7 +10,8 @@ import * as net from 'node:net';
 import * as path from 'node:path';
 import { parseDiscoveryFile, parseDiscoveryFileName, type DiscoveryFile, type IdeContext } from '@ide-companion/protocol';
 import { connectRecordingClient, makeTempDir, shellCommand, skipUnless, Tmux, waitFor, which, type RecordingClient as TestkitRecordingClient } from '@ide-companion/testkit';
-import { BRIDGE_HOST_PATH, PLUGIN_ROOT } from '../src/pluginFiles.js';
+import { BRIDGE_HOST_PATH } from '@ide-companion/jsonlines';
+import { PLUGIN_ROOT } from '../src/pluginFiles.js';
 
 export const vimPath = process.env['IDE_COMPANION_VIM'] || which('vim');
 export const hasVim = vimPath !== undefined;

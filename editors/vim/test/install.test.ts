@@ -1,10 +1,11 @@
 /** `ide-companion install vim`: the installer copies the plugin and the bridge host into ~/.vim/pack, and Vim starts it with no config at all. */
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseDiscoveryFile } from '@ide-companion/protocol';
-import { makeTempDir, shellCommand, Tmux, waitFor } from '@ide-companion/testkit';
+import { makeTempDir, repoRoot, shellCommand, Tmux, waitFor } from '@ide-companion/testkit';
 import { vimInstaller } from '../src/installer.js';
 import { discoveryFileOf, hasHost, skipVim, TIMEOUT, vimPath } from './harness.js';
 
@@ -20,7 +21,6 @@ describe('Vim installer', { timeout: 120_000 }, () => {
   test('installs the runtime files and the host into ~/.vim/pack (honouring $HOME), replacing only its own earlier install', { skip: hasHost ? false : 'the bridge host is not built' }, async () => {
     const { dir, env, target } = sandbox();
     try {
-      assert.equal(vimInstaller.id, 'vim');
       assert.equal(await vimInstaller.isInstalled!({ env }), false);
       const dry = await vimInstaller.install({ env, dryRun: true });
       assert.equal(dry.success, true);
@@ -57,14 +57,16 @@ describe('Vim installer', { timeout: 120_000 }, () => {
     }
   });
 
-  test('the installed plugin starts its companion when Vim starts, with no vimrc at all', { skip: skipVim }, async () => {
+  test('`ide-companion install vim` installs it, and the plugin starts its companion when Vim starts, with no vimrc at all', { skip: skipVim }, async () => {
     const { dir, env, target } = sandbox();
     const tmux = new Tmux();
     try {
       const workspace = path.join(dir.path, 'ws');
       fs.mkdirSync(workspace);
-      assert.equal((await vimInstaller.install({ env })).success, true);
-      assert.ok(fs.existsSync(target));
+      const cli = spawnSync(process.execPath, [path.join(repoRoot, 'packages', 'cli', 'bin', 'ide-companion.js'), 'install', 'vim'], { env, encoding: 'utf8' });
+      assert.equal(cli.status, 0, cli.stdout + cli.stderr);
+      assert.match(cli.stdout + cli.stderr, /Installed the Vim plugin/);
+      assert.ok(fs.existsSync(path.join(target, 'host', 'ide-companion-bridge.mjs')));
       // -u NORC: no vimrc, but plugins and packages load as for a user.
       tmux.start(shellCommand([vimPath!, '-u', 'NORC', '-N', '-i', 'NONE', '-n'], { HOME: dir.path, TMPDIR: dir.path, LANG: 'C.UTF-8', TERM: 'xterm-256color' }), { cwd: workspace });
       const discoveryDir = path.join(dir.path, 'gemini', 'ide');

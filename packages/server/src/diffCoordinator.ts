@@ -12,7 +12,8 @@
 import { randomUUID } from 'node:crypto';
 import * as path from 'node:path';
 import type { CompanionNotification } from '@ide-companion/protocol';
-import type { DiffCloseReason, DiffView, PendingDiff } from './diffView.js';
+import type { DiffCloseReason, EditorActions, PendingDiff } from './editorActions.js';
+import { readOriginal } from './readOriginal.js';
 import { describeError, type Logger } from './logger.js';
 
 export type Notify = (sessionId: string, notification: CompanionNotification) => void;
@@ -30,19 +31,27 @@ export class DiffCoordinator {
   private readonly byKey = new Map<string, PendingDiff>();
 
   constructor(
-    private readonly view: DiffView | undefined,
+    private readonly editor: EditorActions | undefined,
     private readonly notify: Notify,
     private readonly logger: Logger,
+    /** Largest file read to show beside a proposal. */
+    private readonly maxOriginalBytes: number,
   ) {}
 
   get enabled(): boolean {
-    return this.view !== undefined;
+    return this.editor !== undefined;
   }
 
   /** Opens a diff for `sessionId`. Throws DiffError with a message for the CLI. */
   async open(sessionId: string, filePath: string, newContent: string): Promise<PendingDiff> {
-    if (!this.view) throw new DiffError('this companion does not show diffs');
+    if (!this.editor) throw new DiffError('this companion does not show diffs');
     if (!path.isAbsolute(filePath)) throw new DiffError(`filePath must be an absolute path, got ${JSON.stringify(filePath)}`);
+    let originalContent: string | undefined;
+    try {
+      originalContent = await readOriginal(filePath, this.maxOriginalBytes);
+    } catch (err) {
+      throw new DiffError(`could not read ${filePath}: ${describeError(err)}`);
+    }
     const key = keyOf(filePath);
     const previous = this.byKey.get(key);
     if (previous) {
@@ -50,10 +59,10 @@ export class DiffCoordinator {
       await this.closeView(previous, 'replaced');
       this.notify(previous.sessionId, { method: 'ide/diffRejected', params: { filePath: previous.filePath } });
     }
-    const diff: PendingDiff = { id: randomUUID(), filePath, newContent, sessionId, openedAt: Date.now() };
+    const diff: PendingDiff = { id: randomUUID(), filePath, newContent, originalContent, sessionId, openedAt: Date.now() };
     this.byKey.set(key, diff);
     try {
-      await this.view.show(diff);
+      await this.editor.showDiff(diff);
     } catch (err) {
       if (this.byKey.get(key) === diff) this.byKey.delete(key);
       throw new DiffError(`could not show the diff for ${filePath}: ${describeError(err)}`);
@@ -94,7 +103,7 @@ export class DiffCoordinator {
     this.byKey.delete(key);
     let text: string | undefined;
     try {
-      text = await this.view?.currentText?.(diff);
+      text = await this.editor?.diffText(diff);
     } catch (err) {
       this.logger.warn('could not read the edited proposal; answering with the original proposal', {
         filePath,
@@ -141,7 +150,7 @@ export class DiffCoordinator {
 
   private async closeView(diff: PendingDiff, reason: DiffCloseReason): Promise<void> {
     try {
-      await this.view?.close(diff, reason);
+      await this.editor?.closeDiff(diff, reason);
     } catch (err) {
       this.logger.warn('closing a diff view failed', { filePath: diff.filePath, reason, error: describeError(err) });
     }
