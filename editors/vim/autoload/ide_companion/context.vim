@@ -35,7 +35,8 @@ function! ide_companion#context#roots() abort
     endif
     let real = resolve(fnamemodify(expand(dir), ':p'))
     let real = len(real) > 1 ? substitute(real, '/\+$', '', '') : real
-    if index(roots, real) < 0
+    " A configured folder that does not exist (yet) is no workspace.
+    if isdirectory(real) && index(roots, real) < 0
       call add(roots, real)
     endif
   endfor
@@ -120,16 +121,17 @@ function! s:rename_post(buf) abort
   endif
 endfunction
 
-" What the host must know at once: every listed file buffer, the current one, the roots.
+" What the host must know at once: the current file, every other listed file
+" buffer (ranked below it), the roots.
 function! ide_companion#context#sync() abort
   let current = bufnr('')
+  let s:last = []
+  call s:send_position('focus')
   for info in getbufinfo({'buflisted': 1})
     if info.bufnr != current && ide_companion#util#file_of(info.bufnr) !=# ''
       call s:send_path('open', info.bufnr)
     endif
   endfor
-  let s:last = []
-  call s:send_position('focus')
   let s:last_roots = []
   call s:send_roots()
 endfunction
