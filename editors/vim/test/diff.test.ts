@@ -132,11 +132,15 @@ describe('Vim diffs', { skip: skipVim, timeout: 240_000 }, () => {
   });
 
   test("after the CLI writes the accepted file the user's buffer reloads without a prompt; a buffer with unsaved changes is kept and the user told", async () => {
-    const { s, c } = await startWithClient({ files: { 'clean.txt': 'old\n', 'dirty.txt': 'old\n' }, open: ['clean.txt', 'dirty.txt'] });
+    // 'hidden': clean.txt stays loaded, in no window, when dirty.txt takes its place.
+    const { s, c } = await startWithClient({ files: { 'clean.txt': 'old\n', 'dirty.txt': 'old\n' }, open: ['clean.txt', 'dirty.txt'], vimrc: ['set hidden'] });
     try {
       const clean = path.join(s.workspace, 'clean.txt');
       const dirty = path.join(s.workspace, 'dirty.txt');
       // dirty.txt has an unsaved edit.
+      s.keys('Escape');
+      s.type(':buffer dirty.txt');
+      s.keys('Enter');
       s.type('ccmine');
       s.keys('Escape');
       await waitFor(async () => (await s.expr<number>("getbufvar(bufnr('dirty.txt'), '&modified')")) === 1, 'the unsaved edit', TIMEOUT);
@@ -148,7 +152,9 @@ describe('Vim diffs', { skip: skipVim, timeout: 240_000 }, () => {
         // What Gemini CLI does after an accept.
         fs.writeFileSync(file, 'new\n');
       }
+      assert.equal(await s.expr("bufloaded('clean.txt') && empty(win_findbuf(bufnr('clean.txt')))"), 1, 'clean.txt is a hidden buffer');
       await waitFor(async () => (await s.expr<string[]>("getbufline(bufnr('clean.txt'), 1, '$')"))[0] === 'new', 'clean.txt reloaded', TIMEOUT);
+      assert.equal(await s.expr("getbufvar(bufnr('clean.txt'), '&modified')"), 0);
       assert.equal(await s.expr('mode()'), 'n', 'no prompt is waiting');
       await waitFor(async () => /dirty\.txt has unsaved changes/.test(await s.messages()), 'the warning', TIMEOUT);
       assert.deepEqual(await s.expr("getbufline(bufnr('dirty.txt'), 1, '$')"), ['mine'], 'the unsaved text is kept');

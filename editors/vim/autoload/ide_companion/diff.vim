@@ -32,7 +32,7 @@ function! ide_companion#diff#show(params) abort
   endif
   let s:counter += 1
   let n = s:counter
-  let d = {'id': id, 'path': path, 'settled': 0, 'prev_win': win_getid(), 'left': -1, 'right': -1}
+  let d = {'id': id, 'path': path, 'settled': 0, 'prev_win': win_getid(), 'left': -1, 'right': -1, 'proposal': proposal}
   " From Terminal-Job mode (the CLI's own terminal) or Insert mode: a new tab
   " needs Normal mode, and typing into the proposal by accident would be worse.
   if mode() ==# 'i' || mode() ==# 'R'
@@ -184,7 +184,7 @@ function! s:accept(d) abort
   if !ide_companion#host#send(msg)
     call ide_companion#util#error('the companion is not running; the diff cannot be accepted')
   endif
-  call s:watch_for_write(a:d.path)
+  call s:watch_for_write(a:d.path, text is v:null ? a:d.proposal : text)
   " Not inside BufWriteCmd: wiping the buffer being written is refused there.
   call timer_start(0, {-> s:wipe(a:d)})
   return 1
@@ -199,37 +199,65 @@ function! s:reject(d) abort
   return 1
 endfunction
 
-" After an accept Gemini CLI writes the file itself. Buffers showing it reload
-" without the "changed on disk" prompt once it did, unless they have unsaved
-" changes: those are never dropped, the user is told instead.
-function! s:watch_for_write(path) abort
+" After an accept Gemini CLI writes the file itself, and nothing says when.
+" Buffers showing it reload without the "changed on disk" prompt once the file
+" holds the accepted text, unless they have unsaved changes: those are never
+" dropped, the user is told instead. The file is compared, not its time: a
+" write in the second Vim read it, with the same size, looks unchanged to
+" :checktime.
+function! s:watch_for_write(path, text) abort
   let buffers = ide_companion#util#buffers_of(a:path)
   if empty(buffers)
     return
   endif
-  let watch = {'path': a:path, 'left': buffers, 'elapsed': 0}
+  let watch = {'path': a:path, 'text': a:text, 'buffers': buffers, 'elapsed': 0}
   let watch.timer = timer_start(s:RELOAD_POLL_MS, {t -> s:poll_reload(watch)}, {'repeat': -1})
 endfunction
 
 function! s:poll_reload(watch) abort
   let a:watch.elapsed += s:RELOAD_POLL_MS
-  for buf in copy(a:watch.left)
+  let written = getfsize(a:watch.path) == len(a:watch.text)
+        \ && join(readfile(a:watch.path, 'b'), "\n") ==# a:watch.text
+  if !written && a:watch.elapsed < s:RELOAD_POLL_FOR_MS
+    return
+  endif
+  call timer_stop(a:watch.timer)
+  for buf in a:watch.buffers
     if !bufloaded(buf)
-      call filter(a:watch.left, {_, b -> b != buf})
+      continue
     elseif getbufvar(buf, '&modified')
-      call filter(a:watch.left, {_, b -> b != buf})
-      call ide_companion#util#warn(fnamemodify(a:watch.path, ':~:.') . ' has unsaved changes, so it is not reloaded when Gemini CLI writes it (:e! would drop them)')
+      call ide_companion#util#warn(fnamemodify(a:watch.path, ':~:.') . ' has unsaved changes, so it was not reloaded after Gemini CLI wrote it (:e! would drop them)')
+    elseif written
+      call s:reload(buf)
     else
-      let tick = getbufvar(buf, 'changedtick')
+      " Written differently, or not at all: Vim's own check decides.
       call s:checktime(buf)
-      if getbufvar(buf, 'changedtick') != tick
-        call filter(a:watch.left, {_, b -> b != buf})
-      endif
     endif
   endfor
-  if empty(a:watch.left) || a:watch.elapsed >= s:RELOAD_POLL_FOR_MS
-    call timer_stop(a:watch.timer)
-  endif
+endfunction
+
+" Rereads an unmodified buffer from disk, in a window showing it or, when none
+" does, in a moment's split. A buffer-local 'autoread' meanwhile: entering a
+" buffer whose file changed would otherwise stop at the "changed" prompt.
+function! s:reload(buf) abort
+  let had = getbufvar(a:buf, '&autoread')
+  call setbufvar(a:buf, '&autoread', 1)
+  let wins = win_findbuf(a:buf)
+  let back = win_getid()
+  try
+    if !empty(wins)
+      call win_execute(wins[0], 'silent! edit!')
+    else
+      execute 'silent keepalt keepjumps noswapfile sbuffer' a:buf
+      silent! edit!
+    endif
+  finally
+    if empty(wins) && bufnr('') == a:buf && win_getid() != back
+      close
+    endif
+    call win_gotoid(back)
+    call setbufvar(a:buf, '&autoread', had)
+  endtry
 endfunction
 
 " A buffer-local 'autoread' makes :checktime reload without a prompt.

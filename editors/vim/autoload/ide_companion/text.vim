@@ -46,9 +46,10 @@ endfunction
 function! ide_companion#text#of_buffer(buf, winid) abort
   let lines = getbufline(a:buf, 1, '$')
   if lines ==# [''] && a:winid > 0
-    " Vim's "--No lines in buffer--" state writes an empty file.
+    " Vim's "--No lines in buffer--" state (after deleting the last line)
+    " writes an empty file; wordcount() counts what :w would write.
     let empty = 0
-    call win_execute(a:winid, 'let empty = line2byte(line("$") + 1) == -1')
+    call win_execute(a:winid, 'let empty = wordcount().bytes == 0')
     if empty
       return ''
     endif
