@@ -54,17 +54,22 @@ describe('Vim capabilities as MCP tools', { skip: skipVim, timeout: 180_000 }, (
           [u, true],
         ],
       );
-      let selection = await call(c, 'getSelection');
-      assert.equal(selection.path, u);
-      assert.equal(selection.text, '');
-      assert.deepEqual(selection.start, { line: 3, character: 6 });
+      // Nothing selected yet.
+      assert.deepEqual(await call(c, 'getSelection'), { selection: null });
       s.type('0vfe');
       await waitFor(async () => (await s.expr<string>('mode()')) === 'v', 'Visual mode', TIMEOUT);
-      selection = await call(c, 'getSelection');
-      assert.equal(selection.text, 'thrée');
-      assert.deepEqual(selection.start, { line: 3, character: 1 });
-      assert.deepEqual(selection.end, { line: 3, character: 5 });
+      const live = (await call(c, 'getSelection')).selection;
+      assert.deepEqual(live, { path: u, text: 'thrée', start: { line: 3, character: 1 }, end: { line: 3, character: 5 } });
+      // Out of Visual mode (and in a terminal window) the last selection of the active file is the answer.
       s.keys('Escape');
+      await waitFor(async () => (await s.expr<string>('mode()')) === 'n', 'Normal mode', TIMEOUT);
+      await s.ex('terminal ++rows=5 sh');
+      assert.deepEqual((await call(c, 'getSelection')).selection, live);
+      await s.ex('wincmd p');
+      s.type('ggVj');
+      s.keys('Escape');
+      await waitFor(async () => (await s.expr<string>('visualmode()')) === 'V', 'a linewise selection', TIMEOUT);
+      assert.deepEqual((await call(c, 'getSelection')).selection, { path: u, text: 'one\ntwo', start: { line: 1, character: 1 }, end: { line: 2, character: 3 } });
     } finally {
       await c.close();
       await s.close();

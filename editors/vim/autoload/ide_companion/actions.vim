@@ -111,25 +111,20 @@ function! s:open_editors() abort
   return {'editors': editors}
 endfunction
 
-" The visual selection in Visual mode; otherwise an empty selection at the
-" cursor of the active file (as an editor without a selection reports it).
+" The live selection in Visual mode, else the last one of the active file
+" (the user may have gone to Gemini CLI's terminal since making it).
 function! s:selection() abort
-  if ide_companion#util#open_file_of(bufnr('')) !=# '' && mode() =~# "^[vVsS\<C-v>\<C-s>]"
-    let pos = ide_companion#position#current()
-    let range = ide_companion#position#selection_range()
-    return {'path': ide_companion#util#file_of(bufnr('')), 'text': get(pos, 'selectedText', ''), 'start': range.start, 'end': range.end}
-  endif
   let win = s:active_file_window()
   if !win
-    return v:null
+    return {'selection': v:null}
   endif
-  let buf = winbufnr(win)
-  let pos = [0, 1, 1, 0]
-  call win_execute(win, 'let pos = getcurpos()')
-  let [line, col] = pos[1:2]
-  let text = get(getbufline(buf, line), 0, '')
-  let cursor = {'line': line, 'character': ide_companion#util#char_col(text, col)}
-  return {'path': ide_companion#util#file_of(buf), 'text': '', 'start': cursor, 'end': cursor}
+  let selection = {}
+  call win_execute(win, 'let selection = ide_companion#position#selection()')
+  if empty(selection)
+    return {'selection': v:null}
+  endif
+  let selection.path = ide_companion#util#file_of(winbufnr(win))
+  return {'selection': selection}
 endfunction
 
 function! s:dirty(params) abort

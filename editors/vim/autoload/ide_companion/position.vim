@@ -52,6 +52,12 @@ function! s:selected_text(kind) abort
   if sl > el || (sl == el && sc > ec)
     let [sl, sc, el, ec] = [el, ec, sl, sc]
   endif
+  return s:text_between(a:kind, sl, sc, el, ec)
+endfunction
+
+" The text of a selection of `kind` ('v', 'V', CTRL-V) from byte position sl:sc to el:ec.
+function! s:text_between(kind, sl, sc, el, ec) abort
+  let [sl, sc, el, ec] = [a:sl, a:sc, a:el, a:ec]
   let [lines, complete] = s:lines_capped(sl, el, s:MAX_SELECTION_CHARS)
   if empty(lines)
     return ''
@@ -100,15 +106,36 @@ function! ide_companion#position#current() abort
   return result
 endfunction
 
-" The visual selection's corners as {start, end} positions (1-based, characters), in Visual mode.
-function! ide_companion#position#selection_range() abort
-  let [sl, sc] = getpos('v')[1:2]
-  let [el, ec] = getpos('.')[1:2]
+" The selection for getSelection: the live one in Visual mode, else the last
+" one (the '< and '> marks) of the current buffer; {} when there is none.
+" {path-less: text, start, end}, positions 1-based in characters.
+function! ide_companion#position#selection() abort
+  let mode = mode()
+  if mode =~# "^[vVsS\<C-v>\<C-s>]"
+    let kind = mode ==# 'v' || mode ==# 's' ? 'v' : mode ==# 'V' || mode ==# 'S' ? 'V' : "\<C-v>"
+    let [sl, sc] = getpos('v')[1:2]
+    let [el, ec] = getpos('.')[1:2]
+  else
+    let kind = visualmode()
+    let [sl, sc] = getpos("'<")[1:2]
+    let [el, ec] = getpos("'>")[1:2]
+    if kind ==# '' || sl == 0 || el == 0
+      return {}
+    endif
+  endif
   if sl > el || (sl == el && sc > ec)
     let [sl, sc, el, ec] = [el, ec, sl, sc]
   endif
+  let first = getline(sl)
+  let last = getline(el)
+  if kind ==# 'V'
+    let [sc, ec] = [1, max([len(last), 1])]
+  endif
+  " A selection made with $ ends past the line.
+  let ec = min([ec, max([len(last), 1])])
   return {
-        \ 'start': {'line': sl, 'character': ide_companion#util#char_col(getline(sl), sc)},
-        \ 'end': {'line': el, 'character': ide_companion#util#char_col(getline(el), ec)},
+        \ 'text': s:text_between(kind, sl, sc, el, ec),
+        \ 'start': {'line': sl, 'character': ide_companion#util#char_col(first, sc)},
+        \ 'end': {'line': el, 'character': kind ==# 'V' ? max([strchars(last), 1]) : ide_companion#util#char_col(last, ec)},
         \ }
 endfunction
