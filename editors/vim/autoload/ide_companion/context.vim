@@ -5,6 +5,10 @@
 
 let s:attached = 0
 let s:timer = -1
+" Before ModeChanged (8.2.3430) nothing fires when Visual mode ends without a
+" move: while a selection is reported, a slow timer looks for its end.
+let s:HAS_MODE_CHANGED = exists('##ModeChanged')
+let s:visual_timer = -1
 " The last focus/cursor position sent: [path, line, character, selectedText].
 let s:last = []
 let s:last_roots = []
@@ -67,8 +71,19 @@ function! s:send_position(type) abort
   let msg = {'type': a:type, 'path': path, 'cursor': {'line': pos.line, 'character': pos.character}}
   if selected isnot v:null
     let msg.selectedText = selected
+    if !s:HAS_MODE_CHANGED && s:visual_timer < 0
+      let s:visual_timer = timer_start(50, function('s:visual_ended'), {'repeat': -1})
+    endif
   endif
   call ide_companion#host#send(msg)
+endfunction
+
+function! s:visual_ended(timer) abort
+  if mode() !~# "^[vVsS\<C-v>\<C-s>]"
+    call timer_stop(a:timer)
+    let s:visual_timer = -1
+    call s:send_position('cursor')
+  endif
 endfunction
 
 function! s:flush(...) abort
@@ -142,7 +157,7 @@ function! ide_companion#context#attach() abort
     autocmd BufEnter,WinEnter,FocusGained * call s:focus()
     autocmd CursorMoved,CursorMovedI * if s:timer < 0 | call s:moved() | endif
     " Entering or leaving Visual mode changes the selection without a move.
-    if exists('##ModeChanged')
+    if s:HAS_MODE_CHANGED
       autocmd ModeChanged * if s:timer < 0 | call s:moved() | endif
     endif
     autocmd BufAdd * call s:added(str2nr(expand('<abuf>')))
@@ -166,10 +181,13 @@ endfunction
 function! ide_companion#context#detach() abort
   silent! autocmd! ide_companion_context
   silent! augroup! ide_companion_context
-  if s:timer >= 0
-    call timer_stop(s:timer)
-    let s:timer = -1
-  endif
+  for timer in [s:timer, s:visual_timer]
+    if timer >= 0
+      call timer_stop(timer)
+    endif
+  endfor
+  let s:timer = -1
+  let s:visual_timer = -1
   let s:attached = 0
   let s:last = []
   let s:last_roots = []
