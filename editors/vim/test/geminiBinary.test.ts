@@ -84,7 +84,8 @@ test("gemini run with :Gemini connects to this Vim, and a write accepted with :w
   tmux.type('please write a.txt');
   await tmux.waitForText('please write a.txt', STEP_TIMEOUT_MS);
   tmux.keys('Enter');
-  const diff = await waitForDiff(vim, file).catch((err: Error) => {
+  // The model turn and the CLI's diff request take long on a loaded machine.
+  const diff = await waitForDiff(vim, file, STEP_TIMEOUT_MS).catch((err: Error) => {
     throw new Error(`${err.message}\n--- screen ---\n${tmux.screen()}`);
   });
   assert.deepEqual(await vim.expr(`getbufline(${diff.proposal}, 1, '$')`), ['line from the model']);

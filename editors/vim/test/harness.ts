@@ -334,8 +334,8 @@ export interface ShownDiff {
 }
 
 /** The diff open for `filePath`, once Vim shows it. */
-export async function waitForDiff(s: VimSession, filePath: string): Promise<ShownDiff> {
-  return waitFor(async () => (await s.expr<ShownDiff[]>('ide_companion#diff#list()')).find((d) => d.path === filePath), `the diff of ${filePath}`, TIMEOUT);
+export async function waitForDiff(s: VimSession, filePath: string, timeoutMs = TIMEOUT): Promise<ShownDiff> {
+  return waitFor(async () => (await s.expr<ShownDiff[]>('ide_companion#diff#list()')).find((d) => d.path === filePath), `the diff of ${filePath}`, timeoutMs);
 }
 
 export async function bufferLines(s: VimSession, buf: number): Promise<string[]> {
