@@ -157,6 +157,7 @@ function! s:spawn(node, host) abort
     let opts.err_io = 'file'
     let opts.err_name = fnamemodify(expand(log), ':p')
   else
+    let opts.err_mode = 'nl'
     let opts.err_cb = function('s:on_stderr')
   endif
   let s:stderr = []
@@ -243,8 +244,13 @@ function! s:on_line(ch, line) abort
   elseif type ==# 'sessions'
     call s:on_sessions(get(msg, 'count', 0))
   elseif type ==# 'error'
-    let s:last_error = get(msg, 'message', '')
-    call s:on_stderr(a:ch, 'host error: ' . s:last_error)
+    " Before ready: why the companion could not start. After: a line of ours
+    " the host could not use, kept for :GeminiHealth.
+    let message = get(msg, 'message', '')
+    if s:status !=# 'running'
+      let s:last_error = message
+    endif
+    call s:on_stderr(a:ch, 'host error: ' . message)
   endif
 endfunction
 
@@ -322,7 +328,11 @@ function! s:on_exit(job, code) abort
   let was = s:status
   call s:reset()
   let why = s:last_error !=# '' ? s:last_error : (empty(s:stderr) ? '' : s:stderr[-1])
-  let s:last_error = printf('the companion %s (exit code %d)%s', was ==# 'running' ? 'stopped' : 'could not start', a:code, why ==# '' ? '' : ': ' . why)
+  let what = was ==# 'running' ? 'stopped' : 'could not start'
+  " The host's own sentence may say it already ("the companion could not start: ...").
+  let s:last_error = why =~# '^\(host error: \)\=the companion'
+        \ ? printf('%s (exit code %d)', substitute(why, '^host error: ', '', ''), a:code)
+        \ : printf('the companion %s (exit code %d)%s', what, a:code, why ==# '' ? '' : ': ' . why)
   call ide_companion#util#error(s:last_error . '; :GeminiHealth tells more')
 endfunction
 
