@@ -13,7 +13,6 @@ import { connectRecordingClient, makeTempDir, repoRoot, waitFor, type RecordingC
 
 const bin = path.join(repoRoot, 'packages', 'cli', 'bin', 'ide-companion.js');
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
 class ScriptedEditor {
   readonly fromHost: any[] = [];
   readonly host: ChildProcessWithoutNullStreams;

@@ -12,7 +12,6 @@ import { hasNvim, startWithClient, TIMEOUT } from './harness.js';
 
 const skip = skipUnless(hasNvim, 'nvim', 'apt-get install -y neovim');
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
 describe('Neovim capabilities as MCP tools', { skip, timeout: 120_000 }, () => {
   test('the tool list names every capability the Lua side declares', async () => {
     const { s, c } = await startWithClient();

@@ -12,7 +12,7 @@ import type { AddressInfo } from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { LOOPBACK_HOST, joinWorkspacePaths, type Capability, type DiscoveryFile, type IdeInfo, IdeInfoSchema } from '@ide-companion/protocol';
+import { ContextUpdateNotification, LOOPBACK_HOST, joinWorkspacePaths, type Capability, type DiscoveryFile, type IdeInfo, IdeInfoSchema } from '@ide-companion/protocol';
 import { generateAuthToken } from './auth.js';
 import { ContextTracker, type ContextTrackerOptions } from './contextTracker.js';
 import { DiffCoordinator } from './diffCoordinator.js';
@@ -98,7 +98,7 @@ export class Companion {
       logger: this.logger,
       createServer: () => this.createMcpServer(),
       onStreamOpen: (id) => {
-        this.sessions.notify(id, { method: 'ide/contextUpdate', params: this.context.snapshot() });
+        this.sessions.notify(id, { method: ContextUpdateNotification.method, params: this.context.snapshot() });
       },
       onSessionClosed: (id) => void this.diffs.sessionClosed(id),
       onSessionsChanged: () => this.emitSessions(),
@@ -204,7 +204,7 @@ export class Companion {
     }
     this.unsubscribers.push(
       this.context.onDidChange((context) => {
-        this.sessions.broadcast({ method: 'ide/contextUpdate', params: context });
+        this.sessions.broadcast({ method: ContextUpdateNotification.method, params: context });
       }),
       this.context.onDidChangeRoots(() => {
         this.cachedTerminalEnv = undefined;

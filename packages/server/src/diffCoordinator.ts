@@ -11,7 +11,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import * as path from 'node:path';
-import type { CompanionNotification } from '@ide-companion/protocol';
+import { DiffAcceptedNotification, DiffRejectedNotification, type CompanionNotification } from '@ide-companion/protocol';
 import type { DiffCloseReason, EditorActions, PendingDiff } from './editorActions.js';
 import { readOriginal } from './readOriginal.js';
 import { describeError, type Logger } from './logger.js';
@@ -57,7 +57,7 @@ export class DiffCoordinator {
     if (previous) {
       this.byKey.delete(key);
       await this.closeView(previous, 'replaced');
-      this.notify(previous.sessionId, { method: 'ide/diffRejected', params: { filePath: previous.filePath } });
+      this.notify(previous.sessionId, { method: DiffRejectedNotification.method, params: { filePath: previous.filePath } });
     }
     const diff: PendingDiff = { id: randomUUID(), filePath, newContent, originalContent, sessionId, openedAt: Date.now() };
     this.byKey.set(key, diff);
@@ -76,7 +76,7 @@ export class DiffCoordinator {
     const diff = this.take(id);
     if (!diff) return false;
     const finalContent = content ?? diff.newContent;
-    this.notify(diff.sessionId, { method: 'ide/diffAccepted', params: { filePath: diff.filePath, content: finalContent } });
+    this.notify(diff.sessionId, { method: DiffAcceptedNotification.method, params: { filePath: diff.filePath, content: finalContent } });
     this.logger.info('diff accepted', { filePath: diff.filePath, edited: finalContent !== diff.newContent });
     return true;
   }
@@ -85,7 +85,7 @@ export class DiffCoordinator {
   reject(id: string): boolean {
     const diff = this.take(id);
     if (!diff) return false;
-    this.notify(diff.sessionId, { method: 'ide/diffRejected', params: { filePath: diff.filePath } });
+    this.notify(diff.sessionId, { method: DiffRejectedNotification.method, params: { filePath: diff.filePath } });
     this.logger.info('diff rejected', { filePath: diff.filePath });
     return true;
   }

@@ -11,7 +11,6 @@ import { MAX_DIAGNOSTICS, MAX_DIAGNOSTIC_MESSAGE_LENGTH, type Diagnostic } from 
 import { Companion, applyEditorEvent, parseEditorEvent, type EditorActions } from '../src/index.js';
 import { RecordingEditor, connectClient, startCompanion } from './helpers.js';
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
 const text = (r: any) => r.content[0].text as string;
 
 function diffsOnly(): EditorActions {
