@@ -88,8 +88,10 @@ export const vimInstaller: EditorInstaller = {
     }
     const notes: string[] = [];
     const nodeMajor = nodeMajorOnPath(env);
-    if (nodeMajor === undefined) notes.push(`Vim starts the plugin's host with \`node\`, which is not on PATH: install Node.js >= ${MIN_NODE_MAJOR} (or set g:ide_companion_node).`);
-    else if (nodeMajor < MIN_NODE_MAJOR) notes.push(`\`node\` on PATH is version ${nodeMajor}; the plugin needs Node.js >= ${MIN_NODE_MAJOR} (or set g:ide_companion_node).`);
+    if (nodeMajor === undefined)
+      notes.push(`Vim starts the plugin's host with \`node\`, which is not on PATH: install Node.js >= ${MIN_NODE_MAJOR} (or set g:ide_companion_node).`);
+    else if (nodeMajor < MIN_NODE_MAJOR)
+      notes.push(`\`node\` on PATH is version ${nodeMajor}; the plugin needs Node.js >= ${MIN_NODE_MAJOR} (or set g:ide_companion_node).`);
     if (onPath('vim', env) === undefined) notes.push('`vim` is not on PATH; the plugin is installed for when it is.');
 
     if (options.dryRun) {

@@ -47,13 +47,10 @@ describe('Vim capabilities as MCP tools', { skip: skipVim, timeout: 180_000 }, (
       await waitFor(async () => (await s.expr<string>("expand('%:p')")) === u, 'u.txt shown', TIMEOUT);
       assert.deepEqual(await s.expr('[line("."), charcol(".")]'), [3, 6]);
       const { editors } = await call(c, 'getOpenEditors');
-      assert.deepEqual(
-        editors.map((e: any) => [e.path, e.isActive]).sort(),
-        [
-          [a, false],
-          [u, true],
-        ],
-      );
+      assert.deepEqual(editors.map((e: any) => [e.path, e.isActive]).sort(), [
+        [a, false],
+        [u, true],
+      ]);
       // Nothing selected yet.
       assert.deepEqual(await call(c, 'getSelection'), { selection: null });
       s.type('0vfe');
@@ -69,7 +66,12 @@ describe('Vim capabilities as MCP tools', { skip: skipVim, timeout: 180_000 }, (
       s.type('ggVj');
       s.keys('Escape');
       await waitFor(async () => (await s.expr<string>('visualmode()')) === 'V', 'a linewise selection', TIMEOUT);
-      assert.deepEqual((await call(c, 'getSelection')).selection, { path: u, text: 'one\ntwo', start: { line: 1, character: 1 }, end: { line: 2, character: 3 } });
+      assert.deepEqual((await call(c, 'getSelection')).selection, {
+        path: u,
+        text: 'one\ntwo',
+        start: { line: 1, character: 1 },
+        end: { line: 2, character: 3 },
+      });
     } finally {
       await c.close();
       await s.close();
@@ -101,7 +103,9 @@ describe('Vim capabilities as MCP tools', { skip: skipVim, timeout: 180_000 }, (
     try {
       const q = path.join(s.workspace, 'q.txt');
       const l = path.join(s.workspace, 'l.txt');
-      await s.expr(`setqflist([{'filename': ${vimString(q)}, 'lnum': 1, 'col': 8, 'type': 'E', 'text': 'bad x', 'nr': 42}, {'filename': ${vimString(q)}, 'lnum': 1, 'col': 1, 'type': 'W', 'text': 'hmm'}])`);
+      await s.expr(
+        `setqflist([{'filename': ${vimString(q)}, 'lnum': 1, 'col': 8, 'type': 'E', 'text': 'bad x', 'nr': 42}, {'filename': ${vimString(q)}, 'lnum': 1, 'col': 1, 'type': 'W', 'text': 'hmm'}])`,
+      );
       await s.expr(`setloclist(0, [{'filename': ${vimString(l)}, 'lnum': 1, 'col': 2, 'type': 'I', 'text': 'note'}])`);
       const all = (await call(c, 'getDiagnostics')).diagnostics;
       const summary = all.map((d: any) => [path.basename(d.path), d.range.start.line, d.range.start.character, d.severity, d.message]).sort();
@@ -111,7 +115,10 @@ describe('Vim capabilities as MCP tools', { skip: skipVim, timeout: 180_000 }, (
         ['q.txt', 1, 7, 'error', 'bad x'],
       ]);
       const only = (await call(c, 'getDiagnostics', { path: l })).diagnostics;
-      assert.deepEqual(only.map((d: any) => d.message), ['note']);
+      assert.deepEqual(
+        only.map((d: any) => d.message),
+        ['note'],
+      );
     } finally {
       await c.close();
       await s.close();

@@ -25,7 +25,10 @@ describe('Vim context', { skip: skipVim, timeout: 180_000 }, () => {
       await c.waitForContext((ctx) => openFiles(ctx)[0]?.path === a, 'a.txt focused at start');
       command(s, 'next');
       let files = await c.waitForContext((ctx) => (openFiles(ctx)[0]?.path === b ? openFiles(ctx) : undefined), 'b.txt focused');
-      assert.deepEqual(files.map((f) => f.path), [b, a]);
+      assert.deepEqual(
+        files.map((f) => f.path),
+        [b, a],
+      );
       assert.equal(files[0]!.isActive, true);
       // Help, a scratch buffer and a new file not yet written do not count.
       command(s, 'help');
@@ -33,7 +36,10 @@ describe('Vim context', { skip: skipVim, timeout: 180_000 }, () => {
       command(s, 'edit fresh.txt');
       command(s, 'buffer a.txt');
       files = await c.waitForContext((ctx) => (openFiles(ctx)[0]?.path === a ? openFiles(ctx) : undefined), 'a.txt focused again');
-      assert.deepEqual(files.map((f) => f.path), [a, b]);
+      assert.deepEqual(
+        files.map((f) => f.path),
+        [a, b],
+      );
       // Once written, the new file is on disk and is the newest.
       command(s, 'buffer fresh.txt | write');
       const fresh = path.join(s.workspace, 'fresh.txt');
@@ -118,7 +124,10 @@ describe('Vim context', { skip: skipVim, timeout: 180_000 }, () => {
       s.type('jl');
       await selected('él\nur');
       s.keys('Escape');
-      const file = await c.waitForContext((ctx) => (openFiles(ctx)[0] && openFiles(ctx)[0]!.selectedText === undefined ? openFiles(ctx)[0] : undefined), 'selection cleared');
+      const file = await c.waitForContext(
+        (ctx) => (openFiles(ctx)[0] && openFiles(ctx)[0]!.selectedText === undefined ? openFiles(ctx)[0] : undefined),
+        'selection cleared',
+      );
       assert.equal(file.selectedText, undefined);
     } finally {
       await c.close();

@@ -9,7 +9,16 @@ import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
 import { parseDiscoveryFile, parseDiscoveryFileName, type DiscoveryFile, type IdeContext } from '@ide-companion/protocol';
-import { connectRecordingClient, makeTempDir, shellCommand, skipUnless, Tmux, waitFor, which, type RecordingClient as TestkitRecordingClient } from '@ide-companion/testkit';
+import {
+  connectRecordingClient,
+  makeTempDir,
+  shellCommand,
+  skipUnless,
+  Tmux,
+  waitFor,
+  which,
+  type RecordingClient as TestkitRecordingClient,
+} from '@ide-companion/testkit';
 import { BRIDGE_HOST_PATH } from '@ide-companion/jsonlines';
 import { PLUGIN_ROOT } from '../src/pluginFiles.js';
 
@@ -20,7 +29,8 @@ export const hasHost = fs.existsSync(BRIDGE_HOST_PATH);
 /** Why Vim cannot run here, or false. */
 export const skipVimOnly = skipUnless(hasVim, 'vim', 'apt-get install -y vim') || skipUnless(hasTmux, 'tmux', 'apt-get install -y tmux');
 /** Why the Vim tests with a companion cannot run here, or false. */
-export const skipVim = skipVimOnly || skipUnless(hasHost, 'the bridge host (editors/jsonlines/host/ide-companion-bridge.mjs)', 'npm install (it builds the bundle)');
+export const skipVim =
+  skipVimOnly || skipUnless(hasHost, 'the bridge host (editors/jsonlines/host/ide-companion-bridge.mjs)', 'npm install (it builds the bundle)');
 
 /** Generous: the machine is shared and slow at times. */
 export const TIMEOUT = 20_000;

@@ -18,30 +18,40 @@ function sandbox() {
 }
 
 describe('Vim installer', { timeout: 120_000 }, () => {
-  test('installs the runtime files and the host into ~/.vim/pack (honouring $HOME), replacing only its own earlier install', { skip: hasHost ? false : 'the bridge host is not built' }, async () => {
-    const { dir, env, target } = sandbox();
-    try {
-      assert.equal(await vimInstaller.isInstalled!({ env }), false);
-      const dry = await vimInstaller.install({ env, dryRun: true });
-      assert.equal(dry.success, true);
-      assert.equal(fs.existsSync(target), false, 'a dry run changes nothing');
-      const result = await vimInstaller.install({ env });
-      assert.equal(result.success, true, result.message);
-      assert.deepEqual(result.changed, [target]);
-      for (const file of ['plugin/ide_companion.vim', 'autoload/ide_companion/host.vim', 'doc/ide-companion.txt', 'host/ide-companion-bridge.mjs', '.ide-companion-install.json']) {
-        assert.ok(fs.existsSync(path.join(target, file)), file);
+  test(
+    'installs the runtime files and the host into ~/.vim/pack (honouring $HOME), replacing only its own earlier install',
+    { skip: hasHost ? false : 'the bridge host is not built' },
+    async () => {
+      const { dir, env, target } = sandbox();
+      try {
+        assert.equal(await vimInstaller.isInstalled!({ env }), false);
+        const dry = await vimInstaller.install({ env, dryRun: true });
+        assert.equal(dry.success, true);
+        assert.equal(fs.existsSync(target), false, 'a dry run changes nothing');
+        const result = await vimInstaller.install({ env });
+        assert.equal(result.success, true, result.message);
+        assert.deepEqual(result.changed, [target]);
+        for (const file of [
+          'plugin/ide_companion.vim',
+          'autoload/ide_companion/host.vim',
+          'doc/ide-companion.txt',
+          'host/ide-companion-bridge.mjs',
+          '.ide-companion-install.json',
+        ]) {
+          assert.ok(fs.existsSync(path.join(target, file)), file);
+        }
+        assert.equal(fs.existsSync(path.join(target, 'src')), false, 'sources stay behind');
+        assert.equal(fs.existsSync(path.join(target, 'test')), false, 'tests stay behind');
+        if (vimPath) assert.match(fs.readFileSync(path.join(target, 'doc', 'tags'), 'utf8'), /^:GeminiStatus\t/m, 'help tags built');
+        assert.equal(await vimInstaller.isInstalled!({ env }), true);
+        fs.writeFileSync(path.join(target, 'autoload', 'stale.vim'), '');
+        assert.equal((await vimInstaller.install({ env })).success, true);
+        assert.equal(fs.existsSync(path.join(target, 'autoload', 'stale.vim')), false, 'reinstall replaces the old copy');
+      } finally {
+        dir.cleanup();
       }
-      assert.equal(fs.existsSync(path.join(target, 'src')), false, 'sources stay behind');
-      assert.equal(fs.existsSync(path.join(target, 'test')), false, 'tests stay behind');
-      if (vimPath) assert.match(fs.readFileSync(path.join(target, 'doc', 'tags'), 'utf8'), /^:GeminiStatus\t/m, 'help tags built');
-      assert.equal(await vimInstaller.isInstalled!({ env }), true);
-      fs.writeFileSync(path.join(target, 'autoload', 'stale.vim'), '');
-      assert.equal((await vimInstaller.install({ env })).success, true);
-      assert.equal(fs.existsSync(path.join(target, 'autoload', 'stale.vim')), false, 'reinstall replaces the old copy');
-    } finally {
-      dir.cleanup();
-    }
-  });
+    },
+  );
 
   test('refuses to replace a directory it did not write', async () => {
     const { dir, env, target } = sandbox();
@@ -68,9 +78,16 @@ describe('Vim installer', { timeout: 120_000 }, () => {
       assert.match(cli.stdout + cli.stderr, /Installed the Vim plugin/);
       assert.ok(fs.existsSync(path.join(target, 'host', 'ide-companion-bridge.mjs')));
       // -u NORC: no vimrc, but plugins and packages load as for a user.
-      tmux.start(shellCommand([vimPath!, '-u', 'NORC', '-N', '-i', 'NONE', '-n'], { HOME: dir.path, TMPDIR: dir.path, LANG: 'C.UTF-8', TERM: 'xterm-256color' }), { cwd: workspace });
+      tmux.start(
+        shellCommand([vimPath!, '-u', 'NORC', '-N', '-i', 'NONE', '-n'], { HOME: dir.path, TMPDIR: dir.path, LANG: 'C.UTF-8', TERM: 'xterm-256color' }),
+        { cwd: workspace },
+      );
       const discoveryDir = path.join(dir.path, 'gemini', 'ide');
-      const file = await waitFor(() => fs.existsSync(discoveryDir) && fs.readdirSync(discoveryDir).find((f) => f.endsWith('.json')), 'the installed plugin to start a companion', TIMEOUT).catch((err: Error) => {
+      const file = await waitFor(
+        () => fs.existsSync(discoveryDir) && fs.readdirSync(discoveryDir).find((f) => f.endsWith('.json')),
+        'the installed plugin to start a companion',
+        TIMEOUT,
+      ).catch((err: Error) => {
         throw new Error(`${err.message}\n--- screen ---\n${tmux.screen()}`);
       });
       const content = parseDiscoveryFile(fs.readFileSync(path.join(discoveryDir, file), 'utf8'));

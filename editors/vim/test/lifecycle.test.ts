@@ -36,7 +36,10 @@ describe('Vim companion lifecycle', { timeout: 180_000 }, () => {
       assert.equal(path.basename(d2.path), `gemini-ide-server-${second.pid}-${d2.content.port}.json`);
       assert.notEqual(d1.content.port, d2.content.port);
       assert.equal(d1.content.workspacePath, d2.content.workspacePath);
-      for (const [s, d, name] of [[first, d1, 'env1'], [second, d2, 'env2']] as const) {
+      for (const [s, d, name] of [
+        [first, d1, 'env1'],
+        [second, d2, 'env2'],
+      ] as const) {
         const env = await terminalEnv(s, name);
         assert.equal(env['GEMINI_CLI_IDE_PID'], String(s.pid), `${name}: pid`);
         assert.equal(env['GEMINI_CLI_IDE_SERVER_PORT'], String(d.content.port), `${name}: port`);
@@ -91,37 +94,45 @@ describe('Vim companion lifecycle', { timeout: 180_000 }, () => {
     }
   });
 
-  test(':GeminiStop removes the discovery file and the env; :GeminiStart brings a new companion; :GeminiStatus and :GeminiHealth say so', { skip: skipVim }, async () => {
-    const s = await startVim();
-    try {
-      const first = await s.discovery();
-      await s.ex('GeminiStop');
-      await waitFor(() => !fs.existsSync(first.path), 'the discovery file removed', TIMEOUT);
-      await waitFor(async () => (await s.expr<{ status: string }>('ide_companion#host#state()')).status === 'stopped', 'stopped', TIMEOUT);
-      assert.equal(await s.expr('getenv("GEMINI_CLI_IDE_SERVER_PORT")'), null);
-      assert.match(await s.ex('GeminiStatus'), /not running/);
-      await s.ex('GeminiStart');
-      const second = await s.discovery();
-      assert.notEqual(second.content.authToken, first.content.authToken);
-      assert.match(await s.ex('GeminiStatus'), new RegExp(`running on 127\\.0\\.0\\.1:${second.content.port}`));
-      const health = await s.ex('GeminiHealth');
-      assert.match(health, /OK +Node\.js v\d+/);
-      assert.match(health, /OK +companion running/);
-      assert.match(health, /OK +discovery file/);
-      assert.ok(!health.includes(second.content.authToken), 'no token in the health report');
-      // :GeminiEnv prints what a shell outside Vim needs (a tmux pane beside it).
-      const exports = await s.ex('GeminiEnv');
-      assert.match(exports, new RegExp(`export GEMINI_CLI_IDE_PID='${s.pid}'`));
-      assert.match(exports, new RegExp(`export GEMINI_CLI_IDE_SERVER_PORT='${second.content.port}'`));
-    } finally {
-      await s.close();
-    }
-  });
+  test(
+    ':GeminiStop removes the discovery file and the env; :GeminiStart brings a new companion; :GeminiStatus and :GeminiHealth say so',
+    { skip: skipVim },
+    async () => {
+      const s = await startVim();
+      try {
+        const first = await s.discovery();
+        await s.ex('GeminiStop');
+        await waitFor(() => !fs.existsSync(first.path), 'the discovery file removed', TIMEOUT);
+        await waitFor(async () => (await s.expr<{ status: string }>('ide_companion#host#state()')).status === 'stopped', 'stopped', TIMEOUT);
+        assert.equal(await s.expr('getenv("GEMINI_CLI_IDE_SERVER_PORT")'), null);
+        assert.match(await s.ex('GeminiStatus'), /not running/);
+        await s.ex('GeminiStart');
+        const second = await s.discovery();
+        assert.notEqual(second.content.authToken, first.content.authToken);
+        assert.match(await s.ex('GeminiStatus'), new RegExp(`running on 127\\.0\\.0\\.1:${second.content.port}`));
+        const health = await s.ex('GeminiHealth');
+        assert.match(health, /OK +Node\.js v\d+/);
+        assert.match(health, /OK +companion running/);
+        assert.match(health, /OK +discovery file/);
+        assert.ok(!health.includes(second.content.authToken), 'no token in the health report');
+        // :GeminiEnv prints what a shell outside Vim needs (a tmux pane beside it).
+        const exports = await s.ex('GeminiEnv');
+        assert.match(exports, new RegExp(`export GEMINI_CLI_IDE_PID='${s.pid}'`));
+        assert.match(exports, new RegExp(`export GEMINI_CLI_IDE_SERVER_PORT='${second.content.port}'`));
+      } finally {
+        await s.close();
+      }
+    },
+  );
 
   test('a missing or too old Node.js, or a missing gemini, is said plainly and Vim keeps working', { skip: skipVimOnly }, async () => {
     const s = await startVim({
       // Any readable file: Node is checked before the host is run.
-      vimrc: ["let g:ide_companion_host = expand('<sfile>:p')", "let g:ide_companion_node = 'no-such-node-binary'", "let g:ide_companion_gemini_cmd = ['no-such-gemini']"],
+      vimrc: [
+        "let g:ide_companion_host = expand('<sfile>:p')",
+        "let g:ide_companion_node = 'no-such-node-binary'",
+        "let g:ide_companion_gemini_cmd = ['no-such-gemini']",
+      ],
       waitForCompanion: false,
     });
     try {
@@ -135,7 +146,11 @@ describe('Vim companion lifecycle', { timeout: 180_000 }, () => {
       const fake = path.join(s.tmp, 'node18');
       fs.writeFileSync(fake, '#!/bin/sh\necho v18.19.0\n', { mode: 0o755 });
       await s.ex(`let g:ide_companion_node = ${vimString(fake)} | GeminiStart`);
-      await waitFor(async () => /is Node\.js v18\.19\.0; the companion needs Node\.js 20 or newer/.test(await s.messages()), 'the message about the old Node', TIMEOUT);
+      await waitFor(
+        async () => /is Node\.js v18\.19\.0; the companion needs Node\.js 20 or newer/.test(await s.messages()),
+        'the message about the old Node',
+        TIMEOUT,
+      );
       assert.equal((await s.expr<{ status: string }>('ide_companion#host#state()')).status, 'stopped');
       assert.equal(discoveryFileOf(s.discoveryDir, s.pid), undefined);
       assert.equal(await s.expr('mode()'), 'n');
