@@ -46,6 +46,7 @@
 (declare-function ediff-buffers "ediff" (buffer-a buffer-b &optional startup-hooks job-name))
 (declare-function ediff-setup-windows-plain "ediff-wind" (buffer-a buffer-b buffer-c control-buffer))
 (declare-function ediff-really-quit "ediff-util" (reverse-default-keep-variants))
+(declare-function json-read-from-string "json" (string))
 (declare-function make-term "term" (name program &optional startfile &rest switches))
 (declare-function term-mode "term" ())
 (declare-function term-char-mode "term" ())
@@ -66,6 +67,11 @@
 (declare-function flycheck-error-checker "ext:flycheck" (err))
 (declare-function flycheck-error-id "ext:flycheck" (err))
 
+(defvar json-object-type)
+(defvar json-array-type)
+(defvar json-key-type)
+(defvar json-null)
+(defvar json-false)
 (defvar ediff-window-setup-function)
 (defvar ediff-split-window-function)
 (defvar ediff-buffer-B)
@@ -316,13 +322,26 @@ Does nothing when the host is not running."
       (dolist (line (nreverse lines))
         (ide-companion--handle-line line)))))
 
+(defun ide-companion--parse (line)
+  "Parse LINE, one JSON object, into a plist."
+  (condition-case err
+      (json-parse-string line :object-type 'plist :array-type 'list
+                         :null-object nil :false-object :false)
+    (json-parse-error
+     ;; Emacs's native parser refuses \u0000, which a file's text may hold;
+     ;; json.el reads it (slowly, so only then).
+     (if (not (string-match-p "\\\\u0000" line))
+         (signal (car err) (cdr err))
+       (require 'json)
+       (let ((json-object-type 'plist) (json-array-type 'list) (json-key-type 'keyword)
+             (json-null nil) (json-false :false))
+         (json-read-from-string line))))))
+
 (defun ide-companion--handle-line (line)
   "Handle LINE, one JSON message from the host."
   (unless (string-empty-p line)
     (condition-case err
-        (ide-companion--handle-message
-         (json-parse-string line :object-type 'plist :array-type 'list
-                            :null-object nil :false-object :false))
+        (ide-companion--handle-message (ide-companion--parse line))
       (error (ide-companion--log "cannot handle a host line: %s" (error-message-string err))))))
 
 (defun ide-companion--handle-message (message)
