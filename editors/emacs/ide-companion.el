@@ -122,7 +122,7 @@ scrolling never wait for the companion."
 `side-by-side' shows both in two windows without ediff."
   :type '(choice (const ediff) (const side-by-side)))
 
-(defcustom ide-companion-revert-timeout 30
+(defcustom ide-companion-revert-timeout 300
   "Seconds to wait, after an accept, for Gemini CLI to write the file.
 When it does, unmodified buffers visiting the file revert without a prompt."
   :type 'number)
@@ -409,11 +409,15 @@ Does nothing when the host is not running."
   "End the host (it deletes its discovery file when its stdin closes)."
   (let ((process ide-companion--process))
     (when (and process (process-live-p process))
-      (let ((ide-companion--stopping t))
+      (let ((ide-companion--stopping t)
+            (discovery (plist-get ide-companion--ready :discoveryFile))
+            (deadline (+ (float-time) 3)))
         (ignore-errors (process-send-eof process))
-        (let ((deadline (+ (float-time) 3)))
-          (while (and (process-live-p process) (< (float-time) deadline))
-            (accept-process-output process 0.05)))
+        ;; Its discovery file gone is what matters: when Emacs ends on a
+        ;; signal, the host's exit may not be noticed before the deadline.
+        (while (and (process-live-p process) (< (float-time) deadline)
+                    (or (not discovery) (file-exists-p discovery)))
+          (accept-process-output process 0.05))
         (when (process-live-p process) (delete-process process))
         (ide-companion--forget-host)))
     (setq ide-companion--process nil)
@@ -785,7 +789,7 @@ A buffer with unsaved changes is never reverted; a warning says so."
             (timer nil))
         (setq timer
               (run-with-timer
-               0.1 0.1
+               0.1 0.2
                (lambda ()
                  (cond
                   ((or (not (buffer-live-p buffer)) (> (float-time) deadline))

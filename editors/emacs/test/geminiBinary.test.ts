@@ -113,6 +113,11 @@ test('M-x ide-companion-gemini runs gemini connected to this Emacs; a write acce
     async () => (await emacs.evalJson(`(with-current-buffer (find-buffer-visiting ${elispString(file)}) (buffer-string))`)) === EDITED,
     'the buffer reverted',
     STEP_TIMEOUT_MS,
-  );
+  ).catch(async (err: Error) => {
+    const state = await emacs.eval(
+      `(list (with-current-buffer (find-buffer-visiting ${elispString(file)}) (list (buffer-string) (buffer-modified-p) (verify-visited-file-modtime))) (with-current-buffer "*Messages*" (buffer-string)))`,
+    );
+    throw new Error(`${err.message}; Emacs: ${state}`);
+  });
   assert.equal(await emacs.evalJson('(if (active-minibuffer-window) t :false)'), false);
 });
