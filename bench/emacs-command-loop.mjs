@@ -5,18 +5,20 @@
  * each cursor move, measured inside a real Emacs (batch, timed with
  * `float-time') over a 10 000-line multibyte file, with and without the mode
  * (with: the real bridge host running and ready, receiving every report).
+ * Moves go line by line, with a far jump every 500 moves.
  *
- * - withoutUs: move point + run `post-command-hook', the mode off.
- * - hookUs: the same with the mode on; the timer is cancelled after each
- *   move, so every move pays for scheduling one (the hook's whole work).
- * - hookAndReportUs: hookUs plus the coalesced report the timer makes when
- *   the user pauses (line and character, JSON, one line to the host): what a
- *   move costs when every move is reported, as with keys typed slower than
- *   `ide-companion-cursor-delay' (20 ms).
- * - regionReportUs: the same with a region spanning the whole file (its text,
- *   cut at 16 KiB, is sent with each report).
- *
- * addedPerCursorMoveUs = hookAndReportUs - withoutUs, next to its limit (50 µs).
+ * - withoutUs / hookUs: move point + run `post-command-hook', back to back,
+ *   the mode off / on: what the hook adds to every command (it sets a flag).
+ * - hookAndReportUs: each move also reported as the idle timer does once
+ *   commands stop (line and character, JSON, one line to the host): the
+ *   CPU cost of a move when every move is reported, as with keys slower
+ *   than `ide-companion-cursor-delay' (20 ms). addedPerCursorMoveUs =
+ *   hookAndReportUs - withoutUs, next to its limit (50 µs).
+ * - ...PacedUs: each move timed alone with a 1 ms pause after it (the host
+ *   reads meanwhile): latency seen between keys, caches cold, on a loaded
+ *   machine much above the CPU cost. regionReportPacedUs: the same with a
+ *   region spanning the whole file (its text, cut at 16 KiB, goes with
+ *   each report).
  * Prints one JSON object; timing belongs here, not in the tests.
  */
 import { spawnSync } from 'node:child_process';
@@ -27,8 +29,8 @@ import { fileURLToPath } from 'node:url';
 import { log, machine, makeTempDir, runBench } from './lib/common.mjs';
 
 const PACKAGE_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'editors', 'emacs');
-const MOVES = 20_000;
-const ROUNDS = 5;
+const MOVES = 5_000;
+const ROUNDS = 3;
 const LINES = 10_000;
 const LIMIT_US = 50;
 
@@ -38,39 +40,67 @@ const BENCH_EL = `
 (defvar bench-rounds (string-to-number (getenv "BENCH_ROUNDS")))
 
 (defun bench-move (i)
-  ;; Spread over the file, so line counting is not always near the top.
-  (goto-char (1+ (% (* i 7919) (buffer-size)))))
+  ;; What keys do: the next line, a few characters in; every 500th move a
+  ;; jump far away (a search, M-<), so line counting is not always local.
+  (if (= 0 (% i 500))
+      (goto-char (1+ (% (* i 7919) (buffer-size))))
+    (forward-line 1)
+    (when (eobp) (goto-char (point-min)))
+    (forward-char (% i 20))))
 
-(defun bench-time (body)
-  "Median over the rounds of microseconds per call of BODY."
+(defun bench-median (samples)
+  (nth (/ (length samples) 2) (sort samples #'<)))
+
+(defun bench-loop (body)
+  "Median over the rounds of microseconds per call of BODY, back to back."
   (let (samples)
     (dotimes (_ bench-rounds)
       (garbage-collect)
       (let ((start (float-time)))
         (dotimes (i bench-moves) (funcall body i))
         (push (/ (* 1e6 (- (float-time) start)) bench-moves) samples)))
-    (nth (/ bench-rounds 2) (sort samples #'<))))
+    (bench-median samples)))
 
-(defun bench-unschedule ()
-  (when ide-companion--cursor-timer
-    (cancel-timer ide-companion--cursor-timer)
-    (setq ide-companion--cursor-timer nil)))
+(defun bench-paced (body moves)
+  "Median over the rounds of the mean microseconds of BODY, each call timed
+alone with a pause after it (a user between keys: the host reads meanwhile)."
+  (let (samples)
+    (dotimes (_ bench-rounds)
+      (garbage-collect)
+      (let ((total 0.0))
+        (dotimes (i moves)
+          (let ((start (float-time)))
+            (funcall body i)
+            (setq total (+ total (- (float-time) start))))
+          (accept-process-output nil 0.001))
+        (push (/ (* 1e6 total) moves) samples)))
+    (bench-median samples)))
+
+(defun bench-command (i)
+  (bench-move i)
+  (run-hooks 'post-command-hook))
+
+(defun bench-command-and-report (i)
+  (bench-command i)
+  ;; What the idle timer runs once the commands stop.
+  (ide-companion--on-idle))
 
 (switch-to-buffer (find-file-noselect (getenv "BENCH_FILE")))
 (transient-mark-mode 1)
-(let* ((without (bench-time (lambda (i) (bench-move i) (run-hooks 'post-command-hook))))
+(let* ((without (bench-loop #'bench-command))
+       (without-paced (bench-paced #'bench-command (/ bench-moves 5)))
        (ready (progn (ide-companion-mode 1) (ide-companion--wait-ready 60)))
        (_ (unless ready (error "The host did not start: %s" (ide-companion--status-text))))
        (_ (ide-companion--check-focus t))
-       (hook (bench-time (lambda (i) (bench-move i) (run-hooks 'post-command-hook) (bench-unschedule))))
-       (report (bench-time (lambda (i) (bench-move i) (run-hooks 'post-command-hook) (bench-unschedule)
-                             (ide-companion--flush-cursor))))
+       (hook (bench-loop #'bench-command))
+       (report (bench-loop #'bench-command-and-report))
+       (report-paced (bench-paced #'bench-command-and-report (/ bench-moves 5)))
        (region (progn (push-mark (point-min) t t)
-                      (bench-time (lambda (i) (bench-move i) (run-hooks 'post-command-hook) (bench-unschedule)
-                                    (ide-companion--flush-cursor))))))
+                      (bench-paced #'bench-command-and-report (/ bench-moves 5)))))
   (deactivate-mark)
-  (princ (json-serialize (list :withoutUs without :hookUs hook :hookAndReportUs report :regionReportUs region
-                               :emacs emacs-version)))
+  (princ (json-serialize (list :withoutUs without :withoutPacedUs without-paced :hookUs hook
+                               :hookAndReportUs report :hookAndReportPacedUs report-paced
+                               :regionReportPacedUs region :emacs emacs-version)))
   (terpri)
   (ide-companion-mode -1))
 `;
@@ -107,11 +137,14 @@ runBench(async () => {
       lines: LINES,
       withoutUs: round3(m.withoutUs),
       hookUs: round3(m.hookUs),
-      hookAndReportUs: round3(m.hookAndReportUs),
-      regionReportUs: round3(m.regionReportUs),
       addedByHookUs: round3(m.hookUs - m.withoutUs),
+      hookAndReportUs: round3(m.hookAndReportUs),
       addedPerCursorMoveUs: round3(added),
-      addedPerCursorMoveWithRegionUs: round3(m.regionReportUs - m.withoutUs),
+      withoutPacedUs: round3(m.withoutPacedUs),
+      hookAndReportPacedUs: round3(m.hookAndReportPacedUs),
+      addedPerPacedCursorMoveUs: round3(m.hookAndReportPacedUs - m.withoutPacedUs),
+      regionReportPacedUs: round3(m.regionReportPacedUs),
+      addedPerPacedCursorMoveWithRegionUs: round3(m.regionReportPacedUs - m.withoutPacedUs),
       limitPerCursorMoveUs: LIMIT_US,
       withinLimit: added < LIMIT_US,
     };

@@ -111,9 +111,10 @@ installed copy), then for ../jsonlines/host/ide-companion-bridge.mjs
                  (const vterm) (const eat) (const term)))
 
 (defcustom ide-companion-cursor-delay 0.02
-  "Seconds of quiet after a command before point and region are reported.
-Moves within this time are coalesced into one report, so typing and
-scrolling never wait for the companion."
+  "Seconds of idleness after commands before point and region are reported.
+Commands in a row are coalesced into one report, so typing and
+scrolling never wait for the companion.  Takes effect when
+`ide-companion-mode' is turned on."
   :type 'number)
 
 (defcustom ide-companion-diff-layout 'ediff
@@ -180,8 +181,11 @@ When it does, unmodified buffers visiting the file revert without a prompt."
 (defvar ide-companion--last-cursor nil
   "The last cursor report, to drop repeats.")
 
-(defvar ide-companion--cursor-timer nil
-  "Pending timer that reports point, or nil.")
+(defvar ide-companion--moved nil
+  "Non-nil when a command ran since point was last reported.")
+
+(defvar ide-companion--idle-timer nil
+  "The idle timer that reports point after commands, while the mode is on.")
 
 (defvar ide-companion--diffs (make-hash-table :test #'equal)
   "Open diffs by diff id.")
@@ -191,6 +195,9 @@ When it does, unmodified buffers visiting the file revert without a prompt."
 
 (defvar-local ide-companion--path nil
   "The file name last reported for this buffer.")
+
+(defvar-local ide-companion--path-json nil
+  "`ide-companion--path' as a JSON string, for the cursor reports.")
 
 (defvar-local ide-companion--root nil
   "This buffer's workspace root once computed.")
@@ -214,11 +221,14 @@ When it does, unmodified buffers visiting the file revert without a prompt."
   "Return non-nil when the host process is alive."
   (and ide-companion--process (process-live-p ide-companion--process)))
 
-(defun ide-companion--send (message)
-  "Send MESSAGE, a plist, to the host as one JSON line.
-Does nothing when the host is not running."
+(defun ide-companion--send-line (line)
+  "Send LINE, one JSON object and a newline, to the host if it is running."
   (when (ide-companion--running-p)
-    (process-send-string ide-companion--process (concat (json-serialize message) "\n"))))
+    (process-send-string ide-companion--process line)))
+
+(defun ide-companion--send (message)
+  "Send MESSAGE, a plist, to the host as one JSON line."
+  (ide-companion--send-line (concat (json-serialize message) "\n")))
 
 (defun ide-companion--host-file ()
   "Return the host script to run, or nil when there is none."
@@ -400,9 +410,6 @@ Does nothing when the host is not running."
         ide-companion--sessions 0)
   (ide-companion--restore-env)
   (ide-companion--close-all-diffs)
-  (when ide-companion--cursor-timer
-    (cancel-timer ide-companion--cursor-timer)
-    (setq ide-companion--cursor-timer nil))
   (force-mode-line-update t))
 
 (defun ide-companion--stop ()
@@ -521,14 +528,40 @@ about trust), as t when it is :all or covers every root."
         t
       :false)))
 
+(defvar-local ide-companion--line-cache nil
+  "(POSITION . LINE): a line start and its line number, or nil.
+Counting lines from the start of a big buffer on every report would cost
+more than all the rest; counting from the last report costs what the
+cursor moved.  A change before POSITION drops the cache.")
+
+(defun ide-companion--drop-line-cache (beg _end _length)
+  "Forget the line cache when a change at BEG precedes its position."
+  (when (and ide-companion--line-cache (< beg (car ide-companion--line-cache)))
+    (setq ide-companion--line-cache nil)))
+
+(defun ide-companion--line-number (bol)
+  "The 1-based line number of BOL, a line start in the widened buffer."
+  (let* ((cache ide-companion--line-cache)
+         (line (cond ((or (null cache) (> (car cache) (point-max)))
+                      (1+ (count-lines (point-min) bol)))
+                     ((>= bol (car cache)) (+ (cdr cache) (count-lines (car cache) bol)))
+                     (t (- (cdr cache) (count-lines bol (car cache)))))))
+    (setq ide-companion--line-cache (cons bol line))
+    line))
+
 (defun ide-companion--position (&optional position)
   "POSITION (default point) as a plist of 1-based :line and :character."
-  (save-excursion
-    (save-restriction
-      (widen)
-      (goto-char (or position (point)))
-      (list :line (line-number-at-pos nil t)
-            :character (1+ (- (point) (line-beginning-position)))))))
+  (if (and (null position) (not (buffer-narrowed-p)))
+      ;; The common case, once per report: no excursion needed.
+      (let ((bol (line-beginning-position)))
+        (list :line (ide-companion--line-number bol) :character (1+ (- (point) bol))))
+    (save-excursion
+      (save-restriction
+        (widen)
+        (goto-char (or position (point)))
+        (let ((bol (line-beginning-position)))
+          (list :line (ide-companion--line-number bol)
+                :character (1+ (- (point) bol))))))))
 
 (defun ide-companion--region-text ()
   "The active region's text (cut at 16 KiB), or nil."
@@ -553,7 +586,10 @@ With FORCE, report it even when it is the same buffer."
                       (ide-companion--file-buffer-p buffer))))
       (when file
         (setq ide-companion--focused buffer)
-        (with-current-buffer buffer (setq ide-companion--path file))
+        (with-current-buffer buffer
+          (setq ide-companion--path file
+                ide-companion--path-json (json-serialize file))
+          (add-hook 'after-change-functions #'ide-companion--drop-line-cache nil t))
         (ide-companion--note-root buffer)
         (ide-companion--send (ide-companion--focus-event buffer))))))
 
@@ -571,7 +607,6 @@ With FORCE, report it even when it is the same buffer."
 
 (defun ide-companion--flush-cursor ()
   "Report point and region of the focused file, when they changed."
-  (setq ide-companion--cursor-timer nil)
   (when ide-companion--ready
     (let ((buffer (window-buffer (selected-window))))
       (if (not (eq buffer ide-companion--focused))
@@ -582,18 +617,39 @@ With FORCE, report it even when it is the same buffer."
                  (state (list ide-companion--path cursor text)))
             (unless (equal state ide-companion--last-cursor)
               (setq ide-companion--last-cursor state)
-              (ide-companion--send
-               (append (list :type "cursor" :path ide-companion--path :cursor cursor)
-                       (and text (list :selectedText text)))))))))))
+              ;; Written without `json-serialize' on the whole message: it
+              ;; costs more than all the rest, milliseconds for a big region.
+              (ide-companion--send-line
+               (format "{\"type\":\"cursor\",\"path\":%s,\"cursor\":{\"line\":%d,\"character\":%d}%s}\n"
+                       ide-companion--path-json (plist-get cursor :line) (plist-get cursor :character)
+                       (if text (concat ",\"selectedText\":" (ide-companion--text-json text)) ""))))))))))
+
+(defvar ide-companion--text-json nil
+  "(TEXT . JSON): the last region text sent and its JSON form.")
+
+(defun ide-companion--text-json (text)
+  "TEXT as a JSON string, reusing the last one when TEXT is the same.
+Moving point at the far end of a big region leaves its first 16 KiB, the
+text reported, unchanged."
+  (let ((cache ide-companion--text-json))
+    (if (and cache (string= (car cache) text))
+        (cdr cache)
+      (let ((json (json-serialize text)))
+        (setq ide-companion--text-json (cons text json))
+        json))))
 
 ;;;; Hooks
 
 (defun ide-companion--post-command ()
-  "Schedule one report of point; the only work done after each command."
-  (and ide-companion--ready
-       (not ide-companion--cursor-timer)
-       (setq ide-companion--cursor-timer
-             (run-with-timer ide-companion-cursor-delay nil #'ide-companion--flush-cursor))))
+  "Note that point may have moved: the only work done after each command.
+The idle timer makes the report once the commands stop, however many ran."
+  (setq ide-companion--moved t))
+
+(defun ide-companion--on-idle ()
+  "Emacs became idle: report point if a command ran since the last report."
+  (when ide-companion--moved
+    (setq ide-companion--moved nil)
+    (ide-companion--flush-cursor)))
 
 (defun ide-companion--window-change (&optional _frame)
   "A window's buffer or the selected window changed."
@@ -1097,10 +1153,16 @@ to accept (\\[ide-companion-accept]) or reject (\\[ide-companion-reject]).
       (progn
         (dolist (hook ide-companion--hooks) (add-hook (car hook) (cdr hook)))
         (add-function :after after-focus-change-function #'ide-companion--focus-change)
+        (unless ide-companion--idle-timer
+          (setq ide-companion--idle-timer
+                (run-with-idle-timer ide-companion-cursor-delay t #'ide-companion--on-idle)))
         (let ((problem (ide-companion--start)))
           (when problem (message "ide-companion: %s" problem))))
     (dolist (hook ide-companion--hooks) (remove-hook (car hook) (cdr hook)))
     (remove-function after-focus-change-function #'ide-companion--focus-change)
+    (when ide-companion--idle-timer
+      (cancel-timer ide-companion--idle-timer)
+      (setq ide-companion--idle-timer nil))
     (ide-companion--stop)))
 
 ;;;###autoload
