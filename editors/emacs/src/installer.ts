@@ -10,7 +10,7 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import type { EditorInstaller, InstallOptions, InstallResult } from './installerTypes.js';
+import type { EditorInstaller, InstallOptions, InstallResult } from '@ide-companion/server';
 import { HOST_BUNDLE_PATH, INSTALLED_HOST_PATH, LISP_FILES, PACKAGE_ROOT } from './packageFiles.js';
 
 /** Marks a directory this installer wrote, so it is replaced on reinstall and nothing else is. */

@@ -15,6 +15,7 @@ export const EDITOR_ENDS: readonly EditorEntry[] = [
   { id: 'terminal', load: async () => (await import('@ide-companion/terminal')).terminalEnd },
   { id: 'jsonlines', load: async () => (await import('@ide-companion/jsonlines')).jsonLinesEnd },
   { id: 'neovim', load: async () => (await import('@ide-companion/neovim')).neovimEnd },
+  { id: 'emacs', load: async () => (await import('@ide-companion/emacs')).emacsEnd },
 ];
 
 export async function loadEditorEnds(): Promise<EditorEnd[]> {
