@@ -961,18 +961,17 @@ Killing the buffer rejects too.
     (list :editors (vconcat (nreverse editors)))))
 
 (defun ide-companion--selection (_params)
-  "Answer getSelection: the region (or point) in the focused file buffer."
+  "Answer getSelection: the active region in the focused file buffer, or null."
   (let ((buffer ide-companion--focused))
-    (if (not (buffer-live-p buffer))
-        :null
-      (with-current-buffer buffer
-        (let* ((active (region-active-p))
-               (start (if active (region-beginning) (point)))
-               (end (if active (region-end) (point))))
-          (list :path (buffer-file-name)
-                :text (buffer-substring-no-properties start end)
-                :start (ide-companion--position start)
-                :end (ide-companion--position end)))))))
+    (list :selection
+          (if (not (and (buffer-live-p buffer) (buffer-local-value 'mark-active buffer)))
+              :null
+            (with-current-buffer buffer
+              (let ((start (region-beginning)) (end (region-end)))
+                (list :path (buffer-file-name)
+                      :text (buffer-substring-no-properties start end)
+                      :start (ide-companion--position start)
+                      :end (ide-companion--position end))))))))
 
 (defun ide-companion--buffers-for (path)
   "Live file buffers visiting PATH, or every file buffer under the roots if nil."

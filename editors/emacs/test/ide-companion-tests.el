@@ -381,7 +381,7 @@
           (kill-buffer buffer))))))
 
 (ert-deftest ide-companion-tests-selection ()
-  "getSelection gives the region of the focused file, positions 1-based."
+  "getSelection gives the active region of the focused file, positions 1-based."
   (ide-companion-tests--with-dir dir
     (let ((file (expand-file-name "s.txt" dir)))
       (ide-companion-tests--write file "abc\ndéf ghi\n")
@@ -389,7 +389,10 @@
         (unwind-protect
             (ide-companion-tests--with-wire
               (ide-companion--answer 1 "getSelection" nil)
-              (should (equal (ide-companion-tests--response 1) (list :type "response" :id 1 :result nil)))
+              (should (equal (plist-get (ide-companion-tests--response 1) :result) '(:selection nil)))
+              (setq ide-companion--focused buffer)
+              (ide-companion--answer 3 "getSelection" nil)
+              (should (equal (plist-get (ide-companion-tests--response 3) :result) '(:selection nil)))
               (setq ide-companion--focused buffer)
               (with-current-buffer buffer
                 (let ((transient-mark-mode t))
@@ -400,7 +403,7 @@
                   (activate-mark)
                   (ide-companion--answer 2 "getSelection" nil)))
               (should (equal (plist-get (ide-companion-tests--response 2) :result)
-                             (list :path file :text "déf" :start '(:line 2 :character 1) :end '(:line 2 :character 4)))))
+                             (list :selection (list :path file :text "déf" :start '(:line 2 :character 1) :end '(:line 2 :character 4))))))
           (kill-buffer buffer))))))
 
 (defun ide-companion-tests--flymake-backend (report-fn &rest _)
