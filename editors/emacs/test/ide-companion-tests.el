@@ -441,6 +441,44 @@
                 (should (equal (length all) 2))))
           (kill-buffer buffer))))))
 
+(defun ide-companion-tests--load-flycheck ()
+  "Load flycheck from Debian's elpa-flycheck (or the `load-path'); nil if absent."
+  (dolist (dir (file-expand-wildcards "/usr/share/emacs/site-lisp/elpa/*"))
+    (add-to-list 'load-path dir))
+  (require 'flycheck nil t))
+
+(ert-deftest ide-companion-tests-flycheck-diagnostics ()
+  "getDiagnostics reports flycheck's errors with their ranges, levels and ids."
+  (skip-unless (ide-companion-tests--load-flycheck))
+  (ide-companion-tests--with-dir dir
+    (let ((file (expand-file-name "g.txt" dir)))
+      (ide-companion-tests--write file "abc\ndéf ghi\n")
+      (eval '(flycheck-define-generic-checker 'ide-companion-tests-checker
+               "A checker standing in for a linter."
+               :start (lambda (checker callback)
+                        (funcall callback 'finished
+                                 (list (flycheck-error-new-at 2 5 'warning "careful" :checker checker :id "W1"
+                                                              :end-line 2 :end-column 8))))
+               :modes '(text-mode fundamental-mode))
+            t)
+      (let ((buffer (find-file-noselect file)))
+        (unwind-protect
+            (ide-companion-tests--with-wire
+              (with-current-buffer buffer
+                (setq-local flycheck-checkers '(ide-companion-tests-checker))
+                (flycheck-mode 1)
+                (flycheck-buffer)
+                (let ((deadline (+ (float-time) 5)))
+                  (while (and (< (float-time) deadline) (null flycheck-current-errors))
+                    (accept-process-output nil 0.05))))
+              (ide-companion--answer 1 "getDiagnostics" (list :path file))
+              (should (equal (plist-get (plist-get (ide-companion-tests--response 1) :result) :diagnostics)
+                             (list (list :path file
+                                         :range '(:start (:line 2 :character 5) :end (:line 2 :character 8))
+                                         :severity "warning" :message "careful"
+                                         :source "ide-companion-tests-checker" :code "W1")))))
+          (kill-buffer buffer))))))
+
 ;;;; Starting
 
 (ert-deftest ide-companion-tests-says-clearly-when-node-is-missing ()
