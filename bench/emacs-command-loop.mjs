@@ -122,7 +122,11 @@ runBench(async () => {
       timeout: 600_000,
     });
     if (r.status !== 0) throw new Error(`emacs exited ${r.status}: ${r.stderr.slice(-2000)}`);
-    const line = r.stdout.trim().split('\n').reverse().find((l) => l.startsWith('{'));
+    const line = r.stdout
+      .trim()
+      .split('\n')
+      .reverse()
+      .find((l) => l.startsWith('{'));
     if (!line) throw new Error(`no result from emacs: ${r.stdout.slice(-2000)} ${r.stderr.slice(-2000)}`);
     const m = JSON.parse(line);
     const round3 = (x) => Math.round(x * 1000) / 1000;

@@ -92,8 +92,12 @@ export const emacsInstaller: EditorInstaller = {
     }
     const notes: string[] = [];
     const nodeMajor = nodeMajorOnPath(env);
-    if (nodeMajor === undefined) notes.push(`Emacs starts the package's host with \`node\`, which is not on PATH: install Node.js >= ${MIN_NODE_MAJOR} (or set ide-companion-node-program).`);
-    else if (nodeMajor < MIN_NODE_MAJOR) notes.push(`\`node\` on PATH is version ${nodeMajor}; the package needs Node.js >= ${MIN_NODE_MAJOR} (or set ide-companion-node-program).`);
+    if (nodeMajor === undefined)
+      notes.push(
+        `Emacs starts the package's host with \`node\`, which is not on PATH: install Node.js >= ${MIN_NODE_MAJOR} (or set ide-companion-node-program).`,
+      );
+    else if (nodeMajor < MIN_NODE_MAJOR)
+      notes.push(`\`node\` on PATH is version ${nodeMajor}; the package needs Node.js >= ${MIN_NODE_MAJOR} (or set ide-companion-node-program).`);
     if (onPath('emacs', env) === undefined) notes.push('`emacs` is not on PATH; the package is installed for when it is.');
     const form = usePackageForm(target, env);
 
@@ -110,7 +114,10 @@ export const emacsInstaller: EditorInstaller = {
         fs.mkdirSync(path.dirname(path.join(staging, file.to)), { recursive: true });
         fs.copyFileSync(file.from, path.join(staging, file.to));
       }
-      fs.writeFileSync(path.join(staging, EMACS_INSTALL_MARKER), `${JSON.stringify({ source: PACKAGE_ROOT, installedAt: new Date().toISOString() }, null, 2)}\n`);
+      fs.writeFileSync(
+        path.join(staging, EMACS_INSTALL_MARKER),
+        `${JSON.stringify({ source: PACKAGE_ROOT, installedAt: new Date().toISOString() }, null, 2)}\n`,
+      );
       fs.rmSync(target, { recursive: true, force: true });
       fs.renameSync(staging, target);
     } catch (err) {

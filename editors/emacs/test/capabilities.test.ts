@@ -65,14 +65,23 @@ describe('Emacs capabilities as MCP tools', { skip, timeout: 180_000 }, () => {
       TIMEOUT,
     );
     const error = diagnostics.find((d: any) => d.severity === 'error');
-    assert.deepEqual(error, { path: a, range: { start: { line: 2, character: 13 }, end: { line: 2, character: 14 } }, severity: 'error', message: 'bad value', source: 'test-linter' });
+    assert.deepEqual(error, {
+      path: a,
+      range: { start: { line: 2, character: 13 }, end: { line: 2, character: 14 } },
+      severity: 'error',
+      message: 'bad value',
+      source: 'test-linter',
+    });
     assert.equal(diagnostics.find((d: any) => d.severity !== 'error').severity, 'information');
     assert.equal((await call('getDiagnostics', {})).diagnostics.length, 2, 'workspace-wide');
 
     // openFile puts point at line 3, character 2 of b.txt.
     await call('openFile', { path: b, line: 3, column: 2 });
     await waitFor(async () => (await emacs.evalJson<string>('(or (buffer-file-name (window-buffer (selected-window))) "")')) === b, 'b.txt visited', TIMEOUT);
-    assert.deepEqual(await emacs.evalJson(`(with-current-buffer (find-buffer-visiting ${elispString(b)}) (ide-companion--position))`), { line: 3, character: 2 });
+    assert.deepEqual(await emacs.evalJson(`(with-current-buffer (find-buffer-visiting ${elispString(b)}) (ide-companion--position))`), {
+      line: 3,
+      character: 2,
+    });
 
     // Unsaved changes: b.txt edited in Emacs, not on disk.
     emacs.tmux.keys('M-<');
@@ -80,13 +89,10 @@ describe('Emacs capabilities as MCP tools', { skip, timeout: 180_000 }, () => {
     await waitFor(async () => (await call('checkDocumentDirty', { path: b })).isDirty === true, 'b.txt dirty', TIMEOUT);
     assert.deepEqual(await call('checkDocumentDirty', { path: a }), { isOpen: true, isDirty: false });
     const editors = (await call('getOpenEditors')).editors;
-    assert.deepEqual(
-      editors.map((e: any) => [e.path, e.isActive, e.isDirty]).sort(),
-      [
-        [a, false, false],
-        [b, true, true],
-      ],
-    );
+    assert.deepEqual(editors.map((e: any) => [e.path, e.isActive, e.isDirty]).sort(), [
+      [a, false, false],
+      [b, true, true],
+    ]);
 
     // The region.
     emacs.tmux.keys('C-a', 'C-Space', 'C-e');

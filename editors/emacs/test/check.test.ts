@@ -27,7 +27,10 @@ test('ide-companion check passes on the Emacs companion', { skip, timeout: 180_0
   });
   assert.equal(r.status, 0, `${r.stdout}\n${r.stderr}`);
   const report = JSON.parse(r.stdout) as { results: Array<{ id: string; status: string; reason: string }>; summary: Record<string, number> };
-  assert.deepEqual(report.results.filter((c) => c.status === 'fail' || c.status === 'warn'), []);
+  assert.deepEqual(
+    report.results.filter((c) => c.status === 'fail' || c.status === 'warn'),
+    [],
+  );
   // The diff checks ran against Emacs's diff buffers, not skipped.
   for (const id of ['diff.open', 'diff.closeDiffJson', 'diff.closeDiffSilent', 'security.bodyLimit']) {
     assert.equal(report.results.find((c) => c.id === id)?.status, 'pass', id);

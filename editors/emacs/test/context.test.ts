@@ -42,7 +42,10 @@ describe('Emacs context', { skip, timeout: 180_000 }, () => {
 
     // Down one line, then past "béta line 😀": characters, not bytes (é is 2 bytes, 😀 4).
     emacs.tmux.keys('C-n', 'C-e', 'C-b');
-    files = await client.waitForContext((c) => (openFiles(c)[0]?.cursor?.line === 2 && openFiles(c)[0]?.cursor?.character === 12 ? openFiles(c) : undefined), 'point before x');
+    files = await client.waitForContext(
+      (c) => (openFiles(c)[0]?.cursor?.line === 2 && openFiles(c)[0]?.cursor?.character === 12 ? openFiles(c) : undefined),
+      'point before x',
+    );
     assert.equal(files[0]!.path, a);
 
     // The region's text.

@@ -50,7 +50,11 @@ describe('Emacs diffs', { skip, timeout: 180_000 }, () => {
     // The user types at the end of the proposal, then accepts.
     emacs.tmux.keys('M->');
     emacs.tmux.type(' edited');
-    await waitFor(async () => (await emacs.evalJson<string>(`(with-current-buffer ${elispString(proposal)} (buffer-string))`)).endsWith(' edited'), 'the typing', TIMEOUT);
+    await waitFor(
+      async () => (await emacs.evalJson<string>(`(with-current-buffer ${elispString(proposal)} (buffer-string))`)).endsWith(' edited'),
+      'the typing',
+      TIMEOUT,
+    );
     emacs.tmux.keys('C-c', 'C-c');
     const accepted = await client.waitForNotification('ide/diffAccepted', (p) => p.filePath === file);
     assert.equal(accepted.content, `${PROPOSAL} edited`);
@@ -60,7 +64,8 @@ describe('Emacs diffs', { skip, timeout: 180_000 }, () => {
     // Gemini CLI writes the file: the unmodified buffer shows it, with no prompt waiting.
     fs.writeFileSync(file, accepted.content);
     await waitFor(
-      async () => (await emacs.evalJson<string>(`(with-current-buffer (find-buffer-visiting ${elispString(file)}) (buffer-string))`)).includes('no final newline edited'),
+      async () =>
+        (await emacs.evalJson<string>(`(with-current-buffer (find-buffer-visiting ${elispString(file)}) (buffer-string))`)).includes('no final newline edited'),
       'the buffer to revert',
       TIMEOUT,
     );
@@ -68,7 +73,7 @@ describe('Emacs diffs', { skip, timeout: 180_000 }, () => {
     assert.equal(await emacs.evalJson('(if (active-minibuffer-window) t :false)'), false, 'no prompt');
   });
 
-  test('C-c C-k rejects; a second session\'s diff of another file stays open', async (t) => {
+  test("C-c C-k rejects; a second session's diff of another file stays open", async (t) => {
     const emacs = await startEmacs({ files: { 'a.txt': 'a\n', 'b.txt': 'b\n' }, open: ['a.txt'] });
     t.after(() => emacs.close());
     const { content } = await emacs.discovery();
@@ -84,7 +89,11 @@ describe('Emacs diffs', { skip, timeout: 180_000 }, () => {
     const rejected = await one.waitForNotification('ide/diffRejected', (p) => p.filePath === a);
     assert.equal(rejected.filePath, a);
     assert.equal(await emacs.evalJson('(hash-table-count ide-companion--diffs)'), 1);
-    assert.equal(two.notifications.some((n) => n.method === 'ide/diffRejected'), false, 'only the session that opened it hears');
+    assert.equal(
+      two.notifications.some((n) => n.method === 'ide/diffRejected'),
+      false,
+      'only the session that opened it hears',
+    );
     // The other diff is accepted unedited from its proposal buffer.
     await emacs.eval(`(progn (select-window (get-buffer-window (ide-companion--diff-proposal (car (hash-table-values ide-companion--diffs))))) t)`);
     emacs.tmux.keys('C-c', 'C-c');
@@ -102,7 +111,11 @@ describe('Emacs diffs', { skip, timeout: 180_000 }, () => {
     // The user's unsaved edit.
     emacs.tmux.keys('M->');
     emacs.tmux.type('unsaved');
-    await waitFor(async () => (await emacs.evalJson(`(if (buffer-modified-p (find-buffer-visiting ${elispString(file)})) t :false)`)) === true, 'the edit', TIMEOUT);
+    await waitFor(
+      async () => (await emacs.evalJson(`(if (buffer-modified-p (find-buffer-visiting ${elispString(file)})) t :false)`)) === true,
+      'the edit',
+      TIMEOUT,
+    );
     await openDiffIn(emacs, client, file, 'from gemini\n');
     assert.match(await emacs.evalJson<string>('(with-current-buffer "*Warnings*" (buffer-string))'), /a\.txt has unsaved changes/);
     emacs.tmux.keys('C-c', 'C-c');

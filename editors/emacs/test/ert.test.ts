@@ -44,9 +44,12 @@ test('checkdoc finds nothing to complain about', { skip }, () => {
 });
 
 test('the ERT suite passes', { skip }, () => {
-  const r = emacsBatch(['-L', PACKAGE_ROOT, '-l', 'ert', '-l', path.join(PACKAGE_ROOT, 'test', 'ide-companion-tests.el'), '-f', 'ert-run-tests-batch-and-exit'], {
-    cwd: PACKAGE_ROOT,
-  });
+  const r = emacsBatch(
+    ['-L', PACKAGE_ROOT, '-l', 'ert', '-l', path.join(PACKAGE_ROOT, 'test', 'ide-companion-tests.el'), '-f', 'ert-run-tests-batch-and-exit'],
+    {
+      cwd: PACKAGE_ROOT,
+    },
+  );
   assert.equal(r.status, 0, r.output);
   assert.match(r.output, /Ran \d+ tests, (\d+) results as expected, 0 unexpected/);
   // The flycheck test skips without elpa-flycheck; CI installs it (.ci/run).

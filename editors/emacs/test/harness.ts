@@ -139,9 +139,11 @@ export async function startEmacs(options: StartOptions = {}): Promise<EmacsSessi
       return JSON.parse(unprin1(await evalRaw(`(json-serialize ${expr})`))) as T;
     },
     async discovery() {
-      await waitFor(async () => (await evalRaw('(and ide-companion--ready t)')).trim() === 't', 'the companion to be ready', TIMEOUT).catch(async (err: Error) => {
-        throw new Error(`${err.message}: ${await evalRaw('(ide-companion--status-text)')}\n--- screen ---\n${tmux.screen()}`);
-      });
+      await waitFor(async () => (await evalRaw('(and ide-companion--ready t)')).trim() === 't', 'the companion to be ready', TIMEOUT).catch(
+        async (err: Error) => {
+          throw new Error(`${err.message}: ${await evalRaw('(ide-companion--status-text)')}\n--- screen ---\n${tmux.screen()}`);
+        },
+      );
       return waitFor(
         () => {
           const name = discoveryFileOf(discoveryDir, pid);

@@ -30,7 +30,7 @@ async function terminalEnv(emacs: EmacsSession, kind: 'term' | 'vterm', out: str
 }
 
 describe('Emacs workspace', { skip, timeout: 180_000 }, () => {
-  test('two Emacsen on one folder: each one\'s term and vterm point at its own companion', async (t) => {
+  test("two Emacsen on one folder: each one's term and vterm point at its own companion", async (t) => {
     const first = await startEmacs({ files: { 'a.txt': 'a\n' }, open: ['a.txt'], vterm: true });
     t.after(() => first.close());
     const second = await startEmacs({ sameFolderAs: first, open: ['a.txt'], vterm: true });
