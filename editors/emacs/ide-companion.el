@@ -837,8 +837,10 @@ The idle timer makes the report once the commands stop, however many ran."
       (when (ide-companion--settle diff) (ide-companion--teardown diff)))))
 
 (defun ide-companion--watch-write (path)
-  "Revert the buffers visiting PATH once Gemini CLI writes it.
-A buffer with unsaved changes is never reverted; a warning says so."
+  "Revert the buffer visiting PATH once Gemini CLI writes it.
+A buffer with unsaved changes is never reverted; a warning says so.
+After a revert the watch goes on for two seconds: a write seen half done
+\(truncated, then filled) is reverted again once complete."
   (let ((buffer (find-buffer-visiting path)))
     (when buffer
       (let ((deadline (+ (float-time) ide-companion-revert-timeout))
@@ -851,17 +853,22 @@ A buffer with unsaved changes is never reverted; a warning says so."
                   ((or (not (buffer-live-p buffer)) (> (float-time) deadline))
                    (cancel-timer timer))
                   ((not (verify-visited-file-modtime buffer))
-                   (cancel-timer timer)
-                   (ide-companion--revert buffer))))))))))
+                   (if (ide-companion--revert buffer)
+                       (setq deadline (min deadline (+ (float-time) 2)))
+                     (cancel-timer timer)))))))))))
 
 (defun ide-companion--revert (buffer)
-  "Revert BUFFER from disk without a prompt, unless it is modified."
+  "Revert BUFFER from disk without a prompt, unless it is modified.
+Return non-nil when it was reverted."
   (with-current-buffer buffer
     (if (buffer-modified-p)
-        (display-warning 'ide-companion
-                         (format "%s was written by Gemini CLI but not reverted: it has unsaved changes (M-x revert-buffer drops them)"
-                                 (buffer-name)))
-      (revert-buffer t t t))))
+        (progn
+          (display-warning 'ide-companion
+                           (format "%s was written by Gemini CLI but not reverted: it has unsaved changes (M-x revert-buffer drops them)"
+                                   (buffer-name)))
+          nil)
+      (revert-buffer t t t)
+      t)))
 
 (defun ide-companion--current-diff ()
   "The diff the current buffer belongs to, else the only open diff, else nil."

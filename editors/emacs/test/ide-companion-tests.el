@@ -320,6 +320,32 @@
           (kill-buffer clean-buffer)
           (kill-buffer dirty-buffer))))))
 
+(ert-deftest ide-companion-tests-revert-catches-a-write-seen-half-done ()
+  "A write seen truncated, then complete, leaves the buffer with the whole text.
+Regression: the watch stopped after its first revert; under load it could
+revert while Gemini CLI had truncated the file but not yet filled it, and the
+buffer stayed empty."
+  (ide-companion-tests--with-dir dir
+    (let ((file (expand-file-name "half.txt" dir))
+          (ide-companion-revert-timeout 10))
+      (ide-companion-tests--write file "before\n")
+      (let ((buffer (find-file-noselect file)))
+        (unwind-protect
+            (cl-flet ((wait-for (text)
+                        (let ((deadline (+ (float-time) 5)))
+                          (while (and (< (float-time) deadline)
+                                      (not (equal (with-current-buffer buffer (buffer-string)) text)))
+                            (accept-process-output nil 0.05)))
+                        (should (equal (with-current-buffer buffer (buffer-string)) text))))
+              (ide-companion--watch-write file)
+              (ide-companion-tests--write file "")
+              (set-file-times file (time-add nil 2))
+              (wait-for "")
+              (ide-companion-tests--write file "the whole text\n")
+              (set-file-times file (time-add nil 4))
+              (wait-for "the whole text\n"))
+          (kill-buffer buffer))))))
+
 ;;;; Capabilities
 
 (ert-deftest ide-companion-tests-open-file-at-line-and-column ()
