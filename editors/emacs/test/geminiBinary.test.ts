@@ -84,7 +84,9 @@ test(
         )) === 'vterm-mode',
       'vterm running gemini',
       STEP_TIMEOUT_MS,
-    );
+    ).catch((err: Error) => {
+      throw new Error(`${err.message}\n--- screen ---\n${emacs.tmux.screen()}`);
+    });
     geminiPid = Number((await emacs.eval('(process-id (get-buffer-process ide-companion--gemini-buffer))')).trim());
     await emacs.tmux.waitForText('Type your message', START_TIMEOUT_MS);
 
