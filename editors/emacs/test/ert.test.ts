@@ -43,6 +43,36 @@ test('checkdoc finds nothing to complain about', { skip }, () => {
   }
 });
 
+/** Debian's elpa-package-lint, if installed. */
+const ELPA_DIR = '/usr/share/emacs/site-lisp/elpa';
+const hasPackageLint = fs.existsSync(ELPA_DIR) && fs.readdirSync(ELPA_DIR).some((name) => /^package-lint-\d/.test(name));
+
+test(
+  'package-lint finds nothing but the missing URL header',
+  { skip: skip || skipUnless(hasPackageLint, 'package-lint', 'apt-get install -y elpa-package-lint') },
+  () => {
+    const r = emacsBatch(
+      [
+        '--eval',
+        `(dolist (dir (file-expand-wildcards "${ELPA_DIR}/*")) (add-to-list 'load-path dir))`,
+        '--eval',
+        '(progn (require \'package-lint) (setq package-lint-main-file "ide-companion.el"))',
+        '-f',
+        'package-lint-batch-and-exit',
+        ...LISP_FILES,
+      ],
+      { cwd: PACKAGE_ROOT },
+    );
+    // The URL header waits for the project's public address; everything else must be clean.
+    const findings = r.output.split('\n').filter((line) => /^\S+\.el:\d+:\d+: /.test(line));
+    assert.deepEqual(
+      findings.filter((line) => !line.includes('Package should have a Homepage or URL header')),
+      [],
+      r.output,
+    );
+  },
+);
+
 test('the ERT suite passes', { skip }, () => {
   const r = emacsBatch(
     ['-L', PACKAGE_ROOT, '-l', 'ert', '-l', path.join(PACKAGE_ROOT, 'test', 'ide-companion-tests.el'), '-f', 'ert-run-tests-batch-and-exit'],
