@@ -1,6 +1,6 @@
 /**
  * Two Emacsen on one folder, each with its own companion: terminals started
- * in each (term and vterm) carry the env that ties them to that Emacs and no
+ * in each (term, vterm, shell) carry the env that ties them to that Emacs and no
  * other. Leaving Emacs removes its discovery file and leaves no host behind.
  */
 import { test, describe } from 'node:test';
@@ -16,10 +16,16 @@ const skip =
   skipUnless(which('tmux') !== undefined, 'tmux', 'apt-get install -y tmux') ||
   skipUnless(VTERM_DIR !== undefined, 'vterm', 'apt-get install -y elpa-vterm');
 
-/** Runs `env` in a new terminal of `kind` in Emacs and returns its GEMINI_CLI_IDE_* variables. */
-async function terminalEnv(emacs: EmacsSession, kind: 'term' | 'vterm', out: string): Promise<Record<string, string>> {
-  const command = `env | grep '^GEMINI_CLI_IDE_' > ${out}.tmp; mv ${out}.tmp ${out}; sleep 600`;
-  await emacs.eval(`(let ((ide-companion-terminal '${kind})) (ide-companion--open-terminal ${elispString(command)} "*${kind}*") t)`);
+/** Runs `env` in a new terminal of `kind` in Emacs (M-x shell for `shell`) and returns its GEMINI_CLI_IDE_* variables. */
+async function terminalEnv(emacs: EmacsSession, kind: 'term' | 'vterm' | 'shell', out: string): Promise<Record<string, string>> {
+  const command = `env | grep '^GEMINI_CLI_IDE_' > ${out}.tmp; mv ${out}.tmp ${out}`;
+  if (kind === 'shell') {
+    await emacs.eval(
+      `(let ((explicit-shell-file-name "/bin/sh")) (with-current-buffer (shell "*shell*") (comint-send-string (get-buffer-process (current-buffer)) ${elispString(`${command}\n`)}) t))`,
+    );
+  } else {
+    await emacs.eval(`(let ((ide-companion-terminal '${kind})) (ide-companion--open-terminal ${elispString(`${command}; sleep 600`)} "*${kind}*") t)`);
+  }
   const text = await waitFor(() => fs.existsSync(out) && fs.readFileSync(out, 'utf8'), `the ${kind} terminal's env`, TIMEOUT);
   return Object.fromEntries(
     text
@@ -30,7 +36,7 @@ async function terminalEnv(emacs: EmacsSession, kind: 'term' | 'vterm', out: str
 }
 
 describe('Emacs workspace', { skip, timeout: 180_000 }, () => {
-  test("two Emacsen on one folder: each one's term and vterm point at its own companion", async (t) => {
+  test("two Emacsen on one folder: each one's term, vterm and shell point at its own companion", async (t) => {
     const first = await startEmacs({ files: { 'a.txt': 'a\n' }, open: ['a.txt'], vterm: true });
     t.after(() => first.close());
     const second = await startEmacs({ sameFolderAs: first, open: ['a.txt'], vterm: true });
@@ -41,7 +47,7 @@ describe('Emacs workspace', { skip, timeout: 180_000 }, () => {
     ] as const) {
       const { content } = await emacs.discovery();
       assert.equal(content.workspacePath, first.workspace);
-      for (const kind of ['term', 'vterm'] as const) {
+      for (const kind of ['term', 'vterm', 'shell'] as const) {
         const env = await terminalEnv(emacs, kind, path.join(emacs.tmp, `${kind}-${n}.env`));
         assert.equal(env['GEMINI_CLI_IDE_SERVER_PORT'], String(content.port), `${kind} in Emacs ${n}`);
         assert.equal(env['GEMINI_CLI_IDE_PID'], String(emacs.pid), `${kind} in Emacs ${n}`);
