@@ -226,6 +226,12 @@ When it does, unmodified buffers visiting the file revert without a prompt."
   (when (ide-companion--running-p)
     (process-send-string ide-companion--process line)))
 
+(defun ide-companion--json-string (string)
+  "STRING as a JSON string literal.
+Serialized inside an array: Emacs 27's `json-serialize' takes no bare string."
+  (let ((array (json-serialize (vector string))))
+    (substring array 1 -1)))
+
 (defun ide-companion--send (message)
   "Send MESSAGE, a plist, to the host as one JSON line."
   (ide-companion--send-line (concat (json-serialize message) "\n")))
@@ -589,7 +595,7 @@ With FORCE, report it even when it is the same buffer."
         (setq ide-companion--focused buffer)
         (with-current-buffer buffer
           (setq ide-companion--path file
-                ide-companion--path-json (json-serialize file))
+                ide-companion--path-json (ide-companion--json-string file))
           (add-hook 'after-change-functions #'ide-companion--drop-line-cache nil t))
         (ide-companion--note-root buffer)
         (ide-companion--send (ide-companion--focus-event buffer))))))
@@ -635,7 +641,7 @@ text reported, unchanged."
   (let ((cache ide-companion--text-json))
     (if (and cache (string= (car cache) text))
         (cdr cache)
-      (let ((json (json-serialize text)))
+      (let ((json (ide-companion--json-string text)))
         (setq ide-companion--text-json (cons text json))
         json))))
 

@@ -95,6 +95,12 @@
     (should (string-match-p "cannot handle a host line"
                             (with-current-buffer " *ide-companion-log*" (buffer-string))))))
 
+(ert-deftest ide-companion-tests-json-string ()
+  "A string's JSON literal is exact: quotes, backslashes, controls, multibyte."
+  (dolist (text '("" "plain" "q\"b\\s" "tab\t nl\n cr\r nul\0" "é ✓ 😀"))
+    (should (equal (ide-companion--parse (format "{\"t\":%s}" (ide-companion--json-string text)))
+                   (list :t text)))))
+
 (ert-deftest ide-companion-tests-json-line-round-trip ()
   "What `ide-companion--send' writes is one line of JSON the host can read."
   (let* ((message (list :type "diffAccepted" :diffId "x" :content "a\r\nb\n\"é\" \0 end"))
