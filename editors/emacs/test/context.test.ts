@@ -65,6 +65,12 @@ describe('Emacs context', { skip, timeout: 180_000 }, () => {
     assert.ok(files[0]!.timestamp > older.timestamp, 'the newest focus first');
     for (const f of files) assert.ok(f.timestamp >= before - 1000 && f.timestamp <= Date.now(), `real timestamp: ${f.timestamp}`);
 
+    // The terminal reports focus lost, then regained (xterm focus events): the focused file's timestamp moves on.
+    const focusedAt = files[0]!.timestamp;
+    emacs.tmux.keys('-H', '1b', '5b', '4f');
+    emacs.tmux.keys('-H', '1b', '5b', '49');
+    await client.waitForContext((c) => openFiles(c)[0]?.path === b && openFiles(c)[0]!.timestamp > focusedAt, 'focus regained');
+
     // Killing a buffer closes it.
     emacs.tmux.keys('C-x', 'k', 'Enter');
     await client.waitForContext((c) => (openFiles(c).some((f) => f.path === b) ? undefined : true), 'b.txt closed');
