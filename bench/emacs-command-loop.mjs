@@ -57,7 +57,7 @@ const BENCH_EL = `
 
 (defun bench-loop (body)
   "Medians over the rounds of microseconds per call of BODY, back to back:
-\(CPU . WALL).  CPU is Emacs's own time (\`get-internal-run-time'), which
+(CPU . WALL).  CPU is Emacs's own time (\`get-internal-run-time'), which
 other processes on a loaded machine do not inflate; WALL includes them."
   (let (cpu wall)
     (dotimes (_ bench-rounds)
