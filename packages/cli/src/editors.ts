@@ -16,6 +16,7 @@ export const EDITOR_ENDS: readonly EditorEntry[] = [
   { id: 'terminal', load: async () => (await import('@ide-companion/terminal')).terminalEnd },
   { id: 'jsonlines', load: async () => (await import('@ide-companion/jsonlines')).jsonLinesEnd },
   { id: 'neovim', load: async () => (await import('@ide-companion/neovim')).neovimEnd },
+  { id: 'emacs', load: async () => (await import('@ide-companion/emacs')).emacsEnd },
   { id: 'vim', load: async () => (await import('@ide-companion/vim')).vimEnd },
 ];
 
