@@ -9,6 +9,7 @@ import { parseArgs } from 'node:util';
 import { Companion, describeError, type SessionInfo } from '@ide-companion/server';
 import { humanLogger, jsonLinesLogger } from '../logging.js';
 import { paint } from '../serve/renderDiff.js';
+import { StatusLine, statusLineLogger } from '../serve/statusLine.js';
 import { TerminalReview } from '../serve/terminalReview.js';
 import { WorkspaceWatcher } from '../serve/workspaceWatcher.js';
 import type { Command } from './types.js';
@@ -64,12 +65,14 @@ async function run(argv: string[]): Promise<number> {
   const event = (e: Record<string, unknown>) => {
     if (json) process.stdout.write(`${JSON.stringify({ time: new Date().toISOString(), ...e })}\n`);
   };
-  const logger = json ? jsonLinesLogger(process.stdout) : humanLogger(process.stderr);
+  const screen = new StatusLine(human, color);
+  // In a terminal, warnings (refused requests) go to the status line, rate-limited: a line each would scroll the review away.
+  const logger = json ? jsonLinesLogger(process.stdout) : screen.tty ? statusLineLogger(screen) : humanLogger(process.stderr);
 
   let companion: Companion | undefined;
   const review = new TerminalReview({
     input: process.stdin,
-    output: human,
+    screen,
     color,
     editor: process.env['VISUAL'] || process.env['EDITOR'] || 'vi',
     outcomes: { accept: (id, c) => companion!.diffs.accept(id, c), reject: (id) => companion!.diffs.reject(id) },
@@ -92,13 +95,13 @@ async function run(argv: string[]): Promise<number> {
     const status = describeSessions(sessions);
     if (status === lastStatus) return;
     lastStatus = status;
-    human.write(`${paint('●', sessions.length > 0 ? 'green' : 'dim', color)} ${status}\n`);
+    screen.setStatus(`● ${status}`);
     event({ event: 'sessions', count: sessions.length, listening: sessions.filter((s) => s.streamOpen).length });
   });
 
   event({ event: 'listening', port: companion.port, workspace: roots, discoveryFile: companion.discoveryFilePath, pid: process.pid });
   const connect = roots.map((r) => `  cd ${r} && gemini`).join('\n');
-  human.write(
+  screen.print(
     `${paint('ide-companion serve', 'bold', color)}: Gemini CLI companion on 127.0.0.1:${companion.port}\n` +
       `Connect from another terminal:\n${connect}\n` +
       `(/ide status there shows "Connected to ${SERVE_IDE_INFO.displayName}".) Proposed edits appear here. Ctrl+C stops.\n`,
@@ -109,11 +112,13 @@ async function run(argv: string[]): Promise<number> {
     const stop = (signal: NodeJS.Signals) => {
       if (stopping) return;
       stopping = true;
-      human.write(`\nStopping (${signal})...\n`);
+      review.dispose();
+      screen.print(`\nStopping (${signal})...\n`);
       Promise.all([watcher.stop(), companion!.stop()])
         .catch((err: unknown) => logger.error('error while stopping', { error: describeError(err) }))
         .finally(() => {
           review.dispose();
+          screen.end();
           event({ event: 'stopped' });
           for (const s of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.removeListener(s, stop);
           resolve(signal === 'SIGINT' ? 130 : 0);
