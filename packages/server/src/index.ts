@@ -1,4 +1,4 @@
-export { Companion, COMPANION_VERSION, DEFAULT_MAX_BODY_BYTES, DEFAULT_SESSION_GRACE_MS, type CompanionOptions } from './companion.js';
+export { Companion, COMPANION_VERSION, DEFAULT_MAX_BODY_BYTES, DEFAULT_SESSION_GRACE_MS, DEFAULT_STREAM_GRACE_MS, DEFAULT_MAX_SESSIONS, type CompanionOptions } from './companion.js';
 export { ContextTracker, truncateSelectedText, type ContextTrackerOptions, type FocusDetails } from './contextTracker.js';
 export { Coalescer, type CoalescerOptions } from './coalescer.js';
 export { DiffCoordinator, DiffError } from './diffCoordinator.js';
