@@ -46,6 +46,8 @@ describe('ide-companion serve', { skip }, () => {
     fs.mkdirSync(path.join(workspace, 'node_modules'));
     execFileSync('git', ['init', '-q', workspace]);
     fs.writeFileSync(path.join(workspace, '.gitignore'), 'ignored/\n');
+    execFileSync('git', ['-C', workspace, 'add', '.gitignore']);
+    execFileSync('git', ['-C', workspace, '-c', 'user.email=t@example.com', '-c', 'user.name=t', 'commit', '-qm', 'initial']);
     const editor = path.join(tmp.path, 'editor.sh');
     editorLog = path.join(tmp.path, 'editor.log');
     // The "user" appends a line in the editor; the script logs the arguments it got.
@@ -237,35 +239,68 @@ test('serve --json logs events as JSON lines for scripts, without the token', as
   }
 });
 
-test('serve starts the context with the most recently modified tracked files, newest first', async () => {
-  const tmp = makeTempDir();
+/** The first context `serve --workspace dir` pushes to a client. */
+async function initialContext(dir: string, tmp: string): Promise<any[]> {
   const { spawn } = await import('node:child_process');
-  const files: string[] = [];
-  for (let i = 0; i < 12; i++) {
-    const f = path.join(tmp.path, `f${i}.txt`);
-    fs.writeFileSync(f, String(i));
-    const t = new Date(Date.UTC(2026, 0, 1, 0, 0, i));
-    fs.utimesSync(f, t, t);
-    files.push(f);
-  }
-  execFileSync('git', ['init', '-q', tmp.path]);
-  execFileSync('git', ['-C', tmp.path, 'add', '.']);
-  const child = spawn(process.execPath, [bin, 'serve', '--json', '--workspace', tmp.path], { env: { ...process.env, TMPDIR: tmp.path } });
+  const child = spawn(process.execPath, [bin, 'serve', '--json', '--workspace', dir], { env: { ...process.env, TMPDIR: tmp } });
   try {
-    const dir = path.join(tmp.path, 'gemini', 'ide');
-    await waitFor(() => fs.existsSync(dir) && fs.readdirSync(dir).some((n) => n.startsWith('gemini-ide-server-')), 'discovery file', 20_000);
-    const peer = await connect(dir);
+    const discovery = path.join(tmp, 'gemini', 'ide');
+    await waitFor(() => fs.existsSync(discovery) && fs.readdirSync(discovery).some((n) => n.startsWith('gemini-ide-server-')), 'discovery file', 20_000);
+    const peer = await connect(discovery);
     const first = await waitFor(() => peer.notifications.find((n) => n.method === 'ide/contextUpdate'), 'initial context');
-    const open = first.params.workspaceState.openFiles;
-    assert.deepEqual(
-      open.map((f: any) => f.path),
-      files.slice(2).reverse(),
-    );
-    assert.equal(open[0].timestamp, Date.UTC(2026, 0, 1, 0, 0, 11));
     await peer.close();
+    return first.params.workspaceState.openFiles;
   } finally {
     child.kill('SIGTERM');
     await new Promise((r) => child.once('exit', r));
+  }
+}
+
+// Regression: seeded by modification time, the context listed files nobody opened (lockfile, tsconfig).
+test('serve starts the context with the uncommitted changes, newest first, without lockfiles or build output', async () => {
+  const tmp = makeTempDir();
+  const ws = path.join(tmp.path, 'ws');
+  const at = (rel: string, second: number, text?: string) => {
+    const f = path.join(ws, rel);
+    fs.mkdirSync(path.dirname(f), { recursive: true });
+    if (text !== undefined) fs.writeFileSync(f, text);
+    const t = new Date(Date.UTC(2026, 0, 1, 0, 0, second));
+    fs.utimesSync(f, t, t);
+    return f;
+  };
+  try {
+    for (const rel of ['src/a.ts', 'src/b.ts', 'package-lock.json', 'tsconfig.json', 'gone.ts', 'renamed-from.ts']) at(rel, 0, `${rel}\n`);
+    execFileSync('git', ['init', '-q', ws]);
+    execFileSync('git', ['-C', ws, 'add', '.']);
+    execFileSync('git', ['-C', ws, '-c', 'user.email=t@example.com', '-c', 'user.name=t', 'commit', '-qm', 'initial']);
+    execFileSync('git', ['-C', ws, 'mv', 'renamed-from.ts', 'renamed-to.ts']);
+    fs.rmSync(path.join(ws, 'gone.ts'));
+    const renamed = at('renamed-to.ts', 1);
+    const a = at('src/a.ts', 3, 'changed\n');
+    const added = at('src/new.ts', 5, 'new\n');
+    at('x.tsbuildinfo', 7, '{}');
+    at('dist/bundle.js', 8, 'built');
+    at('package-lock.json', 9, '{"changed":true}');
+    at('tsconfig.json', 10); // touched, not changed
+    const open = await initialContext(ws, tmp.path);
+    assert.deepEqual(
+      open.map((f: any) => f.path),
+      [added, a, renamed],
+    );
+    assert.equal(open[0].timestamp, Date.UTC(2026, 0, 1, 0, 0, 5));
+  } finally {
+    tmp.cleanup();
+  }
+});
+
+test('outside git, serve starts with an empty context (it fills as files are saved)', async () => {
+  const tmp = makeTempDir();
+  const ws = path.join(tmp.path, 'plain');
+  fs.mkdirSync(ws);
+  fs.writeFileSync(path.join(ws, 'recent.ts'), 'x');
+  try {
+    assert.deepEqual(await initialContext(ws, tmp.path), []);
+  } finally {
     tmp.cleanup();
   }
 });

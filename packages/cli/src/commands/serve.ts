@@ -20,7 +20,8 @@ const usage = `Usage: ide-companion serve [--workspace DIR]... [--json] [--no-co
 
 Runs a Gemini CLI companion for DIR (default: the current folder; repeat
 --workspace for several roots). Start 'gemini' in that folder from any other
-terminal and it connects here: files you save become its context, and each
+terminal and it connects here: your uncommitted changes (git status) and then
+the files you save become its context, and each
 edit it proposes is shown here as a diff to accept, reject, or edit in
 $VISUAL/$EDITOR first.
 
@@ -82,9 +83,11 @@ async function run(argv: string[]): Promise<number> {
   const watcher = new WorkspaceWatcher(roots, companion.context, (filePath) => event({ event: 'saved', filePath }));
 
   try {
-    await companion.start();
+    // The context is seeded before the discovery file exists: a CLI that connects at once sees it.
     await watcher.start();
+    await companion.start();
   } catch (err) {
+    await watcher.stop();
     await companion.stop();
     review.dispose();
     throw err;
