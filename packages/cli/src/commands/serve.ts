@@ -20,10 +20,9 @@ const usage = `Usage: ide-companion serve [--workspace DIR]... [--json] [--no-co
 
 Runs a Gemini CLI companion for DIR (default: the current folder; repeat
 --workspace for several roots). Start 'gemini' in that folder from any other
-terminal and it connects here: your uncommitted changes (git status) and then
-the files you save become its context, and each
-edit it proposes is shown here as a diff to accept, reject, or edit in
-$VISUAL/$EDITOR first.
+terminal and it connects here: your uncommitted changes (git status), then
+the files you save, become its context, and each edit it proposes is shown
+here as a diff to accept, reject, or edit in $VISUAL/$EDITOR first (one key).
 
 Options:
   --workspace DIR  a workspace root (repeatable)
