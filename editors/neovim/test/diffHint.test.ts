@@ -41,7 +41,10 @@ test('with the terminal focused in Terminal mode, the diff shows its keys and th
     XDG_CONFIG_HOME: path.join(tmp.path, 'config'),
   };
   tmux.start(
-    shellCommand([nvimPath!, '--clean', '-n', '--listen', socket, '-c', 'let g:ide_companion_auto_setup = v:false', '-c', `set rtp^=${PLUGIN_ROOT}`, '-c', `lua ${setup}`], env),
+    shellCommand(
+      [nvimPath!, '--clean', '-n', '--listen', socket, '-c', 'let g:ide_companion_auto_setup = v:false', '-c', `set rtp^=${PLUGIN_ROOT}`, '-c', `lua ${setup}`],
+      env,
+    ),
     { cwd: workspace },
   );
   await waitFor(

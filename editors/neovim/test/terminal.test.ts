@@ -35,10 +35,14 @@ describe(':Gemini terminal', { skip, timeout: 120_000 }, () => {
       const buffersBefore = await s.lua<number>('return #vim.api.nvim_list_bufs()');
       // Typed, as a user does (over RPC an error message would come back as the command's error).
       await s.nvim.input(':Gemini<CR>');
-      const messages = await waitFor(async () => {
-        const m = await s.messages();
-        return /not found/.test(m) && m;
-      }, 'the message', TIMEOUT);
+      const messages = await waitFor(
+        async () => {
+          const m = await s.messages();
+          return /not found/.test(m) && m;
+        },
+        'the message',
+        TIMEOUT,
+      );
       assert.match(messages, /ide-companion: `gemini` was not found on PATH\. Install Gemini CLI/);
       assert.doesNotMatch(messages, /stack traceback|E5108|\.lua:\d+:/);
       assert.equal(await s.lua('return #vim.api.nvim_tabpage_list_wins(0)'), windowsBefore, 'no empty split');
@@ -53,10 +57,14 @@ describe(':Gemini terminal', { skip, timeout: 120_000 }, () => {
     try {
       await s.discovery();
       await s.nvim.input(':Gemini<CR>');
-      const messages = await waitFor(async () => {
-        const m = await s.messages();
-        return /not found/.test(m) && m;
-      }, 'the message', TIMEOUT);
+      const messages = await waitFor(
+        async () => {
+          const m = await s.messages();
+          return /not found/.test(m) && m;
+        },
+        'the message',
+        TIMEOUT,
+      );
       assert.match(messages, /\/nonexistent\/gemini-build \(terminal\.cmd\) was not found or is not executable/);
       assert.doesNotMatch(messages, /stack traceback|E5108/);
       assert.equal(await s.lua('return #vim.api.nvim_tabpage_list_wins(0)'), 1);
@@ -69,7 +77,8 @@ describe(':Gemini terminal', { skip, timeout: 120_000 }, () => {
     const s = await startNeovim({ setup: "{ terminal = { cmd = { 'sh' } } }" });
     try {
       await s.discovery();
-      const terminals = () => s.lua<number>("local n = 0 for _, b in ipairs(vim.api.nvim_list_bufs()) do if vim.bo[b].buftype == 'terminal' then n = n + 1 end end return n");
+      const terminals = () =>
+        s.lua<number>("local n = 0 for _, b in ipairs(vim.api.nvim_list_bufs()) do if vim.bo[b].buftype == 'terminal' then n = n + 1 end end return n");
       await s.nvim.command('Gemini');
       await waitFor(async () => (await terminals()) === 1, 'the terminal', TIMEOUT);
       const first = await s.lua<{ buf: number; pid: number }>("return require('ide_companion.terminal').info()");

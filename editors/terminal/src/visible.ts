@@ -8,6 +8,7 @@
 // C0 controls but tab and newline, DEL, C1 controls (0x9b is a one-byte CSI to
 // some terminals), bidi embeddings/overrides/isolates (reorder what is shown),
 // and line/paragraph separators.
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
 const UNSAFE = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]/g;
 
 function symbol(ch: string): string {

@@ -30,7 +30,7 @@ async function streamReopened(companion: Companion, id: string): Promise<void> {
 }
 
 test('the defaults: a closed stream gets 2 s to reopen, 64 sessions at most', () => {
-  assert.ok(DEFAULT_STREAM_GRACE_MS <= 2_000 && DEFAULT_STREAM_GRACE_MS > 1_000, 'more than the SDK\'s 1 s reconnect delay, at most 2 s');
+  assert.ok(DEFAULT_STREAM_GRACE_MS <= 2_000 && DEFAULT_STREAM_GRACE_MS > 1_000, "more than the SDK's 1 s reconnect delay, at most 2 s");
   assert.equal(DEFAULT_MAX_SESSIONS, 64);
 });
 
@@ -60,7 +60,10 @@ test('a stream that drops and reopens (MCP SDK client) keeps its session and its
     const id = h.companion.sessionList[0]!.id;
     dropConnections(h.companion);
     await streamReopened(h.companion, id);
-    assert.deepEqual(h.companion.sessionList.map((s) => s.id), [id]);
+    assert.deepEqual(
+      h.companion.sessionList.map((s) => s.id),
+      [id],
+    );
     const f = path.join(h.workspace, 'after.ts');
     fs.writeFileSync(f, '');
     h.companion.context.focus(f);
@@ -159,11 +162,18 @@ test('the real CLI client: a dropped stream reopens on the same session and cont
     dropConnections(h.companion);
     await streamReopened(h.companion, id);
     await sleep(DEFAULT_STREAM_GRACE_MS + 500);
-    assert.deepEqual(h.companion.sessionList.map((s) => s.id), [id], 'the session outlived the grace');
+    assert.deepEqual(
+      h.companion.sessionList.map((s) => s.id),
+      [id],
+      'the session outlived the grace',
+    );
     const f = path.join(h.workspace, 'after-drop.ts');
     fs.writeFileSync(f, '');
     h.companion.context.focus(f);
-    await client.waitFor((e) => e.event === 'context' && e['source'] === 'push' && e['context']?.workspaceState?.openFiles?.[0]?.path === f, 'context after the reconnect');
+    await client.waitFor(
+      (e) => e.event === 'context' && e['source'] === 'push' && e['context']?.workspaceState?.openFiles?.[0]?.path === f,
+      'context after the reconnect',
+    );
   } finally {
     await client.stop();
     await h.cleanup();
