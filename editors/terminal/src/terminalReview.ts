@@ -150,11 +150,13 @@ export class TerminalReview implements EditorActions {
       process.kill(process.pid, 'SIGINT');
       return;
     }
-    if ([...chunk].length !== 1 || chunk === '\x1b') {
+    // A key typed with Enter out of habit arrives as one chunk when the reader is slow: still one key.
+    const typed = chunk.length > 1 ? chunk.replace(/[\r\n]+$/, '') : chunk;
+    if ([...typed].length !== 1 || typed === '\x1b') {
       if (this.current && !this.editing) this.options.screen.setNotice(`one key at a time: ${KEYS_HINT}`);
       return;
     }
-    this.answer(chunk);
+    this.answer(typed);
   }
 
   private answer(typed: string | undefined): void {

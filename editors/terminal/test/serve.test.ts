@@ -114,6 +114,17 @@ describe('ide-companion serve', { skip }, () => {
     assert.deepEqual(await outcome(f), { method: 'ide/diffRejected', params: { filePath: f } });
   });
 
+  test('a key and Enter arriving in one read still decide; a paste of several keys does not', async () => {
+    const f = path.join(workspace, 'burst.txt');
+    await peer.client.callTool({ name: 'openDiff', arguments: { filePath: f, newContent: 'burst\n' } });
+    await tmux.waitForText('+burst');
+    tmux.type('ar'); // pasted: neither accepts nor rejects
+    await tmux.waitForText('one key at a time');
+    assert.equal(peer.notifications.find((n) => n.method !== 'ide/contextUpdate' && n.params.filePath === f), undefined);
+    tmux.type('r\r');
+    assert.deepEqual(await outcome(f), { method: 'ide/diffRejected', params: { filePath: f } });
+  });
+
   test('"e" edits the proposal in $EDITOR; accepting sends the edited text byte for byte', async () => {
     const f = path.join(workspace, 'edit.txt');
     const proposal = 'crlf line\r\nno final newline';
