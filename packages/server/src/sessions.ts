@@ -94,21 +94,28 @@ export class SessionRegistry {
   /** POST initialize without a session id: a new session. */
   async initialize(req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
     if (this.closed) throw new Error('companion is stopping');
+    // Counted from now until the session is in the map (or the initialize failed), never twice.
     this.initializing++;
+    let pending = true;
+    const settled = () => {
+      if (pending) this.initializing--;
+      pending = false;
+    };
     try {
-      await this.open(req, res, body);
+      await this.open(req, res, body, settled);
     } finally {
-      this.initializing--;
+      settled();
     }
   }
 
-  private async open(req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
+  private async open(req: IncomingMessage, res: ServerResponse, body: unknown, settled: () => void): Promise<void> {
     const server = this.options.createServer();
     let session: Session | undefined;
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: randomUUID,
       keepAliveMs: this.options.keepAliveMs,
       onsessioninitialized: (id) => {
+        settled();
         session = new Session(id, transport, server);
         this.sessions.set(id, session);
         this.arm(session);

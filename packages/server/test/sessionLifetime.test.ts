@@ -118,6 +118,18 @@ test('past the cap, initialize gets a clear JSON-RPC error (503); a freed slot c
   }
 });
 
+test('initializes racing for the last slots: exactly the cap gets in', async () => {
+  const h = await startCompanion({ maxSessions: 3 });
+  try {
+    const headers = mcpHeaders(h.companion.authToken, h.companion.port);
+    const answers = await Promise.all(Array.from({ length: 6 }, () => rawRequest(h.companion.port, { headers, body: INIT_BODY })));
+    assert.deepEqual(answers.map((a) => a.status).sort(), [200, 200, 200, 503, 503, 503]);
+    assert.equal(h.companion.sessionList.length, 3);
+  } finally {
+    await h.cleanup();
+  }
+});
+
 /** One raw HTTP/1.1 request with exactly these header lines (node:http cannot send two Host headers). */
 function rawLines(port: number, lines: string[], body: string): Promise<string> {
   return new Promise((resolve, reject) => {
