@@ -1,54 +1,18 @@
 /**
  * Shared by the client-side commands (status, context, diff, doctor, list,
- * install): option parsing, `--json` versus text output, exit codes, and the
- * one way they build a CompanionClient. One place, so every command behaves alike.
+ * install): `--json` versus text output, errors mapped to exit codes, and the
+ * one way they build a CompanionClient. Options and exit codes are in
+ * ../commandTable.ts.
  */
-import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { CompanionClient, DEFAULT_AVAILABILITY_TIMEOUT_MS, DEFAULT_INIT_TIMEOUT_MS, type CompanionClientOptions } from '@ide-companion/client';
+import { EXIT, UsageError } from '../commandTable.js';
 
-/** Exit codes the client commands share. */
-export const EXIT = {
-  OK: 0,
-  /** The answer is "no": disconnected, rejected, would not connect. */
-  NO: 1,
-  USAGE: 2,
-  /** Something failed: no connection for a diff, connection lost, I/O error. */
-  ERROR: 3,
-} as const;
-
-export class UsageError extends Error {
-  override name = 'UsageError';
-}
-
-const COMMON_OPTIONS = {
-  json: { type: 'boolean', default: false },
-  cwd: { type: 'string' },
-  timeout: { type: 'string' },
-} as const satisfies ParseArgsConfig['options'];
-
-export const COMMON_USAGE = `  --json          print one JSON object (or one per line with --watch)
-  --cwd DIR       act as if run in DIR (default: the current directory)
-  --timeout MS    connection timeout in milliseconds (default ${DEFAULT_INIT_TIMEOUT_MS})
-`;
+export { EXIT, UsageError } from '../commandTable.js';
 
 export interface Common {
   json: boolean;
   cwd: string;
   timeoutMs: number;
-}
-
-/** parseArgs with a UsageError for anything unexpected. */
-export function parse(
-  argv: string[],
-  options: NonNullable<ParseArgsConfig['options']>,
-  allowPositionals = true,
-): { values: Record<string, string | boolean | undefined>; positionals: string[] } {
-  try {
-    const r = parseArgs({ args: argv, options: { ...COMMON_OPTIONS, ...options }, allowPositionals, strict: true });
-    return { values: r.values as Record<string, string | boolean | undefined>, positionals: r.positionals };
-  } catch (err) {
-    throw new UsageError((err as Error).message);
-  }
 }
 
 export function common(values: Record<string, unknown>): Common {
@@ -58,7 +22,11 @@ export function common(values: Record<string, unknown>): Common {
   return { json: values['json'] === true, cwd: typeof values['cwd'] === 'string' ? values['cwd'] : process.cwd(), timeoutMs };
 }
 
-/** A client for one command run: no reconnect unless asked, the CLI's timeouts bounded by --timeout. */
+/**
+ * A client for one command run: no reconnect unless asked, the CLI's timeouts
+ * bounded by --timeout, and a companion in this same container reached on
+ * loopback even where gemini would dial host.docker.internal.
+ */
 export function makeClient(c: Common, extra: Partial<CompanionClientOptions> = {}): CompanionClient {
   return new CompanionClient({
     cwd: c.cwd,
@@ -67,6 +35,7 @@ export function makeClient(c: Common, extra: Partial<CompanionClientOptions> = {
     availabilityTimeoutMs: Math.min(DEFAULT_AVAILABILITY_TIMEOUT_MS, c.timeoutMs),
     reconnect: false,
     heartbeatMs: 0,
+    dialLocalCompanion: true,
     ...extra,
   });
 }

@@ -1,0 +1,152 @@
+/**
+ * Every command's options and exit codes, in one table: the specs of this
+ * package's commands are here, the editor ends' (`serve`, `bridge`) come with
+ * their commands through the registry. Each command parses its argv and prints
+ * its usage from its spec, `ide-companion --help` prints the exit codes from
+ * the table, and a test holds the README's table to it.
+ */
+import type { CommandSpec, ExitCode, OptionSpec } from '@ide-companion/server';
+import { COMMANDS } from './commands/index.js';
+import { editorCommandSpec } from './editors.js';
+
+export { EXIT, UsageError, parseCommandArgs, usageOf, type CommandSpec, type ExitCode } from '@ide-companion/server';
+
+const json: OptionSpec = { type: 'boolean', help: 'print one JSON object' };
+/** The options of the commands that connect as the CLI would (status, context, diff, doctor). */
+const CONNECTING: Record<string, OptionSpec> = {
+  json,
+  cwd: { type: 'string', arg: 'DIR', help: 'act as if run in DIR (default: the current directory)' },
+  timeout: { type: 'string', arg: 'MS', help: 'connection timeout in milliseconds (default 10000)' },
+};
+const USAGE_ERROR = 'usage error';
+
+/** The specs of this package's own commands. */
+export const OWN_COMMANDS: readonly CommandSpec[] = [
+  {
+    name: 'status',
+    summary: 'show what /ide status would show here, and which companion was chosen',
+    description: `Connects the way Gemini CLI would from this folder and prints what /ide status
+shows (Connected to <IDE> with the open files, or Disconnected and why), plus
+the companion chosen and the reason. In a container where gemini would dial
+host.docker.internal, it says what to export.`,
+    options: CONNECTING,
+    exits: { 0: 'connected', 1: 'disconnected', 2: USAGE_ERROR },
+  },
+  {
+    name: 'context',
+    summary: 'print the IDE context the CLI would send the model (--watch for live)',
+    description: `Connects to the companion Gemini CLI would use from this folder and prints the
+IDE context as the model receives it (a JSON object, normalised as the CLI
+does: newest file first, only it active, at most 10 files, long selections cut).`,
+    options: {
+      watch: { type: 'boolean', help: 'keep running and print every change (reconnects by itself); with --json, one JSON object per line' },
+      ...CONNECTING,
+    },
+    exits: { 0: 'printed a context (--watch: interrupted)', 1: 'no connection, or no context arrived', 2: USAGE_ERROR },
+  },
+  {
+    name: 'diff',
+    summary: 'open a diff in the connected IDE; exit 0 on accept, 1 on reject',
+    args: 'FILE [NEWFILE|-]',
+    description: `Opens a diff of FILE against the proposed content in the IDE that Gemini CLI
+would use from this folder, and waits for the user to accept or reject it.
+The proposal comes from NEWFILE, or from stdin with '-' (the default when
+stdin is not a terminal); with neither, FILE's own content (edit it in the IDE).
+
+On accept, prints the final content (with any edits made in the diff view) to
+stdout; FILE itself is written only with --write. Ctrl-C (or SIGTERM,
+SIGHUP) closes the diff in the IDE and counts as a rejection.`,
+    options: {
+      write: { type: 'boolean', help: 'write the accepted content to FILE' },
+      ...CONNECTING,
+    },
+    exits: { 0: 'accepted', 1: 'rejected (or interrupted)', 2: USAGE_ERROR, 3: 'no answer: no companion, diffs not offered, or the connection was lost' },
+  },
+  {
+    name: 'check',
+    summary: 'check a running companion against the spec and the real CLI',
+    description: `Runs the conformance suite against a running Gemini CLI companion (ours or
+any other: the VS Code extension, community plugins) and reports each
+requirement as pass, fail, warn or skip with a one-line reason.
+
+Without options it checks the companion the Gemini CLI would choose for the
+current directory. It first says so, then opens and closes a few test diffs
+there, of files in a fresh temporary directory (--no-diffs skips them); it
+never touches your files.`,
+    options: {
+      port: { type: 'string', arg: 'P', help: "the companion's port (with --token; the token is also read from a discovery file naming that port)" },
+      token: { type: 'string', arg: 'T', help: 'its bearer token' },
+      file: { type: 'string', arg: 'F', help: 'a discovery file: checked, and port and token taken from it' },
+      'no-diffs': { type: 'boolean', help: 'open no test diffs in the editor (the diff checks are skipped)' },
+      json: { type: 'boolean', help: 'print the report as JSON' },
+      timeout: { type: 'string', arg: 'MS', help: 'time allowed for each request (default 10000)' },
+    },
+    exits: { 0: 'nothing failed (warnings allowed)', 1: 'something failed', 2: 'usage error, or nothing answers on the port' },
+  },
+  {
+    name: 'doctor',
+    summary: 'explain whether gemini started here would connect, and why not',
+    description: `Explains whether Gemini CLI started in this folder would connect to an IDE
+companion, and what to do if not: discovery files and their owners, stale
+files, the workspace match (with every root), the token, IDE detection,
+container host mapping, and a real connection attempt.`,
+    options: CONNECTING,
+    exits: { 0: 'gemini would connect', 1: 'it would not', 2: USAGE_ERROR },
+  },
+  {
+    name: 'list',
+    summary: 'list every companion on this machine (IDE, PID, port, workspace, liveness)',
+    description: `Lists every IDE companion on this machine from its discovery file: the IDE,
+its PID, port, workspace, and whether it is alive (PID running and port
+accepting connections). '*' marks the one Gemini CLI would use from this folder.`,
+    options: {
+      json: { type: 'boolean', help: 'print a JSON array' },
+      cwd: { type: 'string', arg: 'DIR', help: "the folder for the '*' mark (default: the current directory)" },
+    },
+    exits: { 0: 'at least one companion listed', 1: 'none found', 2: USAGE_ERROR },
+  },
+  {
+    name: 'install',
+    summary: 'install the companion for an editor (lists installers without EDITOR)',
+    args: '[EDITOR]',
+    description: `Installs the IDE companion for EDITOR. Without EDITOR, lists the installers
+available and the editor this terminal seems to run in.`,
+    options: {
+      'dry-run': { type: 'boolean', help: 'say what would be done, change nothing' },
+      json: { type: 'boolean', help: 'print JSON' },
+    },
+    exits: { 0: 'installed (or listed)', 1: 'the installer failed', 2: 'usage error or unknown editor', 3: 'the installer could not run' },
+  },
+];
+
+export function commandSpec(name: string): CommandSpec {
+  const spec = OWN_COMMANDS.find((c) => c.name === name);
+  if (!spec) throw new Error(`no command ${name} in the command table`);
+  return spec;
+}
+
+/** Every command's spec, in the order `--help` lists them (editor ends' loaded for theirs). */
+export async function commandTable(): Promise<CommandSpec[]> {
+  return Promise.all(COMMANDS.map(async (c) => (c.editorEnd ? editorCommandSpec(c.editorEnd, c.name) : commandSpec(c.name))));
+}
+
+/** The README's exit-code table (a test keeps the README equal to it). */
+export function exitCodeMarkdown(table: readonly CommandSpec[]): string {
+  const cell = (c: CommandSpec, code: ExitCode) => c.exits[code] ?? '';
+  return [
+    '| command | 0 | 1 | 2 | 3 |',
+    '| --- | --- | --- | --- | --- |',
+    ...table.map((c) => `| \`${c.name}\` | ${cell(c, 0)} | ${cell(c, 1)} | ${cell(c, 2)} | ${cell(c, 3)} |`),
+  ].join('\n');
+}
+
+/** The exit codes of every command, as `--help` shows them. */
+export function exitCodeTable(table: readonly CommandSpec[]): string {
+  const rows = table.map(
+    (c) =>
+      `  ${c.name.padEnd(8)}  ${Object.entries(c.exits)
+        .map(([code, m]) => `${code} ${m}`)
+        .join('; ')}`,
+  );
+  return ['Exit status (all commands: 0 yes, 1 no, 2 usage error, 3 error; Ctrl-C ends serve and check with 130):', ...rows].join('\n');
+}
