@@ -3,7 +3,8 @@
  * opens, whichever window had focus. Regression: on Neovim 0.7.2, with the
  * :Gemini terminal focused (Terminal mode), ":w accepts, :q! rejects" and the
  * warning went only to :messages, never to the screen. Neovim runs with its
- * UI in tmux; a real MCP client opens the diffs.
+ * UI in tmux; a real MCP client opens the diffs. Then Neovim is killed with a
+ * diff open, and its host must still exit.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -87,4 +88,24 @@ test('with the terminal focused in Terminal mode, the diff shows its keys and th
   const screen = await tmux.waitForText(/:w accepts, :q! rejects · dirty\.txt has unsaved changes/, TIMEOUT);
   assert.match(screen, /unsaved changes \(diff against disk; kept in its buffer\)/);
   assert.deepEqual(await lua("return vim.api.nvim_buf_get_lines(vim.fn.bufnr('dirty.txt'), 0, -1, false)"), ['unsaved work']);
+
+  // Regression: Neovim 0.10 killed (SIGTERM) with this diff open left its host running, waiting on diff closes it never answered.
+  const hostPid = await lua<number>("return vim.fn.jobpid(require('ide_companion.host').state.job)");
+  await tmux.stop();
+  await waitFor(() => !alive(hostPid), 'the host to exit after Neovim was killed', TIMEOUT).catch((err: Error) => {
+    if (alive(hostPid)) process.kill(hostPid, 'SIGKILL');
+    throw err;
+  });
+  assert.equal(discoveryFileOf(dir, pid), undefined, 'the discovery file is gone');
 });
+
+/** Whether `pid` runs (a zombie waiting for init to reap it does not count). */
+function alive(pid: number): boolean {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const state = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0];
+    return state !== 'Z' && state !== 'X';
+  } catch {
+    return false;
+  }
+}
