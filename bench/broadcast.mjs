@@ -12,12 +12,12 @@
  * broadcast listener, bracketed by a context listener registered before the
  * companion starts (so runs before it) and one registered after.
  */
-import { activeFileOf, connectClient, log, machine, makeFiles, runBench, sleep, startCompanion, summarize, withTimeout } from './lib/common.mjs';
+import { activeFileOf, connectClient, log, machine, makeFiles, runBench, sleep, startCompanion, summarize, withTimeout, scaled } from './lib/common.mjs';
 import { NotificationLog } from './lib/notificationLog.mjs';
 
 const SESSION_COUNTS = [1, 8, 32];
-const ROUNDS = 30;
-const WARMUP_ROUNDS = 3;
+const ROUNDS = scaled(30, 3);
+const WARMUP_ROUNDS = scaled(3, 1);
 const PAUSE_MS = 150;
 const WAIT_MS = 10_000;
 
@@ -79,7 +79,7 @@ runBench(async () => {
     return {
       bench: 'broadcast',
       machine: machine(),
-      settings: { rounds: ROUNDS, pauseMs: PAUSE_MS, coalescing: 'defaults (quiet 4 ms, window 50 ms)' },
+      settings: { rounds: ROUNDS, pauseMs: PAUSE_MS, coalescing: 'defaults (next turn, window 50 ms)' },
       results,
     };
   } finally {

@@ -14,7 +14,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { findGeminiCli, runNode } from '@ide-companion/testkit';
-import { log, ms, printResult, skipBench, startCompanion, summarize } from './lib/common.mjs';
+import { log, ms, printResult, skipBench, startCompanion, summarize, scaled } from './lib/common.mjs';
 
 const self = fileURLToPath(import.meta.url);
 const root = path.resolve(path.dirname(self), '..');
@@ -96,7 +96,7 @@ if (process.argv[2] === '--child') {
 const cli = findGeminiCli();
 if (!cli) skipBench('the pinned Gemini CLI is not installed (scripts/install-gemini-cli.sh)');
 const samplesArg = process.argv.indexOf('--samples');
-const samples = samplesArg > 0 ? Number(process.argv[samplesArg + 1]) : 7;
+const samples = samplesArg > 0 ? Number(process.argv[samplesArg + 1]) : scaled(7, 1);
 
 const { companion, tmp, workspace, cleanup } = await startCompanion();
 const file = path.join(workspace, 'main.ts');

@@ -11,12 +11,12 @@
  * - bursts: many events close together, how many notifications they cost and
  *   how late the final state arrives after the last event.
  */
-import { activeFileOf, connectClient, log, machine, makeFiles, runBench, sleep, startCompanion, summarize, withTimeout } from './lib/common.mjs';
+import { activeFileOf, connectClient, log, machine, makeFiles, runBench, sleep, startCompanion, summarize, withTimeout, scaled } from './lib/common.mjs';
 import { NotificationLog } from './lib/notificationLog.mjs';
 
-const ISOLATED_SAMPLES = 50;
+const ISOLATED_SAMPLES = scaled(50, 3);
 const PAUSE_MS = 150;
-const BURST_ROUNDS = 10;
+const BURST_ROUNDS = scaled(10, 2);
 const SETTLE_MS = 250;
 const WAIT_MS = 5_000;
 

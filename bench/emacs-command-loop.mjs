@@ -30,11 +30,11 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { log, machine, makeTempDir, runBench } from './lib/common.mjs';
+import { log, machine, makeTempDir, runBench, scaled } from './lib/common.mjs';
 
 const PACKAGE_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'editors', 'emacs');
-const MOVES = 5_000;
-const ROUNDS = 5;
+const MOVES = scaled(5_000, 100);
+const ROUNDS = scaled(5, 1);
 const LINES = 10_000;
 const LIMIT_US = 50;
 

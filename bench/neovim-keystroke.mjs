@@ -27,13 +27,13 @@ import { fileURLToPath } from 'node:url';
 import { attach } from 'neovim';
 import { parseDiscoveryFile, parseDiscoveryFileName } from '@ide-companion/protocol';
 import { waitFor } from '@ide-companion/testkit';
-import { connectClient, log, machine, makeTempDir, runBench, sleep, withTimeout } from './lib/common.mjs';
+import { connectClient, log, machine, makeTempDir, runBench, sleep, withTimeout, scaled } from './lib/common.mjs';
 
 const PLUGIN_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'editors', 'neovim');
-const MOVES = 20_000;
-const VISUAL_MOVES = 2_000;
-const CHARS = 1_000;
-const ROUNDS = 3;
+const MOVES = scaled(20_000, 200);
+const VISUAL_MOVES = scaled(2_000, 20);
+const CHARS = scaled(1_000, 10);
+const ROUNDS = scaled(3, 1);
 const LINES = 10_000;
 const quietLogger = { level: 'error', debug() {}, info() {}, warn() {}, error() {} };
 

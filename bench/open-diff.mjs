@@ -20,16 +20,16 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as readline from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { connectClient, log, machine, makeTempDir, mib, procStatusMiB, processCpuMs, runBench, sleep, summarize, withTimeout } from './lib/common.mjs';
+import { connectClient, log, machine, makeTempDir, mib, procStatusMiB, processCpuMs, runBench, sleep, summarize, withTimeout, scaled } from './lib/common.mjs';
 import { NotificationLog } from './lib/notificationLog.mjs';
 
 const KIB = 1024;
 const MIB = 1024 * KIB;
 const CASES = [
-  { label: '1KiB', bytes: KIB, runs: 30 },
-  { label: '1MiB', bytes: MIB, runs: 10 },
-  { label: '11MiB', bytes: 11 * MIB, runs: 3 },
-  { label: '32MiB', bytes: 32 * MIB, runs: 3 },
+  { label: '1KiB', bytes: KIB, runs: scaled(30, 2) },
+  { label: '1MiB', bytes: MIB, runs: scaled(10, 1) },
+  { label: '11MiB', bytes: 11 * MIB, runs: scaled(3, 1) },
+  { label: '32MiB', bytes: 32 * MIB, runs: scaled(3, 1) },
 ];
 const CALL_TIMEOUT_MS = 300_000;
 const COMPANION_SCRIPT = path.join(path.dirname(fileURLToPath(import.meta.url)), 'lib', 'accepting-companion.mjs');

@@ -7,8 +7,10 @@
  *     "neovim-keystroke.mjs": { "skipped": "nvim is not on PATH" },
  *     "oops.mjs": { "error": "exit code 1", ... } }
  *
- * `node bench/run-all.mjs [SUBSTRING...]` runs only the benches whose file name
- * contains one of the substrings. Progress goes to stderr.
+ * `node bench/run-all.mjs [--quick] [SUBSTRING...]` runs only the benches whose
+ * file name contains one of the substrings. Progress goes to stderr. `--quick`
+ * (or BENCH_QUICK=1) runs each with a few samples, for CI: it proves every bench
+ * still runs; its figures mean nothing and nothing is asserted on them.
  *
  * A bench that needs an external program says so in a comment near its top:
  *
@@ -32,6 +34,7 @@ const self = path.basename(fileURLToPath(import.meta.url));
 /** A bench must stop by itself; this is the backstop. */
 const TIMEOUT_MS = Number(process.env['BENCH_TIMEOUT_MS']) || 15 * 60_000;
 const HEADER_LINES = 40;
+const quick = process.argv.includes('--quick') || process.env['BENCH_QUICK'] === '1';
 
 function log(message) {
   process.stderr.write(`[run-all] ${message}\n`);
@@ -81,7 +84,8 @@ function parseOutput(stdout) {
 function runOne(file) {
   return new Promise((resolve) => {
     const started = performance.now();
-    const child = spawn(process.execPath, [file], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
+    const env = quick ? { ...process.env, BENCH_QUICK: '1' } : process.env;
+    const child = spawn(process.execPath, [file], { cwd: root, env, stdio: ['ignore', 'pipe', 'inherit'] });
     let stdout = '';
     child.stdout.setEncoding('utf8');
     child.stdout.on('data', (chunk) => (stdout += chunk));
@@ -111,7 +115,7 @@ function runOne(file) {
 }
 
 async function main() {
-  const filters = process.argv.slice(2);
+  const filters = process.argv.slice(2).filter((arg) => arg !== '--quick');
   const files = fs
     .readdirSync(benchDir)
     .filter((name) => name.endsWith('.mjs') && name !== self)
@@ -121,7 +125,7 @@ async function main() {
     log(`no bench matches ${filters.join(' ')}`);
     return 2;
   }
-  log(`running ${files.length} bench(es) one at a time: ${files.join(' ')}`);
+  log(`running ${files.length} bench(es) one at a time${quick ? ' in quick mode' : ''}: ${files.join(' ')}`);
   const results = {};
   let failed = 0;
   for (const name of files) {

@@ -17,15 +17,15 @@ import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { CPU_TICK_MS, connectClient, log, machine, makeTempDir, ms, processCpuMs, runBench, skipBench, sleep, summarize, withTimeout } from './lib/common.mjs';
+import { CPU_TICK_MS, connectClient, log, machine, makeTempDir, ms, processCpuMs, runBench, skipBench, sleep, summarize, withTimeout, scaled } from './lib/common.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const CLI = path.join(root, 'packages/cli/bin/ide-companion.js');
 const BARE = path.join(root, 'bench/lib/bare-companion.mjs');
-const RUNS = 10;
+const RUNS = scaled(10, 1);
 const START_TIMEOUT_MS = 20_000;
-const IDLE_SETTLE_MS = 3_000;
-const CPU_WINDOW_MS = 5_000;
+const IDLE_SETTLE_MS = scaled(3_000, 300);
+const CPU_WINDOW_MS = scaled(5_000, 500);
 
 const TARGETS = {
   serve: (workspace) => [CLI, 'serve', '--workspace', workspace, '--no-color'],

@@ -24,14 +24,14 @@ import * as path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { waitFor } from '@ide-companion/testkit';
-import { connectClient, log, machine, runBench, sleep, withTimeout } from './lib/common.mjs';
+import { connectClient, log, machine, runBench, sleep, withTimeout, scaled } from './lib/common.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const { startVim } = await import(path.join(root, 'editors', 'vim', 'dist', 'test', 'harness.js'));
 
-const MOVES = 20_000;
-const FLUSHES = 2_000;
-const ROUNDS = 3;
+const MOVES = scaled(20_000, 200);
+const FLUSHES = scaled(2_000, 20);
+const ROUNDS = scaled(3, 1);
 const LINES = 10_000;
 const GOAL_ADDED_PER_MOVE_US = 50;
 

@@ -15,6 +15,18 @@ import { makeTempDir as makeTestkitTempDir } from '@ide-companion/testkit';
 
 export { sleep };
 
+/**
+ * Quick mode (BENCH_QUICK=1, set by `run-all.mjs --quick`): every bench runs
+ * end to end with a few samples, so CI sees that none has rotted. Its figures
+ * mean nothing; nothing is asserted on them.
+ */
+export const QUICK = process.env['BENCH_QUICK'] === '1';
+
+/** `full` normally, `quick` in quick mode. */
+export function scaled(full, quick) {
+  return QUICK ? quick : full;
+}
+
 const benchName = path.basename(process.argv[1] ?? 'bench', '.mjs');
 
 /** Progress, to stderr so stdout stays one JSON object. */

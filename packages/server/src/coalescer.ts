@@ -1,52 +1,65 @@
 /**
  * Turns a stream of "something changed" pokes into flushes:
- * - an isolated change is flushed after `quietMs` (a few ms), not a whole window late;
- * - changes arriving together (each within `quietMs` of the last) are flushed once,
- *   at most `windowMs` after the first of them;
- * - after a flush, further changes wait for the end of that flush's window, so
- *   flushes are at least `windowMs` apart and a long burst costs one flush per window.
- * A trailing-only debounce would make every lone change `windowMs` late.
+ * - a lone change is flushed on the next turn of the event loop: no quiet-time
+ *   wait, yet a synchronous burst (many events handled in one turn) is one flush;
+ * - a change within `windowMs` of the last flush waits for the end of that
+ *   window, and everything arriving meanwhile goes out in that one flush.
+ * So flushes are at least `windowMs` apart (at most two in any window), the
+ * flush reads the final state, and it comes at most `windowMs` after the last
+ * change. A trailing-only debounce would make every lone change `windowMs` late.
  */
 export interface CoalescerOptions {
   windowMs: number;
-  quietMs: number;
 }
 
+/** What the coalescer needs of time; injected by tests (no wall-clock waits there). */
+export interface Scheduler {
+  now(): number;
+  /** Runs `fn` after the current turn (before any timer of the same age). */
+  nextTurn(fn: () => void): unknown;
+  setTimer(fn: () => void, ms: number): unknown;
+  cancel(handle: unknown): void;
+}
+
+type RealHandle = { immediate: NodeJS.Immediate } | { timeout: NodeJS.Timeout };
+
+export const realScheduler: Scheduler = {
+  now: () => performance.now(),
+  nextTurn: (fn): RealHandle => ({ immediate: setImmediate(fn) }),
+  setTimer: (fn, ms): RealHandle => ({ timeout: setTimeout(fn, ms) }),
+  cancel: (handle) => {
+    // Each clear function must get its own kind of handle: clearImmediate on a Timeout corrupts Node's bookkeeping.
+    const h = handle as RealHandle;
+    if ('immediate' in h) clearImmediate(h.immediate);
+    else clearTimeout(h.timeout);
+  },
+};
+
 export class Coalescer {
-  private timer: NodeJS.Timeout | undefined;
+  /** The scheduled flush, if one is pending. */
+  private handle: unknown;
   private lastFlushAt = Number.NEGATIVE_INFINITY;
-  private firstPendingAt: number | undefined;
 
   constructor(
     private readonly flush: () => void,
     private readonly options: CoalescerOptions,
-    private readonly now: () => number = () => performance.now(),
+    private readonly scheduler: Scheduler = realScheduler,
   ) {}
 
   poke(): void {
-    const now = this.now();
-    this.firstPendingAt ??= now;
-    const { windowMs, quietMs } = this.options;
-    const windowEnd = this.lastFlushAt + windowMs;
-    const delay =
-      now >= windowEnd
-        ? Math.min(quietMs, this.firstPendingAt + windowMs - now) // leading edge: wait for quiet, bounded
-        : windowEnd - now; // inside the last flush's window: trailing edge
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = setTimeout(() => this.fire(), Math.max(0, delay));
+    if (this.handle !== undefined) return; // the pending flush will read the final state
+    const wait = this.lastFlushAt + this.options.windowMs - this.scheduler.now();
+    this.handle = wait > 0 ? this.scheduler.setTimer(() => this.fire(), wait) : this.scheduler.nextTurn(() => this.fire());
   }
 
   dispose(): void {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = undefined;
-    this.firstPendingAt = undefined;
+    if (this.handle !== undefined) this.scheduler.cancel(this.handle);
+    this.handle = undefined;
   }
 
   private fire(): void {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = undefined;
-    this.firstPendingAt = undefined;
-    this.lastFlushAt = this.now();
+    this.handle = undefined;
+    this.lastFlushAt = this.scheduler.now();
     this.flush();
   }
 }

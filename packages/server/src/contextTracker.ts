@@ -21,13 +21,13 @@ import {
   type File,
   type IdeContext,
 } from '@ide-companion/protocol';
-import { Coalescer } from './coalescer.js';
+import { Coalescer, type Scheduler } from './coalescer.js';
 
 export interface ContextTrackerOptions {
   /** Coalescing window (ms) for bursts; default 50. */
   windowMs?: number;
-  /** Quiet time (ms) before a lone change is sent; default 4. */
-  quietMs?: number;
+  /** Timers of the coalescer; tests inject a manual clock. */
+  scheduler?: Scheduler;
   maxFiles?: number;
   maxSelectedTextLength?: number;
   /** How existence on disk is checked; default a stat that must find a regular file. */
@@ -43,7 +43,6 @@ export interface FocusDetails {
 
 /** Files are remembered past the 10 sent, so closing one brings the next back. */
 const MAX_REMEMBERED_FILES = 500;
-export const DEFAULT_QUIET_MS = 4;
 
 function regularFileExists(filePath: string): boolean {
   try {
@@ -90,10 +89,7 @@ export class ContextTracker {
     this.maxSelectedTextLength = options.maxSelectedTextLength ?? MAX_SELECTED_TEXT_LENGTH;
     this.fileExists = options.fileExists ?? regularFileExists;
     this.now = options.now ?? Date.now;
-    this.coalescer = new Coalescer(() => this.emit(), {
-      windowMs: options.windowMs ?? CONTEXT_DEBOUNCE_MS,
-      quietMs: options.quietMs ?? DEFAULT_QUIET_MS,
-    });
+    this.coalescer = new Coalescer(() => this.emit(), { windowMs: options.windowMs ?? CONTEXT_DEBOUNCE_MS }, options.scheduler);
   }
 
   // ---- editor events -------------------------------------------------------

@@ -1,55 +1,91 @@
-/** The coalescer: lone changes go out after the quiet time, bursts once per window. */
+/** The coalescer on a manual clock: lone changes go out on the next turn, bursts once per window. */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { sleep } from '@ide-companion/testkit';
 import { Coalescer } from '../src/index.js';
+import { ManualScheduler } from './manualScheduler.js';
 
-test('a lone change is flushed after the quiet time, well before the window ends', async () => {
-  const times: number[] = [];
-  const c = new Coalescer(() => times.push(performance.now()), { windowMs: 200, quietMs: 2 });
-  const start = performance.now();
+function setup(windowMs = 50) {
+  const clock = new ManualScheduler();
+  const flushes: number[] = [];
+  const c = new Coalescer(() => flushes.push(clock.now()), { windowMs }, clock);
+  return { clock, flushes, c };
+}
+
+test('a lone change is flushed on the next turn, with no wait', () => {
+  const { clock, flushes, c } = setup();
   c.poke();
-  await sleep(150);
-  assert.equal(times.length, 1);
-  // The trailing-only debounce of the official companion would flush at 200 ms.
-  assert.ok(times[0]! - start < 100, `flushed after ${times[0]! - start} ms`);
-  c.dispose();
+  assert.deepEqual(flushes, [], 'not inside the poke itself');
+  clock.turn();
+  assert.deepEqual(flushes, [0]);
 });
 
-test('pokes inside a flushed window are flushed once at its end', async () => {
-  let n = 0;
-  const c = new Coalescer(() => n++, { windowMs: 100, quietMs: 1 });
-  c.poke();
-  await sleep(20);
-  assert.equal(n, 1);
-  c.poke();
-  c.poke();
-  c.poke();
-  await sleep(20);
-  assert.equal(n, 1, 'still inside the window');
-  await sleep(150);
-  assert.equal(n, 2);
-  c.dispose();
+test('a synchronous burst is one flush', () => {
+  const { clock, flushes, c } = setup();
+  for (let i = 0; i < 100; i++) c.poke();
+  clock.turn();
+  clock.advance(200);
+  assert.deepEqual(flushes, [0]);
 });
 
-test('a continuous stream of pokes is flushed at most once per window', async () => {
-  let n = 0;
-  const c = new Coalescer(() => n++, { windowMs: 50, quietMs: 5 });
-  const end = performance.now() + 300;
-  while (performance.now() < end) {
+test('changes inside a flushed window go out once, at its end', () => {
+  const { clock, flushes, c } = setup(100);
+  c.poke();
+  clock.turn();
+  clock.advance(20);
+  c.poke();
+  clock.advance(1);
+  c.poke();
+  c.poke();
+  clock.advance(50);
+  assert.deepEqual(flushes, [0], 'still inside the window');
+  clock.advance(100);
+  assert.deepEqual(flushes, [0, 100]);
+});
+
+test('a change after the window has passed goes out at once again', () => {
+  const { clock, flushes, c } = setup();
+  c.poke();
+  clock.turn();
+  clock.advance(80);
+  c.poke();
+  clock.turn();
+  assert.deepEqual(flushes, [0, 80]);
+});
+
+test('a stream of changes every 2 ms: flushes 50 ms apart, the last at most one window after the last change', () => {
+  const { clock, flushes, c } = setup(50);
+  for (let t = 0; t < 300; t += 2) {
     c.poke();
-    await sleep(2);
+    clock.advance(2);
   }
-  await sleep(100);
-  assert.ok(n >= 3 && n <= 9, `${n} flushes for 300 ms of pokes`);
-  c.dispose();
+  const lastChange = 298;
+  clock.advance(200);
+  for (let i = 1; i < flushes.length; i++) assert.ok(flushes[i]! - flushes[i - 1]! >= 50, `flushes ${flushes.join(', ')}`);
+  assert.ok(flushes.at(-1)! >= lastChange && flushes.at(-1)! <= lastChange + 50, `last flush at ${flushes.at(-1)}`);
+  assert.equal(flushes.length, 7); // 0, 50, ..., 300
 });
 
-test('dispose cancels a pending flush', async () => {
-  let n = 0;
-  const c = new Coalescer(() => n++, { windowMs: 50, quietMs: 20 });
+test('dispose cancels a pending flush, leading or trailing', () => {
+  const { clock, flushes, c } = setup();
   c.poke();
   c.dispose();
-  await sleep(100);
-  assert.equal(n, 0);
+  clock.advance(100);
+  assert.deepEqual(flushes, []);
+  c.poke();
+  clock.turn();
+  c.poke();
+  c.dispose();
+  clock.advance(100);
+  assert.deepEqual(flushes, [100]);
+  assert.equal(clock.pending, 0);
+});
+
+test('the real scheduler flushes a lone change without a timer', async () => {
+  let n = 0;
+  const c = new Coalescer(() => n++, { windowMs: 50 });
+  c.poke();
+  c.poke();
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.equal(n, 1);
+  c.dispose();
 });

@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, test } from 'node:test';
-import { makeTempDir, sleep } from '@ide-companion/testkit';
+import { makeTempDir } from '@ide-companion/testkit';
+import { ManualScheduler } from './manualScheduler.js';
 import { ContextTracker, truncateSelectedText } from '../src/index.js';
 
 let dir: string;
@@ -158,41 +159,43 @@ test('relative paths are refused', () => {
   t.dispose();
 });
 
-test('a synchronous burst yields one change with the final state', async () => {
-  const t = new ContextTracker();
+test('a synchronous burst yields one change with the final state', () => {
+  const clock = new ManualScheduler();
+  const t = new ContextTracker({ scheduler: clock });
   const seen: string[] = [];
   t.onDidChange((c) => seen.push(c.workspaceState!.openFiles![0]!.path));
   for (let i = 0; i < 100; i++) t.focus(files[i % 14]!);
-  await sleep(120);
+  clock.turn();
+  clock.advance(200);
   assert.deepEqual(seen, [files[99 % 14]]);
   t.dispose();
 });
 
-test('events 1 ms apart within the window yield one change with the final state', async () => {
-  const t = new ContextTracker({ quietMs: 4 });
+test('events 1 ms apart: the first goes out at once, the rest as one change with the final state at the window end', () => {
+  const clock = new ManualScheduler();
+  const t = new ContextTracker({ scheduler: clock });
   const seen: Array<{ line: number }> = [];
   t.onDidChange((c) => seen.push(c.workspaceState!.openFiles![0]!.cursor!));
   t.focus(files[0]!, { cursor: { line: 1, character: 1 } });
   for (let i = 2; i <= 10; i++) {
-    const start = performance.now();
-    while (performance.now() - start < 1) {
-      // busy-wait 1 ms so the events are spaced without giving timers a turn
-    }
+    clock.advance(1);
     t.setCursor(files[0]!, { line: i, character: 1 });
   }
-  await sleep(150);
-  assert.deepEqual(seen.map((c) => c.line), [10]);
+  assert.deepEqual(seen.map((c) => c.line), [1]);
+  clock.advance(50);
+  assert.deepEqual(seen.map((c) => c.line), [1, 10]);
   t.dispose();
 });
 
-test('an identical state is not sent twice', async () => {
-  const t = new ContextTracker();
+test('an identical state is not sent twice', () => {
+  const clock = new ManualScheduler();
+  const t = new ContextTracker({ scheduler: clock });
   let n = 0;
   t.onDidChange(() => n++);
   t.focus(files[0]!, { cursor: { line: 1, character: 1 } });
-  await sleep(80);
+  clock.advance(80);
   t.setCursor(files[0]!, { line: 1, character: 1 });
-  await sleep(80);
+  clock.advance(80);
   assert.equal(n, 1);
   t.dispose();
 });

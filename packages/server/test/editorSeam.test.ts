@@ -19,7 +19,7 @@ function diffsOnly(): EditorActions {
 }
 
 test('events from the vocabulary reach the context; an invalid one is refused before it changes anything', () => {
-  const companion = new Companion({ ideInfo: { name: 't', displayName: 'T' }, context: { fileExists: () => true, windowMs: 0, quietMs: 0 } });
+  const companion = new Companion({ ideInfo: { name: 't', displayName: 'T' }, context: { fileExists: () => true, windowMs: 0 } });
   try {
     applyEditorEvent(companion, parseEditorEvent({ type: 'focus', path: '/w/a.ts', cursor: { line: 3, character: 2 }, selectedText: 'sel' }));
     const before = JSON.stringify(companion.context.snapshot());
