@@ -8,11 +8,15 @@
  * `ide/contextUpdate` carrying that state in the client, both in this process.
  *
  * - isolated: one event, then a pause well past the coalescing window (150 ms);
+ *   each cursor move is paired with one through the limit (bench/lib/bare-sse-server.mjs:
+ *   a bare node:http SSE server writing the same notification at once, to a
+ *   second client of the same kind), interleaved so machine noise hits both;
  * - bursts: many events close together, how many notifications they cost and
  *   how late the final state arrives after the last event.
  */
 import { activeFileOf, connectClient, log, machine, makeFiles, runBench, sleep, startCompanion, summarize, withTimeout, scaled } from './lib/common.mjs';
 import { NotificationLog } from './lib/notificationLog.mjs';
+import { startBareSseServer } from './lib/bare-sse-server.mjs';
 
 const ISOLATED_SAMPLES = scaled(50, 3);
 const PAUSE_MS = 150;
@@ -25,6 +29,9 @@ runBench(async () => {
   const files = makeFiles(workspace, ISOLATED_SAMPLES + 1);
   const notifications = new NotificationLog();
   const connection = await connectClient({ port: companion.port, token: companion.authToken }, notifications.record);
+  const bare = await startBareSseServer();
+  const bareNotifications = new NotificationLog();
+  const bareConnection = await connectClient(bare, bareNotifications.record);
   try {
     const isActive = (file) => (e) => e.method === 'ide/contextUpdate' && activeFileOf(e.params)?.path === file;
     const hasCursorLine = (file, line) => (e) => {
@@ -57,13 +64,27 @@ runBench(async () => {
     companion.context.focus(cursorFile, { cursor: { line: 1, character: 1 } });
     await sleep(PAUSE_MS);
     const cursorSamples = [];
-    for (let i = 0; i < ISOLATED_SAMPLES; i++) {
-      const line = 2 + i;
-      const arrived = notifications.next(hasCursorLine(cursorFile, line));
-      const start = performance.now();
-      companion.context.setCursor(cursorFile, { line, character: 1 });
-      const entry = await withTimeout(arrived, WAIT_MS, `the notification for cursor move #${i}`);
-      cursorSamples.push(entry.at - start);
+    const limitSamples = [];
+    const bareHasLine = (line) => (e) => activeFileOf(e.params)?.cursor?.line === line;
+    for (let i = -5; i < ISOLATED_SAMPLES; i++) {
+      // i < 0: warm-up of the limit's path
+      const line = 2 + i + 5;
+      if (i >= 0) {
+        const arrived = notifications.next(hasCursorLine(cursorFile, line));
+        const start = performance.now();
+        companion.context.setCursor(cursorFile, { line, character: 1 });
+        const entry = await withTimeout(arrived, WAIT_MS, `the notification for cursor move #${i}`);
+        cursorSamples.push(entry.at - start);
+        await sleep(PAUSE_MS);
+      }
+      // The same JSON through the limit: the companion's own snapshot, cursor on a line of its own.
+      const params = companion.context.snapshot();
+      activeFileOf(params).cursor = { line: 1_000_000 + i, character: 1 };
+      const bareArrived = bareNotifications.next(bareHasLine(1_000_000 + i));
+      const bareStart = performance.now();
+      bare.notify(params);
+      const bareEntry = await withTimeout(bareArrived, WAIT_MS, `the limit's notification #${i}`);
+      if (i >= 0) limitSamples.push(bareEntry.at - bareStart);
       await sleep(PAUSE_MS);
     }
 
@@ -123,14 +144,21 @@ runBench(async () => {
     return {
       bench: 'context-latency',
       machine: machine(),
-      settings: { pauseBetweenIsolatedEventsMs: PAUSE_MS, coalescing: 'defaults (quiet 4 ms, window 50 ms)' },
+      settings: { pauseBetweenIsolatedEventsMs: PAUSE_MS, coalescing: 'defaults (next turn, window 50 ms)' },
       isolatedFocusMs: summarize(focusSamples),
       isolatedCursorMoveMs: summarize(cursorSamples),
+      limitIsolatedNotifyMs: summarize(limitSamples),
+      isolatedCursorMoveP50VsLimit: {
+        ratio: Math.round((summarize(cursorSamples).p50 / summarize(limitSamples).p50) * 100) / 100,
+        goal: 1.5,
+      },
       bursts,
       comparison: { officialCompanionIsolatedP50Ms: 52, note: 'trailing-only 50 ms debounce, measured (interop-notes.md)' },
     };
   } finally {
     await connection.close().catch(() => undefined);
+    await bareConnection.close().catch(() => undefined);
+    await bare.close();
     await cleanup();
   }
 });

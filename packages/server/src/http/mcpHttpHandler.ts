@@ -7,7 +7,7 @@ import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { MCP_ENDPOINT_PATH } from '@ide-companion/protocol';
 import { describeError, type Logger } from '../logger.js';
 import type { SessionRegistry } from '../sessions.js';
-import { readBody } from './body.js';
+import { readJsonBody } from './body.js';
 import { RpcErrorCode, sendJsonRpcError } from './jsonRpcError.js';
 import { requestGuard } from './requestGuard.js';
 
@@ -47,23 +47,20 @@ export function createMcpHttpHandler(options: McpHttpHandlerOptions) {
 
     let body: unknown;
     if (method === 'POST') {
-      const read = await readBody(req, options.maxBodyBytes);
+      const read = await readJsonBody(req, options.maxBodyBytes);
       if (!read.ok) {
         if (read.tooLarge) {
           const limit = `${Math.round(options.maxBodyBytes / MIB)} MiB`;
           logger.warn('request body over the limit', { limit });
           sendJsonRpcError(res, 413, RpcErrorCode.RequestTooLarge, `Request body too large: this companion accepts up to ${limit}`);
+        } else if (read.parseError) {
+          sendJsonRpcError(res, 400, RpcErrorCode.ParseError, `Parse error: ${describeError(read.error)}`);
         } else {
           sendJsonRpcError(res, 400, RpcErrorCode.InvalidRequest, `Could not read the request body: ${read.error.message}`);
         }
         return;
       }
-      try {
-        body = JSON.parse(read.text);
-      } catch (err) {
-        sendJsonRpcError(res, 400, RpcErrorCode.ParseError, `Parse error: ${describeError(err)}`);
-        return;
-      }
+      body = read.body;
     }
 
     if (sessionId === undefined) {
