@@ -10,6 +10,8 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { openEventStream, type EventStream } from './http/eventStream.js';
 import { validateCompanionNotification, type CompanionNotification } from '@ide-companion/protocol';
 import { describeError, type Logger } from './logger.js';
 
@@ -39,7 +41,8 @@ export interface SessionRegistryOptions {
 }
 
 class Session {
-  streams = 0;
+  /** The GET stream, written by us (http/eventStream.ts), not by the SDK's transport. */
+  stream: EventStream | undefined;
   /** Whether a GET stream was ever open: then its closing means the CLI is likely gone. */
   hadStream = false;
   expiry: NodeJS.Timeout | undefined;
@@ -56,7 +59,7 @@ class Session {
       id: this.id,
       clientName: client?.name,
       clientVersion: client?.version,
-      streamOpen: this.streams > 0,
+      streamOpen: this.stream !== undefined,
       connectedAt: this.connectedAt,
     };
   }
@@ -113,7 +116,6 @@ export class SessionRegistry {
     let session: Session | undefined;
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: randomUUID,
-      keepAliveMs: this.options.keepAliveMs,
       onsessioninitialized: (id) => {
         settled();
         session = new Session(id, transport, server);
@@ -121,6 +123,16 @@ export class SessionRegistry {
         this.arm(session);
       },
     });
+    // What is tied to no request (notifications, as the SDK decides: no related
+    // request id and not a response) goes on our GET stream; the rest to the SDK's.
+    const sdkSend = transport.send.bind(transport);
+    transport.send = async (message: JSONRPCMessage, sendOptions?: { relatedRequestId?: string | number }) => {
+      if (sendOptions?.relatedRequestId === undefined && 'method' in message) {
+        session?.stream?.send(message);
+        return;
+      }
+      await sdkSend(message, sendOptions);
+    };
     server.server.onclose = () => {
       if (session) this.forget(session);
     };
@@ -140,7 +152,10 @@ export class SessionRegistry {
   /** Any request on an existing session. */
   async handle(id: string, req: IncomingMessage, res: ServerResponse, body?: unknown): Promise<void> {
     const session = this.sessions.get(id)!;
-    if (req.method === 'GET') this.watchStream(session, res);
+    if (req.method === 'GET') {
+      this.openStream(session, req, res);
+      return;
+    }
     this.arm(session);
     await session.transport.handleRequest(req, res, body);
   }
@@ -157,7 +172,7 @@ export class SessionRegistry {
       this.options.logger.error('refusing to send an invalid notification', { method: notification.method, error: describeError(err) });
       return false;
     }
-    if (session.streams === 0) {
+    if (!session.stream) {
       this.options.logger.debug('notification held back: the session has no open stream', { session: sessionId, method: valid.method });
     }
     session.server.server.notification(valid).catch((err: unknown) => {
@@ -170,7 +185,7 @@ export class SessionRegistry {
   broadcast(notification: CompanionNotification): number {
     let sent = 0;
     for (const session of this.sessions.values()) {
-      if (session.streams > 0 && this.notify(session.id, notification)) sent++;
+      if (session.stream && this.notify(session.id, notification)) sent++;
     }
     return sent;
   }
@@ -180,26 +195,21 @@ export class SessionRegistry {
     await Promise.all([...this.sessions.values()].map((s) => this.close(s)));
   }
 
-  private watchStream(session: Session, res: ServerResponse): void {
-    const writeHead = res.writeHead;
-    let opened = false;
-    // The SDK registers the stream before it writes the head, so a notification
-    // sent once the head is out travels on this stream.
-    res.writeHead = ((...args: Parameters<ServerResponse['writeHead']>) => {
-      const result = writeHead.apply(res, args);
-      if (res.statusCode === 200 && !opened) {
-        opened = true;
-        session.streams++;
-        session.hadStream = true;
-        this.disarm(session);
-        setImmediate(() => this.options.onStreamOpen(session.id));
-        this.options.onSessionsChanged();
-      }
-      return result;
-    }) as ServerResponse['writeHead'];
+  private openStream(session: Session, req: IncomingMessage, res: ServerResponse): void {
+    const stream = openEventStream(req, res, session.id, session.stream !== undefined, this.options.keepAliveMs);
+    if (!stream) {
+      this.arm(session);
+      return;
+    }
+    session.stream = stream;
+    session.hadStream = true;
+    this.disarm(session);
+    setImmediate(() => this.options.onStreamOpen(session.id));
+    this.options.onSessionsChanged();
     res.once('close', () => {
-      if (!opened) return;
-      session.streams--;
+      stream.end();
+      if (session.stream !== stream) return;
+      session.stream = undefined;
       this.arm(session);
       if (this.sessions.has(session.id)) this.options.onSessionsChanged();
     });
@@ -208,7 +218,7 @@ export class SessionRegistry {
   /** Starts the expiry clock of a session without an open stream. */
   private arm(session: Session): void {
     this.disarm(session);
-    if (session.streams > 0 || this.closed) return;
+    if (session.stream || this.closed) return;
     const [graceMs, why] = session.hadStream
       ? [this.options.streamGraceMs, 'its stream closed and did not reopen']
       : [this.options.graceMs, 'no stream, no requests'];
@@ -231,6 +241,7 @@ export class SessionRegistry {
 
   private forget(session: Session): void {
     this.disarm(session);
+    session.stream?.end();
     if (!this.sessions.delete(session.id)) return;
     this.options.logger.info('CLI session closed', { session: session.id });
     this.options.onSessionClosed(session.id);
