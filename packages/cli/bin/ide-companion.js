@@ -1,8 +1,13 @@
 #!/usr/bin/env node
 // Committed shim so npm can link the bin before the TypeScript build has run.
-import { main } from '../dist/src/main.js';
+// `serve` runs from its one-file bundle (start time and memory: docs/benchmarks.md).
+const argv = process.argv.slice(2);
+const run =
+  argv[0] === 'serve'
+    ? import('./ide-companion-serve.mjs').then((m) => m.serve(argv.slice(1)))
+    : import('../dist/src/main.js').then((m) => m.main(argv));
 
-main(process.argv.slice(2)).then(
+run.then(
   (code) => {
     if (typeof code === 'number') process.exitCode = code;
   },

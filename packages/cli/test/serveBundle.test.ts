@@ -1,0 +1,10 @@
+/** The serve bundle the bin runs is built from the current sources. */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { staleBundleReason } from '@ide-companion/testkit';
+import { SERVE_BUNDLE } from '../src/build/bundleServe.js';
+
+test('the committed serve bundle equals a fresh build of the sources', { timeout: 120_000 }, async () => {
+  const stale = await staleBundleReason(SERVE_BUNDLE, 'npx tsc -b && npm run bundle -w packages/cli');
+  assert.equal(stale, undefined);
+});
