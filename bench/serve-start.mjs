@@ -9,7 +9,9 @@
  *   and voluntary context switches (wake-ups) over 5 s, first with no client,
  *   then with one idle MCP SDK client connected.
  * The same figures for a bare in-process Companion script (bench/lib/bare-companion.mjs)
- * are the baseline: the difference is what serve itself adds. And, to see where
+ * are the baseline: the difference is what serve itself adds. The limit: a bare
+ * node:http server that writes the same discovery file (bench/lib/bare-discovery-server.mjs);
+ * `vsLimit` has the ratios (goals: start p50 at most 1.3x, idle RSS at most 1.2x). And, to see where
  * start time goes, spawn-to-exit of an empty node and of a node that only
  * imports @ide-companion/server (the MCP SDK and zod).
  */
@@ -22,6 +24,7 @@ import { CPU_TICK_MS, connectClient, log, machine, makeTempDir, ms, processCpuMs
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const CLI = path.join(root, 'packages/cli/bin/ide-companion.js');
 const BARE = path.join(root, 'bench/lib/bare-companion.mjs');
+const LIMIT = path.join(root, 'bench/lib/bare-discovery-server.mjs');
 const RUNS = scaled(10, 1);
 const START_TIMEOUT_MS = 20_000;
 const IDLE_SETTLE_MS = scaled(3_000, 300);
@@ -30,6 +33,7 @@ const CPU_WINDOW_MS = scaled(5_000, 500);
 const TARGETS = {
   serve: (workspace) => [CLI, 'serve', '--workspace', workspace, '--no-color'],
   bareCompanion: (workspace) => [BARE, workspace],
+  limit: (workspace) => [LIMIT, workspace],
 };
 
 function serveAvailable() {
@@ -186,11 +190,19 @@ runBench(async () => {
     nodeEmptyScriptMs: await spawnToExit(['-e', '']),
     nodeImportServerPackageMs: await spawnToExit(['--input-type=module', '-e', "await import('@ide-companion/server')"]),
   };
+  const ratio = (a, b) => Math.round((a / b) * 100) / 100;
+  const vsLimit = {
+    startP50: { ratio: ratio(results.serve.spawnToDiscoveryFileMs.p50, results.limit.spawnToDiscoveryFileMs.p50), goal: 1.3 },
+    idleRssNoClient: { ratio: ratio(results.serve.idle.noClient.rssMiB, results.limit.idle.noClient.rssMiB), goal: 1.2 },
+    idleRssOneClient: { ratio: ratio(results.serve.idle.oneIdleClient.rssMiB, results.limit.idle.oneIdleClient.rssMiB), goal: 1.2 },
+  };
   return {
     bench: 'serve-start',
+    vsLimit,
     machine: machine(),
     command: 'node packages/cli/bin/ide-companion.js serve --workspace DIR --no-color (TMPDIR private, stdin an open pipe)',
     baseline: 'bareCompanion = node bench/lib/bare-companion.mjs DIR: a Companion and nothing else',
+    limitIs: 'node bench/lib/bare-discovery-server.mjs DIR: node:http and the discovery file',
     ...results,
     startCost,
   };
