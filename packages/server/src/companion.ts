@@ -11,7 +11,7 @@ import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { ContextUpdateNotification, LOOPBACK_HOST, joinWorkspacePaths, type Capability, type DiscoveryFile, type IdeInfo, IdeInfoSchema } from '@ide-companion/protocol';
 import { generateAuthToken } from './auth.js';
 import { ContextTracker, type ContextTrackerOptions } from './contextTracker.js';
@@ -20,6 +20,7 @@ import { capabilitiesOf, type EditorActions } from './editorActions.js';
 import { DiscoveryFileHandle, ensureDiscoveryDir, sweepStaleDiscoveryFiles } from './discoveryFile.js';
 import { createMcpHttpHandler } from './http/mcpHttpHandler.js';
 import { registerExitCleanup } from './lifecycle.js';
+import { loadSdk } from './lazySdk.js';
 import { describeError, silentLogger, type Logger } from './logger.js';
 import { SessionRegistry, type SessionInfo } from './sessions.js';
 import { buildTerminalEnv, type TerminalEnv } from './terminalEnv.js';
@@ -260,7 +261,8 @@ export class Companion {
     this.discovery!.write(content);
   }
 
-  private createMcpServer(): McpServer {
+  private async createMcpServer(): Promise<McpServer> {
+    const { McpServer } = await loadSdk();
     const server = new McpServer({ name: `ide-companion (${this.ideInfo.name})`, version: COMPANION_VERSION });
     registerTools(server, this.tools, {
       context: this.context,

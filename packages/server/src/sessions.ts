@@ -9,10 +9,11 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { openEventStream, type EventStream } from './http/eventStream.js';
 import { validateCompanionNotification, type CompanionNotification } from '@ide-companion/protocol';
+import { loadSdk } from './lazySdk.js';
 import { describeError, type Logger } from './logger.js';
 
 export interface SessionInfo {
@@ -32,7 +33,7 @@ export interface SessionRegistryOptions {
   streamGraceMs: number;
   maxSessions: number;
   keepAliveMs: number;
-  createServer: () => McpServer;
+  createServer: () => Promise<McpServer>;
   logger: Logger;
   /** The session's GET stream just opened: the moment to push the current context. */
   onStreamOpen: (sessionId: string) => void;
@@ -112,7 +113,8 @@ export class SessionRegistry {
   }
 
   private async open(req: IncomingMessage, res: ServerResponse, body: unknown, settled: () => void): Promise<void> {
-    const server = this.options.createServer();
+    const { StreamableHTTPServerTransport } = await loadSdk();
+    const server = await this.options.createServer();
     let session: Session | undefined;
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: randomUUID,
@@ -153,7 +155,7 @@ export class SessionRegistry {
   async handle(id: string, req: IncomingMessage, res: ServerResponse, body?: unknown): Promise<void> {
     const session = this.sessions.get(id)!;
     if (req.method === 'GET') {
-      this.openStream(session, req, res);
+      await this.openStream(session, req, res);
       return;
     }
     this.arm(session);
@@ -195,8 +197,9 @@ export class SessionRegistry {
     await Promise.all([...this.sessions.values()].map((s) => this.close(s)));
   }
 
-  private openStream(session: Session, req: IncomingMessage, res: ServerResponse): void {
-    const stream = openEventStream(req, res, session.id, session.stream !== undefined, this.options.keepAliveMs);
+  private async openStream(session: Session, req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const { SUPPORTED_PROTOCOL_VERSIONS } = await loadSdk();
+    const stream = openEventStream(req, res, { sessionId: session.id, alreadyOpen: session.stream !== undefined, keepAliveMs: this.options.keepAliveMs, versions: SUPPORTED_PROTOCOL_VERSIONS });
     if (!stream) {
       this.arm(session);
       return;

@@ -7,7 +7,6 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
 import { sendJsonRpcError } from './jsonRpcError.js';
 
 /** The SDK's code for transport-level refusals (406, 409, 400 on a version). */
@@ -51,17 +50,15 @@ export class EventStream {
 export function openEventStream(
   req: IncomingMessage,
   res: ServerResponse,
-  sessionId: string,
-  alreadyOpen: boolean,
-  keepAliveMs: number,
+  { sessionId, alreadyOpen, keepAliveMs, versions }: { sessionId: string; alreadyOpen: boolean; keepAliveMs: number; versions: readonly string[] },
 ): EventStream | undefined {
   if (!(req.headers.accept ?? '').includes('text/event-stream')) {
     sendJsonRpcError(res, 406, TRANSPORT_ERROR, 'Not Acceptable: Client must accept text/event-stream');
     return undefined;
   }
   const version = req.headers['mcp-protocol-version'];
-  if (typeof version === 'string' && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) {
-    const supported = SUPPORTED_PROTOCOL_VERSIONS.join(', ');
+  if (typeof version === 'string' && !versions.includes(version)) {
+    const supported = versions.join(', ');
     sendJsonRpcError(res, 400, TRANSPORT_ERROR, `Bad Request: Unsupported protocol version: ${version} (supported versions: ${supported})`);
     return undefined;
   }

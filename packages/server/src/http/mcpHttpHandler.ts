@@ -3,8 +3,8 @@
  * bound and parse the body, then hand over to the session's transport.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { MCP_ENDPOINT_PATH } from '@ide-companion/protocol';
+import { loadSdk } from '../lazySdk.js';
 import { describeError, type Logger } from '../logger.js';
 import type { SessionRegistry } from '../sessions.js';
 import { readJsonBody } from './body.js';
@@ -64,7 +64,7 @@ export function createMcpHttpHandler(options: McpHttpHandlerOptions) {
     }
 
     if (sessionId === undefined) {
-      if (method === 'POST' && isInitializeRequest(body)) {
+      if (method === 'POST' && (await loadSdk()).isInitializeRequest(body)) {
         if (sessions.full) {
           logger.warn('session refused: too many sessions', { max: sessions.maxSessions });
           sendJsonRpcError(

@@ -1,0 +1,9 @@
+/**
+ * What the companion uses of the MCP SDK's server side. Loaded when the first
+ * request comes (lazySdk.ts), not at start: a companion no CLI has connected to
+ * yet never evaluates the SDK's schemas and validators (start time, memory;
+ * docs/benchmarks.md). Import values from here only through `loadSdk()`.
+ */
+export { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+export { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+export { isInitializeRequest, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
