@@ -12,12 +12,17 @@ import { sendJsonRpcError } from './jsonRpcError.js';
 /** The SDK's code for transport-level refusals (406, 409, 400 on a version). */
 const TRANSPORT_ERROR = -32000;
 
+/** A `content` string longer than this (UTF-16 units) is written in pieces of this size. */
+export const CONTENT_PIECE_UNITS = 1 << 20;
+const CONTENT_KEY = '"content":""';
+
 export class EventStream {
   private readonly keepAlive: NodeJS.Timeout;
 
   constructor(
     private readonly res: ServerResponse,
     keepAliveMs: number,
+    private readonly pieceUnits = CONTENT_PIECE_UNITS,
   ) {
     // A comment line every so often, so an idle CLI connection is not timed out by anything in between.
     this.keepAlive = setInterval(() => res.write(': keepalive\n\n'), keepAliveMs);
@@ -25,20 +30,48 @@ export class EventStream {
     res.once('close', () => clearInterval(this.keepAlive));
   }
 
-  /** One `message` event; the JSON is written as one string, not copied again into a frame. */
+  /** One `message` event, corked into one write. */
   send(message: JSONRPCMessage): void {
-    if (this.res.writableEnded || this.res.destroyed) return;
-    const json = JSON.stringify(message);
-    this.res.cork();
-    this.res.write('event: message\ndata: ');
-    this.res.write(json);
-    this.res.write('\n\n');
-    this.res.uncork(); // one writev for the three pieces
+    const res = this.res;
+    if (res.writableEnded || res.destroyed) return;
+    res.cork();
+    res.write('event: message\ndata: ');
+    this.writeJson(message);
+    res.write('\n\n');
+    res.uncork();
   }
 
   end(): void {
     clearInterval(this.keepAlive);
     if (!this.res.writableEnded) this.res.end();
+  }
+
+  /**
+   * The message as JSON. A diff outcome's `content` (up to the body limit) is
+   * escaped piece by piece straight to the socket: one JSON string of it would
+   * be another copy twice its size (two bytes a unit once it has any non-Latin-1
+   * character), on top of the content and the bytes written.
+   */
+  private writeJson(message: JSONRPCMessage): void {
+    const params = 'params' in message ? (message.params as Record<string, unknown> | undefined) : undefined;
+    const content = params?.['content'];
+    if (typeof content !== 'string' || content.length <= this.pieceUnits) {
+      this.res.write(JSON.stringify(message));
+      return;
+    }
+    const json = JSON.stringify({ ...message, params: { ...params, content: '' } });
+    // Quotes inside JSON strings are escaped, so this key-and-empty-value occurs once: where content goes.
+    const open = json.indexOf(CONTENT_KEY) + CONTENT_KEY.length - 1;
+    this.res.write(json.slice(0, open));
+    for (let start = 0; start < content.length; ) {
+      let end = Math.min(content.length, start + this.pieceUnits);
+      // Never split a surrogate pair: each half alone would be escaped as \udXXX.
+      const last = content.charCodeAt(end - 1);
+      if (end < content.length && last >= 0xd800 && last <= 0xdbff) end += end - 1 > start ? -1 : 1;
+      this.res.write(JSON.stringify(content.slice(start, end)).slice(1, -1));
+      start = end;
+    }
+    this.res.write(json.slice(open));
   }
 }
 
