@@ -80,12 +80,22 @@ test('dispose cancels a pending flush, leading or trailing', () => {
   assert.equal(clock.pending, 0);
 });
 
-test('the real scheduler flushes a lone change without a timer', async () => {
+test('the real scheduler flushes a lone change once the current job is done, without a timer', async () => {
   let n = 0;
   const c = new Coalescer(() => n++, { windowMs: 50 });
   c.poke();
   c.poke();
-  await new Promise((resolve) => setImmediate(resolve));
+  assert.equal(n, 0, 'not inside the job that poked');
+  await Promise.resolve();
   assert.equal(n, 1);
   c.dispose();
+});
+
+test('the real scheduler: dispose cancels a queued flush', async () => {
+  let n = 0;
+  const c = new Coalescer(() => n++, { windowMs: 50 });
+  c.poke();
+  c.dispose();
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.equal(n, 0);
 });

@@ -30,13 +30,20 @@ export class EventStream {
     res.once('close', () => clearInterval(this.keepAlive));
   }
 
-  /** One `message` event, corked into one write. */
+  /**
+   * One `message` event. A usual one is one write: one HTTP chunk, so the
+   * client's SSE parser gets it whole in one read (pieces cost it a read each).
+   */
   send(message: JSONRPCMessage): void {
     const res = this.res;
     if (res.writableEnded || res.destroyed) return;
+    if (!this.hasLargeContent(message)) {
+      res.write(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
+      return;
+    }
     res.cork();
     res.write('event: message\ndata: ');
-    this.writeJson(message);
+    this.writeLargeContent(message);
     res.write('\n\n');
     res.uncork();
   }
@@ -46,19 +53,20 @@ export class EventStream {
     if (!this.res.writableEnded) this.res.end();
   }
 
+  private hasLargeContent(message: JSONRPCMessage): boolean {
+    const content = 'params' in message ? (message.params as Record<string, unknown> | undefined)?.['content'] : undefined;
+    return typeof content === 'string' && content.length > this.pieceUnits;
+  }
+
   /**
-   * The message as JSON. A diff outcome's `content` (up to the body limit) is
+   * A diff outcome's `content` (up to the body limit) is
    * escaped piece by piece straight to the socket: one JSON string of it would
    * be another copy twice its size (two bytes a unit once it has any non-Latin-1
    * character), on top of the content and the bytes written.
    */
-  private writeJson(message: JSONRPCMessage): void {
-    const params = 'params' in message ? (message.params as Record<string, unknown> | undefined) : undefined;
-    const content = params?.['content'];
-    if (typeof content !== 'string' || content.length <= this.pieceUnits) {
-      this.res.write(JSON.stringify(message));
-      return;
-    }
+  private writeLargeContent(message: JSONRPCMessage): void {
+    const params = (message as { params: Record<string, unknown> }).params;
+    const content = params['content'] as string;
     const json = JSON.stringify({ ...message, params: { ...params, content: '' } });
     // Quotes inside JSON strings are escaped, so this key-and-empty-value occurs once: where content goes.
     const open = json.indexOf(CONTENT_KEY) + CONTENT_KEY.length - 1;
