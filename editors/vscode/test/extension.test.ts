@@ -1,0 +1,277 @@
+/**
+ * The extension in a real extension host: code-server 4.100.3 driven by
+ * Chromium (test/codeServer.ts). One code-server serves every test here; each
+ * window is its own extension host and companion. The MCP client is the real
+ * SDK client the way Gemini CLI connects; the user is Chromium's keyboard and
+ * mouse, or the VS Code API run in the window's extension host.
+ */
+import { after, before, beforeEach, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { connectRecordingClient, runNode, skipUnless, waitFor, type RecordingClient } from '@ide-companion/testkit';
+import { CHROMIUM, CodeServer, hasCodeServer, WITH_API, type Window } from './codeServer.js';
+import { activeElementIsTerminal, diffTabCount, discoveryOf, lastContext, openDiff, rejectAllDiffs, textOf } from './workbench.js';
+
+const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../..');
+const skip =
+  skipUnless(hasCodeServer, 'code-server 4.100.3', 'run scripts/install-code-server.sh') ||
+  skipUnless(CHROMIUM !== undefined, 'chromium', 'apt-get install -y chromium');
+
+describe('VS Code extension in code-server', { skip, timeout: 10 * 60_000 }, () => {
+  let cs: CodeServer;
+  let ws: string;
+  let win: Window;
+  let client: RecordingClient;
+
+  before(async () => {
+    cs = new CodeServer();
+    ws = path.join(cs.dir, 'ws');
+    fs.mkdirSync(path.join(ws, 'sub'), { recursive: true });
+    fs.writeFileSync(path.join(ws, 'a.txt'), 'alpha\n');
+    fs.writeFileSync(path.join(ws, 'b.txt'), '😀xyz\nsecond line\n');
+    fs.writeFileSync(path.join(ws, 'sub', 'c.txt'), 'gamma\n');
+    await cs.start();
+    win = await cs.openWindow(ws);
+    const discovery = discoveryOf((await win.api()).discoveryFile);
+    client = await connectRecordingClient({ port: discovery.port, token: discovery.authToken });
+  });
+
+  beforeEach(async () => {
+    if (win) await rejectAllDiffs(win);
+    client?.notifications.splice(0);
+  });
+
+  after(async () => {
+    await client?.close().catch(() => undefined);
+    await cs?.stop();
+  });
+
+  test('the discovery file names code-server\'s server process, this folder and code-server', async () => {
+    const api = await win.api();
+    const discovery = discoveryOf(api.discoveryFile);
+    assert.equal(api.idePid, win.ppid, 'the extension host\'s parent: where the CLI\'s process walk lands');
+    assert.match(path.basename(api.discoveryFile), new RegExp(`^gemini-ide-server-${win.ppid}-${api.port}\\.json$`));
+    assert.equal(discovery.workspacePath, ws);
+    assert.deepEqual(discovery.ideInfo, { name: 'vscode', displayName: 'code-server' });
+    assert.equal(fs.statSync(api.discoveryFile).mode & 0o777, 0o600);
+    assert.ok(api.activationMs > 0);
+  });
+
+  test('open tabs, the active file\'s cursor (in characters) and selection reach the CLI; untitled documents do not', async () => {
+    const a = path.join(ws, 'a.txt');
+    const b = path.join(ws, 'b.txt');
+    await win.eval(
+      `for (const p of [args.a, args.b]) await vscode.window.showTextDocument(vscode.Uri.file(p), { preview: false });
+       const untitled = await vscode.workspace.openTextDocument({ content: 'scratch' });
+       await vscode.window.showTextDocument(untitled, { preview: false });
+       const editor = await vscode.window.showTextDocument(vscode.Uri.file(args.b), { preview: false });
+       // After "😀x": UTF-16 offset 3, the third character.
+       editor.selection = new vscode.Selection(0, 0, 0, 3);`,
+      { a, b },
+    );
+    const context = await waitFor(() => {
+      const c = lastContext(client);
+      return c?.openFiles[0]?.path === b && c.openFiles[0].selectedText === '😀x' ? c : undefined;
+    }, 'the selection in b.txt');
+    assert.deepEqual(context.openFiles[0]!.cursor, { line: 1, character: 3 });
+    assert.equal(context.openFiles[0]!.isActive, true);
+    assert.deepEqual(context.openFiles.map((f) => f.path).sort(), [a, b]);
+    assert.equal(context.isTrusted, true);
+    assert.ok(context.openFiles.every((f) => typeof f.timestamp === 'number'));
+
+    // Closing b.txt's tab drops it; a.txt becomes the only file.
+    await win.eval(
+      `const tabs = vscode.window.tabGroups.all.flatMap((g) => g.tabs).filter((t) => t.input instanceof vscode.TabInputText && t.input.uri.fsPath === args.b);
+       await vscode.window.tabGroups.close(tabs);`,
+      { b },
+    );
+    await waitFor(() => {
+      const c = lastContext(client);
+      return c && c.openFiles.length === 1 && c.openFiles[0]!.path === a;
+    }, 'b.txt to leave the context');
+  });
+
+  test('a tab opened in the background is listed; rename and delete in VS Code follow the file', async () => {
+    const c = path.join(ws, 'sub', 'c.txt');
+    const moved = path.join(ws, 'sub', 'c2.txt');
+    await win.eval(`await vscode.window.showTextDocument(vscode.Uri.file(args.c), { preview: false, preserveFocus: true, background: true });`, { c });
+    await waitFor(() => lastContext(client)?.openFiles.some((f) => f.path === c), 'c.txt in the context');
+    await win.eval(
+      `const edit = new vscode.WorkspaceEdit(); edit.renameFile(vscode.Uri.file(args.c), vscode.Uri.file(args.moved));
+       if (!(await vscode.workspace.applyEdit(edit))) throw new Error('rename failed');`,
+      { c, moved },
+    );
+    await waitFor(() => {
+      const files = lastContext(client)?.openFiles.map((f) => f.path) ?? [];
+      return files.includes(moved) && !files.includes(c);
+    }, 'the rename');
+    await win.eval(
+      `const edit = new vscode.WorkspaceEdit(); edit.deleteFile(vscode.Uri.file(args.moved));
+       if (!(await vscode.workspace.applyEdit(edit))) throw new Error('delete failed');`,
+      { moved },
+    );
+    await waitFor(() => !lastContext(client)?.openFiles.some((f) => f.path === moved), 'the delete');
+  });
+
+  test('a diff opens without taking focus from the terminal; the user edits the proposal and accepts with Ctrl+S; focus returns to the terminal', async () => {
+    const file = path.join(ws, 'a.txt');
+    await win.eval(`const t = vscode.window.createTerminal({ name: 'gemini here' }); t.show(false);`);
+    await waitFor(() => activeElementIsTerminal(win.page), 'the terminal to have focus', 20_000);
+    // CRLF and no final newline: bytes the user did not touch must survive.
+    await openDiff(client, file, 'proposal\r\nlast');
+    await waitFor(async () => (await win.api()).pendingDiffs.length === 1, 'the diff');
+    await waitFor(async () => (await diffTabCount(win)) === 1, 'the diff tab');
+    assert.equal(await activeElementIsTerminal(win.page), true, 'the diff must not steal focus');
+
+    // The user clicks into the proposal (the right side), types at its end, and saves.
+    await win.page.locator('.editor-instance .editor.modified .view-lines').first().click();
+    await win.page.keyboard.press('Control+End');
+    await win.page.keyboard.type(' and more');
+    await win.page.keyboard.press('Control+s');
+    const accepted = await waitFor(() => client.notifications.find((n) => n.method === 'ide/diffAccepted'), 'ide/diffAccepted');
+    assert.deepEqual(accepted.params, { filePath: file, content: 'proposal\r\nlast and more' });
+    await waitFor(async () => (await diffTabCount(win)) === 0, 'the diff tab to close');
+    await waitFor(() => activeElementIsTerminal(win.page), 'focus back in the terminal');
+    assert.equal(fs.readFileSync(file, 'utf8'), 'alpha\n', 'the companion never writes the file: the CLI does');
+  });
+
+  test('reject by the title-bar button and by closing the tab; an unedited accept by command keeps the proposal byte for byte', async () => {
+    const file = path.join(ws, 'b.txt');
+    client.notifications.length = 0;
+    await openDiff(client, file, 'rejected by button\n');
+    await waitFor(async () => (await diffTabCount(win)) === 1, 'the diff tab');
+    await win.page.locator('[aria-label^="Reject Proposed Change"]').first().click();
+    await waitFor(() => client.notifications.find((n) => n.method === 'ide/diffRejected'), 'ide/diffRejected (button)');
+    await waitFor(async () => (await diffTabCount(win)) === 0, 'the tab to close');
+
+    client.notifications.length = 0;
+    await openDiff(client, file, 'rejected by closing\n');
+    await waitFor(async () => (await diffTabCount(win)) === 1, 'the diff tab');
+    await win.eval(
+      `const tabs = vscode.window.tabGroups.all.flatMap((g) => g.tabs).filter((t) => t.input instanceof vscode.TabInputTextDiff);
+       await vscode.window.tabGroups.close(tabs);`,
+    );
+    const rejected = await waitFor(() => client.notifications.find((n) => n.method === 'ide/diffRejected'), 'ide/diffRejected (tab closed)');
+    assert.deepEqual(rejected.params, { filePath: file });
+
+    client.notifications.length = 0;
+    const bytes = '\uFEFFmixed\r\nline endings\nand ünïcödé 😀';
+    await openDiff(client, file, bytes);
+    await waitFor(async () => (await diffTabCount(win)) === 1, 'the diff tab');
+    await win.eval(`await vscode.commands.executeCommand('ideCompanion.acceptDiff');`);
+    const accepted = await waitFor(() => client.notifications.find((n) => n.method === 'ide/diffAccepted'), 'ide/diffAccepted');
+    assert.equal(accepted.params.content, bytes);
+  });
+
+  test('closeDiff answers with the user\'s edits and closes the edited view without asking', async () => {
+    const file = path.join(ws, 'new-file.txt');
+    client.notifications.length = 0;
+    await openDiff(client, file, 'fresh\n');
+    const [diff] = await waitFor(async () => {
+      const d = (await win.api()).pendingDiffs;
+      return d.length === 1 ? d : undefined;
+    }, 'the diff');
+    // The user edits the proposal (unsaved: the document is dirty).
+    await win.eval(
+      `const doc = vscode.workspace.textDocuments.find((d) => d.uri.scheme === 'ide-companion-proposal' && d.uri.path.includes(args.id));
+       const edit = new vscode.WorkspaceEdit(); edit.insert(doc.uri, new vscode.Position(0, 0), 'edited ');
+       await vscode.workspace.applyEdit(edit);
+       if (!doc.isDirty) throw new Error('expected a dirty proposal');`,
+      { id: diff!.id },
+    );
+    assert.equal(await win.eval(`return vscode.window.tabGroups.all.flatMap((g) => g.tabs).find((t) => t.input instanceof vscode.TabInputTextDiff)?.input.original.scheme`), 'ide-companion-original');
+    const result = await client.client.callTool({ name: 'closeDiff', arguments: { filePath: file, suppressNotification: true } });
+    assert.deepEqual(JSON.parse(textOf(result)), { content: 'edited fresh\n' });
+    await waitFor(async () => (await diffTabCount(win)) === 0, 'the tab to close');
+    // No dialog was left open (a save prompt would be a modal dialog in the page).
+    assert.equal(await win.page.locator('.monaco-dialog-box').count(), 0);
+    assert.equal(client.notifications.filter((n) => n.method !== 'ide/contextUpdate').length, 0);
+    assert.equal(fs.existsSync(file), false);
+  });
+
+  test('diffs of two CLI sessions are told apart: each hears only its own outcome', async () => {
+    const other = await connectRecordingClient({ port: (await win.api()).port, token: discoveryOf((await win.api()).discoveryFile).authToken });
+    try {
+      client.notifications.length = 0;
+      await openDiff(client, path.join(ws, 'a.txt'), 'from session one\n');
+      await openDiff(other, path.join(ws, 'b.txt'), 'from session two\n');
+      const pending = await waitFor(async () => {
+        const d = (await win.api()).pendingDiffs;
+        return d.length === 2 ? d : undefined;
+      }, 'two diffs');
+      assert.equal(await diffTabCount(win), 2);
+      const second = pending.find((d) => d.filePath.endsWith('b.txt'))!;
+      await win.eval(`await vscode.commands.executeCommand('ideCompanion.acceptDiff', args.id);`, { id: second.id });
+      await waitFor(() => other.notifications.find((n) => n.method === 'ide/diffAccepted'), 'session two\'s outcome');
+      assert.equal(client.notifications.filter((n) => n.method === 'ide/diffAccepted').length, 0);
+      await win.eval(`await vscode.commands.executeCommand('ideCompanion.rejectDiff');`);
+      await waitFor(() => client.notifications.find((n) => n.method === 'ide/diffRejected'), 'session one\'s outcome');
+    } finally {
+      await other.close();
+    }
+  });
+
+  test('two windows on one folder: each terminal carries its own window\'s companion; closing a window removes its discovery file', async () => {
+    const second = await cs.openWindow(ws);
+    const [one, two] = [await win.api(), await second.api()];
+    assert.notEqual(one.port, two.port);
+    assert.equal(one.idePid, two.idePid, 'both extension hosts are children of the one server process');
+    const envIn = async (w: Window, name: string) => {
+      const out = path.join(cs.dir, `${name}.env`);
+      await w.eval(
+        `vscode.window.createTerminal({ name: 'env', shellPath: '/bin/sh', shellArgs: ['-c', 'printf "%s %s" "$GEMINI_CLI_IDE_SERVER_PORT" "$GEMINI_CLI_IDE_PID" > ' + args.out] });`,
+        { out },
+      );
+      return waitFor(() => (fs.existsSync(out) && fs.readFileSync(out, 'utf8')) || undefined, `the terminal of window ${name}`, 30_000);
+    };
+    assert.equal(await envIn(win, 'one'), `${one.port} ${one.idePid}`);
+    assert.equal(await envIn(second, 'two'), `${two.port} ${two.idePid}`);
+
+    assert.equal(fs.existsSync(two.discoveryFile), true);
+    await second.close();
+    await waitFor(() => !fs.existsSync(two.discoveryFile), 'the closed window\'s discovery file to go', 30_000);
+    assert.equal(fs.existsSync(one.discoveryFile), true, 'the other window keeps its companion');
+  });
+
+  test('ide-companion check passes against the extension', async () => {
+    const api = await win.api();
+    // Asynchronously: a blocked event loop would stall Chromium, whose protocol pipe this process reads.
+    const r = await runNode([path.join(REPO_ROOT, 'packages/cli/bin/ide-companion.js'), 'check', '--file', api.discoveryFile], {
+      env: { ...process.env, TMPDIR: cs.tmpdir },
+      timeoutMs: 120_000,
+    });
+    assert.equal(r.code, 0, r.stdout + r.stderr);
+    assert.match(r.stdout, /PASS +diff\.open/);
+    assert.match(r.stdout, /PASS +diff\.closeDiffJson/);
+    assert.equal(await diffTabCount(win), 0, 'check closes every diff it opened');
+  });
+
+  test('the extension\'s optional capabilities answer from VS Code', async () => {
+    const a = path.join(ws, 'a.txt');
+    const caps = await win.eval<Record<string, unknown>>(
+      `${WITH_API}
+       await api.capabilities.openFile({ path: args.a, line: 1, column: 3 });
+       const collection = vscode.languages.createDiagnosticCollection('test');
+       collection.set(vscode.Uri.file(args.a), [new vscode.Diagnostic(new vscode.Range(0, 0, 0, 5), 'bad alpha', vscode.DiagnosticSeverity.Warning)]);
+       const result = {
+         editors: api.capabilities.getOpenEditors(),
+         selection: api.capabilities.getSelection(),
+         diagnostics: api.capabilities.getDiagnostics({ path: args.a }),
+         dirty: api.capabilities.checkDocumentDirty({ path: args.a }),
+         save: await api.capabilities.saveDocument({ path: args.a }),
+       };
+       collection.dispose();
+       return result;`,
+      { a },
+    );
+    assert.deepEqual(caps['selection'], { path: a, text: '', start: { line: 1, character: 3 }, end: { line: 1, character: 3 } });
+    assert.deepEqual(caps['diagnostics'], {
+      diagnostics: [{ path: a, range: { start: { line: 1, character: 1 }, end: { line: 1, character: 6 } }, severity: 'warning', message: 'bad alpha' }],
+    });
+    assert.deepEqual(caps['dirty'], { isOpen: true, isDirty: false });
+    assert.deepEqual(caps['save'], { saved: true, message: 'no unsaved changes' });
+    assert.ok((caps['editors'] as { editors: Array<{ path: string; isActive: boolean }> }).editors.some((e) => e.path === a && e.isActive));
+  });
+});
