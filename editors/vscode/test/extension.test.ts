@@ -10,11 +10,29 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { connectRecordingClient, runNode, skipUnless, waitFor, type RecordingClient } from '@ide-companion/testkit';
+import {
+  connectRecordingClient,
+  findGeminiCli,
+  geminiArgv,
+  geminiEnv,
+  HEADLESS_TRIGGER_ENV,
+  makeGeminiRunDirs,
+  runNode,
+  shellCommand,
+  skipUnless,
+  sleep,
+  waitFor,
+  writeFileTurns,
+  type RecordingClient,
+} from '@ide-companion/testkit';
 import { CHROMIUM, CodeServer, hasCodeServer, WITH_API, type Window } from './codeServer.js';
-import { activeElementIsTerminal, diffTabCount, discoveryOf, lastContext, openDiff, rejectAllDiffs, textOf } from './workbench.js';
+import { activeElementIsTerminal, diffTabCount, discoveryOf, lastContext, openDiff, rejectAllDiffs, terminalText, textOf } from './workbench.js';
 
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../..');
+const cli = findGeminiCli();
+/** The CLI takes ~5 s to start on an idle machine; a shared 2-core machine can take many times that. */
+const CLI_START_TIMEOUT_MS = 120_000;
+const STEP_TIMEOUT_MS = 60_000;
 const skip =
   skipUnless(hasCodeServer, 'code-server 4.100.3', 'run scripts/install-code-server.sh') ||
   skipUnless(CHROMIUM !== undefined, 'chromium', 'apt-get install -y chromium');
@@ -273,5 +291,73 @@ describe('VS Code extension in code-server', { skip, timeout: 10 * 60_000 }, () 
     assert.deepEqual(caps['dirty'], { isOpen: true, isDirty: false });
     assert.deepEqual(caps['save'], { saved: true, message: 'no unsaved changes' });
     assert.ok((caps['editors'] as { editors: Array<{ path: string; isActive: boolean }> }).editors.some((e) => e.path === a && e.isActive));
+  });
+
+  test('the real gemini, started with "Gemini CLI: Run", shows Connected; a write_file accepted with Ctrl+S after editing leaves the user\'s text', { skip: skipUnless(cli !== undefined, 'Gemini CLI 0.61.0', 'run scripts/install-gemini-cli.sh') }, async (t) => {
+    const ORIGINAL = 'original line\n';
+    const EDITED = 'line the user wrote in VS Code\n';
+    const dirs = makeGeminiRunDirs('ide-companion-vscode-e2e-', { files: { 'a.txt': ORIGINAL }, turns: writeFileTurns('a.txt', 'line from the model\n') });
+    t.after(() => dirs.cleanup());
+    const file = path.join(dirs.workspace, 'a.txt');
+    // What "Gemini CLI: Run" types: the pinned CLI with scripted turns; TMPDIR is code-server's, where the companion writes.
+    const wrapper = path.join(dirs.path, 'gemini.sh');
+    fs.writeFileSync(wrapper, `#!/bin/sh\nexec ${shellCommand(geminiArgv(cli!, dirs.fakeResponses), geminiEnv({ home: dirs.home, tmpdir: cs.tmpdir }), HEADLESS_TRIGGER_ENV)} "$@"\n`, { mode: 0o755 });
+    const w = await cs.openWindow(dirs.workspace);
+    t.after(() => w.close().catch(() => undefined));
+    await w.eval(`await vscode.workspace.getConfiguration('ideCompanion').update('geminiCommand', args.wrapper, vscode.ConfigurationTarget.Global);`, { wrapper });
+
+    // The user runs the command from the command palette.
+    await w.page.keyboard.press('F1');
+    await w.page.locator('.quick-input-widget input').waitFor({ timeout: STEP_TIMEOUT_MS });
+    await w.page.keyboard.type('Gemini CLI: Run');
+    await w.page.locator('.quick-input-list .monaco-list-row', { hasText: 'Gemini CLI: Run' }).first().waitFor({ timeout: STEP_TIMEOUT_MS });
+    await w.page.keyboard.press('Enter');
+    const screen = () => terminalText(w.page);
+    const fail = async (err: Error) => {
+      throw new Error(`${err.message}\n--- terminal ---\n${await screen().catch(() => '')}`);
+    };
+    await waitFor(async () => (await screen()).includes('Type your message'), 'gemini to start', CLI_START_TIMEOUT_MS, 250).catch(fail);
+    // In a VS Code terminal the CLI first offers to set up Shift+Enter keybindings: the user declines.
+    if (await waitFor(async () => /terminal keybindings\?/.test(await screen()), 'the keybinding offer', 5_000, 250).catch(() => false)) {
+      await w.page.keyboard.press('ArrowDown');
+      await w.page.keyboard.press('Enter');
+      await waitFor(async () => !/terminal keybindings\?/.test(await screen()), 'the offer to go', STEP_TIMEOUT_MS, 250).catch(fail);
+    }
+
+    // /ide status until connected: the CLI says Connected only after its tools/list.
+    const deadline = Date.now() + CLI_START_TIMEOUT_MS;
+    for (;;) {
+      await w.page.keyboard.type('/ide status');
+      await waitFor(async () => (await screen()).includes('/ide status'), 'the typed command', STEP_TIMEOUT_MS, 100).catch(fail);
+      await w.page.keyboard.press('Enter');
+      const text = await waitFor(async () => {
+        const s = await screen();
+        return /Connected to code-server|Disconnected|Connecting/.test(s) ? s : undefined;
+      }, '/ide status', STEP_TIMEOUT_MS, 250).catch(fail);
+      if (/Connected to code-server/.test(text)) break;
+      if (Date.now() > deadline) throw new Error(`never connected:\n${text}`);
+      await sleep(1000);
+    }
+    assert.equal((await w.api()).sessions, 1);
+
+    await w.page.keyboard.type('please write a.txt');
+    await waitFor(async () => (await screen()).includes('please write a.txt'), 'the prompt', STEP_TIMEOUT_MS, 100).catch(fail);
+    await w.page.keyboard.press('Enter');
+    await waitFor(async () => (await w.api()).pendingDiffs.some((d) => d.filePath === file), 'the diff in VS Code', STEP_TIMEOUT_MS, 250).catch(fail);
+    await waitFor(async () => (await diffTabCount(w)) === 1, 'the diff tab', STEP_TIMEOUT_MS);
+    assert.equal(await activeElementIsTerminal(w.page), true, 'the diff must not steal focus from gemini\'s terminal');
+
+    // The user rewrites the proposal and saves it.
+    await w.page.locator('.editor-instance .editor.modified .view-lines').first().click();
+    await w.page.keyboard.press('Control+a');
+    await w.page.keyboard.type(EDITED.trimEnd());
+    await w.page.keyboard.press('Enter');
+    await w.page.keyboard.press('Control+s');
+    await waitFor(() => fs.readFileSync(file, 'utf8') === EDITED, 'the CLI to write the user\'s text', STEP_TIMEOUT_MS, 100).catch(async (err: Error) => {
+      await fail(new Error(`${err.message}; a.txt holds ${JSON.stringify(fs.readFileSync(file, 'utf8'))}`));
+    });
+    await waitFor(() => activeElementIsTerminal(w.page), 'focus back in gemini\'s terminal', STEP_TIMEOUT_MS);
+    await waitFor(async () => /Accepted|Done\./.test(await screen()), 'the CLI to go on', STEP_TIMEOUT_MS, 250).catch(fail);
+    await w.eval(`for (const t of vscode.window.terminals) t.dispose();`);
   });
 });
