@@ -3,10 +3,10 @@
  * openDiff round trip at 1 KiB, 1 MiB, 11 MiB and 32 MiB of `newContent`.
  *
  * The companion runs in its own process (bench/lib/accepting-companion.mjs: a
- * Companion whose DiffView calls `companion.diffs.accept(diff.id)` inside
+ * Companion whose editor calls `companion.diffs.accept(diff.id)` inside
  * `show()`), this process is the CLI: a real MCP SDK client over loopback HTTP
  * with the bearer token. Timed from `client.callTool(openDiff)`:
- * - to `DiffView.show()` in the companion (request sent, read, parsed, validated);
+ * - to the editor's `showDiff()` in the companion (request sent, read, parsed, validated);
  * - to the tool's `content: []` answer;
  * - to the `ide/diffAccepted` notification, whose content must equal what was
  *   sent, byte for byte.

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * A companion process whose DiffView accepts every diff at once, for open-diff:
+ * A companion process whose editor accepts every diff at once, for open-diff:
  * the bench (the client) and the companion are separate processes, as Gemini CLI
  * and an editor are, so the companion's RSS can be read from /proc.
  *
@@ -22,12 +22,15 @@ const companion = new Companion({
   ideInfo: { name: 'bench-ide', displayName: 'Bench IDE' },
   workspaceRoots: [tmpdir],
   tmpdir,
-  diffView: {
-    show(diff) {
+  editor: {
+    showDiff(diff) {
       say({ shown: diff.filePath, at: now() });
       companion.diffs.accept(diff.id);
     },
-    close() {},
+    diffText() {
+      return undefined;
+    },
+    closeDiff() {},
   },
 });
 await companion.start();

@@ -124,7 +124,7 @@ export function makeFiles(dir, count, prefix = 'file') {
 
 /** An in-process Companion in a private temp dir, as an editor adapter would start it (no diff view). */
 export function startCompanion(options = {}) {
-  return startTestCompanion({ ideInfo: { name: 'bench-ide', displayName: 'Bench IDE' }, diffView: undefined, ...options });
+  return startTestCompanion({ ideInfo: { name: 'bench-ide', displayName: 'Bench IDE' }, editor: undefined, ...options });
 }
 
 const NOTIFICATION_METHODS = ['ide/contextUpdate', 'ide/diffAccepted', 'ide/diffRejected', 'ide/diffClosed'];

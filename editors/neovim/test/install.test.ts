@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { findInstaller } from '@ide-companion/client';
+import { neovimInstaller } from '../src/installer.js';
 import { makeTempDir, skipUnless, waitFor } from '@ide-companion/testkit';
 import { parseDiscoveryFile } from '@ide-companion/protocol';
 import { discoveryFileOf, hasNvim, nvimPath, TIMEOUT } from './harness.js';
@@ -26,12 +26,10 @@ function sandbox() {
 }
 
 describe('Neovim installer', { timeout: 120_000 }, () => {
-  test('is registered as "neovim" and installs the runtime files, replacing its own earlier install', async () => {
+  test('installs the runtime files, replacing its own earlier install', async () => {
     const { dir, env, target } = sandbox();
     try {
-      const installer = findInstaller('neovim');
-      assert.ok(installer, 'neovim is in the installer registry');
-      assert.equal(findInstaller('Neovim'), installer);
+      const installer = neovimInstaller;
       assert.equal(await installer.isInstalled!({ env }), false);
       const dry = await installer.install({ env, dryRun: true });
       assert.equal(dry.success, true);
@@ -57,7 +55,7 @@ describe('Neovim installer', { timeout: 120_000 }, () => {
     try {
       fs.mkdirSync(target, { recursive: true });
       fs.writeFileSync(path.join(target, 'mine.txt'), 'hand-made');
-      const result = await findInstaller('neovim')!.install({ env });
+      const result = await neovimInstaller.install({ env });
       assert.equal(result.success, false);
       assert.match(result.message, /not written by this installer/);
       assert.equal(fs.readFileSync(path.join(target, 'mine.txt'), 'utf8'), 'hand-made');
@@ -70,7 +68,7 @@ describe('Neovim installer', { timeout: 120_000 }, () => {
     const { dir, env, target } = sandbox();
     const workspace = path.join(dir.path, 'ws');
     fs.mkdirSync(workspace);
-    assert.equal((await findInstaller('neovim')!.install({ env })).success, true);
+    assert.equal((await neovimInstaller.install({ env })).success, true);
     // -u NORC: no user config, but plugins and packages load as for a user.
     const nvim = spawn(nvimPath!, ['--headless', '-n', '-i', 'NONE', '-u', 'NORC'], { cwd: workspace, env, stdio: 'pipe' });
     try {

@@ -4,22 +4,12 @@
  * unsaved state, save. Shapes as in docs/editor-protocol.md.
  */
 import * as vscode from 'vscode';
-import type { Cursor } from './editorEvents.js';
+import type { Cursor, Diagnostic, DiagnosticSeverity, GetOpenEditorsResult, GetSelectionResult } from '@ide-companion/protocol';
+import type { CapabilityActions } from '@ide-companion/server';
 import { cursorOf, filePathOf, openTabPaths } from './contextFeed.js';
 import { utf16Offset } from './positions.js';
 
-export type Severity = 'error' | 'warning' | 'information' | 'hint';
-
-export interface DiagnosticInfo {
-  path: string;
-  range: { start: Cursor; end: Cursor };
-  severity: Severity;
-  message: string;
-  source?: string;
-  code?: string;
-}
-
-const SEVERITY: Record<vscode.DiagnosticSeverity, Severity> = {
+const SEVERITY: Record<vscode.DiagnosticSeverity, DiagnosticSeverity> = {
   [vscode.DiagnosticSeverity.Error]: 'error',
   [vscode.DiagnosticSeverity.Warning]: 'warning',
   [vscode.DiagnosticSeverity.Information]: 'information',
@@ -37,13 +27,12 @@ function toCursor(document: vscode.TextDocument | undefined, position: vscode.Po
   return { line: position.line + 1, character: position.character + 1 };
 }
 
-function codeOf(code: vscode.Diagnostic['code']): string | undefined {
-  if (code === undefined) return undefined;
-  return typeof code === 'object' ? String(code.value) : String(code);
+function codeOf(code: vscode.Diagnostic['code']): string | number | undefined {
+  return typeof code === 'object' ? code.value : code;
 }
 
-export const vscodeCapabilities = {
-  async openFile(params: { path: string; line?: number; column?: number }): Promise<null> {
+export const vscodeCapabilities: CapabilityActions = {
+  async openFile(params) {
     const document = await vscode.workspace.openTextDocument(vscode.Uri.file(params.path));
     const options: vscode.TextDocumentShowOptions = { preview: false, preserveFocus: true };
     if (params.line !== undefined) {
@@ -53,10 +42,9 @@ export const vscodeCapabilities = {
       options.selection = new vscode.Range(position, position);
     }
     await vscode.window.showTextDocument(document, options);
-    return null;
   },
 
-  getOpenEditors(): { editors: Array<{ path: string; isActive: boolean; isDirty?: boolean; languageId?: string }> } {
+  getOpenEditors(): GetOpenEditorsResult {
     const active = filePathOf(vscode.window.activeTextEditor?.document.uri);
     const editors = [...openTabPaths()].map((p) => {
       const document = documentFor(p);
@@ -69,24 +57,24 @@ export const vscodeCapabilities = {
     return { editors };
   },
 
-  getSelection(): { path: string; text: string; start: Cursor; end: Cursor } | null {
+  getSelection(): GetSelectionResult {
     const editor = vscode.window.activeTextEditor;
     const p = filePathOf(editor?.document.uri);
-    if (!editor || !p) return null;
+    if (!editor || !p) return { selection: null };
     const { document, selection } = editor;
-    return { path: p, text: document.getText(selection), start: toCursor(document, selection.start), end: toCursor(document, selection.end) };
+    return { selection: { path: p, text: document.getText(selection), start: toCursor(document, selection.start), end: toCursor(document, selection.end) } };
   },
 
-  getDiagnostics(params: { path?: string }): { diagnostics: DiagnosticInfo[] } {
+  getDiagnostics(params) {
     const pairs: Array<[vscode.Uri, readonly vscode.Diagnostic[]]> =
       params.path !== undefined ? [[vscode.Uri.file(params.path), vscode.languages.getDiagnostics(vscode.Uri.file(params.path))]] : vscode.languages.getDiagnostics();
-    const diagnostics: DiagnosticInfo[] = [];
+    const diagnostics: Diagnostic[] = [];
     for (const [uri, list] of pairs) {
       const p = filePathOf(uri);
       if (!p) continue;
       const document = documentFor(p);
       for (const d of list) {
-        const info: DiagnosticInfo = {
+        const info: Diagnostic = {
           path: p,
           range: { start: toCursor(document, d.range.start), end: toCursor(document, d.range.end) },
           severity: SEVERITY[d.severity],
@@ -101,12 +89,12 @@ export const vscodeCapabilities = {
     return { diagnostics };
   },
 
-  checkDocumentDirty(params: { path: string }): { isOpen: boolean; isDirty: boolean } {
+  checkDocumentDirty(params) {
     const document = documentFor(params.path);
     return { isOpen: document !== undefined && !document.isClosed, isDirty: document?.isDirty ?? false };
   },
 
-  async saveDocument(params: { path: string }): Promise<{ saved: boolean; message?: string }> {
+  async saveDocument(params) {
     const document = documentFor(params.path);
     if (!document) return { saved: false, message: `${params.path} is not open in VS Code` };
     if (!document.isDirty) return { saved: true, message: 'no unsaved changes' };

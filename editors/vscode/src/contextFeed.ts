@@ -8,7 +8,7 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { MAX_SELECTED_TEXT_LENGTH } from '@ide-companion/protocol';
-import type { Cursor, EditorEvent } from './editorEvents.js';
+import type { Cursor, EditorEvent } from '@ide-companion/protocol';
 import { codePointColumn } from './positions.js';
 
 export type EmitEditorEvent = (event: EditorEvent) => void;

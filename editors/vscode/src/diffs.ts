@@ -16,30 +16,24 @@
  * runs keeps the keyboard; after a decision made in the diff, focus goes back
  * to the terminal that was active when the diff opened.
  */
-import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { describeError, type DiffCloseReason, type Logger, type PendingDiff } from '@ide-companion/server';
+import { describeError, type DiffActions, type DiffCloseReason, type Logger, type PendingDiff } from '@ide-companion/server';
 
 export const ORIGINAL_SCHEME = 'ide-companion-original';
 export const PROPOSAL_SCHEME = 'ide-companion-proposal';
 /** Context key: some diff is waiting for a decision (command palette entries). */
 export const DIFF_PENDING_KEY = 'ideCompanion.diffPending';
-/** Originals larger than this are not read by the extension (the seam hands them over). */
-const MAX_ORIGINAL_BYTES = 64 * 1024 * 1024;
 const BOM = '\uFEFF';
 
-/** What the diff view reports; the companion (or the seam's events) takes it from there. */
+/** The user's decisions, as editor events (`diffAccepted`, `diffRejected`); false when the diff is no longer pending. */
 export interface DiffDecisions {
   accept(diffId: string, content: string | undefined): boolean;
   reject(diffId: string): boolean;
 }
 
-/** A diff as the seam describes it; `originalContent` is optional until the seam lands. */
-export type ShownDiff = PendingDiff & { originalContent?: string | undefined };
-
 interface Entry {
-  diff: ShownDiff;
+  diff: PendingDiff;
   originalUri: vscode.Uri;
   proposalUri: vscode.Uri;
   original: string;
@@ -61,18 +55,7 @@ function diffIdOf(uri: vscode.Uri): string | undefined {
   return /^\/([^/]+)\//.exec(uri.path)?.[1];
 }
 
-/** The file as it is on disk, for the left side; empty for a new (or unreadable, or not regular) file. */
-async function readOriginal(filePath: string): Promise<string> {
-  try {
-    const stat = await fs.stat(filePath);
-    if (!stat.isFile() || stat.size > MAX_ORIGINAL_BYTES) return '';
-    return await fs.readFile(filePath, 'utf8');
-  } catch {
-    return '';
-  }
-}
-
-export class VsCodeDiffs implements vscode.Disposable {
+export class VsCodeDiffs implements DiffActions, vscode.Disposable {
   private readonly entries = new Map<string, Entry>();
   private readonly disposables: vscode.Disposable[] = [];
   private readonly changeEmitter = new vscode.EventEmitter<vscode.FileChangeEvent[]>();
@@ -93,19 +76,18 @@ export class VsCodeDiffs implements vscode.Disposable {
     );
   }
 
-  get pending(): ShownDiff[] {
+  get pending(): PendingDiff[] {
     return [...this.entries.values()].map((e) => e.diff);
   }
 
   // ---- the companion asks --------------------------------------------------
 
-  async showDiff(diff: ShownDiff): Promise<void> {
-    const original = 'originalContent' in diff ? (diff.originalContent ?? '') : await readOriginal(diff.filePath);
+  async showDiff(diff: PendingDiff): Promise<void> {
     const entry: Entry = {
       diff,
       originalUri: uriFor(ORIGINAL_SCHEME, diff.id, diff.filePath),
       proposalUri: uriFor(PROPOSAL_SCHEME, diff.id, diff.filePath),
-      original,
+      original: diff.originalContent ?? '',
       proposalBytes: this.encoder.encode(diff.newContent),
       initialText: undefined,
       terminal: vscode.window.activeTerminal,
@@ -115,8 +97,7 @@ export class VsCodeDiffs implements vscode.Disposable {
     this.entries.set(diff.id, entry);
     this.updateContextKey();
     const name = path.basename(diff.filePath);
-    const isNew = 'originalContent' in diff ? diff.originalContent === undefined : original === '';
-    const title = `${name} ↔ Gemini CLI's proposal${isNew ? ' (new file)' : ''}`;
+    const title = `${name} ↔ Gemini CLI's proposal${diff.originalContent === undefined ? ' (new file)' : ''}`;
     try {
       await vscode.commands.executeCommand('vscode.diff', entry.originalUri, entry.proposalUri, title, {
         preserveFocus: true,

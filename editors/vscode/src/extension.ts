@@ -6,11 +6,11 @@
  */
 import { performance } from 'node:perf_hooks';
 import * as vscode from 'vscode';
-import { Companion, describeError, type SessionInfo } from '@ide-companion/server';
+import type { EditorEvent } from '@ide-companion/protocol';
+import { applyEditorEvent, Companion, describeError, type EditorActions, type SessionInfo } from '@ide-companion/server';
 import { vscodeCapabilities } from './capabilities.js';
 import { ContextFeed, workspaceRoots } from './contextFeed.js';
 import { VsCodeDiffs } from './diffs.js';
-import { applyEditorEvent, type EditorEvent } from './editorEvents.js';
 import { warnAboutGoogleCompanion } from './googleGuard.js';
 import { idePidFor, ideInfoFor } from './ideInfo.js';
 import { OutputChannelLogger } from './logger.js';
@@ -108,36 +108,42 @@ class CompanionExtension implements vscode.Disposable {
 
   private async start(): Promise<void> {
     if (this.companion) return;
+    const emit = (event: EditorEvent): boolean => {
+      const companion = this.companion;
+      if (!companion) return false;
+      try {
+        return applyEditorEvent(companion, event);
+      } catch (err) {
+        this.logger.warn('dropped an editor event', { type: event.type, error: describeError(err) });
+        return false;
+      }
+    };
     const diffs = new VsCodeDiffs(
       {
-        accept: (id, content) => this.companion?.diffs.accept(id, content) ?? false,
-        reject: (id) => this.companion?.diffs.reject(id) ?? false,
+        accept: (diffId, content) => emit(content === undefined ? { type: 'diffAccepted', diffId } : { type: 'diffAccepted', diffId, content }),
+        reject: (diffId) => emit({ type: 'diffRejected', diffId }),
       },
       this.logger,
     );
+    // Diffs, and every capability VS Code has: each one's MCP tool is offered.
+    const editor: EditorActions = {
+      showDiff: (diff) => diffs.showDiff(diff),
+      diffText: (diff) => diffs.diffText(diff),
+      closeDiff: (diff, reason) => diffs.closeDiff(diff, reason),
+      ...vscodeCapabilities,
+    };
     const companion = new Companion({
       ideInfo: this.ideInfo,
       workspaceRoots: workspaceRoots(),
       idePid: this.idePid,
-      // Today's seam: a DiffView; the methods are already named like EditorActions.
-      diffView: {
-        show: (diff) => diffs.showDiff(diff),
-        currentText: (diff) => diffs.diffText(diff),
-        close: (diff, reason) => diffs.closeDiff(diff, reason),
-      },
+      editor,
       logger: this.logger,
       trusted: vscode.workspace.isTrusted,
       handleSignals: false,
     });
     this.companion = companion;
     this.diffs = diffs;
-    const feed = new ContextFeed((event: EditorEvent) => {
-      try {
-        applyEditorEvent(companion, event);
-      } catch (err) {
-        this.logger.warn('dropped an editor event', { type: event.type, error: describeError(err) });
-      }
-    });
+    const feed = new ContextFeed((event) => void emit(event));
     this.feed = feed;
     try {
       await companion.start();

@@ -7,7 +7,9 @@
  */
 import * as vscode from 'vscode';
 
-export const GOOGLE_COMPANION_ID = 'Google.gemini-cli-vscode-ide-companion';
+import { GOOGLE_COMPANION_ID } from './googleCompanion.js';
+
+export { GOOGLE_COMPANION_ID };
 
 export function googleCompanionInstalled(): boolean {
   return vscode.extensions.getExtension(GOOGLE_COMPANION_ID) !== undefined;

@@ -1,5 +1,12 @@
 /**
- * The VS Code end as the rest of the project sees it (no `vscode` import here:
- * the CLI loads this outside any editor): its installer.
+ * The VS Code end as the `ide-companion` command sees it (no `vscode` import
+ * here: the CLI loads this outside any editor): its installer. The extension
+ * itself is src/extension.ts, bundled into dist/extension.cjs.
  */
+import type { EditorEnd } from '@ide-companion/server';
+import { vscodeInstaller } from './installer.js';
+
 export { vscodeInstaller, findVsCodeEditors, ensureVsix, VSIX_PATH, EXTENSION_ROOT, EXTENSION_ID, type VsCodeEditorBinary } from './installer.js';
+export { GOOGLE_COMPANION_ID } from './googleCompanion.js';
+
+export const vscodeEnd: EditorEnd = { id: 'vscode', displayName: 'VS Code', installer: vscodeInstaller };

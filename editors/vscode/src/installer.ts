@@ -11,7 +11,7 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { EditorInstaller, InstallOptions, InstallResult } from '@ide-companion/client';
+import type { EditorInstaller, InstallOptions, InstallResult } from '@ide-companion/server';
 
 /** editors/vscode (this file compiles to editors/vscode/dist/src/). */
 export const EXTENSION_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -77,9 +77,6 @@ export function ensureVsix(log: (line: string) => void = () => undefined): strin
 }
 
 export const vscodeInstaller: EditorInstaller = {
-  id: 'vscode',
-  displayName: 'VS Code',
-
   async detect(options: InstallOptions = {}): Promise<boolean> {
     return findVsCodeEditors(options.env ?? process.env).length > 0;
   },

@@ -25,7 +25,7 @@ import {
   writeFileTurns,
   type RecordingClient,
 } from '@ide-companion/testkit';
-import { CHROMIUM, CodeServer, hasCodeServer, WITH_API, type Window } from './codeServer.js';
+import { CHROMIUM, CodeServer, hasCodeServer, type Window } from './codeServer.js';
 import { activeElementIsTerminal, diffTabCount, discoveryOf, lastContext, openDiff, rejectAllDiffs, terminalText, textOf } from './workbench.js';
 
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../..');
@@ -266,31 +266,37 @@ describe('VS Code extension in code-server', { skip, timeout: 10 * 60_000 }, () 
     assert.equal(await diffTabCount(win), 0, 'check closes every diff it opened');
   });
 
-  test('the extension\'s optional capabilities answer from VS Code', async () => {
+  test('every capability VS Code has is an MCP tool: open file at a line, open editors, selection, diagnostics, unsaved state, save', async () => {
     const a = path.join(ws, 'a.txt');
-    const caps = await win.eval<Record<string, unknown>>(
-      `${WITH_API}
-       await api.capabilities.openFile({ path: args.a, line: 1, column: 3 });
-       const collection = vscode.languages.createDiagnosticCollection('test');
-       collection.set(vscode.Uri.file(args.a), [new vscode.Diagnostic(new vscode.Range(0, 0, 0, 5), 'bad alpha', vscode.DiagnosticSeverity.Warning)]);
-       const result = {
-         editors: api.capabilities.getOpenEditors(),
-         selection: api.capabilities.getSelection(),
-         diagnostics: api.capabilities.getDiagnostics({ path: args.a }),
-         dirty: api.capabilities.checkDocumentDirty({ path: args.a }),
-         save: await api.capabilities.saveDocument({ path: args.a }),
-       };
-       collection.dispose();
-       return result;`,
+    const call = async (name: string, args: Record<string, unknown> = {}) => {
+      const result = (await client.client.callTool({ name, arguments: args })) as { isError?: boolean };
+      assert.notEqual(result.isError, true, `${name}: ${textOf(result)}`);
+      return JSON.parse(textOf(result)) as Record<string, unknown>;
+    };
+    const { tools } = await client.client.listTools();
+    for (const name of ['openFile', 'getOpenEditors', 'getSelection', 'getDiagnostics', 'checkDocumentDirty', 'saveDocument']) {
+      assert.ok(tools.some((t) => t.name === name), `${name} offered`);
+    }
+    await call('openFile', { path: a, line: 1, column: 3 });
+    await waitFor(async () => (await win.eval(`return vscode.window.activeTextEditor?.document.uri.fsPath === args.a && vscode.window.activeTextEditor.selection.active.character === 2`, { a })) === true, 'a.txt open at 1:3');
+    // A problem as a language server would report it.
+    await win.eval(
+      `globalThis.testDiagnostics ??= vscode.languages.createDiagnosticCollection('test');
+       globalThis.testDiagnostics.set(vscode.Uri.file(args.a), [new vscode.Diagnostic(new vscode.Range(0, 0, 0, 5), 'bad alpha', vscode.DiagnosticSeverity.Warning)]);`,
       { a },
     );
-    assert.deepEqual(caps['selection'], { path: a, text: '', start: { line: 1, character: 3 }, end: { line: 1, character: 3 } });
-    assert.deepEqual(caps['diagnostics'], {
-      diagnostics: [{ path: a, range: { start: { line: 1, character: 1 }, end: { line: 1, character: 6 } }, severity: 'warning', message: 'bad alpha' }],
-    });
-    assert.deepEqual(caps['dirty'], { isOpen: true, isDirty: false });
-    assert.deepEqual(caps['save'], { saved: true, message: 'no unsaved changes' });
-    assert.ok((caps['editors'] as { editors: Array<{ path: string; isActive: boolean }> }).editors.some((e) => e.path === a && e.isActive));
+    const diagnostics = (await call('getDiagnostics', { path: a })) as { diagnostics: unknown[] };
+    assert.deepEqual(diagnostics.diagnostics, [{ path: a, range: { start: { line: 1, character: 1 }, end: { line: 1, character: 6 } }, severity: 'warning', message: 'bad alpha' }]);
+    assert.deepEqual(await call('getSelection'), { selection: { path: a, text: '', start: { line: 1, character: 3 }, end: { line: 1, character: 3 } } });
+    const editors = (await call('getOpenEditors')) as { editors: Array<{ path: string; isActive: boolean }> };
+    assert.ok(editors.editors.some((e) => e.path === a && e.isActive), JSON.stringify(editors));
+    // Unsaved changes, then a save through the tool.
+    await win.eval(`await vscode.window.activeTextEditor.edit((b) => b.insert(new vscode.Position(0, 0), 'unsaved '));`);
+    assert.deepEqual(await call('checkDocumentDirty', { path: a }), { isOpen: true, isDirty: true });
+    assert.equal((await call('saveDocument', { path: a }))['saved'], true);
+    assert.equal(fs.readFileSync(a, 'utf8'), 'unsaved alpha\n');
+    assert.deepEqual(await call('checkDocumentDirty', { path: a }), { isOpen: true, isDirty: false });
+    await win.eval(`globalThis.testDiagnostics.dispose(); globalThis.testDiagnostics = undefined;`);
   });
 
   test('the real gemini, started with "Gemini CLI: Run", shows Connected; a write_file accepted with Ctrl+S after editing leaves the user\'s text', { skip: skipUnless(cli !== undefined, 'Gemini CLI 0.61.0', 'run scripts/install-gemini-cli.sh') }, async (t) => {

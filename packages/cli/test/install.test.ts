@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
-import { INSTALLERS } from '@ide-companion/client';
+import { installers } from '../src/editors.js';
 import { binEnv, runBin, setup } from './support/clientCommands.js';
 
 test('install without EDITOR lists the registry (exit 0)', async () => {
@@ -10,7 +10,8 @@ test('install without EDITOR lists the registry (exit 0)', async () => {
     const r = await runBin(['install', '--json'], { cwd: s.workspace, env: binEnv(s.tmp, { NVIM: '/tmp/nvim.sock' }) });
     assert.equal(r.code, 0, r.stderr);
     const out = JSON.parse(r.stdout);
-    assert.deepEqual(out.installers.map((i: { id: string }) => i.id), INSTALLERS.map((i) => i.id));
+    assert.deepEqual(out.installers.map((i: { id: string }) => i.id), (await installers()).map((i) => i.id));
+    assert.ok(out.installers.some((i: { id: string }) => i.id === 'neovim'));
     assert.equal(out.detectedEditor.name, 'neovim');
   } finally {
     await s.cleanup();

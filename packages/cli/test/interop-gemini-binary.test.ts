@@ -23,7 +23,7 @@ import {
   which,
   writeFileTurns,
 } from '@ide-companion/testkit';
-import { SERVE_IDE_INFO } from '../src/commands/serve.js';
+import { SERVE_IDE_INFO } from '@ide-companion/terminal';
 
 const cli = findGeminiCli();
 const skip =

@@ -2,7 +2,7 @@
  * @ide-companion/client: the CLI side of Gemini CLI's IDE integration, as a
  * library other agents can embed. Start with CompanionClient (or the
  * architecture doc's IDEIntegrationManager); discoverCompanion explains the
- * choice; the installers registry is what `ide-companion install` runs.
+ * choice.
  */
 export * from './processTree.js';
 export * from './paths.js';
@@ -17,4 +17,3 @@ export * from './integrationManager.js';
 export * from './ideDetection.js';
 export * from './status.js';
 export * from './companions.js';
-export * from './installers/index.js';

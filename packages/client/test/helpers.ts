@@ -2,12 +2,12 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Companion } from '@ide-companion/server';
-import { RecordingDiffView, startTestCompanion, type TestCompanionOptions } from '@ide-companion/server/testing';
+import { RecordingEditor, startTestCompanion, type TestCompanionOptions } from '@ide-companion/server/testing';
 import type { IdeProcess } from '../src/index.js';
 
 export interface Harness {
   companion: Companion;
-  view: RecordingDiffView;
+  view: RecordingEditor;
   tmp: string;
   workspace: string;
   /** An IDE process that matches the companion, so discovery skips the process walk. */

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { waitFor } from '@ide-companion/testkit';
 import type { ActiveFileContext } from '@ide-companion/protocol';
-import { IDEIntegrationManager, findInstaller, registerInstaller, INSTALLERS } from '../src/index.js';
+import { IDEIntegrationManager } from '../src/index.js';
 import { startCompanion, writeFile } from './helpers.js';
 
 test('IDEIntegrationManager.initialize does not wait for the companion and reports status when it connects', async () => {
@@ -47,18 +47,4 @@ test('IDEIntegrationManager with no companion: inactive, with a reason, and no e
     await manager.cleanup();
     await h.cleanup();
   }
-});
-
-test('the installer registry finds installers by id or name and refuses duplicates', async () => {
-  const before = INSTALLERS.length;
-  const installer = { id: 'test-editor-x', displayName: 'Test Editor X', install: async () => ({ success: true, message: 'done' }) };
-  registerInstaller(installer);
-  try {
-    assert.equal(findInstaller('TEST-EDITOR-X'), installer);
-    assert.equal(findInstaller('test editor x'), installer);
-    assert.throws(() => registerInstaller(installer), /already registered/);
-  } finally {
-    INSTALLERS.splice(INSTALLERS.indexOf(installer), 1);
-  }
-  assert.equal(INSTALLERS.length, before);
 });

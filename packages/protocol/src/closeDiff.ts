@@ -17,7 +17,7 @@ export const CloseDiffArgumentsSchema = z.object({
 });
 export type CloseDiffArguments = z.infer<typeof CloseDiffArgumentsSchema>;
 
-/** The JSON inside closeDiff's text block. `null`: no content to report. */
+/** The JSON inside closeDiff's one text block (the tool's result). `null`: no content to report. */
 export const CloseDiffPayloadSchema = z.object({
   content: z.string().nullable(),
 });
@@ -27,6 +27,7 @@ export const CloseDiffTool = toolType(
   'closeDiff',
   'Close the diff view for a file without accepting or rejecting it. Returns JSON {"content": text} with the proposal as it stands, including any edits the user made.',
   CloseDiffArgumentsSchema,
+  CloseDiffPayloadSchema,
 );
 
 /** The text block a companion answers with. */

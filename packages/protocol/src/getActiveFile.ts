@@ -17,6 +17,8 @@ export const GetActiveFileTool = toolType(
   'getActiveFile',
   'Get the currently active file and cursor position',
   GetActiveFileArgumentsSchema,
+  /** One line of text, see formatActiveFile. */
+  z.string(),
 );
 
 export const NO_ACTIVE_FILE_TEXT = 'No file is currently active';

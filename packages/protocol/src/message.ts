@@ -1,31 +1,46 @@
 /**
- * One definition per message, as in vscode-languageserver-node: the method
- * name, who sends it, and the params schema, in one object.
+ * One definition per message, as in vscode-languageserver-node: the literal
+ * method or tool name, who sends it, and its params and result schemas, in one
+ * object. Unions over these are inferred from the literals, never cast.
  */
 import type { z } from 'zod';
 
 /** Which end sends the message. */
 export type Direction = 'companionToCli' | 'cliToCompanion';
 
-export interface NotificationType<P extends z.ZodType> {
+export interface NotificationType<M extends string, P extends z.ZodType> {
   readonly kind: 'notification';
-  readonly method: string;
+  readonly method: M;
   readonly direction: Direction;
   readonly params: P;
 }
 
-export interface ToolType<A extends z.ZodObject> {
+/**
+ * An MCP tool the companion offers. `result` is the schema of what the tool's
+ * answer carries: for JSON tools, the JSON in its one text block.
+ * `capability` names the optional editor action the tool needs; tools without
+ * one are always offered.
+ */
+export interface ToolType<N extends string, A extends z.ZodObject, R extends z.ZodType, C extends string | undefined = undefined> {
   readonly kind: 'tool';
-  readonly name: string;
+  readonly name: N;
   readonly description: string;
   readonly direction: 'cliToCompanion';
   readonly arguments: A;
+  readonly result: R;
+  readonly capability: C;
 }
 
-export function notificationType<P extends z.ZodType>(method: string, direction: Direction, params: P): NotificationType<P> {
+export function notificationType<const M extends string, P extends z.ZodType>(method: M, direction: Direction, params: P): NotificationType<M, P> {
   return { kind: 'notification', method, direction, params };
 }
 
-export function toolType<A extends z.ZodObject>(name: string, description: string, args: A): ToolType<A> {
-  return { kind: 'tool', name, description, direction: 'cliToCompanion', arguments: args };
+export function toolType<const N extends string, A extends z.ZodObject, R extends z.ZodType, const C extends string | undefined = undefined>(
+  name: N,
+  description: string,
+  args: A,
+  result: R,
+  capability?: C,
+): ToolType<N, A, R, C> {
+  return { kind: 'tool', name, description, direction: 'cliToCompanion', arguments: args, result, capability: capability as C };
 }

@@ -13,8 +13,12 @@ export const OpenDiffArgumentsSchema = z.object({
 });
 export type OpenDiffArguments = z.infer<typeof OpenDiffArgumentsSchema>;
 
+/** openDiff answers at once with no content blocks (`{"content": []}`); the outcome comes later as a notification. */
+export const OpenDiffResultSchema = z.object({ content: z.array(z.unknown()).max(0) });
+
 export const OpenDiffTool = toolType(
   'openDiff',
   'Open a diff view in the editor comparing a file with proposed new content. The user may edit the proposal, then accept or reject it; the outcome arrives as ide/diffAccepted or ide/diffRejected.',
   OpenDiffArgumentsSchema,
+  OpenDiffResultSchema,
 );

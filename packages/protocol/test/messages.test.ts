@@ -57,3 +57,20 @@ test('unknown notification methods and zero-based cursors are refused', () => {
     /line/,
   );
 });
+
+test('every editor -> host line in docs/editor-protocol.md parses with the schemas', async () => {
+  const { readFileSync } = await import('node:fs');
+  const { EditorLineSchema } = await import('../src/index.js');
+  const doc = readFileSync(new URL('../../../../docs/editor-protocol.md', import.meta.url), 'utf8');
+  const lines = doc
+    .split('\n')
+    .filter((l) => l.startsWith('→ '))
+    .map((l) => l.slice(2));
+  const hello = /```json\n(\{"type":"hello"[\s\S]*?)\n```/.exec(doc)?.[1];
+  assert.ok(hello, 'the handshake example');
+  assert.ok(lines.length >= 4);
+  for (const line of [hello.replace(/\n/g, ''), ...lines]) {
+    const parsed = EditorLineSchema.safeParse(JSON.parse(line));
+    assert.ok(parsed.success, line);
+  }
+});

@@ -12,18 +12,19 @@ import type { AddressInfo } from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { LOOPBACK_HOST, joinWorkspacePaths, type DiscoveryFile, type IdeInfo, IdeInfoSchema } from '@ide-companion/protocol';
+import { ContextUpdateNotification, LOOPBACK_HOST, joinWorkspacePaths, type Capability, type DiscoveryFile, type IdeInfo, IdeInfoSchema } from '@ide-companion/protocol';
 import { generateAuthToken } from './auth.js';
 import { ContextTracker, type ContextTrackerOptions } from './contextTracker.js';
 import { DiffCoordinator } from './diffCoordinator.js';
-import type { DiffView } from './diffView.js';
+import { capabilitiesOf, type EditorActions } from './editorActions.js';
 import { DiscoveryFileHandle, ensureDiscoveryDir, sweepStaleDiscoveryFiles } from './discoveryFile.js';
 import { createMcpHttpHandler } from './http/mcpHttpHandler.js';
 import { registerExitCleanup } from './lifecycle.js';
 import { describeError, silentLogger, type Logger } from './logger.js';
 import { SessionRegistry, type SessionInfo } from './sessions.js';
 import { buildTerminalEnv, type TerminalEnv } from './terminalEnv.js';
-import { registerTools } from './tools/index.js';
+import { availableTools, registerTools } from './tools/index.js';
+import type { ToolDefinition } from './tools/toolDefinition.js';
 
 export const COMPANION_VERSION = '0.1.0';
 /** Large enough for real files (a 32 MiB openDiff, JSON-escaped) and no larger. */
@@ -38,8 +39,12 @@ export interface CompanionOptions {
   workspaceRoots?: readonly string[];
   /** The editor's PID, named in the discovery file and GEMINI_CLI_IDE_PID; default this process. */
   idePid?: number;
-  /** How the editor shows diffs; without one the diff tools are not offered. */
-  diffView?: DiffView;
+  /**
+   * What the companion can ask of the editor: diffs, and the optional
+   * capabilities it implements (each offered as an MCP tool). Without one,
+   * only the context tools are offered.
+   */
+  editor?: EditorActions;
   logger?: Logger;
   /** Workspace trust as the editor reports it; omitted from context when undefined. */
   trusted?: boolean;
@@ -47,6 +52,8 @@ export interface CompanionOptions {
   maxBodyBytes?: number;
   sessionGraceMs?: number;
   keepAliveMs?: number;
+  /** How long a tool waits for the editor's answer; default each action's own timeout. For tests. */
+  editorTimeoutMs?: number;
   /** Base for `gemini/ide`; default `os.tmpdir()`. For tests. */
   tmpdir?: string;
   /** Remove the discovery file on SIGINT/SIGTERM/SIGHUP (default true; an in-process extension host passes false). */
@@ -60,7 +67,10 @@ export class Companion {
   readonly diffs: DiffCoordinator;
   readonly ideInfo: IdeInfo;
   readonly idePid: number;
+  /** The optional actions the editor implements, hence the tools offered beyond diffs. */
+  readonly capabilities: readonly Capability[];
   private readonly logger: Logger;
+  private readonly tools: readonly ToolDefinition[];
   private readonly token = generateAuthToken();
   private readonly sessions: SessionRegistry;
   private readonly httpServer: http.Server;
@@ -77,6 +87,8 @@ export class Companion {
     this.ideInfo = IdeInfoSchema.parse(options.ideInfo);
     this.idePid = options.idePid ?? process.pid;
     this.logger = options.logger ?? silentLogger;
+    this.capabilities = capabilitiesOf(options.editor);
+    this.tools = availableTools(options.editor !== undefined, this.capabilities);
     this.context = new ContextTracker(options.context);
     if (options.workspaceRoots) this.context.setRoots(options.workspaceRoots);
     if (options.trusted !== undefined) this.context.setTrusted(options.trusted);
@@ -86,12 +98,17 @@ export class Companion {
       logger: this.logger,
       createServer: () => this.createMcpServer(),
       onStreamOpen: (id) => {
-        this.sessions.notify(id, { method: 'ide/contextUpdate', params: this.context.snapshot() });
+        this.sessions.notify(id, { method: ContextUpdateNotification.method, params: this.context.snapshot() });
       },
       onSessionClosed: (id) => void this.diffs.sessionClosed(id),
       onSessionsChanged: () => this.emitSessions(),
     });
-    this.diffs = new DiffCoordinator(options.diffView, (id, n) => this.sessions.notify(id, n), this.logger);
+    this.diffs = new DiffCoordinator(
+      options.editor,
+      (id, n) => this.sessions.notify(id, n),
+      this.logger,
+      options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+    );
     this.httpServer = http.createServer(
       { requestTimeout: 120_000 },
       createMcpHttpHandler({
@@ -187,7 +204,7 @@ export class Companion {
     }
     this.unsubscribers.push(
       this.context.onDidChange((context) => {
-        this.sessions.broadcast({ method: 'ide/contextUpdate', params: context });
+        this.sessions.broadcast({ method: ContextUpdateNotification.method, params: context });
       }),
       this.context.onDidChangeRoots(() => {
         this.cachedTerminalEnv = undefined;
@@ -235,7 +252,13 @@ export class Companion {
 
   private createMcpServer(): McpServer {
     const server = new McpServer({ name: `ide-companion (${this.ideInfo.name})`, version: COMPANION_VERSION });
-    registerTools(server, { context: this.context, diffs: this.diffs, logger: this.logger });
+    registerTools(server, this.tools, {
+      context: this.context,
+      diffs: this.diffs,
+      editor: this.options.editor,
+      logger: this.logger,
+      editorTimeoutMs: this.options.editorTimeoutMs,
+    });
     return server;
   }
 

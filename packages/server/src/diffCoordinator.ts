@@ -11,8 +11,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import * as path from 'node:path';
-import type { CompanionNotification } from '@ide-companion/protocol';
-import type { DiffCloseReason, DiffView, PendingDiff } from './diffView.js';
+import { DiffAcceptedNotification, DiffRejectedNotification, type CompanionNotification } from '@ide-companion/protocol';
+import type { DiffCloseReason, EditorActions, PendingDiff } from './editorActions.js';
+import { readOriginal } from './readOriginal.js';
 import { describeError, type Logger } from './logger.js';
 
 export type Notify = (sessionId: string, notification: CompanionNotification) => void;
@@ -30,30 +31,38 @@ export class DiffCoordinator {
   private readonly byKey = new Map<string, PendingDiff>();
 
   constructor(
-    private readonly view: DiffView | undefined,
+    private readonly editor: EditorActions | undefined,
     private readonly notify: Notify,
     private readonly logger: Logger,
+    /** Largest file read to show beside a proposal. */
+    private readonly maxOriginalBytes: number,
   ) {}
 
   get enabled(): boolean {
-    return this.view !== undefined;
+    return this.editor !== undefined;
   }
 
   /** Opens a diff for `sessionId`. Throws DiffError with a message for the CLI. */
   async open(sessionId: string, filePath: string, newContent: string): Promise<PendingDiff> {
-    if (!this.view) throw new DiffError('this companion does not show diffs');
+    if (!this.editor) throw new DiffError('this companion does not show diffs');
     if (!path.isAbsolute(filePath)) throw new DiffError(`filePath must be an absolute path, got ${JSON.stringify(filePath)}`);
+    let originalContent: string | undefined;
+    try {
+      originalContent = await readOriginal(filePath, this.maxOriginalBytes);
+    } catch (err) {
+      throw new DiffError(`could not read ${filePath}: ${describeError(err)}`);
+    }
     const key = keyOf(filePath);
     const previous = this.byKey.get(key);
     if (previous) {
       this.byKey.delete(key);
       await this.closeView(previous, 'replaced');
-      this.notify(previous.sessionId, { method: 'ide/diffRejected', params: { filePath: previous.filePath } });
+      this.notify(previous.sessionId, { method: DiffRejectedNotification.method, params: { filePath: previous.filePath } });
     }
-    const diff: PendingDiff = { id: randomUUID(), filePath, newContent, sessionId, openedAt: Date.now() };
+    const diff: PendingDiff = { id: randomUUID(), filePath, newContent, originalContent, sessionId, openedAt: Date.now() };
     this.byKey.set(key, diff);
     try {
-      await this.view.show(diff);
+      await this.editor.showDiff(diff);
     } catch (err) {
       if (this.byKey.get(key) === diff) this.byKey.delete(key);
       throw new DiffError(`could not show the diff for ${filePath}: ${describeError(err)}`);
@@ -67,7 +76,7 @@ export class DiffCoordinator {
     const diff = this.take(id);
     if (!diff) return false;
     const finalContent = content ?? diff.newContent;
-    this.notify(diff.sessionId, { method: 'ide/diffAccepted', params: { filePath: diff.filePath, content: finalContent } });
+    this.notify(diff.sessionId, { method: DiffAcceptedNotification.method, params: { filePath: diff.filePath, content: finalContent } });
     this.logger.info('diff accepted', { filePath: diff.filePath, edited: finalContent !== diff.newContent });
     return true;
   }
@@ -76,7 +85,7 @@ export class DiffCoordinator {
   reject(id: string): boolean {
     const diff = this.take(id);
     if (!diff) return false;
-    this.notify(diff.sessionId, { method: 'ide/diffRejected', params: { filePath: diff.filePath } });
+    this.notify(diff.sessionId, { method: DiffRejectedNotification.method, params: { filePath: diff.filePath } });
     this.logger.info('diff rejected', { filePath: diff.filePath });
     return true;
   }
@@ -94,7 +103,7 @@ export class DiffCoordinator {
     this.byKey.delete(key);
     let text: string | undefined;
     try {
-      text = await this.view?.currentText?.(diff);
+      text = await this.editor?.diffText(diff);
     } catch (err) {
       this.logger.warn('could not read the edited proposal; answering with the original proposal', {
         filePath,
@@ -141,7 +150,7 @@ export class DiffCoordinator {
 
   private async closeView(diff: PendingDiff, reason: DiffCloseReason): Promise<void> {
     try {
-      await this.view?.close(diff, reason);
+      await this.editor?.closeDiff(diff, reason);
     } catch (err) {
       this.logger.warn('closing a diff view failed', { filePath: diff.filePath, reason, error: describeError(err) });
     }

@@ -2,7 +2,18 @@ export { Companion, COMPANION_VERSION, DEFAULT_MAX_BODY_BYTES, DEFAULT_SESSION_G
 export { ContextTracker, truncateSelectedText, type ContextTrackerOptions, type FocusDetails } from './contextTracker.js';
 export { Coalescer, type CoalescerOptions } from './coalescer.js';
 export { DiffCoordinator, DiffError } from './diffCoordinator.js';
-export type { DiffView, PendingDiff, DiffCloseReason } from './diffView.js';
+export {
+  capabilitiesOf,
+  editorWithCapabilities,
+  type CapabilityActions,
+  type DiffActions,
+  type EditorActions,
+  type PendingDiff,
+  type DiffCloseReason,
+} from './editorActions.js';
+export { applyEditorEvent, parseEditorEvent, EditorEventError } from './editorEvents.js';
+export type { EditorEnd, EditorCommand, EditorInstaller, InstallOptions, InstallResult } from './editorEnd.js';
+export { TOOLS, availableTools } from './tools/index.js';
 export {
   DiscoveryFileError,
   DiscoveryFileHandle,
@@ -13,7 +24,5 @@ export {
 } from './discoveryFile.js';
 export { generateAuthToken, bearerChecker } from './auth.js';
 export { buildTerminalEnv, type TerminalEnv } from './terminalEnv.js';
-export { silentLogger, describeError, type Logger } from './logger.js';
+export { silentLogger, describeError, jsonLinesLogger, humanLogger, type Logger } from './logger.js';
 export type { SessionInfo } from './sessions.js';
-export { JsonLinesBridge } from './bridge/jsonLinesBridge.js';
-export { EditorMessageSchema, type EditorMessage, type HostMessage } from './bridge/messages.js';

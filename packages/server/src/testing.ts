@@ -8,10 +8,10 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { Companion, type CompanionOptions } from './companion.js';
-import type { DiffCloseReason, DiffView, PendingDiff } from './diffView.js';
+import type { DiffCloseReason, EditorActions, PendingDiff } from './editorActions.js';
 
-/** Records what the companion asks of the editor; the test plays the user. */
-export class RecordingDiffView implements DiffView {
+/** An editor's diff actions that record what the companion asks; the test plays the user. */
+export class RecordingEditor implements EditorActions {
   shown: PendingDiff[] = [];
   closed: Array<{ diff: PendingDiff; reason: DiffCloseReason }> = [];
   /** The user's edits in the view, keyed by diff id or by file path. */
@@ -21,23 +21,23 @@ export class RecordingDiffView implements DiffView {
   /** An editor that never finishes showing: openDiff stays unanswered. */
   hang = false;
 
-  show(diff: PendingDiff): void | Promise<void> {
+  showDiff(diff: PendingDiff): void | Promise<void> {
     if (this.failWith) throw new Error(this.failWith);
     this.shown.push(diff);
     if (this.hang) return new Promise<void>(() => undefined);
   }
-  currentText(diff: PendingDiff): string | undefined {
+  diffText(diff: PendingDiff): string | undefined {
     return this.edits.get(diff.id) ?? this.edits.get(diff.filePath);
   }
-  close(diff: PendingDiff, reason: DiffCloseReason): void {
+  closeDiff(diff: PendingDiff, reason: DiffCloseReason): void {
     this.closed.push({ diff, reason });
   }
 }
 
 export interface TestCompanion {
   companion: Companion;
-  /** The DiffView in use unless the options named another (or none). */
-  view: RecordingDiffView;
+  /** The recording editor in use unless the options named another editor (or none). */
+  view: RecordingEditor;
   /** The companion's tmpdir: its discovery file is in `tmp/gemini/ide`. */
   tmp: string;
   workspace: string;
@@ -55,20 +55,20 @@ export interface TestCompanionOptions extends Partial<CompanionOptions> {
 
 /**
  * A Companion named "Test IDE" for `tmp/ws`, not handling signals, with a
- * RecordingDiffView unless `diffView` is given (`diffView: undefined`: none).
+ * RecordingEditor unless `editor` is given (`editor: undefined`: none).
  */
 export async function startTestCompanion(options: TestCompanionOptions = {}): Promise<TestCompanion> {
   const { tmp: givenTmp, workspace: givenWorkspace, start = true, ...companionOptions } = options;
   const tmp = givenTmp ?? fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'ide-companion-test-')));
   const workspace = givenWorkspace ?? path.join(tmp, 'ws');
   fs.mkdirSync(workspace, { recursive: true });
-  const view = new RecordingDiffView();
+  const view = new RecordingEditor();
   const companion = new Companion({
     ideInfo: { name: 'test-ide', displayName: 'Test IDE' },
     workspaceRoots: [workspace],
     tmpdir: tmp,
     handleSignals: false,
-    diffView: view,
+    editor: view,
     ...companionOptions,
   });
   if (start) await companion.start();

@@ -4,14 +4,14 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { sleep, waitFor } from '@ide-companion/testkit';
-import { connectClient, RecordingDiffView, startCompanion, type ConnectedClient, type Harness } from './helpers.js';
+import { connectClient, RecordingEditor, startCompanion, type ConnectedClient, type Harness } from './helpers.js';
 
 describe('diffs', () => {
   let h: Harness;
-  let view: RecordingDiffView;
+  let view: RecordingEditor;
   before(async () => {
-    view = new RecordingDiffView();
-    h = await startCompanion({ diffView: view, sessionGraceMs: 300 });
+    view = new RecordingEditor();
+    h = await startCompanion({ editor: view, sessionGraceMs: 300 });
   });
   after(() => h.cleanup());
 
@@ -160,11 +160,11 @@ describe('diffs', () => {
   });
 });
 
-test('without a DiffView the diff tools are not offered (the CLI then never opens diffs)', async () => {
-  const h = await startCompanion({ diffView: undefined });
+test('without an editor the diff tools are not offered (the CLI then never opens diffs)', async () => {
+  const h = await startCompanion({ editor: undefined });
   try {
     const c = await connectClient(h.companion);
-    assert.deepEqual((await c.client.listTools()).tools.map((t) => t.name), ['getActiveFile']);
+    assert.deepEqual((await c.client.listTools()).tools.map((t) => t.name), ['getActiveFile', 'getWorkspaceFolders']);
     await c.close();
   } finally {
     await h.cleanup();
@@ -172,8 +172,8 @@ test('without a DiffView the diff tools are not offered (the CLI then never open
 });
 
 test('stop closes every open diff view', async () => {
-  const view = new RecordingDiffView();
-  const h = await startCompanion({ diffView: view });
+  const view = new RecordingEditor();
+  const h = await startCompanion({ editor: view });
   const c = await connectClient(h.companion);
   await c.client.callTool({ name: 'openDiff', arguments: { filePath: path.join(h.workspace, 'x'), newContent: 'x' } });
   await h.cleanup();

@@ -3,8 +3,8 @@ import * as http from 'node:http';
 import { connectRecordingClient, type RecordingClient } from '@ide-companion/testkit';
 import type { Companion } from '../src/index.js';
 
-/** A started companion for `ws` in a private temp dir, with a RecordingDiffView unless told otherwise. */
-export { RecordingDiffView, startTestCompanion as startCompanion, type TestCompanion as Harness } from '../src/testing.js';
+/** A started companion for `ws` in a private temp dir, with a RecordingEditor unless told otherwise. */
+export { RecordingEditor, startTestCompanion as startCompanion, type TestCompanion as Harness } from '../src/testing.js';
 
 export type ConnectedClient = RecordingClient;
 

@@ -4,16 +4,16 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { waitFor } from '@ide-companion/testkit';
-import { INIT_BODY, RecordingDiffView, connectClient, mcpHeaders, rawRequest, startCompanion, type Harness } from './helpers.js';
+import { INIT_BODY, RecordingEditor, connectClient, mcpHeaders, rawRequest, startCompanion, type Harness } from './helpers.js';
 
 describe('hostile and malformed input', () => {
   let h: Harness;
-  let view: RecordingDiffView;
+  let view: RecordingEditor;
   let headers: Record<string, string>;
 
   before(async () => {
-    view = new RecordingDiffView();
-    h = await startCompanion({ diffView: view, maxBodyBytes: 40 * 1024 * 1024 });
+    view = new RecordingEditor();
+    h = await startCompanion({ editor: view, maxBodyBytes: 40 * 1024 * 1024 });
     headers = mcpHeaders(h.companion.authToken, h.companion.port);
   });
   after(() => h.cleanup());

@@ -11,7 +11,7 @@ import * as path from 'node:path';
 import { test } from 'node:test';
 import { discoveryFileName } from '@ide-companion/protocol';
 import { findGeminiCli, ideTerminalEnv, makeTempDir, RealIdeClient, skipUnless, waitFor } from '@ide-companion/testkit';
-import { RecordingDiffView, startCompanion, type Harness } from './helpers.js';
+import { RecordingEditor, startCompanion, type Harness } from './helpers.js';
 
 const cli = findGeminiCli();
 const skip = skipUnless(cli !== undefined, 'Gemini CLI 0.61.0', 'run scripts/install-gemini-cli.sh');
@@ -24,9 +24,9 @@ function startIdeClient(options: { cwd: string; tmpdir: string; idePid: number }
 }
 
 /** A companion with a recording diff view and a connected real client in its workspace. */
-async function connectedPair(): Promise<{ h: Harness; view: RecordingDiffView; client: RealIdeClient; done: () => Promise<void> }> {
-  const view = new RecordingDiffView();
-  const h = await startCompanion({ diffView: view, ideInfo: { name: 'interop-ide', displayName: 'Interop Test IDE' } });
+async function connectedPair(): Promise<{ h: Harness; view: RecordingEditor; client: RealIdeClient; done: () => Promise<void> }> {
+  const view = new RecordingEditor();
+  const h = await startCompanion({ editor: view, ideInfo: { name: 'interop-ide', displayName: 'Interop Test IDE' } });
   const client = await startIdeClient({ cwd: h.workspace, tmpdir: h.tmp, idePid: h.companion.idePid });
   const status = await client.connect();
   assert.equal(status['status'], 'connected', `connect failed: ${String(status['details'])}`);
@@ -60,8 +60,8 @@ test('the real CLI client connects by the discovery file, names our IDE and enab
 });
 
 test('context set before the CLI connects reaches its store once the stream opens', { skip, timeout: 3 * TIMEOUT_MS }, async () => {
-  const view = new RecordingDiffView();
-  const h = await startCompanion({ diffView: view });
+  const view = new RecordingEditor();
+  const h = await startCompanion({ editor: view });
   const file = writeWorkspaceFile(h, 'before.ts', 'const a = 1;\n');
   h.companion.context.focus(file, { cursor: { line: 1, character: 7 }, selectedText: 'a = 1' });
   const client = await startIdeClient({ cwd: h.workspace, tmpdir: h.tmp, idePid: h.companion.idePid });
@@ -185,7 +185,7 @@ test('a discovery file with the wrong token leaves the CLI disconnected, and the
     },
     error() {},
   };
-  const h = await startCompanion({ diffView: new RecordingDiffView(), logger });
+  const h = await startCompanion({ editor: new RecordingEditor(), logger });
   // The same companion, advertised with a token that is not its own, in a tmpdir of its own.
   const forged = makeTempDir();
   try {

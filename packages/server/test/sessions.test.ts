@@ -4,7 +4,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
 import { sleep, waitFor } from '@ide-companion/testkit';
-import { connectClient, INIT_BODY, mcpHeaders, rawRequest, RecordingDiffView, startCompanion } from './helpers.js';
+import { connectClient, INIT_BODY, mcpHeaders, rawRequest, RecordingEditor, startCompanion } from './helpers.js';
 
 test('context is pushed as soon as the GET stream opens, and on every change', async () => {
   const h = await startCompanion();
@@ -73,8 +73,8 @@ test('an isolated event reaches the client well inside the 50 ms window', async 
 });
 
 test('each session has its own McpServer: a second client does not hijack the first one\'s replies', async () => {
-  const view = new RecordingDiffView();
-  const h = await startCompanion({ diffView: view });
+  const view = new RecordingEditor();
+  const h = await startCompanion({ editor: view });
   try {
     const a = await connectClient(h.companion);
     const b = await connectClient(h.companion);
@@ -211,8 +211,8 @@ test('the terminal env ties a terminal to this instance', async () => {
 test('logs never contain the token or file contents', async () => {
   const lines: string[] = [];
   const record = (level: string) => (message: string, fields?: Record<string, unknown>) => lines.push(`${level} ${message} ${JSON.stringify(fields ?? {})}`);
-  const view = new RecordingDiffView();
-  const h = await startCompanion({ diffView: view, logger: { debug: record('debug'), info: record('info'), warn: record('warn'), error: record('error') } });
+  const view = new RecordingEditor();
+  const h = await startCompanion({ editor: view, logger: { debug: record('debug'), info: record('info'), warn: record('warn'), error: record('error') } });
   try {
     const secret = 'SECRET-FILE-CONTENT-1234';
     const c = await connectClient(h.companion);

@@ -8,3 +8,4 @@ export * from './fakeResponses.js';
 export * from './mcpClient.js';
 export * from './realIdeClient.js';
 export * from './runNode.js';
+export * from './bundle.js';

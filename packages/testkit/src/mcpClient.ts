@@ -2,6 +2,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { z } from 'zod';
+import { COMPANION_NOTIFICATIONS } from '@ide-companion/protocol';
 
 export interface RecordingClient {
   client: Client;
@@ -11,8 +12,6 @@ export interface RecordingClient {
   close: () => Promise<void>;
 }
 
-const IDE_NOTIFICATIONS = ['ide/contextUpdate', 'ide/diffAccepted', 'ide/diffRejected', 'ide/diffClosed'];
-
 /** Connects to `127.0.0.1:port/mcp` with `Authorization: Bearer token` (clientInfo as the CLI sends it). */
 export async function connectRecordingClient(target: { port: number; token: string }): Promise<RecordingClient> {
   const transport = new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${target.port}/mcp`), {
@@ -20,7 +19,7 @@ export async function connectRecordingClient(target: { port: number; token: stri
   });
   const client = new Client({ name: 'streamable-http-client', version: 'test' });
   const notifications: RecordingClient['notifications'] = [];
-  for (const method of IDE_NOTIFICATIONS) {
+  for (const { method } of COMPANION_NOTIFICATIONS) {
     client.setNotificationHandler(z.object({ method: z.literal(method), params: z.any() }), (n) => {
       notifications.push({ method: n.method, params: n.params });
     });

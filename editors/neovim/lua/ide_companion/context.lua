@@ -1,6 +1,7 @@
--- Editor events -> host notifications. Every handler is a few API reads and
--- one rpcnotify: nothing waits for the host, and the host's ContextTracker
--- does the coalescing and decides what the CLI sees.
+-- Editor events -> the editor vocabulary (docs/editor-protocol.md), sent to the
+-- host as `event` notifications. Every handler is a few API reads and one
+-- rpcnotify: nothing waits for the host, and the host's ContextTracker does the
+-- coalescing and decides what the CLI sees.
 local host = require('ide_companion.host')
 local position = require('ide_companion.position')
 local roots = require('ide_companion.roots')
@@ -48,6 +49,10 @@ local function open_file_of(buf)
   return nil
 end
 
+M.file_of = file_of
+M.open_file_of = open_file_of
+M.buf_option = buf_option
+
 local function send_position(method)
   local buf = vim.api.nvim_get_current_buf()
   local path = open_file_of(buf)
@@ -70,18 +75,18 @@ local function send_position(method)
     return
   end
   last_sent = pos
-  host.notify(method, pos)
+  host.event({ type = method, path = path, cursor = { line = pos.line, character = pos.character }, selectedText = pos.selectedText })
 end
 
 --- The host's tracker ignores roots that did not change.
 local function send_roots()
-  host.notify('roots', { roots = roots.collect(extra_roots) })
+  host.event({ type = 'roots', roots = roots.collect(extra_roots) })
 end
 
 local function send_path(method, buf)
   local path = file_of(buf)
   if path then
-    host.notify(method, { path = path })
+    host.event({ type = method, path = path })
   end
 end
 
@@ -131,9 +136,9 @@ function M.attach(cfg)
     local from, to = renaming[args.buf], file_of(args.buf)
     renaming[args.buf] = nil
     if from and to then
-      host.notify('rename', { from = from, to = to })
+      host.event({ type = 'rename', from = from, to = to })
     elseif from then
-      host.notify('close', { path = from })
+      host.event({ type = 'close', path = from })
     elseif to then
       send_path('open', args.buf)
     end

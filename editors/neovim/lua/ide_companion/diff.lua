@@ -256,7 +256,7 @@ function M.reject(id)
   if not d or not settle(d) then
     return false
   end
-  host.notify('diffReject', { id = id })
+  host.event({ type = 'diffRejected', diffId = id })
   vim.schedule(function()
     wipe(d)
   end)

@@ -83,6 +83,11 @@ function M.notify(method, payload)
   return ok
 end
 
+--- Sends an editor event (the vocabulary of docs/editor-protocol.md); false when the host is not running.
+function M.event(ev)
+  return M.notify('event', ev)
+end
+
 function M.is_running()
   return state.status == 'running'
 end
@@ -99,8 +104,8 @@ function M.when_ready(fn)
   return false
 end
 
---- Starts the host. `start_payload` is the `start` notification (pid, roots, ...).
-function M.start(cfg, start_payload)
+--- Starts the host. `hello` is its first message (pid, roots, capabilities, ...).
+function M.start(cfg, hello)
   if state.job then
     return true
   end
@@ -148,7 +153,7 @@ function M.start(cfg, start_payload)
     end,
   })
   -- Queued in the pipe until the host attaches; it then handles messages in order.
-  M.notify('start', start_payload)
+  M.notify('hello', hello)
   return true
 end
 

@@ -67,12 +67,16 @@ end
 function M.start()
   local c = cfg()
   local roots = require('ide_companion.roots').collect(c.roots)
+  -- The hello of docs/editor-protocol.md: who this editor is and what it can do.
   return host.start(c, {
+    type = 'hello',
+    protocol = 1,
     pid = vim.fn.getpid(),
     roots = roots,
     trusted = c.trusted,
     logFile = c.log_file,
-    ideInfo = c.ide_info,
+    ide = c.ide_info,
+    capabilities = require('ide_companion.actions').CAPABILITIES,
   })
 end
 

@@ -4,14 +4,13 @@
  * broken plugin, or a user's `rpcnotify`) sends may stop it: every
  * notification is validated and a bad one is logged and dropped.
  */
-import { Companion, COMPANION_VERSION, describeError, type SessionInfo } from '@ide-companion/server';
-import type { IdeInfo } from '@ide-companion/protocol';
-import { textFromBuffer } from './bufferText.js';
-import { applyContextEvent, isEditorEventName, parseEditorEvent, type EditorEvent } from './editorEvents.js';
+import { Companion, COMPANION_VERSION, applyEditorEvent, describeError, type SessionInfo } from '@ide-companion/server';
+import type { EditorEvent, Hello, IdeInfo } from '@ide-companion/protocol';
 import type { FileLogger } from './fileLogger.js';
 import type { LuaBridge } from './luaBridge.js';
-import { NeovimDiffView } from './neovimDiffView.js';
+import { neovimEditor } from './neovimEditor.js';
 import { reloadWhenWritten } from './reloadWhenWritten.js';
+import { parseRpcMessage } from './rpcMessages.js';
 
 const HOST_MODULE = 'ide_companion.host';
 const DIFF_MODULE = 'ide_companion.diff';
@@ -61,40 +60,35 @@ export class NeovimHost {
   }
 
   private dispatch(method: string, args: unknown): void {
-    if (!isEditorEventName(method)) {
-      this.logger.warn('unknown notification', { method });
-      return;
-    }
-    if (method === 'start') return this.start(parseEditorEvent('start', args));
-    if (method === 'stop') {
+    const message = parseRpcMessage(method, args);
+    if (message.method === 'hello') return this.start(message.hello);
+    if (message.method === 'stop') {
       void this.shutdown('stop requested');
       return;
     }
     const companion = this.companion;
     if (!companion) throw new Error('not started yet');
-    if (method === 'diffAccept') return this.accept(companion, parseEditorEvent('diffAccept', args));
-    if (method === 'diffReject') {
-      const { id } = parseEditorEvent('diffReject', args);
-      if (!companion.diffs.reject(id)) this.logger.info('reject for a diff no longer pending', { id });
-      return;
-    }
-    applyContextEvent(companion.context, method, args);
+    const { event } = message;
+    if (event.type === 'diffAccepted') return this.accept(companion, event);
+    if (!applyEditorEvent(companion, event)) this.logger.info('decision for a diff no longer pending', { type: event.type });
   }
 
-  private start(event: EditorEvent<'start'>): void {
+  private start(hello: Hello): void {
     if (this.companion) {
-      this.logger.warn('start received twice; ignored');
+      this.logger.warn('hello received twice; ignored');
       return;
     }
-    if (event.logFile) this.logger.open(event.logFile);
-    // Created at once so context events that follow `start` land in its tracker while it binds.
+    if (hello.logFile) this.logger.open(hello.logFile);
+    // The Lua side declares what it answers (actions.lua CAPABILITIES).
+    const editor = neovimEditor(this.lua, hello.capabilities ?? []);
+    // Created at once so context events that follow `hello` land in its tracker while it binds.
     const companion = new Companion({
-      ideInfo: event.ideInfo ?? DEFAULT_IDE_INFO,
-      workspaceRoots: event.roots,
-      idePid: event.pid,
-      diffView: new NeovimDiffView(this.lua),
+      ideInfo: hello.ide ?? DEFAULT_IDE_INFO,
+      workspaceRoots: hello.roots ?? [],
+      idePid: hello.pid,
+      editor,
       logger: this.logger,
-      trusted: event.trusted,
+      trusted: hello.trusted,
       handleSignals: true,
     });
     this.companion = companion;
@@ -120,13 +114,12 @@ export class NeovimHost {
     );
   }
 
-  private accept(companion: Companion, event: EditorEvent<'diffAccept'>): void {
-    const diff = companion.diffs.get(event.id);
+  private accept(companion: Companion, event: Extract<EditorEvent, { type: 'diffAccepted' }>): void {
+    const diff = companion.diffs.get(event.diffId);
     if (!diff) {
-      this.logger.info('accept for a diff no longer pending', { id: event.id });
+      this.logger.info('accept for a diff no longer pending', { id: event.diffId });
       return;
     }
-    const text = textFromBuffer(event.buffer);
     // Watch before the outcome goes out: the CLI writes the file as soon as it hears it.
     const cancel = reloadWhenWritten(diff.filePath, () => {
       this.reloadWatches.delete(cancel);
@@ -135,7 +128,7 @@ export class NeovimHost {
       });
     });
     this.reloadWatches.add(cancel);
-    companion.diffs.accept(event.id, text);
+    applyEditorEvent(companion, event);
   }
 
   private report(fn: string, ...args: unknown[]): void {

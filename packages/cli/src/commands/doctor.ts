@@ -4,7 +4,8 @@
  * steps (IDE process, discovery files, workspace, IDE detection, host) and
  * then makes a real connection attempt to the targets the CLI would dial.
  */
-import { discoverCompanion, detectEditor, findInstaller, redactDiscovery, type DiscoveryResult } from '@ide-companion/client';
+import { discoverCompanion, detectEditor, redactDiscovery, type DiscoveryResult } from '@ide-companion/client';
+import { findInstaller } from '../editors.js';
 import { ENV, LOOPBACK_HOST } from '@ide-companion/protocol';
 import type { Command } from './types.js';
 import { COMMON_USAGE, EXIT, common, makeClient, mark, parse, print, printJson, runCommand } from '../client/output.js';
@@ -35,7 +36,7 @@ export const doctorCommand: Command = {
       const { values } = parse(argv, {}, false);
       const c = common(values);
       const d = await discoverCompanion({ cwd: c.cwd, wellKnownPorts: false });
-      const findings = examine(d);
+      const findings = await examine(d);
       let connected = false;
       let tools: string[] = [];
       if (!d.problem) {
@@ -80,7 +81,7 @@ export const doctorCommand: Command = {
     }),
 };
 
-function examine(d: DiscoveryResult): Finding[] {
+async function examine(d: DiscoveryResult): Promise<Finding[]> {
   const out: Finding[] = [];
   const uid = process.getuid?.();
   out.push({
@@ -89,7 +90,7 @@ function examine(d: DiscoveryResult): Finding[] {
     text: `IDE PID ${d.ideProcess.pid} (${d.ideProcess.source === 'env' ? `from ${ENV.IDE_PID}` : 'from the process tree: grandparent of the first shell above gemini'})${d.ideProcess.command ? `: ${d.ideProcess.command.slice(0, 120)}` : ''}`,
   });
   const editor = detectEditor(process.env, d.ideProcess.command);
-  const installer = editor ? findInstaller(editor.name) : undefined;
+  const installer = editor ? await findInstaller(editor.name) : undefined;
   const startAdvice = installer
     ? `Start ${editor!.displayName} with its companion (install it with: ide-companion install ${installer.id}), or run \`ide-companion serve\`.`
     : 'Start the IDE with its companion enabled (or run `ide-companion serve`).';

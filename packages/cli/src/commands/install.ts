@@ -1,5 +1,6 @@
-/** `ide-companion install EDITOR`: runs an installer from the client's registry. */
-import { INSTALLERS, detectEditor, findInstaller, findIdeProcess } from '@ide-companion/client';
+/** `ide-companion install EDITOR`: runs an editor end's installer, found in the registry of editor ends. */
+import { detectEditor, findIdeProcess } from '@ide-companion/client';
+import { findInstaller, installers } from '../editors.js';
 import type { Command } from './types.js';
 import { EXIT, UsageError, common, parse, print, printJson, runCommand } from '../client/output.js';
 
@@ -25,9 +26,9 @@ export const installCommand: Command = {
       if (positionals.length > 1) throw new UsageError('expected at most one EDITOR');
       const name = positionals[0];
       if (!name) return listInstallers(c.json);
-      const installer = findInstaller(name);
+      const installer = await findInstaller(name);
       if (!installer) {
-        const known = INSTALLERS.map((i) => i.id).join(', ') || 'none yet';
+        const known = (await installers()).map((i) => i.id).join(', ') || 'none yet';
         throw new UsageError(`no installer for '${name}' (available: ${known})`);
       }
       const lines: string[] = [];
@@ -47,7 +48,7 @@ async function listInstallers(json: boolean): Promise<number> {
   const ide = await findIdeProcess().catch(() => undefined);
   const here = detectEditor(process.env, ide?.command);
   const rows = await Promise.all(
-    INSTALLERS.map(async (i) => ({
+    (await installers()).map(async (i) => ({
       id: i.id,
       displayName: i.displayName,
       detected: i.detect ? await i.detect({ env: process.env }).catch(() => false) : undefined,

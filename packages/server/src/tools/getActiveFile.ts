@@ -1,12 +1,10 @@
 /** getActiveFile (architecture doc): one line of text naming the active file and cursor. */
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { GetActiveFileTool, formatActiveFile } from '@ide-companion/protocol';
-import type { ToolEnvironment } from './toolEnvironment.js';
+import { defineTool, textResult } from './toolDefinition.js';
 
-export function registerGetActiveFile(server: McpServer, env: ToolEnvironment): void {
-  server.registerTool(
-    GetActiveFileTool.name,
-    { description: GetActiveFileTool.description, inputSchema: GetActiveFileTool.arguments },
-    async () => ({ content: [{ type: 'text' as const, text: formatActiveFile(env.context.activeFile()) }] }),
-  );
-}
+export const getActiveFile = defineTool({
+  tool: GetActiveFileTool,
+  async handler(_args, env) {
+    return textResult(formatActiveFile(env.context.activeFile()));
+  },
+});

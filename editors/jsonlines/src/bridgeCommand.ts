@@ -1,0 +1,125 @@
+/**
+ * `ide-companion bridge`: the companion host for editors whose plugin is a
+ * script (Vim, Emacs, others). The script starts it as a job and speaks the
+ * editor vocabulary as JSON lines on its stdin/stdout
+ * (docs/editor-protocol.md); the Companion holds all the protocol logic.
+ * Logs go to stderr. It ends when stdin closes.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { parseArgs } from 'node:util';
+import type { Hello, IdeInfo } from '@ide-companion/protocol';
+import { Companion, describeError, jsonLinesLogger, type EditorCommand } from '@ide-companion/server';
+import { JsonLinesBridge } from './jsonLinesBridge.js';
+
+const usage = `Usage: ide-companion bridge [--name NAME --display-name "Display Name"] [--ide-pid PID] [--workspace DIR]...
+
+Runs a companion whose editor end is a script speaking line-delimited JSON on
+this process's stdin/stdout (docs/editor-protocol.md). The script's first line
+is {"type":"hello",...}; its fields override these options. Logs go to stderr.
+Ends when stdin closes.
+
+Options:
+  --name NAME            ideInfo.name, short and lowercase (e.g. vim)
+  --display-name NAME    what /ide status shows (e.g. Vim)
+  --ide-pid PID          the editor's PID (default: this command's parent)
+  --workspace DIR        a workspace root (repeatable; default: the current folder)
+`;
+
+class BridgeUsageError extends Error {}
+
+interface Flags {
+  name?: string;
+  displayName?: string;
+  idePid?: number;
+  workspaces: string[];
+}
+
+function parseFlags(argv: string[]): Flags {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      name: { type: 'string' },
+      'display-name': { type: 'string' },
+      'ide-pid': { type: 'string' },
+      workspace: { type: 'string', multiple: true },
+    },
+    strict: true,
+  });
+  if (values.name !== undefined && values['display-name'] === undefined) throw new BridgeUsageError('--name was given without --display-name');
+  if (values['display-name'] !== undefined && values.name === undefined) throw new BridgeUsageError('--display-name was given without --name');
+  let idePid: number | undefined;
+  if (values['ide-pid'] !== undefined) {
+    idePid = Number(values['ide-pid']);
+    if (!Number.isSafeInteger(idePid) || idePid <= 0) throw new BridgeUsageError(`--ide-pid must be a positive integer, got ${values['ide-pid']}`);
+  }
+  return { name: values.name, displayName: values['display-name'], idePid, workspaces: values.workspace ?? [] };
+}
+
+function ideInfoFrom(hello: Hello, flags: Flags): IdeInfo {
+  if (hello.ide) return hello.ide;
+  if (flags.name && flags.displayName) return { name: flags.name, displayName: flags.displayName };
+  throw new BridgeUsageError('no editor name: pass --name and --display-name, or "ide": {"name", "displayName"} in hello');
+}
+
+function realRoots(dirs: readonly string[]): string[] {
+  return dirs.map((d) => {
+    try {
+      return fs.realpathSync(path.resolve(d));
+    } catch {
+      throw new BridgeUsageError(`workspace ${d} does not exist`);
+    }
+  });
+}
+
+async function run(argv: string[]): Promise<number> {
+  let flags: Flags;
+  try {
+    flags = parseFlags(argv);
+  } catch (err) {
+    process.stderr.write(`ide-companion bridge: ${describeError(err)}\n\n${usage}`);
+    return 2;
+  }
+  const logger = jsonLinesLogger(process.stderr);
+  const bridge = new JsonLinesBridge(process.stdin, process.stdout);
+  const stdinEnded = new Promise<void>((resolve) => {
+    process.stdin.once('end', resolve);
+    process.stdin.once('close', resolve);
+  });
+
+  const hello = await Promise.race([bridge.hello, stdinEnded.then(() => undefined)]);
+  if (!hello) {
+    bridge.close();
+    return 0;
+  }
+  let companion: Companion;
+  try {
+    const editor = bridge.editorActions(hello.capabilities ?? []);
+    companion = new Companion({
+      ideInfo: ideInfoFrom(hello, flags),
+      idePid: hello.pid ?? flags.idePid ?? process.ppid,
+      workspaceRoots: realRoots(hello.roots ?? (flags.workspaces.length > 0 ? flags.workspaces : [process.cwd()])),
+      trusted: hello.trusted,
+      editor,
+      logger,
+    });
+    await companion.start();
+  } catch (err) {
+    bridge.error(`the companion could not start: ${describeError(err)}`);
+    logger.error('the companion could not start', { error: describeError(err) });
+    bridge.close();
+    return err instanceof BridgeUsageError ? 2 : 1;
+  }
+  bridge.attach(companion);
+  await stdinEnded;
+  await companion.stop().catch((err: unknown) => logger.error('error while stopping', { error: describeError(err) }));
+  bridge.close();
+  return 0;
+}
+
+export const bridgeCommand: EditorCommand = {
+  name: 'bridge',
+  summary: 'companion host for script-based editor plugins (JSON lines on stdio)',
+  usage,
+  run,
+};

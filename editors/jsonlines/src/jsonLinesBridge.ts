@@ -1,0 +1,215 @@
+/**
+ * The JSON-lines end (docs/editor-protocol.md): connects a Companion to an
+ * editor-side script speaking the editor vocabulary, one JSON object per line.
+ * The script reports events and answers action requests; all protocol logic
+ * stays in the Companion.
+ *
+ *   const bridge = new JsonLinesBridge(stdin, stdout);
+ *   const hello = await bridge.hello;                       // the script's first line
+ *   const companion = new Companion({ ..., editor: bridge.editorActions(capabilities) });
+ *   await companion.start();
+ *   bridge.attach(companion);                                // sends `ready`
+ *
+ * Bad lines are answered with `{"type":"error"}` and change nothing. Every
+ * request has a timeout, so a slow or dead script never hangs a tool call.
+ */
+import * as readline from 'node:readline';
+import { z } from 'zod';
+import {
+  COMPANION_VERSION,
+  EditorEventError,
+  applyEditorEvent,
+  editorWithCapabilities,
+  describeError,
+  parseEditorEvent,
+  type Companion,
+  type EditorActions,
+} from '@ide-companion/server';
+import {
+  EDITOR_ACTIONS,
+  HelloSchema,
+  ResponseSchema,
+  type ActionParams,
+  type ActionResult,
+  type EditorActionName,
+  type EditorEvent,
+  type Hello,
+  type HostLine,
+  type Response,
+} from '@ide-companion/protocol';
+
+/** Longest line accepted from the editor (an accepted 32 MiB file, JSON-escaped). */
+const MAX_LINE_CHARS = 256 * 1024 * 1024;
+/** Events held while the companion starts; a script flooding before `ready` is told so. */
+const MAX_EARLY_EVENTS = 10_000;
+
+interface Pending {
+  action: EditorActionName;
+  resolve: (result: unknown) => void;
+  reject: (err: Error) => void;
+  timer: NodeJS.Timeout;
+}
+
+export class JsonLinesBridge {
+  /** The script's `hello`; never settles if the script sends none. */
+  readonly hello: Promise<Hello>;
+  private resolveHello!: (hello: Hello) => void;
+  private helloSeen = false;
+  private companion: Companion | undefined;
+  private readonly early: EditorEvent[] = [];
+  private nextId = 1;
+  private readonly pending = new Map<number, Pending>();
+  private readonly rl: readline.Interface;
+  private closed = false;
+
+  constructor(
+    input: NodeJS.ReadableStream,
+    private readonly output: NodeJS.WritableStream,
+    /** Action timeouts; default each action's own (EDITOR_ACTIONS). For tests. */
+    private readonly timeoutMs?: (action: EditorActionName) => number,
+  ) {
+    this.hello = new Promise((resolve) => (this.resolveHello = resolve));
+    this.rl = readline.createInterface({ input, crlfDelay: Infinity });
+    this.rl.on('line', (line) => this.receive(line));
+  }
+
+  /**
+   * The editor actions the companion uses: diffs, plus the declared
+   * capabilities, each a request to the script.
+   */
+  editorActions(declared: readonly string[]): EditorActions {
+    return editorWithCapabilities(
+      {
+        showDiff: async (diff) => {
+          await this.request('showDiff', {
+            diffId: diff.id,
+            filePath: diff.filePath,
+            newContent: diff.newContent,
+            originalContent: diff.originalContent ?? null,
+          });
+        },
+        diffText: async (diff) => (await this.request('diffText', { diffId: diff.id })).text ?? undefined,
+        closeDiff: async (diff, reason) => {
+          await this.request('closeDiff', { diffId: diff.id, reason });
+        },
+      },
+      {
+        openFile: async (params) => {
+          await this.request('openFile', params);
+        },
+        getOpenEditors: () => this.request('getOpenEditors', {}),
+        getSelection: () => this.request('getSelection', {}),
+        getDiagnostics: (params) => this.request('getDiagnostics', params),
+        checkDocumentDirty: (params) => this.request('checkDocumentDirty', params),
+        saveDocument: (params) => this.request('saveDocument', params),
+      },
+      declared,
+    );
+  }
+
+  /** Starts applying the script's events to `companion` and tells the script how to reach it. */
+  attach(companion: Companion): void {
+    this.companion = companion;
+    this.send({
+      type: 'ready',
+      port: companion.port,
+      discoveryFile: companion.discoveryFilePath ?? '',
+      workspacePath: companion.workspacePath,
+      env: { ...companion.terminalEnv },
+      capabilities: [...companion.capabilities],
+      version: COMPANION_VERSION,
+    });
+    companion.onDidChangeSessions((s) => this.send({ type: 'sessions', count: s.length }));
+    for (const event of this.early.splice(0)) this.apply(event);
+  }
+
+  /** Tells the script something went wrong (a start failure, say). */
+  error(message: string): void {
+    this.send({ type: 'error', message });
+  }
+
+  close(): void {
+    this.closed = true;
+    this.rl.close();
+    for (const [id, p] of this.pending) {
+      clearTimeout(p.timer);
+      p.reject(new Error('the editor went away'));
+      this.pending.delete(id);
+    }
+  }
+
+  /** Sends an action request and waits for the script's answer, validated against the action's result schema. */
+  request<N extends EditorActionName>(action: N, params: ActionParams<N>): Promise<ActionResult<N>> {
+    if (this.closed) return Promise.reject(new Error('the editor went away'));
+    const id = this.nextId++;
+    const timeoutMs = this.timeoutMs?.(action) ?? EDITOR_ACTIONS[action].timeoutMs;
+    return new Promise<ActionResult<N>>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.pending.delete(id);
+        reject(new Error(`the editor did not answer ${action} within ${timeoutMs / 1000} s`));
+      }, timeoutMs);
+      this.pending.set(id, { action, resolve: resolve as (r: unknown) => void, reject, timer });
+      this.send({ type: 'request', id, action, params } as HostLine);
+    });
+  }
+
+  private send(line: HostLine): void {
+    if (this.closed) return;
+    this.output.write(`${JSON.stringify(line)}\n`);
+  }
+
+  private receive(line: string): void {
+    if (line.trim() === '') return;
+    if (line.length > MAX_LINE_CHARS) return this.error('line too long');
+    let json: unknown;
+    try {
+      json = JSON.parse(line);
+    } catch (err) {
+      return this.error(`not JSON: ${describeError(err)}`);
+    }
+    const type = typeof json === 'object' && json !== null ? (json as { type?: unknown }).type : undefined;
+    try {
+      if (type === 'hello') return this.receiveHello(json);
+      if (!this.helloSeen) return this.error(`the first line must be {"type":"hello",...}; got ${JSON.stringify(type ?? null)}`);
+      if (type === 'response') return this.receiveResponse(parse(ResponseSchema, json, 'response'));
+      const event = parseEditorEvent(json);
+      if (this.companion) return this.apply(event);
+      if (this.early.length >= MAX_EARLY_EVENTS) return this.error('too many events before ready');
+      this.early.push(event);
+    } catch (err) {
+      this.error(describeError(err));
+    }
+  }
+
+  private receiveHello(json: unknown): void {
+    if (this.helloSeen) return this.error('hello was already received');
+    const hello = parse(HelloSchema, json, 'hello');
+    this.helloSeen = true;
+    this.resolveHello(hello);
+  }
+
+  private receiveResponse(response: Response): void {
+    const pending = this.pending.get(response.id);
+    if (!pending) return; // answered after its timeout: the caller has moved on
+    this.pending.delete(response.id);
+    clearTimeout(pending.timer);
+    if ('error' in response) return pending.reject(new Error(response.error));
+    const parsed = EDITOR_ACTIONS[pending.action].result.safeParse(response.result ?? null);
+    if (parsed.success) pending.resolve(parsed.data);
+    else pending.reject(new Error(`malformed answer to ${pending.action}: ${z.prettifyError(parsed.error)}`));
+  }
+
+  private apply(event: EditorEvent): void {
+    try {
+      if (!applyEditorEvent(this.companion!, event) && 'diffId' in event) this.error(`no pending diff ${event.diffId}`);
+    } catch (err) {
+      this.error(describeError(err));
+    }
+  }
+}
+
+function parse<T extends z.ZodType>(schema: T, json: unknown, what: string): z.infer<T> {
+  const parsed = schema.safeParse(json);
+  if (!parsed.success) throw new EditorEventError(`invalid ${what}: ${z.prettifyError(parsed.error)}`);
+  return parsed.data;
+}

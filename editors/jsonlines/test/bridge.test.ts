@@ -1,0 +1,244 @@
+/**
+ * `ide-companion bridge`, the host for script-based editor plugins, driven the
+ * way a Vim or Emacs script drives it: JSON lines on the real bin's
+ * stdin/stdout (docs/editor-protocol.md), with a real MCP client as the CLI.
+ */
+import assert from 'node:assert/strict';
+import { execFileSync, spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import * as readline from 'node:readline';
+import { after, before, describe, test } from 'node:test';
+import { connectRecordingClient, makeTempDir, repoRoot, waitFor, type RecordingClient } from '@ide-companion/testkit';
+
+const bin = path.join(repoRoot, 'packages', 'cli', 'bin', 'ide-companion.js');
+
+class ScriptedEditor {
+  readonly fromHost: any[] = [];
+  readonly host: ChildProcessWithoutNullStreams;
+  constructor(args: string[], env: NodeJS.ProcessEnv) {
+    this.host = spawn(process.execPath, [bin, 'bridge', ...args], { env });
+    readline.createInterface({ input: this.host.stdout }).on('line', (l) => this.fromHost.push(JSON.parse(l)));
+  }
+  send(m: unknown): void {
+    this.host.stdin.write(`${typeof m === 'string' ? m : JSON.stringify(m)}\n`);
+  }
+  errors(): string[] {
+    return this.fromHost.filter((m) => m.type === 'error').map((m) => m.message);
+  }
+  request(action: string, match: (params: any) => boolean = () => true): Promise<any> {
+    return waitFor(() => this.fromHost.find((m) => m.type === 'request' && m.action === action && match(m.params)), `${action} request`, 15_000);
+  }
+  respond(request: any, answer: { result?: unknown; error?: string }): void {
+    this.send({ type: 'response', id: request.id, ...answer });
+  }
+}
+
+const text = (r: any) => r.content[0].text as string;
+
+describe('ide-companion bridge (JSON lines)', () => {
+  let tmp: { path: string; cleanup: () => void };
+  let editor: ScriptedEditor;
+  let peer: RecordingClient;
+  let ready: any;
+  const file = (n: string) => path.join(tmp.path, n);
+
+  before(async () => {
+    tmp = makeTempDir();
+    editor = new ScriptedEditor(['--name', 'scripted', '--display-name', 'Scripted Editor', '--workspace', tmp.path], { ...process.env, TMPDIR: tmp.path });
+    editor.send({ type: 'focus', path: file('early.txt') });
+    await waitFor(() => editor.errors().length === 1, 'error before hello');
+    assert.match(editor.errors()[0]!, /first line must be \{"type":"hello"/);
+    editor.send({ type: 'hello', protocol: 1, pid: process.pid, capabilities: ['openFile', 'getDiagnostics', 'fromTheFuture'] });
+    ready = await waitFor(() => editor.fromHost.find((m) => m.type === 'ready'), 'ready', 15_000);
+    peer = await connectRecordingClient({ port: ready.port, token: ready.env.GEMINI_CLI_IDE_AUTH_TOKEN });
+  });
+  after(async () => {
+    await peer?.close();
+    editor?.host.kill();
+    tmp?.cleanup();
+  });
+
+  test('hello starts the companion: ready names the editor PID, the discovery file and the known capabilities', async () => {
+    assert.equal(ready.env.GEMINI_CLI_IDE_PID, String(process.pid));
+    assert.match(ready.discoveryFile, new RegExp(`gemini-ide-server-${process.pid}-${ready.port}\\.json$`));
+    assert.deepEqual(ready.capabilities, ['openFile', 'getDiagnostics']);
+    assert.equal(ready.workspacePath, fs.realpathSync(tmp.path));
+    const discovery = JSON.parse(fs.readFileSync(ready.discoveryFile, 'utf8'));
+    assert.deepEqual(discovery.ideInfo, { name: 'scripted', displayName: 'Scripted Editor' });
+  });
+
+  test('the tools follow the declared capabilities', async () => {
+    const names = (await peer.client.listTools()).tools.map((t) => t.name).sort();
+    assert.deepEqual(names, ['closeDiff', 'getActiveFile', 'getDiagnostics', 'getWorkspaceFolders', 'openDiff', 'openFile']);
+  });
+
+  test('editor events become context for the CLI', async () => {
+    fs.writeFileSync(file('a.vim'), 'x');
+    editor.send({ type: 'focus', path: file('a.vim'), cursor: { line: 3, character: 7 }, selectedText: 'sel' });
+    const n = await waitFor(() => peer.notifications.find((x) => x.params.workspaceState?.openFiles?.[0]?.path === file('a.vim')), 'context');
+    assert.deepEqual(n.params.workspaceState.openFiles[0].cursor, { line: 3, character: 7 });
+    assert.equal(n.params.workspaceState.openFiles[0].selectedText, 'sel');
+  });
+
+  test('bad lines get an error and change nothing', async () => {
+    const before = editor.errors().length;
+    const contexts = peer.notifications.length;
+    editor.send('not json');
+    editor.send({ type: 'focus', path: 'relative.txt' });
+    editor.send({ type: 'cursor', path: file('a.vim'), cursor: { line: 0, character: 1 } });
+    editor.send({ type: 'nonsense' });
+    editor.send({ type: 'hello' });
+    editor.send({ type: 'diffAccepted', diffId: 'no-such-diff' });
+    editor.send({ type: 'response', id: 'x' });
+    await waitFor(() => editor.errors().length === before + 7, 'seven errors');
+    assert.match(editor.errors().at(-3)!, /hello was already received/);
+    assert.match(editor.errors().at(-2)!, /no pending diff no-such-diff/);
+    assert.ok((await peer.client.listTools()).tools.length >= 3, 'still serving');
+    assert.equal(peer.notifications.length, contexts, 'no context change');
+  });
+
+  test('showDiff carries the file on disk; the script accepts with its edited text', async () => {
+    fs.writeFileSync(file('d.txt'), 'old\r\n');
+    const opening = peer.client.callTool({ name: 'openDiff', arguments: { filePath: file('d.txt'), newContent: 'proposal\n' } });
+    const show = await editor.request('showDiff', (p) => p.filePath === file('d.txt'));
+    assert.equal(show.params.newContent, 'proposal\n');
+    assert.equal(show.params.originalContent, 'old\r\n');
+    editor.respond(show, { result: null });
+    await opening;
+    editor.send({ type: 'diffAccepted', diffId: show.params.diffId, content: 'proposal\nedited\n' });
+    const n = await waitFor(() => peer.notifications.find((x) => x.method === 'ide/diffAccepted'), 'accepted');
+    assert.deepEqual(n.params, { filePath: file('d.txt'), content: 'proposal\nedited\n' });
+  });
+
+  test('a new file is shown with originalContent null; the script rejects', async () => {
+    const opening = peer.client.callTool({ name: 'openDiff', arguments: { filePath: file('new.txt'), newContent: 'n\n' } });
+    const show = await editor.request('showDiff', (p) => p.filePath === file('new.txt'));
+    assert.equal(show.params.originalContent, null);
+    editor.respond(show, { result: null });
+    assert.deepEqual((await opening as any).content, []);
+    editor.send({ type: 'diffRejected', diffId: show.params.diffId });
+    const n = await waitFor(() => peer.notifications.find((x) => x.method === 'ide/diffRejected' && x.params.filePath === file('new.txt')), 'rejected');
+    assert.deepEqual(n.params, { filePath: file('new.txt') });
+  });
+
+  test('a script that cannot show a diff makes openDiff an error with its words', async () => {
+    const opening = peer.client.callTool({ name: 'openDiff', arguments: { filePath: file('e.txt'), newContent: 'x' } });
+    editor.respond(await editor.request('showDiff', (p) => p.filePath === file('e.txt')), { error: 'no room for a tab' });
+    const r: any = await opening;
+    assert.equal(r.isError, true);
+    assert.match(text(r), /no room for a tab/);
+  });
+
+  // Regression: openDiff on a FIFO froze the companion (a synchronous read on the event loop).
+  test('openDiff of a FIFO or a directory is an error, and the script is never asked', async () => {
+    const fifo = file('pipe');
+    execFileSync('mkfifo', [fifo]);
+    const shows = editor.fromHost.filter((m) => m.action === 'showDiff').length;
+    for (const target of [fifo, tmp.path, '/dev/zero']) {
+      const r: any = await peer.client.callTool({ name: 'openDiff', arguments: { filePath: target, newContent: 'x' } });
+      assert.equal(r.isError, true, target);
+      assert.match(text(r), /only regular files can be diffed/);
+    }
+    assert.equal(editor.fromHost.filter((m) => m.action === 'showDiff').length, shows);
+  });
+
+  test('closeDiff asks the script for the edited text, then closes its view', async () => {
+    const opening = peer.client.callTool({ name: 'openDiff', arguments: { filePath: file('c.txt'), newContent: 'model\n' } });
+    editor.respond(await editor.request('showDiff', (p) => p.filePath === file('c.txt')), { result: null });
+    await opening;
+    const closing = peer.client.callTool({ name: 'closeDiff', arguments: { filePath: file('c.txt') } });
+    const ask = await editor.request('diffText');
+    editor.respond(ask, { result: { text: 'model\nuser edit\n' } });
+    const close = await editor.request('closeDiff', (p) => p.diffId === ask.params.diffId);
+    assert.equal(close.params.reason, 'closedByCli');
+    editor.respond(close, { result: null });
+    assert.deepEqual(JSON.parse(text(await closing)), { content: 'model\nuser edit\n' });
+  });
+
+  test('openFile asks the script for files inside the workspace only', async () => {
+    fs.writeFileSync(file('o.txt'), 'x\n');
+    const opening = peer.client.callTool({ name: 'openFile', arguments: { path: file('o.txt'), line: 2, column: 3 } });
+    const req = await editor.request('openFile');
+    assert.deepEqual(req.params, { path: file('o.txt'), line: 2, column: 3 });
+    editor.respond(req, { result: null });
+    assert.deepEqual(JSON.parse(text(await opening)), { opened: file('o.txt'), line: 2, column: 3 });
+    const requests = editor.fromHost.filter((m) => m.action === 'openFile').length;
+    const outside: any = await peer.client.callTool({ name: 'openFile', arguments: { path: '/etc/hostname' } });
+    assert.equal(outside.isError, true);
+    assert.match(text(outside), /outside the workspace/);
+    assert.equal(editor.fromHost.filter((m) => m.action === 'openFile').length, requests, 'the script was not asked');
+  });
+
+  test('getDiagnostics: the script lists, the companion filters by severity; a script error is the tool error', async () => {
+    const diag = (severity: string, line: number) => ({ path: file('a.vim'), range: { start: { line, character: 1 }, end: { line, character: 4 } }, severity, message: `${severity} here`, source: 'lint' });
+    const asking = peer.client.callTool({ name: 'getDiagnostics', arguments: { path: file('a.vim'), severity: 'warning' } });
+    const req = await editor.request('getDiagnostics');
+    assert.deepEqual(req.params, { path: file('a.vim') });
+    editor.respond(req, { result: { diagnostics: [diag('hint', 1), diag('warning', 2), diag('error', 3)] } });
+    const got = JSON.parse(text(await asking));
+    assert.deepEqual(got.diagnostics.map((d: any) => d.severity), ['error', 'warning']);
+    const failing = peer.client.callTool({ name: 'getDiagnostics', arguments: {} });
+    editor.respond(await editor.request('getDiagnostics', (p) => p.path === undefined), { error: 'linter crashed' });
+    const r: any = await failing;
+    assert.equal(r.isError, true);
+    assert.match(text(r), /linter crashed/);
+  });
+
+  test('a malformed answer from the script is a clear tool error', async () => {
+    const asked = () => editor.fromHost.filter((m) => m.action === 'getDiagnostics');
+    const before = asked().length;
+    const asking = peer.client.callTool({ name: 'getDiagnostics', arguments: {} });
+    const req = await waitFor(() => asked()[before], 'a new getDiagnostics request');
+    editor.respond(req, { result: { diagnostics: [{ path: 1 }] } });
+    const r: any = await asking;
+    assert.equal(r.isError, true);
+    assert.match(text(r), /malformed answer to getDiagnostics/);
+  });
+
+  test('closing stdin stops the host and removes its discovery file', async () => {
+    editor.host.stdin.end();
+    const code = await new Promise((r) => editor.host.once('exit', r));
+    assert.equal(code, 0);
+    assert.equal(fs.existsSync(ready.discoveryFile), false);
+  });
+});
+
+describe('ide-companion bridge usage', () => {
+  test('a missing flag is named, not only the usage printed', async () => {
+    const child = spawn(process.execPath, [bin, 'bridge', '--name', 'x']);
+    let stderr = '';
+    child.stderr.on('data', (d) => (stderr += d));
+    const code = await new Promise((r) => child.once('exit', r));
+    assert.equal(code, 2);
+    assert.match(stderr, /--name was given without --display-name/);
+  });
+
+  test('hello without an editor name (no flags either) says how to give one', async () => {
+    const tmp = makeTempDir();
+    try {
+      const editor = new ScriptedEditor([], { ...process.env, TMPDIR: tmp.path });
+      editor.send({ type: 'hello' });
+      const code = await new Promise((r) => editor.host.once('exit', r));
+      assert.equal(code, 2);
+      assert.match(editor.errors()[0]!, /pass --name and --display-name, or "ide"/);
+    } finally {
+      tmp.cleanup();
+    }
+  });
+
+  test('hello may name the editor itself', async () => {
+    const tmp = makeTempDir();
+    try {
+      const editor = new ScriptedEditor(['--workspace', tmp.path], { ...process.env, TMPDIR: tmp.path });
+      editor.send({ type: 'hello', ide: { name: 'emacs', displayName: 'Emacs' } });
+      const ready = await waitFor(() => editor.fromHost.find((m) => m.type === 'ready'), 'ready', 15_000);
+      assert.equal(JSON.parse(fs.readFileSync(ready.discoveryFile, 'utf8')).ideInfo.displayName, 'Emacs');
+      assert.deepEqual(ready.capabilities, []);
+      editor.host.stdin.end();
+      await new Promise((r) => editor.host.once('exit', r));
+    } finally {
+      tmp.cleanup();
+    }
+  });
+});

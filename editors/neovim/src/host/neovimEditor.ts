@@ -1,0 +1,83 @@
+/**
+ * Neovim's editor actions (docs/editor-protocol.md): diffs through
+ * lua/ide_companion/diff.lua (the host splits disk text and proposal into exact
+ * buffer lines, the Lua shows them in a tab), the optional capabilities through
+ * lua/ide_companion/actions.lua. The user's decisions come back as events.
+ */
+import type { ActionParams, ActionResult } from '@ide-companion/protocol';
+import { editorWithCapabilities, type DiffCloseReason, type EditorActions, type PendingDiff } from '@ide-companion/server';
+import { BufferStateSchema, bufferFromText, textFromBuffer, type BufferContent } from './bufferText.js';
+import type { LuaBridge } from './luaBridge.js';
+
+const DIFF_MODULE = 'ide_companion.diff';
+const ACTIONS_MODULE = 'ide_companion.actions';
+
+export interface DiffSpec {
+  id: string;
+  path: string;
+  proposal: BufferContent;
+  /** Absent for a new file. */
+  original?: BufferContent;
+}
+
+/** Neovim's actions, with the capabilities the Lua side declared in its hello. */
+export function neovimEditor(lua: LuaBridge, declared: readonly string[]): EditorActions {
+  const all = new NeovimEditor(lua);
+  const bind = <K extends keyof NeovimEditor>(k: K) => (all[k] as (...a: never[]) => unknown).bind(all) as NeovimEditor[K];
+  return editorWithCapabilities(
+    { showDiff: bind('showDiff'), diffText: bind('diffText'), closeDiff: bind('closeDiff') },
+    {
+      openFile: bind('openFile'),
+      getOpenEditors: bind('getOpenEditors'),
+      getSelection: bind('getSelection'),
+      getDiagnostics: bind('getDiagnostics'),
+      checkDocumentDirty: bind('checkDocumentDirty'),
+      saveDocument: bind('saveDocument'),
+    },
+    declared,
+  );
+}
+
+class NeovimEditor implements EditorActions {
+  constructor(private readonly lua: LuaBridge) {}
+
+  async showDiff(diff: PendingDiff): Promise<void> {
+    const spec: DiffSpec = { id: diff.id, path: diff.filePath, proposal: bufferFromText(diff.newContent) };
+    if (diff.originalContent !== undefined) spec.original = bufferFromText(diff.originalContent);
+    await this.lua.call(DIFF_MODULE, 'open', spec);
+  }
+
+  async diffText(diff: PendingDiff): Promise<string | undefined> {
+    const state = await this.lua.call(DIFF_MODULE, 'state', diff.id);
+    if (state === null || state === undefined) return undefined;
+    return textFromBuffer(BufferStateSchema.parse(state));
+  }
+
+  async closeDiff(diff: PendingDiff, reason: DiffCloseReason): Promise<void> {
+    await this.lua.call(DIFF_MODULE, 'close', diff.id, reason);
+  }
+
+  async openFile(params: ActionParams<'openFile'>): Promise<void> {
+    await this.lua.call(ACTIONS_MODULE, 'open_file', params);
+  }
+
+  getOpenEditors(): Promise<ActionResult<'getOpenEditors'>> {
+    return this.lua.call(ACTIONS_MODULE, 'open_editors');
+  }
+
+  getSelection(): Promise<ActionResult<'getSelection'>> {
+    return this.lua.call(ACTIONS_MODULE, 'selection');
+  }
+
+  getDiagnostics(params: ActionParams<'getDiagnostics'>): Promise<ActionResult<'getDiagnostics'>> {
+    return this.lua.call(ACTIONS_MODULE, 'diagnostics', params);
+  }
+
+  checkDocumentDirty(params: ActionParams<'checkDocumentDirty'>): Promise<ActionResult<'checkDocumentDirty'>> {
+    return this.lua.call(ACTIONS_MODULE, 'dirty', params);
+  }
+
+  saveDocument(params: ActionParams<'saveDocument'>): Promise<ActionResult<'saveDocument'>> {
+    return this.lua.call(ACTIONS_MODULE, 'save', params);
+  }
+}

@@ -1,0 +1,142 @@
+/**
+ * `ide-companion serve`: a companion for the current folder, for editors with
+ * no plugin (Helix, Kakoune, nano, micro...). Context comes from files saved
+ * in the workspace; diffs are reviewed in this terminal.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { parseArgs } from 'node:util';
+import type { EditorEvent } from '@ide-companion/protocol';
+import { Companion, applyEditorEvent, describeError, humanLogger, jsonLinesLogger, type EditorActions, type EditorCommand, type SessionInfo } from '@ide-companion/server';
+import { paint } from './renderDiff.js';
+import { TerminalReview } from './terminalReview.js';
+import { WorkspaceWatcher } from './workspaceWatcher.js';
+
+export const SERVE_IDE_INFO = { name: 'ide-companion', displayName: 'IDE Companion (terminal)' } as const;
+
+const usage = `Usage: ide-companion serve [--workspace DIR]... [--json] [--no-color]
+
+Runs a Gemini CLI companion for DIR (default: the current folder; repeat
+--workspace for several roots). Start 'gemini' in that folder from any other
+terminal and it connects here: files you save become its context, and each
+edit it proposes is shown here as a diff to accept, reject, or edit in
+$VISUAL/$EDITOR first.
+
+Options:
+  --workspace DIR  a workspace root (repeatable)
+  --json           log events as JSON lines on stdout (the review goes to stderr)
+  --no-color       plain output (also when NO_COLOR is set)
+`;
+
+function resolveRoots(dirs: string[]): string[] {
+  return dirs.map((dir) => {
+    let real: string;
+    try {
+      real = fs.realpathSync(path.resolve(dir));
+    } catch {
+      throw new Error(`workspace ${dir} does not exist`);
+    }
+    if (!fs.statSync(real).isDirectory()) throw new Error(`workspace ${dir} is not a directory`);
+    return real;
+  });
+}
+
+function describeSessions(sessions: SessionInfo[]): string {
+  if (sessions.length === 0) return 'no CLI connected';
+  return `${sessions.length} CLI session${sessions.length === 1 ? '' : 's'} connected`;
+}
+
+async function run(argv: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      workspace: { type: 'string', multiple: true },
+      json: { type: 'boolean', default: false },
+      'no-color': { type: 'boolean', default: false },
+    },
+    strict: true,
+  });
+  const json = values.json === true;
+  const human = json ? process.stderr : process.stdout;
+  const color = !values['no-color'] && !process.env['NO_COLOR'] && (human as NodeJS.WriteStream).isTTY === true;
+  const roots = resolveRoots(values.workspace?.length ? values.workspace : [process.cwd()]);
+  const event = (e: Record<string, unknown>) => {
+    if (json) process.stdout.write(`${JSON.stringify({ time: new Date().toISOString(), ...e })}\n`);
+  };
+  const logger = json ? jsonLinesLogger(process.stdout) : humanLogger(process.stderr);
+
+  let companion: Companion | undefined;
+  const report = (e: EditorEvent) => applyEditorEvent(companion!, e);
+  const review = new TerminalReview({
+    input: process.stdin,
+    output: human,
+    color,
+    editor: process.env['VISUAL'] || process.env['EDITOR'] || 'vi',
+    outcomes: { accept: (diffId, content) => report({ type: 'diffAccepted', diffId, content }), reject: (diffId) => report({ type: 'diffRejected', diffId }) },
+    onEvent: event,
+  });
+  // A terminal has no tabs: its open editors are the files being worked on (the context's files).
+  const editor: EditorActions = {
+    showDiff: (diff) => review.showDiff(diff),
+    diffText: (diff) => review.diffText(diff),
+    closeDiff: (diff, reason) => review.closeDiff(diff, reason),
+    getOpenEditors: () => ({
+      editors: (companion!.context.snapshot().workspaceState?.openFiles ?? []).map((f) => ({ path: f.path, isActive: f.isActive === true })),
+    }),
+  };
+  companion = new Companion({ ideInfo: SERVE_IDE_INFO, workspaceRoots: roots, editor, logger });
+  const watcher = new WorkspaceWatcher(roots, report, (filePath) => event({ event: 'saved', filePath }));
+
+  try {
+    await companion.start();
+    await watcher.start();
+  } catch (err) {
+    await companion.stop();
+    review.dispose();
+    throw err;
+  }
+
+  let lastStatus = '';
+  companion.onDidChangeSessions((sessions) => {
+    const status = describeSessions(sessions);
+    if (status === lastStatus) return;
+    lastStatus = status;
+    human.write(`${paint('●', sessions.length > 0 ? 'green' : 'dim', color)} ${status}\n`);
+    event({ event: 'sessions', count: sessions.length, listening: sessions.filter((s) => s.streamOpen).length });
+  });
+
+  event({ event: 'listening', port: companion.port, workspace: roots, discoveryFile: companion.discoveryFilePath, pid: process.pid });
+  const connect = roots.map((r) => `  cd ${r} && gemini`).join('\n');
+  human.write(
+    `${paint('ide-companion serve', 'bold', color)}: Gemini CLI companion on 127.0.0.1:${companion.port}\n` +
+      `Connect from another terminal:\n${connect}\n` +
+      `(/ide status there shows "Connected to ${SERVE_IDE_INFO.displayName}".) Proposed edits appear here. Ctrl+C stops.\n`,
+  );
+
+  return new Promise<number>((resolve) => {
+    let stopping = false;
+    const stop = (signal: NodeJS.Signals) => {
+      if (stopping) return;
+      stopping = true;
+      human.write(`\nStopping (${signal})...\n`);
+      Promise.all([watcher.stop(), companion!.stop()])
+        .catch((err: unknown) => logger.error('error while stopping', { error: describeError(err) }))
+        .finally(() => {
+          review.dispose();
+          event({ event: 'stopped' });
+          for (const s of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.removeListener(s, stop);
+          resolve(signal === 'SIGINT' ? 130 : 0);
+          // stdin may keep the loop alive.
+          setImmediate(() => process.exit(signal === 'SIGINT' ? 130 : 0));
+        });
+    };
+    for (const s of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(s, stop);
+  });
+}
+
+export const serveCommand: EditorCommand = {
+  name: 'serve',
+  summary: 'run a companion for this folder; review diffs in this terminal',
+  usage,
+  run,
+};

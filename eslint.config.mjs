@@ -1,0 +1,28 @@
+// typescript-eslint's recommended rules over every package and editor end; formatting is prettier's (npm run format).
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+export default tseslint.config(
+  { ignores: ['**/dist/**', '**/node_modules/**', '.tools/**', 'editors/*/host/*.mjs', '**/*.d.ts'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    languageOptions: {
+      globals: { process: 'readonly', console: 'readonly', Buffer: 'readonly', URL: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', setInterval: 'readonly', clearInterval: 'readonly', setImmediate: 'readonly', performance: 'readonly', fetch: 'readonly', Headers: 'readonly', AbortController: 'readonly', TextDecoder: 'readonly', TextEncoder: 'readonly', globalThis: 'readonly', structuredClone: 'readonly', queueMicrotask: 'readonly' },
+    },
+    rules: {
+      // A closure may read a variable assigned once, later (a callback set up before the object it calls exists).
+      'prefer-const': ['error', { ignoreReadBeforeAssign: true }],
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
+    },
+  },
+  {
+    files: ['**/*.cjs'],
+    languageOptions: { sourceType: 'commonjs', globals: { module: 'writable', require: 'readonly' } },
+  },
+  {
+    // Tests read JSON-RPC payloads and tool results loosely on purpose.
+    files: ['**/test/**/*.ts', 'bench/**/*.mjs', 'packages/testkit/src/**'],
+    rules: { '@typescript-eslint/no-explicit-any': 'off' },
+  },
+);

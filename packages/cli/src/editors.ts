@@ -1,0 +1,47 @@
+/**
+ * Every editor end this project ships (editors/*), in one registry: `install`,
+ * `doctor`, `serve` and `bridge` reach the ends only through here. An end is
+ * loaded when a command needs it, so `status` never loads Neovim's host code.
+ * A new editor adds one line.
+ */
+import type { EditorCommand, EditorEnd, EditorInstaller } from '@ide-companion/server';
+
+interface EditorEntry {
+  id: string;
+  load(): Promise<EditorEnd>;
+}
+
+export const EDITOR_ENDS: readonly EditorEntry[] = [
+  { id: 'terminal', load: async () => (await import('@ide-companion/terminal')).terminalEnd },
+  { id: 'jsonlines', load: async () => (await import('@ide-companion/jsonlines')).jsonLinesEnd },
+  { id: 'neovim', load: async () => (await import('@ide-companion/neovim')).neovimEnd },
+  { id: 'vscode', load: async () => (await import('ide-companion-vscode')).vscodeEnd },
+];
+
+export async function loadEditorEnds(): Promise<EditorEnd[]> {
+  return Promise.all(EDITOR_ENDS.map((e) => e.load()));
+}
+
+export interface Installable extends EditorInstaller {
+  id: string;
+  displayName: string;
+}
+
+/** The ends that have an installer. */
+export async function installers(): Promise<Installable[]> {
+  return (await loadEditorEnds()).flatMap((end) => (end.installer ? [{ ...end.installer, id: end.id, displayName: end.displayName }] : []));
+}
+
+/** An installer by id or display name, case-insensitively. */
+export async function findInstaller(name: string): Promise<Installable | undefined> {
+  const wanted = name.trim().toLowerCase();
+  return (await installers()).find((i) => i.id.toLowerCase() === wanted || i.displayName.toLowerCase() === wanted);
+}
+
+/** A command an editor end runs (`serve` from the terminal end, `bridge` from the JSON-lines end). */
+export async function editorCommand(endId: string, name: string): Promise<EditorCommand> {
+  const entry = EDITOR_ENDS.find((e) => e.id === endId);
+  const command = (await entry?.load())?.commands?.find((c) => c.name === name);
+  if (!command) throw new Error(`no command ${name} in editor end ${endId}`);
+  return command;
+}

@@ -1,0 +1,17 @@
+/** `checkDocumentDirty`: whether a file has unsaved changes in the editor. Needs the editor's `checkDocumentDirty` capability. */
+import { z } from 'zod';
+import { AbsolutePathSchema } from './editorTypes.js';
+import { toolType } from './message.js';
+
+export const CheckDocumentDirtyParamsSchema = z.object({ path: AbsolutePathSchema });
+export type CheckDocumentDirtyParams = z.infer<typeof CheckDocumentDirtyParamsSchema>;
+export const CheckDocumentDirtyResultSchema = z.object({ isOpen: z.boolean(), isDirty: z.boolean() });
+export type CheckDocumentDirtyResult = z.infer<typeof CheckDocumentDirtyResultSchema>;
+
+export const CheckDocumentDirtyTool = toolType(
+  'checkDocumentDirty',
+  "Check whether a file is open in the user's editor with unsaved changes, before reading or writing it on disk (the disk copy may be out of date). Returns JSON {isOpen, isDirty}.",
+  CheckDocumentDirtyParamsSchema,
+  CheckDocumentDirtyResultSchema,
+  'checkDocumentDirty',
+);

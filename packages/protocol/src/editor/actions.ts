@@ -1,0 +1,65 @@
+/**
+ * Editor actions: what the companion asks of an editor (docs/editor-protocol.md).
+ * Diffs are required of every editor; the rest are capabilities an editor
+ * declares, and the companion offers the MCP tool of the same name only for
+ * those. Params and results are the tools' own schemas, defined once in
+ * their modules.
+ */
+import { z } from 'zod';
+import { CheckDocumentDirtyParamsSchema, CheckDocumentDirtyResultSchema } from '../checkDocumentDirty.js';
+import { EditorDiagnosticsSchema, GetDiagnosticsParamsSchema } from '../getDiagnostics.js';
+import { GetOpenEditorsParamsSchema, GetOpenEditorsResultSchema } from '../getOpenEditors.js';
+import { GetSelectionParamsSchema, GetSelectionResultSchema } from '../getSelection.js';
+import { OpenFileParamsSchema } from '../openFile.js';
+import { SaveDocumentParamsSchema, SaveDocumentResultSchema } from '../saveDocument.js';
+
+export const DIFF_CLOSE_REASONS = ['closedByCli', 'replaced', 'sessionClosed', 'companionStopped'] as const;
+export const DiffCloseReasonSchema = z.enum(DIFF_CLOSE_REASONS);
+export type DiffCloseReason = z.infer<typeof DiffCloseReasonSchema>;
+
+export const ShowDiffParamsSchema = z.object({
+  diffId: z.string().min(1),
+  filePath: z.string().min(1),
+  newContent: z.string(),
+  /** The file as it is on disk, read by the companion; null for a new file. */
+  originalContent: z.string().nullable(),
+});
+export const DiffTextParamsSchema = z.object({ diffId: z.string().min(1) });
+/** `text: null`: the proposal is unchanged (or the editor no longer has it). */
+export const DiffTextResultSchema = z.object({ text: z.string().nullable() });
+export const CloseDiffParamsSchema = z.object({ diffId: z.string().min(1), reason: DiffCloseReasonSchema });
+
+export interface ActionType<N extends string, P extends z.ZodType, R extends z.ZodType> {
+  readonly name: N;
+  readonly params: P;
+  readonly result: R;
+  /** How long the companion waits for the editor's answer. */
+  readonly timeoutMs: number;
+}
+
+function actionType<const N extends string, P extends z.ZodType, R extends z.ZodType>(name: N, params: P, result: R, timeoutMs: number): ActionType<N, P, R> {
+  return { name, params, result, timeoutMs };
+}
+
+export const EDITOR_ACTIONS = {
+  showDiff: actionType('showDiff', ShowDiffParamsSchema, z.null(), 10_000),
+  diffText: actionType('diffText', DiffTextParamsSchema, DiffTextResultSchema, 2_000),
+  closeDiff: actionType('closeDiff', CloseDiffParamsSchema, z.null(), 5_000),
+  openFile: actionType('openFile', OpenFileParamsSchema, z.null(), 5_000),
+  getOpenEditors: actionType('getOpenEditors', GetOpenEditorsParamsSchema, GetOpenEditorsResultSchema, 5_000),
+  getSelection: actionType('getSelection', GetSelectionParamsSchema, GetSelectionResultSchema, 5_000),
+  getDiagnostics: actionType('getDiagnostics', GetDiagnosticsParamsSchema, EditorDiagnosticsSchema, 5_000),
+  checkDocumentDirty: actionType('checkDocumentDirty', CheckDocumentDirtyParamsSchema, CheckDocumentDirtyResultSchema, 5_000),
+  saveDocument: actionType('saveDocument', SaveDocumentParamsSchema, SaveDocumentResultSchema, 5_000),
+} as const;
+
+export type EditorActionName = keyof typeof EDITOR_ACTIONS;
+export type ActionParams<N extends EditorActionName> = z.infer<(typeof EDITOR_ACTIONS)[N]['params']>;
+export type ActionResult<N extends EditorActionName> = z.infer<(typeof EDITOR_ACTIONS)[N]['result']>;
+
+/** The actions every editor answers. */
+export const REQUIRED_ACTIONS = ['showDiff', 'diffText', 'closeDiff'] as const satisfies readonly EditorActionName[];
+/** The optional actions, each a capability an editor declares. */
+export const CAPABILITIES = ['openFile', 'getOpenEditors', 'getSelection', 'getDiagnostics', 'checkDocumentDirty', 'saveDocument'] as const satisfies readonly EditorActionName[];
+export const CapabilitySchema = z.enum(CAPABILITIES);
+export type Capability = z.infer<typeof CapabilitySchema>;

@@ -1,0 +1,55 @@
+/**
+ * The JSON-lines wire of `ide-companion bridge` (docs/editor-protocol.md): the
+ * editor vocabulary, one JSON object per line, plus a handshake and
+ * request/response framing for actions.
+ */
+import { z } from 'zod';
+import { AbsolutePathSchema } from '../editorTypes.js';
+import { IdeInfoSchema } from '../discovery.js';
+import { CapabilitySchema, type EditorActionName, type ActionParams } from './actions.js';
+import { EditorEventSchema } from './events.js';
+
+/** This page's version; `hello.protocol`. */
+export const EDITOR_PROTOCOL_VERSION = 1;
+
+/** The editor's first line. */
+export const HelloSchema = z.object({
+  type: z.literal('hello'),
+  protocol: z.number().int().optional(),
+  ide: IdeInfoSchema.optional(),
+  pid: z.number().int().positive().optional(),
+  roots: z.array(AbsolutePathSchema).optional(),
+  trusted: z.boolean().optional(),
+  /** Unknown names are ignored (an editor newer than its host), not refused. */
+  capabilities: z.array(z.string()).optional(),
+  /** A file the host also logs to (Neovim's `:GeminiLog`). */
+  logFile: z.string().min(1).optional(),
+});
+export type Hello = z.infer<typeof HelloSchema>;
+
+/** The editor's answer to a host request. */
+export const ResponseSchema = z.union([
+  z.object({ type: z.literal('response'), id: z.number().int(), result: z.unknown() }),
+  z.object({ type: z.literal('response'), id: z.number().int(), error: z.string() }),
+]);
+export type Response = z.infer<typeof ResponseSchema>;
+
+/** Any line the editor may send. */
+export const EditorLineSchema = z.union([HelloSchema, ResponseSchema, EditorEventSchema]);
+export type EditorLine = z.infer<typeof EditorLineSchema>;
+
+export interface Ready {
+  type: 'ready';
+  port: number;
+  discoveryFile: string;
+  workspacePath: string;
+  /** GEMINI_CLI_IDE_* for the editor's terminals. */
+  env: Record<string, string>;
+  capabilities: z.infer<typeof CapabilitySchema>[];
+  version: string;
+}
+
+export type Request = { [N in EditorActionName]: { type: 'request'; id: number; action: N; params: ActionParams<N> } }[EditorActionName];
+
+/** Any line the host may send. */
+export type HostLine = Ready | Request | { type: 'sessions'; count: number } | { type: 'error'; message: string };

@@ -1,0 +1,15 @@
+/** Shapes shared by the editor actions and the tools built on them. */
+import { z } from 'zod';
+import { CursorSchema } from './ideContext.js';
+
+export const AbsolutePathSchema = z
+  .string()
+  .min(1)
+  .refine((p) => p.startsWith('/') || /^[A-Za-z]:[\\/]/.test(p) || p.startsWith('\\\\'), 'must be an absolute path');
+
+/** 1-based line and character (characters, not bytes). */
+export const PositionSchema = CursorSchema;
+export type Position = z.infer<typeof PositionSchema>;
+
+export const RangeSchema = z.object({ start: PositionSchema, end: PositionSchema });
+export type Range = z.infer<typeof RangeSchema>;

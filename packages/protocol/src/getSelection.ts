@@ -1,0 +1,25 @@
+/** `getSelection`: the text the user has selected. Needs the editor's `getSelection` capability. */
+import { z } from 'zod';
+import { PositionSchema } from './editorTypes.js';
+import { toolType } from './message.js';
+
+export const SelectionSchema = z.object({
+  path: z.string().min(1),
+  text: z.string(),
+  start: PositionSchema,
+  end: PositionSchema,
+});
+export type Selection = z.infer<typeof SelectionSchema>;
+
+export const GetSelectionParamsSchema = z.object({});
+/** `selection: null` when nothing is selected. */
+export const GetSelectionResultSchema = z.object({ selection: SelectionSchema.nullable() });
+export type GetSelectionResult = z.infer<typeof GetSelectionResultSchema>;
+
+export const GetSelectionTool = toolType(
+  'getSelection',
+  "Get the text the user has selected in their editor, with its file and 1-based start and end positions. Returns JSON {selection: {path, text, start, end}} or {selection: null} when nothing is selected.",
+  GetSelectionParamsSchema,
+  GetSelectionResultSchema,
+  'getSelection',
+);

@@ -1,0 +1,22 @@
+/** `openFile`: shows a file in the editor at a line and column. Needs the editor's `openFile` capability. */
+import { z } from 'zod';
+import { AbsolutePathSchema } from './editorTypes.js';
+import { toolType } from './message.js';
+
+export const OpenFileParamsSchema = z.object({
+  path: AbsolutePathSchema,
+  line: z.number().int().min(1).optional(),
+  column: z.number().int().min(1).optional(),
+});
+export type OpenFileParams = z.infer<typeof OpenFileParamsSchema>;
+
+export const OpenFileResultSchema = z.object({ opened: z.string(), line: z.number().optional(), column: z.number().optional() });
+export type OpenFileResult = z.infer<typeof OpenFileResultSchema>;
+
+export const OpenFileTool = toolType(
+  'openFile',
+  "Open a file in the user's editor and put the cursor at a line and column (1-based), to show the user a place in the code. Only files inside the workspace folders can be opened. Returns JSON {opened, line, column}.",
+  OpenFileParamsSchema,
+  OpenFileResultSchema,
+  'openFile',
+);

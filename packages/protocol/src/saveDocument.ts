@@ -1,0 +1,17 @@
+/** `saveDocument`: saves a file's unsaved changes in the editor. Needs the editor's `saveDocument` capability. */
+import { z } from 'zod';
+import { AbsolutePathSchema } from './editorTypes.js';
+import { toolType } from './message.js';
+
+export const SaveDocumentParamsSchema = z.object({ path: AbsolutePathSchema });
+export type SaveDocumentParams = z.infer<typeof SaveDocumentParamsSchema>;
+export const SaveDocumentResultSchema = z.object({ saved: z.boolean(), message: z.string().optional() });
+export type SaveDocumentResult = z.infer<typeof SaveDocumentResultSchema>;
+
+export const SaveDocumentTool = toolType(
+  'saveDocument',
+  "Save a file that is open in the user's editor with unsaved changes, so the disk copy matches what the user sees. Only files inside the workspace folders. Returns JSON {saved, message?}.",
+  SaveDocumentParamsSchema,
+  SaveDocumentResultSchema,
+  'saveDocument',
+);

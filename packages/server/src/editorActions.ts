@@ -1,0 +1,72 @@
+/**
+ * What the companion asks of an editor: the action interface every editor end
+ * implements (docs/editor-protocol.md). Diffs are required; every other action
+ * is a capability, declared by implementing its method, and the companion
+ * offers the MCP tool of the same name only for those.
+ *
+ * The user's decisions come back as editor events (`diffAccepted`,
+ * `diffRejected`, see editorEvents.ts); `closeDiff` is called only for closes
+ * the user did not ask for (closeDiff from the CLI, a replacing openDiff, the
+ * CLI session going away, stop).
+ */
+import {
+  CAPABILITIES,
+  type ActionParams,
+  type ActionResult,
+  type Capability,
+  type DiffCloseReason,
+} from '@ide-companion/protocol';
+
+export type { DiffCloseReason };
+
+export interface PendingDiff {
+  /** Unique per openDiff call. */
+  readonly id: string;
+  /** The path exactly as the CLI sent it; outcomes must echo it unchanged. */
+  readonly filePath: string;
+  /** The whole proposed file. */
+  readonly newContent: string;
+  /** The file on disk when the diff opened (read by the companion: regular files only); undefined for a new file. */
+  readonly originalContent: string | undefined;
+  /** The CLI session that asked, which alone hears the outcome. */
+  readonly sessionId: string;
+  readonly openedAt: number;
+}
+
+type MaybePromise<T> = T | Promise<T>;
+
+export interface EditorActions {
+  /** Shows the diff. Throwing (or rejecting) makes openDiff answer isError with the message. */
+  showDiff(diff: PendingDiff): MaybePromise<void>;
+  /** The proposal as the user has edited it so far; undefined means unchanged. */
+  diffText(diff: PendingDiff): MaybePromise<string | undefined>;
+  /** Closes the view without an outcome. */
+  closeDiff(diff: PendingDiff, reason: DiffCloseReason): MaybePromise<void>;
+
+  openFile?(params: ActionParams<'openFile'>): MaybePromise<void>;
+  getOpenEditors?(): MaybePromise<ActionResult<'getOpenEditors'>>;
+  getSelection?(): MaybePromise<ActionResult<'getSelection'>>;
+  getDiagnostics?(params: ActionParams<'getDiagnostics'>): MaybePromise<ActionResult<'getDiagnostics'>>;
+  checkDocumentDirty?(params: ActionParams<'checkDocumentDirty'>): MaybePromise<ActionResult<'checkDocumentDirty'>>;
+  saveDocument?(params: ActionParams<'saveDocument'>): MaybePromise<ActionResult<'saveDocument'>>;
+}
+
+/** The capabilities an editor declares by implementing their methods. */
+export function capabilitiesOf(editor: EditorActions | undefined): Capability[] {
+  if (!editor) return [];
+  return CAPABILITIES.filter((name) => typeof editor[name] === 'function');
+}
+
+export type DiffActions = Pick<EditorActions, 'showDiff' | 'diffText' | 'closeDiff'>;
+export type CapabilityActions = Required<Pick<EditorActions, Capability>>;
+
+/**
+ * An editor whose capabilities are the ones it declared (a script's or a
+ * plugin's `hello.capabilities`): names this companion does not know are
+ * ignored, so an editor newer than its host still works.
+ */
+export function editorWithCapabilities(diffs: DiffActions, all: CapabilityActions, declared: readonly string[]): EditorActions {
+  const editor: EditorActions = { ...diffs };
+  for (const name of CAPABILITIES) if (declared.includes(name)) Object.assign(editor, { [name]: all[name] });
+  return editor;
+}

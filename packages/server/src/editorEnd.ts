@@ -1,0 +1,52 @@
+/**
+ * What an editor end (editors/*) tells the `ide-companion` command about
+ * itself: its installer and the commands it runs (`serve`, `bridge`). The command reaches every end through one
+ * registry (packages/cli/src/editors.ts); nothing reaches into editors/ by path.
+ */
+
+export interface InstallOptions {
+  /** Environment to read (defaults to process.env). */
+  env?: NodeJS.ProcessEnv;
+  /** Working directory the user ran the command in. */
+  cwd?: string;
+  /** Print what would be done, change nothing. */
+  dryRun?: boolean;
+  /** Where progress lines go (one line per call, no trailing newline). */
+  log?: (line: string) => void;
+}
+
+export interface InstallResult {
+  success: boolean;
+  /** One or more sentences a user can act on: what was done, or why it failed. */
+  message: string;
+  /** Files or directories the installer created or changed. */
+  changed?: string[];
+}
+
+export interface EditorInstaller {
+  /** True when this editor is present on the machine (binary on PATH, config dir...). */
+  detect?(options?: InstallOptions): Promise<boolean>;
+  install(options: InstallOptions): Promise<InstallResult>;
+  /** True when the companion is already installed for this editor. */
+  isInstalled?(options?: InstallOptions): Promise<boolean>;
+}
+
+/** A subcommand an editor end runs (`ide-companion serve`, `ide-companion bridge`). */
+export interface EditorCommand {
+  name: string;
+  /** One line for `ide-companion --help`. */
+  summary: string;
+  /** Full usage text for `ide-companion help NAME` and `NAME --help`. */
+  usage: string;
+  /** Returns the process exit code. */
+  run(argv: string[]): Promise<number>;
+}
+
+export interface EditorEnd {
+  /** Short, lower-case name used on the command line (`ide-companion install <id>`); also its `ideInfo.name`. */
+  id: string;
+  /** Human name, e.g. "Neovim". */
+  displayName: string;
+  installer?: EditorInstaller;
+  commands?: EditorCommand[];
+}

@@ -1,0 +1,32 @@
+/**
+ * Calls an optional editor action for a tool: bounded by the action's timeout
+ * (a slow or dead editor fails the call with a clear error, never hangs it),
+ * and the editor's answer checked against the action's result schema.
+ */
+import { z } from 'zod';
+import { EDITOR_ACTIONS, type ActionParams, type ActionResult, type Capability } from '@ide-companion/protocol';
+import type { ToolEnvironment } from './toolDefinition.js';
+
+export class EditorActionError extends Error {
+  override name = 'EditorActionError';
+}
+
+export async function askEditor<N extends Capability>(env: ToolEnvironment, name: N, params: ActionParams<N>): Promise<ActionResult<N>> {
+  const editor = env.editor;
+  const method = editor?.[name] as ((p: ActionParams<N>) => unknown) | undefined;
+  if (!editor || !method) throw new EditorActionError(`the editor does not offer ${name}`);
+  const { result } = EDITOR_ACTIONS[name];
+  const timeoutMs = env.editorTimeoutMs ?? EDITOR_ACTIONS[name].timeoutMs;
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new EditorActionError(`the editor did not answer ${name} within ${timeoutMs / 1000} s`)), timeoutMs);
+  });
+  try {
+    const answer = await Promise.race([Promise.resolve(method.call(editor, params)), timeout]);
+    const parsed = (result as z.ZodType).safeParse(answer ?? null);
+    if (!parsed.success) throw new EditorActionError(`the editor's answer to ${name} is malformed: ${z.prettifyError(parsed.error)}`);
+    return parsed.data as ActionResult<N>;
+  } finally {
+    clearTimeout(timer);
+  }
+}
