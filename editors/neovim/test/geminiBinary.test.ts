@@ -47,7 +47,15 @@ const quietLogger = { level: 'error', debug() {}, info() {}, warn() {}, error() 
 test('gemini run with :Gemini connects to this Neovim, and a write accepted with :w after editing leaves the user\'s text', { skip, timeout: 6 * 60_000 }, async (t) => {
   const dir = makeGeminiRunDirs('ide-companion-nvim-e2e-', { files: { 'a.txt': ORIGINAL }, turns: writeFileTurns('a.txt', PROPOSAL) });
   const tmux = new Tmux(240, 60);
+  let geminiPid: number | undefined;
   t.after(async () => {
+    if (geminiPid) {
+      try {
+        process.kill(-geminiPid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }
     await tmux.stop();
     dir.cleanup();
   });
