@@ -67,7 +67,9 @@ export const vscodeCapabilities: CapabilityActions = {
 
   getDiagnostics(params) {
     const pairs: Array<[vscode.Uri, readonly vscode.Diagnostic[]]> =
-      params.path !== undefined ? [[vscode.Uri.file(params.path), vscode.languages.getDiagnostics(vscode.Uri.file(params.path))]] : vscode.languages.getDiagnostics();
+      params.path !== undefined
+        ? [[vscode.Uri.file(params.path), vscode.languages.getDiagnostics(vscode.Uri.file(params.path))]]
+        : vscode.languages.getDiagnostics();
     const diagnostics: Diagnostic[] = [];
     for (const [uri, list] of pairs) {
       const p = filePathOf(uri);

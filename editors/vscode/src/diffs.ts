@@ -200,9 +200,7 @@ export class VsCodeDiffs implements DiffActions, vscode.Disposable {
 
   private tabsOf(entry: Entry): vscode.Tab[] {
     const key = entry.proposalUri.toString();
-    return vscode.window.tabGroups.all.flatMap((g) =>
-      g.tabs.filter((t) => t.input instanceof vscode.TabInputTextDiff && t.input.modified.toString() === key),
-    );
+    return vscode.window.tabGroups.all.flatMap((g) => g.tabs.filter((t) => t.input instanceof vscode.TabInputTextDiff && t.input.modified.toString() === key));
   }
 
   /** Closes the diff's tabs without a save prompt; refocuses the gemini terminal if the user decided here. */

@@ -76,28 +76,25 @@ class CompanionExtension implements vscode.Disposable {
     return vscode.workspace.getConfiguration('ideCompanion').get<boolean>('enabled', true);
   }
 
-  get api(): CompanionApi {
-    const self = this;
-    return {
-      activationMs: 0,
-      get running() {
-        return self.companion?.running ?? false;
+  /** The API object: live getters over this extension's companion. */
+  api(activationMs: number): CompanionApi {
+    const companion = () => this.companion;
+    return Object.defineProperties(
+      {
+        activationMs,
+        idePid: this.idePid,
+        ideInfo: this.ideInfo,
+        capabilities: vscodeCapabilities,
+        sessions: () => companion()?.sessionList ?? [],
+        pendingDiffs: () => this.pendingDiffs(),
       },
-      get port() {
-        return self.companion?.running ? self.companion.port : undefined;
+      {
+        running: { enumerable: true, get: () => companion()?.running ?? false },
+        port: { enumerable: true, get: () => (companion()?.running ? companion()!.port : undefined) },
+        discoveryFile: { enumerable: true, get: () => companion()?.discoveryFilePath },
+        workspacePath: { enumerable: true, get: () => companion()?.workspacePath },
       },
-      get discoveryFile() {
-        return self.companion?.discoveryFilePath;
-      },
-      get workspacePath() {
-        return self.companion?.workspacePath;
-      },
-      idePid: this.idePid,
-      ideInfo: this.ideInfo,
-      sessions: () => this.companion?.sessionList ?? [],
-      pendingDiffs: () => this.pendingDiffs(),
-      capabilities: vscodeCapabilities,
-    };
+    ) as CompanionApi;
   }
 
   async applyEnabled(): Promise<void> {
@@ -199,7 +196,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Compan
   void warnAboutGoogleCompanion();
   const activationMs = performance.now() - started;
   extension.logger.info('activated', { ms: Math.round(activationMs * 10) / 10 });
-  return Object.defineProperties(extension.api, { activationMs: { value: activationMs, enumerable: true } });
+  return extension.api(activationMs);
 }
 
 /** The extension host is going away (window closed or reloaded): the discovery file goes first. */

@@ -17,10 +17,10 @@ export function googleCompanionInstalled(): boolean {
 
 export async function warnAboutGoogleCompanion(): Promise<void> {
   if (!googleCompanionInstalled()) return;
-  const disableOurs = 'Use Google\'s here';
-  const showGoogle = 'Disable Google\'s…';
+  const disableOurs = "Use Google's here";
+  const showGoogle = "Disable Google's…";
   const choice = await vscode.window.showWarningMessage(
-    'Two Gemini CLI companions are active: this one (ide-companion) and Google\'s. A gemini started in a terminal connects to the one whose terminal environment VS Code applied last, so the choice is not predictable. Keep one: disable Google\'s in the Extensions view, or turn this one off for this workspace. Run `ide-companion status` in a terminal to see which one gemini would use.',
+    "Two Gemini CLI companions are active: this one (ide-companion) and Google's. A gemini started in a terminal connects to the one whose terminal environment VS Code applied last, so the choice is not predictable. Keep one: disable Google's in the Extensions view, or turn this one off for this workspace. Run `ide-companion status` in a terminal to see which one gemini would use.",
     disableOurs,
     showGoogle,
   );

@@ -12,7 +12,7 @@ export function ideInfoFor(appName: string, appHost: string): IdeInfo {
   if (app.includes('vscodium')) return { name: 'vscodium', displayName: 'VSCodium' };
   if (app.includes('positron')) return { name: 'positron', displayName: 'Positron' };
   if (app.includes('trae')) return { name: 'trae', displayName: 'Trae' };
-  if (app.includes('code-server') || appHost === 'web' && app.includes('code')) return { name: 'vscode', displayName: 'code-server' };
+  if (app.includes('code-server') || (appHost === 'web' && app.includes('code'))) return { name: 'vscode', displayName: 'code-server' };
   if (/visual studio code|^code( - oss)?$/.test(app)) return { name: 'vscode', displayName: 'VS Code' };
   return { name: 'vscodefork', displayName: appName || 'VS Code' };
 }

@@ -121,7 +121,8 @@ export const vscodeInstaller: EditorInstaller = {
       else failed.push(`${editor.name} (${(r.stderr || r.stdout || String(r.error ?? `exit ${r.status}`)).trim().split('\n').pop()})`);
     }
     const parts: string[] = [];
-    if (done.length > 0) parts.push(`Installed the Gemini CLI companion in ${done.join(', ')}. Reload open windows ("Developer: Reload Window"), then run "Gemini CLI: Run".`);
+    if (done.length > 0)
+      parts.push(`Installed the Gemini CLI companion in ${done.join(', ')}. Reload open windows ("Developer: Reload Window"), then run "Gemini CLI: Run".`);
     if (failed.length > 0) parts.push(`Failed in ${failed.join('; ')}.`);
     return { success: done.length > 0 && failed.length === 0, message: parts.join(' '), changed: done.length > 0 ? [vsix] : [] };
   },

@@ -47,11 +47,19 @@ export class CompanionStatusBar implements vscode.Disposable {
     type Item = vscode.QuickPickItem & { run?: () => unknown };
     const items: Item[] = [
       {
-        label: state.running ? `$(sparkle) Listening on 127.0.0.1:${state.port}` : state.disabled ? '$(circle-slash) Turned off' : `$(warning) Not running${state.error ? `: ${state.error}` : ''}`,
+        label: state.running
+          ? `$(sparkle) Listening on 127.0.0.1:${state.port}`
+          : state.disabled
+            ? '$(circle-slash) Turned off'
+            : `$(warning) Not running${state.error ? `: ${state.error}` : ''}`,
         detail: state.workspacePath ? `Workspace: ${state.workspacePath}` : 'No folder open: gemini needs a folder of this window',
       },
       { label: `${sessions.length} Gemini CLI session${sessions.length === 1 ? '' : 's'} connected`, kind: vscode.QuickPickItemKind.Separator },
-      ...sessions.map((s) => ({ label: `$(terminal) ${s.clientName ?? 'client'} ${s.clientVersion ?? ''}`.trim(), description: s.streamOpen ? 'listening' : 'no event stream', detail: `since ${new Date(s.connectedAt).toLocaleTimeString()}` })),
+      ...sessions.map((s) => ({
+        label: `$(terminal) ${s.clientName ?? 'client'} ${s.clientVersion ?? ''}`.trim(),
+        description: s.streamOpen ? 'listening' : 'no event stream',
+        detail: `since ${new Date(s.connectedAt).toLocaleTimeString()}`,
+      })),
       { label: 'Diffs waiting', kind: vscode.QuickPickItemKind.Separator },
       ...this.source.pendingDiffs().map((d) => ({ label: `$(diff) ${vscode.workspace.asRelativePath(d.filePath)}`, run: () => this.source.revealDiff(d.id) })),
       { label: '', kind: vscode.QuickPickItemKind.Separator },

@@ -69,7 +69,17 @@ export interface Window {
   ppid: number;
   eval<T = unknown>(code: string, args?: unknown): Promise<T>;
   /** Our extension's API (activate's result), read through the driver. */
-  api(): Promise<{ activationMs: number; running: boolean; port: number; discoveryFile: string; workspacePath: string; idePid: number; ideInfo: { name: string; displayName: string }; sessions: number; pendingDiffs: Array<{ id: string; filePath: string }> }>;
+  api(): Promise<{
+    activationMs: number;
+    running: boolean;
+    port: number;
+    discoveryFile: string;
+    workspacePath: string;
+    idePid: number;
+    ideInfo: { name: string; displayName: string };
+    sessions: number;
+    pendingDiffs: Array<{ id: string; filePath: string }>;
+  }>;
   close(): Promise<void>;
 }
 
@@ -105,7 +115,8 @@ export class CodeServer {
     this.extensionsDir = path.join(dir, 'extensions');
     this.shimDir = path.join(dir, 'bin');
     this.config = path.join(dir, 'config.yaml');
-    for (const d of [this.tmpdir, this.home, this.driverDir, this.extensionsDir, this.shimDir, path.join(this.userDataDir, 'User')]) fs.mkdirSync(d, { recursive: true });
+    for (const d of [this.tmpdir, this.home, this.driverDir, this.extensionsDir, this.shimDir, path.join(this.userDataDir, 'User')])
+      fs.mkdirSync(d, { recursive: true });
     fs.writeFileSync(this.config, 'auth: none\n');
     const env: NodeJS.ProcessEnv = {
       ...process.env,
@@ -118,7 +129,15 @@ export class CodeServer {
       XDG_STATE_HOME: path.join(dir, 'xdg', 'state'),
       IDE_COMPANION_VSCODE_DRIVER_DIR: this.driverDir,
     };
-    for (const name of ['GEMINI_CLI_IDE_PID', 'GEMINI_CLI_IDE_SERVER_PORT', 'GEMINI_CLI_IDE_WORKSPACE_PATH', 'GEMINI_CLI_IDE_AUTH_TOKEN', 'TERM_PROGRAM', 'VSCODE_IPC_HOOK_CLI']) delete env[name];
+    for (const name of [
+      'GEMINI_CLI_IDE_PID',
+      'GEMINI_CLI_IDE_SERVER_PORT',
+      'GEMINI_CLI_IDE_WORKSPACE_PATH',
+      'GEMINI_CLI_IDE_AUTH_TOKEN',
+      'TERM_PROGRAM',
+      'VSCODE_IPC_HOOK_CLI',
+    ])
+      delete env[name];
     this.env = env;
     // What the installer finds on PATH: this instance's code-server.
     const args = ['--config', this.config, '--user-data-dir', this.userDataDir, '--extensions-dir', this.extensionsDir];
@@ -140,11 +159,16 @@ export class CodeServer {
       process.execPath,
       [
         CODE_SERVER_ENTRY,
-        '--bind-addr', '127.0.0.1:0',
-        '--auth', 'none',
-        '--config', this.config,
-        '--user-data-dir', this.userDataDir,
-        '--extensions-dir', this.extensionsDir,
+        '--bind-addr',
+        '127.0.0.1:0',
+        '--auth',
+        'none',
+        '--config',
+        this.config,
+        '--user-data-dir',
+        this.userDataDir,
+        '--extensions-dir',
+        this.extensionsDir,
         '--disable-telemetry',
         '--disable-update-check',
         '--disable-getting-started-override',
@@ -158,9 +182,11 @@ export class CodeServer {
     };
     this.proc.stdout!.on('data', onData);
     this.proc.stderr!.on('data', onData);
-    const port = await waitFor(() => /HTTP server listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(this.log)?.[1], 'code-server to listen', 60_000).catch((err: Error) => {
-      throw new Error(`${err.message}\n${this.log}`);
-    });
+    const port = await waitFor(() => /HTTP server listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(this.log)?.[1], 'code-server to listen', 60_000).catch(
+      (err: Error) => {
+        throw new Error(`${err.message}\n${this.log}`);
+      },
+    );
     this.url = `http://127.0.0.1:${port}`;
     this.browser = await chromium.launch({ executablePath: CHROMIUM!, headless: true, args: CHROMIUM_FLAGS });
     return { installMessage: result.message };
@@ -213,7 +239,9 @@ export class CodeServer {
       ppid: info.ppid,
       eval: evaluate,
       api: () =>
-        evaluate(`${WITH_API} return { activationMs: api.activationMs, running: api.running, port: api.port, discoveryFile: api.discoveryFile, workspacePath: api.workspacePath, idePid: api.idePid, ideInfo: api.ideInfo, sessions: api.sessions().length, pendingDiffs: api.pendingDiffs() };`),
+        evaluate(
+          `${WITH_API} return { activationMs: api.activationMs, running: api.running, port: api.port, discoveryFile: api.discoveryFile, workspacePath: api.workspacePath, idePid: api.idePid, ideInfo: api.ideInfo, sessions: api.sessions().length, pendingDiffs: api.pendingDiffs() };`,
+        ),
       close: async () => {
         this.pages.delete(page);
         await page.close({ runBeforeUnload: true });

@@ -66,10 +66,10 @@ describe('VS Code extension in code-server', { skip, timeout: 10 * 60_000 }, () 
     await cs?.stop();
   });
 
-  test('the discovery file names code-server\'s server process, this folder and code-server', async () => {
+  test("the discovery file names code-server's server process, this folder and code-server", async () => {
     const api = await win.api();
     const discovery = discoveryOf(api.discoveryFile);
-    assert.equal(api.idePid, win.ppid, 'the extension host\'s parent: where the CLI\'s process walk lands');
+    assert.equal(api.idePid, win.ppid, "the extension host's parent: where the CLI's process walk lands");
     assert.match(path.basename(api.discoveryFile), new RegExp(`^gemini-ide-server-${win.ppid}-${api.port}\\.json$`));
     assert.equal(discovery.workspacePath, ws);
     assert.deepEqual(discovery.ideInfo, { name: 'vscode', displayName: 'code-server' });
@@ -77,7 +77,7 @@ describe('VS Code extension in code-server', { skip, timeout: 10 * 60_000 }, () 
     assert.ok(api.activationMs > 0);
   });
 
-  test('open tabs, the active file\'s cursor (in characters) and selection reach the CLI; untitled documents do not', async () => {
+  test("open tabs, the active file's cursor (in characters) and selection reach the CLI; untitled documents do not", async () => {
     const a = path.join(ws, 'a.txt');
     const b = path.join(ws, 'b.txt');
     await win.eval(
@@ -183,7 +183,7 @@ describe('VS Code extension in code-server', { skip, timeout: 10 * 60_000 }, () 
     assert.equal(accepted.params.content, bytes);
   });
 
-  test('closeDiff answers with the user\'s edits and closes the edited view without asking', async () => {
+  test("closeDiff answers with the user's edits and closes the edited view without asking", async () => {
     const file = path.join(ws, 'new-file.txt');
     client.notifications.length = 0;
     await openDiff(client, file, 'fresh\n');
@@ -199,7 +199,12 @@ describe('VS Code extension in code-server', { skip, timeout: 10 * 60_000 }, () 
        if (!doc.isDirty) throw new Error('expected a dirty proposal');`,
       { id: diff!.id },
     );
-    assert.equal(await win.eval(`return vscode.window.tabGroups.all.flatMap((g) => g.tabs).find((t) => t.input instanceof vscode.TabInputTextDiff)?.input.original.scheme`), 'ide-companion-original');
+    assert.equal(
+      await win.eval(
+        `return vscode.window.tabGroups.all.flatMap((g) => g.tabs).find((t) => t.input instanceof vscode.TabInputTextDiff)?.input.original.scheme`,
+      ),
+      'ide-companion-original',
+    );
     const result = await client.client.callTool({ name: 'closeDiff', arguments: { filePath: file, suppressNotification: true } });
     assert.deepEqual(JSON.parse(textOf(result)), { content: 'edited fresh\n' });
     await waitFor(async () => (await diffTabCount(win)) === 0, 'the tab to close');
@@ -222,16 +227,16 @@ describe('VS Code extension in code-server', { skip, timeout: 10 * 60_000 }, () 
       assert.equal(await diffTabCount(win), 2);
       const second = pending.find((d) => d.filePath.endsWith('b.txt'))!;
       await win.eval(`await vscode.commands.executeCommand('ideCompanion.acceptDiff', args.id);`, { id: second.id });
-      await waitFor(() => other.notifications.find((n) => n.method === 'ide/diffAccepted'), 'session two\'s outcome');
+      await waitFor(() => other.notifications.find((n) => n.method === 'ide/diffAccepted'), "session two's outcome");
       assert.equal(client.notifications.filter((n) => n.method === 'ide/diffAccepted').length, 0);
       await win.eval(`await vscode.commands.executeCommand('ideCompanion.rejectDiff');`);
-      await waitFor(() => client.notifications.find((n) => n.method === 'ide/diffRejected'), 'session one\'s outcome');
+      await waitFor(() => client.notifications.find((n) => n.method === 'ide/diffRejected'), "session one's outcome");
     } finally {
       await other.close();
     }
   });
 
-  test('two windows on one folder: each terminal carries its own window\'s companion; closing a window removes its discovery file', async () => {
+  test("two windows on one folder: each terminal carries its own window's companion; closing a window removes its discovery file", async () => {
     const second = await cs.openWindow(ws);
     const [one, two] = [await win.api(), await second.api()];
     assert.notEqual(one.port, two.port);
@@ -249,7 +254,7 @@ describe('VS Code extension in code-server', { skip, timeout: 10 * 60_000 }, () 
 
     assert.equal(fs.existsSync(two.discoveryFile), true);
     await second.close();
-    await waitFor(() => !fs.existsSync(two.discoveryFile), 'the closed window\'s discovery file to go', 30_000);
+    await waitFor(() => !fs.existsSync(two.discoveryFile), "the closed window's discovery file to go", 30_000);
     assert.equal(fs.existsSync(one.discoveryFile), true, 'the other window keeps its companion');
   });
 
@@ -275,10 +280,20 @@ describe('VS Code extension in code-server', { skip, timeout: 10 * 60_000 }, () 
     };
     const { tools } = await client.client.listTools();
     for (const name of ['openFile', 'getOpenEditors', 'getSelection', 'getDiagnostics', 'checkDocumentDirty', 'saveDocument']) {
-      assert.ok(tools.some((t) => t.name === name), `${name} offered`);
+      assert.ok(
+        tools.some((t) => t.name === name),
+        `${name} offered`,
+      );
     }
     await call('openFile', { path: a, line: 1, column: 3 });
-    await waitFor(async () => (await win.eval(`return vscode.window.activeTextEditor?.document.uri.fsPath === args.a && vscode.window.activeTextEditor.selection.active.character === 2`, { a })) === true, 'a.txt open at 1:3');
+    await waitFor(
+      async () =>
+        (await win.eval(
+          `return vscode.window.activeTextEditor?.document.uri.fsPath === args.a && vscode.window.activeTextEditor.selection.active.character === 2`,
+          { a },
+        )) === true,
+      'a.txt open at 1:3',
+    );
     // A problem as a language server would report it.
     await win.eval(
       `globalThis.testDiagnostics ??= vscode.languages.createDiagnosticCollection('test');
@@ -286,10 +301,15 @@ describe('VS Code extension in code-server', { skip, timeout: 10 * 60_000 }, () 
       { a },
     );
     const diagnostics = (await call('getDiagnostics', { path: a })) as { diagnostics: unknown[] };
-    assert.deepEqual(diagnostics.diagnostics, [{ path: a, range: { start: { line: 1, character: 1 }, end: { line: 1, character: 6 } }, severity: 'warning', message: 'bad alpha' }]);
+    assert.deepEqual(diagnostics.diagnostics, [
+      { path: a, range: { start: { line: 1, character: 1 }, end: { line: 1, character: 6 } }, severity: 'warning', message: 'bad alpha' },
+    ]);
     assert.deepEqual(await call('getSelection'), { selection: { path: a, text: '', start: { line: 1, character: 3 }, end: { line: 1, character: 3 } } });
     const editors = (await call('getOpenEditors')) as { editors: Array<{ path: string; isActive: boolean }> };
-    assert.ok(editors.editors.some((e) => e.path === a && e.isActive), JSON.stringify(editors));
+    assert.ok(
+      editors.editors.some((e) => e.path === a && e.isActive),
+      JSON.stringify(editors),
+    );
     // Unsaved changes, then a save through the tool.
     await win.eval(`await vscode.window.activeTextEditor.edit((b) => b.insert(new vscode.Position(0, 0), 'unsaved '));`);
     assert.deepEqual(await call('checkDocumentDirty', { path: a }), { isOpen: true, isDirty: true });
@@ -299,71 +319,86 @@ describe('VS Code extension in code-server', { skip, timeout: 10 * 60_000 }, () 
     await win.eval(`globalThis.testDiagnostics.dispose(); globalThis.testDiagnostics = undefined;`);
   });
 
-  test('the real gemini, started with "Gemini CLI: Run", shows Connected; a write_file accepted with Ctrl+S after editing leaves the user\'s text', { skip: skipUnless(cli !== undefined, 'Gemini CLI 0.61.0', 'run scripts/install-gemini-cli.sh') }, async (t) => {
-    const ORIGINAL = 'original line\n';
-    const EDITED = 'line the user wrote in VS Code\n';
-    const dirs = makeGeminiRunDirs('ide-companion-vscode-e2e-', { files: { 'a.txt': ORIGINAL }, turns: writeFileTurns('a.txt', 'line from the model\n') });
-    t.after(() => dirs.cleanup());
-    const file = path.join(dirs.workspace, 'a.txt');
-    // What "Gemini CLI: Run" types: the pinned CLI with scripted turns; TMPDIR is code-server's, where the companion writes.
-    const wrapper = path.join(dirs.path, 'gemini.sh');
-    fs.writeFileSync(wrapper, `#!/bin/sh\nexec ${shellCommand(geminiArgv(cli!, dirs.fakeResponses), geminiEnv({ home: dirs.home, tmpdir: cs.tmpdir }), HEADLESS_TRIGGER_ENV)} "$@"\n`, { mode: 0o755 });
-    const w = await cs.openWindow(dirs.workspace);
-    t.after(() => w.close().catch(() => undefined));
-    await w.eval(`await vscode.workspace.getConfiguration('ideCompanion').update('geminiCommand', args.wrapper, vscode.ConfigurationTarget.Global);`, { wrapper });
+  test(
+    'the real gemini, started with "Gemini CLI: Run", shows Connected; a write_file accepted with Ctrl+S after editing leaves the user\'s text',
+    { skip: skipUnless(cli !== undefined, 'Gemini CLI 0.61.0', 'run scripts/install-gemini-cli.sh') },
+    async (t) => {
+      const ORIGINAL = 'original line\n';
+      const EDITED = 'line the user wrote in VS Code\n';
+      const dirs = makeGeminiRunDirs('ide-companion-vscode-e2e-', { files: { 'a.txt': ORIGINAL }, turns: writeFileTurns('a.txt', 'line from the model\n') });
+      t.after(() => dirs.cleanup());
+      const file = path.join(dirs.workspace, 'a.txt');
+      // What "Gemini CLI: Run" types: the pinned CLI with scripted turns; TMPDIR is code-server's, where the companion writes.
+      const wrapper = path.join(dirs.path, 'gemini.sh');
+      fs.writeFileSync(
+        wrapper,
+        `#!/bin/sh\nexec ${shellCommand(geminiArgv(cli!, dirs.fakeResponses), geminiEnv({ home: dirs.home, tmpdir: cs.tmpdir }), HEADLESS_TRIGGER_ENV)} "$@"\n`,
+        { mode: 0o755 },
+      );
+      const w = await cs.openWindow(dirs.workspace);
+      t.after(() => w.close().catch(() => undefined));
+      await w.eval(`await vscode.workspace.getConfiguration('ideCompanion').update('geminiCommand', args.wrapper, vscode.ConfigurationTarget.Global);`, {
+        wrapper,
+      });
 
-    // The user runs the command from the command palette.
-    await w.page.keyboard.press('F1');
-    await w.page.locator('.quick-input-widget input').waitFor({ timeout: STEP_TIMEOUT_MS });
-    await w.page.keyboard.type('Gemini CLI: Run');
-    await w.page.locator('.quick-input-list .monaco-list-row', { hasText: 'Gemini CLI: Run' }).first().waitFor({ timeout: STEP_TIMEOUT_MS });
-    await w.page.keyboard.press('Enter');
-    const screen = () => terminalText(w.page);
-    const fail = async (err: Error) => {
-      throw new Error(`${err.message}\n--- terminal ---\n${await screen().catch(() => '')}`);
-    };
-    await waitFor(async () => (await screen()).includes('Type your message'), 'gemini to start', CLI_START_TIMEOUT_MS, 250).catch(fail);
-    // In a VS Code terminal the CLI first offers to set up Shift+Enter keybindings: the user declines.
-    if (await waitFor(async () => /terminal keybindings\?/.test(await screen()), 'the keybinding offer', 5_000, 250).catch(() => false)) {
-      await w.page.keyboard.press('ArrowDown');
+      // The user runs the command from the command palette.
+      await w.page.keyboard.press('F1');
+      await w.page.locator('.quick-input-widget input').waitFor({ timeout: STEP_TIMEOUT_MS });
+      await w.page.keyboard.type('Gemini CLI: Run');
+      await w.page.locator('.quick-input-list .monaco-list-row', { hasText: 'Gemini CLI: Run' }).first().waitFor({ timeout: STEP_TIMEOUT_MS });
       await w.page.keyboard.press('Enter');
-      await waitFor(async () => !/terminal keybindings\?/.test(await screen()), 'the offer to go', STEP_TIMEOUT_MS, 250).catch(fail);
-    }
+      const screen = () => terminalText(w.page);
+      const fail = async (err: Error) => {
+        throw new Error(`${err.message}\n--- terminal ---\n${await screen().catch(() => '')}`);
+      };
+      await waitFor(async () => (await screen()).includes('Type your message'), 'gemini to start', CLI_START_TIMEOUT_MS, 250).catch(fail);
+      // In a VS Code terminal the CLI first offers to set up Shift+Enter keybindings: the user declines.
+      if (await waitFor(async () => /terminal keybindings\?/.test(await screen()), 'the keybinding offer', 5_000, 250).catch(() => false)) {
+        await w.page.keyboard.press('ArrowDown');
+        await w.page.keyboard.press('Enter');
+        await waitFor(async () => !/terminal keybindings\?/.test(await screen()), 'the offer to go', STEP_TIMEOUT_MS, 250).catch(fail);
+      }
 
-    // /ide status until connected: the CLI says Connected only after its tools/list.
-    const deadline = Date.now() + CLI_START_TIMEOUT_MS;
-    for (;;) {
-      await w.page.keyboard.type('/ide status');
-      await waitFor(async () => (await screen()).includes('/ide status'), 'the typed command', STEP_TIMEOUT_MS, 100).catch(fail);
+      // /ide status until connected: the CLI says Connected only after its tools/list.
+      const deadline = Date.now() + CLI_START_TIMEOUT_MS;
+      for (;;) {
+        await w.page.keyboard.type('/ide status');
+        await waitFor(async () => (await screen()).includes('/ide status'), 'the typed command', STEP_TIMEOUT_MS, 100).catch(fail);
+        await w.page.keyboard.press('Enter');
+        const text = await waitFor(
+          async () => {
+            const s = await screen();
+            return /Connected to code-server|Disconnected|Connecting/.test(s) ? s : undefined;
+          },
+          '/ide status',
+          STEP_TIMEOUT_MS,
+          250,
+        ).catch(fail);
+        if (/Connected to code-server/.test(text)) break;
+        if (Date.now() > deadline) throw new Error(`never connected:\n${text}`);
+        await sleep(1000);
+      }
+      assert.equal((await w.api()).sessions, 1);
+
+      await w.page.keyboard.type('please write a.txt');
+      await waitFor(async () => (await screen()).includes('please write a.txt'), 'the prompt', STEP_TIMEOUT_MS, 100).catch(fail);
       await w.page.keyboard.press('Enter');
-      const text = await waitFor(async () => {
-        const s = await screen();
-        return /Connected to code-server|Disconnected|Connecting/.test(s) ? s : undefined;
-      }, '/ide status', STEP_TIMEOUT_MS, 250).catch(fail);
-      if (/Connected to code-server/.test(text)) break;
-      if (Date.now() > deadline) throw new Error(`never connected:\n${text}`);
-      await sleep(1000);
-    }
-    assert.equal((await w.api()).sessions, 1);
+      await waitFor(async () => (await w.api()).pendingDiffs.some((d) => d.filePath === file), 'the diff in VS Code', STEP_TIMEOUT_MS, 250).catch(fail);
+      await waitFor(async () => (await diffTabCount(w)) === 1, 'the diff tab', STEP_TIMEOUT_MS);
+      assert.equal(await activeElementIsTerminal(w.page), true, "the diff must not steal focus from gemini's terminal");
 
-    await w.page.keyboard.type('please write a.txt');
-    await waitFor(async () => (await screen()).includes('please write a.txt'), 'the prompt', STEP_TIMEOUT_MS, 100).catch(fail);
-    await w.page.keyboard.press('Enter');
-    await waitFor(async () => (await w.api()).pendingDiffs.some((d) => d.filePath === file), 'the diff in VS Code', STEP_TIMEOUT_MS, 250).catch(fail);
-    await waitFor(async () => (await diffTabCount(w)) === 1, 'the diff tab', STEP_TIMEOUT_MS);
-    assert.equal(await activeElementIsTerminal(w.page), true, 'the diff must not steal focus from gemini\'s terminal');
-
-    // The user rewrites the proposal and saves it.
-    await w.page.locator('.editor-instance .editor.modified .view-lines').first().click();
-    await w.page.keyboard.press('Control+a');
-    await w.page.keyboard.type(EDITED.trimEnd());
-    await w.page.keyboard.press('Enter');
-    await w.page.keyboard.press('Control+s');
-    await waitFor(() => fs.readFileSync(file, 'utf8') === EDITED, 'the CLI to write the user\'s text', STEP_TIMEOUT_MS, 100).catch(async (err: Error) => {
-      await fail(new Error(`${err.message}; a.txt holds ${JSON.stringify(fs.readFileSync(file, 'utf8'))}`));
-    });
-    await waitFor(() => activeElementIsTerminal(w.page), 'focus back in gemini\'s terminal', STEP_TIMEOUT_MS);
-    await waitFor(async () => /Accepted|Done\./.test(await screen()), 'the CLI to go on', STEP_TIMEOUT_MS, 250).catch(fail);
-    await w.eval(`for (const t of vscode.window.terminals) t.dispose();`);
-  });
+      // The user rewrites the proposal and saves it.
+      await w.page.locator('.editor-instance .editor.modified .view-lines').first().click();
+      await w.page.keyboard.press('Control+a');
+      await w.page.keyboard.type(EDITED.trimEnd());
+      await w.page.keyboard.press('Enter');
+      await w.page.keyboard.press('Control+s');
+      await waitFor(() => fs.readFileSync(file, 'utf8') === EDITED, "the CLI to write the user's text", STEP_TIMEOUT_MS, 100).catch(async (err: Error) => {
+        await fail(new Error(`${err.message}; a.txt holds ${JSON.stringify(fs.readFileSync(file, 'utf8'))}`));
+      });
+      await waitFor(() => activeElementIsTerminal(w.page), "focus back in gemini's terminal", STEP_TIMEOUT_MS);
+      await waitFor(async () => /Accepted|Done\./.test(await screen()), 'the CLI to go on', STEP_TIMEOUT_MS, 250).catch(fail);
+      await w.eval(`for (const t of vscode.window.terminals) t.dispose();`);
+    },
+  );
 });

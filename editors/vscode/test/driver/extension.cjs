@@ -4,6 +4,7 @@
 // The port goes to $IDE_COMPANION_VSCODE_DRIVER_DIR/driver-<pid>.json, one file
 // per extension host (one per browser window).
 'use strict';
+/* eslint-disable @typescript-eslint/no-require-imports -- VS Code 1.100 loads extensions with require() */
 const http = require('node:http');
 const fs = require('node:fs');
 const path = require('node:path');
