@@ -7,6 +7,6 @@ import type { EditorEnd } from '@ide-companion/server';
 import { vscodeInstaller } from './installer.js';
 
 export { vscodeInstaller, findVsCodeEditors, ensureVsix, VSIX_PATH, EXTENSION_ROOT, EXTENSION_ID, type VsCodeEditorBinary } from './installer.js';
-export { GOOGLE_COMPANION_ID } from './googleCompanion.js';
+export { GOOGLE_COMPANION_ID, findGoogleCompanion, findExtensionInstalls, type ExtensionInstall } from './googleCompanion.js';
 
 export const vscodeEnd: EditorEnd = { id: 'vscode', displayName: 'VS Code', installer: vscodeInstaller };

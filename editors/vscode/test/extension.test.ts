@@ -236,6 +236,36 @@ describe('VS Code extension in code-server', { skip, timeout: 10 * 60_000 }, () 
     }
   });
 
+  test("unsaved changes in the file's own editor survive an accepted diff and the CLI's write", async () => {
+    const dirty = path.join(ws, 'dirty.txt');
+    const clean = path.join(ws, 'clean.txt');
+    fs.writeFileSync(dirty, 'on disk\n');
+    fs.writeFileSync(clean, 'on disk\n');
+    await win.eval(
+      `await vscode.window.showTextDocument(vscode.Uri.file(args.clean), { preview: false });
+       const editor = await vscode.window.showTextDocument(vscode.Uri.file(args.dirty), { preview: false });
+       await editor.edit((b) => b.insert(new vscode.Position(0, 0), 'unsaved '));`,
+      { dirty, clean },
+    );
+    await openDiff(client, dirty, 'proposal\n');
+    await win.page.locator('.notifications-toasts', { hasText: 'has unsaved changes' }).waitFor({ timeout: 20_000 });
+    await win.eval(`await vscode.commands.executeCommand('ideCompanion.acceptDiff');`);
+    await waitFor(() => client.notifications.find((n) => n.method === 'ide/diffAccepted'), 'ide/diffAccepted');
+    // What the CLI does on accept: it writes the file. A clean editor written at the same moment shows when VS Code has looked.
+    fs.writeFileSync(dirty, 'proposal\n');
+    fs.writeFileSync(clean, 'changed on disk\n');
+    const docText = (p: string) =>
+      win.eval<{ text: string; dirty: boolean }>(
+        `const d = vscode.workspace.textDocuments.find((d) => d.uri.fsPath === args.p); return { text: d.getText(), dirty: d.isDirty };`,
+        { p },
+      );
+    await waitFor(async () => (await docText(clean)).text === 'changed on disk\n', 'VS Code to reload the clean editor', 30_000, 100);
+    assert.deepEqual(await docText(dirty), { text: 'unsaved on disk\n', dirty: true });
+    await win.eval(
+      `await vscode.commands.executeCommand('workbench.action.files.revert'); await vscode.commands.executeCommand('workbench.action.closeAllEditors');`,
+    );
+  });
+
   test("two windows on one folder: each terminal carries its own window's companion; closing a window removes its discovery file", async () => {
     const second = await cs.openWindow(ws);
     const [one, two] = [await win.api(), await second.api()];
@@ -379,6 +409,7 @@ describe('VS Code extension in code-server', { skip, timeout: 10 * 60_000 }, () 
         await sleep(1000);
       }
       assert.equal((await w.api()).sessions, 1);
+      await w.page.locator('.statusbar-item', { hasText: 'Gemini 1' }).waitFor({ timeout: STEP_TIMEOUT_MS });
 
       await w.page.keyboard.type('please write a.txt');
       await waitFor(async () => (await screen()).includes('please write a.txt'), 'the prompt', STEP_TIMEOUT_MS, 100).catch(fail);
