@@ -7,7 +7,8 @@
  * so diffs of several CLI sessions never share a document.
  *
  * The user decides with the title-bar buttons, the commands, Ctrl/Cmd+S in the
- * diff (accept), or by closing its tab (reject). The outcome carries the
+ * diff or a save they ask for (accept), or by closing its tab (reject); an
+ * auto-save only stores the edits. The outcome carries the
  * proposal as they left it: the document's text when they edited it, else the
  * proposal exactly as sent (so CRLF, mixed line endings, a BOM or a missing
  * final newline survive an unedited accept byte for byte).
@@ -37,13 +38,20 @@ interface Entry {
   originalUri: vscode.Uri;
   proposalUri: vscode.Uri;
   original: string;
-  proposalBytes: Uint8Array;
   /** The proposal document's text right after it opened; a different text means the user edited it. */
   initialText: string | undefined;
   /** The terminal that had the keyboard when the diff opened. */
   terminal: vscode.Terminal | undefined;
   /** Set while we save or close the view ourselves: writes are then not a decision. */
   closing: boolean;
+  /** The user asked for this save (File > Save, "Save" when closing the tab): its write accepts. */
+  manualSave: boolean;
+}
+
+/** One proposal's bytes in the in-memory file system; outlives its diff until VS Code closes the document. */
+interface MemoryFile {
+  bytes: Uint8Array;
+  ctime: number;
   mtime: number;
 }
 
@@ -57,6 +65,8 @@ function diffIdOf(uri: vscode.Uri): string | undefined {
 
 export class VsCodeDiffs implements DiffActions, vscode.Disposable {
   private readonly entries = new Map<string, Entry>();
+  /** The proposal file system's files, by URI path. */
+  private readonly files = new Map<string, MemoryFile>();
   private readonly disposables: vscode.Disposable[] = [];
   private readonly changeEmitter = new vscode.EventEmitter<vscode.FileChangeEvent[]>();
   private readonly encoder = new TextEncoder();
@@ -73,6 +83,14 @@ export class VsCodeDiffs implements DiffActions, vscode.Disposable {
       }),
       vscode.workspace.registerFileSystemProvider(PROPOSAL_SCHEME, this.proposalFileSystem(), { isCaseSensitive: true }),
       vscode.window.tabGroups.onDidChangeTabs((e) => this.tabsClosed(e.closed)),
+      vscode.workspace.onWillSaveTextDocument((e) => {
+        if (e.document.uri.scheme !== PROPOSAL_SCHEME || e.reason !== vscode.TextDocumentSaveReason.Manual) return;
+        const entry = this.entries.get(diffIdOf(e.document.uri) ?? '');
+        if (entry && !entry.closing) entry.manualSave = true;
+      }),
+      vscode.workspace.onDidCloseTextDocument((document) => {
+        if (document.uri.scheme === PROPOSAL_SCHEME) this.files.delete(document.uri.path);
+      }),
     );
   }
 
@@ -88,12 +106,12 @@ export class VsCodeDiffs implements DiffActions, vscode.Disposable {
       originalUri: uriFor(ORIGINAL_SCHEME, diff.id, diff.filePath),
       proposalUri: uriFor(PROPOSAL_SCHEME, diff.id, diff.filePath),
       original: diff.originalContent ?? '',
-      proposalBytes: this.encoder.encode(diff.newContent),
       initialText: undefined,
       terminal: vscode.window.activeTerminal,
       closing: false,
-      mtime: Date.now(),
+      manualSave: false,
     };
+    this.files.set(entry.proposalUri.path, { bytes: this.encoder.encode(diff.newContent), ctime: Date.now(), mtime: Date.now() });
     this.entries.set(diff.id, entry);
     this.updateContextKey();
     const name = path.basename(diff.filePath);
@@ -254,37 +272,50 @@ export class VsCodeDiffs implements DiffActions, vscode.Disposable {
     void vscode.commands.executeCommand('setContext', DIFF_PENDING_KEY, this.entries.size > 0);
   }
 
+  /**
+   * The proposals' in-memory file system. A write is a save: auto-save (after
+   * a delay, on focus change) only stores the text, since a pause in typing is
+   * no decision; a save the user asked for accepts. Folders exist as the
+   * prefixes of the files, so VS Code's save (which checks the parent) works.
+   */
   private proposalFileSystem(): vscode.FileSystemProvider {
-    const entryOf = (uri: vscode.Uri): Entry => {
-      const entry = this.entries.get(diffIdOf(uri) ?? '');
-      if (!entry || entry.proposalUri.path !== uri.path) throw vscode.FileSystemError.FileNotFound(uri);
-      return entry;
+    const fileOf = (uri: vscode.Uri): MemoryFile => {
+      const file = this.files.get(uri.path);
+      if (!file) throw vscode.FileSystemError.FileNotFound(uri);
+      return file;
+    };
+    const isFolder = (uri: vscode.Uri) => {
+      const prefix = uri.path.endsWith('/') ? uri.path : `${uri.path}/`;
+      return [...this.files.keys()].some((p) => p.startsWith(prefix));
+    };
+    const readOnly = (uri: vscode.Uri): never => {
+      throw vscode.FileSystemError.NoPermissions(uri);
     };
     return {
       onDidChangeFile: this.changeEmitter.event,
       watch: () => new vscode.Disposable(() => undefined),
       stat: (uri) => {
-        const entry = entryOf(uri);
-        return { type: vscode.FileType.File, ctime: entry.diff.openedAt, mtime: entry.mtime, size: entry.proposalBytes.byteLength };
+        const file = this.files.get(uri.path);
+        if (file) return { type: vscode.FileType.File, ctime: file.ctime, mtime: file.mtime, size: file.bytes.byteLength };
+        if (isFolder(uri)) return { type: vscode.FileType.Directory, ctime: 0, mtime: 0, size: 0 };
+        throw vscode.FileSystemError.FileNotFound(uri);
       },
-      readFile: (uri) => entryOf(uri).proposalBytes,
+      readFile: (uri) => fileOf(uri).bytes,
       writeFile: (uri, content) => {
-        const entry = entryOf(uri);
-        entry.proposalBytes = content;
-        entry.mtime = Date.now();
-        // A save the user asked for (File > Save, "Save" when closing the tab) accepts what they saved.
-        if (!entry.closing) setTimeout(() => void this.accept(entry.diff.id), 0);
+        const file = this.files.get(uri.path);
+        if (!file) return readOnly(uri);
+        file.bytes = content;
+        file.mtime = Date.now();
+        const entry = this.entries.get(diffIdOf(uri) ?? '');
+        if (!entry || entry.closing || !entry.manualSave) return;
+        entry.manualSave = false;
+        // After the save completes, so closing the view finds the document clean.
+        setTimeout(() => void this.accept(entry.diff.id), 0);
       },
       readDirectory: () => [],
-      createDirectory: (uri) => {
-        throw vscode.FileSystemError.NoPermissions(uri);
-      },
-      delete: (uri) => {
-        throw vscode.FileSystemError.NoPermissions(uri);
-      },
-      rename: (uri) => {
-        throw vscode.FileSystemError.NoPermissions(uri);
-      },
+      createDirectory: readOnly,
+      delete: readOnly,
+      rename: readOnly,
     };
   }
 }

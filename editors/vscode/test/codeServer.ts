@@ -24,6 +24,7 @@ export const DRIVER_PATH = path.join(EXTENSION_ROOT, 'test', 'driver');
 export const CHROMIUM = process.env['IDE_COMPANION_CHROMIUM'] ?? which('chromium') ?? which('chromium-browser');
 export const hasCodeServer = fs.existsSync(CODE_SERVER_ENTRY);
 
+const EVAL_TIMEOUT_MS = 60_000;
 const CHROMIUM_FLAGS = [
   '--no-sandbox',
   '--disable-gpu',
@@ -52,6 +53,8 @@ const USER_SETTINGS = {
   'terminal.integrated.enablePersistentSessions': false,
   'git.enabled': false,
   'files.hotExit': 'off',
+  // Desktop VS Code's default (code-server's is afterDelay); the auto-save test turns it on.
+  'files.autoSave': 'off',
   'window.confirmBeforeClose': 'never',
 };
 
@@ -228,7 +231,12 @@ export class CodeServer {
       throw new Error(`${err.message}\n--- code-server ---\n${this.log.slice(-4000)}`);
     });
     const evaluate = async <T>(code: string, args?: unknown): Promise<T> => {
-      const res = await fetch(`http://127.0.0.1:${info.port}/eval`, { method: 'POST', body: JSON.stringify({ code, args }) });
+      // Bounded: code waiting on a dialog nobody answers must fail the test, not hang it.
+      const res = await fetch(`http://127.0.0.1:${info.port}/eval`, {
+        method: 'POST',
+        body: JSON.stringify({ code, args }),
+        signal: AbortSignal.timeout(EVAL_TIMEOUT_MS),
+      });
       const body = (await res.json()) as { result?: T; error?: string };
       if (body.error) throw new Error(`in the extension host: ${body.error}`);
       return body.result as T;

@@ -183,6 +183,70 @@ describe('VS Code extension in code-server', { skip, timeout: 10 * 60_000 }, () 
     assert.equal(accepted.params.content, bytes);
   });
 
+  // Regression: a write into the proposal's file system counted as an accept, so VS Code's
+  // auto-save (code-server's default: after a delay) accepted a proposal a second after an edit.
+  test('auto-save of an edited proposal is no decision; accepting later sends the edits', async () => {
+    const file = path.join(ws, 'b.txt');
+    const setAutoSave = (value: string) =>
+      win.eval(
+        `await vscode.workspace.getConfiguration('files').update('autoSave', args.value, vscode.ConfigurationTarget.Global); await vscode.workspace.getConfiguration('files').update('autoSaveDelay', 50, vscode.ConfigurationTarget.Global);`,
+        { value },
+      );
+    await setAutoSave('afterDelay');
+    try {
+      await openDiff(client, file, 'proposal\n');
+      const [diff] = await waitFor(async () => {
+        const d = (await win.api()).pendingDiffs;
+        return d.length === 1 ? d : undefined;
+      }, 'the diff');
+      const proposal = `vscode.workspace.textDocuments.find((d) => d.uri.scheme === 'ide-companion-proposal' && d.uri.path.includes(args.id))`;
+      await win.eval(
+        `const doc = ${proposal}; const edit = new vscode.WorkspaceEdit(); edit.insert(doc.uri, new vscode.Position(0, 0), 'kept '); await vscode.workspace.applyEdit(edit);`,
+        { id: diff!.id },
+      );
+      await waitFor(async () => (await win.eval(`return !${proposal}.isDirty`, { id: diff!.id })) === true, 'the auto-save', 20_000, 50);
+      assert.equal(client.notifications.filter((n) => n.method.startsWith('ide/diff')).length, 0, 'an auto-save decides nothing');
+      assert.equal((await win.api()).pendingDiffs.length, 1);
+      await win.eval(`await vscode.commands.executeCommand('ideCompanion.acceptDiff');`);
+      const accepted = await waitFor(() => client.notifications.find((n) => n.method === 'ide/diffAccepted'), 'ide/diffAccepted');
+      assert.equal(accepted.params.content, 'kept proposal\n');
+    } finally {
+      await setAutoSave('off');
+    }
+  });
+
+  test("closing an edited proposal asks to save: Don't Save rejects, Save accepts the edits", async () => {
+    const file = path.join(ws, 'a.txt');
+    const editAndClose = async (button: RegExp) => {
+      client.notifications.length = 0;
+      await openDiff(client, file, 'proposal\n');
+      await waitFor(async () => (await diffTabCount(win)) === 1, 'the diff tab');
+      await win.eval(
+        `const doc = vscode.workspace.textDocuments.find((d) => d.uri.scheme === 'ide-companion-proposal' && !d.isClosed && d.getText() === 'proposal\\n');
+         const edit = new vscode.WorkspaceEdit(); edit.insert(doc.uri, new vscode.Position(0, 0), 'my ');
+         await vscode.workspace.applyEdit(edit);
+         const tabs = vscode.window.tabGroups.all.flatMap((g) => g.tabs).filter((t) => t.input instanceof vscode.TabInputTextDiff);
+         // Not awaited: VS Code asks the user first.
+         void vscode.window.tabGroups.close(tabs);`,
+      );
+      await win.page
+        .locator('.monaco-dialog-box .monaco-button', { hasText: button })
+        .first()
+        .click()
+        .catch(async (err: Error) => {
+          await win.page.screenshot({ path: path.join(cs.dir, '..', 'vscode-dialog-failure.png') });
+          throw err;
+        });
+    };
+    await editAndClose(/^Don.t Save$/); // whatever the apostrophe
+    assert.deepEqual((await waitFor(() => client.notifications.find((n) => n.method.startsWith('ide/diff')), 'an outcome')).params, { filePath: file });
+    await waitFor(async () => (await diffTabCount(win)) === 0, 'the tab to close');
+    await editAndClose(/^Save$/);
+    const accepted = await waitFor(() => client.notifications.find((n) => n.method.startsWith('ide/diff')), 'an outcome');
+    assert.deepEqual(accepted, { method: 'ide/diffAccepted', params: { filePath: file, content: 'my proposal\n' } });
+    await waitFor(async () => (await diffTabCount(win)) === 0, 'the tab to close');
+  });
+
   test("closeDiff answers with the user's edits and closes the edited view without asking", async () => {
     const file = path.join(ws, 'new-file.txt');
     client.notifications.length = 0;
@@ -262,7 +326,11 @@ describe('VS Code extension in code-server', { skip, timeout: 10 * 60_000 }, () 
     await waitFor(async () => (await docText(clean)).text === 'changed on disk\n', 'VS Code to reload the clean editor', 30_000, 100);
     assert.deepEqual(await docText(dirty), { text: 'unsaved on disk\n', dirty: true });
     await win.eval(
-      `await vscode.commands.executeCommand('workbench.action.files.revert'); await vscode.commands.executeCommand('workbench.action.closeAllEditors');`,
+      `await vscode.window.showTextDocument(vscode.Uri.file(args.dirty));
+       await vscode.commands.executeCommand('workbench.action.files.revert');
+       if (vscode.window.activeTextEditor.document.isDirty) throw new Error('still dirty');
+       await vscode.commands.executeCommand('workbench.action.closeAllEditors');`,
+      { dirty },
     );
   });
 
