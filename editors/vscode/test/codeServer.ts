@@ -203,13 +203,14 @@ export class CodeServer {
     return this.log;
   }
 
-  /** Opens a browser window on `folder` and waits for its extension host (and our companion) to be up. */
+  /** Opens a browser window on `folder` (or a `.code-workspace` file) and waits for its extension host (and our companion) to be up. */
   async openWindow(folder: string): Promise<Window> {
     const authority = new URL(this.url).host;
     const payload = JSON.stringify([['extensionDevelopmentPath', `vscode-remote://${authority}${DRIVER_PATH}`]]);
     const page = await this.browser!.newPage({ viewport: { width: 1400, height: 900 } });
     this.pages.add(page);
-    await page.goto(`${this.url}/?folder=${encodeURIComponent(folder)}&payload=${encodeURIComponent(payload)}`);
+    const target = folder.endsWith('.code-workspace') ? 'workspace' : 'folder';
+    await page.goto(`${this.url}/?${target}=${encodeURIComponent(folder)}&payload=${encodeURIComponent(payload)}`);
     const info = await waitFor(
       () => {
         for (const name of fs.readdirSync(this.driverDir)) {

@@ -334,6 +334,36 @@ describe('VS Code extension in code-server', { skip, timeout: 10 * 60_000 }, () 
     );
   });
 
+  test('a multi-root workspace: every folder is a root; "Gemini CLI: Run" asks for the folder and starts there', async () => {
+    const other = path.join(cs.dir, 'other-root');
+    fs.mkdirSync(other, { recursive: true });
+    const workspaceFile = path.join(cs.dir, 'multi.code-workspace');
+    fs.writeFileSync(workspaceFile, JSON.stringify({ folders: [{ path: ws }, { path: other }] }));
+    const multi = await cs.openWindow(workspaceFile);
+    try {
+      const api = await multi.api();
+      assert.equal(api.workspacePath, [ws, other].join(path.delimiter));
+      assert.equal(discoveryOf(api.discoveryFile).workspacePath, api.workspacePath);
+      const out = path.join(cs.dir, 'run-cwd.txt');
+      await multi.eval(`await vscode.workspace.getConfiguration('ideCompanion').update('geminiCommand', args.command, vscode.ConfigurationTarget.Global);`, {
+        command: `pwd > ${out}`,
+      });
+      await multi.page.keyboard.press('F1');
+      await multi.page.locator('.quick-input-widget input').waitFor({ timeout: 30_000 });
+      await multi.page.keyboard.type('Gemini CLI: Run');
+      await multi.page.locator('.quick-input-list .monaco-list-row', { hasText: 'Gemini CLI: Run' }).first().waitFor({ timeout: 30_000 });
+      await multi.page.keyboard.press('Enter');
+      // The folder pick: both roots offered; the user picks the second.
+      await multi.page.locator('.quick-input-list .monaco-list-row', { hasText: 'other-root' }).first().waitFor({ timeout: 30_000 });
+      assert.equal((await multi.page.locator('.quick-input-list .monaco-list-row', { hasText: 'ws' }).count()) >= 1, true);
+      await multi.page.keyboard.type('other-root');
+      await multi.page.keyboard.press('Enter');
+      await waitFor(() => fs.existsSync(out) && fs.readFileSync(out, 'utf8').trim() === other, 'the terminal in the picked folder', 30_000, 100);
+    } finally {
+      await multi.close();
+    }
+  });
+
   test("two windows on one folder: each terminal carries its own window's companion; closing a window removes its discovery file", async () => {
     const second = await cs.openWindow(ws);
     const [one, two] = [await win.api(), await second.api()];
