@@ -10,7 +10,7 @@ import * as path from 'node:path';
 import { test } from 'node:test';
 import { startTestCompanion } from '@ide-companion/server/testing';
 import { makeTempDir, repoRoot, runNode, waitFor, type RunResult } from '@ide-companion/testkit';
-import { CHECKS, estimateTokenBits, exitCodeOf, nonLoopbackAddresses, runCheck, type CheckReport } from '../src/check/index.js';
+import { CHECK_PROPOSAL_LABEL, CHECKS, estimateTokenBits, exitCodeOf, nonLoopbackAddresses, runCheck, type CheckReport } from '../src/check/index.js';
 
 const BIN = path.join(repoRoot, 'packages', 'cli', 'bin', 'ide-companion.js');
 
@@ -72,6 +72,37 @@ test('the real bin: check --port --token --json exits 0 on our companion and fin
     assert.equal(report.target.discoveryFile, h.companion.discoveryFilePath);
     assert.equal(report.results.find((x) => x.id === 'discovery.fileMode')?.status, 'pass');
     assert.ok(!r.stdout.includes(h.companion.authToken), 'the report never shows the token');
+  } finally {
+    await h.cleanup();
+  }
+});
+
+// Regression: check filled a live editor with unlabelled test proposals, without a word first.
+test('the real bin says first that it will open test diffs there, labels each one as its own, and --no-diffs opens none', { timeout: 120_000 }, async () => {
+  const h = await startOurCompanion();
+  try {
+    const env = { ...process.env, TMPDIR: h.tmp };
+    const r = await runBin(['check', '--port', String(h.companion.port), '--json'], { env });
+    assert.equal(r.code, 0, r.stderr + r.stdout);
+    const notice = r.stderr.split('\n')[0]!;
+    assert.match(notice, new RegExp(`^ide-companion check: checking ${h.companion.ideInfo.displayName} on port ${h.companion.port}\\. It will open and close a few test diffs there .*--no-diffs skips them`));
+    assert.ok(h.view.shown.length >= 3);
+    for (const diff of h.view.shown) {
+      assert.ok(diff.newContent.startsWith(CHECK_PROPOSAL_LABEL), `unlabelled proposal: ${diff.newContent.slice(0, 80)}`);
+      assert.doesNotMatch(diff.newContent, /answered in the Gemini CLI terminal/);
+    }
+    assert.match(CHECK_PROPOSAL_LABEL, /ide-companion check.*closed automatically/);
+
+    const shownBefore = h.view.shown.length;
+    const quiet = await runBin(['check', '--port', String(h.companion.port), '--no-diffs', '--json'], { env });
+    assert.equal(quiet.code, 0, quiet.stderr + quiet.stdout);
+    assert.match(quiet.stderr, /without opening any diff \(--no-diffs\)/);
+    assert.equal(h.view.shown.length, shownBefore, '--no-diffs opened a diff');
+    const report = JSON.parse(quiet.stdout) as CheckReport;
+    for (const id of ['diff.relativePath', 'diff.open', 'diff.closeDiffJson', 'diff.closeDiffSilent', 'security.bodyLimit']) {
+      assert.equal(report.results.find((x) => x.id === id)?.status, 'skip', id);
+    }
+    assert.equal(report.results.find((x) => x.id === 'session.isolation')?.status, 'pass');
   } finally {
     await h.cleanup();
   }

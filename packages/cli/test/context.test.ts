@@ -34,7 +34,8 @@ test('context: no companion gives exit 1 and the reason on stderr', async () => 
   }
 });
 
-test('context --watch --json: one line per change, survives a companion restart, exits 0 on SIGINT', async () => {
+// Regression: SIGHUP (a closed terminal) ended --watch without ending its session.
+test('context --watch --json: one line per change, survives a companion restart, exits 0 on SIGHUP as on SIGINT, ending its session', async () => {
   const s = await setup();
   let second: TestCompanion | undefined;
   const run = runBin(['context', '--watch', '--json'], { cwd: s.workspace, env: binEnv(s.tmp), timeoutMs: 120_000 });
@@ -57,9 +58,10 @@ test('context --watch --json: one line per change, survives a companion restart,
     second = await startTestCompanion({ tmp: s.tmp, workspace: s.workspace });
     const after = focusFile(second, 'after-restart.ts');
     await waitFor(() => lines().some((l) => l.workspaceState?.openFiles?.[0]?.path === after), 'context from the restarted companion', 60_000);
-    run.child.kill('SIGINT');
+    run.child.kill('SIGHUP');
     const r = await run;
     assert.equal(r.code, 0);
+    assert.deepEqual(second.companion.sessionList, []);
     assert.ok(lines().some((l) => l.status === 'disconnected'), 'the drop was reported');
   } finally {
     run.child.kill('SIGKILL');

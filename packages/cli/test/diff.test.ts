@@ -88,18 +88,22 @@ test('diff: no companion exits 3; missing FILE exits 2; unreadable NEWFILE exits
   }
 });
 
-test('diff: Ctrl-C closes the diff in the IDE and exits 1 as a rejection', async () => {
-  const s = await setup();
-  try {
-    const run = runBin(['diff', 'int.txt', '-', '--json'], { cwd: s.workspace, env: binEnv(s.tmp), stdin: 'x' });
-    await waitFor(() => s.view.shown[0], 'the diff', 30_000);
-    run.child.kill('SIGINT');
-    const r = await run;
-    assert.equal(r.code, 1, r.stderr);
-    assert.deepEqual(JSON.parse(r.stdout), { status: 'rejected', filePath: path.join(s.workspace, 'int.txt'), interrupted: true });
-    await waitFor(() => s.view.closed.length === 1, 'the view closed by closeDiff');
-    assert.deepEqual(s.companion.diffs.list(), []);
-  } finally {
-    await s.cleanup();
-  }
-});
+// Regression: a diff killed with SIGTERM or SIGHUP left its proposal open for the user.
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+  test(`diff: ${signal} closes the diff in the IDE and exits 1 as a rejection`, async () => {
+    const s = await setup();
+    try {
+      const run = runBin(['diff', 'int.txt', '-', '--json'], { cwd: s.workspace, env: binEnv(s.tmp), stdin: 'x' });
+      await waitFor(() => s.view.shown[0], 'the diff', 30_000);
+      run.child.kill(signal);
+      const r = await run;
+      assert.equal(r.code, 1, r.stderr);
+      assert.deepEqual(JSON.parse(r.stdout), { status: 'rejected', filePath: path.join(s.workspace, 'int.txt'), interrupted: true });
+      await waitFor(() => s.view.closed.length === 1, 'the view closed by closeDiff');
+      assert.deepEqual(s.companion.diffs.list(), []);
+      assert.deepEqual(s.companion.sessionList, []);
+    } finally {
+      await s.cleanup();
+    }
+  });
+}

@@ -2,13 +2,13 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { isPidAlive } from '@ide-companion/client';
+import { isProcessAlive } from '@ide-companion/server';
 import { binEnv, runBin, setup } from './support/clientCommands.js';
 
 /** Above every OS's PID ceiling: never alive. */
 function deadPid(): number {
   const pid = 90_000_777;
-  assert.equal(isPidAlive(pid), false);
+  assert.equal(isProcessAlive(pid), false);
   return pid;
 }
 
@@ -87,7 +87,7 @@ test('doctor: in a container without REMOTE_CONTAINERS the host mapping is expla
     const r = await runBin(['doctor'], { cwd: s.workspace, env });
     assert.equal(r.code, 1);
     assert.match(r.stdout, /host\.docker\.internal/);
-    assert.match(r.stdout, /set REMOTE_CONTAINERS=1/);
+    assert.match(r.stdout, /export REMOTE_CONTAINERS=1/);
   } finally {
     await s.cleanup();
   }

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { isPidAlive } from '@ide-companion/client';
+import { isProcessAlive } from '@ide-companion/server';
 import { binEnv, runBin, setup } from './support/clientCommands.js';
 
 test('list: shows every companion with IDE, PID, port, workspace and liveness', async () => {
@@ -10,7 +10,7 @@ test('list: shows every companion with IDE, PID, port, workspace and liveness', 
   try {
     // Above every OS's PID ceiling: never alive.
     const dead = 90_000_888;
-    assert.equal(isPidAlive(dead), false);
+    assert.equal(isProcessAlive(dead), false);
     fs.writeFileSync(
       path.join(s.tmp, 'gemini', 'ide', `gemini-ide-server-${dead}-9.json`),
       JSON.stringify({ port: 9, workspacePath: '/somewhere', authToken: 't', ideInfo: { name: 'old', displayName: 'Old IDE' } }),
@@ -35,12 +35,16 @@ test('list: shows every companion with IDE, PID, port, workspace and liveness', 
   }
 });
 
-test('list: none found is not an error', async () => {
+// Regression: list exited 0 with no companion, unlike every other "no" answer.
+test('list: none found says so and exits 1 (the "no" answer), in text and JSON', async () => {
   const s = await setup({ start: false });
   try {
     const r = await runBin(['list'], { cwd: s.workspace, env: binEnv(s.tmp) });
-    assert.equal(r.code, 0);
+    assert.equal(r.code, 1);
     assert.match(r.stdout, /No companions/);
+    const json = await runBin(['list', '--json'], { cwd: s.workspace, env: binEnv(s.tmp) });
+    assert.equal(json.code, 1);
+    assert.deepEqual(JSON.parse(json.stdout), []);
   } finally {
     await s.cleanup();
   }

@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { waitFor } from '@ide-companion/testkit';
 import { binEnv, focusFile, runBin, setup } from './support/clientCommands.js';
 
 test('status: connected, with the open files and the companion chosen (exit 0)', async () => {
@@ -20,6 +21,21 @@ test('status: connected, with the open files and the companion chosen (exit 0)',
     assert.equal(report.companion.target.port, s.companion.port);
     assert.deepEqual(report.openFiles.map((f: { path: string }) => path.basename(f.path)), ['two.ts', 'one.ts']);
     assert.equal(json.stdout.includes(s.companion.authToken), false, 'the token is never printed');
+  } finally {
+    await s.cleanup();
+  }
+});
+
+// Regression: every status run left its session counted by the companion until the grace expired.
+test('status, doctor and context end their session on exit: the companion lists none right after', async () => {
+  const s = await setup();
+  try {
+    focusFile(s, 'one.ts');
+    for (const args of [['status'], ['doctor'], ['context']]) {
+      const r = await runBin(args, { cwd: s.workspace, env: binEnv(s.tmp) });
+      assert.equal(r.code, 0, `${args[0]}: ${r.stderr}`);
+      assert.deepEqual(s.companion.sessionList, [], `${args[0]} left a session`);
+    }
   } finally {
     await s.cleanup();
   }
@@ -47,9 +63,39 @@ test('status: no companion at all (exit 1) and a bad option (exit 2)', async () 
     const r = await runBin(['status'], { cwd: s.workspace, env: binEnv(s.tmp) });
     assert.equal(r.code, 1);
     assert.match(r.stdout, /🔴 Disconnected/);
+    // Regression: the CLI's own "run /ide install" hint was passed on; it only installs VS Code's extension.
+    assert.doesNotMatch(r.stdout, /\/ide install/);
+    assert.match(r.stdout, /ide-companion serve/);
+    const doctor = await runBin(['doctor'], { cwd: s.workspace, env: binEnv(s.tmp) });
+    assert.equal(doctor.code, 1);
+    assert.doesNotMatch(doctor.stdout, /\/ide install/);
     const bad = await runBin(['status', '--bogus'], { cwd: s.workspace, env: binEnv(s.tmp) });
     assert.equal(bad.code, 2);
     assert.match(bad.stderr, /bogus/);
+  } finally {
+    await s.cleanup();
+  }
+});
+
+// Regression: in a container without REMOTE_CONTAINERS, status, context and diff dialled
+// host.docker.internal and failed, and status did not say what to set for gemini.
+test('in a container without REMOTE_CONTAINERS: status, context and diff reach the companion here; status says what to export', async (t) => {
+  if (!['/.dockerenv', '/run/.containerenv'].some((f) => fs.existsSync(f))) return t.skip('not in a container (the library test covers the rule)');
+  const s = await setup();
+  try {
+    focusFile(s, 'one.ts');
+    const env = binEnv(s.tmp);
+    for (const v of ['REMOTE_CONTAINERS', 'SSH_CONNECTION', 'VSCODE_REMOTE_CONTAINERS_SESSION']) delete env[v];
+    const status = await runBin(['status'], { cwd: s.workspace, env });
+    assert.equal(status.code, 0, status.stderr);
+    assert.match(status.stdout, /^🟢 Connected to Test IDE/);
+    assert.match(status.stdout, /Container: .*export REMOTE_CONTAINERS=1/);
+    const context = await runBin(['context'], { cwd: s.workspace, env });
+    assert.equal(context.code, 0, context.stderr);
+    const diff = runBin(['diff', 'one.ts', '-', '--json'], { cwd: s.workspace, env, stdin: 'y\n' });
+    await waitFor(() => s.view.shown[0], 'the diff');
+    s.companion.diffs.reject(s.view.shown[0]!.id);
+    assert.equal((await diff).code, 1);
   } finally {
     await s.cleanup();
   }

@@ -7,14 +7,18 @@
  * architecture doc's "non-blocking initialization" asks.
  */
 import {
+  ContextUpdateNotification,
   DIFF_REQUEST_TIMEOUT_MS,
+  DiffAcceptedNotification,
+  DiffClosedNotification,
+  DiffRejectedNotification,
   GetActiveFileTool,
   parseActiveFile,
   type ActiveFileContext,
   type IdeContext,
   type IdeInfo,
 } from '@ide-companion/protocol';
-import { CompanionConnection, type IncomingNotification } from './connection.js';
+import { ACTIVE_FILE_NOTIFICATION, CompanionConnection, offersDiffs, type IncomingNotification } from './connection.js';
 import { ContextStore } from './contextStore.js';
 import { closeDiff, DiffTracker, type DiffOutcome } from './diffs.js';
 import { discoverCompanion, type ConnectionTarget, type DiscoveryOptions, type DiscoveryResult } from './discovery.js';
@@ -139,7 +143,7 @@ export class CompanionClient {
 
   /** As the CLI: diffs only when connected and the companion offers openDiff and closeDiff. */
   isDiffingEnabled(): boolean {
-    return this.state.status === 'connected' && this.tools.includes('openDiff') && this.tools.includes('closeDiff');
+    return this.state.status === 'connected' && offersDiffs(this.tools);
   }
 
   /** Resolves with the user's decision; rejects if not connected, if the companion refuses, or the connection drops. */
@@ -299,20 +303,20 @@ export class CompanionClient {
 
   private onNotification(n: IncomingNotification): void {
     switch (n.method) {
-      case 'ide/contextUpdate': {
+      case ContextUpdateNotification.method: {
         this.context.set(n.params);
         const trusted = n.params.workspaceState?.isTrusted;
         if (trusted !== undefined) notifyAll(this.trustListeners, trusted);
         break;
       }
-      case 'ide/diffAccepted':
+      case DiffAcceptedNotification.method:
         this.diffs.accepted(n.params.filePath, n.params.content);
         break;
-      case 'ide/diffRejected':
-      case 'ide/diffClosed':
+      case DiffRejectedNotification.method:
+      case DiffClosedNotification.method:
         this.diffs.rejected(n.params.filePath);
         break;
-      case 'activeFileNotification':
+      case ACTIVE_FILE_NOTIFICATION.method:
         this.emitActiveFile(n.params.filePath ? { filePath: n.params.filePath, ...(n.params.cursor ? { cursor: n.params.cursor } : {}) } : null);
         break;
     }

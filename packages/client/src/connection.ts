@@ -5,22 +5,37 @@
  * `lost` signal when the companion goes away. Reconnecting is the caller's job.
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { CallToolResultSchema, ListToolsResultSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { COMPANION_NOTIFICATIONS, type CompanionNotification } from '@ide-companion/protocol';
+import {
+  CloseDiffTool,
+  COMPANION_NOTIFICATIONS,
+  GetActiveFileTool,
+  notificationType,
+  OpenDiffTool,
+  type CompanionNotification,
+} from '@ide-companion/protocol';
 import { z } from 'zod';
 import type { ConnectionTarget } from './discovery.js';
+import { VERSION } from './version.js';
 import { createTransport, describeTarget, HTTP_CLIENT_NAME, STDIO_CLIENT_NAME } from './transport.js';
 
-export const CLIENT_VERSION = '0.1.0';
 
 /** `activeFileNotification` from the architecture doc (a future companion may send it). */
 export const ActiveFileNotificationParamsSchema = z.object({
   filePath: z.string().optional(),
   cursor: z.object({ line: z.number(), character: z.number() }).optional(),
 });
+export const ACTIVE_FILE_NOTIFICATION = notificationType('activeFileNotification', 'companionToCli', ActiveFileNotificationParamsSchema);
+
+/** A notification whose params passed the schema of its method: a union over the literal methods. */
 export type IncomingNotification =
   | CompanionNotification
-  | { method: 'activeFileNotification'; params: z.infer<typeof ActiveFileNotificationParamsSchema> };
+  | { method: typeof ACTIVE_FILE_NOTIFICATION.method; params: z.infer<typeof ActiveFileNotificationParamsSchema> };
+
+/** A companion that does not answer the DELETE quickly must not delay the caller's exit. */
+const SESSION_END_TIMEOUT_MS = 1_000;
 
 export interface ConnectionHandlers {
   onNotification(notification: IncomingNotification): void;
@@ -37,10 +52,7 @@ export interface ConnectOptions {
   heartbeatMs?: number;
 }
 
-const byMethod = new Map<string, z.ZodType>([
-  ...COMPANION_NOTIFICATIONS.map((n) => [n.method, n.params] as [string, z.ZodType]),
-  ['activeFileNotification', ActiveFileNotificationParamsSchema],
-]);
+const byMethod = new Map<string, z.ZodType>([...COMPANION_NOTIFICATIONS, ACTIVE_FILE_NOTIFICATION].map((n) => [n.method, n.params] as [string, z.ZodType]));
 
 function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout;
@@ -61,6 +73,7 @@ export class CompanionConnection {
   private constructor(
     readonly target: ConnectionTarget,
     private readonly client: Client,
+    private readonly transport: Transport,
     readonly tools: string[],
     readonly serverName: string | undefined,
     private readonly handlers: ConnectionHandlers,
@@ -68,7 +81,7 @@ export class CompanionConnection {
 
   /** Connects and lists tools; throws with a message naming the target on failure. */
   static async open(target: ConnectionTarget, handlers: ConnectionHandlers, options: ConnectOptions): Promise<CompanionConnection> {
-    const client = new Client({ name: target.kind === 'http' ? HTTP_CLIENT_NAME : STDIO_CLIENT_NAME, version: CLIENT_VERSION });
+    const client = new Client({ name: target.kind === 'http' ? HTTP_CLIENT_NAME : STDIO_CLIENT_NAME, version: VERSION });
     const transport = createTransport(target);
     let connection: CompanionConnection | undefined;
     // Until open() returns, errors surface as open()'s rejection.
@@ -100,7 +113,7 @@ export class CompanionConnection {
       if (target.requireIdentification && !looksLikeCompanion(tools)) {
         throw new Error(`${describeTarget(target)} answers MCP but is not an IDE companion (tools: ${tools.join(', ') || 'none'})`);
       }
-      connection = new CompanionConnection(target, client, tools, client.getServerVersion()?.name, handlers);
+      connection = new CompanionConnection(target, client, transport, tools, client.getServerVersion()?.name, handlers);
       connection.startHeartbeat(options.heartbeatMs ?? 0);
       const opened = connection;
       // Delivered after open() returns, so the caller has registered the connection first.
@@ -136,8 +149,16 @@ export class CompanionConnection {
     await this.client.ping({ timeout: timeoutMs });
   }
 
+  /**
+   * Ends the session: over HTTP a DELETE first (unlike the real CLI), so the
+   * companion drops it at once instead of counting it until its grace ends.
+   */
   async close(): Promise<void> {
+    const wasOpen = !this.closed;
     this.markLost('closed by the client');
+    if (wasOpen && this.transport instanceof StreamableHTTPClientTransport) {
+      await withTimeout(this.transport.terminateSession(), SESSION_END_TIMEOUT_MS, 'ending the session').catch(() => undefined);
+    }
     await this.client.close().catch(() => undefined);
   }
 
@@ -152,6 +173,7 @@ export class CompanionConnection {
       return;
     }
     try {
+      // The schema was chosen by this very method, so the pair is one member of the union.
       this.handlers.onNotification({ method, params: parsed.data } as IncomingNotification);
     } catch {
       // A handler's bug must not reach the SDK (it would call onerror).
@@ -197,7 +219,12 @@ export class CompanionConnection {
   }
 }
 
+/** As the CLI: diffs need both openDiff and closeDiff. */
+export function offersDiffs(tools: readonly string[]): boolean {
+  return tools.includes(OpenDiffTool.name) && tools.includes(CloseDiffTool.name);
+}
+
 /** A well-known port only counts if it offers a companion's tools. */
 export function looksLikeCompanion(tools: readonly string[]): boolean {
-  return (tools.includes('openDiff') && tools.includes('closeDiff')) || tools.includes('getActiveFile');
+  return offersDiffs(tools) || tools.includes(GetActiveFileTool.name);
 }

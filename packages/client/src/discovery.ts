@@ -18,20 +18,16 @@
  * Our addition (architecture doc): the well-known ports 58767, 3000, 8080, only
  * without a discovery file, with a token from GEMINI_CLI_IDE_AUTH_TOKEN, and
  * only if the server identifies itself as a companion.
+ *
+ * Below, one function per step (candidates, rank, choose, settle, targetsFor,
+ * explain) over `Facts` gathered once: the cwd's real path, the IDE process,
+ * the host, and each file read once by readDiscoveryFile.
  */
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
-import {
-  DISCOVERY_FILE_PREFIX,
-  DiscoveryFileSchema,
-  discoveryDir,
-  ENV,
-  IdeInfoSchema,
-  parseDiscoveryFileName,
-  WELL_KNOWN_PORTS,
-  type IdeInfo,
-} from '@ide-companion/protocol';
+import { ENV, LOOPBACK_HOST, WELL_KNOWN_PORTS, type IdeInfo } from '@ide-companion/protocol';
+import { isProcessAlive } from '@ide-companion/server';
+import { discoveryDirectory, legacyDiscoveryFileName, listDiscoveryDir, readDiscoveryFile, type DiscoveryFileRead } from './discoveryFiles.js';
 import { companionHost, type HostMapping } from './host.js';
 import { isSubpath, resolveToRealPath } from './paths.js';
 import { findIdeProcess, type IdeProcess } from './processTree.js';
@@ -48,6 +44,11 @@ export interface DiscoveryOptions {
   exists?: (p: string) => boolean;
   /** Offer the architecture doc's well-known ports (default true), or these ports instead. */
   wellKnownPorts?: boolean | readonly number[];
+  /**
+   * Not the CLI's behaviour (default false): where it would dial `host.docker.internal`
+   * but the chosen file's PID runs in this container, dial loopback. Our commands set it.
+   */
+  dialLocalCompanion?: boolean;
 }
 
 export interface WorkspaceCheck {
@@ -77,7 +78,10 @@ export interface DiscoveryFileCandidate {
   unusable?: string;
   /** What our stricter schema says is wrong (the CLI may still use it). */
   contractError?: string;
+  /** The port the CLI dials (the content's, parsed as the CLI does). */
   port?: number;
+  /** A port present in the content that is no valid port, as written. */
+  invalidPort?: unknown;
   workspacePath?: string;
   workspace?: WorkspaceCheck;
   hasToken: boolean;
@@ -121,7 +125,7 @@ export interface DiscoveryResult {
   /** The IDE as the real CLI names it; undefined where it refuses to connect. */
   ide?: DetectedIde;
   ideInfo?: IdeInfo;
-  /** What stops a connection before any dial, in the CLI's words. */
+  /** What stops a connection before any dial, in the CLI's words (commands print it through withOurInstallHint). */
   problem?: string;
   /** Where to dial, in order. Empty when `problem` is set. */
   targets: ConnectionTarget[];
@@ -129,30 +133,42 @@ export interface DiscoveryResult {
   reasons: string[];
 }
 
-export function discoveryDirectory(tmpdir: string = os.tmpdir()): string {
-  return discoveryDir(tmpdir, path);
+/** The CLI's liveness for ranking: on Windows it assumes every PID alive rather than pay for a check. */
+function aliveForTheCli(pid: number): boolean {
+  if (pid <= 0) return false;
+  return process.platform === 'win32' || isProcessAlive(pid);
 }
 
-/** `process.kill(pid, 0)`; EPERM means alive. Windows: assumed alive, as in the CLI. */
-export function isPidAlive(pid: number): boolean {
-  if (pid <= 0) return false;
-  if (process.platform === 'win32') return true;
+/** The CLI's "Failed to connect" hint names `/ide install`, which only installs Google's VS Code extension. */
+const CLI_INSTALL_HINT = 'To install the extension, run /ide install.';
+
+/**
+ * The CLI's message with its `/ide install` hint replaced by what works for
+ * every editor; our commands print this, never the CLI's hint.
+ */
+export function withOurInstallHint(message: string): string {
+  return message.replace(CLI_INSTALL_HINT, "Start your editor's companion (`ide-companion install` lists them), or run `ide-companion serve` in this folder.");
+}
+
+/** The real cwd, or why it cannot be resolved (reported by every workspace check). */
+type RealCwd = { ok: true; path: string } | { ok: false; error: Error };
+
+function realCwdOf(cwd: string): RealCwd {
   try {
-    process.kill(pid, 0);
-    return true;
+    return { ok: true, path: resolveToRealPath(cwd, cwd) };
   } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
+    return { ok: false, error: err as Error };
   }
 }
 
 /** The CLI's validateWorkspacePath, with roots kept for messages. */
 export function checkWorkspace(workspacePath: unknown, cwd: string): WorkspaceCheck {
+  return checkWorkspaceFrom(workspacePath, cwd, realCwdOf(cwd));
+}
+
+function checkWorkspaceFrom(workspacePath: unknown, cwd: string, realCwd: RealCwd): WorkspaceCheck {
   if (workspacePath === undefined) {
-    return {
-      ok: false,
-      roots: [],
-      error: 'Failed to connect to IDE companion extension. Please ensure the extension is running. To install the extension, run /ide install.',
-    };
+    return { ok: false, roots: [], error: `Failed to connect to IDE companion extension. Please ensure the extension is running. ${CLI_INSTALL_HINT}` };
   }
   if (workspacePath === '') {
     return { ok: false, roots: [], error: 'To use this feature, please open a workspace folder in your IDE and try again.' };
@@ -161,15 +177,14 @@ export function checkWorkspace(workspacePath: unknown, cwd: string): WorkspaceCh
     return { ok: false, roots: [], error: `workspacePath is not a string (${typeof workspacePath})` };
   }
   let roots: string[];
-  let realCwd: string;
   try {
     // An empty entry resolves to the cwd, as in the CLI (so "a:" matches everywhere).
     roots = workspacePath.split(path.delimiter).map((p) => resolveToRealPath(p, cwd)).filter((p) => !!p);
-    realCwd = resolveToRealPath(cwd, cwd);
   } catch (err) {
     return { ok: false, roots: [], error: `cannot resolve workspace paths: ${(err as Error).message}` };
   }
-  if (!roots.some((root) => isSubpath(root, realCwd))) {
+  if (!realCwd.ok) return { ok: false, roots: [], error: `cannot resolve workspace paths: ${realCwd.error.message}` };
+  if (!roots.some((root) => isSubpath(root, realCwd.path))) {
     return {
       ok: false,
       roots,
@@ -179,74 +194,214 @@ export function checkWorkspace(workspacePath: unknown, cwd: string): WorkspaceCh
   return { ok: true, roots };
 }
 
-function readOwnFile(file: string): { text?: string; uid?: number; problem?: string } {
-  let fd: number | undefined;
-  try {
-    fd = fs.openSync(file, 'r');
-    const stat = fs.fstatSync(fd);
-    if (process.getuid && stat.uid !== process.getuid()) {
-      return { uid: stat.uid, problem: `owned by uid ${stat.uid}, not by you (uid ${process.getuid()}): ignored, as the CLI does` };
-    }
-    return { uid: stat.uid, text: fs.readFileSync(fd, 'utf8') };
-  } catch (err) {
-    return { problem: `cannot read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}` };
-  } finally {
-    if (fd !== undefined) fs.closeSync(fd);
-  }
+/** What every step reads: computed once per discovery. */
+interface Facts {
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+  realCwd: RealCwd;
+  dir: string;
+  ideProcess: IdeProcess;
+  host: HostMapping;
+  envPort?: string;
 }
 
-function inspectFile(file: string, pid: number, legacy: boolean, idePid: number, envPort: string | undefined, cwd: string): DiscoveryFileCandidate {
-  const read = readOwnFile(file);
+async function gatherFacts(options: DiscoveryOptions): Promise<Facts> {
+  const env = options.env ?? process.env;
+  const cwd = path.resolve(options.cwd ?? process.cwd());
+  return {
+    env,
+    cwd,
+    realCwd: realCwdOf(cwd),
+    dir: discoveryDirectory(options.tmpdir),
+    ideProcess: options.ideProcess ?? (await findIdeProcess({ env })),
+    host: companionHost(env, options.exists),
+    envPort: env[ENV.SERVER_PORT] || undefined,
+  };
+}
+
+/** A file as a candidate: the reader's facts plus what the CLI makes of them here. */
+function toCandidate(read: DiscoveryFileRead, pid: number, legacy: boolean, facts: Facts): DiscoveryFileCandidate {
   const candidate: DiscoveryFileCandidate = {
-    path: file,
-    fileName: path.basename(file),
+    path: read.path,
+    fileName: read.fileName,
     pid,
     legacy,
-    ownerUid: read.uid,
-    ownedByUser: read.uid !== undefined && (!process.getuid || read.uid === process.getuid()),
+    ownerUid: read.ownerUid,
+    ownedByUser: read.ownerUid !== undefined && read.ownedByUser,
     rank: -1,
-    pidIsIde: pid === idePid,
-    alive: isPidAlive(pid),
+    pidIsIde: pid === facts.ideProcess.pid,
+    alive: aliveForTheCli(pid),
     hasToken: false,
     matchesEnvPort: false,
   };
-  if (read.text === undefined) {
-    candidate.unusable = read.problem;
+  if (read.cliSkips !== undefined || !read.json) {
+    candidate.unusable = read.cliSkips;
     return candidate;
   }
-  let json: unknown;
-  try {
-    json = JSON.parse(read.text);
-  } catch (err) {
-    candidate.unusable = `not JSON: ${(err as Error).message}`;
-    return candidate;
-  }
-  if (typeof json !== 'object' || json === null) {
-    candidate.unusable = 'not a JSON object';
-    return candidate;
-  }
-  const config = json as Record<string, unknown>;
+  const config = read.json;
   candidate.config = config;
-  const strict = DiscoveryFileSchema.safeParse(config);
-  if (!strict.success) candidate.contractError = strict.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ');
-  const port = typeof config['port'] === 'number' ? config['port'] : typeof config['port'] === 'string' ? Number.parseInt(config['port'], 10) : NaN;
-  if (Number.isSafeInteger(port)) candidate.port = port;
-  if (typeof config['workspacePath'] === 'string') candidate.workspacePath = config['workspacePath'];
-  candidate.hasToken = typeof config['authToken'] === 'string' && config['authToken'].length > 0;
-  const ideInfo = IdeInfoSchema.safeParse(config['ideInfo']);
-  if (ideInfo.success) candidate.ideInfo = ideInfo.data;
-  candidate.matchesEnvPort = !!envPort && config['port'] !== undefined && String(config['port']) === envPort;
-  candidate.workspace = checkWorkspace(config['workspacePath'], cwd);
+  if (read.contract && !read.contract.ok) candidate.contractError = read.contract.error;
+  candidate.port = read.port;
+  candidate.invalidPort = read.invalidPort;
+  candidate.workspacePath = read.workspacePath;
+  candidate.hasToken = read.authToken !== undefined;
+  candidate.ideInfo = read.ideInfo;
+  candidate.matchesEnvPort = !!facts.envPort && config['port'] !== undefined && String(config['port']) === facts.envPort;
+  candidate.workspace = checkWorkspaceFrom(config['workspacePath'], facts.cwd, facts.realCwd);
   return candidate;
 }
 
-/** Sorts like the CLI: IDE PID first, then live, then highest PID. */
-function cliOrder(a: { pid: number; alive: boolean }, b: { pid: number; alive: boolean }, idePid: number): number {
-  if (a.pid === idePid && b.pid !== idePid) return -1;
-  if (b.pid === idePid && a.pid !== idePid) return 1;
-  if (a.alive && !b.alive) return -1;
-  if (b.alive && !a.alive) return 1;
-  return b.pid - a.pid;
+/** Step 1: the legacy file and every `gemini-ide-server-PID-PORT.json`, each read once. */
+function candidates(facts: Facts): { legacy?: DiscoveryFileCandidate; modern: DiscoveryFileCandidate[]; dirError?: string } {
+  const legacyPath = path.join(facts.dir, legacyDiscoveryFileName(facts.ideProcess.pid));
+  const legacy = fs.existsSync(legacyPath) ? toCandidate(readDiscoveryFile(legacyPath), facts.ideProcess.pid, true, facts) : undefined;
+  const listing = listDiscoveryDir(facts.dir);
+  const modern = listing.files.filter((f) => !f.name.legacy).map((f) => toCandidate(readDiscoveryFile(f.path), f.name.pid, false, facts));
+  return { legacy, modern, dirError: listing.error };
+}
+
+/** Step 2: the CLI's order (IDE PID first, then live, then highest PID); sets `rank`. */
+function rank(files: DiscoveryFileCandidate[]): DiscoveryFileCandidate[] {
+  const sorted = [...files].sort((a, b) => {
+    if (a.pidIsIde !== b.pidIsIde) return a.pidIsIde ? -1 : 1;
+    if (a.alive !== b.alive) return a.alive ? -1 : 1;
+    return b.pid - a.pid;
+  });
+  sorted.forEach((c, i) => (c.rank = i));
+  return sorted;
+}
+
+/** Step 3: the file the CLI uses, and why. */
+function choose(
+  legacy: DiscoveryFileCandidate | undefined,
+  ranked: DiscoveryFileCandidate[],
+  facts: Facts,
+  dirError: string | undefined,
+): { chosen?: DiscoveryFileCandidate; because: string } {
+  if (legacy?.config) return { chosen: legacy, because: `legacy file ${legacy.fileName} names the IDE PID: the CLI uses it before any other` };
+  if (ranked.length === 0) return { because: dirError ?? `no discovery files in ${facts.dir}` };
+  const parsed = ranked.filter((c) => c.config);
+  const matching = parsed.filter((c) => c.workspace?.ok);
+  const realCwd = facts.realCwd.ok ? facts.realCwd.path : facts.cwd;
+  if (matching.length === 0) {
+    const byPort = facts.envPort ? parsed.find((c) => c.matchesEnvPort) : undefined;
+    const chosen = byPort ?? parsed[0];
+    return chosen
+      ? {
+          chosen,
+          because: `no file's workspace contains ${realCwd}; the CLI still takes ${byPort ? `the one whose port matches ${ENV.SERVER_PORT}` : 'the first in its order'} and reports a directory mismatch`,
+        }
+      : { because: 'no discovery file is usable (see each file)' };
+  }
+  if (matching.length === 1) return { chosen: matching[0], because: `the only file whose workspace contains ${realCwd}` };
+  const byPort = facts.envPort ? matching.find((c) => c.matchesEnvPort) : undefined;
+  return {
+    chosen: byPort ?? matching[0],
+    because: byPort
+      ? `${matching.length} files match the workspace; ${ENV.SERVER_PORT}=${facts.envPort} picks this one`
+      : `${matching.length} files match the workspace; first in the CLI's order (IDE PID, then live, then highest PID)`,
+  };
+}
+
+/** Step 4a: token and workspace, from the chosen file or else the env, as the CLI merges them. */
+function settle(chosen: DiscoveryFileCandidate | undefined, facts: Facts) {
+  const config = chosen?.config;
+  const { env } = facts;
+  const fileToken = typeof config?.['authToken'] === 'string' ? (config['authToken'] as string) : undefined;
+  const fileWorkspace = config?.['workspacePath'];
+  const workspacePath = (fileWorkspace ?? env[ENV.WORKSPACE_PATH]) as string | undefined;
+  return {
+    authToken: fileToken ?? env[ENV.AUTH_TOKEN],
+    tokenSource: fileToken !== undefined ? ('file' as const) : env[ENV.AUTH_TOKEN] !== undefined ? ('env' as const) : undefined,
+    workspacePath,
+    workspaceSource: fileWorkspace !== undefined ? ('file' as const) : env[ENV.WORKSPACE_PATH] !== undefined ? ('env' as const) : undefined,
+    // The chosen file's verdict is the same check: reuse it (null falls through to the env, as in the CLI).
+    workspace: fileWorkspace !== undefined && fileWorkspace !== null && chosen?.workspace ? chosen.workspace : checkWorkspaceFrom(workspacePath, facts.cwd, facts.realCwd),
+    ideInfo: chosen?.ideInfo,
+    ide: detectIdeAsGeminiCli(env, facts.ideProcess.command, config?.['ideInfo'] as Partial<IdeInfo> | undefined),
+  };
+}
+
+type Settled = ReturnType<typeof settle>;
+
+/** Step 4b: where to dial, in order, with the notes explaining what was skipped. */
+function targetsFor(
+  chosen: DiscoveryFileCandidate | undefined,
+  settled: Settled,
+  facts: Facts,
+  options: Pick<DiscoveryOptions, 'wellKnownPorts' | 'dialLocalCompanion'>,
+): { targets: ConnectionTarget[]; problem?: string; notes: string[] } {
+  const { env, envPort, host } = facts;
+  const wellKnownPorts = options.wellKnownPorts;
+  const { authToken, tokenSource, workspace, workspacePath, workspaceSource } = settled;
+  const targets: ConnectionTarget[] = [];
+  const notes: string[] = [];
+  const realCwd = facts.realCwd.ok ? facts.realCwd.path : facts.cwd;
+  const knownPorts = wellKnownPorts === false ? [] : Array.isArray(wellKnownPorts) ? wellKnownPorts : WELL_KNOWN_PORTS;
+  // Only with a token from the env and no discovery file: a file's port is authoritative, and its
+  // token must not travel to whatever else listens on 3000 or 8080.
+  const wellKnown = knownPorts.length > 0 && !!authToken && tokenSource === 'env' && !chosen;
+  const wellKnownTarget = (port: number): ConnectionTarget => ({ kind: 'http', source: 'well-known-port', host: host.host, port, authToken, requireIdentification: true });
+  if (!workspace.ok && workspacePath === undefined && wellKnown) {
+    // The CLI stops here; we still probe the well-known ports, which must prove they are companions.
+    notes.push(`no workspace known (no file, no ${ENV.WORKSPACE_PATH}): the real CLI would stop; trying the well-known ports with the token from ${tokenSource}`);
+    return { targets: knownPorts.map(wellKnownTarget), notes };
+  }
+  if (!workspace.ok) {
+    notes.push(`workspace check failed: ${withOurInstallHint(workspace.error ?? '')}`);
+    return { targets, problem: workspace.error, notes };
+  }
+  notes.push(`workspace ${workspaceSource === 'file' ? 'from the file' : `from ${ENV.WORKSPACE_PATH}`} contains ${realCwd}`);
+  if (chosen?.config) {
+    // A live PID means the companion's process is in this PID namespace, most likely this
+    // container: try loopback first, then the CLI's host (a container may share the host's PIDs).
+    const local = options.dialLocalCompanion && host.host !== LOOPBACK_HOST && isProcessAlive(chosen.pid);
+    if (local) notes.push(`PID ${chosen.pid} runs in this container: dialling ${LOOPBACK_HOST} first (the real CLI dials ${host.host} unless REMOTE_CONTAINERS is set)`);
+    if (chosen.port !== undefined) {
+      for (const fileHost of local ? [LOOPBACK_HOST, host.host] : [host.host]) {
+        targets.push({ kind: 'http', source: 'file', host: fileHost, port: chosen.port, authToken, file: chosen.path, requireIdentification: false });
+      }
+    } else if (chosen.invalidPort !== undefined) {
+      notes.push(`the file's port ${JSON.stringify(chosen.invalidPort)} is not a valid port: skipped`);
+    }
+    const stdio = chosen.config['stdio'] as { command?: unknown; args?: unknown } | undefined;
+    if (stdio && typeof stdio === 'object' && typeof stdio.command === 'string') {
+      const args = Array.isArray(stdio.args) ? stdio.args.map(String) : [];
+      targets.push({ kind: 'stdio', source: 'file', command: stdio.command, args, file: chosen.path, requireIdentification: false });
+    }
+  }
+  if (envPort) {
+    const port = Number.parseInt(envPort, 10);
+    if (port > 0 && port <= 65535) targets.push({ kind: 'http', source: 'env', host: host.host, port, authToken, requireIdentification: false });
+    else notes.push(`${ENV.SERVER_PORT}=${JSON.stringify(envPort)} is not a valid port: skipped`);
+  }
+  const stdioCommand = env[ENV.STDIO_COMMAND];
+  if (stdioCommand) {
+    let args: string[] = [];
+    const rawArgs = env[ENV.STDIO_ARGS];
+    if (rawArgs) {
+      try {
+        const parsed: unknown = JSON.parse(rawArgs);
+        if (Array.isArray(parsed)) args = parsed.map(String);
+        else notes.push(`${ENV.STDIO_ARGS} must be a JSON array: ignored`);
+      } catch {
+        notes.push(`${ENV.STDIO_ARGS} is not JSON: ignored`);
+      }
+    }
+    targets.push({ kind: 'stdio', source: 'env', command: stdioCommand, args, requireIdentification: false });
+  }
+  if (wellKnown) {
+    for (const port of knownPorts) {
+      if (!targets.some((t) => t.kind === 'http' && t.port === port)) targets.push(wellKnownTarget(port));
+    }
+  }
+  const problem = targets.length === 0 ? `no port or stdio command to dial: no usable discovery file and no ${ENV.SERVER_PORT}` : undefined;
+  notes.push(
+    targets.length > 0
+      ? `will dial, in order: ${targets.map((t) => (t.kind === 'http' ? `${t.host}:${t.port} (${t.source})` : `stdio '${t.command}' (${t.source})`)).join(', ')}`
+      : `nothing to dial: ${problem}`,
+  );
+  return { targets, problem, notes };
 }
 
 function describeFile(c: DiscoveryFileCandidate): string {
@@ -255,180 +410,42 @@ function describeFile(c: DiscoveryFileCandidate): string {
   return `${c.fileName} (${bits.join(', ')})`;
 }
 
-/** Discovers the companion the CLI would use from `cwd`, and says why. */
-export async function discoverCompanion(options: DiscoveryOptions = {}): Promise<DiscoveryResult> {
-  const env = options.env ?? process.env;
-  const cwd = path.resolve(options.cwd ?? process.cwd());
-  const dir = discoveryDirectory(options.tmpdir);
-  const ideProcess = options.ideProcess ?? (await findIdeProcess({ env }));
-  const host = companionHost(env, options.exists);
-  const envPort = env[ENV.SERVER_PORT] || undefined;
-  const reasons: string[] = [];
-  let realCwd = cwd;
-  try {
-    realCwd = resolveToRealPath(cwd, cwd);
-  } catch {
-    // Keep the resolved cwd; checkWorkspace reports the failure.
-  }
-  reasons.push(`IDE process: PID ${ideProcess.pid} (${ideProcess.source === 'env' ? `from ${ENV.IDE_PID}` : 'from the process tree'})`);
-
-  const files: DiscoveryFileCandidate[] = [];
-  let chosen: DiscoveryFileCandidate | undefined;
-  let chosenBecause = '';
-  let dirError: string | undefined;
-
-  const legacyPath = path.join(dir, `${DISCOVERY_FILE_PREFIX}${ideProcess.pid}.json`);
-  if (fs.existsSync(legacyPath)) {
-    const legacy = inspectFile(legacyPath, ideProcess.pid, true, ideProcess.pid, envPort, cwd);
-    legacy.rank = 0;
-    files.push(legacy);
-    if (legacy.config) {
-      chosen = legacy;
-      chosenBecause = `legacy file ${legacy.fileName} names the IDE PID: the CLI uses it before any other`;
-    }
-  }
-
-  let names: string[] = [];
-  try {
-    names = fs.readdirSync(dir);
-  } catch (err) {
-    dirError = `cannot list ${dir}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`;
-  }
-  const modern = names
-    .flatMap((name) => {
-      const parsed = parseDiscoveryFileName(name);
-      return parsed ? [inspectFile(path.join(dir, name), parsed.pid, false, ideProcess.pid, envPort, cwd)] : [];
-    })
-    .sort((a, b) => cliOrder(a, b, ideProcess.pid));
-  modern.forEach((c, i) => (c.rank = i));
-  files.push(...modern);
-
-  if (!chosen) {
-    const parsed = modern.filter((c) => c.config);
-    const matching = parsed.filter((c) => c.workspace?.ok);
-    if (modern.length === 0) {
-      chosenBecause = dirError ? dirError : `no discovery files in ${dir}`;
-    } else if (matching.length === 0) {
-      const byPort = envPort ? parsed.find((c) => c.matchesEnvPort) : undefined;
-      chosen = byPort ?? parsed[0];
-      chosenBecause = chosen
-        ? `no file's workspace contains ${realCwd}; the CLI still takes ${byPort ? `the one whose port matches ${ENV.SERVER_PORT}` : 'the first in its order'} and reports a directory mismatch`
-        : 'no discovery file is usable (see each file)';
-    } else if (matching.length === 1) {
-      chosen = matching[0];
-      chosenBecause = `the only file whose workspace contains ${realCwd}`;
-    } else {
-      const byPort = envPort ? matching.find((c) => c.matchesEnvPort) : undefined;
-      chosen = byPort ?? matching[0];
-      chosenBecause = byPort
-        ? `${matching.length} files match the workspace; ${ENV.SERVER_PORT}=${envPort} picks this one`
-        : `${matching.length} files match the workspace; first in the CLI's order (IDE PID, then live, then highest PID)`;
-    }
-  }
+/** Step 5: the decisions, in order, in words. */
+function explain(facts: Facts, files: DiscoveryFileCandidate[], chosen: DiscoveryFileCandidate | undefined, because: string, targetNotes: string[]): string[] {
+  const { ideProcess } = facts;
+  const reasons = [`IDE process: PID ${ideProcess.pid} (${ideProcess.source === 'env' ? `from ${ENV.IDE_PID}` : 'from the process tree'})`];
   for (const c of files) {
     const verdict = c === chosen ? 'CHOSEN' : c.unusable ? `skipped: ${c.unusable}` : c.workspace?.ok ? 'matches, not chosen' : 'workspace mismatch';
     reasons.push(`file ${describeFile(c)}: ${verdict}`);
   }
-  if (chosen) reasons.push(`chosen ${chosen.fileName}: ${chosenBecause}`);
-  else reasons.push(chosenBecause);
+  reasons.push(chosen ? `chosen ${chosen.fileName}: ${because}` : because);
+  return [...reasons, ...targetNotes];
+}
 
-  const config = chosen?.config;
-  const fileToken = typeof config?.['authToken'] === 'string' ? (config['authToken'] as string) : undefined;
-  const authToken = fileToken ?? env[ENV.AUTH_TOKEN];
-  const tokenSource = fileToken !== undefined ? 'file' : env[ENV.AUTH_TOKEN] !== undefined ? 'env' : undefined;
-  const fileWorkspace = config?.['workspacePath'];
-  const workspacePath = (fileWorkspace ?? env[ENV.WORKSPACE_PATH]) as string | undefined;
-  const workspaceSource = fileWorkspace !== undefined ? 'file' : env[ENV.WORKSPACE_PATH] !== undefined ? 'env' : undefined;
-  const workspace = checkWorkspace(workspacePath, cwd);
-  const ideInfo = chosen?.ideInfo;
-  const ide = detectIdeAsGeminiCli(env, ideProcess.command, config?.['ideInfo'] as Partial<IdeInfo> | undefined);
-
-  const targets: ConnectionTarget[] = [];
-  let problem: string | undefined;
-  const knownPorts = options.wellKnownPorts === false ? [] : Array.isArray(options.wellKnownPorts) ? options.wellKnownPorts : WELL_KNOWN_PORTS;
-  // Only with a token from the env and no discovery file: a file's port is authoritative, and its
-  // token must not travel to whatever else listens on 3000 or 8080.
-  const wellKnown = knownPorts.length > 0 && !!authToken && tokenSource === 'env' && !chosen;
-  if (!workspace.ok && workspacePath === undefined && wellKnown) {
-    // The CLI stops here; we still probe the well-known ports, which must prove they are companions.
-    reasons.push(`no workspace known (no file, no ${ENV.WORKSPACE_PATH}): the real CLI would stop; trying the well-known ports with the token from ${tokenSource}`);
-    for (const port of knownPorts) {
-      targets.push({ kind: 'http', source: 'well-known-port', host: host.host, port, authToken, requireIdentification: true });
-    }
-  } else if (!workspace.ok) {
-    problem = workspace.error;
-    reasons.push(`workspace check failed: ${workspace.error}`);
-  } else {
-    reasons.push(`workspace ${workspaceSource === 'file' ? 'from the file' : `from ${ENV.WORKSPACE_PATH}`} contains ${realCwd}`);
-    if (chosen && config) {
-      if (config['port']) {
-        const port = Number.parseInt(String(config['port']), 10);
-        if (port > 0 && port <= 65535) {
-          targets.push({ kind: 'http', source: 'file', host: host.host, port, authToken, file: chosen.path, requireIdentification: false });
-        } else reasons.push(`the file's port ${JSON.stringify(config['port'])} is not a valid port: skipped`);
-      }
-      const stdio = config['stdio'] as { command?: unknown; args?: unknown } | undefined;
-      if (stdio && typeof stdio === 'object' && typeof stdio.command === 'string') {
-        const args = Array.isArray(stdio.args) ? stdio.args.map(String) : [];
-        targets.push({ kind: 'stdio', source: 'file', command: stdio.command, args, file: chosen.path, requireIdentification: false });
-      }
-    }
-    if (envPort) {
-      const port = Number.parseInt(envPort, 10);
-      if (port > 0 && port <= 65535) targets.push({ kind: 'http', source: 'env', host: host.host, port, authToken, requireIdentification: false });
-      else reasons.push(`${ENV.SERVER_PORT}=${JSON.stringify(envPort)} is not a valid port: skipped`);
-    }
-    const stdioCommand = env[ENV.STDIO_COMMAND];
-    if (stdioCommand) {
-      let args: string[] = [];
-      const rawArgs = env[ENV.STDIO_ARGS];
-      if (rawArgs) {
-        try {
-          const parsed: unknown = JSON.parse(rawArgs);
-          if (Array.isArray(parsed)) args = parsed.map(String);
-          else reasons.push(`${ENV.STDIO_ARGS} must be a JSON array: ignored`);
-        } catch {
-          reasons.push(`${ENV.STDIO_ARGS} is not JSON: ignored`);
-        }
-      }
-      targets.push({ kind: 'stdio', source: 'env', command: stdioCommand, args, requireIdentification: false });
-    }
-    if (wellKnown) {
-      for (const port of knownPorts) {
-        if (!targets.some((t) => t.kind === 'http' && t.port === port)) {
-          targets.push({ kind: 'http', source: 'well-known-port', host: host.host, port, authToken, requireIdentification: true });
-        }
-      }
-    }
-    if (targets.length === 0) {
-      problem = `no port or stdio command to dial: no usable discovery file and no ${ENV.SERVER_PORT}`;
-    }
-    reasons.push(
-      targets.length > 0
-        ? `will dial, in order: ${targets.map((t) => (t.kind === 'http' ? `${t.host}:${t.port} (${t.source})` : `stdio '${t.command}' (${t.source})`)).join(', ')}`
-        : `nothing to dial: ${problem}`,
-    );
-  }
+/** Discovers the companion the CLI would use from `cwd`, and says why. */
+export async function discoverCompanion(options: DiscoveryOptions = {}): Promise<DiscoveryResult> {
+  const facts = await gatherFacts(options);
+  const found = candidates(facts);
+  const ranked = rank(found.modern);
+  if (found.legacy) found.legacy.rank = 0;
+  const files = found.legacy ? [found.legacy, ...ranked] : ranked;
+  const { chosen, because } = choose(found.legacy, ranked, facts, found.dirError);
+  const settled = settle(chosen, facts);
+  const { targets, problem, notes } = targetsFor(chosen, settled, facts, options);
   return {
-    cwd,
-    realCwd,
-    dir,
-    dirError,
-    ideProcess,
-    host,
+    cwd: facts.cwd,
+    realCwd: facts.realCwd.ok ? facts.realCwd.path : facts.cwd,
+    dir: facts.dir,
+    dirError: found.dirError,
+    ideProcess: facts.ideProcess,
+    host: facts.host,
     files,
     chosen,
-    chosenBecause,
-    authToken,
-    tokenSource,
-    workspacePath,
-    workspaceSource,
-    workspace,
-    ide,
-    ideInfo,
+    chosenBecause: because,
+    ...settled,
     problem,
     targets,
-    reasons,
+    reasons: explain(facts, files, chosen, because, notes),
   };
 }
 

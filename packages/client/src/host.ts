@@ -32,3 +32,22 @@ export function companionHost(env: NodeJS.ProcessEnv = process.env, exists: (p: 
     reason: `in a container (${marker}) without SSH_CONNECTION or REMOTE_CONTAINERS: dialling ${CONTAINER_HOST}, as the real CLI does`,
   };
 }
+
+/**
+ * What to do when the CLI would dial `host.docker.internal`, in one paragraph;
+ * undefined when it dials loopback. `serve`, `status` and the editors' health
+ * checks print these same words.
+ */
+export function containerHint(env: NodeJS.ProcessEnv = process.env, fsExists: (p: string) => boolean = fs.existsSync): string | undefined {
+  return containerHintFor(companionHost(env, fsExists));
+}
+
+export function containerHintFor(host: HostMapping): string | undefined {
+  if (host.host !== CONTAINER_HOST) return undefined;
+  return (
+    `Gemini CLI runs in a container here (${host.containerMarker} exists), so it dials ${CONTAINER_HOST} instead of ${LOOPBACK_HOST} ` +
+    `and cannot reach a companion in this container. Run \`export ${CONTAINER_ENV.REMOTE_CONTAINERS}=1\` in the shell that starts gemini ` +
+    `(${CONTAINER_ENV.SSH_CONNECTION} or ${CONTAINER_ENV.VSCODE_REMOTE_CONTAINERS_SESSION} work too): gemini then dials ${LOOPBACK_HOST}. ` +
+    `Companions listen on loopback only, so an editor on the host is out of reach from here: run the editor, or \`ide-companion serve\`, in this container.`
+  );
+}

@@ -5,7 +5,8 @@
 import * as path from 'node:path';
 import type { File, IdeContext } from '@ide-companion/protocol';
 import type { CompanionClient } from './companionClient.js';
-import type { ConnectionTarget } from './discovery.js';
+import { withOurInstallHint, type ConnectionTarget } from './discovery.js';
+import { containerHintFor } from './host.js';
 
 /** A target without its token: safe to print. */
 export type PublicTarget =
@@ -42,6 +43,8 @@ export interface StatusReport {
    * the reason it logs at start-up.
    */
   geminiCli?: { status: string; reason: string };
+  /** Set when gemini here would dial host.docker.internal: what to set (containerHint). */
+  containerHint?: string;
 }
 
 /**
@@ -67,7 +70,8 @@ export function formatFileList(openFiles: readonly File[]): string {
 }
 
 export function buildStatus(client: CompanionClient): StatusReport {
-  const state = client.status;
+  // What /ide status shows, except the CLI's `/ide install` hint: it only installs VS Code's extension.
+  const state = { ...client.status, details: client.status.details === undefined ? undefined : withOurInstallHint(client.status.details) };
   const discovery = client.discovery;
   const displayName = client.ideInfo?.displayName ?? 'IDE';
   const headline =
@@ -89,6 +93,8 @@ export function buildStatus(client: CompanionClient): StatusReport {
     context,
     reasons: discovery?.reasons ?? [],
   };
+  const hint = discovery ? containerHintFor(discovery.host) : undefined;
+  if (hint) report.containerHint = hint;
   if (discovery && !discovery.ide) report.geminiCli = { status: CLI_DISABLED_STATUS, reason: UNSUPPORTED_ENVIRONMENT_MESSAGE };
   if (target) {
     report.companion = {

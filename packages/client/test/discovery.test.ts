@@ -4,7 +4,8 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { findGeminiCli, makeTempDir, skipUnless } from '@ide-companion/testkit';
-import { checkWorkspace, discoverCompanion, isPidAlive, type DiscoveryResult } from '../src/index.js';
+import { isProcessAlive } from '@ide-companion/server';
+import { checkWorkspace, containerHint, discoverCompanion, listCompanions, MAX_DISCOVERY_FILE_BYTES, type DiscoveryResult } from '../src/index.js';
 import { cleanEnv } from './helpers.js';
 
 const cli = findGeminiCli();
@@ -31,7 +32,7 @@ function realChoice(tmp: string, cwd: string, env: NodeJS.ProcessEnv, idePid: nu
  */
 function deadPids(count: number): number[] {
   const out = Array.from({ length: count }, (_, i) => 90_000_000 + 1000 * (i + 1));
-  for (const pid of out) assert.equal(isPidAlive(pid), false);
+  for (const pid of out) assert.equal(isProcessAlive(pid), false);
   return out;
 }
 
@@ -342,4 +343,62 @@ test('checkWorkspace names every root when the cwd is outside all of them', () =
   const r = checkWorkspace(['/nonexistent-a', '/nonexistent-b'].join(path.delimiter), '/');
   assert.equal(r.ok, false);
   assert.match(r.error!, /\/nonexistent-a, \/nonexistent-b/);
+});
+
+// Regression: a FIFO named like a discovery file blocked discovery (and `list`) forever
+// in a synchronous read, and a huge file was read whole.
+test('a FIFO or an oversized file named like a discovery file is skipped at once, with the reason', async (t) => {
+  if (process.platform === 'win32') return t.skip('no FIFOs on Windows');
+  const s = scenario();
+  try {
+    const fifo = path.join(s.dir, `gemini-ide-server-${dead1}-1111.json`);
+    const made = spawnSync('mkfifo', [fifo]);
+    if (made.status !== 0) return t.skip('mkfifo is not available');
+    const big = path.join(s.dir, `gemini-ide-server-${dead2}-2222.json`);
+    fs.writeFileSync(big, JSON.stringify({ port: 2222, authToken: 'x', workspacePath: s.root, pad: 'x'.repeat(MAX_DISCOVERY_FILE_BYTES) }), { mode: 0o600 });
+    const good = s.write(dead3, 3333, 'good', s.root);
+    const r = await ours(s, s.root, cleanEnv(), dead1);
+    assert.match(r.files.find((f) => f.path === fifo)?.unusable ?? '', /not a regular file/);
+    assert.match(r.files.find((f) => f.path === big)?.unusable ?? '', /more than a discovery file holds/);
+    assert.equal(r.chosen?.path, good);
+    const listed = await listCompanions({ tmpdir: s.tmp, probePorts: false });
+    assert.equal(listed.find((l) => l.file === fifo)?.problem, 'cannot read: not a regular file');
+  } finally {
+    s.cleanup();
+  }
+});
+
+// Regression: in a container our own commands dialled host.docker.internal, as the CLI does,
+// and never reached a companion running in that same container.
+test('dialLocalCompanion: in a container, a live companion PID is dialled on loopback; a dead one as the CLI would', async () => {
+  const s = scenario();
+  try {
+    const inDocker = (p: string) => p === '/.dockerenv';
+    const env = cleanEnv();
+    for (const v of ['REMOTE_CONTAINERS', 'SSH_CONNECTION', 'VSCODE_REMOTE_CONTAINERS_SESSION']) delete env[v];
+    const base = { cwd: s.root, tmpdir: s.tmp, env, exists: inDocker, wellKnownPorts: false, ideProcess: { pid: dead1, command: '', source: 'env' as const, chain: [] } };
+    const live = s.write(process.pid, 1111, 't', s.root);
+    const hosts = async (dialLocalCompanion: boolean) => {
+      const r = await discoverCompanion({ ...base, dialLocalCompanion });
+      return r.targets.map((t) => (t.kind === 'http' ? t.host : t.kind));
+    };
+    assert.deepEqual(await hosts(false), ['host.docker.internal']);
+    // Loopback first; the CLI's host still follows, for a container that shares the host's PIDs.
+    assert.deepEqual(await hosts(true), ['127.0.0.1', 'host.docker.internal']);
+    fs.rmSync(live);
+    s.write(dead2, 2222, 't', s.root);
+    assert.deepEqual(await hosts(true), ['host.docker.internal']);
+  } finally {
+    s.cleanup();
+  }
+});
+
+test('containerHint names the variable to export, only where the CLI would dial host.docker.internal', () => {
+  const inDocker = (p: string) => p === '/.dockerenv';
+  const hint = containerHint({}, inDocker);
+  assert.match(hint ?? '', /host\.docker\.internal/);
+  assert.match(hint ?? '', /export REMOTE_CONTAINERS=1/);
+  assert.equal(containerHint({ REMOTE_CONTAINERS: '1' }, inDocker), undefined);
+  assert.equal(containerHint({ SSH_CONNECTION: '1 2 3 4' }, inDocker), undefined);
+  assert.equal(containerHint({}, () => false), undefined);
 });

@@ -9,7 +9,8 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { findGeminiCli, makeTempDir, skipUnless } from '@ide-companion/testkit';
-import { discoverCompanion, isPidAlive } from '../src/index.js';
+import { isProcessAlive } from '@ide-companion/server';
+import { discoverCompanion } from '../src/index.js';
 import { cleanEnv } from './helpers.js';
 
 const cli = findGeminiCli();
@@ -40,7 +41,7 @@ test(`generated discovery situations: our choice equals the real CLI's (seed ${S
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)]!;
   // Above every OS's PID ceiling: never alive, whatever else runs on the machine.
   const dead = [90_000_101, 90_000_202, 90_000_303, 90_000_404, 90_000_505, 90_000_606];
-  assert.ok(dead.every((pid) => !isPidAlive(pid)));
+  assert.ok(dead.every((pid) => !isProcessAlive(pid)));
   const alive = [process.pid, 1];
   const root = makeTempDir('ide-fuzz-');
   const cases: Case[] = [];

@@ -2,49 +2,46 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { waitFor } from '@ide-companion/testkit';
 import type { ActiveFileContext } from '@ide-companion/protocol';
-import { IDEIntegrationManager } from '../src/index.js';
+import { CompanionClient } from '../src/index.js';
 import { startCompanion, writeFile } from './helpers.js';
 
-test('IDEIntegrationManager.initialize does not wait for the companion and reports status when it connects', async () => {
+// The architecture doc's IDEIntegrationManager / MCPIDEIntegration / MCPTransport are
+// CompanionClient's members (docs/client.md maps each name); these tests walk the doc's flow.
+test("the architecture doc's flow: start() does not wait for the companion, then active-file changes, getActiveFile, context, sendNotification", async () => {
   const h = await startCompanion();
-  const manager = new IDEIntegrationManager();
+  const client = new CompanionClient({ env: { ...h.env, GEMINI_CLI_IDE_PID: String(process.pid) }, cwd: h.workspace, tmpdir: h.tmp });
   try {
-    const env = { ...h.env, GEMINI_CLI_IDE_PID: String(process.pid) };
-    await manager.initialize({ environment: env, cwd: h.workspace, tmpdir: h.tmp });
-    await waitFor(() => manager.isActive(), 'the integration to become active', 20_000);
-    assert.deepEqual(await manager.getStatus(), { active: true, integration: { type: 'mcp', available: true }, details: undefined });
-    const integration = manager.getActiveIntegration()!;
+    client.start();
+    assert.notEqual(client.status.status, 'connected');
+    await waitFor(() => client.status.status === 'connected', 'the client to connect', 20_000);
     const changes: Array<ActiveFileContext | null> = [];
-    integration.setActiveFileChangeHandler((a) => changes.push(a));
+    client.onActiveFileChange((a) => changes.push(a));
     const file = writeFile(h.workspace, 'm.ts', 'm\n');
     h.companion.context.focus(file);
     await waitFor(() => changes.some((c) => c?.filePath === file), 'the active-file handler', 20_000);
-    assert.deepEqual(await integration.getActiveFileContext(), { filePath: file });
-    assert.equal(manager.contextStore?.get()?.workspaceState?.openFiles?.[0]?.path, file);
+    assert.deepEqual(await client.getActiveFile(), { filePath: file });
+    assert.equal(client.context.get()?.workspaceState?.openFiles?.[0]?.path, file);
     // Our companion has no use for the doc's sendNotification; it must ignore it and stay connected.
-    await integration.sendNotification('hello from the CLI');
-    assert.deepEqual(await integration.getActiveFileContext(), { filePath: file });
-    assert.equal(manager.isActive(), true);
+    await client.sendNotification('ide/cliMessage', { message: 'hello from the CLI' });
+    assert.deepEqual(await client.getActiveFile(), { filePath: file });
+    assert.equal(client.status.status, 'connected');
   } finally {
-    await manager.cleanup();
+    await client.stop();
     await h.cleanup();
   }
-  assert.equal(manager.isActive(), false);
+  assert.equal(client.status.status, 'disconnected');
 });
 
-test('IDEIntegrationManager with no companion: inactive, with a reason, and no exception', async () => {
+test('connect() with no companion: false, a reason, and no exception', async () => {
   const h = await startCompanion();
   await h.companion.stop();
-  const manager = new IDEIntegrationManager();
+  const client = new CompanionClient({ env: { ...h.env, GEMINI_CLI_IDE_PID: String(process.pid) }, cwd: h.workspace, tmpdir: h.tmp, initTimeoutMs: 1000, reconnect: false });
   try {
-    const ok = await manager.connectToMCP({ environment: { ...h.env, GEMINI_CLI_IDE_PID: String(process.pid) }, cwd: h.workspace, tmpdir: h.tmp, timeout: 1000 });
-    assert.equal(ok, false);
-    const status = await manager.getStatus();
-    assert.equal(status.active, false);
-    assert.ok(status.details);
-    assert.equal(manager.getActiveIntegration(), null);
+    assert.equal(await client.connect(), false);
+    assert.equal(client.status.status, 'disconnected');
+    assert.ok(client.status.details);
   } finally {
-    await manager.cleanup();
+    await client.stop();
     await h.cleanup();
   }
 });

@@ -10,6 +10,7 @@ import * as path from 'node:path';
 import { CliLikeSession, type ReceivedNotification } from './cliLikeSession.js';
 import type { Recorder } from './report.js';
 import type { Target } from './target.js';
+import { CloseDiffTool, OpenDiffTool } from '@ide-companion/protocol';
 
 export interface CheckTimeouts {
   /** Any single request (tools/call, raw probes). */
@@ -20,6 +21,17 @@ export interface CheckTimeouts {
   quietMs: number;
   /** TCP connect attempts. */
   connectMs: number;
+}
+
+/**
+ * First line of every proposal check opens: whoever sees it in their editor
+ * learns where it comes from and that it goes away by itself.
+ */
+export const CHECK_PROPOSAL_LABEL = 'A test proposal from `ide-companion check`: it is closed automatically and nothing is written.\n';
+
+/** A proposal's text, labelled as check's own. */
+export function labelled(text: string): string {
+  return CHECK_PROPOSAL_LABEL + text;
 }
 
 export const DEFAULT_TIMEOUTS: CheckTimeouts = { requestMs: 10_000, contextMs: 3_000, quietMs: 500, connectMs: 2_000 };
@@ -36,6 +48,8 @@ export class CheckRun {
     readonly target: Target,
     readonly timeouts: CheckTimeouts,
     readonly record: Recorder,
+    /** False with --no-diffs: no check may open a diff. */
+    readonly diffs = true,
   ) {}
 
   async openSession(label: string): Promise<CliLikeSession> {
@@ -51,7 +65,7 @@ export class CheckRun {
   }
 
   /** A fresh absolute path in the run's own temp dir, holding `original` (the diff's left side). */
-  scratchFile(stem: string, original = 'ide-companion check: original content\n'): string {
+  scratchFile(stem: string, original = labelled('original content\n')): string {
     this.scratchDir ??= fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'ide-companion-check-')));
     const file = path.join(this.scratchDir, `${stem}-${++this.counter}.txt`);
     fs.writeFileSync(file, original);
@@ -61,12 +75,12 @@ export class CheckRun {
   /** openDiff: remember to close it whatever happens next. */
   async openDiff(session: CliLikeSession, filePath: string, newContent: string, timeoutMs = this.timeouts.requestMs) {
     this.openDiffs.set(filePath, session);
-    return session.callTool('openDiff', { filePath, newContent }, timeoutMs);
+    return session.callTool(OpenDiffTool.name, { filePath, newContent }, timeoutMs);
   }
 
   /** closeDiff the way the CLI sends it. */
   async closeDiff(session: CliLikeSession, filePath: string, timeoutMs = this.timeouts.requestMs) {
-    const result = await session.callTool('closeDiff', { filePath, suppressNotification: true }, timeoutMs);
+    const result = await session.callTool(CloseDiffTool.name, { filePath, suppressNotification: true }, timeoutMs);
     this.openDiffs.delete(filePath);
     return result;
   }

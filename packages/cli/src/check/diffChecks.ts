@@ -4,9 +4,9 @@
  * second session that must not hang the first (one McpServer per session).
  * Every diff opened here is on a file in the run's own temp dir, and closed.
  */
-import { DiffAcceptedNotification, DiffClosedNotification, DiffRejectedNotification } from '@ide-companion/protocol';
+import { CloseDiffTool, DiffAcceptedNotification, DiffClosedNotification, DiffRejectedNotification, OpenDiffTool } from '@ide-companion/protocol';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { CheckRun } from './checkRun.js';
+import { labelled, type CheckRun } from './checkRun.js';
 import { describeCallError, httpStatusOf, sleep, timedOut, type CliLikeSession } from './cliLikeSession.js';
 
 const OUTCOME_METHODS = new Set<string>([DiffAcceptedNotification.method, DiffRejectedNotification.method, DiffClosedNotification.method]);
@@ -15,9 +15,9 @@ const LARGE_DIFF_BYTES = 11 * 1024 * 1024;
 
 /** `diffTools`: tools/list named openDiff and closeDiff (transport.diffTools). */
 export async function checkDiffs(run: CheckRun, session: CliLikeSession, diffTools: boolean): Promise<void> {
-  if (!diffTools) {
+  if (!diffTools || !run.diffs) {
     for (const id of ['diff.relativePath', 'diff.open', 'diff.closeDiffJson', 'diff.closeDiffSilent', 'security.bodyLimit'] as const) {
-      run.record.skip(id, 'the companion offers no diff tools');
+      run.record.skip(id, diffTools ? 'no diffs opened (--no-diffs)' : 'the companion offers no diff tools');
     }
     return;
   }
@@ -35,7 +35,7 @@ function textOf(result: CallToolResult): string | undefined {
 async function checkRelativePath(run: CheckRun, session: CliLikeSession): Promise<void> {
   const relative = 'ide-companion-check-relative.txt';
   try {
-    const result = await run.openDiff(session, relative, 'ide-companion check: a relative path must be refused\n');
+    const result = await run.openDiff(session, relative, labelled('a relative path must be refused\n'));
     if (result.isError) {
       run.forgetDiff(relative);
       const text = textOf(result);
@@ -53,7 +53,7 @@ async function checkRelativePath(run: CheckRun, session: CliLikeSession): Promis
 /** diff.open, diff.closeDiffJson, diff.closeDiffSilent; true when openDiff works. */
 async function checkOpenAndClose(run: CheckRun, session: CliLikeSession): Promise<boolean> {
   const file = run.scratchFile('open');
-  const proposal = `ide-companion check: proposed content\nline 2 "quoted" \\ backslash\n`;
+  const proposal = labelled(`proposed content\nline 2 "quoted" \\ backslash\n`);
   const startedAt = Date.now();
   let result: CallToolResult;
   try {
@@ -72,7 +72,7 @@ async function checkOpenAndClose(run: CheckRun, session: CliLikeSession): Promis
     run.record.skip('diff.closeDiffSilent', 'openDiff failed');
     return false;
   }
-  if (Array.isArray(result.content) && result.content.length === 0) run.record.pass('diff.open', `content: [] after ${ms} ms`);
+  if (OpenDiffTool.result.safeParse(result).success) run.record.pass('diff.open', `content: [] after ${ms} ms`);
   else run.record.warn('diff.open', `answered after ${ms} ms with ${result.content?.length ?? 0} content blocks; the spec asks for content: []`);
 
   const closeAt = Date.now();
@@ -110,7 +110,8 @@ function judgeCloseText(run: CheckRun, text: string, proposal: string): void {
     }
     return;
   }
-  const content = (parsed as { content?: unknown } | null)?.content;
+  const payload = CloseDiffTool.result.safeParse(parsed);
+  const content = payload.success ? payload.data.content : undefined;
   if (content === proposal) run.record.pass('diff.closeDiffJson', 'JSON {"content": ...} holding the proposal');
   else if (typeof content === 'string') run.record.warn('diff.closeDiffJson', 'JSON {"content": ...}, but not the proposal sent (edited meanwhile?)');
   else if (content === null) run.record.warn('diff.closeDiffJson', '{"content": null}: the CLI falls back to the model\'s proposal');
@@ -119,7 +120,7 @@ function judgeCloseText(run: CheckRun, text: string, proposal: string): void {
 
 function largeProposal(): string {
   const line = `${'ide-companion check large proposal '.padEnd(63, '.')}\n`;
-  return line.repeat(Math.ceil(LARGE_DIFF_BYTES / line.length));
+  return labelled(line.repeat(Math.ceil(LARGE_DIFF_BYTES / line.length)));
 }
 
 async function checkBodyLimit(run: CheckRun, session: CliLikeSession): Promise<void> {
@@ -158,7 +159,7 @@ export async function checkSessionIsolation(run: CheckRun, first: CliLikeSession
     return;
   }
   await second.waitForStream(run.timeouts.contextMs);
-  if (!diffTools || run.record.status('diff.open') === 'fail') {
+  if (!diffTools || !run.diffs || run.record.status('diff.open') === 'fail') {
     try {
       await first.client.listTools(undefined, { timeout: run.timeouts.requestMs });
       run.record.pass('session.isolation', 'session A\'s tools/list answered after session B connected');
@@ -169,7 +170,7 @@ export async function checkSessionIsolation(run: CheckRun, first: CliLikeSession
   }
   const file = run.scratchFile('isolation');
   try {
-    const result = await run.openDiff(first, file, 'ide-companion check: session isolation\n');
+    const result = await run.openDiff(first, file, labelled('session isolation\n'));
     if (result.isError) run.forgetDiff(file);
     run.record.pass('session.isolation', 'session A\'s openDiff answered after session B connected');
   } catch (err) {

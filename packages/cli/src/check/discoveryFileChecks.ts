@@ -2,6 +2,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { z } from 'zod';
+import { readDiscoveryFile, type DiscoveryFileRead } from '@ide-companion/client';
 import { DiscoveryFileSchema, IdeInfoSchema, parseDiscoveryFileName, splitWorkspacePath } from '@ide-companion/protocol';
 import { isProcessAlive } from '@ide-companion/server';
 import type { Recorder } from './report.js';
@@ -15,7 +16,8 @@ export interface DiscoveryFileCheckInput {
 /** Runs every discovery.* check on `file`. */
 export function checkDiscoveryFile(input: DiscoveryFileCheckInput, record: Recorder): void {
   const { file } = input;
-  const name = path.basename(file);
+  const read = readDiscoveryFile(file);
+  const name = read.fileName;
   const fromName = parseDiscoveryFileName(name);
   if (fromName) record.pass('discovery.name', `${name} matches gemini-ide-server-PID-PORT.json`);
   else record.fail('discovery.name', `${name} does not match gemini-ide-server-PID-PORT.json: the CLI never reads it`);
@@ -24,7 +26,7 @@ export function checkDiscoveryFile(input: DiscoveryFileCheckInput, record: Recor
   if (samePath(dir, input.expectedDir)) record.pass('discovery.location', `in ${dir}`);
   else record.warn('discovery.location', `in ${dir}, but the CLI only reads ${input.expectedDir}`);
 
-  checkFileMode(file, record);
+  checkFileMode(read, record);
   checkDirMode(dir, record);
 
   if (fromName) {
@@ -34,12 +36,10 @@ export function checkDiscoveryFile(input: DiscoveryFileCheckInput, record: Recor
     record.skip('discovery.pid', 'no PID: the name does not match the pattern');
   }
 
-  let json: unknown;
-  try {
-    json = JSON.parse(fs.readFileSync(file, 'utf8'));
-  } catch (err) {
-    record.fail('discovery.schema', `not readable JSON: ${(err as Error).message}`);
-    record.skipRemaining('the content is not JSON', ['discovery']);
+  const json = read.json;
+  if (json === undefined) {
+    record.fail('discovery.schema', `not a readable JSON object: ${read.readError}`);
+    record.skipRemaining('the content is not a JSON object', ['discovery']);
     return;
   }
   // ideInfo is judged on its own (discovery.ideInfo), so a missing one fails exactly one check.
@@ -48,7 +48,7 @@ export function checkDiscoveryFile(input: DiscoveryFileCheckInput, record: Recor
   if (parsed.success) record.pass('discovery.schema', 'port, workspacePath and authToken have the right types');
   else record.fail('discovery.schema', `does not match the contract: ${issues(parsed.error)}`);
 
-  const content = (typeof json === 'object' && json !== null ? json : {}) as Record<string, unknown>;
+  const content = json;
   const ideInfo = IdeInfoSchema.safeParse(content['ideInfo']);
   if (ideInfo.success) record.pass('discovery.ideInfo', `ideInfo names ${JSON.stringify(ideInfo.data.displayName)} (${ideInfo.data.name})`);
   else if (content['ideInfo'] === undefined) record.fail('discovery.ideInfo', 'no ideInfo: the CLI refuses to connect from any terminal but VS Code, Sublime, Zed, Xcode or JetBrains');
@@ -83,22 +83,20 @@ function checkWorkspacePath(value: unknown, record: Recorder): void {
   else record.fail('discovery.workspacePath', `${problems.join('; ')}: the CLI resolves roots against its own cwd and reports a directory mismatch`);
 }
 
-function checkFileMode(file: string, record: Recorder): void {
-  let st: fs.Stats;
-  try {
-    st = fs.lstatSync(file);
-  } catch (err) {
-    record.fail('discovery.fileMode', `cannot stat: ${(err as NodeJS.ErrnoException).code}`);
+function checkFileMode(read: DiscoveryFileRead, record: Recorder): void {
+  const st = read.entry;
+  if (!st) {
+    record.fail('discovery.fileMode', `cannot stat: ${read.readError ?? 'the file is gone'}`);
     return;
   }
-  if (st.isSymbolicLink()) return record.fail('discovery.fileMode', 'the file is a symbolic link');
-  if (!st.isFile()) return record.fail('discovery.fileMode', 'not a regular file');
+  if (st.isSymbolicLink) return record.fail('discovery.fileMode', 'the file is a symbolic link');
+  if (!st.isFile) return record.fail('discovery.fileMode', 'not a regular file');
   const uid = process.getuid?.();
   if (uid !== undefined && st.uid !== uid) {
     return record.fail('discovery.fileMode', `owned by uid ${st.uid}, not by you (uid ${uid}): the CLI ignores it`);
   }
   if (process.platform === 'win32') return record.skip('discovery.fileMode', 'POSIX modes do not apply on Windows');
-  const mode = st.mode & 0o777;
+  const mode = st.mode;
   if ((mode & 0o077) !== 0) record.fail('discovery.fileMode', `mode ${octal(mode)}: other users can read the token; create it 0600`);
   else record.pass('discovery.fileMode', `mode ${octal(mode)}, owned by you`);
 }

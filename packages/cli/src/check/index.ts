@@ -3,5 +3,5 @@ export { CHECKS, type CheckId, type CheckGroup, type CheckDefinition } from './c
 export { exitCodeOf, type CheckReport, type CheckResult, type CheckStatus } from './report.js';
 export { formatReport } from './format.js';
 export { UsageError } from './target.js';
-export { DEFAULT_TIMEOUTS, type CheckTimeouts } from './checkRun.js';
+export { CHECK_PROPOSAL_LABEL, DEFAULT_TIMEOUTS, type CheckTimeouts } from './checkRun.js';
 export { estimateTokenBits, nonLoopbackAddresses } from './securityChecks.js';

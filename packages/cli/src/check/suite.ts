@@ -13,32 +13,36 @@ import { checkDiscoveryFile } from './discoveryFileChecks.js';
 import { Recorder, type CheckReport } from './report.js';
 import { checkSecurity } from './securityChecks.js';
 import { checkBadInput, checkStillAnswering } from './sessionChecks.js';
-import { resolveTarget, type TargetOptions } from './target.js';
+import { resolveTarget, type Target, type TargetOptions } from './target.js';
 import { checkTransport } from './transportChecks.js';
 import { LOOPBACK_HOST } from '@ide-companion/protocol';
 
 export interface CheckOptions extends TargetOptions {
   timeouts?: Partial<CheckTimeouts>;
-  /** On SIGINT/SIGTERM, close the diffs and sessions opened so far, then exit (for the command; not for libraries). */
+  /** Open and close test diffs (default true); false skips every check that would. */
+  diffs?: boolean;
+  /** Called once the target is known, before anything is sent to it (the command's notice). */
+  onTarget?: (target: Target) => void;
+  /** On SIGINT/SIGTERM/SIGHUP, close the diffs and sessions opened so far, then exit (for the command; not for libraries). */
   cleanupOnSignal?: boolean;
 }
 
 /** Ctrl-C in the middle of a run must not leave diffs open in the user's editor. */
 function cleanupOnSignal(run: CheckRun): () => void {
   const handler = (signal: NodeJS.Signals) => {
-    void run.cleanup().finally(() => process.exit(signal === 'SIGINT' ? 130 : 143));
+    void run.cleanup().finally(() => process.exit(signal === 'SIGINT' ? 130 : signal === 'SIGHUP' ? 129 : 143));
   };
-  process.once('SIGINT', handler);
-  process.once('SIGTERM', handler);
+  const signals = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+  for (const s of signals) process.once(s, handler);
   return () => {
-    process.off('SIGINT', handler);
-    process.off('SIGTERM', handler);
+    for (const s of signals) process.off(s, handler);
   };
 }
 
 /** Runs every check. Throws UsageError when there is nothing to check (no port, no token, unreadable file). */
 export async function runCheck(options: CheckOptions = {}): Promise<CheckReport> {
   const target = await resolveTarget(options);
+  options.onTarget?.(target);
   const record = new Recorder();
   const reportTarget: CheckReport['target'] = {
     host: LOOPBACK_HOST,
@@ -49,7 +53,7 @@ export async function runCheck(options: CheckOptions = {}): Promise<CheckReport>
   if (target.discoveryFile) checkDiscoveryFile({ file: target.discoveryFile, expectedDir: target.discoveryDir }, record);
   else record.skipRemaining(`no discovery file names port ${target.port} in ${target.discoveryDir} (pass --file to check one)`, ['discovery']);
 
-  const run = new CheckRun(target, { ...DEFAULT_TIMEOUTS, ...options.timeouts }, record);
+  const run = new CheckRun(target, { ...DEFAULT_TIMEOUTS, ...options.timeouts }, record, options.diffs ?? true);
   const removeSignalCleanup = options.cleanupOnSignal ? cleanupOnSignal(run) : () => undefined;
   try {
     const transport = await checkTransport(run);

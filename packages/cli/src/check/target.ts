@@ -2,10 +2,9 @@
  * Which companion to check: --port/--token, --file, or the one the CLI would
  * choose for the current directory (discoverCompanion from @ide-companion/client).
  */
-import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { discoverCompanion, discoveryDirectory } from '@ide-companion/client';
-import { parseDiscoveryFileName } from '@ide-companion/protocol';
+import { discoverCompanion, discoveryDirectory, findDiscoveryFileForPort, readDiscoveryFile } from '@ide-companion/client';
+import type { IdeInfo } from '@ide-companion/protocol';
 
 export class UsageError extends Error {
   override name = 'UsageError';
@@ -31,9 +30,16 @@ export interface Target {
   discoveryFile?: string;
   /** The directory the real CLI reads discovery files from. */
   discoveryDir: string;
+  /** The editor, as its discovery file names it. */
+  ide?: IdeInfo;
 }
 
 export async function resolveTarget(options: TargetOptions): Promise<Target> {
+  const target = await resolvePortAndToken(options);
+  return target.discoveryFile ? { ...target, ide: readDiscoveryFile(target.discoveryFile).ideInfo } : target;
+}
+
+async function resolvePortAndToken(options: TargetOptions): Promise<Target> {
   const discoveryDir = discoveryDirectory(options.tmpdir);
   if (options.file !== undefined) {
     const file = path.resolve(options.file);
@@ -56,41 +62,15 @@ export async function resolveTarget(options: TargetOptions): Promise<Target> {
 
 /** Our own discovery file naming `port` in `dir`, if any. */
 function findFileForPort(dir: string, port: number): string | undefined {
-  let names: string[];
-  try {
-    names = fs.readdirSync(dir);
-  } catch {
-    return undefined;
-  }
-  const uid = process.getuid?.();
-  for (const name of names.sort()) {
-    if (parseDiscoveryFileName(name)?.port !== port) continue;
-    const file = path.join(dir, name);
-    try {
-      if (uid === undefined || fs.lstatSync(file).uid === uid) return file;
-    } catch {
-      // Gone meanwhile.
-    }
-  }
-  return undefined;
+  return findDiscoveryFileForPort(dir, port)?.path;
 }
 
 /** The numeric port and non-empty token a file names, whatever else is wrong with it (discovery.* judges that). */
 function readPortAndToken(file: string): { port?: number; authToken?: string } {
-  let text: string;
-  try {
-    text = fs.readFileSync(file, 'utf8');
-  } catch (err) {
-    throw new UsageError(`cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
-  }
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    return {};
-  }
-  const { port, authToken } = (typeof json === 'object' && json !== null ? json : {}) as Record<string, unknown>;
-  return { port: typeof port === 'number' ? port : undefined, authToken: typeof authToken === 'string' && authToken ? authToken : undefined };
+  const read = readDiscoveryFile(file);
+  if (read.json === undefined && read.readError?.startsWith('cannot read')) throw new UsageError(`${file}: ${read.readError}`);
+  const port = read.json?.['port'];
+  return { port: typeof port === 'number' ? port : undefined, authToken: read.authToken };
 }
 
 async function discover(options: TargetOptions, discoveryDir: string): Promise<Target> {

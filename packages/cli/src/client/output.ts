@@ -1,24 +1,14 @@
 /**
  * Shared by the client-side commands (status, context, diff, doctor, list,
- * install): option parsing, `--json` versus text output, exit codes, and the
- * one way they build a CompanionClient. One place, so every command behaves alike.
+ * install): `--json` versus text output, errors mapped to exit codes, and the
+ * one way they build a CompanionClient. Options and exit codes are in
+ * ../commandTable.ts.
  */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { CompanionClient, DEFAULT_AVAILABILITY_TIMEOUT_MS, DEFAULT_INIT_TIMEOUT_MS, type CompanionClientOptions } from '@ide-companion/client';
+import { EXIT, UsageError } from '../commandTable.js';
 
-/** Exit codes the client commands share. */
-export const EXIT = {
-  OK: 0,
-  /** The answer is "no": disconnected, rejected, would not connect. */
-  NO: 1,
-  USAGE: 2,
-  /** Something failed: no connection for a diff, connection lost, I/O error. */
-  ERROR: 3,
-} as const;
-
-export class UsageError extends Error {
-  override name = 'UsageError';
-}
+export { EXIT, UsageError } from '../commandTable.js';
 
 const COMMON_OPTIONS = {
   json: { type: 'boolean', default: false },
@@ -26,18 +16,13 @@ const COMMON_OPTIONS = {
   timeout: { type: 'string' },
 } as const satisfies ParseArgsConfig['options'];
 
-export const COMMON_USAGE = `  --json          print one JSON object (or one per line with --watch)
-  --cwd DIR       act as if run in DIR (default: the current directory)
-  --timeout MS    connection timeout in milliseconds (default ${DEFAULT_INIT_TIMEOUT_MS})
-`;
-
 export interface Common {
   json: boolean;
   cwd: string;
   timeoutMs: number;
 }
 
-/** parseArgs with a UsageError for anything unexpected. */
+/** parseArgs with a UsageError for anything unexpected (commands not yet in the command table). */
 export function parse(
   argv: string[],
   options: NonNullable<ParseArgsConfig['options']>,
@@ -58,7 +43,11 @@ export function common(values: Record<string, unknown>): Common {
   return { json: values['json'] === true, cwd: typeof values['cwd'] === 'string' ? values['cwd'] : process.cwd(), timeoutMs };
 }
 
-/** A client for one command run: no reconnect unless asked, the CLI's timeouts bounded by --timeout. */
+/**
+ * A client for one command run: no reconnect unless asked, the CLI's timeouts
+ * bounded by --timeout, and a companion in this same container reached on
+ * loopback even where gemini would dial host.docker.internal.
+ */
 export function makeClient(c: Common, extra: Partial<CompanionClientOptions> = {}): CompanionClient {
   return new CompanionClient({
     cwd: c.cwd,
@@ -67,6 +56,7 @@ export function makeClient(c: Common, extra: Partial<CompanionClientOptions> = {
     availabilityTimeoutMs: Math.min(DEFAULT_AVAILABILITY_TIMEOUT_MS, c.timeoutMs),
     reconnect: false,
     heartbeatMs: 0,
+    dialLocalCompanion: true,
     ...extra,
   });
 }

@@ -1,33 +1,23 @@
 /** `ide-companion context [--watch]`: the IDE context the CLI would send the model. */
-import { toModelJson } from '@ide-companion/client';
+import { toModelJson, withOurInstallHint } from '@ide-companion/client';
 import type { Command } from './types.js';
-import { COMMON_USAGE, EXIT, common, makeClient, parse, print, printError, printJson, printJsonLine, runCommand } from '../client/output.js';
+import { commandSpec, parseCommandArgs, usageOf } from '../commandTable.js';
+import { EXIT, common, makeClient, print, printError, printJson, printJsonLine, runCommand } from '../client/output.js';
 
-const usage = `Usage: ide-companion context [--watch] [--json] [--cwd DIR] [--timeout MS]
-
-Connects to the companion Gemini CLI would use from this folder and prints the
-IDE context as the model receives it (a JSON object, normalised as the CLI
-does: newest file first, only it active, at most 10 files, long selections cut).
-
-  --watch         keep running and print every change (reconnects by itself);
-                  with --json, one JSON object per line
-${COMMON_USAGE}
-Exit status: 0 printed a context, 1 no connection or no context arrived,
-2 usage error. With --watch, runs until interrupted (exit 0).
-`;
+const usage = usageOf(commandSpec('context'));
 
 export const contextCommand: Command = {
   name: 'context',
   usage,
   run: (argv) =>
     runCommand('context', usage, async () => {
-      const { values } = parse(argv, { watch: { type: 'boolean', default: false } }, false);
+      const { values } = parseCommandArgs(commandSpec('context'), argv);
       const c = common(values);
       if (values.watch) return watch(c);
       const client = makeClient(c);
       try {
         if (!(await client.connect())) {
-          printError('context', client.status.details ?? 'not connected');
+          printError('context', withOurInstallHint(client.status.details ?? 'not connected'));
           return EXIT.NO;
         }
         const ctx = await client.waitForContext(c.timeoutMs);
@@ -62,9 +52,9 @@ async function watch(c: ReturnType<typeof common>): Promise<number> {
   });
   client.start();
   await new Promise<void>((resolve) => {
+    // A closed terminal too: the session is ended (DELETE) rather than left to expire.
     const stop = () => resolve();
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
+    for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.once(signal, stop);
   });
   await client.stop();
   if (!c.json) print('');

@@ -1,26 +1,14 @@
 /** `ide-companion diff FILE [NEWFILE|-]`: a diff in the connected IDE, for scripts. */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { resolveToRealPath } from '@ide-companion/client';
+import { resolveToRealPath, withOurInstallHint } from '@ide-companion/client';
 import type { Command } from './types.js';
-import { COMMON_USAGE, EXIT, UsageError, common, makeClient, parse, printError, printJson, runCommand } from '../client/output.js';
+import { commandSpec, parseCommandArgs, usageOf } from '../commandTable.js';
+import { EXIT, UsageError, common, makeClient, printError, printJson, runCommand } from '../client/output.js';
 
-const usage = `Usage: ide-companion diff FILE [NEWFILE|-] [--write] [--json] [--cwd DIR] [--timeout MS]
+const usage = usageOf(commandSpec('diff'));
 
-Opens a diff of FILE against the proposed content in the IDE that Gemini CLI
-would use from this folder, and waits for the user to accept or reject it.
-The proposal comes from NEWFILE, or from stdin with '-' (the default when
-stdin is not a terminal); with neither, FILE's own content (edit it in the IDE).
-
-On accept, prints the final content (with any edits made in the diff view) to
-stdout; FILE itself is written only with --write. Ctrl-C closes the diff as
-rejected.
-
-  --write         write the accepted content to FILE
-${COMMON_USAGE}
-Exit status: 0 accepted, 1 rejected, 2 usage error, 3 error (no companion,
-diffs not offered, connection lost).
-`;
+const INTERRUPTS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 
 async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
@@ -41,7 +29,7 @@ export const diffCommand: Command = {
   usage,
   run: (argv) =>
     runCommand('diff', usage, async () => {
-      const { values, positionals } = parse(argv, { write: { type: 'boolean', default: false } });
+      const { values, positionals } = parseCommandArgs(commandSpec('diff'), argv);
       const c = common(values);
       if (positionals.length < 1 || positionals.length > 2) throw new UsageError('expected FILE and optionally NEWFILE or -');
       // The CLI sends the absolute real path; a new file's path is resolved through its parent.
@@ -59,20 +47,21 @@ export const diffCommand: Command = {
 
       const client = makeClient(c);
       let interrupted = false;
-      const onSigint = () => {
+      // Ctrl-C, a kill and a closed terminal all withdraw the proposal: none may leave it open in the IDE.
+      const onSignal = () => {
         interrupted = true;
         void client.resolveDiffFromCli(filePath, 'rejected');
       };
       try {
         if (!(await client.connect())) {
-          printError('diff', client.status.details ?? 'not connected to an IDE companion');
+          printError('diff', withOurInstallHint(client.status.details ?? 'not connected to an IDE companion'));
           return EXIT.ERROR;
         }
         if (!client.isDiffingEnabled()) {
           printError('diff', `the companion in ${client.ideInfo?.displayName ?? 'the IDE'} does not offer openDiff and closeDiff`);
           return EXIT.ERROR;
         }
-        process.once('SIGINT', onSigint);
+        for (const signal of INTERRUPTS) process.once(signal, onSignal);
         const outcome = await client.openDiff(filePath, proposal);
         if (outcome.status === 'rejected') {
           if (c.json) printJson({ status: 'rejected', filePath, interrupted });
@@ -91,7 +80,7 @@ export const diffCommand: Command = {
         printError('diff', (err as Error).message);
         return EXIT.ERROR;
       } finally {
-        process.off('SIGINT', onSigint);
+        for (const signal of INTERRUPTS) process.off(signal, onSignal);
         await client.stop();
       }
     }),

@@ -4,22 +4,19 @@
  * steps (IDE process, discovery files, workspace, IDE detection, host) and
  * then makes a real connection attempt to the targets the CLI would dial.
  */
-import { discoverCompanion, detectEditor, redactDiscovery, type DiscoveryResult } from '@ide-companion/client';
+import { containerHintFor, discoverCompanion, withOurInstallHint, detectEditor, redactDiscovery, type DiscoveryResult } from '@ide-companion/client';
 import { findInstaller } from '../editors.js';
+
+/** The `ide-companion install` id for an editor, if it has an installer: the one place doctor looks installers up. */
+async function installerIdFor(editorName: string): Promise<string | undefined> {
+  return (await findInstaller(editorName))?.id;
+}
 import { ENV, LOOPBACK_HOST } from '@ide-companion/protocol';
 import type { Command } from './types.js';
-import { COMMON_USAGE, EXIT, common, makeClient, mark, parse, print, printJson, runCommand } from '../client/output.js';
+import { commandSpec, parseCommandArgs, usageOf } from '../commandTable.js';
+import { EXIT, common, makeClient, mark, print, printJson, runCommand } from '../client/output.js';
 
-const usage = `Usage: ide-companion doctor [--json] [--cwd DIR] [--timeout MS]
-
-Explains whether Gemini CLI started in this folder would connect to an IDE
-companion, and what to do if not: discovery files and their owners, stale
-files, the workspace match (with every root), the token, IDE detection,
-container host mapping, and a real connection attempt.
-
-${COMMON_USAGE}
-Exit status: 0 gemini would connect, 1 it would not, 2 usage error.
-`;
+const usage = usageOf(commandSpec('doctor'));
 
 interface Finding {
   ok: boolean | undefined;
@@ -33,7 +30,7 @@ export const doctorCommand: Command = {
   usage,
   run: (argv) =>
     runCommand('doctor', usage, async () => {
-      const { values } = parse(argv, {}, false);
+      const { values } = parseCommandArgs(commandSpec('doctor'), argv);
       const c = common(values);
       const d = await discoverCompanion({ cwd: c.cwd, wellKnownPorts: false });
       const findings = await examine(d);
@@ -41,7 +38,7 @@ export const doctorCommand: Command = {
       let tools: string[] = [];
       if (!d.problem) {
         // The real attempt: the CLI's targets only (no well-known ports), the CLI's handshake.
-        const client = makeClient(c, { ideProcess: d.ideProcess, wellKnownPorts: false });
+        const client = makeClient(c, { ideProcess: d.ideProcess, wellKnownPorts: false, dialLocalCompanion: false });
         connected = await client.connect();
         tools = client.tools;
         for (const a of client.attempts) {
@@ -90,9 +87,9 @@ async function examine(d: DiscoveryResult): Promise<Finding[]> {
     text: `IDE PID ${d.ideProcess.pid} (${d.ideProcess.source === 'env' ? `from ${ENV.IDE_PID}` : 'from the process tree: grandparent of the first shell above gemini'})${d.ideProcess.command ? `: ${d.ideProcess.command.slice(0, 120)}` : ''}`,
   });
   const editor = detectEditor(process.env, d.ideProcess.command);
-  const installer = editor ? await findInstaller(editor.name) : undefined;
-  const startAdvice = installer
-    ? `Start ${editor!.displayName} with its companion (install it with: ide-companion install ${installer.id}), or run \`ide-companion serve\`.`
+  const installerId = editor ? await installerIdFor(editor.name) : undefined;
+  const startAdvice = installerId
+    ? `Start ${editor!.displayName} with its companion (install it with: ide-companion install ${installerId}), or run \`ide-companion serve\`.`
     : 'Start the IDE with its companion enabled (or run `ide-companion serve`).';
   if (d.dirError) out.push({ ok: false, topic: 'discovery', text: d.dirError, advice: startAdvice });
   else if (d.files.length === 0) out.push({ ok: false, topic: 'discovery', text: `no discovery files in ${d.dir}`, advice: startAdvice });
@@ -121,7 +118,7 @@ async function examine(d: DiscoveryResult): Promise<Finding[]> {
     out.push({
       ok: false,
       topic: 'workspace',
-      text: d.workspace.error ?? 'workspace check failed',
+      text: withOurInstallHint(d.workspace.error ?? 'workspace check failed'),
       advice:
         d.workspace.roots.length > 0
           ? `Run gemini from one of: ${d.workspace.roots.join(', ')} (or a folder inside one), or open ${d.realCwd} in the IDE.`
@@ -143,8 +140,8 @@ async function examine(d: DiscoveryResult): Promise<Finding[]> {
       ok: false,
       topic: 'ide detection',
       text: `the CLI will say "IDE integration is not supported in your current environment": no ideInfo in a discovery file and TERM_PROGRAM=${process.env['TERM_PROGRAM'] ?? '(unset)'} is not VS Code, Sublime, Zed, Xcode or JetBrains${guess ? ` (this looks like ${guess.displayName})` : ''}`,
-      advice: installer
-        ? `Install and start the ${guess!.displayName} companion (ide-companion install ${installer.id}); it writes ideInfo, which lets the CLI in.`
+      advice: installerId
+        ? `Install and start the ${guess!.displayName} companion (ide-companion install ${installerId}); it writes ideInfo, which lets the CLI in.`
         : 'Use a companion that writes ideInfo in its discovery file (all of ours do), started for this folder.',
     });
   }
@@ -153,7 +150,7 @@ async function examine(d: DiscoveryResult): Promise<Finding[]> {
     ok: h.inContainer && h.host !== LOOPBACK_HOST ? undefined : true,
     topic: 'host',
     text: h.reason,
-    advice: h.host !== LOOPBACK_HOST ? `If the IDE runs in this same container, set REMOTE_CONTAINERS=1 so the CLI dials ${LOOPBACK_HOST}.` : undefined,
+    advice: containerHintFor(h),
   });
   return out;
 }
@@ -162,10 +159,10 @@ function adviceForFailure(error: string, d: DiscoveryResult): string {
   if (/401|403|Unauthorized|Forbidden/i.test(error)) return 'The token was refused: the discovery file may be left over from an earlier run of the companion; restart the IDE companion.';
   if (/ECONNREFUSED|fetch failed/i.test(error)) {
     return d.host.host !== LOOPBACK_HOST
-      ? `Nothing answered on ${d.host.host}: if the IDE runs in this container, set REMOTE_CONTAINERS=1.`
+      ? `Nothing answered on ${d.host.host}: if the IDE runs in this container, run \`export REMOTE_CONTAINERS=1\` before gemini.`
       : 'Nothing listens on that port: the companion is not running (stale file); restart the IDE or its companion.';
   }
-  if (/ENOTFOUND|EAI_AGAIN/i.test(error)) return `${d.host.host} does not resolve here: set REMOTE_CONTAINERS=1 if the IDE runs in this container.`;
+  if (/ENOTFOUND|EAI_AGAIN/i.test(error)) return `${d.host.host} does not resolve here: if the IDE runs in this container, run \`export REMOTE_CONTAINERS=1\` before gemini.`;
   if (/timed out/i.test(error)) return 'The companion did not answer in time: is the IDE frozen or the port taken by another program?';
   return 'See the error above; restart the IDE companion and run doctor again.';
 }

@@ -1,19 +1,10 @@
 /** `ide-companion list`: every companion on this machine. */
 import { discoverCompanion, listCompanions, type CompanionListing } from '@ide-companion/client';
 import type { Command } from './types.js';
-import { EXIT, common, parse, print, printJson, runCommand } from '../client/output.js';
+import { commandSpec, parseCommandArgs, usageOf } from '../commandTable.js';
+import { EXIT, common, print, printJson, runCommand } from '../client/output.js';
 
-const usage = `Usage: ide-companion list [--json] [--cwd DIR]
-
-Lists every IDE companion on this machine from its discovery file: the IDE,
-its PID, port, workspace, and whether it is alive (PID running and port
-accepting connections). '*' marks the one Gemini CLI would use from this folder.
-
-  --json          print a JSON array
-  --cwd DIR       the folder for the '*' mark (default: the current directory)
-
-Exit status: 0 (also when none is found), 2 usage error.
-`;
+const usage = usageOf(commandSpec('list'));
 
 function liveness(l: CompanionListing): 'alive' | 'stale' | 'not listening' | 'unreadable' {
   if (l.problem) return 'unreadable';
@@ -26,18 +17,19 @@ export const listCommand: Command = {
   usage,
   run: (argv) =>
     runCommand('list', usage, async () => {
-      const { values } = parse(argv, {}, false);
+      const { values } = parseCommandArgs(commandSpec('list'), argv);
       const c = common(values);
       const [listings, discovery] = await Promise.all([listCompanions(), discoverCompanion({ cwd: c.cwd, wellKnownPorts: false })]);
       const chosen = discovery.chosen?.path;
       const rows = listings.map((l) => ({ ...l, state: liveness(l), chosenHere: l.file === chosen }));
+      const found = rows.length > 0 ? EXIT.OK : EXIT.NO;
       if (c.json) {
         printJson(rows);
-        return EXIT.OK;
+        return found;
       }
       if (rows.length === 0) {
         print(`No companions: no discovery files in ${discovery.dir}.`);
-        return EXIT.OK;
+        return found;
       }
       const table = [
         ['', 'IDE', 'PID', 'PORT', 'STATE', 'WORKSPACE'],
