@@ -237,6 +237,10 @@ export class CodeServer {
         method: 'POST',
         body: JSON.stringify({ code, args }),
         signal: AbortSignal.timeout(EVAL_TIMEOUT_MS),
+      }).catch(async (err: Error) => {
+        const shot = path.join(this.dir, '..', `ide-companion-vscode-eval-failure-${Date.now()}.png`);
+        await page.screenshot({ path: shot }).catch(() => undefined);
+        throw new Error(`the extension host did not answer (${err.name}: ${err.message}); screenshot ${shot}; code: ${code.slice(0, 300)}`);
       });
       const body = (await res.json()) as { result?: T; error?: string };
       if (body.error) throw new Error(`in the extension host: ${body.error}`);

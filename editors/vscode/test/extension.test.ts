@@ -329,8 +329,9 @@ describe('VS Code extension in code-server', { skip, timeout: 10 * 60_000 }, () 
       `await vscode.window.showTextDocument(vscode.Uri.file(args.dirty));
        await vscode.commands.executeCommand('workbench.action.files.revert');
        if (vscode.window.activeTextEditor.document.isDirty) throw new Error('still dirty');
-       await vscode.commands.executeCommand('workbench.action.closeAllEditors');`,
-      { dirty },
+       const mine = vscode.window.tabGroups.all.flatMap((g) => g.tabs).filter((t) => t.input instanceof vscode.TabInputText && [args.dirty, args.clean].includes(t.input.uri.fsPath));
+       await vscode.window.tabGroups.close(mine);`,
+      { dirty, clean },
     );
   });
 
