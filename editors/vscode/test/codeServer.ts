@@ -8,7 +8,7 @@
  * One code-server serves every window of a test file; each browser window is
  * its own extension host, hence its own companion.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -61,6 +61,8 @@ const USER_SETTINGS = {
 export interface StartOptions {
   /** Extra user settings. */
   settings?: Record<string, unknown>;
+  /** More .vsix files to install before code-server starts. */
+  moreExtensions?: string[];
 }
 
 /** Code run in a window's extension host; `args` is JSON. `api` is our extension's exports. */
@@ -157,6 +159,10 @@ export class CodeServer {
     ensureVsix();
     const result = await vscodeInstaller.install({ env: { ...this.env, PATH: `${this.shimDir}:/usr/bin:/bin` } });
     if (!result.success) throw new Error(`installer failed: ${result.message}`);
+    for (const vsix of options.moreExtensions ?? []) {
+      const r = spawnSync(path.join(this.shimDir, 'code-server'), ['--install-extension', vsix], { encoding: 'utf8', env: this.env });
+      if (r.status !== 0) throw new Error(`could not install ${vsix}: ${r.stderr || r.stdout}`);
+    }
 
     this.proc = spawn(
       process.execPath,

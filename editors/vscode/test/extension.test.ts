@@ -25,6 +25,7 @@ import {
   writeFileTurns,
   type RecordingClient,
 } from '@ide-companion/testkit';
+import { createVSIX } from '@vscode/vsce';
 import { CHROMIUM, CodeServer, hasCodeServer, type Window } from './codeServer.js';
 import { activeElementIsTerminal, diffTabCount, discoveryOf, lastContext, openDiff, rejectAllDiffs, terminalText, textOf } from './workbench.js';
 
@@ -531,4 +532,48 @@ describe('VS Code extension in code-server', { skip, timeout: 10 * 60_000 }, () 
       await w.eval(`for (const t of vscode.window.terminals) t.dispose();`);
     },
   );
+});
+
+describe("with Google's companion installed too", { skip, timeout: 5 * 60_000 }, () => {
+  let cs: CodeServer;
+
+  before(async () => {
+    cs = new CodeServer();
+    // An extension with Google's id (publisher and name), nothing else: what the guard looks for.
+    const fake = path.join(cs.dir, 'google-companion');
+    fs.mkdirSync(fake);
+    fs.writeFileSync(
+      path.join(fake, 'package.json'),
+      JSON.stringify({
+        name: 'gemini-cli-vscode-ide-companion',
+        publisher: 'Google',
+        version: '0.0.1',
+        engines: { vscode: '^1.100.0' },
+        repository: { type: 'git', url: 'https://example.invalid/fake.git' },
+        license: 'Apache-2.0',
+      }),
+    );
+    const vsix = path.join(cs.dir, 'google-companion.vsix');
+    await createVSIX({ cwd: fake, packagePath: vsix, dependencies: false, skipLicense: true });
+    await cs.start({ moreExtensions: [vsix] });
+  });
+
+  after(async () => {
+    await cs?.stop();
+  });
+
+  test('the guard says two companions are active; "Use Google\'s here" turns this one off for the workspace', async () => {
+    const ws = path.join(cs.dir, 'ws');
+    fs.mkdirSync(ws);
+    const win = await cs.openWindow(ws);
+    const { discoveryFile } = await win.api();
+    const toast = win.page.locator('.notifications-toasts .notification-toast', { hasText: 'Two Gemini CLI companions are active' });
+    await toast.waitFor({ timeout: 60_000 });
+    await toast.locator('.monaco-button', { hasText: "Use Google's here" }).click();
+    await waitFor(async () => !(await win.api()).running, 'this companion to stop', 30_000, 100);
+    assert.equal(fs.existsSync(discoveryFile), false);
+    assert.equal(await win.eval(`return vscode.workspace.getConfiguration('ideCompanion').inspect('enabled').workspaceValue`), false);
+    await win.page.locator('.statusbar-item', { hasText: 'Gemini' }).first().waitFor({ timeout: 30_000 });
+    await win.close();
+  });
 });
