@@ -481,13 +481,23 @@ describe('VS Code extension in code-server', { skip, timeout: 10 * 60_000 }, () 
       const fail = async (err: Error) => {
         throw new Error(`${err.message}\n--- terminal ---\n${await screen().catch(() => '')}`);
       };
-      await waitFor(async () => (await screen()).includes('Type your message'), 'gemini to start', CLI_START_TIMEOUT_MS, 250).catch(fail);
-      // In a VS Code terminal the CLI first offers to set up Shift+Enter keybindings: the user declines.
-      if (await waitFor(async () => /terminal keybindings\?/.test(await screen()), 'the keybinding offer', 5_000, 250).catch(() => false)) {
+      // In a VS Code terminal the CLI offers to set up Shift+Enter keybindings, before or after its prompt shows: the user declines.
+      const OFFER = /terminal keybindings\?/;
+      const first = await waitFor(
+        async () => {
+          const text = await screen();
+          return OFFER.test(text) ? 'offer' : text.includes('Type your message') ? 'prompt' : undefined;
+        },
+        'gemini to start',
+        CLI_START_TIMEOUT_MS,
+        250,
+      ).catch(fail);
+      if (first === 'offer' || (await waitFor(async () => OFFER.test(await screen()), 'the keybinding offer', 5_000, 250).catch(() => false))) {
         await w.page.keyboard.press('ArrowDown');
         await w.page.keyboard.press('Enter');
-        await waitFor(async () => !/terminal keybindings\?/.test(await screen()), 'the offer to go', STEP_TIMEOUT_MS, 250).catch(fail);
+        await waitFor(async () => !OFFER.test(await screen()), 'the offer to go', STEP_TIMEOUT_MS, 250).catch(fail);
       }
+      await waitFor(async () => (await screen()).includes('Type your message'), 'the prompt', STEP_TIMEOUT_MS, 250).catch(fail);
 
       // /ide status until connected: the CLI says Connected only after its tools/list.
       const deadline = Date.now() + CLI_START_TIMEOUT_MS;
