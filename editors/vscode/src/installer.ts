@@ -11,7 +11,7 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { EditorInstaller, InstallOptions, InstallResult } from '@ide-companion/server';
+import { onPath, type EditorInstaller, type InstallOptions, type InstallResult } from '@ide-companion/server';
 
 /** editors/vscode (this file compiles to editors/vscode/dist/src/). */
 export const EXTENSION_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -32,12 +32,6 @@ export interface VsCodeEditorBinary {
   command: string;
   name: string;
   path: string;
-}
-
-function onPath(command: string, env: NodeJS.ProcessEnv): string | undefined {
-  const r = spawnSync('sh', ['-c', 'command -v "$1"', 'sh', command], { encoding: 'utf8', env });
-  const out = r.stdout?.trim();
-  return r.status === 0 && out ? out : undefined;
 }
 
 export function findVsCodeEditors(env: NodeJS.ProcessEnv = process.env): VsCodeEditorBinary[] {
