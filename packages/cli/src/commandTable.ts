@@ -160,6 +160,23 @@ available and the editor this terminal seems to run in.`,
     exits: { 0: 'installed (or listed)', 1: 'the installer failed', 2: 'usage error or unknown editor', 3: 'the installer could not run' },
   },
   {
+    name: 'mcp',
+    summary: "the connected editor's diagnostics, open files and navigation as MCP tools (stdio)",
+    description: `An MCP server on stdin/stdout for any agent (Gemini CLI, Claude Code, Codex...):
+it finds the editor companion Gemini CLI would use from this folder (as
+'status' does), and offers that editor's tools: getDiagnostics, getOpenEditors,
+getSelection, openFile, getWorkspaceFolders, checkDocumentDirty, saveDocument,
+each as far as the editor supports it. The list follows the editor (tools/
+list_changed) as it starts, restarts or stops. With no editor, every tool is
+listed and each call answers an error saying why (docs/mcp.md).`,
+    options: {
+      cwd: { type: 'string', arg: 'DIR', help: "the project folder whose editor to use (default: the current directory)" },
+      'call-timeout': { type: 'string', arg: 'MS', help: 'bound on one tool call, in milliseconds (default 8000)' },
+      retry: { type: 'string', arg: 'MS', help: 'longest wait between looks for an editor, in milliseconds (default 2000)' },
+    },
+    exits: { 0: 'the agent closed stdin (or SIGTERM, SIGINT, SIGHUP)', 2: USAGE_ERROR, 3: 'could not start' },
+  },
+  {
     name: 'bridge',
     summary: 'companion host for script-based editor plugins (JSON lines on stdio)',
     description: `Runs a companion whose editor end is a script speaking line-delimited JSON on

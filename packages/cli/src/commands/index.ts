@@ -11,5 +11,6 @@ export const COMMANDS: CommandEntry[] = [
   { name: 'doctor', summary: 'explain whether gemini started here would connect, and why not', load: async () => (await import('./doctor.js')).doctorCommand },
   { name: 'list', summary: 'list every companion on this machine (IDE, PID, port, workspace, liveness)', load: async () => (await import('./list.js')).listCommand },
   { name: 'install', summary: 'install the companion for an editor (lists installers without EDITOR)', load: async () => (await import('./install.js')).installCommand },
+  { name: 'mcp', summary: "the connected editor's diagnostics, open files and navigation as MCP tools (stdio)", load: async () => (await import('./mcp.js')).mcpCommand },
   { name: 'bridge', summary: 'companion host for script-based editor plugins (JSON lines on stdio)', load: () => editorCommand('jsonlines', 'bridge') },
 ];
