@@ -15,6 +15,8 @@ export const EDITOR_ENDS: readonly EditorEntry[] = [
   { id: 'terminal', load: async () => (await import('@ide-companion/terminal')).terminalEnd },
   { id: 'jsonlines', load: async () => (await import('@ide-companion/jsonlines')).jsonLinesEnd },
   { id: 'neovim', load: async () => (await import('@ide-companion/neovim')).neovimEnd },
+  // Not an editor: the Gemini CLI extension of `ide-companion mcp`, here so that `install gemini` finds it.
+  { id: 'gemini', load: async () => (await import('./mcp/geminiInstaller.js')).geminiExtensionEnd },
 ];
 
 export async function loadEditorEnds(): Promise<EditorEnd[]> {
