@@ -7,26 +7,26 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { parseArgs } from 'node:util';
 import type { Hello, IdeInfo } from '@ide-companion/protocol';
-import { Companion, describeError, jsonLinesLogger, type EditorCommand } from '@ide-companion/server';
+import { Companion, UsageError, describeError, jsonLinesLogger, parseCommandArgs, usageOf, type CommandSpec, type EditorCommand } from '@ide-companion/server';
 import { JsonLinesBridge } from './jsonLinesBridge.js';
 
-const usage = `Usage: ide-companion bridge [--name NAME --display-name "Display Name"] [--ide-pid PID] [--workspace DIR]...
-
-Runs a companion whose editor end is a script speaking line-delimited JSON on
+export const bridgeSpec: CommandSpec = {
+  name: 'bridge',
+  summary: 'companion host for script-based editor plugins (JSON lines on stdio)',
+  description: `Runs a companion whose editor end is a script speaking line-delimited JSON on
 this process's stdin/stdout (docs/editor-protocol.md). The script's first line
 is {"type":"hello",...}; its fields override these options. Logs go to stderr.
-Ends when stdin closes.
+Ends when stdin closes.`,
+  options: {
+    name: { type: 'string', arg: 'NAME', help: 'ideInfo.name, short and lowercase (e.g. vim)' },
+    'display-name': { type: 'string', arg: 'NAME', help: 'what /ide status shows (e.g. Vim)' },
+    'ide-pid': { type: 'string', arg: 'PID', help: "the editor's PID (default: this command's parent)" },
+    workspace: { type: 'string', arg: 'DIR', multiple: true, help: 'a workspace root (repeatable; default: the current folder)' },
+  },
+  exits: { 0: 'stdin closed, companion stopped', 1: 'the companion could not start', 2: 'usage error' },
+};
 
-Options:
-  --name NAME            ideInfo.name, short and lowercase (e.g. vim)
-  --display-name NAME    what /ide status shows (e.g. Vim)
-  --ide-pid PID          the editor's PID (default: this command's parent)
-  --workspace DIR        a workspace root (repeatable; default: the current folder)
-`;
-
-class BridgeUsageError extends Error {}
 
 interface Flags {
   name?: string;
@@ -36,22 +36,13 @@ interface Flags {
 }
 
 function parseFlags(argv: string[]): Flags {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      name: { type: 'string' },
-      'display-name': { type: 'string' },
-      'ide-pid': { type: 'string' },
-      workspace: { type: 'string', multiple: true },
-    },
-    strict: true,
-  });
-  if (values.name !== undefined && values['display-name'] === undefined) throw new BridgeUsageError('--name was given without --display-name');
-  if (values['display-name'] !== undefined && values.name === undefined) throw new BridgeUsageError('--display-name was given without --name');
+  const { values } = parseCommandArgs(bridgeSpec, argv) as { values: Record<string, string | undefined> & { workspace?: string[] } };
+  if (values.name !== undefined && values['display-name'] === undefined) throw new UsageError('--name was given without --display-name');
+  if (values['display-name'] !== undefined && values.name === undefined) throw new UsageError('--display-name was given without --name');
   let idePid: number | undefined;
   if (values['ide-pid'] !== undefined) {
     idePid = Number(values['ide-pid']);
-    if (!Number.isSafeInteger(idePid) || idePid <= 0) throw new BridgeUsageError(`--ide-pid must be a positive integer, got ${values['ide-pid']}`);
+    if (!Number.isSafeInteger(idePid) || idePid <= 0) throw new UsageError(`--ide-pid must be a positive integer, got ${values['ide-pid']}`);
   }
   return { name: values.name, displayName: values['display-name'], idePid, workspaces: values.workspace ?? [] };
 }
@@ -59,7 +50,7 @@ function parseFlags(argv: string[]): Flags {
 function ideInfoFrom(hello: Hello, flags: Flags): IdeInfo {
   if (hello.ide) return hello.ide;
   if (flags.name && flags.displayName) return { name: flags.name, displayName: flags.displayName };
-  throw new BridgeUsageError('no editor name: pass --name and --display-name, or "ide": {"name", "displayName"} in hello');
+  throw new UsageError('no editor name: pass --name and --display-name, or "ide": {"name", "displayName"} in hello');
 }
 
 function realRoots(dirs: readonly string[]): string[] {
@@ -67,7 +58,7 @@ function realRoots(dirs: readonly string[]): string[] {
     try {
       return fs.realpathSync(path.resolve(d));
     } catch {
-      throw new BridgeUsageError(`workspace ${d} does not exist`);
+      throw new UsageError(`workspace ${d} does not exist`);
     }
   });
 }
@@ -77,7 +68,7 @@ async function run(argv: string[]): Promise<number> {
   try {
     flags = parseFlags(argv);
   } catch (err) {
-    process.stderr.write(`ide-companion bridge: ${describeError(err)}\n\n${usage}`);
+    process.stderr.write(`ide-companion bridge: ${describeError(err)}\n\n${usageOf(bridgeSpec)}`);
     return 2;
   }
   const logger = jsonLinesLogger(process.stderr);
@@ -108,7 +99,7 @@ async function run(argv: string[]): Promise<number> {
     bridge.error(`the companion could not start: ${describeError(err)}`);
     logger.error('the companion could not start', { error: describeError(err) });
     bridge.close();
-    return err instanceof BridgeUsageError ? 2 : 1;
+    return err instanceof UsageError ? 2 : 1;
   }
   bridge.attach(companion);
   await stdinEnded;
@@ -117,9 +108,4 @@ async function run(argv: string[]): Promise<number> {
   return 0;
 }
 
-export const bridgeCommand: EditorCommand = {
-  name: 'bridge',
-  summary: 'companion host for script-based editor plugins (JSON lines on stdio)',
-  usage,
-  run,
-};
+export const bridgeCommand: EditorCommand = { spec: bridgeSpec, run };

@@ -5,28 +5,29 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { parseArgs } from 'node:util';
 import type { EditorEvent } from '@ide-companion/protocol';
-import { Companion, applyEditorEvent, describeError, humanLogger, jsonLinesLogger, type EditorActions, type EditorCommand, type SessionInfo } from '@ide-companion/server';
+import { Companion, applyEditorEvent, describeError, humanLogger, jsonLinesLogger, parseCommandArgs, type CommandSpec, type EditorActions, type EditorCommand, type SessionInfo } from '@ide-companion/server';
 import { paint } from './renderDiff.js';
 import { TerminalReview } from './terminalReview.js';
 import { WorkspaceWatcher } from './workspaceWatcher.js';
 
 export const SERVE_IDE_INFO = { name: 'ide-companion', displayName: 'IDE Companion (terminal)' } as const;
 
-const usage = `Usage: ide-companion serve [--workspace DIR]... [--json] [--no-color]
-
-Runs a Gemini CLI companion for DIR (default: the current folder; repeat
+export const serveSpec: CommandSpec = {
+  name: 'serve',
+  summary: 'run a companion for this folder; review diffs in this terminal',
+  description: `Runs a Gemini CLI companion for DIR (default: the current folder; repeat
 --workspace for several roots). Start 'gemini' in that folder from any other
 terminal and it connects here: files you save become its context, and each
 edit it proposes is shown here as a diff to accept, reject, or edit in
-$VISUAL/$EDITOR first.
-
-Options:
-  --workspace DIR  a workspace root (repeatable)
-  --json           log events as JSON lines on stdout (the review goes to stderr)
-  --no-color       plain output (also when NO_COLOR is set)
-`;
+$VISUAL/$EDITOR first.`,
+  options: {
+    workspace: { type: 'string', arg: 'DIR', multiple: true, help: 'a workspace root (repeatable)' },
+    json: { type: 'boolean', help: 'log events as JSON lines on stdout (the review goes to stderr)' },
+    'no-color': { type: 'boolean', help: 'plain output (also when NO_COLOR is set)' },
+  },
+  exits: { 0: 'stopped by SIGTERM or SIGHUP', 2: 'usage error', 3: 'could not start (workspace missing, port or discovery file refused)' },
+};
 
 function resolveRoots(dirs: string[]): string[] {
   return dirs.map((dir) => {
@@ -47,19 +48,12 @@ function describeSessions(sessions: SessionInfo[]): string {
 }
 
 async function run(argv: string[]): Promise<number> {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      workspace: { type: 'string', multiple: true },
-      json: { type: 'boolean', default: false },
-      'no-color': { type: 'boolean', default: false },
-    },
-    strict: true,
-  });
-  const json = values.json === true;
+  const { values } = parseCommandArgs(serveSpec, argv);
+  const json = values['json'] === true;
   const human = json ? process.stderr : process.stdout;
   const color = !values['no-color'] && !process.env['NO_COLOR'] && (human as NodeJS.WriteStream).isTTY === true;
-  const roots = resolveRoots(values.workspace?.length ? values.workspace : [process.cwd()]);
+  const workspaces = (values['workspace'] as string[] | undefined) ?? [];
+  const roots = resolveRoots(workspaces.length > 0 ? workspaces : [process.cwd()]);
   const event = (e: Record<string, unknown>) => {
     if (json) process.stdout.write(`${JSON.stringify({ time: new Date().toISOString(), ...e })}\n`);
   };
@@ -134,9 +128,4 @@ async function run(argv: string[]): Promise<number> {
   });
 }
 
-export const serveCommand: EditorCommand = {
-  name: 'serve',
-  summary: 'run a companion for this folder; review diffs in this terminal',
-  usage,
-  run,
-};
+export const serveCommand: EditorCommand = { spec: serveSpec, run };

@@ -1,43 +1,16 @@
 /**
- * Every command's options and exit codes, in one table: each command parses
- * its argv and prints its usage from here, `ide-companion --help` prints the
- * exit codes from here, and a test holds the README's table to it.
+ * Every command's options and exit codes, in one table: the specs of this
+ * package's commands are here, the editor ends' (`serve`, `bridge`) come with
+ * their commands through the registry. Each command parses its argv and prints
+ * its usage from its spec, `ide-companion --help` prints the exit codes from
+ * the table, and a test holds the README's table to it.
  */
-import { parseArgs, type ParseArgsConfig } from 'node:util';
+import type { CommandSpec, ExitCode, OptionSpec } from '@ide-companion/server';
+import { COMMANDS } from './commands/index.js';
+import { editorCommandSpec } from './editors.js';
+import { MCP_COMMAND_SPEC } from './mcp/commandSpec.js';
 
-/** The exit codes every command shares. */
-export const EXIT = {
-  /** Yes: connected, accepted, would connect, nothing failed, found. */
-  OK: 0,
-  /** No: disconnected, rejected, would not connect, a check failed, none found. */
-  NO: 1,
-  /** A usage error: unknown option, missing or bad argument. */
-  USAGE: 2,
-  /** An error stopped the command before it had an answer (diff: no companion, diffs not offered, connection lost). */
-  ERROR: 3,
-} as const;
-export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
-
-export interface OptionSpec {
-  type: 'boolean' | 'string';
-  /** The value's name in the usage (`MS`, `DIR`); string options only. */
-  arg?: string;
-  multiple?: boolean;
-  help: string;
-}
-
-export interface CommandSpec {
-  name: string;
-  /** One line for `ide-companion --help`. */
-  summary: string;
-  /** Positional arguments, as the usage line shows them. */
-  args?: string;
-  /** What it does, in a paragraph or two. */
-  description: string;
-  options: Record<string, OptionSpec>;
-  /** What each exit code means for this command. */
-  exits: Partial<Record<ExitCode, string>>;
-}
+export { EXIT, UsageError, parseCommandArgs, usageOf, type CommandSpec, type ExitCode } from '@ide-companion/server';
 
 const json: OptionSpec = { type: 'boolean', help: 'print one JSON object' };
 /** The options of the commands that connect as the CLI would (status, context, diff, doctor). */
@@ -48,22 +21,8 @@ const CONNECTING: Record<string, OptionSpec> = {
 };
 const USAGE_ERROR = 'usage error';
 
-export const COMMAND_TABLE: readonly CommandSpec[] = [
-  {
-    name: 'serve',
-    summary: 'run a companion for this folder; review diffs in this terminal',
-    description: `Runs a Gemini CLI companion for DIR (default: the current folder; repeat
---workspace for several roots). Start 'gemini' in that folder from any other
-terminal and it connects here: files you save become its context, and each
-edit it proposes is shown here as a diff to accept, reject, or edit in
-$VISUAL/$EDITOR first.`,
-    options: {
-      workspace: { type: 'string', arg: 'DIR', multiple: true, help: 'a workspace root (repeatable)' },
-      json: { type: 'boolean', help: 'log events as JSON lines on stdout (the review goes to stderr)' },
-      'no-color': { type: 'boolean', help: 'plain output (also when NO_COLOR is set)' },
-    },
-    exits: { 0: 'stopped by SIGTERM or SIGHUP', 2: USAGE_ERROR, 3: 'could not start (workspace missing, port or discovery file refused)' },
-  },
+/** The specs of this package's own commands. */
+export const OWN_COMMANDS: readonly CommandSpec[] = [
   {
     name: 'status',
     summary: 'show what /ide status would show here, and which companion was chosen',
@@ -159,102 +118,33 @@ available and the editor this terminal seems to run in.`,
     },
     exits: { 0: 'installed (or listed)', 1: 'the installer failed', 2: 'usage error or unknown editor', 3: 'the installer could not run' },
   },
-  {
-    name: 'mcp',
-    summary: "the connected editor's diagnostics, open files and navigation as MCP tools (stdio)",
-    description: `An MCP server on stdin/stdout for any agent (Gemini CLI, Claude Code, Codex...):
-it finds the editor companion Gemini CLI would use from this folder (as
-'status' does), and offers that editor's tools: getDiagnostics, getOpenEditors,
-getSelection, openFile, getWorkspaceFolders, checkDocumentDirty, saveDocument,
-each as far as the editor supports it. The list follows the editor (tools/
-list_changed) as it starts, restarts or stops. With no editor, every tool is
-listed and each call answers an error saying why (docs/mcp.md).`,
-    options: {
-      cwd: { type: 'string', arg: 'DIR', help: "the project folder whose editor to use (default: the current directory)" },
-      'call-timeout': { type: 'string', arg: 'MS', help: 'bound on one tool call, in milliseconds (default 8000)' },
-      retry: { type: 'string', arg: 'MS', help: 'longest wait between looks for an editor, in milliseconds (default 2000)' },
-    },
-    exits: { 0: 'the agent closed stdin (or SIGTERM, SIGINT, SIGHUP)', 2: USAGE_ERROR, 3: 'could not start' },
-  },
-  {
-    name: 'bridge',
-    summary: 'companion host for script-based editor plugins (JSON lines on stdio)',
-    description: `Runs a companion whose editor end is a script speaking line-delimited JSON on
-this process's stdin/stdout (docs/editor-protocol.md). The script's first line
-is {"type":"hello",...}; its fields override these options. Logs go to stderr.
-Ends when stdin closes.`,
-    options: {
-      name: { type: 'string', arg: 'NAME', help: 'ideInfo.name, short and lowercase (e.g. vim)' },
-      'display-name': { type: 'string', arg: 'NAME', help: 'what /ide status shows (e.g. Vim)' },
-      'ide-pid': { type: 'string', arg: 'PID', help: "the editor's PID (default: this command's parent)" },
-      workspace: { type: 'string', arg: 'DIR', multiple: true, help: 'a workspace root (repeatable; default: the current folder)' },
-    },
-    exits: { 0: 'stdin closed, companion stopped', 2: USAGE_ERROR, 3: 'could not start' },
-  },
+  MCP_COMMAND_SPEC,
 ];
 
 export function commandSpec(name: string): CommandSpec {
-  const spec = COMMAND_TABLE.find((c) => c.name === name);
+  const spec = OWN_COMMANDS.find((c) => c.name === name);
   if (!spec) throw new Error(`no command ${name} in the command table`);
   return spec;
 }
 
-function optionLabel(name: string, o: OptionSpec): string {
-  return `--${name}${o.arg ? ` ${o.arg}` : ''}`;
-}
-
-/** `ide-companion help NAME` and `NAME --help`. */
-export function usageOf(spec: CommandSpec): string {
-  const synopsis = [spec.args, ...Object.entries(spec.options).map(([n, o]) => `[${optionLabel(n, o)}]${o.multiple ? '...' : ''}`)].filter(Boolean).join(' ');
-  const labels = Object.entries(spec.options).map(([n, o]) => [optionLabel(n, o), o.help] as const);
-  const width = Math.max(...labels.map(([l]) => l.length));
-  const exits = Object.entries(spec.exits).map(([code, meaning]) => `  ${code}  ${meaning}`);
-  return [
-    `Usage: ide-companion ${spec.name} ${synopsis}`,
-    '',
-    spec.description,
-    '',
-    'Options:',
-    ...labels.map(([l, help]) => `  ${l.padEnd(width)}  ${help}`),
-    '',
-    'Exit status:',
-    ...exits,
-    '',
-  ].join('\n');
-}
-
-export class UsageError extends Error {
-  override name = 'UsageError';
-}
-
-/** Parses argv with the command's options from the table; anything unexpected is a UsageError. */
-export function parseCommandArgs(
-  spec: CommandSpec,
-  argv: string[],
-): { values: Record<string, string | boolean | string[] | undefined>; positionals: string[] } {
-  const options: NonNullable<ParseArgsConfig['options']> = {};
-  for (const [name, o] of Object.entries(spec.options)) options[name] = o.multiple ? { type: o.type, multiple: true } : { type: o.type };
-  try {
-    const r = parseArgs({ args: argv, options, allowPositionals: spec.args !== undefined, strict: true });
-    return { values: r.values as Record<string, string | boolean | string[] | undefined>, positionals: r.positionals };
-  } catch (err) {
-    throw new UsageError((err as Error).message);
-  }
+/** Every command's spec, in the order `--help` lists them (editor ends' loaded for theirs). */
+export async function commandTable(): Promise<CommandSpec[]> {
+  return Promise.all(COMMANDS.map(async (c) => (c.editorEnd ? editorCommandSpec(c.editorEnd, c.name) : commandSpec(c.name))));
 }
 
 /** The README's exit-code table (a test keeps the README equal to it). */
-export function exitCodeMarkdown(): string {
+export function exitCodeMarkdown(table: readonly CommandSpec[]): string {
   const cell = (c: CommandSpec, code: ExitCode) => c.exits[code] ?? '';
   return [
     '| command | 0 | 1 | 2 | 3 |',
     '| --- | --- | --- | --- | --- |',
-    ...COMMAND_TABLE.map((c) => `| \`${c.name}\` | ${cell(c, 0)} | ${cell(c, 1)} | ${cell(c, 2)} | ${cell(c, 3)} |`),
+    ...table.map((c) => `| \`${c.name}\` | ${cell(c, 0)} | ${cell(c, 1)} | ${cell(c, 2)} | ${cell(c, 3)} |`),
   ].join('\n');
 }
 
 /** The exit codes of every command, as `--help` shows them. */
-export function exitCodeTable(): string {
-  const rows = COMMAND_TABLE.map(
+export function exitCodeTable(table: readonly CommandSpec[]): string {
+  const rows = table.map(
     (c) =>
       `  ${c.name.padEnd(8)}  ${Object.entries(c.exits)
         .map(([code, m]) => `${code} ${m}`)

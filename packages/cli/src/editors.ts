@@ -4,7 +4,8 @@
  * loaded when a command needs it, so `status` never loads Neovim's host code.
  * A new editor adds one line.
  */
-import type { EditorCommand, EditorEnd, EditorInstaller } from '@ide-companion/server';
+import { usageOf, type CommandSpec, type EditorCommand, type EditorEnd, type EditorInstaller } from '@ide-companion/server';
+import type { Command } from './commands/types.js';
 
 interface EditorEntry {
   id: string;
@@ -15,6 +16,8 @@ export const EDITOR_ENDS: readonly EditorEntry[] = [
   { id: 'terminal', load: async () => (await import('@ide-companion/terminal')).terminalEnd },
   { id: 'jsonlines', load: async () => (await import('@ide-companion/jsonlines')).jsonLinesEnd },
   { id: 'neovim', load: async () => (await import('@ide-companion/neovim')).neovimEnd },
+  { id: 'emacs', load: async () => (await import('@ide-companion/emacs')).emacsEnd },
+  { id: 'vim', load: async () => (await import('@ide-companion/vim')).vimEnd },
   // Not an editor: the Gemini CLI extension of `ide-companion mcp`, here so that `install gemini` finds it.
   { id: 'gemini', load: async () => (await import('./mcp/geminiInstaller.js')).geminiExtensionEnd },
 ];
@@ -39,10 +42,19 @@ export async function findInstaller(name: string): Promise<Installable | undefin
   return (await installers()).find((i) => i.id.toLowerCase() === wanted || i.displayName.toLowerCase() === wanted);
 }
 
-/** A command an editor end runs (`serve` from the terminal end, `bridge` from the JSON-lines end). */
-export async function editorCommand(endId: string, name: string): Promise<EditorCommand> {
+async function findEditorCommand(endId: string, name: string): Promise<EditorCommand> {
   const entry = EDITOR_ENDS.find((e) => e.id === endId);
-  const command = (await entry?.load())?.commands?.find((c) => c.name === name);
+  const command = (await entry?.load())?.commands?.find((c) => c.spec.name === name);
   if (!command) throw new Error(`no command ${name} in editor end ${endId}`);
   return command;
+}
+
+/** A command an editor end runs (`serve` from the terminal end, `bridge` from the JSON-lines end). */
+export async function editorCommand(endId: string, name: string): Promise<Command> {
+  const { spec, run } = await findEditorCommand(endId, name);
+  return { name: spec.name, usage: usageOf(spec), run };
+}
+
+export async function editorCommandSpec(endId: string, name: string): Promise<CommandSpec> {
+  return (await findEditorCommand(endId, name)).spec;
 }

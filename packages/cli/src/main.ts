@@ -1,12 +1,13 @@
 /** `ide-companion COMMAND [ARGS]`: dispatches to one module per subcommand. */
 import { VERSION } from '@ide-companion/client';
-import { COMMAND_TABLE, EXIT, exitCodeTable, UsageError } from './commandTable.js';
+import { commandTable, EXIT, exitCodeTable, UsageError } from './commandTable.js';
 import { COMMANDS } from './commands/index.js';
 
-function help(): string {
-  const width = Math.max(...COMMAND_TABLE.map((c) => c.name.length));
-  const lines = COMMAND_TABLE.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`);
-  return `Usage: ide-companion COMMAND [OPTIONS]\n\nGemini CLI's IDE integration for any editor.\n\nCommands:\n${lines.join('\n')}\n\n${exitCodeTable()}\n\nRun 'ide-companion help COMMAND' for a command's options.\n`;
+async function help(): Promise<string> {
+  const table = await commandTable();
+  const width = Math.max(...table.map((c) => c.name.length));
+  const lines = table.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`);
+  return `Usage: ide-companion COMMAND [OPTIONS]\n\nGemini CLI's IDE integration for any editor.\n\nCommands:\n${lines.join('\n')}\n\n${exitCodeTable(table)}\n\nRun 'ide-companion help COMMAND' for a command's options.\n`;
 }
 
 /** parseArgs' own errors (unknown option, missing value) are usage errors too. */
@@ -17,7 +18,7 @@ function isUsageError(err: unknown): boolean {
 export async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
   if (!name || name === '--help' || name === '-h') {
-    process.stdout.write(help());
+    process.stdout.write(await help());
     return name ? EXIT.OK : EXIT.USAGE;
   }
   if (name === '--version' || name === '-V') {
@@ -26,12 +27,12 @@ export async function main(argv: string[]): Promise<number> {
   }
   if (name === 'help') {
     const entry = COMMANDS.find((c) => c.name === rest[0]);
-    process.stdout.write(entry ? (await entry.load()).usage : help());
+    process.stdout.write(entry ? (await entry.load()).usage : await help());
     return entry || rest.length === 0 ? EXIT.OK : EXIT.USAGE;
   }
   const entry = COMMANDS.find((c) => c.name === name);
   if (!entry) {
-    process.stderr.write(`ide-companion: unknown command '${name}'\n\n${help()}`);
+    process.stderr.write(`ide-companion: unknown command '${name}'\n\n${await help()}`);
     return EXIT.USAGE;
   }
   const command = await entry.load();

@@ -4,22 +4,27 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
 import { repoRoot, runNode } from '@ide-companion/testkit';
-import { COMMAND_TABLE, commandSpec, exitCodeMarkdown, parseCommandArgs, usageOf, UsageError } from '../src/commandTable.js';
+import { commandSpec, commandTable, exitCodeMarkdown, parseCommandArgs, usageOf, UsageError } from '../src/commandTable.js';
 import { COMMANDS } from '../src/commands/index.js';
 
 const BIN = path.join(repoRoot, 'packages', 'cli', 'bin', 'ide-companion.js');
 
-test("the README's exit-code table is the command table's, 3 included", () => {
+test("the README's exit-code table is the command table's, 3 included", async () => {
   const readme = fs.readFileSync(path.join(repoRoot, 'README.md'), 'utf8');
-  assert.ok(readme.includes(exitCodeMarkdown()), `README.md must contain:\n${exitCodeMarkdown()}`);
+  const table = exitCodeMarkdown(await commandTable());
+  assert.ok(readme.includes(table), `README.md must contain:\n${table}`);
   assert.ok(commandSpec('diff').exits[3], 'diff documents its exit 3');
 });
 
-test('every command is in the table, and the client commands print the usage the table makes', async () => {
-  assert.deepEqual(COMMAND_TABLE.map((c) => c.name).sort(), COMMANDS.map((c) => c.name).sort());
-  for (const name of ['status', 'context', 'diff', 'check', 'doctor', 'list']) {
-    const command = await COMMANDS.find((c) => c.name === name)!.load();
-    assert.equal(command.usage, usageOf(commandSpec(name)), name);
+test('every command is in the table, and every command prints the usage its spec makes', async () => {
+  const table = await commandTable();
+  assert.deepEqual(
+    table.map((c) => c.name),
+    COMMANDS.map((c) => c.name),
+  );
+  for (const spec of table) {
+    const command = await COMMANDS.find((c) => c.name === spec.name)!.load();
+    assert.equal(command.usage, usageOf(spec), spec.name);
   }
 });
 
@@ -33,20 +38,10 @@ test('parsing takes exactly the options of the table: an unknown one or a stray 
 test("--help lists every command and the exit codes; --version is package.json's", async () => {
   const help = await runNode([BIN, '--help'], { cwd: repoRoot, env: process.env });
   assert.equal(help.code, 0);
-  for (const c of COMMAND_TABLE) assert.match(help.stdout, new RegExp(`^  ${c.name}\\s`, 'm'));
+  for (const c of await commandTable()) assert.match(help.stdout, new RegExp(`^  ${c.name}\\s`, 'm'));
   assert.match(help.stdout, /Exit status .*0 yes, 1 no, 2 usage error, 3 error/);
   assert.match(help.stdout, /diff +0 accepted; 1 rejected \(or interrupted\); 2 usage error; 3 no answer/);
   const version = await runNode([BIN, '--version'], { cwd: repoRoot, env: process.env });
   const pkg = JSON.parse(fs.readFileSync(path.join(repoRoot, 'packages', 'cli', 'package.json'), 'utf8')) as { version: string };
   assert.equal(version.stdout, `${pkg.version}\n`);
-});
-
-// serve and bridge live in their editor ends, which cannot import the CLI's table:
-// until the table moves where they can read it, their usage must name exactly its options.
-test("serve's and bridge's usage name exactly the options the table gives them", async () => {
-  for (const name of ['serve', 'bridge']) {
-    const command = await COMMANDS.find((c) => c.name === name)!.load();
-    const inUsage = new Set([...command.usage.matchAll(/^ {2}--([a-z-]+)/gm)].map((m) => m[1]));
-    assert.deepEqual([...inUsage].sort(), Object.keys(commandSpec(name).options).sort(), name);
-  }
 });

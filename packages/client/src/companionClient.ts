@@ -7,6 +7,7 @@
  * architecture doc's "non-blocking initialization" asks.
  */
 import {
+  ActiveFileNotification,
   ContextUpdateNotification,
   DIFF_REQUEST_TIMEOUT_MS,
   DiffAcceptedNotification,
@@ -18,7 +19,7 @@ import {
   type IdeContext,
   type IdeInfo,
 } from '@ide-companion/protocol';
-import { ACTIVE_FILE_NOTIFICATION, CompanionConnection, offersDiffs, type IncomingNotification } from './connection.js';
+import { CompanionConnection, offersDiffs, type IncomingNotification } from './connection.js';
 import { ContextStore } from './contextStore.js';
 import { closeDiff, DiffTracker, type DiffOutcome } from './diffs.js';
 import { discoverCompanion, type ConnectionTarget, type DiscoveryOptions, type DiscoveryResult } from './discovery.js';
@@ -329,7 +330,7 @@ export class CompanionClient {
       case DiffClosedNotification.method:
         this.diffs.rejected(n.params.filePath);
         break;
-      case ACTIVE_FILE_NOTIFICATION.method:
+      case ActiveFileNotification.method:
         this.emitActiveFile(n.params.filePath ? { filePath: n.params.filePath, ...(n.params.cursor ? { cursor: n.params.cursor } : {}) } : null);
         break;
     }

@@ -9,10 +9,11 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { CallToolResultSchema, ListToolsResultSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import {
+  ActiveFileNotification,
+  ActiveFileNotificationParamsSchema,
   CloseDiffTool,
   COMPANION_NOTIFICATIONS,
   GetActiveFileTool,
-  notificationType,
   OpenDiffTool,
   type CompanionNotification,
 } from '@ide-companion/protocol';
@@ -22,17 +23,10 @@ import { VERSION } from './version.js';
 import { createTransport, describeTarget, HTTP_CLIENT_NAME, STDIO_CLIENT_NAME } from './transport.js';
 
 
-/** `activeFileNotification` from the architecture doc (a future companion may send it). */
-export const ActiveFileNotificationParamsSchema = z.object({
-  filePath: z.string().optional(),
-  cursor: z.object({ line: z.number(), character: z.number() }).optional(),
-});
-export const ACTIVE_FILE_NOTIFICATION = notificationType('activeFileNotification', 'companionToCli', ActiveFileNotificationParamsSchema);
-
 /** A notification whose params passed the schema of its method: a union over the literal methods. */
 export type IncomingNotification =
   | CompanionNotification
-  | { method: typeof ACTIVE_FILE_NOTIFICATION.method; params: z.infer<typeof ActiveFileNotificationParamsSchema> };
+  | { method: typeof ActiveFileNotification.method; params: z.infer<typeof ActiveFileNotificationParamsSchema> };
 
 /** A companion that does not answer the DELETE quickly must not delay the caller's exit. */
 const SESSION_END_TIMEOUT_MS = 1_000;
@@ -52,7 +46,7 @@ export interface ConnectOptions {
   heartbeatMs?: number;
 }
 
-const byMethod = new Map<string, z.ZodType>([...COMPANION_NOTIFICATIONS, ACTIVE_FILE_NOTIFICATION].map((n) => [n.method, n.params] as [string, z.ZodType]));
+const byMethod = new Map<string, z.ZodType>([...COMPANION_NOTIFICATIONS, ActiveFileNotification].map((n) => [n.method, n.params] as [string, z.ZodType]));
 
 function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout;

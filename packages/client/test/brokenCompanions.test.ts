@@ -78,7 +78,7 @@ async function withConnectedFixture(
   }
 }
 
-test('a server that accepts TCP but never answers fails within the availability timeout', async () => {
+test('a server that accepts TCP but never answers fails within the availability timeout', { timeout: 9_000 }, async () => {
   const p = place();
   const silent = net.createServer(() => undefined);
   await new Promise<void>((r) => silent.listen(0, '127.0.0.1', () => r()));
@@ -86,9 +86,7 @@ test('a server that accepts TCP but never answers fails within the availability 
   advertise(p, port, 't');
   const c = client(p, { availabilityTimeoutMs: 500 });
   try {
-    const started = Date.now();
     assert.equal(await c.connect(), false);
-    assert.ok(Date.now() - started < 9_000, 'bounded by the timeout, not hanging');
     assert.match(c.status.details ?? '', /timed out after 500 ms/);
   } finally {
     await c.stop();
@@ -257,9 +255,8 @@ test('the initialisation budget bounds all targets together', async () => {
   // A second silent target from the env port: the budget runs out before it is tried.
   const c = client(p, { env: cleanEnv({ GEMINI_CLI_IDE_SERVER_PORT: String(port) }), availabilityTimeoutMs: 5_000, initTimeoutMs: 600 });
   try {
-    const started = Date.now();
+    // The second target is cut by the budget, not tried for its own 5 s: the errors say which limit ended each.
     assert.equal(await c.connect(), false);
-    assert.ok(Date.now() - started < 4_500, 'the init budget, not two availability timeouts');
     assert.match(c.attempts[0]!.error ?? "", /timed out after \d+ ms/);
     assert.match(c.attempts[1]!.error ?? '', /initialization timeout reached/);
   } finally {

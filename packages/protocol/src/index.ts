@@ -8,6 +8,7 @@ export * from './diffAccepted.js';
 export * from './diffRejected.js';
 export * from './diffClosed.js';
 export * from './notifications.js';
+export * from './activeFileNotification.js';
 export * from './openDiff.js';
 export * from './closeDiff.js';
 export * from './getActiveFile.js';

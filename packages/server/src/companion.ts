@@ -23,10 +23,10 @@ import { registerExitCleanup } from './lifecycle.js';
 import { describeError, silentLogger, type Logger } from './logger.js';
 import { SessionRegistry, type SessionInfo } from './sessions.js';
 import { buildTerminalEnv, type TerminalEnv } from './terminalEnv.js';
+import { COMPANION_VERSION } from './version.js';
 import { availableTools, registerTools } from './tools/index.js';
 import type { ToolDefinition } from './tools/toolDefinition.js';
 
-export const COMPANION_VERSION = '0.1.0';
 /** Large enough for real files (a 32 MiB openDiff, JSON-escaped) and no larger. */
 export const DEFAULT_MAX_BODY_BYTES = 128 * 1024 * 1024;
 export const DEFAULT_SESSION_GRACE_MS = 30_000;

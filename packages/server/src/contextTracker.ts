@@ -118,7 +118,8 @@ export class ContextTracker {
     assertAbsolute(filePath);
     if (this.files.has(filePath) && timestamp === undefined) return;
     const activeTs = this.active !== undefined ? this.files.get(this.active) : undefined;
-    let ts = timestamp ?? this.now();
+    // Unique like a focus's: a focus in the same millisecond must still rank above this file.
+    let ts = timestamp ?? this.nextTimestamp();
     if (activeTs !== undefined && this.active !== filePath) ts = Math.min(ts, activeTs - 1);
     this.files.set(filePath, ts);
     this.forget();

@@ -3,6 +3,7 @@
  * itself: its installer and the commands it runs (`serve`, `bridge`). The command reaches every end through one
  * registry (packages/cli/src/editors.ts); nothing reaches into editors/ by path.
  */
+import type { CommandSpec } from './commandSpec.js';
 
 export interface InstallOptions {
   /** Environment to read (defaults to process.env). */
@@ -33,11 +34,8 @@ export interface EditorInstaller {
 
 /** A subcommand an editor end runs (`ide-companion serve`, `ide-companion bridge`). */
 export interface EditorCommand {
-  name: string;
-  /** One line for `ide-companion --help`. */
-  summary: string;
-  /** Full usage text for `ide-companion help NAME` and `NAME --help`. */
-  usage: string;
+  /** Name, options, usage and exit codes (commandSpec.ts). */
+  spec: CommandSpec;
   /** Returns the process exit code. */
   run(argv: string[]): Promise<number>;
 }

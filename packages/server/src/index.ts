@@ -1,4 +1,5 @@
-export { Companion, COMPANION_VERSION, DEFAULT_MAX_BODY_BYTES, DEFAULT_SESSION_GRACE_MS, type CompanionOptions } from './companion.js';
+export { COMPANION_VERSION } from './version.js';
+export { Companion, DEFAULT_MAX_BODY_BYTES, DEFAULT_SESSION_GRACE_MS, type CompanionOptions } from './companion.js';
 export { ContextTracker, truncateSelectedText, type ContextTrackerOptions, type FocusDetails } from './contextTracker.js';
 export { Coalescer, type CoalescerOptions } from './coalescer.js';
 export { DiffCoordinator, DiffError } from './diffCoordinator.js';
@@ -13,6 +14,7 @@ export {
 } from './editorActions.js';
 export { applyEditorEvent, parseEditorEvent, EditorEventError } from './editorEvents.js';
 export type { EditorEnd, EditorCommand, EditorInstaller, InstallOptions, InstallResult } from './editorEnd.js';
+export { EXIT, UsageError, parseCommandArgs, usageOf, type CommandSpec, type ExitCode, type OptionSpec } from './commandSpec.js';
 export { TOOLS, availableTools } from './tools/index.js';
 export {
   DiscoveryFileError,

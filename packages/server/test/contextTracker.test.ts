@@ -36,6 +36,22 @@ test('files are ordered by focus time, newest first, and only the newest is acti
   t.dispose();
 });
 
+// Regression: an open and a focus in the same millisecond (Vim's start-up sync) tied,
+// and the focused file was sorted second and not active.
+test('a focus in the same millisecond as an open still ranks first and is active', () => {
+  const t = new ContextTracker({ now: () => 1_000 });
+  try {
+    t.open(files[0]!);
+    t.focus(files[1]!);
+    const list = open(t);
+    assert.equal(list[0]!.path, files[1]);
+    assert.equal(list[0]!.isActive, true);
+    assert.ok(list[0]!.timestamp > list[1]!.timestamp);
+  } finally {
+    t.dispose();
+  }
+});
+
 test('timestamps are real wall-clock milliseconds', () => {
   const t = new ContextTracker();
   const before = Date.now();

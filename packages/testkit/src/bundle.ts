@@ -4,7 +4,7 @@
  * users need Node and nothing else. Each editor's bundle script writes it; a
  * test per editor rebuilds it in memory and fails if the committed file differs.
  */
-import { build, type Plugin } from 'esbuild';
+import { build } from 'esbuild';
 import { writeFileSync } from 'node:fs';
 
 export interface HostBundle {
@@ -18,8 +18,6 @@ export interface HostBundle {
   header: string;
   /** Modules replaced at build time (e.g. a logger the host never uses). */
   alias?: Record<string, string>;
-  /** esbuild plugins (e.g. a module whose runtime file read must become a constant). */
-  plugins?: Plugin[];
 }
 
 /** The bundle's text, built from the current sources (nothing written). */
@@ -45,7 +43,6 @@ export async function buildHostBundle(bundle: HostBundle): Promise<string> {
     minify: true,
     legalComments: 'eof',
     alias: bundle.alias ?? {},
-    plugins: bundle.plugins ?? [],
     logLevel: 'silent',
     charset: 'utf8',
   });

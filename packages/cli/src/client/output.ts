@@ -4,36 +4,15 @@
  * one way they build a CompanionClient. Options and exit codes are in
  * ../commandTable.ts.
  */
-import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { CompanionClient, DEFAULT_AVAILABILITY_TIMEOUT_MS, DEFAULT_INIT_TIMEOUT_MS, type CompanionClientOptions } from '@ide-companion/client';
 import { EXIT, UsageError } from '../commandTable.js';
 
 export { EXIT, UsageError } from '../commandTable.js';
 
-const COMMON_OPTIONS = {
-  json: { type: 'boolean', default: false },
-  cwd: { type: 'string' },
-  timeout: { type: 'string' },
-} as const satisfies ParseArgsConfig['options'];
-
 export interface Common {
   json: boolean;
   cwd: string;
   timeoutMs: number;
-}
-
-/** parseArgs with a UsageError for anything unexpected (commands not yet in the command table). */
-export function parse(
-  argv: string[],
-  options: NonNullable<ParseArgsConfig['options']>,
-  allowPositionals = true,
-): { values: Record<string, string | boolean | undefined>; positionals: string[] } {
-  try {
-    const r = parseArgs({ args: argv, options: { ...COMMON_OPTIONS, ...options }, allowPositionals, strict: true });
-    return { values: r.values as Record<string, string | boolean | undefined>, positionals: r.positionals };
-  } catch (err) {
-    throw new UsageError((err as Error).message);
-  }
 }
 
 export function common(values: Record<string, unknown>): Common {

@@ -2,26 +2,17 @@
 import { detectEditor, findIdeProcess } from '@ide-companion/client';
 import { findInstaller, installers } from '../editors.js';
 import type { Command } from './types.js';
-import { EXIT, UsageError, common, parse, print, printJson, runCommand } from '../client/output.js';
+import { commandSpec, parseCommandArgs, usageOf } from '../commandTable.js';
+import { EXIT, UsageError, common, print, printJson, runCommand } from '../client/output.js';
 
-const usage = `Usage: ide-companion install [EDITOR] [--dry-run] [--json]
-
-Installs the IDE companion for EDITOR. Without EDITOR, lists the installers
-available and the editor this terminal seems to run in.
-
-  --dry-run       say what would be done, change nothing
-  --json          print JSON
-
-Exit status: 0 installed (or listed), 1 the installer failed, 2 usage error or
-unknown editor.
-`;
+const usage = usageOf(commandSpec('install'));
 
 export const installCommand: Command = {
   name: 'install',
   usage,
   run: (argv) =>
     runCommand('install', usage, async () => {
-      const { values, positionals } = parse(argv, { 'dry-run': { type: 'boolean', default: false } });
+      const { values, positionals } = parseCommandArgs(commandSpec('install'), argv);
       const c = common(values);
       if (positionals.length > 1) throw new UsageError('expected at most one EDITOR');
       const name = positionals[0];

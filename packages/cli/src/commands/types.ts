@@ -10,7 +10,7 @@ export interface Command {
 /** A subcommand as `--help` lists it; its module is loaded only when it runs (start-up time). */
 export interface CommandEntry {
   name: string;
-  /** One line for `ide-companion --help`. */
-  summary: string;
+  /** The editor end whose command this is (its spec comes with it); absent for this package's own. */
+  editorEnd?: string;
   load(): Promise<Command>;
 }

@@ -10,11 +10,12 @@
 import * as path from 'node:path';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { CompanionClient, VERSION } from '@ide-companion/client';
-import { commandSpec, EXIT, parseCommandArgs, UsageError, usageOf } from '../commandTable.js';
+import { EXIT, parseCommandArgs, UsageError, usageOf } from '@ide-companion/server';
+import { MCP_COMMAND_SPEC } from './commandSpec.js';
 import { DEFAULT_CALL_TIMEOUT_MS } from './editorTools.js';
 import { EditorToolsServer } from './editorToolsServer.js';
 
-export const mcpUsage = (): string => usageOf(commandSpec('mcp'));
+export const mcpUsage = (): string => usageOf(MCP_COMMAND_SPEC);
 
 const MAX_LOG_LINES = 200;
 /** How long the first tools/list may wait for the first connection attempt, so it lists the editor's tools. */
@@ -30,7 +31,7 @@ function positiveMs(raw: unknown, option: string, fallback: number): number {
 export async function runMcp(argv: string[]): Promise<number> {
   let values;
   try {
-    ({ values } = parseCommandArgs(commandSpec('mcp'), argv));
+    ({ values } = parseCommandArgs(MCP_COMMAND_SPEC, argv));
   } catch (err) {
     process.stderr.write(`ide-companion mcp: ${(err as Error).message}\n\n${mcpUsage()}`);
     return EXIT.USAGE;

@@ -1,0 +1,15 @@
+/** Where the Emacs package and the host it runs live in this repository. */
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** `editors/emacs` (this file compiles to dist/src/packageFiles.js). */
+export const PACKAGE_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+
+/** The Emacs Lisp files users load. */
+export const LISP_FILES: readonly string[] = ['ide-companion.el'];
+
+/** The bundled JSON-lines host (editors/jsonlines), which a checkout's package finds at `../jsonlines/host/`. */
+export const HOST_BUNDLE_PATH = resolve(PACKAGE_ROOT, '..', 'jsonlines', 'host', 'ide-companion-bridge.mjs');
+
+/** Where an installed copy keeps the host (what `ide-companion--host-file` looks for first). */
+export const INSTALLED_HOST_PATH = join('host', 'ide-companion-bridge.mjs');

@@ -1,0 +1,38 @@
+/**
+ * `ide-companion check`, the conformance suite that plays the real Gemini CLI,
+ * passes against the companion a real Emacs runs (diffs opened, edited text
+ * read back and closed by the Emacs package, an 11 MiB openDiff included).
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import * as path from 'node:path';
+import { repoRoot, skipUnless, which } from '@ide-companion/testkit';
+import { hasEmacs, emacsclientPath } from './emacs.js';
+import { startEmacs } from './harness.js';
+
+const skip =
+  skipUnless(hasEmacs && emacsclientPath !== undefined, 'emacs and emacsclient', 'apt-get install -y emacs-nox') ||
+  skipUnless(which('tmux') !== undefined, 'tmux', 'apt-get install -y tmux');
+
+test('ide-companion check passes on the Emacs companion', { skip, timeout: 180_000 }, async (t) => {
+  const emacs = await startEmacs({ files: { 'a.txt': 'a\n' }, open: ['a.txt'] });
+  t.after(() => emacs.close());
+  const discovery = await emacs.discovery();
+  const r = spawnSync(process.execPath, [path.join(repoRoot, 'packages', 'cli', 'bin', 'ide-companion.js'), 'check', '--file', discovery.path, '--json'], {
+    encoding: 'utf8',
+    cwd: emacs.workspace,
+    env: { ...process.env, TMPDIR: emacs.tmp },
+    timeout: 150_000,
+  });
+  assert.equal(r.status, 0, `${r.stdout}\n${r.stderr}`);
+  const report = JSON.parse(r.stdout) as { results: Array<{ id: string; status: string; reason: string }>; summary: Record<string, number> };
+  assert.deepEqual(
+    report.results.filter((c) => c.status === 'fail' || c.status === 'warn'),
+    [],
+  );
+  // The diff checks ran against Emacs's diff buffers, not skipped.
+  for (const id of ['diff.open', 'diff.closeDiffJson', 'diff.closeDiffSilent', 'security.bodyLimit']) {
+    assert.equal(report.results.find((c) => c.id === id)?.status, 'pass', id);
+  }
+});

@@ -1,0 +1,131 @@
+/**
+ * Diffs in a real Emacs (ediff, in tmux), opened by a real MCP client's
+ * openDiff: the user edits the proposal and accepts with C-c C-c (the edits
+ * reach ide/diffAccepted byte for byte), rejects with C-c C-k, and the file's
+ * buffer reverts without a prompt once written, unless it has unsaved changes.
+ */
+import { test, describe } from 'node:test';
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { skipUnless, waitFor, which } from '@ide-companion/testkit';
+import { hasEmacs, emacsclientPath } from './emacs.js';
+import { connectFromDiscovery, elispString, startEmacs, TIMEOUT, type EmacsSession } from './harness.js';
+
+const skip =
+  skipUnless(hasEmacs && emacsclientPath !== undefined, 'emacs and emacsclient', 'apt-get install -y emacs-nox') ||
+  skipUnless(which('tmux') !== undefined, 'tmux', 'apt-get install -y tmux');
+
+/** CRLF, multibyte, no final newline: every byte must survive. */
+const PROPOSAL = 'line 1\r\nlïne 2 ✓ 😀\r\nno final newline';
+
+async function openDiffIn(emacs: EmacsSession, client: Awaited<ReturnType<typeof connectFromDiscovery>>, file: string, newContent: string) {
+  await client.client.callTool({ name: 'openDiff', arguments: { filePath: file, newContent } });
+  const proposal = await waitFor(
+    async () => {
+      const name = await emacs.evalJson<string | null>(
+        `(let (found) (maphash (lambda (_id d) (when (equal (ide-companion--diff-path d) ${elispString(file)}) (setq found (buffer-name (ide-companion--diff-proposal d))))) ide-companion--diffs) (or found :null))`,
+      );
+      return name ?? undefined;
+    },
+    'the diff in Emacs',
+    TIMEOUT,
+  );
+  // The user moves to the proposal's window (ediff leaves its control window selected).
+  await emacs.eval(`(select-window (get-buffer-window ${elispString(proposal)}))`);
+  return proposal;
+}
+
+describe('Emacs diffs', { skip, timeout: 180_000 }, () => {
+  test('edit the proposal, C-c C-c: the exact edited bytes are accepted; the buffer reverts without a prompt once written', async (t) => {
+    const emacs = await startEmacs({ files: { 'a.txt': 'old\n' }, open: ['a.txt'] });
+    t.after(() => emacs.close());
+    const client = await connectFromDiscovery((await emacs.discovery()).content);
+    t.after(() => client.close());
+    const file = path.join(emacs.workspace, 'a.txt');
+
+    const proposal = await openDiffIn(emacs, client, file, PROPOSAL);
+    assert.equal(await emacs.evalJson(`(with-current-buffer ${elispString(proposal)} (buffer-string))`), PROPOSAL);
+    assert.equal(await emacs.evalJson('(and (ide-companion--diff-control (car (hash-table-values ide-companion--diffs))) t)'), true, 'ediff runs');
+    // The user types at the end of the proposal, then accepts.
+    emacs.tmux.keys('M->');
+    emacs.tmux.type(' edited');
+    await waitFor(
+      async () => (await emacs.evalJson<string>(`(with-current-buffer ${elispString(proposal)} (buffer-string))`)).endsWith(' edited'),
+      'the typing',
+      TIMEOUT,
+    );
+    emacs.tmux.keys('C-c', 'C-c');
+    const accepted = await client.waitForNotification('ide/diffAccepted', (p) => p.filePath === file);
+    assert.equal(accepted.content, `${PROPOSAL} edited`);
+    assert.equal(await emacs.evalJson('(hash-table-count ide-companion--diffs)'), 0);
+    assert.equal(await emacs.evalJson(`(if (get-buffer ${elispString(proposal)}) t :false)`), false, 'the diff buffers are gone');
+
+    // Gemini CLI writes the file: the unmodified buffer shows it, with no prompt waiting.
+    fs.writeFileSync(file, accepted.content);
+    await waitFor(
+      async () =>
+        (await emacs.evalJson<string>(`(with-current-buffer (find-buffer-visiting ${elispString(file)}) (buffer-string))`)).includes('no final newline edited'),
+      'the buffer to revert',
+      TIMEOUT,
+    );
+    assert.equal(await emacs.evalJson(`(if (buffer-modified-p (find-buffer-visiting ${elispString(file)})) t :false)`), false);
+    assert.equal(await emacs.evalJson('(if (active-minibuffer-window) t :false)'), false, 'no prompt');
+  });
+
+  test("C-c C-k rejects; a second session's diff of another file stays open", async (t) => {
+    const emacs = await startEmacs({ files: { 'a.txt': 'a\n', 'b.txt': 'b\n' }, open: ['a.txt'] });
+    t.after(() => emacs.close());
+    const { content } = await emacs.discovery();
+    const one = await connectFromDiscovery(content);
+    const two = await connectFromDiscovery(content);
+    t.after(() => one.close());
+    t.after(() => two.close());
+    const a = path.join(emacs.workspace, 'a.txt');
+    const b = path.join(emacs.workspace, 'b.txt');
+    await openDiffIn(emacs, two, b, 'from session two\n');
+    await openDiffIn(emacs, one, a, 'from session one\n');
+    emacs.tmux.keys('C-c', 'C-k');
+    const rejected = await one.waitForNotification('ide/diffRejected', (p) => p.filePath === a);
+    assert.equal(rejected.filePath, a);
+    assert.equal(await emacs.evalJson('(hash-table-count ide-companion--diffs)'), 1);
+    assert.equal(
+      two.notifications.some((n) => n.method === 'ide/diffRejected'),
+      false,
+      'only the session that opened it hears',
+    );
+    // The other diff is accepted unedited from its proposal buffer.
+    await emacs.eval(`(progn (select-window (get-buffer-window (ide-companion--diff-proposal (car (hash-table-values ide-companion--diffs))))) t)`);
+    emacs.tmux.keys('C-c', 'C-c');
+    const accepted = await two.waitForNotification('ide/diffAccepted', (p) => p.filePath === b);
+    assert.equal(accepted.content, 'from session two\n');
+    assert.equal(fs.readFileSync(a, 'utf8'), 'a\n', 'a reject writes nothing');
+  });
+
+  test('unsaved changes are never lost: a modified buffer is not reverted after the write', async (t) => {
+    const emacs = await startEmacs({ files: { 'a.txt': 'on disk\n' }, open: ['a.txt'] });
+    t.after(() => emacs.close());
+    const client = await connectFromDiscovery((await emacs.discovery()).content);
+    t.after(() => client.close());
+    const file = path.join(emacs.workspace, 'a.txt');
+    // The user's unsaved edit.
+    emacs.tmux.keys('M->');
+    emacs.tmux.type('unsaved');
+    await waitFor(
+      async () => (await emacs.evalJson(`(if (buffer-modified-p (find-buffer-visiting ${elispString(file)})) t :false)`)) === true,
+      'the edit',
+      TIMEOUT,
+    );
+    await openDiffIn(emacs, client, file, 'from gemini\n');
+    assert.match(await emacs.evalJson<string>('(with-current-buffer "*Warnings*" (buffer-string))'), /a\.txt has unsaved changes/);
+    emacs.tmux.keys('C-c', 'C-c');
+    const accepted = await client.waitForNotification('ide/diffAccepted', (p) => p.filePath === file);
+    fs.writeFileSync(file, accepted.content);
+    await waitFor(
+      async () => /was written by Gemini CLI but not reverted/.test(await emacs.evalJson<string>('(with-current-buffer "*Warnings*" (buffer-string))')),
+      'the warning',
+      TIMEOUT,
+    );
+    assert.equal(await emacs.evalJson(`(with-current-buffer (find-buffer-visiting ${elispString(file)}) (buffer-string))`), 'on disk\nunsaved');
+  });
+});

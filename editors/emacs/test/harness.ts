@@ -1,0 +1,219 @@
+/**
+ * A real Emacs with a UI (`emacs -nw` in a private tmux server) that loads the
+ * package from this repository, in a private TMPDIR and HOME. The test reads
+ * Emacs's state over `server-start` + `emacsclient --eval`, types into it with
+ * tmux, and talks to the companion with the real MCP SDK client, found through
+ * the discovery file as Gemini CLI finds it.
+ */
+import { spawn } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { parseDiscoveryFile, parseDiscoveryFileName, type DiscoveryFile, type IdeContext } from '@ide-companion/protocol';
+import { connectRecordingClient, makeTempDir, shellCommand, Tmux, waitFor, type RecordingClient as TestkitRecordingClient } from '@ide-companion/testkit';
+import { PACKAGE_ROOT } from '../src/packageFiles.js';
+import { emacsclientPath, emacsPath } from './emacs.js';
+
+/** Generous: the machine is shared and slow at times. */
+export const TIMEOUT = 30_000;
+
+/** vterm as Debian's elpa-vterm installs it (with its compiled module). */
+export const VTERM_DIR = (() => {
+  const base = '/usr/share/emacs/site-lisp/elpa';
+  if (!fs.existsSync(base)) return undefined;
+  const dir = fs.readdirSync(base).find((name) => name.startsWith('vterm-'));
+  return dir ? path.join(base, dir) : undefined;
+})();
+
+export interface EmacsSession {
+  tmux: Tmux;
+  /** The test's temp dir (TMPDIR of Emacs, its host and the CLI). */
+  tmp: string;
+  /** Emacs's cwd, a real path. */
+  workspace: string;
+  pid: number;
+  discoveryDir: string;
+  /** Evaluates `expr` in Emacs and returns what emacsclient prints. */
+  eval(expr: string): Promise<string>;
+  /** Evaluates `expr`, whose value `json-serialize` accepts, and parses it. */
+  evalJson<T = unknown>(expr: string): Promise<T>;
+  /** The discovery file of this Emacs once the companion is ready. */
+  discovery(): Promise<{ path: string; content: DiscoveryFile }>;
+  close(): Promise<void>;
+}
+
+export interface StartOptions {
+  /** Files to create in the workspace before Emacs starts. */
+  files?: Record<string, string>;
+  /** Files Emacs opens on its command line (the last one is shown). */
+  open?: string[];
+  /** Emacs Lisp run before `ide-companion-mode' is turned on. */
+  init?: string;
+  /** Start in that session's TMPDIR and workspace (two Emacsen on one folder); it owns the directory. */
+  sameFolderAs?: EmacsSession;
+  /** Extra environment for Emacs (and what it starts). */
+  env?: Record<string, string>;
+  /** Load vterm (elpa-vterm). */
+  vterm?: boolean;
+}
+
+/** Turns emacsclient's printed string (prin1 syntax) back into the string. */
+function unprin1(printed: string): string {
+  const trimmed = printed.trim();
+  if (!trimmed.startsWith('"') || !trimmed.endsWith('"')) throw new Error(`not a printed string: ${trimmed}`);
+  return trimmed.slice(1, -1).replace(/\\(.)/gs, '$1');
+}
+
+export function elispString(text: string): string {
+  return `"${text.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
+}
+
+export async function startEmacs(options: StartOptions = {}): Promise<EmacsSession> {
+  if (!emacsPath || !emacsclientPath) throw new Error('emacs or emacsclient not installed');
+  const shared = options.sameFolderAs;
+  const tmpDir = shared ? { path: shared.tmp, cleanup: () => undefined } : makeTempDir('ide-companion-emacs-');
+  const tmp = tmpDir.path;
+  const workspace = shared ? shared.workspace : path.join(tmp, 'ws');
+  fs.mkdirSync(workspace, { recursive: true });
+  for (const [name, text] of Object.entries(options.files ?? {})) {
+    fs.mkdirSync(path.dirname(path.join(workspace, name)), { recursive: true });
+    fs.writeFileSync(path.join(workspace, name), text);
+  }
+  const own = fs.mkdtempSync(path.join(tmp, 'emacs-'));
+  const serverDir = path.join(own, 'server');
+  fs.mkdirSync(serverDir, { mode: 0o700 });
+  const home = path.join(own, 'home');
+  fs.mkdirSync(home);
+  const init = path.join(own, 'init.el');
+  fs.writeFileSync(
+    init,
+    [
+      '(setq inhibit-startup-screen t)',
+      `(setq server-socket-dir ${elispString(serverDir)} server-name "emacs")`,
+      '(server-start)',
+      `(add-to-list 'load-path ${elispString(PACKAGE_ROOT)})`,
+      options.vterm && VTERM_DIR ? `(add-to-list 'load-path ${elispString(VTERM_DIR)})` : '',
+      "(require 'ide-companion)",
+      options.init ?? '',
+      '(ide-companion-mode 1)',
+    ].join('\n'),
+  );
+  const tmux = new Tmux(200, 50);
+  tmux.start(
+    shellCommand([emacsPath, '-nw', '-Q', '-l', init, ...(options.open ?? [])], {
+      TMPDIR: tmp,
+      HOME: home,
+      TERM: 'xterm-256color',
+      ...options.env,
+    }),
+    { cwd: workspace },
+  );
+  const socket = path.join(serverDir, 'emacs');
+  const evalRaw = (expr: string) =>
+    new Promise<string>((resolve, reject) => {
+      const child = spawn(emacsclientPath!, ['-s', socket, '--eval', expr], { stdio: ['ignore', 'pipe', 'pipe'] });
+      let out = '';
+      let err = '';
+      child.stdout.on('data', (d) => (out += d));
+      child.stderr.on('data', (d) => (err += d));
+      child.on('close', (code) => (code === 0 ? resolve(out) : reject(new Error(`emacsclient --eval ${expr} failed (${code}): ${err}${out}`))));
+    });
+  try {
+    await waitFor(() => fs.existsSync(socket) && evalRaw('t').then((r) => r.trim() === 't'), 'the Emacs server', TIMEOUT);
+  } catch (err) {
+    const screen = tmux.screen();
+    await tmux.stop();
+    tmpDir.cleanup();
+    throw new Error(`${(err as Error).message}\n--- screen ---\n${screen}`);
+  }
+  const pid = Number((await evalRaw('(emacs-pid)')).trim());
+  const discoveryDir = path.join(tmp, 'gemini', 'ide');
+  let closed = false;
+  const session: EmacsSession = {
+    tmux,
+    tmp,
+    workspace,
+    pid,
+    discoveryDir,
+    eval: evalRaw,
+    async evalJson<T>(expr: string) {
+      return JSON.parse(unprin1(await evalRaw(`(json-serialize ${expr})`))) as T;
+    },
+    async discovery() {
+      await waitFor(async () => (await evalRaw('(and ide-companion--ready t)')).trim() === 't', 'the companion to be ready', TIMEOUT).catch(
+        async (err: Error) => {
+          throw new Error(`${err.message}: ${await evalRaw('(ide-companion--status-text)')}\n--- screen ---\n${tmux.screen()}`);
+        },
+      );
+      return waitFor(
+        () => {
+          const name = discoveryFileOf(discoveryDir, pid);
+          if (!name) return undefined;
+          const file = path.join(discoveryDir, name);
+          return { path: file, content: parseDiscoveryFile(fs.readFileSync(file, 'utf8')) };
+        },
+        'the discovery file',
+        TIMEOUT,
+      );
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      await tmux.stop();
+      await waitFor(() => !discoveryFileOf(discoveryDir, pid), 'the host to exit', 5000).catch(() => undefined);
+      tmpDir.cleanup();
+    },
+  };
+  return session;
+}
+
+/** The name of Emacs `pid`'s discovery file in `dir`, or undefined while there is none. */
+export function discoveryFileOf(dir: string, pid: number): string | undefined {
+  if (!fs.existsSync(dir)) return undefined;
+  return fs.readdirSync(dir).find((name) => parseDiscoveryFileName(name)?.pid === pid);
+}
+
+export interface RecordingClient extends TestkitRecordingClient {
+  lastContext(): IdeContext | undefined;
+  waitForContext<T>(probe: (context: IdeContext) => T | undefined | false, what: string): Promise<T>;
+  waitForNotification(method: string, filter?: (params: any) => boolean): Promise<any>;
+}
+
+/** A real MCP SDK client connected with what the discovery file says. */
+export async function connectFromDiscovery(discovery: DiscoveryFile): Promise<RecordingClient> {
+  const recording = await connectRecordingClient({ port: discovery.port, token: discovery.authToken });
+  const { notifications } = recording;
+  const lastContext = () => {
+    for (let i = notifications.length - 1; i >= 0; i--) {
+      if (notifications[i]!.method === 'ide/contextUpdate') return notifications[i]!.params as IdeContext;
+    }
+    return undefined;
+  };
+  return {
+    ...recording,
+    lastContext,
+    waitForContext: (probe, what) =>
+      waitFor(
+        () => {
+          const context = lastContext();
+          return context ? probe(context) : undefined;
+        },
+        what,
+        TIMEOUT,
+      ).catch((err: Error) => {
+        throw new Error(`${err.message}; last context: ${JSON.stringify(lastContext())}`);
+      }),
+    waitForNotification: (method, filter = () => true) =>
+      waitFor(() => notifications.find((n) => n.method === method && filter(n.params))?.params, method, TIMEOUT),
+  };
+}
+
+/** Whether a process with `pid` is alive (zombies count as gone). */
+export function isAlive(pid: number): boolean {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const state = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0];
+    return state !== 'Z' && state !== 'X';
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,201 @@
+" Editor events -> host. Cursor moves only arm a timer (a few ms, one per
+" burst): the autocmd a keystroke pays for is one comparison. The timer reads
+" the position once and sends it if it changed; the host's tracker decides
+" what Gemini CLI sees.
+
+let s:attached = 0
+let s:timer = -1
+" Before ModeChanged (8.2.3430) nothing fires when Visual mode ends without a
+" move: while a selection is reported, a slow timer looks for its end.
+let s:HAS_MODE_CHANGED = exists('##ModeChanged')
+let s:visual_timer = -1
+" The last focus/cursor position sent: [path, line, character, selectedText].
+let s:last = []
+let s:last_roots = []
+" buffer -> its file name before :file / :saveas
+let s:renaming = {}
+
+function! s:delay() abort
+  return get(g:, 'ide_companion_cursor_delay', 10)
+endfunction
+
+" Workspace roots: the global cwd, every tab-local and window-local cwd
+" (:tcd, :lcd), and g:ide_companion_roots; real paths, no duplicates.
+function! ide_companion#context#roots() abort
+  let roots = []
+  let dirs = [getcwd(-1)]
+  for tabnr in range(1, tabpagenr('$'))
+    call add(dirs, getcwd(-1, tabnr))
+    for winnr in range(1, tabpagewinnr(tabnr, '$'))
+      if haslocaldir(winnr, tabnr) == 1
+        call add(dirs, getcwd(winnr, tabnr))
+      endif
+    endfor
+  endfor
+  let configured = get(g:, 'ide_companion_roots', [])
+  for dir in dirs + (type(configured) == v:t_list ? configured : [configured])
+    if type(dir) != v:t_string || dir ==# ''
+      continue
+    endif
+    let real = resolve(fnamemodify(expand(dir), ':p'))
+    let real = len(real) > 1 ? substitute(real, '/\+$', '', '') : real
+    " A configured folder that does not exist (yet) is no workspace.
+    if isdirectory(real) && index(roots, real) < 0
+      call add(roots, real)
+    endif
+  endfor
+  return roots
+endfunction
+
+function! s:send_roots() abort
+  let roots = ide_companion#context#roots()
+  if roots !=# s:last_roots
+    let s:last_roots = roots
+    call ide_companion#host#send({'type': 'roots', 'roots': roots})
+  endif
+endfunction
+
+" focus or cursor for the current window, if it shows a file.
+function! s:send_position(type) abort
+  let path = ide_companion#util#open_file_of(bufnr(''))
+  if path ==# ''
+    return
+  endif
+  let pos = ide_companion#position#current()
+  let selected = get(pos, 'selectedText', v:null)
+  " CursorMoved and ModeChanged often fire together for one move: send it once.
+  if a:type ==# 'cursor' && s:last ==# [path, pos.line, pos.character, selected]
+    return
+  endif
+  let s:last = [path, pos.line, pos.character, selected]
+  let msg = {'type': a:type, 'path': path, 'cursor': {'line': pos.line, 'character': pos.character}}
+  if selected isnot v:null
+    let msg.selectedText = selected
+    if !s:HAS_MODE_CHANGED && s:visual_timer < 0
+      let s:visual_timer = timer_start(50, function('s:visual_ended'), {'repeat': -1})
+    endif
+  endif
+  call ide_companion#host#send(msg)
+endfunction
+
+function! s:visual_ended(timer) abort
+  if mode() !~# "^[vVsS\<C-v>\<C-s>]"
+    call timer_stop(a:timer)
+    let s:visual_timer = -1
+    call s:send_position('cursor')
+  endif
+endfunction
+
+function! s:flush(...) abort
+  let s:timer = -1
+  call s:send_position('cursor')
+endfunction
+
+" The whole cost of a keystroke: arm the timer once per burst.
+function! s:moved() abort
+  if s:timer < 0
+    let s:timer = timer_start(s:delay(), function('s:flush'))
+  endif
+endfunction
+
+function! s:focus() abort
+  " A pending cursor update would only repeat what focus sends now.
+  if s:timer >= 0
+    call timer_stop(s:timer)
+    let s:timer = -1
+  endif
+  call s:send_position('focus')
+endfunction
+
+function! s:send_path(type, buf) abort
+  let path = ide_companion#util#file_of(a:buf)
+  if path !=# ''
+    call ide_companion#host#send({'type': a:type, 'path': path})
+  endif
+endfunction
+
+function! s:added(buf) abort
+  " A help or plugin buffer gets its 'buftype' and 'nobuflisted' after BufAdd: look later.
+  call timer_start(0, {-> ide_companion#util#open_file_of(a:buf) !=# '' ? s:send_path('open', a:buf) : 0})
+endfunction
+
+function! s:rename_pre(buf) abort
+  let s:renaming[a:buf] = ide_companion#util#file_of(a:buf)
+endfunction
+
+function! s:rename_post(buf) abort
+  let from = get(s:renaming, a:buf, '')
+  silent! call remove(s:renaming, a:buf)
+  let to = ide_companion#util#file_of(a:buf)
+  if from !=# '' && to !=# ''
+    call ide_companion#host#send({'type': 'rename', 'from': from, 'to': to})
+  elseif from !=# ''
+    call ide_companion#host#send({'type': 'close', 'path': from})
+  elseif to !=# ''
+    call s:send_path('open', a:buf)
+  endif
+endfunction
+
+" What the host must know at once: the current file, every other listed file
+" buffer (ranked below it), the roots.
+function! ide_companion#context#sync() abort
+  let current = bufnr('')
+  let s:last = []
+  call s:send_position('focus')
+  for info in getbufinfo({'buflisted': 1})
+    if info.bufnr != current && ide_companion#util#file_of(info.bufnr) !=# ''
+      call s:send_path('open', info.bufnr)
+    endif
+  endfor
+  let s:last_roots = []
+  call s:send_roots()
+endfunction
+
+function! ide_companion#context#attach() abort
+  augroup ide_companion_context
+    autocmd!
+    autocmd BufEnter,WinEnter,FocusGained * call s:focus()
+    autocmd CursorMoved,CursorMovedI * if s:timer < 0 | call s:moved() | endif
+    " Entering or leaving Visual mode changes the selection without a move.
+    if s:HAS_MODE_CHANGED
+      autocmd ModeChanged * if s:timer < 0 | call s:moved() | endif
+    endif
+    autocmd BufAdd * call s:added(str2nr(expand('<abuf>')))
+    autocmd BufDelete,BufWipeout * call s:send_path('close', str2nr(expand('<abuf>')))
+    autocmd BufWritePost * call s:send_path('saved', str2nr(expand('<abuf>')))
+    autocmd BufFilePre * call s:rename_pre(str2nr(expand('<abuf>')))
+    autocmd BufFilePost * call s:rename_post(str2nr(expand('<abuf>')))
+    " After the window or tab is really gone.
+    autocmd TabClosed,TabNew * call timer_start(0, {-> s:send_roots()})
+    if exists('##DirChanged')
+      autocmd DirChanged * call timer_start(0, {-> s:send_roots()})
+    endif
+    if exists('##WinClosed')
+      autocmd WinClosed * call timer_start(0, {-> s:send_roots()})
+    endif
+  augroup END
+  let s:attached = 1
+  call ide_companion#context#sync()
+endfunction
+
+function! ide_companion#context#detach() abort
+  silent! autocmd! ide_companion_context
+  silent! augroup! ide_companion_context
+  for timer in [s:timer, s:visual_timer]
+    if timer >= 0
+      call timer_stop(timer)
+    endif
+  endfor
+  let s:timer = -1
+  let s:visual_timer = -1
+  let s:attached = 0
+  let s:last = []
+  let s:last_roots = []
+  let s:renaming = {}
+endfunction
+
+" For the benchmark: what one coalesced cursor update costs when it fires.
+function! ide_companion#context#flush_now() abort
+  let s:last = []
+  call s:flush()
+endfunction

@@ -1,0 +1,37 @@
+" ide-companion: Gemini CLI's IDE mode in Vim (8.2 and 9.x).
+" Commands only; everything else loads on demand from autoload/.
+if exists('g:loaded_ide_companion')
+  finish
+endif
+let g:loaded_ide_companion = 1
+
+if v:version < 802 || !has('job') || !has('channel') || !has('timers') || !has('lambda')
+  " Said once, at startup, without an error: the editor stays usable.
+  if !get(g:, 'ide_companion_quiet', 0)
+    echohl WarningMsg
+    echomsg 'ide-companion: needs Vim 8.2 or newer with +job, +channel, +timers and +lambda; not started.'
+    echohl None
+  endif
+  finish
+endif
+
+command! -bar GeminiStart call ide_companion#start()
+command! -bar GeminiStop call ide_companion#stop()
+command! -bar GeminiStatus call ide_companion#status()
+command! -bar GeminiHealth call ide_companion#health#show()
+command! -bar GeminiAccept call ide_companion#diff#accept_current()
+command! -bar GeminiReject call ide_companion#diff#reject_current()
+command! -nargs=* Gemini call ide_companion#terminal#open([<f-args>])
+command! -nargs=? -complete=file GeminiEnv call ide_companion#terminal#env(<q-args>)
+
+augroup ide_companion_start
+  autocmd!
+  " After the vimrc and other plugins: g:ide_companion_* set anywhere count.
+  autocmd VimEnter * if get(g:, 'ide_companion_auto_start', 1) | call ide_companion#start() | endif
+  autocmd VimLeavePre * call ide_companion#host#leaving()
+augroup END
+
+" Sourced after startup (:packadd, a plugin manager loading late): start now.
+if v:vim_did_enter && get(g:, 'ide_companion_auto_start', 1)
+  call ide_companion#start()
+endif

@@ -1,0 +1,175 @@
+/** What a real Vim in tmux tells Gemini CLI: open files in focus order, the cursor in characters, visual selections, roots. */
+import { test, describe } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { waitFor } from '@ide-companion/testkit';
+import { openFiles, skipVim, startWithClient, TIMEOUT, type VimSession } from './harness.js';
+
+const TEXT = 'héllo wörld\n€uro 😀x\n\tindented\n';
+
+/** Types an Ex command as a user would. */
+function command(s: VimSession, text: string): void {
+  s.keys('Escape');
+  s.type(`:${text}`);
+  s.keys('Enter');
+}
+
+describe('Vim context', { skip: skipVim, timeout: 180_000 }, () => {
+  test('open files in focus order; buffers without a file on disk or of other kinds are left out', async () => {
+    const { s, c } = await startWithClient({ files: { 'a.txt': 'a\n', 'b.txt': 'b\n' }, open: ['a.txt', 'b.txt'] });
+    try {
+      const a = path.join(s.workspace, 'a.txt');
+      const b = path.join(s.workspace, 'b.txt');
+      await c.waitForContext((ctx) => openFiles(ctx)[0]?.path === a, 'a.txt focused at start');
+      command(s, 'next');
+      let files = await c.waitForContext((ctx) => (openFiles(ctx)[0]?.path === b ? openFiles(ctx) : undefined), 'b.txt focused');
+      assert.deepEqual(
+        files.map((f) => f.path),
+        [b, a],
+      );
+      assert.equal(files[0]!.isActive, true);
+      // Help, a scratch buffer and a new file not yet written do not count.
+      command(s, 'help');
+      command(s, 'new | setlocal buftype=nofile');
+      command(s, 'edit fresh.txt');
+      command(s, 'buffer a.txt');
+      files = await c.waitForContext((ctx) => (openFiles(ctx)[0]?.path === a ? openFiles(ctx) : undefined), 'a.txt focused again');
+      assert.deepEqual(
+        files.map((f) => f.path),
+        [a, b],
+      );
+      // Once written, the new file is on disk and is the newest.
+      command(s, 'buffer fresh.txt | write');
+      const fresh = path.join(s.workspace, 'fresh.txt');
+      await c.waitForContext((ctx) => openFiles(ctx)[0]?.path === fresh, 'fresh.txt after :w');
+      // Going back to a window puts its file first again.
+      command(s, 'split b.txt | wincmd p');
+      await c.waitForContext((ctx) => openFiles(ctx)[0]?.path === fresh, 'fresh.txt after wincmd p');
+      command(s, 'bwipeout b.txt');
+      await c.waitForContext((ctx) => openFiles(ctx).every((f) => f.path !== b), 'b.txt closed');
+    } finally {
+      await c.close();
+      await s.close();
+    }
+  });
+
+  test('FocusGained (the terminal Vim runs in regained focus) puts the current file first', async () => {
+    const { s, c } = await startWithClient({
+      files: { 'a.txt': 'a\n', 'b.txt': 'b\n' },
+      open: ['a.txt'],
+      // Focus reporting, as a vimrc enables it for tmux.
+      vimrc: ['let &t_fe = "\\<Esc>[?1004h"', 'let &t_fd = "\\<Esc>[?1004l"', 'execute "set <FocusGained>=\\<Esc>[I"', 'execute "set <FocusLost>=\\<Esc>[O"'],
+    });
+    try {
+      const a = path.join(s.workspace, 'a.txt');
+      const b = path.join(s.workspace, 'b.txt');
+      command(s, 'split b.txt');
+      await c.waitForContext((ctx) => openFiles(ctx)[0]?.path === b, 'b.txt focused');
+      // Back to a.txt's window without autocommands: only FocusGained can tell.
+      await s.ex('noautocmd wincmd p');
+      assert.equal(openFiles(c.lastContext()!)[0]?.path, b);
+      const sendFocus = (hex: string[]) => spawnSync('tmux', ['-L', s.tmux.socket, 'send-keys', '-t', 'main', '-H', ...hex]);
+      sendFocus(['1b', '5b', '4f']);
+      sendFocus(['1b', '5b', '49']);
+      await c.waitForContext((ctx) => openFiles(ctx)[0]?.path === a, 'a.txt first after FocusGained');
+    } finally {
+      await c.close();
+      await s.close();
+    }
+  });
+
+  test('the cursor is a 1-based line and a character count, not bytes', async () => {
+    const { s, c } = await startWithClient({ files: { 'u.txt': TEXT }, open: ['u.txt'] });
+    try {
+      const cursor = (line: number, character: number) =>
+        c.waitForContext((ctx) => {
+          const f = openFiles(ctx)[0];
+          return f?.cursor?.line === line && f.cursor.character === character ? f : undefined;
+        }, `cursor at ${line}:${character}`);
+      s.type('fw');
+      await cursor(1, 7);
+      s.type('j$');
+      await cursor(2, 7);
+      s.type('a!');
+      s.keys('Escape');
+      await cursor(2, 8);
+      // Insert mode after the last character: one past it.
+      s.type('A');
+      await cursor(2, 9);
+      s.keys('Escape');
+    } finally {
+      await c.close();
+      await s.close();
+    }
+  });
+
+  test('the visual selection: characterwise, linewise and blockwise, cleared when Visual mode ends', async () => {
+    const { s, c } = await startWithClient({ files: { 'u.txt': TEXT }, open: ['u.txt'] });
+    try {
+      const selected = (want: string) => c.waitForContext((ctx) => openFiles(ctx)[0]?.selectedText === want, `selection ${JSON.stringify(want)}`);
+      s.type('lvll');
+      await selected('éll');
+      s.keys('Escape');
+      s.type('0fwvj$');
+      // With $ the selection runs to the end of the line (the line break is not text).
+      await selected('wörld\n€uro 😀x');
+      s.keys('Escape');
+      s.type('ggVj');
+      await selected('héllo wörld\n€uro 😀x');
+      s.keys('Escape');
+      s.type('gg0l');
+      s.keys('C-v');
+      s.type('jl');
+      await selected('él\nur');
+      s.keys('Escape');
+      const file = await c.waitForContext(
+        (ctx) => (openFiles(ctx)[0] && openFiles(ctx)[0]!.selectedText === undefined ? openFiles(ctx)[0] : undefined),
+        'selection cleared',
+      );
+      assert.equal(file.selectedText, undefined);
+    } finally {
+      await c.close();
+      await s.close();
+    }
+  });
+
+  test('a long selection is cut by the companion, and what Vim collects per move is bounded', async () => {
+    const line = 'x'.repeat(999);
+    const { s, c } = await startWithClient({ files: { 'big.txt': `${line}\n`.repeat(200) }, open: ['big.txt'] });
+    try {
+      s.type('VG');
+      const file = await c.waitForContext((ctx) => ((openFiles(ctx)[0]?.selectedText?.length ?? 0) > 1000 ? openFiles(ctx)[0] : undefined), 'the selection');
+      assert.ok(file.selectedText!.length <= 16384 + 200, `cut to about 16 KiB, got ${file.selectedText!.length}`);
+      assert.ok(file.selectedText!.startsWith(line));
+    } finally {
+      await c.close();
+      await s.close();
+    }
+  });
+
+  test('roots: the cwd, :tcd and :lcd directories and g:ide_companion_roots (once they exist) reach the companion', async () => {
+    const { s } = await startWithClient({ vimrc: ["let g:ide_companion_roots = [$TMPDIR . '/extra']"] });
+    try {
+      const [tabDir, winDir, extra] = ['tabdir', 'windir', 'extra'].map((d) => path.join(s.tmp, d)) as [string, string, string];
+      const workspaceOf = async () => (await s.discovery()).content.workspacePath;
+      const roots = (...dirs: string[]) => dirs.join(path.delimiter);
+      // The configured folder does not exist yet: it is left out, and the companion starts.
+      assert.equal(await workspaceOf(), roots(s.workspace));
+      for (const dir of [tabDir, winDir, extra]) fs.mkdirSync(dir);
+      const expectRoots = async (want: string, what: string) =>
+        waitFor(async () => (await workspaceOf()) === want, `${what}: ${want}`, TIMEOUT).catch(async (err: Error) => {
+          throw new Error(`${err.message}; it is ${await workspaceOf()}`);
+        });
+      command(s, `tabnew | tcd ${tabDir}`);
+      await expectRoots(roots(s.workspace, tabDir, extra), ':tcd');
+      command(s, `vsplit | lcd ${winDir}`);
+      await expectRoots(roots(s.workspace, tabDir, winDir, extra), ':lcd');
+      command(s, 'tabclose');
+      await expectRoots(roots(s.workspace, extra), 'tab closed');
+    } finally {
+      await s.close();
+    }
+  });
+});

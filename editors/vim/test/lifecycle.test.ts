@@ -1,0 +1,161 @@
+/** Starting and stopping the companion from Vim, terminals tied to their Vim, and what the user is told when Node or gemini are missing. */
+import { test, describe } from 'node:test';
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { waitFor } from '@ide-companion/testkit';
+import { discoveryFileOf, isRunning, skipVim, skipVimOnly, startVim, TIMEOUT, type VimSession, vimString } from './harness.js';
+
+function envFile(file: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const line of fs.readFileSync(file, 'utf8').split('\n')) {
+    const eq = line.indexOf('=');
+    if (line.startsWith('GEMINI_CLI_IDE_') && eq > 0) out[line.slice(0, eq)] = line.slice(eq + 1);
+  }
+  return out;
+}
+
+/** Runs `env > FILE` in a :terminal of `s`, as a user would type :terminal. */
+async function terminalEnv(s: VimSession, name: string): Promise<Record<string, string>> {
+  const file = path.join(s.tmp, name);
+  const script = path.join(s.tmp, `${name}.sh`);
+  fs.writeFileSync(script, `env > '${file}.tmp' && mv '${file}.tmp' '${file}'\n`);
+  await s.ex(`terminal ++close sh ${script}`);
+  await waitFor(() => fs.existsSync(file), `the env of ${name}`, TIMEOUT);
+  return envFile(file);
+}
+
+describe('Vim companion lifecycle', { timeout: 180_000 }, () => {
+  test('two Vims on one folder: each has its own discovery file, and each :terminal names its own Vim', { skip: skipVim }, async () => {
+    const first = await startVim();
+    const second = await startVim({ sameFolderAs: first });
+    try {
+      const d1 = await first.discovery();
+      const d2 = await second.discovery();
+      assert.equal(path.basename(d1.path), `gemini-ide-server-${first.pid}-${d1.content.port}.json`);
+      assert.equal(path.basename(d2.path), `gemini-ide-server-${second.pid}-${d2.content.port}.json`);
+      assert.notEqual(d1.content.port, d2.content.port);
+      assert.equal(d1.content.workspacePath, d2.content.workspacePath);
+      for (const [s, d, name] of [
+        [first, d1, 'env1'],
+        [second, d2, 'env2'],
+      ] as const) {
+        const env = await terminalEnv(s, name);
+        assert.equal(env['GEMINI_CLI_IDE_PID'], String(s.pid), `${name}: pid`);
+        assert.equal(env['GEMINI_CLI_IDE_SERVER_PORT'], String(d.content.port), `${name}: port`);
+        assert.equal(env['GEMINI_CLI_IDE_AUTH_TOKEN'], d.content.authToken, `${name}: token`);
+        assert.equal(env['GEMINI_CLI_IDE_WORKSPACE_PATH'], d.content.workspacePath, `${name}: workspace`);
+      }
+    } finally {
+      await second.close();
+      await first.close();
+    }
+  });
+
+  test(':Gemini opens the CLI in a terminal split with the env of this Vim, and goes back to it when run again', { skip: skipVim }, async () => {
+    const s = await startVim({ files: { 'a.txt': 'a\n' }, open: ['a.txt'] });
+    try {
+      const { content } = await s.discovery();
+      const file = path.join(s.tmp, 'gemini-env');
+      const script = path.join(s.tmp, 'fake-gemini.sh');
+      fs.writeFileSync(script, `env > '${file}.tmp' && mv '${file}.tmp' '${file}'\nexec sleep 600\n`);
+      await s.ex(`let g:ide_companion_gemini_cmd = ['sh', ${vimString(script)}]`);
+      s.keys('Escape');
+      s.type(':Gemini');
+      s.keys('Enter');
+      await waitFor(() => fs.existsSync(file), 'the CLI command to run', TIMEOUT);
+      const env = envFile(file);
+      assert.equal(env['GEMINI_CLI_IDE_PID'], String(s.pid));
+      assert.equal(env['GEMINI_CLI_IDE_SERVER_PORT'], String(content.port));
+      assert.equal(await s.expr('winnr("$")'), 2, 'a split');
+      const terminal = await s.expr<number>('bufnr("")');
+      assert.equal(await s.expr(`getbufvar(${terminal}, '&buftype')`), 'terminal');
+      // Back in the file's window, :Gemini goes to the running terminal instead of starting another.
+      await s.ex('wincmd p');
+      await s.ex('Gemini');
+      assert.equal(await s.expr('bufnr("")'), terminal);
+      assert.equal(await s.expr('len(term_list())'), 1);
+    } finally {
+      await s.close();
+    }
+  });
+
+  test('quitting Vim removes the discovery file and leaves no host process', { skip: skipVim }, async () => {
+    const s = await startVim();
+    try {
+      const { path: file } = await s.discovery();
+      const hostPid = (await s.expr<{ hostPid: number }>('ide_companion#host#state()')).hostPid;
+      assert.ok(hostPid > 0 && isRunning(hostPid));
+      await s.quit();
+      await waitFor(() => !fs.existsSync(file), 'the discovery file removed', TIMEOUT);
+      await waitFor(() => !isRunning(hostPid), 'the host gone', TIMEOUT);
+    } finally {
+      await s.close();
+    }
+  });
+
+  test(
+    ':GeminiStop removes the discovery file and the env; :GeminiStart brings a new companion; :GeminiStatus and :GeminiHealth say so',
+    { skip: skipVim },
+    async () => {
+      const s = await startVim();
+      try {
+        const first = await s.discovery();
+        await s.ex('GeminiStop');
+        await waitFor(() => !fs.existsSync(first.path), 'the discovery file removed', TIMEOUT);
+        await waitFor(async () => (await s.expr<{ status: string }>('ide_companion#host#state()')).status === 'stopped', 'stopped', TIMEOUT);
+        assert.equal(await s.expr('getenv("GEMINI_CLI_IDE_SERVER_PORT")'), null);
+        assert.match(await s.ex('GeminiStatus'), /not running/);
+        await s.ex('GeminiStart');
+        const second = await s.discovery();
+        assert.notEqual(second.content.authToken, first.content.authToken);
+        assert.match(await s.ex('GeminiStatus'), new RegExp(`running on 127\\.0\\.0\\.1:${second.content.port}`));
+        const health = await s.ex('GeminiHealth');
+        assert.match(health, /OK +Node\.js v\d+/);
+        assert.match(health, /OK +companion running/);
+        assert.match(health, /OK +discovery file/);
+        assert.ok(!health.includes(second.content.authToken), 'no token in the health report');
+        // :GeminiEnv prints what a shell outside Vim needs (a tmux pane beside it).
+        const exports = await s.ex('GeminiEnv');
+        assert.match(exports, new RegExp(`export GEMINI_CLI_IDE_PID='${s.pid}'`));
+        assert.match(exports, new RegExp(`export GEMINI_CLI_IDE_SERVER_PORT='${second.content.port}'`));
+      } finally {
+        await s.close();
+      }
+    },
+  );
+
+  test('a missing or too old Node.js, or a missing gemini, is said plainly and Vim keeps working', { skip: skipVimOnly }, async () => {
+    const s = await startVim({
+      // Any readable file: Node is checked before the host is run.
+      vimrc: [
+        "let g:ide_companion_host = expand('<sfile>:p')",
+        "let g:ide_companion_node = 'no-such-node-binary'",
+        "let g:ide_companion_gemini_cmd = ['no-such-gemini']",
+      ],
+      waitForCompanion: false,
+    });
+    try {
+      await waitFor(async () => /Node\.js is not installed/.test(await s.messages()), 'the message about Node', TIMEOUT).catch(async (err: Error) => {
+        throw new Error(`${err.message}; messages: ${await s.messages()}`);
+      });
+      assert.match(await s.ex('GeminiHealth'), /ERROR Node\.js: `no-such-node-binary` not found/);
+      assert.match(await s.ex('Gemini'), /`no-such-gemini` is not installed or not on PATH/);
+      assert.equal(await s.expr('len(term_list())'), 0, 'no terminal opened');
+      // A node that says it is 18.
+      const fake = path.join(s.tmp, 'node18');
+      fs.writeFileSync(fake, '#!/bin/sh\necho v18.19.0\n', { mode: 0o755 });
+      await s.ex(`let g:ide_companion_node = ${vimString(fake)} | GeminiStart`);
+      await waitFor(
+        async () => /is Node\.js v18\.19\.0; the companion needs Node\.js 20 or newer/.test(await s.messages()),
+        'the message about the old Node',
+        TIMEOUT,
+      );
+      assert.equal((await s.expr<{ status: string }>('ide_companion#host#state()')).status, 'stopped');
+      assert.equal(discoveryFileOf(s.discoveryDir, s.pid), undefined);
+      assert.equal(await s.expr('mode()'), 'n');
+    } finally {
+      await s.close();
+    }
+  });
+});
