@@ -117,7 +117,7 @@ describe('ide-companion mcp', { timeout: 120_000 }, () => {
     }
   });
 
-  test('an editor gone mid-call, and a slow editor, end the call with an error, never a hang', async () => {
+  test('an editor gone mid-call, and a frozen companion, end the call with an error, never a hang', async () => {
     const s = setup();
     const agent = await startMcpAgent({ cwd: s.workspace, tmpdir: s.tmpdir, args: ['--retry', '200', '--call-timeout', '1500'] });
     let editor = new ScriptedEditor(s.workspace, s.tmpdir, ['getDiagnostics']);
@@ -148,6 +148,30 @@ describe('ide-companion mcp', { timeout: 120_000 }, () => {
       assert.match(textOf(timedOut), /did not answer getDiagnostics within 1.5 s/);
     } finally {
       editor.host.kill('SIGCONT');
+      await editor.stop();
+      await agent.close();
+      s.cleanup();
+    }
+  });
+
+  test('a slow editor: the companion\'s own bound (5 s) ends the call, and its words reach the agent', async () => {
+    const s = setup();
+    const agent = await startMcpAgent({ cwd: s.workspace, tmpdir: s.tmpdir, args: ['--retry', '200'] });
+    const editor = new ScriptedEditor(s.workspace, s.tmpdir, ['getDiagnostics']);
+    try {
+      await editor.ready();
+      await waitFor(async () => (await agent.call('getWorkspaceFolders')).isError !== true, 'a connection to the editor', 20_000);
+      const calling = agent.call('getDiagnostics', {});
+      await editor.request('getDiagnostics'); // never answered
+      const r = await calling;
+      assert.equal(r.isError, true);
+      assert.match(textOf(r), /the editor did not answer getDiagnostics within 5 s/);
+      // The connection is still good: the next call is answered.
+      const next = agent.call('getDiagnostics', {});
+      const ask = await editor.request('getDiagnostics', 1);
+      editor.respond(ask, { result: { diagnostics: [] } });
+      assert.deepEqual(JSON.parse(textOf(await next)), { diagnostics: [] });
+    } finally {
       await editor.stop();
       await agent.close();
       s.cleanup();
