@@ -42,7 +42,9 @@ test('ide-companion mcp with Emacs: every capability listed, flymake diagnostics
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith('GEMINI_CLI_IDE_')) env[k] = v;
   const client = new Client({ name: 'test-agent', version: '1' });
-  await client.connect(new StdioClientTransport({ command: process.execPath, args: [bin, 'mcp'], cwd: emacs.workspace, env: { ...env, TMPDIR: emacs.tmp }, stderr: 'ignore' }));
+  await client.connect(
+    new StdioClientTransport({ command: process.execPath, args: [bin, 'mcp'], cwd: emacs.workspace, env: { ...env, TMPDIR: emacs.tmp }, stderr: 'ignore' }),
+  );
   t.after(() => client.close());
   const a = path.join(emacs.workspace, 'a.el');
   const b = path.join(emacs.workspace, 'b.txt');
@@ -65,7 +67,10 @@ test('ide-companion mcp with Emacs: every capability listed, flymake diagnostics
     'flymake to report',
     TIMEOUT,
   );
-  assert.deepEqual(diagnostics.map((d: any) => [d.severity, d.range.start.line, d.message]), [['error', 2, 'bad value']]);
+  assert.deepEqual(
+    diagnostics.map((d: any) => [d.severity, d.range.start.line, d.message]),
+    [['error', 2, 'bad value']],
+  );
   const opened: any = await client.callTool({ name: 'openFile', arguments: { path: b, line: 3, column: 2 } });
   assert.notEqual(opened.isError, true, opened.content[0].text);
   await waitFor(async () => (await emacs.evalJson<string>('(or (buffer-file-name (window-buffer (selected-window))) "")')) === b, 'b.txt visited', TIMEOUT);

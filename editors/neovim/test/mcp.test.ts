@@ -112,11 +112,25 @@ describe('ide-companion mcp with Neovim', { timeout: 8 * 60_000 }, () => {
         functionCallTurn('mcp_ide-companion_getDiagnostics', { path: file }),
         functionCallTurn('mcp_ide-companion_openFile', { path: file, line: 2, column: 7 }),
       ]);
-      const argv = [process.execPath, cli!.geminiBin, '--fake-responses', turns, '--model', 'gemini-2.5-flash',
+      const argv = [
+        process.execPath,
+        cli!.geminiBin,
+        '--fake-responses',
+        turns,
+        '--model',
+        'gemini-2.5-flash',
         // Approving MCP tools is the CLI's own dialog, not under test here.
-        '--approval-mode', 'yolo'];
+        '--approval-mode',
+        'yolo',
+      ];
       // The extension's server runs `node`: the one running these tests.
-      const env = { HOME: home, TMPDIR: s.tmp, GEMINI_API_KEY: 'dummy', REMOTE_CONTAINERS: '1', PATH: `${path.dirname(process.execPath)}:${process.env['PATH'] ?? ''}` };
+      const env = {
+        HOME: home,
+        TMPDIR: s.tmp,
+        GEMINI_API_KEY: 'dummy',
+        REMOTE_CONTAINERS: '1',
+        PATH: `${path.dirname(process.execPath)}:${process.env['PATH'] ?? ''}`,
+      };
       tmux.start(shellCommand(argv, env, [...STRAY_IDE_ENV, ...HEADLESS_TRIGGER_ENV]), { cwd: s.workspace });
       await tmux.waitForText('Type your message', START_TIMEOUT_MS);
       // The extension's MCP server is up once the CLI counts it.
@@ -149,12 +163,19 @@ describe('ide-companion mcp with Neovim', { timeout: 8 * 60_000 }, () => {
       assert.match(sent, /undefined global x2/);
       assert.match(sent, /unused local unused/);
       assert.match(sent, new RegExp(file.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')));
-      assert.ok(responses.find((r) => r.name === 'mcp_ide-companion_openFile'), 'the openFile result was sent too');
+      assert.ok(
+        responses.find((r) => r.name === 'mcp_ide-companion_openFile'),
+        'the openFile result was sent too',
+      );
       // And Neovim shows that file at that line.
-      await waitFor(async () => {
-        const where = await s.lua<[string, number, number]>('return { vim.api.nvim_buf_get_name(0), vim.fn.line("."), vim.fn.col(".") }');
-        return where[0] === file && where[1] === 2 && where[2] === 7;
-      }, 'Neovim at a.lua:2:7', STEP_TIMEOUT_MS);
+      await waitFor(
+        async () => {
+          const where = await s.lua<[string, number, number]>('return { vim.api.nvim_buf_get_name(0), vim.fn.line("."), vim.fn.col(".") }');
+          return where[0] === file && where[1] === 2 && where[2] === 7;
+        },
+        'Neovim at a.lua:2:7',
+        STEP_TIMEOUT_MS,
+      );
     } finally {
       await tmux.stop();
       await s.close();

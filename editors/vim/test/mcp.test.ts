@@ -23,7 +23,9 @@ test('ide-companion mcp with Vim: every capability listed, quickfix diagnostics,
     await s.expr(`setqflist([{'filename': ${vimString(q)}, 'lnum': 1, 'col': 8, 'type': 'E', 'text': 'bad x'}])`);
     const env: Record<string, string> = {};
     for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith('GEMINI_CLI_IDE_')) env[k] = v;
-    await client.connect(new StdioClientTransport({ command: process.execPath, args: [bin, 'mcp'], cwd: s.workspace, env: { ...env, TMPDIR: s.tmp }, stderr: 'ignore' }));
+    await client.connect(
+      new StdioClientTransport({ command: process.execPath, args: [bin, 'mcp'], cwd: s.workspace, env: { ...env, TMPDIR: s.tmp }, stderr: 'ignore' }),
+    );
     const names = await waitFor(
       async () => {
         const list = (await client.listTools()).tools.map((t) => t.name).sort();

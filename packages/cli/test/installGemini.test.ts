@@ -56,14 +56,23 @@ describe('ide-companion install gemini', { skip, timeout: 300_000 }, () => {
   test('with gemini on PATH: `gemini extensions install` does it, and a second run updates it', async () => {
     const t = throwaway();
     try {
-      fs.writeFileSync(path.join(t.binDir, 'gemini'), `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(cli!.geminiBin)} "$@"\n`, { mode: 0o755 });
+      fs.writeFileSync(path.join(t.binDir, 'gemini'), `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(cli!.geminiBin)} "$@"\n`, {
+        mode: 0o755,
+      });
       for (const run of [1, 2]) {
         const r = await runNode([bin, 'install', 'gemini', '--json'], { env: t.env, cwd: t.tmp.path, timeoutMs: 180_000 });
         assert.equal(r.code, 0, `run ${run}: ${r.stdout}${r.stderr}`);
         const out = JSON.parse(r.stdout);
         assert.equal(out.success, true);
-        assert.ok(out.log.some((l: string) => /gemini: .*installed successfully/.test(l)), out.log.join('\n'));
-        if (run === 2) assert.ok(out.log.some((l: string) => /successfully uninstalled/.test(l)), out.log.join('\n'));
+        assert.ok(
+          out.log.some((l: string) => /gemini: .*installed successfully/.test(l)),
+          out.log.join('\n'),
+        );
+        if (run === 2)
+          assert.ok(
+            out.log.some((l: string) => /successfully uninstalled/.test(l)),
+            out.log.join('\n'),
+          );
       }
       // The CLI's own install record: the source is this repository's extension folder.
       const meta = JSON.parse(fs.readFileSync(path.join(t.ext, '.gemini-extension-install.json'), 'utf8'));

@@ -36,7 +36,10 @@ describe('ide-companion mcp', { timeout: 120_000 }, () => {
     try {
       assert.deepEqual(await agent.names(), ALL);
       for (const name of ALL) {
-        const r = await agent.call(name, name === 'openFile' || name === 'saveDocument' || name === 'checkDocumentDirty' ? { path: path.join(s.workspace, 'a.txt') } : {});
+        const r = await agent.call(
+          name,
+          name === 'openFile' || name === 'saveDocument' || name === 'checkDocumentDirty' ? { path: path.join(s.workspace, 'a.txt') } : {},
+        );
         assert.equal(r.isError, true, name);
         assert.match(textOf(r), new RegExp(`^No editor is connected for ${s.workspace}: .*ide-companion doctor`), name);
         assert.doesNotMatch(textOf(r), /\n/, 'one paragraph');
@@ -60,7 +63,7 @@ describe('ide-companion mcp', { timeout: 120_000 }, () => {
       editor = new ScriptedEditor(s.workspace, s.tmpdir, ['getDiagnostics', 'openFile']);
       await editor.ready();
       await waitFor(() => agent.listChanged > before, 'tools/list_changed when the editor appears', 20_000);
-      await waitFor(async () => (await agent.names()).join() === 'getDiagnostics,getWorkspaceFolders,openFile', 'the editor\'s tools', 20_000);
+      await waitFor(async () => (await agent.names()).join() === 'getDiagnostics,getWorkspaceFolders,openFile', "the editor's tools", 20_000);
 
       const file = path.join(s.workspace, 'a.c');
       fs.writeFileSync(file, 'int x;\n');
@@ -71,7 +74,10 @@ describe('ide-companion mcp', { timeout: 120_000 }, () => {
       editor.respond(ask, { result: { diagnostics: [diagnostic(file, 0, 'hint'), diagnostic(file, 1, 'error'), diagnostic(file, 2)] } });
       const r = await calling;
       assert.notEqual(r.isError, true, textOf(r));
-      assert.deepEqual(JSON.parse(textOf(r)).diagnostics.map((d: any) => d.message), ['problem 1', 'problem 2']);
+      assert.deepEqual(
+        JSON.parse(textOf(r)).diagnostics.map((d: any) => d.message),
+        ['problem 1', 'problem 2'],
+      );
 
       // The companion's cap (500, most severe first) holds through the proxy.
       const many = agent.call('getDiagnostics', {});
@@ -123,7 +129,7 @@ describe('ide-companion mcp', { timeout: 120_000 }, () => {
     let editor = new ScriptedEditor(s.workspace, s.tmpdir, ['getDiagnostics']);
     try {
       const ready = await editor.ready();
-      await waitFor(async () => (await agent.names()).includes('getDiagnostics') && (await agent.names()).length === 2, 'the editor\'s tools', 20_000);
+      await waitFor(async () => (await agent.names()).includes('getDiagnostics') && (await agent.names()).length === 2, "the editor's tools", 20_000);
       // Killed while it holds the request: the companion dies with it.
       const calling = agent.call('getDiagnostics', {});
       await editor.request('getDiagnostics');
@@ -154,7 +160,7 @@ describe('ide-companion mcp', { timeout: 120_000 }, () => {
     }
   });
 
-  test('a slow editor: the companion\'s own bound (5 s) ends the call, and its words reach the agent', async () => {
+  test("a slow editor: the companion's own bound (5 s) ends the call, and its words reach the agent", async () => {
     const s = setup();
     const agent = await startMcpAgent({ cwd: s.workspace, tmpdir: s.tmpdir, args: ['--retry', '200'] });
     const editor = new ScriptedEditor(s.workspace, s.tmpdir, ['getDiagnostics']);
@@ -180,7 +186,10 @@ describe('ide-companion mcp', { timeout: 120_000 }, () => {
 
   test('serve (no diagnostics): only getOpenEditors and getWorkspaceFolders are listed', async () => {
     const s = setup();
-    const serve = spawn(process.execPath, [bin, 'serve', '--workspace', s.workspace, '--no-color'], { env: isolatedEnv(s.tmpdir), stdio: ['pipe', 'pipe', 'pipe'] });
+    const serve = spawn(process.execPath, [bin, 'serve', '--workspace', s.workspace, '--no-color'], {
+      env: isolatedEnv(s.tmpdir),
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     let out = '';
     serve.stdout.on('data', (d: Buffer) => (out += d.toString()));
     serve.stderr.on('data', (d: Buffer) => (out += d.toString()));

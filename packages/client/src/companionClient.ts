@@ -191,7 +191,11 @@ export class CompanionClient {
    * within `timeoutMs` (default `availabilityTimeoutMs`), or when the connection
    * drops before the answer: never hangs.
    */
-  async callTool(name: string, args: Record<string, unknown> = {}, timeoutMs = this.options.availabilityTimeoutMs ?? DEFAULT_AVAILABILITY_TIMEOUT_MS): Promise<CallToolResult> {
+  async callTool(
+    name: string,
+    args: Record<string, unknown> = {},
+    timeoutMs = this.options.availabilityTimeoutMs ?? DEFAULT_AVAILABILITY_TIMEOUT_MS,
+  ): Promise<CallToolResult> {
     const connection = this.connection?.isOpen ? this.connection : undefined;
     if (!connection) throw new Error(`not connected to an IDE companion${this.state.details ? `: ${this.state.details}` : ''}`);
     return connection.callTool(name, args, timeoutMs);

@@ -82,7 +82,9 @@ export class EditorToolsServer {
       this.lastListed = listed;
       const state = this.client.status;
       this.options.log?.(
-        state.status === 'connected' ? `connected to ${this.client.ideInfo?.displayName ?? 'a companion'}; tools: ${listed}` : `no editor connected; listing every tool`,
+        state.status === 'connected'
+          ? `connected to ${this.client.ideInfo?.displayName ?? 'a companion'}; tools: ${listed}`
+          : `no editor connected; listing every tool`,
       );
     }
   }
@@ -103,12 +105,17 @@ export class EditorToolsServer {
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
       if (/timed out|timeout/i.test(message)) {
-        return toolError(`${ide} did not answer ${name} within ${timeoutMs / 1000} s: its companion may be frozen or gone. Try again; if it persists, run \`ide-companion doctor\` in ${this.options.cwd}.`);
+        return toolError(
+          `${ide} did not answer ${name} within ${timeoutMs / 1000} s: its companion may be frozen or gone. Try again; if it persists, run \`ide-companion doctor\` in ${this.options.cwd}.`,
+        );
       }
       return toolError(`The call ${name} to ${ide} failed: ${message}. The editor or its companion may have stopped; the tools come back when it runs again.`);
     }
     const size = result.content.reduce((n, block) => n + (block.type === 'text' ? block.text.length : JSON.stringify(block).length), 0);
-    if (size > MAX_RESULT_CHARS) return toolError(`${ide} answered ${name} with ${size} characters, more than the ${MAX_RESULT_CHARS} handed to a model; narrow the request (one file, a severity).`);
+    if (size > MAX_RESULT_CHARS)
+      return toolError(
+        `${ide} answered ${name} with ${size} characters, more than the ${MAX_RESULT_CHARS} handed to a model; narrow the request (one file, a severity).`,
+      );
     // The companion's answer as it is: JSON text, or isError with its reason.
     return { content: result.content, ...(result.isError ? { isError: true } : {}) };
   }

@@ -94,7 +94,8 @@ export const geminiInstaller: EditorInstaller = {
     }
     if (already) {
       const removed = await runGemini(gemini, ['extensions', 'uninstall', EXTENSION_NAME], env, log);
-      if (removed.code !== 0) return { success: false, message: `gemini extensions uninstall ${EXTENSION_NAME} failed (exit ${removed.code}): ${removed.output.trim()}` };
+      if (removed.code !== 0)
+        return { success: false, message: `gemini extensions uninstall ${EXTENSION_NAME} failed (exit ${removed.code}): ${removed.output.trim()}` };
     }
     const installed = await runGemini(gemini, ['extensions', 'install', source, '--consent'], env, log);
     if (installed.code !== 0 || !fs.existsSync(path.join(dest, CONFIG_FILE))) {

@@ -66,7 +66,9 @@ export class ScriptedEditor {
   readonly host: ChildProcessWithoutNullStreams;
   readonly exited: Promise<void>;
   constructor(workspace: string, tmpdir: string, capabilities: string[]) {
-    this.host = spawn(process.execPath, [bin, 'bridge', '--name', 'scripted', '--display-name', 'Scripted Editor', '--workspace', workspace], { env: isolatedEnv(tmpdir) });
+    this.host = spawn(process.execPath, [bin, 'bridge', '--name', 'scripted', '--display-name', 'Scripted Editor', '--workspace', workspace], {
+      env: isolatedEnv(tmpdir),
+    });
     this.exited = new Promise((resolve) => this.host.once('exit', () => resolve()));
     readline.createInterface({ input: this.host.stdout }).on('line', (l) => this.fromHost.push(JSON.parse(l)));
     this.send({ type: 'hello', protocol: 1, pid: process.pid, capabilities });
