@@ -160,7 +160,7 @@ describe('Neovim diffs', { skip, timeout: 180_000 }, () => {
       await waitFor(async () => (await s.lua('return vim.bo[...].modified', buf)) === true, 'buffer modified', TIMEOUT);
       await openDiff(c.client, filePath, 'from gemini\n');
       const d = await waitForDiff(s, filePath);
-      assert.match(await s.messages(), /u\.txt has unsaved changes/);
+      await waitFor(async () => /u\.txt has unsaved changes/.test(await s.messages()), 'the unsaved-changes warning', TIMEOUT);
       await inProposal(s, d.proposal, 'write');
       const accepted = await c.waitForNotification('ide/diffAccepted');
       fs.writeFileSync(filePath, accepted.content);

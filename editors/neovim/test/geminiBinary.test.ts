@@ -30,8 +30,6 @@ import { hasNvim, nvimPath } from './harness.js';
 
 const cli = findGeminiCli();
 const skip =
-  // An nvim run through another release's loader (the version matrix) cannot start its TUI, which re-executes its own binary.
-  (process.env['IDE_COMPANION_NVIM'] ? 'the UI test runs only with the nvim on PATH' : false) ||
   skipUnless(hasNvim, 'nvim', 'apt-get install -y neovim') ||
   skipUnless(cli !== undefined, 'Gemini CLI 0.61.0', 'run scripts/install-gemini-cli.sh') ||
   skipUnless(which('tmux') !== undefined, 'tmux', 'apt-get install -y tmux');

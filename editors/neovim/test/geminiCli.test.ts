@@ -72,6 +72,8 @@ describe('Neovim companion with the real Gemini CLI client', { skip, timeout: 18
         } finally {
           await client.stop();
         }
+        // Its session ends with it (its stream closed and did not reopen), before the next round counts.
+        await waitFor(async () => (await sessions(target)) === targetBefore, `the session in Neovim ${target.pid} to end`, TIMEOUT);
       }
     } finally {
       await second.close();

@@ -1,5 +1,10 @@
-/** A coloured unified diff for the terminal (jsdiff), with a summary instead when it is too big to show. */
+/**
+ * A coloured unified diff for the terminal (jsdiff), with a summary instead when
+ * it is too big to show. Control characters in the path or the text are shown
+ * as symbols (`visible`), never sent to the terminal.
+ */
 import { createTwoFilesPatch } from 'diff';
+import { visible, visibleLine } from './visible.js';
 
 export interface RenderOptions {
   color: boolean;
@@ -20,7 +25,8 @@ function lineCount(text: string): number {
   return n;
 }
 
-export function renderUnifiedDiff(filePath: string, before: string | undefined, after: string, options: RenderOptions): string {
+export function renderUnifiedDiff(rawPath: string, before: string | undefined, after: string, options: RenderOptions): string {
+  const filePath = visibleLine(rawPath);
   const max = options.maxInlineBytes ?? 2 * 1024 * 1024;
   const oldText = before ?? '';
   const label = before === undefined ? 'new file' : 'current';
@@ -36,7 +42,8 @@ export function renderUnifiedDiff(filePath: string, before: string | undefined, 
   const lines = patch.split('\n').filter((l) => !l.startsWith('=====') && !l.startsWith('Index: '));
   return (
     lines
-      .map((line) => {
+      .map((raw) => {
+        const line = visible(raw);
         if (line.startsWith('+++') || line.startsWith('---')) return paint(line, 'bold', options.color);
         if (line.startsWith('@@')) return paint(line, 'cyan', options.color);
         if (line.startsWith('+')) return paint(line, 'green', options.color);

@@ -8,6 +8,7 @@ import * as path from 'node:path';
 import type { EditorEvent } from '@ide-companion/protocol';
 import { Companion, applyEditorEvent, describeError, humanLogger, jsonLinesLogger, parseCommandArgs, type CommandSpec, type EditorActions, type EditorCommand, type SessionInfo } from '@ide-companion/server';
 import { paint } from './renderDiff.js';
+import { StatusLine, statusLineLogger } from './statusLine.js';
 import { TerminalReview } from './terminalReview.js';
 import { WorkspaceWatcher } from './workspaceWatcher.js';
 
@@ -18,9 +19,9 @@ export const serveSpec: CommandSpec = {
   summary: 'run a companion for this folder; review diffs in this terminal',
   description: `Runs a Gemini CLI companion for DIR (default: the current folder; repeat
 --workspace for several roots). Start 'gemini' in that folder from any other
-terminal and it connects here: files you save become its context, and each
-edit it proposes is shown here as a diff to accept, reject, or edit in
-$VISUAL/$EDITOR first.`,
+terminal and it connects here: your uncommitted changes (git status), then
+the files you save, become its context, and each edit it proposes is shown
+here as a diff to accept, reject, or edit in $VISUAL/$EDITOR first (one key).`,
   options: {
     workspace: { type: 'string', arg: 'DIR', multiple: true, help: 'a workspace root (repeatable)' },
     json: { type: 'boolean', help: 'log events as JSON lines on stdout (the review goes to stderr)' },
@@ -57,13 +58,15 @@ async function run(argv: string[]): Promise<number> {
   const event = (e: Record<string, unknown>) => {
     if (json) process.stdout.write(`${JSON.stringify({ time: new Date().toISOString(), ...e })}\n`);
   };
-  const logger = json ? jsonLinesLogger(process.stdout) : humanLogger(process.stderr);
+  const screen = new StatusLine(human, color);
+  // In a terminal, warnings (refused requests) go to the status line, rate-limited: a line each would scroll the review away.
+  const logger = json ? jsonLinesLogger(process.stdout) : screen.tty ? statusLineLogger(screen) : humanLogger(process.stderr);
 
   let companion: Companion | undefined;
   const report = (e: EditorEvent) => applyEditorEvent(companion!, e);
   const review = new TerminalReview({
     input: process.stdin,
-    output: human,
+    screen,
     color,
     editor: process.env['VISUAL'] || process.env['EDITOR'] || 'vi',
     outcomes: { accept: (diffId, content) => report({ type: 'diffAccepted', diffId, content }), reject: (diffId) => report({ type: 'diffRejected', diffId }) },
@@ -82,9 +85,11 @@ async function run(argv: string[]): Promise<number> {
   const watcher = new WorkspaceWatcher(roots, report, (filePath) => event({ event: 'saved', filePath }));
 
   try {
-    await companion.start();
+    // The context is seeded before the discovery file exists: a CLI that connects at once sees it.
     await watcher.start();
+    await companion.start();
   } catch (err) {
+    await watcher.stop();
     await companion.stop();
     review.dispose();
     throw err;
@@ -95,13 +100,13 @@ async function run(argv: string[]): Promise<number> {
     const status = describeSessions(sessions);
     if (status === lastStatus) return;
     lastStatus = status;
-    human.write(`${paint('●', sessions.length > 0 ? 'green' : 'dim', color)} ${status}\n`);
+    screen.setStatus(`● ${status}`);
     event({ event: 'sessions', count: sessions.length, listening: sessions.filter((s) => s.streamOpen).length });
   });
 
   event({ event: 'listening', port: companion.port, workspace: roots, discoveryFile: companion.discoveryFilePath, pid: process.pid });
   const connect = roots.map((r) => `  cd ${r} && gemini`).join('\n');
-  human.write(
+  screen.print(
     `${paint('ide-companion serve', 'bold', color)}: Gemini CLI companion on 127.0.0.1:${companion.port}\n` +
       `Connect from another terminal:\n${connect}\n` +
       `(/ide status there shows "Connected to ${SERVE_IDE_INFO.displayName}".) Proposed edits appear here. Ctrl+C stops.\n`,
@@ -112,11 +117,13 @@ async function run(argv: string[]): Promise<number> {
     const stop = (signal: NodeJS.Signals) => {
       if (stopping) return;
       stopping = true;
-      human.write(`\nStopping (${signal})...\n`);
+      review.dispose();
+      screen.print(`\nStopping (${signal})...\n`);
       Promise.all([watcher.stop(), companion!.stop()])
         .catch((err: unknown) => logger.error('error while stopping', { error: describeError(err) }))
         .finally(() => {
           review.dispose();
+          screen.end();
           event({ event: 'stopped' });
           for (const s of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.removeListener(s, stop);
           resolve(signal === 'SIGINT' ? 130 : 0);

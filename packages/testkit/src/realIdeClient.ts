@@ -86,9 +86,17 @@ export class RealIdeClient {
     return this.waitFor((e) => e.event === 'diffResult' && e['filePath'] === filePath, `the CLI's diff outcome for ${filePath}`);
   }
 
+  /** Kills the driver at once (a CLI that dies), and waits for it to exit. */
+  async kill(signal: NodeJS.Signals = 'SIGKILL'): Promise<void> {
+    if (this.child.exitCode !== null || this.child.signalCode !== null) return;
+    const exited = new Promise((resolve) => this.child.once('exit', resolve));
+    this.child.kill(signal);
+    await exited;
+  }
+
   /** Closes the driver's stdin (it exits); SIGKILL if it has not exited 5 s later. */
   async stop(): Promise<void> {
-    if (this.child.exitCode !== null) return;
+    if (this.child.exitCode !== null || this.child.signalCode !== null) return;
     const exited = new Promise((resolve) => this.child.once('exit', resolve));
     this.child.stdin.end();
     const timer = setTimeout(() => this.child.kill('SIGKILL'), 5_000);

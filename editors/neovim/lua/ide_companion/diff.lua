@@ -15,6 +15,31 @@ local function notify(msg, level)
   vim.notify('ide-companion: ' .. msg, level or vim.log.levels.INFO)
 end
 
+--- Keeps the keys and any warning on screen in the proposal window itself: a
+--- message can be lost (on 0.7 one sent while a terminal window had focus
+--- never shows). The winbar where there is one (0.8+), else the statusline.
+local function show_hint(win, text, warn)
+  -- Cut at the end ourselves: Vim would cut the start, where the keys are.
+  local width = vim.api.nvim_win_get_width(win) - 1
+  if vim.fn.strdisplaywidth(text) > width then
+    text = vim.fn.strcharpart(text, 0, width - 1) .. '…'
+  end
+  local bar = (warn and '%#WarningMsg#' or '%#Title#') .. text:gsub('%%', '%%%%')
+  if vim.fn.has('nvim-0.8') == 1 then
+    vim.wo[win].winbar = bar
+  else
+    vim.wo[win].statusline = bar
+  end
+end
+
+--- A message shown after the next redraw, so the diff tab's drawing does not wipe it.
+local function later_notify(msg, level)
+  vim.schedule(function()
+    pcall(vim.cmd, 'redraw')
+    notify(msg, level)
+  end)
+end
+
 local function same_file(a, b)
   if a == b then
     return true
@@ -175,13 +200,13 @@ function M.open(spec)
   for _, buf in ipairs(buffers_of(spec.path)) do
     unsaved = unsaved or vim.bo[buf].modified
   end
+  local keys = ':w accepts, :q! rejects'
   if unsaved then
-    notify(
-      name .. ' has unsaved changes: the diff is against the file on disk; your changes stay in the buffer.',
-      vim.log.levels.WARN
-    )
+    show_hint(vim.api.nvim_get_current_win(), keys .. ' · ' .. name .. ' has unsaved changes (diff against disk; kept in its buffer)', true)
+    later_notify(name .. ' has unsaved changes: the diff is against the file on disk; your changes stay in the buffer.', vim.log.levels.WARN)
   else
-    notify('Gemini proposes changes to ' .. name .. ': :w accepts, :q! rejects')
+    show_hint(vim.api.nvim_get_current_win(), keys .. ' · Gemini proposes changes to ' .. name, false)
+    later_notify('Gemini proposes changes to ' .. name .. ': ' .. keys)
   end
   return { left = left, right = right }
 end

@@ -1,29 +1,147 @@
 -- Gemini CLI in a split terminal, tied to this Neovim. The GEMINI_CLI_IDE_*
 -- variables are also in vim.env once the companion listens, so every
 -- :terminal (and :!cmd, jobstart) started after that inherits them.
+-- One terminal per Neovim: :Gemini again shows it instead of starting another,
+-- and quitting Neovim ends it with everything it started.
+local uv = vim.uv or vim.loop
 local host = require('ide_companion.host')
 
 local M = {}
 
---- Opens the CLI (cfg.terminal.cmd plus `args`) in a split; waits for the companion if it is starting.
+-- The running CLI: { buf, job, pid } or nil.
+local term = nil
+
+local function notify(msg, level)
+  vim.notify('ide-companion: ' .. msg, level or vim.log.levels.INFO)
+end
+
+local function running()
+  return term ~= nil
+    and vim.api.nvim_buf_is_valid(term.buf)
+    and vim.fn.jobwait({ term.job }, 0)[1] == -1
+end
+
+--- Why `cmd` cannot run, or nil if its program is found.
+local function missing(cmd)
+  local program = cmd[1]
+  if type(program) ~= 'string' or program == '' then
+    return 'terminal.cmd is empty'
+  end
+  if vim.fn.executable(program) == 1 then
+    return nil
+  end
+  if program == 'gemini' then
+    return '`gemini` was not found on PATH. Install Gemini CLI (npm install -g @google/gemini-cli), '
+      .. 'or set terminal.cmd in setup() to where it is.'
+  end
+  return string.format('%s (terminal.cmd) was not found or is not executable.', program)
+end
+
+--- The CLI's process group, ended with SIGTERM: Neovim's SIGHUP on exit is
+--- not enough (a gemini that ignores it lived on, re-parented to init).
+local function kill_group(pid)
+  if pid and pid > 0 then
+    -- A terminal job leads its own session and process group (setsid on its pty).
+    pcall(uv.kill, -pid, 'sigterm')
+    pcall(uv.kill, pid, 'sigterm')
+  end
+end
+
+--- Ends the CLI this Neovim started, if it runs.
+function M.stop()
+  if not running() then
+    return false
+  end
+  local t = term
+  term = nil
+  kill_group(t.pid)
+  pcall(vim.fn.jobstop, t.job)
+  return true
+end
+
+local group = vim.api.nvim_create_augroup('ide_companion_terminal', { clear = true })
+vim.api.nvim_create_autocmd('VimLeavePre', {
+  group = group,
+  callback = function()
+    M.stop()
+  end,
+})
+
+--- Shows the CLI's buffer: in its window if this tab has one, else in a new split.
+local function show(cfg, buf)
+  for _, win in ipairs(vim.api.nvim_tabpage_list_wins(0)) do
+    if vim.api.nvim_win_get_buf(win) == buf then
+      vim.api.nvim_set_current_win(win)
+      return
+    end
+  end
+  vim.cmd(cfg.terminal.split)
+  vim.api.nvim_win_set_buf(0, buf)
+end
+
+local function start(cfg, cmd)
+  vim.cmd(cfg.terminal.split)
+  vim.cmd('enew')
+  local win, buf = vim.api.nvim_get_current_win(), vim.api.nvim_get_current_buf()
+  -- The env explicitly too: a terminal must name this Neovim even if vim.env was changed since.
+  local ok, job
+  if vim.fn.has('nvim-0.11') == 1 then
+    ok, job = pcall(vim.fn.jobstart, cmd, { term = true, env = host.state.env })
+  else
+    ok, job = pcall(vim.fn.termopen, cmd, { env = host.state.env })
+  end
+  if not ok or type(job) ~= 'number' or job <= 0 then
+    -- No empty split left behind.
+    if vim.api.nvim_win_is_valid(win) and #vim.api.nvim_tabpage_list_wins(0) > 1 then
+      pcall(vim.api.nvim_win_close, win, true)
+    end
+    pcall(vim.api.nvim_buf_delete, buf, { force = true })
+    local reason = tostring(job):gsub('^.-:%d+: ', '')
+    notify('could not start ' .. table.concat(cmd, ' ') .. ': ' .. reason, vim.log.levels.ERROR)
+    return false
+  end
+  term = { buf = buf, job = job, pid = vim.fn.jobpid(job) }
+  return true
+end
+
+--- Opens the CLI (cfg.terminal.cmd plus `args`) in a split, or shows the one
+--- already running; waits for the companion if it is starting.
 function M.open(cfg, args)
+  if running() then
+    if args and #args > 0 then
+      notify('Gemini CLI already runs in this Neovim: showing it; the arguments apply once it has exited', vim.log.levels.WARN)
+    end
+    show(cfg, term.buf)
+    vim.cmd('startinsert')
+    return true
+  end
   local cmd = vim.list_extend(vim.deepcopy(cfg.terminal.cmd), args or {})
+  local why = missing(cmd)
+  if why then
+    notify(why, vim.log.levels.ERROR)
+    return false
+  end
   local function run()
-    vim.cmd(cfg.terminal.split)
-    vim.cmd('enew')
-    -- The env explicitly too: a terminal must name this Neovim even if vim.env was changed since.
-    if vim.fn.has('nvim-0.11') == 1 then
-      vim.fn.jobstart(cmd, { term = true, env = host.state.env })
-    else
-      vim.fn.termopen(cmd, { env = host.state.env })
+    if running() then
+      show(cfg, term.buf)
+    elseif not start(cfg, cmd) then
+      return
     end
     vim.cmd('startinsert')
   end
   if host.when_ready(run) then
     return true
   end
-  vim.notify('ide-companion: the companion is not running (:GeminiStart)', vim.log.levels.ERROR)
+  notify('the companion is not running (:GeminiStart)', vim.log.levels.ERROR)
   return false
+end
+
+--- For :GeminiStatus and tests: the CLI's terminal, if one runs.
+function M.info()
+  if not running() then
+    return nil
+  end
+  return { buf = term.buf, job = term.job, pid = term.pid }
 end
 
 return M

@@ -15,6 +15,8 @@ import { parseRpcMessage } from './rpcMessages.js';
 const HOST_MODULE = 'ide_companion.host';
 const DIFF_MODULE = 'ide_companion.diff';
 export const DEFAULT_IDE_INFO: IdeInfo = { name: 'neovim', displayName: 'Neovim' };
+/** How long a stop may wait on Neovim: a Neovim that died never answers the diff closes it sends. */
+const SHUTDOWN_GRACE_MS = 2_000;
 
 /** What the Lua side learns when the companion listens (lua/ide_companion/host.lua `on_started`). */
 export interface StartedInfo {
@@ -51,6 +53,8 @@ export class NeovimHost {
   shutdown(reason: string): Promise<void> {
     this.stopping ??= (async () => {
       this.logger.info('host stopping', { reason });
+      // The discovery file goes first in stop(); past the grace the host exits anyway (it lived on after a killed Neovim 0.10 with a diff open).
+      setTimeout(() => this.exit(0), SHUTDOWN_GRACE_MS).unref();
       for (const cancel of this.reloadWatches) cancel();
       await this.started?.catch(() => undefined);
       await this.companion?.stop().catch((err) => this.logger.error('stop failed', { error: describeError(err) }));

@@ -8,6 +8,7 @@ export const RpcErrorCode = {
   /** Used by the MCP SDK for unknown sessions and auth failures. */
   ServerError: -32001,
   RequestTooLarge: -32002,
+  TooManySessions: -32003,
 } as const;
 
 export function sendJsonRpcError(

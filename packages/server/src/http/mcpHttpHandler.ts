@@ -68,6 +68,17 @@ export function createMcpHttpHandler(options: McpHttpHandlerOptions) {
 
     if (sessionId === undefined) {
       if (method === 'POST' && isInitializeRequest(body)) {
+        if (sessions.full) {
+          logger.warn('session refused: too many sessions', { max: sessions.maxSessions });
+          sendJsonRpcError(
+            res,
+            503,
+            RpcErrorCode.TooManySessions,
+            `Too many sessions: this companion serves at most ${sessions.maxSessions} at once; close another Gemini CLI session and retry`,
+            { 'Retry-After': '2' },
+          );
+          return;
+        }
         await sessions.initialize(req, res, body);
         return;
       }

@@ -20,6 +20,10 @@ export function requestGuard(port: () => number, token: string): (req: IncomingM
 
 /** undefined when the request may proceed, else why not. */
 function checkRequest(req: IncomingMessage, port: number, tokenMatches: (header: string | undefined) => boolean): Refusal | undefined {
+  // node:http keeps only the first of several Host headers; a proxy or server behind may read another one.
+  if (hostHeaderCount(req.rawHeaders) > 1) {
+    return { status: 403, message: 'Forbidden: more than one Host header' };
+  }
   const host = req.headers.host?.toLowerCase();
   if (host !== `127.0.0.1:${port}` && host !== `localhost:${port}`) {
     return { status: 403, message: 'Forbidden: Host must be 127.0.0.1 or localhost with this server\'s port' };
@@ -32,4 +36,10 @@ function checkRequest(req: IncomingMessage, port: number, tokenMatches: (header:
     return { status: 401, message: `Unauthorized: ${reason}`, headers: { 'WWW-Authenticate': 'Bearer' } };
   }
   return undefined;
+}
+
+function hostHeaderCount(rawHeaders: readonly string[]): number {
+  let n = 0;
+  for (let i = 0; i < rawHeaders.length; i += 2) if (rawHeaders[i]!.toLowerCase() === 'host') n++;
+  return n;
 }
