@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { makeTempDir, waitFor } from '@ide-companion/testkit';
+import { makeTempDir, runNode, waitFor } from '@ide-companion/testkit';
 import { bin, isolatedEnv, ScriptedEditor, startMcpAgent, textOf } from './support/mcpAgent.js';
 
 const ALL = ['checkDocumentDirty', 'getDiagnostics', 'getOpenEditors', 'getSelection', 'getWorkspaceFolders', 'openFile', 'saveDocument'];
@@ -49,6 +49,23 @@ describe('ide-companion mcp', { timeout: 120_000 }, () => {
       assert.equal(bad.isError, true);
     } finally {
       await agent.close();
+      s.cleanup();
+    }
+  });
+
+  test('exits 0 when the agent closes stdin, 2 on a bad option; stdout carries MCP only', async () => {
+    const s = setup();
+    try {
+      const closed = await runNode([bin, 'mcp'], { cwd: s.workspace, env: isolatedEnv(s.tmpdir), stdin: '' });
+      assert.equal(closed.code, 0, closed.stderr);
+      assert.equal(closed.stdout, '');
+      const bad = await runNode([bin, 'mcp', '--nope'], { cwd: s.workspace, env: isolatedEnv(s.tmpdir) });
+      assert.equal(bad.code, 2);
+      assert.match(bad.stderr, /Usage: ide-companion mcp/);
+      const badTimeout = await runNode([bin, 'mcp', '--call-timeout', '0'], { cwd: s.workspace, env: isolatedEnv(s.tmpdir) });
+      assert.equal(badTimeout.code, 2);
+      assert.match(badTimeout.stderr, /--call-timeout must be a positive number/);
+    } finally {
       s.cleanup();
     }
   });
