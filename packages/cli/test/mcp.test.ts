@@ -133,6 +133,13 @@ describe('ide-companion mcp', { timeout: 120_000 }, () => {
       const after = await agent.call('getDiagnostics', {});
       assert.equal(after.isError, true);
       assert.match(textOf(after), /^No editor is connected/);
+
+      // It comes back with other capabilities (a restart, another plugin version): the list follows again.
+      const beforeBack = agent.listChanged;
+      editor = new ScriptedEditor(s.workspace, s.tmpdir, ['getOpenEditors']);
+      await editor.ready();
+      await waitFor(() => agent.listChanged > beforeBack, 'tools/list_changed when the editor is back', 20_000);
+      await waitFor(async () => (await agent.names()).join() === 'getOpenEditors,getWorkspaceFolders', 'the new tools', 20_000);
     } finally {
       await editor?.stop();
       await agent.close();
