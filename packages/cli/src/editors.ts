@@ -30,17 +30,20 @@ export async function loadEditorEnds(): Promise<EditorEnd[]> {
 export interface Installable extends EditorInstaller {
   id: string;
   displayName: string;
+  aliases: readonly string[];
 }
 
 /** The ends that have an installer. */
 export async function installers(): Promise<Installable[]> {
-  return (await loadEditorEnds()).flatMap((end) => (end.installer ? [{ ...end.installer, id: end.id, displayName: end.displayName }] : []));
+  return (await loadEditorEnds()).flatMap((end) =>
+    end.installer ? [{ ...end.installer, id: end.id, displayName: end.displayName, aliases: end.aliases ?? [] }] : [],
+  );
 }
 
-/** An installer by id or display name, case-insensitively. */
+/** An installer by id, display name or alias (a fork's name), case-insensitively. */
 export async function findInstaller(name: string): Promise<Installable | undefined> {
   const wanted = name.trim().toLowerCase();
-  return (await installers()).find((i) => i.id.toLowerCase() === wanted || i.displayName.toLowerCase() === wanted);
+  return (await installers()).find((i) => [i.id, i.displayName, ...i.aliases].some((n) => n.toLowerCase() === wanted));
 }
 
 async function findEditorCommand(endId: string, name: string): Promise<EditorCommand> {

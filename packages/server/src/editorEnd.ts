@@ -45,6 +45,8 @@ export interface EditorEnd {
   id: string;
   /** Human name, e.g. "Neovim". */
   displayName: string;
+  /** Other names of editors this end serves (forks), as IDE detection reports them: `doctor` suggests this end's installer for them. */
+  aliases?: readonly string[];
   installer?: EditorInstaller;
   commands?: EditorCommand[];
 }
