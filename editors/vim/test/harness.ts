@@ -17,7 +17,9 @@ import {
   Tmux,
   waitFor,
   which,
-  type RecordingClient as TestkitRecordingClient,, processRunning } from '@ide-companion/testkit';
+  processRunning,
+  type RecordingClient as TestkitRecordingClient,
+} from '@ide-companion/testkit';
 import { BRIDGE_HOST_PATH } from '@ide-companion/jsonlines';
 import { PLUGIN_ROOT } from '../src/pluginFiles.js';
 
