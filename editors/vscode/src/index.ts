@@ -4,6 +4,7 @@
  * itself is src/extension.ts, bundled into dist/extension.cjs.
  */
 import type { EditorEnd } from '@ide-companion/server';
+import { findGoogleCompanion } from './googleCompanion.js';
 import { vscodeInstaller } from './installer.js';
 
 export { vscodeInstaller, findVsCodeEditors, ensureVsix, VSIX_PATH, EXTENSION_ROOT, EXTENSION_ID, type VsCodeEditorBinary } from './installer.js';
@@ -15,4 +16,11 @@ export const vscodeEnd: EditorEnd = {
   // The forks install the same .vsix (the installer finds their CLIs).
   aliases: ['vscodefork', 'cursor', 'windsurf', 'vscodium', 'code-server'],
   installer: vscodeInstaller,
+  doctorNotes: (env) =>
+    findGoogleCompanion(env).map((install) => ({
+      ok: false,
+      text: `Google's Gemini CLI companion${install.version ? ` ${install.version}` : ''} is installed for ${install.editor} (${install.path})`,
+      advice:
+        "Where ide-companion's VS Code extension runs too, a gemini started in that window's terminal connects to whichever companion's terminal environment VS Code applied last. Keep one per window: disable Google's in the Extensions view, or set ideCompanion.enabled to false in that workspace.",
+    })),
 };

@@ -4,7 +4,7 @@
  * loaded when a command needs it, so `status` never loads Neovim's host code.
  * A new editor adds one line.
  */
-import { usageOf, type CommandSpec, type EditorCommand, type EditorEnd, type EditorInstaller } from '@ide-companion/server';
+import { usageOf, type CommandSpec, type DoctorNote, type EditorCommand, type EditorEnd, type EditorInstaller } from '@ide-companion/server';
 import type { Command } from './commands/types.js';
 
 interface EditorEntry {
@@ -61,4 +61,9 @@ export async function editorCommand(endId: string, name: string): Promise<Comman
 
 export async function editorCommandSpec(endId: string, name: string): Promise<CommandSpec> {
   return (await findEditorCommand(endId, name)).spec;
+}
+
+/** What the editor ends have to say to `doctor` about this machine. */
+export async function doctorNotes(env: NodeJS.ProcessEnv): Promise<Array<DoctorNote & { editor: string }>> {
+  return (await loadEditorEnds()).flatMap((end) => (end.doctorNotes?.(env) ?? []).map((note) => ({ ...note, editor: end.displayName })));
 }

@@ -49,4 +49,13 @@ export interface EditorEnd {
   aliases?: readonly string[];
   installer?: EditorInstaller;
   commands?: EditorCommand[];
+  /** What `doctor` should know about this editor on this machine (e.g. a competing companion), one finding each. */
+  doctorNotes?(env: NodeJS.ProcessEnv): DoctorNote[];
+}
+
+export interface DoctorNote {
+  /** true: fine; false: a problem; undefined: for information. */
+  ok: boolean | undefined;
+  text: string;
+  advice?: string;
 }
