@@ -3,7 +3,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['**/dist/**', '**/node_modules/**', '.tools/**', 'editors/*/host/*.mjs', 'packages/cli/bin/ide-companion-serve.mjs', '**/*.d.ts'] },
+  { ignores: ['**/dist/**', '**/node_modules/**', '.tools/**', 'editors/*/host/*.mjs', 'packages/cli/gemini-extension/*.mjs', 'packages/cli/bin/ide-companion-serve.mjs', '**/*.d.ts'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -1269,6 +1269,8 @@ to accept (\\[ide-companion-accept]) or reject (\\[ide-companion-reject]).
      (cond ((not discovery) "FAIL discovery file: none (the host is not ready)")
            ((file-exists-p discovery) (format "ok   discovery file %s" discovery))
            (t (format "FAIL discovery file %s is missing" discovery)))
+     (let ((hint (plist-get ide-companion--ready :containerHint)))
+       (if hint (format "WARN container: %s" hint) "ok   not in a container (gemini dials loopback)"))
      (if gemini (format "FAIL gemini: %s" gemini)
        (format "ok   gemini %s" (executable-find (car (split-string-and-unquote ide-companion-gemini-command)))))
      (format "ok   terminal for M-x ide-companion-gemini: %s" (ide-companion--terminal-kind)))))

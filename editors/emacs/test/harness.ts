@@ -207,13 +207,3 @@ export async function connectFromDiscovery(discovery: DiscoveryFile): Promise<Re
   };
 }
 
-/** Whether a process with `pid` is alive (zombies count as gone). */
-export function isAlive(pid: number): boolean {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const state = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0];
-    return state !== 'Z' && state !== 'X';
-  } catch {
-    return false;
-  }
-}

@@ -9,7 +9,8 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { makeTempDir, skipUnless } from '@ide-companion/testkit';
-import { EMACS_INSTALL_MARKER, emacsInstaller, usePackageForm } from '../src/installer.js';
+import { INSTALL_MARKER } from '@ide-companion/server';
+import { emacsInstaller, usePackageForm } from '../src/installer.js';
 import { HOST_BUNDLE_PATH } from '../src/packageFiles.js';
 import { emacsBatch, hasEmacs } from './emacs.js';
 import { elispString } from './harness.js';
@@ -35,7 +36,7 @@ describe('Emacs installer', { timeout: 120_000 }, () => {
       assert.deepEqual(result.changed, [target]);
       assert.ok(result.message.includes(usePackageForm(target, env)), result.message);
       assert.match(result.message, /:load-path "~\/\.emacs\.d\/site-lisp\/ide-companion"/);
-      for (const file of ['ide-companion.el', 'README.md', 'host/ide-companion-bridge.mjs', EMACS_INSTALL_MARKER]) {
+      for (const file of ['ide-companion.el', 'README.md', 'host/ide-companion-bridge.mjs', INSTALL_MARKER]) {
         assert.ok(fs.existsSync(path.join(target, file)), file);
       }
       assert.equal(fs.readFileSync(path.join(target, 'host', 'ide-companion-bridge.mjs'), 'utf8'), fs.readFileSync(HOST_BUNDLE_PATH, 'utf8'));
@@ -46,7 +47,7 @@ describe('Emacs installer', { timeout: 120_000 }, () => {
       assert.equal(fs.existsSync(path.join(target, 'stale.el')), false, 'reinstall replaces the old copy');
 
       // A directory the installer did not write is left alone.
-      fs.rmSync(path.join(target, EMACS_INSTALL_MARKER));
+      fs.rmSync(path.join(target, INSTALL_MARKER));
       const refused = await emacsInstaller.install({ env });
       assert.equal(refused.success, false);
       assert.match(refused.message, /was not written by this installer/);

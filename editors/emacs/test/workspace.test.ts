@@ -7,9 +7,9 @@ import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { skipUnless, waitFor, which } from '@ide-companion/testkit';
+import { skipUnless, waitFor, which, processRunning } from '@ide-companion/testkit';
 import { hasEmacs, emacsclientPath } from './emacs.js';
-import { discoveryFileOf, elispString, isAlive, startEmacs, TIMEOUT, VTERM_DIR, type EmacsSession } from './harness.js';
+import { discoveryFileOf, elispString, startEmacs, TIMEOUT, VTERM_DIR, type EmacsSession } from './harness.js';
 
 const skip =
   skipUnless(hasEmacs && emacsclientPath !== undefined, 'emacs and emacsclient', 'apt-get install -y emacs-nox') ||
@@ -63,11 +63,11 @@ describe('Emacs workspace', { skip, timeout: 180_000 }, () => {
     t.after(() => emacs.close());
     const discovery = await emacs.discovery();
     const hostPid = Number((await emacs.eval('(process-id ide-companion--process)')).trim());
-    assert.ok(isAlive(hostPid));
+    assert.ok(processRunning(hostPid));
     emacs.tmux.keys('C-x', 'C-c');
-    await waitFor(() => !isAlive(emacs.pid), 'Emacs to exit', TIMEOUT);
+    await waitFor(() => !processRunning(emacs.pid), 'Emacs to exit', TIMEOUT);
     await waitFor(() => !fs.existsSync(discovery.path), 'the discovery file to go', TIMEOUT);
-    await waitFor(() => !isAlive(hostPid), 'the host to exit', TIMEOUT);
+    await waitFor(() => !processRunning(hostPid), 'the host to exit', TIMEOUT);
     assert.equal(discoveryFileOf(emacs.discoveryDir, emacs.pid), undefined);
   });
 

@@ -118,6 +118,7 @@ export class JsonLinesBridge {
       env: { ...companion.terminalEnv },
       capabilities: [...companion.capabilities],
       version: COMPANION_VERSION,
+      ...(companion.containerHint ? { containerHint: companion.containerHint } : {}),
     });
     companion.onDidChangeSessions((s) => this.send({ type: 'sessions', count: s.length }));
     for (const event of this.early.splice(0)) this.apply(event);

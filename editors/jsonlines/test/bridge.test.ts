@@ -9,6 +9,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as readline from 'node:readline';
 import { after, before, describe, test } from 'node:test';
+import { containerHint } from '@ide-companion/protocol';
 import { connectRecordingClient, makeTempDir, repoRoot, waitFor, type RecordingClient } from '@ide-companion/testkit';
 
 const bin = path.join(repoRoot, 'packages', 'cli', 'bin', 'ide-companion.js');
@@ -64,6 +65,8 @@ describe('ide-companion bridge (JSON lines)', () => {
     assert.match(ready.discoveryFile, new RegExp(`gemini-ide-server-${process.pid}-${ready.port}\\.json$`));
     assert.deepEqual(ready.capabilities, ['openFile', 'getDiagnostics']);
     assert.equal(ready.workspacePath, fs.realpathSync(tmp.path));
+    // In a container where gemini would dial host.docker.internal, the editor is told what to export.
+    assert.equal(ready.containerHint, containerHint(process.env, fs.existsSync));
     const discovery = JSON.parse(fs.readFileSync(ready.discoveryFile, 'utf8'));
     assert.deepEqual(discovery.ideInfo, { name: 'scripted', displayName: 'Scripted Editor' });
   });

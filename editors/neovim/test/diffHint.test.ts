@@ -13,7 +13,7 @@ import * as net from 'node:net';
 import * as path from 'node:path';
 import { attach } from 'neovim';
 import { parseDiscoveryFile } from '@ide-companion/protocol';
-import { makeTempDir, shellCommand, skipUnless, Tmux, waitFor, which } from '@ide-companion/testkit';
+import { makeTempDir, shellCommand, skipUnless, Tmux, waitFor, which, processRunning } from '@ide-companion/testkit';
 import { PLUGIN_ROOT } from '../src/pluginFiles.js';
 import { connectFromDiscovery, discoveryFileOf, hasNvim, nvimPath, TIMEOUT } from './harness.js';
 
@@ -92,20 +92,10 @@ test('with the terminal focused in Terminal mode, the diff shows its keys and th
   // Regression: Neovim 0.10 killed (SIGTERM) with this diff open left its host running, waiting on diff closes it never answered.
   const hostPid = await lua<number>("return vim.fn.jobpid(require('ide_companion.host').state.job)");
   await tmux.stop();
-  await waitFor(() => !alive(hostPid), 'the host to exit after Neovim was killed', TIMEOUT).catch((err: Error) => {
-    if (alive(hostPid)) process.kill(hostPid, 'SIGKILL');
+  await waitFor(() => !processRunning(hostPid), 'the host to exit after Neovim was killed', TIMEOUT).catch((err: Error) => {
+    if (processRunning(hostPid)) process.kill(hostPid, 'SIGKILL');
     throw err;
   });
   assert.equal(discoveryFileOf(dir, pid), undefined, 'the discovery file is gone');
 });
 
-/** Whether `pid` runs (a zombie waiting for init to reap it does not count). */
-function alive(pid: number): boolean {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const state = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0];
-    return state !== 'Z' && state !== 'X';
-  } catch {
-    return false;
-  }
-}

@@ -7,21 +7,11 @@ import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { skipUnless, waitFor } from '@ide-companion/testkit';
+import { skipUnless, waitFor, processRunning } from '@ide-companion/testkit';
 import { hasNvim, startNeovim, TIMEOUT } from './harness.js';
 
 const skip = skipUnless(hasNvim, 'nvim', 'apt-get install -y neovim');
 
-/** Whether `pid` runs (a zombie waiting for init to reap it does not count). */
-function alive(pid: number): boolean {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const state = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0];
-    return state !== 'Z' && state !== 'X';
-  } catch {
-    return false;
-  }
-}
 
 describe(':Gemini terminal', { skip, timeout: 120_000 }, () => {
   test('without gemini on PATH: one clear message, no split, no traceback', async () => {
@@ -113,10 +103,10 @@ describe(':Gemini terminal', { skip, timeout: 120_000 }, () => {
       TIMEOUT,
     );
     const hostPid = await s.lua<number>("return vim.fn.jobpid(require('ide_companion.host').state.job)");
-    assert.ok(alive(shell!) && alive(child!) && alive(hostPid));
+    assert.ok(processRunning(shell!) && processRunning(child!) && processRunning(hostPid));
     await s.close();
-    await waitFor(() => !alive(shell!) && !alive(child!) && !alive(hostPid), 'every process Neovim started to end', TIMEOUT).catch((err: Error) => {
-      for (const pid of [shell!, child!]) if (alive(pid)) process.kill(pid, 'SIGKILL');
+    await waitFor(() => !processRunning(shell!) && !processRunning(child!) && !processRunning(hostPid), 'every process Neovim started to end', TIMEOUT).catch((err: Error) => {
+      for (const pid of [shell!, child!]) if (processRunning(pid)) process.kill(pid, 'SIGKILL');
       throw err;
     });
   });

@@ -111,6 +111,8 @@ async function run(argv: string[]): Promise<number> {
       `Connect from another terminal:\n${connect}\n` +
       `(/ide status there shows "Connected to ${SERVE_IDE_INFO.displayName}".) Proposed edits appear here. Ctrl+C stops.\n`,
   );
+  const hint = companion.containerHint;
+  if (hint) screen.print(`${paint('Container:', 'bold', color)} ${hint}\n`);
 
   return new Promise<number>((resolve) => {
     let stopping = false;

@@ -17,6 +17,7 @@ import {
   Tmux,
   waitFor,
   which,
+  processRunning,
   type RecordingClient as TestkitRecordingClient,
 } from '@ide-companion/testkit';
 import { BRIDGE_HOST_PATH } from '@ide-companion/jsonlines';
@@ -41,16 +42,6 @@ export function discoveryFileOf(dir: string, pid: number | undefined): string | 
   return fs.readdirSync(dir).find((name) => parseDiscoveryFileName(name)?.pid === pid);
 }
 
-/** Whether a process runs (zombies count as gone). */
-export function isRunning(pid: number): boolean {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const state = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0];
-    return state !== 'Z' && state !== 'X';
-  } catch {
-    return false;
-  }
-}
 
 /** Vim's end of the control channel: ["expr", e, -id] requests answered with [-id, value]. */
 class VimChannel {
@@ -252,10 +243,10 @@ export async function startVim(options: StartOptions = {}): Promise<VimSession> 
     },
     messages: () => expr<string>("execute('messages')"),
     async quit() {
-      if (!isRunning(pid)) return;
+      if (!processRunning(pid)) return;
       tmux.keys('Escape');
       channel.expr('execute("qa!")').catch(() => undefined);
-      await waitFor(() => !isRunning(pid), 'Vim to exit', TIMEOUT);
+      await waitFor(() => !processRunning(pid), 'Vim to exit', TIMEOUT);
     },
     async close() {
       if (closed) return;

@@ -3,8 +3,8 @@ import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { waitFor } from '@ide-companion/testkit';
-import { discoveryFileOf, isRunning, skipVim, skipVimOnly, startVim, TIMEOUT, type VimSession, vimString } from './harness.js';
+import { waitFor, processRunning } from '@ide-companion/testkit';
+import { discoveryFileOf, skipVim, skipVimOnly, startVim, TIMEOUT, type VimSession, vimString } from './harness.js';
 
 function envFile(file: string): Record<string, string> {
   const out: Record<string, string> = {};
@@ -85,10 +85,10 @@ describe('Vim companion lifecycle', { timeout: 180_000 }, () => {
     try {
       const { path: file } = await s.discovery();
       const hostPid = (await s.expr<{ hostPid: number }>('ide_companion#host#state()')).hostPid;
-      assert.ok(hostPid > 0 && isRunning(hostPid));
+      assert.ok(hostPid > 0 && processRunning(hostPid));
       await s.quit();
       await waitFor(() => !fs.existsSync(file), 'the discovery file removed', TIMEOUT);
-      await waitFor(() => !isRunning(hostPid), 'the host gone', TIMEOUT);
+      await waitFor(() => !processRunning(hostPid), 'the host gone', TIMEOUT);
     } finally {
       await s.close();
     }

@@ -4,7 +4,7 @@
  * loaded when a command needs it, so `status` never loads Neovim's host code.
  * A new editor adds one line.
  */
-import { usageOf, type CommandSpec, type EditorCommand, type EditorEnd, type EditorInstaller } from '@ide-companion/server';
+import { usageOf, type CommandSpec, type DoctorNote, type EditorCommand, type EditorEnd, type EditorInstaller } from '@ide-companion/server';
 import type { Command } from './commands/types.js';
 
 interface EditorEntry {
@@ -18,6 +18,9 @@ export const EDITOR_ENDS: readonly EditorEntry[] = [
   { id: 'neovim', load: async () => (await import('@ide-companion/neovim')).neovimEnd },
   { id: 'emacs', load: async () => (await import('@ide-companion/emacs')).emacsEnd },
   { id: 'vim', load: async () => (await import('@ide-companion/vim')).vimEnd },
+  { id: 'vscode', load: async () => (await import('ide-companion-vscode')).vscodeEnd },
+  // Not an editor: the Gemini CLI extension of `ide-companion mcp`, here so that `install gemini` finds it.
+  { id: 'gemini', load: async () => (await import('./mcp/geminiInstaller.js')).geminiExtensionEnd },
 ];
 
 export async function loadEditorEnds(): Promise<EditorEnd[]> {
@@ -27,17 +30,20 @@ export async function loadEditorEnds(): Promise<EditorEnd[]> {
 export interface Installable extends EditorInstaller {
   id: string;
   displayName: string;
+  aliases: readonly string[];
 }
 
 /** The ends that have an installer. */
 export async function installers(): Promise<Installable[]> {
-  return (await loadEditorEnds()).flatMap((end) => (end.installer ? [{ ...end.installer, id: end.id, displayName: end.displayName }] : []));
+  return (await loadEditorEnds()).flatMap((end) =>
+    end.installer ? [{ ...end.installer, id: end.id, displayName: end.displayName, aliases: end.aliases ?? [] }] : [],
+  );
 }
 
-/** An installer by id or display name, case-insensitively. */
+/** An installer by id, display name or alias (a fork's name), case-insensitively. */
 export async function findInstaller(name: string): Promise<Installable | undefined> {
   const wanted = name.trim().toLowerCase();
-  return (await installers()).find((i) => i.id.toLowerCase() === wanted || i.displayName.toLowerCase() === wanted);
+  return (await installers()).find((i) => [i.id, i.displayName, ...i.aliases].some((n) => n.toLowerCase() === wanted));
 }
 
 async function findEditorCommand(endId: string, name: string): Promise<EditorCommand> {
@@ -55,4 +61,9 @@ export async function editorCommand(endId: string, name: string): Promise<Comman
 
 export async function editorCommandSpec(endId: string, name: string): Promise<CommandSpec> {
   return (await findEditorCommand(endId, name)).spec;
+}
+
+/** What the editor ends have to say to `doctor` about this machine. */
+export async function doctorNotes(env: NodeJS.ProcessEnv): Promise<Array<DoctorNote & { editor: string }>> {
+  return (await loadEditorEnds()).flatMap((end) => (end.doctorNotes?.(env) ?? []).map((note) => ({ ...note, editor: end.displayName })));
 }

@@ -92,3 +92,21 @@ test('doctor: in a container without REMOTE_CONTAINERS the host mapping is expla
     await s.cleanup();
   }
 });
+
+test("doctor: Google's VS Code companion installed beside ours is named, with how to keep one", async () => {
+  const s = await setup();
+  try {
+    const home = path.join(s.tmp, 'home');
+    fs.mkdirSync(path.join(home, '.vscode', 'extensions', 'google.gemini-cli-vscode-ide-companion-0.7.0'), { recursive: true });
+    const r = await runBin(['doctor', '--json'], { cwd: s.workspace, env: binEnv(s.tmp, { HOME: home }) });
+    const note = JSON.parse(r.stdout).findings.find((f: { topic: string }) => f.topic === 'VS Code');
+    assert.ok(note, r.stdout);
+    assert.equal(note.ok, false);
+    assert.match(note.text, /Google's Gemini CLI companion 0\.7\.0 is installed for VS Code/);
+    assert.match(note.advice, /Keep one per window/);
+    const clean = await runBin(['doctor', '--json'], { cwd: s.workspace, env: binEnv(s.tmp, { HOME: path.join(s.tmp, 'empty-home') }) });
+    assert.equal(JSON.parse(clean.stdout).findings.some((f: { topic: string }) => f.topic === 'VS Code'), false);
+  } finally {
+    await s.cleanup();
+  }
+});

@@ -46,3 +46,11 @@ test('install neovim runs the registry\'s installer: --dry-run changes nothing, 
     await s.cleanup();
   }
 });
+
+test('the registry finds an installer by id, display name or a fork it serves', async () => {
+  const { findInstaller } = await import('../src/editors.js');
+  assert.equal((await findInstaller('neovim'))?.id, 'neovim');
+  assert.equal((await findInstaller('VS Code'))?.id, 'vscode');
+  for (const fork of ['cursor', 'Windsurf', 'vscodium', 'vscodefork']) assert.equal((await findInstaller(fork))?.id, 'vscode', fork);
+  assert.equal(await findInstaller('no-such-editor'), undefined);
+});

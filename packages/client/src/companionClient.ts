@@ -24,6 +24,7 @@ import { ContextStore } from './contextStore.js';
 import { closeDiff, DiffTracker, type DiffOutcome } from './diffs.js';
 import { discoverCompanion, type ConnectionTarget, type DiscoveryOptions, type DiscoveryResult } from './discovery.js';
 import { describeTarget } from './transport.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 
 export const DEFAULT_AVAILABILITY_TIMEOUT_MS = 5_000;
 export const DEFAULT_INIT_TIMEOUT_MS = 10_000;
@@ -182,6 +183,22 @@ export class CompanionClient {
       return parsed;
     }
     return this.activeFromContext();
+  }
+
+  /**
+   * Calls any tool of the connected companion by name and returns its result as
+   * is (`isError` included). Rejects when not connected, when no answer comes
+   * within `timeoutMs` (default `availabilityTimeoutMs`), or when the connection
+   * drops before the answer: never hangs.
+   */
+  async callTool(
+    name: string,
+    args: Record<string, unknown> = {},
+    timeoutMs = this.options.availabilityTimeoutMs ?? DEFAULT_AVAILABILITY_TIMEOUT_MS,
+  ): Promise<CallToolResult> {
+    const connection = this.connection?.isOpen ? this.connection : undefined;
+    if (!connection) throw new Error(`not connected to an IDE companion${this.state.details ? `: ${this.state.details}` : ''}`);
+    return connection.callTool(name, args, timeoutMs);
   }
 
   /** Waits until a context update has arrived (resolves with it), or undefined after `timeoutMs`. */

@@ -28,7 +28,7 @@ import * as path from 'node:path';
 import { ENV, LOOPBACK_HOST, WELL_KNOWN_PORTS, type IdeInfo } from '@ide-companion/protocol';
 import { isProcessAlive } from '@ide-companion/server';
 import { discoveryDirectory, legacyDiscoveryFileName, listDiscoveryDir, readDiscoveryFile, type DiscoveryFileRead } from './discoveryFiles.js';
-import { companionHost, type HostMapping } from './host.js';
+import { companionHost, type HostMapping } from '@ide-companion/protocol';
 import { isSubpath, resolveToRealPath } from './paths.js';
 import { findIdeProcess, type IdeProcess } from './processTree.js';
 import { detectIdeAsGeminiCli, type DetectedIde } from './ideDetection.js';
@@ -214,7 +214,7 @@ async function gatherFacts(options: DiscoveryOptions): Promise<Facts> {
     realCwd: realCwdOf(cwd),
     dir: discoveryDirectory(options.tmpdir),
     ideProcess: options.ideProcess ?? (await findIdeProcess({ env })),
-    host: companionHost(env, options.exists),
+    host: companionHost(env, options.exists ?? fs.existsSync),
     envPort: env[ENV.SERVER_PORT] || undefined,
   };
 }

@@ -7,7 +7,6 @@
 export * from './version.js';
 export * from './processTree.js';
 export * from './paths.js';
-export * from './host.js';
 export * from './discoveryFiles.js';
 export * from './discovery.js';
 export * from './transport.js';

@@ -6,7 +6,7 @@ import * as path from 'node:path';
 import type { File, IdeContext } from '@ide-companion/protocol';
 import type { CompanionClient } from './companionClient.js';
 import { withOurInstallHint, type ConnectionTarget } from './discovery.js';
-import { containerHintFor } from './host.js';
+import { containerHintFor } from '@ide-companion/protocol';
 
 /** A target without its token: safe to print. */
 export type PublicTarget =

@@ -5,7 +5,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { findGeminiCli, makeTempDir, skipUnless } from '@ide-companion/testkit';
 import { isProcessAlive } from '@ide-companion/server';
-import { checkWorkspace, containerHint, discoverCompanion, listCompanions, MAX_DISCOVERY_FILE_BYTES, type DiscoveryResult } from '../src/index.js';
+import { containerHint } from '@ide-companion/protocol';
+import { checkWorkspace, discoverCompanion, listCompanions, MAX_DISCOVERY_FILE_BYTES, type DiscoveryResult } from '../src/index.js';
 import { cleanEnv } from './helpers.js';
 
 const cli = findGeminiCli();

@@ -1,5 +1,6 @@
 export * from './constants.js';
 export * from './discovery.js';
+export * from './containerHost.js';
 export * from './ideContext.js';
 export * from './editorTypes.js';
 export * from './message.js';

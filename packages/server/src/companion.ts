@@ -7,12 +7,13 @@
  *   companion.diffs.accept(diff.id, editedText);
  *   await companion.stop();             // sessions, server and file gone
  */
+import * as fs from 'node:fs';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { ContextUpdateNotification, LOOPBACK_HOST, joinWorkspacePaths, type Capability, type DiscoveryFile, type IdeInfo, IdeInfoSchema } from '@ide-companion/protocol';
+import { ContextUpdateNotification, LOOPBACK_HOST, containerHint, joinWorkspacePaths, type Capability, type DiscoveryFile, type IdeInfo, IdeInfoSchema } from '@ide-companion/protocol';
 import { generateAuthToken } from './auth.js';
 import { ContextTracker, type ContextTrackerOptions } from './contextTracker.js';
 import { DiffCoordinator } from './diffCoordinator.js';
@@ -178,6 +179,15 @@ export class Companion {
       idePid: this.idePid,
     });
     return this.cachedTerminalEnv;
+  }
+
+  /**
+   * Set when a gemini started beside this companion would dial
+   * host.docker.internal (a container): what to export. Every end shows it
+   * (serve's banner, the hosts' `ready`, the editors' health checks).
+   */
+  get containerHint(): string | undefined {
+    return containerHint(process.env, fs.existsSync);
   }
 
   get sessionList(): SessionInfo[] {

@@ -45,6 +45,17 @@ export interface EditorEnd {
   id: string;
   /** Human name, e.g. "Neovim". */
   displayName: string;
+  /** Other names of editors this end serves (forks), as IDE detection reports them: `doctor` suggests this end's installer for them. */
+  aliases?: readonly string[];
   installer?: EditorInstaller;
   commands?: EditorCommand[];
+  /** What `doctor` should know about this editor on this machine (e.g. a competing companion), one finding each. */
+  doctorNotes?(env: NodeJS.ProcessEnv): DoctorNote[];
+}
+
+export interface DoctorNote {
+  /** true: fine; false: a problem; undefined: for information. */
+  ok: boolean | undefined;
+  text: string;
+  advice?: string;
 }

@@ -169,3 +169,25 @@ test('a slow, failing or confused editor fails the tool call with a clear error,
     await h.cleanup();
   }
 });
+
+test('the container hint every end shows follows the environment the CLI would see', async () => {
+  const { containerHint } = await import('@ide-companion/protocol');
+  const companion = new Companion({ ideInfo: { name: 't', displayName: 'T' } });
+  const saved = { REMOTE_CONTAINERS: process.env['REMOTE_CONTAINERS'], SSH_CONNECTION: process.env['SSH_CONNECTION'] };
+  try {
+    delete process.env['REMOTE_CONTAINERS'];
+    delete process.env['SSH_CONNECTION'];
+    // Whatever this machine is, the companion says what the rule says here.
+    assert.equal(companion.containerHint, containerHint(process.env, fs.existsSync));
+    const inDocker = containerHint({}, (p) => p === '/.dockerenv');
+    assert.match(inDocker!, /export REMOTE_CONTAINERS=1/);
+    process.env['REMOTE_CONTAINERS'] = '1';
+    assert.equal(companion.containerHint, undefined, 'REMOTE_CONTAINERS makes gemini dial loopback');
+  } finally {
+    for (const [k, v] of Object.entries(saved)) {
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
+    }
+    companion.context.dispose();
+  }
+});

@@ -9,3 +9,4 @@ export * from './mcpClient.js';
 export * from './realIdeClient.js';
 export * from './runNode.js';
 export * from './bundle.js';
+export * from './processes.js';

@@ -94,6 +94,9 @@ function M.check()
   else
     r.warn('the terminal environment is not set: gemini in :terminal may connect elsewhere')
   end
+  if s.info.containerHint then
+    r.warn('container: gemini would dial host.docker.internal', { s.info.containerHint })
+  end
   local n = #s.sessions
   r.info(string.format('%d Gemini CLI session%s connected', n, n == 1 and '' or 's'))
 end

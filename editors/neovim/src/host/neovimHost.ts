@@ -26,6 +26,8 @@ export interface StartedInfo {
   env: Record<string, string>;
   hostPid: number;
   version: string;
+  /** What to export when gemini here would dial host.docker.internal (shown by :checkhealth). */
+  containerHint?: string;
 }
 
 export class NeovimHost {
@@ -107,6 +109,7 @@ export class NeovimHost {
           env: { ...companion.terminalEnv },
           hostPid: process.pid,
           version: COMPANION_VERSION,
+          containerHint: companion.containerHint,
         };
         await this.lua.call(HOST_MODULE, 'on_started', info);
       },

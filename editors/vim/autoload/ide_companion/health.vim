@@ -25,6 +25,9 @@ function! ide_companion#health#report() abort
     call add(lines, s:line(1, printf('companion running on 127.0.0.1:%d, %d Gemini CLI session(s)', state.port, state.sessions)))
     let found = filereadable(state.discoveryFile)
     call add(lines, s:line(found, 'discovery file ' . state.discoveryFile . (found ? '' : ' is missing')))
+    if state.containerHint !=# ''
+      call add(lines, s:line(0, 'container: ' . state.containerHint))
+    endif
   else
     call add(lines, s:line(0, 'companion ' . state.status . (state.lastError ==# '' ? '' : ': ' . state.lastError)))
     for err in state.stderr[-5:]

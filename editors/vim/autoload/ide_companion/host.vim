@@ -56,6 +56,7 @@ function! ide_companion#host#state() abort
         \ 'discoveryFile': get(s:ready, 'discoveryFile', ''),
         \ 'workspacePath': get(s:ready, 'workspacePath', ''),
         \ 'env': get(s:ready, 'env', {}),
+        \ 'containerHint': get(s:ready, 'containerHint', ''),
         \ 'sessions': s:sessions,
         \ 'lastError': s:last_error,
         \ 'stderr': copy(s:stderr),

@@ -4,14 +4,14 @@
  * steps (IDE process, discovery files, workspace, IDE detection, host) and
  * then makes a real connection attempt to the targets the CLI would dial.
  */
-import { containerHintFor, discoverCompanion, withOurInstallHint, detectEditor, redactDiscovery, type DiscoveryResult } from '@ide-companion/client';
-import { findInstaller } from '../editors.js';
+import { discoverCompanion, withOurInstallHint, detectEditor, redactDiscovery, type DiscoveryResult } from '@ide-companion/client';
+import { doctorNotes, findInstaller } from '../editors.js';
 
 /** The `ide-companion install` id for an editor, if it has an installer: the one place doctor looks installers up. */
 async function installerIdFor(editorName: string): Promise<string | undefined> {
   return (await findInstaller(editorName))?.id;
 }
-import { ENV, LOOPBACK_HOST } from '@ide-companion/protocol';
+import { ENV, LOOPBACK_HOST, containerHintFor } from '@ide-companion/protocol';
 import type { Command } from './types.js';
 import { commandSpec, parseCommandArgs, usageOf } from '../commandTable.js';
 import { EXIT, common, makeClient, mark, print, printJson, runCommand } from '../client/output.js';
@@ -34,6 +34,7 @@ export const doctorCommand: Command = {
       const c = common(values);
       const d = await discoverCompanion({ cwd: c.cwd, wellKnownPorts: false });
       const findings = await examine(d);
+      for (const note of await doctorNotes(process.env)) findings.push({ ok: note.ok, topic: note.editor, text: note.text, advice: note.advice });
       let connected = false;
       let tools: string[] = [];
       if (!d.problem) {

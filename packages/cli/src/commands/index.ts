@@ -14,5 +14,6 @@ export const COMMANDS: CommandEntry[] = [
   { name: 'doctor', load: async () => (await import('./doctor.js')).doctorCommand },
   { name: 'list', load: async () => (await import('./list.js')).listCommand },
   { name: 'install', load: async () => (await import('./install.js')).installCommand },
+  { name: 'mcp', load: async () => (await import('./mcp.js')).mcpCommand },
   { name: 'bridge', editorEnd: 'jsonlines', load: () => editorCommand('jsonlines', 'bridge') },
 ];

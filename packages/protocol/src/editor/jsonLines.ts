@@ -47,6 +47,8 @@ export interface Ready {
   env: Record<string, string>;
   capabilities: z.infer<typeof CapabilitySchema>[];
   version: string;
+  /** Present when a gemini started beside the editor would dial host.docker.internal: what to export (for the editor's health check). */
+  containerHint?: string;
 }
 
 export type Request = { [N in EditorActionName]: { type: 'request'; id: number; action: N; params: ActionParams<N> } }[EditorActionName];

@@ -1,10 +1,10 @@
 /**
  * Which host the CLI dials. Inside a container it is `host.docker.internal`
  * (the IDE runs on the host), unless the CLI came in over SSH or runs in a VS
- * Code dev container, where the companion is reachable on loopback.
+ * Code dev container, where the companion is reachable on loopback. Pure: the
+ * caller passes the environment and how to test for a file.
  */
-import * as fs from 'node:fs';
-import { CONTAINER_ENV, CONTAINER_HOST, CONTAINER_MARKER_FILES, LOOPBACK_HOST } from '@ide-companion/protocol';
+import { CONTAINER_ENV, CONTAINER_HOST, CONTAINER_MARKER_FILES, LOOPBACK_HOST } from './constants.js';
 
 export interface HostMapping {
   host: string;
@@ -15,7 +15,7 @@ export interface HostMapping {
   reason: string;
 }
 
-export function companionHost(env: NodeJS.ProcessEnv = process.env, exists: (p: string) => boolean = fs.existsSync): HostMapping {
+export function companionHost(env: Readonly<Record<string, string | undefined>>, exists: (p: string) => boolean): HostMapping {
   const marker = CONTAINER_MARKER_FILES.find((f) => exists(f));
   if (!marker) return { host: LOOPBACK_HOST, inContainer: false, reason: 'not in a container: dialling loopback' };
   if (env[CONTAINER_ENV.SSH_CONNECTION]) {
@@ -35,10 +35,10 @@ export function companionHost(env: NodeJS.ProcessEnv = process.env, exists: (p: 
 
 /**
  * What to do when the CLI would dial `host.docker.internal`, in one paragraph;
- * undefined when it dials loopback. `serve`, `status` and the editors' health
- * checks print these same words.
+ * undefined when it dials loopback. `serve`, `status`, `doctor` and the
+ * editors' health checks (from the hosts' `ready`) print these same words.
  */
-export function containerHint(env: NodeJS.ProcessEnv = process.env, fsExists: (p: string) => boolean = fs.existsSync): string | undefined {
+export function containerHint(env: Readonly<Record<string, string | undefined>>, fsExists: (p: string) => boolean): string | undefined {
   return containerHintFor(companionHost(env, fsExists));
 }
 

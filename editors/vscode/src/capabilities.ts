@@ -1,0 +1,106 @@
+/**
+ * The optional actions of the editor seam, answered from VS Code's API:
+ * open a file at a line, the open editors, the selection, diagnostics,
+ * unsaved state, save. Shapes as in docs/editor-protocol.md.
+ */
+import * as vscode from 'vscode';
+import type { Cursor, Diagnostic, DiagnosticSeverity, GetOpenEditorsResult, GetSelectionResult } from '@ide-companion/protocol';
+import type { CapabilityActions } from '@ide-companion/server';
+import { cursorOf, filePathOf, openTabPaths } from './contextFeed.js';
+import { utf16Offset } from './positions.js';
+
+const SEVERITY: Record<vscode.DiagnosticSeverity, DiagnosticSeverity> = {
+  [vscode.DiagnosticSeverity.Error]: 'error',
+  [vscode.DiagnosticSeverity.Warning]: 'warning',
+  [vscode.DiagnosticSeverity.Information]: 'information',
+  [vscode.DiagnosticSeverity.Hint]: 'hint',
+};
+
+function documentFor(filePath: string): vscode.TextDocument | undefined {
+  const key = vscode.Uri.file(filePath).toString();
+  return vscode.workspace.textDocuments.find((d) => d.uri.toString() === key);
+}
+
+/** A position as the protocol counts it; code points need the line's text, else UTF-16 is the best we have. */
+function toCursor(document: vscode.TextDocument | undefined, position: vscode.Position): Cursor {
+  if (document && position.line < document.lineCount) return cursorOf(document, position);
+  return { line: position.line + 1, character: position.character + 1 };
+}
+
+function codeOf(code: vscode.Diagnostic['code']): string | number | undefined {
+  return typeof code === 'object' ? code.value : code;
+}
+
+export const vscodeCapabilities: CapabilityActions = {
+  async openFile(params) {
+    const document = await vscode.workspace.openTextDocument(vscode.Uri.file(params.path));
+    const options: vscode.TextDocumentShowOptions = { preview: false, preserveFocus: true };
+    if (params.line !== undefined) {
+      const line = Math.min(Math.max(params.line, 1), document.lineCount) - 1;
+      const character = utf16Offset(document.lineAt(line).text, params.column ?? 1);
+      const position = new vscode.Position(line, character);
+      options.selection = new vscode.Range(position, position);
+    }
+    await vscode.window.showTextDocument(document, options);
+  },
+
+  getOpenEditors(): GetOpenEditorsResult {
+    const active = filePathOf(vscode.window.activeTextEditor?.document.uri);
+    const editors = [...openTabPaths()].map((p) => {
+      const document = documentFor(p);
+      return {
+        path: p,
+        isActive: p === active,
+        ...(document && { isDirty: document.isDirty, languageId: document.languageId }),
+      };
+    });
+    return { editors };
+  },
+
+  getSelection(): GetSelectionResult {
+    const editor = vscode.window.activeTextEditor;
+    const p = filePathOf(editor?.document.uri);
+    if (!editor || !p) return { selection: null };
+    const { document, selection } = editor;
+    return { selection: { path: p, text: document.getText(selection), start: toCursor(document, selection.start), end: toCursor(document, selection.end) } };
+  },
+
+  getDiagnostics(params) {
+    const pairs: Array<[vscode.Uri, readonly vscode.Diagnostic[]]> =
+      params.path !== undefined
+        ? [[vscode.Uri.file(params.path), vscode.languages.getDiagnostics(vscode.Uri.file(params.path))]]
+        : vscode.languages.getDiagnostics();
+    const diagnostics: Diagnostic[] = [];
+    for (const [uri, list] of pairs) {
+      const p = filePathOf(uri);
+      if (!p) continue;
+      const document = documentFor(p);
+      for (const d of list) {
+        const info: Diagnostic = {
+          path: p,
+          range: { start: toCursor(document, d.range.start), end: toCursor(document, d.range.end) },
+          severity: SEVERITY[d.severity],
+          message: d.message,
+        };
+        if (d.source) info.source = d.source;
+        const code = codeOf(d.code);
+        if (code !== undefined) info.code = code;
+        diagnostics.push(info);
+      }
+    }
+    return { diagnostics };
+  },
+
+  checkDocumentDirty(params) {
+    const document = documentFor(params.path);
+    return { isOpen: document !== undefined && !document.isClosed, isDirty: document?.isDirty ?? false };
+  },
+
+  async saveDocument(params) {
+    const document = documentFor(params.path);
+    if (!document) return { saved: false, message: `${params.path} is not open in VS Code` };
+    if (!document.isDirty) return { saved: true, message: 'no unsaved changes' };
+    const saved = await document.save();
+    return saved ? { saved: true } : { saved: false, message: `VS Code could not save ${params.path}` };
+  },
+};

@@ -1,0 +1,321 @@
+/**
+ * Proposed edits in VS Code's native diff editor.
+ *
+ * Left: the file as it is on disk (`originalContent`; empty for a new file),
+ * a read-only virtual document. Right: the proposal, an editable document of
+ * an in-memory file system (`ide-companion-proposal:/<diff id>/<file path>`),
+ * so diffs of several CLI sessions never share a document.
+ *
+ * The user decides with the title-bar buttons, the commands, Ctrl/Cmd+S in the
+ * diff or a save they ask for (accept), or by closing its tab (reject); an
+ * auto-save only stores the edits. The outcome carries the
+ * proposal as they left it: the document's text when they edited it, else the
+ * proposal exactly as sent (so CRLF, mixed line endings, a BOM or a missing
+ * final newline survive an unedited accept byte for byte).
+ *
+ * Focus: the diff opens with `preserveFocus`, so the terminal where gemini
+ * runs keeps the keyboard; after a decision made in the diff, focus goes back
+ * to the terminal that was active when the diff opened.
+ */
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { describeError, type DiffActions, type DiffCloseReason, type Logger, type PendingDiff } from '@ide-companion/server';
+
+export const ORIGINAL_SCHEME = 'ide-companion-original';
+export const PROPOSAL_SCHEME = 'ide-companion-proposal';
+/** Context key: some diff is waiting for a decision (command palette entries). */
+export const DIFF_PENDING_KEY = 'ideCompanion.diffPending';
+const BOM = '\uFEFF';
+
+/** The user's decisions, as editor events (`diffAccepted`, `diffRejected`); false when the diff is no longer pending. */
+export interface DiffDecisions {
+  accept(diffId: string, content: string | undefined): boolean;
+  reject(diffId: string): boolean;
+}
+
+interface Entry {
+  diff: PendingDiff;
+  originalUri: vscode.Uri;
+  proposalUri: vscode.Uri;
+  original: string;
+  /** The proposal document's text right after it opened; a different text means the user edited it. */
+  initialText: string | undefined;
+  /** The terminal that had the keyboard when the diff opened. */
+  terminal: vscode.Terminal | undefined;
+  /** Set while we save or close the view ourselves: writes are then not a decision. */
+  closing: boolean;
+  /** The user asked for this save (File > Save, "Save" when closing the tab): its write accepts. */
+  manualSave: boolean;
+}
+
+/** One proposal's bytes in the in-memory file system; outlives its diff until VS Code closes the document. */
+interface MemoryFile {
+  bytes: Uint8Array;
+  ctime: number;
+  mtime: number;
+}
+
+function uriFor(scheme: string, diffId: string, filePath: string): vscode.Uri {
+  return vscode.Uri.from({ scheme, path: `/${diffId}${vscode.Uri.file(filePath).path}` });
+}
+
+function diffIdOf(uri: vscode.Uri): string | undefined {
+  return /^\/([^/]+)\//.exec(uri.path)?.[1];
+}
+
+export class VsCodeDiffs implements DiffActions, vscode.Disposable {
+  private readonly entries = new Map<string, Entry>();
+  /** The proposal file system's files, by URI path. */
+  private readonly files = new Map<string, MemoryFile>();
+  private readonly disposables: vscode.Disposable[] = [];
+  private readonly changeEmitter = new vscode.EventEmitter<vscode.FileChangeEvent[]>();
+  private readonly encoder = new TextEncoder();
+
+  constructor(
+    private readonly decisions: DiffDecisions,
+    private readonly logger: Logger,
+  ) {
+    const entries = this.entries;
+    this.disposables.push(
+      this.changeEmitter,
+      vscode.workspace.registerTextDocumentContentProvider(ORIGINAL_SCHEME, {
+        provideTextDocumentContent: (uri) => entries.get(diffIdOf(uri) ?? '')?.original ?? '',
+      }),
+      vscode.workspace.registerFileSystemProvider(PROPOSAL_SCHEME, this.proposalFileSystem(), { isCaseSensitive: true }),
+      vscode.window.tabGroups.onDidChangeTabs((e) => this.tabsClosed(e.closed)),
+      vscode.workspace.onWillSaveTextDocument((e) => {
+        if (e.document.uri.scheme !== PROPOSAL_SCHEME || e.reason !== vscode.TextDocumentSaveReason.Manual) return;
+        const entry = this.entries.get(diffIdOf(e.document.uri) ?? '');
+        if (entry && !entry.closing) entry.manualSave = true;
+      }),
+      vscode.workspace.onDidCloseTextDocument((document) => {
+        if (document.uri.scheme === PROPOSAL_SCHEME) this.files.delete(document.uri.path);
+      }),
+    );
+  }
+
+  get pending(): PendingDiff[] {
+    return [...this.entries.values()].map((e) => e.diff);
+  }
+
+  // ---- the companion asks --------------------------------------------------
+
+  async showDiff(diff: PendingDiff): Promise<void> {
+    const entry: Entry = {
+      diff,
+      originalUri: uriFor(ORIGINAL_SCHEME, diff.id, diff.filePath),
+      proposalUri: uriFor(PROPOSAL_SCHEME, diff.id, diff.filePath),
+      original: diff.originalContent ?? '',
+      initialText: undefined,
+      terminal: vscode.window.activeTerminal,
+      closing: false,
+      manualSave: false,
+    };
+    this.files.set(entry.proposalUri.path, { bytes: this.encoder.encode(diff.newContent), ctime: Date.now(), mtime: Date.now() });
+    this.entries.set(diff.id, entry);
+    this.updateContextKey();
+    const name = path.basename(diff.filePath);
+    const title = `${name} ↔ Gemini CLI's proposal${diff.originalContent === undefined ? ' (new file)' : ''}`;
+    try {
+      await vscode.commands.executeCommand('vscode.diff', entry.originalUri, entry.proposalUri, title, {
+        preserveFocus: true,
+        preview: false,
+        viewColumn: this.columnBesideTerminal(),
+      });
+    } catch (err) {
+      this.entries.delete(diff.id);
+      this.updateContextKey();
+      throw err;
+    }
+    const document = vscode.workspace.textDocuments.find((d) => d.uri.toString() === entry.proposalUri.toString());
+    entry.initialText = document?.getText();
+    this.warnIfDirty(diff.filePath);
+  }
+
+  /** The proposal as the user edited it, or undefined when unchanged. */
+  diffText(diff: PendingDiff): string | undefined {
+    const entry = this.entries.get(diff.id);
+    return entry ? this.editedText(entry) : undefined;
+  }
+
+  /** Closes the view without an outcome (closeDiff, a replacing diff, the session gone). */
+  async closeDiff(diff: PendingDiff, reason: DiffCloseReason): Promise<void> {
+    const entry = this.entries.get(diff.id);
+    if (!entry) return;
+    this.logger.info('closing diff view', { filePath: diff.filePath, reason });
+    await this.closeView(entry, false);
+  }
+
+  // ---- the user decides ----------------------------------------------------
+
+  /** Accepts the diff shown in `target` (a proposal/original URI from a menu), else the active one. */
+  async accept(target?: unknown): Promise<boolean> {
+    const entry = this.resolve(target);
+    if (!entry) return this.nothingPending('accept');
+    const content = this.editedText(entry);
+    if (!this.decisions.accept(entry.diff.id, content)) return false;
+    await this.closeView(entry, true);
+    return true;
+  }
+
+  async reject(target?: unknown): Promise<boolean> {
+    const entry = this.resolve(target);
+    if (!entry) return this.nothingPending('reject');
+    if (!this.decisions.reject(entry.diff.id)) return false;
+    await this.closeView(entry, true);
+    return true;
+  }
+
+  /** Reveals a pending diff (status bar quick pick). */
+  async reveal(diffId: string): Promise<void> {
+    const entry = this.entries.get(diffId);
+    if (!entry) return;
+    const name = path.basename(entry.diff.filePath);
+    await vscode.commands.executeCommand('vscode.diff', entry.originalUri, entry.proposalUri, `${name} ↔ Gemini CLI's proposal`, { preview: false });
+  }
+
+  dispose(): void {
+    for (const d of this.disposables) d.dispose();
+    this.entries.clear();
+  }
+
+  // ---- internals -----------------------------------------------------------
+
+  private editedText(entry: Entry): string | undefined {
+    const document = this.documentOf(entry);
+    if (!document) return undefined;
+    const text = document.getText();
+    if (entry.initialText === undefined || text === entry.initialText) return undefined;
+    // VS Code hides a BOM from the text; keep the proposal's.
+    return entry.diff.newContent.startsWith(BOM) && !text.startsWith(BOM) ? BOM + text : text;
+  }
+
+  private documentOf(entry: Entry): vscode.TextDocument | undefined {
+    const key = entry.proposalUri.toString();
+    return vscode.workspace.textDocuments.find((d) => d.uri.toString() === key);
+  }
+
+  private resolve(target: unknown): Entry | undefined {
+    if (target instanceof vscode.Uri) {
+      const id = diffIdOf(target);
+      if (id && (target.scheme === PROPOSAL_SCHEME || target.scheme === ORIGINAL_SCHEME)) return this.entries.get(id);
+    }
+    if (typeof target === 'string') return this.entries.get(target);
+    const input = vscode.window.tabGroups.activeTabGroup.activeTab?.input;
+    if (input instanceof vscode.TabInputTextDiff && input.modified.scheme === PROPOSAL_SCHEME) {
+      const entry = this.entries.get(diffIdOf(input.modified) ?? '');
+      if (entry) return entry;
+    }
+    return this.entries.size === 1 ? [...this.entries.values()][0] : undefined;
+  }
+
+  private nothingPending(what: string): boolean {
+    void vscode.window.showInformationMessage(
+      this.entries.size === 0 ? 'No Gemini CLI diff is waiting.' : `Several Gemini CLI diffs are waiting: focus the one to ${what}.`,
+    );
+    return false;
+  }
+
+  private tabsOf(entry: Entry): vscode.Tab[] {
+    const key = entry.proposalUri.toString();
+    return vscode.window.tabGroups.all.flatMap((g) => g.tabs.filter((t) => t.input instanceof vscode.TabInputTextDiff && t.input.modified.toString() === key));
+  }
+
+  /** Closes the diff's tabs without a save prompt; refocuses the gemini terminal if the user decided here. */
+  private async closeView(entry: Entry, refocus: boolean): Promise<void> {
+    entry.closing = true;
+    try {
+      const document = this.documentOf(entry);
+      // Saving into our in-memory file makes the proposal clean, so closing asks nothing.
+      if (document?.isDirty) await document.save();
+      const tabs = this.tabsOf(entry);
+      if (tabs.length > 0) await vscode.window.tabGroups.close(tabs, true);
+    } catch (err) {
+      this.logger.warn('could not close the diff view', { filePath: entry.diff.filePath, error: describeError(err) });
+    } finally {
+      this.entries.delete(entry.diff.id);
+      this.updateContextKey();
+    }
+    if (refocus && entry.terminal && vscode.window.terminals.includes(entry.terminal)) entry.terminal.show(false);
+  }
+
+  /** A diff tab closed by the user is a rejection (once no other tab shows that diff). */
+  private tabsClosed(closed: readonly vscode.Tab[]): void {
+    for (const tab of closed) {
+      if (!(tab.input instanceof vscode.TabInputTextDiff) || tab.input.modified.scheme !== PROPOSAL_SCHEME) continue;
+      const entry = this.entries.get(diffIdOf(tab.input.modified) ?? '');
+      if (!entry || entry.closing || this.tabsOf(entry).length > 0) continue;
+      this.logger.info('diff tab closed by the user: rejected', { filePath: entry.diff.filePath });
+      this.entries.delete(entry.diff.id);
+      this.updateContextKey();
+      this.decisions.reject(entry.diff.id);
+      if (entry.terminal && vscode.window.terminals.includes(entry.terminal)) entry.terminal.show(false);
+    }
+  }
+
+  /** When gemini runs in a terminal tab of the editor area, the diff opens beside it rather than over it. */
+  private columnBesideTerminal(): vscode.ViewColumn {
+    const active = vscode.window.tabGroups.activeTabGroup.activeTab;
+    return active?.input instanceof vscode.TabInputTerminal ? vscode.ViewColumn.Beside : vscode.ViewColumn.Active;
+  }
+
+  private warnIfDirty(filePath: string): void {
+    const key = vscode.Uri.file(filePath).toString();
+    const own = vscode.workspace.textDocuments.find((d) => d.uri.toString() === key);
+    if (!own?.isDirty) return;
+    void vscode.window.showWarningMessage(
+      `${path.basename(filePath)} has unsaved changes. The proposal is based on the file on disk; if you accept, Gemini CLI writes the file and your unsaved changes stay in the editor (VS Code asks you to compare or overwrite when you save).`,
+    );
+  }
+
+  private updateContextKey(): void {
+    void vscode.commands.executeCommand('setContext', DIFF_PENDING_KEY, this.entries.size > 0);
+  }
+
+  /**
+   * The proposals' in-memory file system. A write is a save: auto-save (after
+   * a delay, on focus change) only stores the text, since a pause in typing is
+   * no decision; a save the user asked for accepts. Folders exist as the
+   * prefixes of the files, so VS Code's save (which checks the parent) works.
+   */
+  private proposalFileSystem(): vscode.FileSystemProvider {
+    const fileOf = (uri: vscode.Uri): MemoryFile => {
+      const file = this.files.get(uri.path);
+      if (!file) throw vscode.FileSystemError.FileNotFound(uri);
+      return file;
+    };
+    const isFolder = (uri: vscode.Uri) => {
+      const prefix = uri.path.endsWith('/') ? uri.path : `${uri.path}/`;
+      return [...this.files.keys()].some((p) => p.startsWith(prefix));
+    };
+    const readOnly = (uri: vscode.Uri): never => {
+      throw vscode.FileSystemError.NoPermissions(uri);
+    };
+    return {
+      onDidChangeFile: this.changeEmitter.event,
+      watch: () => new vscode.Disposable(() => undefined),
+      stat: (uri) => {
+        const file = this.files.get(uri.path);
+        if (file) return { type: vscode.FileType.File, ctime: file.ctime, mtime: file.mtime, size: file.bytes.byteLength };
+        if (isFolder(uri)) return { type: vscode.FileType.Directory, ctime: 0, mtime: 0, size: 0 };
+        throw vscode.FileSystemError.FileNotFound(uri);
+      },
+      readFile: (uri) => fileOf(uri).bytes,
+      writeFile: (uri, content) => {
+        const file = this.files.get(uri.path);
+        if (!file) return readOnly(uri);
+        file.bytes = content;
+        file.mtime = Date.now();
+        const entry = this.entries.get(diffIdOf(uri) ?? '');
+        if (!entry || entry.closing || !entry.manualSave) return;
+        entry.manualSave = false;
+        // After the save completes, so closing the view finds the document clean.
+        setTimeout(() => void this.accept(entry.diff.id), 0);
+      },
+      readDirectory: () => [],
+      createDirectory: readOnly,
+      delete: readOnly,
+      rename: readOnly,
+    };
+  }
+}

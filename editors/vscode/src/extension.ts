@@ -1,0 +1,207 @@
+/**
+ * The VS Code extension: a Companion from @ide-companion/server running in the
+ * extension host itself (no child process), fed by VS Code's events, showing
+ * diffs in the native diff editor, and tying every integrated terminal of this
+ * window to it. Bundled into dist/extension.cjs (scripts/bundle.mjs).
+ */
+import { performance } from 'node:perf_hooks';
+import * as vscode from 'vscode';
+import type { EditorEvent } from '@ide-companion/protocol';
+import { applyEditorEvent, Companion, describeError, type EditorActions, type SessionInfo } from '@ide-companion/server';
+import { vscodeCapabilities } from './capabilities.js';
+import { ContextFeed, workspaceRoots } from './contextFeed.js';
+import { VsCodeDiffs } from './diffs.js';
+import { warnAboutGoogleCompanion } from './googleGuard.js';
+import { idePidFor, ideInfoFor } from './ideInfo.js';
+import { OutputChannelLogger } from './logger.js';
+import { CompanionStatusBar, SHOW_STATUS_COMMAND } from './statusBar.js';
+import { applyTerminalEnv, runGemini } from './terminals.js';
+
+/** What `activate` returns: for other extensions and the tests, never the token. */
+export interface CompanionApi {
+  /** How long activate() took (ms), companion start included. */
+  readonly activationMs: number;
+  readonly running: boolean;
+  readonly port: number | undefined;
+  readonly discoveryFile: string | undefined;
+  readonly workspacePath: string | undefined;
+  readonly idePid: number;
+  readonly ideInfo: { name: string; displayName: string };
+  sessions(): SessionInfo[];
+  pendingDiffs(): Array<{ id: string; filePath: string }>;
+  readonly capabilities: typeof vscodeCapabilities;
+}
+
+class CompanionExtension implements vscode.Disposable {
+  readonly logger = new OutputChannelLogger();
+  readonly idePid = idePidFor(process.ppid, process.pid);
+  readonly ideInfo = ideInfoFor(vscode.env.appName, vscode.env.appHost);
+  private companion: Companion | undefined;
+  private feed: ContextFeed | undefined;
+  private diffs: VsCodeDiffs | undefined;
+  private error: string | undefined;
+  private readonly statusBar: CompanionStatusBar;
+  private readonly disposables: vscode.Disposable[] = [];
+
+  constructor(private readonly context: vscode.ExtensionContext) {
+    this.statusBar = new CompanionStatusBar({
+      state: () => ({
+        running: this.companion?.running ?? false,
+        port: this.companion?.running ? this.companion.port : undefined,
+        workspacePath: this.companion?.workspacePath,
+        error: this.error,
+        disabled: !this.enabled,
+      }),
+      sessions: () => this.companion?.sessionList ?? [],
+      pendingDiffs: () => this.pendingDiffs(),
+      showLog: () => this.logger.show(),
+      revealDiff: (id) => this.diffs?.reveal(id) ?? Promise.resolve(),
+    });
+    const command = (id: string, run: (...args: unknown[]) => unknown) => vscode.commands.registerCommand(id, run);
+    this.disposables.push(
+      this.logger,
+      this.statusBar,
+      command('ideCompanion.runGemini', () => runGemini()),
+      command('ideCompanion.acceptDiff', (target) => this.diffs?.accept(target)),
+      command('ideCompanion.rejectDiff', (target) => this.diffs?.reject(target)),
+      command(SHOW_STATUS_COMMAND, () => this.statusBar.showQuickPick()),
+      command('ideCompanion.showLog', () => this.logger.show()),
+      vscode.workspace.onDidChangeConfiguration((e) => {
+        if (e.affectsConfiguration('ideCompanion.enabled')) void this.applyEnabled();
+      }),
+    );
+  }
+
+  get enabled(): boolean {
+    return vscode.workspace.getConfiguration('ideCompanion').get<boolean>('enabled', true);
+  }
+
+  /** The API object: live getters over this extension's companion. */
+  api(activationMs: number): CompanionApi {
+    const companion = () => this.companion;
+    return Object.defineProperties(
+      {
+        activationMs,
+        idePid: this.idePid,
+        ideInfo: this.ideInfo,
+        capabilities: vscodeCapabilities,
+        sessions: () => companion()?.sessionList ?? [],
+        pendingDiffs: () => this.pendingDiffs(),
+      },
+      {
+        running: { enumerable: true, get: () => companion()?.running ?? false },
+        port: { enumerable: true, get: () => (companion()?.running ? companion()!.port : undefined) },
+        discoveryFile: { enumerable: true, get: () => companion()?.discoveryFilePath },
+        workspacePath: { enumerable: true, get: () => companion()?.workspacePath },
+      },
+    ) as CompanionApi;
+  }
+
+  async applyEnabled(): Promise<void> {
+    if (this.enabled) await this.start();
+    else await this.stop('turned off by ideCompanion.enabled');
+    this.statusBar.update();
+  }
+
+  private async start(): Promise<void> {
+    if (this.companion) return;
+    const emit = (event: EditorEvent): boolean => {
+      const companion = this.companion;
+      if (!companion) return false;
+      try {
+        return applyEditorEvent(companion, event);
+      } catch (err) {
+        this.logger.warn('dropped an editor event', { type: event.type, error: describeError(err) });
+        return false;
+      }
+    };
+    const diffs = new VsCodeDiffs(
+      {
+        accept: (diffId, content) => emit(content === undefined ? { type: 'diffAccepted', diffId } : { type: 'diffAccepted', diffId, content }),
+        reject: (diffId) => emit({ type: 'diffRejected', diffId }),
+      },
+      this.logger,
+    );
+    // Diffs, and every capability VS Code has: each one's MCP tool is offered.
+    const editor: EditorActions = {
+      showDiff: (diff) => diffs.showDiff(diff),
+      diffText: (diff) => diffs.diffText(diff),
+      closeDiff: (diff, reason) => diffs.closeDiff(diff, reason),
+      ...vscodeCapabilities,
+    };
+    const companion = new Companion({
+      ideInfo: this.ideInfo,
+      workspaceRoots: workspaceRoots(),
+      idePid: this.idePid,
+      editor,
+      logger: this.logger,
+      trusted: vscode.workspace.isTrusted,
+      handleSignals: false,
+    });
+    this.companion = companion;
+    this.diffs = diffs;
+    const feed = new ContextFeed((event) => void emit(event));
+    this.feed = feed;
+    try {
+      await companion.start();
+    } catch (err) {
+      this.error = describeError(err);
+      this.logger.error('the companion could not start', { error: this.error });
+      void vscode.window.showErrorMessage(`Gemini CLI companion could not start: ${this.error}`);
+      this.companion = undefined;
+      this.feed = undefined;
+      this.diffs = undefined;
+      diffs.dispose();
+      return;
+    }
+    this.error = undefined;
+    feed.start();
+    const applyEnv = () => applyTerminalEnv(this.context.environmentVariableCollection, companion.terminalEnv);
+    applyEnv();
+    companion.context.onDidChangeRoots(() => applyEnv());
+    companion.onDidChangeSessions(() => this.statusBar.update());
+    this.logger.info('companion ready', { port: companion.port, idePid: this.idePid, ide: this.ideInfo.displayName });
+  }
+
+  async stop(reason: string): Promise<void> {
+    const companion = this.companion;
+    if (!companion) return;
+    this.logger.info('stopping the companion', { reason });
+    this.companion = undefined;
+    this.feed?.dispose();
+    this.feed = undefined;
+    this.context.environmentVariableCollection.clear();
+    await companion.stop().catch((err) => this.logger.error('stop failed', { error: describeError(err) }));
+    this.diffs?.dispose();
+    this.diffs = undefined;
+  }
+
+  private pendingDiffs(): Array<{ id: string; filePath: string }> {
+    return (this.diffs?.pending ?? []).map((d) => ({ id: d.id, filePath: d.filePath }));
+  }
+
+  dispose(): void {
+    for (const d of this.disposables) d.dispose();
+  }
+}
+
+let current: CompanionExtension | undefined;
+
+export async function activate(context: vscode.ExtensionContext): Promise<CompanionApi> {
+  const started = performance.now();
+  const extension = new CompanionExtension(context);
+  current = extension;
+  context.subscriptions.push(extension);
+  await extension.applyEnabled();
+  void warnAboutGoogleCompanion();
+  const activationMs = performance.now() - started;
+  extension.logger.info('activated', { ms: Math.round(activationMs * 10) / 10 });
+  return extension.api(activationMs);
+}
+
+/** The extension host is going away (window closed or reloaded): the discovery file goes first. */
+export async function deactivate(): Promise<void> {
+  const extension = current;
+  current = undefined;
+  await extension?.stop('window closing');
+}

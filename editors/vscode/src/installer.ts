@@ -1,0 +1,123 @@
+/**
+ * `ide-companion install vscode`: installs the extension's .vsix into every
+ * VS Code-family editor on PATH (code, code-insiders, codium, cursor,
+ * windsurf, code-server) with `--install-extension`.
+ *
+ * The .vsix is built from this checkout when it is missing or older than the
+ * extension's sources (`npm run package -w editors/vscode`, which needs the
+ * dev dependencies `npm install` brings); a published package ships it built.
+ */
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { onPath, type EditorInstaller, type InstallOptions, type InstallResult } from '@ide-companion/server';
+
+/** editors/vscode (this file compiles to editors/vscode/dist/src/). */
+export const EXTENSION_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+export const VSIX_PATH = path.join(EXTENSION_ROOT, 'ide-companion-vscode.vsix');
+export const EXTENSION_ID = 'ide-companion.ide-companion-vscode';
+/** The commands of VS Code and the forks that take `--install-extension`. */
+const EDITOR_COMMANDS: ReadonlyArray<[command: string, name: string]> = [
+  ['code', 'VS Code'],
+  ['code-insiders', 'VS Code Insiders'],
+  ['codium', 'VSCodium'],
+  ['cursor', 'Cursor'],
+  ['windsurf', 'Windsurf'],
+  ['code-server', 'code-server'],
+];
+const CLI_TIMEOUT_MS = 120_000;
+
+export interface VsCodeEditorBinary {
+  command: string;
+  name: string;
+  path: string;
+}
+
+export function findVsCodeEditors(env: NodeJS.ProcessEnv = process.env): VsCodeEditorBinary[] {
+  const found: VsCodeEditorBinary[] = [];
+  for (const [command, name] of EDITOR_COMMANDS) {
+    const p = onPath(command, env);
+    if (p) found.push({ command, name, path: p });
+  }
+  return found;
+}
+
+function newestSourceMtime(): number {
+  let newest = fs.statSync(path.join(EXTENSION_ROOT, 'package.json')).mtimeMs;
+  const walk = (dir: string) => {
+    for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+      const p = path.join(dir, entry.name);
+      if (entry.isDirectory()) walk(p);
+      else newest = Math.max(newest, fs.statSync(p).mtimeMs);
+    }
+  };
+  walk(path.join(EXTENSION_ROOT, 'src'));
+  return newest;
+}
+
+/** The .vsix, built first when missing or older than the sources. Throws with a message for the user. */
+export function ensureVsix(log: (line: string) => void = () => undefined): string {
+  const hasSources = fs.existsSync(path.join(EXTENSION_ROOT, 'src'));
+  if (fs.existsSync(VSIX_PATH) && (!hasSources || fs.statSync(VSIX_PATH).mtimeMs >= newestSourceMtime())) return VSIX_PATH;
+  if (!hasSources) throw new Error(`${VSIX_PATH} is missing; reinstall ide-companion`);
+  log(`packaging the extension (${path.relative(process.cwd(), VSIX_PATH) || VSIX_PATH})`);
+  const r = spawnSync(process.execPath, [path.join(EXTENSION_ROOT, 'scripts', 'package.mjs')], { cwd: EXTENSION_ROOT, encoding: 'utf8' });
+  if (r.status !== 0 || !fs.existsSync(VSIX_PATH)) {
+    const why = (r.stderr || r.stdout || String(r.error ?? '')).trim().split('\n').slice(-3).join(' ');
+    throw new Error(`could not package the VS Code extension (run \`npm install\` in the repository first): ${why}`);
+  }
+  return VSIX_PATH;
+}
+
+export const vscodeInstaller: EditorInstaller = {
+  async detect(options: InstallOptions = {}): Promise<boolean> {
+    return findVsCodeEditors(options.env ?? process.env).length > 0;
+  },
+
+  async isInstalled(options: InstallOptions = {}): Promise<boolean> {
+    const env = options.env ?? process.env;
+    const editor = findVsCodeEditors(env)[0];
+    if (!editor) return false;
+    const r = spawnSync(editor.path, ['--list-extensions'], { encoding: 'utf8', env, timeout: CLI_TIMEOUT_MS });
+    return r.status === 0 && r.stdout.toLowerCase().split('\n').includes(EXTENSION_ID);
+  },
+
+  async install(options: InstallOptions): Promise<InstallResult> {
+    const env = options.env ?? process.env;
+    const log = options.log ?? (() => undefined);
+    const editors = findVsCodeEditors(env);
+    if (editors.length === 0) {
+      return {
+        success: false,
+        message: `None of ${EDITOR_COMMANDS.map(([c]) => c).join(', ')} is on PATH. In VS Code run "Shell Command: Install 'code' command in PATH", or install ${path.basename(VSIX_PATH)} from the Extensions view (… → Install from VSIX).`,
+      };
+    }
+    if (options.dryRun) {
+      return {
+        success: true,
+        message: `Would install ${VSIX_PATH} with ${editors.map((e) => `${e.command} --install-extension`).join(', ')}.`,
+        changed: [],
+      };
+    }
+    let vsix: string;
+    try {
+      vsix = ensureVsix(log);
+    } catch (err) {
+      return { success: false, message: (err as Error).message };
+    }
+    const done: string[] = [];
+    const failed: string[] = [];
+    for (const editor of editors) {
+      log(`${editor.command} --install-extension ${vsix}`);
+      const r = spawnSync(editor.path, ['--install-extension', vsix, '--force'], { encoding: 'utf8', env, timeout: CLI_TIMEOUT_MS });
+      if (r.status === 0) done.push(editor.name);
+      else failed.push(`${editor.name} (${(r.stderr || r.stdout || String(r.error ?? `exit ${r.status}`)).trim().split('\n').pop()})`);
+    }
+    const parts: string[] = [];
+    if (done.length > 0)
+      parts.push(`Installed the Gemini CLI companion in ${done.join(', ')}. Reload open windows ("Developer: Reload Window"), then run "Gemini CLI: Run".`);
+    if (failed.length > 0) parts.push(`Failed in ${failed.join('; ')}.`);
+    return { success: done.length > 0 && failed.length === 0, message: parts.join(' '), changed: done.length > 0 ? [vsix] : [] };
+  },
+};

@@ -1,0 +1,589 @@
+/**
+ * The extension in a real extension host: code-server 4.100.3 driven by
+ * Chromium (test/codeServer.ts). One code-server serves every test here; each
+ * window is its own extension host and companion. The MCP client is the real
+ * SDK client the way Gemini CLI connects; the user is Chromium's keyboard and
+ * mouse, or the VS Code API run in the window's extension host.
+ */
+import { after, before, beforeEach, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import {
+  connectRecordingClient,
+  findGeminiCli,
+  geminiArgv,
+  geminiEnv,
+  HEADLESS_TRIGGER_ENV,
+  makeGeminiRunDirs,
+  runNode,
+  shellCommand,
+  skipUnless,
+  sleep,
+  waitFor,
+  writeFileTurns,
+  type RecordingClient,
+} from '@ide-companion/testkit';
+import { createVSIX } from '@vscode/vsce';
+import { CHROMIUM, CodeServer, hasCodeServer, type Window } from './codeServer.js';
+import { activeElementIsTerminal, diffTabCount, discoveryOf, lastContext, openDiff, rejectAllDiffs, terminalText, textOf } from './workbench.js';
+
+const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../..');
+const cli = findGeminiCli();
+/** The CLI takes ~5 s to start on an idle machine; a shared 2-core machine can take many times that. */
+const CLI_START_TIMEOUT_MS = 120_000;
+const STEP_TIMEOUT_MS = 60_000;
+const skip =
+  skipUnless(hasCodeServer, 'code-server 4.100.3', 'run scripts/install-code-server.sh') ||
+  skipUnless(CHROMIUM !== undefined, 'chromium', 'apt-get install -y chromium');
+
+describe('VS Code extension in code-server', { skip, timeout: 10 * 60_000 }, () => {
+  let cs: CodeServer;
+  let ws: string;
+  let win: Window;
+  let client: RecordingClient;
+
+  before(async () => {
+    cs = new CodeServer();
+    ws = path.join(cs.dir, 'ws');
+    fs.mkdirSync(path.join(ws, 'sub'), { recursive: true });
+    fs.writeFileSync(path.join(ws, 'a.txt'), 'alpha\n');
+    fs.writeFileSync(path.join(ws, 'b.txt'), '😀xyz\nsecond line\n');
+    fs.writeFileSync(path.join(ws, 'sub', 'c.txt'), 'gamma\n');
+    await cs.start();
+    win = await cs.openWindow(ws);
+    const discovery = discoveryOf((await win.api()).discoveryFile);
+    client = await connectRecordingClient({ port: discovery.port, token: discovery.authToken });
+  });
+
+  beforeEach(async () => {
+    if (win) await rejectAllDiffs(win);
+    client?.notifications.splice(0);
+  });
+
+  after(async () => {
+    await client?.close().catch(() => undefined);
+    await cs?.stop();
+  });
+
+  test("the discovery file names code-server's server process, this folder and code-server", async () => {
+    const api = await win.api();
+    const discovery = discoveryOf(api.discoveryFile);
+    assert.equal(api.idePid, win.ppid, "the extension host's parent: where the CLI's process walk lands");
+    assert.match(path.basename(api.discoveryFile), new RegExp(`^gemini-ide-server-${win.ppid}-${api.port}\\.json$`));
+    assert.equal(discovery.workspacePath, ws);
+    assert.deepEqual(discovery.ideInfo, { name: 'vscode', displayName: 'code-server' });
+    assert.equal(fs.statSync(api.discoveryFile).mode & 0o777, 0o600);
+    assert.ok(api.activationMs > 0);
+  });
+
+  test("open tabs, the active file's cursor (in characters) and selection reach the CLI; untitled documents do not", async () => {
+    const a = path.join(ws, 'a.txt');
+    const b = path.join(ws, 'b.txt');
+    await win.eval(
+      `for (const p of [args.a, args.b]) await vscode.window.showTextDocument(vscode.Uri.file(p), { preview: false });
+       const untitled = await vscode.workspace.openTextDocument({ content: 'scratch' });
+       await vscode.window.showTextDocument(untitled, { preview: false });
+       const editor = await vscode.window.showTextDocument(vscode.Uri.file(args.b), { preview: false });
+       // After "😀x": UTF-16 offset 3, the third character.
+       editor.selection = new vscode.Selection(0, 0, 0, 3);`,
+      { a, b },
+    );
+    const context = await waitFor(() => {
+      const c = lastContext(client);
+      return c?.openFiles[0]?.path === b && c.openFiles[0].selectedText === '😀x' ? c : undefined;
+    }, 'the selection in b.txt');
+    assert.deepEqual(context.openFiles[0]!.cursor, { line: 1, character: 3 });
+    assert.equal(context.openFiles[0]!.isActive, true);
+    assert.deepEqual(context.openFiles.map((f) => f.path).sort(), [a, b]);
+    assert.equal(context.isTrusted, true);
+    assert.ok(context.openFiles.every((f) => typeof f.timestamp === 'number'));
+
+    // Closing b.txt's tab drops it; a.txt becomes the only file.
+    await win.eval(
+      `const tabs = vscode.window.tabGroups.all.flatMap((g) => g.tabs).filter((t) => t.input instanceof vscode.TabInputText && t.input.uri.fsPath === args.b);
+       await vscode.window.tabGroups.close(tabs);`,
+      { b },
+    );
+    await waitFor(() => {
+      const c = lastContext(client);
+      return c && c.openFiles.length === 1 && c.openFiles[0]!.path === a;
+    }, 'b.txt to leave the context');
+  });
+
+  test('a tab opened in the background is listed; rename and delete in VS Code follow the file', async () => {
+    const c = path.join(ws, 'sub', 'c.txt');
+    const moved = path.join(ws, 'sub', 'c2.txt');
+    await win.eval(`await vscode.window.showTextDocument(vscode.Uri.file(args.c), { preview: false, preserveFocus: true, background: true });`, { c });
+    await waitFor(() => lastContext(client)?.openFiles.some((f) => f.path === c), 'c.txt in the context');
+    await win.eval(
+      `const edit = new vscode.WorkspaceEdit(); edit.renameFile(vscode.Uri.file(args.c), vscode.Uri.file(args.moved));
+       if (!(await vscode.workspace.applyEdit(edit))) throw new Error('rename failed');`,
+      { c, moved },
+    );
+    await waitFor(() => {
+      const files = lastContext(client)?.openFiles.map((f) => f.path) ?? [];
+      return files.includes(moved) && !files.includes(c);
+    }, 'the rename');
+    await win.eval(
+      `const edit = new vscode.WorkspaceEdit(); edit.deleteFile(vscode.Uri.file(args.moved));
+       if (!(await vscode.workspace.applyEdit(edit))) throw new Error('delete failed');`,
+      { moved },
+    );
+    await waitFor(() => !lastContext(client)?.openFiles.some((f) => f.path === moved), 'the delete');
+  });
+
+  test('a diff opens without taking focus from the terminal; the user edits the proposal and accepts with Ctrl+S; focus returns to the terminal', async () => {
+    const file = path.join(ws, 'a.txt');
+    await win.eval(`const t = vscode.window.createTerminal({ name: 'gemini here' }); t.show(false);`);
+    await waitFor(() => activeElementIsTerminal(win.page), 'the terminal to have focus', 20_000);
+    // CRLF and no final newline: bytes the user did not touch must survive.
+    await openDiff(client, file, 'proposal\r\nlast');
+    await waitFor(async () => (await win.api()).pendingDiffs.length === 1, 'the diff');
+    await waitFor(async () => (await diffTabCount(win)) === 1, 'the diff tab');
+    assert.equal(await activeElementIsTerminal(win.page), true, 'the diff must not steal focus');
+
+    // The user clicks into the proposal (the right side), types at its end, and saves.
+    await win.page.locator('.editor-instance .editor.modified .view-lines').first().click();
+    await win.page.keyboard.press('Control+End');
+    await win.page.keyboard.type(' and more');
+    await win.page.keyboard.press('Control+s');
+    const accepted = await waitFor(() => client.notifications.find((n) => n.method === 'ide/diffAccepted'), 'ide/diffAccepted');
+    assert.deepEqual(accepted.params, { filePath: file, content: 'proposal\r\nlast and more' });
+    await waitFor(async () => (await diffTabCount(win)) === 0, 'the diff tab to close');
+    await waitFor(() => activeElementIsTerminal(win.page), 'focus back in the terminal');
+    assert.equal(fs.readFileSync(file, 'utf8'), 'alpha\n', 'the companion never writes the file: the CLI does');
+  });
+
+  test('reject by the title-bar button and by closing the tab; an unedited accept by command keeps the proposal byte for byte', async () => {
+    const file = path.join(ws, 'b.txt');
+    client.notifications.length = 0;
+    await openDiff(client, file, 'rejected by button\n');
+    await waitFor(async () => (await diffTabCount(win)) === 1, 'the diff tab');
+    await win.page.locator('[aria-label^="Reject Proposed Change"]').first().click();
+    await waitFor(() => client.notifications.find((n) => n.method === 'ide/diffRejected'), 'ide/diffRejected (button)');
+    await waitFor(async () => (await diffTabCount(win)) === 0, 'the tab to close');
+
+    client.notifications.length = 0;
+    await openDiff(client, file, 'rejected by closing\n');
+    await waitFor(async () => (await diffTabCount(win)) === 1, 'the diff tab');
+    await win.eval(
+      `const tabs = vscode.window.tabGroups.all.flatMap((g) => g.tabs).filter((t) => t.input instanceof vscode.TabInputTextDiff);
+       await vscode.window.tabGroups.close(tabs);`,
+    );
+    const rejected = await waitFor(() => client.notifications.find((n) => n.method === 'ide/diffRejected'), 'ide/diffRejected (tab closed)');
+    assert.deepEqual(rejected.params, { filePath: file });
+
+    client.notifications.length = 0;
+    const bytes = '\uFEFFmixed\r\nline endings\nand ünïcödé 😀';
+    await openDiff(client, file, bytes);
+    await waitFor(async () => (await diffTabCount(win)) === 1, 'the diff tab');
+    await win.eval(`await vscode.commands.executeCommand('ideCompanion.acceptDiff');`);
+    const accepted = await waitFor(() => client.notifications.find((n) => n.method === 'ide/diffAccepted'), 'ide/diffAccepted');
+    assert.equal(accepted.params.content, bytes);
+  });
+
+  // Regression: a write into the proposal's file system counted as an accept, so VS Code's
+  // auto-save (code-server's default: after a delay) accepted a proposal a second after an edit.
+  test('auto-save of an edited proposal is no decision; accepting later sends the edits', async () => {
+    const file = path.join(ws, 'b.txt');
+    const setAutoSave = (value: string) =>
+      win.eval(
+        `await vscode.workspace.getConfiguration('files').update('autoSave', args.value, vscode.ConfigurationTarget.Global); await vscode.workspace.getConfiguration('files').update('autoSaveDelay', 50, vscode.ConfigurationTarget.Global);`,
+        { value },
+      );
+    await setAutoSave('afterDelay');
+    try {
+      await openDiff(client, file, 'proposal\n');
+      const [diff] = await waitFor(async () => {
+        const d = (await win.api()).pendingDiffs;
+        return d.length === 1 ? d : undefined;
+      }, 'the diff');
+      const proposal = `vscode.workspace.textDocuments.find((d) => d.uri.scheme === 'ide-companion-proposal' && d.uri.path.includes(args.id))`;
+      await win.eval(
+        `const doc = ${proposal}; const edit = new vscode.WorkspaceEdit(); edit.insert(doc.uri, new vscode.Position(0, 0), 'kept '); await vscode.workspace.applyEdit(edit);`,
+        { id: diff!.id },
+      );
+      await waitFor(async () => (await win.eval(`return !${proposal}.isDirty`, { id: diff!.id })) === true, 'the auto-save', 20_000, 50);
+      assert.equal(client.notifications.filter((n) => n.method.startsWith('ide/diff')).length, 0, 'an auto-save decides nothing');
+      assert.equal((await win.api()).pendingDiffs.length, 1);
+      await win.eval(`await vscode.commands.executeCommand('ideCompanion.acceptDiff');`);
+      const accepted = await waitFor(() => client.notifications.find((n) => n.method === 'ide/diffAccepted'), 'ide/diffAccepted');
+      assert.equal(accepted.params.content, 'kept proposal\n');
+    } finally {
+      await setAutoSave('off');
+    }
+  });
+
+  test("closing an edited proposal asks to save: Don't Save rejects, Save accepts the edits", async () => {
+    const file = path.join(ws, 'a.txt');
+    const editAndClose = async (button: RegExp) => {
+      client.notifications.length = 0;
+      await openDiff(client, file, 'proposal\n');
+      await waitFor(async () => (await diffTabCount(win)) === 1, 'the diff tab');
+      await win.eval(
+        `const doc = vscode.workspace.textDocuments.find((d) => d.uri.scheme === 'ide-companion-proposal' && !d.isClosed && d.getText() === 'proposal\\n');
+         const edit = new vscode.WorkspaceEdit(); edit.insert(doc.uri, new vscode.Position(0, 0), 'my ');
+         await vscode.workspace.applyEdit(edit);
+         const tabs = vscode.window.tabGroups.all.flatMap((g) => g.tabs).filter((t) => t.input instanceof vscode.TabInputTextDiff);
+         // Not awaited: VS Code asks the user first.
+         void vscode.window.tabGroups.close(tabs);`,
+      );
+      await win.page
+        .locator('.monaco-dialog-box .monaco-button', { hasText: button })
+        .first()
+        .click()
+        .catch(async (err: Error) => {
+          await win.page.screenshot({ path: path.join(cs.dir, '..', 'vscode-dialog-failure.png') });
+          throw err;
+        });
+    };
+    await editAndClose(/^Don.t Save$/); // whatever the apostrophe
+    assert.deepEqual((await waitFor(() => client.notifications.find((n) => n.method.startsWith('ide/diff')), 'an outcome')).params, { filePath: file });
+    await waitFor(async () => (await diffTabCount(win)) === 0, 'the tab to close');
+    await editAndClose(/^Save$/);
+    const accepted = await waitFor(() => client.notifications.find((n) => n.method.startsWith('ide/diff')), 'an outcome');
+    assert.deepEqual(accepted, { method: 'ide/diffAccepted', params: { filePath: file, content: 'my proposal\n' } });
+    await waitFor(async () => (await diffTabCount(win)) === 0, 'the tab to close');
+  });
+
+  test("closeDiff answers with the user's edits and closes the edited view without asking", async () => {
+    const file = path.join(ws, 'new-file.txt');
+    client.notifications.length = 0;
+    await openDiff(client, file, 'fresh\n');
+    const [diff] = await waitFor(async () => {
+      const d = (await win.api()).pendingDiffs;
+      return d.length === 1 ? d : undefined;
+    }, 'the diff');
+    // The user edits the proposal (unsaved: the document is dirty).
+    await win.eval(
+      `const doc = vscode.workspace.textDocuments.find((d) => d.uri.scheme === 'ide-companion-proposal' && d.uri.path.includes(args.id));
+       const edit = new vscode.WorkspaceEdit(); edit.insert(doc.uri, new vscode.Position(0, 0), 'edited ');
+       await vscode.workspace.applyEdit(edit);
+       if (!doc.isDirty) throw new Error('expected a dirty proposal');`,
+      { id: diff!.id },
+    );
+    assert.equal(
+      await win.eval(
+        `return vscode.window.tabGroups.all.flatMap((g) => g.tabs).find((t) => t.input instanceof vscode.TabInputTextDiff)?.input.original.scheme`,
+      ),
+      'ide-companion-original',
+    );
+    const result = await client.client.callTool({ name: 'closeDiff', arguments: { filePath: file, suppressNotification: true } });
+    assert.deepEqual(JSON.parse(textOf(result)), { content: 'edited fresh\n' });
+    await waitFor(async () => (await diffTabCount(win)) === 0, 'the tab to close');
+    // No dialog was left open (a save prompt would be a modal dialog in the page).
+    assert.equal(await win.page.locator('.monaco-dialog-box').count(), 0);
+    assert.equal(client.notifications.filter((n) => n.method !== 'ide/contextUpdate').length, 0);
+    assert.equal(fs.existsSync(file), false);
+  });
+
+  test('diffs of two CLI sessions are told apart: each hears only its own outcome', async () => {
+    const other = await connectRecordingClient({ port: (await win.api()).port, token: discoveryOf((await win.api()).discoveryFile).authToken });
+    try {
+      client.notifications.length = 0;
+      await openDiff(client, path.join(ws, 'a.txt'), 'from session one\n');
+      await openDiff(other, path.join(ws, 'b.txt'), 'from session two\n');
+      const pending = await waitFor(async () => {
+        const d = (await win.api()).pendingDiffs;
+        return d.length === 2 ? d : undefined;
+      }, 'two diffs');
+      assert.equal(await diffTabCount(win), 2);
+      const second = pending.find((d) => d.filePath.endsWith('b.txt'))!;
+      await win.eval(`await vscode.commands.executeCommand('ideCompanion.acceptDiff', args.id);`, { id: second.id });
+      await waitFor(() => other.notifications.find((n) => n.method === 'ide/diffAccepted'), "session two's outcome");
+      assert.equal(client.notifications.filter((n) => n.method === 'ide/diffAccepted').length, 0);
+      await win.eval(`await vscode.commands.executeCommand('ideCompanion.rejectDiff');`);
+      await waitFor(() => client.notifications.find((n) => n.method === 'ide/diffRejected'), "session one's outcome");
+    } finally {
+      await other.close();
+    }
+  });
+
+  test("unsaved changes in the file's own editor survive an accepted diff and the CLI's write", async () => {
+    const dirty = path.join(ws, 'dirty.txt');
+    const clean = path.join(ws, 'clean.txt');
+    fs.writeFileSync(dirty, 'on disk\n');
+    fs.writeFileSync(clean, 'on disk\n');
+    await win.eval(
+      `await vscode.window.showTextDocument(vscode.Uri.file(args.clean), { preview: false });
+       const editor = await vscode.window.showTextDocument(vscode.Uri.file(args.dirty), { preview: false });
+       await editor.edit((b) => b.insert(new vscode.Position(0, 0), 'unsaved '));`,
+      { dirty, clean },
+    );
+    await openDiff(client, dirty, 'proposal\n');
+    await win.page.locator('.notifications-toasts', { hasText: 'has unsaved changes' }).waitFor({ timeout: 20_000 });
+    await win.eval(`await vscode.commands.executeCommand('ideCompanion.acceptDiff');`);
+    await waitFor(() => client.notifications.find((n) => n.method === 'ide/diffAccepted'), 'ide/diffAccepted');
+    // What the CLI does on accept: it writes the file. A clean editor written at the same moment shows when VS Code has looked.
+    fs.writeFileSync(dirty, 'proposal\n');
+    fs.writeFileSync(clean, 'changed on disk\n');
+    const docText = (p: string) =>
+      win.eval<{ text: string; dirty: boolean }>(
+        `const d = vscode.workspace.textDocuments.find((d) => d.uri.fsPath === args.p); return { text: d.getText(), dirty: d.isDirty };`,
+        { p },
+      );
+    await waitFor(async () => (await docText(clean)).text === 'changed on disk\n', 'VS Code to reload the clean editor', 30_000, 100);
+    assert.deepEqual(await docText(dirty), { text: 'unsaved on disk\n', dirty: true });
+    await win.eval(
+      `await vscode.window.showTextDocument(vscode.Uri.file(args.dirty));
+       await vscode.commands.executeCommand('workbench.action.files.revert');
+       if (vscode.window.activeTextEditor.document.isDirty) throw new Error('still dirty');
+       const mine = vscode.window.tabGroups.all.flatMap((g) => g.tabs).filter((t) => t.input instanceof vscode.TabInputText && [args.dirty, args.clean].includes(t.input.uri.fsPath));
+       await vscode.window.tabGroups.close(mine);`,
+      { dirty, clean },
+    );
+  });
+
+  test('a multi-root workspace: every folder is a root; "Gemini CLI: Run" asks for the folder and starts there', async () => {
+    const other = path.join(cs.dir, 'other-root');
+    fs.mkdirSync(other, { recursive: true });
+    const workspaceFile = path.join(cs.dir, 'multi.code-workspace');
+    fs.writeFileSync(workspaceFile, JSON.stringify({ folders: [{ path: ws }, { path: other }] }));
+    const multi = await cs.openWindow(workspaceFile);
+    try {
+      const api = await multi.api();
+      assert.equal(api.workspacePath, [ws, other].join(path.delimiter));
+      assert.equal(discoveryOf(api.discoveryFile).workspacePath, api.workspacePath);
+      const out = path.join(cs.dir, 'run-cwd.txt');
+      await multi.eval(`await vscode.workspace.getConfiguration('ideCompanion').update('geminiCommand', args.command, vscode.ConfigurationTarget.Global);`, {
+        command: `pwd > ${out}`,
+      });
+      await multi.page.keyboard.press('F1');
+      await multi.page.locator('.quick-input-widget input').waitFor({ timeout: 30_000 });
+      await multi.page.keyboard.type('Gemini CLI: Run');
+      await multi.page.locator('.quick-input-list .monaco-list-row', { hasText: 'Gemini CLI: Run' }).first().waitFor({ timeout: 30_000 });
+      await multi.page.keyboard.press('Enter');
+      // The folder pick: both roots offered; the user picks the second.
+      await multi.page.locator('.quick-input-list .monaco-list-row', { hasText: 'other-root' }).first().waitFor({ timeout: 30_000 });
+      assert.equal((await multi.page.locator('.quick-input-list .monaco-list-row', { hasText: 'ws' }).count()) >= 1, true);
+      await multi.page.keyboard.type('other-root');
+      await multi.page.keyboard.press('Enter');
+      await waitFor(() => fs.existsSync(out) && fs.readFileSync(out, 'utf8').trim() === other, 'the terminal in the picked folder', 30_000, 100);
+    } finally {
+      await multi.close();
+    }
+  });
+
+  test("two windows on one folder: each terminal carries its own window's companion; closing a window removes its discovery file", async () => {
+    const second = await cs.openWindow(ws);
+    const [one, two] = [await win.api(), await second.api()];
+    assert.notEqual(one.port, two.port);
+    assert.equal(one.idePid, two.idePid, 'both extension hosts are children of the one server process');
+    const envIn = async (w: Window, name: string) => {
+      const out = path.join(cs.dir, `${name}.env`);
+      await w.eval(
+        `vscode.window.createTerminal({ name: 'env', shellPath: '/bin/sh', shellArgs: ['-c', 'printf "%s %s" "$GEMINI_CLI_IDE_SERVER_PORT" "$GEMINI_CLI_IDE_PID" > ' + args.out] });`,
+        { out },
+      );
+      return waitFor(() => (fs.existsSync(out) && fs.readFileSync(out, 'utf8')) || undefined, `the terminal of window ${name}`, 30_000);
+    };
+    assert.equal(await envIn(win, 'one'), `${one.port} ${one.idePid}`);
+    assert.equal(await envIn(second, 'two'), `${two.port} ${two.idePid}`);
+
+    assert.equal(fs.existsSync(two.discoveryFile), true);
+    await second.close();
+    await waitFor(() => !fs.existsSync(two.discoveryFile), "the closed window's discovery file to go", 30_000);
+    assert.equal(fs.existsSync(one.discoveryFile), true, 'the other window keeps its companion');
+  });
+
+  test('ide-companion check passes against the extension', async () => {
+    const api = await win.api();
+    // Asynchronously: a blocked event loop would stall Chromium, whose protocol pipe this process reads.
+    const r = await runNode([path.join(REPO_ROOT, 'packages/cli/bin/ide-companion.js'), 'check', '--file', api.discoveryFile], {
+      env: { ...process.env, TMPDIR: cs.tmpdir },
+      timeoutMs: 120_000,
+    });
+    assert.equal(r.code, 0, r.stdout + r.stderr);
+    assert.match(r.stdout, /PASS +diff\.open/);
+    assert.match(r.stdout, /PASS +diff\.closeDiffJson/);
+    assert.equal(await diffTabCount(win), 0, 'check closes every diff it opened');
+  });
+
+  test('every capability VS Code has is an MCP tool: open file at a line, open editors, selection, diagnostics, unsaved state, save', async () => {
+    const a = path.join(ws, 'a.txt');
+    const call = async (name: string, args: Record<string, unknown> = {}) => {
+      const result = (await client.client.callTool({ name, arguments: args })) as { isError?: boolean };
+      assert.notEqual(result.isError, true, `${name}: ${textOf(result)}`);
+      return JSON.parse(textOf(result)) as Record<string, unknown>;
+    };
+    const { tools } = await client.client.listTools();
+    for (const name of ['openFile', 'getOpenEditors', 'getSelection', 'getDiagnostics', 'checkDocumentDirty', 'saveDocument']) {
+      assert.ok(
+        tools.some((t) => t.name === name),
+        `${name} offered`,
+      );
+    }
+    await call('openFile', { path: a, line: 1, column: 3 });
+    await waitFor(
+      async () =>
+        (await win.eval(
+          `return vscode.window.activeTextEditor?.document.uri.fsPath === args.a && vscode.window.activeTextEditor.selection.active.character === 2`,
+          { a },
+        )) === true,
+      'a.txt open at 1:3',
+    );
+    // A problem as a language server would report it.
+    await win.eval(
+      `globalThis.testDiagnostics ??= vscode.languages.createDiagnosticCollection('test');
+       globalThis.testDiagnostics.set(vscode.Uri.file(args.a), [new vscode.Diagnostic(new vscode.Range(0, 0, 0, 5), 'bad alpha', vscode.DiagnosticSeverity.Warning)]);`,
+      { a },
+    );
+    const diagnostics = (await call('getDiagnostics', { path: a })) as { diagnostics: unknown[] };
+    assert.deepEqual(diagnostics.diagnostics, [
+      { path: a, range: { start: { line: 1, character: 1 }, end: { line: 1, character: 6 } }, severity: 'warning', message: 'bad alpha' },
+    ]);
+    assert.deepEqual(await call('getSelection'), { selection: { path: a, text: '', start: { line: 1, character: 3 }, end: { line: 1, character: 3 } } });
+    const editors = (await call('getOpenEditors')) as { editors: Array<{ path: string; isActive: boolean }> };
+    assert.ok(
+      editors.editors.some((e) => e.path === a && e.isActive),
+      JSON.stringify(editors),
+    );
+    // Unsaved changes, then a save through the tool.
+    await win.eval(`await vscode.window.activeTextEditor.edit((b) => b.insert(new vscode.Position(0, 0), 'unsaved '));`);
+    assert.deepEqual(await call('checkDocumentDirty', { path: a }), { isOpen: true, isDirty: true });
+    assert.equal((await call('saveDocument', { path: a }))['saved'], true);
+    assert.equal(fs.readFileSync(a, 'utf8'), 'unsaved alpha\n');
+    assert.deepEqual(await call('checkDocumentDirty', { path: a }), { isOpen: true, isDirty: false });
+    await win.eval(`globalThis.testDiagnostics.dispose(); globalThis.testDiagnostics = undefined;`);
+  });
+
+  test(
+    'the real gemini, started with "Gemini CLI: Run", shows Connected; a write_file accepted with Ctrl+S after editing leaves the user\'s text',
+    { skip: skipUnless(cli !== undefined, 'Gemini CLI 0.61.0', 'run scripts/install-gemini-cli.sh') },
+    async (t) => {
+      const ORIGINAL = 'original line\n';
+      const EDITED = 'line the user wrote in VS Code\n';
+      const dirs = makeGeminiRunDirs('ide-companion-vscode-e2e-', { files: { 'a.txt': ORIGINAL }, turns: writeFileTurns('a.txt', 'line from the model\n') });
+      t.after(() => dirs.cleanup());
+      const file = path.join(dirs.workspace, 'a.txt');
+      // What "Gemini CLI: Run" types: the pinned CLI with scripted turns; TMPDIR is code-server's, where the companion writes.
+      const wrapper = path.join(dirs.path, 'gemini.sh');
+      fs.writeFileSync(
+        wrapper,
+        `#!/bin/sh\nexec ${shellCommand(geminiArgv(cli!, dirs.fakeResponses), geminiEnv({ home: dirs.home, tmpdir: cs.tmpdir }), HEADLESS_TRIGGER_ENV)} "$@"\n`,
+        { mode: 0o755 },
+      );
+      const w = await cs.openWindow(dirs.workspace);
+      t.after(() => w.close().catch(() => undefined));
+      await w.eval(`await vscode.workspace.getConfiguration('ideCompanion').update('geminiCommand', args.wrapper, vscode.ConfigurationTarget.Global);`, {
+        wrapper,
+      });
+
+      // The user runs the command from the command palette.
+      await w.page.keyboard.press('F1');
+      await w.page.locator('.quick-input-widget input').waitFor({ timeout: STEP_TIMEOUT_MS });
+      await w.page.keyboard.type('Gemini CLI: Run');
+      await w.page.locator('.quick-input-list .monaco-list-row', { hasText: 'Gemini CLI: Run' }).first().waitFor({ timeout: STEP_TIMEOUT_MS });
+      await w.page.keyboard.press('Enter');
+      const screen = () => terminalText(w.page);
+      const fail = async (err: Error) => {
+        throw new Error(`${err.message}\n--- terminal ---\n${await screen().catch(() => '')}`);
+      };
+      // In a VS Code terminal the CLI offers to set up Shift+Enter keybindings, before or after its prompt shows: the user declines.
+      const OFFER = /terminal keybindings\?/;
+      const first = await waitFor(
+        async () => {
+          const text = await screen();
+          return OFFER.test(text) ? 'offer' : text.includes('Type your message') ? 'prompt' : undefined;
+        },
+        'gemini to start',
+        CLI_START_TIMEOUT_MS,
+        250,
+      ).catch(fail);
+      if (first === 'offer' || (await waitFor(async () => OFFER.test(await screen()), 'the keybinding offer', 5_000, 250).catch(() => false))) {
+        await w.page.keyboard.press('ArrowDown');
+        await w.page.keyboard.press('Enter');
+        await waitFor(async () => !OFFER.test(await screen()), 'the offer to go', STEP_TIMEOUT_MS, 250).catch(fail);
+      }
+      await waitFor(async () => (await screen()).includes('Type your message'), 'the prompt', STEP_TIMEOUT_MS, 250).catch(fail);
+
+      // /ide status until connected: the CLI says Connected only after its tools/list.
+      const deadline = Date.now() + CLI_START_TIMEOUT_MS;
+      for (;;) {
+        await w.page.keyboard.type('/ide status');
+        await waitFor(async () => (await screen()).includes('/ide status'), 'the typed command', STEP_TIMEOUT_MS, 100).catch(fail);
+        await w.page.keyboard.press('Enter');
+        const text = await waitFor(
+          async () => {
+            const s = await screen();
+            return /Connected to code-server|Disconnected|Connecting/.test(s) ? s : undefined;
+          },
+          '/ide status',
+          STEP_TIMEOUT_MS,
+          250,
+        ).catch(fail);
+        if (/Connected to code-server/.test(text)) break;
+        if (Date.now() > deadline) throw new Error(`never connected:\n${text}`);
+        await sleep(1000);
+      }
+      assert.equal((await w.api()).sessions, 1);
+      await w.page.locator('.statusbar-item', { hasText: 'Gemini 1' }).waitFor({ timeout: STEP_TIMEOUT_MS });
+
+      await w.page.keyboard.type('please write a.txt');
+      await waitFor(async () => (await screen()).includes('please write a.txt'), 'the prompt', STEP_TIMEOUT_MS, 100).catch(fail);
+      await w.page.keyboard.press('Enter');
+      await waitFor(async () => (await w.api()).pendingDiffs.some((d) => d.filePath === file), 'the diff in VS Code', STEP_TIMEOUT_MS, 250).catch(fail);
+      await waitFor(async () => (await diffTabCount(w)) === 1, 'the diff tab', STEP_TIMEOUT_MS);
+      assert.equal(await activeElementIsTerminal(w.page), true, "the diff must not steal focus from gemini's terminal");
+
+      // The user rewrites the proposal and saves it.
+      await w.page.locator('.editor-instance .editor.modified .view-lines').first().click();
+      await w.page.keyboard.press('Control+a');
+      await w.page.keyboard.type(EDITED.trimEnd());
+      await w.page.keyboard.press('Enter');
+      await w.page.keyboard.press('Control+s');
+      await waitFor(() => fs.readFileSync(file, 'utf8') === EDITED, "the CLI to write the user's text", STEP_TIMEOUT_MS, 100).catch(async (err: Error) => {
+        await fail(new Error(`${err.message}; a.txt holds ${JSON.stringify(fs.readFileSync(file, 'utf8'))}`));
+      });
+      await waitFor(() => activeElementIsTerminal(w.page), "focus back in gemini's terminal", STEP_TIMEOUT_MS);
+      await waitFor(async () => /Accepted|Done\./.test(await screen()), 'the CLI to go on', STEP_TIMEOUT_MS, 250).catch(fail);
+      await w.eval(`for (const t of vscode.window.terminals) t.dispose();`);
+    },
+  );
+});
+
+describe("with Google's companion installed too", { skip, timeout: 5 * 60_000 }, () => {
+  let cs: CodeServer;
+
+  before(async () => {
+    cs = new CodeServer();
+    // An extension with Google's id (publisher and name), nothing else: what the guard looks for.
+    const fake = path.join(cs.dir, 'google-companion');
+    fs.mkdirSync(fake);
+    fs.writeFileSync(
+      path.join(fake, 'package.json'),
+      JSON.stringify({
+        name: 'gemini-cli-vscode-ide-companion',
+        publisher: 'Google',
+        version: '0.0.1',
+        engines: { vscode: '^1.100.0' },
+        repository: { type: 'git', url: 'https://example.invalid/fake.git' },
+        license: 'Apache-2.0',
+      }),
+    );
+    const vsix = path.join(cs.dir, 'google-companion.vsix');
+    await createVSIX({ cwd: fake, packagePath: vsix, dependencies: false, skipLicense: true });
+    await cs.start({ moreExtensions: [vsix] });
+  });
+
+  after(async () => {
+    await cs?.stop();
+  });
+
+  test('the guard says two companions are active; "Use Google\'s here" turns this one off for the workspace', async () => {
+    const ws = path.join(cs.dir, 'ws');
+    fs.mkdirSync(ws);
+    const win = await cs.openWindow(ws);
+    const { discoveryFile } = await win.api();
+    const toast = win.page.locator('.notifications-toasts .notification-toast', { hasText: 'Two Gemini CLI companions are active' });
+    await toast.waitFor({ timeout: 60_000 });
+    await toast.locator('.monaco-button', { hasText: "Use Google's here" }).click();
+    await waitFor(async () => !(await win.api()).running, 'this companion to stop', 30_000, 100);
+    assert.equal(fs.existsSync(discoveryFile), false);
+    assert.equal(await win.eval(`return vscode.workspace.getConfiguration('ideCompanion').inspect('enabled').workspaceValue`), false);
+    await win.page.locator('.statusbar-item', { hasText: 'Gemini' }).first().waitFor({ timeout: 30_000 });
+    await win.close();
+  });
+});

@@ -1,0 +1,88 @@
+/**
+ * `ide-companion mcp`: the editor tools over MCP on stdio until the agent
+ * closes stdin (or SIGTERM/SIGINT/SIGHUP). Stdout carries MCP messages only.
+ * Also the entry of the one-file server the Gemini CLI extension ships.
+ *
+ * Stderr gets a few lines (connection changes), at most MAX_LOG_LINES: an
+ * agent that pipes our stderr without reading it (Gemini CLI does, unless in
+ * debug mode) would otherwise block us once the pipe is full.
+ */
+import * as path from 'node:path';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { CompanionClient, VERSION } from '@ide-companion/client';
+import { EXIT, parseCommandArgs, UsageError, usageOf } from '@ide-companion/server';
+import { MCP_COMMAND_SPEC } from './commandSpec.js';
+import { DEFAULT_CALL_TIMEOUT_MS } from './editorTools.js';
+import { EditorToolsServer } from './editorToolsServer.js';
+
+export const mcpUsage = (): string => usageOf(MCP_COMMAND_SPEC);
+
+const MAX_LOG_LINES = 200;
+/** How long the first tools/list may wait for the first connection attempt, so it lists the editor's tools. */
+const FIRST_ATTEMPT_WAIT_MS = 2_000;
+
+function positiveMs(raw: unknown, option: string, fallback: number): number {
+  if (raw === undefined) return fallback;
+  const ms = Number(raw);
+  if (!Number.isFinite(ms) || ms <= 0) throw new UsageError(`--${option} must be a positive number of milliseconds, got ${JSON.stringify(raw)}`);
+  return ms;
+}
+
+export async function runMcp(argv: string[]): Promise<number> {
+  let values;
+  try {
+    ({ values } = parseCommandArgs(MCP_COMMAND_SPEC, argv));
+  } catch (err) {
+    process.stderr.write(`ide-companion mcp: ${(err as Error).message}\n\n${mcpUsage()}`);
+    return EXIT.USAGE;
+  }
+  let callTimeoutMs: number;
+  let retryMs: number;
+  try {
+    callTimeoutMs = positiveMs(values['call-timeout'], 'call-timeout', DEFAULT_CALL_TIMEOUT_MS);
+    retryMs = positiveMs(values['retry'], 'retry', 2_000);
+  } catch (err) {
+    process.stderr.write(`ide-companion mcp: ${(err as Error).message}\n\n${mcpUsage()}`);
+    return EXIT.USAGE;
+  }
+  const cwd = path.resolve(typeof values['cwd'] === 'string' ? values['cwd'] : process.cwd());
+  let logged = 0;
+  const log = (line: string) => {
+    if (logged++ < MAX_LOG_LINES) process.stderr.write(`ide-companion mcp: ${line}\n`);
+  };
+
+  const client = new CompanionClient({
+    cwd,
+    env: process.env,
+    // Reconnect by itself: an editor that starts, restarts or stops later changes the tool list.
+    reconnect: { initialDelayMs: 250, maxDelayMs: retryMs },
+    // Ours, not gemini's connection: a companion running in this very container is reached on loopback.
+    dialLocalCompanion: true,
+  });
+  const tools = new EditorToolsServer(client, { cwd, version: VERSION, callTimeoutMs, log });
+  client.start();
+  await Promise.race([client.connect(), new Promise((r) => setTimeout(r, FIRST_ATTEMPT_WAIT_MS).unref())]);
+
+  const transport = new StdioServerTransport();
+  let finish: (code: number) => void = () => undefined;
+  const finished = new Promise<number>((resolve) => (finish = resolve));
+  process.stdin.once('end', () => finish(EXIT.OK));
+  process.stdin.once('close', () => finish(EXIT.OK));
+  transport.onclose = () => finish(EXIT.OK);
+  const onSignal = () => finish(EXIT.OK);
+  for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.once(signal, onSignal);
+  try {
+    await tools.server.connect(transport);
+  } catch (err) {
+    process.stderr.write(`ide-companion mcp: could not start: ${(err as Error).message}\n`);
+    await client.stop();
+    return EXIT.ERROR;
+  }
+  const code = await finished;
+  for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.off(signal, onSignal);
+  tools.close();
+  // Ends our session with the companion (DELETE), so it stops counting us at once.
+  await client.stop();
+  await tools.server.close().catch(() => undefined);
+  return code;
+}

@@ -1,0 +1,110 @@
+/**
+ * What every editor plugin installer does (Neovim, Vim, Emacs): check the
+ * plugin's files, refuse a folder it did not write, note a missing or old
+ * `node` or editor, then copy beside the target and swap, so a failed copy
+ * leaves any previous install intact. A copy, not a link: it must keep working
+ * when this package's directory (an npx cache) goes away.
+ */
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { InstallOptions, InstallResult } from './editorEnd.js';
+
+/** Marks a directory an installer wrote, so it is replaced on reinstall and nothing else is. */
+export const INSTALL_MARKER = '.ide-companion-install.json';
+/** The Node.js every host needs (Gemini CLI needs it too). */
+export const MIN_NODE_MAJOR = 20;
+
+/** Absolute path of `command` on the PATH of `env`, or undefined. */
+export function onPath(command: string, env: NodeJS.ProcessEnv): string | undefined {
+  const r = spawnSync('sh', ['-c', 'command -v "$1"', 'sh', command], { encoding: 'utf8', env });
+  const out = r.stdout?.trim();
+  return r.status === 0 && out ? out : undefined;
+}
+
+/** Major version of the `node` on PATH (what the editor starts the host with), or undefined. */
+export function nodeMajorOnPath(env: NodeJS.ProcessEnv): number | undefined {
+  const node = onPath('node', env);
+  if (!node) return undefined;
+  const r = spawnSync(node, ['--version'], { encoding: 'utf8', env });
+  const major = Number(/^v(\d+)\./.exec(r.stdout ?? '')?.[1]);
+  return Number.isFinite(major) ? major : undefined;
+}
+
+export interface PluginCopy {
+  /** A file or folder of the plugin. */
+  from: string;
+  /** Where it goes, relative to the target. */
+  to: string;
+}
+
+export interface PluginInstall {
+  /** "the Vim plugin", "the Emacs package". */
+  what: string;
+  /** The editor's name and its command (`Vim`, `vim`): a note when the command is not on PATH. */
+  editor: string;
+  editorCommand: string;
+  /** How a user points the plugin at another node, for the note (e.g. `g:ide_companion_node`). */
+  nodeOption: string;
+  source: string;
+  target: string;
+  files: readonly PluginCopy[];
+  /** Runs on the staged copy before the swap (help tags, say); returns extra notes. */
+  finish?: (staging: string) => string[];
+  /** What to tell the user after a successful install. */
+  done: string;
+}
+
+/** Installs (or, with `dryRun`, describes) a plugin copy as the header says. */
+export function installPlugin(plugin: PluginInstall, options: InstallOptions): InstallResult {
+  const env = options.env ?? process.env;
+  const log = options.log ?? (() => undefined);
+  const { target } = plugin;
+  const missing = plugin.files.filter((f) => !fs.existsSync(f.from)).map((f) => f.from);
+  if (missing.length > 0) {
+    return { success: false, message: `${capitalized(plugin.what)} is incomplete (missing ${missing.join(', ')}); reinstall ide-companion.` };
+  }
+  if (fs.existsSync(target) && !fs.existsSync(path.join(target, INSTALL_MARKER))) {
+    return {
+      success: false,
+      message: `${target} exists and was not written by this installer (a manual install or a link?); remove it and run the install again.`,
+    };
+  }
+  const notes: string[] = [];
+  const nodeMajor = nodeMajorOnPath(env);
+  if (nodeMajor === undefined) {
+    notes.push(`${plugin.editor} starts the companion's host with \`node\`, which is not on PATH: install Node.js >= ${MIN_NODE_MAJOR} (or set ${plugin.nodeOption}).`);
+  } else if (nodeMajor < MIN_NODE_MAJOR) {
+    notes.push(`\`node\` on PATH is version ${nodeMajor}; the companion needs Node.js >= ${MIN_NODE_MAJOR} (or set ${plugin.nodeOption}).`);
+  }
+  if (onPath(plugin.editorCommand, env) === undefined) notes.push(`\`${plugin.editorCommand}\` is not on PATH; ${plugin.what} is installed for when it is.`);
+
+  if (options.dryRun) {
+    log(`would copy ${plugin.files.map((f) => f.to).join(', ')} to ${target}`);
+    return { success: true, message: [`Would install ${plugin.what} into ${target}.`, ...notes].join(' '), changed: [] };
+  }
+  const staging = `${target}.new-${process.pid}`;
+  try {
+    fs.rmSync(staging, { recursive: true, force: true });
+    fs.mkdirSync(staging, { recursive: true });
+    for (const file of plugin.files) {
+      log(`copying ${file.to}`);
+      fs.mkdirSync(path.dirname(path.join(staging, file.to)), { recursive: true });
+      fs.cpSync(file.from, path.join(staging, file.to), { recursive: true, dereference: true });
+    }
+    notes.push(...(plugin.finish?.(staging) ?? []));
+    fs.writeFileSync(path.join(staging, INSTALL_MARKER), `${JSON.stringify({ source: plugin.source, installedAt: new Date().toISOString() }, null, 2)}\n`);
+    fs.mkdirSync(path.dirname(target), { recursive: true });
+    fs.rmSync(target, { recursive: true, force: true });
+    fs.renameSync(staging, target);
+  } catch (err) {
+    fs.rmSync(staging, { recursive: true, force: true });
+    return { success: false, message: `Could not install ${plugin.what} into ${target}: ${(err as Error).message}` };
+  }
+  log(`installed into ${target}`);
+  return { success: true, message: [`Installed ${plugin.what} into ${target}. ${plugin.done}`, ...notes].join(' '), changed: [target] };
+}
+
+function capitalized(s: string): string {
+  return s.charAt(0).toUpperCase() + s.slice(1);
+}
