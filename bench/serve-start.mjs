@@ -19,7 +19,21 @@ import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { CPU_TICK_MS, connectClient, log, machine, makeTempDir, ms, processCpuMs, runBench, skipBench, sleep, summarize, withTimeout, scaled } from './lib/common.mjs';
+import {
+  CPU_TICK_MS,
+  connectClient,
+  log,
+  machine,
+  makeTempDir,
+  ms,
+  processCpuMs,
+  runBench,
+  skipBench,
+  sleep,
+  summarize,
+  withTimeout,
+  scaled,
+} from './lib/common.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const CLI = path.join(root, 'packages/cli/bin/ide-companion.js');

@@ -3,9 +3,7 @@
 // `serve` runs from its one-file bundle (start time and memory: docs/benchmarks.md).
 const argv = process.argv.slice(2);
 const run =
-  argv[0] === 'serve'
-    ? import('./ide-companion-serve.mjs').then((m) => m.serve(argv.slice(1)))
-    : import('../dist/src/main.js').then((m) => m.main(argv));
+  argv[0] === 'serve' ? import('./ide-companion-serve.mjs').then((m) => m.serve(argv.slice(1))) : import('../dist/src/main.js').then((m) => m.main(argv));
 
 run.then(
   (code) => {

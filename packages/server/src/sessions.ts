@@ -199,7 +199,12 @@ export class SessionRegistry {
 
   private async openStream(session: Session, req: IncomingMessage, res: ServerResponse): Promise<void> {
     const { SUPPORTED_PROTOCOL_VERSIONS } = await loadSdk();
-    const stream = openEventStream(req, res, { sessionId: session.id, alreadyOpen: session.stream !== undefined, keepAliveMs: this.options.keepAliveMs, versions: SUPPORTED_PROTOCOL_VERSIONS });
+    const stream = openEventStream(req, res, {
+      sessionId: session.id,
+      alreadyOpen: session.stream !== undefined,
+      keepAliveMs: this.options.keepAliveMs,
+      versions: SUPPORTED_PROTOCOL_VERSIONS,
+    });
     if (!stream) {
       this.arm(session);
       return;

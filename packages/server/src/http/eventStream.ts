@@ -71,7 +71,7 @@ export class EventStream {
     // Quotes inside JSON strings are escaped, so this key-and-empty-value occurs once: where content goes.
     const open = json.indexOf(CONTENT_KEY) + CONTENT_KEY.length - 1;
     this.res.write(json.slice(0, open));
-    for (let start = 0; start < content.length; ) {
+    for (let start = 0; start < content.length;) {
       let end = Math.min(content.length, start + this.pieceUnits);
       // Never split a surrogate pair: each half alone would be escaped as \udXXX.
       const last = content.charCodeAt(end - 1);
