@@ -3,12 +3,41 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['**/dist/**', '**/node_modules/**', '.tools/**', 'editors/*/host/*.mjs', 'packages/cli/gemini-extension/*.mjs', 'packages/cli/bin/ide-companion-serve.mjs', '**/*.d.ts'] },
+  {
+    ignores: [
+      '**/dist/**',
+      '**/node_modules/**',
+      '.tools/**',
+      'editors/*/host/*.mjs',
+      'packages/cli/gemini-extension/*.mjs',
+      'packages/cli/bin/ide-companion-serve.mjs',
+      '**/*.d.ts',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
     languageOptions: {
-      globals: { process: 'readonly', console: 'readonly', Buffer: 'readonly', URL: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', setInterval: 'readonly', clearInterval: 'readonly', setImmediate: 'readonly', performance: 'readonly', fetch: 'readonly', Headers: 'readonly', AbortController: 'readonly', TextDecoder: 'readonly', TextEncoder: 'readonly', globalThis: 'readonly', structuredClone: 'readonly', queueMicrotask: 'readonly' },
+      globals: {
+        process: 'readonly',
+        console: 'readonly',
+        Buffer: 'readonly',
+        URL: 'readonly',
+        setTimeout: 'readonly',
+        clearTimeout: 'readonly',
+        setInterval: 'readonly',
+        clearInterval: 'readonly',
+        setImmediate: 'readonly',
+        performance: 'readonly',
+        fetch: 'readonly',
+        Headers: 'readonly',
+        AbortController: 'readonly',
+        TextDecoder: 'readonly',
+        TextEncoder: 'readonly',
+        globalThis: 'readonly',
+        structuredClone: 'readonly',
+        queueMicrotask: 'readonly',
+      },
     },
     rules: {
       // A closure may read a variable assigned once, later (a callback set up before the object it calls exists).

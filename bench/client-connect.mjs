@@ -71,7 +71,9 @@ if (process.argv[2] === '--child') {
     await client.connect({ logToConsole: false });
     const w1 = await second;
     await client.disconnect();
-    process.stdout.write(JSON.stringify({ ok: ok && t2 !== undefined && w1 !== undefined, handshakeMs: t1 - t0, totalMs: (t2 ?? t1) - t0, warmMs: (w1 ?? 0) - w0 }));
+    process.stdout.write(
+      JSON.stringify({ ok: ok && t2 !== undefined && w1 !== undefined, handshakeMs: t1 - t0, totalMs: (t2 ?? t1) - t0, warmMs: (w1 ?? 0) - w0 }),
+    );
   } else if (which === 'walk') {
     const { findIdeProcess } = await import(clientDist);
     const { getIdeProcessInfo } = await import(pathToFileURL(path.join(process.argv[4], 'dist', 'src', 'ide', 'process-utils.js')).href);

@@ -12,7 +12,6 @@ import * as path from 'node:path';
 import { INSTALL_MARKER, installPlugin, onPath, type EditorInstaller, type InstallOptions, type InstallResult } from '@ide-companion/server';
 import { HOST_BUNDLE_PATH, INSTALLED_HOST_PATH, LISP_FILES, PACKAGE_ROOT } from './packageFiles.js';
 
-
 /**
  * The user's Emacs directory as Emacs 27+ picks it: `~/.emacs.d` when it
  * exists, else `$XDG_CONFIG_HOME/emacs` (default `~/.config/emacs`) when that

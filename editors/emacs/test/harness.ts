@@ -206,4 +206,3 @@ export async function connectFromDiscovery(discovery: DiscoveryFile): Promise<Re
       waitFor(() => notifications.find((n) => n.method === method && filter(n.params))?.params, method, TIMEOUT),
   };
 }
-

@@ -27,7 +27,6 @@ Ends when stdin closes.`,
   exits: { 0: 'stdin closed, companion stopped', 1: 'the companion could not start', 2: 'usage error' },
 };
 
-
 interface Flags {
   name?: string;
   displayName?: string;

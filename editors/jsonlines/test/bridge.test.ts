@@ -119,7 +119,7 @@ describe('ide-companion bridge (JSON lines)', () => {
     const show = await editor.request('showDiff', (p) => p.filePath === file('new.txt'));
     assert.equal(show.params.originalContent, null);
     editor.respond(show, { result: null });
-    assert.deepEqual((await opening as any).content, []);
+    assert.deepEqual(((await opening) as any).content, []);
     editor.send({ type: 'diffRejected', diffId: show.params.diffId });
     const n = await waitFor(() => peer.notifications.find((x) => x.method === 'ide/diffRejected' && x.params.filePath === file('new.txt')), 'rejected');
     assert.deepEqual(n.params, { filePath: file('new.txt') });
@@ -174,13 +174,22 @@ describe('ide-companion bridge (JSON lines)', () => {
   });
 
   test('getDiagnostics: the script lists, the companion filters by severity; a script error is the tool error', async () => {
-    const diag = (severity: string, line: number) => ({ path: file('a.vim'), range: { start: { line, character: 1 }, end: { line, character: 4 } }, severity, message: `${severity} here`, source: 'lint' });
+    const diag = (severity: string, line: number) => ({
+      path: file('a.vim'),
+      range: { start: { line, character: 1 }, end: { line, character: 4 } },
+      severity,
+      message: `${severity} here`,
+      source: 'lint',
+    });
     const asking = peer.client.callTool({ name: 'getDiagnostics', arguments: { path: file('a.vim'), severity: 'warning' } });
     const req = await editor.request('getDiagnostics');
     assert.deepEqual(req.params, { path: file('a.vim') });
     editor.respond(req, { result: { diagnostics: [diag('hint', 1), diag('warning', 2), diag('error', 3)] } });
     const got = JSON.parse(text(await asking));
-    assert.deepEqual(got.diagnostics.map((d: any) => d.severity), ['error', 'warning']);
+    assert.deepEqual(
+      got.diagnostics.map((d: any) => d.severity),
+      ['error', 'warning'],
+    );
     const failing = peer.client.callTool({ name: 'getDiagnostics', arguments: {} });
     editor.respond(await editor.request('getDiagnostics', (p) => p.path === undefined), { error: 'linter crashed' });
     const r: any = await failing;

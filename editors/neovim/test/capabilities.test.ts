@@ -76,13 +76,10 @@ describe('Neovim capabilities as MCP tools', { skip, timeout: 120_000 }, () => {
       // Unsaved changes: b.txt edited in Neovim, not on disk.
       await s.nvim.command('normal! ggIedited ');
       const editors = (await call('getOpenEditors')).editors;
-      assert.deepEqual(
-        editors.map((e: any) => [e.path, e.isActive, e.isDirty]).sort(),
-        [
-          [a, false, false],
-          [b, true, true],
-        ],
-      );
+      assert.deepEqual(editors.map((e: any) => [e.path, e.isActive, e.isDirty]).sort(), [
+        [a, false, false],
+        [b, true, true],
+      ]);
       assert.equal(editors.find((e: any) => e.path === a).languageId, 'lua');
       assert.deepEqual(await call('checkDocumentDirty', { path: b }), { isOpen: true, isDirty: true });
       assert.deepEqual(await call('checkDocumentDirty', { path: path.join(s.workspace, 'nope.txt') }), { isOpen: false, isDirty: false });

@@ -92,7 +92,10 @@ describe('Neovim context', { skip, timeout: 120_000 }, () => {
       await s.nvim.command('edit big.txt');
       await s.nvim.input('ggVG');
       // Past V's one-line selection (ModeChanged sends it at once; it may flush before G's).
-      const file = await c.waitForContext((ctx) => ((openFiles(ctx)[0]?.selectedText?.length ?? 0) > line.length ? openFiles(ctx)[0] : undefined), 'the whole selection');
+      const file = await c.waitForContext(
+        (ctx) => ((openFiles(ctx)[0]?.selectedText?.length ?? 0) > line.length ? openFiles(ctx)[0] : undefined),
+        'the whole selection',
+      );
       const text = file.selectedText!;
       assert.equal(text.length, MAX_SELECTED_TEXT_LENGTH);
       assert.ok(text.endsWith(SELECTED_TEXT_TRUNCATION_MARKER));

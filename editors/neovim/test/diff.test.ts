@@ -47,7 +47,7 @@ describe('Neovim diffs', { skip, timeout: 180_000 }, () => {
       // The tab is gone and the file untouched: writing is the CLI's job.
       await waitFor(async () => (await s.lua<unknown[]>("return require('ide_companion.diff').list()")).length === 0, 'diff closed', TIMEOUT);
       assert.equal(fs.readFileSync(filePath, 'utf8'), 'one\r\ntwo\r\n');
-      assert.equal(await s.lua("return vim.api.nvim_buf_is_valid(...)", d.proposal), false);
+      assert.equal(await s.lua('return vim.api.nvim_buf_is_valid(...)', d.proposal), false);
       // The host logged the diff by path and size: never its text, never the token.
       const log = fs.readFileSync(path.join(s.tmp, 'ide-companion.log'), 'utf8');
       assert.match(log, /diff accepted/);

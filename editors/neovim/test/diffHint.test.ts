@@ -98,4 +98,3 @@ test('with the terminal focused in Terminal mode, the diff shows its keys and th
   });
   assert.equal(discoveryFileOf(dir, pid), undefined, 'the discovery file is gone');
 });
-

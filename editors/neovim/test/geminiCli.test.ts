@@ -12,7 +12,8 @@ import { findGeminiCli, ideTerminalEnv, RealIdeClient, skipUnless, waitFor } fro
 import { hasNvim, inProposal, startNeovim, TIMEOUT, waitForDiff, type NeovimSession } from './harness.js';
 
 const cli = findGeminiCli();
-const skip = skipUnless(hasNvim, 'nvim', 'apt-get install -y neovim') || skipUnless(cli !== undefined, 'Gemini CLI 0.61.0', 'run scripts/install-gemini-cli.sh');
+const skip =
+  skipUnless(hasNvim, 'nvim', 'apt-get install -y neovim') || skipUnless(cli !== undefined, 'Gemini CLI 0.61.0', 'run scripts/install-gemini-cli.sh');
 
 /** The real IdeClient, started the way `gemini` run in Neovim's terminal would be: cwd, TMPDIR and GEMINI_CLI_IDE_PID. */
 function startIdeClient(s: NeovimSession, idePid = s.pid): Promise<RealIdeClient> {

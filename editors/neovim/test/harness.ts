@@ -228,9 +228,7 @@ export function openFiles(context: IdeContext) {
 export async function waitForDiff(s: NeovimSession, filePath: string): Promise<{ id: string; proposal: number; original: number }> {
   return waitFor(
     async () => {
-      const list = await s.lua<Array<{ id: string; path: string; proposal: number; original: number }>>(
-        "return require('ide_companion.diff').list()",
-      );
+      const list = await s.lua<Array<{ id: string; path: string; proposal: number; original: number }>>("return require('ide_companion.diff').list()");
       return list.find((d) => d.path === filePath);
     },
     `the diff of ${filePath}`,

@@ -64,26 +64,30 @@ describe('Neovim installer', { timeout: 120_000 }, () => {
     }
   });
 
-  test('the installed plugin starts its companion when Neovim starts, with no config at all', { skip: skipUnless(hasNvim, 'nvim', 'apt-get install -y neovim') }, async () => {
-    const { dir, env, target } = sandbox();
-    const workspace = path.join(dir.path, 'ws');
-    fs.mkdirSync(workspace);
-    assert.equal((await neovimInstaller.install({ env })).success, true);
-    // -u NORC: no user config, but plugins and packages load as for a user.
-    const nvim = spawn(nvimPath!, ['--headless', '-n', '-i', 'NONE', '-u', 'NORC'], { cwd: workspace, env, stdio: 'pipe' });
-    try {
-      const discoveryDir = path.join(dir.path, 'gemini', 'ide');
-      const file = await waitFor(() => discoveryFileOf(discoveryDir, nvim.pid), 'the installed plugin to start a companion', TIMEOUT);
-      const content = parseDiscoveryFile(fs.readFileSync(path.join(discoveryDir, file), 'utf8'));
-      assert.equal(content.workspacePath, workspace);
-      assert.deepEqual(content.ideInfo, { name: 'neovim', displayName: 'Neovim' });
-      assert.ok(fs.existsSync(path.join(target, 'doc', 'tags')), 'setup() built the help index');
-      nvim.stdin.end();
-      nvim.kill('SIGTERM');
-      await waitFor(() => !fs.existsSync(path.join(discoveryDir, file)), 'the discovery file removed', TIMEOUT);
-    } finally {
-      if (nvim.exitCode === null) nvim.kill('SIGKILL');
-      dir.cleanup();
-    }
-  });
+  test(
+    'the installed plugin starts its companion when Neovim starts, with no config at all',
+    { skip: skipUnless(hasNvim, 'nvim', 'apt-get install -y neovim') },
+    async () => {
+      const { dir, env, target } = sandbox();
+      const workspace = path.join(dir.path, 'ws');
+      fs.mkdirSync(workspace);
+      assert.equal((await neovimInstaller.install({ env })).success, true);
+      // -u NORC: no user config, but plugins and packages load as for a user.
+      const nvim = spawn(nvimPath!, ['--headless', '-n', '-i', 'NONE', '-u', 'NORC'], { cwd: workspace, env, stdio: 'pipe' });
+      try {
+        const discoveryDir = path.join(dir.path, 'gemini', 'ide');
+        const file = await waitFor(() => discoveryFileOf(discoveryDir, nvim.pid), 'the installed plugin to start a companion', TIMEOUT);
+        const content = parseDiscoveryFile(fs.readFileSync(path.join(discoveryDir, file), 'utf8'));
+        assert.equal(content.workspacePath, workspace);
+        assert.deepEqual(content.ideInfo, { name: 'neovim', displayName: 'Neovim' });
+        assert.ok(fs.existsSync(path.join(target, 'doc', 'tags')), 'setup() built the help index');
+        nvim.stdin.end();
+        nvim.kill('SIGTERM');
+        await waitFor(() => !fs.existsSync(path.join(discoveryDir, file)), 'the discovery file removed', TIMEOUT);
+      } finally {
+        if (nvim.exitCode === null) nvim.kill('SIGKILL');
+        dir.cleanup();
+      }
+    },
+  );
 });

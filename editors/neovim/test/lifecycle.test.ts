@@ -47,7 +47,7 @@ describe('Neovim companion lifecycle', { skip, timeout: 120_000 }, () => {
       const [ok1, err1] = await attempt('{ auto_strat = true }');
       assert.equal(ok1, false);
       assert.match(err1, /unknown option auto_strat/);
-      const [ok2, err2] = await attempt("{ node = 20 }");
+      const [ok2, err2] = await attempt('{ node = 20 }');
       assert.equal(ok2, false);
       assert.match(err2, /option node must be a string/);
       assert.equal(await s.lua('return require("ide_companion.host").state.status'), 'stopped');
@@ -143,7 +143,11 @@ describe('Neovim companion lifecycle', { skip, timeout: 120_000 }, () => {
     try {
       const { path: file } = await s.discovery();
       // The discovery file is written before the host reports back to Lua.
-      const hostPid = await waitFor(async () => (await s.lua<number | null>('local i = require("ide_companion.host").state.info; return i and i.hostPid')) ?? undefined, 'the host to report', TIMEOUT);
+      const hostPid = await waitFor(
+        async () => (await s.lua<number | null>('local i = require("ide_companion.host").state.info; return i and i.hostPid')) ?? undefined,
+        'the host to report',
+        TIMEOUT,
+      );
       process.kill(hostPid, 'SIGKILL');
       await waitFor(async () => (await s.lua('return require("ide_companion.host").state.status')) === 'stopped', 'stopped', TIMEOUT);
       assert.equal(await s.lua('return vim.env.GEMINI_CLI_IDE_PID'), null);

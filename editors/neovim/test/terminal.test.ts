@@ -12,7 +12,6 @@ import { hasNvim, startNeovim, TIMEOUT } from './harness.js';
 
 const skip = skipUnless(hasNvim, 'nvim', 'apt-get install -y neovim');
 
-
 describe(':Gemini terminal', { skip, timeout: 120_000 }, () => {
   test('without gemini on PATH: one clear message, no split, no traceback', async () => {
     const s = await startNeovim();
@@ -105,9 +104,11 @@ describe(':Gemini terminal', { skip, timeout: 120_000 }, () => {
     const hostPid = await s.lua<number>("return vim.fn.jobpid(require('ide_companion.host').state.job)");
     assert.ok(processRunning(shell!) && processRunning(child!) && processRunning(hostPid));
     await s.close();
-    await waitFor(() => !processRunning(shell!) && !processRunning(child!) && !processRunning(hostPid), 'every process Neovim started to end', TIMEOUT).catch((err: Error) => {
-      for (const pid of [shell!, child!]) if (processRunning(pid)) process.kill(pid, 'SIGKILL');
-      throw err;
-    });
+    await waitFor(() => !processRunning(shell!) && !processRunning(child!) && !processRunning(hostPid), 'every process Neovim started to end', TIMEOUT).catch(
+      (err: Error) => {
+        for (const pid of [shell!, child!]) if (processRunning(pid)) process.kill(pid, 'SIGKILL');
+        throw err;
+      },
+    );
   });
 });

@@ -6,7 +6,18 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { EditorEvent } from '@ide-companion/protocol';
-import { Companion, applyEditorEvent, describeError, humanLogger, jsonLinesLogger, parseCommandArgs, type CommandSpec, type EditorActions, type EditorCommand, type SessionInfo } from '@ide-companion/server';
+import {
+  Companion,
+  applyEditorEvent,
+  describeError,
+  humanLogger,
+  jsonLinesLogger,
+  parseCommandArgs,
+  type CommandSpec,
+  type EditorActions,
+  type EditorCommand,
+  type SessionInfo,
+} from '@ide-companion/server';
 import { paint } from './renderDiff.js';
 import { StatusLine, statusLineLogger } from './statusLine.js';
 import { TerminalReview } from './terminalReview.js';

@@ -47,7 +47,10 @@ const PLAIN_WORDS = /^[\w./:=@%+,-]+( +[\w./:=@%+,-]+)*$/;
 
 /** A temp file name for editing: the proposal's extension kept for syntax colouring, nothing an editor or shell could read as an option or command. */
 export function editFileName(filePath: string): string {
-  const base = path.basename(filePath).replace(/[^A-Za-z0-9._-]/g, '_').slice(-80);
+  const base = path
+    .basename(filePath)
+    .replace(/[^A-Za-z0-9._-]/g, '_')
+    .slice(-80);
   return `proposal-${base || 'file'}`;
 }
 

@@ -16,8 +16,23 @@ const ALWAYS_SKIPPED = new Set(['.git', 'node_modules']);
 const MAX_SEEDED_CANDIDATES = 20_000;
 /** Files tools write, not people: never seeded even when uncommitted. */
 const LOCKFILES = new Set([
-  'package-lock.json', 'npm-shrinkwrap.json', 'yarn.lock', 'pnpm-lock.yaml', 'bun.lockb', 'bun.lock', 'Cargo.lock', 'Gemfile.lock',
-  'poetry.lock', 'Pipfile.lock', 'uv.lock', 'composer.lock', 'go.sum', 'flake.lock', 'mix.lock', 'pubspec.lock', 'packages.lock.json',
+  'package-lock.json',
+  'npm-shrinkwrap.json',
+  'yarn.lock',
+  'pnpm-lock.yaml',
+  'bun.lockb',
+  'bun.lock',
+  'Cargo.lock',
+  'Gemfile.lock',
+  'poetry.lock',
+  'Pipfile.lock',
+  'uv.lock',
+  'composer.lock',
+  'go.sum',
+  'flake.lock',
+  'mix.lock',
+  'pubspec.lock',
+  'packages.lock.json',
 ]);
 const BUILD_DIRS = new Set(['dist', 'build', 'out', 'target', 'coverage', '.next', '.nuxt', '.turbo', '.cache', '__pycache__', '.venv', 'venv', '.gradle']);
 const GENERATED = /\.(tsbuildinfo|map|min\.js|min\.css|pyc|class|o)$/;

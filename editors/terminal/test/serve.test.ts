@@ -51,7 +51,9 @@ describe('ide-companion serve', { skip }, () => {
     const editor = path.join(tmp.path, 'editor.sh');
     editorLog = path.join(tmp.path, 'editor.log');
     // The "user" appends a line in the editor; the script logs the arguments it got.
-    fs.writeFileSync(editor, `#!/bin/sh\nprintf '%s|%s\\n' "$#" "$1" >> ${JSON.stringify(editorLog)}\nprintf "added in the editor\\n" >> "$1"\n`, { mode: 0o755 });
+    fs.writeFileSync(editor, `#!/bin/sh\nprintf '%s|%s\\n' "$#" "$1" >> ${JSON.stringify(editorLog)}\nprintf "added in the editor\\n" >> "$1"\n`, {
+      mode: 0o755,
+    });
     tmux = new Tmux(160, 50);
     tmux.start(`node ${JSON.stringify(bin)} serve --workspace ${JSON.stringify(workspace)}`, {
       cwd: tmp.path,
@@ -87,10 +89,7 @@ describe('ide-companion serve', { skip }, () => {
     fs.writeFileSync(path.join(workspace, 'ignored', 'x.ts'), 'x');
     fs.writeFileSync(path.join(workspace, 'node_modules', 'y.js'), 'y');
     fs.writeFileSync(b, '2');
-    const ctx = await waitFor(
-      () => peer.notifications.findLast((n) => n.params.workspaceState?.openFiles?.[0]?.path === b),
-      'b.ts in context',
-    );
+    const ctx = await waitFor(() => peer.notifications.findLast((n) => n.params.workspaceState?.openFiles?.[0]?.path === b), 'b.ts in context');
     const paths = ctx.params.workspaceState.openFiles.map((f: any) => f.path);
     assert.deepEqual(paths, [b, a]);
   });
@@ -120,7 +119,10 @@ describe('ide-companion serve', { skip }, () => {
     await tmux.waitForText('+burst');
     tmux.type('ar'); // pasted: neither accepts nor rejects
     await tmux.waitForText('one key at a time');
-    assert.equal(peer.notifications.find((n) => n.method !== 'ide/contextUpdate' && n.params.filePath === f), undefined);
+    assert.equal(
+      peer.notifications.find((n) => n.method !== 'ide/contextUpdate' && n.params.filePath === f),
+      undefined,
+    );
     tmux.type('r\r');
     assert.deepEqual(await outcome(f), { method: 'ide/diffRejected', params: { filePath: f } });
   });

@@ -13,7 +13,6 @@ import { BRIDGE_HOST_PATH } from '@ide-companion/jsonlines';
 import { installPlugin, onPath, type EditorInstaller, type InstallOptions, type InstallResult } from '@ide-companion/server';
 import { INSTALLED_HOST, PLUGIN_ROOT, PLUGIN_RUNTIME_ENTRIES } from './pluginFiles.js';
 
-
 function pluginSource(env: NodeJS.ProcessEnv): string {
   const override = env['IDE_COMPANION_VIM_PLUGIN_DIR'];
   return override ? path.resolve(override) : PLUGIN_ROOT;
@@ -62,10 +61,7 @@ export const vimInstaller: EditorInstaller = {
         nodeOption: 'g:ide_companion_node',
         source,
         target: vimPackageTarget(env),
-        files: [
-          ...PLUGIN_RUNTIME_ENTRIES.map((entry) => ({ from: path.join(source, entry), to: entry })),
-          { from: hostSource(env), to: INSTALLED_HOST },
-        ],
+        files: [...PLUGIN_RUNTIME_ENTRIES.map((entry) => ({ from: path.join(source, entry), to: entry })), { from: hostSource(env), to: INSTALLED_HOST }],
         // A help index from the source tree could be stale; build one for the copy.
         finish: (staging) => {
           fs.rmSync(path.join(staging, 'doc', 'tags'), { force: true });

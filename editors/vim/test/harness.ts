@@ -42,7 +42,6 @@ export function discoveryFileOf(dir: string, pid: number | undefined): string | 
   return fs.readdirSync(dir).find((name) => parseDiscoveryFileName(name)?.pid === pid);
 }
 
-
 /** Vim's end of the control channel: ["expr", e, -id] requests answered with [-id, value]. */
 class VimChannel {
   private socket: net.Socket | undefined;

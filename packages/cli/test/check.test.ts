@@ -85,7 +85,12 @@ test('the real bin says first that it will open test diffs there, labels each on
     const r = await runBin(['check', '--port', String(h.companion.port), '--json'], { env });
     assert.equal(r.code, 0, r.stderr + r.stdout);
     const notice = r.stderr.split('\n')[0]!;
-    assert.match(notice, new RegExp(`^ide-companion check: checking ${h.companion.ideInfo.displayName} on port ${h.companion.port}\\. It will open and close a few test diffs there .*--no-diffs skips them`));
+    assert.match(
+      notice,
+      new RegExp(
+        `^ide-companion check: checking ${h.companion.ideInfo.displayName} on port ${h.companion.port}\\. It will open and close a few test diffs there .*--no-diffs skips them`,
+      ),
+    );
     assert.ok(h.view.shown.length >= 3);
     for (const diff of h.view.shown) {
       assert.ok(diff.newContent.startsWith(CHECK_PROPOSAL_LABEL), `unlabelled proposal: ${diff.newContent.slice(0, 80)}`);
@@ -153,7 +158,10 @@ test('a token the companion refuses fails transport.initialize, skips the probes
     assert.match(report.results.find((x) => x.id === 'transport.initialize')!.reason, /401.*--token/);
     // Judged with a token that does not work, these would pass for the wrong reason.
     for (const id of ['security.auth.wrong', 'security.host', 'security.origin', 'diff.open', 'session.stillAnswering']) assert.equal(status(id), 'skip', id);
-    assert.deepEqual(failures(report).map((f) => f.split(':')[0]), ['transport.initialize']);
+    assert.deepEqual(
+      failures(report).map((f) => f.split(':')[0]),
+      ['transport.initialize'],
+    );
   } finally {
     await h.cleanup();
   }
@@ -173,7 +181,11 @@ test('Ctrl-C in the middle of a run closes the diff check had opened', { timeout
     const r = await done;
     assert.equal(r.code, 130, r.stderr);
     assert.deepEqual(h.companion.diffs.list(), []);
-    assert.deepEqual(h.view.closed.map((d) => d.reason), ['closedByCli'], 'closed by check\'s closeDiff, not by a session timing out');
+    assert.deepEqual(
+      h.view.closed.map((d) => d.reason),
+      ['closedByCli'],
+      "closed by check's closeDiff, not by a session timing out",
+    );
   } finally {
     await h.cleanup();
   }
@@ -202,7 +214,13 @@ test('check exits 2 with a message on usage errors', async () => {
   const tmp = makeTempDir();
   try {
     const env = { ...process.env, TMPDIR: tmp.path };
-    for (const args of [['--token', 'abc'], ['--port', 'abc', '--token', 'x'], ['--port', '1234'], ['--file', path.join(tmp.path, 'missing.json')], ['--bogus']]) {
+    for (const args of [
+      ['--token', 'abc'],
+      ['--port', 'abc', '--token', 'x'],
+      ['--port', '1234'],
+      ['--file', path.join(tmp.path, 'missing.json')],
+      ['--bogus'],
+    ]) {
       const r = await runBin(['check', ...args], { env });
       assert.equal(r.code, 2, `${args.join(' ')}: ${r.stdout}`);
       assert.match(r.stderr, /ide-companion check: /, args.join(' '));

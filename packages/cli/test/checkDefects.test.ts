@@ -26,14 +26,20 @@ async function checkFixture(behaviour: Partial<CompanionBehaviour>): Promise<{ r
 }
 
 function failing(report: CheckReport): string[] {
-  return report.results.filter((r) => r.status === 'fail').map((r) => r.id).sort();
+  return report.results
+    .filter((r) => r.status === 'fail')
+    .map((r) => r.id)
+    .sort();
 }
 
 function reasons(report: CheckReport): string {
-  return report.results.filter((r) => r.status === 'fail' || r.status === 'warn').map((r) => `${r.status} ${r.id}: ${r.reason}`).join('\n');
+  return report.results
+    .filter((r) => r.status === 'fail' || r.status === 'warn')
+    .map((r) => `${r.status} ${r.id}: ${r.reason}`)
+    .join('\n');
 }
 
-test('the fixture without defects passes every check (so each failure below is its defect\'s)', { timeout: 120_000 }, async () => {
+test("the fixture without defects passes every check (so each failure below is its defect's)", { timeout: 120_000 }, async () => {
   const { report, leftOpen } = await checkFixture({});
   assert.deepEqual(failing(report), [], reasons(report));
   assert.deepEqual(leftOpen, []);

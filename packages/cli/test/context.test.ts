@@ -62,7 +62,10 @@ test('context --watch --json: one line per change, survives a companion restart,
     const r = await run;
     assert.equal(r.code, 0);
     assert.deepEqual(second.companion.sessionList, []);
-    assert.ok(lines().some((l) => l.status === 'disconnected'), 'the drop was reported');
+    assert.ok(
+      lines().some((l) => l.status === 'disconnected'),
+      'the drop was reported',
+    );
   } finally {
     run.child.kill('SIGKILL');
     await second?.cleanup();

@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import { waitFor } from '@ide-companion/testkit';
 import { binEnv, runBin, setup } from './support/clientCommands.js';
 
-test('diff: accept prints the final content with the user\'s edits and leaves FILE alone (exit 0)', async () => {
+test("diff: accept prints the final content with the user's edits and leaves FILE alone (exit 0)", async () => {
   const s = await setup();
   try {
     const file = path.join(s.workspace, 'f.txt');

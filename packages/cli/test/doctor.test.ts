@@ -77,21 +77,25 @@ test('doctor: a refused token is explained (exit 1)', async () => {
   }
 });
 
-test('doctor: in a container without REMOTE_CONTAINERS the host mapping is explained', { skip: ['/.dockerenv', '/run/.containerenv'].some((f) => fs.existsSync(f)) ? false : 'not in a container' }, async () => {
-  const s = await setup();
-  try {
-    const env = binEnv(s.tmp);
-    delete env['REMOTE_CONTAINERS'];
-    delete env['SSH_CONNECTION'];
-    delete env['VSCODE_REMOTE_CONTAINERS_SESSION'];
-    const r = await runBin(['doctor'], { cwd: s.workspace, env });
-    assert.equal(r.code, 1);
-    assert.match(r.stdout, /host\.docker\.internal/);
-    assert.match(r.stdout, /export REMOTE_CONTAINERS=1/);
-  } finally {
-    await s.cleanup();
-  }
-});
+test(
+  'doctor: in a container without REMOTE_CONTAINERS the host mapping is explained',
+  { skip: ['/.dockerenv', '/run/.containerenv'].some((f) => fs.existsSync(f)) ? false : 'not in a container' },
+  async () => {
+    const s = await setup();
+    try {
+      const env = binEnv(s.tmp);
+      delete env['REMOTE_CONTAINERS'];
+      delete env['SSH_CONNECTION'];
+      delete env['VSCODE_REMOTE_CONTAINERS_SESSION'];
+      const r = await runBin(['doctor'], { cwd: s.workspace, env });
+      assert.equal(r.code, 1);
+      assert.match(r.stdout, /host\.docker\.internal/);
+      assert.match(r.stdout, /export REMOTE_CONTAINERS=1/);
+    } finally {
+      await s.cleanup();
+    }
+  },
+);
 
 test("doctor: Google's VS Code companion installed beside ours is named, with how to keep one", async () => {
   const s = await setup();
@@ -105,7 +109,10 @@ test("doctor: Google's VS Code companion installed beside ours is named, with ho
     assert.match(note.text, /Google's Gemini CLI companion 0\.7\.0 is installed for VS Code/);
     assert.match(note.advice, /Keep one per window/);
     const clean = await runBin(['doctor', '--json'], { cwd: s.workspace, env: binEnv(s.tmp, { HOME: path.join(s.tmp, 'empty-home') }) });
-    assert.equal(JSON.parse(clean.stdout).findings.some((f: { topic: string }) => f.topic === 'VS Code'), false);
+    assert.equal(
+      JSON.parse(clean.stdout).findings.some((f: { topic: string }) => f.topic === 'VS Code'),
+      false,
+    );
   } finally {
     await s.cleanup();
   }

@@ -10,7 +10,10 @@ test('install without EDITOR lists the registry (exit 0)', async () => {
     const r = await runBin(['install', '--json'], { cwd: s.workspace, env: binEnv(s.tmp, { NVIM: '/tmp/nvim.sock' }) });
     assert.equal(r.code, 0, r.stderr);
     const out = JSON.parse(r.stdout);
-    assert.deepEqual(out.installers.map((i: { id: string }) => i.id), (await installers()).map((i) => i.id));
+    assert.deepEqual(
+      out.installers.map((i: { id: string }) => i.id),
+      (await installers()).map((i) => i.id),
+    );
     assert.ok(out.installers.some((i: { id: string }) => i.id === 'neovim'));
     assert.equal(out.detectedEditor.name, 'neovim');
   } finally {
@@ -29,7 +32,7 @@ test('install of an unknown editor is a usage error naming what exists (exit 2)'
   }
 });
 
-test('install neovim runs the registry\'s installer: --dry-run changes nothing, a real run installs', async () => {
+test("install neovim runs the registry's installer: --dry-run changes nothing, a real run installs", async () => {
   const s = await setup({ start: false });
   try {
     const data = `${s.tmp}/xdg-data`;

@@ -27,7 +27,8 @@ import { SERVE_IDE_INFO } from '@ide-companion/terminal';
 
 const cli = findGeminiCli();
 const skip =
-  skipUnless(cli !== undefined, 'Gemini CLI 0.61.0', 'run scripts/install-gemini-cli.sh') || skipUnless(which('tmux') !== undefined, 'tmux', 'apt-get install tmux');
+  skipUnless(cli !== undefined, 'Gemini CLI 0.61.0', 'run scripts/install-gemini-cli.sh') ||
+  skipUnless(which('tmux') !== undefined, 'tmux', 'apt-get install tmux');
 
 /** The CLI takes ~5 s to start here when idle; a shared 2-core machine can take many times that. */
 const START_TIMEOUT_MS = 120_000;
@@ -86,9 +87,7 @@ async function startScenario(t: TestContext, turns: readonly FakeTurn[] = writeF
   await gemini.waitForText('Type your message', START_TIMEOUT_MS);
   const promptShown = Date.now();
   await serve.waitForText('1 CLI session connected', START_TIMEOUT_MS);
-  t.diagnostic(
-    `serve ready ${cliStarted - began} ms; gemini prompt after ${promptShown - cliStarted} ms, connected after ${Date.now() - cliStarted} ms`,
-  );
+  t.diagnostic(`serve ready ${cliStarted - began} ms; gemini prompt after ${promptShown - cliStarted} ms, connected after ${Date.now() - cliStarted} ms`);
   const scenario = { workspace, tmpdir, file, serve, gemini, ideStatus: '' };
   scenario.ideStatus = await ideStatusConnected(scenario);
   return scenario;
@@ -131,7 +130,13 @@ async function ideStatusConnected(s: Scenario): Promise<string> {
 async function submit(s: Scenario, text: string): Promise<void> {
   s.gemini.type(text);
   await waitFor(
-    () => s.gemini.screen().split('\n').filter((line) => /^\s*> /.test(line)).at(-1)?.includes(text),
+    () =>
+      s.gemini
+        .screen()
+        .split('\n')
+        .filter((line) => /^\s*> /.test(line))
+        .at(-1)
+        ?.includes(text),
     `the input box to show ${JSON.stringify(text)}`,
     STEP_TIMEOUT_MS,
   );
@@ -163,11 +168,9 @@ async function editInServe(s: Scenario): Promise<void> {
 }
 
 async function fileHolds(s: Scenario, expected: string): Promise<void> {
-  await waitFor(() => fs.readFileSync(s.file, 'utf8') === expected, `${s.file} to hold ${JSON.stringify(expected)}`, STEP_TIMEOUT_MS).catch(
-    (err: Error) => {
-      throw new Error(`${err.message}; it holds ${JSON.stringify(fs.readFileSync(s.file, 'utf8'))}\n--- gemini ---\n${s.gemini.screen()}`);
-    },
-  );
+  await waitFor(() => fs.readFileSync(s.file, 'utf8') === expected, `${s.file} to hold ${JSON.stringify(expected)}`, STEP_TIMEOUT_MS).catch((err: Error) => {
+    throw new Error(`${err.message}; it holds ${JSON.stringify(fs.readFileSync(s.file, 'utf8'))}\n--- gemini ---\n${s.gemini.screen()}`);
+  });
 }
 
 /**
@@ -191,7 +194,7 @@ scenarioTest('/ide status in the real CLI reports it is connected to ide-compani
   assert.equal(s.ideStatus, `Connected to ${SERVE_IDE_INFO.displayName}`);
 });
 
-scenarioTest('a write accepted in serve after editing it in $EDITOR leaves the file with the user\'s text', async (s) => {
+scenarioTest("a write accepted in serve after editing it in $EDITOR leaves the file with the user's text", async (s) => {
   await proposeWrite(s);
   await editInServe(s);
   answerInServe(s, 'a');
@@ -202,7 +205,7 @@ scenarioTest('a write accepted in serve after editing it in $EDITOR leaves the f
   assert.match(s.gemini.screen(), /\+ line the user wrote instead/);
 });
 
-scenarioTest('a write rejected in serve leaves the file unchanged and cancels the CLI\'s request', async (s) => {
+scenarioTest("a write rejected in serve leaves the file unchanged and cancels the CLI's request", async (s) => {
   await proposeWrite(s);
   answerInServe(s, 'r');
   await s.serve.waitForText('Rejected:', STEP_TIMEOUT_MS);
@@ -211,7 +214,7 @@ scenarioTest('a write rejected in serve leaves the file unchanged and cancels th
   assert.equal(fs.readFileSync(s.file, 'utf8'), ORIGINAL);
 });
 
-scenarioTest('allowing the write in the CLI\'s terminal keeps the edits made in serve (closeDiff answers JSON)', async (s) => {
+scenarioTest("allowing the write in the CLI's terminal keeps the edits made in serve (closeDiff answers JSON)", async (s) => {
   // The CLI answers its own "Apply this change?" by calling closeDiff and writes
   // the `content` it parses from the JSON answer: raw text would lose the edit.
   await proposeWrite(s);
@@ -222,7 +225,7 @@ scenarioTest('allowing the write in the CLI\'s terminal keeps the edits made in 
   await fileHolds(s, EDITED);
 });
 
-scenarioTest('declining the write in the CLI\'s terminal closes serve\'s review and leaves the file unchanged', async (s) => {
+scenarioTest("declining the write in the CLI's terminal closes serve's review and leaves the file unchanged", async (s) => {
   await proposeWrite(s);
   s.gemini.keys('Escape'); // "3. No, suggest changes (esc)"
   await s.serve.waitForText('answered in the Gemini CLI terminal', STEP_TIMEOUT_MS);
@@ -257,18 +260,22 @@ async function promptSentToModel(s: Scenario): Promise<{ contents: Array<{ parts
 }
 
 // No scripted turns: the one model call fails and the CLI's error report holds the prompt.
-scenarioTest('a file saved in the workspace under serve reaches the model\'s prompt as the active file', async (s) => {
-  const notes = path.join(s.workspace, 'notes.md');
-  fs.writeFileSync(notes, '# notes\n');
-  // The CLI's footer counts the open files its IDE reported.
-  await s.gemini.waitForText('1 open file', STEP_TIMEOUT_MS);
-  await ideStatusConnected(s);
-  await s.gemini.waitForText('notes.md (active)', STEP_TIMEOUT_MS);
-  await submit(s, 'what am I looking at');
-  const request = await promptSentToModel(s);
-  const texts = request.contents.flatMap((c) => c.parts.map((p) => p.text ?? ''));
-  const editorPart = texts.find((text) => text.startsWith("Here is the user's editor context"));
-  assert.ok(editorPart, `no editor context in the prompt:\n${texts.join('\n---\n').slice(0, 2000)}`);
-  const json = JSON.parse(/```json\n([\s\S]*?)\n```/.exec(editorPart)![1]!) as { activeFile?: { path: string } };
-  assert.equal(json.activeFile?.path, notes);
-}, []);
+scenarioTest(
+  "a file saved in the workspace under serve reaches the model's prompt as the active file",
+  async (s) => {
+    const notes = path.join(s.workspace, 'notes.md');
+    fs.writeFileSync(notes, '# notes\n');
+    // The CLI's footer counts the open files its IDE reported.
+    await s.gemini.waitForText('1 open file', STEP_TIMEOUT_MS);
+    await ideStatusConnected(s);
+    await s.gemini.waitForText('notes.md (active)', STEP_TIMEOUT_MS);
+    await submit(s, 'what am I looking at');
+    const request = await promptSentToModel(s);
+    const texts = request.contents.flatMap((c) => c.parts.map((p) => p.text ?? ''));
+    const editorPart = texts.find((text) => text.startsWith("Here is the user's editor context"));
+    assert.ok(editorPart, `no editor context in the prompt:\n${texts.join('\n---\n').slice(0, 2000)}`);
+    const json = JSON.parse(/```json\n([\s\S]*?)\n```/.exec(editorPart)![1]!) as { activeFile?: { path: string } };
+    assert.equal(json.activeFile?.path, notes);
+  },
+  [],
+);

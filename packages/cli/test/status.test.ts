@@ -19,7 +19,10 @@ test('status: connected, with the open files and the companion chosen (exit 0)',
     const report = JSON.parse(json.stdout);
     assert.equal(report.status, 'connected');
     assert.equal(report.companion.target.port, s.companion.port);
-    assert.deepEqual(report.openFiles.map((f: { path: string }) => path.basename(f.path)), ['two.ts', 'one.ts']);
+    assert.deepEqual(
+      report.openFiles.map((f: { path: string }) => path.basename(f.path)),
+      ['two.ts', 'one.ts'],
+    );
     assert.equal(json.stdout.includes(s.companion.authToken), false, 'the token is never printed');
   } finally {
     await s.cleanup();
@@ -41,7 +44,7 @@ test('status, doctor and context end their session on exit: the companion lists 
   }
 });
 
-test('status: disconnected with the CLI\'s mismatch message from another folder (exit 1)', async () => {
+test("status: disconnected with the CLI's mismatch message from another folder (exit 1)", async () => {
   const s = await setup();
   try {
     const elsewhere = path.join(s.tmp, 'elsewhere');

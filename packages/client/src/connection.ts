@@ -22,11 +22,9 @@ import type { ConnectionTarget } from './discovery.js';
 import { VERSION } from './version.js';
 import { createTransport, describeTarget, HTTP_CLIENT_NAME, STDIO_CLIENT_NAME } from './transport.js';
 
-
 /** A notification whose params passed the schema of its method: a union over the literal methods. */
 export type IncomingNotification =
-  | CompanionNotification
-  | { method: typeof ActiveFileNotification.method; params: z.infer<typeof ActiveFileNotificationParamsSchema> };
+  CompanionNotification | { method: typeof ActiveFileNotification.method; params: z.infer<typeof ActiveFileNotificationParamsSchema> };
 
 /** A companion that does not answer the DELETE quickly must not delay the caller's exit. */
 const SESSION_END_TIMEOUT_MS = 1_000;
@@ -126,11 +124,9 @@ export class CompanionConnection {
   /** Calls a tool; rejects when the connection is lost before the answer. */
   async callTool(name: string, args: Record<string, unknown>, timeoutMs: number): Promise<CallToolResult> {
     if (this.closed) throw new Error('not connected to an IDE companion');
-    return (await this.client.request(
-      { method: 'tools/call', params: { name, arguments: args } },
-      CallToolResultSchema,
-      { timeout: timeoutMs },
-    )) as CallToolResult;
+    return (await this.client.request({ method: 'tools/call', params: { name, arguments: args } }, CallToolResultSchema, {
+      timeout: timeoutMs,
+    })) as CallToolResult;
   }
 
   /** Sends a notification to the companion (architecture doc's sendNotification). */

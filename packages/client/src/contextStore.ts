@@ -5,13 +5,7 @@
  * text cut at 16 KiB with the CLI's marker, at most 10 files). Unlike the CLI
  * we never mutate the caller's object.
  */
-import {
-  MAX_OPEN_FILES,
-  MAX_SELECTED_TEXT_LENGTH,
-  SELECTED_TEXT_TRUNCATION_MARKER,
-  type File,
-  type IdeContext,
-} from '@ide-companion/protocol';
+import { MAX_OPEN_FILES, MAX_SELECTED_TEXT_LENGTH, SELECTED_TEXT_TRUNCATION_MARKER, type File, type IdeContext } from '@ide-companion/protocol';
 
 export type ContextListener = (context: IdeContext | undefined) => void;
 

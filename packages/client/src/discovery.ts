@@ -179,7 +179,10 @@ function checkWorkspaceFrom(workspacePath: unknown, cwd: string, realCwd: RealCw
   let roots: string[];
   try {
     // An empty entry resolves to the cwd, as in the CLI (so "a:" matches everywhere).
-    roots = workspacePath.split(path.delimiter).map((p) => resolveToRealPath(p, cwd)).filter((p) => !!p);
+    roots = workspacePath
+      .split(path.delimiter)
+      .map((p) => resolveToRealPath(p, cwd))
+      .filter((p) => !!p);
   } catch (err) {
     return { ok: false, roots: [], error: `cannot resolve workspace paths: ${(err as Error).message}` };
   }
@@ -316,7 +319,10 @@ function settle(chosen: DiscoveryFileCandidate | undefined, facts: Facts) {
     workspacePath,
     workspaceSource: fileWorkspace !== undefined ? ('file' as const) : env[ENV.WORKSPACE_PATH] !== undefined ? ('env' as const) : undefined,
     // The chosen file's verdict is the same check: reuse it (null falls through to the env, as in the CLI).
-    workspace: fileWorkspace !== undefined && fileWorkspace !== null && chosen?.workspace ? chosen.workspace : checkWorkspaceFrom(workspacePath, facts.cwd, facts.realCwd),
+    workspace:
+      fileWorkspace !== undefined && fileWorkspace !== null && chosen?.workspace
+        ? chosen.workspace
+        : checkWorkspaceFrom(workspacePath, facts.cwd, facts.realCwd),
     ideInfo: chosen?.ideInfo,
     ide: detectIdeAsGeminiCli(env, facts.ideProcess.command, config?.['ideInfo'] as Partial<IdeInfo> | undefined),
   };
@@ -341,10 +347,19 @@ function targetsFor(
   // Only with a token from the env and no discovery file: a file's port is authoritative, and its
   // token must not travel to whatever else listens on 3000 or 8080.
   const wellKnown = knownPorts.length > 0 && !!authToken && tokenSource === 'env' && !chosen;
-  const wellKnownTarget = (port: number): ConnectionTarget => ({ kind: 'http', source: 'well-known-port', host: host.host, port, authToken, requireIdentification: true });
+  const wellKnownTarget = (port: number): ConnectionTarget => ({
+    kind: 'http',
+    source: 'well-known-port',
+    host: host.host,
+    port,
+    authToken,
+    requireIdentification: true,
+  });
   if (!workspace.ok && workspacePath === undefined && wellKnown) {
     // The CLI stops here; we still probe the well-known ports, which must prove they are companions.
-    notes.push(`no workspace known (no file, no ${ENV.WORKSPACE_PATH}): the real CLI would stop; trying the well-known ports with the token from ${tokenSource}`);
+    notes.push(
+      `no workspace known (no file, no ${ENV.WORKSPACE_PATH}): the real CLI would stop; trying the well-known ports with the token from ${tokenSource}`,
+    );
     return { targets: knownPorts.map(wellKnownTarget), notes };
   }
   if (!workspace.ok) {
@@ -356,7 +371,8 @@ function targetsFor(
     // A live PID means the companion's process is in this PID namespace, most likely this
     // container: try loopback first, then the CLI's host (a container may share the host's PIDs).
     const local = options.dialLocalCompanion && host.host !== LOOPBACK_HOST && isProcessAlive(chosen.pid);
-    if (local) notes.push(`PID ${chosen.pid} runs in this container: dialling ${LOOPBACK_HOST} first (the real CLI dials ${host.host} unless REMOTE_CONTAINERS is set)`);
+    if (local)
+      notes.push(`PID ${chosen.pid} runs in this container: dialling ${LOOPBACK_HOST} first (the real CLI dials ${host.host} unless REMOTE_CONTAINERS is set)`);
     if (chosen.port !== undefined) {
       for (const fileHost of local ? [LOOPBACK_HOST, host.host] : [host.host]) {
         targets.push({ kind: 'http', source: 'file', host: fileHost, port: chosen.port, authToken, file: chosen.path, requireIdentification: false });

@@ -90,8 +90,7 @@ export function detectIdeAsGeminiCli(
     return { name: ideInfoFromFile.name, displayName: ideInfoFromFile.displayName, evidence: 'discovery file ideInfo' };
   }
   const term = env['TERM_PROGRAM'];
-  const supported =
-    term === 'vscode' || term === 'sublime' || term === 'Zed' || !!env['ZED_SESSION_ID'] || !!env['XCODE_VERSION_ACTUAL'] || isJetBrains(env);
+  const supported = term === 'vscode' || term === 'sublime' || term === 'Zed' || !!env['ZED_SESSION_ID'] || !!env['XCODE_VERSION_ACTUAL'] || isJetBrains(env);
   if (!supported) return undefined;
   const ide = fromEnvLikeCli(env);
   const command = (ideProcessCommand ?? '').toLowerCase();

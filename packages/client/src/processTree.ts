@@ -101,8 +101,7 @@ export async function readProcessInfo(pid: number, platform: NodeJS.Platform = p
 export async function windowsProcessTable(): Promise<Map<number, ProcessInfo>> {
   const table = new Map<number, ProcessInfo>();
   try {
-    const script =
-      'Get-CimInstance Win32_Process | Select-Object ProcessId,ParentProcessId,Name,CommandLine | ConvertTo-Json -Compress';
+    const script = 'Get-CimInstance Win32_Process | Select-Object ProcessId,ParentProcessId,Name,CommandLine | ConvertTo-Json -Compress';
     const { stdout } = await execFileAsync('powershell', ['-NoProfile', '-NonInteractive', '-Command', script], {
       maxBuffer: 10 * 1024 * 1024,
       timeout: 5000,
@@ -139,8 +138,7 @@ export async function findIdeProcess(options: FindIdeProcessOptions = {}): Promi
   const start = options.startPid ?? process.pid;
   const fromEnv = idePidFromEnv(env);
   if (fromEnv !== undefined) {
-    const command =
-      platform === 'win32' ? ((await windowsProcessTable()).get(fromEnv)?.command ?? '') : (await readProcessInfo(fromEnv, platform)).command;
+    const command = platform === 'win32' ? ((await windowsProcessTable()).get(fromEnv)?.command ?? '') : (await readProcessInfo(fromEnv, platform)).command;
     return { pid: fromEnv, command, source: 'env', chain: [] };
   }
   return platform === 'win32' ? walkWindows(start) : walkUnix(start, platform);

@@ -14,7 +14,9 @@ export const HTTP_CLIENT_NAME = 'streamable-http-client';
 export const STDIO_CLIENT_NAME = 'stdio-client';
 
 export function describeTarget(target: ConnectionTarget): string {
-  return target.kind === 'http' ? `http://${target.host}:${target.port}${MCP_ENDPOINT_PATH} (${target.source})` : `stdio '${target.command}' (${target.source})`;
+  return target.kind === 'http'
+    ? `http://${target.host}:${target.port}${MCP_ENDPOINT_PATH} (${target.source})`
+    : `stdio '${target.command}' (${target.source})`;
 }
 
 export function createTransport(target: ConnectionTarget): Transport {

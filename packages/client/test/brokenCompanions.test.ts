@@ -47,10 +47,15 @@ function client(p: Place, extra: ConstructorParameters<typeof CompanionClient>[0
 
 /** Sends a valid context until the client has it: the stream is open from then on. */
 async function primeStream(f: FixtureCompanion, c: CompanionClient): Promise<void> {
-  await waitFor(async () => {
-    await f.notify('ide/contextUpdate', { workspaceState: { openFiles: [{ path: '/prime', timestamp: 1 }] } });
-    return c.context.get() !== undefined;
-  }, 'the standalone stream', 20_000, 100);
+  await waitFor(
+    async () => {
+      await f.notify('ide/contextUpdate', { workspaceState: { openFiles: [{ path: '/prime', timestamp: 1 }] } });
+      return c.context.get() !== undefined;
+    },
+    'the standalone stream',
+    20_000,
+    100,
+  );
 }
 
 /**
@@ -131,29 +136,50 @@ test('invalid notifications are ignored and reported; the connection stays up', 
 });
 
 test('context is normalised as the CLI does: newest first, one active file, 10 files, 16 KiB selection', async () => {
-  await withConnectedFixture(companionTools(), async (f, c) => {
-    const files = Array.from({ length: 12 }, (_, i) => ({ path: `/f${i}`, timestamp: 100 + i, isActive: true, cursor: { line: 1, character: 1 }, selectedText: 's'.repeat(20_000) }));
-    await f.notify('ide/contextUpdate', { workspaceState: { openFiles: files, isTrusted: true } });
-    const ctx = await waitFor(() => c.context.get()?.workspaceState?.openFiles?.length === 10 && c.context.get(), 'the normalised context');
-    const open = ctx.workspaceState!.openFiles!;
-    assert.deepEqual(open.map((x) => x.path), ['/f11', '/f10', '/f9', '/f8', '/f7', '/f6', '/f5', '/f4', '/f3', '/f2']);
-    assert.equal(open[0]!.isActive, true);
-    assert.equal(open[0]!.selectedText, 's'.repeat(16384) + '... [TRUNCATED]');
-    assert.ok(open.slice(1).every((x) => x.isActive === false && x.cursor === undefined && x.selectedText === undefined));
-    assert.deepEqual(await c.getActiveFile(), { filePath: '/f11', cursor: { line: 1, character: 1 } }, 'without the tool, the active file comes from context');
-  }, { prime: true });
+  await withConnectedFixture(
+    companionTools(),
+    async (f, c) => {
+      const files = Array.from({ length: 12 }, (_, i) => ({
+        path: `/f${i}`,
+        timestamp: 100 + i,
+        isActive: true,
+        cursor: { line: 1, character: 1 },
+        selectedText: 's'.repeat(20_000),
+      }));
+      await f.notify('ide/contextUpdate', { workspaceState: { openFiles: files, isTrusted: true } });
+      const ctx = await waitFor(() => c.context.get()?.workspaceState?.openFiles?.length === 10 && c.context.get(), 'the normalised context');
+      const open = ctx.workspaceState!.openFiles!;
+      assert.deepEqual(
+        open.map((x) => x.path),
+        ['/f11', '/f10', '/f9', '/f8', '/f7', '/f6', '/f5', '/f4', '/f3', '/f2'],
+      );
+      assert.equal(open[0]!.isActive, true);
+      assert.equal(open[0]!.selectedText, 's'.repeat(16384) + '... [TRUNCATED]');
+      assert.ok(open.slice(1).every((x) => x.isActive === false && x.cursor === undefined && x.selectedText === undefined));
+      assert.deepEqual(
+        await c.getActiveFile(),
+        { filePath: '/f11', cursor: { line: 1, character: 1 } },
+        'without the tool, the active file comes from context',
+      );
+    },
+    { prime: true },
+  );
 });
 
 test('legacy ide/diffClosed settles a pending diff as rejected', async () => {
-  await withConnectedFixture(companionTools(), async (f, c) => {
-    const outcome = c.openDiff('/w/file.txt', 'new');
-    await waitFor(() => f.calls.some((x) => x.name === 'openDiff'), 'openDiff call');
-    await f.notify('ide/diffClosed', { filePath: '/w/file.txt', content: 'ignored' });
-    assert.deepEqual(await outcome, { status: 'rejected' });
-  }, { prime: true });
+  await withConnectedFixture(
+    companionTools(),
+    async (f, c) => {
+      const outcome = c.openDiff('/w/file.txt', 'new');
+      await waitFor(() => f.calls.some((x) => x.name === 'openDiff'), 'openDiff call');
+      await f.notify('ide/diffClosed', { filePath: '/w/file.txt', content: 'ignored' });
+      assert.deepEqual(await outcome, { status: 'rejected' });
+    },
+    { prime: true },
+  );
 });
 
-test('openDiff answered with isError rejects with the companion\'s message', async () => {
+test("openDiff answered with isError rejects with the companion's message", async () => {
   await withConnectedFixture(companionTools({ openDiff: () => ({ isError: true, content: [{ type: 'text', text: 'disk on fire' }] }) }), async (f, c) => {
     await assert.rejects(c.openDiff('/w/a.txt', 'x'), /disk on fire/);
     assert.deepEqual(c.pendingDiffs(), []);
@@ -209,7 +235,11 @@ test('a stdio companion from GEMINI_CLI_IDE_SERVER_STDIO_COMMAND connects and se
      mcp.registerTool('closeDiff', { inputSchema: { filePath: z.string() } }, async () => ({ content: [{ type: 'text', text: '{"content":null}' }] }));
      await mcp.connect(new StdioServerTransport());`,
   );
-  const env = cleanEnv({ GEMINI_CLI_IDE_SERVER_STDIO_COMMAND: process.execPath, GEMINI_CLI_IDE_SERVER_STDIO_ARGS: JSON.stringify([script]), GEMINI_CLI_IDE_WORKSPACE_PATH: p.workspace });
+  const env = cleanEnv({
+    GEMINI_CLI_IDE_SERVER_STDIO_COMMAND: process.execPath,
+    GEMINI_CLI_IDE_SERVER_STDIO_ARGS: JSON.stringify([script]),
+    GEMINI_CLI_IDE_WORKSPACE_PATH: p.workspace,
+  });
   const c = client(p, { env });
   try {
     assert.ok(await c.connect(), c.status.details);
@@ -235,10 +265,15 @@ test('when the companion drops the session and its stream, the client opens a ne
     await f.dropSessions();
     await waitFor(() => states.includes('disconnected'), 'the drop to be noticed', 30_000);
     await waitFor(() => c.status.status === 'connected' && f.sessionCount === 1, 'a new session', 30_000);
-    await waitFor(async () => {
-      await f.notify('ide/contextUpdate', { workspaceState: { openFiles: [{ path: '/after-drop', timestamp: 5 }] } });
-      return c.context.get()?.workspaceState?.openFiles?.[0]?.path === '/after-drop';
-    }, 'context on the new session', 20_000, 100);
+    await waitFor(
+      async () => {
+        await f.notify('ide/contextUpdate', { workspaceState: { openFiles: [{ path: '/after-drop', timestamp: 5 }] } });
+        return c.context.get()?.workspaceState?.openFiles?.[0]?.path === '/after-drop';
+      },
+      'context on the new session',
+      20_000,
+      100,
+    );
   } finally {
     await c.stop();
     await f.stop();
@@ -257,7 +292,7 @@ test('the initialisation budget bounds all targets together', async () => {
   try {
     // The second target is cut by the budget, not tried for its own 5 s: the errors say which limit ended each.
     assert.equal(await c.connect(), false);
-    assert.match(c.attempts[0]!.error ?? "", /timed out after \d+ ms/);
+    assert.match(c.attempts[0]!.error ?? '', /timed out after \d+ ms/);
     assert.match(c.attempts[1]!.error ?? '', /initialization timeout reached/);
   } finally {
     await c.stop();

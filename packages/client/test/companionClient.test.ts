@@ -172,7 +172,11 @@ test('start() returns at once and reports a reason when no companion exists', as
   client.onStatusChange((s) => states.push(s));
   client.start();
   // The attempt needs I/O: had start() waited for it, its outcome would be known here.
-  assert.equal(states.some((s) => s.status === 'disconnected'), false, 'start returned before the connection attempt ended');
+  assert.equal(
+    states.some((s) => s.status === 'disconnected'),
+    false,
+    'start returned before the connection attempt ended',
+  );
   await waitFor(() => states.some((s) => s.status === 'disconnected'), 'a disconnected state');
   assert.match(client.status.details ?? '', /Failed to connect|no port/);
   await client.stop();

@@ -12,10 +12,13 @@ test('only the newest file keeps isActive, cursor and selection; an inactive new
     },
   };
   const out = normalizeContext(input);
-  assert.deepEqual(out.workspaceState!.openFiles!.map((f) => [f.path, f.isActive, f.cursor, f.selectedText]), [
-    ['/new', false, undefined, undefined],
-    ['/old', false, undefined, undefined],
-  ]);
+  assert.deepEqual(
+    out.workspaceState!.openFiles!.map((f) => [f.path, f.isActive, f.cursor, f.selectedText]),
+    [
+      ['/new', false, undefined, undefined],
+      ['/old', false, undefined, undefined],
+    ],
+  );
   assert.equal(input.workspaceState.openFiles[0]!.isActive, true, 'the input is not mutated');
 });
 

@@ -142,7 +142,13 @@ test('cross-check: GEMINI_CLI_IDE_SERVER_PORT breaks the tie between matching fi
     const first = dead1 > dead2 ? 'first' : 'second';
     await assertSameChoice(s, path.join(s.root, 'a'), cleanEnv(), dead3, first);
     const other = first === 'first' ? 2222 : 1111;
-    const r = await assertSameChoice(s, path.join(s.root, 'a'), cleanEnv({ GEMINI_CLI_IDE_SERVER_PORT: String(other) }), dead3, first === 'first' ? 'second' : 'first');
+    const r = await assertSameChoice(
+      s,
+      path.join(s.root, 'a'),
+      cleanEnv({ GEMINI_CLI_IDE_SERVER_PORT: String(other) }),
+      dead3,
+      first === 'first' ? 'second' : 'first',
+    );
     assert.match(r.chosenBecause, /GEMINI_CLI_IDE_SERVER_PORT/);
   } finally {
     s.cleanup();
@@ -212,20 +218,24 @@ test('cross-check: workspace and cwd compared as real paths through symlinks', {
   }
 });
 
-test('cross-check: a file owned by another user is ignored', { skip: skip || (process.getuid?.() !== 0 ? 'needs root to chown a file to nobody' : false) }, async () => {
-  const s = scenario();
-  try {
-    const foreign = s.write(Math.max(dead1, dead2), 1111, 'foreign', path.join(s.root, 'a'));
-    fs.chownSync(foreign, 65534, 65534);
-    s.write(Math.min(dead1, dead2), 2222, 'mine', path.join(s.root, 'a'));
-    const r = await assertSameChoice(s, path.join(s.root, 'a'), cleanEnv(), dead3, 'mine');
-    const f = r.files.find((c) => c.path === foreign)!;
-    assert.equal(f.ownedByUser, false);
-    assert.match(f.unusable ?? '', /owned by uid 65534/);
-  } finally {
-    s.cleanup();
-  }
-});
+test(
+  'cross-check: a file owned by another user is ignored',
+  { skip: skip || (process.getuid?.() !== 0 ? 'needs root to chown a file to nobody' : false) },
+  async () => {
+    const s = scenario();
+    try {
+      const foreign = s.write(Math.max(dead1, dead2), 1111, 'foreign', path.join(s.root, 'a'));
+      fs.chownSync(foreign, 65534, 65534);
+      s.write(Math.min(dead1, dead2), 2222, 'mine', path.join(s.root, 'a'));
+      const r = await assertSameChoice(s, path.join(s.root, 'a'), cleanEnv(), dead3, 'mine');
+      const f = r.files.find((c) => c.path === foreign)!;
+      assert.equal(f.ownedByUser, false);
+      assert.match(f.unusable ?? '', /owned by uid 65534/);
+    } finally {
+      s.cleanup();
+    }
+  },
+);
 
 test('cross-check: an unparsable file ranked first is skipped', { skip }, async () => {
   const s = scenario();
@@ -243,7 +253,10 @@ test('cross-check: the legacy file named after the IDE PID comes before everythi
   const s = scenario();
   try {
     s.write(dead2, 2222, 'modern', path.join(s.root, 'a'));
-    fs.writeFileSync(path.join(s.dir, `gemini-ide-server-${dead1}.json`), JSON.stringify({ port: 1111, authToken: 'legacy', workspacePath: path.join(s.root, 'b') }));
+    fs.writeFileSync(
+      path.join(s.dir, `gemini-ide-server-${dead1}.json`),
+      JSON.stringify({ port: 1111, authToken: 'legacy', workspacePath: path.join(s.root, 'b') }),
+    );
     const r = await assertSameChoice(s, path.join(s.root, 'a'), cleanEnv(), dead1, 'legacy');
     assert.equal(r.chosen?.legacy, true);
   } finally {
@@ -281,7 +294,11 @@ test('the file, then env port, then env stdio, in that order; no well-known port
   const s = scenario();
   try {
     s.write(dead1, 1111, 'tok', path.join(s.root, 'a'));
-    const env = cleanEnv({ GEMINI_CLI_IDE_SERVER_PORT: '2222', GEMINI_CLI_IDE_SERVER_STDIO_COMMAND: 'my-companion', GEMINI_CLI_IDE_SERVER_STDIO_ARGS: '["--stdio"]' });
+    const env = cleanEnv({
+      GEMINI_CLI_IDE_SERVER_PORT: '2222',
+      GEMINI_CLI_IDE_SERVER_STDIO_COMMAND: 'my-companion',
+      GEMINI_CLI_IDE_SERVER_STDIO_ARGS: '["--stdio"]',
+    });
     const r = await discoverCompanion({ cwd: path.join(s.root, 'a'), env, tmpdir: s.tmp, ideProcess: { pid: dead1, command: '', source: 'env', chain: [] } });
     assert.deepEqual(
       r.targets.map((t) => (t.kind === 'http' ? `${t.source}:${t.port}:${t.authToken}` : `${t.source}:${t.command} ${t.args.join(' ')}`)),
@@ -322,7 +339,13 @@ test('container host mapping follows the real CLI', async () => {
   try {
     s.write(dead1, 1111, 't', s.root);
     const inDocker = (p: string) => p === '/.dockerenv';
-    const base = { cwd: s.root, tmpdir: s.tmp, ideProcess: { pid: dead1, command: '', source: 'env' as const, chain: [] }, exists: inDocker, wellKnownPorts: false };
+    const base = {
+      cwd: s.root,
+      tmpdir: s.tmp,
+      ideProcess: { pid: dead1, command: '', source: 'env' as const, chain: [] },
+      exists: inDocker,
+      wellKnownPorts: false,
+    };
     const env = cleanEnv();
     delete env['REMOTE_CONTAINERS'];
     delete env['SSH_CONNECTION'];
@@ -377,7 +400,14 @@ test('dialLocalCompanion: in a container, a live companion PID is dialled on loo
     const inDocker = (p: string) => p === '/.dockerenv';
     const env = cleanEnv();
     for (const v of ['REMOTE_CONTAINERS', 'SSH_CONNECTION', 'VSCODE_REMOTE_CONTAINERS_SESSION']) delete env[v];
-    const base = { cwd: s.root, tmpdir: s.tmp, env, exists: inDocker, wellKnownPorts: false, ideProcess: { pid: dead1, command: '', source: 'env' as const, chain: [] } };
+    const base = {
+      cwd: s.root,
+      tmpdir: s.tmp,
+      env,
+      exists: inDocker,
+      wellKnownPorts: false,
+      ideProcess: { pid: dead1, command: '', source: 'env' as const, chain: [] },
+    };
     const live = s.write(process.pid, 1111, 't', s.root);
     const hosts = async (dialLocalCompanion: boolean) => {
       const r = await discoverCompanion({ ...base, dialLocalCompanion });
@@ -401,5 +431,8 @@ test('containerHint names the variable to export, only where the CLI would dial 
   assert.match(hint ?? '', /export REMOTE_CONTAINERS=1/);
   assert.equal(containerHint({ REMOTE_CONTAINERS: '1' }, inDocker), undefined);
   assert.equal(containerHint({ SSH_CONNECTION: '1 2 3 4' }, inDocker), undefined);
-  assert.equal(containerHint({}, () => false), undefined);
+  assert.equal(
+    containerHint({}, () => false),
+    undefined,
+  );
 });

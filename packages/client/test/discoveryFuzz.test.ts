@@ -68,7 +68,10 @@ test(`generated discovery situations: our choice equals the real CLI's (seed ${S
         else if (kind < 0.12) fs.writeFileSync(file, '"a string"');
         else {
           const ws = pick(workspaces);
-          fs.writeFileSync(file, JSON.stringify({ port, authToken: `tok-${i}-${f}`, ...(ws === undefined ? {} : { workspacePath: ws }), ideInfo: { name: 'x', displayName: 'X' } }));
+          fs.writeFileSync(
+            file,
+            JSON.stringify({ port, authToken: `tok-${i}-${f}`, ...(ws === undefined ? {} : { workspacePath: ws }), ideInfo: { name: 'x', displayName: 'X' } }),
+          );
           if (process.getuid?.() === 0 && random() < 0.1) fs.chownSync(file, 65534, 65534);
         }
       }
@@ -103,12 +106,18 @@ test(`generated discovery situations: our choice equals the real CLI's (seed ${S
     let mismatched = 0;
     for (const [i, c] of cases.entries()) {
       const env = cleanEnv(c.envPort ? { GEMINI_CLI_IDE_SERVER_PORT: c.envPort } : {});
-      const mine = await discoverCompanion({ cwd: c.cwd, env, tmpdir: c.tmp, ideProcess: { pid: c.idePid, command: '', source: 'env', chain: [] }, wellKnownPorts: false });
+      const mine = await discoverCompanion({
+        cwd: c.cwd,
+        env,
+        tmpdir: c.tmp,
+        ideProcess: { pid: c.idePid, command: '', source: 'env', chain: [] },
+        wellKnownPorts: false,
+      });
       const token = (mine.chosen?.config?.['authToken'] as string | undefined) ?? null;
       const why = `case ${i} (seed ${SEED}): ${JSON.stringify(c)} files ${fs.readdirSync(path.join(c.tmp, 'gemini', 'ide')).join(',')}`;
       assert.equal(token, real[i]!.token, `choice differs in ${why}`);
       // Compare the verdict on the chosen file's workspace, as the real script does.
-      const verdict = mine.chosen ? mine.chosen.workspace ?? { ok: false, error: undefined } : { ok: false, error: undefined };
+      const verdict = mine.chosen ? (mine.chosen.workspace ?? { ok: false, error: undefined }) : { ok: false, error: undefined };
       if (mine.chosen?.config) {
         assert.equal(verdict.ok, real[i]!.valid, `workspace verdict differs in ${why}`);
         if (!real[i]!.valid) assert.equal(verdict.error, real[i]!.error, `message differs in ${why}`);

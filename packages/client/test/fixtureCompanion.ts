@@ -83,10 +83,14 @@ export class FixtureCompanion {
       }
       const mcp = new McpServer({ name: 'fixture', version: '0' });
       for (const [name, handler] of Object.entries(this.options.tools)) {
-        mcp.registerTool(name, { inputSchema: { filePath: z.string().optional(), newContent: z.string().optional(), suppressNotification: z.boolean().optional() } }, async (args) => {
-          this.calls.push({ name, args });
-          return handler(args);
-        });
+        mcp.registerTool(
+          name,
+          { inputSchema: { filePath: z.string().optional(), newContent: z.string().optional(), suppressNotification: z.boolean().optional() } },
+          async (args) => {
+            this.calls.push({ name, args });
+            return handler(args);
+          },
+        );
       }
       const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
         sessionIdGenerator: () => randomUUID(),

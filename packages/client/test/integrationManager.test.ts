@@ -35,7 +35,13 @@ test("the architecture doc's flow: start() does not wait for the companion, then
 test('connect() with no companion: false, a reason, and no exception', async () => {
   const h = await startCompanion();
   await h.companion.stop();
-  const client = new CompanionClient({ env: { ...h.env, GEMINI_CLI_IDE_PID: String(process.pid) }, cwd: h.workspace, tmpdir: h.tmp, initTimeoutMs: 1000, reconnect: false });
+  const client = new CompanionClient({
+    env: { ...h.env, GEMINI_CLI_IDE_PID: String(process.pid) },
+    cwd: h.workspace,
+    tmpdir: h.tmp,
+    initTimeoutMs: 1000,
+    reconnect: false,
+  });
   try {
     assert.equal(await client.connect(), false);
     assert.equal(client.status.status, 'disconnected');

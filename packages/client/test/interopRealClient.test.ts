@@ -28,7 +28,8 @@ async function realVerdict(tmp: string, cwd: string, env: NodeJS.ProcessEnv): Pr
   try {
     const { status, details, ide } = await client.connect();
     // Connected: the context it receives within 5 s, as ourVerdict waits for it.
-    const pushed = status === 'connected' ? await client.waitFor((e) => e.event === 'context' && !!e['context'], 'a context', 5_000).catch(() => undefined) : undefined;
+    const pushed =
+      status === 'connected' ? await client.waitFor((e) => e.event === 'context' && !!e['context'], 'a context', 5_000).catch(() => undefined) : undefined;
     return { status, ...(details === undefined ? {} : { details }), ide, contextPath: pushed?.['context']?.workspaceState?.openFiles?.[0]?.path ?? null };
   } finally {
     await client.stop();
@@ -40,7 +41,12 @@ async function ourVerdict(tmp: string, cwd: string, env: NodeJS.ProcessEnv): Pro
   try {
     const ok = await client.connect();
     const ctx = ok ? await client.waitForContext(5_000) : undefined;
-    return { status: client.status.status, details: client.status.details, ide: client.ideInfo?.displayName ?? null, contextPath: ctx?.workspaceState?.openFiles?.[0]?.path ?? null };
+    return {
+      status: client.status.status,
+      details: client.status.details,
+      ide: client.ideInfo?.displayName ?? null,
+      contextPath: ctx?.workspaceState?.openFiles?.[0]?.path ?? null,
+    };
   } finally {
     await client.stop();
   }

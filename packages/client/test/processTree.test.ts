@@ -45,20 +45,27 @@ function killChain(pids: number[]): void {
   }
 }
 
-test('the walk from a process under two shells lands on the outer shell\'s parent, as the CLI\'s rule says', { skip: linux ? false : 'reads /proc' }, async () => {
-  const chain = await shellChain();
-  try {
-    const found = await findIdeProcess({ env: cleanEnv(), startPid: chain.leaf });
-    // leaf (sleep) -> inner sh: the first shell. Its parent is the outer sh, whose parent (this test) is > 1: the IDE.
-    assert.equal(found.pid, process.pid);
-    assert.equal(found.source, 'walk');
-    assert.deepEqual(found.chain.slice(0, 2).map((p) => p.pid), [chain.leaf, chain.innerShell]);
-    assert.equal(found.chain[1]!.name, 'sh');
-    assert.match(found.command, /node/);
-  } finally {
-    killChain([chain.outer.pid!, chain.innerShell, chain.leaf]);
-  }
-});
+test(
+  "the walk from a process under two shells lands on the outer shell's parent, as the CLI's rule says",
+  { skip: linux ? false : 'reads /proc' },
+  async () => {
+    const chain = await shellChain();
+    try {
+      const found = await findIdeProcess({ env: cleanEnv(), startPid: chain.leaf });
+      // leaf (sleep) -> inner sh: the first shell. Its parent is the outer sh, whose parent (this test) is > 1: the IDE.
+      assert.equal(found.pid, process.pid);
+      assert.equal(found.source, 'walk');
+      assert.deepEqual(
+        found.chain.slice(0, 2).map((p) => p.pid),
+        [chain.leaf, chain.innerShell],
+      );
+      assert.equal(found.chain[1]!.name, 'sh');
+      assert.match(found.command, /node/);
+    } finally {
+      killChain([chain.outer.pid!, chain.innerShell, chain.leaf]);
+    }
+  },
+);
 
 test('readProcessInfo on Linux agrees with ps for parent and command', { skip: linux && which('ps') ? false : 'needs /proc and ps' }, async () => {
   const chain = await shellChain();
@@ -94,41 +101,52 @@ test('GEMINI_CLI_IDE_PID skips the walk', async () => {
 });
 
 const cli = findGeminiCli();
-test('cross-check: from inside a shell chain, our walk and the real CLI\'s find the same IDE process', { skip: skipUnless(!!cli && !!which('ps'), 'the pinned Gemini CLI and ps') }, async () => {
-  const ours = path.resolve(import.meta.dirname, '../src/index.js');
-  const real = path.join(cli!.coreDir, 'dist', 'src', 'ide', 'process-utils.js');
-  const script = `
+test(
+  "cross-check: from inside a shell chain, our walk and the real CLI's find the same IDE process",
+  { skip: skipUnless(!!cli && !!which('ps'), 'the pinned Gemini CLI and ps') },
+  async () => {
+    const ours = path.resolve(import.meta.dirname, '../src/index.js');
+    const real = path.join(cli!.coreDir, 'dist', 'src', 'ide', 'process-utils.js');
+    const script = `
     for (const l of ['log','info','debug','warn','error']) console[l] = () => {};
     const real = await (await import(${JSON.stringify(real)})).getIdeProcessInfo();
     const ours = await (await import(${JSON.stringify(ours)})).findIdeProcess();
     process.stdout.write(JSON.stringify({ real, ours: { pid: ours.pid, command: ours.command } }));
   `;
-  // node under sh under sh under this test: the CLI's rule picks this test process.
-  const tmp = makeTempDir("ide-walk-");
-  let r: SpawnSyncReturns<string>;
-  try {
-    const file = path.join(tmp.path, 'walk.mjs');
-    fs.writeFileSync(file, script);
-    r = spawnSync('sh', ['-c', `sh -c "node ${file}; :"; :`], { env: cleanEnv(), encoding: 'utf8', timeout: 60_000 });
-  } finally {
-    tmp.cleanup();
-  }
-  assert.equal(r.status, 0, r.stderr);
-  const { real: realInfo, ours: ourInfo } = JSON.parse(r.stdout);
-  assert.equal(ourInfo.pid, realInfo.pid);
-  assert.equal(ourInfo.command, realInfo.command);
-  assert.equal(ourInfo.pid, process.pid, 'the outer shell\'s parent is this test process');
-});
+    // node under sh under sh under this test: the CLI's rule picks this test process.
+    const tmp = makeTempDir('ide-walk-');
+    let r: SpawnSyncReturns<string>;
+    try {
+      const file = path.join(tmp.path, 'walk.mjs');
+      fs.writeFileSync(file, script);
+      r = spawnSync('sh', ['-c', `sh -c "node ${file}; :"; :`], { env: cleanEnv(), encoding: 'utf8', timeout: 60_000 });
+    } finally {
+      tmp.cleanup();
+    }
+    assert.equal(r.status, 0, r.stderr);
+    const { real: realInfo, ours: ourInfo } = JSON.parse(r.stdout);
+    assert.equal(ourInfo.pid, realInfo.pid);
+    assert.equal(ourInfo.command, realInfo.command);
+    assert.equal(ourInfo.pid, process.pid, "the outer shell's parent is this test process");
+  },
+);
 
-test('the ps-based walk (macOS and other Unixes) finds the same IDE process as the /proc walk', { skip: linux && which('ps') ? false : 'compares against /proc' }, async () => {
-  const chain = await shellChain();
-  try {
-    const viaProc = await findIdeProcess({ env: cleanEnv(), startPid: chain.leaf, platform: 'linux' });
-    const viaPs = await findIdeProcess({ env: cleanEnv(), startPid: chain.leaf, platform: 'darwin' });
-    assert.equal(viaPs.pid, viaProc.pid);
-    assert.equal(viaPs.command, viaProc.command);
-    assert.deepEqual(viaPs.chain.map((p) => [p.pid, p.parentPid, p.name]), viaProc.chain.map((p) => [p.pid, p.parentPid, p.name]));
-  } finally {
-    killChain([chain.outer.pid!, chain.innerShell, chain.leaf]);
-  }
-});
+test(
+  'the ps-based walk (macOS and other Unixes) finds the same IDE process as the /proc walk',
+  { skip: linux && which('ps') ? false : 'compares against /proc' },
+  async () => {
+    const chain = await shellChain();
+    try {
+      const viaProc = await findIdeProcess({ env: cleanEnv(), startPid: chain.leaf, platform: 'linux' });
+      const viaPs = await findIdeProcess({ env: cleanEnv(), startPid: chain.leaf, platform: 'darwin' });
+      assert.equal(viaPs.pid, viaProc.pid);
+      assert.equal(viaPs.command, viaProc.command);
+      assert.deepEqual(
+        viaPs.chain.map((p) => [p.pid, p.parentPid, p.name]),
+        viaProc.chain.map((p) => [p.pid, p.parentPid, p.name]),
+      );
+    } finally {
+      killChain([chain.outer.pid!, chain.innerShell, chain.leaf]);
+    }
+  },
+);

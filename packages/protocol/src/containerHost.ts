@@ -19,7 +19,12 @@ export function companionHost(env: Readonly<Record<string, string | undefined>>,
   const marker = CONTAINER_MARKER_FILES.find((f) => exists(f));
   if (!marker) return { host: LOOPBACK_HOST, inContainer: false, reason: 'not in a container: dialling loopback' };
   if (env[CONTAINER_ENV.SSH_CONNECTION]) {
-    return { host: LOOPBACK_HOST, inContainer: true, containerMarker: marker, reason: `in a container (${marker}) but SSH_CONNECTION is set: dialling loopback` };
+    return {
+      host: LOOPBACK_HOST,
+      inContainer: true,
+      containerMarker: marker,
+      reason: `in a container (${marker}) but SSH_CONNECTION is set: dialling loopback`,
+    };
   }
   const dev = [CONTAINER_ENV.VSCODE_REMOTE_CONTAINERS_SESSION, CONTAINER_ENV.REMOTE_CONTAINERS].find((v) => env[v]);
   if (dev) {

@@ -64,7 +64,8 @@ export function boundDiagnostics(all: readonly Diagnostic[], severity: Diagnosti
     return { ...d, message: `${d.message.slice(0, MAX_DIAGNOSTIC_MESSAGE_LENGTH)}… [cut]` };
   });
   const notes: string[] = [];
-  if (kept.length > MAX_DIAGNOSTICS) notes.push(`${kept.length - MAX_DIAGNOSTICS} of ${kept.length} diagnostics left out (at most ${MAX_DIAGNOSTICS}, most severe first)`);
+  if (kept.length > MAX_DIAGNOSTICS)
+    notes.push(`${kept.length - MAX_DIAGNOSTICS} of ${kept.length} diagnostics left out (at most ${MAX_DIAGNOSTICS}, most severe first)`);
   if (cutMessages > 0) notes.push(`${cutMessages} messages cut to ${MAX_DIAGNOSTIC_MESSAGE_LENGTH} characters`);
   return notes.length > 0 ? { diagnostics, truncated: notes.join('; ') } : { diagnostics };
 }

@@ -1,14 +1,7 @@
 import assert from 'node:assert/strict';
 import * as path from 'node:path';
 import { test } from 'node:test';
-import {
-  discoveryDir,
-  discoveryFileName,
-  joinWorkspacePaths,
-  parseDiscoveryFile,
-  parseDiscoveryFileName,
-  splitWorkspacePath,
-} from '../src/index.js';
+import { discoveryDir, discoveryFileName, joinWorkspacePaths, parseDiscoveryFile, parseDiscoveryFileName, splitWorkspacePath } from '../src/index.js';
 
 test('discovery file names follow gemini-ide-server-PID-PORT.json and parse back', () => {
   assert.equal(discoveryFileName(1234, 5678), 'gemini-ide-server-1234-5678.json');

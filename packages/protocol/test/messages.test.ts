@@ -1,12 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import {
-  decodeCloseDiffText,
-  encodeCloseDiffText,
-  formatActiveFile,
-  parseActiveFile,
-  validateCompanionNotification,
-} from '../src/index.js';
+import { decodeCloseDiffText, encodeCloseDiffText, formatActiveFile, parseActiveFile, validateCompanionNotification } from '../src/index.js';
 
 test('closeDiff text is JSON {"content": ...} and decodes the way the CLI reads it', () => {
   const text = encodeCloseDiffText('a\r\nb\u0000"c"');
@@ -32,10 +26,7 @@ test('getActiveFile text has the three forms of the architecture doc and parses 
 });
 
 test('a context update with a file missing its timestamp is refused (the CLI would disconnect)', () => {
-  assert.throws(
-    () => validateCompanionNotification({ method: 'ide/contextUpdate', params: { workspaceState: { openFiles: [{ path: '/a' }] } } }),
-    /timestamp/,
-  );
+  assert.throws(() => validateCompanionNotification({ method: 'ide/contextUpdate', params: { workspaceState: { openFiles: [{ path: '/a' }] } } }), /timestamp/);
 });
 
 test('diffAccepted without content is refused; with content it passes', () => {

@@ -82,4 +82,3 @@ export function parseCommandArgs(
     throw new UsageError((err as Error).message);
   }
 }
-

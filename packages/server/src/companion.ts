@@ -13,7 +13,16 @@ import type { AddressInfo } from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { ContextUpdateNotification, LOOPBACK_HOST, containerHint, joinWorkspacePaths, type Capability, type DiscoveryFile, type IdeInfo, IdeInfoSchema } from '@ide-companion/protocol';
+import {
+  ContextUpdateNotification,
+  LOOPBACK_HOST,
+  containerHint,
+  joinWorkspacePaths,
+  type Capability,
+  type DiscoveryFile,
+  type IdeInfo,
+  IdeInfoSchema,
+} from '@ide-companion/protocol';
 import { generateAuthToken } from './auth.js';
 import { ContextTracker, type ContextTrackerOptions } from './contextTracker.js';
 import { DiffCoordinator } from './diffCoordinator.js';
@@ -115,12 +124,7 @@ export class Companion {
       onSessionClosed: (id) => void this.diffs.sessionClosed(id),
       onSessionsChanged: () => this.emitSessions(),
     });
-    this.diffs = new DiffCoordinator(
-      options.editor,
-      (id, n) => this.sessions.notify(id, n),
-      this.logger,
-      options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
-    );
+    this.diffs = new DiffCoordinator(options.editor, (id, n) => this.sessions.notify(id, n), this.logger, options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES);
     this.httpServer = http.createServer(
       { requestTimeout: 120_000 },
       createMcpHttpHandler({

@@ -11,12 +11,7 @@
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import {
-  DISCOVERY_DIR_SEGMENTS,
-  discoveryFileName,
-  parseDiscoveryFileName,
-  type DiscoveryFile,
-} from '@ide-companion/protocol';
+import { DISCOVERY_DIR_SEGMENTS, discoveryFileName, parseDiscoveryFileName, type DiscoveryFile } from '@ide-companion/protocol';
 
 export class DiscoveryFileError extends Error {
   override name = 'DiscoveryFileError';

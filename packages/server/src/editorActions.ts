@@ -9,13 +9,7 @@
  * the user did not ask for (closeDiff from the CLI, a replacing openDiff, the
  * CLI session going away, stop).
  */
-import {
-  CAPABILITIES,
-  type ActionParams,
-  type ActionResult,
-  type Capability,
-  type DiffCloseReason,
-} from '@ide-companion/protocol';
+import { CAPABILITIES, type ActionParams, type ActionResult, type Capability, type DiffCloseReason } from '@ide-companion/protocol';
 
 export type { DiffCloseReason };
 

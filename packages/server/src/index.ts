@@ -1,5 +1,12 @@
 export { COMPANION_VERSION } from './version.js';
-export { Companion, DEFAULT_MAX_BODY_BYTES, DEFAULT_SESSION_GRACE_MS, DEFAULT_STREAM_GRACE_MS, DEFAULT_MAX_SESSIONS, type CompanionOptions } from './companion.js';
+export {
+  Companion,
+  DEFAULT_MAX_BODY_BYTES,
+  DEFAULT_SESSION_GRACE_MS,
+  DEFAULT_STREAM_GRACE_MS,
+  DEFAULT_MAX_SESSIONS,
+  type CompanionOptions,
+} from './companion.js';
 export { ContextTracker, truncateSelectedText, type ContextTrackerOptions, type FocusDetails } from './contextTracker.js';
 export { Coalescer, realScheduler, type CoalescerOptions, type Scheduler } from './coalescer.js';
 export { DiffCoordinator, DiffError } from './diffCoordinator.js';

@@ -73,7 +73,9 @@ export function installPlugin(plugin: PluginInstall, options: InstallOptions): I
   const notes: string[] = [];
   const nodeMajor = nodeMajorOnPath(env);
   if (nodeMajor === undefined) {
-    notes.push(`${plugin.editor} starts the companion's host with \`node\`, which is not on PATH: install Node.js >= ${MIN_NODE_MAJOR} (or set ${plugin.nodeOption}).`);
+    notes.push(
+      `${plugin.editor} starts the companion's host with \`node\`, which is not on PATH: install Node.js >= ${MIN_NODE_MAJOR} (or set ${plugin.nodeOption}).`,
+    );
   } else if (nodeMajor < MIN_NODE_MAJOR) {
     notes.push(`\`node\` on PATH is version ${nodeMajor}; the companion needs Node.js >= ${MIN_NODE_MAJOR} (or set ${plugin.nodeOption}).`);
   }

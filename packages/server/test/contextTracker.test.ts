@@ -29,7 +29,10 @@ test('files are ordered by focus time, newest first, and only the newest is acti
   t.focus(files[2]!);
   t.focus(files[1]!, { cursor: { line: 5, character: 6 } });
   const list = open(t);
-  assert.deepEqual(list.map((f) => f.path), [files[1], files[2], files[0]]);
+  assert.deepEqual(
+    list.map((f) => f.path),
+    [files[1], files[2], files[0]],
+  );
   // Focus moved away and back: the old selection is gone, the new cursor stands.
   assert.deepEqual(list[0], { path: files[1], timestamp: list[0]!.timestamp, isActive: true, cursor: { line: 5, character: 6 } });
   for (const f of list.slice(1)) assert.deepEqual(Object.keys(f).sort(), ['path', 'timestamp']);
@@ -80,13 +83,22 @@ test('files that do not exist on disk are left out (unsaved buffers, deleted fil
   const ghost = path.join(dir, 'not-saved-yet.txt');
   t.focus(files[0]!);
   t.focus(ghost, { cursor: { line: 1, character: 1 } });
-  assert.deepEqual(open(t).map((f) => f.path), [files[0]]);
+  assert.deepEqual(
+    open(t).map((f) => f.path),
+    [files[0]],
+  );
   fs.writeFileSync(ghost, '');
   t.saved(ghost);
-  assert.deepEqual(open(t).map((f) => f.path), [ghost, files[0]]);
+  assert.deepEqual(
+    open(t).map((f) => f.path),
+    [ghost, files[0]],
+  );
   assert.equal(open(t)[0]!.isActive, true);
   fs.rmSync(ghost);
-  assert.deepEqual(open(t).map((f) => f.path), [files[0]]);
+  assert.deepEqual(
+    open(t).map((f) => f.path),
+    [files[0]],
+  );
   t.focus(dir);
   assert.ok(!open(t).some((f) => f.path === dir), 'a directory is not a file');
   t.dispose();
@@ -124,7 +136,10 @@ test('a file opened in the background ranks below the active one', () => {
   const t = new ContextTracker();
   t.focus(files[0]!);
   t.open(files[1]!);
-  assert.deepEqual(open(t).map((f) => f.path), [files[0], files[1]]);
+  assert.deepEqual(
+    open(t).map((f) => f.path),
+    [files[0], files[1]],
+  );
   assert.equal(open(t)[0]!.isActive, true);
   t.dispose();
 });
@@ -139,7 +154,10 @@ test('rename keeps the focus time and activity; delete removes', () => {
   assert.equal(open(t)[0]!.path, renamed);
   assert.deepEqual(open(t)[0]!.cursor, { line: 1, character: 2 });
   t.delete(renamed);
-  assert.deepEqual(open(t).map((f) => f.path), [files[0]]);
+  assert.deepEqual(
+    open(t).map((f) => f.path),
+    [files[0]],
+  );
   fs.rmSync(renamed);
   t.dispose();
 });
@@ -181,9 +199,15 @@ test('events 1 ms apart: the first goes out at once, the rest as one change with
     clock.advance(1);
     t.setCursor(files[0]!, { line: i, character: 1 });
   }
-  assert.deepEqual(seen.map((c) => c.line), [1]);
+  assert.deepEqual(
+    seen.map((c) => c.line),
+    [1],
+  );
   clock.advance(50);
-  assert.deepEqual(seen.map((c) => c.line), [1, 10]);
+  assert.deepEqual(
+    seen.map((c) => c.line),
+    [1, 10],
+  );
   t.dispose();
 });
 

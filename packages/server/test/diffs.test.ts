@@ -34,7 +34,7 @@ describe('diffs', () => {
     await c.close();
   });
 
-  test('accept sends ide/diffAccepted with the user\'s edited text, to the opening session only', async () => {
+  test("accept sends ide/diffAccepted with the user's edited text, to the opening session only", async () => {
     const a = await connectClient(h.companion);
     const b = await connectClient(h.companion);
     await open(a, file('accept.txt'), 'proposal\n');
@@ -75,7 +75,10 @@ describe('diffs', () => {
     assert.equal(r.content.length, 1);
     assert.deepEqual(JSON.parse(r.content[0].text), { content: 'model text, edited by the user' });
     // Found by id: other tests' sessions expire meanwhile (grace 300 ms) and close their own diffs.
-    assert.deepEqual(view.closed.find((x) => x.diff.id === diff.id), { diff, reason: 'closedByCli' });
+    assert.deepEqual(
+      view.closed.find((x) => x.diff.id === diff.id),
+      { diff, reason: 'closedByCli' },
+    );
     await sleep(100);
     assert.deepEqual(outcomes(c), []);
     assert.equal(h.companion.diffs.accept(diff.id), false, 'a late accept in the editor is a no-op');
@@ -93,7 +96,7 @@ describe('diffs', () => {
     await c.close();
   });
 
-  test('a session cannot close another session\'s diff', async () => {
+  test("a session cannot close another session's diff", async () => {
     const a = await connectClient(h.companion);
     const b = await connectClient(h.companion);
     await open(a, file('mine.txt'), 'a');
@@ -128,10 +131,15 @@ describe('diffs', () => {
     h.companion.diffs.reject(two.id);
     h.companion.diffs.accept(one.id);
     await waitFor(() => outcomes(c).length === 2, 'two outcomes');
-    assert.deepEqual(outcomes(c).map((n) => [n.method, n.params.filePath]).sort(), [
-      ['ide/diffAccepted', file('one.txt')],
-      ['ide/diffRejected', file('two.txt')],
-    ]);
+    assert.deepEqual(
+      outcomes(c)
+        .map((n) => [n.method, n.params.filePath])
+        .sort(),
+      [
+        ['ide/diffAccepted', file('one.txt')],
+        ['ide/diffRejected', file('two.txt')],
+      ],
+    );
     await c.close();
   });
 
@@ -165,7 +173,10 @@ test('without an editor the diff tools are not offered (the CLI then never opens
   const h = await startCompanion({ editor: undefined });
   try {
     const c = await connectClient(h.companion);
-    assert.deepEqual((await c.client.listTools()).tools.map((t) => t.name), ['getActiveFile', 'getWorkspaceFolders']);
+    assert.deepEqual(
+      (await c.client.listTools()).tools.map((t) => t.name),
+      ['getActiveFile', 'getWorkspaceFolders'],
+    );
     await c.close();
   } finally {
     await h.cleanup();

@@ -126,18 +126,22 @@ test('a symlinked discovery directory is refused with a clear error', async () =
   }
 });
 
-test('a discovery directory owned by another user is refused with a clear error', { skip: skipUnless(isRoot, 'root (to chown a directory to another user)') }, async () => {
-  const tmp = makeTempDir();
-  try {
-    const dir = path.join(tmp.path, 'gemini');
-    fs.mkdirSync(dir, { mode: 0o700 });
-    fs.chownSync(dir, 65534, 65534);
-    const companion = new Companion({ ideInfo: { name: 't', displayName: 'T' }, tmpdir: tmp.path, handleSignals: false });
-    await assert.rejects(companion.start(), /belongs to another user \(uid 65534/);
-  } finally {
-    tmp.cleanup();
-  }
-});
+test(
+  'a discovery directory owned by another user is refused with a clear error',
+  { skip: skipUnless(isRoot, 'root (to chown a directory to another user)') },
+  async () => {
+    const tmp = makeTempDir();
+    try {
+      const dir = path.join(tmp.path, 'gemini');
+      fs.mkdirSync(dir, { mode: 0o700 });
+      fs.chownSync(dir, 65534, 65534);
+      const companion = new Companion({ ideInfo: { name: 't', displayName: 'T' }, tmpdir: tmp.path, handleSignals: false });
+      await assert.rejects(companion.start(), /belongs to another user \(uid 65534/);
+    } finally {
+      tmp.cleanup();
+    }
+  },
+);
 
 test('files left by dead processes are swept at start; live and foreign ones stay', async () => {
   const tmp = makeTempDir();

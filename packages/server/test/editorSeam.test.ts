@@ -28,7 +28,10 @@ test('events from the vocabulary reach the context; an invalid one is refused be
     assert.throws(() => parseEditorEvent({ type: 'teleport' }), /invalid editor event/);
     assert.equal(JSON.stringify(companion.context.snapshot()), before);
     const active = companion.context.snapshot().workspaceState!.openFiles![0]!;
-    assert.deepEqual({ path: active.path, cursor: active.cursor, selectedText: active.selectedText }, { path: '/w/a.ts', cursor: { line: 3, character: 2 }, selectedText: 'sel' });
+    assert.deepEqual(
+      { path: active.path, cursor: active.cursor, selectedText: active.selectedText },
+      { path: '/w/a.ts', cursor: { line: 3, character: 2 }, selectedText: 'sel' },
+    );
     applyEditorEvent(companion, { type: 'trust', trusted: false });
     assert.equal(companion.context.snapshot().workspaceState!.isTrusted, false);
     assert.equal(applyEditorEvent(companion, { type: 'diffRejected', diffId: 'gone' }), false, 'a decision for no pending diff changes nothing');
@@ -122,7 +125,8 @@ test('openFile and saveDocument act only inside the workspace, a symlink out inc
 test('getDiagnostics filters by severity and bounds the count and each message, saying so', async () => {
   const at = (line: number) => ({ start: { line, character: 1 }, end: { line, character: 2 } });
   const many: Diagnostic[] = [];
-  for (let i = 1; i <= MAX_DIAGNOSTICS + 100; i++) many.push({ path: '/w/a.ts', range: at(i), severity: i % 2 ? 'warning' : 'hint', message: 'm', source: 'ts' });
+  for (let i = 1; i <= MAX_DIAGNOSTICS + 100; i++)
+    many.push({ path: '/w/a.ts', range: at(i), severity: i % 2 ? 'warning' : 'hint', message: 'm', source: 'ts' });
   many.push({ path: '/w/b.ts', range: at(1), severity: 'error', message: 'x'.repeat(MAX_DIAGNOSTIC_MESSAGE_LENGTH + 50), code: 2304 });
   let asked: unknown;
   const h = await startCompanion({ editor: { ...diffsOnly(), getDiagnostics: (p) => ((asked = p), { diagnostics: many }) } });

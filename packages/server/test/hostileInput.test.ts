@@ -91,18 +91,24 @@ describe('hostile and malformed input', () => {
   test('openDiff with wrong types or missing arguments answers isError', async () => {
     const c = await connectClient(h.companion);
     for (const args of [{ filePath: 42, newContent: 'x' }, { filePath: '/a' }, {}, { filePath: '/a', newContent: null }]) {
-      const r: any = await c.client.callTool({ name: 'openDiff', arguments: args as any }).catch((err: Error) => ({ isError: true, content: [{ type: 'text', text: err.message }] }));
+      const r: any = await c.client
+        .callTool({ name: 'openDiff', arguments: args as any })
+        .catch((err: Error) => ({ isError: true, content: [{ type: 'text', text: err.message }] }));
       assert.equal(r.isError, true, JSON.stringify(args));
       assert.ok(r.content[0].text.length > 0);
     }
-    const r: any = await c.client.callTool({ name: 'closeDiff', arguments: { filePath: 7 } as any }).catch((err: Error) => ({ isError: true, content: [{ type: 'text', text: err.message }] }));
+    const r: any = await c.client
+      .callTool({ name: 'closeDiff', arguments: { filePath: 7 } as any })
+      .catch((err: Error) => ({ isError: true, content: [{ type: 'text', text: err.message }] }));
     assert.equal(r.isError, true);
     await c.close();
   });
 
   test('an unknown tool answers an error, and the session goes on', async () => {
     const c = await connectClient(h.companion);
-    const r: any = await c.client.callTool({ name: 'rm -rf', arguments: {} }).catch((err: Error) => ({ isError: true, content: [{ type: 'text', text: err.message }] }));
+    const r: any = await c.client
+      .callTool({ name: 'rm -rf', arguments: {} })
+      .catch((err: Error) => ({ isError: true, content: [{ type: 'text', text: err.message }] }));
     assert.equal(r.isError, true);
     assert.ok((await c.client.listTools()).tools.length >= 3);
     await c.close();

@@ -67,7 +67,10 @@ test('context set before the CLI connects reaches its store once the stream open
   const client = await startIdeClient({ cwd: h.workspace, tmpdir: h.tmp, idePid: h.companion.idePid });
   try {
     assert.equal((await client.connect())['status'], 'connected');
-    await client.waitFor((e) => e.event === 'context' && e['source'] === 'push' && e['context']?.workspaceState?.openFiles?.length > 0, 'the first context push');
+    await client.waitFor(
+      (e) => e.event === 'context' && e['source'] === 'push' && e['context']?.workspaceState?.openFiles?.length > 0,
+      'the first context push',
+    );
     client.send({ cmd: 'getContext' });
     const got = await client.waitFor((e) => e.event === 'context' && e['source'] === 'get', 'ideContextStore.get()');
     const [active] = got['context'].workspaceState.openFiles;
@@ -106,7 +109,7 @@ test('context changed after the CLI connected is pushed into its store, newest f
   }
 });
 
-test('a diff accepted in the editor with the user\'s edits gives the CLI the edited text', { skip, timeout: 3 * TIMEOUT_MS }, async () => {
+test("a diff accepted in the editor with the user's edits gives the CLI the edited text", { skip, timeout: 3 * TIMEOUT_MS }, async () => {
   const { h, view, client, done } = await connectedPair();
   try {
     const file = writeWorkspaceFile(h, 'accept.txt', 'old\n');
@@ -243,8 +246,14 @@ test('two CLI sessions on one companion each get the outcome of their own diff',
     assert.deepEqual((await first.diffResult(a))['result'], { status: 'accepted', content: 'first, edited\n' });
     assert.equal((await second.diffResult(b))['result'].status, 'rejected');
     // Neither heard the other's outcome.
-    assert.equal(first.events.some((e) => e.event === 'diffResult' && e['filePath'] === b), false);
-    assert.equal(second.events.some((e) => e.event === 'diffResult' && e['filePath'] === a), false);
+    assert.equal(
+      first.events.some((e) => e.event === 'diffResult' && e['filePath'] === b),
+      false,
+    );
+    assert.equal(
+      second.events.some((e) => e.event === 'diffResult' && e['filePath'] === a),
+      false,
+    );
   } finally {
     await second.stop();
     await done();
@@ -279,7 +288,10 @@ test('when the companion stops, the real client goes Disconnected and clears its
     await client.waitFor((e) => e.event === 'context' && e['context']?.workspaceState?.openFiles?.[0]?.path === file, 'context before the stop');
     const seen = client.events.length;
     await h.companion.stop();
-    await client.waitFor((e) => client.events.indexOf(e) >= seen && e.event === 'status' && e['status'] === 'disconnected', 'the client to see the companion go');
+    await client.waitFor(
+      (e) => client.events.indexOf(e) >= seen && e.event === 'status' && e['status'] === 'disconnected',
+      'the client to see the companion go',
+    );
     client.send({ cmd: 'getContext' });
     const got = await client.waitFor((e) => client.events.indexOf(e) >= seen && e.event === 'context' && e['source'] === 'get', 'ideContextStore.get()');
     assert.equal(got['context'], null);

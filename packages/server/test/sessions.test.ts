@@ -20,7 +20,10 @@ test('context is pushed as soon as the GET stream opens, and on every change', a
     assert.equal(first.params.workspaceState.openFiles[0].path, a);
     h.companion.context.focus(b);
     const second = await waitFor(() => c.notifications.filter((n) => n.method === 'ide/contextUpdate')[1], 'second context');
-    assert.deepEqual(second.params.workspaceState.openFiles.map((f: any) => f.path), [b, a]);
+    assert.deepEqual(
+      second.params.workspaceState.openFiles.map((f: any) => f.path),
+      [b, a],
+    );
     await c.close();
   } finally {
     await h.cleanup();
@@ -74,17 +77,14 @@ test('an isolated event reaches the client without waiting on any timer', async 
   }
 });
 
-test('each session has its own McpServer: a second client does not hijack the first one\'s replies', async () => {
+test("each session has its own McpServer: a second client does not hijack the first one's replies", async () => {
   const view = new RecordingEditor();
   const h = await startCompanion({ editor: view });
   try {
     const a = await connectClient(h.companion);
     const b = await connectClient(h.companion);
     const f = path.join(h.workspace, 'first.txt');
-    const r = await Promise.race([
-      a.client.callTool({ name: 'openDiff', arguments: { filePath: f, newContent: 'x' } }),
-      sleep(5000).then(() => 'timeout'),
-    ]);
+    const r = await Promise.race([a.client.callTool({ name: 'openDiff', arguments: { filePath: f, newContent: 'x' } }), sleep(5000).then(() => 'timeout')]);
     assert.deepEqual(r, { content: [] });
     assert.equal(view.shown.at(-1)!.sessionId, a.transport.sessionId);
     assert.equal(h.companion.sessionList.length, 2);
@@ -173,7 +173,7 @@ test('an invalid notification is never sent, and the session stays up', async ()
   }
 });
 
-test('getActiveFile answers in the architecture doc\'s text format', async () => {
+test("getActiveFile answers in the architecture doc's text format", async () => {
   const h = await startCompanion();
   try {
     const c = await connectClient(h.companion);
@@ -240,7 +240,13 @@ test('the GET stream carries keep-alive comments, so an idle CLI connection is n
     const http = await import('node:http');
     const text = await new Promise<string>((resolve, reject) => {
       const req = http.request(
-        { host: '127.0.0.1', port: h.companion.port, path: '/mcp', method: 'GET', headers: { ...headers, Accept: 'text/event-stream', 'mcp-session-id': id, 'mcp-protocol-version': '2025-06-18' } },
+        {
+          host: '127.0.0.1',
+          port: h.companion.port,
+          path: '/mcp',
+          method: 'GET',
+          headers: { ...headers, Accept: 'text/event-stream', 'mcp-session-id': id, 'mcp-protocol-version': '2025-06-18' },
+        },
         (res) => {
           let data = '';
           res.on('data', (c) => (data += c));

@@ -114,7 +114,8 @@ export class Tmux {
       const screen = this.screen();
       if (typeof pattern === 'string' ? screen.includes(pattern) : pattern.test(screen)) return screen;
       if (/^Pane is dead/m.test(screen)) throw new Error(`the program exited before the screen showed ${String(pattern)}\n--- screen ---\n${screen}`);
-      if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for the screen to show ${String(pattern)}\n--- screen ---\n${screen}`);
+      if (Date.now() > deadline)
+        throw new Error(`timed out after ${timeoutMs} ms waiting for the screen to show ${String(pattern)}\n--- screen ---\n${screen}`);
       await sleep(100);
     }
   }

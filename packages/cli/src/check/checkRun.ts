@@ -91,9 +91,7 @@ export class CheckRun {
   }
 
   notificationsSince(at: number, filePath?: string): ReceivedNotification[] {
-    return this.notifications.filter(
-      (n) => n.at >= at && (filePath === undefined || (n.params as { filePath?: unknown } | undefined)?.filePath === filePath),
-    );
+    return this.notifications.filter((n) => n.at >= at && (filePath === undefined || (n.params as { filePath?: unknown } | undefined)?.filePath === filePath));
   }
 
   /** Closes every diff still open, every session, and removes the scratch dir. Never throws; idempotent. */

@@ -30,7 +30,10 @@ export async function checkFirstContextUpdate(run: CheckRun, session: CliLikeSes
   if (update) {
     run.record.pass('context.firstUpdate', `arrived ${Math.max(0, update.at - openedAt)} ms after the GET stream opened`);
   } else {
-    run.record.warn('context.firstUpdate', `none within ${run.timeouts.contextMs} ms of the GET stream opening: the CLI never asks, so it has no context until something changes`);
+    run.record.warn(
+      'context.firstUpdate',
+      `none within ${run.timeouts.contextMs} ms of the GET stream opening: the CLI never asks, so it has no context until something changes`,
+    );
   }
 }
 

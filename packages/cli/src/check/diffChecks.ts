@@ -162,9 +162,12 @@ export async function checkSessionIsolation(run: CheckRun, first: CliLikeSession
   if (!diffTools || !run.diffs || run.record.status('diff.open') === 'fail') {
     try {
       await first.client.listTools(undefined, { timeout: run.timeouts.requestMs });
-      run.record.pass('session.isolation', 'session A\'s tools/list answered after session B connected');
+      run.record.pass('session.isolation', "session A's tools/list answered after session B connected");
     } catch (err) {
-      run.record.fail('session.isolation', `session A's tools/list got no answer after session B connected (${describeCallError(err)}): one McpServer shared by all sessions?`);
+      run.record.fail(
+        'session.isolation',
+        `session A's tools/list got no answer after session B connected (${describeCallError(err)}): one McpServer shared by all sessions?`,
+      );
     }
     return;
   }
@@ -172,7 +175,7 @@ export async function checkSessionIsolation(run: CheckRun, first: CliLikeSession
   try {
     const result = await run.openDiff(first, file, labelled('session isolation\n'));
     if (result.isError) run.forgetDiff(file);
-    run.record.pass('session.isolation', 'session A\'s openDiff answered after session B connected');
+    run.record.pass('session.isolation', "session A's openDiff answered after session B connected");
   } catch (err) {
     // The diff stays in the run's ledger: cleanup closes it through any session that still answers.
     run.record.fail(

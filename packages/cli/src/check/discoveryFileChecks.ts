@@ -51,7 +51,8 @@ export function checkDiscoveryFile(input: DiscoveryFileCheckInput, record: Recor
   const content = json;
   const ideInfo = IdeInfoSchema.safeParse(content['ideInfo']);
   if (ideInfo.success) record.pass('discovery.ideInfo', `ideInfo names ${JSON.stringify(ideInfo.data.displayName)} (${ideInfo.data.name})`);
-  else if (content['ideInfo'] === undefined) record.fail('discovery.ideInfo', 'no ideInfo: the CLI refuses to connect from any terminal but VS Code, Sublime, Zed, Xcode or JetBrains');
+  else if (content['ideInfo'] === undefined)
+    record.fail('discovery.ideInfo', 'no ideInfo: the CLI refuses to connect from any terminal but VS Code, Sublime, Zed, Xcode or JetBrains');
   else record.fail('discovery.ideInfo', `ideInfo is invalid: ${issues(ideInfo.error)}`);
 
   if (fromName && typeof content['port'] === 'number') {
@@ -79,7 +80,8 @@ function checkWorkspacePath(value: unknown, record: Recorder): void {
     if (!path.isAbsolute(root)) problems.push(`${root} is not absolute`);
     else if (!isDirectory(root)) problems.push(`${root} is not an existing directory`);
   }
-  if (problems.length === 0) record.pass('discovery.workspacePath', `${roots.length} absolute root${roots.length === 1 ? '' : 's'} that exist${roots.length === 1 ? 's' : ''}`);
+  if (problems.length === 0)
+    record.pass('discovery.workspacePath', `${roots.length} absolute root${roots.length === 1 ? '' : 's'} that exist${roots.length === 1 ? 's' : ''}`);
   else record.fail('discovery.workspacePath', `${problems.join('; ')}: the CLI resolves roots against its own cwd and reports a directory mismatch`);
 }
 

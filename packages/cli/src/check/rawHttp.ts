@@ -29,29 +29,26 @@ export function rawRequest(req: RawRequest): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
     const headers: Record<string, string> = { Host: `${LOOPBACK_HOST}:${req.port}`, ...req.headers };
     if (req.body !== undefined) headers['Content-Length'] = String(Buffer.byteLength(req.body));
-    const request = http.request(
-      { host: LOOPBACK_HOST, port: req.port, method: req.method, path: MCP_ENDPOINT_PATH, headers, agent: false },
-      (res) => {
-        const status = res.statusCode ?? 0;
-        if (req.headersOnly) {
-          clearTimeout(timer);
-          resolve({ status, headers: res.headers, json: undefined });
-          res.destroy();
-          request.destroy();
-          return;
-        }
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => {
-          clearTimeout(timer);
-          resolve({ status, headers: res.headers, json: parseBody(Buffer.concat(chunks).toString('utf8'), res.headers['content-type']) });
-        });
-        res.on('error', (err) => {
-          clearTimeout(timer);
-          reject(err);
-        });
-      },
-    );
+    const request = http.request({ host: LOOPBACK_HOST, port: req.port, method: req.method, path: MCP_ENDPOINT_PATH, headers, agent: false }, (res) => {
+      const status = res.statusCode ?? 0;
+      if (req.headersOnly) {
+        clearTimeout(timer);
+        resolve({ status, headers: res.headers, json: undefined });
+        res.destroy();
+        request.destroy();
+        return;
+      }
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => {
+        clearTimeout(timer);
+        resolve({ status, headers: res.headers, json: parseBody(Buffer.concat(chunks).toString('utf8'), res.headers['content-type']) });
+      });
+      res.on('error', (err) => {
+        clearTimeout(timer);
+        reject(err);
+      });
+    });
     const timer = setTimeout(() => {
       request.destroy(new Error(`no answer within ${req.timeoutMs} ms`));
     }, req.timeoutMs);

@@ -23,7 +23,9 @@ export async function checkSecurity(run: CheckRun, session: CliLikeSession | und
     return;
   }
   const token = run.target.token;
-  const sameLengthRandom = randomBytes(Math.ceil(token.length / 2)).toString('hex').slice(0, token.length);
+  const sameLengthRandom = randomBytes(Math.ceil(token.length / 2))
+    .toString('hex')
+    .slice(0, token.length);
   await checkAuthVariants(run, 'security.auth.missing', [{ label: 'no Authorization header', header: undefined }]);
   await checkAuthVariants(run, 'security.auth.wrong', [
     { label: 'a random token of the same length', header: `Bearer ${sameLengthRandom === token ? `x${sameLengthRandom.slice(1)}` : sameLengthRandom}` },
@@ -166,7 +168,10 @@ async function checkCors(run: CheckRun, session: CliLikeSession, originResponses
   }
   const bad = seen.filter((s) => s.value.trim() === '*' || s.value.trim() === FOREIGN_ORIGIN);
   if (bad.length > 0) {
-    run.record.fail('security.cors', `Access-Control-Allow-Origin: ${bad[0]!.value} on ${[...new Set(bad.map((b) => b.where))].join(', ')}: browsers let any page read the answers`);
+    run.record.fail(
+      'security.cors',
+      `Access-Control-Allow-Origin: ${bad[0]!.value} on ${[...new Set(bad.map((b) => b.where))].join(', ')}: browsers let any page read the answers`,
+    );
   } else if (seen.length > 0) {
     run.record.pass('security.cors', `Access-Control-Allow-Origin only names ${[...new Set(seen.map((s) => s.value))].join(', ')}`);
   } else {
@@ -196,7 +201,10 @@ async function checkInterfaces(run: CheckRun): Promise<void> {
   const results = await Promise.all(addresses.map(async (a) => ({ address: a, ...(await canConnect(a, run.target.port, run.timeouts.connectMs)) })));
   const open = results.filter((r) => r.connected);
   if (open.length > 0) {
-    run.record.fail('security.interfaces', `port ${run.target.port} answers on ${open.map((r) => r.address).join(', ')}: other machines on the network can reach the companion`);
+    run.record.fail(
+      'security.interfaces',
+      `port ${run.target.port} answers on ${open.map((r) => r.address).join(', ')}: other machines on the network can reach the companion`,
+    );
   } else {
     run.record.pass('security.interfaces', `port ${run.target.port} closed on ${results.map((r) => `${r.address} (${r.detail})`).join(', ')}`);
   }

@@ -38,7 +38,8 @@ export async function checkBadInput(run: CheckRun): Promise<void> {
       timeoutMs,
     });
     if (res.status === 404) run.record.pass('session.unknownSession', describeRawResponse(res));
-    else if (res.status >= 400 && res.status < 500) run.record.warn('session.unknownSession', `${describeRawResponse(res)}; MCP asks for 404, which tells clients to start a new session`);
+    else if (res.status >= 400 && res.status < 500)
+      run.record.warn('session.unknownSession', `${describeRawResponse(res)}; MCP asks for 404, which tells clients to start a new session`);
     else run.record.fail('session.unknownSession', `${describeRawResponse(res)} for a session id that was never issued`);
   } catch (err) {
     run.record.fail('session.unknownSession', `no answer: ${errorMessage(err)}`);

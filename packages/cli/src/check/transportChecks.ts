@@ -33,11 +33,7 @@ export async function checkTransport(run: CheckRun): Promise<TransportOutcome> {
   } catch (err) {
     const status = err instanceof ConnectError ? err.status : undefined;
     const hint =
-      status === 401
-        ? target.tokenFrom === 'option'
-          ? ' (is --token right?)'
-          : ': the companion refuses the token from its own discovery file'
-        : '';
+      status === 401 ? (target.tokenFrom === 'option' ? ' (is --token right?)' : ': the companion refuses the token from its own discovery file') : '';
     record.fail('transport.initialize', `initialize failed: ${(err as Error).message}${hint}`);
     return { reachable: true, diffTools: false };
   }
@@ -45,7 +41,8 @@ export async function checkTransport(run: CheckRun): Promise<TransportOutcome> {
 
   const version = session.negotiatedVersion;
   if (version === CLI_PROTOCOL_VERSION) record.pass('transport.protocolVersion', `answered ${version}`);
-  else if (version && CLI_SUPPORTED_PROTOCOL_VERSIONS.includes(version)) record.warn('transport.protocolVersion', `answered ${version}; the CLI asks for ${CLI_PROTOCOL_VERSION}`);
+  else if (version && CLI_SUPPORTED_PROTOCOL_VERSIONS.includes(version))
+    record.warn('transport.protocolVersion', `answered ${version}; the CLI asks for ${CLI_PROTOCOL_VERSION}`);
   else record.fail('transport.protocolVersion', `answered ${version ?? 'no version'}, which the CLI's MCP SDK rejects`);
 
   if (await session.waitForStream(timeouts.contextMs)) {

@@ -95,9 +95,14 @@ async function examine(d: DiscoveryResult): Promise<Finding[]> {
   if (d.dirError) out.push({ ok: false, topic: 'discovery', text: d.dirError, advice: startAdvice });
   else if (d.files.length === 0) out.push({ ok: false, topic: 'discovery', text: `no discovery files in ${d.dir}`, advice: startAdvice });
   for (const f of d.files) {
-    const owner = f.ownerUid === undefined ? 'owner unknown' : f.ownedByUser ? `owned by you (uid ${f.ownerUid})` : `owned by uid ${f.ownerUid}, not you (uid ${uid})`;
+    const owner =
+      f.ownerUid === undefined ? 'owner unknown' : f.ownedByUser ? `owned by you (uid ${f.ownerUid})` : `owned by uid ${f.ownerUid}, not you (uid ${uid})`;
     const state = f.alive ? `PID ${f.pid} running` : `PID ${f.pid} not running (stale)`;
-    const ws = f.workspace ? (f.workspace.ok ? 'workspace contains this folder' : `workspace does not contain this folder (roots: ${f.workspace.roots.join(', ') || 'none'})`) : '';
+    const ws = f.workspace
+      ? f.workspace.ok
+        ? 'workspace contains this folder'
+        : `workspace does not contain this folder (roots: ${f.workspace.roots.join(', ') || 'none'})`
+      : '';
     const chosen = d.chosen === f ? ' ← the CLI picks this one' : '';
     const problems = [f.unusable, f.contractError ? `does not follow the contract (${f.contractError})` : undefined].filter(Boolean).join('; ');
     let advice: string | undefined;
@@ -114,7 +119,11 @@ async function examine(d: DiscoveryResult): Promise<Finding[]> {
   if (d.chosen) out.push({ ok: undefined, topic: 'choice', text: `chosen ${d.chosen.fileName}: ${d.chosenBecause}` });
 
   if (d.workspace.ok) {
-    out.push({ ok: true, topic: 'workspace', text: `${d.realCwd} is inside the IDE's workspace (roots: ${d.workspace.roots.join(', ')}; from ${d.workspaceSource === 'env' ? ENV.WORKSPACE_PATH : 'the discovery file'})` });
+    out.push({
+      ok: true,
+      topic: 'workspace',
+      text: `${d.realCwd} is inside the IDE's workspace (roots: ${d.workspace.roots.join(', ')}; from ${d.workspaceSource === 'env' ? ENV.WORKSPACE_PATH : 'the discovery file'})`,
+    });
   } else {
     out.push({
       ok: false,
@@ -131,7 +140,12 @@ async function examine(d: DiscoveryResult): Promise<Finding[]> {
   out.push(
     d.authToken
       ? { ok: true, topic: 'token', text: `auth token present (from ${d.tokenSource === 'env' ? ENV.AUTH_TOKEN : 'the discovery file'})` }
-      : { ok: d.chosen ? false : undefined, topic: 'token', text: `no auth token (none in the file, no ${ENV.AUTH_TOKEN})`, advice: d.chosen ? 'A companion without a token is refused by ours and accepted by few: restart the companion.' : undefined },
+      : {
+          ok: d.chosen ? false : undefined,
+          topic: 'token',
+          text: `no auth token (none in the file, no ${ENV.AUTH_TOKEN})`,
+          advice: d.chosen ? 'A companion without a token is refused by ours and accepted by few: restart the companion.' : undefined,
+        },
   );
   if (d.ide) {
     out.push({ ok: true, topic: 'ide detection', text: `the CLI will call the IDE "${d.ide.displayName}" (${d.ide.evidence})` });
@@ -157,13 +171,15 @@ async function examine(d: DiscoveryResult): Promise<Finding[]> {
 }
 
 function adviceForFailure(error: string, d: DiscoveryResult): string {
-  if (/401|403|Unauthorized|Forbidden/i.test(error)) return 'The token was refused: the discovery file may be left over from an earlier run of the companion; restart the IDE companion.';
+  if (/401|403|Unauthorized|Forbidden/i.test(error))
+    return 'The token was refused: the discovery file may be left over from an earlier run of the companion; restart the IDE companion.';
   if (/ECONNREFUSED|fetch failed/i.test(error)) {
     return d.host.host !== LOOPBACK_HOST
       ? `Nothing answered on ${d.host.host}: if the IDE runs in this container, run \`export REMOTE_CONTAINERS=1\` before gemini.`
       : 'Nothing listens on that port: the companion is not running (stale file); restart the IDE or its companion.';
   }
-  if (/ENOTFOUND|EAI_AGAIN/i.test(error)) return `${d.host.host} does not resolve here: if the IDE runs in this container, run \`export REMOTE_CONTAINERS=1\` before gemini.`;
+  if (/ENOTFOUND|EAI_AGAIN/i.test(error))
+    return `${d.host.host} does not resolve here: if the IDE runs in this container, run \`export REMOTE_CONTAINERS=1\` before gemini.`;
   if (/timed out/i.test(error)) return 'The companion did not answer in time: is the IDE frozen or the port taken by another program?';
   return 'See the error above; restart the IDE companion and run doctor again.';
 }

@@ -55,7 +55,10 @@ async function listInstallers(json: boolean): Promise<number> {
   else {
     lines.push('Installers:');
     for (const r of rows) {
-      const bits = [r.detected === undefined ? '' : r.detected ? 'editor found' : 'editor not found', r.installed === undefined ? '' : r.installed ? 'installed' : 'not installed'].filter(Boolean);
+      const bits = [
+        r.detected === undefined ? '' : r.detected ? 'editor found' : 'editor not found',
+        r.installed === undefined ? '' : r.installed ? 'installed' : 'not installed',
+      ].filter(Boolean);
       lines.push(`  ${r.id.padEnd(10)} ${r.displayName}${bits.length ? ` (${bits.join(', ')})` : ''}`);
     }
     lines.push('', 'Run: ide-companion install EDITOR');

@@ -43,7 +43,16 @@ export const listCommand: Command = {
         ]),
       ];
       const widths = table[0]!.map((_, i) => Math.max(...table.map((row) => row[i]!.length)));
-      print(table.map((row) => row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  ').trimEnd()).join('\n'));
+      print(
+        table
+          .map((row) =>
+            row
+              .map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]!)))
+              .join('  ')
+              .trimEnd(),
+          )
+          .join('\n'),
+      );
       return EXIT.OK;
     }),
 };

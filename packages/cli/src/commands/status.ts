@@ -32,7 +32,8 @@ export const statusCommand: Command = {
             text += `\n\nHow the companion was looked for:\n${report.reasons.map((r) => `  - ${r}`).join('\n')}`;
           }
           if (report.containerHint) text += `\n\nContainer: ${report.containerHint}`;
-          if (report.geminiCli) text += `\n\nNote: gemini itself would not connect here. It logs "${report.geminiCli.reason}" and /ide status shows: ${report.geminiCli.status}`;
+          if (report.geminiCli)
+            text += `\n\nNote: gemini itself would not connect here. It logs "${report.geminiCli.reason}" and /ide status shows: ${report.geminiCli.status}`;
           print(text);
         }
         return report.status === 'connected' ? EXIT.OK : EXIT.NO;

@@ -60,6 +60,13 @@ export type ActionResult<N extends EditorActionName> = z.infer<(typeof EDITOR_AC
 /** The actions every editor answers. */
 export const REQUIRED_ACTIONS = ['showDiff', 'diffText', 'closeDiff'] as const satisfies readonly EditorActionName[];
 /** The optional actions, each a capability an editor declares. */
-export const CAPABILITIES = ['openFile', 'getOpenEditors', 'getSelection', 'getDiagnostics', 'checkDocumentDirty', 'saveDocument'] as const satisfies readonly EditorActionName[];
+export const CAPABILITIES = [
+  'openFile',
+  'getOpenEditors',
+  'getSelection',
+  'getDiagnostics',
+  'checkDocumentDirty',
+  'saveDocument',
+] as const satisfies readonly EditorActionName[];
 export const CapabilitySchema = z.enum(CAPABILITIES);
 export type Capability = z.infer<typeof CapabilitySchema>;

@@ -26,7 +26,7 @@ function checkRequest(req: IncomingMessage, port: number, tokenMatches: (header:
   }
   const host = req.headers.host?.toLowerCase();
   if (host !== `127.0.0.1:${port}` && host !== `localhost:${port}`) {
-    return { status: 403, message: 'Forbidden: Host must be 127.0.0.1 or localhost with this server\'s port' };
+    return { status: 403, message: "Forbidden: Host must be 127.0.0.1 or localhost with this server's port" };
   }
   if (req.headers.origin !== undefined) {
     return { status: 403, message: 'Forbidden: requests with an Origin header are refused (browsers may not reach this server)' };
