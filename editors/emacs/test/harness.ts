@@ -8,8 +8,8 @@
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { parseDiscoveryFile, parseDiscoveryFileName, type DiscoveryFile, type IdeContext } from '@ide-companion/protocol';
-import { connectRecordingClient, makeTempDir, shellCommand, Tmux, waitFor, type RecordingClient as TestkitRecordingClient } from '@ide-companion/testkit';
+import { parseDiscoveryFile, parseDiscoveryFileName, type DiscoveryFile } from '@ide-companion/protocol';
+import { connectEditorClient, type EditorClient, makeTempDir, shellCommand, Tmux, waitFor } from '@ide-companion/testkit';
 import { PACKAGE_ROOT } from '../src/packageFiles.js';
 import { emacsclientPath, emacsPath } from './emacs.js';
 
@@ -172,37 +172,7 @@ export function discoveryFileOf(dir: string, pid: number): string | undefined {
   return fs.readdirSync(dir).find((name) => parseDiscoveryFileName(name)?.pid === pid);
 }
 
-export interface RecordingClient extends TestkitRecordingClient {
-  lastContext(): IdeContext | undefined;
-  waitForContext<T>(probe: (context: IdeContext) => T | undefined | false, what: string): Promise<T>;
-  waitForNotification(method: string, filter?: (params: any) => boolean): Promise<any>;
-}
+export type RecordingClient = EditorClient;
 
-/** A real MCP SDK client connected with what the discovery file says. */
-export async function connectFromDiscovery(discovery: DiscoveryFile): Promise<RecordingClient> {
-  const recording = await connectRecordingClient({ port: discovery.port, token: discovery.authToken });
-  const { notifications } = recording;
-  const lastContext = () => {
-    for (let i = notifications.length - 1; i >= 0; i--) {
-      if (notifications[i]!.method === 'ide/contextUpdate') return notifications[i]!.params as IdeContext;
-    }
-    return undefined;
-  };
-  return {
-    ...recording,
-    lastContext,
-    waitForContext: (probe, what) =>
-      waitFor(
-        () => {
-          const context = lastContext();
-          return context ? probe(context) : undefined;
-        },
-        what,
-        TIMEOUT,
-      ).catch((err: Error) => {
-        throw new Error(`${err.message}; last context: ${JSON.stringify(lastContext())}`);
-      }),
-    waitForNotification: (method, filter = () => true) =>
-      waitFor(() => notifications.find((n) => n.method === method && filter(n.params))?.params, method, TIMEOUT),
-  };
-}
+/** A real MCP SDK client connected with what the discovery file says (testkit's, with this harness's timeout). */
+export const connectFromDiscovery = (discovery: DiscoveryFile): Promise<RecordingClient> => connectEditorClient(discovery, TIMEOUT);

@@ -9,7 +9,7 @@ import * as net from 'node:net';
 import * as path from 'node:path';
 import { attach, type NeovimClient } from 'neovim';
 import { parseDiscoveryFile, parseDiscoveryFileName, type DiscoveryFile, type IdeContext } from '@ide-companion/protocol';
-import { connectRecordingClient, makeTempDir, waitFor, which, type RecordingClient as TestkitRecordingClient } from '@ide-companion/testkit';
+import { connectEditorClient, type EditorClient, makeTempDir, waitFor, which } from '@ide-companion/testkit';
 import { PLUGIN_ROOT } from '../src/pluginFiles.js';
 
 /** IDE_COMPANION_NVIM picks another Neovim (a version matrix); default `nvim` on PATH. */
@@ -172,40 +172,10 @@ export async function startNeovim(options: StartOptions = {}): Promise<NeovimSes
   return session;
 }
 
-export interface RecordingClient extends TestkitRecordingClient {
-  /** The newest ide/contextUpdate payload. */
-  lastContext(): IdeContext | undefined;
-  /** Waits for a context update for which `probe` returns a value. */
-  waitForContext<T>(probe: (context: IdeContext) => T | undefined | false, what: string): Promise<T>;
-  waitForNotification(method: string, filter?: (params: any) => boolean): Promise<any>;
-}
+export type RecordingClient = EditorClient;
 
-/** A real MCP SDK client (testkit's recording client) connected with what the discovery file says. */
-export async function connectFromDiscovery(discovery: DiscoveryFile): Promise<RecordingClient> {
-  const recording = await connectRecordingClient({ port: discovery.port, token: discovery.authToken });
-  const { notifications } = recording;
-  const lastContext = () => {
-    for (let i = notifications.length - 1; i >= 0; i--) {
-      if (notifications[i]!.method === 'ide/contextUpdate') return notifications[i]!.params as IdeContext;
-    }
-    return undefined;
-  };
-  return {
-    ...recording,
-    lastContext,
-    waitForContext: (probe, what) =>
-      waitFor(
-        () => {
-          const context = lastContext();
-          return context ? probe(context) : undefined;
-        },
-        what,
-        TIMEOUT,
-      ),
-    waitForNotification: (method, filter = () => true) =>
-      waitFor(() => notifications.find((n) => n.method === method && filter(n.params))?.params, method, TIMEOUT),
-  };
-}
+/** A real MCP SDK client connected with what the discovery file says (testkit's, with this harness's timeout). */
+export const connectFromDiscovery = (discovery: DiscoveryFile): Promise<RecordingClient> => connectEditorClient(discovery, TIMEOUT);
 
 /** Starts Neovim, waits for its companion, and connects one client. */
 export async function startWithClient(options: StartOptions = {}): Promise<{ s: NeovimSession; c: RecordingClient; discovery: DiscoveryFile }> {

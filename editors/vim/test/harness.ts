@@ -9,17 +9,7 @@ import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
 import { parseDiscoveryFile, parseDiscoveryFileName, type DiscoveryFile, type IdeContext } from '@ide-companion/protocol';
-import {
-  connectRecordingClient,
-  makeTempDir,
-  shellCommand,
-  skipUnless,
-  Tmux,
-  waitFor,
-  which,
-  processRunning,
-  type RecordingClient as TestkitRecordingClient,
-} from '@ide-companion/testkit';
+import { connectEditorClient, type EditorClient, makeTempDir, shellCommand, skipUnless, Tmux, waitFor, which, processRunning } from '@ide-companion/testkit';
 import { BRIDGE_HOST_PATH } from '@ide-companion/jsonlines';
 import { PLUGIN_ROOT } from '../src/pluginFiles.js';
 
@@ -272,42 +262,10 @@ export async function startVim(options: StartOptions = {}): Promise<VimSession> 
   return session;
 }
 
-export interface RecordingClient extends TestkitRecordingClient {
-  /** The newest ide/contextUpdate payload. */
-  lastContext(): IdeContext | undefined;
-  /** Waits for a context update for which `probe` returns a value. */
-  waitForContext<T>(probe: (context: IdeContext) => T | undefined | false, what: string): Promise<T>;
-  waitForNotification(method: string, filter?: (params: any) => boolean): Promise<any>;
-}
+export type RecordingClient = EditorClient;
 
-/** A real MCP SDK client (testkit's recording client) connected with what the discovery file says. */
-export async function connectFromDiscovery(discovery: DiscoveryFile): Promise<RecordingClient> {
-  const recording = await connectRecordingClient({ port: discovery.port, token: discovery.authToken });
-  const { notifications } = recording;
-  const lastContext = () => {
-    for (let i = notifications.length - 1; i >= 0; i--) {
-      if (notifications[i]!.method === 'ide/contextUpdate') return notifications[i]!.params as IdeContext;
-    }
-    return undefined;
-  };
-  return {
-    ...recording,
-    lastContext,
-    waitForContext: (probe, what) =>
-      waitFor(
-        () => {
-          const context = lastContext();
-          return context ? probe(context) || undefined : undefined;
-        },
-        what,
-        TIMEOUT,
-      ).catch((err: Error) => {
-        throw new Error(`${err.message}; last context: ${JSON.stringify(lastContext())}`);
-      }),
-    waitForNotification: (method, filter) =>
-      waitFor(() => notifications.find((n) => n.method === method && (!filter || filter(n.params)))?.params, method, TIMEOUT),
-  };
-}
+/** A real MCP SDK client connected with what the discovery file says (testkit's, with this harness's timeout). */
+export const connectFromDiscovery = (discovery: DiscoveryFile): Promise<RecordingClient> => connectEditorClient(discovery, TIMEOUT);
 
 /** Starts Vim, waits for its companion, and connects one client. */
 export async function startWithClient(options: StartOptions = {}): Promise<{ s: VimSession; c: RecordingClient; discovery: DiscoveryFile }> {

@@ -10,3 +10,4 @@ export * from './realIdeClient.js';
 export * from './runNode.js';
 export * from './bundle.js';
 export * from './processes.js';
+export * from './editorClient.js';

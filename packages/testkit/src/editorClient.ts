@@ -1,0 +1,44 @@
+/**
+ * The CLI's side in an editor end's tests: testkit's recording MCP client,
+ * connected with what the editor's discovery file says, plus waits on the
+ * context and notifications it receives. One for every editor's harness.
+ */
+import { ContextUpdateNotification, type DiscoveryFile, type IdeContext } from '@ide-companion/protocol';
+import { connectRecordingClient, type RecordingClient } from './mcpClient.js';
+import { waitFor } from './wait.js';
+
+export interface EditorClient extends RecordingClient {
+  /** The newest ide/contextUpdate payload. */
+  lastContext(): IdeContext | undefined;
+  /** Waits for a context update for which `probe` returns a value; the error shows the last context seen. */
+  waitForContext<T>(probe: (context: IdeContext) => T | undefined | false, what: string): Promise<T>;
+  waitForNotification(method: string, filter?: (params: any) => boolean): Promise<any>;
+}
+
+export async function connectEditorClient(discovery: DiscoveryFile, timeoutMs: number): Promise<EditorClient> {
+  const recording = await connectRecordingClient({ port: discovery.port, token: discovery.authToken });
+  const { notifications } = recording;
+  const lastContext = () => {
+    for (let i = notifications.length - 1; i >= 0; i--) {
+      if (notifications[i]!.method === ContextUpdateNotification.method) return notifications[i]!.params as IdeContext;
+    }
+    return undefined;
+  };
+  return {
+    ...recording,
+    lastContext,
+    waitForContext: (probe, what) =>
+      waitFor(
+        () => {
+          const context = lastContext();
+          return context ? probe(context) : undefined;
+        },
+        what,
+        timeoutMs,
+      ).catch((err: Error) => {
+        throw new Error(`${err.message}; last context: ${JSON.stringify(lastContext())}`);
+      }),
+    waitForNotification: (method, filter = () => true) =>
+      waitFor(() => notifications.find((n) => n.method === method && filter(n.params))?.params, method, timeoutMs),
+  };
+}
