@@ -9,7 +9,7 @@ import * as net from 'node:net';
 import * as path from 'node:path';
 import { attach, type NeovimClient } from 'neovim';
 import { parseDiscoveryFile, parseDiscoveryFileName, type DiscoveryFile, type IdeContext } from '@ide-companion/protocol';
-import { connectEditorClient, type EditorClient, makeTempDir, waitFor, which } from '@ide-companion/testkit';
+import { connectEditorClient, openFiles, startEditorWithClient, type EditorClient, makeTempDir, waitFor, which } from '@ide-companion/testkit';
 import { PLUGIN_ROOT } from '../src/pluginFiles.js';
 
 /** IDE_COMPANION_NVIM picks another Neovim (a version matrix); default `nvim` on PATH. */
@@ -178,21 +178,9 @@ export type RecordingClient = EditorClient;
 export const connectFromDiscovery = (discovery: DiscoveryFile): Promise<RecordingClient> => connectEditorClient(discovery, TIMEOUT);
 
 /** Starts Neovim, waits for its companion, and connects one client. */
-export async function startWithClient(options: StartOptions = {}): Promise<{ s: NeovimSession; c: RecordingClient; discovery: DiscoveryFile }> {
-  const s = await startNeovim(options);
-  try {
-    const { content } = await s.discovery();
-    const c = await connectFromDiscovery(content);
-    return { s, c, discovery: content };
-  } catch (err) {
-    await s.close();
-    throw err;
-  }
-}
+export const startWithClient = (options: StartOptions = {}) => startEditorWithClient(() => startNeovim(options), TIMEOUT);
 
-export function openFiles(context: IdeContext) {
-  return context.workspaceState?.openFiles ?? [];
-}
+export { openFiles };
 
 /** The proposal buffer of the diff open for `filePath`, once it is shown. */
 export async function waitForDiff(s: NeovimSession, filePath: string): Promise<{ id: string; proposal: number; original: number }> {

@@ -9,7 +9,19 @@ import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
 import { parseDiscoveryFile, parseDiscoveryFileName, type DiscoveryFile, type IdeContext } from '@ide-companion/protocol';
-import { connectEditorClient, type EditorClient, makeTempDir, shellCommand, skipUnless, Tmux, waitFor, which, processRunning } from '@ide-companion/testkit';
+import {
+  connectEditorClient,
+  openFiles,
+  startEditorWithClient,
+  type EditorClient,
+  makeTempDir,
+  shellCommand,
+  skipUnless,
+  Tmux,
+  waitFor,
+  which,
+  processRunning,
+} from '@ide-companion/testkit';
 import { BRIDGE_HOST_PATH } from '@ide-companion/jsonlines';
 import { PLUGIN_ROOT } from '../src/pluginFiles.js';
 
@@ -268,21 +280,9 @@ export type RecordingClient = EditorClient;
 export const connectFromDiscovery = (discovery: DiscoveryFile): Promise<RecordingClient> => connectEditorClient(discovery, TIMEOUT);
 
 /** Starts Vim, waits for its companion, and connects one client. */
-export async function startWithClient(options: StartOptions = {}): Promise<{ s: VimSession; c: RecordingClient; discovery: DiscoveryFile }> {
-  const s = await startVim(options);
-  try {
-    const { content } = await s.discovery();
-    const c = await connectFromDiscovery(content);
-    return { s, c, discovery: content };
-  } catch (err) {
-    await s.close();
-    throw err;
-  }
-}
+export const startWithClient = (options: StartOptions = {}) => startEditorWithClient(() => startVim(options), TIMEOUT);
 
-export function openFiles(context: IdeContext) {
-  return context.workspaceState?.openFiles ?? [];
-}
+export { openFiles };
 
 export interface ShownDiff {
   id: string;

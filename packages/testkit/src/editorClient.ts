@@ -42,3 +42,30 @@ export async function connectEditorClient(discovery: DiscoveryFile, timeoutMs: n
       waitFor(() => notifications.find((n) => n.method === method && filter(n.params))?.params, method, timeoutMs),
   };
 }
+
+/** What an editor harness's session gives: its discovery file once the companion runs, and a way to end it. */
+export interface EditorSession {
+  discovery(): Promise<{ content: DiscoveryFile }>;
+  close(): Promise<void>;
+}
+
+/** Starts an editor session, waits for its companion and connects one client; the session is closed if that fails. */
+export async function startEditorWithClient<S extends EditorSession>(
+  start: () => Promise<S>,
+  timeoutMs: number,
+): Promise<{ s: S; c: EditorClient; discovery: DiscoveryFile }> {
+  const s = await start();
+  try {
+    const { content } = await s.discovery();
+    const c = await connectEditorClient(content, timeoutMs);
+    return { s, c, discovery: content };
+  } catch (err) {
+    await s.close();
+    throw err;
+  }
+}
+
+/** The open files of a context update (none when absent). */
+export function openFiles(context: IdeContext) {
+  return context.workspaceState?.openFiles ?? [];
+}
