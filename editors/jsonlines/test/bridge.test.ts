@@ -9,7 +9,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as readline from 'node:readline';
 import { after, before, describe, test } from 'node:test';
-import { containerHint } from '@ide-companion/protocol';
+import { CONTAINER_ENV, CONTAINER_MARKER_FILES } from '@ide-companion/protocol';
 import { connectRecordingClient, makeTempDir, repoRoot, waitFor, type RecordingClient } from '@ide-companion/testkit';
 
 const bin = path.join(repoRoot, 'packages', 'cli', 'bin', 'ide-companion.js');
@@ -46,7 +46,9 @@ describe('ide-companion bridge (JSON lines)', () => {
 
   before(async () => {
     tmp = makeTempDir();
-    editor = new ScriptedEditor(['--name', 'scripted', '--display-name', 'Scripted Editor', '--workspace', tmp.path], { ...process.env, TMPDIR: tmp.path });
+    const env: NodeJS.ProcessEnv = { ...process.env, TMPDIR: tmp.path };
+    for (const name of Object.values(CONTAINER_ENV)) delete env[name];
+    editor = new ScriptedEditor(['--name', 'scripted', '--display-name', 'Scripted Editor', '--workspace', tmp.path], env);
     editor.send({ type: 'focus', path: file('early.txt') });
     await waitFor(() => editor.errors().length === 1, 'error before hello');
     assert.match(editor.errors()[0]!, /first line must be \{"type":"hello"/);
@@ -65,8 +67,9 @@ describe('ide-companion bridge (JSON lines)', () => {
     assert.match(ready.discoveryFile, new RegExp(`gemini-ide-server-${process.pid}-${ready.port}\\.json$`));
     assert.deepEqual(ready.capabilities, ['openFile', 'getDiagnostics']);
     assert.equal(ready.workspacePath, fs.realpathSync(tmp.path));
-    // In a container where gemini would dial host.docker.internal, the editor is told what to export.
-    assert.equal(ready.containerHint, containerHint(process.env, fs.existsSync));
+    // In a container where gemini would dial host.docker.internal (the host runs without the variables that avoid it), the editor is told what to export.
+    if (CONTAINER_MARKER_FILES.some((f) => fs.existsSync(f))) assert.match(ready.containerHint, /export REMOTE_CONTAINERS=1/);
+    else assert.equal(ready.containerHint, undefined);
     const discovery = JSON.parse(fs.readFileSync(ready.discoveryFile, 'utf8'));
     assert.deepEqual(discovery.ideInfo, { name: 'scripted', displayName: 'Scripted Editor' });
   });
