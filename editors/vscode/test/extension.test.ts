@@ -343,7 +343,16 @@ describe('VS Code extension in code-server', { skip, timeout: 10 * 60_000 }, () 
     fs.writeFileSync(workspaceFile, JSON.stringify({ folders: [{ path: ws }, { path: other }] }));
     const multi = await cs.openWindow(workspaceFile);
     try {
-      const api = await multi.api();
+      // Flaked once in CI: the window's companion can start before VS Code hands it the folders, so its
+      // workspacePath was briefly '' when read at once. Wait for the roots (the assertion stays exact).
+      const api = await waitFor(
+        async () => {
+          const a = await multi.api();
+          return a.workspacePath !== '' ? a : undefined;
+        },
+        'the workspace folders',
+        30_000,
+      );
       assert.equal(api.workspacePath, [ws, other].join(path.delimiter));
       assert.equal(discoveryOf(api.discoveryFile).workspacePath, api.workspacePath);
       const out = path.join(cs.dir, 'run-cwd.txt');
