@@ -9,7 +9,7 @@ import * as path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { z } from 'zod';
+import * as z from 'zod';
 import { startTestCompanion } from '@ide-companion/server/testing';
 import { makeTempDir as makeTestkitTempDir } from '@ide-companion/testkit';
 

@@ -14,7 +14,7 @@
  * request has a timeout, so a slow or dead script never hangs a tool call.
  */
 import * as readline from 'node:readline';
-import { z } from 'zod';
+import * as z from 'zod';
 import {
   COMPANION_VERSION,
   EditorEventError,

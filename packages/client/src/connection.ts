@@ -17,7 +17,7 @@ import {
   OpenDiffTool,
   type CompanionNotification,
 } from '@ide-companion/protocol';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { ConnectionTarget } from './discovery.js';
 import { VERSION } from './version.js';
 import { createTransport, describeTarget, HTTP_CLIENT_NAME, STDIO_CLIENT_NAME } from './transport.js';

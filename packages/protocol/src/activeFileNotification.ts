@@ -3,7 +3,7 @@
  * companion we know sends it and the real CLI ignores it; clients (ours)
  * accept it from a future companion.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { notificationType } from './message.js';
 
 export const ActiveFileNotificationParamsSchema = z.object({

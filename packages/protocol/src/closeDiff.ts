@@ -7,7 +7,7 @@
  * `{"content": "..."}`. Raw text fails its parse and the user's edits are lost,
  * so the JSON form is the contract here (docs/divergences.md).
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { toolType } from './message.js';
 
 export const CloseDiffArgumentsSchema = z.object({

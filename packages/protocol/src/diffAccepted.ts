@@ -1,5 +1,5 @@
 /** `ide/diffAccepted`: companion -> CLI, the user accepted a diff; `content` is the final text. */
-import { z } from 'zod';
+import * as z from 'zod';
 import { notificationType } from './message.js';
 
 export const DiffAcceptedParamsSchema = z.object({

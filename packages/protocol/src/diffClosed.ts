@@ -2,7 +2,7 @@
  * `ide/diffClosed`: legacy companion -> CLI notification, taken by the CLI as a
  * rejection. Companions should send `ide/diffRejected`; clients accept both.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { notificationType } from './message.js';
 
 export const DiffClosedParamsSchema = z.object({

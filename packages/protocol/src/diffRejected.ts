@@ -1,5 +1,5 @@
 /** `ide/diffRejected`: companion -> CLI, the user rejected a diff. */
-import { z } from 'zod';
+import * as z from 'zod';
 import { notificationType } from './message.js';
 
 export const DiffRejectedParamsSchema = z.object({

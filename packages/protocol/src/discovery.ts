@@ -2,7 +2,7 @@
  * The discovery file: `os.tmpdir()/gemini/ide/gemini-ide-server-${PID}-${PORT}.json`.
  * Pure helpers only: callers pass in the temp dir and the path module.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 
 export const IdeInfoSchema = z.object({
   /** Short lowercase identifier, e.g. `neovim`. */

@@ -1,5 +1,5 @@
 /** Shapes shared by the editor actions and the tools built on them. */
-import { z } from 'zod';
+import * as z from 'zod';
 import { CursorSchema } from './ideContext.js';
 
 export const AbsolutePathSchema = z

@@ -3,7 +3,7 @@
  * linters). Needs the editor's `getDiagnostics` capability. The companion
  * filters by severity and bounds the answer; the editor only lists.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { AbsolutePathSchema, RangeSchema } from './editorTypes.js';
 import { toolType } from './message.js';
 

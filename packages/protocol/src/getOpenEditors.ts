@@ -1,5 +1,5 @@
 /** `getOpenEditors`: the files open in the editor. Needs the editor's `getOpenEditors` capability. */
-import { z } from 'zod';
+import * as z from 'zod';
 import { toolType } from './message.js';
 
 export const OpenEditorSchema = z.object({

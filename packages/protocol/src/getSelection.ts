@@ -1,5 +1,5 @@
 /** `getSelection`: the text the user has selected. Needs the editor's `getSelection` capability. */
-import { z } from 'zod';
+import * as z from 'zod';
 import { PositionSchema } from './editorTypes.js';
 import { toolType } from './message.js';
 

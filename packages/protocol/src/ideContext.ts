@@ -1,5 +1,5 @@
 /** `IdeContext` and `File`: the payload of `ide/contextUpdate`. */
-import { z } from 'zod';
+import * as z from 'zod';
 
 export const CursorSchema = z.object({
   /** 1-based line. */

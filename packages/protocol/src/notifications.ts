@@ -2,7 +2,7 @@
  * Every notification a companion sends, and the check that runs before each
  * is sent: one the CLI's schema rejects disconnects it (interop-notes.md).
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { ContextUpdateNotification } from './contextUpdate.js';
 import { DiffAcceptedNotification } from './diffAccepted.js';
 import { DiffClosedNotification } from './diffClosed.js';

@@ -3,7 +3,7 @@
  * `newContent` (the whole new file, never a patch). Answers `content: []` at
  * once; the outcome follows as `ide/diffAccepted` or `ide/diffRejected`.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { toolType } from './message.js';
 
 export const OpenDiffArgumentsSchema = z.object({

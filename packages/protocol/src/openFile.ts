@@ -1,5 +1,5 @@
 /** `openFile`: shows a file in the editor at a line and column. Needs the editor's `openFile` capability. */
-import { z } from 'zod';
+import * as z from 'zod';
 import { AbsolutePathSchema } from './editorTypes.js';
 import { toolType } from './message.js';
 

@@ -1,5 +1,5 @@
 /** `saveDocument`: saves a file's unsaved changes in the editor. Needs the editor's `saveDocument` capability. */
-import { z } from 'zod';
+import * as z from 'zod';
 import { AbsolutePathSchema } from './editorTypes.js';
 import { toolType } from './message.js';
 

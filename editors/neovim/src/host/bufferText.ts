@@ -7,7 +7,7 @@
  * unedited buffer gives back exactly the text it started from, and an edited
  * buffer gives what `:w` would have written.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 
 export type FileFormat = 'unix' | 'dos' | 'mac';
 

@@ -5,7 +5,7 @@
  * into the vocabulary's `diffAccepted` here, at the boundary, because only the
  * host can rebuild the exact bytes `:w` would write (bufferText.ts).
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { HelloSchema, type EditorEvent, type Hello } from '@ide-companion/protocol';
 import { EditorEventError, parseEditorEvent } from '@ide-companion/server';
 import { BufferStateSchema, textFromBuffer } from './bufferText.js';

@@ -1,7 +1,7 @@
 /** The discovery file: name, place, content, permissions, PID (spec §I.2, interop-notes). */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { readDiscoveryFile, type DiscoveryFileRead } from '@ide-companion/client';
 import { DiscoveryFileSchema, IdeInfoSchema, parseDiscoveryFileName, splitWorkspacePath } from '@ide-companion/protocol';
 import { isProcessAlive } from '@ide-companion/server';

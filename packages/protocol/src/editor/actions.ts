@@ -5,7 +5,7 @@
  * those. Params and results are the tools' own schemas, defined once in
  * their modules.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { CheckDocumentDirtyParamsSchema, CheckDocumentDirtyResultSchema } from '../checkDocumentDirty.js';
 import { EditorDiagnosticsSchema, GetDiagnosticsParamsSchema } from '../getDiagnostics.js';
 import { GetOpenEditorsParamsSchema, GetOpenEditorsResultSchema } from '../getOpenEditors.js';

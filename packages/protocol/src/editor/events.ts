@@ -4,7 +4,7 @@
  * the Neovim host and the JSON-lines bridge; the server applies an event with
  * `applyEditorEvent`.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { AbsolutePathSchema } from '../editorTypes.js';
 import { CursorSchema } from '../ideContext.js';
 

@@ -3,7 +3,7 @@
  * editor vocabulary, one JSON object per line, plus a handshake and
  * request/response framing for actions.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { AbsolutePathSchema } from '../editorTypes.js';
 import { IdeInfoSchema } from '../discovery.js';
 import { CapabilitySchema, type EditorActionName, type ActionParams } from './actions.js';

@@ -3,7 +3,7 @@
  * (a slow or dead editor fails the call with a clear error, never hangs it),
  * and the editor's answer checked against the action's result schema.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { EDITOR_ACTIONS, type ActionParams, type ActionResult, type Capability } from '@ide-companion/protocol';
 import type { ToolEnvironment } from './toolDefinition.js';
 
