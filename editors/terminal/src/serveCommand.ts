@@ -92,18 +92,18 @@ async function run(argv: string[]): Promise<number> {
       editors: (companion!.context.snapshot().workspaceState?.openFiles ?? []).map((f) => ({ path: f.path, isActive: f.isActive === true })),
     }),
   };
-  companion = new Companion({ ideInfo: SERVE_IDE_INFO, workspaceRoots: roots, editor, logger });
   const watcher = new WorkspaceWatcher(roots, report, (filePath) => event({ event: 'saved', filePath }));
+  // The discovery file does not wait for git or the watcher (seconds in a large
+  // work tree); a CLI that connects meanwhile gets the seeded context first.
+  companion = new Companion({ ideInfo: SERVE_IDE_INFO, workspaceRoots: roots, editor, logger, contextSeed: watcher.seed() });
 
-  try {
-    // The context is seeded before the discovery file exists: a CLI that connects at once sees it.
-    await watcher.start();
-    await companion.start();
-  } catch (err) {
+  const started = await Promise.allSettled([companion.start(), watcher.watch()]);
+  const failed = started.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (failed) {
     await watcher.stop();
     await companion.stop();
     review.dispose();
-    throw err;
+    throw failed.reason;
   }
 
   let lastStatus = '';

@@ -83,8 +83,19 @@ export class WorkspaceWatcher {
     this.ignores = roots.map((r) => new GitIgnored(r));
   }
 
-  async start(): Promise<void> {
-    await Promise.all(this.ignores.map((i) => i.refresh()));
+  private seeding: Promise<void> | undefined;
+
+  /**
+   * Seeds the context (below) once; `watch()` waits for it too, since both
+   * need the git-ignored paths. serve lets the companion start meanwhile.
+   */
+  seed(): Promise<void> {
+    this.seeding ??= Promise.all(this.ignores.map((i) => i.refresh())).then(() => this.seedFromGit());
+    return this.seeding;
+  }
+
+  /** Reports saves and deletions from now on; resolves when the watcher is ready. */
+  async watch(): Promise<void> {
     await this.seed();
     this.watcher = chokidar.watch([...this.roots], {
       ignoreInitial: true,
@@ -104,7 +115,7 @@ export class WorkspaceWatcher {
    * clone or checkout those name files nobody touched (lockfile, tsconfig).
    * A clean work tree, or a folder outside git, starts empty.
    */
-  private async seed(): Promise<void> {
+  private async seedFromGit(): Promise<void> {
     const candidates: Array<[string, number]> = [];
     for (const root of this.roots) {
       const changed = await uncommittedFiles(root);

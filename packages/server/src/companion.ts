@@ -45,6 +45,8 @@ export const DEFAULT_SESSION_GRACE_MS = 30_000;
 export const DEFAULT_STREAM_GRACE_MS = 2_000;
 export const DEFAULT_MAX_SESSIONS = 64;
 export const DEFAULT_KEEP_ALIVE_MS = 15_000;
+/** How long a session's first ide/contextUpdate waits for `contextSeed` at most. */
+export const CONTEXT_SEED_WAIT_MS = 1_000;
 
 export interface CompanionOptions {
   /** Name and display name: `/ide status` shows the display name. */
@@ -60,6 +62,13 @@ export interface CompanionOptions {
    */
   editor?: EditorActions;
   logger?: Logger;
+  /**
+   * A context seed still under way when `start()` is called (serve's git
+   * status): the discovery file need not wait for it, and a session whose
+   * stream opens meanwhile gets its first ide/contextUpdate once the seed is
+   * in (at most CONTEXT_SEED_WAIT_MS later), not an empty one first.
+   */
+  contextSeed?: Promise<unknown>;
   /** Workspace trust as the editor reports it; omitted from context when undefined. */
   trusted?: boolean;
   context?: ContextTrackerOptions;
@@ -101,6 +110,8 @@ export class Companion {
   private startPromise: Promise<void> | undefined;
   private stopPromise: Promise<void> | undefined;
   private cachedTerminalEnv: TerminalEnv | undefined;
+  /** Settles when the context seed is in or CONTEXT_SEED_WAIT_MS passed; undefined after. */
+  private seedPending: Promise<void> | undefined;
 
   constructor(private readonly options: CompanionOptions) {
     this.ideInfo = IdeInfoSchema.parse(options.ideInfo);
@@ -111,6 +122,7 @@ export class Companion {
     this.context = new ContextTracker(options.context);
     if (options.workspaceRoots) this.context.setRoots(options.workspaceRoots);
     if (options.trusted !== undefined) this.context.setTrusted(options.trusted);
+    if (options.contextSeed) this.seedPending = this.boundSeed(options.contextSeed);
     this.sessions = new SessionRegistry({
       graceMs: options.sessionGraceMs ?? DEFAULT_SESSION_GRACE_MS,
       streamGraceMs: options.streamGraceMs ?? DEFAULT_STREAM_GRACE_MS,
@@ -119,7 +131,9 @@ export class Companion {
       logger: this.logger,
       createServer: () => this.createMcpServer(),
       onStreamOpen: (id) => {
-        this.sessions.notify(id, { method: ContextUpdateNotification.method, params: this.context.snapshot() });
+        const send = () => this.sessions.notify(id, { method: ContextUpdateNotification.method, params: this.context.snapshot() });
+        if (this.seedPending) void this.seedPending.then(send);
+        else send();
       },
       onSessionClosed: (id) => void this.diffs.sessionClosed(id),
       onSessionsChanged: () => this.emitSessions(),
@@ -286,6 +300,22 @@ export class Companion {
       editorTimeoutMs: this.options.editorTimeoutMs,
     });
     return server;
+  }
+
+  private boundSeed(seed: Promise<unknown>): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const waited = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, CONTEXT_SEED_WAIT_MS);
+      timer.unref();
+    });
+    const settled = seed.then(
+      () => undefined,
+      (err: unknown) => this.logger.warn('the context seed failed', { error: describeError(err) }),
+    );
+    return Promise.race([settled, waited]).then(() => {
+      clearTimeout(timer);
+      this.seedPending = undefined;
+    });
   }
 
   private emitSessions(): void {

@@ -5,6 +5,7 @@ export {
   DEFAULT_SESSION_GRACE_MS,
   DEFAULT_STREAM_GRACE_MS,
   DEFAULT_MAX_SESSIONS,
+  CONTEXT_SEED_WAIT_MS,
   type CompanionOptions,
 } from './companion.js';
 export { ContextTracker, truncateSelectedText, type ContextTrackerOptions, type FocusDetails } from './contextTracker.js';

@@ -4,7 +4,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
 import { sleep, waitFor } from '@ide-companion/testkit';
-import { realScheduler, type Scheduler } from '../src/index.js';
+import { CONTEXT_SEED_WAIT_MS, realScheduler, type Scheduler } from '../src/index.js';
 import { connectClient, INIT_BODY, mcpHeaders, rawRequest, RecordingEditor, startCompanion } from './helpers.js';
 
 test('context is pushed as soon as the GET stream opens, and on every change', async () => {
@@ -24,6 +24,40 @@ test('context is pushed as soon as the GET stream opens, and on every change', a
       second.params.workspaceState.openFiles.map((f: any) => f.path),
       [b, a],
     );
+    await c.close();
+  } finally {
+    await h.cleanup();
+  }
+});
+
+// Regression: serve wrote its discovery file only after git status and the watcher, ~30 ms to seconds.
+test('a session that opens while the context seed is under way gets the seeded context first, not an empty one', async () => {
+  let seeded!: () => void;
+  const contextSeed = new Promise<void>((resolve) => (seeded = resolve));
+  const h = await startCompanion({ contextSeed });
+  try {
+    const a = path.join(h.workspace, 'a.ts');
+    fs.writeFileSync(a, '');
+    const c = await connectClient(h.companion);
+    await waitFor(() => h.companion.sessionList.some((s) => s.streamOpen), 'the stream open');
+    await sleep(50);
+    assert.equal(c.notifications.filter((n) => n.method === 'ide/contextUpdate').length, 0, 'nothing sent before the seed is in');
+    h.companion.context.focus(a);
+    seeded();
+    const first = await waitFor(() => c.notifications.find((n) => n.method === 'ide/contextUpdate'), 'first context');
+    assert.equal(first.params.workspaceState.openFiles[0].path, a);
+    await c.close();
+  } finally {
+    await h.cleanup();
+  }
+});
+
+test('a seed that never settles holds the first context back at most CONTEXT_SEED_WAIT_MS', async () => {
+  const h = await startCompanion({ contextSeed: new Promise(() => {}) });
+  try {
+    const c = await connectClient(h.companion);
+    const first = await waitFor(() => c.notifications.find((n) => n.method === 'ide/contextUpdate'), 'first context', CONTEXT_SEED_WAIT_MS + 5_000);
+    assert.deepEqual(first.params.workspaceState.openFiles, []);
     await c.close();
   } finally {
     await h.cleanup();
