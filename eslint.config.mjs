@@ -11,6 +11,7 @@ export default tseslint.config(
       'editors/*/host/*.mjs',
       'packages/cli/gemini-extension/*.mjs',
       'packages/cli/bin/ide-companion-serve.mjs',
+      'packages/cli/bin/serve-chunks/**',
       '**/*.d.ts',
     ],
   },

@@ -4,7 +4,9 @@
  *
  * Rules (spec II and interop-notes "Context the model sees"):
  * - files ordered by real focus time, newest first; at most `maxFiles` sent;
- * - only files that exist on disk (checked when a snapshot is taken);
+ * - only files that exist on disk (checked when a snapshot is taken, at most
+ *   every EXISTENCE_RECHECK_MS per file unless an event names it: a stat per
+ *   file per cursor move was a third of the companion's part of the latency);
  * - `isActive`, `cursor` and `selectedText` only on the active file, which is
  *   always the newest, because the CLI treats the newest as active;
  * - `selectedText` cut to 16 KiB, marked the way the CLI marks it.
@@ -40,6 +42,9 @@ export interface FocusDetails {
   cursor?: Cursor;
   selectedText?: string;
 }
+
+/** How long a file's existence on disk is trusted without an event naming it. */
+export const EXISTENCE_RECHECK_MS = 1_000;
 
 /** Files are remembered past the 10 sent, so closing one brings the next back. */
 const MAX_REMEMBERED_FILES = 500;
@@ -83,6 +88,8 @@ export class ContextTracker {
   private readonly maxSelectedTextLength: number;
   private readonly fileExists: (filePath: string) => boolean;
   private readonly now: () => number;
+  /** When each file was last found on disk (or not), by `now()`. */
+  private readonly existence = new Map<string, { exists: boolean; checkedAt: number }>();
 
   constructor(options: ContextTrackerOptions = {}) {
     this.maxFiles = options.maxFiles ?? MAX_OPEN_FILES;
@@ -97,6 +104,7 @@ export class ContextTracker {
   /** The user focused `filePath` (a buffer switch, a window switch, the editor regaining focus). */
   focus(filePath: string, details: FocusDetails = {}): void {
     assertAbsolute(filePath);
+    this.existence.delete(filePath);
     this.files.set(filePath, this.nextTimestamp());
     if (this.active !== filePath) {
       this.active = filePath;
@@ -112,6 +120,7 @@ export class ContextTracker {
   /** A file was opened without taking focus; it ranks just below the active file. */
   open(filePath: string, timestamp?: number): void {
     assertAbsolute(filePath);
+    this.existence.delete(filePath);
     if (this.files.has(filePath) && timestamp === undefined) return;
     const activeTs = this.active !== undefined ? this.files.get(this.active) : undefined;
     // Unique like a focus's: a focus in the same millisecond must still rank above this file.
@@ -123,6 +132,7 @@ export class ContextTracker {
   }
 
   close(filePath: string): void {
+    this.existence.delete(filePath);
     if (!this.files.delete(filePath)) return;
     if (this.active === filePath) this.clearActive();
     this.changed();
@@ -147,6 +157,8 @@ export class ContextTracker {
 
   rename(from: string, to: string): void {
     assertAbsolute(to);
+    this.existence.delete(from);
+    this.existence.delete(to);
     const ts = this.files.get(from);
     if (ts === undefined) return;
     this.files.delete(from);
@@ -162,6 +174,7 @@ export class ContextTracker {
 
   /** The file was written (it may exist on disk only now). */
   saved(filePath: string): void {
+    this.existence.delete(filePath);
     if (this.files.has(filePath)) this.changed();
   }
 
@@ -187,6 +200,7 @@ export class ContextTracker {
   /** Forgets every file (the editor closed all buffers, or restarted). */
   clear(): void {
     this.files.clear();
+    this.existence.clear();
     this.clearActive();
     this.changed();
   }
@@ -199,7 +213,7 @@ export class ContextTracker {
     const openFiles: File[] = [];
     for (const [filePath, timestamp] of ordered) {
       if (openFiles.length >= this.maxFiles) break;
-      if (!this.fileExists(filePath)) continue;
+      if (!this.existsOnDisk(filePath)) continue;
       const file: File = { path: filePath, timestamp };
       if (filePath === this.active && openFiles.length === 0) {
         file.isActive = true;
@@ -215,7 +229,7 @@ export class ContextTracker {
 
   /** The active file and cursor, if the active file exists on disk. */
   activeFile(): { filePath: string; cursor?: Cursor } | undefined {
-    if (!this.active || !this.fileExists(this.active)) return undefined;
+    if (!this.active || !this.existsOnDisk(this.active)) return undefined;
     return this.activeCursor ? { filePath: this.active, cursor: { ...this.activeCursor } } : { filePath: this.active };
   }
 
@@ -256,6 +270,15 @@ export class ContextTracker {
     return this.lastTimestamp;
   }
 
+  private existsOnDisk(filePath: string): boolean {
+    const now = this.now();
+    const known = this.existence.get(filePath);
+    if (known && now - known.checkedAt < EXISTENCE_RECHECK_MS && now >= known.checkedAt) return known.exists;
+    const exists = this.fileExists(filePath);
+    this.existence.set(filePath, { exists, checkedAt: now });
+    return exists;
+  }
+
   private clearActive(): void {
     this.active = undefined;
     this.activeCursor = undefined;
@@ -265,6 +288,9 @@ export class ContextTracker {
   private forget(): void {
     if (this.files.size <= MAX_REMEMBERED_FILES) return;
     const oldest = [...this.files].sort((a, b) => a[1] - b[1]);
-    for (const [filePath] of oldest.slice(0, this.files.size - MAX_REMEMBERED_FILES)) this.files.delete(filePath);
+    for (const [filePath] of oldest.slice(0, this.files.size - MAX_REMEMBERED_FILES)) {
+      this.files.delete(filePath);
+      this.existence.delete(filePath);
+    }
   }
 }

@@ -11,10 +11,15 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { openEventStream, type EventStream } from './http/eventStream.js';
+import { messageEvent, openEventStream, type EventStream } from './http/eventStream.js';
 import { validateCompanionNotification, type CompanionNotification } from '@ide-companion/protocol';
 import { loadSdk } from './lazySdk.js';
 import { describeError, type Logger } from './logger.js';
+
+/** What the SDK's `notification()` would send: the notification and `jsonrpc`. */
+function toJsonRpc(notification: CompanionNotification): JSONRPCMessage {
+  return { ...notification, jsonrpc: '2.0' } as JSONRPCMessage;
+}
 
 export interface SessionInfo {
   id: string;
@@ -166,30 +171,38 @@ export class SessionRegistry {
   notify(sessionId: string, notification: CompanionNotification): boolean {
     const session = this.sessions.get(sessionId);
     if (!session) return false;
-    let valid: CompanionNotification;
-    try {
-      valid = validateCompanionNotification(notification);
-    } catch (err) {
-      // A notification the CLI's schema rejects would disconnect it: never send one.
-      this.options.logger.error('refusing to send an invalid notification', { method: notification.method, error: describeError(err) });
+    const valid = this.validated(notification);
+    if (!valid) return false;
+    if (!session.stream) {
+      this.options.logger.debug('notification dropped: the session has no open stream', { session: sessionId, method: valid.method });
       return false;
     }
-    if (!session.stream) {
-      this.options.logger.debug('notification held back: the session has no open stream', { session: sessionId, method: valid.method });
-    }
-    session.server.server.notification(valid).catch((err: unknown) => {
-      this.options.logger.warn('notification failed', { session: sessionId, method: valid.method, error: describeError(err) });
-    });
+    session.stream.send(toJsonRpc(valid));
     return true;
   }
 
-  /** Sends to every session whose stream is open (the others get a snapshot when theirs opens). */
+  /**
+   * Sends to every session whose stream is open (the others get a snapshot
+   * when theirs opens): validated and encoded once, whatever the count.
+   */
   broadcast(notification: CompanionNotification): number {
-    let sent = 0;
-    for (const session of this.sessions.values()) {
-      if (session.stream && this.notify(session.id, notification)) sent++;
+    const streams = [...this.sessions.values()].flatMap((s) => (s.stream ? [s.stream] : []));
+    if (streams.length === 0) return 0;
+    const valid = this.validated(notification);
+    if (!valid) return 0;
+    const event = messageEvent(toJsonRpc(valid));
+    for (const stream of streams) stream.sendEncoded(event);
+    return streams.length;
+  }
+
+  /** The notification as the CLI's schema will read it, or undefined (logged): an invalid one would disconnect the CLI. */
+  private validated(notification: CompanionNotification): CompanionNotification | undefined {
+    try {
+      return validateCompanionNotification(notification);
+    } catch (err) {
+      this.options.logger.error('refusing to send an invalid notification', { method: notification.method, error: describeError(err) });
+      return undefined;
     }
-    return sent;
   }
 
   async closeAll(): Promise<void> {

@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import { after, before, test } from 'node:test';
 import { makeTempDir } from '@ide-companion/testkit';
 import { ManualScheduler } from './manualScheduler.js';
-import { ContextTracker, truncateSelectedText } from '../src/index.js';
+import { ContextTracker, EXISTENCE_RECHECK_MS, truncateSelectedText } from '../src/index.js';
 
 let dir: string;
 let cleanup: () => void;
@@ -79,7 +79,8 @@ test('at most 10 files are sent; closing one brings the next back', () => {
 });
 
 test('files that do not exist on disk are left out (unsaved buffers, deleted files)', () => {
-  const t = new ContextTracker();
+  let clock = 1_000_000;
+  const t = new ContextTracker({ now: () => clock });
   const ghost = path.join(dir, 'not-saved-yet.txt');
   t.focus(files[0]!);
   t.focus(ghost, { cursor: { line: 1, character: 1 } });
@@ -95,6 +96,22 @@ test('files that do not exist on disk are left out (unsaved buffers, deleted fil
   );
   assert.equal(open(t)[0]!.isActive, true);
   fs.rmSync(ghost);
+  // Deleted behind the editor's back (no event): found out within EXISTENCE_RECHECK_MS.
+  clock += EXISTENCE_RECHECK_MS;
+  assert.deepEqual(
+    open(t).map((f) => f.path),
+    [files[0]],
+  );
+  // An event naming the file checks it again at once.
+  fs.writeFileSync(ghost, '');
+  t.focus(ghost);
+  assert.equal(open(t)[0]!.path, ghost);
+  fs.rmSync(ghost);
+  t.setCursor(ghost, { line: 2, character: 1 });
+  assert.equal(open(t)[0]!.path, ghost, 'a cursor move trusts the last check for EXISTENCE_RECHECK_MS');
+  clock += EXISTENCE_RECHECK_MS - 1;
+  assert.equal(open(t)[0]!.path, ghost);
+  clock += 1;
   assert.deepEqual(
     open(t).map((f) => f.path),
     [files[0]],

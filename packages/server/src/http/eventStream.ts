@@ -16,6 +16,11 @@ const TRANSPORT_ERROR = -32000;
 export const CONTENT_PIECE_UNITS = 1 << 20;
 const CONTENT_KEY = '"content":""';
 
+/** A message as one SSE `message` event (whole: for messages without large content). */
+export function messageEvent(message: JSONRPCMessage): string {
+  return `event: message\ndata: ${JSON.stringify(message)}\n\n`;
+}
+
 export class EventStream {
   private readonly keepAlive: NodeJS.Timeout;
 
@@ -38,7 +43,7 @@ export class EventStream {
     const res = this.res;
     if (res.writableEnded || res.destroyed) return;
     if (!this.hasLargeContent(message)) {
-      res.write(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
+      res.write(messageEvent(message));
       return;
     }
     res.cork();
@@ -46,6 +51,11 @@ export class EventStream {
     this.writeLargeContent(message);
     res.write('\n\n');
     res.uncork();
+  }
+
+  /** One event already encoded by `messageEvent` (a broadcast encodes once for every stream). */
+  sendEncoded(event: string): void {
+    if (!this.res.writableEnded && !this.res.destroyed) this.res.write(event);
   }
 
   end(): void {
