@@ -5,7 +5,8 @@
  * `lost` signal when the companion goes away. Reconnecting is the caller's job.
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
+import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { CallToolResultSchema, ListToolsResultSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import {
@@ -20,6 +21,7 @@ import {
 import * as z from 'zod';
 import type { ConnectionTarget } from './discovery.js';
 import { VERSION } from './version.js';
+import { HttpClientTransport } from './httpTransport.js';
 import { createTransport, describeTarget, HTTP_CLIENT_NAME, STDIO_CLIENT_NAME } from './transport.js';
 
 /** A notification whose params passed the schema of its method: a union over the literal methods. */
@@ -44,7 +46,27 @@ export interface ConnectOptions {
   heartbeatMs?: number;
 }
 
+/**
+ * Zod's parse options for schemas checked once or rarely: without its eval-compiled
+ * fast path, which costs milliseconds to build per schema in a fresh process
+ * and pays off only over many parses. Same checks, same results.
+ */
+const JITLESS = { jitless: true } as const;
+
 const byMethod = new Map<string, z.ZodType>([...COMPANION_NOTIFICATIONS, ActiveFileNotification].map((n) => [n.method, n.params] as [string, z.ZodType]));
+
+/**
+ * The SDK's JSON Schema validator (Ajv), built on first use: the Client builds one
+ * per instance by default, a few milliseconds at every start, and only needs it
+ * for tool output schemas, which our plain requests never ask it to check.
+ */
+class LazyJsonSchemaValidator implements jsonSchemaValidator {
+  private ajv: AjvJsonSchemaValidator | undefined;
+  getValidator<T>(schema: Parameters<jsonSchemaValidator['getValidator']>[0]) {
+    this.ajv ??= new AjvJsonSchemaValidator();
+    return this.ajv.getValidator<T>(schema);
+  }
+}
 
 function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout;
@@ -73,7 +95,10 @@ export class CompanionConnection {
 
   /** Connects and lists tools; throws with a message naming the target on failure. */
   static async open(target: ConnectionTarget, handlers: ConnectionHandlers, options: ConnectOptions): Promise<CompanionConnection> {
-    const client = new Client({ name: target.kind === 'http' ? HTTP_CLIENT_NAME : STDIO_CLIENT_NAME, version: VERSION });
+    const client = new Client(
+      { name: target.kind === 'http' ? HTTP_CLIENT_NAME : STDIO_CLIENT_NAME, version: VERSION },
+      { jsonSchemaValidator: new LazyJsonSchemaValidator() },
+    );
     const transport = createTransport(target);
     let connection: CompanionConnection | undefined;
     // Until open() returns, errors surface as open()'s rejection.
@@ -146,7 +171,7 @@ export class CompanionConnection {
   async close(): Promise<void> {
     const wasOpen = !this.closed;
     this.markLost('closed by the client');
-    if (wasOpen && this.transport instanceof StreamableHTTPClientTransport) {
+    if (wasOpen && this.transport instanceof HttpClientTransport) {
       await withTimeout(this.transport.terminateSession(), SESSION_END_TIMEOUT_MS, 'ending the session').catch(() => undefined);
     }
     await this.client.close().catch(() => undefined);
@@ -157,7 +182,7 @@ export class CompanionConnection {
     if (this.closed) return;
     const schema = byMethod.get(method);
     if (!schema) return; // Unknown notifications are not ours to judge.
-    const parsed = schema.safeParse(params ?? {});
+    const parsed = schema.safeParse(params ?? {}, JITLESS);
     if (!parsed.success) {
       this.handlers.onInvalidNotification?.(method, z.prettifyError(parsed.error));
       return;

@@ -10,6 +10,7 @@ export * from './paths.js';
 export * from './discoveryFiles.js';
 export * from './discovery.js';
 export * from './transport.js';
+export * from './httpTransport.js';
 export * from './connection.js';
 export * from './contextStore.js';
 export * from './diffs.js';

@@ -7,7 +7,7 @@
  * and picks the third process from the root, as the CLI does.
  */
 import { execFile } from 'node:child_process';
-import { readFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
 import { ENV } from '@ide-companion/protocol';
@@ -47,11 +47,17 @@ export interface FindIdeProcessOptions {
 
 const GONE = (pid: number): ProcessInfo => ({ pid, parentPid: 0, name: '', command: '' });
 
-/** Linux: /proc/<pid>/stat for the parent, /proc/<pid>/cmdline for the command. */
-async function readProcLinux(pid: number): Promise<ProcessInfo> {
+/**
+ * Linux: /proc/<pid>/stat for the parent, /proc/<pid>/cmdline for the command.
+ * Read synchronously: procfs answers from memory, never from a disk, and a
+ * walk is a dozen or more files, each costing several thread-pool round trips
+ * (open, stat, read, close) when read asynchronously: ~15 ms in a fresh process
+ * instead of well under one.
+ */
+function readProcLinux(pid: number): ProcessInfo {
   let stat: string;
   try {
-    stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   } catch {
     return GONE(pid);
   }
@@ -63,7 +69,7 @@ async function readProcLinux(pid: number): Promise<ProcessInfo> {
   const comm = stat.slice(stat.indexOf('(') + 1, close);
   let command = '';
   try {
-    command = (await readFile(`/proc/${pid}/cmdline`, 'utf8')).replace(/\0+$/, '').split('\0').join(' ');
+    command = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0+$/, '').split('\0').join(' ');
   } catch {
     // A process exiting between the two reads: keep what stat gave.
   }

@@ -1,0 +1,398 @@
+/**
+ * MCP Streamable HTTP, client side, on node:http: what the SDK's
+ * StreamableHTTPClientTransport does for a companion (POST each message, JSON
+ * or SSE answers, the session id and protocol version headers, the GET stream
+ * opened after `notifications/initialized` and resumed after a drop, DELETE to
+ * end the session), without global fetch. Node loads its fetch (undici) on the
+ * first use of fetch or Headers, which costs tens of milliseconds in a fresh
+ * process: more than the whole handshake with a local companion, and paid by
+ * every `status`, `context` and `mcp`.
+ *
+ * Errors read as the SDK's (`Streamable HTTP error: Error POSTing to endpoint: ...`),
+ * except that network failures keep their cause (`connect ECONNREFUSED ...`)
+ * where fetch says `fetch failed`. Redirects are not followed (a companion has
+ * no reason to send one).
+ */
+import * as http from 'node:http';
+import { StringDecoder } from 'node:string_decoder';
+import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { JSONRPCMessageSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+
+export interface HttpReconnectionOptions {
+  initialReconnectionDelay: number;
+  maxReconnectionDelay: number;
+  reconnectionDelayGrowFactor: number;
+  maxRetries: number;
+}
+
+export interface HttpClientTransportOptions {
+  /** Sent with every request (e.g. Authorization). */
+  headers?: Record<string, string>;
+  /** How the GET stream is resumed after a drop (the SDK's option of the same name). */
+  reconnectionOptions?: HttpReconnectionOptions;
+}
+
+/** Same message shape as the SDK's StreamableHTTPError. */
+export class HttpTransportError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+  ) {
+    super(`Streamable HTTP error: ${message}`);
+  }
+}
+
+const DEFAULT_RECONNECTION: HttpReconnectionOptions = {
+  initialReconnectionDelay: 1000,
+  maxReconnectionDelay: 30000,
+  reconnectionDelayGrowFactor: 1.5,
+  maxRetries: 2,
+};
+
+interface SseEvent {
+  event?: string;
+  data: string;
+  id?: string;
+}
+
+/** The text/event-stream format (WHATWG HTML, server-sent events), fed chunk by chunk. */
+class SseParser {
+  private buffer = '';
+  private data: string[] = [];
+  private event: string | undefined;
+  private id: string | undefined;
+  private started = false;
+  private pendingCr = false;
+
+  constructor(
+    private readonly onEvent: (event: SseEvent) => void,
+    private readonly onRetry: (ms: number) => void,
+  ) {}
+
+  feed(chunk: string): void {
+    if (!this.started && chunk.length > 0) {
+      this.started = true;
+      if (chunk.charCodeAt(0) === 0xfeff) chunk = chunk.slice(1);
+    }
+    // A CR that ended the previous chunk already ended its line: a following LF is part of it.
+    if (this.pendingCr && chunk.startsWith('\n')) chunk = chunk.slice(1);
+    this.pendingCr = false;
+    this.buffer += chunk;
+    let start = 0;
+    for (;;) {
+      const cr = this.buffer.indexOf('\r', start);
+      const lf = this.buffer.indexOf('\n', start);
+      const end = cr === -1 ? lf : lf === -1 ? cr : Math.min(cr, lf);
+      if (end === -1) break;
+      this.line(this.buffer.slice(start, end));
+      if (end === cr && this.buffer.charCodeAt(end + 1) === 10) start = end + 2;
+      else {
+        start = end + 1;
+        if (end === cr && end === this.buffer.length - 1) this.pendingCr = true;
+      }
+    }
+    this.buffer = this.buffer.slice(start);
+  }
+
+  private line(line: string): void {
+    if (line === '') {
+      if (this.data.length > 0) this.onEvent({ event: this.event, data: this.data.join('\n'), id: this.id });
+      this.data = [];
+      this.event = undefined;
+      return;
+    }
+    if (line.startsWith(':')) return;
+    const colon = line.indexOf(':');
+    const field = colon === -1 ? line : line.slice(0, colon);
+    let value = colon === -1 ? '' : line.slice(colon + 1);
+    if (value.startsWith(' ')) value = value.slice(1);
+    switch (field) {
+      case 'data':
+        this.data.push(value);
+        break;
+      case 'event':
+        this.event = value;
+        break;
+      case 'id':
+        if (!value.includes('\0')) this.id = value;
+        break;
+      case 'retry':
+        if (/^\d+$/.test(value)) this.onRetry(Number(value));
+        break;
+    }
+  }
+}
+
+interface StreamOptions {
+  resumptionToken?: string;
+  onresumptiontoken?: (token: string) => void;
+  replayMessageId?: string | number;
+}
+
+function isRequest(m: JSONRPCMessage): boolean {
+  return 'method' in m && 'id' in m && m.id !== undefined;
+}
+
+function isResultOrError(m: JSONRPCMessage): boolean {
+  return 'id' in m && !('method' in m) && ('result' in m || 'error' in m);
+}
+
+function mediaType(contentType: string | undefined): string {
+  return (contentType ?? '').split(';')[0]!.trim().toLowerCase();
+}
+
+export class HttpClientTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage) => void;
+
+  private readonly agent = new http.Agent({ keepAlive: true });
+  private readonly requests = new Set<http.ClientRequest>();
+  private readonly reconnection: HttpReconnectionOptions;
+  private started = false;
+  private closed = false;
+  private session: string | undefined;
+  private protocol: string | undefined;
+  private serverRetryMs: number | undefined;
+  private reconnectTimer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly url: URL,
+    private readonly options: HttpClientTransportOptions = {},
+  ) {
+    this.reconnection = options.reconnectionOptions ?? DEFAULT_RECONNECTION;
+  }
+
+  get sessionId(): string | undefined {
+    return this.session;
+  }
+
+  setProtocolVersion(version: string): void {
+    this.protocol = version;
+  }
+
+  get protocolVersion(): string | undefined {
+    return this.protocol;
+  }
+
+  async start(): Promise<void> {
+    if (this.started) throw new Error('HttpClientTransport already started! If using Client class, note that connect() calls start() automatically.');
+    this.started = true;
+  }
+
+  async close(): Promise<void> {
+    if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
+    this.reconnectTimer = undefined;
+    if (!this.closed) {
+      this.closed = true;
+      for (const r of this.requests) r.destroy();
+      this.requests.clear();
+      this.agent.destroy();
+    }
+    this.onclose?.();
+  }
+
+  async send(message: JSONRPCMessage | JSONRPCMessage[], options: TransportSendOptions = {}): Promise<void> {
+    try {
+      const { resumptionToken, onresumptiontoken } = options;
+      if (resumptionToken) {
+        const replayMessageId = !Array.isArray(message) && isRequest(message) ? (message as { id: string | number }).id : undefined;
+        this.openStream({ resumptionToken, replayMessageId }).catch((err: Error) => this.error(err));
+        return;
+      }
+      const headers = this.headers({ 'content-type': 'application/json', accept: 'application/json, text/event-stream' });
+      const response = await this.request('POST', headers, JSON.stringify(message));
+      const sessionId = response.headers['mcp-session-id'];
+      if (typeof sessionId === 'string' && sessionId) this.session = sessionId;
+      const status = response.statusCode ?? 0;
+      if (status < 200 || status > 299) {
+        const text = await readBody(response).catch(() => null);
+        throw new HttpTransportError(status, `Error POSTing to endpoint: ${redirectNote(response) ?? text}`);
+      }
+      if (status === 202) {
+        response.resume();
+        if (!Array.isArray(message) && 'method' in message && message.method === 'notifications/initialized') {
+          this.openStream({}).catch((err: Error) => this.error(err));
+        }
+        return;
+      }
+      const messages = Array.isArray(message) ? message : [message];
+      if (!messages.some(isRequest)) {
+        response.resume();
+        return;
+      }
+      const type = mediaType(response.headers['content-type']);
+      if (type === 'text/event-stream') {
+        this.readStream(response, { onresumptiontoken }, false);
+      } else if (type === 'application/json') {
+        const data: unknown = JSON.parse(await readBody(response));
+        const parsed = Array.isArray(data) ? data.map((m) => JSONRPCMessageSchema.parse(m)) : [JSONRPCMessageSchema.parse(data)];
+        for (const m of parsed) this.onmessage?.(m);
+      } else {
+        response.resume();
+        throw new HttpTransportError(-1, `Unexpected content type: ${response.headers['content-type']}`);
+      }
+    } catch (err) {
+      const error = err instanceof Error ? err : new Error(String(err));
+      this.error(error);
+      throw error;
+    }
+  }
+
+  /** DELETE for the session; a 405 (the server keeps sessions itself) is fine. */
+  async terminateSession(): Promise<void> {
+    if (!this.session) return;
+    try {
+      const response = await this.request('DELETE', this.headers({}));
+      response.resume();
+      const status = response.statusCode ?? 0;
+      if ((status < 200 || status > 299) && status !== 405) {
+        throw new HttpTransportError(status, `Failed to terminate session: ${redirectNote(response) ?? response.statusMessage ?? ''}`);
+      }
+      this.session = undefined;
+    } catch (err) {
+      const error = err instanceof Error ? err : new Error(String(err));
+      this.error(error);
+      throw error;
+    }
+  }
+
+  private error(err: Error): void {
+    // After close, failures are the close's own doing (requests destroyed).
+    if (!this.closed) this.onerror?.(err);
+  }
+
+  private headers(extra: Record<string, string>): Record<string, string> {
+    const h: Record<string, string> = {};
+    if (this.session) h['mcp-session-id'] = this.session;
+    if (this.protocol) h['mcp-protocol-version'] = this.protocol;
+    return { ...h, ...this.options.headers, ...extra };
+  }
+
+  /** One request; resolves with the response head (the body is the caller's). */
+  private request(method: string, headers: Record<string, string>, body?: string): Promise<http.IncomingMessage> {
+    if (this.closed) return Promise.reject(new Error('This operation was aborted'));
+    return new Promise((resolve, reject) => {
+      const payload = body === undefined ? undefined : Buffer.from(body, 'utf8');
+      if (payload) headers['content-length'] = String(payload.length);
+      let answered = false;
+      const req = http.request(this.url, { method, headers, agent: this.agent }, (res) => {
+        answered = true;
+        res.on('close', () => this.requests.delete(req));
+        resolve(res);
+      });
+      this.requests.add(req);
+      req.on('error', (err) => {
+        this.requests.delete(req);
+        reject(this.closed ? new Error('This operation was aborted') : err);
+      });
+      req.on('close', () => {
+        if (!answered) this.requests.delete(req);
+      });
+      req.end(payload);
+    });
+  }
+
+  /** The GET stream for the server's own messages (optional for servers: 405 means none). */
+  private async openStream(options: StreamOptions): Promise<void> {
+    try {
+      const headers = this.headers({ accept: 'text/event-stream' });
+      if (options.resumptionToken) headers['last-event-id'] = options.resumptionToken;
+      const response = await this.request('GET', headers);
+      const status = response.statusCode ?? 0;
+      if (status < 200 || status > 299) {
+        response.resume();
+        if (status === 405) return;
+        throw new HttpTransportError(status, `Failed to open SSE stream: ${redirectNote(response) ?? response.statusMessage ?? ''}`);
+      }
+      this.readStream(response, options, true);
+    } catch (err) {
+      const error = err instanceof Error ? err : new Error(String(err));
+      this.error(error);
+      throw error;
+    }
+  }
+
+  private readStream(response: http.IncomingMessage, options: StreamOptions, reconnectable: boolean): void {
+    let lastEventId: string | undefined;
+    let primed = false;
+    let answered = false;
+    let done = false;
+    const parser = new SseParser(
+      (event) => {
+        if (event.id !== undefined) {
+          lastEventId = event.id;
+          primed = true;
+          options.onresumptiontoken?.(event.id);
+        }
+        if (!event.data || (event.event && event.event !== 'message')) return;
+        try {
+          const message = JSONRPCMessageSchema.parse(JSON.parse(event.data));
+          if (isResultOrError(message) && 'result' in message) {
+            answered = true;
+            if (options.replayMessageId !== undefined) (message as { id: string | number }).id = options.replayMessageId;
+          }
+          this.onmessage?.(message);
+        } catch (err) {
+          this.error(err instanceof Error ? err : new Error(String(err)));
+        }
+      },
+      (ms) => (this.serverRetryMs = ms),
+    );
+    const decoder = new StringDecoder('utf8');
+    const finish = (err?: Error) => {
+      if (done) return;
+      done = true;
+      if (err) this.error(new Error(`SSE stream disconnected: ${err}`));
+      if ((reconnectable || primed) && !answered && !this.closed) {
+        this.scheduleReconnection({ resumptionToken: lastEventId, onresumptiontoken: options.onresumptiontoken, replayMessageId: options.replayMessageId }, 0);
+      }
+    };
+    response.on('data', (chunk: Buffer) => parser.feed(decoder.write(chunk)));
+    response.on('end', () => {
+      parser.feed(decoder.end());
+      finish();
+    });
+    response.on('error', (err) => finish(err));
+    response.on('close', () => {
+      if (!response.complete) finish(new Error('terminated'));
+    });
+  }
+
+  private scheduleReconnection(options: StreamOptions, attempt: number): void {
+    const { maxRetries, initialReconnectionDelay, reconnectionDelayGrowFactor, maxReconnectionDelay } = this.reconnection;
+    if (attempt >= maxRetries) {
+      this.error(new Error(`Maximum reconnection attempts (${maxRetries}) exceeded.`));
+      return;
+    }
+    const delay = this.serverRetryMs ?? Math.min(initialReconnectionDelay * Math.pow(reconnectionDelayGrowFactor, attempt), maxReconnectionDelay);
+    this.reconnectTimer = setTimeout(() => {
+      this.reconnectTimer = undefined;
+      if (this.closed) return;
+      this.openStream(options).catch((err: Error) => {
+        this.error(new Error(`Failed to reconnect SSE stream: ${err.message}`));
+        this.scheduleReconnection(options, attempt + 1);
+      });
+    }, delay);
+  }
+}
+
+function readBody(response: http.IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    response.on('data', (c: Buffer) => chunks.push(c));
+    response.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    response.on('error', reject);
+    response.on('close', () => {
+      if (!response.complete) reject(new Error('terminated'));
+    });
+  });
+}
+
+/** A redirect is answered as an error naming it (the SDK follows same-origin ones; a companion sends none). */
+function redirectNote(response: http.IncomingMessage): string | undefined {
+  const status = response.statusCode ?? 0;
+  if (status < 300 || status > 399) return undefined;
+  const location = response.headers.location;
+  return `Redirect (${status}${location ? ` to ${location}` : ''}) not followed`;
+}
