@@ -15,6 +15,7 @@
  */
 import * as http from 'node:http';
 import { StringDecoder } from 'node:string_decoder';
+import { createParser } from 'eventsource-parser';
 import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { JSONRPCMessageSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 
@@ -48,80 +49,6 @@ const DEFAULT_RECONNECTION: HttpReconnectionOptions = {
   reconnectionDelayGrowFactor: 1.5,
   maxRetries: 2,
 };
-
-interface SseEvent {
-  event?: string;
-  data: string;
-  id?: string;
-}
-
-/** The text/event-stream format (WHATWG HTML, server-sent events), fed chunk by chunk. */
-class SseParser {
-  private buffer = '';
-  private data: string[] = [];
-  private event: string | undefined;
-  private id: string | undefined;
-  private started = false;
-  private pendingCr = false;
-
-  constructor(
-    private readonly onEvent: (event: SseEvent) => void,
-    private readonly onRetry: (ms: number) => void,
-  ) {}
-
-  feed(chunk: string): void {
-    if (!this.started && chunk.length > 0) {
-      this.started = true;
-      if (chunk.charCodeAt(0) === 0xfeff) chunk = chunk.slice(1);
-    }
-    // A CR that ended the previous chunk already ended its line: a following LF is part of it.
-    if (this.pendingCr && chunk.startsWith('\n')) chunk = chunk.slice(1);
-    this.pendingCr = false;
-    this.buffer += chunk;
-    let start = 0;
-    for (;;) {
-      const cr = this.buffer.indexOf('\r', start);
-      const lf = this.buffer.indexOf('\n', start);
-      const end = cr === -1 ? lf : lf === -1 ? cr : Math.min(cr, lf);
-      if (end === -1) break;
-      this.line(this.buffer.slice(start, end));
-      if (end === cr && this.buffer.charCodeAt(end + 1) === 10) start = end + 2;
-      else {
-        start = end + 1;
-        if (end === cr && end === this.buffer.length - 1) this.pendingCr = true;
-      }
-    }
-    this.buffer = this.buffer.slice(start);
-  }
-
-  private line(line: string): void {
-    if (line === '') {
-      if (this.data.length > 0) this.onEvent({ event: this.event, data: this.data.join('\n'), id: this.id });
-      this.data = [];
-      this.event = undefined;
-      return;
-    }
-    if (line.startsWith(':')) return;
-    const colon = line.indexOf(':');
-    const field = colon === -1 ? line : line.slice(0, colon);
-    let value = colon === -1 ? '' : line.slice(colon + 1);
-    if (value.startsWith(' ')) value = value.slice(1);
-    switch (field) {
-      case 'data':
-        this.data.push(value);
-        break;
-      case 'event':
-        this.event = value;
-        break;
-      case 'id':
-        if (!value.includes('\0')) this.id = value;
-        break;
-      case 'retry':
-        if (/^\d+$/.test(value)) this.onRetry(Number(value));
-        break;
-    }
-  }
-}
 
 interface StreamOptions {
   resumptionToken?: string;
@@ -318,8 +245,9 @@ export class HttpClientTransport implements Transport {
     let primed = false;
     let answered = false;
     let done = false;
-    const parser = new SseParser(
-      (event) => {
+    // The text/event-stream format (BOM, CR/LF/CRLF lines, comments, retry) is eventsource-parser's, as in the SDK.
+    const parser = createParser({
+      onEvent: (event) => {
         if (event.id !== undefined) {
           lastEventId = event.id;
           primed = true;
@@ -337,8 +265,8 @@ export class HttpClientTransport implements Transport {
           this.error(err instanceof Error ? err : new Error(String(err)));
         }
       },
-      (ms) => (this.serverRetryMs = ms),
-    );
+      onRetry: (ms) => (this.serverRetryMs = ms),
+    });
     const decoder = new StringDecoder('utf8');
     const finish = (err?: Error) => {
       if (done) return;
