@@ -9,6 +9,7 @@ export default tseslint.config(
       '**/node_modules/**',
       '.tools/**',
       'editors/*/host/*.mjs',
+      'editors/*/host/chunks/**',
       'packages/cli/gemini-extension/*.mjs',
       'packages/cli/bin/ide-companion-serve.mjs',
       'packages/cli/bin/serve-chunks/**',

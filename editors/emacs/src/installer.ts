@@ -10,6 +10,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { INSTALL_MARKER, installPlugin, onPath, type EditorInstaller, type InstallOptions, type InstallResult } from '@ide-companion/server';
+import { bridgeHostFiles } from '@ide-companion/jsonlines';
 import { HOST_BUNDLE_PATH, INSTALLED_HOST_PATH, LISP_FILES, PACKAGE_ROOT } from './packageFiles.js';
 
 /**
@@ -42,7 +43,7 @@ function runtimeFiles(): Array<{ from: string; to: string }> {
   return [
     ...LISP_FILES.map((name) => ({ from: path.join(PACKAGE_ROOT, name), to: name })),
     { from: path.join(PACKAGE_ROOT, 'README.md'), to: 'README.md' },
-    { from: HOST_BUNDLE_PATH, to: INSTALLED_HOST_PATH },
+    ...bridgeHostFiles(path.dirname(INSTALLED_HOST_PATH), HOST_BUNDLE_PATH),
   ];
 }
 

@@ -4,6 +4,6 @@ import { bridgeCommand } from './bridgeCommand.js';
 
 export { JsonLinesBridge } from './jsonLinesBridge.js';
 export { bridgeCommand } from './bridgeCommand.js';
-export { BRIDGE_HOST_PATH } from './build/bundleHost.js';
+export { BRIDGE_HOST_PATH, bridgeHostFiles } from './build/bundleHost.js';
 
 export const jsonLinesEnd: EditorEnd = { id: 'jsonlines', displayName: 'JSON-lines bridge', commands: [bridgeCommand] };

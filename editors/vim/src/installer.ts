@@ -9,7 +9,7 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { BRIDGE_HOST_PATH } from '@ide-companion/jsonlines';
+import { BRIDGE_HOST_PATH, bridgeHostFiles } from '@ide-companion/jsonlines';
 import { installPlugin, onPath, type EditorInstaller, type InstallOptions, type InstallResult } from '@ide-companion/server';
 import { INSTALLED_HOST, PLUGIN_ROOT, PLUGIN_RUNTIME_ENTRIES } from './pluginFiles.js';
 
@@ -61,7 +61,10 @@ export const vimInstaller: EditorInstaller = {
         nodeOption: 'g:ide_companion_node',
         source,
         target: vimPackageTarget(env),
-        files: [...PLUGIN_RUNTIME_ENTRIES.map((entry) => ({ from: path.join(source, entry), to: entry })), { from: hostSource(env), to: INSTALLED_HOST }],
+        files: [
+          ...PLUGIN_RUNTIME_ENTRIES.map((entry) => ({ from: path.join(source, entry), to: entry })),
+          ...bridgeHostFiles(path.dirname(INSTALLED_HOST), hostSource(env)),
+        ],
         // A help index from the source tree could be stale; build one for the copy.
         finish: (staging) => {
           fs.rmSync(path.join(staging, 'doc', 'tags'), { force: true });

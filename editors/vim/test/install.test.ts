@@ -6,6 +6,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseDiscoveryFile } from '@ide-companion/protocol';
 import { makeTempDir, repoRoot, shellCommand, Tmux, waitFor } from '@ide-companion/testkit';
+import { BRIDGE_HOST_PATH } from '@ide-companion/jsonlines';
 import { vimInstaller } from '../src/installer.js';
 import { discoveryFileOf, hasHost, skipVim, TIMEOUT, vimPath } from './harness.js';
 
@@ -40,6 +41,11 @@ describe('Vim installer', { timeout: 120_000 }, () => {
         ]) {
           assert.ok(fs.existsSync(path.join(target, file)), file);
         }
+        // The host loads the MCP SDK's side from host/chunks/ when a CLI connects.
+        assert.deepEqual(
+          fs.readdirSync(path.join(target, 'host', 'chunks')).sort(),
+          fs.readdirSync(path.join(path.dirname(BRIDGE_HOST_PATH), 'chunks')).sort(),
+        );
         assert.equal(fs.existsSync(path.join(target, 'src')), false, 'sources stay behind');
         assert.equal(fs.existsSync(path.join(target, 'test')), false, 'tests stay behind');
         if (vimPath) assert.match(fs.readFileSync(path.join(target, 'doc', 'tags'), 'utf8'), /^:GeminiStatus\t/m, 'help tags built');

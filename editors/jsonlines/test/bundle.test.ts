@@ -1,0 +1,10 @@
+/** The bridge host shipped for Vim and Emacs is built from the current sources. */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { staleBundleReason } from '@ide-companion/testkit';
+import { BRIDGE_HOST_BUNDLE } from '../src/build/bundleHost.js';
+
+test('the committed bridge host bundle (host file and chunks) equals a fresh build of the sources', { timeout: 120_000 }, async () => {
+  const stale = await staleBundleReason(BRIDGE_HOST_BUNDLE, 'npx tsc -b && npm run bundle -w editors/jsonlines');
+  assert.equal(stale, undefined);
+});
