@@ -93,11 +93,15 @@ async function run(argv: string[]): Promise<number> {
     }),
   };
   const watcher = new WorkspaceWatcher(roots, report, (filePath) => event({ event: 'saved', filePath }));
-  // The discovery file does not wait for git or the watcher (seconds in a large
-  // work tree); a CLI that connects meanwhile gets the seeded context first.
-  companion = new Companion({ ideInfo: SERVE_IDE_INFO, workspaceRoots: roots, editor, logger, contextSeed: watcher.seed() });
+  // git and the watcher start once the discovery file is written (they took
+  // 30 ms to seconds before it, and compete for the CPU); a CLI that connects
+  // meanwhile gets the seeded context first.
+  let listening!: () => void;
+  const seeded = new Promise<void>((resolve) => (listening = resolve)).then(() => watcher.seed());
+  companion = new Companion({ ideInfo: SERVE_IDE_INFO, workspaceRoots: roots, editor, logger, contextSeed: seeded });
 
-  const started = await Promise.allSettled([companion.start(), watcher.watch()]);
+  const starting = companion.start().finally(listening);
+  const started = await Promise.allSettled([starting, seeded.then(() => watcher.watch())]);
   const failed = started.find((r): r is PromiseRejectedResult => r.status === 'rejected');
   if (failed) {
     await watcher.stop();
