@@ -55,3 +55,15 @@ test('small messages and messages without content go out as one JSON each', asyn
   ];
   assert.deepEqual(dataOf(await roundTrip(messages, 1024)), messages);
 });
+
+test('a large content goes out at the socket pace; what is sent meanwhile follows it, in order, and end waits for all', async () => {
+  // Several MiB with pieces of 64 Ki units: the socket refuses more long before the end, so the writer waits for drain.
+  const big = (n: number) => 'é€🚀 "q" \\ \t\n'.repeat(n);
+  const messages = [
+    { jsonrpc: '2.0', method: 'ide/diffAccepted', params: { filePath: '/w/a.txt', content: big(300_000) } },
+    { jsonrpc: '2.0', method: 'ide/contextUpdate', params: { workspaceState: { openFiles: [] } } },
+    { jsonrpc: '2.0', method: 'ide/diffAccepted', params: { filePath: '/w/b.txt', content: big(200_000) } },
+    { jsonrpc: '2.0', method: 'ide/diffRejected', params: { filePath: '/w/c.txt' } },
+  ];
+  assert.deepEqual(dataOf(await roundTrip(messages, 1 << 16)), messages);
+});
