@@ -5,11 +5,11 @@ import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
 import { EventStream } from '../src/http/eventStream.js';
 
-/** A real loopback server whose one response is an EventStream cut in `pieceUnits`; returns what a client read. */
+/** A real loopback server whose one response is an EventStream cut in `pieceUnits` (past as many units); returns what a client read. */
 async function roundTrip(messages: unknown[], pieceUnits: number): Promise<string> {
   const server = http.createServer((_req, res) => {
     res.writeHead(200, { 'Content-Type': 'text/event-stream' });
-    const stream = new EventStream(res, 60_000, pieceUnits);
+    const stream = new EventStream(res, 60_000, pieceUnits, pieceUnits);
     for (const m of messages) stream.send(m as never);
     stream.end();
   });

@@ -12,10 +12,11 @@ import { sendJsonRpcError } from './jsonRpcError.js';
 /** The SDK's code for transport-level refusals (406, 409, 400 on a version). */
 const TRANSPORT_ERROR = -32000;
 
+/** A `content` string longer than this (UTF-16 units) is written in pieces; a shorter one in the message's one write. */
+export const LARGE_CONTENT_UNITS = 1 << 20;
 /**
- * A `content` string longer than this (UTF-16 units) is written in pieces of
- * this size: small enough that each piece's escaped string and bytes are
- * young-generation garbage, freed at the next scavenge.
+ * The pieces' size (UTF-16 units): small enough that each piece's escaped
+ * string and bytes are young-generation garbage, freed at the next scavenge.
  */
 export const CONTENT_PIECE_UNITS = 1 << 15;
 /** While more than this is queued on the response, the next piece waits for 'drain'. */
@@ -32,6 +33,7 @@ export class EventStream {
     private readonly res: ServerResponse,
     keepAliveMs: number,
     private readonly pieceUnits = CONTENT_PIECE_UNITS,
+    private readonly largeUnits = LARGE_CONTENT_UNITS,
   ) {
     // A comment line every so often, so an idle CLI connection is not timed out by anything in between.
     this.keepAlive = setInterval(() => {
@@ -72,7 +74,7 @@ export class EventStream {
 
   private hasLargeContent(message: JSONRPCMessage): boolean {
     const content = 'params' in message ? (message.params as Record<string, unknown> | undefined)?.['content'] : undefined;
-    return typeof content === 'string' && content.length > this.pieceUnits;
+    return typeof content === 'string' && content.length > this.largeUnits;
   }
 
   /**

@@ -20,8 +20,8 @@
  */
 import { randomBytes } from 'node:crypto';
 
-/** Bodies from this size take the large-string path. */
-export const LARGE_BODY_BYTES = 1 << 20;
+/** Bodies from this size take the large-string path (below, the whole text is at most 8 MiB). */
+export const LARGE_BODY_BYTES = 4 << 20;
 /** String values at least this long (raw bytes between the quotes) are decoded from the buffer. */
 export const LARGE_STRING_BYTES = 1 << 16;
 
