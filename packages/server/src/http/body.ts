@@ -1,6 +1,7 @@
 /** Reads a request body as JSON, bounded, holding as few copies of it as it can. */
 import type { IncomingMessage } from 'node:http';
-import { LARGE_BODY_BYTES, parseJsonBytes } from './largeJson.js';
+import { allocateReleasable } from '../releasableBuffer.js';
+import { parseJsonBytes } from './largeJson.js';
 
 export type BodyResult =
   | { ok: true; body: unknown }
@@ -15,7 +16,7 @@ export type BodyResult =
  * largeJson.ts). Neither the bytes nor a string of them outlive this call: a
  * 32 MiB diff otherwise stays in memory three times over while the tool runs.
  * A large body's buffer gives its memory back as soon as it is parsed, not at
- * the next full GC (see `allocate`).
+ * the next full GC (releasableBuffer.ts).
  * Past the limit the rest is drained and discarded so the client can read our
  * 413 instead of a reset socket.
  */
@@ -24,7 +25,7 @@ export function readJsonBody(req: IncomingMessage, limit: number): Promise<BodyR
     const declared = Number(req.headers['content-length']);
     const sized = Number.isSafeInteger(declared) && declared >= 0;
     let tooLarge = sized && declared > limit;
-    const sizedBuffer = sized && !tooLarge ? allocate(declared) : undefined;
+    const sizedBuffer = sized && !tooLarge ? allocateReleasable(declared) : undefined;
     let buffer = sizedBuffer?.buffer;
     const release = () => {
       buffer = undefined;
@@ -63,21 +64,4 @@ export function readJsonBody(req: IncomingMessage, limit: number): Promise<BodyR
       resolve({ ok: false, tooLarge: false, parseError: false, error });
     });
   });
-}
-
-interface ResizableArrayBuffer extends ArrayBuffer {
-  resize(byteLength: number): void;
-}
-type ResizableArrayBufferConstructor = new (byteLength: number, options: { maxByteLength: number }) => ResizableArrayBuffer;
-
-/**
- * A buffer of `size` bytes, and how to give its memory back. A large one lives
- * in a resizable ArrayBuffer: resized to 0 its pages go back to the system at
- * once, where a plain buffer's 32 MiB would stay until a full GC, through the
- * rest of the request (the diff's outcome is often written before one runs).
- */
-function allocate(size: number): { buffer: Buffer; release: () => void } {
-  if (size < LARGE_BODY_BYTES) return { buffer: Buffer.allocUnsafe(size), release: () => {} };
-  const arrayBuffer = new (ArrayBuffer as unknown as ResizableArrayBufferConstructor)(size, { maxByteLength: size });
-  return { buffer: Buffer.from(arrayBuffer, 0, size), release: () => arrayBuffer.resize(0) };
 }
