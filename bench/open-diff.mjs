@@ -17,7 +17,8 @@
  *
  * The goal's figure, what one 32 MiB openDiff costs (at most 6x the body), is
  * measured first on a companion process of its own: 5 small diffs to warm it
- * up, its RSS, one 32 MiB openDiff, its peak RSS (VmHWM). The timed runs' peak
+ * up, its RSS, one 32 MiB openDiff, its peak RSS (VmHWM); then the same where
+ * the file exists with 32 MiB (the companion reads it too). The timed runs' peak
  * after three 32 MiB diffs in a row is reported beside it: it also holds the
  * earlier diffs' garbage the GC had not yet collected.
  */
@@ -102,26 +103,34 @@ async function startSetup(tmpPath) {
   };
 }
 
-/** One 32 MiB openDiff on a fresh companion process (warmed up by small ones): the growth of its peak RSS. */
-async function oneOpenDiffMemory(tmpPath) {
+/**
+ * One 32 MiB openDiff on a fresh companion process (warmed up by small ones):
+ * the growth of its peak RSS. `original`: the file exists, with other 32 MiB
+ * (the companion reads it for the editor to show beside the proposal).
+ */
+async function oneOpenDiffMemory(tmpPath, original) {
   const { companion, close, roundTrip } = await startSetup(tmpPath);
   try {
     for (let i = 0; i < 5; i++) await roundTrip(path.join(tmpPath, 'warmup.txt'), makeContent(KIB, i));
     await sleep(200);
+    const filePath = path.join(tmpPath, original ? 'existing-32MiB.txt' : 'new-32MiB.txt');
+    if (original) fs.writeFileSync(filePath, makeContent(32 * MIB, 1));
     const before = procStatusMiB(companion.pid);
-    const r = await roundTrip(path.join(tmpPath, 'file-memory-32MiB.txt'), makeContent(32 * MIB, 0));
+    const r = await roundTrip(filePath, makeContent(32 * MIB, 0));
     const after = procStatusMiB(companion.pid);
     const ratio = after && before ? Math.round(((after.VmHWMMiB - before.VmRSSMiB) / 32) * 100) / 100 : undefined;
     return { before, after, ratio, contentMatches: r.contentMatches };
   } finally {
     await close();
+    fs.rmSync(path.join(tmpPath, 'existing-32MiB.txt'), { force: true });
   }
 }
 
 runBench(async () => {
   const tmp = makeTempDir();
-  log('one 32 MiB openDiff on a fresh companion process: its peak RSS growth');
-  const one = await oneOpenDiffMemory(tmp.path);
+  log('one 32 MiB openDiff on a fresh companion process: its peak RSS growth (a new file, then an existing 32 MiB one)');
+  const one = await oneOpenDiffMemory(tmp.path, false);
+  const oneOverExisting = await oneOpenDiffMemory(tmp.path, true);
   const { companion, close, roundTrip } = await startSetup(tmp.path);
   const rssBefore = procStatusMiB(companion.pid);
   try {
@@ -178,6 +187,14 @@ runBench(async () => {
           beforeMiB: one.before,
           afterMiB: one.after,
           acceptedContentByteIdentical: one.contentMatches,
+        },
+        peakGrowthPer32MiBBodyOverExisting32MiBFile: {
+          ratio: oneOverExisting.ratio,
+          goal: 6,
+          measured: 'the same, the file existing with other 32 MiB (read to show beside the proposal)',
+          beforeMiB: oneOverExisting.before,
+          afterMiB: oneOverExisting.after,
+          acceptedContentByteIdentical: oneOverExisting.contentMatches,
         },
         timedRuns: {
           beforeMiB: rssBefore,
