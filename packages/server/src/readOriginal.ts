@@ -7,6 +7,7 @@
  */
 import { constants } from 'node:fs';
 import * as fs from 'node:fs/promises';
+import { allocateReleasable } from './releasableBuffer.js';
 
 export class NotARegularFileError extends Error {
   override name = 'NotARegularFileError';
@@ -36,21 +37,28 @@ export async function readOriginal(filePath: string, maxBytes: number): Promise<
     if (!stat.isFile()) throw new NotARegularFileError(`${filePath} is ${kindOf(stat)}; only regular files can be diffed`);
     const tooLarge = () => new NotARegularFileError(`${filePath} is over the ${maxBytes}-byte limit for diffs`);
     if (stat.size > maxBytes) throw tooLarge();
-    // Sized by stat, grown if the file grows meanwhile, never past the limit.
-    let buffer = Buffer.allocUnsafe(Math.min(stat.size, maxBytes) + 1);
-    let length = 0;
-    for (;;) {
-      if (length === buffer.length) {
-        if (length > maxBytes) throw tooLarge();
-        const grown = Buffer.allocUnsafe(Math.min(buffer.length * 2, maxBytes + 1));
-        buffer.copy(grown, 0, 0, length);
-        buffer = grown;
+    // Sized by stat, grown if the file grows meanwhile, never past the limit;
+    // its memory given back once decoded (a 32 MiB file's bytes would otherwise
+    // stay beside the diff until a full GC).
+    let { buffer, release } = allocateReleasable(Math.min(stat.size, maxBytes) + 1);
+    try {
+      let length = 0;
+      for (;;) {
+        if (length === buffer.length) {
+          if (length > maxBytes) throw tooLarge();
+          const grown = allocateReleasable(Math.min(buffer.length * 2, maxBytes + 1));
+          buffer.copy(grown.buffer, 0, 0, length);
+          release();
+          ({ buffer, release } = grown);
+        }
+        const { bytesRead } = await handle.read(buffer, length, buffer.length - length, null);
+        if (bytesRead === 0) break;
+        length += bytesRead;
       }
-      const { bytesRead } = await handle.read(buffer, length, buffer.length - length, null);
-      if (bytesRead === 0) break;
-      length += bytesRead;
+      return buffer.toString('utf8', 0, length);
+    } finally {
+      release();
     }
-    return buffer.toString('utf8', 0, length);
   } finally {
     await handle.close();
   }

@@ -3,14 +3,17 @@ import assert from 'node:assert/strict';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
-import { EventStream } from '../src/http/eventStream.js';
+import { EventStream, messageEvent } from '../src/http/eventStream.js';
 
-/** A real loopback server whose one response is an EventStream cut in `pieceUnits`; returns what a client read. */
+/** A real loopback server whose one response is an EventStream cut in `pieceUnits` (past as many units); returns what a client read. */
 async function roundTrip(messages: unknown[], pieceUnits: number): Promise<string> {
   const server = http.createServer((_req, res) => {
     res.writeHead(200, { 'Content-Type': 'text/event-stream' });
-    const stream = new EventStream(res, 60_000, pieceUnits);
-    for (const m of messages) stream.send(m as never);
+    const stream = new EventStream(res, 60_000, pieceUnits, pieceUnits);
+    // A string stands for a broadcast's event, encoded once for every stream.
+    for (const m of messages)
+      if (typeof m === 'string') stream.sendEncoded(m);
+      else stream.send(m as never);
     stream.end();
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -54,4 +57,23 @@ test('small messages and messages without content go out as one JSON each', asyn
     { jsonrpc: '2.0', method: 'ide/diffAccepted', params: { filePath: '/w/a.txt', content: 'short' } },
   ];
   assert.deepEqual(dataOf(await roundTrip(messages, 1024)), messages);
+});
+
+test('a large content goes out at the socket pace; what is sent meanwhile follows it, in order, and end waits for all', async () => {
+  // Several MiB with pieces of 64 Ki units: the socket refuses more long before the end, so the writer waits for drain.
+  const big = (n: number) => 'é€🚀 "q" \\ \t\n'.repeat(n);
+  const messages = [
+    { jsonrpc: '2.0', method: 'ide/diffAccepted', params: { filePath: '/w/a.txt', content: big(300_000) } },
+    { jsonrpc: '2.0', method: 'ide/contextUpdate', params: { workspaceState: { openFiles: [] } } },
+    { jsonrpc: '2.0', method: 'ide/diffAccepted', params: { filePath: '/w/b.txt', content: big(200_000) } },
+    { jsonrpc: '2.0', method: 'ide/diffRejected', params: { filePath: '/w/c.txt' } },
+  ];
+  assert.deepEqual(dataOf(await roundTrip(messages, 1 << 16)), messages);
+});
+
+test('a broadcast event sent during a large content waits behind it too, in order', async () => {
+  const update = { jsonrpc: '2.0', method: 'ide/contextUpdate', params: { workspaceState: { openFiles: [] } } } as const;
+  const accepted = { jsonrpc: '2.0', method: 'ide/diffAccepted', params: { filePath: '/w/a.txt', content: 'x"é'.repeat(1_500_000) } };
+  const rejected = { jsonrpc: '2.0', method: 'ide/diffRejected', params: { filePath: '/w/b.txt' } };
+  assert.deepEqual(dataOf(await roundTrip([accepted, messageEvent(update as never), rejected], 1 << 16)), [accepted, update, rejected]);
 });

@@ -32,6 +32,24 @@ describe('hostile and malformed input', () => {
     await stillServes();
   });
 
+  test('a large malformed body (past the large-string parse threshold) gets the same parse error as JSON.parse gives', async () => {
+    const big = 'é🚀 \\" '.repeat(1024 * 1024);
+    for (const body of [`{"jsonrpc":"2.0","method":"x","params":{"s":"${big}\u0001"}}`, `{"jsonrpc":"2.0","method":"x","params":{"s":"${big}"},}`]) {
+      let expected = '';
+      try {
+        JSON.parse(body);
+      } catch (err) {
+        expected = (err as Error).message;
+      }
+      assert.ok(expected, 'the body is malformed');
+      const res = await rawRequest(h.companion.port, { headers, body });
+      assert.equal(res.status, 400);
+      assert.equal(res.json.error.code, -32700);
+      assert.ok(res.json.error.message.includes(expected), res.json.error.message);
+    }
+    await stillServes();
+  });
+
   test('a request that is not initialize, without a session, gets 400', async () => {
     const res = await rawRequest(h.companion.port, { headers, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }) });
     assert.equal(res.status, 400);
