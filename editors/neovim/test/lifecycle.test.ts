@@ -176,10 +176,12 @@ describe('Neovim companion lifecycle', { skip, timeout: 120_000 }, () => {
     }
   });
 
-  test('the bundled host runs from a copy with no node_modules anywhere above it', async () => {
+  test('the bundled host (file and chunks) runs from a copy with no node_modules anywhere above it', async () => {
     const dir = makeTempDir('ide-companion-host-copy-');
     const copy = path.join(dir.path, 'host.mjs');
     fs.copyFileSync(HOST_BUNDLE_PATH, copy);
+    // The MCP SDK's side, loaded when the CLI connects, travels with the host.
+    fs.cpSync(path.join(path.dirname(HOST_BUNDLE_PATH), 'chunks'), path.join(dir.path, 'chunks'), { recursive: true });
     const { s, c } = await startWithClient({ setup: `{ host = '${copy}' }` });
     try {
       assert.equal(await s.lua('return require("ide_companion").config.host'), copy);
