@@ -194,8 +194,11 @@ function! ide_companion#context#detach() abort
   let s:renaming = {}
 endfunction
 
-" For the benchmark: what one coalesced cursor update costs when it fires.
+" What the timer does when it fires, at once (for the benchmark): reads the
+" position and sends it if it changed.
 function! ide_companion#context#flush_now() abort
-  let s:last = []
+  if s:timer >= 0
+    call timer_stop(s:timer)
+  endif
   call s:flush()
 endfunction
