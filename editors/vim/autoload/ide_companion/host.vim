@@ -201,6 +201,19 @@ function! ide_companion#host#send(msg) abort
   return 1
 endfunction
 
+" Sends one message already encoded as JSON (one line, no newline in it).
+function! ide_companion#host#send_json(json) abort
+  if s:channel is v:null
+    return 0
+  endif
+  try
+    call ch_sendraw(s:channel, a:json . "\n")
+  catch
+    return 0
+  endtry
+  return 1
+endfunction
+
 function! s:on_stderr(ch, line) abort
   call add(s:stderr, a:line)
   if len(s:stderr) > s:STDERR_KEPT

@@ -19,6 +19,11 @@ else
   endfunction
 endif
 
+" The cursor's character column (1-based, in characters) in the current window.
+function! ide_companion#position#cursor_char() abort
+  return s:cursor_char()
+endfunction
+
 " Lines first..last, stopping once more than `max` characters are collected.
 " Returns [lines, complete]. Chunks double in size and are measured joined:
 " a Vimscript loop per line would cost microseconds per line, and a first
