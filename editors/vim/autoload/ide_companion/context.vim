@@ -99,25 +99,43 @@ function! s:forget_current() abort
   let s:cur_buf = -1
 endfunction
 
-" What the timer runs. Legacy Vimscript reads and runs each line anew every
-" time (about a microsecond a line, several a call): outside Visual and Select
-" mode (no selected text) the position is read, compared and sent in a few
-" lines, with no dict, no json_encode() and one call (comments stay outside:
-" they are read every time too). CursorMoved and ModeChanged often fire
-" together for one move: a position equal to the last one sent is not sent.
-function! s:flush(...) abort
-  let s:timer = -1
-  if bufnr('') != s:cur_buf || stridx("vVsS\<C-v>\<C-s>", mode()) >= 0
-    return s:send_position('cursor')
-  endif
-  let pos = [s:cur_path, line('.'), s:HAS_CHARCOL ? charcol('.') : ide_companion#position#cursor_char(), v:null]
-  if pos ==# s:last || s:cur_path ==# ''
-    return
-  endif
-  let s:last = pos
-  call ide_companion#host#send_json(s:cur_head . pos[1] . ',"character":' . max([pos[2], 1]) . '}}')
-endfunction
-let s:flush_ref = function('s:flush')
+" What the timer runs. Outside Visual and Select mode (no selected text) the
+" position is read, compared with the last one sent (CursorMoved and
+" ModeChanged often fire together for one move) and sent in a few lines, with
+" no dict and no json_encode(). On Vim 9 compiled (:def); legacy Vimscript
+" reads and runs each line anew every time, about a microsecond a line and
+" several a call, so there it is as short as it can be (comments stay outside:
+" they are read every time too).
+if v:version >= 900
+  def s:Flush(...args: list<any>)
+    s:timer = -1
+    if bufnr('') != s:cur_buf || stridx("vVsS\<C-v>\<C-s>", mode()) >= 0
+      s:send_position('cursor')
+      return
+    endif
+    var pos = [s:cur_path, line('.'), charcol('.'), null]
+    if pos == s:last || s:cur_path == ''
+      return
+    endif
+    s:last = pos
+    ide_companion#host#send_json(s:cur_head .. pos[1] .. ',"character":' .. max([pos[2], 1]) .. '}}')
+  enddef
+  let s:flush_ref = function('s:Flush')
+else
+  function! s:flush(...) abort
+    let s:timer = -1
+    if bufnr('') != s:cur_buf || stridx("vVsS\<C-v>\<C-s>", mode()) >= 0
+      return s:send_position('cursor')
+    endif
+    let pos = [s:cur_path, line('.'), s:HAS_CHARCOL ? charcol('.') : ide_companion#position#cursor_char(), v:null]
+    if pos ==# s:last || s:cur_path ==# ''
+      return
+    endif
+    let s:last = pos
+    call ide_companion#host#send_json(s:cur_head . pos[1] . ',"character":' . max([pos[2], 1]) . '}}')
+  endfunction
+  let s:flush_ref = function('s:flush')
+endif
 
 function! s:focus() abort
   let s:cur_buf = -1
@@ -229,5 +247,5 @@ endfunction
 " position and sends it if it changed.
 function! ide_companion#context#flush_now() abort
   call timer_stop(s:timer)
-  call s:flush()
+  call s:flush_ref()
 endfunction
