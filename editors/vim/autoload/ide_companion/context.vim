@@ -18,6 +18,7 @@ let s:renaming = {}
 " buffer changes, not on every cursor update; reset by what can change it.
 let s:cur_buf = -1
 let s:cur_path = ''
+let s:cur_path_json = '""'
 " The start of a cursor message for s:cur_path, JSON up to the line number.
 let s:cur_head = ''
 let s:HAS_CHARCOL = exists('*charcol')
@@ -64,7 +65,8 @@ function! s:send_position(type) abort
   if buf != s:cur_buf
     let s:cur_buf = buf
     let s:cur_path = ide_companion#util#open_file_of(buf)
-    let s:cur_head = '{"type":"cursor","path":' . json_encode(s:cur_path) . ',"cursor":{"line":'
+    let s:cur_path_json = json_encode(s:cur_path)
+    let s:cur_head = '{"type":"cursor","path":' . s:cur_path_json . ',"cursor":{"line":'
   endif
   let path = s:cur_path
   if path ==# ''
@@ -77,14 +79,14 @@ function! s:send_position(type) abort
     return
   endif
   let s:last = [path, pos.line, pos.character, selected]
-  let msg = {'type': a:type, 'path': path, 'cursor': {'line': pos.line, 'character': pos.character}}
+  let json = '{"type":"' . a:type . '","path":' . s:cur_path_json . ',"cursor":{"line":' . pos.line . ',"character":' . pos.character . '}'
   if selected isnot v:null
-    let msg.selectedText = selected
+    let json .= ',"selectedText":' . ide_companion#position#json(selected)
     if !s:HAS_MODE_CHANGED && s:visual_timer < 0
       let s:visual_timer = timer_start(50, function('s:visual_ended'), {'repeat': -1})
     endif
   endif
-  call ide_companion#host#send(msg)
+  call ide_companion#host#send_json(json . '}')
 endfunction
 
 function! s:visual_ended(timer) abort
