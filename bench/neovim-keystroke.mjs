@@ -48,6 +48,10 @@ const ROUNDS = scaled(3, 1);
 const LINES = 10_000;
 const LIMIT_US = 50;
 const SETTLE_MS = 200;
+const PACED_MOVES = scaled(2_000, 20);
+/** Paced moves: one every STEP_MS, the plugin's timer set to DELAY_MS so it fires between them. */
+const STEP_MS = 3;
+const DELAY_MS = 1;
 const quietLogger = { level: 'error', debug() {}, info() {}, warn() {}, error() {} };
 
 /** Polls until `probe` returns a value (testkit's waitFor, with this bench's timeout). */
@@ -138,6 +142,45 @@ const MOVE_LOOP = `
   return (vim.loop.hrtime() - start) / 1000 / n
 `;
 
+/**
+ * Paced: one move per STEP_MS timer, so the plugin's own timer (its delay set
+ * shorter) fires between moves, on a wake-up of its own, as between keys.
+ */
+const PACED_LOOP = `
+  local n, STEP, delay = ...
+  local ok, context = pcall(require, 'ide_companion.context')
+  local saved = ok and context.CURSOR_DELAY_MS
+  if saved then
+    context.CURSOR_DELAY_MS = delay
+  end
+  local win = vim.api.nvim_get_current_win()
+  _G.bench_done = false
+  local left = n
+  local function step()
+    if left <= 0 then
+      if saved then
+        context.CURSOR_DELAY_MS = saved
+      end
+      _G.bench_done = true
+      return
+    end
+    left = left - 1
+    vim.api.nvim_win_set_cursor(win, { (left % 50) + 1, left % 20 })
+    vim.api.nvim_exec_autocmds('CursorMoved', {})
+    vim.defer_fn(step, STEP)
+  end
+  vim.defer_fn(step, STEP)
+`;
+
+/** CPU µs per paced move (the loop runs in Neovim's timers; polled for its end). */
+async function pacedLoop(s, n) {
+  const cpu0 = processCpuMs(s.pid);
+  await s.lua(PACED_LOOP, n, STEP_MS, DELAY_MS);
+  await waitFor(() => s.lua('return _G.bench_done'), 'the paced moves', 120_000, 100);
+  await sleep(SETTLE_MS);
+  return ((processCpuMs(s.pid) - cpu0) * 1000) / n;
+}
+
 /** [CPU µs, wall µs] per move of one loop, the CPU read after a pause (work left for later counts). */
 async function moveLoop(s, n, far, report) {
   const cpu0 = processCpuMs(s.pid);
@@ -164,6 +207,7 @@ async function typing(s) {
 
 /** One round in `s`: normal moves (reported, burst), Visual moves, typing. */
 async function round(s, samples) {
+  samples.paced.push(await pacedLoop(s, PACED_MOVES));
   const [cpu, wall] = await moveLoop(s, MOVES, false, true);
   samples.cursor.push(cpu);
   samples.cursorWall.push(wall);
@@ -181,6 +225,7 @@ const round3 = (x) => Math.round(x * 1000) / 1000;
 
 function summary(samples, s) {
   return {
+    pacedMoveUs: round3(median(samples.paced)),
     cursorMovedUs: round3(median(samples.cursor)),
     cursorMovedWallUs: round3(median(samples.cursorWall)),
     burstMoveUs: round3(median(samples.burst)),
@@ -199,8 +244,8 @@ async function measure() {
   });
   withPlugin.withPlugin = true;
   try {
-    const a = { cursor: [], cursorWall: [], burst: [], visual: [], typing: [] };
-    const b = { cursor: [], cursorWall: [], burst: [], visual: [], typing: [] };
+    const a = { paced: [], cursor: [], cursorWall: [], burst: [], visual: [], typing: [] };
+    const b = { paced: [], cursor: [], cursorWall: [], burst: [], visual: [], typing: [] };
     for (let r = 0; r < ROUNDS; r++) {
       log(`round ${r + 1} of ${ROUNDS}`);
       await round(without, a);
@@ -233,6 +278,7 @@ runBench(async () => {
     ratio: round3(withPlugin.cursorMovedUs / without.cursorMovedUs),
     limitAddedPerCursorMoveUs: LIMIT_US,
     withinLimit: added <= LIMIT_US,
+    addedPerPacedMoveUs: round3(withPlugin.pacedMoveUs - without.pacedMoveUs),
     addedPerBurstMoveUs: round3(withPlugin.burstMoveUs - without.burstMoveUs),
     addedPerVisualMoveUs: round3(withPlugin.visualMoveUs - without.visualMoveUs),
     addedPerTypedCharMs: round3(withPlugin.typingMsPerChar - without.typingMsPerChar),

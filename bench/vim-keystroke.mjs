@@ -46,6 +46,10 @@ const ROUNDS = scaled(3, 1);
 const LINES = 10_000;
 const LIMIT_US = 50;
 const SETTLE_MS = 200;
+const PACED_MOVES = scaled(2_000, 20);
+/** Paced moves: one every STEP_MS, the plugin's timer set to DELAY_MS so it fires between them. */
+const STEP_MS = 3;
+const DELAY_MS = 1;
 
 const BENCH_VIM = `
 augroup bench
@@ -66,6 +70,23 @@ function! BenchMoves(n, far, report) abort
   endfor
   return reltimefloat(reltime(start)) * 1000000.0 / a:n
 endfunction
+" Paced: one move per STEP_MS timer, so the plugin's own timer (its delay set
+" shorter) fires between moves, on a wake-up of its own, as between keys.
+function! BenchPaced(n) abort
+  let s:left = a:n
+  let g:bench_done = 0
+  call timer_start(${STEP_MS}, function('s:Step'))
+endfunction
+function! s:Step(timer) abort
+  if s:left <= 0
+    let g:bench_done = 1
+    return
+  endif
+  let s:left -= 1
+  call cursor((s:left % 50) + 1, (s:left % 20) + 1)
+  doautocmd <nomodeline> CursorMoved
+  call timer_start(${STEP_MS}, function('s:Step'))
+endfunction
 `;
 
 async function start(withPlugin) {
@@ -76,7 +97,7 @@ async function start(withPlugin) {
   const s = await startVim({
     files: { 'big.txt': `${lines.join('\n')}\n` },
     open: ['big.txt'],
-    vimrc: [`source ${benchFile}`, ...(withPlugin ? [] : ['let g:loaded_ide_companion = 1'])],
+    vimrc: [`source ${benchFile}`, ...(withPlugin ? [`let g:ide_companion_cursor_delay = ${DELAY_MS}`] : ['let g:loaded_ide_companion = 1'])],
     waitForCompanion: withPlugin,
   });
   fs.rmSync(benchFile, { force: true });
@@ -104,7 +125,17 @@ async function moveLoop(s, n, far, report) {
   return [((processCpuMs(s.pid) - cpu0) * 1000) / n, wall];
 }
 
+/** CPU µs per paced move (the loop runs in Vim's timers; polled for its end). */
+async function pacedLoop(s, n) {
+  const cpu0 = processCpuMs(s.pid);
+  await s.expr(`BenchPaced(${n})`);
+  await waitFor(async () => (await s.expr('g:bench_done')) === 1, 'the paced moves', 120_000, 100);
+  await sleep(SETTLE_MS);
+  return ((processCpuMs(s.pid) - cpu0) * 1000) / n;
+}
+
 async function round(s, samples) {
+  samples.paced.push(await pacedLoop(s, PACED_MOVES));
   const [cpu, wall] = await moveLoop(s, MOVES, false, true);
   samples.cursor.push(cpu);
   samples.cursorWall.push(wall);
@@ -121,6 +152,7 @@ const round3 = (x) => Math.round(x * 1000) / 1000;
 
 function summary(samples, s) {
   return {
+    pacedMoveUs: round3(median(samples.paced)),
     cursorMovedUs: round3(median(samples.cursor)),
     cursorMovedWallUs: round3(median(samples.cursorWall)),
     burstMoveUs: round3(median(samples.burst)),
@@ -137,8 +169,8 @@ async function measure() {
     throw err;
   });
   try {
-    const a = { cursor: [], cursorWall: [], burst: [], visual: [] };
-    const b = { cursor: [], cursorWall: [], burst: [], visual: [] };
+    const a = { paced: [], cursor: [], cursorWall: [], burst: [], visual: [] };
+    const b = { paced: [], cursor: [], cursorWall: [], burst: [], visual: [] };
     for (let r = 0; r < ROUNDS; r++) {
       log(`round ${r + 1} of ${ROUNDS}`);
       await round(without, a);
@@ -171,6 +203,7 @@ runBench(async () => {
     ratio: round3(withPlugin.cursorMovedUs / without.cursorMovedUs),
     limitAddedPerCursorMoveUs: LIMIT_US,
     withinLimit: added <= LIMIT_US,
+    addedPerPacedMoveUs: round3(withPlugin.pacedMoveUs - without.pacedMoveUs),
     addedPerBurstMoveUs: round3(withPlugin.burstMoveUs - without.burstMoveUs),
     addedPerVisualMoveUs: round3(withPlugin.visualMoveUs - without.visualMoveUs),
   };
