@@ -1,9 +1,10 @@
 -- Editor events -> the editor vocabulary (docs/editor-protocol.md), sent to the
 -- host as `event` notifications. Every handler is a few API reads and one
 -- rpcnotify: nothing waits for the host, and the host's ContextTracker decides
--- what the CLI sees. Cursor moves only arm one timer (CURSOR_DELAY_MS, once per
--- burst): the autocmd a keystroke pays for is one comparison, and a burst of
--- moves (a held key, a macro) is read and sent once when the timer fires.
+-- what the CLI sees. A cursor move after a pause is sent at once; moves sooner
+-- than CURSOR_DELAY_MS after it only arm one timer (once per burst): the
+-- autocmd they pay for is a comparison, and the burst (a held key, a macro) is
+-- read and sent once when the timer fires.
 local host = require('ide_companion.host')
 local position = require('ide_companion.position')
 local roots = require('ide_companion.roots')
@@ -19,6 +20,7 @@ local extra_roots = {}
 M.CURSOR_DELAY_MS = 10
 local timer = nil -- one libuv timer, re-armed once per burst (never a new one per move)
 local pending = false -- a cursor update is due when the timer fires
+local last_read = -math.huge -- vim.loop.now() when a cursor update was last read
 
 -- On every cursor move: vim.bo[buf] costs microseconds (a proxy object per
 -- access), the API call a tenth of that. nvim_buf_get_option is deprecated
@@ -108,15 +110,27 @@ end
 local on_timer = vim.schedule_wrap(function()
   if pending then
     pending = false
+    last_read = vim.loop.now()
     send_position('cursor')
   end
 end)
 
---- The whole cost of a keystroke: arm the timer once per burst.
+--- A move after a pause (CURSOR_DELAY_MS or more since the last read) is read
+--- and sent at once: no timer, so no extra wake-up of the event loop for it,
+--- which costs Neovim more than the read. A move sooner than that (a burst)
+--- only arms the timer, once, and the burst is read when it fires.
 local function moved()
-  if not pending then
+  if pending then
+    return
+  end
+  local now = vim.loop.now()
+  local since = now - last_read
+  if since >= M.CURSOR_DELAY_MS then
+    last_read = now
+    send_position('cursor')
+  else
     pending = true
-    timer:start(M.CURSOR_DELAY_MS, 0, on_timer)
+    timer:start(M.CURSOR_DELAY_MS - since, 0, on_timer)
   end
 end
 
@@ -124,6 +138,7 @@ end
 --- position and sends it if it changed.
 function M.flush()
   cancel()
+  last_read = vim.loop.now()
   send_position('cursor')
 end
 
