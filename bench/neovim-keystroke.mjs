@@ -10,14 +10,18 @@
  * of load on a shared machine hits both alike.
  *
  * - cursorMovedUs: a Lua loop inside Neovim moves the cursor and fires
- *   CursorMoved; with the plugin each move is also reported as its coalescing
- *   timer reports it (the flush it runs, called once per move: the cost of a
- *   move when every move is reported, as when keys come slower than the
- *   timer's delay). The figure is the Neovim process's CPU time (utime +
+ *   CursorMoved; with the plugin each move is also reported (the plugin's
+ *   flush, the read and send it does for a move after a pause or when its
+ *   timer fires, called once per move: the cost of a move when every move is
+ *   reported, as when keys come slower than the timer's delay). The figure is the Neovim process's CPU time (utime +
  *   stime from /proc, read before the loop and after a 200 ms pause, so
  *   whatever the plugin left for later is counted too), which other processes
  *   do not inflate; cursorMovedWallUs is the loop's wall time.
  *   addedPerCursorMoveUs = with - without, next to its limit (50 µs).
+ * - pacedMoveUs: moves one per 3 ms timer, the plugin's delay set to 1 ms, so
+ *   every move is reported through the plugin's real path (at once after a
+ *   pause, or its timer) with event-loop wake-ups between moves, as between
+ *   keys. CPU time; on a loaded machine it swings by tens of µs between runs.
  * - burstMoveUs: the same moves without the explicit flush (back to back, as
  *   a held key: the timer coalesces them into one report), CPU time.
  * - visualMoveUs: reported moves in linewise Visual mode over a 10 000-line
@@ -143,8 +147,8 @@ const MOVE_LOOP = `
 `;
 
 /**
- * Paced: one move per STEP_MS timer, so the plugin's own timer (its delay set
- * shorter) fires between moves, on a wake-up of its own, as between keys.
+ * Paced: one move per STEP_MS timer, the plugin's delay set shorter, so each
+ * move is a move after a pause, reported through the plugin's own path.
  */
 const PACED_LOOP = `
   local n, STEP, delay = ...

@@ -21,6 +21,9 @@
  *   counted too), which other processes do not inflate; cursorMovedWallUs is
  *   the loop's wall time (reltime()). addedPerCursorMoveUs = with - without,
  *   next to its limit (50 µs).
+ * - pacedMoveUs: moves one per 3 ms timer, the plugin's
+ *   'ide_companion_cursor_delay' set to 1 ms, so its real timer fires between
+ *   moves on a wake-up of its own, as between keys. CPU time.
  * - burstMoveUs: the same moves without the explicit flush (back to back, as
  *   a held key: the timer coalesces them into one report), CPU time.
  * - visualMoveUs: reported moves in linewise Visual mode over a 10 000-line
