@@ -6,12 +6,27 @@
  * the plugin (with: the companion running and a real MCP client connected,
  * receiving the context updates, as when Gemini CLI is attached).
  *
+ * Both Neovims run at once and the rounds alternate between them, so a change
+ * of load on a shared machine hits both alike.
+ *
  * - cursorMovedUs: a Lua loop inside Neovim moves the cursor and fires
- *   CursorMoved, timed with vim.loop.hrtime: the time the UI thread spends per
- *   move (the plugin's handler reads the position and sends one rpcnotify).
- * - visualMoveUs: the same in linewise Visual mode over a 10 000-line
- *   selection (the handler extracts the selected text, up to the 16 384
- *   UTF-16 units the CLI keeps).
+ *   CursorMoved; with the plugin each move is also reported (the plugin's
+ *   flush, the read and send it does for a move after a pause or when its
+ *   timer fires, called once per move: the cost of a move when every move is
+ *   reported, as when keys come slower than the timer's delay). The figure is the Neovim process's CPU time (utime +
+ *   stime from /proc, read before the loop and after a 200 ms pause, so
+ *   whatever the plugin left for later is counted too), which other processes
+ *   do not inflate; cursorMovedWallUs is the loop's wall time.
+ *   addedPerCursorMoveUs = with - without, next to its limit (50 µs).
+ * - pacedMoveUs: moves one per 3 ms timer, the plugin's delay set to 1 ms, so
+ *   every move is reported through the plugin's real path (at once after a
+ *   pause, or its timer) with event-loop wake-ups between moves, as between
+ *   keys. CPU time; on a loaded machine it swings by tens of µs between runs.
+ * - burstMoveUs: the same moves without the explicit flush (back to back, as
+ *   a held key: the timer coalesces them into one report), CPU time.
+ * - visualMoveUs: reported moves in linewise Visual mode over a 10 000-line
+ *   selection (the flush extracts the selected text, up to the 16 384 UTF-16
+ *   units the CLI keeps), CPU time.
  * - typingMsPerChar: CHARS characters typed in Insert mode one at a time
  *   (nvim_input, then a round trip, so each key is processed alone and fires
  *   CursorMovedI as a human's would): wall time per character, end to end.
@@ -27,7 +42,7 @@ import { fileURLToPath } from 'node:url';
 import { attach } from 'neovim';
 import { parseDiscoveryFile, parseDiscoveryFileName } from '@ide-companion/protocol';
 import { waitFor } from '@ide-companion/testkit';
-import { connectClient, log, machine, makeTempDir, runBench, sleep, withTimeout, scaled } from './lib/common.mjs';
+import { connectClient, log, machine, makeTempDir, processCpuMs, runBench, sleep, withTimeout, scaled } from './lib/common.mjs';
 
 const PLUGIN_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'editors', 'neovim');
 const MOVES = scaled(20_000, 200);
@@ -35,6 +50,12 @@ const VISUAL_MOVES = scaled(2_000, 20);
 const CHARS = scaled(1_000, 10);
 const ROUNDS = scaled(3, 1);
 const LINES = 10_000;
+const LIMIT_US = 50;
+const SETTLE_MS = 200;
+const PACED_MOVES = scaled(2_000, 20);
+/** Paced moves: one every STEP_MS, the plugin's timer set to DELAY_MS so it fires between them. */
+const STEP_MS = 3;
+const DELAY_MS = 1;
 const quietLogger = { level: 'error', debug() {}, info() {}, warn() {}, error() {} };
 
 /** Polls until `probe` returns a value (testkit's waitFor, with this bench's timeout). */
@@ -78,8 +99,10 @@ async function startNvim(withPlugin) {
     });
   }
   await nvim.command('edit big.txt');
+  const pid = await nvim.call('getpid');
   return {
     nvim,
+    pid,
     lua,
     updates: () => updates,
     async close() {
@@ -96,9 +119,18 @@ async function startNvim(withPlugin) {
   };
 }
 
-/** Microseconds per CursorMoved, timed inside Neovim. */
+/**
+ * Microseconds of wall time per move, timed inside Neovim. report: also run
+ * what the plugin's timer runs once per move (older versions of the plugin,
+ * without a timer, did that work in the autocmd itself).
+ */
 const MOVE_LOOP = `
-  local n, far = ...
+  local n, far, report = ...
+  local flush
+  if report then
+    local ok, context = pcall(require, 'ide_companion.context')
+    flush = ok and context.flush or nil
+  end
   local win = vim.api.nvim_get_current_win()
   local last = vim.api.nvim_buf_line_count(0)
   local start = vim.loop.hrtime()
@@ -107,56 +139,133 @@ const MOVE_LOOP = `
     local line = far and (last - (i % 50)) or ((i % 50) + 1)
     vim.api.nvim_win_set_cursor(win, { line, i % 20 })
     vim.api.nvim_exec_autocmds('CursorMoved', {})
+    if flush then
+      flush()
+    end
   end
   return (vim.loop.hrtime() - start) / 1000 / n
 `;
 
-async function measure(withPlugin) {
-  const s = await startNvim(withPlugin);
+/**
+ * Paced: one move per STEP_MS timer, the plugin's delay set shorter, so each
+ * move is a move after a pause, reported through the plugin's own path.
+ */
+const PACED_LOOP = `
+  local n, STEP, delay = ...
+  local ok, context = pcall(require, 'ide_companion.context')
+  local saved = ok and context.CURSOR_DELAY_MS
+  if saved then
+    context.CURSOR_DELAY_MS = delay
+  end
+  local win = vim.api.nvim_get_current_win()
+  _G.bench_done = false
+  local left = n
+  local function step()
+    if left <= 0 then
+      if saved then
+        context.CURSOR_DELAY_MS = saved
+      end
+      _G.bench_done = true
+      return
+    end
+    left = left - 1
+    vim.api.nvim_win_set_cursor(win, { (left % 50) + 1, left % 20 })
+    vim.api.nvim_exec_autocmds('CursorMoved', {})
+    vim.defer_fn(step, STEP)
+  end
+  vim.defer_fn(step, STEP)
+`;
+
+/** CPU µs per paced move (the loop runs in Neovim's timers; polled for its end). */
+async function pacedLoop(s, n) {
+  const cpu0 = processCpuMs(s.pid);
+  await s.lua(PACED_LOOP, n, STEP_MS, DELAY_MS);
+  await waitFor(() => s.lua('return _G.bench_done'), 'the paced moves', 120_000, 100);
+  await sleep(SETTLE_MS);
+  return ((processCpuMs(s.pid) - cpu0) * 1000) / n;
+}
+
+/** [CPU µs, wall µs] per move of one loop, the CPU read after a pause (work left for later counts). */
+async function moveLoop(s, n, far, report) {
+  const cpu0 = processCpuMs(s.pid);
+  const wall = await s.lua(MOVE_LOOP, n, far, report);
+  await sleep(SETTLE_MS);
+  return [((processCpuMs(s.pid) - cpu0) * 1000) / n, wall];
+}
+
+async function typing(s) {
+  // Type CHARS characters one at a time, each waited for as a user waits to see it:
+  // Neovim fires CursorMovedI only when no typeahead is pending, so every key here fires it.
+  await s.nvim.command('normal! Go');
+  await s.nvim.input('A');
+  const started = performance.now();
+  for (let i = 0; i < CHARS; i++) {
+    await s.nvim.input('x');
+    await s.nvim.eval('1');
+  }
+  const perChar = (performance.now() - started) / CHARS;
+  await s.nvim.input('<Esc>');
+  await waitUntil(async () => (await s.nvim.mode).mode === 'n', 'Normal mode');
+  return perChar;
+}
+
+/** One round in `s`: normal moves (reported, burst), Visual moves, typing. */
+async function round(s, samples) {
+  samples.paced.push(await pacedLoop(s, PACED_MOVES));
+  const [cpu, wall] = await moveLoop(s, MOVES, false, true);
+  samples.cursor.push(cpu);
+  samples.cursorWall.push(wall);
+  samples.burst.push((await moveLoop(s, MOVES, false, false))[0]);
+  await s.nvim.input('ggVG');
+  await waitUntil(async () => (await s.nvim.mode).mode === 'V', 'Visual mode');
+  samples.visual.push((await moveLoop(s, VISUAL_MOVES, true, true))[0]);
+  await s.nvim.input('<Esc>');
+  await waitUntil(async () => (await s.nvim.mode).mode === 'n', 'Normal mode');
+  samples.typing.push(await typing(s));
+}
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const round3 = (x) => Math.round(x * 1000) / 1000;
+
+function summary(samples, s) {
+  return {
+    pacedMoveUs: round3(median(samples.paced)),
+    cursorMovedUs: round3(median(samples.cursor)),
+    cursorMovedWallUs: round3(median(samples.cursorWall)),
+    burstMoveUs: round3(median(samples.burst)),
+    visualMoveUs: round3(median(samples.visual)),
+    typingMsPerChar: round3(median(samples.typing)),
+    contextUpdatesReceived: s.withPlugin ? s.updates() : undefined,
+  };
+}
+
+async function measure() {
+  log('starting Neovim without the plugin, and with it (companion running, a client connected)');
+  const without = await startNvim(false);
+  const withPlugin = await startNvim(true).catch(async (err) => {
+    await without.close();
+    throw err;
+  });
+  withPlugin.withPlugin = true;
   try {
-    const cursor = [];
-    const visual = [];
-    const typing = [];
-    for (let round = 0; round < ROUNDS; round++) {
-      cursor.push(await s.lua(MOVE_LOOP, MOVES, false));
-      await s.nvim.input('ggVG');
-      await waitUntil(async () => (await s.nvim.mode).mode === 'V', 'Visual mode');
-      visual.push(await s.lua(MOVE_LOOP, VISUAL_MOVES, true));
-      await s.nvim.input('<Esc>');
-      await waitUntil(async () => (await s.nvim.mode).mode === 'n', 'Normal mode');
-      // Type CHARS characters one at a time, each waited for as a user waits to see it:
-      // Neovim fires CursorMovedI only when no typeahead is pending, so every key here fires it.
-      await s.nvim.command('normal! Go');
-      await s.nvim.input('A');
-      const started = performance.now();
-      for (let i = 0; i < CHARS; i++) {
-        await s.nvim.input('x');
-        await s.nvim.eval('1');
-      }
-      typing.push((performance.now() - started) / CHARS);
-      await s.nvim.input('<Esc>');
-      await waitUntil(async () => (await s.nvim.mode).mode === 'n', 'Normal mode');
+    const a = { paced: [], cursor: [], cursorWall: [], burst: [], visual: [], typing: [] };
+    const b = { paced: [], cursor: [], cursorWall: [], burst: [], visual: [], typing: [] };
+    for (let r = 0; r < ROUNDS; r++) {
+      log(`round ${r + 1} of ${ROUNDS}`);
+      await round(without, a);
+      await round(withPlugin, b);
     }
-    await sleep(300);
-    const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-    const round3 = (x) => Math.round(x * 1000) / 1000;
-    return {
-      cursorMovedUs: round3(median(cursor)),
-      visualMoveUs: round3(median(visual)),
-      typingMsPerChar: round3(median(typing)),
-      contextUpdatesReceived: withPlugin ? s.updates() : undefined,
-    };
+    return { without: summary(a, without), with: summary(b, withPlugin) };
   } finally {
-    await s.close();
+    await withPlugin.close();
+    await without.close();
   }
 }
 
 runBench(async () => {
   const version = (await import('node:child_process')).spawnSync('nvim', ['--version'], { encoding: 'utf8' }).stdout.split('\n')[0];
-  log('without the plugin');
-  const without = await withTimeout(measure(false), 300_000, 'the run without the plugin');
-  log('with the plugin, companion running, a client connected');
-  const withPlugin = await withTimeout(measure(true), 300_000, 'the run with the plugin');
+  const { without, with: withPlugin } = await withTimeout(measure(), 600_000, 'the runs');
+  const added = round3(withPlugin.cursorMovedUs - without.cursorMovedUs);
   return {
     machine: machine(),
     // Other processes on a 2-core machine move these numbers a lot: read them with the load.
@@ -169,8 +278,13 @@ runBench(async () => {
     rounds: ROUNDS,
     without,
     with: withPlugin,
-    addedPerCursorMoveUs: Math.round((withPlugin.cursorMovedUs - without.cursorMovedUs) * 1000) / 1000,
-    addedPerVisualMoveUs: Math.round((withPlugin.visualMoveUs - without.visualMoveUs) * 1000) / 1000,
-    addedPerTypedCharMs: Math.round((withPlugin.typingMsPerChar - without.typingMsPerChar) * 1000) / 1000,
+    addedPerCursorMoveUs: added,
+    ratio: round3(withPlugin.cursorMovedUs / without.cursorMovedUs),
+    limitAddedPerCursorMoveUs: LIMIT_US,
+    withinLimit: added <= LIMIT_US,
+    addedPerPacedMoveUs: round3(withPlugin.pacedMoveUs - without.pacedMoveUs),
+    addedPerBurstMoveUs: round3(withPlugin.burstMoveUs - without.burstMoveUs),
+    addedPerVisualMoveUs: round3(withPlugin.visualMoveUs - without.visualMoveUs),
+    addedPerTypedCharMs: round3(withPlugin.typingMsPerChar - without.typingMsPerChar),
   };
 });

@@ -106,6 +106,34 @@ describe('Neovim context', { skip, timeout: 120_000 }, () => {
     }
   });
 
+  test('a huge selection whose far end moves keeps its text, and its start moving changes it', async () => {
+    const text = Array.from({ length: 200 }, (_, i) => `${i}:${'x'.repeat(990)}\n`).join('');
+    const { s, c } = await startWithClient({ files: { 'big.txt': text } });
+    try {
+      await s.nvim.command('edit big.txt');
+      const startsWith = (prefix: string, line: number) =>
+        c.waitForContext(
+          (ctx) => {
+            const file = openFiles(ctx)[0];
+            return file?.cursor?.line === line && file.selectedText?.startsWith(prefix) ? file : undefined;
+          },
+          `a selection from ${JSON.stringify(prefix)}, the cursor on line ${line}`,
+        );
+      await s.nvim.input('ggVG');
+      await startsWith('0:x', 200);
+      // The far end moves, far past what the CLI keeps: the same text.
+      await s.nvim.input('k');
+      await startsWith('0:x', 199);
+      // The other end (o) moves down: the text starts one line later.
+      await s.nvim.input('oj');
+      const file = await startsWith('1:x', 2);
+      assert.equal(file.selectedText!.length, MAX_SELECTED_TEXT_LENGTH);
+    } finally {
+      await c.close();
+      await s.close();
+    }
+  });
+
   test('buffers without a file on disk are left out until written; deleted buffers leave', async () => {
     const { s, c } = await startWithClient({ files: { 'a.txt': 'a\n' } });
     try {

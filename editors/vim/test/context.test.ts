@@ -149,6 +149,33 @@ describe('Vim context', { skip: skipVim, timeout: 180_000 }, () => {
     }
   });
 
+  test('a long selection whose far end moves keeps its text, and its start moving changes it', async () => {
+    const text = Array.from({ length: 200 }, (_, i) => `${i}:${'x'.repeat(990)}\n`).join('');
+    const { s, c } = await startWithClient({ files: { 'big.txt': text }, open: ['big.txt'] });
+    try {
+      const startsWith = (prefix: string, line: number) =>
+        c.waitForContext(
+          (ctx) => {
+            const file = openFiles(ctx)[0];
+            return file?.cursor?.line === line && file.selectedText?.startsWith(prefix) ? file : undefined;
+          },
+          `a selection from ${JSON.stringify(prefix)}, the cursor on line ${line}`,
+        );
+      s.type('VG');
+      await startsWith('0:x', 200);
+      // The far end moves, far past what the CLI keeps: the same text.
+      s.type('k');
+      await startsWith('0:x', 199);
+      // The other end (o) moves down: the text starts one line later.
+      s.type('oj');
+      const file = await startsWith('1:x', 2);
+      assert.ok(file.selectedText!.length <= 16384 + 1000, `cut to about 16 KiB, got ${file.selectedText!.length}`);
+    } finally {
+      await c.close();
+      await s.close();
+    }
+  });
+
   test('roots: the cwd, :tcd and :lcd directories and g:ide_companion_roots (once they exist) reach the companion', async () => {
     const { s } = await startWithClient({ vimrc: ["let g:ide_companion_roots = [$TMPDIR . '/extra']"] });
     try {

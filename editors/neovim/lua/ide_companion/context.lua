@@ -1,7 +1,10 @@
 -- Editor events -> the editor vocabulary (docs/editor-protocol.md), sent to the
 -- host as `event` notifications. Every handler is a few API reads and one
--- rpcnotify: nothing waits for the host, and the host's ContextTracker does the
--- coalescing and decides what the CLI sees.
+-- rpcnotify: nothing waits for the host, and the host's ContextTracker decides
+-- what the CLI sees. A cursor move after a pause is sent at once; moves sooner
+-- than CURSOR_DELAY_MS after it only arm one timer (once per burst): the
+-- autocmd they pay for is a comparison, and the burst (a held key, a macro) is
+-- read and sent once when the timer fires.
 local host = require('ide_companion.host')
 local position = require('ide_companion.position')
 local roots = require('ide_companion.roots')
@@ -12,6 +15,12 @@ local GROUP = 'ide_companion_context'
 local last_sent = nil -- the last focus/cursor position sent: {path, line, character, selectedText?}
 local renaming = {} -- buf -> its name before :file / :saveas
 local extra_roots = {}
+
+-- A lone move reaches the host this long after it; moves meanwhile ride along.
+M.CURSOR_DELAY_MS = 10
+local timer = nil -- one libuv timer, re-armed once per burst (never a new one per move)
+local pending = false -- a cursor update is due when the timer fires
+local last_read = -math.huge -- vim.loop.now() when a cursor update was last read
 
 -- On every cursor move: vim.bo[buf] costs microseconds (a proxy object per
 -- access), the API call a tenth of that. nvim_buf_get_option is deprecated
@@ -90,6 +99,49 @@ local function send_path(method, buf)
   end
 end
 
+local function cancel()
+  if pending then
+    pending = false
+    timer:stop()
+  end
+end
+
+-- In the main loop (the timer's own callback may not call the API).
+local on_timer = vim.schedule_wrap(function()
+  if pending then
+    pending = false
+    last_read = vim.loop.now()
+    send_position('cursor')
+  end
+end)
+
+--- A move after a pause (CURSOR_DELAY_MS or more since the last read) is read
+--- and sent at once: no timer, so no extra wake-up of the event loop for it,
+--- which costs Neovim more than the read. A move sooner than that (a burst)
+--- only arms the timer, once, and the burst is read when it fires.
+local function moved()
+  if pending then
+    return
+  end
+  local now = vim.loop.now()
+  local since = now - last_read
+  if since >= M.CURSOR_DELAY_MS then
+    last_read = now
+    send_position('cursor')
+  else
+    pending = true
+    timer:start(M.CURSOR_DELAY_MS - since, 0, on_timer)
+  end
+end
+
+--- What the timer does when it fires, at once (for the benchmark): reads the
+--- position and sends it if it changed.
+function M.flush()
+  cancel()
+  last_read = vim.loop.now()
+  send_position('cursor')
+end
+
 --- What the host must know at once: every listed file buffer, the current one, the roots.
 function M.sync()
   local current = vim.api.nvim_get_current_buf()
@@ -110,11 +162,12 @@ function M.attach(cfg)
     vim.api.nvim_create_autocmd(events, { group = group, callback = callback })
   end
   au({ 'BufEnter', 'WinEnter', 'FocusGained' }, function()
+    -- A pending cursor update would only repeat what focus sends now.
+    cancel()
     send_position('focus')
   end)
-  au({ 'CursorMoved', 'CursorMovedI', 'ModeChanged' }, function()
-    send_position('cursor')
-  end)
+  timer = timer or vim.loop.new_timer()
+  au({ 'CursorMoved', 'CursorMovedI', 'ModeChanged' }, moved)
   au('BufAdd', function(args)
     -- Later: a help or plugin buffer gets its 'buftype' and 'nobuflisted' only after BufAdd.
     vim.schedule(function()
@@ -152,6 +205,9 @@ end
 
 function M.detach()
   pcall(vim.api.nvim_del_augroup_by_name, GROUP)
+  if timer then
+    cancel()
+  end
   last_sent = nil
   renaming = {}
 end

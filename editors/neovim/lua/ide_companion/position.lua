@@ -89,15 +89,42 @@ local function visual_kind(mode)
   return nil
 end
 
+-- The last characterwise or linewise selection cut at the cap, while its
+-- start, the buffer and its text stay the same: moving the far end of a
+-- selection longer than the CLI keeps (past the lines read) changes nothing it
+-- sees, and is not read again.
+local capped = { buf = -1, tick = -1, kind = nil, sl = -1, sc = -1, next_row = math.huge, text = nil }
+
 local function selected_text(buf, kind)
   local a, b = vim.fn.getpos('v'), vim.fn.getpos('.')
   local sl, sc, el, ec = a[2], a[3], b[2], b[3]
   if sl > el or (sl == el and sc > ec) then
     sl, sc, el, ec = el, ec, sl, sc
   end
+  local tick = vim.api.nvim_buf_get_changedtick(buf)
+  if
+    el >= capped.next_row
+    and capped.buf == buf
+    and capped.tick == tick
+    and capped.kind == kind
+    and capped.sl == sl
+    and capped.sc == sc
+  then
+    return capped.text
+  end
+  capped.next_row = math.huge
   local lines, complete = lines_capped(buf, sl, el, M.MAX_SELECTION_UNITS)
   if #lines == 0 then
     return nil
+  end
+  if not complete and kind ~= 'block' then
+    if kind == 'char' then
+      -- Cut at the cap, its end is not cut; its start is.
+      lines[1] = lines[1]:sub(sc)
+    end
+    local text = table.concat(lines, '\n')
+    capped = { buf = buf, tick = tick, kind = kind, sl = sl, sc = sc, next_row = sl + #lines, text = text }
+    return text
   end
   if kind == 'line' then
     return table.concat(lines, '\n')

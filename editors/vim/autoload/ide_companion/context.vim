@@ -14,10 +14,14 @@ let s:last = []
 let s:last_roots = []
 " buffer -> its file name before :file / :saveas
 let s:renaming = {}
-
-function! s:delay() abort
-  return get(g:, 'ide_companion_cursor_delay', 10)
-endfunction
+" The current buffer's file ('' when it shows none), worked out when the
+" buffer changes, not on every cursor update; reset by what can change it.
+let s:cur_buf = -1
+let s:cur_path = ''
+let s:cur_path_json = '""'
+" The start of a cursor message for s:cur_path, JSON up to the line number.
+let s:cur_head = ''
+let s:HAS_CHARCOL = exists('*charcol')
 
 " Workspace roots: the global cwd, every tab-local and window-local cwd
 " (:tcd, :lcd), and g:ide_companion_roots; real paths, no duplicates.
@@ -57,7 +61,14 @@ endfunction
 
 " focus or cursor for the current window, if it shows a file.
 function! s:send_position(type) abort
-  let path = ide_companion#util#open_file_of(bufnr(''))
+  let buf = bufnr('')
+  if buf != s:cur_buf
+    let s:cur_buf = buf
+    let s:cur_path = ide_companion#util#open_file_of(buf)
+    let s:cur_path_json = json_encode(s:cur_path)
+    let s:cur_head = '{"type":"cursor","path":' . s:cur_path_json . ',"cursor":{"line":'
+  endif
+  let path = s:cur_path
   if path ==# ''
     return
   endif
@@ -68,14 +79,14 @@ function! s:send_position(type) abort
     return
   endif
   let s:last = [path, pos.line, pos.character, selected]
-  let msg = {'type': a:type, 'path': path, 'cursor': {'line': pos.line, 'character': pos.character}}
+  let json = '{"type":"' . a:type . '","path":' . s:cur_path_json . ',"cursor":{"line":' . pos.line . ',"character":' . pos.character . '}'
   if selected isnot v:null
-    let msg.selectedText = selected
+    let json .= ',"selectedText":' . ide_companion#position#json(selected)
     if !s:HAS_MODE_CHANGED && s:visual_timer < 0
       let s:visual_timer = timer_start(50, function('s:visual_ended'), {'repeat': -1})
     endif
   endif
-  call ide_companion#host#send(msg)
+  call ide_companion#host#send_json(json . '}')
 endfunction
 
 function! s:visual_ended(timer) abort
@@ -86,19 +97,50 @@ function! s:visual_ended(timer) abort
   endif
 endfunction
 
-function! s:flush(...) abort
-  let s:timer = -1
-  call s:send_position('cursor')
+function! s:forget_current() abort
+  let s:cur_buf = -1
 endfunction
 
-" The whole cost of a keystroke: arm the timer once per burst.
-function! s:moved() abort
-  if s:timer < 0
-    let s:timer = timer_start(s:delay(), function('s:flush'))
-  endif
-endfunction
+" What the timer runs. Outside Visual and Select mode (no selected text) the
+" position is read, compared with the last one sent (CursorMoved and
+" ModeChanged often fire together for one move) and sent in a few lines, with
+" no dict and no json_encode(). On Vim 9 compiled (:def); legacy Vimscript
+" reads and runs each line anew every time, about a microsecond a line and
+" several a call, so there it is as short as it can be (comments stay outside:
+" they are read every time too).
+if v:version >= 900
+  def s:Flush(...args: list<any>)
+    s:timer = -1
+    if bufnr('') != s:cur_buf || stridx("vVsS\<C-v>\<C-s>", mode()) >= 0
+      s:send_position('cursor')
+      return
+    endif
+    var pos = [s:cur_path, line('.'), charcol('.'), null]
+    if pos == s:last || s:cur_path == ''
+      return
+    endif
+    s:last = pos
+    ide_companion#host#send_json(s:cur_head .. pos[1] .. ',"character":' .. max([pos[2], 1]) .. '}}')
+  enddef
+  let s:flush_ref = function('s:Flush')
+else
+  function! s:flush(...) abort
+    let s:timer = -1
+    if bufnr('') != s:cur_buf || stridx("vVsS\<C-v>\<C-s>", mode()) >= 0
+      return s:send_position('cursor')
+    endif
+    let pos = [s:cur_path, line('.'), s:HAS_CHARCOL ? charcol('.') : ide_companion#position#cursor_char(), v:null]
+    if pos ==# s:last || s:cur_path ==# ''
+      return
+    endif
+    let s:last = pos
+    call ide_companion#host#send_json(s:cur_head . pos[1] . ',"character":' . max([pos[2], 1]) . '}}')
+  endfunction
+  let s:flush_ref = function('s:flush')
+endif
 
 function! s:focus() abort
+  let s:cur_buf = -1
   " A pending cursor update would only repeat what focus sends now.
   if s:timer >= 0
     call timer_stop(s:timer)
@@ -155,16 +197,24 @@ function! ide_companion#context#attach() abort
   augroup ide_companion_context
     autocmd!
     autocmd BufEnter,WinEnter,FocusGained * call s:focus()
-    autocmd CursorMoved,CursorMovedI * if s:timer < 0 | call s:moved() | endif
+    " The whole cost of a keystroke: arm the timer once per burst (inline: a
+    " call would cost more than the rest).
+    autocmd CursorMoved,CursorMovedI * if s:timer < 0 | let s:timer = timer_start(get(g:, 'ide_companion_cursor_delay', 10), s:flush_ref) | endif
     " Entering or leaving Visual mode changes the selection without a move.
     if s:HAS_MODE_CHANGED
-      autocmd ModeChanged * if s:timer < 0 | call s:moved() | endif
+      autocmd ModeChanged * if s:timer < 0 | let s:timer = timer_start(get(g:, 'ide_companion_cursor_delay', 10), s:flush_ref) | endif
     endif
     autocmd BufAdd * call s:added(str2nr(expand('<abuf>')))
     autocmd BufDelete,BufWipeout * call s:send_path('close', str2nr(expand('<abuf>')))
     autocmd BufWritePost * call s:send_path('saved', str2nr(expand('<abuf>')))
     autocmd BufFilePre * call s:rename_pre(str2nr(expand('<abuf>')))
     autocmd BufFilePost * call s:rename_post(str2nr(expand('<abuf>')))
+    " What can change the current buffer's file name or whether it counts.
+    autocmd BufFilePost,BufWritePost,BufDelete,BufWipeout * call s:forget_current()
+    autocmd OptionSet buftype,buflisted call s:forget_current()
+    if exists('##DirChanged')
+      autocmd DirChanged * call s:forget_current()
+    endif
     " After the window or tab is really gone.
     autocmd TabClosed,TabNew * call timer_start(0, {-> s:send_roots()})
     if exists('##DirChanged')
@@ -189,13 +239,15 @@ function! ide_companion#context#detach() abort
   let s:timer = -1
   let s:visual_timer = -1
   let s:attached = 0
+  let s:cur_buf = -1
   let s:last = []
   let s:last_roots = []
   let s:renaming = {}
 endfunction
 
-" For the benchmark: what one coalesced cursor update costs when it fires.
+" What the timer does when it fires, at once (for the benchmark): reads the
+" position and sends it if it changed.
 function! ide_companion#context#flush_now() abort
-  let s:last = []
-  call s:flush()
+  call timer_stop(s:timer)
+  call s:flush_ref()
 endfunction

@@ -201,6 +201,34 @@ function! ide_companion#host#send(msg) abort
   return 1
 endfunction
 
+" Sends one message already encoded as JSON (one line, no newline in it).
+" Compiled on Vim 9: it is what every cursor update calls.
+if v:version >= 900
+  def ide_companion#host#send_json(json: string): number
+    if type(s:channel) != v:t_channel
+      return 0
+    endif
+    try
+      ch_sendraw(s:channel, json .. "\n")
+    catch
+      return 0
+    endtry
+    return 1
+  enddef
+else
+  function! ide_companion#host#send_json(json) abort
+    if s:channel is v:null
+      return 0
+    endif
+    try
+      call ch_sendraw(s:channel, a:json . "\n")
+    catch
+      return 0
+    endtry
+    return 1
+  endfunction
+endif
+
 function! s:on_stderr(ch, line) abort
   call add(s:stderr, a:line)
   if len(s:stderr) > s:STDERR_KEPT

@@ -19,6 +19,11 @@ else
   endfunction
 endif
 
+" The cursor's character column (1-based, in characters) in the current window.
+function! ide_companion#position#cursor_char() abort
+  return s:cursor_char()
+endfunction
+
 " Lines first..last, stopping once more than `max` characters are collected.
 " Returns [lines, complete]. Chunks double in size and are measured joined:
 " a Vimscript loop per line would cost microseconds per line, and a first
@@ -46,13 +51,42 @@ function! s:char_len(line, col) abort
   return len(matchstr(a:line, '\%' . a:col . 'c.'))
 endfunction
 
+" The last characterwise or linewise selection cut at the cap, while its
+" start, the buffer and its text stay the same: moving the far end of a
+" selection longer than Gemini CLI keeps (past the lines read) changes nothing
+" it sees, and is not read again. [key, first row not read, text]
+let s:capped = [[], 0, '']
+
 function! s:selected_text(kind) abort
   let [sl, sc] = getpos('v')[1:2]
   let [el, ec] = getpos('.')[1:2]
   if sl > el || (sl == el && sc > ec)
     let [sl, sc, el, ec] = [el, ec, sl, sc]
   endif
-  return s:text_between(a:kind, sl, sc, el, ec)
+  if a:kind ==# "\<C-v>"
+    return s:text_between(a:kind, sl, sc, el, ec)
+  endif
+  let key = [bufnr(''), b:changedtick, a:kind, sl, sc]
+  if el >= s:capped[1] && s:capped[0] ==# key
+    return s:capped[2]
+  endif
+  let [lines, complete] = s:lines_capped(sl, el, s:MAX_SELECTION_CHARS)
+  if empty(lines)
+    return ''
+  endif
+  let text = strcharpart(s:selected_lines(lines, complete, a:kind, sl, sc, el, ec), 0, s:MAX_SELECTION_CHARS)
+  let s:capped = complete ? [[], 0, ''] : [key, sl + len(lines), text]
+  return text
+endfunction
+
+" `text` as a JSON string; the last one is kept, as a long selection is sent
+" again on every move of its far end.
+let s:json = ['', '""']
+function! ide_companion#position#json(text) abort
+  if a:text !=# s:json[0]
+    let s:json = [a:text, json_encode(a:text)]
+  endif
+  return s:json[1]
 endfunction
 
 " The text of a selection of `kind` ('v', 'V', CTRL-V) from byte position sl:sc to el:ec.
