@@ -17,6 +17,7 @@ import {
   GetActiveFileTool,
   OpenDiffTool,
   type CompanionNotification,
+  PARSE_ONCE,
 } from '@ide-companion/protocol';
 import * as z from 'zod';
 import type { ConnectionTarget } from './discovery.js';
@@ -45,13 +46,6 @@ export interface ConnectOptions {
   /** How often to ping to notice a silent drop; 0 disables. */
   heartbeatMs?: number;
 }
-
-/**
- * Zod's parse options for schemas checked once or rarely: without its eval-compiled
- * fast path, which costs milliseconds to build per schema in a fresh process
- * and pays off only over many parses. Same checks, same results.
- */
-const JITLESS = { jitless: true } as const;
 
 const byMethod = new Map<string, z.ZodType>([...COMPANION_NOTIFICATIONS, ActiveFileNotification].map((n) => [n.method, n.params] as [string, z.ZodType]));
 
@@ -182,7 +176,7 @@ export class CompanionConnection {
     if (this.closed) return;
     const schema = byMethod.get(method);
     if (!schema) return; // Unknown notifications are not ours to judge.
-    const parsed = schema.safeParse(params ?? {}, JITLESS);
+    const parsed = schema.safeParse(params ?? {}, PARSE_ONCE);
     if (!parsed.success) {
       this.handlers.onInvalidNotification?.(method, z.prettifyError(parsed.error));
       return;

@@ -16,10 +16,8 @@ import {
   parseDiscoveryFileName,
   type DiscoveryFile,
   type IdeInfo,
+  PARSE_ONCE,
 } from '@ide-companion/protocol';
-
-/** Zod without its eval-compiled fast path: a file is parsed once, compiling would cost more (see connection.ts). */
-const JITLESS = { jitless: true } as const;
 
 /** The legacy name `gemini-ide-server-<PID>.json`, still read first by the CLI. */
 const LEGACY_NAME = /^gemini-ide-server-(\d+)\.json$/;
@@ -142,7 +140,7 @@ function readText(file: string, read: DiscoveryFileRead): string | undefined {
 }
 
 function describeContent(read: DiscoveryFileRead, json: Record<string, unknown>): void {
-  const strict = DiscoveryFileSchema.safeParse(json, JITLESS);
+  const strict = DiscoveryFileSchema.safeParse(json, PARSE_ONCE);
   read.contract = strict.success
     ? { ok: true, file: strict.data }
     : { ok: false, error: strict.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ') };
@@ -155,7 +153,7 @@ function describeContent(read: DiscoveryFileRead, json: Record<string, unknown>)
   }
   if (typeof json['workspacePath'] === 'string') read.workspacePath = json['workspacePath'];
   if (typeof json['authToken'] === 'string' && json['authToken'].length > 0) read.authToken = json['authToken'];
-  const ideInfo = IdeInfoSchema.safeParse(json['ideInfo'], JITLESS);
+  const ideInfo = IdeInfoSchema.safeParse(json['ideInfo'], PARSE_ONCE);
   if (ideInfo.success) read.ideInfo = ideInfo.data;
 }
 

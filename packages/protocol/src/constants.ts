@@ -48,3 +48,11 @@ export const CONTAINER_ENV = {
 
 /** Files whose existence tells the CLI it runs in a container. */
 export const CONTAINER_MARKER_FILES: readonly string[] = ['/.dockerenv', '/run/.containerenv'];
+
+/**
+ * Zod's parse options for a schema checked once or rarely (a discovery file,
+ * ideInfo, a handshake): without its eval-compiled fast path, which costs
+ * milliseconds to build per schema in a fresh process and pays off only over
+ * many parses. Same checks, same results.
+ */
+export const PARSE_ONCE = { jitless: true } as const;

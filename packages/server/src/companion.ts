@@ -22,6 +22,7 @@ import {
   type DiscoveryFile,
   type IdeInfo,
   IdeInfoSchema,
+  PARSE_ONCE,
 } from '@ide-companion/protocol';
 import { generateAuthToken } from './auth.js';
 import { ContextTracker, type ContextTrackerOptions } from './contextTracker.js';
@@ -114,7 +115,7 @@ export class Companion {
   private seedPending: Promise<void> | undefined;
 
   constructor(private readonly options: CompanionOptions) {
-    this.ideInfo = IdeInfoSchema.parse(options.ideInfo);
+    this.ideInfo = IdeInfoSchema.parse(options.ideInfo, PARSE_ONCE);
     this.idePid = options.idePid ?? process.pid;
     this.logger = options.logger ?? silentLogger;
     this.capabilities = capabilitiesOf(options.editor);
