@@ -5,5 +5,4 @@
  * docs/benchmarks.md). Import values from here only through `loadSdk()`.
  */
 export { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-export { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-export { isInitializeRequest, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
+export { isInitializeRequest, isJSONRPCRequest, JSONRPCMessageSchema, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';

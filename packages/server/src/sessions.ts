@@ -9,9 +9,9 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { messageEvent, openEventStream, type EventStream } from './http/eventStream.js';
+import { SessionTransport } from './http/sessionTransport.js';
 import { validateCompanionNotification, type CompanionNotification } from '@ide-companion/protocol';
 import { loadSdk } from './lazySdk.js';
 import { describeError, type Logger } from './logger.js';
@@ -55,7 +55,7 @@ class Session {
   readonly connectedAt = Date.now();
   constructor(
     readonly id: string,
-    readonly transport: StreamableHTTPServerTransport,
+    readonly transport: SessionTransport,
     readonly server: McpServer,
   ) {}
 
@@ -118,34 +118,25 @@ export class SessionRegistry {
   }
 
   private async open(req: IncomingMessage, res: ServerResponse, body: unknown, settled: () => void): Promise<void> {
-    const { StreamableHTTPServerTransport } = await loadSdk();
     const server = await this.options.createServer();
     let session: Session | undefined;
-    const transport = new StreamableHTTPServerTransport({
-      sessionIdGenerator: randomUUID,
-      onsessioninitialized: (id) => {
+    const transport: SessionTransport = new SessionTransport({
+      newSessionId: randomUUID,
+      onSessionInitialized: (id) => {
         settled();
         session = new Session(id, transport, server);
         this.sessions.set(id, session);
         this.arm(session);
       },
+      // Notifications the SDK sends itself (none today) go where ours go.
+      toStream: (message) => session?.stream?.send(message),
     });
-    // What is tied to no request (notifications, as the SDK decides: no related
-    // request id and not a response) goes on our GET stream; the rest to the SDK's.
-    const sdkSend = transport.send.bind(transport);
-    transport.send = async (message: JSONRPCMessage, sendOptions?: { relatedRequestId?: string | number }) => {
-      if (sendOptions?.relatedRequestId === undefined && 'method' in message) {
-        session?.stream?.send(message);
-        return;
-      }
-      await sdkSend(message, sendOptions);
-    };
     server.server.onclose = () => {
       if (session) this.forget(session);
     };
     await server.connect(transport);
     try {
-      await transport.handleRequest(req, res, body);
+      await transport.handlePost(req, res, body);
     } finally {
       // An initialize that failed leaves no session behind, only this server to close.
       if (!session) await server.close().catch(() => undefined);
@@ -164,7 +155,8 @@ export class SessionRegistry {
       return;
     }
     this.arm(session);
-    await session.transport.handleRequest(req, res, body);
+    if (req.method === 'DELETE') await session.transport.handleDelete(req, res);
+    else await session.transport.handlePost(req, res, body);
   }
 
   /** Sends one notification to one session, validated first; false if it was not sent. */
