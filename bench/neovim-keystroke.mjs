@@ -43,6 +43,7 @@ import { attach } from 'neovim';
 import { parseDiscoveryFile, parseDiscoveryFileName } from '@ide-companion/protocol';
 import { waitFor } from '@ide-companion/testkit';
 import { connectClient, log, machine, makeTempDir, processCpuMs, runBench, sleep, withTimeout, scaled } from './lib/common.mjs';
+import { addedByPlugin, alternateRounds } from './lib/keystroke.mjs';
 
 const PLUGIN_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'editors', 'neovim');
 const MOVES = scaled(20_000, 200);
@@ -224,21 +225,6 @@ async function round(s, samples) {
   samples.typing.push(await typing(s));
 }
 
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-const round3 = (x) => Math.round(x * 1000) / 1000;
-
-function summary(samples, s) {
-  return {
-    pacedMoveUs: round3(median(samples.paced)),
-    cursorMovedUs: round3(median(samples.cursor)),
-    cursorMovedWallUs: round3(median(samples.cursorWall)),
-    burstMoveUs: round3(median(samples.burst)),
-    visualMoveUs: round3(median(samples.visual)),
-    typingMsPerChar: round3(median(samples.typing)),
-    contextUpdatesReceived: s.withPlugin ? s.updates() : undefined,
-  };
-}
-
 async function measure() {
   log('starting Neovim without the plugin, and with it (companion running, a client connected)');
   const without = await startNvim(false);
@@ -246,16 +232,15 @@ async function measure() {
     await without.close();
     throw err;
   });
-  withPlugin.withPlugin = true;
   try {
-    const a = { paced: [], cursor: [], cursorWall: [], burst: [], visual: [], typing: [] };
-    const b = { paced: [], cursor: [], cursorWall: [], burst: [], visual: [], typing: [] };
-    for (let r = 0; r < ROUNDS; r++) {
-      log(`round ${r + 1} of ${ROUNDS}`);
-      await round(without, a);
-      await round(withPlugin, b);
-    }
-    return { without: summary(a, without), with: summary(b, withPlugin) };
+    const medians = await alternateRounds({
+      without,
+      withPlugin,
+      rounds: ROUNDS,
+      kinds: ['paced', 'cursor', 'cursorWall', 'burst', 'visual', 'typing'],
+      round,
+    });
+    return { without: medians.without, with: { ...medians.with, contextUpdatesReceived: withPlugin.updates() } };
   } finally {
     await withPlugin.close();
     await without.close();
@@ -265,7 +250,6 @@ async function measure() {
 runBench(async () => {
   const version = (await import('node:child_process')).spawnSync('nvim', ['--version'], { encoding: 'utf8' }).stdout.split('\n')[0];
   const { without, with: withPlugin } = await withTimeout(measure(), 600_000, 'the runs');
-  const added = round3(withPlugin.cursorMovedUs - without.cursorMovedUs);
   return {
     machine: machine(),
     // Other processes on a 2-core machine move these numbers a lot: read them with the load.
@@ -278,13 +262,6 @@ runBench(async () => {
     rounds: ROUNDS,
     without,
     with: withPlugin,
-    addedPerCursorMoveUs: added,
-    ratio: round3(withPlugin.cursorMovedUs / without.cursorMovedUs),
-    limitAddedPerCursorMoveUs: LIMIT_US,
-    withinLimit: added <= LIMIT_US,
-    addedPerPacedMoveUs: round3(withPlugin.pacedMoveUs - without.pacedMoveUs),
-    addedPerBurstMoveUs: round3(withPlugin.burstMoveUs - without.burstMoveUs),
-    addedPerVisualMoveUs: round3(withPlugin.visualMoveUs - without.visualMoveUs),
-    addedPerTypedCharMs: round3(withPlugin.typingMsPerChar - without.typingMsPerChar),
+    ...addedByPlugin(without, withPlugin, LIMIT_US),
   };
 });

@@ -39,6 +39,7 @@ import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { waitFor } from '@ide-companion/testkit';
 import { connectClient, log, machine, processCpuMs, runBench, sleep, withTimeout, scaled } from './lib/common.mjs';
+import { addedByPlugin, alternateRounds } from './lib/keystroke.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const { startVim } = await import(path.join(root, 'editors', 'vim', 'dist', 'test', 'harness.js'));
@@ -150,20 +151,6 @@ async function round(s, samples) {
   await waitFor(async () => (await s.expr('mode()')) === 'n', 'Normal mode', 20_000, 10);
 }
 
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-const round3 = (x) => Math.round(x * 1000) / 1000;
-
-function summary(samples, s) {
-  return {
-    pacedMoveUs: round3(median(samples.paced)),
-    cursorMovedUs: round3(median(samples.cursor)),
-    cursorMovedWallUs: round3(median(samples.cursorWall)),
-    burstMoveUs: round3(median(samples.burst)),
-    visualMoveUs: round3(median(samples.visual)),
-    contextUpdatesReceived: s.withPlugin ? s.updates : undefined,
-  };
-}
-
 async function measure() {
   log('starting Vim without the plugin, and with it (companion running, a client connected)');
   const without = await start(false);
@@ -172,14 +159,8 @@ async function measure() {
     throw err;
   });
   try {
-    const a = { paced: [], cursor: [], cursorWall: [], burst: [], visual: [] };
-    const b = { paced: [], cursor: [], cursorWall: [], burst: [], visual: [] };
-    for (let r = 0; r < ROUNDS; r++) {
-      log(`round ${r + 1} of ${ROUNDS}`);
-      await round(without, a);
-      await round(withPlugin, b);
-    }
-    return { without: summary(a, without), with: summary(b, withPlugin) };
+    const medians = await alternateRounds({ without, withPlugin, rounds: ROUNDS, kinds: ['paced', 'cursor', 'cursorWall', 'burst', 'visual'], round });
+    return { without: medians.without, with: { ...medians.with, contextUpdatesReceived: withPlugin.updates } };
   } finally {
     await withPlugin.client?.close();
     await withPlugin.close();
@@ -190,7 +171,6 @@ async function measure() {
 runBench(async () => {
   const version = spawnSync('vim', ['--version'], { encoding: 'utf8' }).stdout.split('\n')[0];
   const { without, with: withPlugin } = await withTimeout(measure(), 600_000, 'the runs');
-  const added = round3(withPlugin.cursorMovedUs - without.cursorMovedUs);
   return {
     machine: machine(),
     // Other processes on a 2-core machine move these numbers a lot: read them with the load.
@@ -202,12 +182,6 @@ runBench(async () => {
     rounds: ROUNDS,
     without,
     with: withPlugin,
-    addedPerCursorMoveUs: added,
-    ratio: round3(withPlugin.cursorMovedUs / without.cursorMovedUs),
-    limitAddedPerCursorMoveUs: LIMIT_US,
-    withinLimit: added <= LIMIT_US,
-    addedPerPacedMoveUs: round3(withPlugin.pacedMoveUs - without.pacedMoveUs),
-    addedPerBurstMoveUs: round3(withPlugin.burstMoveUs - without.burstMoveUs),
-    addedPerVisualMoveUs: round3(withPlugin.visualMoveUs - without.visualMoveUs),
+    ...addedByPlugin(without, withPlugin, LIMIT_US),
   };
 });
