@@ -1,9 +1,13 @@
 #!/usr/bin/env node
 // Committed shim so npm can link the bin before the TypeScript build has run.
-// `serve` runs from its one-file bundle (start time and memory: docs/benchmarks.md).
+// `serve` and `mcp` run from their bundles (start time and memory: docs/benchmarks.md).
 const argv = process.argv.slice(2);
 const run =
-  argv[0] === 'serve' ? import('./ide-companion-serve.mjs').then((m) => m.serve(argv.slice(1))) : import('../dist/src/main.js').then((m) => m.main(argv));
+  argv[0] === 'serve'
+    ? import('./ide-companion-serve.mjs').then((m) => m.serve(argv.slice(1)))
+    : argv[0] === 'mcp'
+      ? import('../gemini-extension/ide-companion-mcp.mjs').then((m) => m.mcp(argv.slice(1)))
+      : import('../dist/src/main.js').then((m) => m.main(argv));
 
 run.then(
   (code) => {
