@@ -20,6 +20,8 @@ export async function askEditor<N extends Capability>(env: ToolEnvironment, name
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new EditorActionError(`the editor did not answer ${name} within ${timeoutMs / 1000} s`)), timeoutMs);
+    // A call still out when the companion stops must not keep its process alive.
+    timer.unref();
   });
   try {
     const answer = await Promise.race([Promise.resolve(method.call(editor, params)), timeout]);
