@@ -5,4 +5,5 @@
  * docs/benchmarks.md). Import values from here only through `loadSdk()`.
  */
 export { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+export { isJsonContentType } from '@modelcontextprotocol/sdk/shared/mediaType.js';
 export { isInitializeRequest, isJSONRPCRequest, JSONRPCMessageSchema, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';

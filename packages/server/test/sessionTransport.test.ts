@@ -5,7 +5,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { INIT_BODY, mcpHeaders, rawRequest, startCompanion, type Harness } from './helpers.js';
+import { sleep, waitFor } from '@ide-companion/testkit';
+import { INIT_BODY, mcpHeaders, rawRequest, RecordingEditor, startCompanion, type Harness } from './helpers.js';
 
 describe('session transport', () => {
   let h: Harness;
@@ -121,4 +122,29 @@ describe('session transport', () => {
     assert.ok(res.json.error.message);
     assert.equal(h.companion.sessionList.length, before);
   });
+});
+
+// Regression: a request waiting for the editor when its session closed was never answered (the POST hung until its client gave up).
+test('a request still waiting when its session is deleted is answered 404 at once', async () => {
+  const editor = new RecordingEditor();
+  const h = await startCompanion({ editor: Object.assign(editor, { getSelection: () => new Promise<never>(() => {}) }), editorTimeoutMs: 60_000 });
+  try {
+    const headers = mcpHeaders(h.companion.authToken, h.companion.port);
+    const init = await rawRequest(h.companion.port, { headers, body: INIT_BODY });
+    const session = { ...headers, 'mcp-session-id': init.headers.get('mcp-session-id')!, 'mcp-protocol-version': '2025-06-18' };
+    await rawRequest(h.companion.port, { headers: session, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) });
+    const pending = rawRequest(h.companion.port, {
+      headers: session,
+      body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'getSelection', arguments: {} } }),
+    });
+    await waitFor(() => h.companion.sessionList.length === 1 || undefined, 'the session');
+    await sleep(200); // the call is with the editor
+    const deleted = await rawRequest(h.companion.port, { method: 'DELETE', headers: session });
+    assert.equal(deleted.status, 200);
+    const answer = await pending;
+    assert.equal(answer.status, 404);
+    assert.equal(answer.json.error.message, 'Session not found');
+  } finally {
+    await h.cleanup();
+  }
 });

@@ -7,10 +7,9 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { sendJsonRpcError } from './jsonRpcError.js';
+import { RpcErrorCode, sendJsonRpcError, unsupportedVersion } from './jsonRpcError.js';
 
-/** The SDK's code for transport-level refusals (406, 409, 400 on a version). */
-const TRANSPORT_ERROR = -32000;
+const TRANSPORT_ERROR = RpcErrorCode.TransportError;
 
 /** A `content` string longer than this (UTF-16 units) is written in pieces; a shorter one in the message's one write. */
 export const LARGE_CONTENT_UNITS = 1 << 20;
@@ -165,10 +164,9 @@ export function openEventStream(
     sendJsonRpcError(res, 406, TRANSPORT_ERROR, 'Not Acceptable: Client must accept text/event-stream');
     return undefined;
   }
-  const version = req.headers['mcp-protocol-version'];
-  if (typeof version === 'string' && !versions.includes(version)) {
-    const supported = versions.join(', ');
-    sendJsonRpcError(res, 400, TRANSPORT_ERROR, `Bad Request: Unsupported protocol version: ${version} (supported versions: ${supported})`);
+  const versionRefusal = unsupportedVersion(req, versions);
+  if (versionRefusal) {
+    sendJsonRpcError(res, 400, TRANSPORT_ERROR, versionRefusal);
     return undefined;
   }
   if (alreadyOpen) {

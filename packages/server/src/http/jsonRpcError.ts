@@ -1,5 +1,5 @@
 /** HTTP error answers in the JSON-RPC error shape MCP clients expect. */
-import type { ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 
 /** JSON-RPC error codes used in HTTP-level refusals. */
 export const RpcErrorCode = {
@@ -9,6 +9,8 @@ export const RpcErrorCode = {
   ServerError: -32001,
   RequestTooLarge: -32002,
   TooManySessions: -32003,
+  /** The MCP SDK's code for transport-level refusals (406, 409, 415, 400 on a version). */
+  TransportError: -32000,
 } as const;
 
 export function sendJsonRpcError(res: ServerResponse, status: number, code: number, message: string, headers: Record<string, string> = {}): void {
@@ -23,4 +25,14 @@ export function sendJsonRpcError(res: ServerResponse, status: number, code: numb
     ...headers,
   });
   res.end(body);
+}
+
+/**
+ * The MCP SDK transport's refusal of a request whose MCP-Protocol-Version it
+ * does not support, or undefined (no header is fine: the SDK assumes its default).
+ */
+export function unsupportedVersion(req: IncomingMessage, versions: readonly string[]): string | undefined {
+  const version = req.headers['mcp-protocol-version'];
+  if (typeof version !== 'string' || versions.includes(version)) return undefined;
+  return `Bad Request: Unsupported protocol version: ${version} (supported versions: ${versions.join(', ')})`;
 }

@@ -13,10 +13,9 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage, MessageExtraInfo } from '@modelcontextprotocol/sdk/types.js';
 import { loadSdk } from '../lazySdk.js';
-import { RpcErrorCode, sendJsonRpcError } from './jsonRpcError.js';
+import { RpcErrorCode, sendJsonRpcError, unsupportedVersion } from './jsonRpcError.js';
 
-/** The SDK's code for transport-level refusals. */
-const TRANSPORT_ERROR = -32000;
+const TRANSPORT_ERROR = RpcErrorCode.TransportError;
 /** The SDK's cap on a batch. */
 export const MAX_BATCH_MESSAGES = 100;
 
@@ -34,18 +33,13 @@ function isReply(message: JSONRPCMessage): message is Reply {
   return 'id' in message && ('result' in message || 'error' in message);
 }
 
-/** `application/json`, with or without parameters (the media type, not a substring). */
-function isJsonContentType(header: string | undefined): boolean {
-  return header?.split(';')[0]?.trim().toLowerCase() === 'application/json';
-}
-
 export class SessionTransport implements Transport {
   sessionId: string | undefined;
   onmessage?: (message: JSONRPCMessage, extra?: MessageExtraInfo) => void;
   onclose?: () => void;
   onerror?: (error: Error) => void;
-  /** Requests of open POSTs, by id: the reply each waits for. */
-  private readonly waiting = new Map<string | number, (reply: Reply) => void>();
+  /** Requests of open POSTs, by id: the reply each waits for (undefined: the session closed first). */
+  private readonly waiting = new Map<string | number, (reply: Reply | undefined) => void>();
   private closed = false;
 
   constructor(private readonly options: SessionTransportOptions) {}
@@ -65,7 +59,9 @@ export class SessionTransport implements Transport {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    const waiting = [...this.waiting.values()];
     this.waiting.clear();
+    for (const settle of waiting) settle(undefined);
     this.onclose?.();
   }
 
@@ -75,6 +71,7 @@ export class SessionTransport implements Transport {
       this.onerror?.(new Error(message));
       sendJsonRpcError(res, status, code, message);
     };
+    const { JSONRPCMessageSchema, isInitializeRequest, isJSONRPCRequest, isJsonContentType, SUPPORTED_PROTOCOL_VERSIONS } = await loadSdk();
     const accept = req.headers.accept ?? '';
     if (!accept.includes('application/json') || !accept.includes('text/event-stream')) {
       return refuse(406, TRANSPORT_ERROR, 'Not Acceptable: Client must accept both application/json and text/event-stream');
@@ -85,7 +82,6 @@ export class SessionTransport implements Transport {
     if (Array.isArray(body) && body.length > MAX_BATCH_MESSAGES) {
       return refuse(400, RpcErrorCode.InvalidRequest, `Invalid Request: Batch must not exceed ${MAX_BATCH_MESSAGES} messages`);
     }
-    const { JSONRPCMessageSchema, isInitializeRequest, isJSONRPCRequest, SUPPORTED_PROTOCOL_VERSIONS } = await loadSdk();
     let messages: JSONRPCMessage[];
     try {
       messages = (Array.isArray(body) ? body : [body]).map((m) => JSONRPCMessageSchema.parse(m));
@@ -99,41 +95,30 @@ export class SessionTransport implements Transport {
       this.sessionId = this.options.newSessionId();
       this.options.onSessionInitialized(this.sessionId);
     } else {
-      const version = req.headers['mcp-protocol-version'];
-      if (typeof version === 'string' && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) {
-        return refuse(
-          400,
-          TRANSPORT_ERROR,
-          `Bad Request: Unsupported protocol version: ${version} (supported versions: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')})`,
-        );
-      }
+      const versionRefusal = unsupportedVersion(req, SUPPORTED_PROTOCOL_VERSIONS);
+      if (versionRefusal) return refuse(400, TRANSPORT_ERROR, versionRefusal);
     }
     const extra: MessageExtraInfo = { requestInfo: { headers: req.headers } };
     const requests = messages.filter(isJSONRPCRequest);
-    const replies = requests.map((r) => new Promise<Reply>((resolve) => this.waiting.set(r.id, resolve)));
+    const replies = requests.map((r) => new Promise<Reply | undefined>((resolve) => this.waiting.set(r.id, resolve)));
     for (const message of messages) this.onmessage?.(message, extra);
     const headers: Record<string, string> = this.sessionId === undefined ? {} : { 'mcp-session-id': this.sessionId };
     if (requests.length === 0) {
       res.writeHead(202, headers).end();
       return;
     }
-    // A session closed meanwhile never answers: the request ends with it.
-    const answered = await Promise.race([Promise.all(replies), new Promise<undefined>((resolve) => res.once('close', () => resolve(undefined)))]);
-    if (!answered || res.destroyed || res.writableEnded) return;
+    const answered = await Promise.all(replies);
+    if (res.destroyed || res.writableEnded) return;
+    // A session closed meanwhile (DELETE, expiry, stop) never answers: the request ends with it.
+    if (answered.includes(undefined)) return sendJsonRpcError(res, 404, RpcErrorCode.ServerError, 'Session not found');
     res.writeHead(200, { 'Content-Type': 'application/json', ...headers }).end(JSON.stringify(answered.length === 1 ? answered[0] : answered));
   }
 
   /** DELETE: the CLI ends its session. */
   async handleDelete(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const { SUPPORTED_PROTOCOL_VERSIONS } = await loadSdk();
-    const version = req.headers['mcp-protocol-version'];
-    if (typeof version === 'string' && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) {
-      sendJsonRpcError(
-        res,
-        400,
-        TRANSPORT_ERROR,
-        `Bad Request: Unsupported protocol version: ${version} (supported versions: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')})`,
-      );
+    const versionRefusal = unsupportedVersion(req, (await loadSdk()).SUPPORTED_PROTOCOL_VERSIONS);
+    if (versionRefusal) {
+      sendJsonRpcError(res, 400, TRANSPORT_ERROR, versionRefusal);
       return;
     }
     res.writeHead(200).end();
