@@ -6,4 +6,5 @@
  */
 export { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 export { isJsonContentType } from '@modelcontextprotocol/sdk/shared/mediaType.js';
+export { MAX_BATCH_SIZE } from '@modelcontextprotocol/sdk/server/requestBody.js';
 export { isInitializeRequest, isJSONRPCRequest, JSONRPCMessageSchema, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';

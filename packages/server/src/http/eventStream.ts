@@ -9,8 +9,6 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { RpcErrorCode, sendJsonRpcError, unsupportedVersion } from './jsonRpcError.js';
 
-const TRANSPORT_ERROR = RpcErrorCode.TransportError;
-
 /** A `content` string longer than this (UTF-16 units) is written in pieces; a shorter one in the message's one write. */
 export const LARGE_CONTENT_UNITS = 1 << 20;
 /**
@@ -161,16 +159,16 @@ export function openEventStream(
   { sessionId, alreadyOpen, keepAliveMs, versions }: { sessionId: string; alreadyOpen: boolean; keepAliveMs: number; versions: readonly string[] },
 ): EventStream | undefined {
   if (!(req.headers.accept ?? '').includes('text/event-stream')) {
-    sendJsonRpcError(res, 406, TRANSPORT_ERROR, 'Not Acceptable: Client must accept text/event-stream');
+    sendJsonRpcError(res, 406, RpcErrorCode.TransportError, 'Not Acceptable: Client must accept text/event-stream');
     return undefined;
   }
   const versionRefusal = unsupportedVersion(req, versions);
   if (versionRefusal) {
-    sendJsonRpcError(res, 400, TRANSPORT_ERROR, versionRefusal);
+    sendJsonRpcError(res, 400, RpcErrorCode.TransportError, versionRefusal);
     return undefined;
   }
   if (alreadyOpen) {
-    sendJsonRpcError(res, 409, TRANSPORT_ERROR, 'Conflict: Only one SSE stream is allowed per session');
+    sendJsonRpcError(res, 409, RpcErrorCode.TransportError, 'Conflict: Only one SSE stream is allowed per session');
     return undefined;
   }
   res.writeHead(200, {

@@ -15,10 +15,6 @@ import type { JSONRPCMessage, MessageExtraInfo } from '@modelcontextprotocol/sdk
 import { loadSdk } from '../lazySdk.js';
 import { RpcErrorCode, sendJsonRpcError, unsupportedVersion } from './jsonRpcError.js';
 
-const TRANSPORT_ERROR = RpcErrorCode.TransportError;
-/** The SDK's cap on a batch. */
-export const MAX_BATCH_MESSAGES = 100;
-
 export interface SessionTransportOptions {
   newSessionId: () => string;
   /** An initialize was accepted: the session has its id from now on. */
@@ -71,16 +67,16 @@ export class SessionTransport implements Transport {
       this.onerror?.(new Error(message));
       sendJsonRpcError(res, status, code, message);
     };
-    const { JSONRPCMessageSchema, isInitializeRequest, isJSONRPCRequest, isJsonContentType, SUPPORTED_PROTOCOL_VERSIONS } = await loadSdk();
+    const { JSONRPCMessageSchema, isInitializeRequest, isJSONRPCRequest, isJsonContentType, MAX_BATCH_SIZE, SUPPORTED_PROTOCOL_VERSIONS } = await loadSdk();
     const accept = req.headers.accept ?? '';
     if (!accept.includes('application/json') || !accept.includes('text/event-stream')) {
-      return refuse(406, TRANSPORT_ERROR, 'Not Acceptable: Client must accept both application/json and text/event-stream');
+      return refuse(406, RpcErrorCode.TransportError, 'Not Acceptable: Client must accept both application/json and text/event-stream');
     }
     if (!isJsonContentType(req.headers['content-type'])) {
-      return refuse(415, TRANSPORT_ERROR, 'Unsupported Media Type: Content-Type must be application/json');
+      return refuse(415, RpcErrorCode.TransportError, 'Unsupported Media Type: Content-Type must be application/json');
     }
-    if (Array.isArray(body) && body.length > MAX_BATCH_MESSAGES) {
-      return refuse(400, RpcErrorCode.InvalidRequest, `Invalid Request: Batch must not exceed ${MAX_BATCH_MESSAGES} messages`);
+    if (Array.isArray(body) && body.length > MAX_BATCH_SIZE) {
+      return refuse(400, RpcErrorCode.InvalidRequest, `Invalid Request: Batch must not exceed ${MAX_BATCH_SIZE} messages`);
     }
     let messages: JSONRPCMessage[];
     try {
@@ -96,7 +92,7 @@ export class SessionTransport implements Transport {
       this.options.onSessionInitialized(this.sessionId);
     } else {
       const versionRefusal = unsupportedVersion(req, SUPPORTED_PROTOCOL_VERSIONS);
-      if (versionRefusal) return refuse(400, TRANSPORT_ERROR, versionRefusal);
+      if (versionRefusal) return refuse(400, RpcErrorCode.TransportError, versionRefusal);
     }
     const extra: MessageExtraInfo = { requestInfo: { headers: req.headers } };
     const requests = messages.filter(isJSONRPCRequest);
@@ -118,7 +114,7 @@ export class SessionTransport implements Transport {
   async handleDelete(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const versionRefusal = unsupportedVersion(req, (await loadSdk()).SUPPORTED_PROTOCOL_VERSIONS);
     if (versionRefusal) {
-      sendJsonRpcError(res, 400, TRANSPORT_ERROR, versionRefusal);
+      sendJsonRpcError(res, 400, RpcErrorCode.TransportError, versionRefusal);
       return;
     }
     res.writeHead(200).end();
