@@ -9,16 +9,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
-import * as net from 'node:net';
 import * as path from 'node:path';
-import { attach } from 'neovim';
 import { parseDiscoveryFile } from '@ide-companion/protocol';
 import { makeTempDir, shellCommand, skipUnless, Tmux, waitFor, which, processRunning } from '@ide-companion/testkit';
 import { PLUGIN_ROOT } from '../src/pluginFiles.js';
-import { connectFromDiscovery, discoveryFileOf, hasNvim, nvimPath, TIMEOUT } from './harness.js';
+import { attachWhenListening, connectFromDiscovery, discoveryFileOf, hasNvim, nvimPath, TIMEOUT } from './harness.js';
 
 const skip = skipUnless(hasNvim, 'nvim', 'apt-get install -y neovim') || skipUnless(which('tmux') !== undefined, 'tmux', 'apt-get install -y tmux');
-const quietLogger = { level: 'error', debug() {}, info() {}, warn() {}, error() {} };
 
 test('with the terminal focused in Terminal mode, the diff shows its keys and the unsaved-changes warning on screen', { skip, timeout: 120_000 }, async (t) => {
   const tmp = makeTempDir('ide-companion-nvim-hint-');
@@ -48,18 +45,7 @@ test('with the terminal focused in Terminal mode, the diff shows its keys and th
     ),
     { cwd: workspace },
   );
-  await waitFor(
-    () =>
-      new Promise<boolean>((resolve) => {
-        const conn = net.createConnection(socket);
-        conn.once('connect', () => (conn.end(), resolve(true)));
-        conn.once('error', () => resolve(false));
-      }),
-    'nvim to listen',
-    TIMEOUT,
-  );
-  const nvim = attach({ socket, options: { logger: quietLogger as never } });
-  const lua = <T>(code: string, ...args: unknown[]) => nvim.request('nvim_exec_lua', [code, args]) as Promise<T>;
+  const { nvim, lua } = await attachWhenListening(socket, TIMEOUT);
   const pid = (await nvim.call('getpid')) as number;
   const dir = path.join(tmp.path, 'gemini', 'ide');
   const name = await waitFor(() => discoveryFileOf(dir, pid), 'the discovery file', TIMEOUT);

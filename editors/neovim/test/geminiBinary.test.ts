@@ -8,9 +8,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
-import * as net from 'node:net';
 import * as path from 'node:path';
-import { attach } from 'neovim';
 import {
   findGeminiCli,
   geminiArgv,
@@ -26,7 +24,7 @@ import {
   writeFileTurns,
 } from '@ide-companion/testkit';
 import { PLUGIN_ROOT } from '../src/pluginFiles.js';
-import { hasNvim, nvimPath } from './harness.js';
+import { attachWhenListening, hasNvim, nvimPath } from './harness.js';
 
 const cli = findGeminiCli();
 const skip =
@@ -40,7 +38,6 @@ const STEP_TIMEOUT_MS = 60_000;
 const ORIGINAL = 'original line\n';
 const PROPOSAL = 'line from the model\n';
 const EDITED = 'line the user wrote in Neovim\n';
-const quietLogger = { level: 'error', debug() {}, info() {}, warn() {}, error() {} };
 
 test(
   "gemini run with :Gemini connects to this Neovim, and a write accepted with :w after editing leaves the user's text",
@@ -94,18 +91,7 @@ test(
       ),
       { cwd: workspace },
     );
-    await waitFor(
-      () =>
-        new Promise<boolean>((resolve) => {
-          const conn = net.createConnection(socket);
-          conn.once('connect', () => (conn.end(), resolve(true)));
-          conn.once('error', () => resolve(false));
-        }),
-      'nvim to listen',
-      STEP_TIMEOUT_MS,
-    );
-    const nvim = attach({ socket, options: { logger: quietLogger as never } });
-    const lua = <T>(code: string, ...args: unknown[]) => nvim.request('nvim_exec_lua', [code, args]) as Promise<T>;
+    const { nvim, lua } = await attachWhenListening(socket, STEP_TIMEOUT_MS);
     await waitFor(async () => (await lua('return require("ide_companion").is_running()')) === true, 'the companion', STEP_TIMEOUT_MS);
 
     await nvim.command('Gemini');

@@ -56,11 +56,15 @@ export function discoveryFileOf(dir: string, pid: number | undefined): string | 
   return fs.readdirSync(dir).find((name) => parseDiscoveryFileName(name)?.pid === pid);
 }
 
-async function waitForSocket(socket: string, proc: ChildProcess): Promise<void> {
+/**
+ * Attaches to the Neovim listening on `socket` once it does (a headless one, or
+ * one in tmux), with `lua` for nvim_exec_lua; gives up early if `exited` says so.
+ */
+export async function attachWhenListening(socket: string, timeoutMs = TIMEOUT, exited: () => boolean = () => false) {
   await waitFor(
     () =>
       new Promise<boolean>((resolve) => {
-        if (proc.exitCode !== null) return resolve(false);
+        if (exited()) return resolve(false);
         const conn = net.createConnection(socket);
         conn.once('connect', () => {
           conn.end();
@@ -69,8 +73,11 @@ async function waitForSocket(socket: string, proc: ChildProcess): Promise<void> 
         conn.once('error', () => resolve(false));
       }),
     'nvim to listen',
-    TIMEOUT,
+    timeoutMs,
   );
+  const nvim = attach({ socket, options: { logger: quietLogger as never } });
+  const lua = <T>(code: string, ...args: unknown[]) => nvim.request('nvim_exec_lua', [code, args]) as Promise<T>;
+  return { nvim, lua };
 }
 
 export async function startNeovim(options: StartOptions = {}): Promise<NeovimSession> {
@@ -100,17 +107,17 @@ export async function startNeovim(options: StartOptions = {}): Promise<NeovimSes
     if (proc.exitCode === null) proc.kill('SIGKILL');
   };
   process.once('exit', kill);
+  let attached: Awaited<ReturnType<typeof attachWhenListening>>;
   try {
-    await waitForSocket(socket, proc);
+    attached = await attachWhenListening(socket, TIMEOUT, () => proc.exitCode !== null);
   } catch (err) {
     kill();
     tmpDir.cleanup();
     throw err;
   }
-  const nvim = attach({ socket, options: { logger: quietLogger as never } });
+  const { nvim, lua } = attached;
   const pid = (await nvim.call('getpid')) as number;
   const discoveryDir = path.join(tmp, 'gemini', 'ide');
-  const lua = <T>(code: string, ...args: unknown[]) => nvim.request('nvim_exec_lua', [code, args]) as Promise<T>;
   const session: NeovimSession = {
     nvim,
     pid,
