@@ -50,12 +50,6 @@ const DEFAULT_RECONNECTION: HttpReconnectionOptions = {
   maxRetries: 2,
 };
 
-interface StreamOptions {
-  resumptionToken?: string;
-  onresumptiontoken?: (token: string) => void;
-  replayMessageId?: string | number;
-}
-
 function isRequest(m: JSONRPCMessage): boolean {
   return 'method' in m && 'id' in m && m.id !== undefined;
 }
@@ -119,14 +113,13 @@ export class HttpClientTransport implements Transport {
     this.onclose?.();
   }
 
-  async send(message: JSONRPCMessage | JSONRPCMessage[], options: TransportSendOptions = {}): Promise<void> {
+  /**
+   * Event ids and resumption (Last-Event-ID) are left out: a companion keeps no
+   * event store (ours sends a fresh context when the stream reopens), so
+   * `resumptionToken` is never asked for.
+   */
+  async send(message: JSONRPCMessage | JSONRPCMessage[], _options?: TransportSendOptions): Promise<void> {
     try {
-      const { resumptionToken, onresumptiontoken } = options;
-      if (resumptionToken) {
-        const replayMessageId = !Array.isArray(message) && isRequest(message) ? (message as { id: string | number }).id : undefined;
-        this.openStream({ resumptionToken, replayMessageId }).catch((err: Error) => this.error(err));
-        return;
-      }
       const headers = this.headers({ 'content-type': 'application/json', accept: 'application/json, text/event-stream' });
       const response = await this.request('POST', headers, JSON.stringify(message));
       const sessionId = response.headers['mcp-session-id'];
@@ -139,7 +132,7 @@ export class HttpClientTransport implements Transport {
       if (status === 202) {
         response.resume();
         if (!Array.isArray(message) && 'method' in message && message.method === 'notifications/initialized') {
-          this.openStream({}).catch((err: Error) => this.error(err));
+          this.openStream().catch((err: Error) => this.error(err));
         }
         return;
       }
@@ -150,7 +143,7 @@ export class HttpClientTransport implements Transport {
       }
       const type = mediaType(response.headers['content-type']);
       if (type === 'text/event-stream') {
-        this.readStream(response, { onresumptiontoken }, false);
+        this.readStream(response, false);
       } else if (type === 'application/json') {
         const data: unknown = JSON.parse(await readBody(response));
         const parsed = Array.isArray(data) ? data.map((m) => JSONRPCMessageSchema.parse(m)) : [JSONRPCMessageSchema.parse(data)];
@@ -221,10 +214,9 @@ export class HttpClientTransport implements Transport {
   }
 
   /** The GET stream for the server's own messages (optional for servers: 405 means none). */
-  private async openStream(options: StreamOptions): Promise<void> {
+  private async openStream(): Promise<void> {
     try {
       const headers = this.headers({ accept: 'text/event-stream' });
-      if (options.resumptionToken) headers['last-event-id'] = options.resumptionToken;
       const response = await this.request('GET', headers);
       const status = response.statusCode ?? 0;
       if (status < 200 || status > 299) {
@@ -232,7 +224,7 @@ export class HttpClientTransport implements Transport {
         if (status === 405) return;
         throw new HttpTransportError(status, `Failed to open SSE stream: ${redirectNote(response) ?? response.statusMessage ?? ''}`);
       }
-      this.readStream(response, options, true);
+      this.readStream(response, true);
     } catch (err) {
       const error = err instanceof Error ? err : new Error(String(err));
       this.error(error);
@@ -240,26 +232,17 @@ export class HttpClientTransport implements Transport {
     }
   }
 
-  private readStream(response: http.IncomingMessage, options: StreamOptions, reconnectable: boolean): void {
-    let lastEventId: string | undefined;
-    let primed = false;
+  /** Reads an event stream; the GET stream (`reconnectable`) is reopened when it drops. */
+  private readStream(response: http.IncomingMessage, reconnectable: boolean): void {
     let answered = false;
     let done = false;
     // The text/event-stream format (BOM, CR/LF/CRLF lines, comments, retry) is eventsource-parser's, as in the SDK.
     const parser = createParser({
       onEvent: (event) => {
-        if (event.id !== undefined) {
-          lastEventId = event.id;
-          primed = true;
-          options.onresumptiontoken?.(event.id);
-        }
         if (!event.data || (event.event && event.event !== 'message')) return;
         try {
           const message = JSONRPCMessageSchema.parse(JSON.parse(event.data));
-          if (isResultOrError(message) && 'result' in message) {
-            answered = true;
-            if (options.replayMessageId !== undefined) (message as { id: string | number }).id = options.replayMessageId;
-          }
+          if (isResultOrError(message) && 'result' in message) answered = true;
           this.onmessage?.(message);
         } catch (err) {
           this.error(err instanceof Error ? err : new Error(String(err)));
@@ -272,9 +255,7 @@ export class HttpClientTransport implements Transport {
       if (done) return;
       done = true;
       if (err) this.error(new Error(`SSE stream disconnected: ${err}`));
-      if ((reconnectable || primed) && !answered && !this.closed) {
-        this.scheduleReconnection({ resumptionToken: lastEventId, onresumptiontoken: options.onresumptiontoken, replayMessageId: options.replayMessageId }, 0);
-      }
+      if (reconnectable && !answered && !this.closed) this.scheduleReconnection(0);
     };
     response.on('data', (chunk: Buffer) => parser.feed(decoder.write(chunk)));
     response.on('end', () => {
@@ -287,7 +268,7 @@ export class HttpClientTransport implements Transport {
     });
   }
 
-  private scheduleReconnection(options: StreamOptions, attempt: number): void {
+  private scheduleReconnection(attempt: number): void {
     const { maxRetries, initialReconnectionDelay, reconnectionDelayGrowFactor, maxReconnectionDelay } = this.reconnection;
     if (attempt >= maxRetries) {
       this.error(new Error(`Maximum reconnection attempts (${maxRetries}) exceeded.`));
@@ -297,9 +278,9 @@ export class HttpClientTransport implements Transport {
     this.reconnectTimer = setTimeout(() => {
       this.reconnectTimer = undefined;
       if (this.closed) return;
-      this.openStream(options).catch((err: Error) => {
+      this.openStream().catch((err: Error) => {
         this.error(new Error(`Failed to reconnect SSE stream: ${err.message}`));
-        this.scheduleReconnection(options, attempt + 1);
+        this.scheduleReconnection(attempt + 1);
       });
     }, delay);
   }
