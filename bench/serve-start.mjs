@@ -3,7 +3,8 @@
  * `ide-companion serve` as a process: how fast it is ready, and what it costs idle.
  *
  * - start: from spawn to a complete discovery file in TMPDIR/gemini/ide (TMPDIR a
- *   private temp dir), over 10 runs, each stopped with SIGTERM (which must
+ *   private temp dir), over 15 runs of each target, interleaved (serve, the
+ *   baseline, the limit, then again), each stopped with SIGTERM (which must
  *   remove the file; the time to exit is reported too);
  * - idle: RSS (VmRSS) after ~3 s idle, CPU time (utime+stime from /proc/PID/stat)
  *   and voluntary context switches (wake-ups) over 5 s, first with no client,
@@ -39,7 +40,7 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const CLI = path.join(root, 'packages/cli/bin/ide-companion.js');
 const BARE = path.join(root, 'bench/lib/bare-companion.mjs');
 const LIMIT = path.join(root, 'bench/lib/bare-discovery-server.mjs');
-const RUNS = scaled(10, 1);
+const RUNS = scaled(15, 1);
 const START_TIMEOUT_MS = 20_000;
 const IDLE_SETTLE_MS = scaled(3_000, 300);
 const CPU_WINDOW_MS = scaled(5_000, 500);
@@ -116,27 +117,41 @@ async function stop(run) {
   return exit.at - sentAt;
 }
 
-async function startTimes(target) {
-  log(`${target}: ${RUNS} starts (+1 warm-up)`);
-  const toFile = [];
-  const toExit = [];
-  let fileRemovedOnSigterm = true;
+/**
+ * Start times of every target, the runs interleaved (one start of each per round,
+ * one at a time), so a change of load on a shared machine hits all alike.
+ */
+async function startTimes(targets) {
+  log(`${targets.join(', ')}: ${RUNS} starts each, interleaved (+1 warm-up round)`);
+  const samples = Object.fromEntries(targets.map((t) => [t, { toFile: [], toExit: [], fileRemovedOnSigterm: true }]));
   for (let i = 0; i <= RUNS; i++) {
-    const run = launch(target);
-    try {
-      const found = await waitForDiscoveryFile(run);
-      const exitMs = await stop(run);
-      if (fs.existsSync(found.file)) fileRemovedOnSigterm = false;
-      if (i > 0) {
-        toFile.push(found.at - run.startedAt);
-        toExit.push(exitMs);
+    for (const target of targets) {
+      const s = samples[target];
+      const run = launch(target);
+      try {
+        const found = await waitForDiscoveryFile(run);
+        const exitMs = await stop(run);
+        if (fs.existsSync(found.file)) s.fileRemovedOnSigterm = false;
+        if (i > 0) {
+          s.toFile.push(found.at - run.startedAt);
+          s.toExit.push(exitMs);
+        }
+      } finally {
+        if (run.child.exitCode === null && run.child.signalCode === null) run.child.kill('SIGKILL');
+        run.cleanup();
       }
-    } finally {
-      if (run.child.exitCode === null && run.child.signalCode === null) run.child.kill('SIGKILL');
-      run.cleanup();
     }
   }
-  return { spawnToDiscoveryFileMs: summarize(toFile), sigtermToExitMs: summarize(toExit), discoveryFileRemovedOnSigterm: fileRemovedOnSigterm };
+  return Object.fromEntries(
+    targets.map((t) => [
+      t,
+      {
+        spawnToDiscoveryFileMs: summarize(samples[t].toFile),
+        sigtermToExitMs: summarize(samples[t].toExit),
+        discoveryFileRemovedOnSigterm: samples[t].fileRemovedOnSigterm,
+      },
+    ]),
+  );
 }
 
 /** Spawn-to-exit of `node ARGS`, for what a bare node and the server package's imports cost. */
@@ -195,10 +210,9 @@ async function idle(target) {
 runBench(async () => {
   if (process.platform !== 'linux') skipBench('needs /proc (Linux)');
   if (!serveAvailable()) skipBench(`'ide-companion serve --help' failed: build the CLI (npx tsc -b) first`);
+  const starts = await startTimes(Object.keys(TARGETS));
   const results = {};
-  for (const target of Object.keys(TARGETS)) {
-    results[target] = { ...(await startTimes(target)), idle: await idle(target) };
-  }
+  for (const target of Object.keys(TARGETS)) results[target] = { ...starts[target], idle: await idle(target) };
   log(`where start time goes: node alone, node importing @ide-companion/server (${RUNS} runs each)`);
   const startCost = {
     nodeEmptyScriptMs: await spawnToExit(['-e', '']),
