@@ -52,7 +52,15 @@ function newestSourceMtime(): number {
       else newest = Math.max(newest, fs.statSync(p).mtimeMs);
     }
   };
-  walk(path.join(EXTENSION_ROOT, 'src'));
+  // The bundle takes in the protocol and server packages too (and how it is built), so a change there repackages.
+  const repo = path.resolve(EXTENSION_ROOT, '..', '..');
+  for (const dir of [
+    path.join(EXTENSION_ROOT, 'src'),
+    path.join(EXTENSION_ROOT, 'scripts'),
+    ...['protocol', 'server', 'testkit'].map((p) => path.join(repo, 'packages', p, 'src')),
+  ]) {
+    if (fs.existsSync(dir)) walk(dir);
+  }
   return newest;
 }
 
