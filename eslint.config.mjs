@@ -45,12 +45,15 @@ export default tseslint.config(
       // A closure may read a variable assigned once, later (a callback set up before the object it calls exists).
       'prefer-const': ['error', { ignoreReadBeforeAssign: true }],
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
+      // zod/mini, not classic zod: classic binds dozens of methods to every schema, and building the
+      // protocol's schemas that way was ~20 ms of every host's start (docs/benchmarks.md, serve start).
+      'no-restricted-imports': ['error', { paths: [{ name: 'zod', message: "Use `import * as z from 'zod/mini'`." }] }],
       // `{ z }` is zod's whole namespace as one value: a bundle then keeps every locale (~260 KB parsed at each start).
       'no-restricted-syntax': [
         'error',
         {
-          selector: "ImportDeclaration[source.value='zod'][importKind!='type'] > ImportSpecifier[imported.name='z']",
-          message: "Use `import * as z from 'zod'`: it lets esbuild drop what is unused.",
+          selector: "ImportDeclaration[source.value='zod/mini'][importKind!='type'] > ImportSpecifier[imported.name='z']",
+          message: "Use `import * as z from 'zod/mini'`: it lets esbuild drop what is unused.",
         },
       ],
     },

@@ -9,7 +9,7 @@ import * as path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { startTestCompanion } from '@ide-companion/server/testing';
 import { makeTempDir as makeTestkitTempDir } from '@ide-companion/testkit';
 
@@ -154,7 +154,7 @@ export async function connectClient({ port, token }, onNotification = () => {}) 
   let streamOpen;
   const firstContext = new Promise((resolve) => (streamOpen = resolve));
   for (const method of NOTIFICATION_METHODS) {
-    const schema = z.object({ method: z.literal(method), params: z.record(z.string(), z.unknown()).optional() });
+    const schema = z.object({ method: z.literal(method), params: z.optional(z.record(z.string(), z.unknown())) });
     client.setNotificationHandler(schema, (n) => {
       const at = performance.now();
       if (method === 'ide/contextUpdate') streamOpen();

@@ -14,7 +14,7 @@
  * request has a timeout, so a slow or dead script never hangs a tool call.
  */
 import * as readline from 'node:readline';
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import {
   COMPANION_VERSION,
   EditorEventError,
@@ -209,7 +209,7 @@ export class JsonLinesBridge {
   }
 }
 
-function parse<T extends z.ZodType>(schema: T, json: unknown, what: string): z.infer<T> {
+function parse<T extends z.ZodMiniType>(schema: T, json: unknown, what: string): z.infer<T> {
   const parsed = schema.safeParse(json);
   if (!parsed.success) throw new EditorEventError(`invalid ${what}: ${z.prettifyError(parsed.error)}`);
   return parsed.data;

@@ -3,6 +3,7 @@
 // into one CommonJS file, dist/extension.cjs: VS Code 1.100 loads extensions with
 // require(), and the .cjs name keeps it CommonJS inside this "type": "module" package.
 import { build } from 'esbuild';
+import { BUNDLE_ALIASES } from '@ide-companion/testkit';
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
 
@@ -18,6 +19,7 @@ export async function bundle() {
     format: 'cjs',
     target: 'node20',
     external: ['vscode'],
+    alias: BUNDLE_ALIASES,
     minify: true,
     sourcemap: false,
     legalComments: 'eof',

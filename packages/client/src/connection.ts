@@ -19,7 +19,7 @@ import {
   type CompanionNotification,
   PARSE_ONCE,
 } from '@ide-companion/protocol';
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import type { ConnectionTarget } from './discovery.js';
 import { VERSION } from './version.js';
 import { HttpClientTransport } from './httpTransport.js';
@@ -47,7 +47,9 @@ export interface ConnectOptions {
   heartbeatMs?: number;
 }
 
-const byMethod = new Map<string, z.ZodType>([...COMPANION_NOTIFICATIONS, ActiveFileNotification].map((n) => [n.method, n.params] as [string, z.ZodType]));
+const byMethod = new Map<string, z.ZodMiniType>(
+  [...COMPANION_NOTIFICATIONS, ActiveFileNotification].map((n) => [n.method, n.params] as [string, z.ZodMiniType]),
+);
 
 /**
  * The SDK's JSON Schema validator (Ajv), built on first use: the Client builds one

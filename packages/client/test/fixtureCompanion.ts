@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import * as z from 'zod';
+import * as z from 'zod/mini';
 
 export type ToolHandler = (args: Record<string, unknown>) => CallToolResult | Promise<CallToolResult>;
 
@@ -85,7 +85,7 @@ export class FixtureCompanion {
       for (const [name, handler] of Object.entries(this.options.tools)) {
         mcp.registerTool(
           name,
-          { inputSchema: { filePath: z.string().optional(), newContent: z.string().optional(), suppressNotification: z.boolean().optional() } },
+          { inputSchema: { filePath: z.optional(z.string()), newContent: z.optional(z.string()), suppressNotification: z.optional(z.boolean()) } },
           async (args) => {
             this.calls.push({ name, args });
             return handler(args);

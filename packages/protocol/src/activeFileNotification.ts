@@ -3,12 +3,12 @@
  * companion we know sends it and the real CLI ignores it; clients (ours)
  * accept it from a future companion.
  */
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { notificationType } from './message.js';
 
 export const ActiveFileNotificationParamsSchema = z.object({
-  filePath: z.string().optional(),
-  cursor: z.object({ line: z.number(), character: z.number() }).optional(),
+  filePath: z.optional(z.string()),
+  cursor: z.optional(z.object({ line: z.number(), character: z.number() })),
 });
 
 export const ActiveFileNotification = notificationType('activeFileNotification', 'companionToCli', ActiveFileNotificationParamsSchema);

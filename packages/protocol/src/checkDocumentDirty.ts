@@ -1,5 +1,5 @@
 /** `checkDocumentDirty`: whether a file has unsaved changes in the editor. Needs the editor's `checkDocumentDirty` capability. */
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { AbsolutePathSchema } from './editorTypes.js';
 import { toolType } from './message.js';
 

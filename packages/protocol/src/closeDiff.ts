@@ -7,19 +7,19 @@
  * `{"content": "..."}`. Raw text fails its parse and the user's edits are lost,
  * so the JSON form is the contract here (docs/divergences.md).
  */
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { toolType } from './message.js';
 
 export const CloseDiffArgumentsSchema = z.object({
-  filePath: z.string().min(1),
+  filePath: z.string().check(z.minLength(1)),
   /** Sent by the CLI; a companion never notifies on closeDiff anyway. */
-  suppressNotification: z.boolean().optional(),
+  suppressNotification: z.optional(z.boolean()),
 });
 export type CloseDiffArguments = z.infer<typeof CloseDiffArgumentsSchema>;
 
 /** The JSON inside closeDiff's one text block (the tool's result). `null`: no content to report. */
 export const CloseDiffPayloadSchema = z.object({
-  content: z.string().nullable(),
+  content: z.nullable(z.string()),
 });
 export type CloseDiffPayload = z.infer<typeof CloseDiffPayloadSchema>;
 

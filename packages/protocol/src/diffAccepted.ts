@@ -1,9 +1,9 @@
 /** `ide/diffAccepted`: companion -> CLI, the user accepted a diff; `content` is the final text. */
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { notificationType } from './message.js';
 
 export const DiffAcceptedParamsSchema = z.object({
-  filePath: z.string().min(1),
+  filePath: z.string().check(z.minLength(1)),
   /** The whole file as accepted, the user's edits in the diff view included. Required: the CLI drops the connection without it. */
   content: z.string(),
 });

@@ -2,12 +2,12 @@
  * `ide/diffClosed`: legacy companion -> CLI notification, taken by the CLI as a
  * rejection. Companions should send `ide/diffRejected`; clients accept both.
  */
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { notificationType } from './message.js';
 
 export const DiffClosedParamsSchema = z.object({
-  filePath: z.string().min(1),
-  content: z.string().optional(),
+  filePath: z.string().check(z.minLength(1)),
+  content: z.optional(z.string()),
 });
 export type DiffClosedParams = z.infer<typeof DiffClosedParamsSchema>;
 

@@ -1,9 +1,9 @@
 /** `ide/diffRejected`: companion -> CLI, the user rejected a diff. */
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { notificationType } from './message.js';
 
 export const DiffRejectedParamsSchema = z.object({
-  filePath: z.string().min(1),
+  filePath: z.string().check(z.minLength(1)),
 });
 export type DiffRejectedParams = z.infer<typeof DiffRejectedParamsSchema>;
 

@@ -2,21 +2,21 @@
  * The discovery file: `os.tmpdir()/gemini/ide/gemini-ide-server-${PID}-${PORT}.json`.
  * Pure helpers only: callers pass in the temp dir and the path module.
  */
-import * as z from 'zod';
+import * as z from 'zod/mini';
 
 export const IdeInfoSchema = z.object({
   /** Short lowercase identifier, e.g. `neovim`. */
-  name: z.string().min(1),
+  name: z.string().check(z.minLength(1)),
   /** What `/ide status` shows, e.g. `Neovim`. */
-  displayName: z.string().min(1),
+  displayName: z.string().check(z.minLength(1)),
 });
 export type IdeInfo = z.infer<typeof IdeInfoSchema>;
 
 export const DiscoveryFileSchema = z.object({
-  port: z.number().int().min(1).max(65535),
+  port: z.int().check(z.minimum(1), z.maximum(65535)),
   /** Every workspace root, joined by the OS path delimiter. */
   workspacePath: z.string(),
-  authToken: z.string().min(1),
+  authToken: z.string().check(z.minLength(1)),
   ideInfo: IdeInfoSchema,
 });
 export type DiscoveryFile = z.infer<typeof DiscoveryFileSchema>;

@@ -1,11 +1,11 @@
 /** Shapes shared by the editor actions and the tools built on them. */
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { CursorSchema } from './ideContext.js';
 
-export const AbsolutePathSchema = z
-  .string()
-  .min(1)
-  .refine((p) => p.startsWith('/') || /^[A-Za-z]:[\\/]/.test(p) || p.startsWith('\\\\'), 'must be an absolute path');
+export const AbsolutePathSchema = z.string().check(
+  z.minLength(1),
+  z.refine((p) => p.startsWith('/') || /^[A-Za-z]:[\\/]/.test(p) || p.startsWith('\\\\'), 'must be an absolute path'),
+);
 
 /** 1-based line and character (characters, not bytes). */
 export const PositionSchema = CursorSchema;

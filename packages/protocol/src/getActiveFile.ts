@@ -2,7 +2,7 @@
  * `getActiveFile` tool (spec/ide-integration-architecture.md): CLI -> companion,
  * answered with one line of text. The real CLI does not call it; other agents may.
  */
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import type { Cursor } from './ideContext.js';
 import { toolType } from './message.js';
 

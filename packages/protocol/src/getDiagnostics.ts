@@ -3,7 +3,7 @@
  * linters). Needs the editor's `getDiagnostics` capability. The companion
  * filters by severity and bounds the answer; the editor only lists.
  */
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { AbsolutePathSchema, RangeSchema } from './editorTypes.js';
 import { toolType } from './message.js';
 
@@ -13,31 +13,31 @@ export const DiagnosticSeveritySchema = z.enum(DIAGNOSTIC_SEVERITIES);
 export type DiagnosticSeverity = z.infer<typeof DiagnosticSeveritySchema>;
 
 export const DiagnosticSchema = z.object({
-  path: z.string().min(1),
+  path: z.string().check(z.minLength(1)),
   range: RangeSchema,
   severity: DiagnosticSeveritySchema,
   message: z.string(),
-  source: z.string().optional(),
-  code: z.union([z.string(), z.number()]).optional(),
+  source: z.optional(z.string()),
+  code: z.optional(z.union([z.string(), z.number()])),
 });
 export type Diagnostic = z.infer<typeof DiagnosticSchema>;
 
 /** What the editor is asked: one file, or (no path) the whole workspace. */
-export const GetDiagnosticsParamsSchema = z.object({ path: AbsolutePathSchema.optional() });
+export const GetDiagnosticsParamsSchema = z.object({ path: z.optional(AbsolutePathSchema) });
 export type GetDiagnosticsParams = z.infer<typeof GetDiagnosticsParamsSchema>;
 export const EditorDiagnosticsSchema = z.object({ diagnostics: z.array(DiagnosticSchema) });
 export type EditorDiagnostics = z.infer<typeof EditorDiagnosticsSchema>;
 
 export const GetDiagnosticsArgumentsSchema = z.object({
-  path: AbsolutePathSchema.optional().describe('Absolute path of one file; omit for the whole workspace.'),
-  severity: DiagnosticSeveritySchema.optional().describe('Least severe level to include (default: hint, i.e. everything).'),
+  path: z.optional(AbsolutePathSchema).check(z.describe('Absolute path of one file; omit for the whole workspace.')),
+  severity: z.optional(DiagnosticSeveritySchema).check(z.describe('Least severe level to include (default: hint, i.e. everything).')),
 });
 export type GetDiagnosticsArguments = z.infer<typeof GetDiagnosticsArgumentsSchema>;
 
 export const GetDiagnosticsResultSchema = z.object({
   diagnostics: z.array(DiagnosticSchema),
   /** Present when the answer was cut: what was left out and why. */
-  truncated: z.string().optional(),
+  truncated: z.optional(z.string()),
 });
 export type GetDiagnosticsResult = z.infer<typeof GetDiagnosticsResultSchema>;
 

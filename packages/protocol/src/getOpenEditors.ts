@@ -1,13 +1,13 @@
 /** `getOpenEditors`: the files open in the editor. Needs the editor's `getOpenEditors` capability. */
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { toolType } from './message.js';
 
 export const OpenEditorSchema = z.object({
-  path: z.string().min(1),
+  path: z.string().check(z.minLength(1)),
   isActive: z.boolean(),
   /** Unsaved changes. */
-  isDirty: z.boolean().optional(),
-  languageId: z.string().optional(),
+  isDirty: z.optional(z.boolean()),
+  languageId: z.optional(z.string()),
 });
 export type OpenEditor = z.infer<typeof OpenEditorSchema>;
 

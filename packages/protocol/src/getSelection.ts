@@ -1,10 +1,10 @@
 /** `getSelection`: the text the user has selected. Needs the editor's `getSelection` capability. */
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { PositionSchema } from './editorTypes.js';
 import { toolType } from './message.js';
 
 export const SelectionSchema = z.object({
-  path: z.string().min(1),
+  path: z.string().check(z.minLength(1)),
   text: z.string(),
   start: PositionSchema,
   end: PositionSchema,
@@ -13,7 +13,7 @@ export type Selection = z.infer<typeof SelectionSchema>;
 
 export const GetSelectionParamsSchema = z.object({});
 /** `selection: null` when nothing is selected. */
-export const GetSelectionResultSchema = z.object({ selection: SelectionSchema.nullable() });
+export const GetSelectionResultSchema = z.object({ selection: z.nullable(SelectionSchema) });
 export type GetSelectionResult = z.infer<typeof GetSelectionResultSchema>;
 
 export const GetSelectionTool = toolType(

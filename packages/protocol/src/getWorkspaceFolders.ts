@@ -1,5 +1,5 @@
 /** `getWorkspaceFolders`: the workspace roots the companion serves. Always offered (no editor capability needed). */
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { toolType } from './message.js';
 
 export const GetWorkspaceFoldersResultSchema = z.object({ folders: z.array(z.string()) });

@@ -1,3 +1,4 @@
+import './zodLocale.js';
 export * from './constants.js';
 export * from './discovery.js';
 export * from './containerHost.js';

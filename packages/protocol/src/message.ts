@@ -3,12 +3,12 @@
  * method or tool name, who sends it, and its params and result schemas, in one
  * object. Unions over these are inferred from the literals, never cast.
  */
-import type { z } from 'zod';
+import type { z } from 'zod/mini';
 
 /** Which end sends the message. */
 export type Direction = 'companionToCli' | 'cliToCompanion';
 
-export interface NotificationType<M extends string, P extends z.ZodType> {
+export interface NotificationType<M extends string, P extends z.ZodMiniType> {
   readonly kind: 'notification';
   readonly method: M;
   readonly direction: Direction;
@@ -21,7 +21,7 @@ export interface NotificationType<M extends string, P extends z.ZodType> {
  * `capability` names the optional editor action the tool needs; tools without
  * one are always offered.
  */
-export interface ToolType<N extends string, A extends z.ZodObject, R extends z.ZodType, C extends string | undefined = undefined> {
+export interface ToolType<N extends string, A extends z.ZodMiniObject, R extends z.ZodMiniType, C extends string | undefined = undefined> {
   readonly kind: 'tool';
   readonly name: N;
   readonly description: string;
@@ -31,11 +31,11 @@ export interface ToolType<N extends string, A extends z.ZodObject, R extends z.Z
   readonly capability: C;
 }
 
-export function notificationType<const M extends string, P extends z.ZodType>(method: M, direction: Direction, params: P): NotificationType<M, P> {
+export function notificationType<const M extends string, P extends z.ZodMiniType>(method: M, direction: Direction, params: P): NotificationType<M, P> {
   return { kind: 'notification', method, direction, params };
 }
 
-export function toolType<const N extends string, A extends z.ZodObject, R extends z.ZodType, const C extends string | undefined = undefined>(
+export function toolType<const N extends string, A extends z.ZodMiniObject, R extends z.ZodMiniType, const C extends string | undefined = undefined>(
   name: N,
   description: string,
   args: A,

@@ -1,16 +1,16 @@
 /** `openFile`: shows a file in the editor at a line and column. Needs the editor's `openFile` capability. */
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { AbsolutePathSchema } from './editorTypes.js';
 import { toolType } from './message.js';
 
 export const OpenFileParamsSchema = z.object({
   path: AbsolutePathSchema,
-  line: z.number().int().min(1).optional(),
-  column: z.number().int().min(1).optional(),
+  line: z.optional(z.int().check(z.minimum(1))),
+  column: z.optional(z.int().check(z.minimum(1))),
 });
 export type OpenFileParams = z.infer<typeof OpenFileParamsSchema>;
 
-export const OpenFileResultSchema = z.object({ opened: z.string(), line: z.number().optional(), column: z.number().optional() });
+export const OpenFileResultSchema = z.object({ opened: z.string(), line: z.optional(z.number()), column: z.optional(z.number()) });
 export type OpenFileResult = z.infer<typeof OpenFileResultSchema>;
 
 export const OpenFileTool = toolType(

@@ -1,11 +1,11 @@
 /** `saveDocument`: saves a file's unsaved changes in the editor. Needs the editor's `saveDocument` capability. */
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { AbsolutePathSchema } from './editorTypes.js';
 import { toolType } from './message.js';
 
 export const SaveDocumentParamsSchema = z.object({ path: AbsolutePathSchema });
 export type SaveDocumentParams = z.infer<typeof SaveDocumentParamsSchema>;
-export const SaveDocumentResultSchema = z.object({ saved: z.boolean(), message: z.string().optional() });
+export const SaveDocumentResultSchema = z.object({ saved: z.boolean(), message: z.optional(z.string()) });
 export type SaveDocumentResult = z.infer<typeof SaveDocumentResultSchema>;
 
 export const SaveDocumentTool = toolType(

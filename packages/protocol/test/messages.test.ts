@@ -49,6 +49,16 @@ test('unknown notification methods and zero-based cursors are refused', () => {
   );
 });
 
+test('a refusal says what was wrong, not just "Invalid input" (zod/mini has no messages of its own)', () => {
+  assert.throws(
+    () => validateCompanionNotification({ method: 'ide/diffAccepted', params: { filePath: '', content: 3 } }),
+    (err: Error) =>
+      /filePath/.test(err.message) &&
+      /Too small: expected string to have >=1 characters/.test(err.message) &&
+      /expected string, received number/.test(err.message),
+  );
+});
+
 test('every editor -> host line in docs/editor-protocol.md parses with the schemas', async () => {
   const { readFileSync } = await import('node:fs');
   const { EditorLineSchema } = await import('../src/index.js');

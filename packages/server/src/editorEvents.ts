@@ -3,7 +3,7 @@
  * to a companion. Every editor end feeds the companion through here: the
  * JSON-lines bridge, the Neovim host, the terminal end, the VS Code extension.
  */
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { EditorEventSchema, type EditorEvent } from '@ide-companion/protocol';
 import type { Companion } from './companion.js';
 

@@ -4,12 +4,18 @@
  * users need Node and nothing else. Each editor's bundle script writes it; a
  * test per bundle rebuilds it in memory and fails if the committed files differ.
  *
- * One file by default. With `chunks`, what the host imports dynamically (the
- * MCP SDK's server side, loaded when the first CLI connects) goes to files in
- * that folder beside it, so a start parses only what it runs (start time:
- * docs/benchmarks.md).
+ * One file by default. With `chunks`, what the host imports dynamically goes
+ * to files in that folder beside it, so a start parses only what it runs
+ * (start time: docs/benchmarks.md). The MCP SDK's server side (the server's
+ * sdk.js, loaded by lazySdk.js when the first CLI connects) is built there as
+ * a bundle of its own, `sdk.mjs`, sharing no chunk with the host: esbuild
+ * puts a file used by two entries in a shared chunk whole, so sharing zod's
+ * core with the SDK made every start parse all of it (~50 KB more than the
+ * host's own schemas need). zod keeps one registry across copies
+ * (globalThis.__zod_globalRegistry) and checks instances by their traits, so
+ * the two copies work together.
  */
-import { build, type OutputFile } from 'esbuild';
+import { build, type BuildOptions, type OutputFile, type Plugin } from 'esbuild';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 
@@ -31,16 +37,38 @@ export interface HostBundle {
   chunks?: string;
 }
 
+/**
+ * Aliases every bundle needs. `zod/mini` is `zod/v4-mini`, the specifier the MCP
+ * SDK imports: when the SDK is imported dynamically into the same file, esbuild
+ * wraps its modules to run on first use and, zod being side-effect free, drops
+ * the wrapper's start from our side of a second path to the same modules, so
+ * our schemas met zod's classes undefined ("t is not a constructor").
+ */
+export const BUNDLE_ALIASES: Readonly<Record<string, string>> = { 'zod/mini': 'zod/v4-mini' };
+
+/** How lazySdk.js imports the SDK side, and the file that side is built to in the chunk folder. */
+const SDK_IMPORT = { importer: /[\\/]lazySdk\.js$/, specifier: './sdk.js', file: 'sdk.mjs' };
+
+/** Leaves the SDK side out of the host (imported from `chunks`/sdk.mjs) and reports where its source is. */
+function sdkApart(chunks: string, found: (entry: string) => void): Plugin {
+  return {
+    name: 'sdk-apart',
+    setup(b) {
+      b.onResolve({ filter: /^\.\/sdk\.js$/ }, (args) => {
+        if (!SDK_IMPORT.importer.test(args.importer)) return undefined;
+        found(path.join(args.resolveDir, SDK_IMPORT.specifier));
+        return { path: `./${chunks}/${SDK_IMPORT.file}`, external: true };
+      });
+    },
+  };
+}
+
 /** The bundle's files, built from the current sources (nothing written): absolute path to text. */
 export async function buildHostBundleFiles(bundle: HostBundle): Promise<Map<string, string>> {
   const outdir = path.dirname(bundle.outfile);
   const entryName = path.basename(bundle.outfile, path.extname(bundle.outfile));
-  const result = await build({
-    entryPoints: [bundle.entry],
+  const common: BuildOptions = {
     absWorkingDir: bundle.absWorkingDir,
-    ...(bundle.chunks
-      ? { outdir, splitting: true, entryNames: entryName, chunkNames: `${bundle.chunks}/[name]-[hash]`, outExtension: { '.js': path.extname(bundle.outfile) } }
-      : { outfile: bundle.outfile }),
     write: false,
     bundle: true,
     platform: 'node',
@@ -57,11 +85,32 @@ export async function buildHostBundleFiles(bundle: HostBundle): Promise<Map<stri
     // Minified: the committed file is half the size; licence comments are kept at the end.
     minify: true,
     legalComments: 'eof',
-    alias: bundle.alias ?? {},
+    alias: { ...BUNDLE_ALIASES, ...bundle.alias },
     logLevel: 'silent',
     charset: 'utf8',
+  };
+  let sdkEntry: string | undefined;
+  const outputs: OutputFile[] = [];
+  const host = await build({
+    ...common,
+    entryPoints: [bundle.entry],
+    ...(bundle.chunks
+      ? {
+          outdir,
+          splitting: true,
+          entryNames: entryName,
+          chunkNames: `${bundle.chunks}/[name]-[hash]`,
+          outExtension: { '.js': path.extname(bundle.outfile) },
+          plugins: [sdkApart(bundle.chunks, (entry) => (sdkEntry = entry))],
+        }
+      : { outfile: bundle.outfile }),
   });
-  const files = new Map<string, string>((result.outputFiles ?? []).map((f: OutputFile) => [f.path, f.text]));
+  outputs.push(...(host.outputFiles ?? []));
+  if (bundle.chunks && sdkEntry) {
+    const sdk = await build({ ...common, entryPoints: [sdkEntry], outfile: path.join(outdir, bundle.chunks, SDK_IMPORT.file) });
+    outputs.push(...(sdk.outputFiles ?? []));
+  }
+  const files = new Map<string, string>(outputs.map((f) => [f.path, f.text]));
   if (!files.has(path.resolve(bundle.outfile))) throw new Error(`esbuild did not produce ${bundle.outfile}`);
   return files;
 }

@@ -1,7 +1,7 @@
 /** A real MCP SDK client, connected the way Gemini CLI connects, that records every ide/* notification. */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { COMPANION_NOTIFICATIONS } from '@ide-companion/protocol';
 
 export interface RecordingClient {

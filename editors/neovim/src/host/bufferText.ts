@@ -7,7 +7,7 @@
  * unedited buffer gives back exactly the text it started from, and an edited
  * buffer gives what `:w` would have written.
  */
-import * as z from 'zod';
+import * as z from 'zod/mini';
 
 export type FileFormat = 'unix' | 'dos' | 'mac';
 
@@ -21,7 +21,7 @@ export interface BufferContent {
 
 /** A buffer as the Lua side reads it back (lua/ide_companion/diff.lua `state`). */
 export const BufferStateSchema = z.object({
-  lines: z.array(z.string()).min(1),
+  lines: z.array(z.string()).check(z.minLength(1)),
   fileformat: z.enum(['unix', 'dos', 'mac']),
   eol: z.boolean(),
   fixeol: z.boolean(),

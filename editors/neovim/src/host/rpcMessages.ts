@@ -5,12 +5,12 @@
  * into the vocabulary's `diffAccepted` here, at the boundary, because only the
  * host can rebuild the exact bytes `:w` would write (bufferText.ts).
  */
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { HelloSchema, type EditorEvent, type Hello } from '@ide-companion/protocol';
 import { EditorEventError, parseEditorEvent } from '@ide-companion/server';
 import { BufferStateSchema, textFromBuffer } from './bufferText.js';
 
-const DiffAcceptSchema = z.object({ id: z.string().min(1), buffer: BufferStateSchema });
+const DiffAcceptSchema = z.object({ id: z.string().check(z.minLength(1)), buffer: BufferStateSchema });
 
 export type RpcMessage = { method: 'hello'; hello: Hello } | { method: 'stop' } | { method: 'event'; event: EditorEvent };
 
@@ -18,7 +18,7 @@ function payloadOf(args: unknown): unknown {
   return Array.isArray(args) ? args[0] : undefined;
 }
 
-function parse<T extends z.ZodType>(schema: T, value: unknown, what: string): z.infer<T> {
+function parse<T extends z.ZodMiniType>(schema: T, value: unknown, what: string): z.infer<T> {
   const parsed = schema.safeParse(value);
   if (!parsed.success) throw new EditorEventError(`bad ${what} notification: ${z.prettifyError(parsed.error)}`);
   return parsed.data;

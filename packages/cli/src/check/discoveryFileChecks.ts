@@ -1,7 +1,7 @@
 /** The discovery file: name, place, content, permissions, PID (spec §I.2, interop-notes). */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { readDiscoveryFile, type DiscoveryFileRead } from '@ide-companion/client';
 import { DiscoveryFileSchema, IdeInfoSchema, parseDiscoveryFileName, splitWorkspacePath } from '@ide-companion/protocol';
 import { isProcessAlive } from '@ide-companion/server';
@@ -43,7 +43,7 @@ export function checkDiscoveryFile(input: DiscoveryFileCheckInput, record: Recor
     return;
   }
   // ideInfo is judged on its own (discovery.ideInfo), so a missing one fails exactly one check.
-  const schema = DiscoveryFileSchema.omit({ ideInfo: true });
+  const schema = z.omit(DiscoveryFileSchema, { ideInfo: true });
   const parsed = schema.safeParse(json);
   if (parsed.success) record.pass('discovery.schema', 'port, workspacePath and authToken have the right types');
   else record.fail('discovery.schema', `does not match the contract: ${issues(parsed.error)}`);
@@ -145,6 +145,6 @@ function octal(mode: number): string {
   return `0${mode.toString(8).padStart(3, '0')}`;
 }
 
-function issues(error: z.ZodError): string {
+function issues(error: z.core.$ZodError): string {
   return error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ');
 }

@@ -5,7 +5,7 @@
  * those. Params and results are the tools' own schemas, defined once in
  * their modules.
  */
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { CheckDocumentDirtyParamsSchema, CheckDocumentDirtyResultSchema } from '../checkDocumentDirty.js';
 import { EditorDiagnosticsSchema, GetDiagnosticsParamsSchema } from '../getDiagnostics.js';
 import { GetOpenEditorsParamsSchema, GetOpenEditorsResultSchema } from '../getOpenEditors.js';
@@ -18,18 +18,18 @@ export const DiffCloseReasonSchema = z.enum(DIFF_CLOSE_REASONS);
 export type DiffCloseReason = z.infer<typeof DiffCloseReasonSchema>;
 
 export const ShowDiffParamsSchema = z.object({
-  diffId: z.string().min(1),
-  filePath: z.string().min(1),
+  diffId: z.string().check(z.minLength(1)),
+  filePath: z.string().check(z.minLength(1)),
   newContent: z.string(),
   /** The file as it is on disk, read by the companion; null for a new file. */
-  originalContent: z.string().nullable(),
+  originalContent: z.nullable(z.string()),
 });
-export const DiffTextParamsSchema = z.object({ diffId: z.string().min(1) });
+export const DiffTextParamsSchema = z.object({ diffId: z.string().check(z.minLength(1)) });
 /** `text: null`: the proposal is unchanged (or the editor no longer has it). */
-export const DiffTextResultSchema = z.object({ text: z.string().nullable() });
-export const CloseDiffParamsSchema = z.object({ diffId: z.string().min(1), reason: DiffCloseReasonSchema });
+export const DiffTextResultSchema = z.object({ text: z.nullable(z.string()) });
+export const CloseDiffParamsSchema = z.object({ diffId: z.string().check(z.minLength(1)), reason: DiffCloseReasonSchema });
 
-export interface ActionType<N extends string, P extends z.ZodType, R extends z.ZodType> {
+export interface ActionType<N extends string, P extends z.ZodMiniType, R extends z.ZodMiniType> {
   readonly name: N;
   readonly params: P;
   readonly result: R;
@@ -37,7 +37,12 @@ export interface ActionType<N extends string, P extends z.ZodType, R extends z.Z
   readonly timeoutMs: number;
 }
 
-function actionType<const N extends string, P extends z.ZodType, R extends z.ZodType>(name: N, params: P, result: R, timeoutMs: number): ActionType<N, P, R> {
+function actionType<const N extends string, P extends z.ZodMiniType, R extends z.ZodMiniType>(
+  name: N,
+  params: P,
+  result: R,
+  timeoutMs: number,
+): ActionType<N, P, R> {
   return { name, params, result, timeoutMs };
 }
 

@@ -3,7 +3,7 @@
  * editor vocabulary, one JSON object per line, plus a handshake and
  * request/response framing for actions.
  */
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { AbsolutePathSchema } from '../editorTypes.js';
 import { IdeInfoSchema } from '../discovery.js';
 import { CapabilitySchema, type EditorActionName, type ActionParams } from './actions.js';
@@ -15,22 +15,22 @@ export const EDITOR_PROTOCOL_VERSION = 1;
 /** The editor's first line. */
 export const HelloSchema = z.object({
   type: z.literal('hello'),
-  protocol: z.number().int().optional(),
-  ide: IdeInfoSchema.optional(),
-  pid: z.number().int().positive().optional(),
-  roots: z.array(AbsolutePathSchema).optional(),
-  trusted: z.boolean().optional(),
+  protocol: z.optional(z.int()),
+  ide: z.optional(IdeInfoSchema),
+  pid: z.optional(z.int().check(z.positive())),
+  roots: z.optional(z.array(AbsolutePathSchema)),
+  trusted: z.optional(z.boolean()),
   /** Unknown names are ignored (an editor newer than its host), not refused. */
-  capabilities: z.array(z.string()).optional(),
+  capabilities: z.optional(z.array(z.string())),
   /** A file the host also logs to (Neovim's `:GeminiLog`). */
-  logFile: z.string().min(1).optional(),
+  logFile: z.optional(z.string().check(z.minLength(1))),
 });
 export type Hello = z.infer<typeof HelloSchema>;
 
 /** The editor's answer to a host request. */
 export const ResponseSchema = z.union([
-  z.object({ type: z.literal('response'), id: z.number().int(), result: z.unknown() }),
-  z.object({ type: z.literal('response'), id: z.number().int(), error: z.string() }),
+  z.object({ type: z.literal('response'), id: z.int(), result: z.unknown() }),
+  z.object({ type: z.literal('response'), id: z.int(), error: z.string() }),
 ]);
 export type Response = z.infer<typeof ResponseSchema>;
 

@@ -3,7 +3,7 @@
  * (a slow or dead editor fails the call with a clear error, never hangs it),
  * and the editor's answer checked against the action's result schema.
  */
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { EDITOR_ACTIONS, type ActionParams, type ActionResult, type Capability } from '@ide-companion/protocol';
 import type { ToolEnvironment } from './toolDefinition.js';
 
@@ -25,7 +25,7 @@ export async function askEditor<N extends Capability>(env: ToolEnvironment, name
   });
   try {
     const answer = await Promise.race([Promise.resolve(method.call(editor, params)), timeout]);
-    const parsed = (result as z.ZodType).safeParse(answer ?? null);
+    const parsed = (result as z.ZodMiniType).safeParse(answer ?? null);
     if (!parsed.success) throw new EditorActionError(`the editor's answer to ${name} is malformed: ${z.prettifyError(parsed.error)}`);
     return parsed.data as ActionResult<N>;
   } finally {

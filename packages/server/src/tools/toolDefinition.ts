@@ -5,7 +5,7 @@
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Capability, ToolType } from '@ide-companion/protocol';
-import type { z } from 'zod';
+import type { z } from 'zod/mini';
 import type { ContextTracker } from '../contextTracker.js';
 import type { DiffCoordinator } from '../diffCoordinator.js';
 import type { EditorActions } from '../editorActions.js';
@@ -27,7 +27,7 @@ export interface ToolCall {
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-export type AnyToolType = ToolType<string, z.ZodObject, z.ZodType, any>;
+export type AnyToolType = ToolType<string, z.ZodMiniObject, z.ZodMiniType, any>;
 
 export interface ToolDefinition<T extends AnyToolType = AnyToolType> {
   tool: T;
