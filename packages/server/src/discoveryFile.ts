@@ -7,6 +7,9 @@
  *   and mode 0600 (private from its first byte), then renamed into place, so a
  *   reader sees the old file or the new one, never half of one; rename
  *   replaces a link planted at the final name instead of following it.
+ *   No fsync: the file describes a live process, so after a crash it is stale
+ *   whatever the disk kept (and swept at the next start); readers never see
+ *   half a file either way. It took ~4 ms of every start (docs/benchmarks.md).
  */
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
@@ -101,7 +104,6 @@ export function writeFileAtomicPrivate(file: string, content: string): void {
   let written = false;
   try {
     fs.writeFileSync(fd, content);
-    fs.fsyncSync(fd);
     written = true;
   } finally {
     fs.closeSync(fd);
