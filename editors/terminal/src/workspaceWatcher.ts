@@ -7,7 +7,7 @@ import { execFile } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { MAX_OPEN_FILES } from '@ide-companion/protocol';
-import chokidar, { type FSWatcher } from 'chokidar';
+import type { FSWatcher } from 'chokidar';
 import type { EditorEvent } from '@ide-companion/protocol';
 import { GitIgnored } from './gitIgnored.js';
 
@@ -73,6 +73,7 @@ async function uncommittedFiles(root: string): Promise<string[]> {
 
 export class WorkspaceWatcher {
   private watcher: FSWatcher | undefined;
+  private stopped = false;
   private readonly ignores: GitIgnored[];
 
   constructor(
@@ -97,6 +98,9 @@ export class WorkspaceWatcher {
   /** Reports saves and deletions from now on; resolves when the watcher is ready. */
   async watch(): Promise<void> {
     await this.seed();
+    // Loaded here, after the discovery file: serve's start need not parse it (docs/benchmarks.md).
+    const { default: chokidar } = await import('chokidar');
+    if (this.stopped) return;
     this.watcher = chokidar.watch([...this.roots], {
       ignoreInitial: true,
       ignored: (p) => this.skipped(p),
@@ -132,6 +136,7 @@ export class WorkspaceWatcher {
   }
 
   async stop(): Promise<void> {
+    this.stopped = true;
     await this.watcher?.close();
   }
 
