@@ -4,11 +4,14 @@
  * accept it from a future companion.
  */
 import * as z from 'zod/mini';
+import { lazySchema } from './lazySchema.js';
 import { notificationType } from './message.js';
 
-export const ActiveFileNotificationParamsSchema = z.object({
-  filePath: z.optional(z.string()),
-  cursor: z.optional(z.object({ line: z.number(), character: z.number() })),
-});
+export const ActiveFileNotificationParamsSchema = lazySchema(() =>
+  z.object({
+    filePath: z.optional(z.string()),
+    cursor: z.optional(z.object({ line: z.number(), character: z.number() })),
+  }),
+);
 
 export const ActiveFileNotification = notificationType('activeFileNotification', 'companionToCli', ActiveFileNotificationParamsSchema);

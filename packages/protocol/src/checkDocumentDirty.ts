@@ -1,11 +1,12 @@
 /** `checkDocumentDirty`: whether a file has unsaved changes in the editor. Needs the editor's `checkDocumentDirty` capability. */
 import * as z from 'zod/mini';
+import { lazySchema } from './lazySchema.js';
 import { AbsolutePathSchema } from './editorTypes.js';
 import { toolType } from './message.js';
 
-export const CheckDocumentDirtyParamsSchema = z.object({ path: AbsolutePathSchema });
+export const CheckDocumentDirtyParamsSchema = lazySchema(() => z.object({ path: AbsolutePathSchema }));
 export type CheckDocumentDirtyParams = z.infer<typeof CheckDocumentDirtyParamsSchema>;
-export const CheckDocumentDirtyResultSchema = z.object({ isOpen: z.boolean(), isDirty: z.boolean() });
+export const CheckDocumentDirtyResultSchema = lazySchema(() => z.object({ isOpen: z.boolean(), isDirty: z.boolean() }));
 export type CheckDocumentDirtyResult = z.infer<typeof CheckDocumentDirtyResultSchema>;
 
 export const CheckDocumentDirtyTool = toolType(

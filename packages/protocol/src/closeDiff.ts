@@ -8,19 +8,24 @@
  * so the JSON form is the contract here (docs/divergences.md).
  */
 import * as z from 'zod/mini';
+import { lazySchema } from './lazySchema.js';
 import { toolType } from './message.js';
 
-export const CloseDiffArgumentsSchema = z.object({
-  filePath: z.string().check(z.minLength(1)),
-  /** Sent by the CLI; a companion never notifies on closeDiff anyway. */
-  suppressNotification: z.optional(z.boolean()),
-});
+export const CloseDiffArgumentsSchema = lazySchema(() =>
+  z.object({
+    filePath: z.string().check(z.minLength(1)),
+    /** Sent by the CLI; a companion never notifies on closeDiff anyway. */
+    suppressNotification: z.optional(z.boolean()),
+  }),
+);
 export type CloseDiffArguments = z.infer<typeof CloseDiffArgumentsSchema>;
 
 /** The JSON inside closeDiff's one text block (the tool's result). `null`: no content to report. */
-export const CloseDiffPayloadSchema = z.object({
-  content: z.nullable(z.string()),
-});
+export const CloseDiffPayloadSchema = lazySchema(() =>
+  z.object({
+    content: z.nullable(z.string()),
+  }),
+);
 export type CloseDiffPayload = z.infer<typeof CloseDiffPayloadSchema>;
 
 export const CloseDiffTool = toolType(

@@ -1,10 +1,13 @@
 /** `ide/diffRejected`: companion -> CLI, the user rejected a diff. */
 import * as z from 'zod/mini';
+import { lazySchema } from './lazySchema.js';
 import { notificationType } from './message.js';
 
-export const DiffRejectedParamsSchema = z.object({
-  filePath: z.string().check(z.minLength(1)),
-});
+export const DiffRejectedParamsSchema = lazySchema(() =>
+  z.object({
+    filePath: z.string().check(z.minLength(1)),
+  }),
+);
 export type DiffRejectedParams = z.infer<typeof DiffRejectedParamsSchema>;
 
 export const DiffRejectedNotification = notificationType('ide/diffRejected', 'companionToCli', DiffRejectedParamsSchema);

@@ -3,22 +3,27 @@
  * Pure helpers only: callers pass in the temp dir and the path module.
  */
 import * as z from 'zod/mini';
+import { lazySchema } from './lazySchema.js';
 
-export const IdeInfoSchema = z.object({
-  /** Short lowercase identifier, e.g. `neovim`. */
-  name: z.string().check(z.minLength(1)),
-  /** What `/ide status` shows, e.g. `Neovim`. */
-  displayName: z.string().check(z.minLength(1)),
-});
+export const IdeInfoSchema = lazySchema(() =>
+  z.object({
+    /** Short lowercase identifier, e.g. `neovim`. */
+    name: z.string().check(z.minLength(1)),
+    /** What `/ide status` shows, e.g. `Neovim`. */
+    displayName: z.string().check(z.minLength(1)),
+  }),
+);
 export type IdeInfo = z.infer<typeof IdeInfoSchema>;
 
-export const DiscoveryFileSchema = z.object({
-  port: z.int().check(z.minimum(1), z.maximum(65535)),
-  /** Every workspace root, joined by the OS path delimiter. */
-  workspacePath: z.string(),
-  authToken: z.string().check(z.minLength(1)),
-  ideInfo: IdeInfoSchema,
-});
+export const DiscoveryFileSchema = lazySchema(() =>
+  z.object({
+    port: z.int().check(z.minimum(1), z.maximum(65535)),
+    /** Every workspace root, joined by the OS path delimiter. */
+    workspacePath: z.string(),
+    authToken: z.string().check(z.minLength(1)),
+    ideInfo: IdeInfoSchema,
+  }),
+);
 export type DiscoveryFile = z.infer<typeof DiscoveryFileSchema>;
 
 /** Path segments under `os.tmpdir()`. */

@@ -3,10 +3,11 @@
  * answered with one line of text. The real CLI does not call it; other agents may.
  */
 import * as z from 'zod/mini';
+import { lazySchema } from './lazySchema.js';
 import type { Cursor } from './ideContext.js';
 import { toolType } from './message.js';
 
-export const GetActiveFileArgumentsSchema = z.object({});
+export const GetActiveFileArgumentsSchema = lazySchema(() => z.object({}));
 
 export interface ActiveFileContext {
   filePath: string;

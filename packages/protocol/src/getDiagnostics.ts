@@ -4,41 +4,48 @@
  * filters by severity and bounds the answer; the editor only lists.
  */
 import * as z from 'zod/mini';
+import { lazySchema } from './lazySchema.js';
 import { AbsolutePathSchema, RangeSchema } from './editorTypes.js';
 import { toolType } from './message.js';
 
 /** Most severe first. */
 export const DIAGNOSTIC_SEVERITIES = ['error', 'warning', 'information', 'hint'] as const;
-export const DiagnosticSeveritySchema = z.enum(DIAGNOSTIC_SEVERITIES);
+export const DiagnosticSeveritySchema = lazySchema(() => z.enum(DIAGNOSTIC_SEVERITIES));
 export type DiagnosticSeverity = z.infer<typeof DiagnosticSeveritySchema>;
 
-export const DiagnosticSchema = z.object({
-  path: z.string().check(z.minLength(1)),
-  range: RangeSchema,
-  severity: DiagnosticSeveritySchema,
-  message: z.string(),
-  source: z.optional(z.string()),
-  code: z.optional(z.union([z.string(), z.number()])),
-});
+export const DiagnosticSchema = lazySchema(() =>
+  z.object({
+    path: z.string().check(z.minLength(1)),
+    range: RangeSchema,
+    severity: DiagnosticSeveritySchema,
+    message: z.string(),
+    source: z.optional(z.string()),
+    code: z.optional(z.union([z.string(), z.number()])),
+  }),
+);
 export type Diagnostic = z.infer<typeof DiagnosticSchema>;
 
 /** What the editor is asked: one file, or (no path) the whole workspace. */
-export const GetDiagnosticsParamsSchema = z.object({ path: z.optional(AbsolutePathSchema) });
+export const GetDiagnosticsParamsSchema = lazySchema(() => z.object({ path: z.optional(AbsolutePathSchema) }));
 export type GetDiagnosticsParams = z.infer<typeof GetDiagnosticsParamsSchema>;
-export const EditorDiagnosticsSchema = z.object({ diagnostics: z.array(DiagnosticSchema) });
+export const EditorDiagnosticsSchema = lazySchema(() => z.object({ diagnostics: z.array(DiagnosticSchema) }));
 export type EditorDiagnostics = z.infer<typeof EditorDiagnosticsSchema>;
 
-export const GetDiagnosticsArgumentsSchema = z.object({
-  path: z.optional(AbsolutePathSchema).check(z.describe('Absolute path of one file; omit for the whole workspace.')),
-  severity: z.optional(DiagnosticSeveritySchema).check(z.describe('Least severe level to include (default: hint, i.e. everything).')),
-});
+export const GetDiagnosticsArgumentsSchema = lazySchema(() =>
+  z.object({
+    path: z.optional(AbsolutePathSchema).check(z.describe('Absolute path of one file; omit for the whole workspace.')),
+    severity: z.optional(DiagnosticSeveritySchema).check(z.describe('Least severe level to include (default: hint, i.e. everything).')),
+  }),
+);
 export type GetDiagnosticsArguments = z.infer<typeof GetDiagnosticsArgumentsSchema>;
 
-export const GetDiagnosticsResultSchema = z.object({
-  diagnostics: z.array(DiagnosticSchema),
-  /** Present when the answer was cut: what was left out and why. */
-  truncated: z.optional(z.string()),
-});
+export const GetDiagnosticsResultSchema = lazySchema(() =>
+  z.object({
+    diagnostics: z.array(DiagnosticSchema),
+    /** Present when the answer was cut: what was left out and why. */
+    truncated: z.optional(z.string()),
+  }),
+);
 export type GetDiagnosticsResult = z.infer<typeof GetDiagnosticsResultSchema>;
 
 /** Caps that keep an answer small enough for a model's context. */

@@ -1,18 +1,21 @@
 /** `getOpenEditors`: the files open in the editor. Needs the editor's `getOpenEditors` capability. */
 import * as z from 'zod/mini';
+import { lazySchema } from './lazySchema.js';
 import { toolType } from './message.js';
 
-export const OpenEditorSchema = z.object({
-  path: z.string().check(z.minLength(1)),
-  isActive: z.boolean(),
-  /** Unsaved changes. */
-  isDirty: z.optional(z.boolean()),
-  languageId: z.optional(z.string()),
-});
+export const OpenEditorSchema = lazySchema(() =>
+  z.object({
+    path: z.string().check(z.minLength(1)),
+    isActive: z.boolean(),
+    /** Unsaved changes. */
+    isDirty: z.optional(z.boolean()),
+    languageId: z.optional(z.string()),
+  }),
+);
 export type OpenEditor = z.infer<typeof OpenEditorSchema>;
 
-export const GetOpenEditorsParamsSchema = z.object({});
-export const GetOpenEditorsResultSchema = z.object({ editors: z.array(OpenEditorSchema) });
+export const GetOpenEditorsParamsSchema = lazySchema(() => z.object({}));
+export const GetOpenEditorsResultSchema = lazySchema(() => z.object({ editors: z.array(OpenEditorSchema) }));
 export type GetOpenEditorsResult = z.infer<typeof GetOpenEditorsResultSchema>;
 
 export const GetOpenEditorsTool = toolType(

@@ -1,19 +1,22 @@
 /** `getSelection`: the text the user has selected. Needs the editor's `getSelection` capability. */
 import * as z from 'zod/mini';
+import { lazySchema } from './lazySchema.js';
 import { PositionSchema } from './editorTypes.js';
 import { toolType } from './message.js';
 
-export const SelectionSchema = z.object({
-  path: z.string().check(z.minLength(1)),
-  text: z.string(),
-  start: PositionSchema,
-  end: PositionSchema,
-});
+export const SelectionSchema = lazySchema(() =>
+  z.object({
+    path: z.string().check(z.minLength(1)),
+    text: z.string(),
+    start: PositionSchema,
+    end: PositionSchema,
+  }),
+);
 export type Selection = z.infer<typeof SelectionSchema>;
 
-export const GetSelectionParamsSchema = z.object({});
+export const GetSelectionParamsSchema = lazySchema(() => z.object({}));
 /** `selection: null` when nothing is selected. */
-export const GetSelectionResultSchema = z.object({ selection: z.nullable(SelectionSchema) });
+export const GetSelectionResultSchema = lazySchema(() => z.object({ selection: z.nullable(SelectionSchema) }));
 export type GetSelectionResult = z.infer<typeof GetSelectionResultSchema>;
 
 export const GetSelectionTool = toolType(

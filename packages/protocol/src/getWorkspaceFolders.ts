@@ -1,8 +1,9 @@
 /** `getWorkspaceFolders`: the workspace roots the companion serves. Always offered (no editor capability needed). */
 import * as z from 'zod/mini';
+import { lazySchema } from './lazySchema.js';
 import { toolType } from './message.js';
 
-export const GetWorkspaceFoldersResultSchema = z.object({ folders: z.array(z.string()) });
+export const GetWorkspaceFoldersResultSchema = lazySchema(() => z.object({ folders: z.array(z.string()) }));
 export type GetWorkspaceFoldersResult = z.infer<typeof GetWorkspaceFoldersResultSchema>;
 
 export const GetWorkspaceFoldersTool = toolType(

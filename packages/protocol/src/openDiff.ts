@@ -4,17 +4,20 @@
  * once; the outcome follows as `ide/diffAccepted` or `ide/diffRejected`.
  */
 import * as z from 'zod/mini';
+import { lazySchema } from './lazySchema.js';
 import { toolType } from './message.js';
 
-export const OpenDiffArgumentsSchema = z.object({
-  /** Absolute path; the file may not exist yet (a new file). */
-  filePath: z.string().check(z.minLength(1)),
-  newContent: z.string(),
-});
+export const OpenDiffArgumentsSchema = lazySchema(() =>
+  z.object({
+    /** Absolute path; the file may not exist yet (a new file). */
+    filePath: z.string().check(z.minLength(1)),
+    newContent: z.string(),
+  }),
+);
 export type OpenDiffArguments = z.infer<typeof OpenDiffArgumentsSchema>;
 
 /** openDiff answers at once with no content blocks (`{"content": []}`); the outcome comes later as a notification. */
-export const OpenDiffResultSchema = z.object({ content: z.array(z.unknown()).check(z.maxLength(0)) });
+export const OpenDiffResultSchema = lazySchema(() => z.object({ content: z.array(z.unknown()).check(z.maxLength(0)) }));
 
 export const OpenDiffTool = toolType(
   'openDiff',

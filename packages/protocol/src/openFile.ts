@@ -1,16 +1,19 @@
 /** `openFile`: shows a file in the editor at a line and column. Needs the editor's `openFile` capability. */
 import * as z from 'zod/mini';
+import { lazySchema } from './lazySchema.js';
 import { AbsolutePathSchema } from './editorTypes.js';
 import { toolType } from './message.js';
 
-export const OpenFileParamsSchema = z.object({
-  path: AbsolutePathSchema,
-  line: z.optional(z.int().check(z.minimum(1))),
-  column: z.optional(z.int().check(z.minimum(1))),
-});
+export const OpenFileParamsSchema = lazySchema(() =>
+  z.object({
+    path: AbsolutePathSchema,
+    line: z.optional(z.int().check(z.minimum(1))),
+    column: z.optional(z.int().check(z.minimum(1))),
+  }),
+);
 export type OpenFileParams = z.infer<typeof OpenFileParamsSchema>;
 
-export const OpenFileResultSchema = z.object({ opened: z.string(), line: z.optional(z.number()), column: z.optional(z.number()) });
+export const OpenFileResultSchema = lazySchema(() => z.object({ opened: z.string(), line: z.optional(z.number()), column: z.optional(z.number()) }));
 export type OpenFileResult = z.infer<typeof OpenFileResultSchema>;
 
 export const OpenFileTool = toolType(

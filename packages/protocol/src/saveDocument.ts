@@ -1,11 +1,12 @@
 /** `saveDocument`: saves a file's unsaved changes in the editor. Needs the editor's `saveDocument` capability. */
 import * as z from 'zod/mini';
+import { lazySchema } from './lazySchema.js';
 import { AbsolutePathSchema } from './editorTypes.js';
 import { toolType } from './message.js';
 
-export const SaveDocumentParamsSchema = z.object({ path: AbsolutePathSchema });
+export const SaveDocumentParamsSchema = lazySchema(() => z.object({ path: AbsolutePathSchema }));
 export type SaveDocumentParams = z.infer<typeof SaveDocumentParamsSchema>;
-export const SaveDocumentResultSchema = z.object({ saved: z.boolean(), message: z.optional(z.string()) });
+export const SaveDocumentResultSchema = lazySchema(() => z.object({ saved: z.boolean(), message: z.optional(z.string()) }));
 export type SaveDocumentResult = z.infer<typeof SaveDocumentResultSchema>;
 
 export const SaveDocumentTool = toolType(

@@ -6,6 +6,7 @@
  * their modules.
  */
 import * as z from 'zod/mini';
+import { lazySchema } from '../lazySchema.js';
 import { CheckDocumentDirtyParamsSchema, CheckDocumentDirtyResultSchema } from '../checkDocumentDirty.js';
 import { EditorDiagnosticsSchema, GetDiagnosticsParamsSchema } from '../getDiagnostics.js';
 import { GetOpenEditorsParamsSchema, GetOpenEditorsResultSchema } from '../getOpenEditors.js';
@@ -14,20 +15,22 @@ import { OpenFileParamsSchema } from '../openFile.js';
 import { SaveDocumentParamsSchema, SaveDocumentResultSchema } from '../saveDocument.js';
 
 export const DIFF_CLOSE_REASONS = ['closedByCli', 'replaced', 'sessionClosed', 'companionStopped'] as const;
-export const DiffCloseReasonSchema = z.enum(DIFF_CLOSE_REASONS);
+export const DiffCloseReasonSchema = lazySchema(() => z.enum(DIFF_CLOSE_REASONS));
 export type DiffCloseReason = z.infer<typeof DiffCloseReasonSchema>;
 
-export const ShowDiffParamsSchema = z.object({
-  diffId: z.string().check(z.minLength(1)),
-  filePath: z.string().check(z.minLength(1)),
-  newContent: z.string(),
-  /** The file as it is on disk, read by the companion; null for a new file. */
-  originalContent: z.nullable(z.string()),
-});
-export const DiffTextParamsSchema = z.object({ diffId: z.string().check(z.minLength(1)) });
+export const ShowDiffParamsSchema = lazySchema(() =>
+  z.object({
+    diffId: z.string().check(z.minLength(1)),
+    filePath: z.string().check(z.minLength(1)),
+    newContent: z.string(),
+    /** The file as it is on disk, read by the companion; null for a new file. */
+    originalContent: z.nullable(z.string()),
+  }),
+);
+export const DiffTextParamsSchema = lazySchema(() => z.object({ diffId: z.string().check(z.minLength(1)) }));
 /** `text: null`: the proposal is unchanged (or the editor no longer has it). */
-export const DiffTextResultSchema = z.object({ text: z.nullable(z.string()) });
-export const CloseDiffParamsSchema = z.object({ diffId: z.string().check(z.minLength(1)), reason: DiffCloseReasonSchema });
+export const DiffTextResultSchema = lazySchema(() => z.object({ text: z.nullable(z.string()) }));
+export const CloseDiffParamsSchema = lazySchema(() => z.object({ diffId: z.string().check(z.minLength(1)), reason: DiffCloseReasonSchema }));
 
 export interface ActionType<N extends string, P extends z.ZodMiniType, R extends z.ZodMiniType> {
   readonly name: N;
@@ -73,5 +76,5 @@ export const CAPABILITIES = [
   'checkDocumentDirty',
   'saveDocument',
 ] as const satisfies readonly EditorActionName[];
-export const CapabilitySchema = z.enum(CAPABILITIES);
+export const CapabilitySchema = lazySchema(() => z.enum(CAPABILITIES));
 export type Capability = z.infer<typeof CapabilitySchema>;

@@ -4,6 +4,7 @@
  * request/response framing for actions.
  */
 import * as z from 'zod/mini';
+import { lazySchema } from '../lazySchema.js';
 import { AbsolutePathSchema } from '../editorTypes.js';
 import { IdeInfoSchema } from '../discovery.js';
 import { CapabilitySchema, type EditorActionName, type ActionParams } from './actions.js';
@@ -13,29 +14,33 @@ import { EditorEventSchema } from './events.js';
 export const EDITOR_PROTOCOL_VERSION = 1;
 
 /** The editor's first line. */
-export const HelloSchema = z.object({
-  type: z.literal('hello'),
-  protocol: z.optional(z.int()),
-  ide: z.optional(IdeInfoSchema),
-  pid: z.optional(z.int().check(z.positive())),
-  roots: z.optional(z.array(AbsolutePathSchema)),
-  trusted: z.optional(z.boolean()),
-  /** Unknown names are ignored (an editor newer than its host), not refused. */
-  capabilities: z.optional(z.array(z.string())),
-  /** A file the host also logs to (Neovim's `:GeminiLog`). */
-  logFile: z.optional(z.string().check(z.minLength(1))),
-});
+export const HelloSchema = lazySchema(() =>
+  z.object({
+    type: z.literal('hello'),
+    protocol: z.optional(z.int()),
+    ide: z.optional(IdeInfoSchema),
+    pid: z.optional(z.int().check(z.positive())),
+    roots: z.optional(z.array(AbsolutePathSchema)),
+    trusted: z.optional(z.boolean()),
+    /** Unknown names are ignored (an editor newer than its host), not refused. */
+    capabilities: z.optional(z.array(z.string())),
+    /** A file the host also logs to (Neovim's `:GeminiLog`). */
+    logFile: z.optional(z.string().check(z.minLength(1))),
+  }),
+);
 export type Hello = z.infer<typeof HelloSchema>;
 
 /** The editor's answer to a host request. */
-export const ResponseSchema = z.union([
-  z.object({ type: z.literal('response'), id: z.int(), result: z.unknown() }),
-  z.object({ type: z.literal('response'), id: z.int(), error: z.string() }),
-]);
+export const ResponseSchema = lazySchema(() =>
+  z.union([
+    z.object({ type: z.literal('response'), id: z.int(), result: z.unknown() }),
+    z.object({ type: z.literal('response'), id: z.int(), error: z.string() }),
+  ]),
+);
 export type Response = z.infer<typeof ResponseSchema>;
 
 /** Any line the editor may send. */
-export const EditorLineSchema = z.union([HelloSchema, ResponseSchema, EditorEventSchema]);
+export const EditorLineSchema = lazySchema(() => z.union([HelloSchema, ResponseSchema, EditorEventSchema]));
 export type EditorLine = z.infer<typeof EditorLineSchema>;
 
 export interface Ready {
