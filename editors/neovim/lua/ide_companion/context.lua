@@ -12,7 +12,7 @@ local roots = require('ide_companion.roots')
 local M = {}
 
 local GROUP = 'ide_companion_context'
-local last_sent = nil -- the last focus/cursor position sent: {path, line, character, selectedText?}
+local last_sent = nil -- the last focus/cursor position sent: {path, line, character, selectedText?}; the host knows its path
 local renaming = {} -- buf -> its name before :file / :saveas
 local extra_roots = {}
 
@@ -68,23 +68,22 @@ local function send_position(method)
   if not path then
     return
   end
-  local pos = position.current(buf)
-  pos.path = path
-  -- CursorMoved and ModeChanged often fire together for one move: send it once.
-  -- Field by field: no key string built from a selection on every move.
+  local line, character, selected = position.read(buf)
   local last = last_sent
-  if
-    method == 'cursor'
-    and last
-    and last.path == path
-    and last.line == pos.line
-    and last.character == pos.character
-    and last.selectedText == pos.selectedText
-  then
+  if method == 'cursor' and last and last.path == path then
+    -- CursorMoved and ModeChanged often fire together for one move: send it once.
+    -- Field by field: no key string built from a selection on every move.
+    if last.line == line and last.character == character and last.selectedText == selected then
+      return
+    end
+    -- The same file as the last position sent, which the host keeps: numbers
+    -- (and the selection) only, and no table built per move.
+    last.line, last.character, last.selectedText = line, character, selected
+    host.cursor(line, character, selected)
     return
   end
-  last_sent = pos
-  host.event({ type = method, path = path, cursor = { line = pos.line, character = pos.character }, selectedText = pos.selectedText })
+  last_sent = { path = path, line = line, character = character, selectedText = selected }
+  host.event({ type = method, path = path, cursor = { line = line, character = character }, selectedText = selected })
 end
 
 --- The host's tracker ignores roots that did not change.
