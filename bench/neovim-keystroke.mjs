@@ -10,10 +10,10 @@
  * of load on a shared machine hits both alike.
  *
  * - cursorMovedUs: a Lua loop inside Neovim moves the cursor and fires
- *   CursorMoved; with the plugin each move is also reported (the plugin's
- *   flush, the read and send it does for a move after a pause or when its
- *   timer fires, called once per move: the cost of a move when every move is
- *   reported, as when keys come slower than the timer's delay). The figure is the Neovim process's CPU time (utime +
+ *   CursorMoved; with the plugin each move is also reported: its delay is set
+ *   to 0 for the loop, so every move takes the path of a move after a pause
+ *   (read and sent at once by the autocmd, as when keys come slower than the
+ *   timer's delay). The figure is the Neovim process's CPU time (utime +
  *   stime from /proc, read before the loop and after a 200 ms pause, so
  *   whatever the plugin left for later is counted too), which other processes
  *   do not inflate; cursorMovedWallUs is the loop's wall time.
@@ -22,11 +22,11 @@
  *   every move is reported through the plugin's real path (at once after a
  *   pause, or its timer) with event-loop wake-ups between moves, as between
  *   keys. CPU time; on a loaded machine it swings by tens of µs between runs.
- * - burstMoveUs: the same moves without the explicit flush (back to back, as
+ * - burstMoveUs: the same moves with the plugin's own delay (back to back, as
  *   a held key: the timer coalesces them into one report), CPU time.
  * - visualMoveUs: reported moves in linewise Visual mode over a 10 000-line
- *   selection (the flush extracts the selected text, up to the 16 384 UTF-16
- *   units the CLI keeps), CPU time.
+ *   selection (each report extracts the selected text, up to the 16 384
+ *   UTF-16 units the CLI keeps), CPU time.
  * - typingMsPerChar: CHARS characters typed in Insert mode one at a time
  *   (nvim_input, then a round trip, so each key is processed alone and fires
  *   CursorMovedI as a human's would): wall time per character, end to end.
@@ -121,16 +121,16 @@ async function startNvim(withPlugin) {
 }
 
 /**
- * Microseconds of wall time per move, timed inside Neovim. report: also run
- * what the plugin's timer runs once per move (older versions of the plugin,
- * without a timer, did that work in the autocmd itself).
+ * Microseconds of wall time per move, timed inside Neovim. report: the
+ * plugin's delay set to 0 for the loop, so its autocmd reads and sends every
+ * move at once, as it does a move after a pause (a lone key).
  */
 const MOVE_LOOP = `
   local n, far, report = ...
-  local flush
-  if report then
-    local ok, context = pcall(require, 'ide_companion.context')
-    flush = ok and context.flush or nil
+  local ok, context = pcall(require, 'ide_companion.context')
+  local saved = report and ok and context.CURSOR_DELAY_MS
+  if saved then
+    context.CURSOR_DELAY_MS = 0
   end
   local win = vim.api.nvim_get_current_win()
   local last = vim.api.nvim_buf_line_count(0)
@@ -140,11 +140,12 @@ const MOVE_LOOP = `
     local line = far and (last - (i % 50)) or ((i % 50) + 1)
     vim.api.nvim_win_set_cursor(win, { line, i % 20 })
     vim.api.nvim_exec_autocmds('CursorMoved', {})
-    if flush then
-      flush()
-    end
   end
-  return (vim.loop.hrtime() - start) / 1000 / n
+  local wall = (vim.loop.hrtime() - start) / 1000 / n
+  if saved then
+    context.CURSOR_DELAY_MS = saved
+  end
+  return wall
 `;
 
 /**

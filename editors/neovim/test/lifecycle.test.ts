@@ -90,6 +90,45 @@ describe('Neovim companion lifecycle', { skip, timeout: 120_000 }, () => {
     }
   });
 
+  test('the cursor shorthand moves in the file of the last focus, and is dropped without one or with bad fields', async () => {
+    const { s, c } = await startWithClient({ files: { 'a.txt': 'one\ntwo\nthree\n' } });
+    const a = path.join(s.workspace, 'a.txt');
+    const logged = () => fs.readFileSync(path.join(s.tmp, 'ide-companion.log'), 'utf8');
+    const cursorOf = (line: number, character: number, selectedText?: string) =>
+      c.waitForContext((ctx) => {
+        const f = openFiles(ctx)[0];
+        return f?.path === a && f.cursor?.line === line && f.cursor.character === character && f.selectedText === selectedText ? f : undefined;
+      }, `a.txt at ${line}:${character}`);
+    const notify = (...args: unknown[]) => s.lua(`local job = require('ide_companion.host').state.job; vim.rpcnotify(job, ...)`, ...args);
+    try {
+      // No file had focus yet (Neovim started on an empty buffer): no file to move in.
+      await notify('cursor', 1, 1);
+      await waitFor(() => logged().includes('cursor notification before a focus or cursor event naming its file'), 'the early shorthand dropped', TIMEOUT);
+      await s.nvim.command('edit a.txt');
+      await cursorOf(1, 1);
+      await notify('cursor', 3, 2);
+      await cursorOf(3, 2);
+      await notify('cursor', 0, -3);
+      await notify('cursor', 2, 1, 42);
+      await notify('cursor', 1);
+      await notify('cursor', 2, 3, 'wo');
+      await cursorOf(2, 3, 'wo');
+      const log = logged();
+      assert.match(log, /invalid editor event[^\n]*cursor\.line/);
+      assert.match(log, /invalid editor event[^\n]*selectedText/);
+      assert.match(log, /bad cursor notification: expected line, character and an optional selected text/);
+      // A focus the host rejects leaves no file to move in: the next shorthand is dropped, not applied to a.txt.
+      await notify('event', { type: 'focus', path: 'relative/path' });
+      await notify('cursor', 1, 1);
+      await notify('event', { type: 'saved', path: a });
+      await waitFor(() => logged().split('cursor notification before a focus').length === 3, 'the shorthand after a bad focus dropped', TIMEOUT);
+      assert.deepEqual(openFiles(c.lastContext()!)[0]?.cursor, { line: 2, character: 3 });
+    } finally {
+      await c.close();
+      await s.close();
+    }
+  });
+
   test('typing goes on while the host is frozen, and the host catches up after', async () => {
     const { s, c } = await startWithClient({ files: { 't.txt': '\n' } });
     const hostPid = (await s.lua<number>('return require("ide_companion.host").state.info.hostPid'))!;

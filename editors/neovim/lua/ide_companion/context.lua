@@ -12,7 +12,7 @@ local roots = require('ide_companion.roots')
 local M = {}
 
 local GROUP = 'ide_companion_context'
-local last_sent = nil -- the last focus/cursor position sent: {path, line, character, selectedText?}
+local last_sent = nil -- the last focus/cursor position sent: {path, line, character, selectedText?}; the host knows its path
 local renaming = {} -- buf -> its name before :file / :saveas
 local extra_roots = {}
 
@@ -62,29 +62,49 @@ M.file_of = file_of
 M.open_file_of = open_file_of
 M.buf_option = buf_option
 
-local function send_position(method)
+--- The current position, if it is in a file buffer and differs from the last
+--- one sent: path, line, character, selected text (nil if none). Else nil.
+local function changed_position()
   local buf = vim.api.nvim_get_current_buf()
   local path = open_file_of(buf)
   if not path then
-    return
+    return nil
   end
-  local pos = position.current(buf)
-  pos.path = path
-  -- CursorMoved and ModeChanged often fire together for one move: send it once.
-  -- Field by field: no key string built from a selection on every move.
+  local line, character, selected = position.read(buf)
   local last = last_sent
-  if
-    method == 'cursor'
-    and last
-    and last.path == path
-    and last.line == pos.line
-    and last.character == pos.character
-    and last.selectedText == pos.selectedText
-  then
+  -- Field by field: no key string built from a selection on every move.
+  if last and last.path == path and last.line == line and last.character == character and last.selectedText == selected then
+    return nil
+  end
+  return path, line, character, selected
+end
+
+local function send_position(method)
+  local path, line, character, selected
+  if method == 'cursor' then
+    -- CursorMoved and ModeChanged often fire together for one move: send it once.
+    path, line, character, selected = changed_position()
+    if not path then
+      return
+    end
+  else
+    local buf = vim.api.nvim_get_current_buf()
+    path = open_file_of(buf)
+    if not path then
+      return
+    end
+    line, character, selected = position.read(buf)
+  end
+  local last = last_sent
+  if method == 'cursor' and last and last.path == path then
+    -- The same file as the last position sent, which the host keeps: numbers
+    -- (and the selection) only, and no table built per move.
+    last.line, last.character, last.selectedText = line, character, selected
+    host.cursor(line, character, selected)
     return
   end
-  last_sent = pos
-  host.event({ type = method, path = path, cursor = { line = pos.line, character = pos.character }, selectedText = pos.selectedText })
+  last_sent = { path = path, line = line, character = character, selectedText = selected }
+  host.event({ type = method, path = path, cursor = { line = line, character = character }, selectedText = selected })
 end
 
 --- The host's tracker ignores roots that did not change.
@@ -117,8 +137,11 @@ end)
 
 --- A move after a pause (CURSOR_DELAY_MS or more since the last read) is read
 --- and sent at once: no timer, so no extra wake-up of the event loop for it,
---- which costs Neovim more than the read. A move sooner than that (a burst)
---- only arms the timer, once, and the burst is read when it fires.
+--- which costs Neovim more than the read. A move sooner than that arms the
+--- timer, once per burst (a held key), and the burst is read when it fires;
+--- but only if the position changed: the second event of one key (ModeChanged
+--- and CursorMoved, Esc's ModeChanged and CursorMoved) costs a read, not a
+--- wake-up.
 local function moved()
   if pending then
     return
@@ -128,18 +151,10 @@ local function moved()
   if since >= M.CURSOR_DELAY_MS then
     last_read = now
     send_position('cursor')
-  else
+  elseif changed_position() then
     pending = true
     timer:start(M.CURSOR_DELAY_MS - since, 0, on_timer)
   end
-end
-
---- What the timer does when it fires, at once (for the benchmark): reads the
---- position and sends it if it changed.
-function M.flush()
-  cancel()
-  last_read = vim.loop.now()
-  send_position('cursor')
 end
 
 --- What the host must know at once: every listed file buffer, the current one, the roots.

@@ -88,6 +88,22 @@ function M.event(ev)
   return M.notify('event', ev)
 end
 
+--- A cursor move in the file of the last `focus` or `cursor` event sent: the
+--- host adds that path. Numbers rather than an event table: less to convert
+--- and encode on every reported move.
+function M.cursor(line, character, selected_text)
+  if not state.job then
+    return false
+  end
+  local ok
+  if selected_text then
+    ok = pcall(vim.rpcnotify, state.job, 'cursor', line, character, selected_text)
+  else
+    ok = pcall(vim.rpcnotify, state.job, 'cursor', line, character)
+  end
+  return ok
+end
+
 function M.is_running()
   return state.status == 'running'
 end

@@ -148,20 +148,21 @@ local function selected_text(buf, kind)
   return table.concat(lines, '\n')
 end
 
---- {line, character, selectedText?} for the current window, whose buffer is `buf`.
-function M.current(buf)
-  local pos = vim.api.nvim_win_get_cursor(0)
+--- Line, character and selected text (nil outside Visual and Select mode) of
+--- the current window, whose buffer is `buf`. Three values, no table: this
+--- runs on every reported cursor move.
+function M.read(buf)
+  local line = vim.api.nvim_win_get_cursor(0)[1]
   -- charcol() counts characters, where the cursor column counts bytes.
-  local character = vim.fn.charcol('.')
-  local result = { line = pos[1], character = math.max(character, 1) }
+  local character = math.max(vim.fn.charcol('.'), 1)
   local kind = visual_kind(vim.api.nvim_get_mode().mode)
   if kind then
     local text = selected_text(buf, kind)
     if text and text ~= '' then
-      result.selectedText = text
+      return line, character, text
     end
   end
-  return result
+  return line, character, nil
 end
 
 return M

@@ -4,13 +4,13 @@
  * broken plugin, or a user's `rpcnotify`) sends may stop it: every
  * notification is validated and a bad one is logged and dropped.
  */
-import { Companion, COMPANION_VERSION, applyEditorEvent, describeError, type SessionInfo } from '@ide-companion/server';
+import { Companion, COMPANION_VERSION, EditorEventError, applyEditorEvent, describeError, parseEditorEvent, type SessionInfo } from '@ide-companion/server';
 import type { EditorEvent, Hello, IdeInfo } from '@ide-companion/protocol';
 import type { FileLogger } from './fileLogger.js';
 import type { LuaBridge } from './luaBridge.js';
 import { neovimEditor } from './neovimEditor.js';
 import { reloadWhenWritten } from './reloadWhenWritten.js';
-import { parseRpcMessage } from './rpcMessages.js';
+import { parseRpcMessage, type RpcMessage } from './rpcMessages.js';
 
 const HOST_MODULE = 'ide_companion.host';
 const DIFF_MODULE = 'ide_companion.diff';
@@ -35,6 +35,8 @@ export class NeovimHost {
   private started: Promise<void> | undefined;
   private stopping: Promise<void> | undefined;
   private readonly reloadWatches = new Set<() => void>();
+  /** The file of the last `focus` or `cursor` event: where a `cursor` shorthand moves. */
+  private positionPath: string | undefined;
 
   constructor(
     private readonly lua: LuaBridge,
@@ -47,6 +49,8 @@ export class NeovimHost {
     try {
       this.dispatch(method, args);
     } catch (err) {
+      // A dropped focus or cursor: later shorthands must not move the cursor in the file before it.
+      if (method === 'event' && isPositionPayload(args)) this.positionPath = undefined;
       this.logger.warn('dropped a notification', { method, error: describeError(err) });
     }
   }
@@ -74,9 +78,19 @@ export class NeovimHost {
     }
     const companion = this.companion;
     if (!companion) throw new Error('not started yet');
-    const { event } = message;
+    const event = message.method === 'cursor' ? this.cursorEvent(message) : message.event;
+    if (event.type === 'focus' || event.type === 'cursor') this.positionPath = event.path;
     if (event.type === 'diffAccepted') return this.accept(companion, event);
     if (!applyEditorEvent(companion, event)) this.logger.info('decision for a diff no longer pending', { type: event.type });
+  }
+
+  /** The `cursor` shorthand as the event it stands for, in the file of the last focus or cursor event. */
+  private cursorEvent(message: Extract<RpcMessage, { method: 'cursor' }>): EditorEvent {
+    if (this.positionPath === undefined) throw new EditorEventError('cursor notification before a focus or cursor event naming its file');
+    const { cursor, selectedText } = message;
+    return parseEditorEvent(
+      selectedText === undefined ? { type: 'cursor', path: this.positionPath, cursor } : { type: 'cursor', path: this.positionPath, cursor, selectedText },
+    );
   }
 
   private start(hello: Hello): void {
@@ -143,6 +157,14 @@ export class NeovimHost {
       this.logger.warn('could not reach Neovim', { call: fn, error: describeError(err) });
     });
   }
+}
+
+/** An `event` notification whose payload is a focus or cursor event (valid or not). */
+function isPositionPayload(args: unknown): boolean {
+  const payload: unknown = Array.isArray(args) ? args[0] : undefined;
+  if (typeof payload !== 'object' || payload === null) return false;
+  const type = (payload as { type?: unknown }).type;
+  return type === 'focus' || type === 'cursor';
 }
 
 function describeSession(session: SessionInfo): Record<string, unknown> {

@@ -4,6 +4,10 @@
  * `diffAccept` carries the accepted proposal as buffer lines and options, turned
  * into the vocabulary's `diffAccepted` here, at the boundary, because only the
  * host can rebuild the exact bytes `:w` would write (bufferText.ts).
+ * `cursor` is the one shorthand: a cursor move in the file of the last
+ * `focus`/`cursor` event, sent as numbers (`line, character, selectedText?`,
+ * no table to convert and encode on every move); the host adds that path
+ * (neovimHost.ts) and validates the event it makes like any other.
  */
 import * as z from 'zod/mini';
 import { HelloSchema, type EditorEvent, type Hello } from '@ide-companion/protocol';
@@ -12,7 +16,11 @@ import { BufferStateSchema, textFromBuffer } from './bufferText.js';
 
 const DiffAcceptSchema = z.object({ id: z.string().check(z.minLength(1)), buffer: BufferStateSchema });
 
-export type RpcMessage = { method: 'hello'; hello: Hello } | { method: 'stop' } | { method: 'event'; event: EditorEvent };
+export type RpcMessage =
+  | { method: 'hello'; hello: Hello }
+  | { method: 'stop' }
+  | { method: 'event'; event: EditorEvent }
+  | { method: 'cursor'; cursor: { line: unknown; character: unknown }; selectedText?: unknown };
 
 function payloadOf(args: unknown): unknown {
   return Array.isArray(args) ? args[0] : undefined;
@@ -34,6 +42,16 @@ export function parseRpcMessage(method: string, args: unknown): RpcMessage {
       return { method };
     case 'event':
       return { method, event: parseEditorEvent(payload) };
+    case 'cursor': {
+      // Checked as an event once the host adds the path.
+      if (!Array.isArray(args) || args.length < 2 || args.length > 3) {
+        throw new EditorEventError('bad cursor notification: expected line, character and an optional selected text');
+      }
+      const [line, character, selectedText] = args as unknown[];
+      return selectedText === undefined || selectedText === null
+        ? { method, cursor: { line, character } }
+        : { method, cursor: { line, character }, selectedText };
+    }
     case 'diffAccept': {
       const { id, buffer } = parse(DiffAcceptSchema, payload, 'diffAccept');
       return { method: 'event', event: { type: 'diffAccepted', diffId: id, content: textFromBuffer(buffer) } };
