@@ -87,10 +87,8 @@ export class NeovimHost {
   /** The `cursor` shorthand as the event it stands for, in the file of the last focus or cursor event. */
   private cursorEvent(message: Extract<RpcMessage, { method: 'cursor' }>): EditorEvent {
     if (this.positionPath === undefined) throw new EditorEventError('cursor notification before a focus or cursor event naming its file');
-    const { cursor, selectedText } = message;
-    return parseEditorEvent(
-      selectedText === undefined ? { type: 'cursor', path: this.positionPath, cursor } : { type: 'cursor', path: this.positionPath, cursor, selectedText },
-    );
+    const { method: _, ...position } = message; // cursor, and selectedText when there is one
+    return parseEditorEvent({ type: 'cursor', path: this.positionPath, ...position });
   }
 
   private start(hello: Hello): void {
