@@ -22,6 +22,11 @@ export const DiscoveryFileSchema = lazySchema(() =>
     workspacePath: z.string(),
     authToken: z.string().check(z.minLength(1)),
     ideInfo: IdeInfoSchema,
+    /**
+     * Ours, not the spec's: the companion's Unix socket, for a CLI elsewhere
+     * through the relay (docs/remote.md). The CLI ignores fields it does not know.
+     */
+    socketPath: z.optional(z.string().check(z.minLength(1))),
   }),
 );
 export type DiscoveryFile = z.infer<typeof DiscoveryFileSchema>;

@@ -29,7 +29,9 @@ import { ContextTracker, type ContextTrackerOptions } from './contextTracker.js'
 import { DiffCoordinator } from './diffCoordinator.js';
 import { capabilitiesOf, type EditorActions } from './editorActions.js';
 import { DiscoveryFileHandle, ensureDiscoveryDir, sweepStaleDiscoveryFiles } from './discoveryFile.js';
-import { createMcpHttpHandler } from './http/mcpHttpHandler.js';
+import { CompanionSocket, ensureSocketBaseDir, SOCKET_HOST, sweepStaleSocketDirs } from './companionSocket.js';
+import { createMcpHttpHandler, type McpHttpHandlerOptions } from './http/mcpHttpHandler.js';
+import { loopbackHostRule, socketHostRule } from './http/requestGuard.js';
 import { registerExitCleanup } from './lifecycle.js';
 import { loadSdk } from './lazySdk.js';
 import { describeError, silentLogger, type Logger } from './logger.js';
@@ -87,6 +89,11 @@ export interface CompanionOptions {
   tmpdir?: string;
   /** Remove the discovery file on SIGINT/SIGTERM/SIGHUP (default true; an in-process extension host passes false). */
   handleSignals?: boolean;
+  /**
+   * Also listen on a private Unix socket (default true, not on Windows), for
+   * a CLI elsewhere through the relay: docs/remote.md.
+   */
+  unixSocket?: boolean;
 }
 
 type State = 'new' | 'starting' | 'running' | 'stopping' | 'stopped';
@@ -103,6 +110,9 @@ export class Companion {
   private readonly token = generateAuthToken();
   private readonly sessions: SessionRegistry;
   private readonly httpServer: http.Server;
+  /** The same handler on the Unix socket; undefined where there is none. */
+  private readonly socketServer: http.Server | undefined;
+  private socket: CompanionSocket | undefined;
   private readonly sessionListeners = new Set<(sessions: SessionInfo[]) => void>();
   private discovery: DiscoveryFileHandle | undefined;
   private removeExitCleanup: (() => void) | undefined;
@@ -140,17 +150,22 @@ export class Companion {
       onSessionsChanged: () => this.emitSessions(),
     });
     this.diffs = new DiffCoordinator(options.editor, (id, n) => this.sessions.notify(id, n), this.logger, options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES);
-    this.httpServer = http.createServer(
-      { requestTimeout: 120_000 },
-      createMcpHttpHandler({
-        port: () => this.port,
-        token: this.token,
-        maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
-        sessions: this.sessions,
-        logger: this.logger,
-      }),
-    );
-    this.httpServer.on('clientError', (_err, socket) => socket.destroy());
+    const handlerOptions: Omit<McpHttpHandlerOptions, 'hosts'> = {
+      token: this.token,
+      maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+      sessions: this.sessions,
+      logger: this.logger,
+    };
+    this.httpServer = Companion.listener({ ...handlerOptions, hosts: loopbackHostRule(() => this.port) });
+    const wantsSocket = (options.unixSocket ?? true) && process.platform !== 'win32';
+    this.socketServer = wantsSocket ? Companion.listener({ ...handlerOptions, hosts: socketHostRule(SOCKET_HOST) }) : undefined;
+  }
+
+  /** One listener: both serve the same sessions; only the Host each accepts differs. */
+  private static listener(options: McpHttpHandlerOptions): http.Server {
+    const server = http.createServer({ requestTimeout: 120_000 }, createMcpHttpHandler(options));
+    server.on('clientError', (_err, socket) => socket.destroy());
+    return server;
   }
 
   /** Listens on 127.0.0.1 (port 0) and writes the discovery file. Idempotent. */
@@ -183,6 +198,16 @@ export class Companion {
 
   get discoveryFilePath(): string | undefined {
     return this.discovery?.path;
+  }
+
+  /** The Unix socket a relay connects to (docs/remote.md); undefined before start or without one. */
+  get socketPath(): string | undefined {
+    return this.socket && this.socketServer?.listening ? this.socket.socketPath : undefined;
+  }
+
+  /** The socket's private folder (the socket and the token file): what a container mounts. */
+  get socketDir(): string | undefined {
+    return this.socketPath === undefined ? undefined : this.socket!.dir;
   }
 
   get workspacePath(): string {
@@ -233,12 +258,17 @@ export class Companion {
     try {
       this.discovery = new DiscoveryFileHandle(dir, this.idePid, this.port);
       const discovery = this.discovery;
-      this.removeExitCleanup = registerExitCleanup(() => discovery.removeSync(), this.options.handleSignals ?? true);
+      this.removeExitCleanup = registerExitCleanup(() => {
+        discovery.removeSync();
+        this.socket?.removeSync();
+      }, this.options.handleSignals ?? true);
+      await this.listenOnSocket();
       this.writeDiscoveryFile();
     } catch (err) {
       this.discovery?.removeSync();
+      this.socket?.removeSync();
       this.removeExitCleanup?.();
-      await new Promise<void>((resolve) => this.httpServer.close(() => resolve()));
+      await Promise.all([this.httpServer, this.socketServer].map((server) => closeServer(server)));
       this.state = 'stopped';
       throw err;
     }
@@ -256,7 +286,7 @@ export class Companion {
       }),
     );
     this.state = 'running';
-    this.logger.info('companion listening', { port: this.port, discoveryFile: this.discovery.path, workspace: this.workspacePath });
+    this.logger.info('companion listening', { port: this.port, socket: this.socketPath, discoveryFile: this.discovery.path, workspace: this.workspacePath });
   }
 
   private async doStop(): Promise<void> {
@@ -265,19 +295,47 @@ export class Companion {
     this.state = 'stopping';
     // The file goes first, so no new CLI finds a server that is going away.
     this.discovery?.removeSync();
+    this.socket?.removeSync();
     this.removeExitCleanup?.();
     for (const unsubscribe of this.unsubscribers) unsubscribe();
     this.unsubscribers = [];
     await this.diffs.closeAll();
     await this.sessions.closeAll();
     this.context.dispose();
-    await new Promise<void>((resolve) => {
-      if (!this.httpServer.listening) return resolve();
-      this.httpServer.close(() => resolve());
-      this.httpServer.closeAllConnections();
-    });
+    await Promise.all([this.httpServer, this.socketServer].map((server) => closeServer(server)));
     this.state = 'stopped';
     this.logger.info('companion stopped');
+  }
+
+  /**
+   * The socket beside the port, in its private folder (the PID and port of the
+   * discovery file). A socket that cannot be made costs the remote flows only:
+   * said in the log, and the companion serves its port as before.
+   */
+  private async listenOnSocket(): Promise<void> {
+    if (!this.socketServer) return;
+    let socket: CompanionSocket;
+    try {
+      const base = ensureSocketBaseDir(this.options.tmpdir ?? os.tmpdir());
+      const swept = sweepStaleSocketDirs(base);
+      if (swept.length > 0) this.logger.info('removed socket folders of dead processes', { folders: swept });
+      socket = new CompanionSocket(base, this.idePid, this.port);
+    } catch (err) {
+      this.logger.warn('no Unix socket: its folder was refused', { error: describeError(err) });
+      return;
+    }
+    if (!socket.pathFits) {
+      this.logger.warn('no Unix socket: its path is too long for a socket address', { path: socket.socketPath });
+      return;
+    }
+    this.socket = socket;
+    try {
+      await socket.listen(this.socketServer, this.token);
+    } catch (err) {
+      socket.removeSync();
+      this.socket = undefined;
+      this.logger.warn('no Unix socket: it could not be created', { path: socket.socketPath, error: describeError(err) });
+    }
   }
 
   private writeDiscoveryFile(): void {
@@ -286,6 +344,7 @@ export class Companion {
       workspacePath: this.workspacePath,
       authToken: this.token,
       ideInfo: this.ideInfo,
+      ...(this.socketPath !== undefined && { socketPath: this.socketPath }),
     };
     this.discovery!.write(content);
   }
@@ -323,4 +382,12 @@ export class Companion {
     const list = this.sessions.list();
     for (const listener of this.sessionListeners) listener(list);
   }
+}
+
+function closeServer(server: http.Server | undefined): Promise<void> {
+  return new Promise<void>((resolve) => {
+    if (!server?.listening) return resolve();
+    server.close(() => resolve());
+    server.closeAllConnections();
+  });
 }

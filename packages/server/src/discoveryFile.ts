@@ -23,7 +23,7 @@ export class DiscoveryFileError extends Error {
 const currentUid = (): number | undefined => (typeof process.getuid === 'function' ? process.getuid() : undefined);
 
 /** Creates (0700) or verifies one directory level; refuses links and other users' directories. */
-function ensurePrivateDirectory(dir: string): void {
+export function ensurePrivateDirectory(dir: string): void {
   try {
     fs.mkdirSync(dir, { mode: 0o700 });
   } catch (err) {
@@ -33,7 +33,7 @@ function ensurePrivateDirectory(dir: string): void {
   }
   const st = fs.lstatSync(dir);
   if (st.isSymbolicLink()) {
-    throw new DiscoveryFileError(`${dir} is a symbolic link; refusing to write the discovery file through it. Remove it and start again.`);
+    throw new DiscoveryFileError(`${dir} is a symbolic link; refusing to use it. Remove it and start again.`);
   }
   if (!st.isDirectory()) throw new DiscoveryFileError(`${dir} exists and is not a directory`);
   const uid = currentUid();

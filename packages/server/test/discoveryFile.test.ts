@@ -12,7 +12,7 @@ import { startCompanion } from './helpers.js';
 
 const isRoot = process.getuid?.() === 0;
 
-test('the file holds port, every workspace root (OS delimiter), token and ideInfo', async () => {
+test('the file holds port, every workspace root (OS delimiter), token, ideInfo and the socket', async () => {
   const h = await startCompanion();
   try {
     const second = path.join(h.tmp, 'second root');
@@ -27,7 +27,9 @@ test('the file holds port, every workspace root (OS delimiter), token and ideInf
       workspacePath: `${h.workspace}${path.delimiter}${second}`,
       authToken: h.companion.authToken,
       ideInfo: { name: 'test-ide', displayName: 'Test IDE' },
+      socketPath: h.companion.socketPath,
     });
+    assert.ok(h.companion.socketPath);
   } finally {
     await h.cleanup();
   }

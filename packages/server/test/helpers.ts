@@ -14,16 +14,18 @@ export function connectClient(companion: Companion, token = companion.authToken)
 }
 
 /**
- * A raw HTTP request to the companion, for the hostile-input tests. node:http,
+ * A raw HTTP request to the companion (its port or its Unix socket), for the
+ * hostile-input tests. node:http,
  * not fetch: fetch silently drops a Host header set by the caller.
  */
 export function rawRequest(
-  port: number,
+  to: number | { socketPath: string },
   init: { method?: string; headers?: Record<string, string>; body?: string | Buffer; path?: string },
 ): Promise<{ status: number; headers: Headers; text: string; json: any }> {
+  const target = typeof to === 'number' ? { host: '127.0.0.1', port: to } : { socketPath: to.socketPath };
   return new Promise((resolve, reject) => {
     const req = http.request(
-      { host: '127.0.0.1', port, path: init.path ?? '/mcp', method: init.method ?? 'POST', headers: init.headers, setHost: !init.headers?.['Host'] },
+      { ...target, path: init.path ?? '/mcp', method: init.method ?? 'POST', headers: init.headers, setHost: !init.headers?.['Host'] },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));

@@ -9,10 +9,11 @@ import { describeError, type Logger } from '../logger.js';
 import type { SessionRegistry } from '../sessions.js';
 import { readJsonBody } from './body.js';
 import { RpcErrorCode, sendJsonRpcError } from './jsonRpcError.js';
-import { requestGuard } from './requestGuard.js';
+import { requestGuard, type HostRule } from './requestGuard.js';
 
 export interface McpHttpHandlerOptions {
-  port: () => number;
+  /** The Host headers this listener accepts (the port's or the socket's). */
+  hosts: HostRule;
   token: string;
   maxBodyBytes: number;
   sessions: SessionRegistry;
@@ -23,7 +24,7 @@ const MIB = 1024 * 1024;
 
 export function createMcpHttpHandler(options: McpHttpHandlerOptions) {
   const { sessions, logger } = options;
-  const guard = requestGuard(options.port, options.token);
+  const guard = requestGuard(options.hosts, options.token);
 
   async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const refusal = guard(req);

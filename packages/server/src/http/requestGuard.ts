@@ -1,7 +1,7 @@
 /**
- * The checks every request passes before anything else runs: a loopback Host
- * naming our port (DNS rebinding), no Origin (a web page must never reach the
- * server), and the bearer token.
+ * The checks every request passes before anything else runs: a Host the
+ * listener expects (a loopback Host naming our port, against DNS rebinding),
+ * no Origin (a web page must never reach the server), and the bearer token.
  */
 import type { IncomingMessage } from 'node:http';
 import { bearerChecker } from '../auth.js';
@@ -12,21 +12,43 @@ export interface Refusal {
   headers?: Record<string, string>;
 }
 
-/** A guard for one server: `port()` is read per request (known only once listening). */
-export function requestGuard(port: () => number, token: string): (req: IncomingMessage) => Refusal | undefined {
+/** Which Host headers a listener accepts, and how a refusal says so. */
+export interface HostRule {
+  allows(host: string | undefined): boolean;
+  /** Completes "Forbidden: Host must be ...". */
+  readonly expected: string;
+}
+
+/** The loopback port: `127.0.0.1:PORT` or `localhost:PORT` (`port()` is read per request: known only once listening). */
+export function loopbackHostRule(port: () => number): HostRule {
+  return {
+    allows: (host) => host === `127.0.0.1:${port()}` || host === `localhost:${port()}`,
+    expected: "127.0.0.1 or localhost with this server's port",
+  };
+}
+
+/**
+ * The Unix socket: `localhost`, as curl --unix-socket and the relay send. No
+ * page can reach a socket, but the rule stays as strict as the port's.
+ */
+export function socketHostRule(host: string): HostRule {
+  return { allows: (candidate) => candidate === host, expected: host };
+}
+
+/** A guard for one listener. */
+export function requestGuard(hosts: HostRule, token: string): (req: IncomingMessage) => Refusal | undefined {
   const tokenMatches = bearerChecker(token);
-  return (req) => checkRequest(req, port(), tokenMatches);
+  return (req) => checkRequest(req, hosts, tokenMatches);
 }
 
 /** undefined when the request may proceed, else why not. */
-function checkRequest(req: IncomingMessage, port: number, tokenMatches: (header: string | undefined) => boolean): Refusal | undefined {
+function checkRequest(req: IncomingMessage, hosts: HostRule, tokenMatches: (header: string | undefined) => boolean): Refusal | undefined {
   // node:http keeps only the first of several Host headers; a proxy or server behind may read another one.
   if (hostHeaderCount(req.rawHeaders) > 1) {
     return { status: 403, message: 'Forbidden: more than one Host header' };
   }
-  const host = req.headers.host?.toLowerCase();
-  if (host !== `127.0.0.1:${port}` && host !== `localhost:${port}`) {
-    return { status: 403, message: "Forbidden: Host must be 127.0.0.1 or localhost with this server's port" };
+  if (!hosts.allows(req.headers.host?.toLowerCase())) {
+    return { status: 403, message: `Forbidden: Host must be ${hosts.expected}` };
   }
   if (req.headers.origin !== undefined) {
     return { status: 403, message: 'Forbidden: requests with an Origin header are refused (browsers may not reach this server)' };
