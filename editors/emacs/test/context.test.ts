@@ -8,7 +8,7 @@ import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import * as path from 'node:path';
 import type { IdeContext } from '@ide-companion/protocol';
-import { skipUnless, which } from '@ide-companion/testkit';
+import { assertServesSocket, skipUnless, which } from '@ide-companion/testkit';
 import { hasEmacs, emacsclientPath } from './emacs.js';
 import { connectFromDiscovery, startEmacs } from './harness.js';
 
@@ -23,7 +23,8 @@ describe('Emacs context', { skip, timeout: 180_000 }, () => {
     const before = Date.now();
     const emacs = await startEmacs({ files: { 'a.txt': 'alpha\nbéta line 😀x\n', 'b.txt': 'bee\n' }, open: ['b.txt', 'a.txt'] });
     t.after(() => emacs.close());
-    const { content } = await emacs.discovery();
+    const { content, path: discoveryFile } = await emacs.discovery();
+    await assertServesSocket(discoveryFile);
     assert.equal(content.ideInfo.name, 'emacs');
     assert.equal(content.ideInfo.displayName, 'Emacs');
     assert.equal(content.workspacePath, emacs.workspace);
@@ -77,6 +78,7 @@ describe('Emacs context', { skip, timeout: 180_000 }, () => {
 
     const doctor = await emacs.evalJson<string>('(ide-companion-doctor)');
     assert.match(doctor, /^ok {3}Node\.js v\d+/m);
+    assert.ok(doctor.includes(`ok   socket ${content.socketPath}: for gemini in a container`), 'the socket is shown');
     assert.match(doctor, /^ok {3}host running \(pid \d+\), port \d+, 1 Gemini CLI session$/m);
     assert.match(doctor, new RegExp(`^ok {3}discovery file ${content.port}|^ok {3}discovery file .*-${content.port}\\.json$`, 'm'));
     assert.match(await emacs.evalJson<string>('(ide-companion--status-text)'), /listening on port \d+ for Gemini CLI; 1 session connected/);

@@ -119,6 +119,7 @@ export class JsonLinesBridge {
       capabilities: [...companion.capabilities],
       version: COMPANION_VERSION,
       ...(companion.containerHint ? { containerHint: companion.containerHint } : {}),
+      ...(companion.socketPath ? { socketPath: companion.socketPath } : {}),
     });
     companion.onDidChangeSessions((s) => this.send({ type: 'sessions', count: s.length }));
     for (const event of this.early.splice(0)) this.apply(event);

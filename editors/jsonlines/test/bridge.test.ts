@@ -10,7 +10,7 @@ import * as path from 'node:path';
 import * as readline from 'node:readline';
 import { after, before, describe, test } from 'node:test';
 import { CONTAINER_ENV, CONTAINER_MARKER_FILES } from '@ide-companion/protocol';
-import { connectRecordingClient, makeTempDir, repoRoot, waitFor, type RecordingClient } from '@ide-companion/testkit';
+import { assertServesSocket, connectRecordingClient, makeTempDir, repoRoot, waitFor, type RecordingClient } from '@ide-companion/testkit';
 
 const bin = path.join(repoRoot, 'packages', 'cli', 'bin', 'ide-companion.js');
 
@@ -72,6 +72,12 @@ describe('ide-companion bridge (JSON lines)', () => {
     else assert.equal(ready.containerHint, undefined);
     const discovery = JSON.parse(fs.readFileSync(ready.discoveryFile, 'utf8'));
     assert.deepEqual(discovery.ideInfo, { name: 'scripted', displayName: 'Scripted Editor' });
+  });
+
+  test('the companion also serves its Unix socket, named in ready (gemini elsewhere: issue 18)', async () => {
+    assert.equal(ready.socketPath, JSON.parse(fs.readFileSync(ready.discoveryFile, 'utf8')).socketPath);
+    const tools = await assertServesSocket(ready.discoveryFile);
+    assert.ok(tools.includes('openFile') && tools.includes('getDiagnostics'));
   });
 
   test('the tools follow the declared capabilities', async () => {
@@ -216,6 +222,7 @@ describe('ide-companion bridge (JSON lines)', () => {
     const code = await new Promise((r) => editor.host.once('exit', r));
     assert.equal(code, 0);
     assert.equal(fs.existsSync(ready.discoveryFile), false);
+    assert.equal(fs.existsSync(path.dirname(ready.socketPath)), false, 'the socket folder goes too');
   });
 });
 

@@ -3,7 +3,7 @@ import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { makeTempDir, skipUnless, waitFor } from '@ide-companion/testkit';
+import { assertServesSocket, makeTempDir, skipUnless, waitFor } from '@ide-companion/testkit';
 import { HOST_BUNDLE_PATH, PLUGIN_ROOT } from '../src/pluginFiles.js';
 import { connectFromDiscovery, hasNvim, openFiles, startNeovim, startWithClient, TIMEOUT, waitForDiff, inProposal } from './harness.js';
 
@@ -199,16 +199,18 @@ describe('Neovim companion lifecycle', { skip, timeout: 120_000 }, () => {
     }
   });
 
-  test(':checkhealth ide_companion reports Node, the host and the discovery file', async () => {
+  test(':checkhealth ide_companion reports Node, the host, the discovery file and the socket, which serves MCP', async () => {
     const s = await startNeovim();
     try {
-      const { path: file } = await s.discovery();
+      const { path: file, content } = await s.discovery();
+      await assertServesSocket(file);
       await s.nvim.command('checkhealth ide_companion');
       const text = ((await s.lua<string[]>('return vim.api.nvim_buf_get_lines(0, 0, -1, false)')) ?? []).join('\n');
       assert.match(text, /OK:? Node\.js v\d+/);
       assert.match(text, /OK:? host: .*ide-companion-host\.mjs/);
       assert.match(text, new RegExp(`OK:? discovery file: ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
       assert.match(text, /OK:? terminals get GEMINI_CLI_IDE_PID=/);
+      assert.ok(text.includes(`socket: ${content.socketPath}`), 'the socket is shown');
       assert.doesNotMatch(text, /ERROR/);
     } finally {
       await s.close();

@@ -10,7 +10,7 @@ import * as http from 'node:http';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { connectRecordingClient, makeTempDir, repoRoot, skipUnless, Tmux, waitFor, which, type RecordingClient } from '@ide-companion/testkit';
+import { assertServesSocket, connectRecordingClient, makeTempDir, repoRoot, skipUnless, Tmux, waitFor, which, type RecordingClient } from '@ide-companion/testkit';
 
 const bin = path.join(repoRoot, 'packages', 'cli', 'bin', 'ide-companion.js');
 const skip = skipUnless(which('tmux') !== undefined, 'tmux', 'apt-get install tmux');
@@ -75,6 +75,14 @@ describe('ide-companion serve', { skip }, () => {
     const d = JSON.parse(fs.readFileSync(path.join(discoveryDir, name), 'utf8'));
     assert.equal(d.workspacePath, workspace);
     assert.deepEqual(d.ideInfo, { name: 'ide-companion', displayName: 'IDE Companion (terminal)' });
+  });
+
+  test('it also serves its Unix socket, with the same token, and says so (gemini elsewhere: issue 18)', async () => {
+    const name = fs.readdirSync(discoveryDir).find((n) => n.startsWith('gemini-ide-server-'))!;
+    const tools = await assertServesSocket(path.join(discoveryDir, name));
+    assert.ok(tools.includes('openDiff') && tools.includes('closeDiff'));
+    const socketPath = JSON.parse(fs.readFileSync(path.join(discoveryDir, name), 'utf8')).socketPath;
+    assert.ok(tmux.screen().replace(/\n/g, '').includes(`Also on ${socketPath}`), 'the banner names the socket');
   });
 
   test('the status line shows the connected CLI session', async () => {

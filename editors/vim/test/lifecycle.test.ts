@@ -3,7 +3,7 @@ import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { waitFor, processRunning } from '@ide-companion/testkit';
+import { assertServesSocket, waitFor, processRunning } from '@ide-companion/testkit';
 import { discoveryFileOf, skipVim, skipVimOnly, startVim, TIMEOUT, type VimSession, vimString } from './harness.js';
 
 function envFile(file: string): Record<string, string> {
@@ -114,7 +114,10 @@ describe('Vim companion lifecycle', { timeout: 180_000 }, () => {
         assert.match(health, /OK +Node\.js v\d+/);
         assert.match(health, /OK +companion running/);
         assert.match(health, /OK +discovery file/);
+        assert.ok(health.includes(`OK    socket ${second.content.socketPath}: for gemini in a container`), 'the socket is shown');
         assert.ok(!health.includes(second.content.authToken), 'no token in the health report');
+        await assertServesSocket(second.path);
+        assert.equal(fs.existsSync(first.content.socketPath!), false, "the stopped companion's socket is gone");
         // :GeminiEnv prints what a shell outside Vim needs (a tmux pane beside it).
         const exports = await s.ex('GeminiEnv');
         assert.match(exports, new RegExp(`export GEMINI_CLI_IDE_PID='${s.pid}'`));

@@ -24,6 +24,8 @@ export interface CompanionApi {
   readonly running: boolean;
   readonly port: number | undefined;
   readonly discoveryFile: string | undefined;
+  /** The Unix socket for gemini elsewhere (docs/remote.md). */
+  readonly socketPath: string | undefined;
   readonly workspacePath: string | undefined;
   readonly idePid: number;
   readonly ideInfo: { name: string; displayName: string };
@@ -48,6 +50,7 @@ class CompanionExtension implements vscode.Disposable {
       state: () => ({
         running: this.companion?.running ?? false,
         port: this.companion?.running ? this.companion.port : undefined,
+        socketPath: this.companion?.socketPath,
         workspacePath: this.companion?.workspacePath,
         error: this.error,
         disabled: !this.enabled,
@@ -92,6 +95,7 @@ class CompanionExtension implements vscode.Disposable {
         running: { enumerable: true, get: () => companion()?.running ?? false },
         port: { enumerable: true, get: () => (companion()?.running ? companion()!.port : undefined) },
         discoveryFile: { enumerable: true, get: () => companion()?.discoveryFilePath },
+        socketPath: { enumerable: true, get: () => companion()?.socketPath },
         workspacePath: { enumerable: true, get: () => companion()?.workspacePath },
       },
     ) as CompanionApi;

@@ -7,7 +7,7 @@ import * as vscode from 'vscode';
 import type { SessionInfo } from '@ide-companion/server';
 
 export interface StatusSource {
-  state(): { running: boolean; port?: number; workspacePath?: string; error?: string; disabled?: boolean };
+  state(): { running: boolean; port?: number; socketPath?: string; workspacePath?: string; error?: string; disabled?: boolean };
   sessions(): SessionInfo[];
   pendingDiffs(): Array<{ id: string; filePath: string }>;
   showLog(): void;
@@ -54,6 +54,9 @@ export class CompanionStatusBar implements vscode.Disposable {
             : `$(warning) Not running${state.error ? `: ${state.error}` : ''}`,
         detail: state.workspacePath ? `Workspace: ${state.workspacePath}` : 'No folder open: gemini needs a folder of this window',
       },
+      ...(state.socketPath
+        ? [{ label: `$(plug) Socket: ${state.socketPath}`, detail: 'For gemini in a container, --sandbox or over SSH: ide-companion container, sandbox or ssh HOST (docs/remote.md)' }]
+        : []),
       { label: `${sessions.length} Gemini CLI session${sessions.length === 1 ? '' : 's'} connected`, kind: vscode.QuickPickItemKind.Separator },
       ...sessions.map((s) => ({
         label: `$(terminal) ${s.clientName ?? 'client'} ${s.clientVersion ?? ''}`.trim(),

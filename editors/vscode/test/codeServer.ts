@@ -79,6 +79,7 @@ export interface Window {
     running: boolean;
     port: number;
     discoveryFile: string;
+    socketPath: string | undefined;
     workspacePath: string;
     idePid: number;
     ideInfo: { name: string; displayName: string };

@@ -11,6 +11,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
+  assertServesSocket,
   connectRecordingClient,
   findGeminiCli,
   geminiArgv,
@@ -76,6 +77,13 @@ describe('VS Code extension in code-server', { skip, timeout: 10 * 60_000 }, () 
     assert.deepEqual(discovery.ideInfo, { name: 'vscode', displayName: 'code-server' });
     assert.equal(fs.statSync(api.discoveryFile).mode & 0o777, 0o600);
     assert.ok(api.activationMs > 0);
+  });
+
+  test('the extension host also serves its Unix socket, with the same token (gemini elsewhere: issue 18)', async () => {
+    const api = await win.api();
+    assert.equal(api.socketPath, discoveryOf(api.discoveryFile).socketPath);
+    const tools = await assertServesSocket(api.discoveryFile);
+    assert.ok(tools.includes('getDiagnostics'));
   });
 
   test("open tabs, the active file's cursor (in characters) and selection reach the CLI; untitled documents do not", async () => {

@@ -94,6 +94,14 @@ function M.check()
   else
     r.warn('the terminal environment is not set: gemini in :terminal may connect elsewhere')
   end
+  if s.info.socketPath and vim.fn.getftype(s.info.socketPath) == 'socket' then
+    r.ok('socket: ' .. s.info.socketPath)
+    r.info('gemini in a container, --sandbox or over SSH connects through it: `ide-companion container`, `sandbox` or `ssh HOST` (docs/remote.md)')
+  elseif s.info.socketPath then
+    r.warn('socket missing: ' .. s.info.socketPath, { 'gemini elsewhere cannot reach this Neovim; run :GeminiStop and :GeminiStart' })
+  else
+    r.info('no socket (see :GeminiLog): gemini in a container or over SSH cannot reach this Neovim')
+  end
   if s.info.containerHint then
     r.warn('container: gemini would dial host.docker.internal', { s.info.containerHint })
   end

@@ -96,6 +96,9 @@ function M.status_lines()
     table.insert(lines, string.format('ide-companion: running on 127.0.0.1:%d (host pid %d)', s.info.port, s.info.hostPid))
     table.insert(lines, 'workspace: ' .. (s.info.workspacePath or ''))
     table.insert(lines, 'discovery file: ' .. tostring(s.info.discoveryFile))
+    if s.info.socketPath then
+      table.insert(lines, 'socket: ' .. s.info.socketPath)
+    end
     local n = #s.sessions
     table.insert(lines, string.format('%d Gemini CLI session%s connected', n, n == 1 and '' or 's'))
     for _, session in ipairs(s.sessions) do

@@ -28,6 +28,8 @@ export interface StartedInfo {
   version: string;
   /** What to export when gemini here would dial host.docker.internal (shown by :checkhealth). */
   containerHint?: string;
+  /** The Unix socket for gemini elsewhere (docs/remote.md), shown by :checkhealth. */
+  socketPath?: string;
 }
 
 export class NeovimHost {
@@ -122,6 +124,7 @@ export class NeovimHost {
           hostPid: process.pid,
           version: COMPANION_VERSION,
           containerHint: companion.containerHint,
+          socketPath: companion.socketPath,
         };
         await this.lua.call(HOST_MODULE, 'on_started', info);
       },

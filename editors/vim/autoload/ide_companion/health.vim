@@ -25,6 +25,12 @@ function! ide_companion#health#report() abort
     call add(lines, s:line(1, printf('companion running on 127.0.0.1:%d, %d Gemini CLI session(s)', state.port, state.sessions)))
     let found = filereadable(state.discoveryFile)
     call add(lines, s:line(found, 'discovery file ' . state.discoveryFile . (found ? '' : ' is missing')))
+    if state.socketPath ==# ''
+      call add(lines, s:line(0, 'no socket: gemini in a container or over SSH cannot reach this Vim (see the host log)'))
+    else
+      let is_socket = getftype(state.socketPath) ==# 'socket'
+      call add(lines, s:line(is_socket, 'socket ' . state.socketPath . (is_socket ? ': for gemini in a container, --sandbox or over SSH (ide-companion container, sandbox or ssh HOST; docs/remote.md)' : ' is missing')))
+    endif
     if state.containerHint !=# ''
       call add(lines, s:line(0, 'container: ' . state.containerHint))
     endif

@@ -57,6 +57,7 @@ function! ide_companion#host#state() abort
         \ 'workspacePath': get(s:ready, 'workspacePath', ''),
         \ 'env': get(s:ready, 'env', {}),
         \ 'containerHint': get(s:ready, 'containerHint', ''),
+        \ 'socketPath': get(s:ready, 'socketPath', ''),
         \ 'sessions': s:sessions,
         \ 'lastError': s:last_error,
         \ 'stderr': copy(s:stderr),

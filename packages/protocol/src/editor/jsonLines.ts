@@ -54,6 +54,8 @@ export interface Ready {
   version: string;
   /** Present when a gemini started beside the editor would dial host.docker.internal: what to export (for the editor's health check). */
   containerHint?: string;
+  /** The companion's Unix socket, for gemini in a container, its --sandbox or over SSH (docs/remote.md); shown by the health check. */
+  socketPath?: string;
 }
 
 export type Request = { [N in EditorActionName]: { type: 'request'; id: number; action: N; params: ActionParams<N> } }[EditorActionName];
