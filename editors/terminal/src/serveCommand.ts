@@ -126,7 +126,10 @@ async function run(argv: string[]): Promise<number> {
       `Connect from another terminal:\n${connect}\n` +
       `(/ide status there shows "Connected to ${SERVE_IDE_INFO.displayName}".) Proposed edits appear here. Ctrl+C stops.\n`,
   );
-  if (companion.socketPath) screen.print(`Also on ${companion.socketPath}: gemini in a container, --sandbox or over SSH connects through it (ide-companion container, sandbox or ssh HOST).\n`);
+  if (companion.socketPath)
+    screen.print(
+      `Also on ${companion.socketPath}: gemini in a container, --sandbox or over SSH connects through it (ide-companion container, sandbox or ssh HOST).\n`,
+    );
   const hint = companion.containerHint;
   if (hint) screen.print(`${paint('Container:', 'bold', color)} ${hint}\n`);
 

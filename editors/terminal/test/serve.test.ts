@@ -10,7 +10,17 @@ import * as http from 'node:http';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { assertServesSocket, connectRecordingClient, makeTempDir, repoRoot, skipUnless, Tmux, waitFor, which, type RecordingClient } from '@ide-companion/testkit';
+import {
+  assertServesSocket,
+  connectRecordingClient,
+  makeTempDir,
+  repoRoot,
+  skipUnless,
+  Tmux,
+  waitFor,
+  which,
+  type RecordingClient,
+} from '@ide-companion/testkit';
 
 const bin = path.join(repoRoot, 'packages', 'cli', 'bin', 'ide-companion.js');
 const skip = skipUnless(which('tmux') !== undefined, 'tmux', 'apt-get install tmux');

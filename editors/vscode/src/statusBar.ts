@@ -55,7 +55,12 @@ export class CompanionStatusBar implements vscode.Disposable {
         detail: state.workspacePath ? `Workspace: ${state.workspacePath}` : 'No folder open: gemini needs a folder of this window',
       },
       ...(state.socketPath
-        ? [{ label: `$(plug) Socket: ${state.socketPath}`, detail: 'For gemini in a container, --sandbox or over SSH: ide-companion container, sandbox or ssh HOST (docs/remote.md)' }]
+        ? [
+            {
+              label: `$(plug) Socket: ${state.socketPath}`,
+              detail: 'For gemini in a container, --sandbox or over SSH: ide-companion container, sandbox or ssh HOST (docs/remote.md)',
+            },
+          ]
         : []),
       { label: `${sessions.length} Gemini CLI session${sessions.length === 1 ? '' : 's'} connected`, kind: vscode.QuickPickItemKind.Separator },
       ...sessions.map((s) => ({

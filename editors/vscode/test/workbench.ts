@@ -12,7 +12,13 @@ export interface ContextFile {
   selectedText?: string;
 }
 
-export function discoveryOf(file: string): { port: number; authToken: string; workspacePath: string; ideInfo: { name: string; displayName: string }; socketPath?: string } {
+export function discoveryOf(file: string): {
+  port: number;
+  authToken: string;
+  workspacePath: string;
+  ideInfo: { name: string; displayName: string };
+  socketPath?: string;
+} {
   return JSON.parse(fs.readFileSync(file, 'utf8'));
 }
 
