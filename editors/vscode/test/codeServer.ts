@@ -260,7 +260,7 @@ export class CodeServer {
       eval: evaluate,
       api: () =>
         evaluate(
-          `${WITH_API} return { activationMs: api.activationMs, running: api.running, port: api.port, discoveryFile: api.discoveryFile, workspacePath: api.workspacePath, idePid: api.idePid, ideInfo: api.ideInfo, sessions: api.sessions().length, pendingDiffs: api.pendingDiffs() };`,
+          `${WITH_API} return { activationMs: api.activationMs, running: api.running, port: api.port, discoveryFile: api.discoveryFile, socketPath: api.socketPath, workspacePath: api.workspacePath, idePid: api.idePid, ideInfo: api.ideInfo, sessions: api.sessions().length, pendingDiffs: api.pendingDiffs() };`,
         ),
       close: async () => {
         this.pages.delete(page);
