@@ -11,3 +11,4 @@ export * from './runNode.js';
 export * from './bundle.js';
 export * from './processes.js';
 export * from './editorClient.js';
+export * from './optionalArguments.js';
