@@ -144,6 +144,8 @@ test('the editor is handed the checked path: a link inside the workspace opens i
   }
 });
 
+// openDiff and closeDiff name theirs `filePath`: the CLI's own file, which the CLI writes itself; the companion only reads it
+// (regular files only, diffCoordinator) and the editor shows it, so it is not resolved here.
 test('every tool taking a path says how it is resolved (workspacePaths.ts), so none reaches the editor unchecked', () => {
   for (const definition of TOOLS) {
     const shape = (definition.tool.arguments as unknown as { shape: Record<string, unknown> }).shape;
