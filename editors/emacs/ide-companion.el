@@ -938,7 +938,10 @@ Killing the buffer rejects too.
   (memq (buffer-local-value 'major-mode buffer) '(vterm-mode eat-mode term-mode shell-mode eshell-mode)))
 
 (defun ide-companion--open-file (params)
-  "Answer openFile: visit the path in PARAMS at its line and column."
+  "Answer openFile: visit the path in PARAMS at its line and column.
+Without a line, point stays where it was (the top of a file not visited
+yet); without a column, the line's start.  A line past the end is the last
+line (not the empty one after a final newline), a column past the line its end."
   (let ((path (plist-get params :path))
         (line (plist-get params :line))
         (column (plist-get params :column)))
@@ -952,6 +955,8 @@ Killing the buffer rejects too.
     (when (natnump line)
       (goto-char (point-min))
       (forward-line (1- (max line 1)))
+      (when (and (eobp) (bolp) (not (bobp))) (forward-line -1))
+      (beginning-of-line)
       (when (natnump column)
         (forward-char (min (1- (max column 1)) (- (line-end-position) (point))))))
     :null))

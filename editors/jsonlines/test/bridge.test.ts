@@ -264,3 +264,73 @@ describe('ide-companion bridge usage', () => {
     }
   });
 });
+
+describe('ide-companion bridge: every optional argument left out', () => {
+  // Issue 21 part 4: an argument left out must be absent in the request the script gets (never null, never a key
+  // holding nothing: in Neovim's msgpack it became vim.NIL and broke openFile), and the script's answer is the tool's.
+  test('each capability tool with each optional argument absent: the script is asked exactly what was given, and its answer is the answer', async () => {
+    const tmp = makeTempDir();
+    const env: NodeJS.ProcessEnv = { ...process.env, TMPDIR: tmp.path };
+    const editor = new ScriptedEditor(['--name', 'scripted', '--display-name', 'Scripted Editor', '--workspace', tmp.path], env);
+    let peer: RecordingClient | undefined;
+    try {
+      const root = fs.realpathSync(tmp.path);
+      const f = (n: string) => path.join(root, n);
+      fs.writeFileSync(f('u.txt'), 'one\ntwo\n');
+      fs.writeFileSync(f('e.txt'), '');
+      editor.send({
+        type: 'hello',
+        protocol: 1,
+        pid: process.pid,
+        capabilities: ['openFile', 'getOpenEditors', 'getSelection', 'getDiagnostics', 'checkDocumentDirty', 'saveDocument'],
+      });
+      const ready = await waitFor(() => editor.fromHost.find((m) => m.type === 'ready'), 'ready', 15_000);
+      peer = await connectRecordingClient({ port: ready.port, token: ready.env.GEMINI_CLI_IDE_AUTH_TOKEN });
+      const canned: Record<string, unknown> = {
+        openFile: null,
+        getOpenEditors: { editors: [{ path: f('u.txt'), isActive: true }] },
+        getSelection: { selection: null },
+        getDiagnostics: { diagnostics: [] },
+        checkDocumentDirty: { isOpen: false, isDirty: false },
+        saveDocument: { saved: false, message: 'not open' },
+      };
+      // [tool, arguments (undefined: no `arguments` at all), the params the script must get, the tool's answer]
+      const rows: Array<[string, Record<string, unknown> | undefined, Record<string, unknown>, unknown]> = [
+        ['openFile', { path: f('u.txt') }, { path: f('u.txt') }, { opened: f('u.txt') }],
+        ['openFile', { path: f('u.txt'), line: 2 }, { path: f('u.txt'), line: 2 }, { opened: f('u.txt'), line: 2 }],
+        ['openFile', { path: f('u.txt'), column: 2 }, { path: f('u.txt'), column: 2 }, { opened: f('u.txt'), column: 2 }],
+        ['openFile', { path: f('u.txt'), line: 99, column: 99 }, { path: f('u.txt'), line: 99, column: 99 }, { opened: f('u.txt'), line: 99, column: 99 }],
+        ['openFile', { path: f('e.txt'), line: 1 }, { path: f('e.txt'), line: 1 }, { opened: f('e.txt'), line: 1 }],
+        ['getOpenEditors', undefined, {}, canned['getOpenEditors']],
+        ['getOpenEditors', {}, {}, canned['getOpenEditors']],
+        ['getSelection', undefined, {}, { selection: null }],
+        ['getSelection', {}, {}, { selection: null }],
+        ['getDiagnostics', undefined, {}, { diagnostics: [] }],
+        ['getDiagnostics', { severity: 'error' }, {}, { diagnostics: [] }],
+        ['getDiagnostics', { path: f('e.txt') }, { path: f('e.txt') }, { diagnostics: [] }],
+        ['checkDocumentDirty', { path: f('e.txt') }, { path: f('e.txt') }, canned['checkDocumentDirty']],
+        ['checkDocumentDirty', { path: f('missing.txt') }, { path: f('missing.txt') }, canned['checkDocumentDirty']],
+        ['saveDocument', { path: f('u.txt') }, { path: f('u.txt') }, canned['saveDocument']],
+      ];
+      const failures: string[] = [];
+      for (const [tool, args, params, answer] of rows) {
+        const asked = editor.fromHost.filter((m) => m.type === 'request').length;
+        const calling = peer.client.callTool(args === undefined ? { name: tool } : { name: tool, arguments: args });
+        const request = await waitFor(() => editor.fromHost.filter((m) => m.type === 'request')[asked], `the ${tool} request`, 15_000);
+        editor.respond(request, { result: canned[request.action] });
+        const result: any = await calling;
+        const label = `${tool} ${args === undefined ? '(no arguments)' : JSON.stringify(args)}`;
+        if (request.action !== tool || JSON.stringify(request.params) !== JSON.stringify(params))
+          failures.push(`${label}: the script got ${request.action} ${JSON.stringify(request.params)}, expected ${JSON.stringify(params)}`);
+        if (result.isError || JSON.stringify(JSON.parse(text(result))) !== JSON.stringify(answer))
+          failures.push(`${label}: answered ${text(result)}, expected ${JSON.stringify(answer)}`);
+      }
+      assert.equal(failures.length, 0, `\n${failures.join('\n')}`);
+    } finally {
+      await peer?.close();
+      editor.host.stdin.end();
+      await new Promise((r) => editor.host.once('exit', r));
+      tmp.cleanup();
+    }
+  });
+});

@@ -112,6 +112,27 @@ describe('ide-companion serve', { skip }, () => {
     assert.deepEqual(paths, [b, a]);
   });
 
+  // Issue 21 part 4: every optional argument left out. The terminal end has one capability tool, getOpenEditors (no
+  // arguments); the others are not offered, so the rest of the table does not apply here.
+  test('getOpenEditors, its one capability, answers the files being worked on with no arguments at all and with {}', async () => {
+    const names = (await peer.client.listTools()).tools.map((t) => t.name);
+    assert.deepEqual(
+      names.filter((n) => ['openFile', 'getOpenEditors', 'getSelection', 'getDiagnostics', 'checkDocumentDirty', 'saveDocument'].includes(n)),
+      ['getOpenEditors'],
+    );
+    const a = path.join(workspace, 'a.ts');
+    for (const call of [{ name: 'getOpenEditors' }, { name: 'getOpenEditors', arguments: {} }]) {
+      const r: any = await peer.client.callTool(call);
+      assert.notEqual(r.isError, true, r.content[0].text);
+      const { editors } = JSON.parse(r.content[0].text);
+      assert.ok(
+        editors.some((e: any) => e.path === a && e.isActive === false),
+        JSON.stringify(editors),
+      );
+      assert.equal(editors.filter((e: any) => e.isActive).length, 1, JSON.stringify(editors));
+    }
+  });
+
   test('a proposal is shown as a unified diff with its keys; "a" alone (no Enter) accepts it unchanged', async () => {
     const f = path.join(workspace, 'accept.txt');
     fs.writeFileSync(f, 'line one\n');

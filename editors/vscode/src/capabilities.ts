@@ -32,11 +32,16 @@ function codeOf(code: vscode.Diagnostic['code']): string | number | undefined {
 }
 
 export const vscodeCapabilities: CapabilityActions = {
+  // Defaults (docs/editor-protocol.md): no line keeps the editor's own selection (the top of a file not open yet), no
+  // column is the line's start; a line past the end is the last line, a column past the line its end.
   async openFile(params) {
     const document = await vscode.workspace.openTextDocument(vscode.Uri.file(params.path));
     const options: vscode.TextDocumentShowOptions = { preview: false, preserveFocus: true };
     if (params.line !== undefined) {
-      const line = Math.min(Math.max(params.line, 1), document.lineCount) - 1;
+      // The last line with text, not the empty one VS Code counts after a final newline (as Vim, Neovim and Emacs land).
+      const count = document.lineCount;
+      const last = count > 1 && document.lineAt(count - 1).text === '' ? count - 1 : count;
+      const line = Math.min(Math.max(params.line, 1), last) - 1;
       const character = utf16Offset(document.lineAt(line).text, params.column ?? 1);
       const position = new vscode.Position(line, character);
       options.selection = new vscode.Range(position, position);
@@ -60,7 +65,8 @@ export const vscodeCapabilities: CapabilityActions = {
   getSelection(): GetSelectionResult {
     const editor = vscode.window.activeTextEditor;
     const p = filePathOf(editor?.document.uri);
-    if (!editor || !p) return { selection: null };
+    // An empty selection (a bare cursor) is no selection: the documented answer is null, as on every other end.
+    if (!editor || !p || editor.selection.isEmpty) return { selection: null };
     const { document, selection } = editor;
     return { selection: { path: p, text: document.getText(selection), start: toCursor(document, selection.start), end: toCursor(document, selection.end) } };
   },

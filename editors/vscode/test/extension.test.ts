@@ -24,7 +24,10 @@ import {
   sleep,
   waitFor,
   writeFileTurns,
+  OPTIONAL_ARGUMENT_FILES,
+  runOptionalArgumentRows,
   type RecordingClient,
+  type Where,
 } from '@ide-companion/testkit';
 import { createVSIX } from '@vscode/vsce';
 import { CHROMIUM, CodeServer, hasCodeServer, type Window } from './codeServer.js';
@@ -451,7 +454,10 @@ describe('VS Code extension in code-server', { skip, timeout: 10 * 60_000 }, () 
     assert.deepEqual(diagnostics.diagnostics, [
       { path: a, range: { start: { line: 1, character: 1 }, end: { line: 1, character: 6 } }, severity: 'warning', message: 'bad alpha' },
     ]);
-    assert.deepEqual(await call('getSelection'), { selection: { path: a, text: '', start: { line: 1, character: 3 }, end: { line: 1, character: 3 } } });
+    // A bare cursor is no selection (the documented null); a real one is answered in characters.
+    assert.deepEqual(await call('getSelection'), { selection: null });
+    await win.eval(`const e = vscode.window.activeTextEditor; e.selection = new vscode.Selection(0, 1, 0, 4);`);
+    assert.deepEqual(await call('getSelection'), { selection: { path: a, text: 'lph', start: { line: 1, character: 2 }, end: { line: 1, character: 5 } } });
     const editors = (await call('getOpenEditors')) as { editors: Array<{ path: string; isActive: boolean }> };
     assert.ok(
       editors.editors.some((e) => e.path === a && e.isActive),
@@ -464,6 +470,36 @@ describe('VS Code extension in code-server', { skip, timeout: 10 * 60_000 }, () 
     assert.equal(fs.readFileSync(a, 'utf8'), 'unsaved alpha\n');
     assert.deepEqual(await call('checkDocumentDirty', { path: a }), { isOpen: true, isDirty: false });
     await win.eval(`globalThis.testDiagnostics.dispose(); globalThis.testDiagnostics = undefined;`);
+  });
+
+  // Issue 21 part 4: each capability tool with each optional argument absent (Neovim failed openFile without a column).
+  test('each capability tool with each optional argument absent, and the neighbouring values, answers the documented default', async () => {
+    const dir = path.join(ws, 'optional');
+    fs.mkdirSync(dir, { recursive: true });
+    for (const [name, text] of Object.entries(OPTIONAL_ARGUMENT_FILES)) fs.writeFileSync(path.join(dir, name), text);
+    try {
+      const failures = await runOptionalArgumentRows(client, {
+        workspace: dir,
+        endOfLine: 'afterLastCharacter',
+        cursor: () =>
+          win.eval(
+            `const e = vscode.window.activeTextEditor;
+             if (!e) return { path: '', line: 0, character: 0 };
+             const p = e.selection.active;
+             return { path: e.document.uri.fsPath, line: p.line + 1, character: [...e.document.lineAt(p.line).text.slice(0, p.character)].length + 1 };`,
+          ) as Promise<Where>,
+        setWarning: async (file) => {
+          await win.eval(
+            `globalThis.testDiagnostics ??= vscode.languages.createDiagnosticCollection('test');
+             globalThis.testDiagnostics.set(vscode.Uri.file(args.file), [new vscode.Diagnostic(new vscode.Range(0, 0, 0, 1), 'w', vscode.DiagnosticSeverity.Warning)]);`,
+            { file },
+          );
+        },
+      });
+      assert.equal(failures.length, 0, `\n${failures.join('\n')}`);
+    } finally {
+      await win.eval(`globalThis.testDiagnostics?.dispose(); globalThis.testDiagnostics = undefined;`);
+    }
   });
 
   test(

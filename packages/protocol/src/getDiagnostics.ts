@@ -33,7 +33,9 @@ export type EditorDiagnostics = z.infer<typeof EditorDiagnosticsSchema>;
 
 export const GetDiagnosticsArgumentsSchema = lazySchema(() =>
   z.object({
-    path: z.optional(AbsolutePathSchema).check(z.describe('Absolute path of one file; omit for the whole workspace.')),
+    path: z
+      .optional(AbsolutePathSchema)
+      .check(z.describe('Absolute path of one file; omit for the whole workspace. A file with no diagnostics, or not open: [].')),
     severity: z.optional(DiagnosticSeveritySchema).check(z.describe('Least severe level to include (default: hint, i.e. everything).')),
   }),
 );

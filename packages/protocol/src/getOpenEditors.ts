@@ -20,7 +20,7 @@ export type GetOpenEditorsResult = z.infer<typeof GetOpenEditorsResultSchema>;
 
 export const GetOpenEditorsTool = toolType(
   'getOpenEditors',
-  "List the files open in the user's editor (tabs or buffers), which one is active, and which have unsaved changes. Returns JSON {editors: [{path, isActive, isDirty, languageId}]}.",
+  "List the files open in the user's editor (tabs or buffers), which one is active, and which have unsaved changes. Takes no arguments. Returns JSON {editors: [{path, isActive, isDirty, languageId}]} ({editors: []} when none is open).",
   GetOpenEditorsParamsSchema,
   GetOpenEditorsResultSchema,
   'getOpenEditors',

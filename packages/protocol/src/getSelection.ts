@@ -21,7 +21,7 @@ export type GetSelectionResult = z.infer<typeof GetSelectionResultSchema>;
 
 export const GetSelectionTool = toolType(
   'getSelection',
-  'Get the text the user has selected in their editor, with its file and 1-based start and end positions. Returns JSON {selection: {path, text, start, end}} or {selection: null} when nothing is selected.',
+  'Get the text the user has selected in their editor, with its file and 1-based start and end positions. Takes no arguments. Returns JSON {selection: {path, text, start, end}} or {selection: null} when nothing is selected (a bare cursor is no selection).',
   GetSelectionParamsSchema,
   GetSelectionResultSchema,
   'getSelection',

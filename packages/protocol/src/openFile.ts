@@ -7,8 +7,14 @@ import { toolType } from './message.js';
 export const OpenFileParamsSchema = lazySchema(() =>
   z.object({
     path: AbsolutePathSchema,
-    line: z.optional(z.int().check(z.minimum(1))),
-    column: z.optional(z.int().check(z.minimum(1))),
+    /** Omitted: the cursor stays where the editor had it (the top of a file not open yet). Past the end: the last line. */
+    line: z
+      .optional(z.int().check(z.minimum(1)))
+      .check(z.describe('1-based line. Omitted: the file is shown where the cursor was (the top if not open yet). Past the end: the last line.')),
+    /** Omitted: 1. Past the line's end: its end. Ignored without `line`. */
+    column: z
+      .optional(z.int().check(z.minimum(1)))
+      .check(z.describe("1-based column in characters. Omitted: 1. Past the line's end: its end. Ignored without line.")),
   }),
 );
 export type OpenFileParams = z.infer<typeof OpenFileParamsSchema>;
@@ -18,7 +24,7 @@ export type OpenFileResult = z.infer<typeof OpenFileResultSchema>;
 
 export const OpenFileTool = toolType(
   'openFile',
-  "Open a file in the user's editor and put the cursor at a line and column (1-based), to show the user a place in the code. Only files inside the workspace folders can be opened. Returns JSON {opened, line, column}.",
+  "Open a file in the user's editor and put the cursor at a line and column (1-based), to show the user a place in the code. Only existing files inside the workspace folders can be opened (symlinks resolved: `opened` is the path the editor was given). Returns JSON {opened, line, column} (line and column as asked, omitted if not given).",
   OpenFileParamsSchema,
   OpenFileResultSchema,
   'openFile',

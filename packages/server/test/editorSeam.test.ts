@@ -84,7 +84,8 @@ test('each capability tool asks the editor and answers JSON the protocol defines
     assert.deepEqual(JSON.parse(text(await call('saveDocument', { path: file }))), { saved: true });
     assert.deepEqual(JSON.parse(text(await call('getWorkspaceFolders'))), { folders: [h.workspace] });
     assert.deepEqual(calls, [
-      ['openFile', { path: file, line: 4, column: undefined }],
+      // An argument left out is absent in what the editor is handed (no key holding undefined: msgpack would send nil).
+      ['openFile', { path: file, line: 4 }],
       ['dirty', { path: file }],
       ['save', { path: file }],
     ]);

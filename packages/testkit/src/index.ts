@@ -12,3 +12,4 @@ export * from './bundle.js';
 export * from './processes.js';
 export * from './editorClient.js';
 export * from './socketProbe.js';
+export * from './optionalArguments.js';

@@ -49,16 +49,22 @@ local function target_window()
   return vim.api.nvim_get_current_win()
 end
 
+--- openFile (defaults in docs/editor-protocol.md): no line keeps the cursor where Neovim had it (the top of a
+--- file not open yet); no column is the line's first; a line past the end is the last, a column past the line its end.
 function M.open_file(params)
   local win = target_window()
   vim.api.nvim_set_current_win(win)
   vim.cmd('edit ' .. vim.fn.fnameescape(params.path))
+  if type(params.line) ~= 'number' then
+    return vim.NIL
+  end
   local buf = vim.api.nvim_get_current_buf()
   local count = vim.api.nvim_buf_line_count(buf)
-  local lnum = math.min(math.max(params.line or 1, 1), count)
+  local lnum = math.min(math.max(params.line, 1), count)
   local text = vim.api.nvim_buf_get_lines(buf, lnum - 1, lnum, false)[1] or ''
   local chars = vim.fn.strchars(text)
-  local char = math.min(math.max((params.column or 1) - 1, 0), chars)
+  local column = type(params.column) == 'number' and params.column or 1
+  local char = math.min(math.max(column - 1, 0), chars)
   -- Character column -> byte column.
   local byte = char == 0 and 0 or #vim.fn.strcharpart(text, 0, char)
   vim.api.nvim_win_set_cursor(win, { lnum, byte })

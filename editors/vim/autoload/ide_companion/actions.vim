@@ -33,14 +33,22 @@ function! s:path_param(params) abort
   return path
 endfunction
 
-" The listed buffer of `path`, or -1.
+" The listed buffer of `path`, or -1: loaded or not, as getOpenEditors lists
+" it (with 'nohidden', a file the user left is unloaded but still open).
+" A loaded one first, through symlinks too.
 function! s:buffer_of(path) abort
-  for buf in ide_companion#util#buffers_of(a:path)
-    if buflisted(buf)
-      return buf
+  let want = resolve(a:path)
+  let found = -1
+  for info in getbufinfo({'buflisted': 1})
+    let file = ide_companion#util#file_of(info.bufnr)
+    if file !=# '' && (file ==# a:path || resolve(file) ==# want)
+      if info.loaded
+        return info.bufnr
+      endif
+      let found = found < 0 ? info.bufnr : found
     endif
   endfor
-  return -1
+  return found
 endfunction
 
 " The window showing the file the user works on: the current one if it shows

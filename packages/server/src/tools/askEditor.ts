@@ -11,6 +11,16 @@ export class EditorActionError extends Error {
   override name = 'EditorActionError';
 }
 
+/**
+ * An argument left out is absent in what the editor is handed, never a key
+ * holding undefined: msgpack has no undefined and sends nil (vim.NIL in
+ * Neovim's Lua, truthy), so `{line: 4, column: undefined}` broke Neovim's openFile.
+ */
+function withoutAbsent<P>(params: P): P {
+  if (params === null || typeof params !== 'object') return params;
+  return Object.fromEntries(Object.entries(params).filter(([, v]) => v !== undefined)) as P;
+}
+
 export async function askEditor<N extends Capability>(env: ToolEnvironment, name: N, params: ActionParams<N>): Promise<ActionResult<N>> {
   const editor = env.editor;
   const method = editor?.[name] as ((p: ActionParams<N>) => unknown) | undefined;
@@ -24,7 +34,7 @@ export async function askEditor<N extends Capability>(env: ToolEnvironment, name
     timer.unref();
   });
   try {
-    const answer = await Promise.race([Promise.resolve(method.call(editor, params)), timeout]);
+    const answer = await Promise.race([Promise.resolve(method.call(editor, withoutAbsent(params))), timeout]);
     const parsed = (result as z.ZodMiniType).safeParse(answer ?? null);
     if (!parsed.success) throw new EditorActionError(`the editor's answer to ${name} is malformed: ${z.prettifyError(parsed.error)}`);
     return parsed.data as ActionResult<N>;

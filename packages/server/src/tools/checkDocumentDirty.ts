@@ -7,6 +7,7 @@ import { defineTool, jsonResult, toolError } from './toolDefinition.js';
 export const checkDocumentDirty = defineTool({
   tool: CheckDocumentDirtyTool,
   requires: 'checkDocumentDirty',
+  path: 'read',
   async handler({ path }, env) {
     try {
       return jsonResult(CheckDocumentDirtyTool, await askEditor(env, 'checkDocumentDirty', { path }));

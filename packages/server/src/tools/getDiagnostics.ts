@@ -7,6 +7,7 @@ import { defineTool, jsonResult, toolError } from './toolDefinition.js';
 export const getDiagnostics = defineTool({
   tool: GetDiagnosticsTool,
   requires: 'getDiagnostics',
+  path: 'read',
   async handler({ path, severity }, env) {
     try {
       const { diagnostics } = await askEditor(env, 'getDiagnostics', path === undefined ? {} : { path });

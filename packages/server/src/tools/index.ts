@@ -11,7 +11,8 @@ import { getWorkspaceFolders } from './getWorkspaceFolders.js';
 import { openDiff } from './openDiff.js';
 import { openFile } from './openFile.js';
 import { saveDocument } from './saveDocument.js';
-import type { ToolDefinition, ToolEnvironment } from './toolDefinition.js';
+import { toolError, type ToolDefinition, type ToolEnvironment } from './toolDefinition.js';
+import { withToolPath } from './workspacePaths.js';
 
 export type { ToolEnvironment } from './toolDefinition.js';
 
@@ -34,9 +35,12 @@ export function availableTools(hasEditor: boolean, capabilities: readonly Capabi
 }
 
 export function registerTools(server: McpServer, tools: readonly ToolDefinition[], env: ToolEnvironment): void {
-  for (const { tool, handler } of tools) {
-    server.registerTool(tool.name, { description: tool.description, inputSchema: tool.arguments }, (args: unknown, extra: { sessionId?: string }) =>
-      handler(args as never, env, { sessionId: extra.sessionId ?? 'unknown-session' }),
-    );
+  for (const { tool, handler, path } of tools) {
+    server.registerTool(tool.name, { description: tool.description, inputSchema: tool.arguments }, (args: unknown, extra: { sessionId?: string }) => {
+      // The path is resolved here, in the same turn as the handler's call to the editor: nothing runs between check and hand-off.
+      const checked = path ? withToolPath(tool.name, args, env.context.getRoots(), path) : args;
+      if (checked instanceof Error) return Promise.resolve(toolError(checked.message));
+      return handler(checked as never, env, { sessionId: extra.sessionId ?? 'unknown-session' });
+    });
   }
 }

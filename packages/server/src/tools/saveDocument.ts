@@ -3,14 +3,13 @@ import { SaveDocumentTool } from '@ide-companion/protocol';
 import { describeError } from '../logger.js';
 import { askEditor } from './askEditor.js';
 import { defineTool, jsonResult, toolError } from './toolDefinition.js';
-import { fileInsideRoots } from './workspacePaths.js';
 
 export const saveDocument = defineTool({
   tool: SaveDocumentTool,
   requires: 'saveDocument',
+  // `path` arrives resolved and checked (workspacePaths.ts): the editor saves what was checked.
+  path: 'act',
   async handler({ path }, env) {
-    const inside = fileInsideRoots(path, env.context.getRoots());
-    if (inside instanceof Error) return toolError(`Cannot save ${path}: ${inside.message}.`);
     try {
       return jsonResult(SaveDocumentTool, await askEditor(env, 'saveDocument', { path }));
     } catch (err) {

@@ -10,6 +10,7 @@ import type { ContextTracker } from '../contextTracker.js';
 import type { DiffCoordinator } from '../diffCoordinator.js';
 import type { EditorActions } from '../editorActions.js';
 import type { Logger } from '../logger.js';
+import type { PathUse } from './workspacePaths.js';
 
 /** What a tool handler may use; one per companion, shared by every session's McpServer. */
 export interface ToolEnvironment {
@@ -33,6 +34,8 @@ export interface ToolDefinition<T extends AnyToolType = AnyToolType> {
   tool: T;
   /** `diffs`: any editor (diffs are required of all); a capability: editors that declared it; none: always. */
   requires?: 'diffs' | Capability;
+  /** How the tool's `path` argument is resolved before the handler sees it (workspacePaths.ts); every tool taking a `path` says. */
+  path?: PathUse;
   handler(args: z.infer<T['arguments']>, env: ToolEnvironment, call: ToolCall): Promise<CallToolResult>;
 }
 
