@@ -8,6 +8,7 @@
 import type { CommandSpec, ExitCode, OptionSpec } from '@ide-companion/server';
 import { COMMANDS } from './commands/index.js';
 import { editorCommandSpec } from './editors.js';
+import { CONNECT_COMMAND_SPEC } from './connect/commandSpec.js';
 import { MCP_COMMAND_SPEC } from './mcp/commandSpec.js';
 
 export { EXIT, UsageError, parseCommandArgs, usageOf, type CommandSpec, type ExitCode } from '@ide-companion/server';
@@ -119,6 +120,7 @@ available and the editor this terminal seems to run in.`,
     exits: { 0: 'installed (or listed)', 1: 'the installer failed', 2: 'usage error or unknown editor', 3: 'the installer could not run' },
   },
   MCP_COMMAND_SPEC,
+  CONNECT_COMMAND_SPEC,
 ];
 
 export function commandSpec(name: string): CommandSpec {

@@ -31,6 +31,8 @@ export interface HttpClientTransportOptions {
   headers?: Record<string, string>;
   /** How the GET stream is resumed after a drop (the SDK's option of the same name). */
   reconnectionOptions?: HttpReconnectionOptions;
+  /** A Unix socket to dial instead of the URL's host and port (the URL's host is still the Host header). */
+  socketPath?: string;
 }
 
 /** Same message shape as the SDK's StreamableHTTPError. */
@@ -196,7 +198,7 @@ export class HttpClientTransport implements Transport {
       const payload = body === undefined ? undefined : Buffer.from(body, 'utf8');
       if (payload) headers['content-length'] = String(payload.length);
       let answered = false;
-      const req = http.request(this.url, { method, headers, agent: this.agent }, (res) => {
+      const req = http.request(this.url, { method, headers, agent: this.agent, socketPath: this.options.socketPath }, (res) => {
         answered = true;
         res.on('close', () => this.requests.delete(req));
         resolve(res);

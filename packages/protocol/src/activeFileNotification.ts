@@ -14,4 +14,4 @@ export const ActiveFileNotificationParamsSchema = lazySchema(() =>
   }),
 );
 
-export const ActiveFileNotification = notificationType('activeFileNotification', 'companionToCli', ActiveFileNotificationParamsSchema);
+export const ActiveFileNotification = notificationType('activeFileNotification', 'companionToCli', ActiveFileNotificationParamsSchema, [['filePath']]);

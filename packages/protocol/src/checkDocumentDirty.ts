@@ -14,5 +14,6 @@ export const CheckDocumentDirtyTool = toolType(
   "Check whether a file is open in the user's editor with unsaved changes, before reading or writing it on disk (the disk copy may be out of date). Returns JSON {isOpen, isDirty}; {isOpen: false, isDirty: false} for a file not open (or not on disk).",
   CheckDocumentDirtyParamsSchema,
   CheckDocumentDirtyResultSchema,
+  { arguments: [['path']], result: [] },
   'checkDocumentDirty',
 );

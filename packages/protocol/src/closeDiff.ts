@@ -33,6 +33,8 @@ export const CloseDiffTool = toolType(
   'Close the diff view for a file without accepting or rejecting it. Returns JSON {"content": text} with the proposal as it stands, including any edits the user made.',
   CloseDiffArgumentsSchema,
   CloseDiffPayloadSchema,
+  // The answer's `content` is the proposal's text: never a path.
+  { arguments: [['filePath']], result: [] },
 );
 
 /** The text block a companion answers with. */

@@ -2,4 +2,6 @@
 import { IdeContextSchema } from './ideContext.js';
 import { notificationType } from './message.js';
 
-export const ContextUpdateNotification = notificationType('ide/contextUpdate', 'companionToCli', IdeContextSchema);
+export const ContextUpdateNotification = notificationType('ide/contextUpdate', 'companionToCli', IdeContextSchema, [
+  ['workspaceState', 'openFiles', '*', 'path'],
+]);

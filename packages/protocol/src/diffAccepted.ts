@@ -12,4 +12,4 @@ export const DiffAcceptedParamsSchema = lazySchema(() =>
 );
 export type DiffAcceptedParams = z.infer<typeof DiffAcceptedParamsSchema>;
 
-export const DiffAcceptedNotification = notificationType('ide/diffAccepted', 'companionToCli', DiffAcceptedParamsSchema);
+export const DiffAcceptedNotification = notificationType('ide/diffAccepted', 'companionToCli', DiffAcceptedParamsSchema, [['filePath']]);

@@ -14,4 +14,4 @@ export const DiffClosedParamsSchema = lazySchema(() =>
 );
 export type DiffClosedParams = z.infer<typeof DiffClosedParamsSchema>;
 
-export const DiffClosedNotification = notificationType('ide/diffClosed', 'companionToCli', DiffClosedParamsSchema);
+export const DiffClosedNotification = notificationType('ide/diffClosed', 'companionToCli', DiffClosedParamsSchema, [['filePath']]);

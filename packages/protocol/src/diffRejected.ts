@@ -10,4 +10,4 @@ export const DiffRejectedParamsSchema = lazySchema(() =>
 );
 export type DiffRejectedParams = z.infer<typeof DiffRejectedParamsSchema>;
 
-export const DiffRejectedNotification = notificationType('ide/diffRejected', 'companionToCli', DiffRejectedParamsSchema);
+export const DiffRejectedNotification = notificationType('ide/diffRejected', 'companionToCli', DiffRejectedParamsSchema, [['filePath']]);

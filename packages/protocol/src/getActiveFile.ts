@@ -20,6 +20,7 @@ export const GetActiveFileTool = toolType(
   GetActiveFileArgumentsSchema,
   /** One line of text, see formatActiveFile. */
   z.string(),
+  { arguments: [], result: 'activeFileText' },
 );
 
 export const NO_ACTIVE_FILE_TEXT = 'No file is currently active';

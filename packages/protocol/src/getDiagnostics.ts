@@ -59,6 +59,7 @@ export const GetDiagnosticsTool = toolType(
   "Get the errors, warnings and hints the user's editor shows (from its language servers and linters), for one file or the whole workspace. Use it after editing code to check for problems, or to find what the user sees as broken. Returns JSON {diagnostics: [{path, range: {start, end} (1-based), severity, message, source, code}], truncated?}.",
   GetDiagnosticsArgumentsSchema,
   GetDiagnosticsResultSchema,
+  { arguments: [['path']], result: [['diagnostics', '*', 'path']] },
   'getDiagnostics',
 );
 

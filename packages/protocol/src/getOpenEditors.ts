@@ -23,5 +23,6 @@ export const GetOpenEditorsTool = toolType(
   "List the files open in the user's editor (tabs or buffers), which one is active, and which have unsaved changes. Takes no arguments. Returns JSON {editors: [{path, isActive, isDirty, languageId}]} ({editors: []} when none is open).",
   GetOpenEditorsParamsSchema,
   GetOpenEditorsResultSchema,
+  { arguments: [], result: [['editors', '*', 'path']] },
   'getOpenEditors',
 );

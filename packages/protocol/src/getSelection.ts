@@ -24,5 +24,6 @@ export const GetSelectionTool = toolType(
   'Get the text the user has selected in their editor, with its file and 1-based start and end positions. Takes no arguments. Returns JSON {selection: {path, text, start, end}} or {selection: null} when nothing is selected (a bare cursor is no selection).',
   GetSelectionParamsSchema,
   GetSelectionResultSchema,
+  { arguments: [], result: [['selection', 'path']] },
   'getSelection',
 );

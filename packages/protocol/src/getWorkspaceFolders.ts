@@ -11,4 +11,5 @@ export const GetWorkspaceFoldersTool = toolType(
   "List the workspace folders open in the user's editor (absolute paths). Returns JSON {folders}.",
   z.object({}),
   GetWorkspaceFoldersResultSchema,
+  { arguments: [], result: [['folders', '*']] },
 );

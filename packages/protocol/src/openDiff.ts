@@ -24,4 +24,5 @@ export const OpenDiffTool = toolType(
   'Open a diff view in the editor comparing a file with proposed new content. The user may edit the proposal, then accept or reject it; the outcome arrives as ide/diffAccepted or ide/diffRejected.',
   OpenDiffArgumentsSchema,
   OpenDiffResultSchema,
+  { arguments: [['filePath']], result: [] },
 );

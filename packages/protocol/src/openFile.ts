@@ -27,5 +27,6 @@ export const OpenFileTool = toolType(
   "Open a file in the user's editor and put the cursor at a line and column (1-based), to show the user a place in the code. Only existing files inside the workspace folders can be opened (symlinks resolved: `opened` is the path the editor was given). Returns JSON {opened, line, column} (line and column as asked, omitted if not given).",
   OpenFileParamsSchema,
   OpenFileResultSchema,
+  { arguments: [['path']], result: [['opened']] },
   'openFile',
 );

@@ -14,5 +14,6 @@ export const SaveDocumentTool = toolType(
   "Save a file that is open in the user's editor with unsaved changes, so the disk copy matches what the user sees. Only existing files inside the workspace folders. Returns JSON {saved, message?}: {saved: true, message} when there was nothing to save, {saved: false, message} when the file is not open.",
   SaveDocumentParamsSchema,
   SaveDocumentResultSchema,
+  { arguments: [['path']], result: [] },
   'saveDocument',
 );

@@ -15,5 +15,6 @@ export const COMMANDS: CommandEntry[] = [
   { name: 'list', load: async () => (await import('./list.js')).listCommand },
   { name: 'install', load: async () => (await import('./install.js')).installCommand },
   { name: 'mcp', load: async () => (await import('./mcp.js')).mcpCommand },
+  { name: 'connect', load: async () => (await import('./connect.js')).connectCommand },
   { name: 'bridge', editorEnd: 'jsonlines', load: () => editorCommand('jsonlines', 'bridge') },
 ];

@@ -1,0 +1,149 @@
+/**
+ * The relay: MCP on stdio to the CLI that started it, Streamable HTTP to one
+ * companion over its Unix socket (or loopback TCP), each message translated
+ * by the path map on the way. A transparent pump: the CLI's initialize reaches
+ * the companion and its answer comes back; the companion's GET stream
+ * (context, diff outcomes) comes out on stdout. Stdin closed: the session is
+ * ended (DELETE) and the relay exits 0. The companion gone: the relay exits 1,
+ * so the CLI sees its IDE connection close.
+ *
+ * Stdin is read line by line here, not through the SDK's ReadBuffer: that one
+ * caps a message at 10 MiB (a 32 MiB openDiff would be refused) and copies the
+ * whole buffer at every chunk.
+ */
+import { StringDecoder } from 'node:string_decoder';
+import { HttpClientTransport } from '@ide-companion/client/httpTransport';
+import { LOOPBACK_HOST, MCP_ENDPOINT_PATH } from '@ide-companion/protocol';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { MessageTranslator, type RpcMessage } from './translate.js';
+import type { PathMap } from './pathMap.js';
+
+export type RelayTarget = { socketPath: string } | { port: number };
+
+export interface RelayOptions {
+  target: RelayTarget;
+  /** The companion's bearer token. */
+  token: string;
+  map: PathMap;
+  /** One line per event worth knowing; never a token or a file's content. */
+  log: (line: string) => void;
+  stdin?: NodeJS.ReadableStream;
+  stdout?: NodeJS.WritableStream;
+}
+
+/** How long the DELETE that ends the session may take before the relay exits anyway. */
+const SESSION_END_TIMEOUT_MS = 1_000;
+/** The companion's own refusals are answered by it; these mean nobody answers there. */
+const GONE = /ECONNREFUSED|ENOENT|ECONNRESET|EPIPE|socket hang up|Maximum reconnection attempts/;
+
+function describe(target: RelayTarget): string {
+  return 'socketPath' in target ? target.socketPath : `${LOOPBACK_HOST}:${target.port}`;
+}
+
+/** Runs until stdin closes (resolves 0) or the companion is gone (resolves 1). */
+export function runRelay(options: RelayOptions): Promise<number> {
+  const { target, map, log } = options;
+  const stdin = options.stdin ?? process.stdin;
+  const stdout = options.stdout ?? process.stdout;
+  const translator = new MessageTranslator(map, log);
+  const url = 'socketPath' in target ? new URL(`http://localhost${MCP_ENDPOINT_PATH}`) : new URL(`http://${LOOPBACK_HOST}:${target.port}${MCP_ENDPOINT_PATH}`);
+  const upstream = new HttpClientTransport(url, {
+    headers: { Authorization: `Bearer ${options.token}` },
+    ...('socketPath' in target ? { socketPath: target.socketPath } : {}),
+    // A dropped GET stream is reopened once at once; a companion that is gone ends the relay.
+    reconnectionOptions: { initialReconnectionDelay: 200, maxReconnectionDelay: 1000, reconnectionDelayGrowFactor: 2, maxRetries: 2 },
+  });
+  const initializeIds = new Set<string | number>();
+  let finished = false;
+
+  return new Promise<number>((resolve) => {
+    const finish = async (code: number, reason: string) => {
+      if (finished) return;
+      finished = true;
+      log(reason);
+      stdin.removeListener('data', onData);
+      if (code === 0) {
+        // The CLI went away: end the session so the companion closes its diffs now, not after its grace.
+        let timer: NodeJS.Timeout | undefined;
+        await Promise.race([
+          upstream.terminateSession().catch(() => undefined),
+          new Promise<void>((r) => {
+            timer = setTimeout(r, SESSION_END_TIMEOUT_MS);
+            timer.unref();
+          }),
+        ]);
+        clearTimeout(timer);
+      }
+      await upstream.close().catch(() => undefined);
+      resolve(code);
+    };
+
+    const write = (message: RpcMessage) => {
+      if (!finished) stdout.write(`${JSON.stringify(message)}\n`);
+    };
+
+    upstream.onmessage = (message) => {
+      const m = message as RpcMessage;
+      if (m.id !== undefined && m.id !== null && initializeIds.delete(m.id) && typeof m.result?.protocolVersion === 'string') {
+        upstream.setProtocolVersion(m.result.protocolVersion);
+      }
+      const out = translator.toCli(m);
+      if (out) write(out);
+    };
+    upstream.onerror = (err) => {
+      log(`companion: ${err.message}`);
+      if (GONE.test(err.message)) void finish(1, `the companion at ${describe(target)} is gone`);
+    };
+
+    const forward = (message: RpcMessage) => {
+      const translated = translator.fromCli(message);
+      if ('answer' in translated) return write(translated.answer);
+      if (message.method === 'initialize' && message.id !== undefined && message.id !== null) initializeIds.add(message.id);
+      upstream.send(translated.forward as JSONRPCMessage).catch((err: Error) => {
+        // A request must not wait forever: answer it with why it failed.
+        if (message.method !== undefined && message.id !== undefined && message.id !== null) {
+          write({ jsonrpc: '2.0', id: message.id, error: { code: -32000, message: `ide-companion connect: ${err.message}` } });
+        }
+        if (GONE.test(err.message)) void finish(1, `the companion at ${describe(target)} is gone (${err.message})`);
+      });
+    };
+
+    const onLine = (line: string) => {
+      if (line.trim() === '') return;
+      let message: RpcMessage;
+      try {
+        message = JSON.parse(line) as RpcMessage;
+      } catch (err) {
+        write({ jsonrpc: '2.0', id: null, error: { code: -32700, message: `Parse error: ${(err as Error).message}` } });
+        return;
+      }
+      if (message === null || typeof message !== 'object' || Array.isArray(message)) {
+        write({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid Request: one JSON-RPC object per line' } });
+        return;
+      }
+      forward(message);
+    };
+
+    // Lines split without copying what came before: a large openDiff arrives in many chunks.
+    const decoder = new StringDecoder('utf8');
+    let partial: string[] = [];
+    const onData = (chunk: Buffer) => {
+      let text = decoder.write(chunk);
+      let newline = text.indexOf('\n');
+      while (newline !== -1) {
+        partial.push(text.slice(0, newline));
+        const line = partial.join('');
+        partial = [];
+        onLine(line.endsWith('\r') ? line.slice(0, -1) : line);
+        text = text.slice(newline + 1);
+        newline = text.indexOf('\n');
+      }
+      if (text) partial.push(text);
+    };
+    stdin.on('data', onData);
+    stdin.once('end', () => void finish(0, 'the CLI closed stdin'));
+    stdin.once('error', (err: Error) => void finish(0, `stdin: ${err.message}`));
+    void upstream.start();
+    log(`relaying to ${describe(target)}${map.identity ? '' : ` (paths: ${map.roots.map((r) => `${r.host}=${r.cli}`).join(', ')})`}`);
+  });
+}

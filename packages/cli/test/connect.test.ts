@@ -1,0 +1,294 @@
+/**
+ * `ide-companion connect`, the relay a CLI elsewhere starts (issue 18): the
+ * bundled file spawned over stdio by the real MCP SDK client and by the real
+ * Gemini CLI IdeClient, forwarding to a real Companion over its Unix socket
+ * (and loopback TCP), with paths translated by --map both ways.
+ */
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as net from 'node:net';
+import * as path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import * as z from 'zod/mini';
+import { COMPANION_NOTIFICATIONS, discoveryFileName } from '@ide-companion/protocol';
+import { startTestCompanion, type TestCompanion } from '@ide-companion/server/testing';
+import { findGeminiCli, ideTerminalEnv, makeTempDir, RealIdeClient, skipUnless, waitFor } from '@ide-companion/testkit';
+import { PathMap, PathMapError } from '../src/connect/pathMap.js';
+import { RELAY_BUNDLE_PATH } from '../src/connect/build/bundle.js';
+
+const TIMEOUT = 30_000;
+
+interface RelayClient {
+  client: Client;
+  transport: StdioClientTransport;
+  notifications: Array<{ method: string; params: any }>;
+  close: () => Promise<void>;
+}
+
+/** The bundled relay started by a real MCP SDK client over stdio, as the CLI starts it (env reduced to the SDK's default). */
+async function relayClient(args: string[]): Promise<RelayClient> {
+  const transport = new StdioClientTransport({ command: process.execPath, args: [RELAY_BUNDLE_PATH, ...args], stderr: 'pipe' });
+  const client = new Client({ name: 'stdio-client', version: 'test' });
+  const notifications: RelayClient['notifications'] = [];
+  for (const { method } of COMPANION_NOTIFICATIONS) {
+    client.setNotificationHandler(z.object({ method: z.literal(method), params: z.any() }), (n) => {
+      notifications.push({ method: n.method, params: n.params });
+    });
+  }
+  await client.connect(transport);
+  return { client, transport, notifications, close: () => client.close() };
+}
+
+const text = (r: any): string => r.content[0].text;
+
+describe('PathMap', () => {
+  const map = PathMap.parse(['/home/me/proj=/workspaces/proj', '/home/me/proj/vendor/lib=/opt/lib']);
+
+  test('translates both ways by the longest root, on whole segments', () => {
+    assert.equal(map.toHost('/workspaces/proj/src/a.ts'), '/home/me/proj/src/a.ts');
+    assert.equal(map.toHost('/workspaces/proj'), '/home/me/proj');
+    assert.equal(map.toCli('/home/me/proj/src/a.ts'), '/workspaces/proj/src/a.ts');
+    assert.equal(map.toCli('/home/me/proj/vendor/lib/x.c'), '/opt/lib/x.c', 'the longer root wins');
+    assert.equal(map.toHost('/opt/lib/x.c'), '/home/me/proj/vendor/lib/x.c');
+  });
+
+  test('refuses what no root holds: a sibling prefix, dot-dot escapes, relative paths', () => {
+    for (const p of ['/workspaces/projX/a', '/workspaces/proj/../../etc/passwd', '/etc/passwd', 'workspaces/proj/a', '', '/workspaces/proj/\0']) {
+      assert.equal(map.toHost(p), undefined, p);
+    }
+    assert.equal(map.toCli('/home/me/project/a'), undefined);
+    assert.equal(map.toHost('/workspaces/proj/./src/../a.ts'), '/home/me/proj/a.ts');
+  });
+
+  test('no map: paths pass unchanged; a malformed --map is a usage error', () => {
+    assert.equal(PathMap.parse([]).toHost('anything'), 'anything');
+    for (const bad of ['/a', '=/b', '/a=', 'a=/b', '/a=b']) assert.throws(() => PathMap.parse([bad]), PathMapError, bad);
+  });
+});
+
+describe('the relay over the socket, with a path map', { timeout: 4 * TIMEOUT }, () => {
+  let h: TestCompanion;
+  let relay: RelayClient;
+  let cliRoot: string;
+  const cliPath = (name: string) => path.posix.join(cliRoot, name);
+
+  before(async () => {
+    h = await startTestCompanion();
+    cliRoot = '/workspaces/proj';
+    relay = await relayClient(['--socket', h.companion.socketPath!, '--map', `${h.workspace}=${cliRoot}`]);
+  });
+  after(async () => {
+    await relay?.close();
+    await h?.cleanup();
+  });
+
+  test('tools/list comes from the companion', async () => {
+    const { tools } = await relay.client.listTools();
+    assert.ok(tools.some((t) => t.name === 'openDiff') && tools.some((t) => t.name === 'closeDiff'));
+  });
+
+  test('the context reaches the CLI in its own paths; a file outside the map is left out', async () => {
+    const inside = path.join(h.workspace, 'src', 'a.ts');
+    const outside = path.join(h.tmp, 'elsewhere.txt');
+    fs.mkdirSync(path.dirname(inside), { recursive: true });
+    fs.writeFileSync(inside, 'a\n');
+    fs.writeFileSync(outside, 'b\n');
+    h.companion.context.focus(outside, {});
+    h.companion.context.focus(inside, { cursor: { line: 1, character: 1 } });
+    const update = await waitFor(
+      () => relay.notifications.findLast((n) => n.method === 'ide/contextUpdate' && n.params.workspaceState.openFiles.length > 0),
+      'a context update',
+      TIMEOUT,
+    );
+    const files = update.params.workspaceState.openFiles;
+    assert.deepEqual(
+      files.map((f: any) => f.path),
+      [cliPath('src/a.ts')],
+    );
+    assert.deepEqual(files[0].cursor, { line: 1, character: 1 });
+  });
+
+  test('openDiff: the editor gets the host path; accepted with edits, the CLI gets its path and the bytes as they were', async () => {
+    const host = path.join(h.workspace, 'accept.txt');
+    fs.writeFileSync(host, 'old\r\n');
+    const edited = 'héllo\r\n😀 no final newline';
+    const call = relay.client.callTool({ name: 'openDiff', arguments: { filePath: cliPath('accept.txt'), newContent: 'model text\n' } });
+    const diff = await waitFor(() => h.view.shown.find((d) => d.filePath === host), 'the editor to be asked', TIMEOUT);
+    assert.equal(diff.originalContent, 'old\r\n');
+    assert.equal(diff.newContent, 'model text\n');
+    assert.equal((await call).isError, undefined);
+    h.companion.diffs.accept(diff.id, edited);
+    const outcome = await waitFor(() => relay.notifications.find((n) => n.method === 'ide/diffAccepted'), 'the outcome', TIMEOUT);
+    assert.deepEqual(outcome.params, { filePath: cliPath('accept.txt'), content: edited });
+  });
+
+  test('closeDiff: the path is translated, the content is not (even when it reads like a host path)', async () => {
+    const host = path.join(h.workspace, 'close.txt');
+    fs.writeFileSync(host, 'x\n');
+    await relay.client.callTool({ name: 'openDiff', arguments: { filePath: cliPath('close.txt'), newContent: 'y\n' } });
+    const diff = await waitFor(() => h.view.shown.find((d) => d.filePath === host), 'the diff', TIMEOUT);
+    h.view.edits.set(diff.id, host);
+    const r: any = await relay.client.callTool({ name: 'closeDiff', arguments: { filePath: cliPath('close.txt'), suppressNotification: true } });
+    assert.deepEqual(JSON.parse(text(r)), { content: host });
+  });
+
+  test('a CLI path outside every mapped root is refused with a clear error; the editor is never asked', async () => {
+    const before = h.view.shown.length;
+    for (const filePath of ['/etc/passwd', `${cliRoot}/../../etc/passwd`, '/workspaces/projX/a.txt']) {
+      const r: any = await relay.client.callTool({ name: 'openDiff', arguments: { filePath, newContent: 'pwned' } });
+      assert.equal(r.isError, true, filePath);
+      assert.match(text(r), /outside the folders this CLI shares with the editor \(\/workspaces\/proj\)/);
+    }
+    assert.equal(h.view.shown.length, before);
+  });
+
+  test('the workspace folders come back as the CLI sees them', async () => {
+    const r: any = await relay.client.callTool({ name: 'getWorkspaceFolders', arguments: {} });
+    assert.deepEqual(JSON.parse(text(r)), { folders: [cliRoot] });
+  });
+
+  test('the token is never on the relay command line', () => {
+    const pid = relay.transport.pid!;
+    const cmdline = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+    assert.ok(cmdline.includes('--socket'));
+    assert.ok(!cmdline.includes(h.companion.authToken));
+  });
+});
+
+describe('the relay over loopback TCP, and its life', { timeout: 4 * TIMEOUT }, () => {
+  test('--port with GEMINI_CLI_IDE_AUTH_TOKEN from its environment; no map, paths unchanged', async () => {
+    const h = await startTestCompanion();
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [RELAY_BUNDLE_PATH, '--port', String(h.companion.port)],
+      env: { PATH: process.env['PATH']!, GEMINI_CLI_IDE_AUTH_TOKEN: h.companion.authToken },
+      stderr: 'pipe',
+    });
+    const client = new Client({ name: 'stdio-client', version: 'test' });
+    try {
+      await client.connect(transport);
+      const r: any = await client.callTool({ name: 'getWorkspaceFolders', arguments: {} });
+      assert.deepEqual(JSON.parse(text(r)), { folders: [h.workspace] });
+    } finally {
+      await client.close();
+      await h.cleanup();
+    }
+  });
+
+  test('stdin closed: the relay ends the session (DELETE) and exits 0', async () => {
+    const h = await startTestCompanion();
+    try {
+      const relay = await relayClient(['--socket', h.companion.socketPath!]);
+      await waitFor(() => h.companion.sessionList.length === 1 || undefined, 'the session', TIMEOUT);
+      const child = (relay.transport as any)._process as import('node:child_process').ChildProcess;
+      const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+      await relay.close();
+      assert.equal(await exited, 0);
+      // Ended at once by DELETE, not after the companion's grace for a CLI that vanished.
+      await waitFor(() => h.companion.sessionList.length === 0 || undefined, 'the session to end', 1_500);
+    } finally {
+      await h.cleanup();
+    }
+  });
+
+  test('the companion gone: the relay exits 1, and the CLI sees its connection close', async () => {
+    const h = await startTestCompanion();
+    const relay = await relayClient(['--socket', h.companion.socketPath!]);
+    const child = (relay.transport as any)._process as import('node:child_process').ChildProcess;
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    let closed = false;
+    relay.client.onclose = () => (closed = true);
+    await relay.client.listTools();
+    await h.cleanup();
+    assert.equal(await exited, 1);
+    await waitFor(() => closed || undefined, 'the client to see the close', TIMEOUT);
+  });
+
+  test('refused at start, exit 3: a socket of another user, a missing socket, no token', async () => {
+    const tmp = makeTempDir('ide-companion-relay-');
+    const server = net.createServer();
+    try {
+      const dir = path.join(tmp.path, 'sock');
+      fs.mkdirSync(dir, { mode: 0o700 });
+      const foreign = path.join(dir, 'mcp.sock');
+      await new Promise<void>((resolve) => server.listen(foreign, resolve));
+      fs.writeFileSync(path.join(dir, 'token'), 'secret', { mode: 0o600 });
+      fs.chownSync(foreign, 65534, 65534);
+      const run = (args: string[], env: NodeJS.ProcessEnv = { PATH: process.env['PATH'] }) =>
+        new Promise<{ code: number | null; stderr: string }>((resolve) => {
+          const child = spawn(process.execPath, [RELAY_BUNDLE_PATH, ...args, '--log', path.join(tmp.path, 'log')], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+          let stderr = '';
+          child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+          child.once('exit', (code) => resolve({ code, stderr }));
+        });
+      const foreignRun = await run(['--socket', foreign]);
+      assert.equal(foreignRun.code, 3);
+      assert.equal(foreignRun.stderr, '', 'nothing on stderr: it would draw over the CLI');
+      assert.match(fs.readFileSync(path.join(tmp.path, 'log'), 'utf8'), /belongs to another user \(uid 65534/);
+      assert.equal((await run(['--socket', path.join(tmp.path, 'missing.sock')])).code, 3);
+      assert.equal((await run(['--port', '1'])).code, 3, 'no token anywhere');
+      assert.equal((await run(['--port', '1', '--socket', foreign])).code, 2);
+      assert.equal((await run(['--port', '1', '--map', 'relative=/x'])).code, 2);
+      const log = fs.readFileSync(path.join(tmp.path, 'log'), 'utf8');
+      assert.match(log, /missing\.sock: not found/);
+      assert.match(log, /no token/);
+      assert.ok(!log.includes('secret'));
+    } finally {
+      server.close();
+      tmp.cleanup();
+    }
+  });
+});
+
+const cli = findGeminiCli();
+const skipCli = skipUnless(cli !== undefined, 'Gemini CLI 0.61.0', 'run scripts/install-gemini-cli.sh');
+
+test(
+  'the real Gemini CLI client, told only a discovery file with `stdio` and no port, connects through the relay and round-trips a diff in its own paths',
+  { skip: skipCli, timeout: 4 * TIMEOUT },
+  async () => {
+    const h = await startTestCompanion({ ideInfo: { name: 'neovim', displayName: 'Neovim' } });
+    // The CLI elsewhere: its own temp dir (its own discovery file) and its own view of the project.
+    const elsewhere = makeTempDir('ide-companion-cli-elsewhere-');
+    const cliRoot = path.join(fs.realpathSync(elsewhere.path), 'workspaces', 'proj');
+    fs.mkdirSync(cliRoot, { recursive: true });
+    const ideDir = path.join(elsewhere.path, 'gemini', 'ide');
+    fs.mkdirSync(ideDir, { recursive: true, mode: 0o700 });
+    fs.writeFileSync(
+      path.join(ideDir, discoveryFileName(1, 1)),
+      JSON.stringify({
+        workspacePath: cliRoot,
+        ideInfo: { name: 'neovim', displayName: 'Neovim' },
+        stdio: { command: process.execPath, args: [RELAY_BUNDLE_PATH, '--socket', h.companion.socketPath!, '--map', `${h.workspace}=${cliRoot}`] },
+      }),
+      { mode: 0o600 },
+    );
+    const env = ideTerminalEnv({ tmpdir: elsewhere.path, idePid: 1 });
+    const client = await RealIdeClient.start(cli!, { cwd: cliRoot, env, timeoutMs: TIMEOUT });
+    try {
+      const status = await client.connect();
+      assert.equal(status['status'], 'connected', String(status['details']));
+      assert.equal(status['ide'], 'Neovim');
+      assert.equal(status['diffing'], true);
+
+      const hostFile = path.join(h.workspace, 'b.txt');
+      fs.writeFileSync(hostFile, 'before\n');
+      h.companion.context.focus(hostFile, { cursor: { line: 1, character: 2 } });
+      const pushed = await client.waitFor((e) => e.event === 'context' && e['context']?.workspaceState?.openFiles?.length > 0, 'the context');
+      assert.equal(pushed['context'].workspaceState.openFiles[0].path, path.join(cliRoot, 'b.txt'));
+
+      client.send({ cmd: 'openDiff', filePath: path.join(cliRoot, 'b.txt'), newContent: 'model\n' });
+      const diff = await waitFor(() => h.view.shown.find((d) => d.filePath === hostFile), 'the editor to show the diff', TIMEOUT);
+      h.companion.diffs.accept(diff.id, 'user edit\n');
+      const result = await client.diffResult(path.join(cliRoot, 'b.txt'));
+      assert.deepEqual(result['result'], { status: 'accepted', content: 'user edit\n' });
+    } finally {
+      await client.stop();
+      await h.cleanup();
+      elsewhere.cleanup();
+    }
+  },
+);
