@@ -12,6 +12,7 @@ export default tseslint.config(
       'editors/*/host/chunks/**',
       'packages/cli/gemini-extension/*.mjs',
       'packages/cli/bin/ide-companion-serve.mjs',
+      'packages/cli/bin/ide-companion-connect.mjs',
       'packages/cli/bin/serve-chunks/**',
       '**/*.d.ts',
     ],

@@ -84,9 +84,8 @@ export function runRelay(options: RelayOptions): Promise<number> {
 
     upstream.onmessage = (message) => {
       const m = message as RpcMessage;
-      if (m.id !== undefined && m.id !== null && initializeIds.delete(m.id) && typeof m.result?.protocolVersion === 'string') {
-        upstream.setProtocolVersion(m.result.protocolVersion);
-      }
+      const version = m.result?.['protocolVersion'];
+      if (m.id !== undefined && m.id !== null && initializeIds.delete(m.id) && typeof version === 'string') upstream.setProtocolVersion(version);
       const out = translator.toCli(m);
       if (out) write(out);
     };

@@ -18,8 +18,23 @@ import {
 import type { PathMap } from './pathMap.js';
 
 type Json = unknown;
-/** A JSON-RPC message as read from either side (validated by the other end). */
-export type RpcMessage = { jsonrpc?: string; id?: string | number | null; method?: string; params?: any; result?: any; error?: any };
+type JsonObject = Record<string, unknown>;
+/** A JSON-RPC message as read from either side (its shape is the other end's to check: the relay reads only what it translates). */
+export interface RpcMessage {
+  jsonrpc?: string;
+  id?: string | number | null;
+  method?: string;
+  params?: JsonObject;
+  result?: JsonObject;
+  error?: unknown;
+}
+
+interface TextBlock {
+  type: 'text';
+  text: string;
+}
+const isTextBlock = (b: unknown): b is TextBlock =>
+  typeof b === 'object' && b !== null && (b as TextBlock).type === 'text' && typeof (b as TextBlock).text === 'string';
 
 type Mapper = (p: string) => string | undefined;
 
@@ -76,10 +91,10 @@ export class MessageTranslator {
   /** A message from the CLI: forwarded with the editor's paths, or answered here when a path is outside the map. */
   fromCli(message: RpcMessage): FromCli {
     if (message.method !== 'tools/call' || this.map.identity) return { forward: message };
-    const name: unknown = message.params?.name;
+    const name = message.params?.['name'];
     const paths = typeof name === 'string' ? toolPaths.get(name) : undefined;
     if (!paths) return { forward: message };
-    let args: Json = message.params.arguments;
+    let args: Json = message.params?.['arguments'];
     for (const location of paths.arguments) {
       let outside: string | undefined;
       const r = rewriteAt(args, location, (p) => {
@@ -110,21 +125,22 @@ export class MessageTranslator {
         this.log(`dropped ${message.method}: its path is outside the mapped folders`);
         return undefined;
       }
-      return { ...message, params: r.value };
+      return { ...message, params: r.value as JsonObject };
     }
     if (message.id === undefined || message.id === null) return message;
     const paths = this.pending.get(message.id);
     if (!paths) return message;
     this.pending.delete(message.id);
     const result = message.result;
-    if (!result || result.isError || !Array.isArray(result.content)) return message;
-    const block = result.content[0];
-    if (!block || block.type !== 'text' || typeof block.text !== 'string') return message;
+    const content = result?.['content'];
+    if (!result || result['isError'] || !Array.isArray(content)) return message;
+    const block: unknown = content[0];
+    if (!isTextBlock(block)) return message;
     const text = this.answerText(block.text, paths);
     if (text === undefined) {
       return toolError(message.id, `The editor answered with a path outside the folders this CLI shares with it (${this.map.describe('host')}).`);
     }
-    return { ...message, result: { ...result, content: [{ ...block, text }, ...result.content.slice(1)] } };
+    return { ...message, result: { ...result, content: [{ ...block, text }, ...content.slice(1)] } };
   }
 
   /** A tool's answer text with the CLI's paths; undefined when its one path is outside. */
