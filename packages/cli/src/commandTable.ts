@@ -121,6 +121,43 @@ available and the editor this terminal seems to run in.`,
   },
   MCP_COMMAND_SPEC,
   CONNECT_COMMAND_SPEC,
+  {
+    name: 'container',
+    summary: 'print the podman/docker run options that let gemini in a container reach this editor',
+    description: `Run in the project, with its editor's companion running. Prints, as one line of
+shell words, the options to add to your own 'podman run' or 'docker run' so
+that gemini inside reaches the editor here, with no network needed:
+
+  podman run -it $(ide-companion container --podman) IMAGE gemini
+
+The project is mounted at --at (default /workspaces/NAME) and the working
+folder follows this one; the companion's socket folder and the relay
+('ide-companion connect') are mounted read-only, and a discovery file where
+gemini looks names the editor and the relay, with paths mapped both ways.
+The image needs Node (gemini does). docs/remote.md.`,
+    options: {
+      podman: { type: 'boolean', help: 'for podman run' },
+      docker: { type: 'boolean', help: 'for docker run (adds --user with your uid and gid)' },
+      at: { type: 'string', arg: 'PATH', help: 'where the project is mounted in the container (default /workspaces/NAME)' },
+      json: { type: 'boolean', help: 'print the options and what they point at as JSON' },
+    },
+    exits: { 0: 'printed the options', 1: 'no companion with a socket serves this folder', 2: USAGE_ERROR },
+  },
+  {
+    name: 'sandbox',
+    summary: "print the SANDBOX_MOUNTS/SANDBOX_ENV exports that let 'gemini --sandbox' reach this editor",
+    description: `Run in the project, with its editor's companion running. Prints the export
+lines that make 'gemini --sandbox' (Docker or Podman) reach the editor here:
+SANDBOX_MOUNTS with the companion's socket folder, the relay and a discovery
+file where gemini looks in the sandbox, which mounts the project at the same
+path. Use them as:
+
+  eval "$(ide-companion sandbox)" && gemini --sandbox
+
+docs/remote.md.`,
+    options: { json: { type: 'boolean', help: 'print the variables as JSON' } },
+    exits: { 0: 'printed the exports', 1: 'no companion with a socket serves this folder', 2: USAGE_ERROR },
+  },
 ];
 
 export function commandSpec(name: string): CommandSpec {

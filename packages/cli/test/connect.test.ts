@@ -178,6 +178,48 @@ describe('the relay over loopback TCP, and its life', { timeout: 4 * TIMEOUT }, 
     }
   });
 
+  // Regression: lines written in one go (a script, `echo ... | podman run`) reached the companion
+  // before the initialize answer, without a session, and were refused. They now wait for it.
+  test('messages written before the initialize answer wait for the session, and keep their order', async () => {
+    const h = await startTestCompanion();
+    try {
+      const child = spawn(process.execPath, [RELAY_BUNDLE_PATH, '--socket', h.companion.socketPath!], { stdio: ['pipe', 'pipe', 'pipe'] });
+      const lines: any[] = [];
+      let buffered = '';
+      child.stdout.on('data', (c: Buffer) => {
+        buffered += c.toString();
+        const parts = buffered.split('\n');
+        buffered = parts.pop()!;
+        for (const p of parts) if (p) lines.push(JSON.parse(p));
+      });
+      const init = { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'script', version: '0' } };
+      child.stdin.write(
+        [
+          { jsonrpc: '2.0', id: 1, method: 'initialize', params: init },
+          { jsonrpc: '2.0', method: 'notifications/initialized' },
+          { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'getWorkspaceFolders', arguments: {} } },
+          { jsonrpc: '2.0', id: 3, method: 'tools/list', params: {} },
+        ]
+          .map((m) => JSON.stringify(m) + '\n')
+          .join(''),
+      );
+      await waitFor(() => lines.length >= 3 || undefined, 'three answers', TIMEOUT);
+      assert.deepEqual(
+        lines.filter((l) => l.id !== undefined).map((l) => [l.id, l.error === undefined]),
+        [
+          [1, true],
+          [2, true],
+          [3, true],
+        ],
+      );
+      assert.deepEqual(JSON.parse(lines.find((l) => l.id === 2).result.content[0].text), { folders: [h.workspace] });
+      child.stdin.end();
+      await new Promise((resolve) => child.once('exit', resolve));
+    } finally {
+      await h.cleanup();
+    }
+  });
+
   test('stdin closed: the relay ends the session (DELETE) and exits 0', async () => {
     const h = await startTestCompanion();
     try {

@@ -13,3 +13,5 @@ export * from './processes.js';
 export * from './editorClient.js';
 export * from './socketProbe.js';
 export * from './optionalArguments.js';
+export * from './podman.js';
+export * from './geminiTui.js';

@@ -16,5 +16,7 @@ export const COMMANDS: CommandEntry[] = [
   { name: 'install', load: async () => (await import('./install.js')).installCommand },
   { name: 'mcp', load: async () => (await import('./mcp.js')).mcpCommand },
   { name: 'connect', load: async () => (await import('./connect.js')).connectCommand },
+  { name: 'container', load: async () => (await import('./container.js')).containerCommand },
+  { name: 'sandbox', load: async () => (await import('./sandbox.js')).sandboxCommand },
   { name: 'bridge', editorEnd: 'jsonlines', load: () => editorCommand('jsonlines', 'bridge') },
 ];

@@ -53,7 +53,10 @@ export function runRelay(options: RelayOptions): Promise<number> {
     // A dropped GET stream is reopened once at once; a companion that is gone ends the relay.
     reconnectionOptions: { initialReconnectionDelay: 200, maxReconnectionDelay: 1000, reconnectionDelayGrowFactor: 2, maxRetries: 2 },
   });
-  const initializeIds = new Set<string | number>();
+  /** Initialize requests in flight, each with what releases the messages waiting for its session. */
+  const initializing = new Map<string | number, () => void>();
+  /** Settles when no initialize is in flight: a message sent meanwhile would reach the companion without a session. */
+  let sessionReady: Promise<void> = Promise.resolve();
   let finished = false;
 
   return new Promise<number>((resolve) => {
@@ -84,8 +87,13 @@ export function runRelay(options: RelayOptions): Promise<number> {
 
     upstream.onmessage = (message) => {
       const m = message as RpcMessage;
-      const version = m.result?.['protocolVersion'];
-      if (m.id !== undefined && m.id !== null && initializeIds.delete(m.id) && typeof version === 'string') upstream.setProtocolVersion(version);
+      const release = m.id !== undefined && m.id !== null ? initializing.get(m.id) : undefined;
+      if (release) {
+        const version = m.result?.['protocolVersion'];
+        if (typeof version === 'string') upstream.setProtocolVersion(version);
+        initializing.delete(m.id!);
+        release();
+      }
       const out = translator.toCli(m);
       if (out) write(out);
     };
@@ -94,17 +102,27 @@ export function runRelay(options: RelayOptions): Promise<number> {
       if (GONE.test(err.message)) void finish(1, `the companion at ${describe(target)} is gone`);
     };
 
-    const forward = (message: RpcMessage) => {
-      const translated = translator.fromCli(message);
-      if ('answer' in translated) return write(translated.answer);
-      if (message.method === 'initialize' && message.id !== undefined && message.id !== null) initializeIds.add(message.id);
-      upstream.send(translated.forward as JSONRPCMessage).catch((err: Error) => {
+    const send = (message: RpcMessage, translated: RpcMessage) =>
+      upstream.send(translated as JSONRPCMessage).catch((err: Error) => {
+        if (message.id !== undefined && message.id !== null) initializing.get(message.id)?.();
         // A request must not wait forever: answer it with why it failed.
         if (message.method !== undefined && message.id !== undefined && message.id !== null) {
           write({ jsonrpc: '2.0', id: message.id, error: { code: -32000, message: `ide-companion connect: ${err.message}` } });
         }
         if (GONE.test(err.message)) void finish(1, `the companion at ${describe(target)} is gone (${err.message})`);
       });
+
+    const forward = (message: RpcMessage) => {
+      const translated = translator.fromCli(message);
+      if ('answer' in translated) return write(translated.answer);
+      if (message.method === 'initialize' && message.id !== undefined && message.id !== null) {
+        const id = message.id;
+        sessionReady = new Promise<void>((resolve) => initializing.set(id, resolve));
+        void send(message, translated.forward);
+        return;
+      }
+      // After the session's initialize answer, in the order the CLI sent them.
+      void sessionReady.then(() => send(message, translated.forward));
     };
 
     const onLine = (line: string) => {

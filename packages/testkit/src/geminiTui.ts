@@ -1,0 +1,59 @@
+/**
+ * Driving the real `gemini`'s interactive UI in tmux, wherever it runs (beside
+ * the editor, in a container, over SSH): type a line and submit it, and ask
+ * `/ide status` until it says Connected.
+ */
+import type { Tmux } from './tmux.js';
+import { sleep, waitFor } from './wait.js';
+
+/** Well past the CLI's 30 ms paste-detection window. */
+const ENTER_SETTLE_MS = 300;
+
+/**
+ * Types a line into the CLI's input box and submits it. The CLI turns an Enter
+ * read within 30 ms of a typed character into a newline (paste detection), so
+ * wait until the box shows the text (the last ` > ` line), then a little more.
+ */
+export async function submitLine(tui: Tmux, text: string, timeoutMs = 60_000): Promise<void> {
+  tui.type(text);
+  await waitFor(
+    () =>
+      tui
+        .screen()
+        .split('\n')
+        .filter((line) => /^\s*> /.test(line))
+        .at(-1)
+        ?.includes(text),
+    `the input box to show ${JSON.stringify(text)}`,
+    timeoutMs,
+  );
+  await sleep(ENTER_SETTLE_MS);
+  tui.keys('Enter');
+}
+
+const IDE_STATUS_LINE = /^ℹ\s+\S+\s+(Connected to .*|Connecting\.\.\.|Disconnected.*)$/gmu;
+
+/**
+ * Runs `/ide status` until it reports Connected and returns that line with the
+ * screen after it (the open files it lists). The CLI says Connected only after
+ * its tools/list, so a first look may still say "Connecting...".
+ */
+export async function waitIdeConnected(tui: Tmux, timeoutMs = 120_000): Promise<{ status: string; screen: string }> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const before = [...tui.screen().matchAll(IDE_STATUS_LINE)].length;
+    await submitLine(tui, '/ide status');
+    const lines = await waitFor(
+      () => {
+        const all = [...tui.screen().matchAll(IDE_STATUS_LINE)];
+        return all.length > before ? all : undefined;
+      },
+      'an /ide status answer',
+      60_000,
+    );
+    const latest = lines[lines.length - 1]![1]!;
+    if (latest.startsWith('Connected to')) return { status: latest, screen: tui.screen() };
+    if (Date.now() > deadline) throw new Error(`the CLI never connected; /ide status says: ${latest}\n--- screen ---\n${tui.screen()}`);
+    await sleep(1_000);
+  }
+}
