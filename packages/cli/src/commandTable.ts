@@ -158,6 +158,32 @@ docs/remote.md.`,
     options: { json: { type: 'boolean', help: 'print the variables as JSON' } },
     exits: { 0: 'printed the exports', 1: 'no companion with a socket serves this folder', 2: USAGE_ERROR },
   },
+  {
+    name: 'ssh',
+    summary: 'open your shell on a remote where gemini reaches this editor (the socket forwarded)',
+    args: '[USER@]HOST [-- SSH_OPTIONS]',
+    description: `Run in the project, with its editor's companion running. Opens your login shell
+on HOST, where 'gemini' started in the project reaches the editor here: the
+companion's socket is forwarded (ssh -R of a Unix socket; the server needs
+AllowStreamLocalForwarding, on by default), and the relay, the token and a
+discovery file go to a private folder there, through ssh's stdin, never on a
+command line. Paths map from this project to --remote-path. One
+authentication (the steps share a ControlMaster); everything on the remote is
+removed when the shell ends. The remote needs Node (gemini does).
+
+  ide-companion ssh me@devbox --remote-path /home/me/proj -- -p 2222
+
+docs/remote.md.`,
+    options: {
+      'remote-path': { type: 'string', arg: 'DIR', help: 'where the project is on the remote (default: the same path as here)' },
+    },
+    exits: {
+      0: 'the remote shell ended',
+      1: 'no companion with a socket serves this folder',
+      2: USAGE_ERROR,
+      3: 'ssh could not connect, or the remote folder could not be made',
+    },
+  },
 ];
 
 export function commandSpec(name: string): CommandSpec {

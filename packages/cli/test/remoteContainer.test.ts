@@ -9,19 +9,16 @@
  * bytes. Then `gemini --sandbox` with `ide-companion sandbox`'s exports.
  */
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { test, type TestContext } from 'node:test';
+import { test } from 'node:test';
 import {
   findGeminiCli,
   geminiCliDir,
-  makeGeminiRunDirs,
   PODMAN_GLOBAL_FLAGS,
   PODMAN_RUN_FLAGS,
   podmanProblem,
   removeContainer,
-  repoRoot,
   shellCommand,
   STRAY_IDE_ENV,
   HEADLESS_TRIGGER_ENV,
@@ -32,9 +29,9 @@ import {
   waitFor,
   waitIdeConnected,
   which,
-  writeFileTurns,
 } from '@ide-companion/testkit';
 import { SERVE_IDE_INFO } from '@ide-companion/terminal';
+import { EDITED, editAndAcceptInServe, holds, ideCompanion, reportedRequest, START_TIMEOUT_MS, startServe, STEP_TIMEOUT_MS } from './support/remoteServe.js';
 
 const cli = findGeminiCli();
 const problem = cli === undefined ? undefined : podmanProblem();
@@ -42,59 +39,6 @@ const skip =
   skipUnless(cli !== undefined, 'Gemini CLI 0.61.0', 'run scripts/install-gemini-cli.sh') ||
   skipUnless(which('tmux') !== undefined, 'tmux', 'apt-get install tmux') ||
   skipUnless(problem === undefined, `podman (${problem})`, 'apt-get install podman runc mmdebstrap; bash scripts/build-container-image.sh');
-
-const START_TIMEOUT_MS = 120_000;
-const STEP_TIMEOUT_MS = 60_000;
-const BIN = path.join(repoRoot, 'packages', 'cli', 'bin', 'ide-companion.js');
-const ORIGINAL = 'original line\n';
-const PROPOSAL = 'line from the model\n';
-/** What the user's $EDITOR writes in serve: CRLF, non-ASCII, no final newline. */
-const EDITED = 'the user’s line\r\nsecond 😀';
-
-interface Host {
-  dir: ReturnType<typeof makeGeminiRunDirs>;
-  serve: Tmux;
-  /** The project's host file the model writes. */
-  file: string;
-}
-
-/** serve on the host for a fresh project (a.txt), its $EDITOR writing EDITED; torn down with the test. */
-async function startServe(t: TestContext): Promise<Host> {
-  const dir = makeGeminiRunDirs('ide-companion-container-', { files: { 'a.txt': ORIGINAL }, turns: writeFileTurns('a.txt', PROPOSAL) });
-  const serve = new Tmux(160, 50);
-  t.after(async () => {
-    await serve.stop();
-    dir.cleanup();
-  });
-  const edited = path.join(dir.path, 'edited.txt');
-  fs.writeFileSync(edited, EDITED);
-  const editor = path.join(dir.path, 'edit.sh');
-  fs.writeFileSync(editor, `#!/bin/sh\ncat '${edited}' > "$1"\n`, { mode: 0o755 });
-  serve.start(shellCommand([process.execPath, BIN, 'serve', '--workspace', dir.workspace, '--no-color'], { TMPDIR: dir.tmpdir, EDITOR: editor }), {
-    cwd: dir.path,
-  });
-  await serve.waitForText(`cd ${dir.workspace} && gemini`, STEP_TIMEOUT_MS);
-  return { dir, serve, file: path.join(dir.workspace, 'a.txt') };
-}
-
-/** `ide-companion OUT...` run in the project as the user would, with the companion's TMPDIR; its stdout. */
-function ideCompanion(host: Host, args: string[], cwd = host.dir.workspace): string {
-  const r = spawnSync(process.execPath, [BIN, ...args], { cwd, env: { ...process.env, TMPDIR: host.dir.tmpdir }, encoding: 'utf8', timeout: 30_000 });
-  assert.equal(r.status, 0, `ide-companion ${args.join(' ')}: ${r.stderr}`);
-  return r.stdout.trim();
-}
-
-/** The proposal reaches serve with the host path; the user edits it in $EDITOR and accepts. */
-async function reviewInServe(host: Host): Promise<void> {
-  await host.serve.waitForText('[a]ccept', STEP_TIMEOUT_MS);
-  assert.match(host.serve.screen(), new RegExp(`proposes a change to ${host.file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
-  host.serve.type('e');
-  await host.serve.waitForText('(with your edits)', STEP_TIMEOUT_MS);
-  host.serve.type('a');
-  await waitFor(() => fs.readFileSync(host.file, 'utf8') === EDITED, `${host.file} to hold the user's bytes`, STEP_TIMEOUT_MS).catch((err: Error) => {
-    throw new Error(`${err.message}; it holds ${JSON.stringify(fs.readFileSync(host.file, 'utf8'))}`);
-  });
-}
 
 /** Mounts that put the host's node and the pinned CLI into the image (a user's image has them installed). */
 function nodeAndCliMounts(): string[] {
@@ -161,7 +105,8 @@ test(
     assert.match(screen, /- seen\.txt \(active\)/);
 
     await submitLine(gemini, 'please write a.txt');
-    await reviewInServe(host);
+    await editAndAcceptInServe(host);
+    await holds(host.file, () => fs.readFileSync(host.file, 'utf8'), EDITED);
     await gemini.waitForText(/Done\./, STEP_TIMEOUT_MS);
     // One more prompt and the scripted turns are spent: the CLI reports the request it could not
     // send, the whole conversation with the IDE context the model received, in its /tmp (mounted here).
@@ -172,16 +117,10 @@ test(
   },
 );
 
-/** The text of the request the CLI reported in a gemini-client-error-*.json in `dir`. */
-async function modelRequest(dir: string): Promise<string> {
+/** The request to the model the CLI reported in its /tmp (`dir` here). */
+function modelRequest(dir: string): Promise<string> {
   return waitFor(
-    () => {
-      const report = fs.readdirSync(dir).find((f) => f.startsWith('gemini-client-error-') && f.endsWith('.json'));
-      if (!report) return undefined;
-      const message = (JSON.parse(fs.readFileSync(path.join(dir, report), 'utf8')) as { error: { message: string } }).error.message;
-      const marker = 'got request:\n';
-      return message.includes(marker) ? message.slice(message.indexOf(marker) + marker.length) : undefined;
-    },
+    () => reportedRequest(fs.readdirSync(dir), (name) => fs.readFileSync(path.join(dir, name), 'utf8')),
     'the CLI to report its request to the model',
     STEP_TIMEOUT_MS,
   );
@@ -258,6 +197,7 @@ test(
     const { status } = await waitIdeConnected(gemini, START_TIMEOUT_MS);
     assert.equal(status, `Connected to ${SERVE_IDE_INFO.displayName}`);
     await submitLine(gemini, 'please write a.txt');
-    await reviewInServe(host);
+    await editAndAcceptInServe(host);
+    await holds(host.file, () => fs.readFileSync(host.file, 'utf8'), EDITED);
   },
 );

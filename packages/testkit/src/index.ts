@@ -15,3 +15,4 @@ export * from './socketProbe.js';
 export * from './optionalArguments.js';
 export * from './podman.js';
 export * from './geminiTui.js';
+export * from './sshd.js';

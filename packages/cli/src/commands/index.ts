@@ -18,5 +18,6 @@ export const COMMANDS: CommandEntry[] = [
   { name: 'connect', load: async () => (await import('./connect.js')).connectCommand },
   { name: 'container', load: async () => (await import('./container.js')).containerCommand },
   { name: 'sandbox', load: async () => (await import('./sandbox.js')).sandboxCommand },
+  { name: 'ssh', load: async () => (await import('./ssh.js')).sshCommand },
   { name: 'bridge', editorEnd: 'jsonlines', load: () => editorCommand('jsonlines', 'bridge') },
 ];

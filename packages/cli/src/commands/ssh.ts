@@ -1,0 +1,166 @@
+/**
+ * `ide-companion ssh [user@]host [--remote-path DIR] [-- ssh options]`: the
+ * user's shell on the remote, where `gemini` reaches the editor here. One
+ * authentication (a ControlMaster that the other steps share):
+ *  1. the master connection, with the user's ssh options;
+ *  2. a private folder on the remote (mktemp, 0700) receiving, on stdin, the
+ *     relay, the token and the discovery file that gemini there reads: never
+ *     on a command line, here or there (ps shows those);
+ *  3. the shell, with the companion's socket forwarded into that folder
+ *     (`ssh -R` of a Unix socket), the discovery file put where gemini looks,
+ *     GEMINI_CLI_IDE_* set, and everything removed when the shell ends.
+ * Paths map from this workspace root to --remote-path (default: the same path).
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { ENV } from '@ide-companion/protocol';
+import type { Command } from './types.js';
+import { commandSpec, parseCommandArgs, usageOf } from '../commandTable.js';
+import { EXIT, UsageError, printError, runCommand } from '../client/output.js';
+import { discoveryFileThere, planRemote, RemotePlanError, type RemotePlan } from '../remote/remotePlan.js';
+import { shellQuote } from '../remote/shellWords.js';
+
+const usage = usageOf(commandSpec('ssh'));
+
+/** The names of the files in the remote folder. */
+const REMOTE = { relay: 'connect.mjs', socket: 'mcp.sock', token: 'token', discovery: 'discovery.json', enter: 'enter.sh' } as const;
+
+/** Stands for the remote folder in the files sent, which only the remote knows until mktemp ran there. */
+export const REMOTE_DIR_PLACEHOLDER = '@@IDE_COMPANION_DIR@@';
+
+/**
+ * The script the remote `sh -s` runs in step 2: makes the private folder,
+ * writes the files from here-documents (quoted delimiters: the shell expands
+ * nothing inside; each file ends with a newline, which the token's reader
+ * trims), puts the folder's path where the placeholder stands, and prints it.
+ */
+export function setupScript(files: Record<string, string>): string {
+  const lines = ['set -e', 'umask 077', 'd=$(mktemp -d "${TMPDIR:-/tmp}/ide-companion-ssh.XXXXXXXX")'];
+  for (const [name, content] of Object.entries(files)) {
+    let delimiter: string;
+    do delimiter = `IDE_COMPANION_${randomBytes(8).toString('hex')}`;
+    while (content.includes(delimiter));
+    lines.push(`cat > "$d/${name}" <<'${delimiter}'`, content.endsWith('\n') ? content.slice(0, -1) : content, delimiter);
+    if (content.includes(REMOTE_DIR_PLACEHOLDER)) lines.push(`sed -i "s#${REMOTE_DIR_PLACEHOLDER}#$d#g" "$d/${name}"`);
+  }
+  lines.push('echo "$d"');
+  return lines.join('\n') + '\n';
+}
+
+/**
+ * What the shell's remote command runs (step 3): the discovery file where
+ * gemini looks, named with this script's PID (alive while the shell is, and
+ * GEMINI_CLI_IDE_PID, so the CLI ranks it first), the variables, the user's
+ * login shell, and the cleanup when it ends or the connection drops.
+ */
+export function enterScript(plan: RemotePlan, cliRoot: string, dirVar = '$IDE_COMPANION_DIR'): string {
+  const relative = plan.relative ? `/${plan.relative.split(path.sep).join('/')}` : '';
+  return [
+    '#!/bin/sh',
+    '# ide-companion ssh: the shell whose gemini reaches the editor on the other end (docs/remote.md).',
+    `d=${dirVar}`,
+    'ide="${TMPDIR:-/tmp}/gemini/ide"',
+    'mkdir -p -m 700 "${TMPDIR:-/tmp}/gemini" "$ide" 2>/dev/null',
+    'f="$ide/gemini-ide-server-$$-1.json"',
+    'cleanup() { rm -f "$f"; rm -rf "$d"; }',
+    "trap 'cleanup; exit 129' HUP",
+    "trap 'cleanup; exit 143' TERM",
+    '(umask 077; cp "$d/discovery.json" "$f") || echo "ide-companion ssh: cannot write $f: gemini here will not find the editor" >&2',
+    `cd ${shellQuote(cliRoot + relative)} 2>/dev/null || cd ${shellQuote(cliRoot)} 2>/dev/null || echo ${shellQuote(`ide-companion ssh: ${cliRoot} is not here; gemini connects from inside it`)} >&2`,
+    `export ${ENV.IDE_PID}=$$`,
+    `export ${ENV.WORKSPACE_PATH}=${shellQuote(cliRoot)}`,
+    `echo ${shellQuote(`ide-companion ssh: gemini here reaches ${plan.ideInfo.displayName} on the other end (folder ${cliRoot}).`)}`,
+    '"${SHELL:-/bin/sh}" -l',
+    'status=$?',
+    'cleanup',
+    'exit $status',
+    '',
+  ].join('\n');
+}
+
+function runSsh(args: string[], options: { input?: string; inherit?: boolean } = {}): { status: number | null; stdout: string; stderr: string } {
+  const r = spawnSync('ssh', args, {
+    input: options.input,
+    stdio: options.inherit ? 'inherit' : ['pipe', 'pipe', 'pipe'],
+    encoding: 'utf8',
+    timeout: options.inherit ? undefined : 120_000,
+  });
+  return { status: r.status, stdout: r.stdout ?? '', stderr: r.stderr ?? '' };
+}
+
+export const sshCommand: Command = {
+  name: 'ssh',
+  usage,
+  run: (argv) =>
+    runCommand('ssh', usage, async () => {
+      const dash = argv.indexOf('--');
+      const own = dash === -1 ? argv : argv.slice(0, dash);
+      const sshOptions = dash === -1 ? [] : argv.slice(dash + 1);
+      const { values, positionals } = parseCommandArgs(commandSpec('ssh'), own);
+      if (positionals.length !== 1) throw new UsageError('give one [user@]host (ssh options after --)');
+      const destination = positionals[0]!;
+      const remotePath = values['remote-path'] as string | undefined;
+      if (remotePath !== undefined && !path.posix.isAbsolute(remotePath))
+        throw new UsageError(`--remote-path ${remotePath}: give an absolute path on the remote`);
+      let plan: RemotePlan;
+      try {
+        plan = await planRemote(process.cwd());
+      } catch (err) {
+        if (!(err instanceof RemotePlanError)) throw err;
+        printError('ssh', err.message);
+        return EXIT.NO;
+      }
+      const cliRoot = remotePath ?? plan.hostRoot;
+      const control = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'ide-companion-ssh-')), 'control');
+      const mux = ['-o', `ControlPath=${control}`];
+      try {
+        // 1. One authentication, shared by the steps below.
+        const master = runSsh([...sshOptions, ...mux, '-o', 'ControlMaster=yes', '-o', 'ControlPersist=yes', '-f', '-N', destination], { inherit: true });
+        if (master.status !== 0) {
+          printError('ssh', `could not connect to ${destination} (ssh exited ${master.status})`);
+          return EXIT.ERROR;
+        }
+        // 2. The private folder and its files, through stdin.
+        const token = fs.readFileSync(path.join(plan.socketDir, 'token'), 'utf8');
+        const there = { cliRoot, relay: `${REMOTE_DIR_PLACEHOLDER}/${REMOTE.relay}`, socketPath: `${REMOTE_DIR_PLACEHOLDER}/${REMOTE.socket}` };
+        const setup = runSsh([...sshOptions, ...mux, destination, 'sh', '-s'], {
+          input: setupScript({
+            [REMOTE.relay]: fs.readFileSync(plan.relay, 'utf8'),
+            [REMOTE.token]: token,
+            [REMOTE.discovery]: JSON.stringify(discoveryFileThere(plan, there)),
+            [REMOTE.enter]: enterScript(plan, cliRoot),
+          }),
+        });
+        const remoteDir = setup.stdout.trim().split('\n').at(-1) ?? '';
+        if (setup.status !== 0 || !remoteDir.startsWith('/')) {
+          printError('ssh', `could not prepare the remote folder: ${setup.stderr.trim() || `exit ${setup.status}`}`);
+          return EXIT.ERROR;
+        }
+        // 3. The shell, the socket forwarded into the folder.
+        const shell = spawn(
+          'ssh',
+          [
+            ...sshOptions,
+            ...mux,
+            '-t',
+            '-o',
+            'ExitOnForwardFailure=yes',
+            '-R',
+            `${remoteDir}/${REMOTE.socket}:${plan.socketPath}`,
+            destination,
+            `IDE_COMPANION_DIR=${shellQuote(remoteDir)} exec sh ${shellQuote(`${remoteDir}/${REMOTE.enter}`)}`,
+          ],
+          { stdio: 'inherit' },
+        );
+        const code = await new Promise<number | null>((resolve) => shell.once('exit', (c) => resolve(c)));
+        // The remote shell's own status is the user's business; ssh's 255 is a connection that failed.
+        return code === 255 || code === null ? EXIT.ERROR : EXIT.OK;
+      } finally {
+        runSsh([...mux, '-O', 'exit', destination]);
+        fs.rmSync(path.dirname(control), { recursive: true, force: true });
+      }
+    }),
+};
