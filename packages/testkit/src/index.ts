@@ -16,3 +16,4 @@ export * from './optionalArguments.js';
 export * from './podman.js';
 export * from './geminiTui.js';
 export * from './sshd.js';
+export * from './remoteFlows.js';

@@ -42,7 +42,8 @@ export interface TestSshd {
 function ensureUser(): { uid: number; gid: number; home: string } {
   if (spawnSync('id', ['-u', SSH_TEST_USER]).status !== 0) {
     const add = spawnSync('useradd', ['-m', '-s', '/bin/sh', SSH_TEST_USER], { encoding: 'utf8' });
-    if (add.status !== 0) throw new Error(`useradd ${SSH_TEST_USER}: ${add.stderr}`);
+    // Another test file may have made it meanwhile (files run in parallel).
+    if (add.status !== 0 && spawnSync('id', ['-u', SSH_TEST_USER]).status !== 0) throw new Error(`useradd ${SSH_TEST_USER}: ${add.stderr}`);
   }
   // A locked account ('!') is refused with UsePAM no; '*' is no password, key login allowed.
   spawnSync('usermod', ['-p', '*', SSH_TEST_USER]);
@@ -63,11 +64,9 @@ export async function startTestSshd(dir: string): Promise<TestSshd> {
     const gen = spawnSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', k], { encoding: 'utf8' });
     if (gen.status !== 0) throw new Error(`ssh-keygen: ${gen.stderr}`);
   }
-  const sshDir = path.join(home, '.ssh');
-  fs.mkdirSync(sshDir, { recursive: true, mode: 0o700 });
-  fs.writeFileSync(path.join(sshDir, 'authorized_keys'), fs.readFileSync(`${key}.pub`), { mode: 0o600 });
-  fs.chownSync(sshDir, uid, gid);
-  fs.chownSync(path.join(sshDir, 'authorized_keys'), uid, gid);
+  // This sshd's own key list (test files run in parallel, each with its sshd and key).
+  const authorizedKeys = path.join(dir, 'authorized_keys');
+  fs.writeFileSync(authorizedKeys, fs.readFileSync(`${key}.pub`), { mode: 0o644 });
   fs.mkdirSync('/run/sshd', { recursive: true, mode: 0o755 });
 
   const port = 2222;
@@ -83,6 +82,7 @@ export async function startTestSshd(dir: string): Promise<TestSshd> {
       'PasswordAuthentication no',
       'KbdInteractiveAuthentication no',
       'PubkeyAuthentication yes',
+      `AuthorizedKeysFile ${authorizedKeys}`,
       `AllowUsers ${SSH_TEST_USER}`,
       'AllowStreamLocalForwarding yes',
       'StreamLocalBindUnlink yes',

@@ -1,0 +1,106 @@
+/**
+ * Gemini CLI elsewhere reaches `ide-companion serve` here (issue 18, docs/remote.md):
+ * in a --network=none container, in its own --sandbox, and over SSH to a
+ * remote that cannot see this loopback, each with the real gemini 0.61.0
+ * (testkit's remoteFlows). The user reviews the proposal in serve's terminal:
+ * edits it in $EDITOR (CRLF, non-ASCII, no final newline) and accepts.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { describe, test, type TestContext } from 'node:test';
+import {
+  containerFlow,
+  type EditorHost,
+  findGeminiCli,
+  IDE_COMPANION_BIN,
+  makeTempDir,
+  ORIGINAL_TEXT,
+  podmanProblem,
+  REMOTE_STEP_TIMEOUT_MS,
+  sandboxFlow,
+  shellCommand,
+  skipUnless,
+  sshdProblem,
+  sshFlow,
+  Tmux,
+  which,
+} from '@ide-companion/testkit';
+import { SERVE_IDE_INFO } from '@ide-companion/terminal';
+
+/** What the user's $EDITOR writes in serve. */
+const EDITED = 'the user’s line\r\nsecond 😀';
+
+const cli = findGeminiCli();
+const base =
+  skipUnless(cli !== undefined, 'Gemini CLI 0.61.0', 'run scripts/install-gemini-cli.sh') ||
+  skipUnless(which('tmux') !== undefined, 'tmux', 'apt-get install tmux');
+const podman = base || (cli && podmanProblem());
+const sshd = base || (cli && sshdProblem());
+const skipPodman = base || skipUnless(!podman, `podman (${podman})`, 'apt-get install podman runc mmdebstrap; bash scripts/build-container-image.sh');
+const skipSsh = base || skipUnless(!sshd, `sshd in a network namespace (${sshd})`, 'apt-get install openssh-server socat iproute2; run as root');
+
+/** serve for a fresh project (a.txt, seen.txt), its $EDITOR writing EDITED; torn down with the test. */
+async function serveHost(t: TestContext): Promise<EditorHost> {
+  const tmp = makeTempDir('ide-companion-remote-');
+  const workspace = path.join(tmp.path, 'proj');
+  const tmpdir = path.join(tmp.path, 'tmp');
+  const scratch = path.join(tmp.path, 'scratch');
+  for (const dir of [workspace, tmpdir, scratch]) fs.mkdirSync(dir);
+  fs.writeFileSync(path.join(workspace, 'a.txt'), ORIGINAL_TEXT);
+  const edited = path.join(tmp.path, 'edited.txt');
+  fs.writeFileSync(edited, EDITED);
+  const editor = path.join(tmp.path, 'edit.sh');
+  fs.writeFileSync(editor, `#!/bin/sh\ncat '${edited}' > "$1"\n`, { mode: 0o755 });
+  const serve = new Tmux(160, 50);
+  t.after(async () => {
+    await serve.stop();
+    tmp.cleanup();
+  });
+  serve.start(shellCommand([process.execPath, IDE_COMPANION_BIN, 'serve', '--workspace', workspace, '--no-color'], { TMPDIR: tmpdir, EDITOR: editor }), {
+    cwd: tmp.path,
+  });
+  await serve.waitForText(`cd ${workspace} && gemini`, REMOTE_STEP_TIMEOUT_MS);
+  return {
+    displayName: SERVE_IDE_INFO.displayName,
+    workspace,
+    tmpdir,
+    scratch,
+    // A saved file: serve's watcher makes it the active file.
+    focusSeen: async () => fs.writeFileSync(path.join(workspace, 'seen.txt'), 'seen\n'),
+    async editAndAccept(file) {
+      await serve.waitForText(`proposes a change to ${file}`, REMOTE_STEP_TIMEOUT_MS);
+      await serve.waitForText('[a]ccept', REMOTE_STEP_TIMEOUT_MS);
+      serve.type('e');
+      await serve.waitForText('(with your edits)', REMOTE_STEP_TIMEOUT_MS);
+      serve.type('a');
+      return EDITED;
+    },
+    describe: () => serve.screen(),
+  };
+}
+
+describe('gemini elsewhere, with ide-companion serve here', { timeout: 8 * 60_000 }, () => {
+  test(
+    'in a --network=none container from `ide-companion container --podman`: connected, container paths for the model, the edited accept on the host byte for byte',
+    { skip: skipPodman },
+    async (t) => {
+      await containerFlow(t, await serveHost(t));
+    },
+  );
+
+  test(
+    "in `gemini --sandbox` with `ide-companion sandbox`'s exports: connected inside the sandbox, the edited accept byte for byte",
+    { skip: skipPodman },
+    async (t) => {
+      await sandboxFlow(t, await serveHost(t));
+    },
+  );
+
+  test(
+    'over `ide-companion ssh` to a remote that cannot reach this loopback: connected, remote paths for the model, the edited accept in the remote file',
+    { skip: skipSsh },
+    async (t) => {
+      await sshFlow(t, await serveHost(t));
+    },
+  );
+});

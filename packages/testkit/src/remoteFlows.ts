@@ -1,0 +1,409 @@
+/**
+ * The remote flows of docs/remote.md, end to end with the real `gemini`
+ * 0.61.0, for any editor end on this machine (an `EditorHost`: serve,
+ * Neovim...): gemini in a `--network=none` Podman container started with
+ * `ide-companion container`'s words, in its own `--sandbox` with
+ * `ide-companion sandbox`'s exports, and in an `ide-companion ssh` shell on a
+ * remote that cannot reach this loopback. Each asserts what the user sees: /ide
+ * status connected to the editor, the model given the editor's context in the
+ * CLI's own paths, and a proposed write reviewed in the editor here, accepted
+ * with the user's edits, landing byte for byte where that CLI writes.
+ */
+import assert from 'node:assert/strict';
+import { execFileSync, spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { TestContext } from 'node:test';
+import { which } from './external.js';
+import { findGeminiCli, geminiCliDir, repoRoot } from './geminiCli.js';
+import { HEADLESS_TRIGGER_ENV, makeGeminiHome, shellCommand, STRAY_IDE_ENV } from './geminiHome.js';
+import { submitLine, waitIdeConnected } from './geminiTui.js';
+import { PODMAN_GLOBAL_FLAGS, PODMAN_RUN_FLAGS, removeContainer, TEST_IMAGE } from './podman.js';
+import { SSH_TEST_USER, startTestSshd } from './sshd.js';
+import { Tmux } from './tmux.js';
+import { sleep, waitFor } from './wait.js';
+
+export const IDE_COMPANION_BIN = path.join(repoRoot, 'packages', 'cli', 'bin', 'ide-companion.js');
+export const REMOTE_START_TIMEOUT_MS = 120_000;
+export const REMOTE_STEP_TIMEOUT_MS = 60_000;
+export const ORIGINAL_TEXT = 'original line\n';
+export const PROPOSED_TEXT = 'line from the model\n';
+
+/** An editor end on this machine serving a project that holds a.txt (ORIGINAL_TEXT) and seen.txt. */
+export interface EditorHost {
+  /** What /ide status names. */
+  displayName: string;
+  /** The project, a real path, and the TMPDIR of its companion (its discovery file). */
+  workspace: string;
+  tmpdir: string;
+  /** A private folder for the flow's files; removed by the host's teardown. */
+  scratch: string;
+  /** Makes seen.txt (in the project) the editor's active file (the flows wait until the context shows it). */
+  focusSeen(): Promise<void>;
+  /** The proposal for a.txt is shown in the editor; the user edits it and accepts. Returns the text accepted. */
+  editAndAccept(file: string): Promise<string>;
+  /** The editor's screen, for failures. */
+  describe(): string;
+}
+
+/** The scripted model turns: write a.txt, then say Done. */
+export function writeTurns(file: string): string {
+  const turn = (parts: unknown[]) =>
+    JSON.stringify({
+      method: 'generateContentStream',
+      response: [
+        {
+          candidates: [{ content: { role: 'model', parts }, finishReason: 'STOP', index: 0 }],
+          usageMetadata: { promptTokenCount: 1, candidatesTokenCount: 1, totalTokenCount: 2 },
+        },
+      ],
+    });
+  fs.writeFileSync(
+    file,
+    [turn([{ functionCall: { name: 'write_file', args: { file_path: 'a.txt', content: PROPOSED_TEXT } } }]), turn([{ text: 'Done.' }])].join('\n') + '\n',
+  );
+  return file;
+}
+
+/** `ide-companion ARGS` run in the project as the user would, with the companion's TMPDIR; its stdout. */
+export function runIdeCompanion(host: EditorHost, args: string[]): string {
+  const r = spawnSync(process.execPath, [IDE_COMPANION_BIN, ...args], {
+    cwd: host.workspace,
+    env: { ...process.env, TMPDIR: host.tmpdir },
+    encoding: 'utf8',
+    timeout: 30_000,
+  });
+  assert.equal(r.status, 0, `ide-companion ${args.join(' ')}: ${r.stderr}`);
+  return r.stdout.trim();
+}
+
+/** The editor's context, as `ide-companion context` reads it here, names seen.txt first. */
+async function focusSeen(host: EditorHost): Promise<void> {
+  await host.focusSeen();
+  const seen = path.join(host.workspace, 'seen.txt');
+  await waitFor(
+    () => {
+      const r = spawnSync(process.execPath, [IDE_COMPANION_BIN, 'context', '--json', '--timeout', '5000'], {
+        cwd: host.workspace,
+        env: { ...process.env, TMPDIR: host.tmpdir },
+        encoding: 'utf8',
+        timeout: 20_000,
+      });
+      if (r.status !== 0) return undefined;
+      const context = JSON.parse(r.stdout) as { workspaceState?: { openFiles?: Array<{ path: string }> } };
+      return context.workspaceState?.openFiles?.[0]?.path === seen || undefined;
+    },
+    'seen.txt to be the active file of the context',
+    REMOTE_STEP_TIMEOUT_MS,
+    200,
+  );
+}
+
+async function holds(what: string, read: () => string, expected: string): Promise<void> {
+  let last = '';
+  await waitFor(() => (last = read()) === expected, `${what} to hold ${JSON.stringify(expected)}`, REMOTE_STEP_TIMEOUT_MS).catch((err: Error) => {
+    throw new Error(`${err.message}; it holds ${JSON.stringify(last)}`);
+  });
+}
+
+/** The request to the model that the CLI reported (gemini-client-error-*.json, written when the scripted turns are spent). */
+function reportedRequest(files: readonly string[], read: (name: string) => string): string | undefined {
+  const report = files.find((f) => f.startsWith('gemini-client-error-') && f.endsWith('.json'));
+  if (!report) return undefined;
+  const message = (JSON.parse(read(report)) as { error: { message: string } }).error.message;
+  const marker = 'got request:\n';
+  return message.includes(marker) ? message.slice(message.indexOf(marker) + marker.length) : undefined;
+}
+
+/**
+ * The whole conversation: connected, a write reviewed in the editor; then, where the CLI's /tmp can
+ * be read (`report`), the request that shows the context the model had.
+ */
+async function converse(
+  host: EditorHost,
+  gemini: Tmux,
+  at: { file: string; read: () => string; report?: { list: () => string[]; read: (name: string) => string } },
+): Promise<string | undefined> {
+  const fail = (err: Error) => {
+    throw new Error(`${err.message}\n--- gemini ---\n${gemini.screen()}\n--- editor ---\n${host.describe()}`);
+  };
+  try {
+    await gemini.waitForText('Type your message', REMOTE_START_TIMEOUT_MS);
+    const { status } = await waitIdeConnected(gemini, REMOTE_START_TIMEOUT_MS);
+    assert.equal(status, `Connected to ${host.displayName}`);
+    await submitLine(gemini, 'please write a.txt');
+    const accepted = await host.editAndAccept(path.join(host.workspace, 'a.txt'));
+    await holds(at.file, at.read, accepted);
+    await gemini.waitForText(/Done\./, REMOTE_STEP_TIMEOUT_MS);
+    const report = at.report;
+    if (!report) return undefined;
+    await submitLine(gemini, 'thanks');
+    return await waitFor(() => reportedRequest(report.list(), report.read), 'the CLI to report its request to the model', REMOTE_STEP_TIMEOUT_MS);
+  } catch (err) {
+    return fail(err as Error);
+  }
+}
+
+function nodeAndCliMounts(): { mounts: Array<[string, string]>; geminiJs: string } {
+  const cli = findGeminiCli()!;
+  const geminiJs = `/opt/gemini-cli/${path.relative(geminiCliDir(), cli.geminiBin)}`;
+  return {
+    mounts: [
+      [process.execPath, '/usr/local/bin/node'],
+      [geminiCliDir(), '/opt/gemini-cli'],
+    ],
+    geminiJs,
+  };
+}
+
+/**
+ * gemini in a `--network=none` container started with `ide-companion
+ * container --podman`'s words (split as a shell splits `$(...)`), the project
+ * at /workspaces/NAME: the model sees container paths, the accepted bytes land
+ * in the host file through the mount.
+ */
+export async function containerFlow(t: TestContext, host: EditorHost): Promise<void> {
+  await focusSeen(host);
+  const words = runIdeCompanion(host, ['container', '--podman']).split(/\s+/);
+  const name = path.basename(host.workspace);
+  const projectThere = `/workspaces/${name}`;
+  assert.ok(words.includes(`${host.workspace}:${projectThere}`), words.join(' '));
+  const containerName = `ide-companion-test-${process.pid}-${Date.now()}`;
+  const cliTmp = path.join(host.scratch, 'container-tmp');
+  const home = makeGeminiHome(path.join(host.scratch, 'container-home'));
+  const turns = writeTurns(path.join(host.scratch, 'turns.jsonl'));
+  fs.mkdirSync(cliTmp);
+  const gemini = new Tmux(200, 50);
+  t.after(async () => {
+    await gemini.stop();
+    removeContainer(containerName);
+  });
+  const { mounts, geminiJs } = nodeAndCliMounts();
+  const command = [
+    'podman',
+    ...PODMAN_GLOBAL_FLAGS,
+    'run',
+    '-it',
+    ...PODMAN_RUN_FLAGS,
+    '--name',
+    containerName,
+    ...words,
+    ...mounts.flatMap(([from, to]) => ['-v', `${from}:${to}:ro`]),
+    '-v',
+    `${home}:/root`,
+    '-v',
+    `${turns}:/turns.jsonl:ro`,
+    // The container's /tmp, to read the CLI's error report from here (the discovery file is mounted inside it).
+    '-v',
+    `${cliTmp}:/tmp`,
+    '-e',
+    'HOME=/root',
+    '-e',
+    'GEMINI_API_KEY=dummy',
+    TEST_IMAGE,
+    'node',
+    geminiJs,
+    '--fake-responses',
+    '/turns.jsonl',
+    '--model',
+    'gemini-2.5-flash',
+    '--approval-mode',
+    'default',
+  ];
+  gemini.start(shellCommand(command), { cwd: host.scratch });
+  const file = path.join(host.workspace, 'a.txt');
+  const request = await converse(host, gemini, {
+    file,
+    read: () => fs.readFileSync(file, 'utf8'),
+    report: { list: () => fs.readdirSync(cliTmp), read: (n) => fs.readFileSync(path.join(cliTmp, n), 'utf8') },
+  });
+  assert.ok(request);
+  assert.match(request, new RegExp(`${projectThere}/seen\\.txt`), 'the model saw the open file by its container path');
+  assert.ok(!request.includes(host.workspace), 'no host path reached the model');
+}
+
+/**
+ * `podman` for `gemini --sandbox`, ahead of the real one on PATH. The CLI always adds
+ * `--add-host host.docker.internal:host-gateway`, which Podman before 5 refuses ("invalid
+ * IP address in add-host"): with Debian 12's podman 4.3, `gemini --sandbox` cannot start at
+ * all, with or without a companion. This shim drops that one option (the host gateway serves
+ * only the port path, unused here) and adds the runtime flags this machine needs; the real
+ * podman runs everything else as the CLI asked (docs/remote.md).
+ */
+function podmanShim(dir: string): string {
+  const bin = path.join(dir, 'shim-bin');
+  fs.mkdirSync(bin);
+  fs.writeFileSync(
+    path.join(bin, 'podman'),
+    [
+      '#!/bin/sh',
+      'skip=0',
+      'for arg; do',
+      '  shift',
+      '  if [ "$skip" = 1 ]; then skip=0; [ "$arg" = "host.docker.internal:host-gateway" ] && continue; set -- "$@" --add-host; fi',
+      '  if [ "$arg" = "--add-host" ]; then skip=1; continue; fi',
+      '  set -- "$@" "$arg"',
+      'done',
+      `exec ${which('podman')!} ${PODMAN_GLOBAL_FLAGS.join(' ')} "$@"`,
+      '',
+    ].join('\n'),
+    { mode: 0o755 },
+  );
+  return bin;
+}
+
+/**
+ * `gemini --sandbox` (Podman, the test image standing in for Google's, no
+ * network) with `ide-companion sandbox`'s variables: the CLI runs inside its
+ * sandbox (its footer says "current process") and the project is at the same path.
+ */
+export async function sandboxFlow(t: TestContext, host: EditorHost): Promise<void> {
+  await focusSeen(host);
+  const { SANDBOX_MOUNTS, SANDBOX_ENV } = JSON.parse(runIdeCompanion(host, ['sandbox', '--json'])) as { SANDBOX_MOUNTS: string; SANDBOX_ENV: string };
+  assert.match(SANDBOX_MOUNTS, /:\/run\/ide-companion:ro,.*:\/opt\/ide-companion\/connect\.mjs:ro,.*:\/tmp\/gemini\/ide\/gemini-ide-server-1-1\.json:ro$/);
+  const { mounts, geminiJs } = nodeAndCliMounts();
+  const launcher = path.join(host.scratch, 'gemini-launcher');
+  fs.writeFileSync(launcher, `#!/bin/sh\nexec node ${geminiJs} "$@"\n`, { mode: 0o755 });
+  const turns = writeTurns(path.join(host.scratch, 'turns.jsonl'));
+  const home = makeGeminiHome(path.join(host.scratch, 'sandbox-home'));
+  const gemini = new Tmux(200, 50);
+  t.after(() => gemini.stop());
+  const env = {
+    HOME: home,
+    TMPDIR: host.tmpdir,
+    GEMINI_API_KEY: 'dummy',
+    PATH: `${podmanShim(host.scratch)}:${process.env['PATH'] ?? ''}`,
+    GEMINI_SANDBOX: 'podman',
+    GEMINI_SANDBOX_IMAGE: TEST_IMAGE,
+    SANDBOX_SET_UID_GID: 'false',
+    // The test's own: no network at all, so the socket is the only way to the editor.
+    SANDBOX_FLAGS: '--network=none',
+    // The image stands in for Google's: gemini and node come in as mounts, as they are installed there.
+    SANDBOX_MOUNTS: [SANDBOX_MOUNTS, ...mounts.map(([from, to]) => `${from}:${to}:ro`), `${launcher}:/usr/local/bin/gemini:ro`, `${turns}:${turns}:ro`].join(
+      ',',
+    ),
+    SANDBOX_ENV,
+  };
+  const argv = [process.execPath, findGeminiCli()!.geminiBin, '--fake-responses', turns, '--model', 'gemini-2.5-flash', '--approval-mode', 'default'];
+  gemini.start(shellCommand(argv, env, [...STRAY_IDE_ENV, ...HEADLESS_TRIGGER_ENV]), { cwd: host.workspace });
+  await gemini.waitForText('Type your message', REMOTE_START_TIMEOUT_MS);
+  // The footer's sandbox column says "current process" only inside the sandbox (SANDBOX is set there).
+  assert.match(gemini.screen(), /current process/, 'gemini runs inside its sandbox');
+  const file = path.join(host.workspace, 'a.txt');
+  // The sandbox keeps its /tmp to itself (the model's context is checked in the container and SSH flows).
+  await converse(host, gemini, { file, read: () => fs.readFileSync(file, 'utf8') });
+}
+
+function chownTree(dir: string, uid: number, gid: number): void {
+  fs.chownSync(dir, uid, gid);
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+    const p = path.join(dir, entry.name);
+    if (entry.isDirectory()) chownTree(p, uid, gid);
+    else fs.chownSync(p, uid, gid);
+  }
+}
+
+/**
+ * `ide-companion ssh remote --remote-path DIR` into a real sshd whose network
+ * namespace cannot reach this loopback, as a second user with the project
+ * checked out at another path: gemini started in that shell connects, the
+ * model sees remote paths, the accepted bytes land in the remote file (the CLI
+ * writes its own copy), the token is on no command line, and nothing of ours
+ * stays on the remote once the shell ends.
+ */
+export async function sshFlow(t: TestContext, host: EditorHost): Promise<void> {
+  await focusSeen(host);
+  const sshdDir = `/var/tmp/ide-companion-sshd-${process.pid}-${Date.now()}`;
+  const sshd = await startTestSshd(sshdDir);
+  const shell = new Tmux(200, 50);
+  t.after(async () => {
+    await shell.stop();
+    await sshd.stop();
+    fs.rmSync(sshdDir, { recursive: true, force: true });
+  });
+  // The remote: the project checked out at another path; a fresh HOME for gemini (a previous session there
+  // costs a scripted turn), with its settings and the scripted turns.
+  // Per run: test files run in parallel, as one remote user.
+  const run = `${process.pid}-${Date.now()}`;
+  const remoteProject = path.join(sshd.home, `proj-${run}`);
+  const geminiHome = path.join(sshd.home, `gemini-home-${run}`);
+  t.after(() => {
+    for (const dir of [remoteProject, geminiHome]) fs.rmSync(dir, { recursive: true, force: true });
+  });
+  for (const dir of [remoteProject, geminiHome]) fs.rmSync(dir, { recursive: true, force: true });
+  fs.mkdirSync(remoteProject);
+  fs.writeFileSync(path.join(remoteProject, 'a.txt'), ORIGINAL_TEXT);
+  makeGeminiHome(geminiHome);
+  writeTurns(path.join(geminiHome, 'turns.jsonl'));
+  for (const dir of [remoteProject, geminiHome]) chownTree(dir, sshd.uid, sshd.gid);
+
+  // The companion's port is not reachable from the remote: only the forwarded socket is.
+  const discoveryDir = path.join(host.tmpdir, 'gemini', 'ide');
+  const discovery = JSON.parse(
+    fs.readFileSync(
+      path.join(
+        discoveryDir,
+        fs.readdirSync(discoveryDir).find((n) => n.endsWith('.json'))!,
+      ),
+      'utf8',
+    ),
+  ) as {
+    port: number;
+    authToken: string;
+  };
+  const probe = sshd.run(
+    `node -e "require('net').connect(${discovery.port}, '127.0.0.1').on('connect', () => console.log('REACHED')).on('error', (e) => console.log(e.code))"`,
+  );
+  assert.equal(probe.stdout.trim(), 'ECONNREFUSED', `the remote must not reach this loopback: ${probe.stdout}${probe.stderr}`);
+
+  shell.start(
+    shellCommand([process.execPath, IDE_COMPANION_BIN, 'ssh', 'remote', '--remote-path', remoteProject, '--', ...sshd.sshArgs], { TMPDIR: host.tmpdir }),
+    {
+      cwd: host.workspace,
+    },
+  );
+  await shell.waitForText(`gemini here reaches ${host.displayName} on the other end`, REMOTE_STEP_TIMEOUT_MS);
+  await sleep(500);
+  shell.type(
+    `cd ${remoteProject} && HOME=${geminiHome} GEMINI_API_KEY=dummy node ${findGeminiCli()!.geminiBin} --fake-responses ${geminiHome}/turns.jsonl --model gemini-2.5-flash --approval-mode default`,
+  );
+  shell.keys('Enter');
+  const remoteFile = `${remoteProject}/a.txt`;
+  let checkedTokens = false;
+  const request = await converse(host, shell, {
+    file: `${remoteFile} on the remote`,
+    read: () => {
+      if (!checkedTokens) {
+        // The token travelled on ssh's stdin: no command line shows it, here or there.
+        checkedTokens = true;
+        assert.ok(!execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' }).includes(discovery.authToken), 'no local command line holds the token');
+        const remotePs = sshd.run('ps -eo args').stdout;
+        assert.ok(remotePs.includes('connect.mjs') && !remotePs.includes(discovery.authToken), 'the relay runs there, its command line without the token');
+      }
+      return sshd.run(`cat ${remoteFile}`).stdout;
+    },
+    report: { list: () => sshd.run('ls /tmp').stdout.split('\n'), read: (n) => sshd.run(`cat /tmp/${n}`).stdout },
+  });
+  assert.ok(request);
+  assert.equal(
+    fs.readFileSync(path.join(host.workspace, 'a.txt'), 'utf8'),
+    ORIGINAL_TEXT,
+    "the CLI wrote its own copy, on the remote; this machine's is the editor's",
+  );
+  assert.match(request, new RegExp(`${remoteProject}/seen\\.txt`), 'the model saw the open file by its remote path');
+  assert.ok(!request.includes(host.workspace), 'no path of this machine reached the model');
+
+  // Leaving: gemini, then the shell. Nothing of ours stays on the remote.
+  shell.keys('C-c');
+  await sleep(300);
+  shell.keys('C-c');
+  await shell.waitForText(/^\$\s*$/m, REMOTE_STEP_TIMEOUT_MS);
+  shell.type('exit');
+  shell.keys('Enter');
+  // This sshd's /tmp is its namespace's own: whatever is left there is this flow's.
+  await waitFor(
+    () => sshd.run('ls -d /tmp/ide-companion-ssh.* /tmp/gemini/ide/gemini-ide-server-* 2>/dev/null; true').stdout.trim() === '' || undefined,
+    `the remote files of ${SSH_TEST_USER} to go`,
+    REMOTE_STEP_TIMEOUT_MS,
+  );
+}
