@@ -17,7 +17,9 @@ import {
   type DiscoveryFile,
   type IdeInfo,
   PARSE_ONCE,
+  RelayDiscoveryFileSchema,
 } from '@ide-companion/protocol';
+import type * as z from 'zod/mini';
 
 /** The legacy name `gemini-ide-server-<PID>.json`, still read first by the CLI. */
 const LEGACY_NAME = /^gemini-ide-server-(\d+)\.json$/;
@@ -140,10 +142,15 @@ function readText(file: string, read: DiscoveryFileRead): string | undefined {
 }
 
 function describeContent(read: DiscoveryFileRead, json: Record<string, unknown>): void {
-  const strict = DiscoveryFileSchema.safeParse(json, PARSE_ONCE);
-  read.contract = strict.success
-    ? { ok: true, file: strict.data }
-    : { ok: false, error: strict.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ') };
+  const issues = (error: z.core.$ZodError) => error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ');
+  if (json['port'] === undefined && json['stdio'] !== undefined) {
+    // A relay's file (docs/remote.md): its own shape, no port or token to hold it to.
+    const relay = RelayDiscoveryFileSchema.safeParse(json, PARSE_ONCE);
+    if (!relay.success) read.contract = { ok: false, error: issues(relay.error) };
+  } else {
+    const strict = DiscoveryFileSchema.safeParse(json, PARSE_ONCE);
+    read.contract = strict.success ? { ok: true, file: strict.data } : { ok: false, error: issues(strict.error) };
+  }
   const rawPort = json['port'];
   if (rawPort) {
     // The CLI's own test: any truthy port, parsed as an integer.

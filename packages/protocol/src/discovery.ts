@@ -31,6 +31,20 @@ export const DiscoveryFileSchema = lazySchema(() =>
 );
 export type DiscoveryFile = z.infer<typeof DiscoveryFileSchema>;
 
+/**
+ * The discovery file a CLI elsewhere reads (a container, --sandbox, SSH:
+ * docs/remote.md): no port and no token, the relay as a stdio command, which
+ * the CLI dials when a file has no port. `ideInfo` lets it in, as for any editor.
+ */
+export const RelayDiscoveryFileSchema = lazySchema(() =>
+  z.object({
+    workspacePath: z.string(),
+    ideInfo: IdeInfoSchema,
+    stdio: z.object({ command: z.string().check(z.minLength(1)), args: z.array(z.string()) }),
+  }),
+);
+export type RelayDiscoveryFile = z.infer<typeof RelayDiscoveryFileSchema>;
+
 /** Path segments under `os.tmpdir()`. */
 export const DISCOVERY_DIR_SEGMENTS: readonly string[] = ['gemini', 'ide'];
 export const DISCOVERY_FILE_PREFIX = 'gemini-ide-server-';

@@ -210,6 +210,38 @@ export async function containerFlow(t: TestContext, host: EditorHost): Promise<v
     '--approval-mode',
     'default',
   ];
+  // doctor there: with the words, it would connect through the relay; without them, it says to use them.
+  const doctor = (extra: string[]) =>
+    spawnSync(
+      'podman',
+      [
+        ...PODMAN_GLOBAL_FLAGS,
+        'run',
+        ...PODMAN_RUN_FLAGS,
+        ...extra,
+        '-v',
+        `${repoRoot}:${repoRoot}:ro`,
+        ...mounts.flatMap(([from, to]) => ['-v', `${from}:${to}:ro`]),
+        TEST_IMAGE,
+        'node',
+        IDE_COMPANION_BIN,
+        'doctor',
+      ],
+      {
+        encoding: 'utf8',
+        timeout: 120_000,
+      },
+    );
+  const connected = doctor(words);
+  assert.equal(connected.status, 0, `doctor in the container:\n${connected.stdout}${connected.stderr}`);
+  assert.ok(connected.stdout.includes(`would connect to ${host.displayName}.`), connected.stdout);
+  assert.doesNotMatch(connected.stdout, /^✖/m, connected.stdout);
+  assert.match(connected.stdout, /through the relay, over stdio: node \/opt\/ide-companion\/connect\.mjs --socket \/run\/ide-companion\/mcp\.sock/);
+  const lost = doctor(['-w', '/tmp']);
+  assert.equal(lost.status, 1, lost.stdout);
+  assert.match(lost.stdout, /in a container \(\/run\/\.containerenv\), and no companion serves \/tmp here/);
+  assert.match(lost.stdout, /podman run -it \$\(ide-companion container --podman\) IMAGE gemini/);
+
   gemini.start(shellCommand(command), { cwd: host.scratch });
   const file = path.join(host.workspace, 'a.txt');
   const request = await converse(host, gemini, {
@@ -356,6 +388,12 @@ export async function sshFlow(t: TestContext, host: EditorHost): Promise<void> {
   );
   assert.equal(probe.stdout.trim(), 'ECONNREFUSED', `the remote must not reach this loopback: ${probe.stdout}${probe.stderr}`);
 
+  // doctor in a plain SSH session there: no companion, and the command to run here.
+  const lost = sshd.run(`cd ${remoteProject} && node ${IDE_COMPANION_BIN} doctor`);
+  assert.equal(lost.status, 1, lost.stdout + lost.stderr);
+  assert.ok(lost.stdout.includes(`in an SSH session (from 127.0.0.1), and no companion serves ${remoteProject} on this machine`), lost.stdout);
+  assert.match(lost.stdout, new RegExp(`ide-companion ssh ${SSH_TEST_USER}@\\S+ --remote-path ${remoteProject}`));
+
   shell.start(
     shellCommand([process.execPath, IDE_COMPANION_BIN, 'ssh', 'remote', '--remote-path', remoteProject, '--', ...sshd.sshArgs], { TMPDIR: host.tmpdir }),
     {
@@ -364,6 +402,17 @@ export async function sshFlow(t: TestContext, host: EditorHost): Promise<void> {
   );
   await shell.waitForText(`gemini here reaches ${host.displayName} on the other end`, REMOTE_STEP_TIMEOUT_MS);
   await sleep(500);
+  // doctor in the ide-companion ssh shell: it would connect, through the relay.
+  shell.type(`node ${IDE_COMPANION_BIN} doctor > ${geminiHome}/doctor.txt 2>&1; echo doctor-exit-$?`);
+  shell.keys('Enter');
+  await shell.waitForText(/doctor-exit-\d/, REMOTE_STEP_TIMEOUT_MS);
+  const there = sshd.run(`cat ${geminiHome}/doctor.txt`).stdout;
+  assert.match(shell.screen(), /doctor-exit-0/, there);
+  assert.ok(there.includes(`would connect to ${host.displayName}.`), there);
+  assert.match(there, /through the relay, over stdio: node \/tmp\/ide-companion-ssh\.\w+\/connect\.mjs --socket/);
+  shell.type('clear');
+  shell.keys('Enter');
+  await sleep(300);
   shell.type(
     `cd ${remoteProject} && HOME=${geminiHome} GEMINI_API_KEY=dummy node ${findGeminiCli()!.geminiBin} --fake-responses ${geminiHome}/turns.jsonl --model gemini-2.5-flash --approval-mode default`,
   );

@@ -15,6 +15,7 @@ import { ENV, LOOPBACK_HOST, containerHintFor } from '@ide-companion/protocol';
 import type { Command } from './types.js';
 import { commandSpec, parseCommandArgs, usageOf } from '../commandTable.js';
 import { EXIT, common, makeClient, mark, print, printJson, runCommand } from '../client/output.js';
+import { elsewhereFinding } from '../remote/elsewhere.js';
 
 const usage = usageOf(commandSpec('doctor'));
 
@@ -137,15 +138,18 @@ async function examine(d: DiscoveryResult): Promise<Finding[]> {
             : undefined,
     });
   }
+  const relay = d.chosen?.port === undefined && d.chosen?.config?.['stdio'] !== undefined;
   out.push(
-    d.authToken
-      ? { ok: true, topic: 'token', text: `auth token present (from ${d.tokenSource === 'env' ? ENV.AUTH_TOKEN : 'the discovery file'})` }
-      : {
-          ok: d.chosen ? false : undefined,
-          topic: 'token',
-          text: `no auth token (none in the file, no ${ENV.AUTH_TOKEN})`,
-          advice: d.chosen ? 'A companion without a token is refused by ours and accepted by few: restart the companion.' : undefined,
-        },
+    relay
+      ? { ok: true, topic: 'token', text: 'no token in the file: the relay reads it beside the socket it dials' }
+      : d.authToken
+        ? { ok: true, topic: 'token', text: `auth token present (from ${d.tokenSource === 'env' ? ENV.AUTH_TOKEN : 'the discovery file'})` }
+        : {
+            ok: d.chosen ? false : undefined,
+            topic: 'token',
+            text: `no auth token (none in the file, no ${ENV.AUTH_TOKEN})`,
+            advice: d.chosen ? 'A companion without a token is refused by ours and accepted by few: restart the companion.' : undefined,
+          },
   );
   if (d.ide) {
     out.push({ ok: true, topic: 'ide detection', text: `the CLI will call the IDE "${d.ide.displayName}" (${d.ide.evidence})` });
@@ -161,12 +165,15 @@ async function examine(d: DiscoveryResult): Promise<Finding[]> {
     });
   }
   const h = d.host;
+  const elsewhere = elsewhereFinding(d, process.env);
+  // The same-container hint only where no companion-elsewhere advice says more.
   out.push({
     ok: h.inContainer && h.host !== LOOPBACK_HOST ? undefined : true,
     topic: 'host',
     text: h.reason,
-    advice: containerHintFor(h),
+    advice: elsewhere?.ok === false ? undefined : containerHintFor(h),
   });
+  if (elsewhere) out.push({ ...elsewhere, topic: 'elsewhere' });
   return out;
 }
 

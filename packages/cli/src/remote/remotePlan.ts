@@ -10,7 +10,7 @@ import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { discoverCompanion } from '@ide-companion/client';
-import { discoveryFileName, type IdeInfo } from '@ide-companion/protocol';
+import { discoveryFileName, type IdeInfo, type RelayDiscoveryFile } from '@ide-companion/protocol';
 import { writeFileAtomicPrivate } from '@ide-companion/server';
 import { RELAY_BUNDLE_PATH } from '../connect/build/bundle.js';
 
@@ -97,7 +97,7 @@ export function relayArgs(plan: RemotePlan, there: ThereOptions): string[] {
 }
 
 /** The discovery file that CLI reads: no port, the relay over stdio, the editor's name for /ide status. */
-export function discoveryFileThere(plan: RemotePlan, there: ThereOptions): Record<string, unknown> {
+export function discoveryFileThere(plan: RemotePlan, there: ThereOptions): RelayDiscoveryFile {
   return {
     workspacePath: there.cliRoot,
     ideInfo: plan.ideInfo,
