@@ -33,6 +33,8 @@ export interface HttpClientTransportOptions {
   reconnectionOptions?: HttpReconnectionOptions;
   /** A Unix socket to dial instead of the URL's host and port (the URL's host is still the Host header). */
   socketPath?: string;
+  /** Keep each incoming message's JSON text for `textOf` (a relay passes it on unchanged instead of serializing it again). */
+  keepText?: boolean;
 }
 
 /** Same message shape as the SDK's StreamableHTTPError. */
@@ -78,6 +80,7 @@ export class HttpClientTransport implements Transport {
   private protocol: string | undefined;
   private serverRetryMs: number | undefined;
   private reconnectTimer: NodeJS.Timeout | undefined;
+  private readonly texts = new WeakMap<JSONRPCMessage, string>();
 
   constructor(
     private readonly url: URL,
@@ -88,6 +91,11 @@ export class HttpClientTransport implements Transport {
 
   get sessionId(): string | undefined {
     return this.session;
+  }
+
+  /** The JSON text `message` arrived as (with `keepText`; a message of a batch has none). */
+  textOf(message: JSONRPCMessage): string | undefined {
+    return this.texts.get(message);
   }
 
   setProtocolVersion(version: string): void {
@@ -121,9 +129,14 @@ export class HttpClientTransport implements Transport {
    * `resumptionToken` is never asked for.
    */
   async send(message: JSONRPCMessage | JSONRPCMessage[], _options?: TransportSendOptions): Promise<void> {
+    return this.sendText(message, JSON.stringify(message));
+  }
+
+  /** `send`, with the message already serialized as `text` (a relay forwards a large message without a second copy). */
+  async sendText(message: JSONRPCMessage | JSONRPCMessage[], text: string): Promise<void> {
     try {
       const headers = this.headers({ 'content-type': 'application/json', accept: 'application/json, text/event-stream' });
-      const response = await this.request('POST', headers, JSON.stringify(message));
+      const response = await this.request('POST', headers, text);
       const sessionId = response.headers['mcp-session-id'];
       if (typeof sessionId === 'string' && sessionId) this.session = sessionId;
       const status = response.statusCode ?? 0;
@@ -147,8 +160,10 @@ export class HttpClientTransport implements Transport {
       if (type === 'text/event-stream') {
         this.readStream(response, false);
       } else if (type === 'application/json') {
-        const data: unknown = JSON.parse(await readBody(response));
+        const text = await readBody(response);
+        const data: unknown = JSON.parse(text);
         const parsed = Array.isArray(data) ? data.map((m) => JSONRPCMessageSchema.parse(m)) : [JSONRPCMessageSchema.parse(data)];
+        if (this.options.keepText && !Array.isArray(data)) this.texts.set(parsed[0]!, text);
         for (const m of parsed) this.onmessage?.(m);
       } else {
         response.resume();
@@ -244,6 +259,7 @@ export class HttpClientTransport implements Transport {
         if (!event.data || (event.event && event.event !== 'message')) return;
         try {
           const message = JSONRPCMessageSchema.parse(JSON.parse(event.data));
+          if (this.options.keepText) this.texts.set(message, event.data);
           if (isResultOrError(message) && 'result' in message) answered = true;
           this.onmessage?.(message);
         } catch (err) {

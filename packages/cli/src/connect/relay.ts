@@ -50,6 +50,7 @@ export function runRelay(options: RelayOptions): Promise<number> {
   const upstream = new HttpClientTransport(url, {
     headers: { Authorization: `Bearer ${options.token}` },
     ...('socketPath' in target ? { socketPath: target.socketPath } : {}),
+    keepText: true,
     // A dropped GET stream is reopened once at once; a companion that is gone ends the relay.
     reconnectionOptions: { initialReconnectionDelay: 200, maxReconnectionDelay: 1000, reconnectionDelayGrowFactor: 2, maxRetries: 2 },
   });
@@ -81,8 +82,11 @@ export function runRelay(options: RelayOptions): Promise<number> {
       resolve(code);
     };
 
-    const write = (message: RpcMessage) => {
-      if (!finished) stdout.write(`${JSON.stringify(message)}\n`);
+    /** One line to the CLI; `text`, when given, is the message as it came (no second serialization of a large one). */
+    const write = (message: RpcMessage, text?: string) => {
+      if (finished) return;
+      stdout.write(text ?? JSON.stringify(message));
+      stdout.write('\n');
     };
 
     upstream.onmessage = (message) => {
@@ -95,15 +99,15 @@ export function runRelay(options: RelayOptions): Promise<number> {
         release();
       }
       const out = translator.toCli(m);
-      if (out) write(out);
+      if (out) write(out, out === m ? upstream.textOf(message) : undefined);
     };
     upstream.onerror = (err) => {
       log(`companion: ${err.message}`);
       if (GONE.test(err.message)) void finish(1, `the companion at ${describe(target)} is gone`);
     };
 
-    const send = (message: RpcMessage, translated: RpcMessage) =>
-      upstream.send(translated as JSONRPCMessage).catch((err: Error) => {
+    const send = (message: RpcMessage, translated: RpcMessage, text: string) =>
+      upstream.sendText(translated as JSONRPCMessage, translated === message ? text : JSON.stringify(translated)).catch((err: Error) => {
         if (message.id !== undefined && message.id !== null) initializing.get(message.id)?.();
         // A request must not wait forever: answer it with why it failed.
         if (message.method !== undefined && message.id !== undefined && message.id !== null) {
@@ -112,17 +116,17 @@ export function runRelay(options: RelayOptions): Promise<number> {
         if (GONE.test(err.message)) void finish(1, `the companion at ${describe(target)} is gone (${err.message})`);
       });
 
-    const forward = (message: RpcMessage) => {
+    const forward = (message: RpcMessage, text: string) => {
       const translated = translator.fromCli(message);
       if ('answer' in translated) return write(translated.answer);
       if (message.method === 'initialize' && message.id !== undefined && message.id !== null) {
         const id = message.id;
         sessionReady = new Promise<void>((resolve) => initializing.set(id, resolve));
-        void send(message, translated.forward);
+        void send(message, translated.forward, text);
         return;
       }
       // After the session's initialize answer, in the order the CLI sent them.
-      void sessionReady.then(() => send(message, translated.forward));
+      void sessionReady.then(() => send(message, translated.forward, text));
     };
 
     const onLine = (line: string) => {
@@ -138,7 +142,7 @@ export function runRelay(options: RelayOptions): Promise<number> {
         write({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid Request: one JSON-RPC object per line' } });
         return;
       }
-      forward(message);
+      forward(message, line);
     };
 
     // Lines split without copying what came before: a large openDiff arrives in many chunks.

@@ -1,0 +1,152 @@
+#!/usr/bin/env node
+/**
+ * The relay (`ide-companion connect`, docs/remote.md): what a CLI elsewhere
+ * pays to reach the editor through it, next to the direct loopback TCP path
+ * measured in the same run.
+ *
+ * Two identical in-process companions, each with an editor that accepts a
+ * diff as soon as it is shown. One real MCP SDK client reaches the first over
+ * Streamable HTTP on loopback (as Gemini CLI beside the editor does); another
+ * reaches the second through the bundled relay over stdio, the relay dialling
+ * the companion's Unix socket (as Gemini CLI in a container or over SSH does).
+ * Samples alternate between the two paths, so machine noise hits both:
+ *
+ * - isolated event: a focus in the editor, until the ide/contextUpdate
+ *   carrying it arrives at the client (a pause past the coalescing window after each);
+ * - 1 MiB openDiff: the openDiff call, until the ide/diffAccepted with the
+ *   whole text arrives.
+ *
+ * Target (issue 18): the relay at most 1.2x the direct path, p50 of each.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import * as z from 'zod/mini';
+import { activeFileOf, connectClient, log, machine, makeFiles, runBench, scaled, sleep, startCompanion, summarize, withTimeout } from './lib/common.mjs';
+
+const EVENT_SAMPLES = scaled(60, 3);
+const DIFF_SAMPLES = scaled(30, 2);
+const DIFF_BYTES = 1024 * 1024;
+const PAUSE_MS = 120;
+const WAIT_MS = 10_000;
+const LIMIT = 1.2;
+/** The committed relay bundle, as a container mounts it. */
+const RELAY_BUNDLE_PATH = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..', 'packages', 'cli', 'bin', 'ide-companion-connect.mjs');
+
+/** A companion whose editor accepts every diff as it is shown. */
+async function acceptingCompanion() {
+  let companion;
+  const editor = {
+    showDiff: (diff) => void companion.diffs.accept(diff.id),
+    diffText: () => undefined,
+    closeDiff: () => undefined,
+  };
+  const started = await startCompanion({ editor });
+  companion = started.companion;
+  return started;
+}
+
+/** Arrivals of notifications, awaited by a predicate. */
+function arrivals() {
+  const waiting = [];
+  return {
+    record(method, params, at) {
+      for (const w of [...waiting]) {
+        if (w.match(method, params)) {
+          waiting.splice(waiting.indexOf(w), 1);
+          w.resolve(at);
+        }
+      }
+    },
+    next(match) {
+      return new Promise((resolve) => waiting.push({ match, resolve }));
+    },
+  };
+}
+
+/** The CLI's stdio transport spawning the bundled relay on the companion's socket. */
+async function connectThroughRelay(companion, onNotification) {
+  const transport = new StdioClientTransport({ command: process.execPath, args: [RELAY_BUNDLE_PATH, '--socket', companion.socketPath], stderr: 'ignore' });
+  const client = new Client({ name: 'stdio-client', version: 'bench' });
+  for (const method of ['ide/contextUpdate', 'ide/diffAccepted']) {
+    client.setNotificationHandler(z.object({ method: z.literal(method), params: z.optional(z.record(z.string(), z.unknown())) }), (n) =>
+      onNotification(method, n.params, performance.now()),
+    );
+  }
+  await client.connect(transport);
+  return { client, close: () => client.close() };
+}
+
+runBench(async () => {
+  const direct = await acceptingCompanion();
+  const relayed = await acceptingCompanion();
+  const directArrivals = arrivals();
+  const relayArrivals = arrivals();
+  const directClient = await connectClient({ port: direct.companion.port, token: direct.companion.authToken }, directArrivals.record);
+  const relayClient = await connectThroughRelay(relayed.companion, relayArrivals.record);
+  const paths = [
+    { name: 'direct', h: direct, client: directClient.client, arrivals: directArrivals, files: makeFiles(direct.workspace, EVENT_SAMPLES + 5) },
+    { name: 'relay', h: relayed, client: relayClient.client, arrivals: relayArrivals, files: makeFiles(relayed.workspace, EVENT_SAMPLES + 5) },
+  ];
+  try {
+    const focus = async (p, file) => {
+      const arrived = p.arrivals.next((method, params) => method === 'ide/contextUpdate' && activeFileOf(params)?.path === file);
+      const start = performance.now();
+      p.h.companion.context.focus(file);
+      return (await withTimeout(arrived, WAIT_MS, `${p.name}: the context update`)) - start;
+    };
+    const text = 'x'.repeat(DIFF_BYTES - 1) + '\n';
+    const diff = async (p, i) => {
+      const filePath = path.join(p.h.workspace, `diff${i}.txt`);
+      const arrived = p.arrivals.next((method, params) => method === 'ide/diffAccepted' && params?.filePath === filePath);
+      const start = performance.now();
+      await p.client.callTool({ name: 'openDiff', arguments: { filePath, newContent: text } });
+      const at = await withTimeout(arrived, WAIT_MS, `${p.name}: the accepted diff`);
+      return at - start;
+    };
+
+    // Warm-up of both paths: JIT, sockets, the relay's first messages.
+    for (let i = 0; i < 5; i++) {
+      for (const p of paths) await focus(p, p.files[EVENT_SAMPLES + i]);
+      await sleep(PAUSE_MS);
+    }
+    for (const p of paths) await diff(p, -1);
+
+    log(`isolated events: ${EVENT_SAMPLES} per path, alternated, ${PAUSE_MS} ms apart`);
+    const events = { direct: [], relay: [] };
+    for (let i = 0; i < EVENT_SAMPLES; i++) {
+      const order = i % 2 === 0 ? paths : [...paths].reverse();
+      for (const p of order) {
+        events[p.name].push(await focus(p, p.files[i]));
+        await sleep(PAUSE_MS);
+      }
+    }
+
+    log(`1 MiB openDiff round trips: ${DIFF_SAMPLES} per path, alternated`);
+    const diffs = { direct: [], relay: [] };
+    for (let i = 0; i < DIFF_SAMPLES; i++) {
+      const order = i % 2 === 0 ? paths : [...paths].reverse();
+      for (const p of order) diffs[p.name].push(await diff(p, i));
+    }
+
+    const ratio = (a, b) => Math.round((summarize(a).p50 / summarize(b).p50) * 100) / 100;
+    const eventRatio = ratio(events.relay, events.direct);
+    const diffRatio = ratio(diffs.relay, diffs.direct);
+    return {
+      bench: 'relay',
+      what: 'ide-companion connect over the Unix socket vs the direct loopback TCP path, same run, alternated',
+      isolatedEvent: { direct: summarize(events.direct), relay: summarize(events.relay), ratioP50: eventRatio },
+      openDiff1MiB: { direct: summarize(diffs.direct), relay: summarize(diffs.relay), ratioP50: diffRatio },
+      limit: { ratioP50: LIMIT },
+      met: eventRatio <= LIMIT && diffRatio <= LIMIT,
+      relayBundleBytes: fs.statSync(RELAY_BUNDLE_PATH).size,
+      machine: machine(),
+    };
+  } finally {
+    await relayClient.close().catch(() => undefined);
+    await directClient.close().catch(() => undefined);
+    await relayed.cleanup();
+    await direct.cleanup();
+  }
+});
