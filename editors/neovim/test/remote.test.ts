@@ -8,29 +8,10 @@
 import { describe, test, type TestContext } from 'node:test';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import {
-  containerFlow,
-  type EditorHost,
-  findGeminiCli,
-  ORIGINAL_TEXT,
-  podmanProblem,
-  sandboxFlow,
-  skipUnless,
-  sshdProblem,
-  sshFlow,
-  which,
-} from '@ide-companion/testkit';
+import { containerFlow, type EditorHost, ORIGINAL_TEXT, remoteFlowSkips, sandboxFlow, skipUnless, sshFlow } from '@ide-companion/testkit';
 import { hasNvim, inProposal, startNeovim, waitForDiff } from './harness.js';
 
-const cli = findGeminiCli();
-const base =
-  skipUnless(hasNvim, 'nvim', 'apt-get install -y neovim') ||
-  skipUnless(cli !== undefined, 'Gemini CLI 0.61.0', 'run scripts/install-gemini-cli.sh') ||
-  skipUnless(which('tmux') !== undefined, 'tmux', 'apt-get install -y tmux');
-const podman = base || (cli && podmanProblem());
-const sshd = base || (cli && sshdProblem());
-const skipPodman = base || skipUnless(!podman, `podman (${podman})`, 'apt-get install podman runc mmdebstrap; bash scripts/build-container-image.sh');
-const skipSsh = base || skipUnless(!sshd, `sshd in a network namespace (${sshd})`, 'apt-get install openssh-server socat iproute2; run as root');
+const skip = remoteFlowSkips(skipUnless(hasNvim, 'nvim', 'apt-get install -y neovim'));
 
 const EDITED_LINE = 'the user’s line, written in Neovim';
 
@@ -63,7 +44,7 @@ async function neovimHost(t: TestContext): Promise<EditorHost> {
 describe('gemini elsewhere, with Neovim here', { timeout: 8 * 60_000 }, () => {
   test(
     'in a --network=none container from `ide-companion container --podman`: connected, container paths for the model, :w lands on the host byte for byte',
-    { skip: skipPodman },
+    { skip: skip.podman },
     async (t) => {
       await containerFlow(t, await neovimHost(t));
     },
@@ -71,7 +52,7 @@ describe('gemini elsewhere, with Neovim here', { timeout: 8 * 60_000 }, () => {
 
   test(
     "in `gemini --sandbox` with `ide-companion sandbox`'s exports: connected inside the sandbox, :w lands byte for byte",
-    { skip: skipPodman },
+    { skip: skip.podman },
     async (t) => {
       await sandboxFlow(t, await neovimHost(t));
     },
@@ -79,7 +60,7 @@ describe('gemini elsewhere, with Neovim here', { timeout: 8 * 60_000 }, () => {
 
   test(
     'over `ide-companion ssh` to a remote that cannot reach this loopback: connected, remote paths for the model, :w lands in the remote file',
-    { skip: skipSsh },
+    { skip: skip.ssh },
     async (t) => {
       await sshFlow(t, await neovimHost(t));
     },

@@ -18,8 +18,10 @@ import {
   shellCommand,
   skipUnless,
   sleep,
+  submitLine,
   Tmux,
   waitFor,
+  waitIdeConnected,
   which,
   writeFileTurns,
 } from '@ide-companion/testkit';
@@ -33,8 +35,6 @@ const skip =
 /** The CLI takes ~5 s to start here when idle; a shared 2-core machine can take many times that. */
 const START_TIMEOUT_MS = 120_000;
 const STEP_TIMEOUT_MS = 60_000;
-/** Well past the CLI's 30 ms fast-return window (see submit). */
-const ENTER_SETTLE_MS = 300;
 const TEST_TIMEOUT_MS = 6 * 60_000;
 const BIN = path.join(repoRoot, 'packages', 'cli', 'bin', 'ide-companion.js');
 
@@ -93,55 +93,14 @@ async function startScenario(t: TestContext, turns: readonly FakeTurn[] = writeF
   return scenario;
 }
 
-const IDE_STATUS_LINE = /^ℹ\s+\S+\s+(Connected to .*|Connecting\.\.\.|Disconnected.*)$/gmu;
-
-/**
- * Runs `/ide status` until it reports Connected, and returns that line. serve
- * sees the session at initialize; the CLI says Connected only after its
- * tools/list, so a first look may still say "Connecting...". Prompts sent before
- * that could run without the IDE diff.
- */
+/** `/ide status` until it says Connected (testkit's waitIdeConnected); that line. */
 async function ideStatusConnected(s: Scenario): Promise<string> {
-  const deadline = Date.now() + START_TIMEOUT_MS;
-  for (;;) {
-    const before = [...s.gemini.screen().matchAll(IDE_STATUS_LINE)].length;
-    await submit(s, '/ide status');
-    const lines = await waitFor(
-      () => {
-        const all = [...s.gemini.screen().matchAll(IDE_STATUS_LINE)];
-        return all.length > before ? all : undefined;
-      },
-      'an /ide status answer',
-      STEP_TIMEOUT_MS,
-    );
-    const latest = lines[lines.length - 1]![1]!;
-    if (latest.startsWith('Connected to')) return latest;
-    if (Date.now() > deadline) throw new Error(`the CLI never connected; /ide status says: ${latest}\n--- gemini ---\n${s.gemini.screen()}`);
-    await sleep(1_000);
-  }
+  return (await waitIdeConnected(s.gemini, START_TIMEOUT_MS)).status;
 }
 
-/**
- * Types a line into the CLI's input box and submits it. The CLI turns an Enter
- * read within 30 ms of a typed character into a newline (paste detection), and
- * on a busy machine it may read both in one go: so wait until the box shows the
- * text (the last ` > ` line; earlier ones are history), then a little more.
- */
-async function submit(s: Scenario, text: string): Promise<void> {
-  s.gemini.type(text);
-  await waitFor(
-    () =>
-      s.gemini
-        .screen()
-        .split('\n')
-        .filter((line) => /^\s*> /.test(line))
-        .at(-1)
-        ?.includes(text),
-    `the input box to show ${JSON.stringify(text)}`,
-    STEP_TIMEOUT_MS,
-  );
-  await sleep(ENTER_SETTLE_MS);
-  s.gemini.keys('Enter');
+/** Types a line into the CLI's input box and submits it (testkit's submitLine). */
+function submit(s: Scenario, text: string): Promise<void> {
+  return submitLine(s.gemini, text, STEP_TIMEOUT_MS);
 }
 
 /** The scripted write_file reaches serve as a diff, and the CLI waits on its own confirmation. */

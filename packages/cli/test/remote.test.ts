@@ -11,33 +11,22 @@ import { describe, test, type TestContext } from 'node:test';
 import {
   containerFlow,
   type EditorHost,
-  findGeminiCli,
   IDE_COMPANION_BIN,
   makeTempDir,
   ORIGINAL_TEXT,
-  podmanProblem,
   REMOTE_STEP_TIMEOUT_MS,
+  remoteFlowSkips,
   sandboxFlow,
   shellCommand,
-  skipUnless,
-  sshdProblem,
   sshFlow,
   Tmux,
-  which,
 } from '@ide-companion/testkit';
 import { SERVE_IDE_INFO } from '@ide-companion/terminal';
 
 /** What the user's $EDITOR writes in serve. */
 const EDITED = 'the user’s line\r\nsecond 😀';
 
-const cli = findGeminiCli();
-const base =
-  skipUnless(cli !== undefined, 'Gemini CLI 0.61.0', 'run scripts/install-gemini-cli.sh') ||
-  skipUnless(which('tmux') !== undefined, 'tmux', 'apt-get install tmux');
-const podman = base || (cli && podmanProblem());
-const sshd = base || (cli && sshdProblem());
-const skipPodman = base || skipUnless(!podman, `podman (${podman})`, 'apt-get install podman runc mmdebstrap; bash scripts/build-container-image.sh');
-const skipSsh = base || skipUnless(!sshd, `sshd in a network namespace (${sshd})`, 'apt-get install openssh-server socat iproute2; run as root');
+const skip = remoteFlowSkips();
 
 /** serve for a fresh project (a.txt, seen.txt), its $EDITOR writing EDITED; torn down with the test. */
 async function serveHost(t: TestContext): Promise<EditorHost> {
@@ -82,7 +71,7 @@ async function serveHost(t: TestContext): Promise<EditorHost> {
 describe('gemini elsewhere, with ide-companion serve here', { timeout: 8 * 60_000 }, () => {
   test(
     'in a --network=none container from `ide-companion container --podman`: connected, container paths for the model, the edited accept on the host byte for byte',
-    { skip: skipPodman },
+    { skip: skip.podman },
     async (t) => {
       await containerFlow(t, await serveHost(t));
     },
@@ -90,7 +79,7 @@ describe('gemini elsewhere, with ide-companion serve here', { timeout: 8 * 60_00
 
   test(
     "in `gemini --sandbox` with `ide-companion sandbox`'s exports: connected inside the sandbox, the edited accept byte for byte",
-    { skip: skipPodman },
+    { skip: skip.podman },
     async (t) => {
       await sandboxFlow(t, await serveHost(t));
     },
@@ -98,7 +87,7 @@ describe('gemini elsewhere, with ide-companion serve here', { timeout: 8 * 60_00
 
   test(
     'over `ide-companion ssh` to a remote that cannot reach this loopback: connected, remote paths for the model, the edited accept in the remote file',
-    { skip: skipSsh },
+    { skip: skip.ssh },
     async (t) => {
       await sshFlow(t, await serveHost(t));
     },

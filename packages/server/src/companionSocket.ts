@@ -15,7 +15,7 @@
 import * as fs from 'node:fs';
 import type * as http from 'node:http';
 import * as path from 'node:path';
-import { ensurePrivateDirectory, isProcessAlive, writeFileAtomicPrivate } from './discoveryFile.js';
+import { ensurePrivateDirectory, isProcessAlive, sweepDeadPidEntries, writeFileAtomicPrivate } from './discoveryFile.js';
 
 export const SOCKET_FILE_NAME = 'mcp.sock';
 export const TOKEN_FILE_NAME = 'token';
@@ -36,24 +36,14 @@ export function ensureSocketBaseDir(tmpdir: string): string {
 
 /** Removes the folders of companions whose PID is gone. Returns their names. */
 export function sweepStaleSocketDirs(base: string, isAlive: (pid: number) => boolean = isProcessAlive): string[] {
-  const removed: string[] = [];
-  let names: string[];
-  try {
-    names = fs.readdirSync(base);
-  } catch {
-    return removed;
-  }
-  for (const name of names) {
-    const match = COMPANION_DIR_PATTERN.exec(name);
-    if (!match || isAlive(Number(match[1]))) continue;
-    try {
-      fs.rmSync(path.join(base, name), { recursive: true, force: true });
-      removed.push(name);
-    } catch {
-      // Not ours to remove, or gone already.
-    }
-  }
-  return removed;
+  return sweepDeadPidEntries(
+    base,
+    (name) => {
+      const match = COMPANION_DIR_PATTERN.exec(name);
+      return match ? Number(match[1]) : undefined;
+    },
+    isAlive,
+  );
 }
 
 /** One companion's socket folder: created, listened on, removed. */

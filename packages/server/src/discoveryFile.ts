@@ -67,10 +67,11 @@ export function isProcessAlive(pid: number): boolean {
 }
 
 /**
- * Removes our own discovery files whose IDE process is gone. Other users'
- * files are never touched. Returns the names removed.
+ * Removes the entries of `dir` that name a dead PID (`pidOf` reads it from the
+ * name; other names are left) and are ours: other users' are never touched.
+ * Returns the names removed.
  */
-export function sweepStaleDiscoveryFiles(dir: string, isAlive: (pid: number) => boolean = isProcessAlive): string[] {
+export function sweepDeadPidEntries(dir: string, pidOf: (name: string) => number | undefined, isAlive: (pid: number) => boolean = isProcessAlive): string[] {
   const removed: string[] = [];
   let names: string[];
   try {
@@ -80,19 +81,23 @@ export function sweepStaleDiscoveryFiles(dir: string, isAlive: (pid: number) => 
   }
   const uid = currentUid();
   for (const name of names) {
-    const parsed = parseDiscoveryFileName(name);
-    if (!parsed || isAlive(parsed.pid)) continue;
-    const file = path.join(dir, name);
+    const pid = pidOf(name);
+    if (pid === undefined || isAlive(pid)) continue;
+    const entry = path.join(dir, name);
     try {
-      const st = fs.lstatSync(file);
-      if (uid !== undefined && st.uid !== uid) continue;
-      fs.unlinkSync(file);
+      if (uid !== undefined && fs.lstatSync(entry).uid !== uid) continue;
+      fs.rmSync(entry, { recursive: true });
       removed.push(name);
     } catch {
       // Gone already, or not ours to remove.
     }
   }
   return removed;
+}
+
+/** Removes our own discovery files whose IDE process is gone. Returns the names removed. */
+export function sweepStaleDiscoveryFiles(dir: string, isAlive: (pid: number) => boolean = isProcessAlive): string[] {
+  return sweepDeadPidEntries(dir, (name) => parseDiscoveryFileName(name)?.pid, isAlive);
 }
 
 /** Writes `content` to `file` atomically with mode 0600, never following a link. */

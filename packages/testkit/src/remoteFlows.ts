@@ -14,12 +14,12 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { TestContext } from 'node:test';
-import { which } from './external.js';
+import { skipUnless, which } from './external.js';
 import { findGeminiCli, geminiCliDir, repoRoot } from './geminiCli.js';
 import { HEADLESS_TRIGGER_ENV, makeGeminiHome, shellCommand, STRAY_IDE_ENV } from './geminiHome.js';
 import { submitLine, waitIdeConnected } from './geminiTui.js';
-import { PODMAN_GLOBAL_FLAGS, PODMAN_RUN_FLAGS, removeContainer, TEST_IMAGE } from './podman.js';
-import { SSH_TEST_USER, startTestSshd } from './sshd.js';
+import { PODMAN_GLOBAL_FLAGS, PODMAN_RUN_FLAGS, podmanProblem, removeContainer, TEST_IMAGE } from './podman.js';
+import { SSH_TEST_USER, sshdProblem, startTestSshd } from './sshd.js';
 import { Tmux } from './tmux.js';
 import { sleep, waitFor } from './wait.js';
 
@@ -28,6 +28,24 @@ export const REMOTE_START_TIMEOUT_MS = 120_000;
 export const REMOTE_STEP_TIMEOUT_MS = 60_000;
 export const ORIGINAL_TEXT = 'original line\n';
 export const PROPOSED_TEXT = 'line from the model\n';
+
+/**
+ * The `skip` options of the flows (node:test's): each flow needs the pinned CLI and tmux, and
+ * Podman with the test image or sshd in a namespace; `base` is the end's own reason to skip.
+ */
+export function remoteFlowSkips(base: string | false = false): { podman: string | false; ssh: string | false } {
+  const common =
+    base ||
+    skipUnless(findGeminiCli() !== undefined, 'Gemini CLI 0.61.0', 'run scripts/install-gemini-cli.sh') ||
+    skipUnless(which('tmux') !== undefined, 'tmux', 'apt-get install tmux');
+  if (common) return { podman: common, ssh: common };
+  const podman = podmanProblem();
+  const sshd = sshdProblem();
+  return {
+    podman: skipUnless(!podman, `podman (${podman})`, 'apt-get install podman runc mmdebstrap; bash scripts/build-container-image.sh'),
+    ssh: skipUnless(!sshd, `sshd in a network namespace (${sshd})`, 'apt-get install openssh-server socat iproute2; run as root'),
+  };
+}
 
 /** An editor end on this machine serving a project that holds a.txt (ORIGINAL_TEXT) and seen.txt. */
 export interface EditorHost {
