@@ -220,6 +220,54 @@ describe('the relay over loopback TCP, and its life', { timeout: 4 * TIMEOUT }, 
     }
   });
 
+  test('without a map, a 1 MiB openDiff and its 1 MiB outcome go through as their bytes, byte for byte', async () => {
+    const h = await startTestCompanion();
+    const relay = await relayClient(['--socket', h.companion.socketPath!]);
+    try {
+      const file = path.join(h.workspace, 'big.txt');
+      const proposal = 'é😀\r\n'.repeat(128 * 1024) + 'no final newline';
+      const edited = proposal.replace(/^é/, 'É');
+      await relay.client.callTool({ name: 'openDiff', arguments: { filePath: file, newContent: proposal } });
+      const diff = await waitFor(() => h.view.shown.find((d) => d.filePath === file), 'the diff', TIMEOUT);
+      assert.equal(diff.newContent, proposal);
+      h.companion.diffs.accept(diff.id, edited);
+      const outcome = await waitFor(() => relay.notifications.find((n) => n.method === 'ide/diffAccepted'), 'the outcome', TIMEOUT);
+      assert.equal(outcome.params.content, edited);
+    } finally {
+      await relay.close();
+      await h.cleanup();
+    }
+  });
+
+  test('a large message in another key order than the SDK writes is read whole, and answered', async () => {
+    const h = await startTestCompanion();
+    try {
+      const child = spawn(process.execPath, [RELAY_BUNDLE_PATH, '--socket', h.companion.socketPath!], { stdio: ['pipe', 'pipe', 'pipe'] });
+      let out = '';
+      child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+      const init = { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'script', version: '0' } };
+      child.stdin.write(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: init }) + '\n');
+      await waitFor(() => out.includes('"id":1') || undefined, 'the initialize answer', TIMEOUT);
+      child.stdin.write(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) + '\n');
+      const file = path.join(h.workspace, 'order.txt');
+      // id first, method last: not where peek looks, so the relay parses it.
+      child.stdin.write(
+        JSON.stringify({
+          id: 'big-1',
+          params: { arguments: { newContent: 'y'.repeat(200 * 1024), filePath: file }, name: 'openDiff' },
+          jsonrpc: '2.0',
+          method: 'tools/call',
+        }) + '\n',
+      );
+      await waitFor(() => out.includes('"id":"big-1"') || undefined, 'the answer to the large call', TIMEOUT);
+      assert.ok(h.view.shown.some((d) => d.filePath === file && d.newContent.length === 200 * 1024));
+      child.stdin.end();
+      await new Promise((resolve) => child.once('exit', resolve));
+    } finally {
+      await h.cleanup();
+    }
+  });
+
   test('stdin closed: the relay ends the session (DELETE) and exits 0', async () => {
     const h = await startTestCompanion();
     try {

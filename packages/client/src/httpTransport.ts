@@ -35,6 +35,12 @@ export interface HttpClientTransportOptions {
   socketPath?: string;
   /** Keep each incoming message's JSON text for `textOf` (a relay passes it on unchanged instead of serializing it again). */
   keepText?: boolean;
+  /**
+   * Offered each incoming message's JSON text before it is parsed; returning
+   * true takes it (a relay that need not read it writes it on as it came), and
+   * the transport neither parses nor delivers it.
+   */
+  passThrough?: (text: string) => boolean;
 }
 
 /** Same message shape as the SDK's StreamableHTTPError. */
@@ -132,8 +138,12 @@ export class HttpClientTransport implements Transport {
     return this.sendText(message, JSON.stringify(message));
   }
 
-  /** `send`, with the message already serialized as `text` (a relay forwards a large message without a second copy). */
-  async sendText(message: JSONRPCMessage | JSONRPCMessage[], text: string): Promise<void> {
+  /**
+   * `send`, with the message already serialized as `text` (a relay forwards a
+   * large message without a second copy); `message` need only hold its
+   * `method` and `id`, which say whether an answer is awaited.
+   */
+  async sendText(message: JSONRPCMessage | JSONRPCMessage[], text: string | Buffer): Promise<void> {
     try {
       const headers = this.headers({ 'content-type': 'application/json', accept: 'application/json, text/event-stream' });
       const response = await this.request('POST', headers, text);
@@ -161,6 +171,7 @@ export class HttpClientTransport implements Transport {
         this.readStream(response, false);
       } else if (type === 'application/json') {
         const text = await readBody(response);
+        if (this.options.passThrough?.(text)) return;
         const data: unknown = JSON.parse(text);
         const parsed = Array.isArray(data) ? data.map((m) => JSONRPCMessageSchema.parse(m)) : [JSONRPCMessageSchema.parse(data)];
         if (this.options.keepText && !Array.isArray(data)) this.texts.set(parsed[0]!, text);
@@ -207,10 +218,10 @@ export class HttpClientTransport implements Transport {
   }
 
   /** One request; resolves with the response head (the body is the caller's). */
-  private request(method: string, headers: Record<string, string>, body?: string): Promise<http.IncomingMessage> {
+  private request(method: string, headers: Record<string, string>, body?: string | Buffer): Promise<http.IncomingMessage> {
     if (this.closed) return Promise.reject(new Error('This operation was aborted'));
     return new Promise((resolve, reject) => {
-      const payload = body === undefined ? undefined : Buffer.from(body, 'utf8');
+      const payload = body === undefined ? undefined : typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
       if (payload) headers['content-length'] = String(payload.length);
       let answered = false;
       const req = http.request(this.url, { method, headers, agent: this.agent, socketPath: this.options.socketPath }, (res) => {
@@ -257,6 +268,7 @@ export class HttpClientTransport implements Transport {
     const parser = createParser({
       onEvent: (event) => {
         if (!event.data || (event.event && event.event !== 'message')) return;
+        if (this.options.passThrough?.(event.data)) return;
         try {
           const message = JSONRPCMessageSchema.parse(JSON.parse(event.data));
           if (this.options.keepText) this.texts.set(message, event.data);

@@ -9,9 +9,11 @@
  *
  * Stdin is read line by line here, not through the SDK's ReadBuffer: that one
  * caps a message at 10 MiB (a 32 MiB openDiff would be refused) and copies the
- * whole buffer at every chunk.
+ * whole buffer at every chunk. Without a path map, a large message (a whole
+ * file in openDiff, in ide/diffAccepted) goes through as the bytes it came in:
+ * only its method and id are read, from its two ends, as the MCP SDK writes
+ * them (`{"method":...,"id":N}`; any other order is parsed whole).
  */
-import { StringDecoder } from 'node:string_decoder';
 import { HttpClientTransport } from '@ide-companion/client/httpTransport';
 import { LOOPBACK_HOST, MCP_ENDPOINT_PATH } from '@ide-companion/protocol';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
@@ -33,6 +35,19 @@ export interface RelayOptions {
 
 /** How long the DELETE that ends the session may take before the relay exits anyway. */
 const SESSION_END_TIMEOUT_MS = 1_000;
+/** Larger lines are passed through unparsed when no path is translated. */
+const LARGE_BYTES = 64 * 1024;
+const HEAD_METHOD = /^\s*\{\s*"method"\s*:\s*"([^"\\]+)"/;
+const TAIL_ID = /"id"\s*:\s*(-?\d+|"[^"\\]*")\s*\}\s*$/;
+
+/** The method and id of a large message, read from its ends; undefined when they are not where the SDK puts them. */
+function peek(line: Buffer): RpcMessage | undefined {
+  const method = HEAD_METHOD.exec(line.toString('utf8', 0, 256))?.[1];
+  const id = TAIL_ID.exec(line.toString('utf8', Math.max(0, line.length - 256)))?.[1];
+  if (method === undefined || method === 'initialize') return undefined;
+  return { jsonrpc: '2.0', method, ...(id !== undefined ? { id: JSON.parse(id) as string | number } : {}) };
+}
+
 /** The companion's own refusals are answered by it; these mean nobody answers there. */
 const GONE = /ECONNREFUSED|ENOENT|ECONNRESET|EPIPE|socket hang up|Maximum reconnection attempts/;
 
@@ -51,6 +66,7 @@ export function runRelay(options: RelayOptions): Promise<number> {
     headers: { Authorization: `Bearer ${options.token}` },
     ...('socketPath' in target ? { socketPath: target.socketPath } : {}),
     keepText: true,
+    passThrough: (text) => passOn(text),
     // A dropped GET stream is reopened once at once; a companion that is gone ends the relay.
     reconnectionOptions: { initialReconnectionDelay: 200, maxReconnectionDelay: 1000, reconnectionDelayGrowFactor: 2, maxRetries: 2 },
   });
@@ -59,6 +75,8 @@ export function runRelay(options: RelayOptions): Promise<number> {
   /** Settles when no initialize is in flight: a message sent meanwhile would reach the companion without a session. */
   let sessionReady: Promise<void> = Promise.resolve();
   let finished = false;
+  /** Takes a message's text from the companion as it is, when nothing in it needs reading (set below). */
+  let passOn: (text: string) => boolean = () => false;
 
   return new Promise<number>((resolve) => {
     const finish = async (code: number, reason: string) => {
@@ -83,10 +101,17 @@ export function runRelay(options: RelayOptions): Promise<number> {
     };
 
     /** One line to the CLI; `text`, when given, is the message as it came (no second serialization of a large one). */
-    const write = (message: RpcMessage, text?: string) => {
+    function write(message: RpcMessage | undefined, text?: string): void {
       if (finished) return;
       stdout.write(text ?? JSON.stringify(message));
       stdout.write('\n');
+    }
+
+    // Without a map, what the companion sends needs no reading once the session exists: written on as it came.
+    passOn = (text) => {
+      if (!map.identity || initializing.size > 0) return false;
+      write(undefined, text);
+      return true;
     };
 
     upstream.onmessage = (message) => {
@@ -106,7 +131,7 @@ export function runRelay(options: RelayOptions): Promise<number> {
       if (GONE.test(err.message)) void finish(1, `the companion at ${describe(target)} is gone`);
     };
 
-    const send = (message: RpcMessage, translated: RpcMessage, text: string) =>
+    const send = (message: RpcMessage, translated: RpcMessage, text: string | Buffer) =>
       upstream.sendText(translated as JSONRPCMessage, translated === message ? text : JSON.stringify(translated)).catch((err: Error) => {
         if (message.id !== undefined && message.id !== null) initializing.get(message.id)?.();
         // A request must not wait forever: answer it with why it failed.
@@ -116,7 +141,7 @@ export function runRelay(options: RelayOptions): Promise<number> {
         if (GONE.test(err.message)) void finish(1, `the companion at ${describe(target)} is gone (${err.message})`);
       });
 
-    const forward = (message: RpcMessage, text: string) => {
+    const forward = (message: RpcMessage, text: string | Buffer) => {
       const translated = translator.fromCli(message);
       if ('answer' in translated) return write(translated.answer);
       if (message.method === 'initialize' && message.id !== undefined && message.id !== null) {
@@ -129,11 +154,17 @@ export function runRelay(options: RelayOptions): Promise<number> {
       void sessionReady.then(() => send(message, translated.forward, text));
     };
 
-    const onLine = (line: string) => {
-      if (line.trim() === '') return;
+    const onLine = (bytes: Buffer) => {
+      const line = bytes.length > 0 && bytes[bytes.length - 1] === 0x0d ? bytes.subarray(0, -1) : bytes;
+      if (line.length > LARGE_BYTES && map.identity) {
+        const peeked = peek(line);
+        if (peeked) return forward(peeked, line);
+      }
+      const text = line.toString('utf8');
+      if (text.trim() === '') return;
       let message: RpcMessage;
       try {
-        message = JSON.parse(line) as RpcMessage;
+        message = JSON.parse(text) as RpcMessage;
       } catch (err) {
         write({ jsonrpc: '2.0', id: null, error: { code: -32700, message: `Parse error: ${(err as Error).message}` } });
         return;
@@ -142,24 +173,23 @@ export function runRelay(options: RelayOptions): Promise<number> {
         write({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid Request: one JSON-RPC object per line' } });
         return;
       }
-      forward(message, line);
+      forward(message, text);
     };
 
-    // Lines split without copying what came before: a large openDiff arrives in many chunks.
-    const decoder = new StringDecoder('utf8');
-    let partial: string[] = [];
+    // Lines split as bytes, each joined once: a large openDiff arrives in many chunks.
+    let partial: Buffer[] = [];
     const onData = (chunk: Buffer) => {
-      let text = decoder.write(chunk);
-      let newline = text.indexOf('\n');
+      let start = 0;
+      let newline = chunk.indexOf(0x0a, start);
       while (newline !== -1) {
-        partial.push(text.slice(0, newline));
-        const line = partial.join('');
+        partial.push(chunk.subarray(start, newline));
+        const line = partial.length === 1 ? partial[0]! : Buffer.concat(partial);
         partial = [];
-        onLine(line.endsWith('\r') ? line.slice(0, -1) : line);
-        text = text.slice(newline + 1);
-        newline = text.indexOf('\n');
+        onLine(line);
+        start = newline + 1;
+        newline = chunk.indexOf(0x0a, start);
       }
-      if (text) partial.push(text);
+      if (start < chunk.length) partial.push(chunk.subarray(start));
     };
     stdin.on('data', onData);
     stdin.once('end', () => void finish(0, 'the CLI closed stdin'));
