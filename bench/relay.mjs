@@ -65,9 +65,10 @@ function arrivals() {
   };
 }
 
-/** The CLI's stdio transport spawning the bundled relay on the companion's socket. */
-async function connectThroughRelay(companion, onNotification) {
-  const transport = new StdioClientTransport({ command: process.execPath, args: [RELAY_BUNDLE_PATH, '--socket', companion.socketPath], stderr: 'ignore' });
+/** The CLI's stdio transport spawning the bundled relay on the companion's socket (with `map`: `--map HOST=CLI`). */
+async function connectThroughRelay(companion, onNotification, map) {
+  const args = [RELAY_BUNDLE_PATH, '--socket', companion.socketPath, ...(map ? ['--map', `${map.host}=${map.cli}`] : [])];
+  const transport = new StdioClientTransport({ command: process.execPath, args, stderr: 'ignore' });
   const client = new Client({ name: 'stdio-client', version: 'bench' });
   for (const method of ['ide/contextUpdate', 'ide/diffAccepted']) {
     client.setNotificationHandler(z.object({ method: z.literal(method), params: z.optional(z.record(z.string(), z.unknown())) }), (n) =>
@@ -81,24 +82,32 @@ async function connectThroughRelay(companion, onNotification) {
 runBench(async () => {
   const direct = await acceptingCompanion();
   const relayed = await acceptingCompanion();
+  const mapped = await acceptingCompanion();
   const directArrivals = arrivals();
   const relayArrivals = arrivals();
+  const mappedArrivals = arrivals();
   const directClient = await connectClient({ port: direct.companion.port, token: direct.companion.authToken }, directArrivals.record);
   const relayClient = await connectThroughRelay(relayed.companion, relayArrivals.record);
+  // As in a container: the project is /workspaces/proj for the CLI, every path rewritten both ways.
+  const map = { host: mapped.workspace, cli: '/workspaces/proj' };
+  const mappedClient = await connectThroughRelay(mapped.companion, mappedArrivals.record, map);
+  const toCli = (p) => p.replace(map.host, map.cli);
+  const same = (p) => p;
   const paths = [
-    { name: 'direct', h: direct, client: directClient.client, arrivals: directArrivals, files: makeFiles(direct.workspace, EVENT_SAMPLES + 5) },
-    { name: 'relay', h: relayed, client: relayClient.client, arrivals: relayArrivals, files: makeFiles(relayed.workspace, EVENT_SAMPLES + 5) },
+    { name: 'direct', h: direct, client: directClient.client, arrivals: directArrivals, files: makeFiles(direct.workspace, EVENT_SAMPLES + 5), cli: same },
+    { name: 'relay', h: relayed, client: relayClient.client, arrivals: relayArrivals, files: makeFiles(relayed.workspace, EVENT_SAMPLES + 5), cli: same },
+    { name: 'mapped', h: mapped, client: mappedClient.client, arrivals: mappedArrivals, files: makeFiles(mapped.workspace, EVENT_SAMPLES + 5), cli: toCli },
   ];
   try {
     const focus = async (p, file) => {
-      const arrived = p.arrivals.next((method, params) => method === 'ide/contextUpdate' && activeFileOf(params)?.path === file);
+      const arrived = p.arrivals.next((method, params) => method === 'ide/contextUpdate' && activeFileOf(params)?.path === p.cli(file));
       const start = performance.now();
       p.h.companion.context.focus(file);
       return (await withTimeout(arrived, WAIT_MS, `${p.name}: the context update`)) - start;
     };
     const text = 'x'.repeat(DIFF_BYTES - 1) + '\n';
     const diff = async (p, i) => {
-      const filePath = path.join(p.h.workspace, `diff${i}.txt`);
+      const filePath = p.cli(path.join(p.h.workspace, `diff${i}.txt`));
       const arrived = p.arrivals.next((method, params) => method === 'ide/diffAccepted' && params?.filePath === filePath);
       const start = performance.now();
       await p.client.callTool({ name: 'openDiff', arguments: { filePath, newContent: text } });
@@ -114,7 +123,7 @@ runBench(async () => {
     for (const p of paths) await diff(p, -1);
 
     log(`isolated events: ${EVENT_SAMPLES} per path, alternated, ${PAUSE_MS} ms apart`);
-    const events = { direct: [], relay: [] };
+    const events = { direct: [], relay: [], mapped: [] };
     for (let i = 0; i < EVENT_SAMPLES; i++) {
       const order = i % 2 === 0 ? paths : [...paths].reverse();
       for (const p of order) {
@@ -124,7 +133,7 @@ runBench(async () => {
     }
 
     log(`1 MiB openDiff round trips: ${DIFF_SAMPLES} per path, alternated`);
-    const diffs = { direct: [], relay: [] };
+    const diffs = { direct: [], relay: [], mapped: [] };
     for (let i = 0; i < DIFF_SAMPLES; i++) {
       const order = i % 2 === 0 ? paths : [...paths].reverse();
       for (const p of order) diffs[p.name].push(await diff(p, i));
@@ -135,17 +144,23 @@ runBench(async () => {
     const diffRatio = ratio(diffs.relay, diffs.direct);
     return {
       bench: 'relay',
-      what: 'ide-companion connect over the Unix socket vs the direct loopback TCP path, same run, alternated',
+      what: 'ide-companion connect over the Unix socket vs the direct loopback TCP path, same run, alternated; mapped: with --map, as in a container',
       isolatedEvent: { direct: summarize(events.direct), relay: summarize(events.relay), ratioP50: eventRatio },
       openDiff1MiB: { direct: summarize(diffs.direct), relay: summarize(diffs.relay), ratioP50: diffRatio },
+      mapped: {
+        isolatedEvent: { relay: summarize(events.mapped), ratioP50: ratio(events.mapped, events.direct) },
+        openDiff1MiB: { relay: summarize(diffs.mapped), ratioP50: ratio(diffs.mapped, diffs.direct) },
+      },
       limit: { ratioP50: LIMIT },
       met: eventRatio <= LIMIT && diffRatio <= LIMIT,
       relayBundleBytes: fs.statSync(RELAY_BUNDLE_PATH).size,
       machine: machine(),
     };
   } finally {
+    await mappedClient.close().catch(() => undefined);
     await relayClient.close().catch(() => undefined);
     await directClient.close().catch(() => undefined);
+    await mapped.cleanup();
     await relayed.cleanup();
     await direct.cleanup();
   }

@@ -33,8 +33,6 @@ export interface HttpClientTransportOptions {
   reconnectionOptions?: HttpReconnectionOptions;
   /** A Unix socket to dial instead of the URL's host and port (the URL's host is still the Host header). */
   socketPath?: string;
-  /** Keep each incoming message's JSON text for `textOf` (a relay passes it on unchanged instead of serializing it again). */
-  keepText?: boolean;
   /**
    * Offered each incoming message's JSON text before it is parsed; returning
    * true takes it (a relay that need not read it writes it on as it came), and
@@ -86,7 +84,6 @@ export class HttpClientTransport implements Transport {
   private protocol: string | undefined;
   private serverRetryMs: number | undefined;
   private reconnectTimer: NodeJS.Timeout | undefined;
-  private readonly texts = new WeakMap<JSONRPCMessage, string>();
 
   constructor(
     private readonly url: URL,
@@ -97,11 +94,6 @@ export class HttpClientTransport implements Transport {
 
   get sessionId(): string | undefined {
     return this.session;
-  }
-
-  /** The JSON text `message` arrived as (with `keepText`; a message of a batch has none). */
-  textOf(message: JSONRPCMessage): string | undefined {
-    return this.texts.get(message);
   }
 
   setProtocolVersion(version: string): void {
@@ -174,7 +166,6 @@ export class HttpClientTransport implements Transport {
         if (this.options.passThrough?.(text)) return;
         const data: unknown = JSON.parse(text);
         const parsed = Array.isArray(data) ? data.map((m) => JSONRPCMessageSchema.parse(m)) : [JSONRPCMessageSchema.parse(data)];
-        if (this.options.keepText && !Array.isArray(data)) this.texts.set(parsed[0]!, text);
         for (const m of parsed) this.onmessage?.(m);
       } else {
         response.resume();
@@ -271,7 +262,6 @@ export class HttpClientTransport implements Transport {
         if (this.options.passThrough?.(event.data)) return;
         try {
           const message = JSONRPCMessageSchema.parse(JSON.parse(event.data));
-          if (this.options.keepText) this.texts.set(message, event.data);
           if (isResultOrError(message) && 'result' in message) answered = true;
           this.onmessage?.(message);
         } catch (err) {

@@ -407,7 +407,7 @@ export async function sshFlow(t: TestContext, host: EditorHost): Promise<void> {
   assert.equal(probe.stdout.trim(), 'ECONNREFUSED', `the remote must not reach this loopback: ${probe.stdout}${probe.stderr}`);
 
   // doctor in a plain SSH session there: no companion, and the command to run here.
-  const lost = sshd.run(`cd ${remoteProject} && node ${IDE_COMPANION_BIN} doctor`);
+  const lost = sshd.run(`cd ${remoteProject} && node ${sshd.there(IDE_COMPANION_BIN)} doctor`);
   assert.equal(lost.status, 1, lost.stdout + lost.stderr);
   assert.ok(lost.stdout.includes(`in an SSH session (from 127.0.0.1), and no companion serves ${remoteProject} on this machine`), lost.stdout);
   assert.match(lost.stdout, new RegExp(`ide-companion ssh ${SSH_TEST_USER}@\\S+ --remote-path ${remoteProject}`));
@@ -421,7 +421,7 @@ export async function sshFlow(t: TestContext, host: EditorHost): Promise<void> {
   await shell.waitForText(`gemini here reaches ${host.displayName} on the other end`, REMOTE_STEP_TIMEOUT_MS);
   await sleep(500);
   // doctor in the ide-companion ssh shell: it would connect, through the relay.
-  shell.type(`node ${IDE_COMPANION_BIN} doctor > ${geminiHome}/doctor.txt 2>&1; echo doctor-exit-$?`);
+  shell.type(`node ${sshd.there(IDE_COMPANION_BIN)} doctor > ${geminiHome}/doctor.txt 2>&1; echo doctor-exit-$?`);
   shell.keys('Enter');
   await shell.waitForText(/doctor-exit-\d/, REMOTE_STEP_TIMEOUT_MS);
   const there = sshd.run(`cat ${geminiHome}/doctor.txt`).stdout;
@@ -432,7 +432,7 @@ export async function sshFlow(t: TestContext, host: EditorHost): Promise<void> {
   shell.keys('Enter');
   await sleep(300);
   shell.type(
-    `cd ${remoteProject} && HOME=${geminiHome} GEMINI_API_KEY=dummy node ${findGeminiCli()!.geminiBin} --fake-responses ${geminiHome}/turns.jsonl --model gemini-2.5-flash --approval-mode default`,
+    `cd ${remoteProject} && HOME=${geminiHome} GEMINI_API_KEY=dummy node ${sshd.there(findGeminiCli()!.geminiBin)} --fake-responses ${geminiHome}/turns.jsonl --model gemini-2.5-flash --approval-mode default`,
   );
   shell.keys('Enter');
   const remoteFile = `${remoteProject}/a.txt`;

@@ -10,6 +10,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { which } from './external.js';
+import { repoRoot } from './geminiCli.js';
 import { waitFor } from './wait.js';
 
 export const SSH_TEST_USER = 'ideremote';
@@ -34,6 +35,12 @@ export interface TestSshd {
   configFile: string;
   /** ssh options for the tests' own commands on the remote. */
   sshArgs: string[];
+  /**
+   * Where a file of this repository is on the remote. The remote's /tmp is its
+   * own, and a clone may live in a private folder there: the repository is
+   * bound at a path the remote user can reach.
+   */
+  there(repoPath: string): string;
   /** Runs a command on the remote as the user; stdout. */
   run(command: string): { status: number | null; stdout: string; stderr: string };
   stop(): Promise<void>;
@@ -55,7 +62,8 @@ function ensureUser(): { uid: number; gid: number; home: string } {
 /** Starts sshd in its own network namespace; `dir` (outside /tmp, which the namespace hides) holds its files. */
 export async function startTestSshd(dir: string): Promise<TestSshd> {
   const { uid, gid, home } = ensureUser();
-  fs.mkdirSync(dir, { recursive: true, mode: 0o755 });
+  fs.mkdirSync(dir, { recursive: true });
+  fs.chmodSync(dir, 0o755);
   const key = path.join(dir, 'id_ed25519');
   const hostKey = path.join(dir, 'host_ed25519');
   for (const k of [key, hostKey]) {
@@ -92,10 +100,19 @@ export async function startTestSshd(dir: string): Promise<TestSshd> {
       '',
     ].join('\n'),
   );
-  // unshare execs sh, which execs sshd: the child's PID is sshd's, the namespace's anchor.
+  // unshare execs sh, which execs sshd: the child's PID is sshd's, the namespace's anchor. The repository
+  // (the CLI, the pinned gemini) is bound into the namespace first: the tmpfs may hide it, and its
+  // parent folders may be closed to the remote user.
+  const repoThere = path.join(dir, 'repo');
   const sshd: ChildProcess = spawn(
     'unshare',
-    ['-n', '-m', 'sh', '-c', `ip link set lo up && mount -t tmpfs -o mode=1777 tmpfs /tmp && exec ${SSHD} -D -e -f ${sshdConfig}`],
+    [
+      '-n',
+      '-m',
+      'sh',
+      '-c',
+      `ip link set lo up && mkdir -p ${repoThere} && mount --bind ${repoRoot} ${repoThere} && mount -t tmpfs -o mode=1777 tmpfs /tmp && exec ${SSHD} -D -e -f ${sshdConfig}`,
+    ],
     { stdio: ['ignore', 'ignore', 'pipe'] },
   );
   let log = '';
@@ -140,6 +157,7 @@ export async function startTestSshd(dir: string): Promise<TestSshd> {
     gid,
     configFile,
     sshArgs,
+    there: (repoPath) => (repoPath.startsWith(repoRoot + path.sep) ? path.join(repoThere, path.relative(repoRoot, repoPath)) : repoPath),
     run,
     stop: async () => {
       if (sshd.exitCode === null) {

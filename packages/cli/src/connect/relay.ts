@@ -65,7 +65,6 @@ export function runRelay(options: RelayOptions): Promise<number> {
   const upstream = new HttpClientTransport(url, {
     headers: { Authorization: `Bearer ${options.token}` },
     ...('socketPath' in target ? { socketPath: target.socketPath } : {}),
-    keepText: true,
     passThrough: (text) => passOn(text),
     // A dropped GET stream is reopened once at once; a companion that is gone ends the relay.
     reconnectionOptions: { initialReconnectionDelay: 200, maxReconnectionDelay: 1000, reconnectionDelayGrowFactor: 2, maxRetries: 2 },
@@ -107,15 +106,8 @@ export function runRelay(options: RelayOptions): Promise<number> {
       stdout.write('\n');
     }
 
-    // Without a map, what the companion sends needs no reading once the session exists: written on as it came.
-    passOn = (text) => {
-      if (!map.identity || initializing.size > 0) return false;
-      write(undefined, text);
-      return true;
-    };
-
-    upstream.onmessage = (message) => {
-      const m = message as RpcMessage;
+    /** A message from the companion (`text`: as it came), translated for the CLI. */
+    const receive = (m: RpcMessage, text: string | undefined) => {
       const release = m.id !== undefined && m.id !== null ? initializing.get(m.id) : undefined;
       if (release) {
         const version = m.result?.['protocolVersion'];
@@ -124,8 +116,28 @@ export function runRelay(options: RelayOptions): Promise<number> {
         release();
       }
       const out = translator.toCli(m);
-      if (out) write(out, out === m ? upstream.textOf(message) : undefined);
+      if (out) write(out, out === m ? text : undefined);
     };
+
+    // The relay reads what the companion sends itself (the CLI validates it): without a map and once
+    // the session exists, not at all, written on as it came; else parsed once, and written on as it
+    // came unless a path in it changed. What is not one JSON object is left to the transport to report.
+    passOn = (text) => {
+      if (map.identity && initializing.size === 0) {
+        write(undefined, text);
+        return true;
+      }
+      let m: unknown;
+      try {
+        m = JSON.parse(text);
+      } catch {
+        return false;
+      }
+      if (m === null || typeof m !== 'object' || Array.isArray(m)) return false;
+      receive(m as RpcMessage, text);
+      return true;
+    };
+    upstream.onmessage = (message) => receive(message as RpcMessage, undefined);
     upstream.onerror = (err) => {
       log(`companion: ${err.message}`);
       if (GONE.test(err.message)) void finish(1, `the companion at ${describe(target)} is gone`);
