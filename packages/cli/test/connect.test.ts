@@ -16,6 +16,7 @@ import * as z from 'zod/mini';
 import { COMPANION_NOTIFICATIONS, discoveryFileName } from '@ide-companion/protocol';
 import { startTestCompanion, type TestCompanion } from '@ide-companion/server/testing';
 import { findGeminiCli, ideTerminalEnv, makeTempDir, RealIdeClient, skipUnless, waitFor } from '@ide-companion/testkit';
+import { rewriteInPlace } from '../src/connect/inPlace.js';
 import { PathMap, PathMapError } from '../src/connect/pathMap.js';
 import { RELAY_BUNDLE_PATH } from '../src/connect/build/bundle.js';
 
@@ -66,6 +67,35 @@ describe('PathMap', () => {
   test('no map: paths pass unchanged; a malformed --map is a usage error', () => {
     assert.equal(PathMap.parse([]).toHost('anything'), 'anything');
     for (const bad of ['/a', '=/b', '/a=', 'a=/b', '/a=b']) assert.throws(() => PathMap.parse([bad]), PathMapError, bad);
+  });
+});
+
+describe('a path rewritten in place in a large message', () => {
+  const map = PathMap.parse(['/host/proj=/workspaces/proj']);
+  const toHost = (p: string) => map.toHost(p);
+  const bytes = (o: unknown) => Buffer.from(JSON.stringify(o));
+
+  test('the one key is rewritten where it stands; the rest, bytes included, is untouched', () => {
+    const content = 'a "filePath":"/workspaces/proj/x" inside the text é😀\r\n';
+    const message = {
+      method: 'tools/call',
+      params: { name: 'openDiff', arguments: { filePath: '/workspaces/proj/a.ts', newContent: content } },
+      jsonrpc: '2.0',
+      id: 7,
+    };
+    const r = rewriteInPlace(bytes(message), ['filePath'], toHost);
+    assert.ok(r && 'bytes' in r);
+    assert.deepEqual(JSON.parse(r.bytes.toString()), {
+      ...message,
+      params: { ...message.params, arguments: { filePath: '/host/proj/a.ts', newContent: content } },
+    });
+  });
+
+  test('a path outside the map is named; a key twice, missing, or not a string: parse it whole instead', () => {
+    assert.deepEqual(rewriteInPlace(bytes({ filePath: '/etc/passwd' }), ['filePath'], toHost), { outside: '/etc/passwd' });
+    assert.equal(rewriteInPlace(bytes({ a: { filePath: '/workspaces/proj/a' }, b: { filePath: '/workspaces/proj/b' } }), ['filePath'], toHost), undefined);
+    assert.equal(rewriteInPlace(bytes({ path: '/workspaces/proj/a' }), ['filePath'], toHost), undefined);
+    assert.equal(rewriteInPlace(bytes({ filePath: 3 }), ['filePath'], toHost), undefined);
   });
 });
 
@@ -133,6 +163,26 @@ describe('the relay over the socket, with a path map', { timeout: 4 * TIMEOUT },
     h.view.edits.set(diff.id, host);
     const r: any = await relay.client.callTool({ name: 'closeDiff', arguments: { filePath: cliPath('close.txt'), suppressNotification: true } });
     assert.deepEqual(JSON.parse(text(r)), { content: host });
+  });
+
+  test('a 1 MiB openDiff and its outcome, their paths rewritten in place, byte for byte; a large one outside the map refused', async () => {
+    const host = path.join(h.workspace, 'big-mapped.txt');
+    const proposal = 'é😀 "filePath":"/workspaces/proj/decoy"\r\n'.repeat(32 * 1024);
+    await relay.client.callTool({ name: 'openDiff', arguments: { filePath: cliPath('big-mapped.txt'), newContent: proposal } });
+    const diff = await waitFor(() => h.view.shown.find((d) => d.filePath === host), 'the diff', TIMEOUT);
+    assert.equal(diff.newContent, proposal);
+    h.companion.diffs.accept(diff.id, `${proposal}edited`);
+    const outcome = await waitFor(
+      () => relay.notifications.find((n) => n.method === 'ide/diffAccepted' && n.params.filePath === cliPath('big-mapped.txt')),
+      'the outcome',
+      TIMEOUT,
+    );
+    assert.equal(outcome.params.content, `${proposal}edited`);
+    const before = h.view.shown.length;
+    const r: any = await relay.client.callTool({ name: 'openDiff', arguments: { filePath: '/etc/big.txt', newContent: proposal } });
+    assert.equal(r.isError, true);
+    assert.match(text(r), /openDiff refused \/etc\/big\.txt/);
+    assert.equal(h.view.shown.length, before);
   });
 
   test('a CLI path outside every mapped root is refused with a clear error; the editor is never asked', async () => {

@@ -9,15 +9,16 @@
  *
  * Stdin is read line by line here, not through the SDK's ReadBuffer: that one
  * caps a message at 10 MiB (a 32 MiB openDiff would be refused) and copies the
- * whole buffer at every chunk. Without a path map, a large message (a whole
- * file in openDiff, in ide/diffAccepted) goes through as the bytes it came in:
- * only its method and id are read, from its two ends, as the MCP SDK writes
- * them (`{"method":...,"id":N}`; any other order is parsed whole).
+ * whole buffer at every chunk. A large message (a whole file in openDiff, in
+ * ide/diffAccepted) goes through as the bytes it came in: its method and id
+ * are read from its two ends, as the MCP SDK writes them
+ * (`{"method":...,"id":N}`; any other order is parsed whole), and its path,
+ * with a map, rewritten where it stands (inPlace.ts).
  */
 import { HttpClientTransport } from '@ide-companion/client/httpTransport';
 import { LOOPBACK_HOST, MCP_ENDPOINT_PATH } from '@ide-companion/protocol';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { MessageTranslator, type RpcMessage } from './translate.js';
+import { MessageTranslator, type FromCli, type RpcMessage } from './translate.js';
 import type { PathMap } from './pathMap.js';
 
 export type RelayTarget = { socketPath: string } | { port: number };
@@ -100,7 +101,7 @@ export function runRelay(options: RelayOptions): Promise<number> {
     };
 
     /** One line to the CLI; `text`, when given, is the message as it came (no second serialization of a large one). */
-    function write(message: RpcMessage | undefined, text?: string): void {
+    function write(message: RpcMessage | undefined, text?: string | Buffer): void {
       if (finished) return;
       stdout.write(text ?? JSON.stringify(message));
       stdout.write('\n');
@@ -127,6 +128,15 @@ export function runRelay(options: RelayOptions): Promise<number> {
         write(undefined, text);
         return true;
       }
+      if (text.length > LARGE_BYTES && initializing.size === 0) {
+        // A whole file in ide/diffAccepted: its path rewritten where it stands.
+        const bytes = translator.toCliBytes(Buffer.from(text, 'utf8'));
+        if (bytes === 'drop') return true;
+        if (bytes) {
+          write(undefined, bytes);
+          return true;
+        }
+      }
       let m: unknown;
       try {
         m = JSON.parse(text);
@@ -143,8 +153,9 @@ export function runRelay(options: RelayOptions): Promise<number> {
       if (GONE.test(err.message)) void finish(1, `the companion at ${describe(target)} is gone`);
     };
 
-    const send = (message: RpcMessage, translated: RpcMessage, text: string | Buffer) =>
-      upstream.sendText(translated as JSONRPCMessage, translated === message ? text : JSON.stringify(translated)).catch((err: Error) => {
+    /** `message` to the companion, as `body` (its text as it came, or rewritten in place). */
+    const send = (message: RpcMessage, body: string | Buffer) =>
+      upstream.sendText(message as JSONRPCMessage, body).catch((err: Error) => {
         if (message.id !== undefined && message.id !== null) initializing.get(message.id)?.();
         // A request must not wait forever: answer it with why it failed.
         if (message.method !== undefined && message.id !== undefined && message.id !== null) {
@@ -153,24 +164,27 @@ export function runRelay(options: RelayOptions): Promise<number> {
         if (GONE.test(err.message)) void finish(1, `the companion at ${describe(target)} is gone (${err.message})`);
       });
 
-    const forward = (message: RpcMessage, text: string | Buffer) => {
-      const translated = translator.fromCli(message);
+    /** A message from the CLI (`text`: as it came), translated (or answered here), then sent. */
+    const forward = (message: RpcMessage, text: string | Buffer, translated: FromCli) => {
       if ('answer' in translated) return write(translated.answer);
+      const body = translated.bytes ?? (translated.forward === message ? text : JSON.stringify(translated.forward));
       if (message.method === 'initialize' && message.id !== undefined && message.id !== null) {
         const id = message.id;
         sessionReady = new Promise<void>((resolve) => initializing.set(id, resolve));
-        void send(message, translated.forward, text);
+        void send(message, body);
         return;
       }
       // After the session's initialize answer, in the order the CLI sent them.
-      void sessionReady.then(() => send(message, translated.forward, text));
+      void sessionReady.then(() => send(message, body));
     };
 
     const onLine = (bytes: Buffer) => {
       const line = bytes.length > 0 && bytes[bytes.length - 1] === 0x0d ? bytes.subarray(0, -1) : bytes;
-      if (line.length > LARGE_BYTES && map.identity) {
+      if (line.length > LARGE_BYTES) {
+        // A whole file in openDiff: read from its ends, its path rewritten where it stands.
         const peeked = peek(line);
-        if (peeked) return forward(peeked, line);
+        const translated = peeked && translator.fromCliBytes(line, peeked);
+        if (translated) return forward(peeked, line, translated);
       }
       const text = line.toString('utf8');
       if (text.trim() === '') return;
@@ -185,7 +199,7 @@ export function runRelay(options: RelayOptions): Promise<number> {
         write({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid Request: one JSON-RPC object per line' } });
         return;
       }
-      forward(message, text);
+      forward(message, text, translator.fromCli(message));
     };
 
     // Lines split as bytes, each joined once: a large openDiff arrives in many chunks.

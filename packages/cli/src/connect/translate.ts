@@ -15,6 +15,7 @@ import {
   type PathLocation,
   type ToolPaths,
 } from '@ide-companion/protocol';
+import { rewriteInPlace, stringValueOf } from './inPlace.js';
 import type { PathMap } from './pathMap.js';
 
 type Json = unknown;
@@ -76,7 +77,13 @@ function toolError(id: RpcMessage['id'], text: string): RpcMessage {
   return { jsonrpc: '2.0', id, result: { content: [{ type: 'text', text }], isError: true } };
 }
 
-export type FromCli = { forward: RpcMessage } | { answer: RpcMessage };
+/** Forward `forward` (as `bytes` when given: the message rewritten in place), or answer the CLI here. */
+export type FromCli = { forward: RpcMessage; bytes?: Buffer } | { answer: RpcMessage };
+
+/** The keys of locations that are one key deep (`[['filePath']]`); undefined when one goes deeper. */
+function singleKeys(locations: readonly PathLocation[]): string[] | undefined {
+  return locations.every((l) => l.length === 1 && l[0] !== '*') ? locations.map((l) => l[0]!) : undefined;
+}
 
 /** Translates one session's messages both ways; remembers which tool each pending call is for. */
 export class MessageTranslator {
@@ -102,15 +109,60 @@ export class MessageTranslator {
         if (host === undefined) outside = p;
         return host;
       });
-      if (!r) {
-        this.log(`refused ${name}: a path outside the mapped folders`);
-        const text = `${name} refused ${outside}: it is outside the folders this CLI shares with the editor (${this.map.describe('cli')}); ide-companion connect --map translates only those.`;
-        return { answer: toolError(message.id, text) };
-      }
+      if (!r) return { answer: this.refusal(name as string, message.id, outside) };
       args = r.value;
     }
-    if (message.id !== undefined && message.id !== null && (paths.result === 'activeFileText' || paths.result.length > 0)) this.pending.set(message.id, paths);
+    this.expectAnswer(message.id, paths);
     return { forward: { ...message, params: { ...message.params, arguments: args } } };
+  }
+
+  /**
+   * A large message from the CLI, as the bytes it came in (`peeked`: its
+   * method and id): its paths rewritten in place, or answered here; undefined
+   * when it must be parsed whole (fromCli).
+   */
+  fromCliBytes(bytes: Buffer, peeked: RpcMessage): FromCli | undefined {
+    if (this.map.identity || peeked.method !== 'tools/call') return { forward: peeked, bytes };
+    const name = stringValueOf(bytes, 'name');
+    const paths = name === undefined ? undefined : toolPaths.get(name);
+    if (!paths) return name === undefined ? undefined : { forward: peeked, bytes };
+    const keys = singleKeys(paths.arguments);
+    const r = keys && rewriteInPlace(bytes, keys, (p) => this.map.toHost(p));
+    if (!r) return undefined;
+    if ('outside' in r) return { answer: this.refusal(name!, peeked.id, r.outside) };
+    this.expectAnswer(peeked.id, paths);
+    return { forward: peeked, bytes: r.bytes };
+  }
+
+  /**
+   * A large message from the companion, as bytes: a notification with its
+   * paths rewritten in place, or 'drop' when one is outside; undefined when it
+   * must be parsed whole (toCli).
+   */
+  toCliBytes(bytes: Buffer): Buffer | 'drop' | undefined {
+    if (this.map.identity) return bytes;
+    const method = stringValueOf(bytes, 'method');
+    if (method === undefined) return undefined;
+    const paths = notificationPaths.get(method);
+    if (!paths) return bytes;
+    const keys = singleKeys(paths);
+    const r = keys && rewriteInPlace(bytes, keys, (p) => this.map.toCli(p));
+    if (!r) return undefined;
+    if ('outside' in r) {
+      this.log(`dropped ${method}: its path is outside the mapped folders`);
+      return 'drop';
+    }
+    return r.bytes;
+  }
+
+  private refusal(name: string, id: RpcMessage['id'], outside: string | undefined): RpcMessage {
+    this.log(`refused ${name}: a path outside the mapped folders`);
+    const text = `${name} refused ${outside}: it is outside the folders this CLI shares with the editor (${this.map.describe('cli')}); ide-companion connect --map translates only those.`;
+    return toolError(id, text);
+  }
+
+  private expectAnswer(id: RpcMessage['id'], paths: ToolPaths): void {
+    if (id !== undefined && id !== null && (paths.result === 'activeFileText' || paths.result.length > 0)) this.pending.set(id, paths);
   }
 
   /** A message from the companion, with the CLI's paths; undefined when it must not reach the CLI. */
