@@ -4,7 +4,19 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { assertServesSocket, waitFor, processRunning } from '@ide-companion/testkit';
-import { discoveryFileOf, skipVim, skipVimOnly, startVim, TIMEOUT, type VimSession, vimString } from './harness.js';
+import {
+  bufferLines,
+  connectFromDiscovery,
+  discoveryFileOf,
+  skipVim,
+  skipVimOnly,
+  startVim,
+  startWithClient,
+  TIMEOUT,
+  type VimSession,
+  vimString,
+  waitForDiff,
+} from './harness.js';
 
 function envFile(file: string): Record<string, string> {
   const out: Record<string, string> = {};
@@ -123,6 +135,48 @@ describe('Vim companion lifecycle', { timeout: 180_000 }, () => {
         assert.match(exports, new RegExp(`export GEMINI_CLI_IDE_PID='${s.pid}'`));
         assert.match(exports, new RegExp(`export GEMINI_CLI_IDE_SERVER_PORT='${second.content.port}'`));
       } finally {
+        await s.close();
+      }
+    },
+  );
+
+  // Issue 21: a host killed under Vim used to take the open proposal with it, print a raw JSON log
+  // line, stay dead, and leave its discovery file (naming Vim's live PID, so never swept) behind.
+  test(
+    "a host killed with SIGKILL: its files go, a new host serves at once, one readable line, and the proposal keeps the user's edits",
+    { skip: skipVim },
+    async () => {
+      const { s, c } = await startWithClient({ files: { 'a.txt': 'on disk\n' } });
+      try {
+        const first = await s.discovery();
+        const file = path.join(s.workspace, 'a.txt');
+        await c.client.callTool({ name: 'openDiff', arguments: { filePath: file, newContent: 'from the model\n' } });
+        const diff = await waitForDiff(s, file);
+        await s.ex(`call setbufline(${diff.proposal}, 1, 'the user edited this')`);
+        const hostPid = await s.expr<number>('ide_companion#host#state().hostPid');
+        process.kill(hostPid, 'SIGKILL');
+
+        await waitFor(() => !fs.existsSync(first.path), "the dead host's discovery file to go", 2_000);
+        assert.equal(fs.existsSync(path.dirname(first.content.socketPath!)), false, 'its socket folder too');
+        const second = await waitFor(
+          async () => {
+            const d = await s.discovery().catch(() => undefined);
+            return d && d.path !== first.path ? d : undefined;
+          },
+          "a new host's discovery file",
+          5_000,
+        );
+        const again = await connectFromDiscovery(second.content);
+        await again.close();
+        assert.deepEqual(await bufferLines(s, diff.proposal), ['the user edited this'], 'the proposal and its edits stay');
+        const messages = await s.messages();
+        assert.match(
+          messages,
+          /ide-companion: the companion host stopped \(exit code -?\d+\) and was restarted; your proposal for a\.txt is kept in its tab \(:w FILE saves it\)/,
+        );
+        assert.doesNotMatch(messages, /[{}]/, 'no raw log line');
+      } finally {
+        await c.close();
         await s.close();
       }
     },

@@ -308,6 +308,31 @@ function! ide_companion#diff#list() abort
   return map(values(s:diffs), {_, d -> {'id': d.id, 'path': d.path, 'proposal': d.right, 'original': d.left}})
 endfunction
 
+" The host died: no outcome can reach the CLI any more, but the user's work
+" must not go. Each proposal stays in its tab as a plain scratch buffer (its
+" edits in it, :w FILE saves it); the on-disk side goes. Returns the files'
+" names, for the one line that says so.
+function! ide_companion#diff#keep_all() abort
+  let kept = []
+  for d in values(s:diffs)
+    if !s:settle(d)
+      continue
+    endif
+    silent! execute 'autocmd! ' . d.group
+    silent! execute 'augroup! ' . d.group
+    if bufexists(d.left)
+      silent! execute 'bwipeout!' d.left
+    endif
+    if bufexists(d.right)
+      call setbufvar(d.right, '&buftype', 'nofile')
+      call setbufvar(d.right, '&bufhidden', 'hide')
+      call setbufvar(d.right, 'ide_companion_diff', v:null)
+      call add(kept, fnamemodify(d.path, ':t'))
+    endif
+  endfor
+  return kept
+endfunction
+
 " The host went away: its diffs can no longer be answered.
 function! ide_companion#diff#close_all() abort
   for d in values(s:diffs)

@@ -25,6 +25,10 @@ let s:generation = 0
 let s:node_version = ''
 " GEMINI_CLI_IDE_* as they were before the companion set its own (v:null: unset).
 let s:saved_env = {}
+" When a running host died unasked (localtime()); after 5 within 3 minutes it is not restarted.
+let s:deaths = []
+let s:MAX_DEATHS = 5
+let s:DEATH_WINDOW_S = 180
 
 function! ide_companion#host#root() abort
   return s:root
@@ -356,6 +360,10 @@ function! s:on_exit(job, code) abort
     return
   endif
   let was = s:status
+  if was ==# 'running'
+    call s:died(a:code)
+    return
+  endif
   call s:reset()
   let why = s:last_error !=# '' ? s:last_error : (empty(s:stderr) ? '' : s:stderr[-1])
   let what = was ==# 'running' ? 'stopped' : 'could not start'
@@ -364,6 +372,47 @@ function! s:on_exit(job, code) abort
         \ ? printf('%s (exit code %d)', substitute(why, '^host error: ', '', ''), a:code)
         \ : printf('the companion %s (exit code %d)%s', what, a:code, why ==# '' ? '' : ': ' . why)
   call ide_companion#util#error(s:last_error . '; :GeminiHealth tells more')
+endfunction
+
+" A running host died unasked (killed, out of memory, crashed): its discovery
+" file and socket folder go now (it could not remove them, and the discovery
+" file names this Vim, which lives on), the proposals stay for the user, and a
+" new host starts at once; after too many deaths it is left stopped. One line
+" says what happened, never the host's raw log.
+function! s:died(code) abort
+  let ready = s:ready
+  let kept = ide_companion#diff#keep_all()
+  call s:reset()
+  call s:remove_files_of(ready)
+  let now = localtime()
+  call filter(s:deaths, {_, t -> now - t < s:DEATH_WINDOW_S})
+  call add(s:deaths, now)
+  let proposals = empty(kept) ? '' : printf('; your proposal for %s is kept in its tab (:w FILE saves it)', join(kept, ', '))
+  if len(s:deaths) >= s:MAX_DEATHS
+    let s:last_error = printf('the companion host stopped %d times in %d minutes (exit code %d); it is not restarted', len(s:deaths), s:DEATH_WINDOW_S / 60, a:code)
+    call ide_companion#util#error(s:last_error . proposals . '. :GeminiStart tries again, :GeminiHealth tells why')
+    return
+  endif
+  let s:last_error = printf('the companion host stopped (exit code %d) and was restarted', a:code)
+  call ide_companion#util#warn(s:last_error . proposals)
+  " Back off as it keeps dying: 0, 0.5, 1, 2 s.
+  let delay = len(s:deaths) == 1 ? 0 : 250 * float2nr(pow(2, len(s:deaths) - 1))
+  call timer_start(delay, {-> ide_companion#host#start()})
+endfunction
+
+" The dead host's discovery file, and its socket folder (TMP/ide-companion-UID/PID-PORT: only that shape).
+function! s:remove_files_of(ready) abort
+  let file = get(a:ready, 'discoveryFile', '')
+  if type(file) == v:t_string && fnamemodify(file, ':t') =~# '^gemini-ide-server-\d\+-\d\+\.json$'
+    call delete(file)
+  endif
+  let socket = get(a:ready, 'socketPath', '')
+  if type(socket) == v:t_string && socket !=# ''
+    let dir = fnamemodify(socket, ':h')
+    if fnamemodify(dir, ':t') =~# '^\d\+-\d\+$' && fnamemodify(dir, ':h:t') =~# '^ide-companion-\d\+$'
+      call delete(dir, 'rf')
+    endif
+  endif
 endfunction
 
 " Back to 'stopped': env restored, events and diffs detached.
