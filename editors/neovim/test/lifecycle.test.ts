@@ -177,10 +177,16 @@ describe('Neovim companion lifecycle', { skip, timeout: 120_000 }, () => {
     }
   });
 
-  test('a host that dies is reported, and the terminal env is taken back', async () => {
-    const s = await startNeovim();
+  // Issue 21: a host killed under Neovim used to take the open proposal with it, print its raw log,
+  // stay dead, and leave its discovery file (naming Neovim's live PID, so never swept) behind.
+  test("a host killed with SIGKILL: its files go, a new host serves at once, one readable line, and the proposal keeps the user's edits", async () => {
+    const { s, c: client } = await startWithClient({ files: { 'a.txt': 'on disk\n' } });
     try {
-      const { path: file } = await s.discovery();
+      const first = await s.discovery();
+      const file = path.join(s.workspace, 'a.txt');
+      await client.client.callTool({ name: 'openDiff', arguments: { filePath: file, newContent: 'from the model\n' } });
+      const diff = await waitForDiff(s, file);
+      await s.lua("vim.api.nvim_buf_set_lines(..., 0, -1, false, { 'the user edited this' })", diff.proposal);
       // The discovery file is written before the host reports back to Lua.
       const hostPid = await waitFor(
         async () => (await s.lua<number | null>('local i = require("ide_companion.host").state.info; return i and i.hostPid')) ?? undefined,
@@ -188,13 +194,33 @@ describe('Neovim companion lifecycle', { skip, timeout: 120_000 }, () => {
         TIMEOUT,
       );
       process.kill(hostPid, 'SIGKILL');
-      await waitFor(async () => (await s.lua('return require("ide_companion.host").state.status')) === 'stopped', 'stopped', TIMEOUT);
-      assert.equal(await s.lua('return vim.env.GEMINI_CLI_IDE_PID'), null);
-      assert.match(await s.messages(), /host exited/);
-      // SIGKILL gave it no chance to clean up; the next companion's sweep removes files of dead processes.
-      assert.ok(fs.existsSync(file));
-      fs.rmSync(file);
+
+      await waitFor(() => !fs.existsSync(first.path), "the dead host's discovery file to go", 2_000);
+      assert.equal(fs.existsSync(path.dirname(first.content.socketPath!)), false, 'its socket folder too');
+      const second = await waitFor(
+        async () => {
+          const d = await s.discovery().catch(() => undefined);
+          return d && d.path !== first.path ? d : undefined;
+        },
+        "a new host's discovery file",
+        5_000,
+      );
+      const again = await connectFromDiscovery(second.content);
+      await again.close();
+      assert.equal(await s.lua('return vim.env.GEMINI_CLI_IDE_SERVER_PORT'), String(second.content.port), 'terminals now name the new host');
+      assert.deepEqual(
+        await s.lua('return vim.api.nvim_buf_get_lines(..., 0, -1, false)', diff.proposal),
+        ['the user edited this'],
+        'the proposal and its edits stay',
+      );
+      const messages = await s.messages();
+      assert.match(
+        messages,
+        /ide-companion: the companion host stopped \(exit code -?\d+\) and was restarted; your proposal for a\.txt is kept in its tab \(:w FILE saves it\)/,
+      );
+      assert.doesNotMatch(messages, /[{}]/, 'no raw log line');
     } finally {
+      await client.close();
       await s.close();
     }
   });

@@ -318,6 +318,28 @@ function M.list()
   return out
 end
 
+--- The host died: no outcome can reach the CLI any more, but the user's work
+--- must not go. Each proposal stays in its tab as a plain scratch buffer (its
+--- edits in it, :w FILE saves it); the on-disk side goes. Returns the files'
+--- names, for the one message that says so.
+function M.keep_all()
+  local kept = {}
+  for _, d in pairs(diffs) do
+    if settle(d) then
+      pcall(vim.api.nvim_del_augroup_by_id, d.group)
+      if vim.api.nvim_buf_is_valid(d.left) then
+        pcall(vim.api.nvim_buf_delete, d.left, { force = true })
+      end
+      if vim.api.nvim_buf_is_valid(d.right) then
+        vim.bo[d.right].buftype = 'nofile'
+        vim.bo[d.right].bufhidden = 'hide'
+        table.insert(kept, vim.fn.fnamemodify(d.path, ':t'))
+      end
+    end
+  end
+  return kept
+end
+
 --- The host went away: its diffs can no longer be answered.
 function M.close_all()
   for _, d in pairs(diffs) do

@@ -5,6 +5,10 @@ local M = {}
 
 local STDERR_LINES_KEPT = 40
 local STOP_GRACE_MS = 3000
+-- A host that keeps dying is left stopped: 5 deaths within 3 minutes, like language clients.
+local MAX_DEATHS = 5
+local DEATH_WINDOW_S = 180
+local deaths = {}
 
 -- status: 'stopped' | 'starting' | 'running' | 'stopping'
 M.state = {
@@ -72,6 +76,58 @@ local function reset(job)
   if was ~= 'stopped' then
     emit('stopped')
   end
+end
+
+--- The dead host's discovery file, and its socket folder (TMP/ide-companion-UID/PID-PORT: only that shape).
+local function remove_files_of(info)
+  if not info then
+    return
+  end
+  local file = info.discoveryFile
+  if type(file) == 'string' and vim.fn.fnamemodify(file, ':t'):match('^gemini%-ide%-server%-%d+%-%d+%.json$') then
+    os.remove(file)
+  end
+  if type(info.socketPath) == 'string' then
+    local dir = vim.fn.fnamemodify(info.socketPath, ':h')
+    if vim.fn.fnamemodify(dir, ':t'):match('^%d+%-%d+$') and vim.fn.fnamemodify(dir, ':h:t'):match('^ide%-companion%-%d+$') then
+      vim.fn.delete(dir, 'rf')
+    end
+  end
+end
+
+--- A running host died unasked (killed, out of memory, crashed): its discovery
+--- file and socket folder go now (it could not remove them, and the discovery
+--- file names this Neovim, which lives on), the proposals stay for the user, and
+--- a new host starts at once; after too many deaths it is left stopped. One
+--- line says what happened, never the host's raw log (that stays in :GeminiLog).
+local function died(job, code)
+  local info = state.info
+  local kept = require('ide_companion.diff').keep_all()
+  reset(job)
+  remove_files_of(info)
+  local now = os.time()
+  local recent = {}
+  for _, t in ipairs(deaths) do
+    if now - t < DEATH_WINDOW_S then
+      table.insert(recent, t)
+    end
+  end
+  table.insert(recent, now)
+  deaths = recent
+  local proposals = #kept == 0 and ''
+    or string.format('; your proposal for %s is kept in its tab (:w FILE saves it)', table.concat(kept, ', '))
+  if #deaths >= MAX_DEATHS then
+    state.last_error = string.format('the companion host stopped %d times in %d minutes (exit code %d); it is not restarted', #deaths, DEATH_WINDOW_S / 60, code)
+    notify(state.last_error .. proposals .. '. :GeminiStart tries again, :checkhealth ide_companion tells why', vim.log.levels.ERROR)
+    return
+  end
+  state.last_error = string.format('the companion host stopped (exit code %d) and was restarted', code)
+  notify(state.last_error .. proposals, vim.log.levels.WARN)
+  -- Back off as it keeps dying: 0, 0.5, 1, 2 s.
+  local delay = #deaths == 1 and 0 or 250 * 2 ^ (#deaths - 1)
+  vim.defer_fn(function()
+    require('ide_companion').start()
+  end, delay)
 end
 
 --- Sends a notification to the host; false when it is not running.
@@ -144,6 +200,9 @@ function M.start(cfg, hello)
       keep_stderr(data)
     end,
     on_exit = function(_, code)
+      if state.job == job and state.status == 'running' then
+        return died(job, code)
+      end
       local expected = state.status == 'stopping'
       if state.job == job and not expected and code ~= 0 then
         state.last_error = string.format('host exited with code %d: %s', code, table.concat(state.stderr, ' | '))
