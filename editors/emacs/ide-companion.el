@@ -397,17 +397,75 @@ Serialized inside an array: Emacs 27's `json-serialize' takes no bare string."
           ((and (> before 0) (= ide-companion--sessions 0)) (message "ide-companion: Gemini CLI disconnected")))
     (force-mode-line-update t)))
 
+(defvar ide-companion-mode)
+
+(defvar ide-companion--deaths nil
+  "When running hosts died unasked (`float-time'), newest first.")
+
+(defconst ide-companion--max-deaths 5
+  "A host dying this often within `ide-companion--death-window' is left stopped.")
+
+(defconst ide-companion--death-window 180
+  "Seconds over which deaths of the host are counted.")
+
 (defun ide-companion--sentinel (process event)
   "Clean up after the host PROCESS ended with EVENT."
   (when (and (eq process ide-companion--process) (not (process-live-p process)))
     (ide-companion--log "host ended: %s" (string-trim event))
-    (unless ide-companion--stopping
+    (cond
+     (ide-companion--stopping (ide-companion--forget-host))
+     (ide-companion--ready (ide-companion--died (string-trim event)))
+     (t
       (setq ide-companion--last-error
             (or ide-companion--last-error
                 (format "The companion host exited (%s); see the buffer \" *ide-companion-host*\""
                         (string-trim event))))
-      (message "ide-companion: %s; M-x ide-companion-start restarts it" ide-companion--last-error))
-    (ide-companion--forget-host)))
+      (message "ide-companion: %s; M-x ide-companion-start restarts it" ide-companion--last-error)
+      (ide-companion--forget-host)))))
+
+(defun ide-companion--died (how)
+  "A running host died unasked (HOW, as the sentinel said it).
+Its discovery file and socket folder go now (it could not remove them, and
+the discovery file names this Emacs, which lives on); the proposals stay for
+the user; a new host starts at once, unless it keeps dying.  One line says
+what happened, never the host's raw log."
+  (let* ((ready ide-companion--ready)
+         (kept (ide-companion--keep-all-diffs))
+         (now (float-time)))
+    (ide-companion--forget-host)
+    (ide-companion--remove-files-of ready)
+    (setq ide-companion--deaths
+          (cons now (cl-remove-if-not (lambda (time) (< (- now time) ide-companion--death-window))
+                                ide-companion--deaths)))
+    (let ((proposals (if kept
+                         (format "; your proposal for %s is kept in its buffer (C-x C-w saves it)"
+                                 (string-join kept ", "))
+                       ""))
+          (deaths (length ide-companion--deaths)))
+      (if (>= deaths ide-companion--max-deaths)
+          (progn
+            (setq ide-companion--last-error
+                  (format "the companion host stopped %d times in %d minutes (%s); it is not restarted"
+                          deaths (/ ide-companion--death-window 60) how))
+            (message "ide-companion: %s%s. M-x ide-companion-start tries again" ide-companion--last-error proposals))
+        (setq ide-companion--last-error (format "the companion host stopped (%s) and was restarted" how))
+        (message "ide-companion: %s%s" ide-companion--last-error proposals)
+        ;; Back off as it keeps dying: 0, 0.5, 1, 2 s.
+        (run-at-time (if (= deaths 1) 0 (* 0.25 (expt 2 (1- deaths)))) nil
+                     (lambda () (when ide-companion-mode (ide-companion--start))))))))
+
+(defun ide-companion--remove-files-of (ready)
+  "Delete the discovery file and socket folder that READY named.
+The folder only in its own shape: TMP/ide-companion-UID/PID-PORT."
+  (let ((file (plist-get ready :discoveryFile))
+        (socket (plist-get ready :socketPath)))
+    (when (and (stringp file) (string-match-p "\\`gemini-ide-server-[0-9]+-[0-9]+\\.json\\'" (file-name-nondirectory file)))
+      (ignore-errors (delete-file file)))
+    (when (stringp socket)
+      (let ((dir (directory-file-name (file-name-directory socket))))
+        (when (and (string-match-p "\\`[0-9]+-[0-9]+\\'" (file-name-nondirectory dir))
+                   (string-match-p "\\`ide-companion-[0-9]+\\'" (file-name-nondirectory (directory-file-name (file-name-directory dir)))))
+          (ignore-errors (delete-directory dir t)))))))
 
 (defun ide-companion--forget-host ()
   "Reset the state tied to a host that is gone."
@@ -835,6 +893,23 @@ The idle timer makes the report once the commands stop, however many ran."
     (ide-companion--send (list :type "diffRejected" :diffId (ide-companion--diff-id diff)))
     (ide-companion--teardown diff)
     (message "ide-companion: rejected the changes to %s" (file-name-nondirectory (ide-companion--diff-path diff)))))
+
+(defun ide-companion--keep-all-diffs ()
+"The host died: keep every proposal, with the user's edits, as a plain buffer.
+No outcome can reach Gemini CLI any more; the ediff session and the on-disk
+side go.  Return the files' names."
+  (let (diffs kept)
+    (maphash (lambda (_id diff) (push diff diffs)) ide-companion--diffs)
+    (dolist (diff diffs)
+      (when (ide-companion--settle diff)
+        (let ((control (ide-companion--diff-control diff)))
+          (when (buffer-live-p control)
+            (with-current-buffer control (ignore-errors (ediff-really-quit nil)))))
+        (when (buffer-live-p (ide-companion--diff-original diff))
+          (kill-buffer (ide-companion--diff-original diff)))
+        (when (buffer-live-p (ide-companion--diff-proposal diff))
+          (push (file-name-nondirectory (ide-companion--diff-path diff)) kept))))
+    kept))
 
 (defun ide-companion--close-all-diffs ()
   "Close every diff without an outcome (the host is gone)."

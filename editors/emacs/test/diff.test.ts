@@ -73,6 +73,44 @@ describe('Emacs diffs', { skip, timeout: 180_000 }, () => {
     assert.equal(await emacs.evalJson('(if (active-minibuffer-window) t :false)'), false, 'no prompt');
   });
 
+  // Issue 21: a host killed under Emacs used to take the open proposal with it, stay dead, and leave its
+  // discovery file (naming Emacs's live PID, so never swept) behind.
+  test("a host killed with SIGKILL: its files go, a new host serves at once, one readable line, and the proposal keeps the user's edits", async (t) => {
+    const emacs = await startEmacs({ files: { 'a.txt': 'old\n' }, open: ['a.txt'] });
+    t.after(() => emacs.close());
+    const first = await emacs.discovery();
+    const client = await connectFromDiscovery(first.content);
+    t.after(() => client.close());
+    const file = path.join(emacs.workspace, 'a.txt');
+    const proposal = await openDiffIn(emacs, client, file, PROPOSAL);
+    await emacs.eval(`(with-current-buffer ${elispString(proposal)} (goto-char (point-max)) (insert " edited"))`);
+    const hostPid = await emacs.evalJson<number>('(process-id ide-companion--process)');
+    process.kill(hostPid, 'SIGKILL');
+
+    await waitFor(() => !fs.existsSync(first.path), "the dead host's discovery file to go", 2_000);
+    assert.equal(fs.existsSync(path.dirname(first.content.socketPath!)), false, 'its socket folder too');
+    const second = await waitFor(
+      async () => {
+        const d = await emacs.discovery().catch(() => undefined);
+        return d && d.path !== first.path ? d : undefined;
+      },
+      "a new host's discovery file",
+      5_000,
+    );
+    const again = await connectFromDiscovery(second.content);
+    await again.close();
+    assert.equal(
+      await emacs.evalJson(`(with-current-buffer ${elispString(proposal)} (buffer-string))`),
+      `${PROPOSAL} edited`,
+      'the proposal and its edits stay',
+    );
+    const messages = await emacs.evalJson<string>('(with-current-buffer "*Messages*" (buffer-string))');
+    assert.match(
+      messages,
+      /ide-companion: the companion host stopped \(killed\) and was restarted; your proposal for a\.txt is kept in its buffer \(C-x C-w saves it\)/,
+    );
+  });
+
   test("C-c C-k rejects; a second session's diff of another file stays open", async (t) => {
     const emacs = await startEmacs({ files: { 'a.txt': 'a\n', 'b.txt': 'b\n' }, open: ['a.txt'] });
     t.after(() => emacs.close());
