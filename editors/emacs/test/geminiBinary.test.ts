@@ -15,14 +15,15 @@ import {
   geminiArgv,
   geminiEnv,
   HEADLESS_TRIGGER_ENV,
+  makeGeminiHome,
   shellCommand,
   skipUnless,
   sleep,
+  submitLine,
   waitFor,
   which,
-  writeFileTurns,
   writeFakeResponses,
-  makeGeminiHome,
+  writeFileTurns,
 } from '@ide-companion/testkit';
 import { hasEmacs, emacsclientPath } from './emacs.js';
 import { elispString, startEmacs, VTERM_DIR } from './harness.js';
@@ -110,9 +111,8 @@ test(
     );
     assert.equal(await emacs.evalJson<string>('(buffer-name ide-companion--gemini-buffer)'), before);
 
-    emacs.tmux.type('please write a.txt');
-    await emacs.tmux.waitForText('please write a.txt', STEP_TIMEOUT_MS);
-    emacs.tmux.keys('Enter');
+    // Typed, seen in the input box, then Enter a moment later: an Enter read with the text is a newline to the CLI.
+    await submitLine(emacs.tmux, 'please write a.txt', STEP_TIMEOUT_MS);
     const proposal = await waitFor(
       async () => {
         const name = await emacs.evalJson<string | null>(
