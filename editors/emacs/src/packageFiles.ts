@@ -1,9 +1,9 @@
 /** Where the Emacs package and the host it runs live in this repository. */
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join, resolve } from 'node:path';
+import { shippedFolder } from '@ide-companion/server/shippedFiles';
 
 /** `editors/emacs` (this file compiles to dist/src/packageFiles.js). */
-export const PACKAGE_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+export const PACKAGE_ROOT = shippedFolder(import.meta.url, '../..', 'editors/emacs');
 
 /** The Emacs Lisp files users load. */
 export const LISP_FILES: readonly string[] = ['ide-companion.el'];

@@ -1,9 +1,9 @@
 /** Where the Vim plugin lives in this repository (the host it starts: BRIDGE_HOST_PATH of @ide-companion/jsonlines). */
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { shippedFolder } from '@ide-companion/server/shippedFiles';
 
 /** `editors/vim` (this file compiles to dist/src/pluginFiles.js). */
-export const PLUGIN_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+export const PLUGIN_ROOT = shippedFolder(import.meta.url, '../..', 'editors/vim');
 
 /** What Vim needs at run time; the installer copies these plus the host. */
 export const PLUGIN_RUNTIME_ENTRIES: readonly string[] = ['plugin', 'autoload', 'doc', 'README.md'];

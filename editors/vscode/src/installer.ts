@@ -10,11 +10,11 @@
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { onPath, type EditorInstaller, type InstallOptions, type InstallResult } from '@ide-companion/server';
+import { shippedFolder } from '@ide-companion/server/shippedFiles';
 
 /** editors/vscode (this file compiles to editors/vscode/dist/src/). */
-export const EXTENSION_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+export const EXTENSION_ROOT = shippedFolder(import.meta.url, '../..', 'editors/vscode');
 export const VSIX_PATH = path.join(EXTENSION_ROOT, 'ide-companion-vscode.vsix');
 export const EXTENSION_ID = 'ide-companion.ide-companion-vscode';
 /** The commands of VS Code and the forks that take `--install-extension`. */

@@ -35,6 +35,8 @@ export interface HostBundle {
    * dynamically. It holds nothing else: a rebuild replaces its files.
    */
   chunks?: string;
+  /** Identifiers replaced at build time (esbuild's `define`): the release bundle's IDE_COMPANION_RELEASE. */
+  define?: Record<string, string>;
 }
 
 /**
@@ -86,6 +88,7 @@ export async function buildHostBundleFiles(bundle: HostBundle): Promise<Map<stri
     minify: true,
     legalComments: 'eof',
     alias: { ...BUNDLE_ALIASES, ...bundle.alias },
+    ...(bundle.define ? { define: bundle.define } : {}),
     logLevel: 'silent',
     charset: 'utf8',
   };

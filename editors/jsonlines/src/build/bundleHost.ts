@@ -3,12 +3,12 @@
  * with the MCP SDK's server side in host/chunks/ until the first CLI connects.
  */
 import { existsSync } from 'node:fs';
-import { basename, dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { basename, dirname, join } from 'node:path';
 import type { HostBundle } from '@ide-companion/testkit';
+import { shippedFolder } from '@ide-companion/server/shippedFiles';
 
 /** `editors/jsonlines` (this file compiles to dist/src/build/). */
-export const JSONLINES_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
+export const JSONLINES_ROOT = shippedFolder(import.meta.url, '../../..', 'editors/jsonlines');
 export const BRIDGE_HOST_PATH = join(JSONLINES_ROOT, 'host', 'ide-companion-bridge.mjs');
 /** The folder beside the host with what it loads later; installers copy it with the host. */
 export const BRIDGE_HOST_CHUNKS = 'chunks';

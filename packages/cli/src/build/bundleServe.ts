@@ -1,10 +1,10 @@
 /** bin/ide-companion-serve.mjs: `serve` and everything it imports in one file. */
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import type { HostBundle } from '@ide-companion/testkit';
+import { shippedFolder } from '@ide-companion/server/shippedFiles';
 
 /** `packages/cli` (this file compiles to dist/src/build/). */
-export const CLI_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
+export const CLI_ROOT = shippedFolder(import.meta.url, '../../..', 'packages/cli');
 
 export const SERVE_BUNDLE: HostBundle = {
   entry: join(CLI_ROOT, 'src', 'serveMain.ts'),

@@ -3,12 +3,12 @@
  * no imports but Node's built-ins, so it can be mounted read-only into a
  * container (or copied to an SSH remote) whose only Node is the CLI's.
  */
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import type { HostBundle } from '@ide-companion/testkit';
+import { shippedFolder } from '@ide-companion/server/shippedFiles';
 
 /** `packages/cli` (this file compiles to dist/src/connect/build/). */
-const CLI_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../../..');
+const CLI_ROOT = shippedFolder(import.meta.url, '../../../..', 'packages/cli');
 export const RELAY_BUNDLE_PATH = join(CLI_ROOT, 'bin', 'ide-companion-connect.mjs');
 
 export const RELAY_BUNDLE: HostBundle = {

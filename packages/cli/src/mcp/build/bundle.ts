@@ -4,12 +4,12 @@
  * folder away from this repository (and npx users have no `ide-companion` on
  * PATH), so the extension runs this file with node and needs nothing else.
  */
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import type { HostBundle } from '@ide-companion/testkit';
+import { shippedFolder } from '@ide-companion/server/shippedFiles';
 
 /** `packages/cli` (this file compiles to dist/src/mcp/build/). */
-export const CLI_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../../..');
+export const CLI_ROOT = shippedFolder(import.meta.url, '../../../..', 'packages/cli');
 export const GEMINI_EXTENSION_DIR = join(CLI_ROOT, 'gemini-extension');
 export const MCP_SERVER_BUNDLE_PATH = join(GEMINI_EXTENSION_DIR, 'ide-companion-mcp.mjs');
 
