@@ -9,7 +9,15 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { INSTALL_MARKER, installPlugin, onPath, type EditorInstaller, type InstallOptions, type InstallResult } from '@ide-companion/server';
+import {
+  INSTALL_MARKER,
+  installPlugin,
+  onPath,
+  pluginCopyLifecycle,
+  type EditorInstaller,
+  type InstallOptions,
+  type InstallResult,
+} from '@ide-companion/server';
 import { bridgeHostFiles } from '@ide-companion/jsonlines';
 import { HOST_BUNDLE_PATH, INSTALLED_HOST_PATH, LISP_FILES, PACKAGE_ROOT } from './packageFiles.js';
 
@@ -48,6 +56,8 @@ function runtimeFiles(): Array<{ from: string; to: string }> {
 }
 
 export const emacsInstaller: EditorInstaller = {
+  ...pluginCopyLifecycle('the Emacs package', emacsInstallTarget),
+
   async detect(options: InstallOptions = {}): Promise<boolean> {
     return onPath('emacs', options.env ?? process.env) !== undefined;
   },

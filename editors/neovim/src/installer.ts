@@ -8,7 +8,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { installPlugin, onPath, type EditorInstaller, type InstallOptions, type InstallResult } from '@ide-companion/server';
+import { installPlugin, onPath, pluginCopyLifecycle, type EditorInstaller, type InstallOptions, type InstallResult } from '@ide-companion/server';
 import { PLUGIN_ROOT } from './pluginFiles.js';
 
 /** What Neovim needs at run time (the rest of editors/neovim is sources, tests and build output). */
@@ -27,6 +27,11 @@ function neovimPackageTarget(env: NodeJS.ProcessEnv = process.env): string {
 }
 
 export const neovimInstaller: EditorInstaller = {
+  // The plugin's default log_file (stdpath('cache')).
+  ...pluginCopyLifecycle('the Neovim plugin', neovimPackageTarget, (env) => [
+    path.join(env['XDG_CACHE_HOME'] || path.join(env['HOME'] || os.homedir(), '.cache'), 'nvim', 'ide-companion.log'),
+  ]),
+
   async detect(options: InstallOptions = {}): Promise<boolean> {
     return onPath('nvim', options.env ?? process.env) !== undefined;
   },

@@ -10,7 +10,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { BRIDGE_HOST_PATH, bridgeHostFiles } from '@ide-companion/jsonlines';
-import { installPlugin, onPath, type EditorInstaller, type InstallOptions, type InstallResult } from '@ide-companion/server';
+import { installPlugin, onPath, pluginCopyLifecycle, type EditorInstaller, type InstallOptions, type InstallResult } from '@ide-companion/server';
 import { INSTALLED_HOST, PLUGIN_ROOT, PLUGIN_RUNTIME_ENTRIES } from './pluginFiles.js';
 
 function pluginSource(env: NodeJS.ProcessEnv): string {
@@ -41,6 +41,8 @@ function buildHelpTags(docDir: string, env: NodeJS.ProcessEnv): boolean {
 }
 
 export const vimInstaller: EditorInstaller = {
+  ...pluginCopyLifecycle('the Vim plugin', vimPackageTarget),
+
   async detect(options: InstallOptions = {}): Promise<boolean> {
     return onPath('vim', options.env ?? process.env) !== undefined;
   },

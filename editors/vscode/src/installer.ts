@@ -78,6 +78,14 @@ export function ensureVsix(log: (line: string) => void = () => undefined): strin
   return VSIX_PATH;
 }
 
+/** The extension's version as `EDITOR --list-extensions --show-versions` lists it, or undefined when it is not installed there. */
+function listedVersion(editor: VsCodeEditorBinary, env: NodeJS.ProcessEnv): string | undefined {
+  const r = spawnSync(editor.path, ['--list-extensions', '--show-versions'], { encoding: 'utf8', env, timeout: CLI_TIMEOUT_MS });
+  if (r.status !== 0) return undefined;
+  const line = r.stdout.split('\n').find((l) => l.toLowerCase().startsWith(`${EXTENSION_ID}@`));
+  return line?.slice(EXTENSION_ID.length + 1).trim();
+}
+
 export const vscodeInstaller: EditorInstaller = {
   async detect(options: InstallOptions = {}): Promise<boolean> {
     return findVsCodeEditors(options.env ?? process.env).length > 0;
@@ -86,9 +94,30 @@ export const vscodeInstaller: EditorInstaller = {
   async isInstalled(options: InstallOptions = {}): Promise<boolean> {
     const env = options.env ?? process.env;
     const editor = findVsCodeEditors(env)[0];
-    if (!editor) return false;
-    const r = spawnSync(editor.path, ['--list-extensions'], { encoding: 'utf8', env, timeout: CLI_TIMEOUT_MS });
-    return r.status === 0 && r.stdout.toLowerCase().split('\n').includes(EXTENSION_ID);
+    return editor !== undefined && listedVersion(editor, env) !== undefined;
+  },
+
+  async installedVersion(options: InstallOptions = {}): Promise<string | undefined> {
+    const env = options.env ?? process.env;
+    const editor = findVsCodeEditors(env)[0];
+    return editor && listedVersion(editor, env);
+  },
+
+  async uninstall(options: InstallOptions): Promise<InstallResult> {
+    const env = options.env ?? process.env;
+    const log = options.log ?? (() => undefined);
+    const holding = findVsCodeEditors(env).filter((e) => listedVersion(e, env) !== undefined);
+    if (holding.length === 0) return { success: true, message: 'The extension is not installed in any VS Code-family editor on PATH.', changed: [] };
+    if (options.dryRun)
+      return { success: true, message: `Would run ${holding.map((e) => `${e.command} --uninstall-extension ${EXTENSION_ID}`).join(', ')}.`, changed: [] };
+    const failed: string[] = [];
+    for (const editor of holding) {
+      log(`${editor.command} --uninstall-extension ${EXTENSION_ID}`);
+      const r = spawnSync(editor.path, ['--uninstall-extension', EXTENSION_ID], { encoding: 'utf8', env, timeout: CLI_TIMEOUT_MS });
+      if (r.status !== 0) failed.push(`${editor.name} (${(r.stderr || r.stdout || `exit ${r.status}`).trim().split('\n').pop()})`);
+    }
+    if (failed.length > 0) return { success: false, message: `Could not uninstall the extension from ${failed.join('; ')}.` };
+    return { success: true, message: `Uninstalled the extension from ${holding.map((e) => e.name).join(', ')}.`, changed: [EXTENSION_ID] };
   },
 
   async install(options: InstallOptions): Promise<InstallResult> {

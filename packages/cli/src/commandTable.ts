@@ -119,6 +119,20 @@ available and the editor this terminal seems to run in.`,
     },
     exits: { 0: 'installed (or listed)', 1: 'the installer failed', 2: 'usage error or unknown editor', 3: 'the installer could not run' },
   },
+  {
+    name: 'uninstall',
+    summary: 'remove what install put into an editor',
+    args: 'EDITOR',
+    description: `Removes what 'ide-companion install EDITOR' installed: the plugin folder it
+wrote (a folder it did not write is left alone), the VS Code extension from
+every VS Code-family editor on PATH, or the Gemini CLI extension. Run it
+before 'npm uninstall -g ide-companion' to leave nothing behind.`,
+    options: {
+      'dry-run': { type: 'boolean', help: 'say what would be removed, change nothing' },
+      json: { type: 'boolean', help: 'print JSON' },
+    },
+    exits: { 0: 'removed (or nothing was installed)', 1: 'could not remove it', 2: 'usage error or unknown editor', 3: 'the uninstaller could not run' },
+  },
   MCP_COMMAND_SPEC,
   CONNECT_COMMAND_SPEC,
   {

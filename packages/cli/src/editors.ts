@@ -4,7 +4,7 @@
  * loaded when a command needs it, so `status` never loads Neovim's host code.
  * A new editor adds one line.
  */
-import { usageOf, type CommandSpec, type DoctorNote, type EditorCommand, type EditorEnd, type EditorInstaller } from '@ide-companion/server';
+import { COMPANION_VERSION, usageOf, type CommandSpec, type DoctorNote, type EditorCommand, type EditorEnd, type EditorInstaller } from '@ide-companion/server';
 import type { Command } from './commands/types.js';
 
 interface EditorEntry {
@@ -65,5 +65,20 @@ export async function editorCommandSpec(endId: string, name: string): Promise<Co
 
 /** What the editor ends have to say to `doctor` about this machine. */
 export async function doctorNotes(env: NodeJS.ProcessEnv): Promise<Array<DoctorNote & { editor: string }>> {
-  return (await loadEditorEnds()).flatMap((end) => (end.doctorNotes?.(env) ?? []).map((note) => ({ ...note, editor: end.displayName })));
+  const ends = await loadEditorEnds();
+  const versions = await Promise.all(ends.map((end) => end.installer?.installedVersion?.({ env }).catch(() => undefined)));
+  return ends.flatMap((end, i) => {
+    const notes = (end.doctorNotes?.(env) ?? []).map((note) => ({ ...note, editor: end.displayName }));
+    const installed = versions[i];
+    // An upgrade of this command leaves the editors' copies as they were until the next install.
+    if (installed && installed !== COMPANION_VERSION) {
+      notes.push({
+        ok: false,
+        editor: end.displayName,
+        text: `what ide-companion installed for ${end.displayName} is version ${installed}, this ide-companion is ${COMPANION_VERSION}`,
+        advice: `ide-companion install ${end.id}`,
+      });
+    }
+    return notes;
+  });
 }

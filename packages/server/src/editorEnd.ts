@@ -30,6 +30,10 @@ export interface EditorInstaller {
   install(options: InstallOptions): Promise<InstallResult>;
   /** True when the companion is already installed for this editor. */
   isInstalled?(options?: InstallOptions): Promise<boolean>;
+  /** The version of what is installed (undefined: not installed, or too old to say): an upgrade warns when it differs. */
+  installedVersion?(options?: InstallOptions): Promise<string | undefined>;
+  /** Removes what `install` put in place, and nothing else. */
+  uninstall?(options: InstallOptions): Promise<InstallResult>;
 }
 
 /** A subcommand an editor end runs (`ide-companion serve`, `ide-companion bridge`). */

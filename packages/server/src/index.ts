@@ -22,7 +22,18 @@ export {
 } from './editorActions.js';
 export { applyEditorEvent, parseEditorEvent, EditorEventError } from './editorEvents.js';
 export type { DoctorNote, EditorEnd, EditorCommand, EditorInstaller, InstallOptions, InstallResult } from './editorEnd.js';
-export { INSTALL_MARKER, MIN_NODE_MAJOR, installPlugin, nodeMajorOnPath, onPath, type PluginCopy, type PluginInstall } from './pluginInstall.js';
+export {
+  INSTALL_MARKER,
+  MIN_NODE_MAJOR,
+  installPlugin,
+  installedPluginVersion,
+  nodeMajorOnPath,
+  onPath,
+  pluginCopyLifecycle,
+  uninstallPlugin,
+  type PluginCopy,
+  type PluginInstall,
+} from './pluginInstall.js';
 export { EXIT, UsageError, parseCommandArgs, usageOf, type CommandSpec, type ExitCode, type OptionSpec } from './commandSpec.js';
 export { TOOLS, availableTools } from './tools/index.js';
 export {

@@ -8,7 +8,8 @@
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { InstallOptions, InstallResult } from './editorEnd.js';
+import type { EditorInstaller, InstallOptions, InstallResult } from './editorEnd.js';
+import { COMPANION_VERSION } from './version.js';
 
 /** Marks a directory an installer wrote, so it is replaced on reinstall and nothing else is. */
 export const INSTALL_MARKER = '.ide-companion-install.json';
@@ -95,7 +96,10 @@ export function installPlugin(plugin: PluginInstall, options: InstallOptions): I
       fs.cpSync(file.from, path.join(staging, file.to), { recursive: true, dereference: true });
     }
     notes.push(...(plugin.finish?.(staging) ?? []));
-    fs.writeFileSync(path.join(staging, INSTALL_MARKER), `${JSON.stringify({ source: plugin.source, installedAt: new Date().toISOString() }, null, 2)}\n`);
+    fs.writeFileSync(
+      path.join(staging, INSTALL_MARKER),
+      `${JSON.stringify({ version: COMPANION_VERSION, source: plugin.source, installedAt: new Date().toISOString() }, null, 2)}\n`,
+    );
     fs.mkdirSync(path.dirname(target), { recursive: true });
     fs.rmSync(target, { recursive: true, force: true });
     fs.renameSync(staging, target);
@@ -105,6 +109,55 @@ export function installPlugin(plugin: PluginInstall, options: InstallOptions): I
   }
   log(`installed into ${target}`);
   return { success: true, message: [`Installed ${plugin.what} into ${target}. ${plugin.done}`, ...notes].join(' '), changed: [target] };
+}
+
+/** The version an installer wrote into `target`'s marker (undefined: none there, or from before versions were recorded). */
+export function installedPluginVersion(target: string): string | undefined {
+  try {
+    const marker = JSON.parse(fs.readFileSync(path.join(target, INSTALL_MARKER), 'utf8')) as { version?: unknown };
+    return typeof marker.version === 'string' ? marker.version : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Removes a plugin copy `installPlugin` wrote (its marker says so); refuses any other folder. */
+export function uninstallPlugin(what: string, target: string, options: InstallOptions, leftovers: readonly string[] = []): InstallResult {
+  if (!fs.existsSync(target)) return { success: true, message: `${capitalized(what)} is not installed (${target} does not exist).`, changed: [] };
+  if (!fs.existsSync(path.join(target, INSTALL_MARKER))) {
+    return { success: false, message: `${target} was not written by \`ide-companion install\` (a manual install or a link?); left as it is.` };
+  }
+  if (options.dryRun) return { success: true, message: `Would remove ${target}.`, changed: [] };
+  try {
+    fs.rmSync(target, { recursive: true, force: true });
+  } catch (err) {
+    return { success: false, message: `Could not remove ${target}: ${(err as Error).message}` };
+  }
+  // The folders install made for it (Vim's and Neovim's pack/ide-companion/start), when nothing else is in them.
+  for (let dir = path.dirname(target); ; dir = path.dirname(dir)) {
+    const ours = path.basename(dir) === 'ide-companion' || path.basename(path.dirname(dir)) === 'ide-companion';
+    if (!ours || fs.readdirSync(dir).length > 0) break;
+    fs.rmdirSync(dir);
+  }
+  for (const file of leftovers) fs.rmSync(file, { force: true });
+  options.log?.(`removed ${target}`);
+  return { success: true, message: `Removed ${what} from ${target}.`, changed: [target] };
+}
+
+/**
+ * `installedVersion` and `uninstall` of an installer that copies a plugin into
+ * `targetOf(env)`; uninstalling also removes `leftoversOf(env)`, files the
+ * plugin writes as it runs (its log).
+ */
+export function pluginCopyLifecycle(
+  what: string,
+  targetOf: (env: NodeJS.ProcessEnv) => string,
+  leftoversOf: (env: NodeJS.ProcessEnv) => string[] = () => [],
+): Required<Pick<EditorInstaller, 'installedVersion' | 'uninstall'>> {
+  return {
+    installedVersion: async (options = {}) => installedPluginVersion(targetOf(options.env ?? process.env)),
+    uninstall: async (options) => uninstallPlugin(what, targetOf(options.env ?? process.env), options, leftoversOf(options.env ?? process.env)),
+  };
 }
 
 function capitalized(s: string): string {

@@ -12,7 +12,8 @@ const ENTER_SETTLE_MS = 300;
 /**
  * Types a line into the CLI's input box and submits it. The CLI turns an Enter
  * read within 30 ms of a typed character into a newline (paste detection), so
- * wait until the box shows the text (the last ` > ` line), then a little more.
+ * wait until the box shows the text (the last ` > ` line, after a window
+ * border when the CLI runs in an editor's split), then a little more.
  */
 export async function submitLine(tui: Tmux, text: string, timeoutMs = 60_000): Promise<void> {
   tui.type(text);
@@ -21,7 +22,7 @@ export async function submitLine(tui: Tmux, text: string, timeoutMs = 60_000): P
       tui
         .screen()
         .split('\n')
-        .filter((line) => /^\s*> /.test(line))
+        .filter((line) => /(^|│)\s*> /.test(line))
         .at(-1)
         ?.includes(text),
     `the input box to show ${JSON.stringify(text)}`,
@@ -31,7 +32,8 @@ export async function submitLine(tui: Tmux, text: string, timeoutMs = 60_000): P
   tui.keys('Enter');
 }
 
-const IDE_STATUS_LINE = /^ℹ\s+\S+\s+(Connected to .*|Connecting\.\.\.|Disconnected.*)$/gmu;
+/** The answer's first line, at the start of a line or after an editor split's border. */
+const IDE_STATUS_LINE = /(?:^|│)ℹ\s+\S+\s+(Connected to .*?|Connecting\.\.\.|Disconnected.*?)\s*$/gmu;
 
 /**
  * Runs `/ide status` until it reports Connected and returns that line with the

@@ -14,6 +14,7 @@ export const COMMANDS: CommandEntry[] = [
   { name: 'doctor', load: async () => (await import('./doctor.js')).doctorCommand },
   { name: 'list', load: async () => (await import('./list.js')).listCommand },
   { name: 'install', load: async () => (await import('./install.js')).installCommand },
+  { name: 'uninstall', load: async () => (await import('./install.js')).uninstallCommand },
   { name: 'mcp', load: async () => (await import('./mcp.js')).mcpCommand },
   { name: 'connect', load: async () => (await import('./connect.js')).connectCommand },
   { name: 'container', load: async () => (await import('./container.js')).containerCommand },

@@ -1,39 +1,54 @@
-/** `ide-companion install EDITOR`: runs an editor end's installer, found in the registry of editor ends. */
+/** `ide-companion install EDITOR` and `uninstall EDITOR`: run an editor end's installer, found in the registry of editor ends. */
 import { detectEditor, findIdeProcess } from '@ide-companion/client';
-import { findInstaller, installers } from '../editors.js';
+import { COMPANION_VERSION, type InstallOptions, type InstallResult } from '@ide-companion/server';
+import { findInstaller, installers, type Installable } from '../editors.js';
 import type { Command } from './types.js';
 import { commandSpec, parseCommandArgs, usageOf } from '../commandTable.js';
 import { EXIT, UsageError, common, print, printJson, runCommand } from '../client/output.js';
 
-const usage = usageOf(commandSpec('install'));
+/** `install` or `uninstall`: parse, find the installer, run `act`, report. */
+function installerCommand(name: 'install' | 'uninstall', act: (installer: Installable, options: InstallOptions) => Promise<InstallResult>): Command {
+  const spec = commandSpec(name);
+  const usage = usageOf(spec);
+  return {
+    name,
+    usage,
+    run: (argv) =>
+      runCommand(name, usage, async () => {
+        const { values, positionals } = parseCommandArgs(spec, argv);
+        const c = common(values);
+        if (positionals.length > 1) throw new UsageError('expected at most one EDITOR');
+        const editor = positionals[0];
+        if (!editor) {
+          if (name === 'install') return listInstallers(c.json);
+          throw new UsageError('which EDITOR? (ide-companion install lists them)');
+        }
+        const installer = await findInstaller(editor);
+        if (!installer) {
+          const known = (await installers()).map((i) => i.id).join(', ') || 'none yet';
+          throw new UsageError(`no installer for '${editor}' (available: ${known})`);
+        }
+        const lines: string[] = [];
+        const result = await act(installer, {
+          env: process.env,
+          cwd: c.cwd,
+          dryRun: values['dry-run'] === true,
+          log: (line) => (c.json ? lines.push(line) : process.stderr.write(`${line}\n`)),
+        });
+        if (c.json) printJson({ editor: installer.id, ...result, log: lines });
+        else print(`${result.success ? '✔' : '✖'} ${result.message}`);
+        return result.success ? EXIT.OK : EXIT.NO;
+      }),
+  };
+}
 
-export const installCommand: Command = {
-  name: 'install',
-  usage,
-  run: (argv) =>
-    runCommand('install', usage, async () => {
-      const { values, positionals } = parseCommandArgs(commandSpec('install'), argv);
-      const c = common(values);
-      if (positionals.length > 1) throw new UsageError('expected at most one EDITOR');
-      const name = positionals[0];
-      if (!name) return listInstallers(c.json);
-      const installer = await findInstaller(name);
-      if (!installer) {
-        const known = (await installers()).map((i) => i.id).join(', ') || 'none yet';
-        throw new UsageError(`no installer for '${name}' (available: ${known})`);
-      }
-      const lines: string[] = [];
-      const result = await installer.install({
-        env: process.env,
-        cwd: c.cwd,
-        dryRun: values['dry-run'] === true,
-        log: (line) => (c.json ? lines.push(line) : process.stderr.write(`${line}\n`)),
-      });
-      if (c.json) printJson({ editor: installer.id, ...result, log: lines });
-      else print(`${result.success ? '✔' : '✖'} ${result.message}`);
-      return result.success ? EXIT.OK : EXIT.NO;
-    }),
-};
+export const installCommand = installerCommand('install', (installer, options) => installer.install(options));
+
+export const uninstallCommand = installerCommand('uninstall', async (installer, options) =>
+  installer.uninstall
+    ? installer.uninstall(options)
+    : { success: false, message: `${installer.displayName} has no uninstaller; remove it as its README says.` },
+);
 
 async function listInstallers(json: boolean): Promise<number> {
   const ide = await findIdeProcess().catch(() => undefined);
@@ -44,10 +59,11 @@ async function listInstallers(json: boolean): Promise<number> {
       displayName: i.displayName,
       detected: i.detect ? await i.detect({ env: process.env }).catch(() => false) : undefined,
       installed: i.isInstalled ? await i.isInstalled({ env: process.env }).catch(() => false) : undefined,
+      installedVersion: (await i.installedVersion?.({ env: process.env }).catch(() => undefined)) ?? null,
     })),
   );
   if (json) {
-    printJson({ installers: rows, detectedEditor: here ?? null });
+    printJson({ installers: rows, detectedEditor: here ?? null, version: COMPANION_VERSION });
     return EXIT.OK;
   }
   const lines = [here ? `This terminal seems to run in ${here.displayName} (${here.evidence}).` : 'No editor detected for this terminal.', ''];
@@ -55,10 +71,14 @@ async function listInstallers(json: boolean): Promise<number> {
   else {
     lines.push('Installers:');
     for (const r of rows) {
-      const bits = [
-        r.detected === undefined ? '' : r.detected ? 'editor found' : 'editor not found',
-        r.installed === undefined ? '' : r.installed ? 'installed' : 'not installed',
-      ].filter(Boolean);
+      const installed = !r.installed
+        ? 'not installed'
+        : r.installedVersion && r.installedVersion !== COMPANION_VERSION
+          ? `installed ${r.installedVersion}: run install again for ${COMPANION_VERSION}`
+          : 'installed';
+      const bits = [r.detected === undefined ? '' : r.detected ? 'editor found' : 'editor not found', r.installed === undefined ? '' : installed].filter(
+        Boolean,
+      );
       lines.push(`  ${r.id.padEnd(10)} ${r.displayName}${bits.length ? ` (${bits.join(', ')})` : ''}`);
     }
     lines.push('', 'Run: ide-companion install EDITOR');

@@ -72,6 +72,33 @@ export const geminiInstaller: EditorInstaller = {
   async isInstalled(options?: InstallOptions) {
     return fs.existsSync(path.join(installedExtensionDir(options?.env ?? process.env), CONFIG_FILE));
   },
+  async installedVersion(options?: InstallOptions) {
+    try {
+      const config = JSON.parse(fs.readFileSync(path.join(installedExtensionDir(options?.env ?? process.env), CONFIG_FILE), 'utf8')) as { version?: unknown };
+      return typeof config.version === 'string' ? config.version : undefined;
+    } catch {
+      return undefined;
+    }
+  },
+  async uninstall(options: InstallOptions): Promise<InstallResult> {
+    const env = options.env ?? process.env;
+    const log = options.log ?? (() => undefined);
+    const dest = installedExtensionDir(env);
+    if (!fs.existsSync(path.join(dest, CONFIG_FILE)))
+      return { success: true, message: `The Gemini CLI extension ${EXTENSION_NAME} is not installed.`, changed: [] };
+    const gemini = findGemini(env);
+    if (options.dryRun)
+      return { success: true, message: gemini ? `Would run: gemini extensions uninstall ${EXTENSION_NAME}.` : `Would remove ${dest}.`, changed: [] };
+    if (gemini) {
+      const removed = await runGemini(gemini, ['extensions', 'uninstall', EXTENSION_NAME], env, log);
+      if (removed.code !== 0)
+        return { success: false, message: `gemini extensions uninstall ${EXTENSION_NAME} failed (exit ${removed.code}): ${removed.output.trim()}` };
+    } else {
+      log(`gemini is not on PATH: removing ${dest} as \`gemini extensions uninstall\` would`);
+      fs.rmSync(dest, { recursive: true, force: true });
+    }
+    return { success: true, message: `Removed the Gemini CLI extension ${EXTENSION_NAME} (${dest}).`, changed: [dest] };
+  },
   async install(options: InstallOptions): Promise<InstallResult> {
     const env = options.env ?? process.env;
     const log = options.log ?? (() => undefined);
