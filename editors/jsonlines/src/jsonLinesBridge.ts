@@ -15,16 +15,11 @@
  */
 import * as readline from 'node:readline';
 import * as z from 'zod/mini';
-import {
-  COMPANION_VERSION,
-  EditorEventError,
-  applyEditorEvent,
-  editorWithCapabilities,
-  describeError,
-  parseEditorEvent,
-  type Companion,
-  type EditorActions,
-} from '@ide-companion/server';
+import { COMPANION_VERSION } from '@ide-companion/server/version';
+import { EditorEventError, applyEditorEvent, parseEditorEvent } from '@ide-companion/server/editorEvents';
+import { editorWithCapabilities, type EditorActions } from '@ide-companion/server/editorActions';
+import { describeError } from '@ide-companion/server/logger';
+import { type Companion } from '@ide-companion/server/companion';
 import {
   EDITOR_ACTIONS,
   HelloSchema,

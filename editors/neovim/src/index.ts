@@ -1,5 +1,5 @@
 /** The Neovim editor end: a Lua plugin and a bundled Node host on the server kit. */
-import type { EditorEnd } from '@ide-companion/server';
+import type { EditorEnd } from '@ide-companion/server/editorEnd';
 import { neovimInstaller } from './installer.js';
 
 export { bufferFromText, textFromBuffer, BufferStateSchema, type BufferContent, type BufferState, type FileFormat } from './host/bufferText.js';

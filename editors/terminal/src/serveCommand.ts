@@ -6,40 +6,18 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { EditorEvent } from '@ide-companion/protocol';
-import {
-  Companion,
-  applyEditorEvent,
-  describeError,
-  humanLogger,
-  jsonLinesLogger,
-  parseCommandArgs,
-  type CommandSpec,
-  type EditorActions,
-  type EditorCommand,
-  type SessionInfo,
-} from '@ide-companion/server';
+import { Companion } from '@ide-companion/server/companion';
+import { applyEditorEvent } from '@ide-companion/server/editorEvents';
+import { describeError, humanLogger, jsonLinesLogger } from '@ide-companion/server/logger';
+import { parseCommandArgs } from '@ide-companion/server/commandSpec';
+import { type EditorActions } from '@ide-companion/server/editorActions';
+import { type EditorCommand } from '@ide-companion/server/editorEnd';
+import { type SessionInfo } from '@ide-companion/server/sessions';
 import { paint } from './renderDiff.js';
+import { SERVE_IDE_INFO, serveSpec } from './serveSpec.js';
 import { StatusLine, statusLineLogger } from './statusLine.js';
 import { TerminalReview } from './terminalReview.js';
 import { WorkspaceWatcher } from './workspaceWatcher.js';
-
-export const SERVE_IDE_INFO = { name: 'ide-companion', displayName: 'IDE Companion (terminal)' } as const;
-
-export const serveSpec: CommandSpec = {
-  name: 'serve',
-  summary: 'run a companion for this folder; review diffs in this terminal',
-  description: `Runs a Gemini CLI companion for DIR (default: the current folder; repeat
---workspace for several roots). Start 'gemini' in that folder from any other
-terminal and it connects here: your uncommitted changes (git status), then
-the files you save, become its context, and each edit it proposes is shown
-here as a diff to accept, reject, or edit in $VISUAL/$EDITOR first (one key).`,
-  options: {
-    workspace: { type: 'string', arg: 'DIR', multiple: true, help: 'a workspace root (repeatable)' },
-    json: { type: 'boolean', help: 'log events as JSON lines on stdout (the review goes to stderr)' },
-    'no-color': { type: 'boolean', help: 'plain output (also when NO_COLOR is set)' },
-  },
-  exits: { 0: 'stopped by SIGTERM or SIGHUP', 2: 'usage error', 3: 'could not start (workspace missing, port or discovery file refused)' },
-};
 
 function resolveRoots(dirs: string[]): string[] {
   return dirs.map((dir) => {
@@ -156,4 +134,5 @@ async function run(argv: string[]): Promise<number> {
   });
 }
 
+export { SERVE_IDE_INFO, serveSpec };
 export const serveCommand: EditorCommand = { spec: serveSpec, run };

@@ -6,7 +6,7 @@
  * goes out as plain lines.
  */
 import type { WriteStream } from 'node:tty';
-import type { Logger } from '@ide-companion/server';
+import type { Logger } from '@ide-companion/server/logger';
 import { paint } from './renderDiff.js';
 import { visibleLine } from './visible.js';
 

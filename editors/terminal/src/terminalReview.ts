@@ -11,7 +11,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import * as readline from 'node:readline';
 import type { ReadStream } from 'node:tty';
-import type { DiffCloseReason, EditorActions, PendingDiff } from '@ide-companion/server';
+import type { DiffCloseReason, EditorActions, PendingDiff } from '@ide-companion/server/editorActions';
 import { paint, renderUnifiedDiff } from './renderDiff.js';
 import type { StatusLine } from './statusLine.js';
 import { visibleLine } from './visible.js';

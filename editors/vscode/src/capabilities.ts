@@ -5,7 +5,7 @@
  */
 import * as vscode from 'vscode';
 import type { Cursor, Diagnostic, DiagnosticSeverity, GetOpenEditorsResult, GetSelectionResult } from '@ide-companion/protocol';
-import type { CapabilityActions } from '@ide-companion/server';
+import type { CapabilityActions } from '@ide-companion/server/editorActions';
 import { cursorOf, filePathOf, openTabPaths } from './contextFeed.js';
 import { utf16Offset } from './positions.js';
 

@@ -19,7 +19,8 @@
  */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { describeError, type DiffActions, type DiffCloseReason, type Logger, type PendingDiff } from '@ide-companion/server';
+import { describeError, type Logger } from '@ide-companion/server/logger';
+import { type DiffActions, type DiffCloseReason, type PendingDiff } from '@ide-companion/server/editorActions';
 
 export const ORIGINAL_SCHEME = 'ide-companion-original';
 export const PROPOSAL_SCHEME = 'ide-companion-proposal';

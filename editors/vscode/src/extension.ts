@@ -7,7 +7,11 @@
 import { performance } from 'node:perf_hooks';
 import * as vscode from 'vscode';
 import type { EditorEvent } from '@ide-companion/protocol';
-import { applyEditorEvent, Companion, describeError, type EditorActions, type SessionInfo } from '@ide-companion/server';
+import { applyEditorEvent } from '@ide-companion/server/editorEvents';
+import { Companion } from '@ide-companion/server/companion';
+import { describeError } from '@ide-companion/server/logger';
+import { type EditorActions } from '@ide-companion/server/editorActions';
+import { type SessionInfo } from '@ide-companion/server/sessions';
 import { vscodeCapabilities } from './capabilities.js';
 import { ContextFeed, workspaceRoots } from './contextFeed.js';
 import { VsCodeDiffs } from './diffs.js';

@@ -10,7 +10,8 @@
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { onPath, type EditorInstaller, type InstallOptions, type InstallResult } from '@ide-companion/server';
+import { onPath } from '@ide-companion/server/pluginInstall';
+import { type EditorInstaller, type InstallOptions, type InstallResult } from '@ide-companion/server/editorEnd';
 import { shippedFolder } from '@ide-companion/server/shippedFiles';
 
 /** editors/vscode (this file compiles to editors/vscode/dist/src/). */

@@ -4,7 +4,7 @@
  * says they hold a secret or file text are never written.
  */
 import * as vscode from 'vscode';
-import type { Logger } from '@ide-companion/server';
+import type { Logger } from '@ide-companion/server/logger';
 
 const HIDDEN_FIELD = /token|secret|content|text|env/i;
 

@@ -4,7 +4,7 @@
  * the diffs waiting for a decision.
  */
 import * as vscode from 'vscode';
-import type { SessionInfo } from '@ide-companion/server';
+import type { SessionInfo } from '@ide-companion/server/sessions';
 
 export interface StatusSource {
   state(): { running: boolean; port?: number; socketPath?: string; workspacePath?: string; error?: string; disabled?: boolean };

@@ -5,7 +5,7 @@
  * folder. "Gemini CLI: Run" opens gemini in a new terminal.
  */
 import * as vscode from 'vscode';
-import type { TerminalEnv } from '@ide-companion/server';
+import type { TerminalEnv } from '@ide-companion/server/terminalEnv';
 
 export function applyTerminalEnv(collection: vscode.GlobalEnvironmentVariableCollection, env: TerminalEnv): void {
   // Per window: another window's companion has another port and token.

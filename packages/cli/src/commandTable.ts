@@ -5,13 +5,11 @@
  * its usage from its spec, `ide-companion --help` prints the exit codes from
  * the table, and a test holds the README's table to it.
  */
-import type { CommandSpec, ExitCode, OptionSpec } from '@ide-companion/server';
-import { COMMANDS } from './commands/index.js';
-import { editorCommandSpec } from './editors.js';
+import type { CommandSpec, ExitCode, OptionSpec } from '@ide-companion/server/commandSpec';
 import { CONNECT_COMMAND_SPEC } from './connect/commandSpec.js';
 import { MCP_COMMAND_SPEC } from './mcp/commandSpec.js';
 
-export { EXIT, UsageError, parseCommandArgs, usageOf, type CommandSpec, type ExitCode } from '@ide-companion/server';
+export { EXIT, UsageError, parseCommandArgs, usageOf, type CommandSpec, type ExitCode } from '@ide-companion/server/commandSpec';
 
 const json: OptionSpec = { type: 'boolean', help: 'print one JSON object' };
 /** The options of the commands that connect as the CLI would (status, context, diff, doctor). */
@@ -204,11 +202,6 @@ export function commandSpec(name: string): CommandSpec {
   const spec = OWN_COMMANDS.find((c) => c.name === name);
   if (!spec) throw new Error(`no command ${name} in the command table`);
   return spec;
-}
-
-/** Every command's spec, in the order `--help` lists them (editor ends' loaded for theirs). */
-export async function commandTable(): Promise<CommandSpec[]> {
-  return Promise.all(COMMANDS.map(async (c) => (c.editorEnd ? editorCommandSpec(c.editorEnd, c.name) : commandSpec(c.name))));
 }
 
 /** The README's exit-code table (a test keeps the README equal to it). */

@@ -1,11 +1,12 @@
 /**
- * Every editor end this project ships (editors/*), in one registry: `install`,
- * `doctor`, `serve` and `bridge` reach the ends only through here. An end is
- * loaded when a command needs it, so `status` never loads Neovim's host code.
- * A new editor adds one line.
+ * Every editor end with an installer (editors/*), in one registry: `install`,
+ * `uninstall` and `doctor` reach the ends only through here. An end is loaded
+ * when a command needs it, so `status` never loads Neovim's host code. A new
+ * editor adds one line. (The ends' commands, `serve` and `bridge`, are in
+ * commands/index.ts.)
  */
-import { COMPANION_VERSION, usageOf, type CommandSpec, type DoctorNote, type EditorCommand, type EditorEnd, type EditorInstaller } from '@ide-companion/server';
-import type { Command } from './commands/types.js';
+import { COMPANION_VERSION } from '@ide-companion/server/version';
+import { type DoctorNote, type EditorEnd, type EditorInstaller } from '@ide-companion/server/editorEnd';
 
 interface EditorEntry {
   id: string;
@@ -13,8 +14,6 @@ interface EditorEntry {
 }
 
 export const EDITOR_ENDS: readonly EditorEntry[] = [
-  { id: 'terminal', load: async () => (await import('@ide-companion/terminal')).terminalEnd },
-  { id: 'jsonlines', load: async () => (await import('@ide-companion/jsonlines')).jsonLinesEnd },
   { id: 'neovim', load: async () => (await import('@ide-companion/neovim')).neovimEnd },
   { id: 'emacs', load: async () => (await import('@ide-companion/emacs')).emacsEnd },
   { id: 'vim', load: async () => (await import('@ide-companion/vim')).vimEnd },
@@ -44,23 +43,6 @@ export async function installers(): Promise<Installable[]> {
 export async function findInstaller(name: string): Promise<Installable | undefined> {
   const wanted = name.trim().toLowerCase();
   return (await installers()).find((i) => [i.id, i.displayName, ...i.aliases].some((n) => n.toLowerCase() === wanted));
-}
-
-async function findEditorCommand(endId: string, name: string): Promise<EditorCommand> {
-  const entry = EDITOR_ENDS.find((e) => e.id === endId);
-  const command = (await entry?.load())?.commands?.find((c) => c.spec.name === name);
-  if (!command) throw new Error(`no command ${name} in editor end ${endId}`);
-  return command;
-}
-
-/** A command an editor end runs (`serve` from the terminal end, `bridge` from the JSON-lines end). */
-export async function editorCommand(endId: string, name: string): Promise<Command> {
-  const { spec, run } = await findEditorCommand(endId, name);
-  return { name: spec.name, usage: usageOf(spec), run };
-}
-
-export async function editorCommandSpec(endId: string, name: string): Promise<CommandSpec> {
-  return (await findEditorCommand(endId, name)).spec;
 }
 
 /** What the editor ends have to say to `doctor` about this machine. */

@@ -1,5 +1,5 @@
 /** Runs one loaded command as `ide-companion NAME ARGS` does: --help, errors to exit codes. */
-import { EXIT, UsageError } from '@ide-companion/server';
+import { EXIT, UsageError } from '@ide-companion/server/commandSpec';
 import type { Command } from './commands/types.js';
 
 /** parseArgs' own errors (unknown option, missing value) are usage errors too. */

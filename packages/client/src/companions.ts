@@ -6,7 +6,7 @@
 import * as net from 'node:net';
 import * as path from 'node:path';
 import { LOOPBACK_HOST, splitWorkspacePath, type IdeInfo } from '@ide-companion/protocol';
-import { isProcessAlive } from '@ide-companion/server';
+import { isProcessAlive } from '@ide-companion/server/discoveryFile';
 import { discoveryDirectory, listDiscoveryDir, readDiscoveryFile } from './discoveryFiles.js';
 
 export interface CompanionListing {

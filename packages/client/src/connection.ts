@@ -4,11 +4,6 @@
  * notifications checked against the protocol schemas, tool calls, and a
  * `lost` signal when the companion goes away. Reconnecting is the caller's job.
  */
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
-import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { CallToolResultSchema, ListToolsResultSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import {
   ActiveFileNotification,
   ActiveFileNotificationParamsSchema,
@@ -21,9 +16,8 @@ import {
 } from '@ide-companion/protocol';
 import * as z from 'zod/mini';
 import type { ConnectionTarget } from './discovery.js';
-import { VERSION } from './version.js';
-import { HttpClientTransport } from './httpTransport.js';
-import { createTransport, describeTarget, HTTP_CLIENT_NAME, STDIO_CLIENT_NAME } from './transport.js';
+import type { CallToolResult, Client, Transport } from './mcpSession.js';
+import { describeTarget } from './transport.js';
 
 /** A notification whose params passed the schema of its method: a union over the literal methods. */
 export type IncomingNotification =
@@ -51,19 +45,6 @@ const byMethod = new Map<string, z.ZodMiniType>(
   [...COMPANION_NOTIFICATIONS, ActiveFileNotification].map((n) => [n.method, n.params] as [string, z.ZodMiniType]),
 );
 
-/**
- * The SDK's JSON Schema validator (Ajv), built on first use: the Client builds one
- * per instance by default, a few milliseconds at every start, and only needs it
- * for tool output schemas, which our plain requests never ask it to check.
- */
-class LazyJsonSchemaValidator implements jsonSchemaValidator {
-  private ajv: AjvJsonSchemaValidator | undefined;
-  getValidator<T>(schema: Parameters<jsonSchemaValidator['getValidator']>[0]) {
-    this.ajv ??= new AjvJsonSchemaValidator();
-    return this.ajv.getValidator<T>(schema);
-  }
-}
-
 function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout;
   return Promise.race([
@@ -82,6 +63,7 @@ export class CompanionConnection {
 
   private constructor(
     readonly target: ConnectionTarget,
+    private readonly sdk: typeof import('./mcpSession.js'),
     private readonly client: Client,
     private readonly transport: Transport,
     readonly tools: string[],
@@ -91,11 +73,9 @@ export class CompanionConnection {
 
   /** Connects and lists tools; throws with a message naming the target on failure. */
   static async open(target: ConnectionTarget, handlers: ConnectionHandlers, options: ConnectOptions): Promise<CompanionConnection> {
-    const client = new Client(
-      { name: target.kind === 'http' ? HTTP_CLIENT_NAME : STDIO_CLIENT_NAME, version: VERSION },
-      { jsonSchemaValidator: new LazyJsonSchemaValidator() },
-    );
-    const transport = createTransport(target);
+    const sdk = await import('./mcpSession.js');
+    const client = sdk.createClient(target);
+    const transport = sdk.createTransport(target);
     let connection: CompanionConnection | undefined;
     // Until open() returns, errors surface as open()'s rejection.
     client.onerror = (err) => connection?.onTransportError(err);
@@ -111,9 +91,7 @@ export class CompanionConnection {
         (async () => {
           await client.connect(transport);
           try {
-            // A plain request, as the CLI makes it: listTools() would also compile output validators.
-            const list = await client.request({ method: 'tools/list', params: {} }, ListToolsResultSchema);
-            return list.tools.map((t) => t.name);
+            return await sdk.listToolNames(client);
           } catch (err) {
             // The CLI tolerates a server without tools/list: no diffing, still connected.
             if (/Method not found/i.test((err as Error).message)) return [];
@@ -126,7 +104,7 @@ export class CompanionConnection {
       if (target.requireIdentification && !looksLikeCompanion(tools)) {
         throw new Error(`${describeTarget(target)} answers MCP but is not an IDE companion (tools: ${tools.join(', ') || 'none'})`);
       }
-      connection = new CompanionConnection(target, client, transport, tools, client.getServerVersion()?.name, handlers);
+      connection = new CompanionConnection(target, sdk, client, transport, tools, client.getServerVersion()?.name, handlers);
       connection.startHeartbeat(options.heartbeatMs ?? 0);
       const opened = connection;
       // Delivered after open() returns, so the caller has registered the connection first.
@@ -145,9 +123,7 @@ export class CompanionConnection {
   /** Calls a tool; rejects when the connection is lost before the answer. */
   async callTool(name: string, args: Record<string, unknown>, timeoutMs: number): Promise<CallToolResult> {
     if (this.closed) throw new Error('not connected to an IDE companion');
-    return (await this.client.request({ method: 'tools/call', params: { name, arguments: args } }, CallToolResultSchema, {
-      timeout: timeoutMs,
-    })) as CallToolResult;
+    return this.sdk.callTool(this.client, name, args, timeoutMs);
   }
 
   /** Sends a notification to the companion (architecture doc's sendNotification). */
@@ -167,7 +143,7 @@ export class CompanionConnection {
   async close(): Promise<void> {
     const wasOpen = !this.closed;
     this.markLost('closed by the client');
-    if (wasOpen && this.transport instanceof HttpClientTransport) {
+    if (wasOpen && this.transport instanceof this.sdk.HttpClientTransport) {
       await withTimeout(this.transport.terminateSession(), SESSION_END_TIMEOUT_MS, 'ending the session').catch(() => undefined);
     }
     await this.client.close().catch(() => undefined);

@@ -65,11 +65,9 @@ function sdkApart(chunks: string, found: (entry: string) => void): Plugin {
   };
 }
 
-/** The bundle's files, built from the current sources (nothing written): absolute path to text. */
-export async function buildHostBundleFiles(bundle: HostBundle): Promise<Map<string, string>> {
-  const outdir = path.dirname(bundle.outfile);
-  const entryName = path.basename(bundle.outfile, path.extname(bundle.outfile));
-  const common: BuildOptions = {
+/** What every bundle is built with: Node 20 ESM, minified, its header, `require` for bundled CommonJS. */
+export function bundleOptions(bundle: Pick<HostBundle, 'absWorkingDir' | 'header' | 'alias' | 'define'>): BuildOptions {
+  return {
     absWorkingDir: bundle.absWorkingDir,
     write: false,
     bundle: true,
@@ -92,6 +90,13 @@ export async function buildHostBundleFiles(bundle: HostBundle): Promise<Map<stri
     logLevel: 'silent',
     charset: 'utf8',
   };
+}
+
+/** The bundle's files, built from the current sources (nothing written): absolute path to text. */
+export async function buildHostBundleFiles(bundle: HostBundle): Promise<Map<string, string>> {
+  const outdir = path.dirname(bundle.outfile);
+  const entryName = path.basename(bundle.outfile, path.extname(bundle.outfile));
+  const common = bundleOptions(bundle);
   let sdkEntry: string | undefined;
   const outputs: OutputFile[] = [];
   const host = await build({

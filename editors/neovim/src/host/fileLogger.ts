@@ -5,7 +5,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { Logger } from '@ide-companion/server';
+import type { Logger } from '@ide-companion/server/logger';
 
 type Level = 'debug' | 'info' | 'warn' | 'error';
 

@@ -6,7 +6,7 @@
  */
 import { format } from 'node:util';
 import { attach } from 'neovim';
-import { describeError } from '@ide-companion/server';
+import { describeError } from '@ide-companion/server/logger';
 import { FileLogger } from './fileLogger.js';
 import { LuaBridge } from './luaBridge.js';
 import { NeovimHost } from './neovimHost.js';

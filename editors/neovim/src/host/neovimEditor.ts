@@ -5,7 +5,7 @@
  * lua/ide_companion/actions.lua. The user's decisions come back as events.
  */
 import type { ActionParams, ActionResult } from '@ide-companion/protocol';
-import { editorWithCapabilities, type DiffCloseReason, type EditorActions, type PendingDiff } from '@ide-companion/server';
+import { editorWithCapabilities, type DiffCloseReason, type EditorActions, type PendingDiff } from '@ide-companion/server/editorActions';
 import { BufferStateSchema, bufferFromText, textFromBuffer, type BufferContent } from './bufferText.js';
 import type { LuaBridge } from './luaBridge.js';
 

@@ -4,7 +4,11 @@
  * broken plugin, or a user's `rpcnotify`) sends may stop it: every
  * notification is validated and a bad one is logged and dropped.
  */
-import { Companion, COMPANION_VERSION, EditorEventError, applyEditorEvent, describeError, parseEditorEvent, type SessionInfo } from '@ide-companion/server';
+import { Companion } from '@ide-companion/server/companion';
+import { COMPANION_VERSION } from '@ide-companion/server/version';
+import { EditorEventError, applyEditorEvent, parseEditorEvent } from '@ide-companion/server/editorEvents';
+import { describeError } from '@ide-companion/server/logger';
+import { type SessionInfo } from '@ide-companion/server/sessions';
 import type { EditorEvent, Hello, IdeInfo } from '@ide-companion/protocol';
 import type { FileLogger } from './fileLogger.js';
 import type { LuaBridge } from './luaBridge.js';

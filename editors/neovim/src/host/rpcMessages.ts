@@ -11,7 +11,7 @@
  */
 import * as z from 'zod/mini';
 import { HelloSchema, type EditorEvent, type Hello } from '@ide-companion/protocol';
-import { EditorEventError, parseEditorEvent } from '@ide-companion/server';
+import { EditorEventError, parseEditorEvent } from '@ide-companion/server/editorEvents';
 import { BufferStateSchema, textFromBuffer } from './bufferText.js';
 
 const DiffAcceptSchema = z.object({ id: z.string().check(z.minLength(1)), buffer: BufferStateSchema });

@@ -2,9 +2,9 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as z from 'zod/mini';
-import { readDiscoveryFile, type DiscoveryFileRead } from '@ide-companion/client';
+import { readDiscoveryFile, type DiscoveryFileRead } from '@ide-companion/client/discoveryFiles';
 import { DiscoveryFileSchema, IdeInfoSchema, parseDiscoveryFileName, splitWorkspacePath } from '@ide-companion/protocol';
-import { isProcessAlive } from '@ide-companion/server';
+import { isProcessAlive } from '@ide-companion/server/discoveryFile';
 import type { Recorder } from './report.js';
 
 export interface DiscoveryFileCheckInput {

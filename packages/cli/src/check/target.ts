@@ -3,7 +3,8 @@
  * choose for the current directory (discoverCompanion from @ide-companion/client).
  */
 import * as path from 'node:path';
-import { discoverCompanion, discoveryDirectory, findDiscoveryFileForPort, readDiscoveryFile } from '@ide-companion/client';
+import { discoverCompanion } from '@ide-companion/client/discovery';
+import { discoveryDirectory, findDiscoveryFileForPort, readDiscoveryFile } from '@ide-companion/client/discoveryFiles';
 import type { IdeInfo } from '@ide-companion/protocol';
 
 export class UsageError extends Error {

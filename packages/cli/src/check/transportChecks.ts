@@ -1,6 +1,6 @@
 /** Transport: reachable, initialize as the CLI does, the GET stream, the tools (spec §I.1, §III; interop-notes The session). */
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
-import { HTTP_CLIENT_NAME } from '@ide-companion/client';
+import { HTTP_CLIENT_NAME } from '@ide-companion/client/transport';
 import { CloseDiffTool, GetActiveFileTool, LOOPBACK_HOST, OpenDiffTool } from '@ide-companion/protocol';
 import type { CheckRun } from './checkRun.js';
 import { ConnectError, describeCallError, type CliLikeSession } from './cliLikeSession.js';

@@ -4,7 +4,7 @@
  * one way they build a CompanionClient. Options and exit codes are in
  * ../commandTable.ts.
  */
-import { CompanionClient, DEFAULT_AVAILABILITY_TIMEOUT_MS, DEFAULT_INIT_TIMEOUT_MS, type CompanionClientOptions } from '@ide-companion/client';
+import { CompanionClient, DEFAULT_AVAILABILITY_TIMEOUT_MS, DEFAULT_INIT_TIMEOUT_MS, type CompanionClientOptions } from '@ide-companion/client/companionClient';
 import { EXIT, UsageError } from '../commandTable.js';
 
 export { EXIT, UsageError } from '../commandTable.js';

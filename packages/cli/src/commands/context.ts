@@ -1,5 +1,6 @@
 /** `ide-companion context [--watch]`: the IDE context the CLI would send the model. */
-import { toModelJson, withOurInstallHint } from '@ide-companion/client';
+import { toModelJson } from '@ide-companion/client/contextStore';
+import { withOurInstallHint } from '@ide-companion/client/discovery';
 import type { Command } from './types.js';
 import { commandSpec, parseCommandArgs, usageOf } from '../commandTable.js';
 import { EXIT, common, makeClient, print, printError, printJson, printJsonLine, runCommand } from '../client/output.js';

@@ -1,7 +1,8 @@
 /** `ide-companion diff FILE [NEWFILE|-]`: a diff in the connected IDE, for scripts. */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { resolveToRealPath, withOurInstallHint } from '@ide-companion/client';
+import { resolveToRealPath } from '@ide-companion/client/paths';
+import { withOurInstallHint } from '@ide-companion/client/discovery';
 import type { Command } from './types.js';
 import { commandSpec, parseCommandArgs, usageOf } from '../commandTable.js';
 import { EXIT, UsageError, common, makeClient, printError, printJson, runCommand } from '../client/output.js';

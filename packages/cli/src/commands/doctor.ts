@@ -4,7 +4,8 @@
  * steps (IDE process, discovery files, workspace, IDE detection, host) and
  * then makes a real connection attempt to the targets the CLI would dial.
  */
-import { discoverCompanion, withOurInstallHint, detectEditor, redactDiscovery, type DiscoveryResult } from '@ide-companion/client';
+import { discoverCompanion, withOurInstallHint, redactDiscovery, type DiscoveryResult } from '@ide-companion/client/discovery';
+import { detectEditor } from '@ide-companion/client/ideDetection';
 import { doctorNotes, findInstaller } from '../editors.js';
 
 /** The `ide-companion install` id for an editor, if it has an installer: the one place doctor looks installers up. */

@@ -1,24 +1,59 @@
-import { editorCommand } from '../editors.js';
-import type { CommandEntry } from './types.js';
-
 /**
- * Every subcommand, in the order `--help` lists them. Modules load lazily:
- * `serve` need not load `check`. `serve` and `bridge` are editor ends' commands.
+ * Every subcommand, in the order `--help` lists them: its spec, and where its
+ * code is (a module and the export holding its Command, or an editor end's
+ * EditorCommand), loaded only when it runs: `status` never loads `check`.
+ * The release builds each into a file of its own from this table
+ * (build/release.ts). `serve` and `bridge` are editor ends' commands.
  */
-export const COMMANDS: CommandEntry[] = [
-  { name: 'serve', editorEnd: 'terminal', load: () => editorCommand('terminal', 'serve') },
-  { name: 'status', load: async () => (await import('./status.js')).statusCommand },
-  { name: 'context', load: async () => (await import('./context.js')).contextCommand },
-  { name: 'diff', load: async () => (await import('./diff.js')).diffCommand },
-  { name: 'check', load: async () => (await import('./check.js')).checkCommand },
-  { name: 'doctor', load: async () => (await import('./doctor.js')).doctorCommand },
-  { name: 'list', load: async () => (await import('./list.js')).listCommand },
-  { name: 'install', load: async () => (await import('./install.js')).installCommand },
-  { name: 'uninstall', load: async () => (await import('./install.js')).uninstallCommand },
-  { name: 'mcp', load: async () => (await import('./mcp.js')).mcpCommand },
-  { name: 'connect', load: async () => (await import('./connect.js')).connectCommand },
-  { name: 'container', load: async () => (await import('./container.js')).containerCommand },
-  { name: 'sandbox', load: async () => (await import('./sandbox.js')).sandboxCommand },
-  { name: 'ssh', load: async () => (await import('./ssh.js')).sshCommand },
-  { name: 'bridge', editorEnd: 'jsonlines', load: () => editorCommand('jsonlines', 'bridge') },
+import { usageOf, type CommandSpec } from '@ide-companion/server/commandSpec';
+import type { EditorCommand } from '@ide-companion/server/editorEnd';
+import { bridgeSpec } from '@ide-companion/jsonlines/bridgeSpec';
+import { serveSpec } from '@ide-companion/terminal/serveSpec';
+import { commandSpec } from '../commandTable.js';
+import type { Command } from './types.js';
+
+export interface CommandEntry {
+  name: string;
+  spec: CommandSpec;
+  /** Relative to this folder, or a package's subpath. */
+  module: string;
+  export: string;
+}
+
+const own = (name: string, module: string, exportName = `${name}Command`): CommandEntry => ({
+  name,
+  spec: commandSpec(name),
+  module,
+  export: exportName,
+});
+
+export const COMMANDS: readonly CommandEntry[] = [
+  { name: 'serve', spec: serveSpec, module: '@ide-companion/terminal/serveCommand', export: 'serveCommand' },
+  own('status', './status.js'),
+  own('context', './context.js'),
+  own('diff', './diff.js'),
+  own('check', './check.js'),
+  own('doctor', './doctor.js'),
+  own('list', './list.js'),
+  own('install', './install.js'),
+  own('uninstall', './install.js'),
+  own('mcp', './mcp.js'),
+  own('connect', './connect.js'),
+  own('container', './container.js'),
+  own('sandbox', './sandbox.js'),
+  own('ssh', './ssh.js'),
+  { name: 'bridge', spec: bridgeSpec, module: '@ide-companion/jsonlines/bridgeCommand', export: 'bridgeCommand' },
 ];
+
+/** A loaded export as a Command: this package's own as they are, an editor end's with its usage from its spec. */
+export function toCommand(name: string, loaded: Command | EditorCommand): Command {
+  if ('usage' in loaded) return loaded;
+  return { name, usage: usageOf(loaded.spec), run: loaded.run };
+}
+
+export async function loadCommand(entry: CommandEntry): Promise<Command> {
+  const module = (await import(entry.module)) as Record<string, Command | EditorCommand>;
+  const loaded = module[entry.export];
+  if (!loaded) throw new Error(`${entry.module} has no ${entry.export}`);
+  return toCommand(entry.name, loaded);
+}

@@ -1,6 +1,8 @@
 /** `ide-companion install EDITOR` and `uninstall EDITOR`: run an editor end's installer, found in the registry of editor ends. */
-import { detectEditor, findIdeProcess } from '@ide-companion/client';
-import { COMPANION_VERSION, type InstallOptions, type InstallResult } from '@ide-companion/server';
+import { detectEditor } from '@ide-companion/client/ideDetection';
+import { findIdeProcess } from '@ide-companion/client/processTree';
+import { COMPANION_VERSION } from '@ide-companion/server/version';
+import { type InstallOptions, type InstallResult } from '@ide-companion/server/editorEnd';
 import { findInstaller, installers, type Installable } from '../editors.js';
 import type { Command } from './types.js';
 import { commandSpec, parseCommandArgs, usageOf } from '../commandTable.js';

@@ -1,5 +1,6 @@
 /** `ide-companion list`: every companion on this machine. */
-import { discoverCompanion, listCompanions, type CompanionListing } from '@ide-companion/client';
+import { discoverCompanion } from '@ide-companion/client/discovery';
+import { listCompanions, type CompanionListing } from '@ide-companion/client/companions';
 import type { Command } from './types.js';
 import { commandSpec, parseCommandArgs, usageOf } from '../commandTable.js';
 import { EXIT, common, print, printJson, runCommand } from '../client/output.js';

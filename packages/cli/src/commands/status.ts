@@ -1,5 +1,5 @@
 /** `ide-companion status`: what `/ide status` would show here, and which companion and why. */
-import { buildStatus, formatFileList } from '@ide-companion/client';
+import { buildStatus, formatFileList } from '@ide-companion/client/status';
 import type { Command } from './types.js';
 import { commandSpec, parseCommandArgs, usageOf } from '../commandTable.js';
 import { EXIT, common, makeClient, print, printJson, runCommand } from '../client/output.js';

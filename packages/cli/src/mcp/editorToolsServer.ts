@@ -14,7 +14,8 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { RegisteredTool } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { withOurInstallHint, type CompanionClient } from '@ide-companion/client';
+import { withOurInstallHint } from '@ide-companion/client/discovery';
+import { type CompanionClient } from '@ide-companion/client/companionClient';
 import { DEFAULT_CALL_TIMEOUT_MS, EDITOR_TOOLS, MAX_RESULT_CHARS, type EditorToolName } from './editorTools.js';
 
 export interface EditorToolsServerOptions {

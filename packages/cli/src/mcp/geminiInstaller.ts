@@ -10,7 +10,7 @@ import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import type { EditorEnd, EditorInstaller, InstallOptions, InstallResult } from '@ide-companion/server';
+import type { EditorEnd, EditorInstaller, InstallOptions, InstallResult } from '@ide-companion/server/editorEnd';
 import { GEMINI_EXTENSION_DIR } from './build/bundle.js';
 
 export const EXTENSION_NAME = 'ide-companion';

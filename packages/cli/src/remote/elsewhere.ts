@@ -5,7 +5,7 @@
  * its own hint: export REMOTE_CONTAINERS=1 (packages/protocol containerHost).
  */
 import * as os from 'node:os';
-import type { DiscoveryResult } from '@ide-companion/client';
+import type { DiscoveryResult } from '@ide-companion/client/discovery';
 
 export interface ElsewhereFinding {
   ok: boolean | undefined;

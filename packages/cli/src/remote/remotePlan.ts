@@ -9,9 +9,9 @@
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { discoverCompanion } from '@ide-companion/client';
+import { discoverCompanion } from '@ide-companion/client/discovery';
 import { discoveryFileName, type IdeInfo, type RelayDiscoveryFile } from '@ide-companion/protocol';
-import { writeFileAtomicPrivate } from '@ide-companion/server';
+import { writeFileAtomicPrivate } from '@ide-companion/server/discoveryFile';
 import { RELAY_BUNDLE_PATH } from '../connect/build/bundle.js';
 
 /** Where the pieces go on the other side (a container's paths; ssh puts them in a private folder instead). */

@@ -1,0 +1,34 @@
+/**
+ * What `ide-companion` answers without running a command: `--help`, `help
+ * [COMMAND]`, `--version`, and an unknown command. Specs only: nothing here
+ * loads a command's code.
+ */
+import { exitCodeTable, EXIT, usageOf } from './commandTable.js';
+import { COMMANDS } from './commands/index.js';
+import { VERSION } from '@ide-companion/client/version';
+
+function help(): string {
+  const table = COMMANDS.map((c) => c.spec);
+  const width = Math.max(...table.map((c) => c.name.length));
+  const lines = table.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`);
+  return `Usage: ide-companion COMMAND [OPTIONS]\n\nGemini CLI's IDE integration for any editor.\n\nCommands:\n${lines.join('\n')}\n\n${exitCodeTable(table)}\n\nRun 'ide-companion help COMMAND' for a command's options.\n`;
+}
+
+export async function helpMain(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (!name || name === '--help' || name === '-h') {
+    process.stdout.write(help());
+    return name ? EXIT.OK : EXIT.USAGE;
+  }
+  if (name === '--version' || name === '-V') {
+    process.stdout.write(`${VERSION}\n`);
+    return EXIT.OK;
+  }
+  if (name === 'help') {
+    const entry = COMMANDS.find((c) => c.name === rest[0]);
+    process.stdout.write(entry ? usageOf(entry.spec) : help());
+    return entry || rest.length === 0 ? EXIT.OK : EXIT.USAGE;
+  }
+  process.stderr.write(`ide-companion: unknown command '${name}'\n\n${help()}`);
+  return EXIT.USAGE;
+}
