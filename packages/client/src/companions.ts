@@ -3,7 +3,6 @@
  * port, workspace, and whether it is alive (PID running, port accepting).
  * Unlike discovery this ignores the cwd and shows other users' files too.
  */
-import * as net from 'node:net';
 import * as path from 'node:path';
 import { LOOPBACK_HOST, splitWorkspacePath, type IdeInfo } from '@ide-companion/protocol';
 import { isProcessAlive } from '@ide-companion/server/discoveryFile';
@@ -26,7 +25,9 @@ export interface CompanionListing {
 }
 
 /** True when a TCP connection to host:port succeeds within timeoutMs. */
-export function portAccepts(port: number, host = LOOPBACK_HOST, timeoutMs = 1000): Promise<boolean> {
+export async function portAccepts(port: number, host = LOOPBACK_HOST, timeoutMs = 1000): Promise<boolean> {
+  // Loaded here: a listing with no discovery files opens no socket.
+  const net = await import('node:net');
   return new Promise((resolve) => {
     const socket = net.connect({ port, host });
     const done = (ok: boolean) => {

@@ -6,13 +6,15 @@
  * `ps` once per ancestor; macOS uses `ps`; Windows takes one process snapshot
  * and picks the third process from the root, as the CLI does.
  */
-import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { promisify } from 'node:util';
 import { ENV } from '@ide-companion/protocol';
 
-const execFileAsync = promisify(execFile);
+/** `ps` or PowerShell; child_process is loaded only where they run (Linux reads /proc). */
+async function execFileAsync(file: string, args: string[], options: { timeout: number; maxBuffer?: number }): Promise<{ stdout: string }> {
+  const [{ execFile }, { promisify }] = await Promise.all([import('node:child_process'), import('node:util')]);
+  return promisify(execFile)(file, args, { ...options, encoding: 'utf8' });
+}
 
 /** The CLI gives up after this many ancestors. */
 export const MAX_TRAVERSAL_DEPTH = 32;
