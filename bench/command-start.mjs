@@ -26,6 +26,8 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const MINIMAL_MCP = path.join(root, 'bench/lib/minimal-mcp-server.mjs');
 const ROUNDS = scaled(25, 2);
 const COMMANDS = ['--help', 'status', 'doctor', 'list', 'context'];
+/** What each answers with no companion around: a run that ends otherwise (a crash is 2 or 3) is not a start. */
+const EXPECTED_EXIT = { '--help': 0, status: 1, doctor: 1, list: 1, context: 1 };
 const GOAL = 1.5;
 
 /** The release, installed into a fresh prefix; the command's main file (run with node, as the bin link does). */
@@ -41,11 +43,13 @@ async function installRelease(dir) {
   return fs.realpathSync(path.join(prefix, 'bin', 'ide-companion'));
 }
 
-function timeExit(argv, options) {
+function timeExit(argv, options, expectedExit = 0) {
   const started = performance.now();
-  const r = spawnSync(process.execPath, argv, { ...options, stdio: 'ignore' });
+  const r = spawnSync(process.execPath, argv, { ...options, stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8' });
+  const elapsed = performance.now() - started;
   if (r.error) throw r.error;
-  return performance.now() - started;
+  if (r.status !== expectedExit) throw new Error(`${argv.slice(1).join(' ')} exited ${r.status}, not ${expectedExit}: ${r.stderr.slice(0, 500)}`);
+  return elapsed;
 }
 
 /** Spawn to the tools/list answer of a stdio MCP server. */
@@ -97,7 +101,7 @@ runBench(async () => {
       log(`${ROUNDS} rounds of ${Object.keys(samples).join(', ')} (${envName} env)`);
       for (let round = 0; round < ROUNDS; round++) {
         samples['node -e 0'].push(timeExit(['-e', '0'], { cwd: project, env }));
-        for (const command of COMMANDS) samples[command].push(timeExit([bin, command], { cwd: project, env }));
+        for (const command of COMMANDS) samples[command].push(timeExit([bin, command], { cwd: project, env }, EXPECTED_EXIT[command]));
       }
       startup[envName] = Object.fromEntries(Object.entries(samples).map(([name, list]) => [name, summarize(list)]));
       const bare = startup[envName]['node -e 0'].p50;

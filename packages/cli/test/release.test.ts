@@ -224,6 +224,35 @@ describe('the released package, installed on a fresh machine', { skip, timeout: 
     },
   );
 
+  test('the Emacs package file installs with package-install-file and finds its host; the Vim archive is a native package Vim loads', (t) => {
+    const artifact = (name: string) => release.artifacts.find((a) => path.basename(a) === name)!;
+    const scratch = fs.mkdtempSync(path.join(dirs.path, 'artifacts-'));
+    if (which('emacs')) {
+      const elpa = path.join(scratch, 'elpa');
+      const form = `(progn (setq package-user-dir ${JSON.stringify(elpa)}) (package-initialize) (package-install-file ${JSON.stringify(artifact(`ide-companion-${COMPANION_VERSION}.tar`))}) (require 'ide-companion) (princ (format "HOST=%s" (ide-companion--host-file))))`;
+      const r = spawnSync('emacs', ['--batch', '-Q', '--eval', form], { encoding: 'utf8', env: { ...env, HOME: scratch }, timeout: 60_000 });
+      const host = /HOST=(\S+)/.exec(r.stdout)?.[1];
+      assert.ok(
+        host && host.startsWith(path.join(elpa, `ide-companion-${COMPANION_VERSION}`)) && fs.existsSync(host),
+        `package-install-file: ${r.stdout}\n${r.stderr}`,
+      );
+    } else t.diagnostic('emacs is not installed: the Emacs package file is not checked');
+    if (which('vim')) {
+      const start = path.join(scratch, '.vim', 'pack', 'ide-companion', 'start');
+      fs.mkdirSync(start, { recursive: true });
+      execFileSync('tar', ['-xzf', artifact(`ide-companion-vim-${COMPANION_VERSION}.tar.gz`), '-C', start]);
+      const vimrc = path.join(scratch, '.vimrc');
+      fs.writeFileSync(vimrc, 'set nocompatible\nlet g:ide_companion_auto_start = 0\n');
+      const r = spawnSync('vim', ['-N', '-es', '-i', 'NONE', '-u', vimrc, '-c', 'if exists(":GeminiStatus") | qa! | else | cq | endif'], {
+        encoding: 'utf8',
+        env: { ...env, HOME: scratch },
+        timeout: 30_000,
+      });
+      assert.equal(r.status, 0, `Vim did not load the plugin from the archive: ${r.stdout}${r.stderr}`);
+      assert.ok(fs.existsSync(path.join(start, 'ide-companion', 'host', 'ide-companion-bridge.mjs')), 'the host is in the archive');
+    } else t.diagnostic('vim is not installed: the Vim archive is not checked');
+  });
+
   test('an older plugin is replaced by the next `install`; until then `install` and `doctor` say the versions differ', () => {
     const target = path.join(dirs.home, '.local', 'share', 'nvim', 'site', 'pack', 'ide-companion', 'start', 'ide-companion');
     const marker = path.join(target, INSTALL_MARKER);

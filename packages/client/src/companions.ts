@@ -5,7 +5,7 @@
  */
 import * as path from 'node:path';
 import { LOOPBACK_HOST, splitWorkspacePath, type IdeInfo } from '@ide-companion/protocol';
-import { isProcessAlive } from '@ide-companion/server/discoveryFile';
+import { isProcessAlive } from '@ide-companion/server/processAlive';
 import { discoveryDirectory, listDiscoveryDir, readDiscoveryFile } from './discoveryFiles.js';
 
 export interface CompanionListing {

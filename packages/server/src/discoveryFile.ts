@@ -15,6 +15,9 @@ import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { DISCOVERY_DIR_SEGMENTS, discoveryFileName, parseDiscoveryFileName, type DiscoveryFile } from '@ide-companion/protocol';
+import { isProcessAlive } from './processAlive.js';
+
+export { isProcessAlive };
 
 export class DiscoveryFileError extends Error {
   override name = 'DiscoveryFileError';
@@ -53,17 +56,6 @@ export function ensureDiscoveryDir(tmpdir: string): string {
     ensurePrivateDirectory(dir);
   }
   return dir;
-}
-
-/** Whether a process exists (EPERM means it does, as another user's). */
-export function isProcessAlive(pid: number): boolean {
-  if (!Number.isSafeInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 /**

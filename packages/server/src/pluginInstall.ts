@@ -16,11 +16,24 @@ export const INSTALL_MARKER = '.ide-companion-install.json';
 /** The Node.js every host needs (Gemini CLI needs it too). */
 export const MIN_NODE_MAJOR = 20;
 
-/** Absolute path of `command` on the PATH of `env`, or undefined. */
+/** Absolute path of `command` on the PATH of `env`, or undefined. Looked up here, not by a shell: `doctor` asks for six editors. */
 export function onPath(command: string, env: NodeJS.ProcessEnv): string | undefined {
-  const r = spawnSync('sh', ['-c', 'command -v "$1"', 'sh', command], { encoding: 'utf8', env });
-  const out = r.stdout?.trim();
-  return r.status === 0 && out ? out : undefined;
+  const names = process.platform === 'win32' ? (env['PATHEXT'] ?? '.EXE;.CMD;.BAT').split(';').map((ext) => command + ext.toLowerCase()) : [command];
+  for (const dir of (env['PATH'] ?? '').split(path.delimiter)) {
+    if (!dir) continue;
+    for (const name of names) {
+      const candidate = path.resolve(dir, name);
+      try {
+        if (fs.statSync(candidate).isFile()) {
+          fs.accessSync(candidate, fs.constants.X_OK);
+          return candidate;
+        }
+      } catch {
+        // not here
+      }
+    }
+  }
+  return undefined;
 }
 
 /** Major version of the `node` on PATH (what the editor starts the host with), or undefined. */

@@ -179,7 +179,10 @@ function builtinsByRequire(): Plugin {
   return {
     name: 'builtins-by-require',
     setup(b) {
-      b.onResolve({ filter: /^node:/ }, (args) => ({ path: args.path, namespace: 'builtin' }));
+      // The module's own require() of the built-in stays external (a plain require at run time).
+      b.onResolve({ filter: /^node:/ }, (args) =>
+        args.namespace === 'builtin' ? { path: args.path, external: true } : { path: args.path, namespace: 'builtin' },
+      );
       b.onLoad({ filter: /.*/, namespace: 'builtin' }, (args) => ({ contents: `module.exports = require(${JSON.stringify(args.path)});`, loader: 'js' }));
     },
   };

@@ -11,6 +11,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { EditorEnd, EditorInstaller, InstallOptions, InstallResult } from '@ide-companion/server/editorEnd';
+import { onPath } from '@ide-companion/server/pluginInstall';
 import { GEMINI_EXTENSION_DIR } from './build/bundle.js';
 
 export const EXTENSION_NAME = 'ide-companion';
@@ -29,17 +30,7 @@ export function installedExtensionDir(env: NodeJS.ProcessEnv = process.env): str
 
 /** `gemini` on the env's PATH, or undefined. */
 function findGemini(env: NodeJS.ProcessEnv): string | undefined {
-  for (const dir of (env['PATH'] ?? '').split(path.delimiter)) {
-    if (!dir) continue;
-    const candidate = path.join(dir, process.platform === 'win32' ? 'gemini.cmd' : 'gemini');
-    try {
-      fs.accessSync(candidate, fs.constants.X_OK);
-      return candidate;
-    } catch {
-      // not here
-    }
-  }
-  return undefined;
+  return onPath('gemini', env);
 }
 
 /** Runs `gemini ARGS`; stdin stays the user's (the CLI may ask whether to trust the folder). */
