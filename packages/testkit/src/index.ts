@@ -17,3 +17,4 @@ export * from './podman.js';
 export * from './geminiTui.js';
 export * from './sshd.js';
 export * from './remoteFlows.js';
+export * from './soak.js';

@@ -1,0 +1,206 @@
+/**
+ * A day of heavy editing, compressed (issue 21): one companion process
+ * (soak-companion.mjs: an editor that accepts every diff) with a real MCP SDK
+ * client connected as Gemini CLI connects, receiving `events` editor events,
+ * `diffs` openDiff calls of 1 KiB to 1 MiB (log-spread sizes) and `reconnects`
+ * closed and reopened sessions, interleaved over `rounds` rounds. After each
+ * round the companion reports its heap (after a full GC), RSS, open file
+ * descriptors and active resources (timers, sockets). The first fifth of the
+ * rounds is the warm-up; what the soak holds against is the state after it.
+ */
+import { spawn } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import * as z from 'zod/mini';
+import { makeTempDir } from './tempDir.js';
+
+// Compiled to dist/src/: the companion script stays in the source tree.
+const COMPANION = fileURLToPath(new URL('../../src/soak-companion.mjs', import.meta.url));
+
+export interface SoakOptions {
+  events: number;
+  diffs: number;
+  reconnects: number;
+  rounds: number;
+  /** Progress lines (stderr in the bench). */
+  log?: (line: string) => void;
+}
+
+export interface SoakStats {
+  heapUsed: number;
+  rss: number;
+  fds: number;
+  resources: Record<string, number>;
+}
+
+export interface SoakResult {
+  /** After the warm-up round, then after each later round. */
+  samples: SoakStats[];
+  diffsAnswered: number;
+  diffsSent: number;
+  diffBytes: number;
+  contextUpdates: number;
+  reconnects: number;
+  eventsApplied: number;
+  durationMs: number;
+}
+
+const KiB = 1024;
+/** 1 KiB to 1 MiB, spread evenly on a log scale. */
+export function diffSize(i: number, count: number): number {
+  const t = count <= 1 ? 0 : (i % count) / (count - 1);
+  return Math.round(KiB * Math.pow(1024, t));
+}
+
+class SoakClient {
+  private waiters = new Map<string, () => void>();
+  contextUpdates = 0;
+
+  private constructor(readonly client: Client) {}
+
+  static async connect(port: number, token: string): Promise<SoakClient> {
+    const transport = new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`), {
+      requestInit: { headers: { Authorization: `Bearer ${token}` } },
+    });
+    const soak = new SoakClient(new Client({ name: 'streamable-http-client', version: 'soak' }));
+    // Counted and dropped: a soak's client must not hold what it receives.
+    soak.client.setNotificationHandler(z.object({ method: z.literal('ide/contextUpdate'), params: z.optional(z.any()) }), () => {
+      soak.contextUpdates++;
+    });
+    soak.client.setNotificationHandler(z.object({ method: z.literal('ide/diffAccepted'), params: z.any() }), (n) => {
+      const filePath = (n.params as { filePath?: string } | undefined)?.filePath;
+      if (filePath) soak.waiters.get(filePath)?.();
+    });
+    await soak.client.connect(transport);
+    return soak;
+  }
+
+  /** openDiff, then the ide/diffAccepted that answers it. */
+  async diff(filePath: string, newContent: string, timeoutMs: number): Promise<void> {
+    const accepted = new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no ide/diffAccepted for ${filePath} within ${timeoutMs} ms`)), timeoutMs);
+      this.waiters.set(filePath, () => {
+        clearTimeout(timer);
+        this.waiters.delete(filePath);
+        resolve();
+      });
+    });
+    const result = await this.client.callTool({ name: 'openDiff', arguments: { filePath, newContent } }, undefined, { timeout: timeoutMs });
+    if (result.isError) throw new Error(`openDiff failed: ${JSON.stringify(result.content).slice(0, 300)}`);
+    await accepted;
+  }
+
+  async close(): Promise<void> {
+    // As our client does: DELETE the session, then close.
+    await (this.client.transport as StreamableHTTPClientTransport | undefined)?.terminateSession().catch(() => undefined);
+    await this.client.close();
+  }
+}
+
+export async function runSoak(options: SoakOptions): Promise<SoakResult> {
+  const log = options.log ?? (() => undefined);
+  const tmp = makeTempDir('ide-companion-soak-');
+  const child = spawn(process.execPath, ['--expose-gc', COMPANION, tmp.path], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const answers = createInterface({ input: child.stdout });
+  const pending: Array<(message: Record<string, unknown>) => void> = [];
+  answers.on('line', (line) => pending.shift()?.(JSON.parse(line) as Record<string, unknown>));
+  const next = () => new Promise<Record<string, unknown>>((resolve) => pending.push(resolve));
+  const ask = (command: string) => {
+    const answer = next();
+    child.stdin.write(`${command}\n`);
+    return answer;
+  };
+  const started = performance.now();
+  let client: SoakClient | undefined;
+  try {
+    const ready = (await next()) as { port: number; discoveryFile: string; workspace: string };
+    const token = (JSON.parse(fs.readFileSync(ready.discoveryFile, 'utf8')) as { authToken: string }).authToken;
+    client = await SoakClient.connect(ready.port, token);
+    const result: SoakResult = {
+      samples: [],
+      diffsAnswered: 0,
+      diffsSent: 0,
+      diffBytes: 0,
+      contextUpdates: 0,
+      reconnects: 0,
+      eventsApplied: 0,
+      durationMs: 0,
+    };
+    const share = (total: number, round: number) => Math.floor((total * (round + 1)) / options.rounds) - Math.floor((total * round) / options.rounds);
+    for (let round = 0; round < options.rounds; round++) {
+      const events = share(options.events, round);
+      const diffs = share(options.diffs, round);
+      const reconnects = share(options.reconnects, round);
+      // Editing, a diff now and then, a reconnect now and then: interleaved in slices.
+      const slices = Math.max(diffs, reconnects, 1);
+      for (let s = 0; s < slices; s++) {
+        const sliceEvents = Math.floor((events * (s + 1)) / slices) - Math.floor((events * s) / slices);
+        await ask(`events ${sliceEvents}`);
+        result.eventsApplied += sliceEvents;
+        if (s < diffs) {
+          const size = diffSize(result.diffsSent, options.diffs);
+          const filePath = path.join(ready.workspace, `proposal${result.diffsSent % 20}.txt`);
+          result.diffsSent++;
+          result.diffBytes += size;
+          await client.diff(filePath, 'x'.repeat(size - 1) + '\n', 60_000);
+          result.diffsAnswered++;
+        }
+        if (s < reconnects) {
+          result.contextUpdates += client.contextUpdates;
+          await client.close();
+          client = await SoakClient.connect(ready.port, token);
+          result.reconnects++;
+        }
+      }
+      const stats = (await ask('stats'))['stats'] as SoakStats;
+      result.samples.push(stats);
+      log(
+        `round ${round + 1}/${options.rounds}: heap ${(stats.heapUsed / 2 ** 20).toFixed(1)} MiB, rss ${(stats.rss / 2 ** 20).toFixed(1)} MiB, ${stats.fds} fds, ${JSON.stringify(stats.resources)}`,
+      );
+    }
+    result.contextUpdates += client.contextUpdates;
+    result.durationMs = performance.now() - started;
+    return result;
+  } finally {
+    await client?.close().catch(() => undefined);
+    child.stdin.end();
+    await new Promise((resolve) => (child.exitCode !== null ? resolve(undefined) : child.once('exit', resolve)));
+    tmp.cleanup();
+  }
+}
+
+export interface SoakVerdict {
+  /** Rounds counted as warm-up (JIT, caches, the allocator's first arenas): the first fifth. */
+  warmupRounds: number;
+  /** The highest heap and RSS after the warm-up ÷ their value at its end. */
+  heapGrowth: number;
+  rssGrowth: number;
+  /** Descriptors and active resources at the end beyond those at the end of the warm-up. */
+  fdsLeaked: number;
+  resourcesLeaked: Record<string, number>;
+}
+
+/** What the soak holds against: growth after the warm-up, and leaks. */
+export function soakVerdict(result: SoakResult): SoakVerdict {
+  const warmupRounds = Math.max(1, Math.ceil(result.samples.length / 5));
+  const [base, ...rest] = result.samples.slice(warmupRounds - 1);
+  if (!base || rest.length === 0) throw new Error('the soak needs rounds after its warm-up');
+  const last = rest.at(-1) ?? base;
+  const max = (pick: (s: SoakStats) => number) => Math.max(...[base, ...rest].map(pick));
+  const resourcesLeaked: Record<string, number> = {};
+  for (const [kind, count] of Object.entries(last.resources)) {
+    const extra = count - (base.resources[kind] ?? 0);
+    if (extra > 0) resourcesLeaked[kind] = extra;
+  }
+  return {
+    warmupRounds,
+    heapGrowth: max((s) => s.heapUsed) / base.heapUsed,
+    rssGrowth: max((s) => s.rss) / base.rss,
+    fdsLeaked: last.fds - base.fds,
+    resourcesLeaked,
+  };
+}
