@@ -9,7 +9,7 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { BRIDGE_HOST_PATH, bridgeHostFiles } from '@ide-companion/jsonlines';
+import { BRIDGE_HOST_PATH, bridgeHostFiles } from '@ide-companion/jsonlines/build/bundleHost';
 import { installPlugin, onPath, pluginCopyLifecycle } from '@ide-companion/server/pluginInstall';
 import { type EditorInstaller, type InstallOptions, type InstallResult } from '@ide-companion/server/editorEnd';
 import { INSTALLED_HOST, PLUGIN_ROOT, PLUGIN_RUNTIME_ENTRIES } from './pluginFiles.js';

@@ -14,7 +14,7 @@ interface EditorEntry {
 }
 
 export const EDITOR_ENDS: readonly EditorEntry[] = [
-  { id: 'neovim', load: async () => (await import('@ide-companion/neovim')).neovimEnd },
+  { id: 'neovim', load: async () => (await import('@ide-companion/neovim/end')).neovimEnd },
   { id: 'emacs', load: async () => (await import('@ide-companion/emacs')).emacsEnd },
   { id: 'vim', load: async () => (await import('@ide-companion/vim')).vimEnd },
   { id: 'vscode', load: async () => (await import('ide-companion-vscode')).vscodeEnd },
