@@ -894,21 +894,25 @@ The idle timer makes the report once the commands stop, however many ran."
     (ide-companion--teardown diff)
     (message "ide-companion: rejected the changes to %s" (file-name-nondirectory (ide-companion--diff-path diff)))))
 
+(defun ide-companion--keep-diff (diff)
+  "Keep settled DIFF's proposal, with the user's edits, as a plain buffer.
+The ediff session and the on-disk side go.  Return non-nil when the
+proposal buffer is still there."
+  (let ((control (ide-companion--diff-control diff)))
+    (when (buffer-live-p control)
+      (with-current-buffer control (ignore-errors (ediff-really-quit nil)))))
+  (when (buffer-live-p (ide-companion--diff-original diff))
+    (kill-buffer (ide-companion--diff-original diff)))
+  (buffer-live-p (ide-companion--diff-proposal diff)))
+
 (defun ide-companion--keep-all-diffs ()
-"The host died: keep every proposal, with the user's edits, as a plain buffer.
-No outcome can reach Gemini CLI any more; the ediff session and the on-disk
-side go.  Return the files' names."
+  "The host died: keep every proposal, with the user's edits, as a plain buffer.
+No outcome can reach Gemini CLI any more.  Return the files' names."
   (let (diffs kept)
     (maphash (lambda (_id diff) (push diff diffs)) ide-companion--diffs)
     (dolist (diff diffs)
-      (when (ide-companion--settle diff)
-        (let ((control (ide-companion--diff-control diff)))
-          (when (buffer-live-p control)
-            (with-current-buffer control (ignore-errors (ediff-really-quit nil)))))
-        (when (buffer-live-p (ide-companion--diff-original diff))
-          (kill-buffer (ide-companion--diff-original diff)))
-        (when (buffer-live-p (ide-companion--diff-proposal diff))
-          (push (file-name-nondirectory (ide-companion--diff-path diff)) kept))))
+      (when (and (ide-companion--settle diff) (ide-companion--keep-diff diff))
+        (push (file-name-nondirectory (ide-companion--diff-path diff)) kept)))
     kept))
 
 (defun ide-companion--close-all-diffs ()
@@ -1001,11 +1005,15 @@ Killing the buffer rejects too.
   (let ((diff (gethash (plist-get params :diffId) ide-companion--diffs))
         (reason (plist-get params :reason)))
     (when (and diff (ide-companion--settle diff))
-      (ide-companion--teardown diff)
       (let ((name (file-name-nondirectory (ide-companion--diff-path diff))))
-        (cond ((equal reason "closedByCli") (message "ide-companion: Gemini CLI closed the diff of %s" name))
-              ((equal reason "sessionClosed") (message "ide-companion: the Gemini CLI session that proposed %s went away" name))
-              ((equal reason "replaced") (message "ide-companion: a newer proposal for %s replaced the diff" name)))))
+        (if (equal reason "sessionClosed")
+            ;; Its CLI went away: nobody can take an answer, but the proposal stays for the user.
+            (if (ide-companion--keep-diff diff)
+                (message "ide-companion: the Gemini CLI session that proposed %s went away; the proposal is kept in its buffer (C-x C-w saves it)" name)
+              (message "ide-companion: the Gemini CLI session that proposed %s went away" name))
+          (ide-companion--teardown diff)
+          (cond ((equal reason "closedByCli") (message "ide-companion: Gemini CLI closed the diff of %s" name))
+                ((equal reason "replaced") (message "ide-companion: a newer proposal for %s replaced the diff" name))))))
     :null))
 
 (defun ide-companion--terminal-buffer-p (buffer)

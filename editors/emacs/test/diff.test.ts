@@ -8,7 +8,7 @@ import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { skipUnless, waitFor, which } from '@ide-companion/testkit';
+import { findGeminiCli, ideTerminalEnv, RealIdeClient, skipUnless, waitFor, which } from '@ide-companion/testkit';
 import { hasEmacs, emacsclientPath } from './emacs.js';
 import { connectFromDiscovery, elispString, startEmacs, TIMEOUT, type EmacsSession } from './harness.js';
 
@@ -110,6 +110,48 @@ describe('Emacs diffs', { skip, timeout: 180_000 }, () => {
       /ide-companion: the companion host stopped \(killed\) and was restarted; your proposal for a\.txt is kept in its buffer \(C-x C-w saves it\)/,
     );
   });
+
+  // Issue 21: a CLI that died (kill -9) with its proposal open used to take the proposal, and the user's edits in it, away.
+  test(
+    'the CLI killed (SIGKILL) while the user edits its proposal: the edits stay in a plain buffer, said so, the file untouched; the next CLI connects',
+    { skip: skipUnless(findGeminiCli() !== undefined, 'Gemini CLI 0.61.0', 'run scripts/install-gemini-cli.sh') },
+    async (t) => {
+      const emacs = await startEmacs({ files: { 'a.txt': 'old\n' }, open: ['a.txt'] });
+      t.after(() => emacs.close());
+      await emacs.discovery();
+      const cli = findGeminiCli()!;
+      const start = () =>
+        RealIdeClient.start(cli, { cwd: emacs.workspace, env: ideTerminalEnv({ tmpdir: emacs.tmp, idePid: emacs.pid }), timeoutMs: TIMEOUT * 3 });
+      const client = await start();
+      t.after(() => client.stop());
+      assert.equal((await client.connect())['status'], 'connected');
+      const file = path.join(emacs.workspace, 'a.txt');
+      client.send({ cmd: 'openDiff', filePath: file, newContent: PROPOSAL });
+      const proposal = await waitFor(
+        async () =>
+          (await emacs.evalJson<string | null>(
+            '(let (found) (maphash (lambda (_id d) (setq found (buffer-name (ide-companion--diff-proposal d)))) ide-companion--diffs) (or found :null))',
+          )) ?? undefined,
+        'the diff in Emacs',
+        TIMEOUT,
+      );
+      await emacs.eval(`(with-current-buffer ${elispString(proposal)} (goto-char (point-max)) (insert " edited"))`);
+      await client.kill('SIGKILL');
+      // Its stream closed and did not reopen: the session ends, and with it the diff.
+      await waitFor(async () => (await emacs.evalJson<number>('(hash-table-count ide-companion--diffs)')) === 0, 'the diff to be closed', TIMEOUT * 2);
+      assert.equal(
+        await emacs.evalJson(`(with-current-buffer ${elispString(proposal)} (buffer-string))`),
+        `${PROPOSAL} edited`,
+        'the proposal and its edits stay',
+      );
+      const messages = await emacs.evalJson<string>('(with-current-buffer "*Messages*" (buffer-string))');
+      assert.match(messages, /the Gemini CLI session that proposed a\.txt went away; the proposal is kept in its buffer \(C-x C-w saves it\)/);
+      assert.equal(fs.readFileSync(file, 'utf8'), 'old\n', 'the file on disk is untouched');
+      const next = await start();
+      t.after(() => next.stop());
+      assert.equal((await next.connect())['status'], 'connected', 'the next CLI connects');
+    },
+  );
 
   test("C-c C-k rejects; a second session's diff of another file stays open", async (t) => {
     const emacs = await startEmacs({ files: { 'a.txt': 'a\n', 'b.txt': 'b\n' }, open: ['a.txt'] });

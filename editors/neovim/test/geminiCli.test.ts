@@ -7,6 +7,7 @@
  */
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { findGeminiCli, ideTerminalEnv, RealIdeClient, skipUnless, waitFor } from '@ide-companion/testkit';
 import { hasNvim, inProposal, startNeovim, TIMEOUT, waitForDiff, type NeovimSession } from './harness.js';
@@ -46,6 +47,35 @@ describe('Neovim companion with the real Gemini CLI client', { skip, timeout: 18
       await inProposal(s, d.proposal, 'write');
       const result = await client.waitFor((e) => e.event === 'diffResult' && e['filePath'] === file, 'the diff outcome');
       assert.deepEqual(result['result'], { status: 'accepted', content: 'const a = 2;\n// reviewed in Neovim\n' });
+    } finally {
+      await client.stop();
+      await s.close();
+    }
+  });
+
+  test('the CLI killed (SIGKILL) while the user edits its proposal: the edits stay in a scratch buffer, said so, the file untouched; the next CLI connects', async () => {
+    const s = await startNeovim({ files: { 'app.ts': 'const a = 1;\n' } });
+    await s.discovery();
+    let client = await startIdeClient(s);
+    try {
+      assert.equal((await client.connect())['status'], 'connected');
+      const file = path.join(s.workspace, 'app.ts');
+      client.send({ cmd: 'openDiff', filePath: file, newContent: 'const a = 2;\n' });
+      const d = await waitForDiff(s, file);
+      await s.lua("vim.api.nvim_buf_set_lines(..., 0, -1, false, {'const a = 3; // the user'})", d.proposal);
+      await client.kill('SIGKILL');
+      // Its stream closed and did not reopen: the session ends, and with it the diff (no one can take an answer).
+      await waitFor(async () => (await s.lua<number>("return #require('ide_companion.diff').list()")) === 0, 'the diff to be closed', TIMEOUT * 2);
+      assert.equal(await s.lua('return vim.api.nvim_buf_is_valid(...)', d.proposal), true, 'the proposal buffer is kept');
+      assert.deepEqual(await s.lua('return vim.api.nvim_buf_get_lines(..., 0, -1, false)', d.proposal), ['const a = 3; // the user']);
+      assert.equal(await s.lua('return vim.bo[...].buftype', d.proposal), 'nofile');
+      assert.equal(await s.lua('return vim.api.nvim_buf_is_valid(...)', d.original), false, 'the on-disk side is gone');
+      assert.match(await s.messages(), /the Gemini CLI session that proposed app\.ts went away; the proposal is kept in its buffer \(:w FILE saves it\)/);
+      assert.equal(fs.readFileSync(file, 'utf8'), 'const a = 1;\n', 'the file on disk is untouched');
+      const started = Date.now();
+      client = await startIdeClient(s);
+      assert.equal((await client.connect())['status'], 'connected');
+      assert.ok(Date.now() - started < 10_000, `the next CLI connected in ${Date.now() - started} ms`);
     } finally {
       await client.stop();
       await s.close();

@@ -3,7 +3,7 @@ import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { assertServesSocket, waitFor, processRunning } from '@ide-companion/testkit';
+import { assertServesSocket, findGeminiCli, ideTerminalEnv, processRunning, RealIdeClient, skipUnless, waitFor } from '@ide-companion/testkit';
 import {
   bufferLines,
   connectFromDiscovery,
@@ -177,6 +177,39 @@ describe('Vim companion lifecycle', { timeout: 180_000 }, () => {
         assert.doesNotMatch(messages, /[{}]/, 'no raw log line');
       } finally {
         await c.close();
+        await s.close();
+      }
+    },
+  );
+
+  // Issue 21: a CLI that died (kill -9) with its proposal open used to take the proposal, and the user's edits in it, away.
+  test(
+    'the CLI killed (SIGKILL) while the user edits its proposal: the edits stay in a scratch buffer, said so, the file untouched; the next CLI connects',
+    { skip: skipVim || skipUnless(findGeminiCli() !== undefined, 'Gemini CLI 0.61.0', 'run scripts/install-gemini-cli.sh') },
+    async () => {
+      const s = await startVim({ files: { 'a.txt': 'on disk\n' } });
+      const cli = findGeminiCli()!;
+      const start = () => RealIdeClient.start(cli, { cwd: s.workspace, env: ideTerminalEnv({ tmpdir: s.tmp, idePid: s.pid }), timeoutMs: TIMEOUT * 3 });
+      let client = await start();
+      try {
+        await s.discovery();
+        assert.equal((await client.connect())['status'], 'connected');
+        const file = path.join(s.workspace, 'a.txt');
+        client.send({ cmd: 'openDiff', filePath: file, newContent: 'from the model\n' });
+        const diff = await waitForDiff(s, file);
+        await s.ex(`call setbufline(${diff.proposal}, 1, 'the user edited this')`);
+        await client.kill('SIGKILL');
+        // Its stream closed and did not reopen: the session ends, and with it the diff.
+        await waitFor(async () => (await s.expr<unknown[]>('ide_companion#diff#list()')).length === 0, 'the diff to be closed', TIMEOUT * 2);
+        assert.deepEqual(await bufferLines(s, diff.proposal), ['the user edited this'], 'the proposal and its edits stay');
+        assert.equal(await s.expr(`getbufvar(${diff.proposal}, '&buftype')`), 'nofile');
+        assert.equal(await s.expr(`bufexists(${diff.original})`), 0, 'the on-disk side is gone');
+        assert.match(await s.messages(), /the Gemini CLI session that proposed a\.txt went away; the proposal is kept in its buffer \(:w FILE saves it\)/);
+        assert.equal(fs.readFileSync(file, 'utf8'), 'on disk\n', 'the file on disk is untouched');
+        client = await start();
+        assert.equal((await client.connect())['status'], 'connected', 'the next CLI connects');
+      } finally {
+        await client.stop();
         await s.close();
       }
     },

@@ -220,17 +220,42 @@ function M.state(id)
   return read_state(d.right)
 end
 
---- The CLI (or the companion) closed the diff: no outcome is sent.
+--- Keeps a settled diff's proposal in its tab as a plain scratch buffer (its
+--- edits in it, :w FILE saves it); the on-disk side goes. False when the
+--- proposal buffer is gone.
+local function keep(d)
+  pcall(vim.api.nvim_del_augroup_by_id, d.group)
+  if vim.api.nvim_buf_is_valid(d.left) then
+    pcall(vim.api.nvim_buf_delete, d.left, { force = true })
+  end
+  if not vim.api.nvim_buf_is_valid(d.right) then
+    return false
+  end
+  vim.bo[d.right].buftype = 'nofile'
+  vim.bo[d.right].bufhidden = 'hide'
+  return true
+end
+
+--- The CLI (or the companion) closed the diff: no outcome is sent. When its
+--- CLI went away (exited or died), nobody can take an answer, but the
+--- proposal (and the user's edits in it) stays for the user.
 function M.close(id, reason)
   local d = diffs[id]
   if not d or not settle(d) then
     return false
   end
+  local name = vim.fn.fnamemodify(d.path, ':t')
+  if reason == 'sessionClosed' then
+    if keep(d) then
+      notify('the Gemini CLI session that proposed ' .. name .. ' went away; the proposal is kept in its buffer (:w FILE saves it)', vim.log.levels.WARN)
+    else
+      notify('the Gemini CLI session that opened the diff for ' .. name .. ' went away')
+    end
+    return true
+  end
   wipe(d)
   if reason == 'closedByCli' then
-    notify('Gemini CLI closed the diff for ' .. vim.fn.fnamemodify(d.path, ':t'))
-  elseif reason == 'sessionClosed' then
-    notify('the Gemini CLI session that opened the diff for ' .. vim.fn.fnamemodify(d.path, ':t') .. ' went away')
+    notify('Gemini CLI closed the diff for ' .. name)
   end
   return true
 end
@@ -319,22 +344,13 @@ function M.list()
 end
 
 --- The host died: no outcome can reach the CLI any more, but the user's work
---- must not go. Each proposal stays in its tab as a plain scratch buffer (its
---- edits in it, :w FILE saves it); the on-disk side goes. Returns the files'
+--- must not go. Each proposal stays as keep() leaves it. Returns the files'
 --- names, for the one message that says so.
 function M.keep_all()
   local kept = {}
   for _, d in pairs(diffs) do
-    if settle(d) then
-      pcall(vim.api.nvim_del_augroup_by_id, d.group)
-      if vim.api.nvim_buf_is_valid(d.left) then
-        pcall(vim.api.nvim_buf_delete, d.left, { force = true })
-      end
-      if vim.api.nvim_buf_is_valid(d.right) then
-        vim.bo[d.right].buftype = 'nofile'
-        vim.bo[d.right].bufhidden = 'hide'
-        table.insert(kept, vim.fn.fnamemodify(d.path, ':t'))
-      end
+    if settle(d) and keep(d) then
+      table.insert(kept, vim.fn.fnamemodify(d.path, ':t'))
     end
   end
   return kept

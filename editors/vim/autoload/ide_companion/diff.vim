@@ -130,19 +130,45 @@ function! s:wipe(d) abort
   endif
 endfunction
 
-" closeDiff: no outcome is sent.
+" Keeps a settled diff's proposal in its tab as a plain scratch buffer (its
+" edits in it, :w FILE saves it); the on-disk side goes. 0 when the proposal
+" buffer is gone.
+function! s:keep(d) abort
+  silent! execute 'autocmd! ' . a:d.group
+  silent! execute 'augroup! ' . a:d.group
+  if bufexists(a:d.left)
+    silent! execute 'bwipeout!' a:d.left
+  endif
+  if !bufexists(a:d.right)
+    return 0
+  endif
+  call setbufvar(a:d.right, '&buftype', 'nofile')
+  call setbufvar(a:d.right, '&bufhidden', 'hide')
+  call setbufvar(a:d.right, 'ide_companion_diff', v:null)
+  return 1
+endfunction
+
+" closeDiff: no outcome is sent. When its CLI went away (exited or died),
+" nobody can take an answer, but the proposal (and the user's edits in it)
+" stays for the user.
 function! ide_companion#diff#close(params) abort
   let d = get(s:diffs, s:string_param(a:params, 'diffId'), {})
   if empty(d) || !s:settle(d)
     return v:null
   endif
-  call s:wipe(d)
   let reason = get(a:params, 'reason', '')
   let name = fnamemodify(d.path, ':t')
+  if reason ==# 'sessionClosed'
+    if s:keep(d)
+      call ide_companion#util#warn('the Gemini CLI session that proposed ' . name . ' went away; the proposal is kept in its buffer (:w FILE saves it)')
+    else
+      call ide_companion#util#info('the Gemini CLI session that opened the diff for ' . name . ' went away')
+    endif
+    return v:null
+  endif
+  call s:wipe(d)
   if reason ==# 'closedByCli'
     call ide_companion#util#info('Gemini CLI closed the diff for ' . name)
-  elseif reason ==# 'sessionClosed'
-    call ide_companion#util#info('the Gemini CLI session that opened the diff for ' . name . ' went away')
   endif
   return v:null
 endfunction
@@ -309,24 +335,12 @@ function! ide_companion#diff#list() abort
 endfunction
 
 " The host died: no outcome can reach the CLI any more, but the user's work
-" must not go. Each proposal stays in its tab as a plain scratch buffer (its
-" edits in it, :w FILE saves it); the on-disk side goes. Returns the files'
+" must not go. Each proposal stays as s:keep() leaves it. Returns the files'
 " names, for the one line that says so.
 function! ide_companion#diff#keep_all() abort
   let kept = []
   for d in values(s:diffs)
-    if !s:settle(d)
-      continue
-    endif
-    silent! execute 'autocmd! ' . d.group
-    silent! execute 'augroup! ' . d.group
-    if bufexists(d.left)
-      silent! execute 'bwipeout!' d.left
-    endif
-    if bufexists(d.right)
-      call setbufvar(d.right, '&buftype', 'nofile')
-      call setbufvar(d.right, '&bufhidden', 'hide')
-      call setbufvar(d.right, 'ide_companion_diff', v:null)
+    if s:settle(d) && s:keep(d)
       call add(kept, fnamemodify(d.path, ':t'))
     endif
   endfor
