@@ -139,12 +139,25 @@ export class VsCodeDiffs implements DiffActions, vscode.Disposable {
     return entry ? this.editedText(entry) : undefined;
   }
 
-  /** Closes the view without an outcome (closeDiff, a replacing diff, the session gone). */
+  /**
+   * Closes the view without an outcome (closeDiff, a replacing diff, the
+   * session gone). When its CLI went away (exited or died), nobody can take an
+   * answer, but the proposal (and the user's edits in it) stays for the user,
+   * in an untitled editor.
+   */
   async closeDiff(diff: PendingDiff, reason: DiffCloseReason): Promise<void> {
     const entry = this.entries.get(diff.id);
     if (!entry) return;
     this.logger.info('closing diff view', { filePath: diff.filePath, reason });
+    const kept = reason === 'sessionClosed' ? (this.documentOf(entry)?.getText() ?? diff.newContent) : undefined;
     await this.closeView(entry, false);
+    if (kept === undefined) return;
+    const language = vscode.workspace.textDocuments.find((d) => d.uri.scheme === 'file' && d.uri.fsPath === diff.filePath)?.languageId;
+    const document = await vscode.workspace.openTextDocument({ content: kept, ...(language ? { language } : {}) });
+    await vscode.window.showTextDocument(document, { preview: false, preserveFocus: true });
+    void vscode.window.showWarningMessage(
+      `The Gemini CLI session that proposed ${path.basename(diff.filePath)} went away; the proposal is kept in an untitled editor ("Save As" keeps it).`,
+    );
   }
 
   // ---- the user decides ----------------------------------------------------

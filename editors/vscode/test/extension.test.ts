@@ -42,6 +42,26 @@ const skip =
   skipUnless(hasCodeServer, 'code-server 4.100.3', 'run scripts/install-code-server.sh') ||
   skipUnless(CHROMIUM !== undefined, 'chromium', 'apt-get install -y chromium');
 
+/** The one pending diff, once it is shown. */
+async function theOnlyDiff(win: Window): Promise<{ id: string }> {
+  const [diff] = await waitFor(async () => {
+    const d = (await win.api()).pendingDiffs;
+    return d.length === 1 ? d : undefined;
+  }, 'the diff');
+  return diff!;
+}
+
+/** The user types `prefix` at the start of the diff's proposal (left unsaved: the document is dirty). */
+async function editProposal(win: Window, id: string, prefix: string): Promise<void> {
+  await win.eval(
+    `const doc = vscode.workspace.textDocuments.find((d) => d.uri.scheme === 'ide-companion-proposal' && d.uri.path.includes(args.id));
+     const edit = new vscode.WorkspaceEdit(); edit.insert(doc.uri, new vscode.Position(0, 0), args.prefix);
+     await vscode.workspace.applyEdit(edit);
+     if (!doc.isDirty) throw new Error('expected a dirty proposal');`,
+    { id, prefix },
+  );
+}
+
 describe('VS Code extension in code-server', { skip, timeout: 10 * 60_000 }, () => {
   let cs: CodeServer;
   let ws: string;
@@ -263,18 +283,8 @@ describe('VS Code extension in code-server', { skip, timeout: 10 * 60_000 }, () 
     const file = path.join(ws, 'new-file.txt');
     client.notifications.length = 0;
     await openDiff(client, file, 'fresh\n');
-    const [diff] = await waitFor(async () => {
-      const d = (await win.api()).pendingDiffs;
-      return d.length === 1 ? d : undefined;
-    }, 'the diff');
     // The user edits the proposal (unsaved: the document is dirty).
-    await win.eval(
-      `const doc = vscode.workspace.textDocuments.find((d) => d.uri.scheme === 'ide-companion-proposal' && d.uri.path.includes(args.id));
-       const edit = new vscode.WorkspaceEdit(); edit.insert(doc.uri, new vscode.Position(0, 0), 'edited ');
-       await vscode.workspace.applyEdit(edit);
-       if (!doc.isDirty) throw new Error('expected a dirty proposal');`,
-      { id: diff!.id },
-    );
+    await editProposal(win, (await theOnlyDiff(win)).id, 'edited ');
     assert.equal(
       await win.eval(
         `return vscode.window.tabGroups.all.flatMap((g) => g.tabs).find((t) => t.input instanceof vscode.TabInputTextDiff)?.input.original.scheme`,
@@ -288,6 +298,30 @@ describe('VS Code extension in code-server', { skip, timeout: 10 * 60_000 }, () 
     assert.equal(await win.page.locator('.monaco-dialog-box').count(), 0);
     assert.equal(client.notifications.filter((n) => n.method !== 'ide/contextUpdate').length, 0);
     assert.equal(fs.existsSync(file), false);
+  });
+
+  test("the proposing CLI's session ends (it exited or died) while the user edits: the edited proposal stays in an untitled editor, the file untouched", async () => {
+    const other = await connectRecordingClient({ port: (await win.api()).port, token: discoveryOf((await win.api()).discoveryFile).authToken });
+    const file = path.join(ws, 'a.txt');
+    const before = fs.readFileSync(file, 'utf8');
+    await openDiff(other, file, 'from the model\n');
+    await editProposal(win, (await theOnlyDiff(win)).id, 'the user: ');
+    // The session ends as when its CLI is gone (the companion closes its diffs with reason sessionClosed).
+    await other.transport.terminateSession();
+    await other.close();
+    await waitFor(async () => (await win.api()).pendingDiffs.length === 0 && (await diffTabCount(win)) === 0, 'the diff view to close');
+    const kept = await waitFor(
+      async () =>
+        (await win.eval<string[]>(`return vscode.workspace.textDocuments.filter((d) => d.isUntitled).map((d) => d.getText())`)).find((t) =>
+          t.includes('the user: '),
+        ),
+      'the kept proposal',
+    );
+    assert.equal(kept, 'the user: from the model\n');
+    assert.equal(fs.readFileSync(file, 'utf8'), before, 'the file on disk is untouched');
+    await win.eval(
+      `for (const d of vscode.workspace.textDocuments.filter((d) => d.isUntitled)) { await vscode.window.showTextDocument(d); await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor'); }`,
+    );
   });
 
   test('diffs of two CLI sessions are told apart: each hears only its own outcome', async () => {
