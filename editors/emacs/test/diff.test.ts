@@ -8,7 +8,7 @@ import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { findGeminiCli, ideTerminalEnv, RealIdeClient, skipUnless, waitFor, which } from '@ide-companion/testkit';
+import { findGeminiCli, ideTerminalEnv, processRunning, RealIdeClient, skipUnless, waitFor, which } from '@ide-companion/testkit';
 import { hasEmacs, emacsclientPath } from './emacs.js';
 import { connectFromDiscovery, elispString, startEmacs, TIMEOUT, type EmacsSession } from './harness.js';
 
@@ -152,6 +152,23 @@ describe('Emacs diffs', { skip, timeout: 180_000 }, () => {
       assert.equal((await next.connect())['status'], 'connected', 'the next CLI connects');
     },
   );
+
+  // Issue 21: the editor itself killed (kill -9) with a proposal open: its host must not outlive it, nor its files.
+  test('Emacs killed with SIGKILL with a diff open: the host exits, its discovery file and socket folder go, the file on disk is untouched', async (t) => {
+    const emacs = await startEmacs({ files: { 'a.txt': 'old\n' }, open: ['a.txt'] });
+    t.after(() => emacs.close());
+    const { path: discoveryPath, content } = await emacs.discovery();
+    const client = await connectFromDiscovery(content);
+    t.after(() => client.close());
+    const file = path.join(emacs.workspace, 'a.txt');
+    await openDiffIn(emacs, client, file, PROPOSAL);
+    const hostPid = await emacs.evalJson<number>('(process-id ide-companion--process)');
+    process.kill(emacs.pid, 'SIGKILL');
+    await waitFor(() => !processRunning(hostPid), 'the host to exit', 2_000);
+    await waitFor(() => !fs.existsSync(discoveryPath), 'the discovery file to go', 2_000);
+    assert.equal(fs.existsSync(path.dirname(content.socketPath!)), false, 'its socket folder too');
+    assert.equal(fs.readFileSync(file, 'utf8'), 'old\n');
+  });
 
   test("C-c C-k rejects; a second session's diff of another file stays open", async (t) => {
     const emacs = await startEmacs({ files: { 'a.txt': 'a\n', 'b.txt': 'b\n' }, open: ['a.txt'] });

@@ -3,7 +3,7 @@ import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { assertServesSocket, makeTempDir, skipUnless, waitFor } from '@ide-companion/testkit';
+import { assertServesSocket, makeTempDir, processRunning, skipUnless, waitFor } from '@ide-companion/testkit';
 import { HOST_BUNDLE_PATH, PLUGIN_ROOT } from '../src/pluginFiles.js';
 import { connectFromDiscovery, hasNvim, openFiles, startNeovim, startWithClient, TIMEOUT, waitForDiff, inProposal } from './harness.js';
 
@@ -63,6 +63,27 @@ describe('Neovim companion lifecycle', { skip, timeout: 120_000 }, () => {
     await waitFor(() => s.proc.exitCode !== null, 'nvim exited', TIMEOUT);
     await waitFor(() => !fs.existsSync(file), 'the discovery file removed', TIMEOUT);
     await s.close();
+  });
+
+  // Issue 21: the editor itself killed (kill -9) with a proposal open: its host must not outlive it, nor its files.
+  test('Neovim killed with SIGKILL with a diff open: the host exits, its discovery file and socket folder go, the file on disk is untouched', async () => {
+    const s = await startNeovim({ files: { 'a.txt': 'on disk\n' } });
+    try {
+      const { path: discoveryPath, content } = await s.discovery();
+      const client = await connectFromDiscovery(content);
+      const file = path.join(s.workspace, 'a.txt');
+      await client.client.callTool({ name: 'openDiff', arguments: { filePath: file, newContent: 'from the model\n' } });
+      await waitForDiff(s, file);
+      const hostPid = (await s.lua<number>('return require("ide_companion.host").state.info.hostPid'))!;
+      process.kill(s.pid, 'SIGKILL');
+      await waitFor(() => !processRunning(hostPid), 'the host to exit', 2_000);
+      await waitFor(() => !fs.existsSync(discoveryPath), 'the discovery file to go', 2_000);
+      assert.equal(fs.existsSync(path.dirname(content.socketPath!)), false, 'its socket folder too');
+      assert.equal(fs.readFileSync(file, 'utf8'), 'on disk\n');
+      await client.close();
+    } finally {
+      await s.close();
+    }
   });
 
   test('malformed notifications are dropped and the host keeps serving', async () => {

@@ -215,6 +215,30 @@ describe('Vim companion lifecycle', { timeout: 180_000 }, () => {
     },
   );
 
+  // Issue 21: the editor itself killed (kill -9) with a proposal open: its host must not outlive it, nor its files.
+  test(
+    'Vim killed with SIGKILL with a diff open: the host exits, its discovery file and socket folder go, the file on disk is untouched',
+    { skip: skipVim },
+    async () => {
+      const { s, c } = await startWithClient({ files: { 'a.txt': 'on disk\n' } });
+      try {
+        const { path: discoveryPath, content } = await s.discovery();
+        const file = path.join(s.workspace, 'a.txt');
+        await c.client.callTool({ name: 'openDiff', arguments: { filePath: file, newContent: 'from the model\n' } });
+        await waitForDiff(s, file);
+        const hostPid = await s.expr<number>('ide_companion#host#state().hostPid');
+        process.kill(s.pid, 'SIGKILL');
+        await waitFor(() => !processRunning(hostPid), 'the host to exit', 2_000);
+        await waitFor(() => !fs.existsSync(discoveryPath), 'the discovery file to go', 2_000);
+        assert.equal(fs.existsSync(path.dirname(content.socketPath!)), false, 'its socket folder too');
+        assert.equal(fs.readFileSync(file, 'utf8'), 'on disk\n');
+      } finally {
+        await c.close();
+        await s.close();
+      }
+    },
+  );
+
   test('a missing or too old Node.js, or a missing gemini, is said plainly and Vim keeps working', { skip: skipVimOnly }, async () => {
     const s = await startVim({
       // Any readable file: Node is checked before the host is run.
