@@ -5,7 +5,7 @@
  * every start. A copy, not a link: it must keep working when this package's
  * directory (an npx cache) goes away.
  */
-import { spawnSync } from 'node:child_process';
+import { childProcess } from '@ide-companion/server/childProcess';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -33,7 +33,7 @@ export function vimPackageTarget(env: NodeJS.ProcessEnv = process.env): string {
 function buildHelpTags(docDir: string, env: NodeJS.ProcessEnv): boolean {
   const vim = onPath('vim', env);
   if (!vim) return false;
-  const r = spawnSync(vim, ['-N', '-u', 'NONE', '-i', 'NONE', '-es', '-c', `helptags ${docDir.replace(/[ \\|"]/g, '\\$&')}`, '-c', 'qa!'], {
+  const r = childProcess().spawnSync(vim, ['-N', '-u', 'NONE', '-i', 'NONE', '-es', '-c', `helptags ${docDir.replace(/[ \\|"]/g, '\\$&')}`, '-c', 'qa!'], {
     env,
     stdio: 'ignore',
     timeout: 10_000,

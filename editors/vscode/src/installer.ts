@@ -7,7 +7,7 @@
  * extension's sources (`npm run package -w editors/vscode`, which needs the
  * dev dependencies `npm install` brings); a published package ships it built.
  */
-import { spawnSync } from 'node:child_process';
+import { childProcess } from '@ide-companion/server/childProcess';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { onPath } from '@ide-companion/server/pluginInstall';
@@ -71,7 +71,7 @@ export function ensureVsix(log: (line: string) => void = () => undefined): strin
   if (fs.existsSync(VSIX_PATH) && (!hasSources || fs.statSync(VSIX_PATH).mtimeMs >= newestSourceMtime())) return VSIX_PATH;
   if (!hasSources) throw new Error(`${VSIX_PATH} is missing; reinstall ide-companion`);
   log(`packaging the extension (${path.relative(process.cwd(), VSIX_PATH) || VSIX_PATH})`);
-  const r = spawnSync(process.execPath, [path.join(EXTENSION_ROOT, 'scripts', 'package.mjs')], { cwd: EXTENSION_ROOT, encoding: 'utf8' });
+  const r = childProcess().spawnSync(process.execPath, [path.join(EXTENSION_ROOT, 'scripts', 'package.mjs')], { cwd: EXTENSION_ROOT, encoding: 'utf8' });
   if (r.status !== 0 || !fs.existsSync(VSIX_PATH)) {
     const why = (r.stderr || r.stdout || String(r.error ?? '')).trim().split('\n').slice(-3).join(' ');
     throw new Error(`could not package the VS Code extension (run \`npm install\` in the repository first): ${why}`);
@@ -81,7 +81,7 @@ export function ensureVsix(log: (line: string) => void = () => undefined): strin
 
 /** The extension's version as `EDITOR --list-extensions --show-versions` lists it, or undefined when it is not installed there. */
 function listedVersion(editor: VsCodeEditorBinary, env: NodeJS.ProcessEnv): string | undefined {
-  const r = spawnSync(editor.path, ['--list-extensions', '--show-versions'], { encoding: 'utf8', env, timeout: CLI_TIMEOUT_MS });
+  const r = childProcess().spawnSync(editor.path, ['--list-extensions', '--show-versions'], { encoding: 'utf8', env, timeout: CLI_TIMEOUT_MS });
   if (r.status !== 0) return undefined;
   const line = r.stdout.split('\n').find((l) => l.toLowerCase().startsWith(`${EXTENSION_ID}@`));
   return line?.slice(EXTENSION_ID.length + 1).trim();
@@ -114,7 +114,7 @@ export const vscodeInstaller: EditorInstaller = {
     const failed: string[] = [];
     for (const editor of holding) {
       log(`${editor.command} --uninstall-extension ${EXTENSION_ID}`);
-      const r = spawnSync(editor.path, ['--uninstall-extension', EXTENSION_ID], { encoding: 'utf8', env, timeout: CLI_TIMEOUT_MS });
+      const r = childProcess().spawnSync(editor.path, ['--uninstall-extension', EXTENSION_ID], { encoding: 'utf8', env, timeout: CLI_TIMEOUT_MS });
       if (r.status !== 0) failed.push(`${editor.name} (${(r.stderr || r.stdout || `exit ${r.status}`).trim().split('\n').pop()})`);
     }
     if (failed.length > 0) return { success: false, message: `Could not uninstall the extension from ${failed.join('; ')}.` };
@@ -148,7 +148,7 @@ export const vscodeInstaller: EditorInstaller = {
     const failed: string[] = [];
     for (const editor of editors) {
       log(`${editor.command} --install-extension ${vsix}`);
-      const r = spawnSync(editor.path, ['--install-extension', vsix, '--force'], { encoding: 'utf8', env, timeout: CLI_TIMEOUT_MS });
+      const r = childProcess().spawnSync(editor.path, ['--install-extension', vsix, '--force'], { encoding: 'utf8', env, timeout: CLI_TIMEOUT_MS });
       if (r.status === 0) done.push(editor.name);
       else failed.push(`${editor.name} (${(r.stderr || r.stdout || String(r.error ?? `exit ${r.status}`)).trim().split('\n').pop()})`);
     }

@@ -5,7 +5,7 @@
  * leaves any previous install intact. A copy, not a link: it must keep working
  * when this package's directory (an npx cache) goes away.
  */
-import { spawnSync } from 'node:child_process';
+import { childProcess } from './childProcess.js';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { EditorInstaller, InstallOptions, InstallResult } from './editorEnd.js';
@@ -40,7 +40,7 @@ export function onPath(command: string, env: NodeJS.ProcessEnv): string | undefi
 export function nodeMajorOnPath(env: NodeJS.ProcessEnv): number | undefined {
   const node = onPath('node', env);
   if (!node) return undefined;
-  const r = spawnSync(node, ['--version'], { encoding: 'utf8', env });
+  const r = childProcess().spawnSync(node, ['--version'], { encoding: 'utf8', env });
   const major = Number(/^v(\d+)\./.exec(r.stdout ?? '')?.[1]);
   return Number.isFinite(major) ? major : undefined;
 }

@@ -6,7 +6,7 @@
  * first, so this also updates); without it, it copies the folder into
  * ~/.gemini/extensions/ide-companion as that command does.
  */
-import { spawn } from 'node:child_process';
+import { childProcess } from '@ide-companion/server/childProcess';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -36,7 +36,7 @@ function findGemini(env: NodeJS.ProcessEnv): string | undefined {
 /** Runs `gemini ARGS`; stdin stays the user's (the CLI may ask whether to trust the folder). */
 function runGemini(gemini: string, args: string[], env: NodeJS.ProcessEnv, log: (line: string) => void): Promise<{ code: number; output: string }> {
   return new Promise((resolve) => {
-    const child = spawn(gemini, args, { env, stdio: ['inherit', 'pipe', 'pipe'], shell: process.platform === 'win32' });
+    const child = childProcess().spawn(gemini, args, { env, stdio: ['inherit', 'pipe', 'pipe'], shell: process.platform === 'win32' });
     let output = '';
     const take = (d: Buffer) => {
       output += d.toString();
