@@ -35,16 +35,29 @@ export const REMOTE_DIR_PLACEHOLDER = '@@IDE_COMPANION_DIR@@';
  * The script the remote `sh -s` runs in step 2: makes the private folder,
  * writes the files from here-documents (quoted delimiters: the shell expands
  * nothing inside; each file ends with a newline, which the token's reader
- * trims), puts the folder's path where the placeholder stands, and prints it.
+ * trims), and prints the folder's path. A file that names the folder (the
+ * discovery file) is written as its pieces with the folder between them, by
+ * printf alone: no sed, whose `-i` differs between GNU and BSD and whose
+ * pattern a TMPDIR with `#` or `&` would break. The path goes into JSON
+ * strings, so one holding `"` or `\` is refused.
  */
 export function setupScript(files: Record<string, string>): string {
-  const lines = ['set -e', 'umask 077', 'd=$(mktemp -d "${TMPDIR:-/tmp}/ide-companion-ssh.XXXXXXXX")'];
+  const lines = [
+    'set -e',
+    'umask 077',
+    'd=$(mktemp -d "${TMPDIR:-/tmp}/ide-companion-ssh.XXXXXXXX")',
+    'case "$d" in *\\"*|*\\\\*) echo "ide-companion ssh: the remote folder $d has a quote or a backslash in its path; set TMPDIR elsewhere" >&2; rm -rf "$d"; exit 1;; esac',
+  ];
   for (const [name, content] of Object.entries(files)) {
+    if (content.includes(REMOTE_DIR_PLACEHOLDER)) {
+      const pieces = content.split(REMOTE_DIR_PLACEHOLDER).map((piece) => `printf '%s' ${shellQuote(piece)}`);
+      lines.push(`{ ${pieces.join('; printf \'%s\' "$d"; ')}; } > "$d/${name}"`);
+      continue;
+    }
     let delimiter: string;
     do delimiter = `IDE_COMPANION_${randomBytes(8).toString('hex')}`;
     while (content.includes(delimiter));
     lines.push(`cat > "$d/${name}" <<'${delimiter}'`, content.endsWith('\n') ? content.slice(0, -1) : content, delimiter);
-    if (content.includes(REMOTE_DIR_PLACEHOLDER)) lines.push(`sed -i "s#${REMOTE_DIR_PLACEHOLDER}#$d#g" "$d/${name}"`);
   }
   lines.push('echo "$d"');
   return lines.join('\n') + '\n';
