@@ -2,7 +2,8 @@
 // Runs every compiled test file (`<package>/dist/test/**/*.test.js`) with node's test runner.
 // Node 20's --test takes no globs, so the files are listed here.
 import { spawnSync } from 'node:child_process';
-import { readdirSync, statSync, existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 
 const root = new URL('..', import.meta.url).pathname;
@@ -32,8 +33,13 @@ if (selected.length === 0) {
   process.exit(1);
 }
 console.error(`running ${selected.length} test files: ${selected.map((f) => relative(root, f)).join(' ')}`);
+// Every companion a test starts also writes Qwen Code's lock file (QWEN_HOME/ide): into a folder of
+// the run's own, not the user's ~/.qwen.
+const qwenHome = process.env.QWEN_HOME ? undefined : mkdtempSync(join(tmpdir(), 'ide-companion-tests-qwen-'));
 const result = spawnSync(process.execPath, ['--test', '--test-reporter=spec', '--test-concurrency=1', ...selected], {
   stdio: 'inherit',
   cwd: root,
+  env: { ...process.env, ...(qwenHome && { QWEN_HOME: qwenHome }) },
 });
+if (qwenHome) rmSync(qwenHome, { recursive: true, force: true });
 process.exit(result.status ?? 1);

@@ -99,8 +99,10 @@ export async function startNeovim(options: StartOptions = {}): Promise<NeovimSes
     XDG_STATE_HOME: path.join(tmp, 'state'),
     XDG_DATA_HOME: path.join(tmp, 'data'),
     XDG_CONFIG_HOME: path.join(tmp, 'config'),
+    // Where the host writes Qwen Code's lock file (the Qwen face).
+    QWEN_HOME: path.join(tmp, 'qwen-home'),
   };
-  for (const key of Object.keys(env)) if (key.startsWith('GEMINI_CLI_IDE_')) delete env[key];
+  for (const key of Object.keys(env)) if (key.startsWith('GEMINI_CLI_IDE_') || key.startsWith('QWEN_CODE_IDE_')) delete env[key];
   const proc = spawn(nvimPath, ['--headless', '--clean', '-n', '--listen', socket], { cwd: workspace, env, stdio: 'ignore' });
   let closed = false;
   const kill = () => {

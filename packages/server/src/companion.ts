@@ -37,6 +37,7 @@ import { loadSdk } from './lazySdk.js';
 import { describeError, silentLogger, type Logger } from './logger.js';
 import { SessionRegistry, type SessionInfo } from './sessions.js';
 import { buildTerminalEnv, type TerminalEnv } from './terminalEnv.js';
+import { qwenIdeDir, QwenLockFileHandle, sweepStaleQwenLockFiles } from './faces/qwen.js';
 import { COMPANION_VERSION } from './version.js';
 import { availableTools, registerTools } from './tools/index.js';
 import type { ToolDefinition } from './tools/toolDefinition.js';
@@ -94,6 +95,14 @@ export interface CompanionOptions {
    * a CLI elsewhere through the relay: docs/remote.md.
    */
   unixSocket?: boolean;
+  /**
+   * Serve Qwen Code too (default true): its lock file beside the discovery
+   * file and its variables in the terminals (faces/qwen.ts). `qwenIdeDir`
+   * overrides where the lock file goes (default $QWEN_HOME/ide or
+   * ~/.qwen/ide). For tests.
+   */
+  qwen?: boolean;
+  qwenIdeDir?: string;
 }
 
 type State = 'new' | 'starting' | 'running' | 'stopping' | 'stopped';
@@ -115,6 +124,7 @@ export class Companion {
   private socket: CompanionSocket | undefined;
   private readonly sessionListeners = new Set<(sessions: SessionInfo[]) => void>();
   private discovery: DiscoveryFileHandle | undefined;
+  private qwenLock: QwenLockFileHandle | undefined;
   private removeExitCleanup: (() => void) | undefined;
   private unsubscribers: Array<() => void> = [];
   private state: State = 'new';
@@ -214,13 +224,14 @@ export class Companion {
     return joinWorkspacePaths(this.context.getRoots(), path.delimiter);
   }
 
-  /** GEMINI_CLI_IDE_* for the editor's integrated terminals; recomputed only when roots change. */
+  /** GEMINI_CLI_IDE_* (and QWEN_CODE_IDE_*) for the editor's integrated terminals; recomputed only when roots change. */
   get terminalEnv(): TerminalEnv {
     this.cachedTerminalEnv ??= buildTerminalEnv({
       port: this.port,
       workspacePath: this.workspacePath,
       authToken: this.token,
       idePid: this.idePid,
+      qwen: this.qwenLock !== undefined,
     });
     return this.cachedTerminalEnv;
   }
@@ -258,14 +269,22 @@ export class Companion {
     try {
       this.discovery = new DiscoveryFileHandle(dir, this.idePid, this.port);
       const discovery = this.discovery;
+      if (this.options.qwen ?? true) {
+        const qwenDir = this.options.qwenIdeDir ?? qwenIdeDir();
+        const sweptLocks = sweepStaleQwenLockFiles(qwenDir);
+        if (sweptLocks.length > 0) this.logger.info('removed Qwen Code lock files of dead processes', { files: sweptLocks });
+        this.qwenLock = new QwenLockFileHandle(qwenDir, this.port);
+      }
       this.removeExitCleanup = registerExitCleanup(() => {
         discovery.removeSync();
+        this.qwenLock?.removeSync();
         this.socket?.removeSync();
       }, this.options.handleSignals ?? true);
       await this.listenOnSocket();
       this.writeDiscoveryFile();
     } catch (err) {
       this.discovery?.removeSync();
+      this.qwenLock?.removeSync();
       this.socket?.removeSync();
       this.removeExitCleanup?.();
       await Promise.all([this.httpServer, this.socketServer].map((server) => closeServer(server)));
@@ -293,8 +312,9 @@ export class Companion {
     await this.startPromise?.catch(() => undefined);
     if (this.state === 'stopped') return;
     this.state = 'stopping';
-    // The file goes first, so no new CLI finds a server that is going away.
+    // The files go first, so no new CLI finds a server that is going away.
     this.discovery?.removeSync();
+    this.qwenLock?.removeSync();
     this.socket?.removeSync();
     this.removeExitCleanup?.();
     for (const unsubscribe of this.unsubscribers) unsubscribe();
@@ -347,6 +367,26 @@ export class Companion {
       ...(this.socketPath !== undefined && { socketPath: this.socketPath }),
     };
     this.discovery!.write(content);
+    if (!this.qwenLock) return;
+    try {
+      this.qwenLock.write({
+        port: this.port,
+        workspacePath: this.workspacePath,
+        ppid: this.idePid,
+        authToken: this.token,
+        ideName: this.ideInfo.displayName,
+        ideInfo: this.ideInfo,
+      });
+    } catch (err) {
+      // Qwen Code is a second agent: its folder refused costs it alone, said in the log.
+      this.logger.warn('no Qwen Code lock file: its folder was refused', { error: describeError(err) });
+      this.qwenLock = undefined;
+    }
+  }
+
+  /** Qwen Code's lock file, when this companion serves Qwen Code (docs/agents.md). */
+  get qwenLockFilePath(): string | undefined {
+    return this.qwenLock?.path;
   }
 
   private async createMcpServer(): Promise<McpServer> {

@@ -1,11 +1,14 @@
-/** The environment a companion puts into its integrated terminals, so `gemini` there finds this instance. */
+/** The environment a companion puts into its integrated terminals, so `gemini` (and `qwen`) there finds this instance. */
 import { ENV } from '@ide-companion/protocol';
+import { QWEN_ENV } from './faces/qwen.js';
 
 export interface TerminalEnvInput {
   port: number;
   workspacePath: string;
   authToken: string;
   idePid: number;
+  /** Qwen Code's variables too (its face is on). */
+  qwen?: boolean;
 }
 
 export type TerminalEnv = Readonly<Record<string, string>>;
@@ -16,5 +19,6 @@ export function buildTerminalEnv(input: TerminalEnvInput): TerminalEnv {
     [ENV.WORKSPACE_PATH]: input.workspacePath,
     [ENV.AUTH_TOKEN]: input.authToken,
     [ENV.IDE_PID]: String(input.idePid),
+    ...(input.qwen && { [QWEN_ENV.SERVER_PORT]: String(input.port), [QWEN_ENV.WORKSPACE_PATH]: input.workspacePath }),
   });
 }

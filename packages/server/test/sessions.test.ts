@@ -233,12 +233,16 @@ test('the terminal env ties a terminal to this instance', async () => {
       GEMINI_CLI_IDE_WORKSPACE_PATH: h.workspace,
       GEMINI_CLI_IDE_AUTH_TOKEN: h.companion.authToken,
       GEMINI_CLI_IDE_PID: '4242',
+      // The Qwen face's (qwenFace.test.ts).
+      QWEN_CODE_IDE_SERVER_PORT: String(h.companion.port),
+      QWEN_CODE_IDE_WORKSPACE_PATH: h.workspace,
     });
     assert.match(h.companion.discoveryFilePath!, /gemini-ide-server-4242-\d+\.json$/);
     const other = path.join(h.tmp, 'other');
     fs.mkdirSync(other);
     h.companion.context.setRoots([h.workspace, other]);
     assert.equal(h.companion.terminalEnv['GEMINI_CLI_IDE_WORKSPACE_PATH'], `${h.workspace}${path.delimiter}${other}`);
+    assert.equal(h.companion.terminalEnv['QWEN_CODE_IDE_WORKSPACE_PATH'], `${h.workspace}${path.delimiter}${other}`);
   } finally {
     await h.cleanup();
   }

@@ -18,3 +18,4 @@ export * from './geminiTui.js';
 export * from './sshd.js';
 export * from './remoteFlows.js';
 export * from './soak.js';
+export * from './qwenCode.js';

@@ -1,0 +1,87 @@
+/**
+ * Qwen Code's face (issue 19): every companion also writes Qwen Code's lock
+ * file, `QWEN_HOME/ide/<PORT>.lock`, private and atomic, with what Qwen Code
+ * reads (port, workspacePath, ppid, authToken, ideName); a client that takes
+ * its token connects over real HTTP; the file goes when the companion stops,
+ * and a dead IDE's file is swept at the next start; the terminals carry
+ * QWEN_CODE_IDE_SERVER_PORT and QWEN_CODE_IDE_WORKSPACE_PATH.
+ */
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { test } from 'node:test';
+import { connectRecordingClient, makeTempDir } from '@ide-companion/testkit';
+import { Companion } from '../src/companion.js';
+import { qwenIdeDir, sweepStaleQwenLockFiles } from '../src/faces/qwen.js';
+import { silentLogger } from '../src/logger.js';
+
+function companionIn(t: import('node:test').TestContext, options: { qwen?: boolean } = {}) {
+  const tmp = makeTempDir('ide-companion-qwen-');
+  const workspace = path.join(tmp.path, 'ws');
+  fs.mkdirSync(workspace);
+  const qwenDir = path.join(tmp.path, 'qwen-home', 'ide');
+  const companion = new Companion({
+    ideInfo: { name: 'test-ide', displayName: 'Test IDE' },
+    workspaceRoots: [workspace],
+    tmpdir: tmp.path,
+    logger: silentLogger,
+    handleSignals: false,
+    qwenIdeDir: qwenDir,
+    ...options,
+  });
+  t.after(async () => {
+    await companion.stop();
+    tmp.cleanup();
+  });
+  return { companion, workspace, qwenDir };
+}
+
+test("the lock file Qwen Code reads: private, with the companion's port, workspace, IDE pid, token and name; its token connects", async (t) => {
+  const { companion, workspace, qwenDir } = companionIn(t);
+  await companion.start();
+  const file = path.join(qwenDir, `${companion.port}.lock`);
+  assert.equal(companion.qwenLockFilePath, file);
+  assert.equal((fs.statSync(file).mode & 0o777).toString(8), '600');
+  assert.equal((fs.statSync(qwenDir).mode & 0o777).toString(8), '700');
+  const lock = JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, unknown>;
+  assert.deepEqual(Object.keys(lock).sort(), ['authToken', 'ideInfo', 'ideName', 'port', 'ppid', 'workspacePath']);
+  assert.deepEqual(lock['ideInfo'], { name: 'test-ide', displayName: 'Test IDE' });
+  assert.equal(lock['port'], companion.port);
+  assert.equal(lock['workspacePath'], fs.realpathSync(workspace));
+  assert.equal(lock['ppid'], process.pid);
+  assert.equal(lock['ideName'], 'Test IDE');
+  const client = await connectRecordingClient({ port: lock['port'] as number, token: lock['authToken'] as string });
+  const tools = await client.client.listTools();
+  assert.ok(tools.tools.length > 0, "the companion answers tools/list with the lock file's token");
+  await client.close();
+  assert.equal(companion.terminalEnv['QWEN_CODE_IDE_SERVER_PORT'], String(companion.port));
+  assert.equal(companion.terminalEnv['QWEN_CODE_IDE_WORKSPACE_PATH'], fs.realpathSync(workspace));
+  await companion.stop();
+  assert.equal(fs.existsSync(file), false, 'stop removes it');
+});
+
+test('with the Qwen face off: no lock file and no Qwen variables', async (t) => {
+  const { companion, qwenDir } = companionIn(t, { qwen: false });
+  await companion.start();
+  assert.equal(companion.qwenLockFilePath, undefined);
+  assert.equal(fs.existsSync(qwenDir), false);
+  assert.equal(companion.terminalEnv['QWEN_CODE_IDE_SERVER_PORT'], undefined);
+});
+
+test("a lock file whose IDE is dead is swept; a live one, another's, or one that does not parse is left", (t) => {
+  const tmp = makeTempDir('ide-companion-qwen-sweep-');
+  t.after(() => tmp.cleanup());
+  const dir = tmp.path;
+  const write = (name: string, content: string) => fs.writeFileSync(path.join(dir, name), content);
+  write('1111.lock', JSON.stringify({ port: 1111, ppid: 999_999_999 }));
+  write('2222.lock', JSON.stringify({ port: 2222, ppid: process.pid }));
+  write('3333.lock', 'not json');
+  write('notes.txt', JSON.stringify({ ppid: 999_999_999 }));
+  assert.deepEqual(sweepStaleQwenLockFiles(dir), ['1111.lock']);
+  assert.deepEqual(fs.readdirSync(dir).sort(), ['2222.lock', '3333.lock', 'notes.txt']);
+});
+
+test("the folder is Qwen Code's: QWEN_HOME/ide when set, else ~/.qwen/ide", () => {
+  assert.equal(qwenIdeDir({ QWEN_HOME: '/x/qh' }), path.join('/x/qh', 'ide'));
+  assert.match(qwenIdeDir({}), /[\\/]\.qwen[\\/]ide$/);
+});
