@@ -3,12 +3,24 @@
  * runs: no plugin of Qwen's own, only the lock file the Qwen face writes.
  * Started in the workspace, `/ide status` says Connected to Neovim.
  */
-import { test } from 'node:test';
+import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { findQwenCode, makeQwenHome, qwenArgv, shellCommand, skipUnless, Tmux, waitQwenIdeConnected, which } from '@ide-companion/testkit';
-import { hasNvim, startNeovim } from './harness.js';
+import {
+  findQwenCode,
+  makeQwenHome,
+  qwenArgv,
+  shellCommand,
+  skipUnless,
+  startOpenAiMock,
+  submitLine,
+  Tmux,
+  waitFor,
+  waitQwenIdeConnected,
+  which,
+} from '@ide-companion/testkit';
+import { hasNvim, inProposal, startNeovim, TIMEOUT, waitForDiff } from './harness.js';
 
 const qwen = findQwenCode();
 const skip =
@@ -38,3 +50,57 @@ test(
     assert.match(await waitQwenIdeConnected(tui), /Connected to Neovim/);
   },
 );
+
+/** Neovim on a.txt, a model that reads it and proposes a write, and Qwen Code connected, its prompt sent, the diff shown. */
+async function qwenProposesInNeovim(t: TestContext) {
+  const s = await startNeovim({ files: { 'a.txt': 'original line\n' } });
+  const file = path.join(s.workspace, 'a.txt');
+  // The model reads the file first: Qwen Code refuses a blind overwrite.
+  const model = await startOpenAiMock([
+    { tool: 'read_file', args: { file_path: file } },
+    { tool: 'write_file', args: { file_path: file, content: 'line from the model\n' } },
+    { text: 'Done.' },
+  ]);
+  const tui = new Tmux(200, 50);
+  t.after(async () => {
+    await tui.stop();
+    await model.close();
+    await s.close();
+  });
+  await s.discovery();
+  const qwenHome = makeQwenHome(path.join(s.tmp, 'qwen-home'));
+  fs.mkdirSync(path.join(s.tmp, 'home'));
+  const env = { HOME: path.join(s.tmp, 'home'), TMPDIR: s.tmp, QWEN_HOME: qwenHome };
+  tui.start(shellCommand([...qwenArgv(qwen!, model.baseUrl), '--approval-mode', 'default'], env, ['CI', 'GITHUB_ACTIONS', 'TERM_PROGRAM']), {
+    cwd: s.workspace,
+  });
+  assert.match(await waitQwenIdeConnected(tui), /Connected to Neovim/);
+  await submitLine(tui, 'please change a.txt');
+  const diff = await waitForDiff(s, file).catch((err: Error) => {
+    throw new Error(`${err.message}\n--- screen ---\n${tui.screen()}`);
+  });
+  return { s, file, tui, diff };
+}
+
+test(
+  "Qwen Code's proposed write opens as Neovim's diff; the user's edit accepted with :w is what lands, byte for byte",
+  { skip, timeout: 240_000 },
+  async (t) => {
+    const { s, file, tui, diff } = await qwenProposesInNeovim(t);
+    assert.deepEqual(await s.lua('return vim.api.nvim_buf_get_lines(..., 0, -1, false)', diff.proposal), ['line from the model']);
+    await s.lua("vim.api.nvim_buf_set_lines(..., 0, -1, false, { 'the user’s line 😀' })", diff.proposal);
+    await inProposal(s, diff.proposal, 'write');
+    await waitFor(() => fs.readFileSync(file, 'utf8') === 'the user’s line 😀\n', "Qwen Code to write the user's text", TIMEOUT * 2).catch((err: Error) => {
+      throw new Error(`${err.message}; a.txt holds ${JSON.stringify(fs.readFileSync(file, 'utf8'))}\n--- screen ---\n${tui.screen()}`);
+    });
+  },
+);
+
+test("Qwen Code's proposed write rejected in Neovim leaves the file untouched", { skip, timeout: 240_000 }, async (t) => {
+  const { s, file, diff } = await qwenProposesInNeovim(t);
+  await inProposal(s, diff.proposal, 'GeminiReject');
+  await waitFor(async () => (await s.lua<number>("return #require('ide_companion.diff').list()")) === 0, 'the diff to close', TIMEOUT);
+  // Time for Qwen Code to act on the outcome: it must not write.
+  await new Promise((resolve) => setTimeout(resolve, 2_000));
+  assert.equal(fs.readFileSync(file, 'utf8'), 'original line\n');
+});

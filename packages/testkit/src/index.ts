@@ -19,3 +19,4 @@ export * from './sshd.js';
 export * from './remoteFlows.js';
 export * from './soak.js';
 export * from './qwenCode.js';
+export * from './openAiMock.js';
