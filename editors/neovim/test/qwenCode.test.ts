@@ -75,18 +75,29 @@ async function qwenProposesInNeovim(t: TestContext) {
     cwd: s.workspace,
   });
   assert.match(await waitQwenIdeConnected(tui), /Connected to Neovim/);
+  // The user selects a word in Neovim before asking: the prompt Qwen Code sends carries it.
+  await s.nvim.command('edit a.txt');
+  await s.nvim.input('gg0wve');
+  await new Promise((resolve) => setTimeout(resolve, 500));
   await submitLine(tui, 'please change a.txt');
   const diff = await waitForDiff(s, file).catch((err: Error) => {
     throw new Error(`${err.message}\n--- screen ---\n${tui.screen()}`);
   });
-  return { s, file, tui, diff };
+  return { s, file, tui, diff, model };
 }
 
 test(
-  "Qwen Code's proposed write opens as Neovim's diff; the user's edit accepted with :w is what lands, byte for byte",
+  "Qwen Code sees Neovim's selection, and its proposed write opens as Neovim's diff; the user's edit accepted with :w is what lands, byte for byte",
   { skip, timeout: 240_000 },
   async (t) => {
-    const { s, file, tui, diff } = await qwenProposesInNeovim(t);
+    const { s, file, tui, diff, model } = await qwenProposesInNeovim(t);
+    // The first request, the user's prompt: Qwen Code put the editor's context before it, the selection in it.
+    const messages = (JSON.parse(model.agentRequests()[0] ?? '{}') as { messages?: Array<{ role: string; content: unknown }> }).messages ?? [];
+    const last = messages.filter((m) => m.role === 'user').at(-1)?.content;
+    const prompt = typeof last === 'string' ? last : ((last as Array<{ text?: string }> | undefined) ?? []).map((p) => p.text ?? '').join('\n');
+    assert.match(prompt, /please change a\.txt/);
+    assert.ok(prompt.includes(`Active file:\n  Path: ${file}`), prompt.slice(-600));
+    assert.match(prompt, /Selected text:\n```\nline\n```/);
     assert.deepEqual(await s.lua('return vim.api.nvim_buf_get_lines(..., 0, -1, false)', diff.proposal), ['line from the model']);
     await s.lua("vim.api.nvim_buf_set_lines(..., 0, -1, false, { 'the user’s line 😀' })", diff.proposal);
     await inProposal(s, diff.proposal, 'write');

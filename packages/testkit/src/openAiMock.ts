@@ -16,11 +16,14 @@ export interface OpenAiMock {
   baseUrl: string;
   /** How many main-agent turns were answered. */
   turnsServed(): number;
+  /** The main agent's requests, in order: what it sent the model (the IDE context the CLI adds is in there). */
+  agentRequests(): string[];
   close(): Promise<void>;
 }
 
 export async function startOpenAiMock(script: readonly ScriptedTurn[], agentPrompt = 'You are Qwen Code'): Promise<OpenAiMock> {
   let served = 0;
+  const agentRequests: string[] = [];
   const server = http.createServer((req, res) => {
     let body = '';
     req.on('data', (chunk: Buffer) => (body += chunk.toString()));
@@ -35,7 +38,10 @@ export async function startOpenAiMock(script: readonly ScriptedTurn[], agentProm
       const system = messages.find((m) => m.role === 'system');
       const isAgent = typeof system?.content === 'string' && system.content.startsWith(agentPrompt);
       const turn: ScriptedTurn = isAgent ? (script[messages.filter((m) => m.role === 'assistant').length] ?? { text: 'Done.' }) : { text: 'Nothing to do.' };
-      if (isAgent) served++;
+      if (isAgent) {
+        served++;
+        agentRequests.push(body);
+      }
       res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
       const send = (delta: Record<string, unknown>, finish: string | null = null) =>
         res.write(
@@ -59,6 +65,7 @@ export async function startOpenAiMock(script: readonly ScriptedTurn[], agentProm
   return {
     baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
     turnsServed: () => served,
+    agentRequests: () => [...agentRequests],
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
 }
