@@ -13,6 +13,7 @@ import {
   qwenArgv,
   shellCommand,
   skipUnless,
+  proposeWriteTurns,
   startOpenAiMock,
   submitLine,
   Tmux,
@@ -55,12 +56,7 @@ test(
 async function qwenProposesInNeovim(t: TestContext) {
   const s = await startNeovim({ files: { 'a.txt': 'original line\n' } });
   const file = path.join(s.workspace, 'a.txt');
-  // The model reads the file first: Qwen Code refuses a blind overwrite.
-  const model = await startOpenAiMock([
-    { tool: 'read_file', args: { file_path: file } },
-    { tool: 'write_file', args: { file_path: file, content: 'line from the model\n' } },
-    { text: 'Done.' },
-  ]);
+  const model = await startOpenAiMock(proposeWriteTurns(file, 'line from the model\n'));
   const tui = new Tmux(200, 50);
   t.after(async () => {
     await tui.stop();

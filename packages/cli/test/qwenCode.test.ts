@@ -15,7 +15,11 @@ import {
   qwenArgv,
   shellCommand,
   skipUnless,
+  proposeWriteTurns,
+  startOpenAiMock,
+  submitLine,
   Tmux,
+  waitFor,
   waitQwenIdeConnected,
   which,
 } from '@ide-companion/testkit';
@@ -25,26 +29,51 @@ const skip =
   skipUnless(qwen !== undefined, 'Qwen Code 0.24.4', 'run scripts/install-qwen-code.sh') ||
   skipUnless(which('tmux') !== undefined, 'tmux', 'apt-get install -y tmux');
 
-test('qwen in the project connects to ide-companion serve: /ide status says Connected to IDE Companion (terminal)', { skip, timeout: 180_000 }, async (t) => {
-  const tmp = makeTempDir('ide-companion-qwen-serve-');
-  const project = path.join(tmp.path, 'proj');
-  const tmpdir = path.join(tmp.path, 'tmp');
-  const qwenHome = makeQwenHome(path.join(tmp.path, 'qwen-home'));
-  for (const dir of [project, tmpdir, path.join(tmp.path, 'home')]) fs.mkdirSync(dir);
-  const serve = new Tmux(160, 40);
-  const tui = new Tmux(200, 50);
-  t.after(async () => {
-    await tui.stop();
-    await serve.stop();
-    tmp.cleanup();
-  });
-  serve.start(shellCommand([process.execPath, IDE_COMPANION_BIN, 'serve', '--no-color'], { TMPDIR: tmpdir, QWEN_HOME: qwenHome }), { cwd: project });
-  await serve.waitForText(`cd ${project} && gemini`, 60_000);
-  const locks = fs.readdirSync(path.join(qwenHome, 'ide')).filter((name) => name.endsWith('.lock'));
-  assert.equal(locks.length, 1, 'serve wrote one lock file');
-  tui.start(
-    shellCommand(qwenArgv(qwen!), { HOME: path.join(tmp.path, 'home'), TMPDIR: tmpdir, QWEN_HOME: qwenHome }, ['CI', 'GITHUB_ACTIONS', 'TERM_PROGRAM']),
-    { cwd: project },
-  );
-  assert.match(await waitQwenIdeConnected(tui), /Connected to IDE Companion \(terminal\)/);
-});
+test(
+  "qwen in the project connects to ide-companion serve, and its proposed write, edited in $EDITOR and accepted in serve's terminal, lands byte for byte",
+  { skip, timeout: 240_000 },
+  async (t) => {
+    const tmp = makeTempDir('ide-companion-qwen-serve-');
+    const project = path.join(tmp.path, 'proj');
+    const tmpdir = path.join(tmp.path, 'tmp');
+    const qwenHome = makeQwenHome(path.join(tmp.path, 'qwen-home'));
+    for (const dir of [project, tmpdir, path.join(tmp.path, 'home')]) fs.mkdirSync(dir);
+    const file = path.join(project, 'a.txt');
+    fs.writeFileSync(file, 'original line\n');
+    // What the user's $EDITOR writes in serve: CRLF, non-ASCII, no final newline.
+    const edited = 'the user’s line\r\nsecond 😀';
+    fs.writeFileSync(path.join(tmp.path, 'edited.txt'), edited);
+    const editor = path.join(tmp.path, 'edit.sh');
+    fs.writeFileSync(editor, `#!/bin/sh\ncat '${path.join(tmp.path, 'edited.txt')}' > "$1"\n`, { mode: 0o755 });
+    const model = await startOpenAiMock(proposeWriteTurns(file, 'line from the model\n'));
+    const serve = new Tmux(160, 40);
+    const tui = new Tmux(200, 50);
+    t.after(async () => {
+      await tui.stop();
+      await serve.stop();
+      await model.close();
+      tmp.cleanup();
+    });
+    serve.start(shellCommand([process.execPath, IDE_COMPANION_BIN, 'serve', '--no-color'], { TMPDIR: tmpdir, QWEN_HOME: qwenHome, EDITOR: editor }), {
+      cwd: project,
+    });
+    await serve.waitForText(`cd ${project} && gemini`, 60_000);
+    const locks = fs.readdirSync(path.join(qwenHome, 'ide')).filter((name) => name.endsWith('.lock'));
+    assert.equal(locks.length, 1, 'serve wrote one lock file');
+    const env = { HOME: path.join(tmp.path, 'home'), TMPDIR: tmpdir, QWEN_HOME: qwenHome };
+    tui.start(shellCommand([...qwenArgv(qwen!, model.baseUrl), '--approval-mode', 'default'], env, ['CI', 'GITHUB_ACTIONS', 'TERM_PROGRAM']), { cwd: project });
+    assert.match(await waitQwenIdeConnected(tui), /Connected to IDE Companion \(terminal\)/);
+
+    await submitLine(tui, 'please change a.txt');
+    await serve.waitForText(`proposes a change to ${file}`, 60_000).catch((err: Error) => {
+      throw new Error(`${err.message}\n--- qwen ---\n${tui.screen()}`);
+    });
+    await serve.waitForText('[a]ccept', 10_000);
+    serve.type('e');
+    await serve.waitForText('(with your edits)', 10_000);
+    serve.type('a');
+    await waitFor(() => fs.readFileSync(file, 'utf8') === edited, "Qwen Code to write the user's text", 60_000).catch((err: Error) => {
+      throw new Error(`${err.message}; a.txt holds ${JSON.stringify(fs.readFileSync(file, 'utf8'))}\n--- qwen ---\n${tui.screen()}`);
+    });
+  },
+);

@@ -11,6 +11,11 @@ import type { AddressInfo } from 'node:net';
 
 export type ScriptedTurn = { text: string } | { tool: string; args: Record<string, unknown> };
 
+/** A model that reads `file` (Qwen Code refuses a blind overwrite), proposes `content` for it with write_file, then says it is done. */
+export function proposeWriteTurns(file: string, content: string): ScriptedTurn[] {
+  return [{ tool: 'read_file', args: { file_path: file } }, { tool: 'write_file', args: { file_path: file, content } }, { text: 'Done.' }];
+}
+
 export interface OpenAiMock {
   /** `http://127.0.0.1:PORT/v1` */
   baseUrl: string;
