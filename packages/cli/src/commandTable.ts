@@ -95,7 +95,7 @@ container host mapping, and a real connection attempt.`,
   },
   {
     name: 'list',
-    summary: 'list every companion on this machine (IDE, PID, port, workspace, liveness)',
+    summary: 'list every companion on this machine (IDE, PID, port, liveness, agents, workspace)',
     description: `Lists every IDE companion on this machine from its discovery file: the IDE,
 its PID, port, workspace, and whether it is alive (PID running and port
 accepting connections). '*' marks the one Gemini CLI would use from this folder.`,

@@ -3,10 +3,12 @@
  * port, workspace, and whether it is alive (PID running, port accepting).
  * Unlike discovery this ignores the cwd and shows other users' files too.
  */
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { LOOPBACK_HOST, splitWorkspacePath, type IdeInfo } from '@ide-companion/protocol';
 import { isProcessAlive } from '@ide-companion/server/processAlive';
 import { discoveryDirectory, listDiscoveryDir, readDiscoveryFile } from './discoveryFiles.js';
+import { qwenIdeDir, qwenLockFileName } from '@ide-companion/server/faces/qwenPaths';
 
 export interface CompanionListing {
   file: string;
@@ -22,6 +24,8 @@ export interface CompanionListing {
   portOpen?: boolean;
   /** A problem with the file itself. */
   problem?: string;
+  /** The agents it serves: Gemini CLI always, Qwen Code when its lock file names the same port and token (docs/agents.md). */
+  agents: string[];
 }
 
 /** True when a TCP connection to host:port succeeds within timeoutMs. */
@@ -40,7 +44,21 @@ export async function portAccepts(port: number, host = LOOPBACK_HOST, timeoutMs 
   });
 }
 
-export async function listCompanions(options: { tmpdir?: string; probePorts?: boolean; host?: string } = {}): Promise<CompanionListing[]> {
+/** Whether Qwen Code's lock file for `port` (in `dir`) carries `token`: the same companion serves Qwen Code. */
+function servesQwen(dir: string, port: number | undefined, token: unknown): boolean {
+  if (port === undefined || typeof token !== 'string') return false;
+  try {
+    const lock = JSON.parse(fs.readFileSync(path.join(dir, qwenLockFileName(port)), 'utf8')) as { authToken?: unknown };
+    return lock.authToken === token;
+  } catch {
+    return false;
+  }
+}
+
+export async function listCompanions(
+  options: { tmpdir?: string; probePorts?: boolean; host?: string; env?: NodeJS.ProcessEnv } = {},
+): Promise<CompanionListing[]> {
+  const qwenDir = qwenIdeDir(options.env ?? process.env);
   const listings = listDiscoveryDir(discoveryDirectory(options.tmpdir)).files.map(({ path: file, name }): CompanionListing => {
     const read = readDiscoveryFile(file);
     const json = read.json;
@@ -55,7 +73,9 @@ export async function listCompanions(options: { tmpdir?: string; probePorts?: bo
       pidAlive: isProcessAlive(name.pid),
       ide: read.ideInfo,
       problem: read.readError,
+      agents: [],
     };
+    listing.agents = ['gemini', ...(servesQwen(qwenDir, listing.port, json?.['authToken']) ? ['qwen'] : [])];
     if (read.workspacePath !== undefined) {
       listing.workspacePath = read.workspacePath;
       listing.roots = splitWorkspacePath(read.workspacePath, path.delimiter);

@@ -6,6 +6,7 @@ import { commandSpec, parseCommandArgs, usageOf } from '../commandTable.js';
 import { EXIT, common, print, printJson, runCommand } from '../client/output.js';
 
 const usage = usageOf(commandSpec('list'));
+const AGENT_NAMES: Readonly<Record<string, string>> = { gemini: 'Gemini', qwen: 'Qwen' };
 
 function liveness(l: CompanionListing): 'alive' | 'stale' | 'not listening' | 'unreadable' {
   if (l.problem) return 'unreadable';
@@ -33,13 +34,14 @@ export const listCommand: Command = {
         return found;
       }
       const table = [
-        ['', 'IDE', 'PID', 'PORT', 'STATE', 'WORKSPACE'],
+        ['', 'IDE', 'PID', 'PORT', 'STATE', 'AGENTS', 'WORKSPACE'],
         ...rows.map((r) => [
           r.chosenHere ? '*' : '',
           r.ide?.displayName ?? '?',
           String(r.pid),
           r.port === undefined ? '?' : String(r.port),
           r.state + (r.ownedByUser ? '' : ` (uid ${r.ownerUid})`),
+          r.agents.map((a) => AGENT_NAMES[a] ?? a).join(', '),
           r.roots.join(', ') || (r.workspacePath === '' ? '(no folder open)' : '?'),
         ]),
       ];

@@ -9,15 +9,12 @@
  * diffs or context is its own.
  */
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { ensurePrivateDirectory, writeFileAtomicPrivate } from '../discoveryFile.js';
 import { isProcessAlive } from '../processAlive.js';
+import { qwenLockFileName } from './qwenPaths.js';
 
-export const QWEN_ENV = {
-  SERVER_PORT: 'QWEN_CODE_IDE_SERVER_PORT',
-  WORKSPACE_PATH: 'QWEN_CODE_IDE_WORKSPACE_PATH',
-} as const;
+export { QWEN_ENV, qwenIdeDir, qwenLockFileName } from './qwenPaths.js';
 
 /** What Qwen Code reads from the lock file. */
 export interface QwenLockFile {
@@ -37,13 +34,6 @@ export interface QwenLockFile {
   ideInfo: { name: string; displayName: string };
 }
 
-/** Qwen Code's folder of lock files, as its Storage.getGlobalIdeDir() finds it: $QWEN_HOME/ide, else ~/.qwen/ide. */
-export function qwenIdeDir(env: NodeJS.ProcessEnv = process.env): string {
-  const home = env['QWEN_HOME'];
-  if (home) return path.join(path.resolve(home), 'ide');
-  return path.join(os.homedir() || os.tmpdir(), '.qwen', 'ide');
-}
-
 const LOCK_NAME = /^(\d+)\.lock$/;
 
 /** The lock file of one companion: written atomically (0600, in a 0700 folder), removed on stop. */
@@ -54,7 +44,7 @@ export class QwenLockFileHandle {
     readonly dir: string,
     readonly port: number,
   ) {
-    this.path = path.join(dir, `${port}.lock`);
+    this.path = path.join(dir, qwenLockFileName(port));
   }
 
   write(content: QwenLockFile): void {
