@@ -60,10 +60,14 @@ export function ensureDiscoveryDir(tmpdir: string): string {
 
 /**
  * Removes the entries of `dir` that name a dead PID (`pidOf` reads it from the
- * name; other names are left) and are ours: other users' are never touched.
- * Returns the names removed.
+ * name, or from the entry at that path; undefined leaves it) and are ours:
+ * other users' are never touched. Returns the names removed.
  */
-export function sweepDeadPidEntries(dir: string, pidOf: (name: string) => number | undefined, isAlive: (pid: number) => boolean = isProcessAlive): string[] {
+export function sweepDeadPidEntries(
+  dir: string,
+  pidOf: (name: string, entry: string) => number | undefined,
+  isAlive: (pid: number) => boolean = isProcessAlive,
+): string[] {
   const removed: string[] = [];
   let names: string[];
   try {
@@ -73,11 +77,11 @@ export function sweepDeadPidEntries(dir: string, pidOf: (name: string) => number
   }
   const uid = currentUid();
   for (const name of names) {
-    const pid = pidOf(name);
-    if (pid === undefined || isAlive(pid)) continue;
     const entry = path.join(dir, name);
     try {
       if (uid !== undefined && fs.lstatSync(entry).uid !== uid) continue;
+      const pid = pidOf(name, entry);
+      if (pid === undefined || isAlive(pid)) continue;
       fs.rmSync(entry, { recursive: true });
       removed.push(name);
     } catch {

@@ -10,7 +10,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { ensurePrivateDirectory, writeFileAtomicPrivate } from '../discoveryFile.js';
+import { ensurePrivateDirectory, sweepDeadPidEntries, writeFileAtomicPrivate } from '../discoveryFile.js';
 import { isProcessAlive } from '../processAlive.js';
 import { qwenLockFileName } from './qwenPaths.js';
 
@@ -68,26 +68,15 @@ export class QwenLockFileHandle {
  * Other users' files and files that do not parse are left. Returns the names.
  */
 export function sweepStaleQwenLockFiles(dir: string, isAlive: (pid: number) => boolean = isProcessAlive): string[] {
-  const removed: string[] = [];
-  let names: string[];
+  return sweepDeadPidEntries(dir, (name, file) => (LOCK_NAME.test(name) ? ppidOf(file) : undefined), isAlive);
+}
+
+/** The `ppid` a lock file names, or undefined when it does not parse or names none. */
+function ppidOf(file: string): number | undefined {
   try {
-    names = fs.readdirSync(dir);
+    const ppid = (JSON.parse(fs.readFileSync(file, 'utf8')) as { ppid?: unknown }).ppid;
+    return typeof ppid === 'number' ? ppid : undefined;
   } catch {
-    return removed;
+    return undefined;
   }
-  const uid = typeof process.getuid === 'function' ? process.getuid() : undefined;
-  for (const name of names) {
-    if (!LOCK_NAME.test(name)) continue;
-    const file = path.join(dir, name);
-    try {
-      if (uid !== undefined && fs.lstatSync(file).uid !== uid) continue;
-      const ppid = (JSON.parse(fs.readFileSync(file, 'utf8')) as { ppid?: unknown }).ppid;
-      if (typeof ppid !== 'number' || isAlive(ppid)) continue;
-      fs.unlinkSync(file);
-      removed.push(name);
-    } catch {
-      // Gone, unreadable or not ours: left.
-    }
-  }
-  return removed;
 }
