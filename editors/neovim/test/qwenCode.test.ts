@@ -10,8 +10,7 @@ import * as path from 'node:path';
 import {
   findQwenCode,
   makeQwenHome,
-  qwenArgv,
-  shellCommand,
+  qwenCommand,
   skipUnless,
   proposeWriteTurns,
   startOpenAiMock,
@@ -44,8 +43,7 @@ test(
     const lock = await s.lua<{ port: number }>('return require("ide_companion.host").state.info');
     assert.ok(fs.existsSync(path.join(qwenHome, 'ide', `${lock.port}.lock`)), 'the host wrote the lock file');
     makeQwenHome(qwenHome);
-    fs.mkdirSync(path.join(s.tmp, 'home'));
-    tui.start(shellCommand(qwenArgv(qwen!), { HOME: path.join(s.tmp, 'home'), TMPDIR: s.tmp, QWEN_HOME: qwenHome }, ['CI', 'GITHUB_ACTIONS', 'TERM_PROGRAM']), {
+    tui.start(qwenCommand(qwen!, { home: path.join(s.tmp, 'home'), tmpdir: s.tmp, qwenHome }), {
       cwd: s.workspace,
     });
     assert.match(await waitQwenIdeConnected(tui), /Connected to Neovim/);
@@ -65,9 +63,7 @@ async function qwenProposesInNeovim(t: TestContext) {
   });
   await s.discovery();
   const qwenHome = makeQwenHome(path.join(s.tmp, 'qwen-home'));
-  fs.mkdirSync(path.join(s.tmp, 'home'));
-  const env = { HOME: path.join(s.tmp, 'home'), TMPDIR: s.tmp, QWEN_HOME: qwenHome };
-  tui.start(shellCommand([...qwenArgv(qwen!, model.baseUrl), '--approval-mode', 'default'], env, ['CI', 'GITHUB_ACTIONS', 'TERM_PROGRAM']), {
+  tui.start(qwenCommand(qwen!, { home: path.join(s.tmp, 'home'), tmpdir: s.tmp, qwenHome, baseUrl: model.baseUrl }), {
     cwd: s.workspace,
   });
   assert.match(await waitQwenIdeConnected(tui), /Connected to Neovim/);

@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { findQwenCode, makeQwenHome, makeTempDir, qwenArgv, shellCommand, skipUnless, Tmux, waitQwenIdeConnected } from '@ide-companion/testkit';
+import { findQwenCode, makeQwenHome, makeTempDir, qwenCommand, skipUnless, Tmux, waitQwenIdeConnected } from '@ide-companion/testkit';
 import { skipVim, startVim } from './harness.js';
 
 const qwen = findQwenCode();
@@ -25,12 +25,8 @@ test('Qwen Code started in the workspace finds the Qwen lock file of this Vim: /
   });
   const { content } = await s.discovery();
   assert.ok(fs.existsSync(path.join(qwenHome, 'ide', `${content.port}.lock`)), "Vim's host wrote the lock file");
-  fs.mkdirSync(path.join(dirs.path, 'home'));
-  tui.start(
-    shellCommand(qwenArgv(qwen!), { HOME: path.join(dirs.path, 'home'), TMPDIR: s.tmp, QWEN_HOME: qwenHome }, ['CI', 'GITHUB_ACTIONS', 'TERM_PROGRAM']),
-    {
-      cwd: s.workspace,
-    },
-  );
+  tui.start(qwenCommand(qwen!, { home: path.join(dirs.path, 'home'), tmpdir: s.tmp, qwenHome }), {
+    cwd: s.workspace,
+  });
   assert.match(await waitQwenIdeConnected(tui), /Connected to Vim/);
 });

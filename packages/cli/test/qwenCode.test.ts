@@ -12,7 +12,7 @@ import {
   IDE_COMPANION_BIN,
   makeQwenHome,
   makeTempDir,
-  qwenArgv,
+  qwenCommand,
   shellCommand,
   skipUnless,
   proposeWriteTurns,
@@ -37,7 +37,7 @@ test(
     const project = path.join(tmp.path, 'proj');
     const tmpdir = path.join(tmp.path, 'tmp');
     const qwenHome = makeQwenHome(path.join(tmp.path, 'qwen-home'));
-    for (const dir of [project, tmpdir, path.join(tmp.path, 'home')]) fs.mkdirSync(dir);
+    for (const dir of [project, tmpdir]) fs.mkdirSync(dir);
     const file = path.join(project, 'a.txt');
     fs.writeFileSync(file, 'original line\n');
     // What the user's $EDITOR writes in serve: CRLF, non-ASCII, no final newline.
@@ -60,8 +60,7 @@ test(
     await serve.waitForText(`cd ${project} && gemini`, 60_000);
     const locks = fs.readdirSync(path.join(qwenHome, 'ide')).filter((name) => name.endsWith('.lock'));
     assert.equal(locks.length, 1, 'serve wrote one lock file');
-    const env = { HOME: path.join(tmp.path, 'home'), TMPDIR: tmpdir, QWEN_HOME: qwenHome };
-    tui.start(shellCommand([...qwenArgv(qwen!, model.baseUrl), '--approval-mode', 'default'], env, ['CI', 'GITHUB_ACTIONS', 'TERM_PROGRAM']), { cwd: project });
+    tui.start(qwenCommand(qwen!, { home: path.join(tmp.path, 'home'), tmpdir, qwenHome, baseUrl: model.baseUrl }), { cwd: project });
     assert.match(await waitQwenIdeConnected(tui), /Connected to IDE Companion \(terminal\)/);
 
     await submitLine(tui, 'please change a.txt');

@@ -8,6 +8,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { repoRoot } from './geminiCli.js';
+import { HEADLESS_TRIGGER_ENV, shellCommand } from './geminiHome.js';
 import type { Tmux } from './tmux.js';
 import { sleep, waitFor } from './wait.js';
 
@@ -38,6 +39,21 @@ export function makeQwenHome(dir: string): string {
 /** `qwen` with an OpenAI-compatible model on `baseUrl` (loopback). */
 export function qwenArgv(install: QwenCodeInstall, baseUrl = 'http://127.0.0.1:9/v1'): string[] {
   return [install.node, install.cli, '--auth-type', 'openai', '--openai-base-url', baseUrl, '--openai-api-key', 'test-key', '-m', 'fake'];
+}
+
+/**
+ * The sh command line that runs Qwen Code as a user in a terminal would, in a
+ * private HOME (made here) and QWEN_HOME, asking before every edit (so each
+ * opens the IDE's diff), with nothing that makes it headless or steers its IDE
+ * detection inherited.
+ */
+export function qwenCommand(install: QwenCodeInstall, options: { home: string; tmpdir: string; qwenHome: string; baseUrl?: string }): string {
+  mkdirSync(options.home, { recursive: true });
+  return shellCommand(
+    [...qwenArgv(install, options.baseUrl), '--approval-mode', 'default'],
+    { HOME: options.home, TMPDIR: options.tmpdir, QWEN_HOME: options.qwenHome },
+    [...HEADLESS_TRIGGER_ENV, 'TERM_PROGRAM'],
+  );
 }
 
 /**
