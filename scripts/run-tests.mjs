@@ -33,13 +33,14 @@ if (selected.length === 0) {
   process.exit(1);
 }
 console.error(`running ${selected.length} test files: ${selected.map((f) => relative(root, f)).join(' ')}`);
-// Every companion a test starts also writes Qwen Code's lock file (QWEN_HOME/ide): into a folder of
-// the run's own, not the user's ~/.qwen.
+// Every companion a test starts also writes Qwen Code's and Claude Code's lock files (QWEN_HOME/ide,
+// CLAUDE_CONFIG_DIR/ide): into folders of the run's own, not the user's ~/.qwen and ~/.claude.
 const qwenHome = process.env.QWEN_HOME ? undefined : mkdtempSync(join(tmpdir(), 'ide-companion-tests-qwen-'));
+const claudeConfig = process.env.CLAUDE_CONFIG_DIR ? undefined : mkdtempSync(join(tmpdir(), 'ide-companion-tests-claude-'));
 const result = spawnSync(process.execPath, ['--test', '--test-reporter=spec', '--test-concurrency=1', ...selected], {
   stdio: 'inherit',
   cwd: root,
-  env: { ...process.env, ...(qwenHome && { QWEN_HOME: qwenHome }) },
+  env: { ...process.env, ...(qwenHome && { QWEN_HOME: qwenHome }), ...(claudeConfig && { CLAUDE_CONFIG_DIR: claudeConfig }) },
 });
-if (qwenHome) rmSync(qwenHome, { recursive: true, force: true });
+for (const dir of [qwenHome, claudeConfig]) if (dir) rmSync(dir, { recursive: true, force: true });
 process.exit(result.status ?? 1);

@@ -13,6 +13,7 @@ import { parseCommandArgs } from '@ide-companion/server/commandSpec';
 import { type EditorActions } from '@ide-companion/server/editorActions';
 import { type EditorCommand } from '@ide-companion/server/editorEnd';
 import { type SessionInfo } from '@ide-companion/server/sessions';
+import { AGENT_DISPLAY_NAMES, parseAgents, type AgentName } from '@ide-companion/server/faces/agentPaths';
 import { paint } from './renderDiff.js';
 import { SERVE_IDE_INFO, serveSpec } from './serveSpec.js';
 import { StatusLine, statusLineLogger } from './statusLine.js';
@@ -34,7 +35,17 @@ function resolveRoots(dirs: string[]): string[] {
 
 function describeSessions(sessions: SessionInfo[]): string {
   if (sessions.length === 0) return 'no CLI connected';
-  return `${sessions.length} CLI session${sessions.length === 1 ? '' : 's'} connected`;
+  const agents = [...new Set(sessions.map((s) => AGENT_DISPLAY_NAMES[s.agent]))].join(', ');
+  return `${sessions.length} CLI session${sessions.length === 1 ? '' : 's'} connected (${agents})`;
+}
+
+/** How the other agents find serve from another terminal. */
+function agentHints(agents: readonly AgentName[]): string {
+  const hints = [
+    agents.includes('qwen') ? 'qwen there finds it too' : '',
+    agents.includes('claude') ? 'claude there connects with --ide (or /ide)' : '',
+  ].filter((h) => h !== '');
+  return hints.length > 0 ? `(${hints.join('; ')}.)\n` : '';
 }
 
 async function run(argv: string[]): Promise<number> {
@@ -76,7 +87,8 @@ async function run(argv: string[]): Promise<number> {
   // meanwhile gets the seeded context first.
   let listening!: () => void;
   const seeded = new Promise<void>((resolve) => (listening = resolve)).then(() => watcher.seed());
-  companion = new Companion({ ideInfo: SERVE_IDE_INFO, workspaceRoots: roots, editor, logger, contextSeed: seeded });
+  const agents = typeof values['agents'] === 'string' ? parseAgents(values['agents']) : undefined;
+  companion = new Companion({ ideInfo: SERVE_IDE_INFO, workspaceRoots: roots, editor, logger, contextSeed: seeded, agents });
 
   const starting = companion.start().finally(listening);
   const started = await Promise.allSettled([starting, seeded.then(() => watcher.watch())]);
@@ -100,8 +112,9 @@ async function run(argv: string[]): Promise<number> {
   event({ event: 'listening', port: companion.port, workspace: roots, discoveryFile: companion.discoveryFilePath, pid: process.pid });
   const connect = roots.map((r) => `  cd ${r} && gemini`).join('\n');
   screen.print(
-    `${paint('ide-companion serve', 'bold', color)}: Gemini CLI companion on 127.0.0.1:${companion.port}\n` +
+    `${paint('ide-companion serve', 'bold', color)}: companion for ${companion.agents.map((a) => AGENT_DISPLAY_NAMES[a]).join(', ')} on 127.0.0.1:${companion.port}\n` +
       `Connect from another terminal:\n${connect}\n` +
+      agentHints(companion.agents) +
       `(/ide status there shows "Connected to ${SERVE_IDE_INFO.displayName}".) Proposed edits appear here. Ctrl+C stops.\n`,
   );
   if (companion.socketPath)

@@ -6,13 +6,14 @@ export const SERVE_IDE_INFO = { name: 'ide-companion', displayName: 'IDE Compani
 export const serveSpec: CommandSpec = {
   name: 'serve',
   summary: 'run a companion for this folder; review diffs in this terminal',
-  description: `Runs a Gemini CLI companion for DIR (default: the current folder; repeat
---workspace for several roots). Start 'gemini' in that folder from any other
-terminal and it connects here: your uncommitted changes (git status), then
+  description: `Runs a companion for DIR (default: the current folder; repeat
+--workspace for several roots). Start 'gemini' (or 'qwen', or 'claude --ide')
+in that folder from any other terminal and it connects here: your uncommitted changes (git status), then
 the files you save, become its context, and each edit it proposes is shown
 here as a diff to accept, reject, or edit in $VISUAL/$EDITOR first (one key).`,
   options: {
     workspace: { type: 'string', arg: 'DIR', multiple: true, help: 'a workspace root (repeatable)' },
+    agents: { type: 'string', arg: 'LIST', help: 'the agents served, of gemini,qwen,claude (default: $IDE_COMPANION_AGENTS, else all)' },
     json: { type: 'boolean', help: 'log events as JSON lines on stdout (the review goes to stderr)' },
     'no-color': { type: 'boolean', help: 'plain output (also when NO_COLOR is set)' },
   },

@@ -104,7 +104,7 @@ export class TerminalReview implements EditorActions {
     if (this.current?.diff.id === diff.id) {
       this.current = undefined;
       const why =
-        reason === 'closedByCli' ? 'answered in the Gemini CLI terminal' : reason === 'replaced' ? 'replaced by a newer proposal' : 'its CLI session ended';
+        reason === 'closedByCli' ? `answered in the ${diff.agent} terminal` : reason === 'replaced' ? 'replaced by a newer proposal' : 'its CLI session ended';
       this.options.screen.setPrompt('');
       this.print(`\n${paint(`Proposal for ${visibleLine(diff.filePath)} closed: ${why}.`, 'dim', this.options.color)}\n`);
       if (!this.editing) this.next();
@@ -139,9 +139,9 @@ export class TerminalReview implements EditorActions {
   private render(entry: Entry): void {
     const { diff } = entry;
     const edited = entry.proposal !== diff.newContent ? ' (with your edits)' : '';
-    const title = paint(`Gemini CLI proposes a change to ${visibleLine(diff.filePath)}${edited}:`, 'bold', this.options.color);
+    const title = paint(`${diff.agent} proposes a change to ${visibleLine(diff.filePath)}${edited}:`, 'bold', this.options.color);
     const body = renderUnifiedDiff(diff.filePath, diff.originalContent, entry.proposal, { color: this.options.color });
-    const keys = this.inputClosed ? '(no terminal input: answer this proposal in the Gemini CLI terminal)\n' : this.raw ? `(${KEYS_HINT})\n` : '';
+    const keys = this.inputClosed ? `(no terminal input: answer this proposal in the ${diff.agent} terminal)\n` : this.raw ? `(${KEYS_HINT})\n` : '';
     this.print(`\n${title}\n${body}${keys}`);
     this.options.screen.setPrompt(this.inputClosed ? '' : PROMPT);
   }
@@ -172,7 +172,9 @@ export class TerminalReview implements EditorActions {
         const edited = entry.proposal !== entry.diff.newContent;
         this.options.outcomes.accept(entry.diff.id, entry.proposal);
         this.options.screen.setPrompt('');
-        this.print(paint(`Accepted${edited ? ' with your edits' : ''}: Gemini CLI writes ${visibleLine(entry.diff.filePath)}.\n`, 'green', this.options.color));
+        this.print(
+          paint(`Accepted${edited ? ' with your edits' : ''}: ${entry.diff.agent} writes ${visibleLine(entry.diff.filePath)}.\n`, 'green', this.options.color),
+        );
         this.options.onEvent?.({ event: 'diffAccepted', filePath: entry.diff.filePath, edited });
         this.next();
         return;

@@ -8,7 +8,7 @@ import * as path from 'node:path';
 import { LOOPBACK_HOST, splitWorkspacePath, type IdeInfo } from '@ide-companion/protocol';
 import { isProcessAlive } from '@ide-companion/server/processAlive';
 import { discoveryDirectory, listDiscoveryDir, readDiscoveryFile } from './discoveryFiles.js';
-import { qwenIdeDir, qwenLockFileName } from '@ide-companion/server/faces/qwenPaths';
+import { claudeIdeDir, portLockFileName, qwenIdeDir, type AgentName } from '@ide-companion/server/faces/agentPaths';
 
 export interface CompanionListing {
   file: string;
@@ -24,8 +24,8 @@ export interface CompanionListing {
   portOpen?: boolean;
   /** A problem with the file itself. */
   problem?: string;
-  /** The agents it serves: Gemini CLI always, Qwen Code when its lock file names the same port and token (docs/agents.md). */
-  agents: string[];
+  /** The agents it serves: Gemini CLI always, Qwen Code and Claude Code when their lock files for its port name its IDE's PID (docs/agents.md). */
+  agents: AgentName[];
 }
 
 /** True when a TCP connection to host:port succeeds within timeoutMs. */
@@ -44,12 +44,12 @@ export async function portAccepts(port: number, host = LOOPBACK_HOST, timeoutMs 
   });
 }
 
-/** Whether Qwen Code's lock file for `port` (in `dir`) carries `token`: the same companion serves Qwen Code. */
-function servesQwen(dir: string, port: number | undefined, token: unknown): boolean {
-  if (port === undefined || typeof token !== 'string') return false;
+/** Whether an agent's lock file for `port` (in `dir`) names `pid` (Qwen's as `ppid`, Claude's as `pid`): the same companion serves that agent. */
+function servesAgent(dir: string, port: number | undefined, pid: number): boolean {
+  if (port === undefined) return false;
   try {
-    const lock = JSON.parse(fs.readFileSync(path.join(dir, qwenLockFileName(port)), 'utf8')) as { authToken?: unknown };
-    return lock.authToken === token;
+    const lock = JSON.parse(fs.readFileSync(path.join(dir, portLockFileName(port)), 'utf8')) as { ppid?: unknown; pid?: unknown };
+    return (lock.ppid ?? lock.pid) === pid;
   } catch {
     return false;
   }
@@ -58,7 +58,8 @@ function servesQwen(dir: string, port: number | undefined, token: unknown): bool
 export async function listCompanions(
   options: { tmpdir?: string; probePorts?: boolean; host?: string; env?: NodeJS.ProcessEnv } = {},
 ): Promise<CompanionListing[]> {
-  const qwenDir = qwenIdeDir(options.env ?? process.env);
+  const env = options.env ?? process.env;
+  const lockDirs = { qwen: qwenIdeDir(env), claude: claudeIdeDir(env) } as const;
   const listings = listDiscoveryDir(discoveryDirectory(options.tmpdir)).files.map(({ path: file, name }): CompanionListing => {
     const read = readDiscoveryFile(file);
     const json = read.json;
@@ -75,7 +76,8 @@ export async function listCompanions(
       problem: read.readError,
       agents: [],
     };
-    listing.agents = ['gemini', ...(servesQwen(qwenDir, listing.port, json?.['authToken']) ? ['qwen'] : [])];
+    const others = (['qwen', 'claude'] as const).filter((agent) => servesAgent(lockDirs[agent], listing.port, listing.pid));
+    listing.agents = ['gemini', ...others];
     if (read.workspacePath !== undefined) {
       listing.workspacePath = read.workspacePath;
       listing.roots = splitWorkspacePath(read.workspacePath, path.delimiter);

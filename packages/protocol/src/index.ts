@@ -25,3 +25,4 @@ export * from './tools.js';
 export * from './editor/events.js';
 export * from './editor/actions.js';
 export * from './editor/jsonLines.js';
+export * from './claude.js';

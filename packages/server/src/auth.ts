@@ -11,15 +11,20 @@ const BEARER = /^Bearer ([^\s]+)$/;
 const digest = (text: string) => createHash('sha256').update(text).digest();
 
 /**
- * A checker for `Authorization` headers carrying exactly `token`. Both sides
- * are hashed so the comparison takes the same time whatever the candidate's
- * length or content; the token's digest is computed once, not per request.
+ * A checker for candidates equal to `token`. Both sides are hashed so the
+ * comparison takes the same time whatever the candidate's length or content;
+ * the token's digest is computed once, not per request.
  */
-export function bearerChecker(token: string): (header: string | undefined) => boolean {
+export function tokenChecker(token: string): (candidate: string | undefined) => boolean {
   const expected = digest(token);
+  return (candidate) => timingSafeEqual(digest(candidate ?? ''), expected) && typeof candidate === 'string' && candidate !== '';
+}
+
+/** A checker for `Authorization` headers carrying exactly `Bearer <token>`. */
+export function bearerChecker(token: string): (header: string | undefined) => boolean {
+  const matches = tokenChecker(token);
   return (header) => {
-    if (typeof header !== 'string') return false;
-    const match = BEARER.exec(header);
-    return timingSafeEqual(digest(match?.[1] ?? ''), expected) && match !== null;
+    const match = typeof header === 'string' ? BEARER.exec(header) : null;
+    return matches(match?.[1]) && match !== null;
   };
 }

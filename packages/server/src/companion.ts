@@ -37,10 +37,15 @@ import { loadSdk } from './lazySdk.js';
 import { describeError, silentLogger, type Logger } from './logger.js';
 import { SessionRegistry, type SessionInfo } from './sessions.js';
 import { buildTerminalEnv, type TerminalEnv } from './terminalEnv.js';
-import { qwenIdeDir, QwenLockFileHandle, sweepStaleQwenLockFiles } from './faces/qwen.js';
+import { qwenIdeDir, sweepStaleQwenLockFiles, type QwenLockFile } from './faces/qwen.js';
+import { AGENT_DISPLAY_NAMES, AGENTS, AGENTS_ENV, claudeIdeDir, parseAgents, type AgentName } from './faces/agentPaths.js';
+import { ClaudeFace, claudeLockFile, sweepStaleClaudeLockFiles, type ClaudeSession } from './faces/claude.js';
+import { PortLockFile } from './faces/lockFile.js';
+import { registerClaudeTools } from './faces/claudeTools.js';
+import type { ClaudeAtMentioned, ClaudeLockFile } from '@ide-companion/protocol';
 import { COMPANION_VERSION } from './version.js';
 import { availableTools, registerTools } from './tools/index.js';
-import type { ToolDefinition } from './tools/toolDefinition.js';
+import type { ToolDefinition, ToolEnvironment } from './tools/toolDefinition.js';
 
 /** Large enough for real files (a 32 MiB openDiff, JSON-escaped) and no larger. */
 export const DEFAULT_MAX_BODY_BYTES = 128 * 1024 * 1024;
@@ -96,13 +101,16 @@ export interface CompanionOptions {
    */
   unixSocket?: boolean;
   /**
-   * Serve Qwen Code too (default true): its lock file beside the discovery
-   * file and its variables in the terminals (faces/qwen.ts). `qwenIdeDir`
-   * overrides where the lock file goes (default $QWEN_HOME/ide or
-   * ~/.qwen/ide). For tests.
+   * The agents served (default all: Gemini CLI, Qwen Code, Claude Code;
+   * Gemini's face is the core one and always on). Qwen Code gets its lock
+   * file and terminal variables (faces/qwen.ts); Claude Code its lock file,
+   * variables and a WebSocket on the same port (faces/claude.ts). The
+   * folders override where their lock files go (default $QWEN_HOME/ide or
+   * ~/.qwen/ide; $CLAUDE_CONFIG_DIR/ide or ~/.claude/ide). For tests.
    */
-  qwen?: boolean;
+  agents?: readonly AgentName[];
   qwenIdeDir?: string;
+  claudeIdeDir?: string;
 }
 
 type State = 'new' | 'starting' | 'running' | 'stopping' | 'stopped';
@@ -116,7 +124,10 @@ export class Companion {
   readonly capabilities: readonly Capability[];
   private readonly logger: Logger;
   private readonly tools: readonly ToolDefinition[];
+  /** Gemini CLI's token (discovery file, terminals, the socket); Qwen's and Claude's faces have their own, so each session knows its agent. */
   private readonly token = generateAuthToken();
+  private readonly qwenToken = generateAuthToken();
+  private readonly claudeToken = generateAuthToken();
   private readonly sessions: SessionRegistry;
   private readonly httpServer: http.Server;
   /** The same handler on the Unix socket; undefined where there is none. */
@@ -124,7 +135,12 @@ export class Companion {
   private socket: CompanionSocket | undefined;
   private readonly sessionListeners = new Set<(sessions: SessionInfo[]) => void>();
   private discovery: DiscoveryFileHandle | undefined;
-  private qwenLock: QwenLockFileHandle | undefined;
+  private qwenLock: PortLockFile<QwenLockFile> | undefined;
+  private claudeLock: PortLockFile<ClaudeLockFile> | undefined;
+  /** Claude Code's WebSocket face; undefined when Claude Code is not served. */
+  private readonly claude: ClaudeFace | undefined;
+  /** The agents asked for; those whose lock file could not be written drop out (`agents`). */
+  private readonly wantedAgents: readonly AgentName[];
   private removeExitCleanup: (() => void) | undefined;
   private unsubscribers: Array<() => void> = [];
   private state: State = 'new';
@@ -159,16 +175,41 @@ export class Companion {
       onSessionClosed: (id) => void this.diffs.sessionClosed(id),
       onSessionsChanged: () => this.emitSessions(),
     });
-    this.diffs = new DiffCoordinator(options.editor, (id, n) => this.sessions.notify(id, n), this.logger, options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES);
-    const handlerOptions: Omit<McpHttpHandlerOptions, 'hosts'> = {
-      token: this.token,
+    // An outcome goes to the session that opened the diff: a Claude session hears it as openDiff's answer.
+    this.diffs = new DiffCoordinator(
+      options.editor,
+      (id, n) => (this.claude?.owns(id) ? this.claude.deliver(id, n) : this.sessions.notify(id, n)),
+      this.logger,
+      options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+    );
+    this.wantedAgents = AGENTS.filter((a) => a === 'gemini' || (options.agents ?? agentsFromEnv(this.logger)).includes(a));
+    this.claude = this.wantedAgents.includes('claude')
+      ? new ClaudeFace({
+          token: this.claudeToken,
+          hosts: loopbackHostRule(() => this.port),
+          maxPayload: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+          keepAliveMs: options.keepAliveMs ?? DEFAULT_KEEP_ALIVE_MS,
+          logger: this.logger,
+          createServer: (session) => this.createClaudeServer(session),
+          onSessionClosed: (id) => void this.diffs.sessionClosed(id),
+          onSessionsChanged: () => this.emitSessions(),
+          currentContext: () => this.context.snapshot(),
+        })
+      : undefined;
+    const handlerOptions: Omit<McpHttpHandlerOptions, 'hosts' | 'tokens'> = {
       maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
       sessions: this.sessions,
       logger: this.logger,
     };
-    this.httpServer = Companion.listener({ ...handlerOptions, hosts: loopbackHostRule(() => this.port) });
+    const portTokens = [[this.token, 'gemini'], ...(this.wantedAgents.includes('qwen') ? [[this.qwenToken, 'qwen'] as const] : [])] as const;
+    this.httpServer = Companion.listener({ ...handlerOptions, tokens: portTokens, hosts: loopbackHostRule(() => this.port) });
+    const claude = this.claude;
+    if (claude) this.httpServer.on('upgrade', (req, socket, head) => claude.handleUpgrade(req, socket, head));
     const wantsSocket = (options.unixSocket ?? true) && process.platform !== 'win32';
-    this.socketServer = wantsSocket ? Companion.listener({ ...handlerOptions, hosts: socketHostRule(SOCKET_HOST) }) : undefined;
+    // The relay carries Gemini CLI (docs/remote.md): the socket takes its token alone.
+    this.socketServer = wantsSocket
+      ? Companion.listener({ ...handlerOptions, tokens: [[this.token, 'gemini']], hosts: socketHostRule(SOCKET_HOST) })
+      : undefined;
   }
 
   /** One listener: both serve the same sessions; only the Host each accepts differs. */
@@ -224,7 +265,7 @@ export class Companion {
     return joinWorkspacePaths(this.context.getRoots(), path.delimiter);
   }
 
-  /** GEMINI_CLI_IDE_* (and QWEN_CODE_IDE_*) for the editor's integrated terminals; recomputed only when roots change. */
+  /** GEMINI_CLI_IDE_* (and each served agent's variables) for the editor's integrated terminals; recomputed only when roots change. */
   get terminalEnv(): TerminalEnv {
     this.cachedTerminalEnv ??= buildTerminalEnv({
       port: this.port,
@@ -232,6 +273,7 @@ export class Companion {
       authToken: this.token,
       idePid: this.idePid,
       qwen: this.qwenLock !== undefined,
+      claude: this.claudeLock !== undefined,
     });
     return this.cachedTerminalEnv;
   }
@@ -245,8 +287,30 @@ export class Companion {
     return containerHint(process.env, fs.existsSync);
   }
 
+  /** Every connected CLI: Gemini's and Qwen's HTTP sessions, then Claude Code's WebSockets. */
   get sessionList(): SessionInfo[] {
-    return this.sessions.list();
+    return [...this.sessions.list(), ...(this.claude?.list() ?? [])];
+  }
+
+  /** The agents this companion serves (a lock file that could not be written drops its agent, said in the log). */
+  get agents(): AgentName[] {
+    if (this.state === 'new' || this.state === 'starting') return [...this.wantedAgents];
+    return this.wantedAgents.filter((a) => a === 'gemini' || (a === 'qwen' ? this.qwenLock : this.claudeLock) !== undefined);
+  }
+
+  /**
+   * "Send to agent": the file, or lines of it (1-based, inclusive), to every
+   * connected agent that takes a mention (Claude Code's at_mentioned).
+   * Returns how many heard it: 0 when none is connected.
+   */
+  mention(filePath: string, startLine?: number, endLine?: number): number {
+    if (!this.claude) return 0;
+    const mention: ClaudeAtMentioned = {
+      filePath,
+      ...(startLine !== undefined && { lineStart: startLine - 1 }),
+      ...(endLine !== undefined && { lineEnd: endLine - 1 }),
+    };
+    return this.claude.mention(mention);
   }
 
   onDidChangeSessions(listener: (sessions: SessionInfo[]) => void): () => void {
@@ -268,24 +332,23 @@ export class Companion {
     });
     try {
       this.discovery = new DiscoveryFileHandle(dir, this.idePid, this.port);
-      const discovery = this.discovery;
-      if (this.options.qwen ?? true) {
+      if (this.wantedAgents.includes('qwen')) {
         const qwenDir = this.options.qwenIdeDir ?? qwenIdeDir();
         const sweptLocks = sweepStaleQwenLockFiles(qwenDir);
         if (sweptLocks.length > 0) this.logger.info('removed Qwen Code lock files of dead processes', { files: sweptLocks });
-        this.qwenLock = new QwenLockFileHandle(qwenDir, this.port);
+        this.qwenLock = new PortLockFile(qwenDir, this.port);
       }
-      this.removeExitCleanup = registerExitCleanup(() => {
-        discovery.removeSync();
-        this.qwenLock?.removeSync();
-        this.socket?.removeSync();
-      }, this.options.handleSignals ?? true);
+      if (this.claude) {
+        const claudeDir = this.options.claudeIdeDir ?? claudeIdeDir();
+        const sweptLocks = sweepStaleClaudeLockFiles(claudeDir);
+        if (sweptLocks.length > 0) this.logger.info('removed Claude Code lock files of dead processes', { files: sweptLocks });
+        this.claudeLock = new PortLockFile(claudeDir, this.port);
+      }
+      this.removeExitCleanup = registerExitCleanup(() => this.removeFilesSync(), this.options.handleSignals ?? true);
       await this.listenOnSocket();
       this.writeDiscoveryFile();
     } catch (err) {
-      this.discovery?.removeSync();
-      this.qwenLock?.removeSync();
-      this.socket?.removeSync();
+      this.removeFilesSync();
       this.removeExitCleanup?.();
       await Promise.all([this.httpServer, this.socketServer].map((server) => closeServer(server)));
       this.state = 'stopped';
@@ -294,6 +357,7 @@ export class Companion {
     this.unsubscribers.push(
       this.context.onDidChange((context) => {
         this.sessions.broadcast({ method: ContextUpdateNotification.method, params: context });
+        this.claude?.contextChanged(context);
       }),
       this.context.onDidChangeRoots(() => {
         this.cachedTerminalEnv = undefined;
@@ -313,14 +377,13 @@ export class Companion {
     if (this.state === 'stopped') return;
     this.state = 'stopping';
     // The files go first, so no new CLI finds a server that is going away.
-    this.discovery?.removeSync();
-    this.qwenLock?.removeSync();
-    this.socket?.removeSync();
+    this.removeFilesSync();
     this.removeExitCleanup?.();
     for (const unsubscribe of this.unsubscribers) unsubscribe();
     this.unsubscribers = [];
     await this.diffs.closeAll();
     await this.sessions.closeAll();
+    await this.claude?.close();
     this.context.dispose();
     await Promise.all([this.httpServer, this.socketServer].map((server) => closeServer(server)));
     this.state = 'stopped';
@@ -367,21 +430,36 @@ export class Companion {
       ...(this.socketPath !== undefined && { socketPath: this.socketPath }),
     };
     this.discovery!.write(content);
-    if (!this.qwenLock) return;
+    // Each other agent's folder refused costs that agent alone, said in the log.
     try {
-      this.qwenLock.write({
+      this.qwenLock?.write({
         port: this.port,
         workspacePath: this.workspacePath,
         ppid: this.idePid,
-        authToken: this.token,
+        authToken: this.qwenToken,
         ideName: this.ideInfo.displayName,
         ideInfo: this.ideInfo,
       });
     } catch (err) {
-      // Qwen Code is a second agent: its folder refused costs it alone, said in the log.
       this.logger.warn('no Qwen Code lock file: its folder was refused', { error: describeError(err) });
       this.qwenLock = undefined;
     }
+    try {
+      this.claudeLock?.write(
+        claudeLockFile({ idePid: this.idePid, roots: this.context.getRoots(), ideName: this.ideInfo.displayName, token: this.claudeToken }),
+      );
+    } catch (err) {
+      this.logger.warn('no Claude Code lock file: its folder was refused', { error: describeError(err) });
+      this.claudeLock = undefined;
+    }
+  }
+
+  /** What no process may find once this companion is gone: the discovery and lock files, the socket. */
+  private removeFilesSync(): void {
+    this.discovery?.removeSync();
+    this.qwenLock?.removeSync();
+    this.claudeLock?.removeSync();
+    this.socket?.removeSync();
   }
 
   /** Qwen Code's lock file, when this companion serves Qwen Code (docs/agents.md). */
@@ -389,17 +467,35 @@ export class Companion {
     return this.qwenLock?.path;
   }
 
+  /** Claude Code's lock file, when this companion serves Claude Code (docs/agents.md). */
+  get claudeLockFilePath(): string | undefined {
+    return this.claudeLock?.path;
+  }
+
+  /** A Claude Code session's McpServer: Claude's vocabulary over the same tools. */
+  private async createClaudeServer(session: ClaudeSession): Promise<McpServer> {
+    const { McpServer } = await loadSdk();
+    const server = new McpServer({ name: `ide-companion (${this.ideInfo.name})`, version: COMPANION_VERSION });
+    registerClaudeTools(server, this.tools, this.toolEnvironment(), session);
+    return server;
+  }
+
   private async createMcpServer(): Promise<McpServer> {
     const { McpServer } = await loadSdk();
     const server = new McpServer({ name: `ide-companion (${this.ideInfo.name})`, version: COMPANION_VERSION });
-    registerTools(server, this.tools, {
+    registerTools(server, this.tools, this.toolEnvironment());
+    return server;
+  }
+
+  private toolEnvironment(): ToolEnvironment {
+    return {
       context: this.context,
       diffs: this.diffs,
       editor: this.options.editor,
       logger: this.logger,
       editorTimeoutMs: this.options.editorTimeoutMs,
-    });
-    return server;
+      agentOf: (id) => AGENT_DISPLAY_NAMES[this.sessions.agentOf(id) ?? (this.claude?.owns(id) ? 'claude' : 'gemini')],
+    };
   }
 
   private boundSeed(seed: Promise<unknown>): Promise<void> {
@@ -421,6 +517,18 @@ export class Companion {
   private emitSessions(): void {
     const list = this.sessions.list();
     for (const listener of this.sessionListeners) listener(list);
+  }
+}
+
+/** The user's choice for every end at once: IDE_COMPANION_AGENTS (docs/agents.md); unset or unreadable: all. */
+function agentsFromEnv(logger: Logger): readonly AgentName[] {
+  const text = process.env[AGENTS_ENV];
+  if (text === undefined || text.trim() === '') return AGENTS;
+  try {
+    return parseAgents(text);
+  } catch (err) {
+    logger.warn(`${AGENTS_ENV} ignored: every agent is served`, { error: describeError(err) });
+    return AGENTS;
   }
 }
 

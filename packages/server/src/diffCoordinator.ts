@@ -5,9 +5,11 @@
  * matches outcomes by file path alone, so broadcasting would settle another
  * session's unrelated diff of the same file.
  *
- * A second openDiff for a file replaces the first: the first view closes and
- * its session hears ide/diffRejected (its file stays unchanged, and its CLI
- * would otherwise wait forever: the CLI has no timeout on outcomes).
+ * A second openDiff for a file from the same agent replaces the first (a
+ * restarted CLI's old session may linger): the first view closes and its
+ * session hears ide/diffRejected (its file stays unchanged, and its CLI
+ * would otherwise wait forever: the CLI has no timeout on outcomes). From
+ * another agent it is refused: the proposal before the user stands.
  */
 import { randomUUID } from 'node:crypto';
 import * as path from 'node:path';
@@ -42,8 +44,11 @@ export class DiffCoordinator {
     return this.editor !== undefined;
   }
 
-  /** Opens a diff for `sessionId`. Throws DiffError with a message for the CLI. */
-  async open(sessionId: string, filePath: string, newContent: string): Promise<PendingDiff> {
+  /**
+   * Opens a diff for `sessionId` (`agent`: who proposed it, as the user reads
+   * it). Throws DiffError with a message for the CLI.
+   */
+  async open(sessionId: string, filePath: string, newContent: string, agent = 'Gemini CLI'): Promise<PendingDiff> {
     if (!this.editor) throw new DiffError('this companion does not show diffs');
     if (!path.isAbsolute(filePath)) throw new DiffError(`filePath must be an absolute path, got ${JSON.stringify(filePath)}`);
     let originalContent: string | undefined;
@@ -54,12 +59,18 @@ export class DiffCoordinator {
     }
     const key = keyOf(filePath);
     const previous = this.byKey.get(key);
+    if (previous && previous.agent !== agent) {
+      // Another agent's proposal for this file is before the user: theirs stands, this one is refused (issue 19).
+      throw new DiffError(
+        `${filePath} already has a proposed change open for review (from ${previous.agent}); try again once the user has accepted or rejected it`,
+      );
+    }
     if (previous) {
       this.byKey.delete(key);
       await this.closeView(previous, 'replaced');
       this.notify(previous.sessionId, { method: DiffRejectedNotification.method, params: { filePath: previous.filePath } });
     }
-    const diff: PendingDiff = { id: randomUUID(), filePath, newContent, originalContent, sessionId, openedAt: Date.now() };
+    const diff: PendingDiff = { id: randomUUID(), filePath, newContent, originalContent, sessionId, agent, openedAt: Date.now() };
     this.byKey.set(key, diff);
     try {
       await this.editor.showDiff(diff);

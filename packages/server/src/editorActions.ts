@@ -24,6 +24,8 @@ export interface PendingDiff {
   readonly originalContent: string | undefined;
   /** The CLI session that asked, which alone hears the outcome. */
   readonly sessionId: string;
+  /** Who proposed it, as a user reads it ("Claude Code"): every end shows it. */
+  readonly agent: string;
   readonly openedAt: number;
 }
 

@@ -59,5 +59,8 @@ export function applyEditorEvent(companion: Companion, event: EditorEvent): bool
       return companion.diffs.accept(event.diffId, event.content);
     case 'diffRejected':
       return companion.diffs.reject(event.diffId);
+    case 'mention':
+      // False when no connected agent takes a mention: the end says so.
+      return companion.mention(event.path, event.startLine, event.endLine) > 0;
   }
 }

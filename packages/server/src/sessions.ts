@@ -15,6 +15,7 @@ import { SessionTransport } from './http/sessionTransport.js';
 import { validateCompanionNotification, type CompanionNotification } from '@ide-companion/protocol';
 import { loadSdk } from './lazySdk.js';
 import { describeError, type Logger } from './logger.js';
+import type { AgentName } from './faces/agentPaths.js';
 
 /** What the SDK's `notification()` would send: the notification and `jsonrpc`. */
 function toJsonRpc(notification: CompanionNotification): JSONRPCMessage {
@@ -29,6 +30,8 @@ export interface SessionInfo {
   /** Whether the standalone GET stream, the one notifications travel on, is open. */
   streamOpen: boolean;
   connectedAt: number;
+  /** Which agent: told by the token it connected with (each face's own) or its transport (Claude Code's WebSocket). */
+  agent: AgentName;
 }
 
 export interface SessionRegistryOptions {
@@ -57,6 +60,7 @@ class Session {
     readonly id: string,
     readonly transport: SessionTransport,
     readonly server: McpServer,
+    readonly agent: AgentName,
   ) {}
 
   info(): SessionInfo {
@@ -67,6 +71,7 @@ class Session {
       clientVersion: client?.version,
       streamOpen: this.stream !== undefined,
       connectedAt: this.connectedAt,
+      agent: this.agent,
     };
   }
 }
@@ -87,6 +92,10 @@ export class SessionRegistry {
     return this.sessions.has(id);
   }
 
+  agentOf(id: string): AgentName | undefined {
+    return this.sessions.get(id)?.agent;
+  }
+
   list(): SessionInfo[] {
     return [...this.sessions.values()].map((s) => s.info());
   }
@@ -101,7 +110,7 @@ export class SessionRegistry {
   }
 
   /** POST initialize without a session id: a new session. */
-  async initialize(req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
+  async initialize(req: IncomingMessage, res: ServerResponse, body: unknown, agent: AgentName = 'gemini'): Promise<void> {
     if (this.closed) throw new Error('companion is stopping');
     // Counted from now until the session is in the map (or the initialize failed), never twice.
     this.initializing++;
@@ -111,20 +120,20 @@ export class SessionRegistry {
       pending = false;
     };
     try {
-      await this.open(req, res, body, settled);
+      await this.open(req, res, body, agent, settled);
     } finally {
       settled();
     }
   }
 
-  private async open(req: IncomingMessage, res: ServerResponse, body: unknown, settled: () => void): Promise<void> {
+  private async open(req: IncomingMessage, res: ServerResponse, body: unknown, agent: AgentName, settled: () => void): Promise<void> {
     const server = await this.options.createServer();
     let session: Session | undefined;
     const transport: SessionTransport = new SessionTransport({
       newSessionId: randomUUID,
       onSessionInitialized: (id) => {
         settled();
-        session = new Session(id, transport, server);
+        session = new Session(id, transport, server, agent);
         this.sessions.set(id, session);
         this.arm(session);
       },

@@ -1,6 +1,6 @@
 /** The environment a companion puts into its integrated terminals, so `gemini` (and `qwen`) there finds this instance. */
-import { ENV } from '@ide-companion/protocol';
-import { QWEN_ENV } from './faces/qwen.js';
+import { CLAUDE_ENV, ENV } from '@ide-companion/protocol';
+import { QWEN_ENV } from './faces/agentPaths.js';
 
 export interface TerminalEnvInput {
   port: number;
@@ -9,6 +9,8 @@ export interface TerminalEnvInput {
   idePid: number;
   /** Qwen Code's variables too (its face is on). */
   qwen?: boolean;
+  /** Claude Code's too: the port it connects to first, and IDE integration on. */
+  claude?: boolean;
 }
 
 export type TerminalEnv = Readonly<Record<string, string>>;
@@ -20,5 +22,6 @@ export function buildTerminalEnv(input: TerminalEnvInput): TerminalEnv {
     [ENV.AUTH_TOKEN]: input.authToken,
     [ENV.IDE_PID]: String(input.idePid),
     ...(input.qwen && { [QWEN_ENV.SERVER_PORT]: String(input.port), [QWEN_ENV.WORKSPACE_PATH]: input.workspacePath }),
+    ...(input.claude && { [CLAUDE_ENV.SSE_PORT]: String(input.port), [CLAUDE_ENV.ENABLE_IDE_INTEGRATION]: 'true' }),
   });
 }

@@ -69,6 +69,9 @@ export async function startTestCompanion(options: TestCompanionOptions = {}): Pr
     tmpdir: tmp,
     handleSignals: false,
     editor: view,
+    // The other agents' lock files in the test's folder, never the user's ~/.qwen or ~/.claude.
+    qwenIdeDir: path.join(tmp, 'qwen', 'ide'),
+    claudeIdeDir: path.join(tmp, 'claude', 'ide'),
     ...companionOptions,
   });
   if (start) await companion.start();

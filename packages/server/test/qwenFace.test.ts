@@ -15,7 +15,7 @@ import { Companion } from '../src/companion.js';
 import { qwenIdeDir, sweepStaleQwenLockFiles } from '../src/faces/qwen.js';
 import { silentLogger } from '../src/logger.js';
 
-function companionIn(t: import('node:test').TestContext, options: { qwen?: boolean } = {}) {
+function companionIn(t: import('node:test').TestContext, options: { agents?: Array<'gemini' | 'qwen' | 'claude'> } = {}) {
   const tmp = makeTempDir('ide-companion-qwen-');
   const workspace = path.join(tmp.path, 'ws');
   fs.mkdirSync(workspace);
@@ -27,6 +27,7 @@ function companionIn(t: import('node:test').TestContext, options: { qwen?: boole
     logger: silentLogger,
     handleSignals: false,
     qwenIdeDir: qwenDir,
+    claudeIdeDir: path.join(tmp.path, 'claude', 'ide'),
     ...options,
   });
   t.after(async () => {
@@ -36,7 +37,7 @@ function companionIn(t: import('node:test').TestContext, options: { qwen?: boole
   return { companion, workspace, qwenDir };
 }
 
-test("the lock file Qwen Code reads: private, with the companion's port, workspace, IDE pid, token and name; its token connects", async (t) => {
+test("the lock file Qwen Code reads: private, with the companion's port, workspace, IDE pid, token and name; its token connects as Qwen Code", async (t) => {
   const { companion, workspace, qwenDir } = companionIn(t);
   await companion.start();
   const file = path.join(qwenDir, `${companion.port}.lock`);
@@ -53,6 +54,12 @@ test("the lock file Qwen Code reads: private, with the companion's port, workspa
   const client = await connectRecordingClient({ port: lock['port'] as number, token: lock['authToken'] as string });
   const tools = await client.client.listTools();
   assert.ok(tools.tools.length > 0, "the companion answers tools/list with the lock file's token");
+  assert.notEqual(lock['authToken'], companion.authToken, "Qwen's face has a token of its own");
+  assert.deepEqual(
+    companion.sessionList.map((s) => s.agent),
+    ['qwen'],
+    'the session is known as Qwen Code by its token',
+  );
   await client.close();
   assert.equal(companion.terminalEnv['QWEN_CODE_IDE_SERVER_PORT'], String(companion.port));
   assert.equal(companion.terminalEnv['QWEN_CODE_IDE_WORKSPACE_PATH'], fs.realpathSync(workspace));
@@ -61,7 +68,7 @@ test("the lock file Qwen Code reads: private, with the companion's port, workspa
 });
 
 test('with the Qwen face off: no lock file and no Qwen variables', async (t) => {
-  const { companion, qwenDir } = companionIn(t, { qwen: false });
+  const { companion, qwenDir } = companionIn(t, { agents: ['gemini', 'claude'] });
   await companion.start();
   assert.equal(companion.qwenLockFilePath, undefined);
   assert.equal(fs.existsSync(qwenDir), false);

@@ -236,6 +236,9 @@ test('the terminal env ties a terminal to this instance', async () => {
       // The Qwen face's (qwenFace.test.ts).
       QWEN_CODE_IDE_SERVER_PORT: String(h.companion.port),
       QWEN_CODE_IDE_WORKSPACE_PATH: h.workspace,
+      // The Claude face's (claudeFace.test.ts): the port its WebSocket is on, and IDE integration on.
+      CLAUDE_CODE_SSE_PORT: String(h.companion.port),
+      ENABLE_IDE_INTEGRATION: 'true',
     });
     assert.match(h.companion.discoveryFilePath!, /gemini-ide-server-4242-\d+\.json$/);
     const other = path.join(h.tmp, 'other');

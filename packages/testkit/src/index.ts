@@ -20,3 +20,5 @@ export * from './remoteFlows.js';
 export * from './soak.js';
 export * from './qwenCode.js';
 export * from './openAiMock.js';
+export * from './claudeClient.js';
+export * from './anthropicMock.js';

@@ -1,12 +1,12 @@
 /** `ide-companion list`: every companion on this machine. */
 import { discoverCompanion } from '@ide-companion/client/discovery';
 import { listCompanions, type CompanionListing } from '@ide-companion/client/companions';
+import { AGENT_DISPLAY_NAMES } from '@ide-companion/server/faces/agentPaths';
 import type { Command } from './types.js';
 import { commandSpec, parseCommandArgs, usageOf } from '../commandTable.js';
 import { EXIT, common, print, printJson, runCommand } from '../client/output.js';
 
 const usage = usageOf(commandSpec('list'));
-const AGENT_NAMES: Readonly<Record<string, string>> = { gemini: 'Gemini', qwen: 'Qwen' };
 
 function liveness(l: CompanionListing): 'alive' | 'stale' | 'not listening' | 'unreadable' {
   if (l.problem) return 'unreadable';
@@ -41,7 +41,7 @@ export const listCommand: Command = {
           String(r.pid),
           r.port === undefined ? '?' : String(r.port),
           r.state + (r.ownedByUser ? '' : ` (uid ${r.ownerUid})`),
-          r.agents.map((a) => AGENT_NAMES[a] ?? a).join(', '),
+          r.agents.map((a) => AGENT_DISPLAY_NAMES[a]).join(', '),
           r.roots.join(', ') || (r.workspacePath === '' ? '(no folder open)' : '?'),
         ]),
       ];

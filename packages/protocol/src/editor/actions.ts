@@ -25,6 +25,8 @@ export const ShowDiffParamsSchema = lazySchema(() =>
     newContent: z.string(),
     /** The file as it is on disk, read by the companion; null for a new file. */
     originalContent: z.nullable(z.string()),
+    /** Who proposed it ("Claude Code"), for the view's title; absent from older companions. */
+    agent: z.optional(z.string()),
   }),
 );
 export const DiffTextParamsSchema = lazySchema(() => z.object({ diffId: z.string().check(z.minLength(1)) }));

@@ -33,6 +33,19 @@ export const DiffAcceptedEventSchema = lazySchema(() =>
   z.object({ type: z.literal('diffAccepted'), diffId: z.string().check(z.minLength(1)), content: z.optional(z.string()) }),
 );
 export const DiffRejectedEventSchema = lazySchema(() => z.object({ type: z.literal('diffRejected'), diffId: z.string().check(z.minLength(1)) }));
+/**
+ * "Send to agent": the user sends a file, or lines of it (1-based,
+ * inclusive), to the agents that take such a mention (Claude Code's
+ * at_mentioned; docs/agents.md).
+ */
+export const MentionEventSchema = lazySchema(() =>
+  z.object({
+    type: z.literal('mention'),
+    path,
+    startLine: z.optional(z.int().check(z.minimum(1))),
+    endLine: z.optional(z.int().check(z.minimum(1))),
+  }),
+);
 
 export const EditorEventSchema = lazySchema(() =>
   z.discriminatedUnion('type', [
@@ -48,6 +61,7 @@ export const EditorEventSchema = lazySchema(() =>
     TrustEventSchema,
     DiffAcceptedEventSchema,
     DiffRejectedEventSchema,
+    MentionEventSchema,
   ]),
 );
 export type EditorEvent = z.infer<typeof EditorEventSchema>;

@@ -8,13 +8,10 @@
  * variables, on the same server, token and context as Gemini's: nothing of
  * diffs or context is its own.
  */
-import * as fs from 'node:fs';
-import * as path from 'node:path';
-import { ensurePrivateDirectory, sweepDeadPidEntries, writeFileAtomicPrivate } from '../discoveryFile.js';
 import { isProcessAlive } from '../processAlive.js';
-import { qwenLockFileName } from './qwenPaths.js';
+import { sweepStaleLockFiles } from './lockFile.js';
 
-export { QWEN_ENV, qwenIdeDir, qwenLockFileName } from './qwenPaths.js';
+export { QWEN_ENV, qwenIdeDir } from './agentPaths.js';
 
 /** What Qwen Code reads from the lock file. */
 export interface QwenLockFile {
@@ -34,49 +31,7 @@ export interface QwenLockFile {
   ideInfo: { name: string; displayName: string };
 }
 
-const LOCK_NAME = /^(\d+)\.lock$/;
-
-/** The lock file of one companion: written atomically (0600, in a 0700 folder), removed on stop. */
-export class QwenLockFileHandle {
-  readonly path: string;
-
-  constructor(
-    readonly dir: string,
-    readonly port: number,
-  ) {
-    this.path = path.join(dir, qwenLockFileName(port));
-  }
-
-  write(content: QwenLockFile): void {
-    ensurePrivateDirectory(path.dirname(this.dir));
-    ensurePrivateDirectory(this.dir);
-    writeFileAtomicPrivate(this.path, JSON.stringify(content));
-  }
-
-  removeSync(): void {
-    try {
-      fs.unlinkSync(this.path);
-    } catch {
-      // Already gone.
-    }
-  }
-}
-
-/**
- * Removes our own lock files whose IDE is gone (their ppid dead), as Qwen
- * Code does when it reads them: a companion killed with -9 leaves its file.
- * Other users' files and files that do not parse are left. Returns the names.
- */
+/** Removes our own Qwen lock files whose IDE is gone (their ppid dead), as Qwen Code does when it reads them. */
 export function sweepStaleQwenLockFiles(dir: string, isAlive: (pid: number) => boolean = isProcessAlive): string[] {
-  return sweepDeadPidEntries(dir, (name, file) => (LOCK_NAME.test(name) ? ppidOf(file) : undefined), isAlive);
-}
-
-/** The `ppid` a lock file names, or undefined when it does not parse or names none. */
-function ppidOf(file: string): number | undefined {
-  try {
-    const ppid = (JSON.parse(fs.readFileSync(file, 'utf8')) as { ppid?: unknown }).ppid;
-    return typeof ppid === 'number' ? ppid : undefined;
-  } catch {
-    return undefined;
-  }
+  return sweepStaleLockFiles(dir, 'ppid', isAlive);
 }

@@ -10,11 +10,13 @@ import type { SessionRegistry } from '../sessions.js';
 import { readJsonBody } from './body.js';
 import { RpcErrorCode, sendJsonRpcError } from './jsonRpcError.js';
 import { requestGuard, type HostRule } from './requestGuard.js';
+import type { AgentName } from '../faces/agentPaths.js';
 
 export interface McpHttpHandlerOptions {
   /** The Host headers this listener accepts (the port's or the socket's). */
   hosts: HostRule;
-  token: string;
+  /** The tokens accepted, each naming the agent it was given to. */
+  tokens: ReadonlyArray<readonly [token: string, agent: AgentName]>;
   maxBodyBytes: number;
   sessions: SessionRegistry;
   logger: Logger;
@@ -24,11 +26,12 @@ const MIB = 1024 * 1024;
 
 export function createMcpHttpHandler(options: McpHttpHandlerOptions) {
   const { sessions, logger } = options;
-  const guard = requestGuard(options.hosts, options.token);
+  const guard = requestGuard(options.hosts, options.tokens);
 
   async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const refusal = guard(req);
-    if (refusal) {
+    const agent = guard(req);
+    if (typeof agent === 'object') {
+      const refusal = agent;
       logger.warn('request refused', { method: req.method, status: refusal.status, reason: refusal.message });
       sendJsonRpcError(res, refusal.status, RpcErrorCode.ServerError, refusal.message, { Connection: 'close', ...refusal.headers });
       return;
@@ -77,7 +80,7 @@ export function createMcpHttpHandler(options: McpHttpHandlerOptions) {
           );
           return;
         }
-        await sessions.initialize(req, res, body);
+        await sessions.initialize(req, res, body, agent);
         return;
       }
       sendJsonRpcError(res, 400, RpcErrorCode.InvalidRequest, 'Bad Request: no Mcp-Session-Id header; initialize a session first');

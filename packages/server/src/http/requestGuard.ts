@@ -4,7 +4,8 @@
  * no Origin (a web page must never reach the server), and the bearer token.
  */
 import type { IncomingMessage } from 'node:http';
-import { bearerChecker } from '../auth.js';
+import { tokenChecker } from '../auth.js';
+import type { AgentName } from '../faces/agentPaths.js';
 
 export interface Refusal {
   status: number;
@@ -35,14 +36,52 @@ export function socketHostRule(host: string): HostRule {
   return { allows: (candidate) => candidate === host, expected: host };
 }
 
-/** A guard for one listener. */
-export function requestGuard(hosts: HostRule, token: string): (req: IncomingMessage) => Refusal | undefined {
-  const tokenMatches = bearerChecker(token);
-  return (req) => checkRequest(req, hosts, tokenMatches);
+const BEARER = /^Bearer ([^\s]+)$/;
+
+/**
+ * A guard for one listener: a token as `Authorization: Bearer <token>`. Each
+ * agent whose face has a token of its own (Qwen Code's lock file) is told
+ * apart by it; the answer is the agent, or why not. Every token is compared,
+ * in constant time, whichever matches.
+ */
+export function requestGuard(
+  hosts: HostRule,
+  tokens: ReadonlyArray<readonly [token: string, agent: AgentName]>,
+): (req: IncomingMessage) => Refusal | AgentName {
+  const checkers = tokens.map(([token, agent]) => [tokenChecker(token), agent] as const);
+  return (req) => {
+    const header = req.headers.authorization;
+    const candidate = typeof header === 'string' ? BEARER.exec(header)?.[1] : undefined;
+    let agent: AgentName | undefined;
+    for (const [matches, name] of checkers) if (matches(candidate)) agent ??= name;
+    const refusal = checkRequest(req, hosts, () => credentialRefusal(header, agent !== undefined, 'bearer token'));
+    return refusal ?? agent!;
+  };
+}
+
+/**
+ * A guard for WebSocket upgrades (Claude Code's face): the same Host and
+ * Origin rules (a page's WebSocket always carries an Origin: CVE-2025-52882),
+ * the token in `header`.
+ */
+export function upgradeGuard(hosts: HostRule, token: string, header: string): (req: IncomingMessage) => Refusal | undefined {
+  const tokenMatches = tokenChecker(token);
+  return (req) =>
+    checkRequest(req, hosts, () => {
+      const value = req.headers[header];
+      const candidate = typeof value === 'string' ? value : undefined;
+      return credentialRefusal(value, tokenMatches(candidate), `token in ${header}`);
+    });
+}
+
+function credentialRefusal(value: unknown, matches: boolean, what: string): Refusal | undefined {
+  if (matches) return undefined;
+  const reason = value === undefined ? `missing ${what}` : `invalid ${what}`;
+  return { status: 401, message: `Unauthorized: ${reason}`, headers: { 'WWW-Authenticate': 'Bearer' } };
 }
 
 /** undefined when the request may proceed, else why not. */
-function checkRequest(req: IncomingMessage, hosts: HostRule, tokenMatches: (header: string | undefined) => boolean): Refusal | undefined {
+function checkRequest(req: IncomingMessage, hosts: HostRule, credential: () => Refusal | undefined): Refusal | undefined {
   // node:http keeps only the first of several Host headers; a proxy or server behind may read another one.
   if (hostHeaderCount(req.rawHeaders) > 1) {
     return { status: 403, message: 'Forbidden: more than one Host header' };
@@ -53,11 +92,7 @@ function checkRequest(req: IncomingMessage, hosts: HostRule, tokenMatches: (head
   if (req.headers.origin !== undefined) {
     return { status: 403, message: 'Forbidden: requests with an Origin header are refused (browsers may not reach this server)' };
   }
-  if (!tokenMatches(req.headers.authorization)) {
-    const reason = req.headers.authorization === undefined ? 'missing bearer token' : 'invalid bearer token';
-    return { status: 401, message: `Unauthorized: ${reason}`, headers: { 'WWW-Authenticate': 'Bearer' } };
-  }
-  return undefined;
+  return credential();
 }
 
 function hostHeaderCount(rawHeaders: readonly string[]): number {

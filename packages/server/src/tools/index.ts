@@ -11,7 +11,8 @@ import { getWorkspaceFolders } from './getWorkspaceFolders.js';
 import { openDiff } from './openDiff.js';
 import { openFile } from './openFile.js';
 import { saveDocument } from './saveDocument.js';
-import { toolError, type ToolDefinition, type ToolEnvironment } from './toolDefinition.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { toolError, type ToolCall, type ToolDefinition, type ToolEnvironment } from './toolDefinition.js';
 import { withToolPath } from './workspacePaths.js';
 
 export type { ToolEnvironment } from './toolDefinition.js';
@@ -35,12 +36,18 @@ export function availableTools(hasEditor: boolean, capabilities: readonly Capabi
 }
 
 export function registerTools(server: McpServer, tools: readonly ToolDefinition[], env: ToolEnvironment): void {
-  for (const { tool, handler, path } of tools) {
-    server.registerTool(tool.name, { description: tool.description, inputSchema: tool.arguments }, (args: unknown, extra: { sessionId?: string }) => {
-      // The path is resolved here, in the same turn as the handler's call to the editor: nothing runs between check and hand-off.
-      const checked = path ? withToolPath(tool.name, args, env.context.getRoots(), path) : args;
-      if (checked instanceof Error) return Promise.resolve(toolError(checked.message));
-      return handler(checked as never, env, { sessionId: extra.sessionId ?? 'unknown-session' });
-    });
+  for (const definition of tools) {
+    const { tool } = definition;
+    server.registerTool(tool.name, { description: tool.description, inputSchema: tool.arguments }, (args: unknown, extra: { sessionId?: string }) =>
+      runTool(definition, args, env, { sessionId: extra.sessionId ?? 'unknown-session' }),
+    );
   }
+}
+
+/** Calls one tool with arguments its schema accepted: every caller (MCP, an agent's face) passes the same path check. */
+export function runTool(definition: ToolDefinition, args: unknown, env: ToolEnvironment, call: ToolCall): Promise<CallToolResult> {
+  // The path is resolved here, in the same turn as the handler's call to the editor: nothing runs between check and hand-off.
+  const checked = definition.path ? withToolPath(definition.tool.name, args, env.context.getRoots(), definition.path) : args;
+  if (checked instanceof Error) return Promise.resolve(toolError(checked.message));
+  return definition.handler(checked as never, env, call);
 }

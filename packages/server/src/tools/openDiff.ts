@@ -8,7 +8,7 @@ export const openDiff = defineTool({
   requires: 'diffs',
   async handler({ filePath, newContent }, env, call) {
     try {
-      await env.diffs.open(call.sessionId, filePath, newContent);
+      await env.diffs.open(call.sessionId, filePath, newContent, env.agentOf?.(call.sessionId));
       return { content: [] };
     } catch (err) {
       env.logger.warn('openDiff refused', { filePath, error: describeError(err) });

@@ -20,6 +20,8 @@ export interface ToolEnvironment {
   logger: Logger;
   /** Overrides every action's own timeout (tests). */
   editorTimeoutMs?: number;
+  /** Which agent a session is, as the user reads it ("Qwen Code"): a diff shows who proposed it. */
+  agentOf?: (sessionId: string) => string;
 }
 
 export interface ToolCall {

@@ -1,0 +1,326 @@
+/**
+ * Claude Code's face (issue 19): the same companion reached the way Claude
+ * Code reaches an IDE. Its lock file `<CLAUDE_CONFIG_DIR or ~/.claude>/ide/<PORT>.lock`
+ * names the companion's own port and token; the CLI opens a WebSocket there
+ * (subprotocol `mcp`, the token in `x-claude-code-ide-authorization`) and
+ * speaks MCP inside it, with Claude's tool names (claudeTools.ts). Each
+ * connection is a session of the same diff coordinator and context tracker
+ * as Gemini's: a diff's outcome reaches the CLI as the answer to its
+ * blocking openDiff instead of a notification.
+ */
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { WebSocket, WebSocketServer } from 'ws';
+import {
+  CLAUDE_AUTH_HEADER,
+  CLAUDE_DIFF_OUTCOME,
+  CLAUDE_NOTIFICATION,
+  CLAUDE_SUBPROTOCOL,
+  DiffAcceptedNotification,
+  type ClaudeAtMentioned,
+  type ClaudeLockFile,
+  type ClaudeSelectionChanged,
+  type CompanionNotification,
+  type IdeContext,
+} from '@ide-companion/protocol';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { pathToFileURL } from 'node:url';
+import type { HostRule, Refusal } from '../http/requestGuard.js';
+import { upgradeGuard } from '../http/requestGuard.js';
+import { describeError, type Logger } from '../logger.js';
+import { isProcessAlive } from '../processAlive.js';
+import type { SessionInfo } from '../sessions.js';
+import { sweepStaleLockFiles } from './lockFile.js';
+import { WebSocketTransport } from './webSocketTransport.js';
+
+export { claudeIdeDir } from './agentPaths.js';
+
+/** What openDiff's caller gets when the user decides (or the diff goes). */
+type Outcome = CallToolResult;
+
+export interface ClaudeFaceOptions {
+  token: string;
+  hosts: HostRule;
+  /** Largest message accepted (the same bound as an HTTP body). */
+  maxPayload: number;
+  /** How often an idle connection is pinged; one left unanswered ends it. */
+  keepAliveMs: number;
+  logger: Logger;
+  /** A session's McpServer, with Claude's tools for that session. */
+  createServer: (session: ClaudeSession) => Promise<McpServer>;
+  /** The session went away: its diffs close as a Gemini session's do. */
+  onSessionClosed: (sessionId: string) => void;
+  onSessionsChanged: () => void;
+  /** The selection now, for a session that just connected. */
+  currentContext: () => IdeContext;
+}
+
+/** One Claude Code connection. */
+export class ClaudeSession {
+  readonly connectedAt = Date.now();
+  clientName: string | undefined;
+  clientVersion: string | undefined;
+  /** openDiff calls waiting for the user, by file; tab names to files for close_tab. */
+  readonly waiting = new Map<string, { tabName: string; resolve: (outcome: Outcome) => void }>();
+  server: McpServer | undefined;
+  alive = true;
+  lastSelection: string | undefined;
+
+  constructor(
+    readonly id: string,
+    readonly socket: WebSocket,
+  ) {}
+
+  /** Registers openDiff's wait for `filePath`; settles with the user's decision. */
+  waitForOutcome(filePath: string, tabName: string): Promise<Outcome> {
+    return new Promise((resolve) => {
+      this.settle(filePath, closedOutcome());
+      this.waiting.set(filePath, { tabName, resolve });
+    });
+  }
+
+  settle(filePath: string, outcome: Outcome): boolean {
+    const waiter = this.waiting.get(filePath);
+    if (!waiter) return false;
+    this.waiting.delete(filePath);
+    waiter.resolve(outcome);
+    return true;
+  }
+
+  fileOfTab(tabName: string): string | undefined {
+    for (const [file, waiter] of this.waiting) if (waiter.tabName === tabName) return file;
+    return undefined;
+  }
+
+  notify(method: string, params: object): void {
+    if (this.socket.readyState !== this.socket.OPEN) return;
+    this.socket.send(JSON.stringify({ jsonrpc: '2.0', method, params }));
+  }
+}
+
+function textOutcome(...texts: string[]): Outcome {
+  return { content: texts.map((text) => ({ type: 'text' as const, text })) };
+}
+
+function closedOutcome(): Outcome {
+  return textOutcome(CLAUDE_DIFF_OUTCOME.closed);
+}
+
+export class ClaudeFace {
+  private readonly sessions = new Map<string, ClaudeSession>();
+  private readonly guard: (req: IncomingMessage) => Refusal | undefined;
+  private wss: WebSocketServer | undefined;
+  private wssLoading: Promise<WebSocketServer> | undefined;
+  private pinger: NodeJS.Timeout | undefined;
+  private closing = false;
+
+  constructor(private readonly options: ClaudeFaceOptions) {
+    this.guard = upgradeGuard(options.hosts, options.token, CLAUDE_AUTH_HEADER);
+  }
+
+  /** The HTTP server's `upgrade` event: refuses before upgrading anything the guard refuses. */
+  handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
+    const refusal = this.closing ? { status: 503, message: 'Service Unavailable: the companion is stopping' } : this.guard(req);
+    if (refusal) {
+      this.options.logger.warn('WebSocket upgrade refused', { status: refusal.status, reason: refusal.message });
+      const headers = Object.entries({ 'Content-Type': 'text/plain', Connection: 'close', ...refusal.headers }).map(([k, v]) => `${k}: ${v}\r\n`);
+      socket.end(`HTTP/1.1 ${refusal.status} ${statusText(refusal.status)}\r\n${headers.join('')}\r\n${refusal.message}\n`);
+      return;
+    }
+    socket.on('error', () => socket.destroy());
+    void this.server().then(
+      (wss) => wss.handleUpgrade(req, socket, head, (ws) => void this.accept(ws)),
+      (err: unknown) => {
+        this.options.logger.error('could not load the WebSocket server', { error: describeError(err) });
+        socket.destroy();
+      },
+    );
+  }
+
+  owns(sessionId: string): boolean {
+    return this.sessions.has(sessionId);
+  }
+
+  /** A diff's outcome from the coordinator: the answer to the session's blocking openDiff. */
+  deliver(sessionId: string, notification: CompanionNotification): void {
+    const session = this.sessions.get(sessionId);
+    if (!session) return;
+    const { filePath } = notification.params as { filePath: string };
+    if (notification.method === DiffAcceptedNotification.method) {
+      const { content } = notification.params as { content: string };
+      session.settle(filePath, textOutcome(CLAUDE_DIFF_OUTCOME.saved, content));
+    } else {
+      session.settle(filePath, textOutcome(CLAUDE_DIFF_OUTCOME.rejected, session.waiting.get(filePath)?.tabName ?? filePath));
+    }
+  }
+
+  /** The context changed: each session hears `selection_changed` when the active file or selection differs from what it heard last. */
+  contextChanged(context: IdeContext): void {
+    if (this.sessions.size === 0) return;
+    const selection = selectionOf(context);
+    if (!selection) return;
+    const key = JSON.stringify(selection);
+    for (const session of this.sessions.values()) {
+      if (session.lastSelection === key) continue;
+      session.lastSelection = key;
+      session.notify(CLAUDE_NOTIFICATION.selectionChanged, selection);
+    }
+  }
+
+  /** "Send to agent": every connected Claude Code hears at_mentioned. Returns how many did. */
+  mention(mention: ClaudeAtMentioned): number {
+    let sent = 0;
+    for (const session of this.sessions.values()) {
+      session.notify(CLAUDE_NOTIFICATION.atMentioned, mention);
+      sent++;
+    }
+    return sent;
+  }
+
+  list(): SessionInfo[] {
+    return [...this.sessions.values()].map((s) => ({
+      id: s.id,
+      clientName: s.clientName,
+      clientVersion: s.clientVersion,
+      streamOpen: true,
+      connectedAt: s.connectedAt,
+      agent: 'claude' as const,
+    }));
+  }
+
+  get sessionCount(): number {
+    return this.sessions.size;
+  }
+
+  /** Ends every connection (their openDiff calls answered TAB_CLOSED first). */
+  async close(): Promise<void> {
+    this.closing = true;
+    clearInterval(this.pinger);
+    this.pinger = undefined;
+    for (const session of [...this.sessions.values()]) this.drop(session, 1001, 'the companion stopped');
+    const wss = this.wss;
+    if (wss) await new Promise<void>((resolve) => wss.close(() => resolve()));
+  }
+
+  private server(): Promise<WebSocketServer> {
+    this.wssLoading ??= import('ws').then(({ WebSocketServer }) => {
+      this.wss = new WebSocketServer({
+        noServer: true,
+        maxPayload: this.options.maxPayload,
+        // The CLI asks for `mcp`; a client that asks for nothing gets none (RFC 6455), anything else is refused.
+        handleProtocols: (protocols) => (protocols.has(CLAUDE_SUBPROTOCOL) ? CLAUDE_SUBPROTOCOL : false),
+      });
+      return this.wss;
+    });
+    return this.wssLoading;
+  }
+
+  private async accept(ws: WebSocket): Promise<void> {
+    if (this.closing) {
+      ws.close(1001, 'the companion is stopping');
+      return;
+    }
+    const session = new ClaudeSession(randomUUID(), ws);
+    // Made at once: it keeps what the CLI sends while the session's server is being made.
+    const transport = new WebSocketTransport(ws, session.id);
+    this.sessions.set(session.id, session);
+    ws.on('pong', () => (session.alive = true));
+    ws.on('close', () => this.drop(session));
+    this.startPinging();
+    try {
+      const server = await this.options.createServer(session);
+      session.server = server;
+      server.server.oninitialized = () => {
+        const client = server.server.getClientVersion();
+        session.clientName = client?.name;
+        session.clientVersion = client?.version;
+        this.options.logger.info('Claude Code connected', { session: session.id, client: client?.name, version: client?.version });
+        this.options.onSessionsChanged();
+        // What the user has selected now, as claudecode.nvim and the VS Code extension send on connect.
+        const selection = selectionOf(this.options.currentContext());
+        if (selection) {
+          session.lastSelection = JSON.stringify(selection);
+          session.notify(CLAUDE_NOTIFICATION.selectionChanged, selection);
+        }
+      };
+      await server.connect(transport);
+    } catch (err) {
+      this.options.logger.error('could not start a Claude Code session', { error: describeError(err) });
+      this.drop(session, 1011, 'the companion could not start a session');
+    }
+  }
+
+  private drop(session: ClaudeSession, code?: number, reason?: string): void {
+    if (!this.sessions.delete(session.id)) return;
+    for (const file of [...session.waiting.keys()]) session.settle(file, closedOutcome());
+    if (code !== undefined && session.socket.readyState === session.socket.OPEN) session.socket.close(code, reason);
+    void session.server?.close().catch(() => undefined);
+    this.options.onSessionClosed(session.id);
+    this.options.onSessionsChanged();
+    this.options.logger.info('Claude Code disconnected', { session: session.id });
+    if (this.sessions.size === 0) {
+      clearInterval(this.pinger);
+      this.pinger = undefined;
+    }
+  }
+
+  /** Pings while someone is connected (idle costs nothing); a session silent since the last ping is ended. */
+  private startPinging(): void {
+    if (this.pinger) return;
+    this.pinger = setInterval(() => {
+      for (const session of [...this.sessions.values()]) {
+        if (!session.alive) {
+          session.socket.terminate();
+          this.drop(session);
+          continue;
+        }
+        session.alive = false;
+        session.socket.ping();
+      }
+    }, this.options.keepAliveMs);
+    this.pinger.unref();
+  }
+}
+
+/** The lock file Claude Code reads. */
+export function claudeLockFile(input: { idePid: number; roots: readonly string[]; ideName: string; token: string }): ClaudeLockFile {
+  return {
+    pid: input.idePid,
+    workspaceFolders: [...input.roots],
+    ideName: input.ideName,
+    transport: 'ws',
+    authToken: input.token,
+    runningInWindows: process.platform === 'win32',
+  };
+}
+
+/** Removes our own Claude lock files whose IDE is gone (their pid dead). */
+export function sweepStaleClaudeLockFiles(dir: string, isAlive: (pid: number) => boolean = isProcessAlive): string[] {
+  return sweepStaleLockFiles(dir, 'pid', isAlive);
+}
+
+/**
+ * The active file's selection as Claude Code counts (0-based). The context
+ * has the cursor and the selected text, not where the selection starts: it
+ * is taken to end at the cursor, where a selection made forward leaves it.
+ */
+export function selectionOf(context: IdeContext): ClaudeSelectionChanged | undefined {
+  const active = context.workspaceState?.openFiles?.find((f) => f.isActive);
+  if (!active) return undefined;
+  const text = active.selectedText ?? '';
+  const end = active.cursor ? { line: active.cursor.line - 1, character: active.cursor.character - 1 } : { line: 0, character: 0 };
+  const lines = text.split('\n');
+  const start =
+    text === ''
+      ? end
+      : lines.length === 1
+        ? { line: end.line, character: Math.max(0, end.character - text.length + 1) }
+        : { line: Math.max(0, end.line - lines.length + 1), character: 0 };
+  return { text, filePath: active.path, fileUrl: pathToFileURL(active.path).href, selection: { start, end, isEmpty: text === '' } };
+}
+
+function statusText(status: number): string {
+  return ({ 401: 'Unauthorized', 403: 'Forbidden', 503: 'Service Unavailable' } as Record<number, string>)[status] ?? 'Error';
+}

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Installs the pinned Claude Code (an agent the interop tests run against, issue 19) into
+# .tools/claude-code. Claude Code is proprietary: it is installed here for the tests, never
+# committed. Its npm package is a launcher whose postinstall links the platform's native
+# binary; the binary is all a test needs, so only the platform package is installed.
+set -euo pipefail
+VERSION="${CLAUDE_CODE_VERSION:-2.1.332}"
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+DEST="${CLAUDE_CODE_DIR:-$ROOT/.tools/claude-code}"
+case "$(uname -s)-$(uname -m)" in
+  Linux-x86_64) PLATFORM=linux-x64 ;;
+  Linux-aarch64) PLATFORM=linux-arm64 ;;
+  Darwin-arm64) PLATFORM=darwin-arm64 ;;
+  Darwin-x86_64) PLATFORM=darwin-x64 ;;
+  *) echo "no Claude Code build for $(uname -s)-$(uname -m)" >&2; exit 1 ;;
+esac
+PKG="@anthropic-ai/claude-code-$PLATFORM"
+BIN="$DEST/node_modules/$PKG/claude"
+if [ -x "$BIN" ] && "$BIN" --version 2>/dev/null | grep -q "^$VERSION "; then
+  echo "Claude Code $VERSION already in $DEST"
+  exit 0
+fi
+mkdir -p "$DEST"
+cd "$DEST"
+[ -f package.json ] || echo '{"name":"claude-code-pinned","private":true}' > package.json
+npm install --no-audit --no-fund --loglevel=error --ignore-scripts "$PKG@$VERSION"
+ln -sf "node_modules/$PKG/claude" "$DEST/claude"
+echo "Claude Code $("$DEST/claude" --version) installed in $DEST"
