@@ -91,6 +91,7 @@ export async function startNeovim(options: StartOptions = {}): Promise<NeovimSes
     fs.mkdirSync(path.dirname(path.join(workspace, name)), { recursive: true });
     fs.writeFileSync(path.join(workspace, name), text);
   }
+  fs.mkdirSync(path.join(tmp, 'home'), { recursive: true });
   const socket = path.join(tmp, `nvim-${Date.now()}-${Math.random().toString(36).slice(2)}.sock`);
   const env: NodeJS.ProcessEnv = {
     ...process.env,
@@ -101,8 +102,11 @@ export async function startNeovim(options: StartOptions = {}): Promise<NeovimSes
     XDG_CONFIG_HOME: path.join(tmp, 'config'),
     // Where the host writes Qwen Code's lock file (the Qwen face).
     QWEN_HOME: path.join(tmp, 'qwen-home'),
+    // Claude Code's lock files go where a Claude Code run with HOME=tmp/home reads them (claudeCode.test.ts).
+    CLAUDE_CONFIG_DIR: path.join(tmp, 'home', '.claude'),
   };
-  for (const key of Object.keys(env)) if (key.startsWith('GEMINI_CLI_IDE_') || key.startsWith('QWEN_CODE_IDE_')) delete env[key];
+  for (const key of Object.keys(env))
+    if (key.startsWith('GEMINI_CLI_IDE_') || key.startsWith('QWEN_CODE_IDE_') || key === 'CLAUDE_CODE_SSE_PORT') delete env[key];
   const proc = spawn(nvimPath, ['--headless', '--clean', '-n', '--listen', socket], { cwd: workspace, env, stdio: 'ignore' });
   let closed = false;
   const kill = () => {

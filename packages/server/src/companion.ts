@@ -515,7 +515,7 @@ export class Companion {
   }
 
   private emitSessions(): void {
-    const list = this.sessions.list();
+    const list = this.sessionList;
     for (const listener of this.sessionListeners) listener(list);
   }
 }

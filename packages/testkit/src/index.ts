@@ -22,3 +22,4 @@ export * from './qwenCode.js';
 export * from './openAiMock.js';
 export * from './claudeClient.js';
 export * from './anthropicMock.js';
+export * from './claudeCode.js';

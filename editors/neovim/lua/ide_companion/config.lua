@@ -29,6 +29,9 @@ M.defaults = {
     cmd = { 'gemini' },
     split = 'botright vsplit',
   },
+  -- The agents served, of 'gemini', 'qwen', 'claude' (Gemini CLI is always
+  -- served); nil: $IDE_COMPANION_AGENTS, else all three.
+  agents = nil,
   -- Name and display name in the discovery file; `/ide status` shows the display name.
   ide_info = { name = 'neovim', displayName = 'Neovim' },
 }
@@ -47,7 +50,7 @@ function M.resolve(user)
   end
   local cfg = vim.tbl_deep_extend('force', vim.deepcopy(M.defaults), user)
   for key in pairs(user) do
-    if M.defaults[key] == nil and key ~= 'trusted' then
+    if M.defaults[key] == nil and key ~= 'trusted' and key ~= 'agents' then
       error('ide-companion: unknown option ' .. tostring(key), 2)
     end
   end
@@ -58,6 +61,9 @@ function M.resolve(user)
   check_type('log_file', cfg.log_file, 'string')
   check_type('terminal', cfg.terminal, 'table')
   check_type('ide_info', cfg.ide_info, 'table')
+  if cfg.agents ~= nil then
+    check_type('agents', cfg.agents, 'table')
+  end
   if cfg.trusted ~= nil then
     check_type('trusted', cfg.trusted, 'boolean')
   end

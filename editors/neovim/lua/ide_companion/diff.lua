@@ -140,7 +140,7 @@ end
 function M.open(spec)
   counter = counter + 1
   local n = counter
-  local d = { id = spec.id, path = spec.path, settled = false, prev_tab = vim.api.nvim_get_current_tabpage() }
+  local d = { id = spec.id, path = spec.path, agent = spec.agent or 'Gemini CLI', settled = false, prev_tab = vim.api.nvim_get_current_tabpage() }
   -- Typing into the proposal by accident would be worse than leaving Insert
   -- mode; from Terminal mode (the CLI's own terminal) the new tab needs Normal mode.
   local mode = vim.api.nvim_get_mode().mode:sub(1, 1)
@@ -205,8 +205,8 @@ function M.open(spec)
     show_hint(vim.api.nvim_get_current_win(), keys .. ' · ' .. name .. ' has unsaved changes (diff against disk; kept in its buffer)', true)
     later_notify(name .. ' has unsaved changes: the diff is against the file on disk; your changes stay in the buffer.', vim.log.levels.WARN)
   else
-    show_hint(vim.api.nvim_get_current_win(), keys .. ' · Gemini proposes changes to ' .. name, false)
-    later_notify('Gemini proposes changes to ' .. name .. ': ' .. keys)
+    show_hint(vim.api.nvim_get_current_win(), keys .. ' · ' .. d.agent .. ' proposes changes to ' .. name, false)
+    later_notify(d.agent .. ' proposes changes to ' .. name .. ': ' .. keys)
   end
   return { left = left, right = right }
 end
@@ -247,15 +247,15 @@ function M.close(id, reason)
   local name = vim.fn.fnamemodify(d.path, ':t')
   if reason == 'sessionClosed' then
     if keep(d) then
-      notify('the Gemini CLI session that proposed ' .. name .. ' went away; the proposal is kept in its buffer (:w FILE saves it)', vim.log.levels.WARN)
+      notify('the ' .. d.agent .. ' session that proposed ' .. name .. ' went away; the proposal is kept in its buffer (:w FILE saves it)', vim.log.levels.WARN)
     else
-      notify('the Gemini CLI session that opened the diff for ' .. name .. ' went away')
+      notify('the ' .. d.agent .. ' session that opened the diff for ' .. name .. ' went away')
     end
     return true
   end
   wipe(d)
   if reason == 'closedByCli' then
-    notify('Gemini CLI closed the diff for ' .. name)
+    notify(d.agent .. ' closed the diff for ' .. name)
   end
   return true
 end

@@ -105,8 +105,9 @@ function M.check()
   if s.info.containerHint then
     r.warn('container: gemini would dial host.docker.internal', { s.info.containerHint })
   end
+  r.info('agents served: ' .. table.concat(s.info.agents or { 'Gemini CLI' }, ', ') .. " (setup's `agents` chooses)")
   local n = #s.sessions
-  r.info(string.format('%d Gemini CLI session%s connected', n, n == 1 and '' or 's'))
+  r.info(string.format('%d CLI session%s connected', n, n == 1 and '' or 's'))
 end
 
 return M

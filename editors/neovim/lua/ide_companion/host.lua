@@ -287,6 +287,12 @@ function M.on_sessions(sessions)
   return true
 end
 
+--- A mention no connected agent took (it went away meanwhile).
+function M.on_unheard_mention(path)
+  vim.notify('ide-companion: no Claude Code took ' .. vim.fn.fnamemodify(path, ':~:.') .. ': none is connected', vim.log.levels.WARN)
+  return true
+end
+
 function M.on_failed(message)
   state.last_error = 'companion failed to start: ' .. tostring(message)
   notify(state.last_error, vim.log.levels.ERROR)

@@ -77,11 +77,32 @@ function M.start()
     logFile = c.log_file,
     ide = c.ide_info,
     capabilities = require('ide_companion.actions').CAPABILITIES,
+    agents = c.agents,
   })
 end
 
 function M.stop()
   return host.stop()
+end
+
+--- "Send to agent": the current file, or lines first..last of it, to the
+--- connected agents that take a mention (Claude Code's at_mentioned; Gemini CLI
+--- and Qwen Code have no such channel). Says so when none is connected.
+function M.send_to_agent(first, last)
+  local path = vim.api.nvim_buf_get_name(0)
+  if path == '' or vim.bo.buftype ~= '' then
+    vim.notify('ide-companion: this buffer is not a file', vim.log.levels.WARN)
+    return false
+  end
+  local claude = false
+  for _, session in ipairs(host.state.sessions or {}) do
+    claude = claude or session.agent == 'Claude Code'
+  end
+  if not claude then
+    vim.notify('ide-companion: no Claude Code is connected (only Claude Code takes what you send; run `claude --ide`)', vim.log.levels.WARN)
+    return false
+  end
+  return host.event({ type = 'mention', path = vim.fn.resolve(vim.fn.fnamemodify(path, ':p')), startLine = first, endLine = last })
 end
 
 function M.is_running()
@@ -99,10 +120,14 @@ function M.status_lines()
     if s.info.socketPath then
       table.insert(lines, 'socket: ' .. s.info.socketPath)
     end
+    table.insert(lines, 'agents: ' .. table.concat(s.info.agents or { 'Gemini CLI' }, ', '))
     local n = #s.sessions
-    table.insert(lines, string.format('%d Gemini CLI session%s connected', n, n == 1 and '' or 's'))
+    table.insert(lines, string.format('%d CLI session%s connected', n, n == 1 and '' or 's'))
     for _, session in ipairs(s.sessions) do
-      table.insert(lines, string.format('  %s %s (%s)', session.client, session.version, session.streamOpen and 'listening' or 'connecting'))
+      table.insert(
+        lines,
+        string.format('  %s: %s %s (%s)', session.agent or 'Gemini CLI', session.client, session.version, session.streamOpen and 'listening' or 'connecting')
+      )
     end
     local diffs = require('ide_companion.diff').list()
     for _, d in ipairs(diffs) do

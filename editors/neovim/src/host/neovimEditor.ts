@@ -18,6 +18,8 @@ export interface DiffSpec {
   proposal: BufferContent;
   /** Absent for a new file. */
   original?: BufferContent;
+  /** Who proposed it ("Claude Code"). */
+  agent: string;
 }
 
 /** Neovim's actions, with the capabilities the Lua side declared in its hello. */
@@ -42,7 +44,7 @@ class NeovimEditor implements EditorActions {
   constructor(private readonly lua: LuaBridge) {}
 
   async showDiff(diff: PendingDiff): Promise<void> {
-    const spec: DiffSpec = { id: diff.id, path: diff.filePath, proposal: bufferFromText(diff.newContent) };
+    const spec: DiffSpec = { id: diff.id, path: diff.filePath, proposal: bufferFromText(diff.newContent), agent: diff.agent };
     if (diff.originalContent !== undefined) spec.original = bufferFromText(diff.originalContent);
     await this.lua.call(DIFF_MODULE, 'open', spec);
   }

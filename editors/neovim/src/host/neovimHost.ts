@@ -9,6 +9,7 @@ import { COMPANION_VERSION } from '@ide-companion/server/version';
 import { EditorEventError, applyEditorEvent, parseEditorEvent } from '@ide-companion/server/editorEvents';
 import { describeError } from '@ide-companion/server/logger';
 import { type SessionInfo } from '@ide-companion/server/sessions';
+import { AGENT_DISPLAY_NAMES, parseAgents } from '@ide-companion/server/faces/agentPaths';
 import type { EditorEvent, Hello, IdeInfo } from '@ide-companion/protocol';
 import type { FileLogger } from './fileLogger.js';
 import type { LuaBridge } from './luaBridge.js';
@@ -34,6 +35,8 @@ export interface StartedInfo {
   containerHint?: string;
   /** The Unix socket for gemini elsewhere (docs/remote.md), shown by :checkhealth. */
   socketPath?: string;
+  /** The agents served, as the user reads them ("Claude Code"). */
+  agents: string[];
 }
 
 export class NeovimHost {
@@ -87,6 +90,10 @@ export class NeovimHost {
     const event = message.method === 'cursor' ? this.cursorEvent(message) : message.event;
     if (event.type === 'focus' || event.type === 'cursor') this.positionPath = event.path;
     if (event.type === 'diffAccepted') return this.accept(companion, event);
+    if (event.type === 'mention') {
+      if (!applyEditorEvent(companion, event)) this.report('on_unheard_mention', event.path);
+      return;
+    }
     if (!applyEditorEvent(companion, event)) this.logger.info('decision for a diff no longer pending', { type: event.type });
   }
 
@@ -114,6 +121,7 @@ export class NeovimHost {
       logger: this.logger,
       trusted: hello.trusted,
       handleSignals: true,
+      ...(hello.agents && { agents: parseAgents(hello.agents.join(',')) }),
     });
     this.companion = companion;
     this.started = companion.start().then(
@@ -129,6 +137,7 @@ export class NeovimHost {
           version: COMPANION_VERSION,
           containerHint: companion.containerHint,
           socketPath: companion.socketPath,
+          agents: companion.agents.map((a) => AGENT_DISPLAY_NAMES[a]),
         };
         await this.lua.call(HOST_MODULE, 'on_started', info);
       },
@@ -175,6 +184,7 @@ function isPositionPayload(args: unknown): boolean {
 function describeSession(session: SessionInfo): Record<string, unknown> {
   return {
     id: session.id,
+    agent: AGENT_DISPLAY_NAMES[session.agent],
     client: session.clientName ?? 'unknown',
     version: session.clientVersion ?? '',
     streamOpen: session.streamOpen,

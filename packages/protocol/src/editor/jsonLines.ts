@@ -26,6 +26,8 @@ export const HelloSchema = lazySchema(() =>
     capabilities: z.optional(z.array(z.string())),
     /** A file the host also logs to (Neovim's `:GeminiLog`). */
     logFile: z.optional(z.string().check(z.minLength(1))),
+    /** The agents served, of gemini, qwen, claude (the user's choice; default $IDE_COMPANION_AGENTS, else all). */
+    agents: z.optional(z.array(z.string())),
   }),
 );
 export type Hello = z.infer<typeof HelloSchema>;
