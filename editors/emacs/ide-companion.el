@@ -206,8 +206,8 @@ When it does, unmodified buffers visiting the file revert without a prompt."
   "In a diff's buffers, the id of the diff they show.")
 
 (cl-defstruct (ide-companion--diff (:constructor ide-companion--make-diff))
-  "A diff proposed by Gemini CLI, shown in two buffers."
-  id path new-content original proposal control window-config settled)
+  "A diff proposed by an agent (AGENT: \"Claude Code\"), shown in two buffers."
+  id path new-content original proposal control window-config settled agent)
 
 ;;;; Host process and wire
 
@@ -796,6 +796,7 @@ The idle timer makes the report once the commands stop, however many ran."
     (when old (ide-companion--settle old) (ide-companion--teardown old))
     (let ((diff (ide-companion--make-diff
                  :id id :path path :new-content new-content
+                 :agent (let ((agent (plist-get params :agent))) (if (stringp agent) agent "Gemini CLI"))
                  :window-config (current-window-configuration)
                  :original (get-buffer-create (ide-companion--diff-buffer-name
                                                (if (plist-get params :originalContent) "original" "new file")
@@ -819,7 +820,7 @@ The idle timer makes the report once the commands stop, however many ran."
         (if (and visiting (buffer-modified-p visiting))
             (display-warning 'ide-companion
                              (format "%s has unsaved changes: Gemini's diff is against the file on disk; your changes stay in the buffer" name))
-          (message "Gemini proposes changes to %s: C-c C-c accepts, C-c C-k rejects" name)))
+          (message "%s proposes changes to %s: C-c C-c accepts, C-c C-k rejects" (ide-companion--diff-agent diff) name)))
       :null)))
 
 (defun ide-companion--display-side-by-side (diff)
@@ -1009,10 +1010,10 @@ Killing the buffer rejects too.
         (if (equal reason "sessionClosed")
             ;; Its CLI went away: nobody can take an answer, but the proposal stays for the user.
             (if (ide-companion--keep-diff diff)
-                (message "ide-companion: the Gemini CLI session that proposed %s went away; the proposal is kept in its buffer (C-x C-w saves it)" name)
-              (message "ide-companion: the Gemini CLI session that proposed %s went away" name))
+                (message "ide-companion: the %s session that proposed %s went away; the proposal is kept in its buffer (C-x C-w saves it)" (ide-companion--diff-agent diff) name)
+              (message "ide-companion: the %s session that proposed %s went away" (ide-companion--diff-agent diff) name))
           (ide-companion--teardown diff)
-          (cond ((equal reason "closedByCli") (message "ide-companion: Gemini CLI closed the diff of %s" name))
+          (cond ((equal reason "closedByCli") (message "ide-companion: %s closed the diff of %s" (ide-companion--diff-agent diff) name))
                 ((equal reason "replaced") (message "ide-companion: a newer proposal for %s replaced the diff" name))))))
     :null))
 

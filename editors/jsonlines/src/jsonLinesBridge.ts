@@ -81,6 +81,7 @@ export class JsonLinesBridge {
             filePath: diff.filePath,
             newContent: diff.newContent,
             originalContent: diff.originalContent ?? null,
+            agent: diff.agent,
           });
         },
         diffText: async (diff) => (await this.request('diffText', { diffId: diff.id })).text ?? undefined,

@@ -116,7 +116,7 @@ export class VsCodeDiffs implements DiffActions, vscode.Disposable {
     this.entries.set(diff.id, entry);
     this.updateContextKey();
     const name = path.basename(diff.filePath);
-    const title = `${name} ↔ Gemini CLI's proposal${diff.originalContent === undefined ? ' (new file)' : ''}`;
+    const title = `${name} ↔ ${diff.agent}'s proposal${diff.originalContent === undefined ? ' (new file)' : ''}`;
     try {
       await vscode.commands.executeCommand('vscode.diff', entry.originalUri, entry.proposalUri, title, {
         preserveFocus: true,
@@ -156,7 +156,7 @@ export class VsCodeDiffs implements DiffActions, vscode.Disposable {
     const document = await vscode.workspace.openTextDocument({ content: kept, ...(language ? { language } : {}) });
     await vscode.window.showTextDocument(document, { preview: false, preserveFocus: true });
     void vscode.window.showWarningMessage(
-      `The Gemini CLI session that proposed ${path.basename(diff.filePath)} went away; the proposal is kept in an untitled editor ("Save As" keeps it).`,
+      `The ${diff.agent} session that proposed ${path.basename(diff.filePath)} went away; the proposal is kept in an untitled editor ("Save As" keeps it).`,
     );
   }
 
@@ -185,7 +185,7 @@ export class VsCodeDiffs implements DiffActions, vscode.Disposable {
     const entry = this.entries.get(diffId);
     if (!entry) return;
     const name = path.basename(entry.diff.filePath);
-    await vscode.commands.executeCommand('vscode.diff', entry.originalUri, entry.proposalUri, `${name} ↔ Gemini CLI's proposal`, { preview: false });
+    await vscode.commands.executeCommand('vscode.diff', entry.originalUri, entry.proposalUri, `${name} ↔ ${entry.diff.agent}'s proposal`, { preview: false });
   }
 
   dispose(): void {

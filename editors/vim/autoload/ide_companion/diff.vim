@@ -32,7 +32,8 @@ function! ide_companion#diff#show(params) abort
   endif
   let s:counter += 1
   let n = s:counter
-  let d = {'id': id, 'path': path, 'settled': 0, 'prev_win': win_getid(), 'left': -1, 'right': -1, 'proposal': proposal}
+  let agent = get(a:params, 'agent', 'Gemini CLI')
+  let d = {'id': id, 'path': path, 'agent': type(agent) == v:t_string ? agent : 'Gemini CLI', 'settled': 0, 'prev_win': win_getid(), 'left': -1, 'right': -1, 'proposal': proposal}
   " From Terminal-Job mode (the CLI's own terminal) or Insert mode: a new tab
   " needs Normal mode, and typing into the proposal by accident would be worse.
   if mode() ==# 'i' || mode() ==# 'R'
@@ -77,7 +78,7 @@ function! ide_companion#diff#show(params) abort
   if unsaved
     call ide_companion#util#warn(name . ' has unsaved changes: the diff is against the file on disk; your changes stay in the buffer')
   else
-    call ide_companion#util#info('Gemini proposes changes to ' . name . ': :w accepts, :q! or :GeminiReject rejects')
+    call ide_companion#util#info(d.agent . ' proposes changes to ' . name . ': :w accepts, :q! or :GeminiReject rejects')
   endif
   return v:null
 endfunction
@@ -160,15 +161,15 @@ function! ide_companion#diff#close(params) abort
   let name = fnamemodify(d.path, ':t')
   if reason ==# 'sessionClosed'
     if s:keep(d)
-      call ide_companion#util#warn('the Gemini CLI session that proposed ' . name . ' went away; the proposal is kept in its buffer (:w FILE saves it)')
+      call ide_companion#util#warn('the ' . d.agent . ' session that proposed ' . name . ' went away; the proposal is kept in its buffer (:w FILE saves it)')
     else
-      call ide_companion#util#info('the Gemini CLI session that opened the diff for ' . name . ' went away')
+      call ide_companion#util#info('the ' . d.agent . ' session that opened the diff for ' . name . ' went away')
     endif
     return v:null
   endif
   call s:wipe(d)
   if reason ==# 'closedByCli'
-    call ide_companion#util#info('Gemini CLI closed the diff for ' . name)
+    call ide_companion#util#info(d.agent . ' closed the diff for ' . name)
   endif
   return v:null
 endfunction
