@@ -128,6 +128,12 @@ scrolling never wait for the companion.  Takes effect when
 When it does, unmodified buffers visiting the file revert without a prompt."
   :type 'number)
 
+(defcustom ide-companion-agents nil
+  "The terminal agents served: a list of \"gemini\", \"qwen\", \"claude\".
+Gemini CLI is always served.  nil: $IDE_COMPANION_AGENTS, else all three.
+Takes effect at the next start; `ide-companion-doctor' shows them."
+  :type '(repeat (choice (const "gemini") (const "qwen") (const "claude"))))
+
 (defcustom ide-companion-ready-hook nil
   "Hook run when the companion host is listening and Gemini CLI can connect."
   :type 'hook)
@@ -161,7 +167,10 @@ When it does, unmodified buffers visiting the file revert without a prompt."
   "The host's `ready' message as a plist once it listens, else nil.")
 
 (defvar ide-companion--sessions 0
-  "How many Gemini CLI sessions are connected.")
+  "How many CLI sessions are connected.")
+
+(defvar ide-companion--session-agents nil
+  "The agents of the connected sessions (\"Claude Code\", ...).")
 
 (defvar ide-companion--last-error nil
   "Why the companion last failed to start or stopped, as a sentence.")
@@ -291,6 +300,7 @@ Serialized inside an array: Emacs 27's `json-serialize' takes no bare string."
   (setq ide-companion--partial nil
         ide-companion--ready nil
         ide-companion--sessions 0
+        ide-companion--session-agents nil
         ide-companion--last-error nil
         ide-companion--focused nil
         ide-companion--last-cursor nil
@@ -321,6 +331,7 @@ Serialized inside an array: Emacs 27's `json-serialize' takes no bare string."
                        :capabilities ide-companion--capabilities))
           (trusted (ide-companion--trusted)))
       (when trusted (setq hello (append hello (list :trusted trusted))))
+      (when ide-companion-agents (setq hello (append hello (list :agents (vconcat ide-companion-agents)))))
       (ide-companion--send hello))))
 
 (defun ide-companion--filter (process chunk)
@@ -365,7 +376,7 @@ Serialized inside an array: Emacs 27's `json-serialize' takes no bare string."
   (let ((type (plist-get message :type)))
     (cond
      ((equal type "ready") (ide-companion--on-ready message))
-     ((equal type "sessions") (ide-companion--on-sessions (plist-get message :count)))
+     ((equal type "sessions") (ide-companion--on-sessions (plist-get message :count) (plist-get message :agents)))
      ((equal type "request")
       ;; Out of the filter: answering may show windows or save buffers.
       (run-at-time 0 nil #'ide-companion--answer
@@ -389,13 +400,31 @@ Serialized inside an array: Emacs 27's `json-serialize' takes no bare string."
   (force-mode-line-update t)
   (run-hooks 'ide-companion-ready-hook))
 
-(defun ide-companion--on-sessions (count)
-  "COUNT Gemini CLI sessions are connected now."
-  (let ((before ide-companion--sessions))
-    (setq ide-companion--sessions (or count 0))
-    (cond ((and (= before 0) (> ide-companion--sessions 0)) (message "ide-companion: Gemini CLI connected"))
-          ((and (> before 0) (= ide-companion--sessions 0)) (message "ide-companion: Gemini CLI disconnected")))
+(defun ide-companion--on-sessions (count agents)
+  "COUNT CLI sessions are connected now, of AGENTS (a vector of names)."
+  (let ((before ide-companion--session-agents)
+        (now (delete-dups (append agents nil))))
+    (setq ide-companion--sessions (or count 0)
+          ide-companion--session-agents now)
+    (dolist (agent now)
+      (unless (member agent before) (message "ide-companion: %s connected" agent)))
+    (dolist (agent before)
+      (unless (member agent now) (message "ide-companion: %s disconnected" agent)))
     (force-mode-line-update t)))
+
+(defun ide-companion-send-to-agent (start end)
+  "Send the file, or the lines of the region START..END, to Claude Code.
+It lands in Claude Code's prompt as an @-mention (its at_mentioned);
+Gemini CLI and Qwen Code have no such channel."
+  (interactive (if (use-region-p) (list (region-beginning) (region-end)) (list nil nil)))
+  (cond ((not buffer-file-name) (user-error "This buffer visits no file"))
+        ((not (member "Claude Code" ide-companion--session-agents))
+         (user-error "No Claude Code is connected (only Claude Code takes what you send; run `claude --ide')"))
+        (t (ide-companion--send
+            (append (list :type "mention" :path (file-truename buffer-file-name))
+                    (when start
+                      (list :startLine (line-number-at-pos start)
+                            :endLine (line-number-at-pos (if (and (> end start) (= (save-excursion (goto-char end) (current-column)) 0)) (1- end) end)))))))))
 
 (defvar ide-companion-mode)
 
@@ -471,7 +500,8 @@ The folder only in its own shape: TMP/ide-companion-UID/PID-PORT."
   "Reset the state tied to a host that is gone."
   (setq ide-companion--process nil
         ide-companion--ready nil
-        ide-companion--sessions 0)
+        ide-companion--sessions 0
+        ide-companion--session-agents nil)
   (ide-companion--restore-env)
   (ide-companion--close-all-diffs)
   (force-mode-line-update t))
@@ -1349,9 +1379,11 @@ to accept (\\[ide-companion-accept]) or reject (\\[ide-companion-reject]).
      (if host (format "ok   host %s" host)
        (format "FAIL host: %s" (or (ide-companion--start-problem) "not found")))
      (cond (ide-companion--ready
-            (format "ok   host running (pid %s), port %s, %d Gemini CLI session%s"
+            (format "ok   host running (pid %s), port %s, %d CLI session%s%s\nok   agents served: %s (`ide-companion-agents' chooses)"
                     (process-id ide-companion--process) (plist-get ide-companion--ready :port)
-                    ide-companion--sessions (if (= ide-companion--sessions 1) "" "s")))
+                    ide-companion--sessions (if (= ide-companion--sessions 1) "" "s")
+                    (if ide-companion--session-agents (format " (%s)" (string-join ide-companion--session-agents ", ")) "")
+                    (string-join (append (plist-get ide-companion--ready :agents) nil) ", ")))
            ((ide-companion--running-p) "WAIT host starting")
            (t (format "FAIL host not running%s (M-x ide-companion-start)"
                       (if ide-companion--last-error (concat ": " ide-companion--last-error) ""))))

@@ -79,7 +79,7 @@ describe('Emacs context', { skip, timeout: 180_000 }, () => {
     const doctor = await emacs.evalJson<string>('(ide-companion-doctor)');
     assert.match(doctor, /^ok {3}Node\.js v\d+/m);
     assert.ok(doctor.includes(`ok   socket ${content.socketPath}: for gemini in a container`), 'the socket is shown');
-    assert.match(doctor, /^ok {3}host running \(pid \d+\), port \d+, 1 Gemini CLI session$/m);
+    assert.match(doctor, /^ok {3}host running \(pid \d+\), port \d+, 1 CLI session \(Gemini CLI\)$/m);
     assert.match(doctor, new RegExp(`^ok {3}discovery file ${content.port}|^ok {3}discovery file .*-${content.port}\\.json$`, 'm'));
     assert.match(await emacs.evalJson<string>('(ide-companion--status-text)'), /listening on port \d+ for Gemini CLI; 1 session connected/);
   });

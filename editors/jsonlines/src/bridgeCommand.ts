@@ -9,6 +9,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Hello, IdeInfo } from '@ide-companion/protocol';
 import { Companion } from '@ide-companion/server/companion';
+import { parseAgents } from '@ide-companion/server/faces/agentPaths';
 import { UsageError, parseCommandArgs, usageOf } from '@ide-companion/server/commandSpec';
 import { describeError, jsonLinesLogger } from '@ide-companion/server/logger';
 import { type EditorCommand } from '@ide-companion/server/editorEnd';
@@ -80,6 +81,8 @@ async function run(argv: string[]): Promise<number> {
       trusted: hello.trusted,
       editor,
       logger,
+      // The editor's choice of agents (Vim's g:ide_companion_agents, Emacs's ide-companion-agents).
+      ...(hello.agents && { agents: parseAgents(hello.agents.join(',')) }),
     });
     await companion.start();
   } catch (err) {

@@ -16,6 +16,7 @@
 import * as readline from 'node:readline';
 import * as z from 'zod/mini';
 import { COMPANION_VERSION } from '@ide-companion/server/version';
+import { AGENT_DISPLAY_NAMES } from '@ide-companion/server/faces/agentPaths';
 import { EditorEventError, applyEditorEvent, parseEditorEvent } from '@ide-companion/server/editorEvents';
 import { editorWithCapabilities, type EditorActions } from '@ide-companion/server/editorActions';
 import { describeError } from '@ide-companion/server/logger';
@@ -116,8 +117,9 @@ export class JsonLinesBridge {
       version: COMPANION_VERSION,
       ...(companion.containerHint ? { containerHint: companion.containerHint } : {}),
       ...(companion.socketPath ? { socketPath: companion.socketPath } : {}),
+      agents: companion.agents.map((a) => AGENT_DISPLAY_NAMES[a]),
     });
-    companion.onDidChangeSessions((s) => this.send({ type: 'sessions', count: s.length }));
+    companion.onDidChangeSessions((s) => this.send({ type: 'sessions', count: s.length, agents: s.map((session) => AGENT_DISPLAY_NAMES[session.agent]) }));
     for (const event of this.early.splice(0)) this.apply(event);
   }
 
@@ -199,7 +201,9 @@ export class JsonLinesBridge {
 
   private apply(event: EditorEvent): void {
     try {
-      if (!applyEditorEvent(this.companion!, event) && 'diffId' in event) this.error(`no pending diff ${event.diffId}`);
+      const applied = applyEditorEvent(this.companion!, event);
+      if (!applied && 'diffId' in event) this.error(`no pending diff ${event.diffId}`);
+      if (!applied && event.type === 'mention') this.error('no connected agent takes what you send (only Claude Code does): start `claude --ide`');
     } catch (err) {
       this.error(describeError(err));
     }

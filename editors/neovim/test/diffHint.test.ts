@@ -61,7 +61,7 @@ test('with the terminal focused in Terminal mode, the diff shows its keys and th
 
   const plain = path.join(workspace, 'plain.txt');
   await c.client.callTool({ name: 'openDiff', arguments: { filePath: plain, newContent: 'plain, proposed\n' } });
-  await tmux.waitForText(':w accepts, :q! rejects · Gemini proposes changes to plain.txt', TIMEOUT);
+  await tmux.waitForText(':w accepts, :q! rejects · Gemini CLI proposes changes to plain.txt', TIMEOUT);
   await lua("vim.fn.win_gotoid(vim.fn.win_findbuf(require('ide_companion.diff').list()[1].proposal)[1])");
   await nvim.command('write');
   await c.waitForNotification('ide/diffAccepted', (p) => p.filePath === plain);

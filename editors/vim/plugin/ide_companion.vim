@@ -21,6 +21,7 @@ command! -bar GeminiStatus call ide_companion#status()
 command! -bar GeminiHealth call ide_companion#health#show()
 command! -bar GeminiAccept call ide_companion#diff#accept_current()
 command! -bar GeminiReject call ide_companion#diff#reject_current()
+command! -bar -range GeminiSend call ide_companion#send_to_agent(<line1>, <line2>, <range>)
 command! -nargs=* Gemini call ide_companion#terminal#open([<f-args>])
 command! -nargs=? -complete=file GeminiEnv call ide_companion#terminal#env(<q-args>)
 

@@ -1,8 +1,9 @@
 /**
  * Claude Code (issue 19), the real pinned CLI, against the companion this Vim
  * runs: only the lock file and WebSocket of the Claude face. Started with
- * --ide in the workspace it connects, and its proposed write opens as Vim's
- * diff: the user's rewrite saved with :w is what lands, byte for byte.
+ * --ide in the workspace it connects (:GeminiStatus lists it), :GeminiSend
+ * puts a line into its prompt, and its proposed write opens as Vim's diff:
+ * the user's rewrite saved with :w is what lands, byte for byte.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -47,6 +48,20 @@ test(
     assert.ok(fs.existsSync(path.join(claudeDir, 'ide', `${content.port}.lock`)), "Vim's host wrote the lock file");
     tui.start(claudeCommand(claude!, { home, baseUrl: model.baseUrl }), { cwd: s.workspace });
     assert.match(await waitClaudeIdeConnected(tui, 'Vim'), /Vim/);
+    const status = await waitFor(
+      async () => {
+        const text = await s.ex('GeminiStatus');
+        return text.includes('connected (Claude Code)') ? text : undefined;
+      },
+      'Vim to list Claude Code',
+      TIMEOUT,
+    );
+    assert.match(status, /agents: Gemini CLI, Qwen Code, Claude Code/);
+    // "Send to agent": line 1 of a.txt lands in Claude Code's prompt.
+    await s.ex('edit a.txt | 1GeminiSend');
+    await waitFor(() => /a\.txt#L1/.test(tui.screen()), "the mention in Claude Code's prompt", 30_000).catch((err: Error) => {
+      throw new Error(`${err.message}\n--- screen ---\n${tui.screen()}`);
+    });
     await claudeSubmit(tui, 'please change a.txt');
     const diff = await waitForDiff(s, file, 60_000).catch((err: Error) => {
       throw new Error(`${err.message}\n--- screen ---\n${tui.screen()}`);

@@ -15,8 +15,8 @@ import { CHECK_PROPOSAL_LABEL, CHECKS, estimateTokenBits, exitCodeOf, nonLoopbac
 const BIN = path.join(repoRoot, 'packages', 'cli', 'bin', 'ide-companion.js');
 
 /** Our companion in a private tmpdir, with a file open in it. */
-async function startOurCompanion() {
-  const t = await startTestCompanion();
+async function startOurCompanion(options: Parameters<typeof startTestCompanion>[0] = {}) {
+  const t = await startTestCompanion(options);
   const file = path.join(t.workspace, 'main.ts');
   fs.writeFileSync(file, 'export const x = 1;\n');
   t.companion.context.focus(file, { cursor: { line: 1, character: 8 } });
@@ -38,7 +38,9 @@ test('our companion passes every check through the library, and check leaves no 
   const h = await startOurCompanion();
   try {
     const before = fs.readFileSync(h.file, 'utf8');
-    const report = await runCheck({ port: h.companion.port, token: h.companion.authToken, tmpdir: h.tmp });
+    // Where this companion's Qwen and Claude lock files are: their faces are checked too.
+    const env = { ...process.env, QWEN_HOME: path.join(h.tmp, 'qwen'), CLAUDE_CONFIG_DIR: path.join(h.tmp, 'claude') };
+    const report = await runCheck({ port: h.companion.port, token: h.companion.authToken, tmpdir: h.tmp, env });
     assert.deepEqual(failures(report), []);
     assert.equal(exitCodeOf(report), 0);
     assert.equal(report.results.length, CHECKS.length);
@@ -54,6 +56,23 @@ test('our companion passes every check through the library, and check leaves no 
     assert.equal(fs.readFileSync(h.file, 'utf8'), before);
     assert.deepEqual(fs.readdirSync(h.workspace), ['main.ts']);
     await waitFor(() => h.companion.sessionList.length === 0, 'the check to end its sessions');
+  } finally {
+    await h.cleanup();
+  }
+});
+
+test('a companion that serves neither Qwen Code nor Claude Code has their checks skipped, saying so', { timeout: 120_000 }, async () => {
+  const h = await startOurCompanion({ agents: ['gemini'] });
+  try {
+    const env = { ...process.env, QWEN_HOME: path.join(h.tmp, 'qwen'), CLAUDE_CONFIG_DIR: path.join(h.tmp, 'claude') };
+    const report = await runCheck({ port: h.companion.port, token: h.companion.authToken, tmpdir: h.tmp, env, diffs: false });
+    const agents = report.results.filter((r) => r.group === 'agents');
+    assert.deepEqual(
+      agents.map((r) => r.status),
+      ['skip', 'skip', 'skip', 'skip', 'skip'],
+    );
+    assert.match(agents[0]!.reason, /does not serve Qwen Code/);
+    assert.match(agents[2]!.reason, /does not serve Claude Code/);
   } finally {
     await h.cleanup();
   }

@@ -55,6 +55,11 @@ function servesAgent(dir: string, port: number | undefined, pid: number): boolea
   }
 }
 
+/** The agents a companion on `port`, of the IDE `pid`, serves: Gemini CLI, and each agent whose lock file names them. */
+export function agentsServed(port: number | undefined, pid: number, lockDirs = { qwen: qwenIdeDir(), claude: claudeIdeDir() }): AgentName[] {
+  return ['gemini', ...(['qwen', 'claude'] as const).filter((agent) => servesAgent(lockDirs[agent], port, pid))];
+}
+
 export async function listCompanions(
   options: { tmpdir?: string; probePorts?: boolean; host?: string; env?: NodeJS.ProcessEnv } = {},
 ): Promise<CompanionListing[]> {
@@ -76,8 +81,7 @@ export async function listCompanions(
       problem: read.readError,
       agents: [],
     };
-    const others = (['qwen', 'claude'] as const).filter((agent) => servesAgent(lockDirs[agent], listing.port, listing.pid));
-    listing.agents = ['gemini', ...others];
+    listing.agents = agentsServed(listing.port, listing.pid, lockDirs);
     if (read.workspacePath !== undefined) {
       listing.workspacePath = read.workspacePath;
       listing.roots = splitWorkspacePath(read.workspacePath, path.delimiter);

@@ -22,7 +22,8 @@ function! ide_companion#health#report() abort
   call add(lines, s:line(host !=# '', host !=# '' ? 'bridge host: ' . host : 'bridge host missing (host/ide-companion-bridge.mjs); reinstall or set g:ide_companion_host'))
   let state = ide_companion#host#state()
   if state.status ==# 'running'
-    call add(lines, s:line(1, printf('companion running on 127.0.0.1:%d, %d Gemini CLI session(s)', state.port, state.sessions)))
+    call add(lines, s:line(1, printf('companion running on 127.0.0.1:%d, %d CLI session(s)%s', state.port, state.sessions, empty(state.sessionAgents) ? '' : ' (' . join(uniq(sort(copy(state.sessionAgents))), ', ') . ')')))
+    call add(lines, s:line(1, 'agents served: ' . join(state.agents, ', ') . ' (g:ide_companion_agents chooses)'))
     let found = filereadable(state.discoveryFile)
     call add(lines, s:line(found, 'discovery file ' . state.discoveryFile . (found ? '' : ' is missing')))
     if state.socketPath ==# ''

@@ -16,6 +16,8 @@ let s:job = v:null
 let s:channel = v:null
 let s:ready = {}
 let s:sessions = 0
+" The agents of the connected sessions ('Claude Code', ...), as the host reports them.
+let s:session_agents = []
 let s:last_error = ''
 let s:stderr = []
 let s:partial = []
@@ -63,6 +65,8 @@ function! ide_companion#host#state() abort
         \ 'containerHint': get(s:ready, 'containerHint', ''),
         \ 'socketPath': get(s:ready, 'socketPath', ''),
         \ 'sessions': s:sessions,
+        \ 'sessionAgents': copy(s:session_agents),
+        \ 'agents': get(s:ready, 'agents', ['Gemini CLI']),
         \ 'lastError': s:last_error,
         \ 'stderr': copy(s:stderr),
         \ 'nodeVersion': s:node_version,
@@ -168,6 +172,7 @@ function! s:spawn(node, host) abort
   endif
   let s:stderr = []
   let s:sessions = 0
+let s:session_agents = []
   let s:job = job_start([a:node, a:host, '--name', 'vim', '--display-name', 'Vim'], opts)
   if job_status(s:job) !=# 'run'
     let s:job = v:null
@@ -183,6 +188,10 @@ function! s:spawn(node, host) abort
         \ 'roots': ide_companion#context#roots(),
         \ 'capabilities': s:CAPABILITIES,
         \ }
+  " Which agents to serve: g:ide_companion_agents (['gemini', 'claude']); unset: all three.
+  if type(get(g:, 'ide_companion_agents', v:null)) == v:t_list
+    let hello.agents = g:ide_companion_agents
+  endif
   " Vim has no workspace trust: unless the user states one, none is reported
   " and Gemini CLI applies its own folder trust.
   if has_key(g:, 'ide_companion_trusted')
@@ -276,7 +285,7 @@ function! s:on_line(ch, line) abort
   elseif type ==# 'ready'
     call s:on_ready_msg(msg)
   elseif type ==# 'sessions'
-    call s:on_sessions(get(msg, 'count', 0))
+    call s:on_sessions(get(msg, 'count', 0), get(msg, 'agents', []))
   elseif type ==# 'error'
     " Before ready: why the companion could not start. After: a line of ours
     " the host could not use, kept for :GeminiHealth.
@@ -322,14 +331,20 @@ function! s:on_ready_msg(msg) abort
   endfor
 endfunction
 
-function! s:on_sessions(count) abort
-  let before = s:sessions
+function! s:on_sessions(count, agents) abort
+  let before = copy(s:session_agents)
   let s:sessions = a:count
-  if before == 0 && a:count > 0
-    call ide_companion#util#info('Gemini CLI connected')
-  elseif before > 0 && a:count == 0
-    call ide_companion#util#info('Gemini CLI disconnected')
-  endif
+  let s:session_agents = a:agents
+  for agent in uniq(sort(copy(a:agents)))
+    if index(before, agent) < 0
+      call ide_companion#util#info(agent . ' connected')
+    endif
+  endfor
+  for agent in uniq(sort(before))
+    if index(a:agents, agent) < 0
+      call ide_companion#util#info(agent . ' disconnected')
+    endif
+  endfor
 endfunction
 
 function! s:save_env(name) abort
@@ -422,6 +437,7 @@ function! s:reset() abort
   let s:status = 'stopped'
   let s:ready = {}
   let s:sessions = 0
+let s:session_agents = []
   let s:on_ready = []
   let s:partial = []
   call s:restore_env()

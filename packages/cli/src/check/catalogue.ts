@@ -4,7 +4,7 @@
  * lists the same ids (a test keeps the two in step).
  */
 
-export type CheckGroup = 'discovery' | 'transport' | 'security' | 'context' | 'diff' | 'session';
+export type CheckGroup = 'discovery' | 'transport' | 'security' | 'context' | 'diff' | 'session' | 'agents';
 
 export interface CheckDefinition {
   id: string;
@@ -216,6 +216,37 @@ export const CHECKS = [
     group: 'session',
     title: 'the first session still answers after all of the above',
     source: `${INTEROP} The session (the CLI does not reconnect by itself)`,
+  },
+  // Other agents' faces on the same companion (docs/agents.md): skipped when it does not serve them.
+  {
+    id: 'agents.qwen.lockFile',
+    group: 'agents',
+    title: "Qwen Code's lock file for this port: 0600 in a 0700 folder, the same port, a live ppid, ideInfo",
+    source: 'Qwen Code companion spec (lock file); docs/agents.md (ideInfo)',
+  },
+  {
+    id: 'agents.qwen.session',
+    group: 'agents',
+    title: "the lock file's token opens an MCP session that lists the diff tools",
+    source: 'Qwen Code companion spec (the same tools as Gemini CLI)',
+  },
+  {
+    id: 'agents.claude.lockFile',
+    group: 'agents',
+    title: "Claude Code's lock file for this port: 0600 in a 0700 folder, transport ws, a live pid, workspace folders",
+    source: 'claudecode.nvim PROTOCOL.md (lock file)',
+  },
+  {
+    id: 'agents.claude.session',
+    group: 'agents',
+    title: "a WebSocket with the lock file's token and subprotocol mcp initializes and lists Claude's tools (openDiff, close_tab)",
+    source: 'claudecode.nvim PROTOCOL.md (transport, tools)',
+  },
+  {
+    id: 'agents.claude.refusals',
+    group: 'agents',
+    title: 'the upgrade is refused without the token, with a wrong one, with an Origin, and with a foreign Host',
+    source: 'CVE-2025-52882 (Origin); claudecode.nvim PROTOCOL.md (authentication)',
   },
 ] as const satisfies readonly CheckDefinition[];
 

@@ -7,6 +7,7 @@
  * notification verdicts last.
  */
 import { CheckRun, DEFAULT_TIMEOUTS, type CheckTimeouts } from './checkRun.js';
+import { checkAgents } from './agentChecks.js';
 import { checkFirstContextUpdate, checkNotifications } from './contextChecks.js';
 import { checkDiffs, checkSessionIsolation } from './diffChecks.js';
 import { checkDiscoveryFile } from './discoveryFileChecks.js';
@@ -69,6 +70,7 @@ export async function runCheck(options: CheckOptions = {}): Promise<CheckReport>
       await checkSessionIsolation(run, session, transport.diffTools);
     }
     await checkSecurity(run, session);
+    await checkAgents(run, options.env ?? process.env);
     if (session) {
       await checkBadInput(run);
       await checkStillAnswering(run, session);

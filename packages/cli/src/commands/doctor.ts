@@ -6,6 +6,8 @@
  */
 import { discoverCompanion, withOurInstallHint, redactDiscovery, type DiscoveryResult } from '@ide-companion/client/discovery';
 import { detectEditor } from '@ide-companion/client/ideDetection';
+import { agentsServed } from '@ide-companion/client/companions';
+import { AGENT_DISPLAY_NAMES } from '@ide-companion/server/faces/agentPaths';
 import { doctorNotes, findInstaller } from '../editors.js';
 
 /** The `ide-companion install` id for an editor, if it has an installer: the one place doctor looks installers up. */
@@ -119,6 +121,14 @@ async function examine(d: DiscoveryResult): Promise<Finding[]> {
     });
   }
   if (d.chosen) out.push({ ok: undefined, topic: 'choice', text: `chosen ${d.chosen.fileName}: ${d.chosenBecause}` });
+  if (d.chosen?.port !== undefined) {
+    const agents = agentsServed(d.chosen.port, d.chosen.pid);
+    out.push({
+      ok: undefined,
+      topic: 'agents',
+      text: `it serves ${agents.map((a) => AGENT_DISPLAY_NAMES[a]).join(', ')}${agents.includes('claude') ? " (claude outside the editor's terminals: claude --ide)" : ''}`,
+    });
+  }
 
   if (d.workspace.ok) {
     out.push({

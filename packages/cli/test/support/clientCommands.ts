@@ -17,11 +17,23 @@ export async function setup(options: { start?: boolean } = {}): Promise<Setup> {
   return t;
 }
 
-/** The bin's environment: TMPDIR points discovery at the test's dir; no GEMINI_CLI_* leaks in. */
+/**
+ * The bin's environment: TMPDIR points discovery at the test's dir (and
+ * QWEN_HOME, CLAUDE_CONFIG_DIR at the test companion's lock files); no
+ * GEMINI_CLI_* leaks in.
+ */
 export function binEnv(tmp: string, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('GEMINI_CLI_')) env[k] = v;
-  return { ...env, TMPDIR: tmp, REMOTE_CONTAINERS: '1', GEMINI_CLI_IDE_PID: String(process.pid), ...extra };
+  return {
+    ...env,
+    TMPDIR: tmp,
+    QWEN_HOME: path.join(tmp, 'qwen'),
+    CLAUDE_CONFIG_DIR: path.join(tmp, 'claude'),
+    REMOTE_CONTAINERS: '1',
+    GEMINI_CLI_IDE_PID: String(process.pid),
+    ...extra,
+  };
 }
 
 /** Runs `ide-companion ARGS` and resolves when it exits (SIGKILL and reject after `timeoutMs`, default 60 s); `.child` is the process. */

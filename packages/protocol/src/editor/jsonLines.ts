@@ -58,9 +58,11 @@ export interface Ready {
   containerHint?: string;
   /** The companion's Unix socket, for gemini in a container, its --sandbox or over SSH (docs/remote.md); shown by the health check. */
   socketPath?: string;
+  /** The agents served, as the user reads them ("Claude Code"); shown by the health check. */
+  agents: string[];
 }
 
 export type Request = { [N in EditorActionName]: { type: 'request'; id: number; action: N; params: ActionParams<N> } }[EditorActionName];
 
 /** Any line the host may send. */
-export type HostLine = Ready | Request | { type: 'sessions'; count: number } | { type: 'error'; message: string };
+export type HostLine = Ready | Request | { type: 'sessions'; count: number; agents: string[] } | { type: 'error'; message: string };

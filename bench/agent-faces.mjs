@@ -1,0 +1,225 @@
+#!/usr/bin/env node
+/**
+ * Agent faces (issue 19): one companion serving Gemini CLI, Qwen Code and
+ * Claude Code at once.
+ *
+ * - Event to each face: one companion serving all three; each agent's
+ *   client connected alone (in turn), as that agent connects: the MCP SDK
+ *   client over HTTP with Gemini's token, the same with Qwen's lock-file
+ *   token, a WebSocket with Claude's lock-file token. Each isolated cursor
+ *   move with a selection is timed from the tracker call to its arrival
+ *   (`ide/contextUpdate`; Claude's `selection_changed`), 150 ms apart. The
+ *   limit, interleaved: the same JSON
+ *   written at once by a bare SSE server (bench/lib/bare-sse-server.mjs) and
+ *   by a bare WebSocket server, to clients of the same kinds.
+ * - Idle memory: a companion serving Gemini alone and one serving all three,
+ *   each in a fresh node process, started and left idle (no client), RSS and
+ *   heap after a GC; alternated, medians. Goal: all three ≤ 1.1 × one.
+ */
+import { spawn } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { WebSocketServer } from 'ws';
+import { connectClaudeClient } from '@ide-companion/testkit';
+import { activeFileOf, connectClient, log, machine, makeFiles, runBench, scaled, sleep, startCompanion, summarize, withTimeout } from './lib/common.mjs';
+import { NotificationLog } from './lib/notificationLog.mjs';
+import { startBareSseServer } from './lib/bare-sse-server.mjs';
+
+const SAMPLES = scaled(50, 3);
+const MEMORY_ROUNDS = scaled(5, 1);
+const PAUSE_MS = 150;
+const WAIT_MS = 5_000;
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+/** A bare WebSocket server that writes a message the moment `send` is called. */
+async function startBareWsServer() {
+  const wss = new WebSocketServer({ host: '127.0.0.1', port: 0 });
+  await new Promise((resolve) => wss.once('listening', resolve));
+  return {
+    port: wss.address().port,
+    send: (method, params) => {
+      const frame = JSON.stringify({ jsonrpc: '2.0', method, params });
+      for (const socket of wss.clients) socket.send(frame);
+    },
+    close: () => new Promise((resolve) => wss.close(() => resolve())),
+  };
+}
+
+/** A raw WebSocket client recording arrivals, for the bare limit. */
+async function connectBareWs(port, record) {
+  const { default: WebSocket } = await import('ws');
+  const socket = new WebSocket(`ws://127.0.0.1:${port}`);
+  await new Promise((resolve, reject) => {
+    socket.once('open', resolve);
+    socket.once('error', reject);
+  });
+  socket.on('message', (data) => {
+    const at = performance.now();
+    const message = JSON.parse(data.toString());
+    record(message.method, message.params, at);
+  });
+  return { close: () => socket.close() };
+}
+
+/** RSS and heap (MiB) of a fresh process running one idle companion with `agents`. */
+function idleMemory(agents) {
+  const script = `
+    import { startTestCompanion } from '@ide-companion/server/testing';
+    const h = await startTestCompanion({ editor: undefined, agents: ${JSON.stringify(agents)} });
+    await new Promise((r) => setTimeout(r, 300));
+    globalThis.gc();
+    await new Promise((r) => setTimeout(r, 100));
+    const m = process.memoryUsage();
+    process.stdout.write(JSON.stringify({ rss: m.rss, heapUsed: m.heapUsed }));
+    await h.cleanup();
+    process.exit(0);
+  `;
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--expose-gc', '--input-type=module', '-e', script], {
+      cwd: path.join(root, 'bench'),
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`the idle companion exited ${code}`))));
+  });
+}
+
+const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+const MiB = (bytes) => Math.round((bytes / 1024 / 1024) * 100) / 100;
+
+runBench(async () => {
+  const { companion, workspace, tmp, cleanup } = await startCompanion();
+  const [file] = makeFiles(workspace, 1);
+  const qwenLock = JSON.parse(fs.readFileSync(path.join(tmp, 'qwen', 'ide', `${companion.port}.lock`), 'utf8'));
+  const claudeLock = JSON.parse(fs.readFileSync(companion.claudeLockFilePath, 'utf8'));
+  const bareSse = await startBareSseServer();
+  const bareSseLog = new NotificationLog();
+  const bareSseClient = await connectClient(bareSse, bareSseLog.record);
+  const bareWs = await startBareWsServer();
+  const bareWsLog = new NotificationLog();
+  const bareWsClient = await connectBareWs(bareWs.port, bareWsLog.record);
+
+  /** Each agent's client as that agent connects, and what it hears for a cursor move to `line` with `selected`. */
+  const agents = {
+    gemini: {
+      connect: (log) => connectClient({ port: companion.port, token: companion.authToken }, log.record),
+      heard: (line) => (e) => e.method === 'ide/contextUpdate' && activeFileOf(e.params)?.cursor?.line === line,
+      limit: 'http',
+    },
+    qwen: {
+      connect: (log) => connectClient({ port: companion.port, token: qwenLock.authToken }, log.record),
+      heard: (line) => (e) => e.method === 'ide/contextUpdate' && activeFileOf(e.params)?.cursor?.line === line,
+      limit: 'http',
+    },
+    claude: {
+      connect: async (log) => {
+        const client = await connectClaudeClient({ port: companion.port, token: claudeLock.authToken });
+        client.socket.on('message', (data) => {
+          const at = performance.now();
+          const message = JSON.parse(data.toString());
+          if (message.method) log.record(message.method, message.params, at);
+        });
+        return client;
+      },
+      heard: (_line, selected) => (e) => e.method === 'selection_changed' && e.params.text === selected,
+      limit: 'webSocket',
+    },
+  };
+
+  /** The same payload through a limit, timed. */
+  async function throughLimit(kind, i, line) {
+    if (kind === 'http') {
+      const params = companion.context.snapshot();
+      activeFileOf(params).cursor = { line: 1_000_000 + i, character: 1 };
+      const arrived = bareSseLog.next((e) => activeFileOf(e.params)?.cursor?.line === 1_000_000 + i);
+      const start = performance.now();
+      bareSse.notify(params);
+      return (await withTimeout(arrived, WAIT_MS, `the HTTP limit's notification #${i}`)).at - start;
+    }
+    const arrived = bareWsLog.next((e) => e.params?.text === `limit ${i}`);
+    const start = performance.now();
+    bareWs.send('selection_changed', {
+      text: `limit ${i}`,
+      filePath: file,
+      fileUrl: `file://${file}`,
+      selection: { start: { line, character: 0 }, end: { line, character: 10 }, isEmpty: false },
+    });
+    return (await withTimeout(arrived, WAIT_MS, `the WebSocket limit's message #${i}`)).at - start;
+  }
+
+  const results = {};
+  let nextLine = 10;
+  try {
+    companion.context.focus(file, { cursor: { line: 1, character: 1 } });
+    for (const [agent, face] of Object.entries(agents)) {
+      // One face at a time: its client alone in this process, as each agent is in its own.
+      const events = new NotificationLog();
+      const client = await face.connect(events);
+      await waitUntil(() => companion.sessionList.length === 1 && companion.sessionList[0].agent === agent, `${agent}'s session`);
+      await sleep(PAUSE_MS);
+      log(`${agent}: ${SAMPLES} isolated cursor moves with a selection (and 5 warm-up), ${PAUSE_MS} ms apart, each beside the ${face.limit} limit`);
+      const samples = [];
+      const limit = [];
+      for (let i = -5; i < SAMPLES; i++) {
+        const line = nextLine++;
+        const selected = `selected ${line}`;
+        const arrived = events.next(face.heard(line, selected));
+        const start = performance.now();
+        companion.context.setCursor(file, { line, character: 12 }, selected);
+        const entry = await withTimeout(arrived, WAIT_MS, `${agent}'s notification #${i}`);
+        await sleep(PAUSE_MS);
+        const limitMs = await throughLimit(face.limit, `${agent}${i}`, line);
+        if (i >= 0) {
+          samples.push(entry.at - start);
+          limit.push(limitMs);
+        }
+        await sleep(PAUSE_MS);
+      }
+      await client.close();
+      await waitUntil(() => companion.sessionList.length === 0, `${agent}'s session to end`);
+      results[agent] = {
+        eventMs: summarize(samples),
+        limitMs: summarize(limit),
+        p50VsLimit: Math.round((summarize(samples).p50 / summarize(limit).p50) * 100) / 100,
+      };
+    }
+
+    log(`idle memory: ${MEMORY_ROUNDS} rounds of one companion serving Gemini CLI alone, then all three`);
+    const one = [];
+    const three = [];
+    for (let r = 0; r < MEMORY_ROUNDS; r++) {
+      one.push(await idleMemory(['gemini']));
+      three.push(await idleMemory(['gemini', 'qwen', 'claude']));
+    }
+    const rss = { one: median(one.map((m) => m.rss)), three: median(three.map((m) => m.rss)) };
+    const heap = { one: median(one.map((m) => m.heapUsed)), three: median(three.map((m) => m.heapUsed)) };
+    return {
+      bench: 'agent-faces',
+      machine: machine(),
+      settings: { pauseBetweenEventsMs: PAUSE_MS, samplesPerAgent: SAMPLES },
+      eventToEachAgent: results,
+      goal: 'each agent within Gemini CLI’s budget: p50 ≤ 1.5 × its limit (context-latency.mjs)',
+      idleMemory: {
+        rssMiB: { geminiAlone: MiB(rss.one), allThree: MiB(rss.three), ratio: Math.round((rss.three / rss.one) * 1000) / 1000 },
+        heapMiB: { geminiAlone: MiB(heap.one), allThree: MiB(heap.three), ratio: Math.round((heap.three / heap.one) * 1000) / 1000 },
+        goal: 1.1,
+      },
+    };
+  } finally {
+    await bareSseClient.close().catch(() => undefined);
+    bareWsClient.close();
+    await bareSse.close();
+    await bareWs.close();
+    await cleanup();
+  }
+});
+
+async function waitUntil(condition, what) {
+  const deadline = Date.now() + WAIT_MS;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(10);
+  }
+}

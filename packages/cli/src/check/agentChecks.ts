@@ -1,0 +1,182 @@
+/**
+ * The other agents' faces of the companion under check (docs/agents.md):
+ * Qwen Code's lock file and the session its token opens, Claude Code's lock
+ * file and WebSocket, and the upgrade's refusals. A companion that does not
+ * serve an agent (no lock file names its port) has that agent's checks
+ * skipped, never failed.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { CLAUDE_AUTH_HEADER, CLAUDE_SUBPROTOCOL, LOOPBACK_HOST } from '@ide-companion/protocol';
+import { claudeIdeDir, portLockFileName, qwenIdeDir } from '@ide-companion/server/faces/agentPaths';
+import { isProcessAlive } from '@ide-companion/server/processAlive';
+import { describeError } from '@ide-companion/server/logger';
+import type { CheckRun } from './checkRun.js';
+import { CliLikeSession } from './cliLikeSession.js';
+
+interface LockRead {
+  file: string;
+  json?: Record<string, unknown>;
+  problem?: string;
+}
+
+function readLock(dir: string, port: number): LockRead | undefined {
+  const file = path.join(dir, portLockFileName(port));
+  if (!fs.existsSync(file)) return undefined;
+  try {
+    return { file, json: JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, unknown> };
+  } catch (err) {
+    return { file, problem: `does not parse: ${describeError(err)}` };
+  }
+}
+
+/** What is wrong with a lock file's place and modes, or undefined. */
+function modeProblem(file: string): string | undefined {
+  if (process.platform === 'win32') return undefined;
+  const fileMode = fs.statSync(file).mode & 0o777;
+  const dirMode = fs.statSync(path.dirname(file)).mode & 0o777;
+  if (fileMode & 0o077) return `${file} is readable by others (mode ${fileMode.toString(8)}): its token is exposed`;
+  if (dirMode & 0o077) return `${path.dirname(file)} is open to others (mode ${dirMode.toString(8)})`;
+  return undefined;
+}
+
+export async function checkAgents(run: CheckRun, env: NodeJS.ProcessEnv): Promise<void> {
+  await checkQwen(run, env);
+  await checkClaude(run, env);
+}
+
+async function checkQwen(run: CheckRun, env: NodeJS.ProcessEnv): Promise<void> {
+  const { record, target } = run;
+  const dir = qwenIdeDir(env);
+  const lock = readLock(dir, target.port);
+  if (!lock) {
+    const why = `no Qwen Code lock file names port ${target.port} in ${dir}: this companion does not serve Qwen Code`;
+    record.skip('agents.qwen.lockFile', why);
+    record.skip('agents.qwen.session', why);
+    return;
+  }
+  const json = lock.json;
+  const problem =
+    lock.problem ??
+    modeProblem(lock.file) ??
+    (json?.['port'] !== target.port ? `names port ${String(json?.['port'])}, not ${target.port}` : undefined) ??
+    (typeof json?.['ppid'] !== 'number' || !isProcessAlive(json['ppid'])
+      ? `its ppid ${String(json?.['ppid'])} is not running: Qwen Code deletes such files`
+      : undefined) ??
+    (typeof json?.['authToken'] !== 'string' ? 'holds no authToken' : undefined) ??
+    (typeof json?.['ideInfo'] !== 'object' ? 'has no ideInfo: Qwen Code 0.24 then refuses every terminal but VS Code’s' : undefined);
+  if (problem) record.fail('agents.qwen.lockFile', `${lock.file} ${problem}`);
+  else record.pass('agents.qwen.lockFile', `${lock.file}: private, port ${target.port}, ppid ${String(json!['ppid'])} running`);
+  if (typeof json?.['authToken'] !== 'string') {
+    record.fail('agents.qwen.session', 'the lock file holds no token to connect with');
+    return;
+  }
+  let session: CliLikeSession | undefined;
+  try {
+    session = await CliLikeSession.open({ label: 'qwen', port: target.port, token: json['authToken'], timeoutMs: run.timeouts.requestMs, notifications: [] });
+    const tools = (await session.client.listTools(undefined, { timeout: run.timeouts.requestMs })).tools.map((t) => t.name);
+    if (tools.includes('openDiff') && tools.includes('closeDiff')) record.pass('agents.qwen.session', `tools: ${tools.join(', ')}`);
+    else record.fail('agents.qwen.session', `tools/list lacks openDiff or closeDiff: ${tools.join(', ')}`);
+  } catch (err) {
+    record.fail('agents.qwen.session', `the lock file's token opened no session: ${describeError(err)}`);
+  } finally {
+    await session?.close();
+  }
+}
+
+async function checkClaude(run: CheckRun, env: NodeJS.ProcessEnv): Promise<void> {
+  const { record, target } = run;
+  const dir = claudeIdeDir(env);
+  const lock = readLock(dir, target.port);
+  if (!lock) {
+    const why = `no Claude Code lock file names port ${target.port} in ${dir}: this companion does not serve Claude Code`;
+    for (const id of ['agents.claude.lockFile', 'agents.claude.session', 'agents.claude.refusals'] as const) record.skip(id, why);
+    return;
+  }
+  const json = lock.json;
+  const problem =
+    lock.problem ??
+    modeProblem(lock.file) ??
+    (json?.['transport'] !== 'ws' ? `names transport ${JSON.stringify(json?.['transport'])}, not "ws"` : undefined) ??
+    (typeof json?.['pid'] !== 'number' || !isProcessAlive(json['pid']) ? `its pid ${String(json?.['pid'])} is not running` : undefined) ??
+    (!Array.isArray(json?.['workspaceFolders']) ? 'has no workspaceFolders: Claude Code cannot match the folder it runs in' : undefined) ??
+    (typeof json?.['authToken'] !== 'string' ? 'holds no authToken' : undefined);
+  if (problem) record.fail('agents.claude.lockFile', `${lock.file} ${problem}`);
+  else
+    record.pass(
+      'agents.claude.lockFile',
+      `${lock.file}: private, pid ${String(json!['pid'])} running, ${(json!['workspaceFolders'] as unknown[]).length} folder(s)`,
+    );
+  const token = typeof json?.['authToken'] === 'string' ? json['authToken'] : undefined;
+  if (!token) {
+    record.fail('agents.claude.session', 'the lock file holds no token to connect with');
+    record.skip('agents.claude.refusals', 'no token to compare against');
+    return;
+  }
+  const { default: WebSocket } = await import('ws');
+  const url = `ws://${LOOPBACK_HOST}:${target.port}`;
+  /** The HTTP status an upgrade got: 101 when it was accepted (then closed), or why it never answered. */
+  const upgrade = (headers: Record<string, string>): Promise<number | string> =>
+    new Promise((resolve) => {
+      const socket = new WebSocket(url, [CLAUDE_SUBPROTOCOL], { headers, handshakeTimeout: run.timeouts.connectMs });
+      socket.once('open', () => {
+        socket.close();
+        resolve(101);
+      });
+      socket.once('unexpected-response', (_req, res) => {
+        resolve(res.statusCode ?? 0);
+        socket.terminate();
+      });
+      socket.once('error', (err) => resolve(describeError(err)));
+    });
+
+  // The session: initialize, initialized, tools/list, as Claude Code does.
+  try {
+    const tools = await new Promise<string[]>((resolve, reject) => {
+      const socket = new WebSocket(url, [CLAUDE_SUBPROTOCOL], { headers: { [CLAUDE_AUTH_HEADER]: token }, handshakeTimeout: run.timeouts.connectMs });
+      const timer = setTimeout(() => {
+        socket.terminate();
+        reject(new Error(`no answer within ${run.timeouts.requestMs} ms`));
+      }, run.timeouts.requestMs);
+      const send = (message: object) => socket.send(JSON.stringify({ jsonrpc: '2.0', ...message }));
+      socket.once('open', () =>
+        send({
+          id: 1,
+          method: 'initialize',
+          params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'ide-companion-check', version: '1' } },
+        }),
+      );
+      socket.on('message', (data) => {
+        const message = JSON.parse(data.toString()) as { id?: number; result?: { tools?: Array<{ name: string }> }; error?: { message: string } };
+        if (message.error) return reject(new Error(message.error.message));
+        if (message.id === 1) {
+          send({ method: 'notifications/initialized' });
+          send({ id: 2, method: 'tools/list' });
+        } else if (message.id === 2) {
+          clearTimeout(timer);
+          socket.close();
+          resolve((message.result?.tools ?? []).map((t) => t.name));
+        }
+      });
+      socket.once('unexpected-response', (_req, res) => reject(new Error(`the upgrade got HTTP ${res.statusCode}`)));
+      socket.once('error', reject);
+    });
+    if (tools.includes('openDiff') && tools.includes('close_tab')) record.pass('agents.claude.session', `tools: ${tools.join(', ')}`);
+    else record.fail('agents.claude.session', `tools/list lacks openDiff or close_tab: ${tools.join(', ')}`);
+  } catch (err) {
+    record.fail('agents.claude.session', `no Claude Code session: ${describeError(err)}`);
+  }
+
+  const wrong = token.replace(/.$/, (c) => (c === '0' ? '1' : '0'));
+  const probes: Array<[string, Record<string, string>]> = [
+    ['no token', {}],
+    ['a wrong token', { [CLAUDE_AUTH_HEADER]: wrong }],
+    ['Origin: http://evil.example', { [CLAUDE_AUTH_HEADER]: token, Origin: 'http://evil.example' }],
+    ['a foreign Host', { [CLAUDE_AUTH_HEADER]: token, Host: `evil.example:${target.port}` }],
+  ];
+  const accepted: string[] = [];
+  for (const [what, headers] of probes) if ((await upgrade(headers)) === 101) accepted.push(what);
+  if (accepted.length === 0) record.pass('agents.claude.refusals', 'refused without the token, with a wrong one, with an Origin and with a foreign Host');
+  else
+    record.fail('agents.claude.refusals', `the upgrade was accepted with ${accepted.join(', ')}: a web page (or anyone on this machine) can drive the editor`);
+}
