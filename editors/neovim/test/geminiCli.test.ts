@@ -82,6 +82,41 @@ describe('Neovim companion with the real Gemini CLI client', { skip, timeout: 18
     }
   });
 
+  test('the CLI killed (SIGKILL) after the user accepted and before it wrote: the accepted text comes back in a kept buffer, said so; the file untouched', async () => {
+    const s = await startNeovim({ files: { 'app.ts': 'const a = 1;\n' } });
+    await s.discovery();
+    const client = await startIdeClient(s);
+    try {
+      assert.equal((await client.connect())['status'], 'connected');
+      const file = path.join(s.workspace, 'app.ts');
+      client.send({ cmd: 'openDiff', filePath: file, newContent: 'const a = 2;\n' });
+      const d = await waitForDiff(s, file);
+      await s.lua("vim.api.nvim_buf_set_lines(..., 0, -1, false, {'const a = 3; // accepted by the user'})", d.proposal);
+      await inProposal(s, d.proposal, 'write');
+      const result = await client.waitFor((e) => e.event === 'diffResult' && e['filePath'] === file, 'the diff outcome');
+      assert.equal(result['result'].status, 'accepted');
+      // The CLI heard the accept; it dies before it writes the file.
+      await client.kill('SIGKILL');
+      const kept = await waitFor(
+        async () => {
+          const bufs = await s.lua<Array<{ buf: number; lines: string[]; buftype: string }>>(
+            "local out = {} for _, b in ipairs(vim.api.nvim_list_bufs()) do if vim.api.nvim_buf_get_name(b):match('^ide%-companion://%d+/proposed') then table.insert(out, { buf = b, lines = vim.api.nvim_buf_get_lines(b, 0, -1, false), buftype = vim.bo[b].buftype }) end end return out",
+          );
+          return bufs.find((b) => b.lines.join('\n') === 'const a = 3; // accepted by the user');
+        },
+        'the accepted text back in a buffer',
+        TIMEOUT * 2,
+      );
+      assert.equal(kept.buftype, 'nofile', 'kept as a plain buffer (:w FILE saves it)');
+      assert.equal(await s.lua<number>("return #require('ide_companion.diff').list()"), 0, 'no diff is pending');
+      assert.match(await s.messages(), /the Gemini CLI session that proposed app\.ts went away; the proposal is kept in its buffer \(:w FILE saves it\)/);
+      assert.equal(fs.readFileSync(file, 'utf8'), 'const a = 1;\n', 'the file on disk is untouched');
+    } finally {
+      await client.stop();
+      await s.close();
+    }
+  });
+
   test('with two Neovims on one folder, the client connects to the one its terminal names by pid', async () => {
     const first = await startNeovim();
     const second = await startNeovim({ sameFolderAs: first });

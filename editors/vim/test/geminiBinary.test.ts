@@ -17,7 +17,7 @@ import {
   makeGeminiRunDirs,
   shellCommand,
   skipUnless,
-  sleep,
+  waitIdeConnected,
   waitFor,
   writeFileTurns,
 } from '@ide-companion/testkit';
@@ -76,17 +76,8 @@ test(
     geminiPid = await vim.expr<number>(`job_info(term_getjob(${terminal})).process`);
     await tmux.waitForText('Type your message', START_TIMEOUT_MS);
 
-    // /ide status until connected: the CLI says Connected only after its tools/list.
-    const deadline = Date.now() + START_TIMEOUT_MS;
-    for (;;) {
-      tmux.type('/ide status');
-      await tmux.waitForText('/ide status', STEP_TIMEOUT_MS);
-      tmux.keys('Enter');
-      const screen = await tmux.waitForText(/Connected to Vim|Disconnected|Connecting/, STEP_TIMEOUT_MS);
-      if (/Connected to Vim/.test(screen)) break;
-      if (Date.now() > deadline) throw new Error(`never connected:\n${screen}`);
-      await sleep(1000);
-    }
+    // /ide status until connected (the CLI says Connected only after its tools/list), each answer told from the last.
+    assert.match((await waitIdeConnected(tmux, START_TIMEOUT_MS)).status, /Connected to Vim/);
 
     tmux.type('please write a.txt');
     await tmux.waitForText('please write a.txt', STEP_TIMEOUT_MS);

@@ -215,6 +215,46 @@ describe('Vim companion lifecycle', { timeout: 180_000 }, () => {
     },
   );
 
+  // Issue 21: accepted, then the CLI killed before it wrote: the accepted text must not go with it.
+  test(
+    'the CLI killed (SIGKILL) after the user accepted with :w and before it wrote: the accepted text comes back in a kept buffer, said so; the file untouched',
+    { skip: skipVim || skipUnless(findGeminiCli() !== undefined, 'Gemini CLI 0.61.0', 'run scripts/install-gemini-cli.sh') },
+    async () => {
+      const s = await startVim({ files: { 'a.txt': 'on disk\n' } });
+      const cli = findGeminiCli()!;
+      const client = await RealIdeClient.start(cli, { cwd: s.workspace, env: ideTerminalEnv({ tmpdir: s.tmp, idePid: s.pid }), timeoutMs: TIMEOUT * 3 });
+      try {
+        await s.discovery();
+        assert.equal((await client.connect())['status'], 'connected');
+        const file = path.join(s.workspace, 'a.txt');
+        client.send({ cmd: 'openDiff', filePath: file, newContent: 'from the model\n' });
+        const diff = await waitForDiff(s, file);
+        await s.ex(`call setbufline(${diff.proposal}, 1, 'accepted by the user')`);
+        await s.ex(`call win_gotoid(get(win_findbuf(${diff.proposal}), 0, 0)) | write`);
+        const result = await client.waitFor((e) => e.event === 'diffResult' && e['filePath'] === file, 'the diff outcome');
+        assert.equal(result['result'].status, 'accepted');
+        await client.kill('SIGKILL');
+        const kept = await waitFor(
+          async () =>
+            (
+              await s.expr<number[]>(
+                `filter(range(1, bufnr('$')), {_, b -> bufexists(b) && bufname(b) =~# '^ide-companion://\\d\\+/proposed' && getbufline(b, 1, '$') == ['accepted by the user']})`,
+              )
+            )[0],
+          'the accepted text back in a buffer',
+          TIMEOUT * 2,
+        );
+        assert.equal(await s.expr(`getbufvar(${kept}, '&buftype')`), 'nofile', 'kept as a plain buffer (:w FILE saves it)');
+        assert.equal((await s.expr<unknown[]>('ide_companion#diff#list()')).length, 0, 'no diff is pending');
+        assert.match(await s.messages(), /the Gemini CLI session that proposed a\.txt went away; the proposal is kept in its buffer \(:w FILE saves it\)/);
+        assert.equal(fs.readFileSync(file, 'utf8'), 'on disk\n', 'the file on disk is untouched');
+      } finally {
+        await client.stop();
+        await s.close();
+      }
+    },
+  );
+
   // Issue 21: the editor itself killed (kill -9) with a proposal open: its host must not outlive it, nor its files.
   test(
     'Vim killed with SIGKILL with a diff open: the host exits, its discovery file and socket folder go, the file on disk is untouched',

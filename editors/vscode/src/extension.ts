@@ -8,6 +8,7 @@ import { performance } from 'node:perf_hooks';
 import * as vscode from 'vscode';
 import type { EditorEvent } from '@ide-companion/protocol';
 import { applyEditorEvent } from '@ide-companion/server/editorEvents';
+import { AGENT_DISPLAY_NAMES, parseAgents } from '@ide-companion/server/faces/agentPaths';
 import { Companion } from '@ide-companion/server/companion';
 import { describeError } from '@ide-companion/server/logger';
 import { type EditorActions } from '@ide-companion/server/editorActions';
@@ -60,6 +61,7 @@ class CompanionExtension implements vscode.Disposable {
         disabled: !this.enabled,
       }),
       sessions: () => this.companion?.sessionList ?? [],
+      agents: () => (this.companion?.agents ?? []).map((a) => AGENT_DISPLAY_NAMES[a]),
       pendingDiffs: () => this.pendingDiffs(),
       showLog: () => this.logger.show(),
       revealDiff: (id) => this.diffs?.reveal(id) ?? Promise.resolve(),
@@ -73,10 +75,33 @@ class CompanionExtension implements vscode.Disposable {
       command('ideCompanion.rejectDiff', (target) => this.diffs?.reject(target)),
       command(SHOW_STATUS_COMMAND, () => this.statusBar.showQuickPick()),
       command('ideCompanion.showLog', () => this.logger.show()),
+      command('ideCompanion.sendToAgent', () => this.sendToAgent()),
       vscode.workspace.onDidChangeConfiguration((e) => {
         if (e.affectsConfiguration('ideCompanion.enabled')) void this.applyEnabled();
       }),
     );
+  }
+
+  /**
+   * "Send to agent": the active file, or the lines of its selection, to the
+   * connected Claude Code (its at_mentioned; Gemini CLI and Qwen Code have
+   * no such channel). Says so when none is connected.
+   */
+  private sendToAgent(): number {
+    const editor = vscode.window.activeTextEditor;
+    if (!editor || editor.document.uri.scheme !== 'file') {
+      void vscode.window.showWarningMessage('Send to Claude Code: the active editor shows no file on disk.');
+      return 0;
+    }
+    const { selection } = editor;
+    // A selection ending at the start of a line does not take that line.
+    const endLine = selection.end.character === 0 && selection.end.line > selection.start.line ? selection.end.line - 1 : selection.end.line;
+    const sent = selection.isEmpty
+      ? (this.companion?.mention(editor.document.uri.fsPath) ?? 0)
+      : (this.companion?.mention(editor.document.uri.fsPath, selection.start.line + 1, endLine + 1) ?? 0);
+    if (sent === 0)
+      void vscode.window.showWarningMessage('No Claude Code is connected (only Claude Code takes what you send; run `claude` in a terminal of this window).');
+    return sent;
   }
 
   get enabled(): boolean {
@@ -145,6 +170,7 @@ class CompanionExtension implements vscode.Disposable {
       logger: this.logger,
       trusted: vscode.workspace.isTrusted,
       handleSignals: false,
+      agents: parseAgents(vscode.workspace.getConfiguration('ideCompanion').get<string[]>('agents', ['gemini', 'qwen', 'claude']).join(',')),
     });
     this.companion = companion;
     this.diffs = diffs;

@@ -5,10 +5,13 @@
  */
 import * as vscode from 'vscode';
 import type { SessionInfo } from '@ide-companion/server/sessions';
+import { AGENT_DISPLAY_NAMES } from '@ide-companion/server/faces/agentPaths';
 
 export interface StatusSource {
   state(): { running: boolean; port?: number; socketPath?: string; workspacePath?: string; error?: string; disabled?: boolean };
   sessions(): SessionInfo[];
+  /** The agents served, as the user reads them. */
+  agents(): string[];
   pendingDiffs(): Array<{ id: string; filePath: string }>;
   showLog(): void;
   revealDiff(id: string): Promise<void>;
@@ -62,9 +65,12 @@ export class CompanionStatusBar implements vscode.Disposable {
             },
           ]
         : []),
-      { label: `${sessions.length} Gemini CLI session${sessions.length === 1 ? '' : 's'} connected`, kind: vscode.QuickPickItemKind.Separator },
+      {
+        label: `${sessions.length} CLI session${sessions.length === 1 ? '' : 's'} connected (${this.source.agents().join(', ')} served)`,
+        kind: vscode.QuickPickItemKind.Separator,
+      },
       ...sessions.map((s) => ({
-        label: `$(terminal) ${s.clientName ?? 'client'} ${s.clientVersion ?? ''}`.trim(),
+        label: `$(terminal) ${AGENT_DISPLAY_NAMES[s.agent]}: ${s.clientName ?? 'client'} ${s.clientVersion ?? ''}`.trim(),
         description: s.streamOpen ? 'listening' : 'no event stream',
         detail: `since ${new Date(s.connectedAt).toLocaleTimeString()}`,
       })),

@@ -12,6 +12,8 @@ export const CLAUDE_ENV = {
   /** The port a terminal's `claude` connects to first (despite the name, a WebSocket). */
   SSE_PORT: 'CLAUDE_CODE_SSE_PORT',
   ENABLE_IDE_INTEGRATION: 'ENABLE_IDE_INTEGRATION',
+  /** Keeps Claude Code in an editor's terminal from installing its own editor extension beside ours. */
+  SKIP_AUTO_INSTALL: 'CLAUDE_CODE_IDE_SKIP_AUTO_INSTALL',
   /** Where Claude Code keeps its state (default ~/.claude); lock files go in its `ide` folder. */
   CONFIG_DIR: 'CLAUDE_CONFIG_DIR',
 } as const;

@@ -10,8 +10,15 @@
  * session hears ide/diffRejected (its file stays unchanged, and its CLI
  * would otherwise wait forever: the CLI has no timeout on outcomes). From
  * another agent it is refused: the proposal before the user stands.
+ *
+ * An accepted proposal is written by the CLI, not by us. Until its session
+ * ends, the text is remembered: a session that ends (its CLI died) while the
+ * file on disk still differs from what the user accepted gets the proposal
+ * back in the editor as a kept buffer (shown, then closed as
+ * `sessionClosed`, which every end answers by keeping it and saying so).
  */
 import { randomUUID } from 'node:crypto';
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { DiffAcceptedNotification, DiffRejectedNotification, type CompanionNotification } from '@ide-companion/protocol';
 import type { DiffCloseReason, EditorActions, PendingDiff } from './editorActions.js';
@@ -24,6 +31,25 @@ export class DiffError extends Error {
   override name = 'DiffError';
 }
 
+/** How long an accepted text is remembered while its session lives: a CLI writes at once or not at all. */
+export const UNWRITTEN_TTL_MS = 10 * 60_000;
+
+interface Unwritten {
+  diff: PendingDiff;
+  content: string;
+  acceptedAt: number;
+}
+
+/** Whether `file` holds exactly `content` (its size compared first: most checks read nothing). */
+function fileHolds(file: string, content: string): boolean {
+  try {
+    if (fs.statSync(file).size !== Buffer.byteLength(content)) return false;
+    return fs.readFileSync(file, 'utf8') === content;
+  } catch {
+    return false;
+  }
+}
+
 /** Diffs are keyed by normalized path so `/a/./b` and `/a/b` are one file. */
 function keyOf(filePath: string): string {
   return path.normalize(filePath);
@@ -31,6 +57,8 @@ function keyOf(filePath: string): string {
 
 export class DiffCoordinator {
   private readonly byKey = new Map<string, PendingDiff>();
+  /** Accepted texts by session, then file: kept for the user if the session ends before its CLI wrote them. */
+  private readonly unwritten = new Map<string, Map<string, Unwritten>>();
 
   constructor(
     private readonly editor: EditorActions | undefined,
@@ -87,6 +115,7 @@ export class DiffCoordinator {
     const diff = this.take(id);
     if (!diff) return false;
     const finalContent = content ?? diff.newContent;
+    this.rememberUnwritten(diff, finalContent);
     this.notify(diff.sessionId, { method: DiffAcceptedNotification.method, params: { filePath: diff.filePath, content: finalContent } });
     this.logger.info('diff accepted', { filePath: diff.filePath, edited: finalContent !== diff.newContent });
     return true;
@@ -125,9 +154,47 @@ export class DiffCoordinator {
     return text ?? diff.newContent;
   }
 
-  /** The session went away: its diffs close; nobody is left to hear an outcome. */
+  /**
+   * The session went away: its diffs close (nobody is left to hear an
+   * outcome), and what it was told to write and did not comes back to the user.
+   */
   async sessionClosed(sessionId: string): Promise<void> {
     await this.closeWhere((d) => d.sessionId === sessionId, 'sessionClosed');
+    const unwritten = this.unwritten.get(sessionId);
+    this.unwritten.delete(sessionId);
+    for (const entry of unwritten?.values() ?? []) await this.keepUnwritten(entry);
+  }
+
+  private rememberUnwritten(diff: PendingDiff, content: string): void {
+    const now = Date.now();
+    let bySession = this.unwritten.get(diff.sessionId);
+    if (!bySession) this.unwritten.set(diff.sessionId, (bySession = new Map()));
+    // What the CLI has written since (or what is too old to matter) is forgotten: a live session holds only what is still unwritten.
+    for (const [key, entry] of bySession) if (now - entry.acceptedAt > UNWRITTEN_TTL_MS || fileHolds(entry.diff.filePath, entry.content)) bySession.delete(key);
+    bySession.set(keyOf(diff.filePath), { diff, content, acceptedAt: now });
+  }
+
+  /** An accepted text its CLI never wrote: unless the file now holds it, the editor shows it again and keeps it. */
+  private async keepUnwritten({ diff, content }: Unwritten): Promise<void> {
+    if (!this.editor) return;
+    let onDisk: string | undefined;
+    try {
+      onDisk = await readOriginal(diff.filePath, this.maxOriginalBytes);
+    } catch {
+      onDisk = undefined;
+    }
+    if (onDisk === content) return;
+    // A newer proposal for the file is before the user: that one stands.
+    if (this.byKey.has(keyOf(diff.filePath))) return;
+    const kept: PendingDiff = { ...diff, id: randomUUID(), newContent: content, originalContent: onDisk, openedAt: Date.now() };
+    this.logger.warn('the CLI went away before writing an accepted proposal: it is kept in the editor', { filePath: diff.filePath });
+    try {
+      await this.editor.showDiff(kept);
+    } catch (err) {
+      this.logger.warn('could not show the unwritten proposal again', { filePath: diff.filePath, error: describeError(err) });
+      return;
+    }
+    await this.closeView(kept, 'sessionClosed');
   }
 
   async closeAll(): Promise<void> {

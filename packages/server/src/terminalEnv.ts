@@ -22,6 +22,11 @@ export function buildTerminalEnv(input: TerminalEnvInput): TerminalEnv {
     [ENV.AUTH_TOKEN]: input.authToken,
     [ENV.IDE_PID]: String(input.idePid),
     ...(input.qwen && { [QWEN_ENV.SERVER_PORT]: String(input.port), [QWEN_ENV.WORKSPACE_PATH]: input.workspacePath }),
-    ...(input.claude && { [CLAUDE_ENV.SSE_PORT]: String(input.port), [CLAUDE_ENV.ENABLE_IDE_INTEGRATION]: 'true' }),
+    ...(input.claude && {
+      [CLAUDE_ENV.SSE_PORT]: String(input.port),
+      [CLAUDE_ENV.ENABLE_IDE_INTEGRATION]: 'true',
+      // Claude Code in VS Code's (or a JetBrains IDE's) terminal installs its own extension unless told not to: two companions would compete.
+      [CLAUDE_ENV.SKIP_AUTO_INSTALL]: 'true',
+    }),
   });
 }

@@ -239,6 +239,7 @@ test('the terminal env ties a terminal to this instance', async () => {
       // The Claude face's (claudeFace.test.ts): the port its WebSocket is on, and IDE integration on.
       CLAUDE_CODE_SSE_PORT: String(h.companion.port),
       ENABLE_IDE_INTEGRATION: 'true',
+      CLAUDE_CODE_IDE_SKIP_AUTO_INSTALL: 'true',
     });
     assert.match(h.companion.discoveryFilePath!, /gemini-ide-server-4242-\d+\.json$/);
     const other = path.join(h.tmp, 'other');

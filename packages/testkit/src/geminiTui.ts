@@ -22,7 +22,7 @@ export async function submitLine(tui: Tmux, text: string, timeoutMs = 60_000): P
       tui
         .screen()
         .split('\n')
-        .filter((line) => /(^|│)\s*> /.test(line))
+        .filter((line) => /(^|[│|])\s*> /.test(line))
         .at(-1)
         ?.includes(text),
     `the input box to show ${JSON.stringify(text)}`,
@@ -32,8 +32,8 @@ export async function submitLine(tui: Tmux, text: string, timeoutMs = 60_000): P
   tui.keys('Enter');
 }
 
-/** The answer's first line, at the start of a line or after an editor split's border. */
-const IDE_STATUS_LINE = /(?:^|│)ℹ\s+\S+\s+(Connected to .*?|Connecting\.\.\.|Disconnected.*?)\s*$/gmu;
+/** The answer's first line, at the start of a line or after an editor split's border (Neovim's │, Vim's |). */
+const IDE_STATUS_LINE = /(?:^|[│|])ℹ\s+\S+\s+(Connected to .*?|Connecting\.\.\.|Disconnected.*?)\s*$/gmu;
 
 /**
  * Runs `/ide status` until it reports Connected and returns that line with the

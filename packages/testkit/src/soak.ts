@@ -8,6 +8,7 @@
  * descriptors and active resources (timers, sockets). The first fifth of the
  * rounds is the warm-up; what the soak holds against is the state after it.
  */
+import { writeFileSync } from 'node:fs';
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -72,8 +73,11 @@ class SoakClient {
       soak.contextUpdates++;
     });
     soak.client.setNotificationHandler(z.object({ method: z.literal('ide/diffAccepted'), params: z.any() }), (n) => {
-      const filePath = (n.params as { filePath?: string } | undefined)?.filePath;
-      if (filePath) soak.waiters.get(filePath)?.();
+      const { filePath, content } = (n.params ?? {}) as { filePath?: string; content?: string };
+      if (!filePath) return;
+      // As a CLI does: the accepted text is written, then the edit is done.
+      if (typeof content === 'string') writeFileSync(filePath, content);
+      soak.waiters.get(filePath)?.();
     });
     await soak.client.connect(transport);
     return soak;
