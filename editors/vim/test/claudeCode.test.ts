@@ -28,7 +28,7 @@ const claude = findClaudeCode();
 const skip = skipVim || skipUnless(claude !== undefined, 'Claude Code 2.1.332', 'run scripts/install-claude-code.sh');
 
 test(
-  "Claude Code connects to this Vim, and its proposed write rewritten in Vim's diff and saved with :w lands byte for byte",
+  "Claude Code connects to this Vim and sees its selection; its proposed write rewritten in Vim's diff and saved with :w lands byte for byte, a rejected one changes nothing",
   { skip, timeout: 240_000 },
   async (t) => {
     const dirs = makeTempDir('ide-companion-vim-claude-');
@@ -36,7 +36,12 @@ test(
     const s = await startVim({ files: { 'a.txt': 'original line\n' }, env: { CLAUDE_CONFIG_DIR: claudeDir } });
     const file = path.join(s.workspace, 'a.txt');
     makeClaudeHome(home, [s.workspace]);
-    const model = await startAnthropicMock(claudeProposeWriteTurns(file, 'line from the model\n'));
+    // The first prompt reads and writes; the second proposes again (the file already read).
+    const model = await startAnthropicMock([
+      ...claudeProposeWriteTurns(file, 'line from the model\n'),
+      { tool: 'Write', args: { file_path: file, content: 'rejected text\n' } },
+      { text: 'Done.' },
+    ]);
     const tui = new Tmux(160, 50);
     t.after(async () => {
       await tui.stop();
@@ -62,6 +67,9 @@ test(
     await waitFor(() => /a\.txt#L1/.test(tui.screen()), "the mention in Claude Code's prompt", 30_000).catch((err: Error) => {
       throw new Error(`${err.message}\n--- screen ---\n${tui.screen()}`);
     });
+    // The user selects a word in Vim (Visual mode) before asking: Claude Code's request carries it.
+    s.type('gg0wve');
+    await new Promise((resolve) => setTimeout(resolve, 700));
     await claudeSubmit(tui, 'please change a.txt');
     const diff = await waitForDiff(s, file, 60_000).catch((err: Error) => {
       throw new Error(`${err.message}\n--- screen ---\n${tui.screen()}`);
@@ -75,5 +83,17 @@ test(
     await waitFor(() => fs.readFileSync(file, 'utf8') === 'the user’s line 😀\n', "Claude Code to write the user's text", TIMEOUT * 3).catch((err: Error) => {
       throw new Error(`${err.message}; a.txt holds ${JSON.stringify(fs.readFileSync(file, 'utf8'))}\n--- screen ---\n${tui.screen()}`);
     });
+    assert.ok((model.agentRequests()[0] ?? '').includes(`The user selected the lines 1 to 1 from ${file}:\\nline\\n`), "Vim's selection reaches the model");
+
+    await claudeSubmit(tui, 'once more');
+    const second = await waitForDiff(s, file, 60_000).catch((err: Error) => {
+      throw new Error(`${err.message}\n--- screen ---\n${tui.screen()}`);
+    });
+    await gotoBuffer(s, second.proposal);
+    await s.ex('GeminiReject');
+    await waitFor(() => tui.screen().includes('Rejected write to a.txt'), 'Claude Code to hear the rejection', 30_000).catch((err: Error) => {
+      throw new Error(`${err.message}\n--- screen ---\n${tui.screen()}`);
+    });
+    assert.equal(fs.readFileSync(file, 'utf8'), 'the user’s line 😀\n', 'the rejected proposal never reached the file');
   },
 );

@@ -238,13 +238,13 @@ describe('Vim companion lifecycle', { timeout: 180_000 }, () => {
           async () =>
             (
               await s.expr<number[]>(
-                `filter(range(1, bufnr('$')), {_, b -> bufexists(b) && bufname(b) =~# '^ide-companion://\\d\\+/proposed' && getbufline(b, 1, '$') == ['accepted by the user']})`,
+                `filter(range(1, bufnr('$')), {_, b -> bufexists(b) && bufname(b) =~# '^ide-companion://\\d\\+/proposed' && getbufline(b, 1, '$') == ['accepted by the user'] && getbufvar(b, '&buftype') ==# 'nofile'})`,
               )
             )[0],
           'the accepted text back in a buffer',
           TIMEOUT * 2,
         );
-        assert.equal(await s.expr(`getbufvar(${kept}, '&buftype')`), 'nofile', 'kept as a plain buffer (:w FILE saves it)');
+        assert.ok(kept > 0, 'kept as a plain buffer (:w FILE saves it)');
         assert.equal((await s.expr<unknown[]>('ide_companion#diff#list()')).length, 0, 'no diff is pending');
         assert.match(await s.messages(), /the Gemini CLI session that proposed a\.txt went away; the proposal is kept in its buffer \(:w FILE saves it\)/);
         assert.equal(fs.readFileSync(file, 'utf8'), 'on disk\n', 'the file on disk is untouched');

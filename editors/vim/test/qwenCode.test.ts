@@ -1,14 +1,27 @@
 /**
  * Qwen Code (issue 19), the real pinned CLI, against the companion this Vim
  * runs: only the lock file the Qwen face writes. Started in the workspace,
- * `/ide status` says Connected to Vim.
+ * `/ide status` says Connected to Vim; it sees Vim's selection, and its
+ * proposed write, rewritten in Vim's diff and saved, lands byte for byte.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { findQwenCode, makeQwenHome, makeTempDir, qwenCommand, skipUnless, Tmux, waitQwenIdeConnected } from '@ide-companion/testkit';
-import { skipVim, startVim } from './harness.js';
+import {
+  findQwenCode,
+  makeQwenHome,
+  makeTempDir,
+  proposeWriteTurns,
+  qwenCommand,
+  skipUnless,
+  startOpenAiMock,
+  submitLine,
+  Tmux,
+  waitFor,
+  waitQwenIdeConnected,
+} from '@ide-companion/testkit';
+import { gotoBuffer, skipVim, startVim, TIMEOUT, waitForDiff } from './harness.js';
 
 const qwen = findQwenCode();
 const skip = skipVim || skipUnless(qwen !== undefined, 'Qwen Code 0.24.4', 'run scripts/install-qwen-code.sh');
@@ -30,3 +43,43 @@ test('Qwen Code started in the workspace finds the Qwen lock file of this Vim: /
   });
   assert.match(await waitQwenIdeConnected(tui), /Connected to Vim/);
 });
+
+test(
+  "Qwen Code sees Vim's selection, and its proposed write rewritten in Vim's diff and saved with :w lands byte for byte",
+  { skip, timeout: 240_000 },
+  async (t) => {
+    const dirs = makeTempDir('ide-companion-vim-qwen-');
+    const qwenHome = makeQwenHome(path.join(dirs.path, 'qwen-home'));
+    const s = await startVim({ files: { 'a.txt': 'original line\n' }, env: { QWEN_HOME: qwenHome } });
+    const file = path.join(s.workspace, 'a.txt');
+    const model = await startOpenAiMock(proposeWriteTurns(file, 'line from the model\n'));
+    const tui = new Tmux(200, 50);
+    t.after(async () => {
+      await tui.stop();
+      await model.close();
+      await s.close();
+      dirs.cleanup();
+    });
+    await s.discovery();
+    tui.start(qwenCommand(qwen!, { home: path.join(dirs.path, 'home'), tmpdir: s.tmp, qwenHome, baseUrl: model.baseUrl }), { cwd: s.workspace });
+    assert.match(await waitQwenIdeConnected(tui), /Connected to Vim/);
+    await s.ex('edit a.txt');
+    s.type('gg0wve');
+    await new Promise((resolve) => setTimeout(resolve, 700));
+    await submitLine(tui, 'please change a.txt');
+    const diff = await waitForDiff(s, file, 60_000).catch((err: Error) => {
+      throw new Error(`${err.message}\n--- screen ---\n${tui.screen()}`);
+    });
+    assert.match(model.agentRequests()[0] ?? '', /Selected text:\\n```\\nline\\n```/);
+    const status = await s.ex('GeminiStatus');
+    assert.match(status, /connected \(Qwen Code\)/);
+    await gotoBuffer(s, diff.proposal);
+    s.type('ccthe user’s line 😀');
+    s.keys('Escape');
+    s.type(':w');
+    s.keys('Enter');
+    await waitFor(() => fs.readFileSync(file, 'utf8') === 'the user’s line 😀\n', "Qwen Code to write the user's text", TIMEOUT * 3).catch((err: Error) => {
+      throw new Error(`${err.message}; a.txt holds ${JSON.stringify(fs.readFileSync(file, 'utf8'))}\n--- screen ---\n${tui.screen()}`);
+    });
+  },
+);
