@@ -108,6 +108,7 @@ describe('Neovim companion with the real Gemini CLI client', { skip, timeout: 18
         'the accepted text back in a buffer',
         TIMEOUT * 2,
       );
+      assert.equal(await s.lua('return vim.bo[...].modifiable', kept.buf), true, 'the user can still edit and save it');
       assert.equal(await s.lua<number>("return #require('ide_companion.diff').list()"), 0, 'no diff is pending');
       assert.match(await s.messages(), /the Gemini CLI session that proposed app\.ts went away; the proposal is kept in its buffer \(:w FILE saves it\)/);
       assert.equal(fs.readFileSync(file, 'utf8'), 'const a = 1;\n', 'the file on disk is untouched');
