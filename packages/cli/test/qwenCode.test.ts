@@ -30,7 +30,7 @@ const skip =
   skipUnless(which('tmux') !== undefined, 'tmux', 'apt-get install -y tmux');
 
 test(
-  "qwen in the project connects to ide-companion serve, and its proposed write, edited in $EDITOR and accepted in serve's terminal, lands byte for byte",
+  "qwen in the project connects to ide-companion serve; its proposed write, edited in $EDITOR and accepted in serve's terminal, lands byte for byte, and a rejected one changes nothing",
   { skip, timeout: 240_000 },
   async (t) => {
     const tmp = makeTempDir('ide-companion-qwen-serve-');
@@ -45,7 +45,12 @@ test(
     fs.writeFileSync(path.join(tmp.path, 'edited.txt'), edited);
     const editor = path.join(tmp.path, 'edit.sh');
     fs.writeFileSync(editor, `#!/bin/sh\ncat '${path.join(tmp.path, 'edited.txt')}' > "$1"\n`, { mode: 0o755 });
-    const model = await startOpenAiMock(proposeWriteTurns(file, 'line from the model\n'));
+    // The first prompt reads and writes; the second proposes again (the file already read).
+    const model = await startOpenAiMock([
+      ...proposeWriteTurns(file, 'line from the model\n'),
+      { tool: 'write_file', args: { file_path: file, content: 'rejected text\n' } },
+      { text: 'Done.' },
+    ]);
     const serve = new Tmux(160, 40);
     const tui = new Tmux(200, 50);
     t.after(async () => {
@@ -74,5 +79,15 @@ test(
     await waitFor(() => fs.readFileSync(file, 'utf8') === edited, "Qwen Code to write the user's text", 60_000).catch((err: Error) => {
       throw new Error(`${err.message}; a.txt holds ${JSON.stringify(fs.readFileSync(file, 'utf8'))}\n--- qwen ---\n${tui.screen()}`);
     });
+
+    await submitLine(tui, 'once more');
+    await serve.waitForText('+rejected text', 60_000).catch((err: Error) => {
+      throw new Error(`${err.message}\n--- qwen ---\n${tui.screen()}`);
+    });
+    serve.type('r');
+    await serve.waitForText('Rejected', 10_000);
+    // Time for Qwen Code to act on the outcome: it must not write.
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    assert.equal(fs.readFileSync(file, 'utf8'), edited, 'the rejected proposal never reached the file');
   },
 );
