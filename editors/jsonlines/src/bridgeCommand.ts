@@ -81,6 +81,8 @@ async function run(argv: string[]): Promise<number> {
       trusted: hello.trusted,
       editor,
       logger,
+      // A bridge run by a script is its own host: killed with -9, its reaper removes its files.
+      reapOnKill: true,
       // The editor's choice of agents (Vim's g:ide_companion_agents, Emacs's ide-companion-agents).
       ...(hello.agents && { agents: parseAgents(hello.agents.join(',')) }),
     });

@@ -88,7 +88,8 @@ async function run(argv: string[]): Promise<number> {
   let listening!: () => void;
   const seeded = new Promise<void>((resolve) => (listening = resolve)).then(() => watcher.seed());
   const agents = typeof values['agents'] === 'string' ? parseAgents(values['agents']) : undefined;
-  companion = new Companion({ ideInfo: SERVE_IDE_INFO, workspaceRoots: roots, editor, logger, contextSeed: seeded, agents });
+  // serve is its own host: killed with -9, its reaper removes its files (nothing else would until the next start).
+  companion = new Companion({ ideInfo: SERVE_IDE_INFO, workspaceRoots: roots, editor, logger, contextSeed: seeded, agents, reapOnKill: true });
 
   const starting = companion.start().finally(listening);
   const started = await Promise.allSettled([starting, seeded.then(() => watcher.watch())]);

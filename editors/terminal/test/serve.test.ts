@@ -291,6 +291,49 @@ test('serve --json logs events as JSON lines for scripts, without the token', as
   }
 });
 
+// Issue 21: serve is its own host; killed with -9 no handler of its runs, and its files used to stay until the next start swept them.
+test('serve killed with SIGKILL: its discovery file, both lock files and its socket folder go within 2 s; a clean stop leaves no reaper behind', async () => {
+  const tmp = makeTempDir();
+  const env = { ...process.env, TMPDIR: tmp.path, QWEN_HOME: path.join(tmp.path, 'qwen'), CLAUDE_CONFIG_DIR: path.join(tmp.path, 'claude') };
+  const { spawn } = await import('node:child_process');
+  const readline = await import('node:readline');
+  const start = () => {
+    const child = spawn(process.execPath, [bin, 'serve', '--json', '--workspace', tmp.path], { env, stdio: ['ignore', 'pipe', 'ignore'] });
+    const events: any[] = [];
+    readline.createInterface({ input: child.stdout! }).on('line', (l) => events.push(JSON.parse(l)));
+    return { child, events };
+  };
+  const reapers = () => spawnSync('pgrep', ['-f', `ide-companion-reaper ${tmp.path}`], { encoding: 'utf8' }).stdout.trim();
+  try {
+    const { child, events } = start();
+    const listening = await waitFor(() => events.find((e) => e.event === 'listening'), 'listening event', 20_000);
+    const files = [
+      listening.discoveryFile as string,
+      path.join(tmp.path, 'qwen', 'ide', `${listening.port}.lock`),
+      path.join(tmp.path, 'claude', 'ide', `${listening.port}.lock`),
+      path.join(tmp.path, `ide-companion-${process.getuid!()}`, `${child.pid}-${listening.port}`),
+    ];
+    for (const file of files) assert.ok(fs.existsSync(file), `${file} exists while serve runs`);
+    assert.notEqual(reapers(), '', 'a reaper waits beside serve');
+    child.kill('SIGKILL');
+    const killedAt = Date.now();
+    await waitFor(() => files.every((f) => !fs.existsSync(f)), 'every file of the killed serve gone', 5_000);
+    assert.ok(Date.now() - killedAt < 2_000, `gone after ${Date.now() - killedAt} ms`);
+    await waitFor(() => reapers() === '', 'the reaper gone too', 5_000);
+
+    // A clean stop removes its files itself, and its reaper goes without removing anything else.
+    const second = start();
+    const again = await waitFor(() => second.events.find((e) => e.event === 'listening'), 'listening event', 20_000);
+    assert.ok(fs.existsSync(again.discoveryFile));
+    second.child.kill('SIGTERM');
+    await new Promise((r) => second.child.once('exit', r));
+    assert.equal(fs.existsSync(again.discoveryFile), false);
+    await waitFor(() => reapers() === '', 'no reaper left after a clean stop', 5_000);
+  } finally {
+    tmp.cleanup();
+  }
+});
+
 /** The first context `serve --workspace dir` pushes to a client. */
 async function initialContext(dir: string, tmp: string): Promise<any[]> {
   const { spawn } = await import('node:child_process');

@@ -33,6 +33,7 @@ import { CompanionSocket, ensureSocketBaseDir, SOCKET_HOST, sweepStaleSocketDirs
 import { createMcpHttpHandler, type McpHttpHandlerOptions } from './http/mcpHttpHandler.js';
 import { loopbackHostRule, socketHostRule } from './http/requestGuard.js';
 import { registerExitCleanup } from './lifecycle.js';
+import { startReaper, type Reaper } from './reaper.js';
 import { loadSdk } from './lazySdk.js';
 import { describeError, silentLogger, type Logger } from './logger.js';
 import { SessionRegistry, type SessionInfo } from './sessions.js';
@@ -96,6 +97,13 @@ export interface CompanionOptions {
   /** Remove the discovery file on SIGINT/SIGTERM/SIGHUP (default true; an in-process extension host passes false). */
   handleSignals?: boolean;
   /**
+   * Remove the discovery and lock files and the socket folder even when this
+   * process is killed with -9 (default false): a small `sh` waits on a pipe
+   * from it (reaper.ts). For the ends that are their own host (`serve`,
+   * `bridge`); an editor's host has its editor to clean up after it.
+   */
+  reapOnKill?: boolean;
+  /**
    * Also listen on a private Unix socket (default true, not on Windows), for
    * a CLI elsewhere through the relay: docs/remote.md.
    */
@@ -142,6 +150,7 @@ export class Companion {
   /** The agents asked for; those whose lock file could not be written drop out (`agents`). */
   private readonly wantedAgents: readonly AgentName[];
   private removeExitCleanup: (() => void) | undefined;
+  private reaper: Reaper | undefined;
   private unsubscribers: Array<() => void> = [];
   private state: State = 'new';
   private startPromise: Promise<void> | undefined;
@@ -347,6 +356,7 @@ export class Companion {
       this.removeExitCleanup = registerExitCleanup(() => this.removeFilesSync(), this.options.handleSignals ?? true);
       await this.listenOnSocket();
       this.writeDiscoveryFile();
+      if (this.options.reapOnKill) this.reaper = startReaper(this.ownedPaths());
     } catch (err) {
       this.removeFilesSync();
       this.removeExitCleanup?.();
@@ -454,8 +464,15 @@ export class Companion {
     }
   }
 
+  /** The files and the socket folder this companion made (what its reaper removes). */
+  private ownedPaths(): string[] {
+    return [this.discovery?.path, this.qwenLock?.path, this.claudeLock?.path, this.socketDir].filter((p): p is string => p !== undefined);
+  }
+
   /** What no process may find once this companion is gone: the discovery and lock files, the socket. */
   private removeFilesSync(): void {
+    this.reaper?.dispose();
+    this.reaper = undefined;
     this.discovery?.removeSync();
     this.qwenLock?.removeSync();
     this.claudeLock?.removeSync();

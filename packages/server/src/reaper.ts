@@ -1,0 +1,53 @@
+/**
+ * What removes a companion's files when its process is killed with -9 (an
+ * out-of-memory kill, a crash): no handler of its own can run then. A tiny
+ * `sh` (about a megabyte, not a second Node) waits on a pipe from the
+ * companion; the pipe ends only when the companion's process does, however it
+ * ends, and the shell then removes the files it was given. Used by the ends
+ * that are their own host (`serve`, `bridge`); an editor's host has its editor
+ * to clean up after it. Not on Windows.
+ */
+import type { ChildProcess } from 'node:child_process';
+import * as fs from 'node:fs';
+import { childProcess } from './childProcess.js';
+
+export interface Reaper {
+  /** The companion stopped cleanly and removed its files: the reaper goes without removing anything. */
+  dispose(): void;
+}
+
+/** Starts a reaper for `paths` (files, or private folders removed whole). Undefined where it cannot run. */
+export function startReaper(paths: readonly string[]): Reaper | undefined {
+  if (process.platform === 'win32' || paths.length === 0) return undefined;
+  let child: ChildProcess;
+  try {
+    // `read` returns at end of input: when every writer of the pipe, the companion, is gone.
+    // The paths are arguments, never part of the script.
+    child = childProcess().spawn('/bin/sh', ['-c', 'read -r line || rm -rf -- "$@"', 'ide-companion-reaper', ...paths], {
+      stdio: ['pipe', 'ignore', 'ignore'],
+      detached: true,
+    });
+  } catch {
+    return undefined;
+  }
+  child.on('error', () => undefined);
+  child.stdin?.on('error', () => undefined);
+  // Neither the child nor its pipe keeps the companion's process alive.
+  child.unref();
+  (child.stdin as unknown as { _handle?: { unref?: () => void } } | null)?._handle?.unref?.();
+  const handle = (child.stdin as unknown as { _handle?: { fd?: number } } | null)?._handle;
+  return {
+    dispose() {
+      // A line (not end of input): the shell exits without removing anything. Written at once: the
+      // process may exit right after a stop, and a reaper seeing end of input then would remove files
+      // that, named by port, may by then be another companion's.
+      try {
+        if (typeof handle?.fd === 'number' && handle.fd >= 0) fs.writeSync(handle.fd, 'done\n');
+        else child.stdin?.write('done\n');
+      } catch {
+        // The reaper is gone already.
+      }
+      child.stdin?.destroy();
+    },
+  };
+}
