@@ -12,6 +12,7 @@ import * as path from 'node:path';
 import * as readline from 'node:readline';
 import type { ReadStream } from 'node:tty';
 import type { DiffCloseReason, EditorActions, PendingDiff } from '@ide-companion/server/editorActions';
+import { ensurePrivateDirectory } from '@ide-companion/server/discoveryFile';
 import { paint, renderUnifiedDiff } from './renderDiff.js';
 import type { StatusLine } from './statusLine.js';
 import { visibleLine } from './visible.js';
@@ -98,16 +99,40 @@ export class TerminalReview implements EditorActions {
   }
 
   closeDiff(diff: PendingDiff, reason: DiffCloseReason): void {
+    const entry = this.find(diff.id);
     const index = this.queue.findIndex((e) => e.diff.id === diff.id);
     if (index !== -1) this.queue.splice(index, 1);
     this.options.onEvent?.({ event: 'diffClosed', filePath: diff.filePath, reason });
-    if (this.current?.diff.id === diff.id) {
-      this.current = undefined;
+    // Its CLI went away: nobody can take an answer, but the proposal (the user's edits in it) is kept in a file.
+    const kept = reason === 'sessionClosed' && entry ? this.keep(entry) : undefined;
+    if (this.current?.diff.id === diff.id || kept) {
+      if (this.current?.diff.id === diff.id) this.current = undefined;
       const why =
-        reason === 'closedByCli' ? `answered in the ${diff.agent} terminal` : reason === 'replaced' ? 'replaced by a newer proposal' : 'its CLI session ended';
+        reason === 'closedByCli'
+          ? `answered in the ${diff.agent} terminal`
+          : reason === 'replaced'
+            ? 'replaced by a newer proposal'
+            : `the ${diff.agent} session ended`;
       this.options.screen.setPrompt('');
       this.print(`\n${paint(`Proposal for ${visibleLine(diff.filePath)} closed: ${why}.`, 'dim', this.options.color)}\n`);
+      if (kept) this.print(`${paint(`It is kept in ${visibleLine(kept)}: copy it over the file to apply it.`, 'bold', this.options.color)}\n`);
       if (!this.editing) this.next();
+    }
+  }
+
+  /** Writes the proposal as it stands into a private folder (0600 in 0700); its path, or undefined when it could not. */
+  private keep(entry: Entry): string | undefined {
+    try {
+      const dir = path.join(os.tmpdir(), `ide-companion-kept-${process.getuid?.() ?? 'user'}`);
+      // Ours alone: not a link, not another user's, 0700.
+      ensurePrivateDirectory(dir);
+      const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+      const file = path.join(dir, `${stamp}-${editFileName(entry.diff.filePath)}`);
+      fs.writeFileSync(file, entry.proposal, { mode: 0o600, flag: 'wx' });
+      this.options.onEvent?.({ event: 'diffKept', filePath: entry.diff.filePath, keptIn: file });
+      return file;
+    } catch {
+      return undefined;
     }
   }
 

@@ -334,6 +334,55 @@ test('serve killed with SIGKILL: its discovery file, both lock files and its soc
   }
 });
 
+// Issue 21: the terminal end had no buffer to keep a proposal in when its CLI went away; the user's edits, or accepted text, were lost.
+test('the CLI gone after the user edited and accepted in serve, before it wrote: the accepted text is kept in a private file, its path printed; the file untouched', async () => {
+  const tmp = makeTempDir();
+  const workspace = path.join(tmp.path, 'ws');
+  fs.mkdirSync(workspace);
+  const target = path.join(workspace, 'a.txt');
+  fs.writeFileSync(target, 'on disk\n');
+  const edited = 'the user’s text\r\nno final newline 😀';
+  const editedFile = path.join(tmp.path, 'edited.txt');
+  fs.writeFileSync(editedFile, edited);
+  const editor = path.join(tmp.path, 'edit.sh');
+  fs.writeFileSync(editor, `#!/bin/sh\ncat '${editedFile}' > "$1"\n`, { mode: 0o755 });
+  const { spawn } = await import('node:child_process');
+  const readline = await import('node:readline');
+  const child = spawn(process.execPath, [bin, 'serve', '--json', '--workspace', workspace], {
+    env: { ...process.env, TMPDIR: tmp.path, EDITOR: editor, VISUAL: '' },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  const events: any[] = [];
+  readline.createInterface({ input: child.stdout! }).on('line', (l) => events.push(JSON.parse(l)));
+  let review = '';
+  child.stderr!.on('data', (d: Buffer) => (review += d.toString()));
+  try {
+    await waitFor(() => events.find((e) => e.event === 'listening'), 'listening event', 20_000);
+    const cli = await connect(path.join(tmp.path, 'gemini', 'ide'));
+    await cli.client.callTool({ name: 'openDiff', arguments: { filePath: target, newContent: 'from the model\n' } });
+    await waitFor(() => events.find((e) => e.event === 'diffOpened'), 'the proposal shown');
+    child.stdin!.write('e\n');
+    await waitFor(() => review.includes('(with your edits)'), 'the edit taken', 15_000);
+    child.stdin!.write('a\n');
+    const accepted = await waitFor(() => cli.notifications.find((n) => n.method === 'ide/diffAccepted'), 'the CLI told');
+    assert.equal(accepted.params.content, edited);
+    // The CLI dies before it writes: its session ends.
+    await (cli.client.transport as any).terminateSession();
+    await cli.client.close();
+    const kept = await waitFor(() => events.find((e) => e.event === 'diffKept'), 'the accepted text kept', 10_000);
+    assert.equal(kept.filePath, target);
+    assert.equal(fs.readFileSync(kept.keptIn, 'utf8'), edited, 'kept byte for byte');
+    assert.equal((fs.statSync(kept.keptIn).mode & 0o777).toString(8), '600');
+    assert.equal((fs.statSync(path.dirname(kept.keptIn)).mode & 0o777).toString(8), '700');
+    await waitFor(() => review.includes(`It is kept in ${kept.keptIn}`), 'its path printed');
+    assert.equal(fs.readFileSync(target, 'utf8'), 'on disk\n', 'the file untouched');
+  } finally {
+    child.kill('SIGTERM');
+    await new Promise((r) => child.once('exit', r));
+    tmp.cleanup();
+  }
+});
+
 /** The first context `serve --workspace dir` pushes to a client. */
 async function initialContext(dir: string, tmp: string): Promise<any[]> {
   const { spawn } = await import('node:child_process');
