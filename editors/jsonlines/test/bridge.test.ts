@@ -334,3 +334,75 @@ describe('ide-companion bridge: every optional argument left out', () => {
     }
   });
 });
+
+// Issue 21: the kill matrix with a scripted editor. The bridge tells the script what happened; the script keeps what it shows.
+describe('ide-companion bridge: faults, with a scripted editor', () => {
+  async function startScripted(tmp: string) {
+    const env: NodeJS.ProcessEnv = { ...process.env, TMPDIR: tmp, QWEN_HOME: path.join(tmp, 'qwen'), CLAUDE_CONFIG_DIR: path.join(tmp, 'claude') };
+    for (const name of Object.values(CONTAINER_ENV)) delete env[name];
+    const editor = new ScriptedEditor(['--name', 'scripted', '--display-name', 'Scripted Editor', '--workspace', tmp], env);
+    editor.send({ type: 'hello', protocol: 1, pid: process.pid, capabilities: [] });
+    const ready = await waitFor(() => editor.fromHost.find((m) => m.type === 'ready'), 'ready', 15_000);
+    return { editor, ready };
+  }
+
+  test('the CLI gone with a proposal open, and gone after the accept before its write: the script is told sessionClosed for each, the accepted text shown again first', async () => {
+    const tmp = makeTempDir();
+    const { editor, ready } = await startScripted(tmp.path);
+    try {
+      const target = path.join(tmp.path, 'a.txt');
+      fs.writeFileSync(target, 'on disk\n');
+      const cli = await connectRecordingClient({ port: ready.port, token: ready.env.GEMINI_CLI_IDE_AUTH_TOKEN });
+      // openDiff is answered once the script has shown the diff.
+      const opened = cli.client.callTool({ name: 'openDiff', arguments: { filePath: target, newContent: 'from the model\n' } });
+      const shown = await editor.request('showDiff');
+      editor.respond(shown, { result: null });
+      await opened;
+      editor.send({ type: 'diffAccepted', diffId: shown.params.diffId, content: 'accepted by the user\n' });
+      await waitFor(() => cli.notifications.find((n) => n.method === 'ide/diffAccepted'), 'the CLI told');
+      const other = path.join(tmp.path, 'b.txt');
+      const openedOther = cli.client.callTool({ name: 'openDiff', arguments: { filePath: other, newContent: 'still open\n' } });
+      const open = await editor.request('showDiff', (p) => p.filePath === other);
+      editor.respond(open, { result: null });
+      await openedOther;
+      // The CLI dies before it writes a.txt, with b.txt's proposal open.
+      await (cli.client.transport as any).terminateSession();
+      await cli.client.close();
+      const closedOpen = await editor.request('closeDiff', (p) => p.diffId === open.params.diffId);
+      assert.equal(closedOpen.params.reason, 'sessionClosed');
+      editor.respond(closedOpen, { result: null });
+      const again = await editor.request('showDiff', (p) => p.filePath === target && p.diffId !== shown.params.diffId);
+      assert.equal(again.params.newContent, 'accepted by the user\n', 'the accepted text, shown again');
+      assert.equal(again.params.originalContent, 'on disk\n');
+      editor.respond(again, { result: null });
+      const keep = await editor.request('closeDiff', (p) => p.diffId === again.params.diffId);
+      assert.equal(keep.params.reason, 'sessionClosed', 'closed as its session ended: the script keeps it');
+      editor.respond(keep, { result: null });
+      assert.equal(fs.readFileSync(target, 'utf8'), 'on disk\n', 'the file untouched');
+    } finally {
+      editor.host.kill();
+      tmp.cleanup();
+    }
+  });
+
+  test('the bridge killed with SIGKILL: its discovery file, lock files and socket folder go within 2 s (its reaper)', async () => {
+    const tmp = makeTempDir();
+    const { editor, ready } = await startScripted(tmp.path);
+    try {
+      const files = [
+        ready.discoveryFile,
+        path.join(tmp.path, 'qwen', 'ide', `${ready.port}.lock`),
+        path.join(tmp.path, 'claude', 'ide', `${ready.port}.lock`),
+        path.dirname(ready.socketPath),
+      ];
+      for (const f of files) assert.ok(fs.existsSync(f), `${f} exists while the bridge runs`);
+      editor.host.kill('SIGKILL');
+      const killedAt = Date.now();
+      await waitFor(() => files.every((f) => !fs.existsSync(f)), "the killed bridge's files gone", 5_000);
+      assert.ok(Date.now() - killedAt < 2_000, `gone after ${Date.now() - killedAt} ms`);
+    } finally {
+      editor.host.kill();
+      tmp.cleanup();
+    }
+  });
+});
