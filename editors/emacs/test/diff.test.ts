@@ -153,6 +153,59 @@ describe('Emacs diffs', { skip, timeout: 180_000 }, () => {
     },
   );
 
+  // Issue 21: accepted, then the CLI killed before it wrote: the accepted text must not go with it.
+  test(
+    'the CLI killed (SIGKILL) after the user accepted and before it wrote: the accepted text comes back in a kept buffer, said so; the file untouched',
+    { skip: skipUnless(findGeminiCli() !== undefined, 'Gemini CLI 0.61.0', 'run scripts/install-gemini-cli.sh') },
+    async (t) => {
+      const emacs = await startEmacs({ files: { 'a.txt': 'old\n' }, open: ['a.txt'] });
+      t.after(() => emacs.close());
+      await emacs.discovery();
+      const client = await RealIdeClient.start(findGeminiCli()!, {
+        cwd: emacs.workspace,
+        env: ideTerminalEnv({ tmpdir: emacs.tmp, idePid: emacs.pid }),
+        timeoutMs: TIMEOUT * 3,
+      });
+      t.after(() => client.stop());
+      assert.equal((await client.connect())['status'], 'connected');
+      const file = path.join(emacs.workspace, 'a.txt');
+      client.send({ cmd: 'openDiff', filePath: file, newContent: PROPOSAL });
+      const proposal = await waitFor(
+        async () =>
+          (await emacs.evalJson<string | null>(
+            '(let (found) (maphash (lambda (_id d) (setq found (buffer-name (ide-companion--diff-proposal d)))) ide-companion--diffs) (or found :null))',
+          )) ?? undefined,
+        'the diff in Emacs',
+        TIMEOUT,
+      );
+      await emacs.eval(`(with-current-buffer ${elispString(proposal)} (goto-char (point-max)) (insert " accepted") (ide-companion-accept))`);
+      const result = await client.waitFor((e) => e.event === 'diffResult' && e['filePath'] === file, 'the diff outcome');
+      assert.equal(result['result'].status, 'accepted');
+      await client.kill('SIGKILL');
+      const kept = await waitFor(
+        async () =>
+          (await emacs.evalJson<string | null>(
+            `(or (seq-some (lambda (b) (and (string-match-p "proposal" (buffer-name b)) (equal (with-current-buffer b (buffer-string)) ${elispString(`${PROPOSAL} accepted`)}) (buffer-name b))) (buffer-list)) :null)`,
+          )) ?? undefined,
+        'the accepted text back in a buffer',
+        TIMEOUT * 2,
+      );
+      assert.ok(kept);
+      // Shown again, then kept: no diff pending once the keeping is done, and one line says so.
+      await waitFor(async () => (await emacs.evalJson<number>('(hash-table-count ide-companion--diffs)')) === 0, 'no diff pending', TIMEOUT);
+      const messages = await waitFor(
+        async () => {
+          const text = await emacs.evalJson<string>('(with-current-buffer "*Messages*" (buffer-string))');
+          return /the Gemini CLI session that proposed a\.txt went away; the proposal is kept in its buffer \(C-x C-w saves it\)/.test(text) ? text : undefined;
+        },
+        'the line that says so',
+        TIMEOUT,
+      );
+      assert.ok(messages);
+      assert.equal(fs.readFileSync(file, 'utf8'), 'old\n', 'the file on disk is untouched');
+    },
+  );
+
   // Issue 21: the editor itself killed (kill -9) with a proposal open: its host must not outlive it, nor its files.
   test('Emacs killed with SIGKILL with a diff open: the host exits, its discovery file and socket folder go, the file on disk is untouched', async (t) => {
     const emacs = await startEmacs({ files: { 'a.txt': 'old\n' }, open: ['a.txt'] });

@@ -12,6 +12,7 @@ import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
   assertServesSocket,
+  connectClaudeClient,
   connectRecordingClient,
   findGeminiCli,
   geminiArgv,
@@ -30,7 +31,7 @@ import {
   type Where,
 } from '@ide-companion/testkit';
 import { createVSIX } from '@vscode/vsce';
-import { CHROMIUM, CodeServer, hasCodeServer, type Window } from './codeServer.js';
+import { CHROMIUM, CodeServer, hasCodeServer, WITH_API, type Window } from './codeServer.js';
 import { activeElementIsTerminal, diffTabCount, discoveryOf, lastContext, openDiff, rejectAllDiffs, terminalText, textOf } from './workbench.js';
 
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../..');
@@ -322,6 +323,63 @@ describe('VS Code extension in code-server', { skip, timeout: 10 * 60_000 }, () 
     await win.eval(
       `for (const d of vscode.workspace.textDocuments.filter((d) => d.isUntitled)) { await vscode.window.showTextDocument(d); await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor'); }`,
     );
+  });
+
+  test("the CLI's session ends after the user's accept and before its write: the accepted text comes back in an untitled editor, the file untouched", async () => {
+    const other = await connectRecordingClient({ port: (await win.api()).port, token: discoveryOf((await win.api()).discoveryFile).authToken });
+    const file = path.join(ws, 'a.txt');
+    const before = fs.readFileSync(file, 'utf8');
+    await openDiff(other, file, 'from the model\n');
+    const diff = await theOnlyDiff(win);
+    await editProposal(win, diff.id, 'accepted by the user: ');
+    await win.eval(`await vscode.commands.executeCommand('ideCompanion.acceptDiff', args.id);`, { id: diff.id });
+    await waitFor(() => other.notifications.find((n) => n.method === 'ide/diffAccepted'), 'the CLI told');
+    // The CLI is gone before it writes.
+    await other.transport.terminateSession();
+    await other.close();
+    const kept = await waitFor(
+      async () =>
+        (await win.eval<string[]>(`return vscode.workspace.textDocuments.filter((d) => d.isUntitled).map((d) => d.getText())`)).find((t) =>
+          t.includes('accepted by the user: '),
+        ),
+      'the accepted text kept',
+    );
+    assert.equal(kept, 'accepted by the user: from the model\n');
+    await waitFor(async () => (await win.api()).pendingDiffs.length === 0, 'nothing pending');
+    assert.equal(fs.readFileSync(file, 'utf8'), before, 'the file on disk is untouched');
+    await win.eval(
+      `for (const d of vscode.workspace.textDocuments.filter((d) => d.isUntitled)) { await vscode.window.showTextDocument(d); await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor'); }`,
+    );
+  });
+
+  test('"Send Selection to Claude Code" sends the selected lines to a connected Claude Code as at_mentioned; with none connected it says so', async () => {
+    const port = (await win.api()).port;
+    // Where the extension host writes Claude Code's lock file (the test run's private CLAUDE_CONFIG_DIR).
+    const lock = JSON.parse(fs.readFileSync(path.join(process.env['CLAUDE_CONFIG_DIR']!, 'ide', `${port}.lock`), 'utf8')) as { authToken: string };
+    const file = path.join(ws, 'a.txt');
+    await win.eval(
+      `const editor = await vscode.window.showTextDocument(vscode.Uri.file(args.file), { preview: false });
+       editor.selection = new vscode.Selection(0, 0, 1, 0);`,
+      { file },
+    );
+    assert.equal(
+      await win.eval<number>(`return await vscode.commands.executeCommand('ideCompanion.sendToAgent');`),
+      0,
+      'no Claude Code connected: nothing sent',
+    );
+    const claude = await connectClaudeClient({ port, token: lock.authToken });
+    try {
+      await waitFor(
+        async () => (await win.eval<string[]>(`${WITH_API} return api.sessions().map((x) => x.agent);`)).includes('claude'),
+        'the Claude Code session listed',
+      );
+      assert.equal(await win.eval<number>(`return await vscode.commands.executeCommand('ideCompanion.sendToAgent');`), 1);
+      const mention = await waitFor(() => claude.notifications.find((n) => n.method === 'at_mentioned'), 'at_mentioned');
+      // The selection ends at the start of line 2: line 1 alone (0-based for Claude Code).
+      assert.deepEqual(mention.params, { filePath: file, lineStart: 0, lineEnd: 0 });
+    } finally {
+      await claude.close();
+    }
   });
 
   test('diffs of two CLI sessions are told apart: each hears only its own outcome', async () => {
