@@ -62,3 +62,20 @@ test('a CLI that wrote the accepted text before it went away: nothing comes back
   await sleep(300);
   assert.equal(h.view.shown.length, 2);
 });
+
+test('accept in flight: the user accepts while the CLI is already going (its stream closed, its session not yet ended): the text is kept when the session ends', async (t) => {
+  const h = await startCompanion(options);
+  t.after(() => h.cleanup());
+  const file = path.join(h.workspace, 'c.txt');
+  fs.writeFileSync(file, 'on disk\n');
+  const cli = await connectClient(h.companion);
+  await cli.client.callTool({ name: 'openDiff', arguments: { filePath: file, newContent: 'from the model\n' } });
+  const shown = await waitFor(() => h.view.shown[0], 'the diff shown');
+  // The CLI dies: its stream closes (no DELETE); its session lives on for the stream grace.
+  await cli.close();
+  assert.equal(h.companion.diffs.accept(shown.id, 'accepted as the CLI died\n'), true, 'the accept is taken: the diff was still pending');
+  const kept = await waitFor(() => h.view.shown[1], 'the accepted text shown again', 5_000);
+  assert.equal(kept.newContent, 'accepted as the CLI died\n');
+  await waitFor(() => h.view.closed.find((c) => c.diff.id === kept.id && c.reason === 'sessionClosed'), 'kept as the session ends');
+  assert.equal(fs.readFileSync(file, 'utf8'), 'on disk\n');
+});
