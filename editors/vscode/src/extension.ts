@@ -170,6 +170,8 @@ class CompanionExtension implements vscode.Disposable {
       logger: this.logger,
       trusted: vscode.workspace.isTrusted,
       handleSignals: false,
+      // The extension host killed with -9 (a crash, an out-of-memory kill) runs no handler: a reaper removes its files.
+      reapOnKill: true,
       agents: parseAgents(vscode.workspace.getConfiguration('ideCompanion').get<string[]>('agents', ['gemini', 'qwen', 'claude']).join(',')),
     });
     this.companion = companion;

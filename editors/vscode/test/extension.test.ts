@@ -514,6 +514,25 @@ describe('VS Code extension in code-server', { skip, timeout: 10 * 60_000 }, () 
     assert.equal(fs.existsSync(one.discoveryFile), true, 'the other window keeps its companion');
   });
 
+  // Issue 21: the extension host killed with -9 runs no handler of ours; its files must not outlive it.
+  test('the extension host killed with SIGKILL: its discovery file, lock files and socket folder go within 2 s', async () => {
+    const third = await cs.openWindow(ws);
+    const api = await third.api();
+    const files = [
+      api.discoveryFile,
+      path.join(process.env['CLAUDE_CONFIG_DIR']!, 'ide', `${api.port}.lock`),
+      path.join(process.env['QWEN_HOME']!, 'ide', `${api.port}.lock`),
+      path.dirname(api.socketPath!),
+    ];
+    for (const f of files) assert.ok(fs.existsSync(f), `${f} exists while the window runs`);
+    process.kill(third.pid, 'SIGKILL');
+    const killedAt = Date.now();
+    await waitFor(() => files.every((f) => !fs.existsSync(f)), "the killed extension host's files gone", 5_000);
+    assert.ok(Date.now() - killedAt < 2_000, `gone after ${Date.now() - killedAt} ms`);
+    assert.equal(fs.existsSync((await win.api()).discoveryFile), true, 'the other window keeps its companion');
+    await third.page.close().catch(() => undefined);
+  });
+
   test('ide-companion check passes against the extension', async () => {
     const api = await win.api();
     // Asynchronously: a blocked event loop would stall Chromium, whose protocol pipe this process reads.

@@ -99,8 +99,8 @@ export interface CompanionOptions {
   /**
    * Remove the discovery and lock files and the socket folder even when this
    * process is killed with -9 (default false): a small `sh` waits on a pipe
-   * from it (reaper.ts). For the ends that are their own host (`serve`,
-   * `bridge`); an editor's host has its editor to clean up after it.
+   * from it (reaper.ts). Where no editor cleans up after this process:
+   * `serve`, `bridge`, VS Code's extension host.
    */
   reapOnKill?: boolean;
   /**
@@ -356,7 +356,7 @@ export class Companion {
       this.removeExitCleanup = registerExitCleanup(() => this.removeFilesSync(), this.options.handleSignals ?? true);
       await this.listenOnSocket();
       this.writeDiscoveryFile();
-      if (this.options.reapOnKill) this.reaper = startReaper(this.ownedPaths());
+      if (this.options.reapOnKill) this.reaper = await startReaper(this.ownedPaths());
     } catch (err) {
       this.removeFilesSync();
       this.removeExitCleanup?.();

@@ -3,13 +3,12 @@
  * out-of-memory kill, a crash): no handler of its own can run then. A tiny
  * `sh` (about a megabyte, not a second Node) waits on a pipe from the
  * companion; the pipe ends only when the companion's process does, however it
- * ends, and the shell then removes the files it was given. Used by the ends
- * that are their own host (`serve`, `bridge`); an editor's host has its editor
- * to clean up after it. Not on Windows.
+ * ends, and the shell then removes the files it was given. Used where no
+ * editor cleans up after the companion's process: `serve`, `bridge` (Vim's,
+ * Emacs's and scripts' host) and VS Code's extension host. Not on Windows.
  */
 import type { ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
-import { childProcess } from './childProcess.js';
 
 export interface Reaper {
   /** The companion stopped cleanly and removed its files: the reaper goes without removing anything. */
@@ -17,13 +16,15 @@ export interface Reaper {
 }
 
 /** Starts a reaper for `paths` (files, or private folders removed whole). Undefined where it cannot run. */
-export function startReaper(paths: readonly string[]): Reaper | undefined {
+export async function startReaper(paths: readonly string[]): Promise<Reaper | undefined> {
   if (process.platform === 'win32' || paths.length === 0) return undefined;
   let child: ChildProcess;
   try {
+    // Loaded here, and by import(): it works in every bundle (ESM, and the VS Code extension's CommonJS).
+    const { spawn } = await import('node:child_process');
     // `read` returns at end of input: when every writer of the pipe, the companion, is gone.
     // The paths are arguments, never part of the script.
-    child = childProcess().spawn('/bin/sh', ['-c', 'read -r line || rm -rf -- "$@"', 'ide-companion-reaper', ...paths], {
+    child = spawn('/bin/sh', ['-c', 'read -r line || rm -rf -- "$@"', 'ide-companion-reaper', ...paths], {
       stdio: ['pipe', 'ignore', 'ignore'],
       detached: true,
     });
