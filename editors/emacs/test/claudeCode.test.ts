@@ -24,7 +24,7 @@ import {
   which,
 } from '@ide-companion/testkit';
 import { emacsclientPath, hasEmacs } from './emacs.js';
-import { elispString, startEmacs, TIMEOUT } from './harness.js';
+import { elispString, startEmacs, TIMEOUT, waitForProposalBuffer } from './harness.js';
 
 const claude = findClaudeCode();
 const skip =
@@ -66,14 +66,7 @@ test(
     emacs.tmux.keys('M-<', 'M-f', 'C-f', 'C-Space', 'M-f');
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     await claudeSubmit(tui, 'please change a.txt');
-    const proposal = await waitFor(
-      async () =>
-        (await emacs.evalJson<string | null>(
-          '(let (found) (maphash (lambda (_id d) (setq found (buffer-name (ide-companion--diff-proposal d)))) ide-companion--diffs) (or found :null))',
-        )) ?? undefined,
-      'the diff in Emacs',
-      60_000,
-    ).catch((err: Error) => {
+    const proposal = await waitForProposalBuffer(emacs, 60_000).catch((err: Error) => {
       throw new Error(`${err.message}\n--- screen ---\n${tui.screen()}`);
     });
     const edited = 'the user’s line 😀\nno final newline';

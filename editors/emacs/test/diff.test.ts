@@ -10,7 +10,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { findGeminiCli, ideTerminalEnv, processRunning, RealIdeClient, skipUnless, waitFor, which } from '@ide-companion/testkit';
 import { hasEmacs, emacsclientPath } from './emacs.js';
-import { connectFromDiscovery, elispString, startEmacs, TIMEOUT, type EmacsSession } from './harness.js';
+import { connectFromDiscovery, elispString, startEmacs, TIMEOUT, waitForProposalBuffer, type EmacsSession } from './harness.js';
 
 const skip =
   skipUnless(hasEmacs && emacsclientPath !== undefined, 'emacs and emacsclient', 'apt-get install -y emacs-nox') ||
@@ -127,14 +127,7 @@ describe('Emacs diffs', { skip, timeout: 180_000 }, () => {
       assert.equal((await client.connect())['status'], 'connected');
       const file = path.join(emacs.workspace, 'a.txt');
       client.send({ cmd: 'openDiff', filePath: file, newContent: PROPOSAL });
-      const proposal = await waitFor(
-        async () =>
-          (await emacs.evalJson<string | null>(
-            '(let (found) (maphash (lambda (_id d) (setq found (buffer-name (ide-companion--diff-proposal d)))) ide-companion--diffs) (or found :null))',
-          )) ?? undefined,
-        'the diff in Emacs',
-        TIMEOUT,
-      );
+      const proposal = await waitForProposalBuffer(emacs, TIMEOUT);
       await emacs.eval(`(with-current-buffer ${elispString(proposal)} (goto-char (point-max)) (insert " edited"))`);
       await client.kill('SIGKILL');
       // Its stream closed and did not reopen: the session ends, and with it the diff.
@@ -170,14 +163,7 @@ describe('Emacs diffs', { skip, timeout: 180_000 }, () => {
       assert.equal((await client.connect())['status'], 'connected');
       const file = path.join(emacs.workspace, 'a.txt');
       client.send({ cmd: 'openDiff', filePath: file, newContent: PROPOSAL });
-      const proposal = await waitFor(
-        async () =>
-          (await emacs.evalJson<string | null>(
-            '(let (found) (maphash (lambda (_id d) (setq found (buffer-name (ide-companion--diff-proposal d)))) ide-companion--diffs) (or found :null))',
-          )) ?? undefined,
-        'the diff in Emacs',
-        TIMEOUT,
-      );
+      const proposal = await waitForProposalBuffer(emacs, TIMEOUT);
       await emacs.eval(`(with-current-buffer ${elispString(proposal)} (goto-char (point-max)) (insert " accepted") (ide-companion-accept))`);
       const result = await client.waitFor((e) => e.event === 'diffResult' && e['filePath'] === file, 'the diff outcome');
       assert.equal(result['result'].status, 'accepted');

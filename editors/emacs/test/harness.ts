@@ -176,3 +176,15 @@ export type RecordingClient = EditorClient;
 
 /** A real MCP SDK client connected with what the discovery file says (testkit's, with this harness's timeout). */
 export const connectFromDiscovery = (discovery: DiscoveryFile): Promise<RecordingClient> => connectEditorClient(discovery, TIMEOUT);
+
+/** The proposal buffer's name of the one diff open in `emacs`, once it is shown. */
+export function waitForProposalBuffer(emacs: EmacsSession, timeoutMs = TIMEOUT): Promise<string> {
+  return waitFor(
+    async () =>
+      (await emacs.evalJson<string | null>(
+        '(let (found) (maphash (lambda (_id d) (setq found (buffer-name (ide-companion--diff-proposal d)))) ide-companion--diffs) (or found :null))',
+      )) ?? undefined,
+    'the diff in Emacs',
+    timeoutMs,
+  );
+}
