@@ -45,14 +45,19 @@ test('Qwen Code started in the workspace finds the Qwen lock file of this Vim: /
 });
 
 test(
-  "Qwen Code sees Vim's selection, and its proposed write rewritten in Vim's diff and saved with :w lands byte for byte",
+  "Qwen Code sees Vim's selection; its proposed write rewritten in Vim's diff and saved with :w lands byte for byte, a rejected one changes nothing",
   { skip, timeout: 240_000 },
   async (t) => {
     const dirs = makeTempDir('ide-companion-vim-qwen-');
     const qwenHome = makeQwenHome(path.join(dirs.path, 'qwen-home'));
     const s = await startVim({ files: { 'a.txt': 'original line\n' }, env: { QWEN_HOME: qwenHome } });
     const file = path.join(s.workspace, 'a.txt');
-    const model = await startOpenAiMock(proposeWriteTurns(file, 'line from the model\n'));
+    // The first prompt reads and writes; the second proposes again (the file already read).
+    const model = await startOpenAiMock([
+      ...proposeWriteTurns(file, 'line from the model\n'),
+      { tool: 'write_file', args: { file_path: file, content: 'rejected text\n' } },
+      { text: 'Done.' },
+    ]);
     const tui = new Tmux(200, 50);
     t.after(async () => {
       await tui.stop();
@@ -81,5 +86,16 @@ test(
     await waitFor(() => fs.readFileSync(file, 'utf8') === 'the user’s line 😀\n', "Qwen Code to write the user's text", TIMEOUT * 3).catch((err: Error) => {
       throw new Error(`${err.message}; a.txt holds ${JSON.stringify(fs.readFileSync(file, 'utf8'))}\n--- screen ---\n${tui.screen()}`);
     });
+
+    await submitLine(tui, 'once more');
+    const second = await waitForDiff(s, file, 60_000).catch((err: Error) => {
+      throw new Error(`${err.message}\n--- screen ---\n${tui.screen()}`);
+    });
+    await gotoBuffer(s, second.proposal);
+    await s.ex('GeminiReject');
+    await waitFor(async () => (await s.expr<unknown[]>('ide_companion#diff#list()')).length === 0, 'the diff to close', TIMEOUT);
+    // Time for Qwen Code to act on the outcome: it must not write.
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    assert.equal(fs.readFileSync(file, 'utf8'), 'the user’s line 😀\n', 'the rejected proposal never reached the file');
   },
 );
