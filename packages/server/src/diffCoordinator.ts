@@ -34,8 +34,11 @@ export class DiffError extends Error {
 /** How long an accepted text is remembered while its session lives: a CLI writes at once or not at all. */
 export const UNWRITTEN_TTL_MS = 10 * 60_000;
 
+/** An accepted text not yet seen on disk: only what showing it again needs (not the proposal's or the original's text). */
 interface Unwritten {
-  diff: PendingDiff;
+  filePath: string;
+  sessionId: string;
+  agent: string;
   content: string;
   acceptedAt: number;
 }
@@ -170,28 +173,28 @@ export class DiffCoordinator {
     let bySession = this.unwritten.get(diff.sessionId);
     if (!bySession) this.unwritten.set(diff.sessionId, (bySession = new Map()));
     // What the CLI has written since (or what is too old to matter) is forgotten: a live session holds only what is still unwritten.
-    for (const [key, entry] of bySession) if (now - entry.acceptedAt > UNWRITTEN_TTL_MS || fileHolds(entry.diff.filePath, entry.content)) bySession.delete(key);
-    bySession.set(keyOf(diff.filePath), { diff, content, acceptedAt: now });
+    for (const [key, entry] of bySession) if (now - entry.acceptedAt > UNWRITTEN_TTL_MS || fileHolds(entry.filePath, entry.content)) bySession.delete(key);
+    bySession.set(keyOf(diff.filePath), { filePath: diff.filePath, sessionId: diff.sessionId, agent: diff.agent, content, acceptedAt: now });
   }
 
   /** An accepted text its CLI never wrote: unless the file now holds it, the editor shows it again and keeps it. */
-  private async keepUnwritten({ diff, content }: Unwritten): Promise<void> {
+  private async keepUnwritten({ filePath, sessionId, agent, content }: Unwritten): Promise<void> {
     if (!this.editor) return;
     let onDisk: string | undefined;
     try {
-      onDisk = await readOriginal(diff.filePath, this.maxOriginalBytes);
+      onDisk = await readOriginal(filePath, this.maxOriginalBytes);
     } catch {
       onDisk = undefined;
     }
     if (onDisk === content) return;
     // A newer proposal for the file is before the user: that one stands.
-    if (this.byKey.has(keyOf(diff.filePath))) return;
-    const kept: PendingDiff = { ...diff, id: randomUUID(), newContent: content, originalContent: onDisk, openedAt: Date.now() };
-    this.logger.warn('the CLI went away before writing an accepted proposal: it is kept in the editor', { filePath: diff.filePath });
+    if (this.byKey.has(keyOf(filePath))) return;
+    const kept: PendingDiff = { id: randomUUID(), filePath, newContent: content, originalContent: onDisk, sessionId, agent, openedAt: Date.now() };
+    this.logger.warn('the CLI went away before writing an accepted proposal: it is kept in the editor', { filePath });
     try {
       await this.editor.showDiff(kept);
     } catch (err) {
-      this.logger.warn('could not show the unwritten proposal again', { filePath: diff.filePath, error: describeError(err) });
+      this.logger.warn('could not show the unwritten proposal again', { filePath, error: describeError(err) });
       return;
     }
     await this.closeView(kept, 'sessionClosed');
