@@ -20,6 +20,7 @@ import {
   waitFor,
   which,
   type RecordingClient,
+  editorWriting,
 } from '@ide-companion/testkit';
 
 const bin = path.join(repoRoot, 'packages', 'cli', 'bin', 'ide-companion.js');
@@ -342,10 +343,7 @@ test('the CLI gone after the user edited and accepted in serve, before it wrote:
   const target = path.join(workspace, 'a.txt');
   fs.writeFileSync(target, 'on disk\n');
   const edited = 'the user’s text\r\nno final newline 😀';
-  const editedFile = path.join(tmp.path, 'edited.txt');
-  fs.writeFileSync(editedFile, edited);
-  const editor = path.join(tmp.path, 'edit.sh');
-  fs.writeFileSync(editor, `#!/bin/sh\ncat '${editedFile}' > "$1"\n`, { mode: 0o755 });
+  const editor = editorWriting(tmp.path, edited);
   const { spawn } = await import('node:child_process');
   const readline = await import('node:readline');
   const child = spawn(process.execPath, [bin, 'serve', '--json', '--workspace', workspace], {

@@ -24,6 +24,7 @@ import {
   waitClaudeIdeConnected,
   waitFor,
   which,
+  editorWriting,
 } from '@ide-companion/testkit';
 
 const claude = findClaudeCode();
@@ -44,9 +45,7 @@ test(
     fs.writeFileSync(file, 'original line\n');
     // What the user's $EDITOR writes in serve: CRLF, non-ASCII, no final newline.
     const edited = 'the user’s line\r\nsecond 😀';
-    fs.writeFileSync(path.join(tmp.path, 'edited.txt'), edited);
-    const editor = path.join(tmp.path, 'edit.sh');
-    fs.writeFileSync(editor, `#!/bin/sh\ncat '${path.join(tmp.path, 'edited.txt')}' > "$1"\n`, { mode: 0o755 });
+    const editor = editorWriting(tmp.path, edited);
     // The first prompt reads and writes; the second proposes again (the file already read).
     const model = await startAnthropicMock([
       ...claudeProposeWriteTurns(file, 'line from the model\n'),

@@ -24,6 +24,7 @@ import {
   waitIdeConnected,
   which,
   writeFileTurns,
+  editorWriting,
 } from '@ide-companion/testkit';
 import { SERVE_IDE_INFO } from '@ide-companion/terminal';
 
@@ -72,10 +73,7 @@ async function startScenario(t: TestContext, turns: readonly FakeTurn[] = writeF
   const { workspace, tmpdir } = dir;
   const file = path.join(workspace, 'a.txt');
   // $EDITOR: replaces the file it is given, as a user rewriting the proposal would.
-  const edited = path.join(dir.path, 'edited.txt');
-  fs.writeFileSync(edited, EDITED);
-  const editor = path.join(dir.path, 'edit.sh');
-  fs.writeFileSync(editor, `#!/bin/sh\ncat '${edited}' > "$1"\n`, { mode: 0o755 });
+  const editor = editorWriting(dir.path, EDITED);
 
   serve.start(shellCommand([process.execPath, BIN, 'serve', '--workspace', workspace, '--no-color'], { TMPDIR: tmpdir, EDITOR: editor }), {
     cwd: dir.path,

@@ -20,6 +20,7 @@ import {
   shellCommand,
   sshFlow,
   Tmux,
+  editorWriting,
 } from '@ide-companion/testkit';
 import { SERVE_IDE_INFO } from '@ide-companion/terminal';
 
@@ -36,10 +37,7 @@ async function serveHost(t: TestContext): Promise<EditorHost> {
   const scratch = path.join(tmp.path, 'scratch');
   for (const dir of [workspace, tmpdir, scratch]) fs.mkdirSync(dir);
   fs.writeFileSync(path.join(workspace, 'a.txt'), ORIGINAL_TEXT);
-  const edited = path.join(tmp.path, 'edited.txt');
-  fs.writeFileSync(edited, EDITED);
-  const editor = path.join(tmp.path, 'edit.sh');
-  fs.writeFileSync(editor, `#!/bin/sh\ncat '${edited}' > "$1"\n`, { mode: 0o755 });
+  const editor = editorWriting(tmp.path, EDITED);
   const serve = new Tmux(160, 50);
   t.after(async () => {
     await serve.stop();

@@ -23,3 +23,4 @@ export * from './openAiMock.js';
 export * from './claudeClient.js';
 export * from './anthropicMock.js';
 export * from './claudeCode.js';
+export * from './editorScript.js';
