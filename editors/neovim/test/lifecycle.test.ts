@@ -76,7 +76,10 @@ describe('Neovim companion lifecycle', { skip, timeout: 120_000 }, () => {
       await waitForDiff(s, file);
       const hostPid = (await s.lua<number>('return require("ide_companion.host").state.info.hostPid'))!;
       process.kill(s.pid, 'SIGKILL');
+      const killedAt = Date.now();
       await waitFor(() => !processRunning(hostPid), 'the host to exit', 2_000);
+      // Not by its 2 s grace: calls to the dead Neovim fail at once, so its stop ends at once.
+      assert.ok(Date.now() - killedAt < 1_500, `the host exited ${Date.now() - killedAt} ms after Neovim was killed`);
       await waitFor(() => !fs.existsSync(discoveryPath), 'the discovery file to go', 2_000);
       assert.equal(fs.existsSync(path.dirname(content.socketPath!)), false, 'its socket folder too');
       assert.equal(fs.readFileSync(file, 'utf8'), 'on disk\n');

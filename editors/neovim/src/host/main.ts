@@ -36,10 +36,16 @@ const nvim = attach({
   writer: process.stdout,
   options: { logger: clientLogger as never },
 });
-const host = new NeovimHost(new LuaBridge(nvim), logger, (code) => process.exit(code));
+const lua = new LuaBridge(nvim);
+const host = new NeovimHost(lua, logger, (code) => process.exit(code));
+/** Neovim is gone: nothing more can be asked of it, and the host stops. */
+const neovimGone = (reason: string) => {
+  lua.close();
+  void host.shutdown(reason);
+};
 
 nvim.on('notification', (method: string, args: unknown) => host.handle(method, args));
-nvim.on('disconnect', () => void host.shutdown('Neovim closed the channel'));
-process.stdin.on('end', () => void host.shutdown('stdin closed'));
+nvim.on('disconnect', () => neovimGone('Neovim closed the channel'));
+process.stdin.on('end', () => neovimGone('stdin closed'));
 process.on('uncaughtException', (err) => logger.error('uncaught exception', { error: describeError(err) }));
 process.on('unhandledRejection', (err) => logger.error('unhandled rejection', { error: describeError(err) }));
