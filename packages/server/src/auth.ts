@@ -20,11 +20,28 @@ export function tokenChecker(token: string): (candidate: string | undefined) => 
   return (candidate) => timingSafeEqual(digest(candidate ?? ''), expected) && typeof candidate === 'string' && candidate !== '';
 }
 
+/** The token of an `Authorization: Bearer <token>` header; undefined for anything else. */
+export function bearerTokenOf(header: unknown): string | undefined {
+  return typeof header === 'string' ? BEARER.exec(header)?.[1] : undefined;
+}
+
 /** A checker for `Authorization` headers carrying exactly `Bearer <token>`. */
 export function bearerChecker(token: string): (header: string | undefined) => boolean {
   const matches = tokenChecker(token);
-  return (header) => {
-    const match = typeof header === 'string' ? BEARER.exec(header) : null;
-    return matches(match?.[1]) && match !== null;
+  return (header) => matches(bearerTokenOf(header));
+}
+
+/**
+ * Which of several tokens a candidate is (each face's own: docs/agents.md),
+ * or undefined. The candidate is hashed once and compared with every token's
+ * digest in constant time, whichever matches.
+ */
+export function tokenMatcher<T>(tokens: ReadonlyArray<readonly [token: string, value: T]>): (candidate: string | undefined) => T | undefined {
+  const expected = tokens.map(([token, value]) => [digest(token), value] as const);
+  return (candidate) => {
+    const got = digest(candidate ?? '');
+    let found: T | undefined;
+    for (const [want, value] of expected) if (timingSafeEqual(got, want)) found ??= value;
+    return typeof candidate === 'string' && candidate !== '' ? found : undefined;
   };
 }

@@ -4,7 +4,7 @@
  * no Origin (a web page must never reach the server), and the bearer token.
  */
 import type { IncomingMessage } from 'node:http';
-import { tokenChecker } from '../auth.js';
+import { bearerTokenOf, tokenChecker, tokenMatcher } from '../auth.js';
 import type { AgentName } from '../faces/agentPaths.js';
 
 export interface Refusal {
@@ -36,8 +36,6 @@ export function socketHostRule(host: string): HostRule {
   return { allows: (candidate) => candidate === host, expected: host };
 }
 
-const BEARER = /^Bearer ([^\s]+)$/;
-
 /**
  * A guard for one listener: a token as `Authorization: Bearer <token>`. Each
  * agent whose face has a token of its own (Qwen Code's lock file) is told
@@ -48,12 +46,10 @@ export function requestGuard(
   hosts: HostRule,
   tokens: ReadonlyArray<readonly [token: string, agent: AgentName]>,
 ): (req: IncomingMessage) => Refusal | AgentName {
-  const checkers = tokens.map(([token, agent]) => [tokenChecker(token), agent] as const);
+  const agentOf = tokenMatcher(tokens);
   return (req) => {
     const header = req.headers.authorization;
-    const candidate = typeof header === 'string' ? BEARER.exec(header)?.[1] : undefined;
-    let agent: AgentName | undefined;
-    for (const [matches, name] of checkers) if (matches(candidate)) agent ??= name;
+    const agent = agentOf(bearerTokenOf(header));
     const refusal = checkRequest(req, hosts, () => credentialRefusal(header, agent !== undefined, 'bearer token'));
     return refusal ?? agent!;
   };
