@@ -152,7 +152,14 @@ export async function startNeovim(options: StartOptions = {}): Promise<NeovimSes
       closed = true;
       process.removeListener('exit', kill);
       // A notification: Neovim exits before it could answer a request.
-      if (proc.exitCode === null) nvim.notify('nvim_command', ['qa!']);
+      // A Neovim the test killed may not be reaped yet: its socket is closed, and writing to it throws EPIPE.
+      if (proc.exitCode === null) {
+        try {
+          nvim.notify('nvim_command', ['qa!']);
+        } catch {
+          // Already gone: the wait below sees it exit (or kills it).
+        }
+      }
       await new Promise<void>((resolve) => {
         if (proc.exitCode !== null) return resolve();
         const timer = setTimeout(() => {
