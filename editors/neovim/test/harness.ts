@@ -76,6 +76,9 @@ export async function attachWhenListening(socket: string, timeoutMs = TIMEOUT, e
     timeoutMs,
   );
   const nvim = attach({ socket, options: { logger: quietLogger as never } });
+  // A Neovim a test killed closes this socket: a later write fails with EPIPE as an 'error' event
+  // (not a throw), which unheard would fail whatever test is running.
+  (nvim as unknown as { transport?: { writer?: NodeJS.WritableStream } }).transport?.writer?.on('error', () => undefined);
   const lua = <T>(code: string, ...args: unknown[]) => nvim.request('nvim_exec_lua', [code, args]) as Promise<T>;
   return { nvim, lua };
 }

@@ -5,7 +5,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { assertServesSocket, makeTempDir, processRunning, skipUnless, waitFor } from '@ide-companion/testkit';
 import { HOST_BUNDLE_PATH, PLUGIN_ROOT } from '../src/pluginFiles.js';
-import { connectFromDiscovery, hasNvim, openFiles, startNeovim, startWithClient, TIMEOUT, waitForDiff, inProposal } from './harness.js';
+import { bufferLines, connectFromDiscovery, hasNvim, openFiles, startNeovim, startWithClient, TIMEOUT, waitForDiff, inProposal, type NeovimSession } from './harness.js';
 
 const skip = skipUnless(hasNvim, 'nvim', 'apt-get install -y neovim');
 
@@ -249,6 +249,129 @@ describe('Neovim companion lifecycle', { skip, timeout: 120_000 }, () => {
     }
   });
 
+  // Issue 21: the user's :w passed the accept to a host that died before it told the CLI (kill -9 with the
+  // accept still in its pipe): the tab was already gone, so the accepted text, edits and all, went too.
+  test('a host killed with an accept in flight: the accepted text comes back byte for byte in a kept tab, said so; a new host serves within 2 s', async () => {
+    const { s, c: client } = await startWithClient({ files: { 'a.txt': 'on disk\n' } });
+    try {
+      const first = await s.discovery();
+      const file = path.join(s.workspace, 'a.txt');
+      await client.client.callTool({ name: 'openDiff', arguments: { filePath: file, newContent: 'from the model\r\n' } });
+      const diff = await waitForDiff(s, file);
+      // Edited: CRLF, non-ASCII, no final newline.
+      await s.lua("vim.api.nvim_buf_set_lines(..., 0, -1, false, { 'the user édited', 'this' }); vim.bo[...].endofline = false; vim.bo[...].fixendofline = false", diff.proposal);
+      const accepted = 'the user édited\r\nthis';
+      const hostPid = await hostPidOf(s);
+      process.kill(hostPid, 'SIGSTOP');
+      try {
+        await inProposal(s, diff.proposal, 'write');
+        await waitFor(async () => (await s.lua<unknown[]>("return require('ide_companion.diff').list()")).length === 0, 'the accept sent and its tab closed', TIMEOUT);
+      } finally {
+        process.kill(hostPid, 'SIGKILL');
+      }
+      const killedAt = Date.now();
+
+      await waitFor(() => !fs.existsSync(first.path), "the dead host's discovery file to go", 2_000);
+      const second = await waitFor(
+        async () => {
+          const d = await s.discovery().catch(() => undefined);
+          return d && d.path !== first.path ? d : undefined;
+        },
+        "a new host's discovery file",
+        2_000,
+      );
+      const again = await connectFromDiscovery(second.content);
+      await again.close();
+      const connectedMs = Date.now() - killedAt;
+      assert.ok(connectedMs < 2_000, `a client connected to the new host ${connectedMs} ms after the kill`);
+
+      const kept = await s.lua<number | null>(
+        "for _, b in ipairs(vim.api.nvim_list_bufs()) do if vim.api.nvim_buf_get_name(b):match('/accepted/') then return b end end return nil",
+      );
+      assert.ok(kept, 'a kept buffer with the accepted text');
+      // What :w FILE saves from it is exactly what the user accepted.
+      const saved = path.join(s.tmp, 'saved.txt');
+      await s.lua('local buf, to = ...; vim.api.nvim_buf_call(buf, function() vim.cmd("write " .. vim.fn.fnameescape(to)) end)', kept, saved);
+      assert.equal(fs.readFileSync(saved, 'utf8'), accepted);
+      assert.equal(fs.readFileSync(file, 'utf8'), 'on disk\n', 'the file on disk untouched');
+      const messages = await s.messages();
+      assert.match(messages, /the companion host stopped \(exit code -?\d+\) and was restarted; your proposal for a\.txt is kept in its tab \(:w FILE saves it\)/);
+    } finally {
+      await client.close();
+      await s.close();
+    }
+  });
+
+  test('a host killed after the CLI wrote the accepted file: nothing comes back, and the line says nothing is kept', async () => {
+    const { s, c: client } = await startWithClient({ files: { 'a.txt': 'on disk\n' } });
+    try {
+      const file = path.join(s.workspace, 'a.txt');
+      await client.client.callTool({ name: 'openDiff', arguments: { filePath: file, newContent: 'from the model\n' } });
+      const diff = await waitForDiff(s, file);
+      await s.lua("vim.api.nvim_buf_set_lines(..., 0, -1, false, { 'edited' })", diff.proposal);
+      await inProposal(s, diff.proposal, 'write');
+      const heard = await client.waitForNotification('ide/diffAccepted', (p) => p.filePath === file);
+      fs.writeFileSync(file, heard.content); // as the CLI does
+      process.kill(await hostPidOf(s), 'SIGKILL');
+      await waitFor(async () => /the companion host stopped/.test(await s.messages()), 'the line about the restart', 5_000);
+      const messages = await s.messages();
+      assert.doesNotMatch(messages, /kept/);
+      assert.equal(await s.lua("for _, b in ipairs(vim.api.nvim_list_bufs()) do if vim.api.nvim_buf_get_name(b):match('/accepted/') then return b end end return nil"), null);
+      assert.equal(fs.readFileSync(file, 'utf8'), 'edited\n');
+    } finally {
+      await client.close();
+      await s.close();
+    }
+  });
+
+  test('the accept when the host is not running keeps the proposal and says so', async () => {
+    const { s, c: client } = await startWithClient({ files: { 'a.txt': 'on disk\n' } });
+    try {
+      const file = path.join(s.workspace, 'a.txt');
+      await client.client.callTool({ name: 'openDiff', arguments: { filePath: file, newContent: 'from the model\n' } });
+      const diff = await waitForDiff(s, file);
+      await s.lua("vim.api.nvim_buf_set_lines(..., 0, -1, false, { 'edited' })", diff.proposal);
+      // As between a host's death and Neovim hearing of it: no channel to send on.
+      await s.lua("local h = require('ide_companion.host'); h._saved_job = h.state.job; h.state.job = nil");
+      await inProposal(s, diff.proposal, 'write');
+      await waitFor(async () => /the accept reached no one; your proposal for a\.txt is kept in its buffer/.test(await s.messages()), 'the line', TIMEOUT);
+      assert.deepEqual(await bufferLines(s, diff.proposal), ['edited'], 'the proposal and its edits stay');
+      await s.lua("local h = require('ide_companion.host'); h.state.job = h._saved_job");
+    } finally {
+      await client.close();
+      await s.close();
+    }
+  });
+
+  // Issue 21: Neovim killed right after :w: the accept it sent must still reach the CLI.
+  test('Neovim killed with an accept in flight: the CLI still hears the edited text, then the host exits and its files go', async () => {
+    const { s, c: client } = await startWithClient({ files: { 'a.txt': 'on disk\n' } });
+    try {
+      const { path: discoveryPath } = await s.discovery();
+      const file = path.join(s.workspace, 'a.txt');
+      await client.client.callTool({ name: 'openDiff', arguments: { filePath: file, newContent: 'from the model\n' } });
+      const diff = await waitForDiff(s, file);
+      await s.lua("vim.api.nvim_buf_set_lines(..., 0, -1, false, { 'the user édited' })", diff.proposal);
+      const hostPid = await hostPidOf(s);
+      process.kill(hostPid, 'SIGSTOP');
+      try {
+        await inProposal(s, diff.proposal, 'write');
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        process.kill(s.pid, 'SIGKILL');
+      } finally {
+        process.kill(hostPid, 'SIGCONT');
+      }
+      const heard = await client.waitForNotification('ide/diffAccepted', (p) => p.filePath === file);
+      assert.equal(heard.content, 'the user édited\n');
+      await waitFor(() => !processRunning(hostPid), 'the host to exit', 2_000);
+      await waitFor(() => !fs.existsSync(discoveryPath), 'the discovery file to go', 2_000);
+      assert.equal(fs.readFileSync(file, 'utf8'), 'on disk\n', 'writing is the CLI\'s');
+    } finally {
+      await client.close();
+      await s.close();
+    }
+  });
+
   test(':checkhealth ide_companion reports Node, the host, the discovery file and the socket, which serves MCP', async () => {
     const s = await startNeovim();
     try {
@@ -290,3 +413,12 @@ describe('Neovim companion lifecycle', { skip, timeout: 120_000 }, () => {
     }
   });
 });
+
+/** The host's pid, once it has reported (the discovery file is written before it does). */
+function hostPidOf(s: NeovimSession): Promise<number> {
+  return waitFor(
+    async () => (await s.lua<number | null>('local i = require("ide_companion.host").state.info; return i and i.hostPid')) ?? undefined,
+    'the host to report',
+    TIMEOUT,
+  );
+}

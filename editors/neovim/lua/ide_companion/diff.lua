@@ -11,6 +11,15 @@ local M = {}
 local diffs = {}
 local counter = 0
 
+-- path -> { content, agent, at }: what the user accepted and the file does not
+-- hold yet. The CLI writes it once the host has passed the accept on; a host
+-- that dies first (kill -9 with the accept still in its pipe) would take it
+-- along, so it is kept here until the file holds it (the companion keeps its
+-- own copy for a CLI that dies: packages/server/src/diffCoordinator.ts).
+local accepted = {}
+-- As long as the companion remembers an accept: a CLI writes at once or not at all.
+local ACCEPTED_TTL_S = 600
+
 local function notify(msg, level)
   vim.notify('ide-companion: ' .. msg, level or vim.log.levels.INFO)
 end
@@ -83,6 +92,43 @@ local function detect_filetype(buf, path)
   end)
 end
 
+local SEPARATOR = { unix = '\n', dos = '\r\n', mac = '\r' }
+
+--- What `:w` would write from `state`, as {lines, fileformat, eol} for fill()
+--- (src/host/bufferText.ts textFromBuffer is the reference).
+local function content_of(state)
+  if state.empty then
+    return { lines = { '' }, fileformat = state.fileformat, eol = false }
+  end
+  return { lines = state.lines, fileformat = state.fileformat, eol = state.eol or (state.fixeol and not state.binary) }
+end
+
+local function text_of(content)
+  local sep = SEPARATOR[content.fileformat] or '\n'
+  return table.concat(content.lines, sep) .. (content.eol and sep or '')
+end
+
+--- Whether the file at `path` holds exactly `text`.
+local function file_holds(path, text)
+  local f = io.open(path, 'rb')
+  if not f then
+    return false
+  end
+  local on_disk = f:read('*a')
+  f:close()
+  return on_disk == text
+end
+
+--- Forgets the accepts whose file holds them now, or too old to matter.
+local function prune_accepted()
+  local now = os.time()
+  for path, record in pairs(accepted) do
+    if now - record.at > ACCEPTED_TTL_S or file_holds(path, text_of(record.content)) then
+      accepted[path] = nil
+    end
+  end
+end
+
 local function scratch_name(n, side, path)
   return string.format('ide-companion://%d/%s%s', n, side, path)
 end
@@ -138,6 +184,8 @@ end
 
 --- Opens a diff tab. spec = {id, path, proposal = {lines, fileformat, eol}, original = same or nil}.
 function M.open(spec)
+  -- A new proposal for the file stands instead (the companion shows a kept accept again this way too).
+  accepted[spec.path] = nil
   counter = counter + 1
   local n = counter
   local d = { id = spec.id, path = spec.path, agent = spec.agent or 'Gemini CLI', settled = false, prev_tab = vim.api.nvim_get_current_tabpage() }
@@ -262,6 +310,7 @@ end
 
 --- After Gemini CLI wrote an accepted file: reload the buffers showing it, unless they have unsaved changes.
 function M.reload(path)
+  prune_accepted()
   local reloaded = 0
   for _, buf in ipairs(buffers_of(path)) do
     if vim.bo[buf].modified then
@@ -292,9 +341,16 @@ function M.accept(id)
   local state = read_state(d.right)
   vim.bo[d.right].modified = false
   if not host.notify('diffAccept', { id = id, buffer = state }) then
-    notify('the companion is not running; the diff cannot be accepted', vim.log.levels.ERROR)
+    -- Not inside BufWriteCmd: changing the buffer being written is refused there.
+    vim.schedule(function()
+      if keep(d) then
+        notify('the companion is not running, so the accept reached no one; your proposal for ' .. vim.fn.fnamemodify(d.path, ':t') .. ' is kept in its buffer (:w FILE saves it)', vim.log.levels.ERROR)
+      end
+    end)
+    return true
   end
-  -- Not inside BufWriteCmd: deleting the buffer being written is refused there.
+  prune_accepted()
+  accepted[d.path] = { content = content_of(state), agent = d.agent, at = os.time() }
   vim.schedule(function()
     wipe(d)
   end)
@@ -344,8 +400,9 @@ function M.list()
 end
 
 --- The host died: no outcome can reach the CLI any more, but the user's work
---- must not go. Each proposal stays as keep() leaves it. Returns the files'
---- names, for the one message that says so.
+--- must not go. Each proposal stays as keep() leaves it, and each accepted
+--- text the file does not hold yet comes back the same way, in a tab of its
+--- own. Returns the files' names, for the one message that says so.
 function M.keep_all()
   local kept = {}
   for _, d in pairs(diffs) do
@@ -353,6 +410,20 @@ function M.keep_all()
       table.insert(kept, vim.fn.fnamemodify(d.path, ':t'))
     end
   end
+  prune_accepted()
+  for path, record in pairs(accepted) do
+    counter = counter + 1
+    vim.cmd('tabnew')
+    local buf = vim.api.nvim_get_current_buf()
+    vim.bo[buf].buftype = 'nofile'
+    vim.bo[buf].bufhidden = 'hide'
+    vim.bo[buf].swapfile = false
+    pcall(vim.api.nvim_buf_set_name, buf, scratch_name(counter, 'accepted', path))
+    fill(buf, record.content)
+    detect_filetype(buf, path)
+    table.insert(kept, vim.fn.fnamemodify(path, ':t'))
+  end
+  accepted = {}
   return kept
 end
 
