@@ -5,7 +5,18 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { assertServesSocket, makeTempDir, processRunning, skipUnless, waitFor } from '@ide-companion/testkit';
 import { HOST_BUNDLE_PATH, PLUGIN_ROOT } from '../src/pluginFiles.js';
-import { bufferLines, connectFromDiscovery, hasNvim, openFiles, startNeovim, startWithClient, TIMEOUT, waitForDiff, inProposal, type NeovimSession } from './harness.js';
+import {
+  bufferLines,
+  connectFromDiscovery,
+  hasNvim,
+  openFiles,
+  startNeovim,
+  startWithClient,
+  TIMEOUT,
+  waitForDiff,
+  inProposal,
+  type NeovimSession,
+} from './harness.js';
 
 const skip = skipUnless(hasNvim, 'nvim', 'apt-get install -y neovim');
 
@@ -259,13 +270,20 @@ describe('Neovim companion lifecycle', { skip, timeout: 120_000 }, () => {
       await client.client.callTool({ name: 'openDiff', arguments: { filePath: file, newContent: 'from the model\r\n' } });
       const diff = await waitForDiff(s, file);
       // Edited: CRLF, non-ASCII, no final newline.
-      await s.lua("vim.api.nvim_buf_set_lines(..., 0, -1, false, { 'the user édited', 'this' }); vim.bo[...].endofline = false; vim.bo[...].fixendofline = false", diff.proposal);
+      await s.lua(
+        "vim.api.nvim_buf_set_lines(..., 0, -1, false, { 'the user édited', 'this' }); vim.bo[...].endofline = false; vim.bo[...].fixendofline = false",
+        diff.proposal,
+      );
       const accepted = 'the user édited\r\nthis';
       const hostPid = await hostPidOf(s);
       process.kill(hostPid, 'SIGSTOP');
       try {
         await inProposal(s, diff.proposal, 'write');
-        await waitFor(async () => (await s.lua<unknown[]>("return require('ide_companion.diff').list()")).length === 0, 'the accept sent and its tab closed', TIMEOUT);
+        await waitFor(
+          async () => (await s.lua<unknown[]>("return require('ide_companion.diff').list()")).length === 0,
+          'the accept sent and its tab closed',
+          TIMEOUT,
+        );
       } finally {
         process.kill(hostPid, 'SIGKILL');
       }
@@ -295,7 +313,10 @@ describe('Neovim companion lifecycle', { skip, timeout: 120_000 }, () => {
       assert.equal(fs.readFileSync(saved, 'utf8'), accepted);
       assert.equal(fs.readFileSync(file, 'utf8'), 'on disk\n', 'the file on disk untouched');
       const messages = await s.messages();
-      assert.match(messages, /the companion host stopped \(exit code -?\d+\) and was restarted; your proposal for a\.txt is kept in its tab \(:w FILE saves it\)/);
+      assert.match(
+        messages,
+        /the companion host stopped \(exit code -?\d+\) and was restarted; your proposal for a\.txt is kept in its tab \(:w FILE saves it\)/,
+      );
     } finally {
       await client.close();
       await s.close();
@@ -316,7 +337,10 @@ describe('Neovim companion lifecycle', { skip, timeout: 120_000 }, () => {
       await waitFor(async () => /the companion host stopped/.test(await s.messages()), 'the line about the restart', 5_000);
       const messages = await s.messages();
       assert.doesNotMatch(messages, /kept/);
-      assert.equal(await s.lua("for _, b in ipairs(vim.api.nvim_list_bufs()) do if vim.api.nvim_buf_get_name(b):match('/accepted/') then return b end end return nil"), null);
+      assert.equal(
+        await s.lua("for _, b in ipairs(vim.api.nvim_list_bufs()) do if vim.api.nvim_buf_get_name(b):match('/accepted/') then return b end end return nil"),
+        null,
+      );
       assert.equal(fs.readFileSync(file, 'utf8'), 'edited\n');
     } finally {
       await client.close();
@@ -365,7 +389,7 @@ describe('Neovim companion lifecycle', { skip, timeout: 120_000 }, () => {
       assert.equal(heard.content, 'the user édited\n');
       await waitFor(() => !processRunning(hostPid), 'the host to exit', 2_000);
       await waitFor(() => !fs.existsSync(discoveryPath), 'the discovery file to go', 2_000);
-      assert.equal(fs.readFileSync(file, 'utf8'), 'on disk\n', 'writing is the CLI\'s');
+      assert.equal(fs.readFileSync(file, 'utf8'), 'on disk\n', "writing is the CLI's");
     } finally {
       await client.close();
       await s.close();
