@@ -159,6 +159,8 @@ describe('Vim diffs', { skip: skipVim, timeout: 240_000 }, () => {
       await waitFor(async () => /dirty\.txt has unsaved changes/.test(await s.messages()), 'the warning', TIMEOUT);
       assert.deepEqual(await s.expr("getbufline(bufnr('dirty.txt'), 1, '$')"), ['mine'], 'the unsaved text is kept');
       assert.equal(await s.expr("getbufvar(bufnr('dirty.txt'), '&modified')"), 1);
+      // Both files hold their accepted text: nothing is left to bring back if the host dies.
+      await waitFor(async () => Object.keys(await s.expr<object>('ide_companion#diff#accepted()')).length === 0, 'the accepts forgotten', TIMEOUT);
     } finally {
       await c.close();
       await s.close();

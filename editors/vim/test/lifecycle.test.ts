@@ -3,7 +3,8 @@ import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { assertServesSocket, findGeminiCli, ideTerminalEnv, processRunning, RealIdeClient, skipUnless, waitFor } from '@ide-companion/testkit';
+import { parseDiscoveryFile } from '@ide-companion/protocol';
+import { assertServesSocket, findGeminiCli, ideTerminalEnv, processRunning, RealIdeClient, skipUnless, sleep, waitFor } from '@ide-companion/testkit';
 import {
   bufferLines,
   connectFromDiscovery,
@@ -35,6 +36,37 @@ async function terminalEnv(s: VimSession, name: string): Promise<Record<string, 
   await s.ex(`terminal ++close sh ${script}`);
   await waitFor(() => fs.existsSync(file), `the env of ${name}`, TIMEOUT);
   return envFile(file);
+}
+
+/** The proposal 'one\r\ntwo\r\n' as editProposal leaves it. */
+const EDITED = 'ünï ✓ 😀\r\ntwo';
+
+/** Edits the proposal: its first line non-ASCII, no final newline (CRLF stays). */
+async function editProposal(s: VimSession, proposal: number): Promise<void> {
+  await s.ex(`call setbufline(${proposal}, 1, 'ünï ✓ 😀') | call setbufvar(${proposal}, '&endofline', 0) | call setbufvar(${proposal}, '&fixendofline', 0)`);
+}
+
+/** `:w` in the proposal, as the user accepts. */
+async function acceptWithWrite(s: VimSession, proposal: number): Promise<void> {
+  await s.ex(`call win_gotoid(get(win_findbuf(${proposal}), 0, 0)) | write`);
+  assert.equal((await s.expr<unknown[]>('ide_companion#diff#list()')).length, 0, 'the accept went');
+}
+
+/** The kept plain buffers (a proposal or an accepted text shown again): their text as `:w FILE` writes it, their window and their tab's buffers. */
+function keptBuffers(s: VimSession): Promise<Array<{ buf: number; text: string; win: number; tabBuffers: number[] }>> {
+  return s.expr(
+    `map(filter(range(1, bufnr('$')), {_, b -> bufexists(b) && getbufvar(b, '&buftype') ==# 'nofile' && bufname(b) =~# '^ide-companion://\\d\\+/proposed'}), ` +
+      `{_, b -> {'buf': b, 'text': ide_companion#text#of_buffer(b, get(win_findbuf(b), 0, 0)), 'win': get(win_findbuf(b), 0, 0), 'tabBuffers': tabpagebuflist(win_id2tabwin(get(win_findbuf(b), 0, 0))[0])}})`,
+  );
+}
+
+/** Lets a host the test stopped go on (when a test failed before it was killed or continued). */
+function resume(pid: number): void {
+  try {
+    if (pid > 0) process.kill(pid, 'SIGCONT');
+  } catch {
+    // Gone already.
+  }
 }
 
 describe('Vim companion lifecycle', { timeout: 180_000 }, () => {
@@ -182,6 +214,179 @@ describe('Vim companion lifecycle', { timeout: 180_000 }, () => {
     },
   );
 
+  // Issue 21: an accept Vim wrote into the pipe of a host killed before it read it used to be wiped with the proposal.
+  test(
+    'a host killed (SIGKILL) with an accept in flight: the accepted text, bytes exact, comes back in a kept buffer, said so; the file untouched; a new host serves within 2 s',
+    { skip: skipVim },
+    async (t) => {
+      const { s, c } = await startWithClient({ files: { 'a.txt': 'on disk\n' } });
+      let hostPid = 0;
+      try {
+        const first = await s.discovery();
+        const file = path.join(s.workspace, 'a.txt');
+        await c.client.callTool({ name: 'openDiff', arguments: { filePath: file, newContent: 'one\r\ntwo\r\n' } });
+        const diff = await waitForDiff(s, file);
+        await editProposal(s, diff.proposal);
+        hostPid = await s.expr<number>('ide_companion#host#state().hostPid');
+        // Stopped, the host cannot read the accept: it waits in the pipe when the host dies.
+        process.kill(hostPid, 'SIGSTOP');
+        await acceptWithWrite(s, diff.proposal);
+        const killedAt = Date.now();
+        process.kill(hostPid, 'SIGKILL');
+
+        await waitFor(() => !fs.existsSync(first.path), "the dead host's discovery file to go", 2_000);
+        const second = await waitFor(
+          () => {
+            const name = discoveryFileOf(s.discoveryDir, s.pid);
+            return name && path.join(s.discoveryDir, name) !== first.path ? path.join(s.discoveryDir, name) : undefined;
+          },
+          "a new host's discovery file",
+          2_000,
+        );
+        const again = await connectFromDiscovery(parseDiscoveryFile(fs.readFileSync(second, 'utf8')));
+        const connectedMs = Date.now() - killedAt;
+        await again.close();
+        t.diagnostic(`kill to a client connected to the new host: ${connectedMs} ms`);
+        assert.ok(connectedMs <= 2_000, `a new host serves within 2 s of the kill (${connectedMs} ms)`);
+
+        const kept = await keptBuffers(s);
+        assert.equal(kept.length, 1, `one kept buffer: ${JSON.stringify(kept)}`);
+        assert.equal(kept[0]!.text, EDITED, 'it holds exactly the accepted text, edits, CRLF, no final newline and non-ASCII included');
+        assert.deepEqual(kept[0]!.tabBuffers, [kept[0]!.buf], 'in a tab of its own');
+        // As the message says: `:w FILE` saves exactly that text.
+        const copy = path.join(s.tmp, 'saved.txt');
+        await s.expr(`win_execute(${kept[0]!.win}, 'write ' . fnameescape(${vimString(copy)}))`);
+        assert.equal(fs.readFileSync(copy, 'utf8'), EDITED, ':w FILE writes the accepted bytes');
+        const messages = await s.messages();
+        assert.match(
+          messages,
+          /ide-companion: the companion host stopped \(exit code -?\d+\) and was restarted; your proposal for a\.txt is kept in its tab \(:w FILE saves it\)/,
+        );
+        assert.equal(fs.readFileSync(file, 'utf8'), 'on disk\n', 'the file on disk is untouched');
+        assert.deepEqual(await s.expr('ide_companion#diff#accepted()'), {}, 'the record is cleared: no second copy later');
+      } finally {
+        resume(hostPid);
+        await c.close();
+        await s.close();
+      }
+    },
+  );
+
+  // The control for the test above: an accept the CLI wrote to the file is not brought back when the host dies.
+  test('a host killed (SIGKILL) after the accepted text reached the file: no buffer comes back, and the message keeps nothing', { skip: skipVim }, async () => {
+    const { s, c } = await startWithClient({ files: { 'a.txt': 'on disk\n' } });
+    try {
+      const first = await s.discovery();
+      const file = path.join(s.workspace, 'a.txt');
+      await c.client.callTool({ name: 'openDiff', arguments: { filePath: file, newContent: 'one\r\ntwo\r\n' } });
+      const diff = await waitForDiff(s, file);
+      await editProposal(s, diff.proposal);
+      await acceptWithWrite(s, diff.proposal);
+      const accepted = await c.waitForNotification('ide/diffAccepted', (p) => p.filePath === file);
+      assert.equal(accepted.content, EDITED);
+      // As the CLI does.
+      fs.writeFileSync(file, accepted.content);
+      assert.deepEqual(Object.keys(await s.expr<object>('ide_companion#diff#accepted()')), [file], 'the accept is remembered until the host dies');
+      process.kill(await s.expr<number>('ide_companion#host#state().hostPid'), 'SIGKILL');
+      await waitFor(() => !fs.existsSync(first.path), "the dead host's discovery file to go", 2_000);
+      await waitFor(
+        async () => {
+          const d = await s.discovery().catch(() => undefined);
+          return d && d.path !== first.path ? d : undefined;
+        },
+        "a new host's discovery file",
+        TIMEOUT,
+      );
+      assert.deepEqual(await keptBuffers(s), [], 'no buffer comes back');
+      const messages = await s.messages();
+      assert.match(messages, /the companion host stopped \(exit code -?\d+\) and was restarted/);
+      assert.doesNotMatch(messages, /kept/);
+      assert.equal(fs.readFileSync(file, 'utf8'), EDITED);
+    } finally {
+      await c.close();
+      await s.close();
+    }
+  });
+
+  // Vim killed after :w with the accept still in the pipe: the host must read it and pass it on before it goes.
+  test("Vim killed (SIGKILL) with an accept in flight: the host passes the user's text on, exits, and its discovery file goes", { skip: skipVim }, async () => {
+    const { s, c } = await startWithClient({ files: { 'a.txt': 'on disk\n' } });
+    let hostPid = 0;
+    try {
+      const { path: discoveryPath } = await s.discovery();
+      const file = path.join(s.workspace, 'a.txt');
+      await c.client.callTool({ name: 'openDiff', arguments: { filePath: file, newContent: 'one\r\ntwo\r\n' } });
+      const diff = await waitForDiff(s, file);
+      await editProposal(s, diff.proposal);
+      hostPid = await s.expr<number>('ide_companion#host#state().hostPid');
+      process.kill(hostPid, 'SIGSTOP');
+      await acceptWithWrite(s, diff.proposal);
+      await sleep(300);
+      process.kill(s.pid, 'SIGKILL');
+      await waitFor(() => !processRunning(s.pid), 'Vim to die', TIMEOUT);
+      process.kill(hostPid, 'SIGCONT');
+      const accepted = await c.waitForNotification('ide/diffAccepted', (p) => p.filePath === file);
+      assert.equal(accepted.content, EDITED, 'exactly the edited text');
+      await waitFor(() => !processRunning(hostPid), 'the host to exit', 2_000);
+      await waitFor(() => !fs.existsSync(discoveryPath), 'the discovery file to go', 2_000);
+      assert.equal(fs.readFileSync(file, 'utf8'), 'on disk\n');
+    } finally {
+      resume(hostPid);
+      await c.close();
+      await s.close();
+    }
+  });
+
+  // The accept cannot even be sent (the host's end of the pipe is closed, its exit not yet seen): it used to be wiped, "cannot be accepted".
+  test('an accept the host cannot take: the proposal, edits included, stays in its buffer and one line says so', { skip: skipVimOnly }, async () => {
+    const s = await startVim({ files: { 'a.txt': 'on disk\n' }, waitForCompanion: false, vimrc: ['let g:ide_companion_auto_start = 0'] });
+    try {
+      const file = path.join(s.workspace, 'a.txt');
+      // A host that shows one diff, then closes its stdin and lives on: Vim's next write to it fails.
+      const host = path.join(s.tmp, 'deaf-host.mjs');
+      fs.writeFileSync(
+        host,
+        [
+          "import * as fs from 'node:fs';",
+          "import * as readline from 'node:readline';",
+          "const send = (m) => process.stdout.write(JSON.stringify(m) + '\\n');",
+          "readline.createInterface({ input: process.stdin }).on('line', (line) => {",
+          '  const msg = JSON.parse(line);',
+          "  if (msg.type === 'hello') {",
+          "    send({ type: 'ready', port: 1 });",
+          `    send({ type: 'request', id: 1, action: 'showDiff', params: { diffId: 'd1', filePath: ${JSON.stringify(file)}, newContent: 'one\\r\\ntwo\\r\\n' } });`,
+          "  } else if (msg.type === 'response' && msg.id === 1) {",
+          '    process.stdin.destroy();',
+          '    fs.closeSync(0);',
+          '  }',
+          '});',
+          'setInterval(() => undefined, 1000);',
+        ].join('\n'),
+      );
+      await s.ex(`let g:ide_companion_host = ${vimString(host)} | GeminiStart`);
+      const diff = await waitForDiff(s, file);
+      await editProposal(s, diff.proposal);
+      await sleep(200);
+      await s.ex(`call win_gotoid(get(win_findbuf(${diff.proposal}), 0, 0)) | write`);
+      await waitFor(
+        async () => /the companion is not running; your proposal for a\.txt is kept in its buffer \(:w FILE saves it\)/.test(await s.messages()),
+        'the message',
+        TIMEOUT,
+      ).catch(async (err: Error) => {
+        throw new Error(`${err.message}; messages: ${await s.messages()}`);
+      });
+      assert.doesNotMatch(await s.messages(), /E\d+:|cannot be accepted/, 'no raw Vim error, nothing lost');
+      const kept = await keptBuffers(s);
+      assert.equal(kept.length, 1, `one kept buffer: ${JSON.stringify(kept)}`);
+      assert.equal(kept[0]!.buf, diff.proposal, 'the proposal itself, kept');
+      assert.equal(kept[0]!.text, EDITED, 'with the edits');
+      assert.equal(await s.expr(`bufexists(${diff.original})`), 0, 'the on-disk side is gone');
+      assert.equal(fs.readFileSync(file, 'utf8'), 'on disk\n');
+    } finally {
+      await s.close();
+    }
+  });
+
   // Issue 21: a CLI that died (kill -9) with its proposal open used to take the proposal, and the user's edits in it, away.
   test(
     'the CLI killed (SIGKILL) while the user edits its proposal: the edits stay in a scratch buffer, said so, the file untouched; the next CLI connects',
@@ -248,6 +453,11 @@ describe('Vim companion lifecycle', { timeout: 180_000 }, () => {
         assert.equal((await s.expr<unknown[]>('ide_companion#diff#list()')).length, 0, 'no diff is pending');
         assert.match(await s.messages(), /the Gemini CLI session that proposed a\.txt went away; the proposal is kept in its buffer \(:w FILE saves it\)/);
         assert.equal(fs.readFileSync(file, 'utf8'), 'on disk\n', 'the file on disk is untouched');
+        // The companion showed the accept again itself: a host dying now must not bring a second copy.
+        const { path: before } = await s.discovery();
+        process.kill(await s.expr<number>('ide_companion#host#state().hostPid'), 'SIGKILL');
+        await waitFor(() => !fs.existsSync(before), "the dead host's discovery file to go", TIMEOUT);
+        assert.equal((await keptBuffers(s)).length, 1, 'still one kept buffer');
       } finally {
         await client.stop();
         await s.close();

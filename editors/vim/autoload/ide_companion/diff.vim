@@ -9,6 +9,11 @@ let s:diffs = {}
 let s:counter = 0
 let s:RELOAD_POLL_MS = 100
 let s:RELOAD_POLL_FOR_MS = 30000
+" path -> {text, agent, at}: the newest text accepted for that file, until the
+" file on disk holds it. The host (or the CLI behind it) may die before the
+" accept reaches the CLI; the text is then shown again, not lost.
+let s:accepted = {}
+let s:ACCEPTED_FOR_S = 600
 
 function! s:scratch_name(n, side, path) abort
   return printf('ide-companion://%d/%s%s', a:n, a:side, a:path)
@@ -30,6 +35,9 @@ function! ide_companion#diff#show(params) abort
   if has_key(s:diffs, id)
     return v:null
   endif
+  " A new proposal for the file supersedes an accept of it (the companion
+  " shows a kept accept again itself): never two copies of one text.
+  silent! call remove(s:accepted, path)
   let s:counter += 1
   let n = s:counter
   let agent = get(a:params, 'agent', 'Gemini CLI')
@@ -209,12 +217,48 @@ function! s:accept(d) abort
   endif
   call setbufvar(a:d.right, '&modified', 0)
   if !ide_companion#host#send(msg)
-    call ide_companion#util#error('the companion is not running; the diff cannot be accepted')
+    " Nobody will write it: the proposal stays the user's. Not inside
+    " BufWriteCmd: the buffer being written keeps its 'buftype' there.
+    call timer_start(0, {-> s:keep_unsent(a:d)})
+    return 1
   endif
-  call s:watch_for_write(a:d.path, text is v:null ? a:d.proposal : text)
+  let accepted = text is v:null ? a:d.proposal : text
+  call s:remember(a:d.path, accepted, a:d.agent)
+  call s:watch_for_write(a:d.path, accepted)
   " Not inside BufWriteCmd: wiping the buffer being written is refused there.
   call timer_start(0, {-> s:wipe(a:d)})
   return 1
+endfunction
+
+function! s:keep_unsent(d) abort
+  let name = fnamemodify(a:d.path, ':t')
+  if s:keep(a:d)
+    call ide_companion#util#error('the companion is not running; your proposal for ' . name . ' is kept in its buffer (:w FILE saves it)')
+  else
+    call ide_companion#util#error('the companion is not running; the proposal for ' . name . ' could not be accepted')
+  endif
+endfunction
+
+function! s:remember(path, text, agent) abort
+  call s:prune_accepted()
+  let s:accepted[a:path] = {'text': a:text, 'agent': a:agent, 'at': localtime()}
+endfunction
+
+function! s:prune_accepted() abort
+  let now = localtime()
+  call filter(s:accepted, {_, r -> now - r.at < s:ACCEPTED_FOR_S})
+endfunction
+
+" Whether the file at `path` holds exactly `text` (its size first: cheap).
+function! s:holds(path, text) abort
+  return getfsize(a:path) == len(a:text) && join(readfile(a:path, 'b'), "\n") ==# a:text
+endfunction
+
+" Drops the record of `path` if it is still the one for `text` (a newer accept stays).
+function! s:forget(path, text) abort
+  if has_key(s:accepted, a:path) && s:accepted[a:path].text ==# a:text
+    call remove(s:accepted, a:path)
+  endif
 endfunction
 
 function! s:reject(d) abort
@@ -243,10 +287,12 @@ endfunction
 
 function! s:poll_reload(watch) abort
   let a:watch.elapsed += s:RELOAD_POLL_MS
-  let written = getfsize(a:watch.path) == len(a:watch.text)
-        \ && join(readfile(a:watch.path, 'b'), "\n") ==# a:watch.text
+  let written = s:holds(a:watch.path, a:watch.text)
   if !written && a:watch.elapsed < s:RELOAD_POLL_FOR_MS
     return
+  endif
+  if written
+    call s:forget(a:watch.path, a:watch.text)
   endif
   call timer_stop(a:watch.timer)
   for buf in a:watch.buffers
@@ -336,8 +382,10 @@ function! ide_companion#diff#list() abort
 endfunction
 
 " The host died: no outcome can reach the CLI any more, but the user's work
-" must not go. Each proposal stays as s:keep() leaves it. Returns the files'
-" names, for the one line that says so.
+" must not go. Each proposal stays as s:keep() leaves it, and each accepted
+" text the file does not hold yet (the accept may have died with the host)
+" comes back the same way. Returns the files' names, for the one line that
+" says so.
 function! ide_companion#diff#keep_all() abort
   let kept = []
   for d in values(s:diffs)
@@ -345,7 +393,41 @@ function! ide_companion#diff#keep_all() abort
       call add(kept, fnamemodify(d.path, ':t'))
     endif
   endfor
+  call s:prune_accepted()
+  let records = s:accepted
+  let s:accepted = {}
+  for [path, record] in items(records)
+    if !s:holds(path, record.text) && s:show_kept(path, record.text)
+      call add(kept, fnamemodify(path, ':t'))
+    endif
+  endfor
   return kept
+endfunction
+
+" A kept plain buffer holding exactly `text`, in a tab of its own, as
+" s:keep() leaves a proposal; the cursor stays where the user is.
+function! s:show_kept(path, text) abort
+  let back = win_getid()
+  try
+    noautocmd tabnew
+    setlocal buftype=nofile bufhidden=hide noswapfile nobuflisted
+    let s:counter += 1
+    silent! execute 'file' fnameescape(s:scratch_name(s:counter, 'proposed', a:path))
+    call ide_companion#text#fill(a:text)
+    setlocal nomodified
+    call s:detect_filetype(a:path)
+  catch
+    call ide_companion#util#error('the text accepted for ' . fnamemodify(a:path, ':t') . ' could not be shown again: ' . v:exception)
+    return 0
+  finally
+    noautocmd call win_gotoid(back)
+  endtry
+  return 1
+endfunction
+
+" The accepted texts remembered (path -> agent, time, size), for tests.
+function! ide_companion#diff#accepted() abort
+  return map(copy(s:accepted), {_, r -> {'agent': r.agent, 'at': r.at, 'bytes': len(r.text)}})
 endfunction
 
 " The host went away: its diffs can no longer be answered.
