@@ -235,9 +235,19 @@ export class TerminalReview implements EditorActions {
       screen.suspend();
       this.raw?.setRawMode(false);
       this.options.input.pause();
-      const code = await runEditor(this.options.editor, file);
-      if (code === 0) entry.proposal = fs.readFileSync(file, 'utf8');
-      else this.print(paint(`The editor exited with status ${code}; the proposal is unchanged.\n`, 'red', this.options.color));
+      const { code, signal } = await runEditor(this.options.editor, file);
+      const saved = readIfThere(file);
+      if (code === 0 && saved !== undefined) entry.proposal = saved;
+      else if (signal && saved !== undefined && saved !== entry.proposal) {
+        // Killed (out of memory, a closed terminal), not quit: what the user had saved is their work.
+        entry.proposal = saved;
+        this.print(
+          paint(`The editor was killed (${signal}); what it had saved is the proposal now: review it before you accept.\n`, 'red', this.options.color),
+        );
+      } else {
+        const how = signal ? `was killed (${signal})` : saved === undefined ? 'removed the file' : `exited with status ${code}`;
+        this.print(paint(`The editor ${how}; the proposal is unchanged.\n`, 'red', this.options.color));
+      }
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
       this.raw?.setRawMode(true);
@@ -254,14 +264,22 @@ export class TerminalReview implements EditorActions {
   }
 }
 
+function readIfThere(file: string): string | undefined {
+  try {
+    return fs.readFileSync(file, 'utf8');
+  } catch {
+    return undefined;
+  }
+}
+
 /** Runs the editor on `file`, the file always one argument of its own (never part of a shell string). */
-function runEditor(editor: string, file: string): Promise<number | null> {
+function runEditor(editor: string, file: string): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
   const [command, args] = PLAIN_WORDS.test(editor.trim())
     ? [editor.trim().split(/ +/)[0]!, [...editor.trim().split(/ +/).slice(1), file]]
     : ['sh', ['-c', `${editor} "$1"`, 'sh', file]];
   return new Promise((resolve) => {
     const child = spawn(command, args, { stdio: 'inherit' });
-    child.on('exit', (c) => resolve(c));
-    child.on('error', () => resolve(-1));
+    child.on('exit', (code, signal) => resolve({ code, signal }));
+    child.on('error', () => resolve({ code: -1, signal: null }));
   });
 }

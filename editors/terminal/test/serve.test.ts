@@ -336,6 +336,21 @@ test('serve killed with SIGKILL: its discovery file, both lock files and its soc
 });
 
 // Issue 21: the terminal end had no buffer to keep a proposal in when its CLI went away; the user's edits, or accepted text, were lost.
+/** `serve --json` on pipes with `editor` as $EDITOR: its JSON events, and the review's text so far. */
+async function serveOnPipes(tmp: string, workspace: string, editor: string) {
+  const { spawn } = await import('node:child_process');
+  const readline = await import('node:readline');
+  const child = spawn(process.execPath, [bin, 'serve', '--json', '--workspace', workspace], {
+    env: { ...process.env, TMPDIR: tmp, EDITOR: editor, VISUAL: '' },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  const events: any[] = [];
+  readline.createInterface({ input: child.stdout! }).on('line', (l) => events.push(JSON.parse(l)));
+  const served = { child, events, review: '' };
+  child.stderr!.on('data', (d: Buffer) => (served.review += d.toString()));
+  return served;
+}
+
 test('the CLI gone after the user edited and accepted in serve, before it wrote: the accepted text is kept in a private file, its path printed; the file untouched', async () => {
   const tmp = makeTempDir();
   const workspace = path.join(tmp.path, 'ws');
@@ -343,24 +358,15 @@ test('the CLI gone after the user edited and accepted in serve, before it wrote:
   const target = path.join(workspace, 'a.txt');
   fs.writeFileSync(target, 'on disk\n');
   const edited = 'the user’s text\r\nno final newline 😀';
-  const editor = editorWriting(tmp.path, edited);
-  const { spawn } = await import('node:child_process');
-  const readline = await import('node:readline');
-  const child = spawn(process.execPath, [bin, 'serve', '--json', '--workspace', workspace], {
-    env: { ...process.env, TMPDIR: tmp.path, EDITOR: editor, VISUAL: '' },
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
-  const events: any[] = [];
-  readline.createInterface({ input: child.stdout! }).on('line', (l) => events.push(JSON.parse(l)));
-  let review = '';
-  child.stderr!.on('data', (d: Buffer) => (review += d.toString()));
+  const served = await serveOnPipes(tmp.path, workspace, editorWriting(tmp.path, edited));
+  const { child, events } = served;
   try {
     await waitFor(() => events.find((e) => e.event === 'listening'), 'listening event', 20_000);
     const cli = await connect(path.join(tmp.path, 'gemini', 'ide'));
     await cli.client.callTool({ name: 'openDiff', arguments: { filePath: target, newContent: 'from the model\n' } });
     await waitFor(() => events.find((e) => e.event === 'diffOpened'), 'the proposal shown');
     child.stdin!.write('e\n');
-    await waitFor(() => review.includes('(with your edits)'), 'the edit taken', 15_000);
+    await waitFor(() => served.review.includes('(with your edits)'), 'the edit taken', 15_000);
     child.stdin!.write('a\n');
     const accepted = await waitFor(() => cli.notifications.find((n) => n.method === 'ide/diffAccepted'), 'the CLI told');
     assert.equal(accepted.params.content, edited);
@@ -372,8 +378,42 @@ test('the CLI gone after the user edited and accepted in serve, before it wrote:
     assert.equal(fs.readFileSync(kept.keptIn, 'utf8'), edited, 'kept byte for byte');
     assert.equal((fs.statSync(kept.keptIn).mode & 0o777).toString(8), '600');
     assert.equal((fs.statSync(path.dirname(kept.keptIn)).mode & 0o777).toString(8), '700');
-    await waitFor(() => review.includes(`It is kept in ${kept.keptIn}`), 'its path printed');
+    await waitFor(() => served.review.includes(`It is kept in ${kept.keptIn}`), 'its path printed');
     assert.equal(fs.readFileSync(target, 'utf8'), 'on disk\n', 'the file untouched');
+  } finally {
+    child.kill('SIGTERM');
+    await new Promise((r) => child.once('exit', r));
+    tmp.cleanup();
+  }
+});
+
+// Issue 21: $EDITOR killed (out of memory, its terminal closed) after the user saved: their text went with the temp file.
+test('$EDITOR killed after the user saved: what it saved becomes the proposal, said so, and accepting sends it byte for byte', async () => {
+  const tmp = makeTempDir();
+  const workspace = path.join(tmp.path, 'ws');
+  fs.mkdirSync(workspace);
+  const target = path.join(workspace, 'a.txt');
+  fs.writeFileSync(target, 'on disk\n');
+  const edited = 'saved before the kill ✓\r\nno final newline';
+  const textFile = path.join(tmp.path, 'edited.txt');
+  fs.writeFileSync(textFile, edited);
+  const editor = path.join(tmp.path, 'killed-editor.sh');
+  fs.writeFileSync(editor, `#!/bin/sh\ncat '${textFile}' > "$1"\nkill -9 $$\n`, { mode: 0o755 });
+  const served = await serveOnPipes(tmp.path, workspace, editor);
+  const { child, events } = served;
+  try {
+    await waitFor(() => events.find((e) => e.event === 'listening'), 'listening event', 20_000);
+    const cli = await connect(path.join(tmp.path, 'gemini', 'ide'));
+    await cli.client.callTool({ name: 'openDiff', arguments: { filePath: target, newContent: 'from the model\n' } });
+    await waitFor(() => events.find((e) => e.event === 'diffOpened'), 'the proposal shown');
+    child.stdin!.write('e\n');
+    await waitFor(() => served.review.includes('The editor was killed (SIGKILL); what it had saved is the proposal now'), 'the line', 15_000);
+    await waitFor(() => served.review.includes('(with your edits)'), 'the saved text shown as the proposal', 15_000);
+    child.stdin!.write('a\n');
+    const accepted = await waitFor(() => cli.notifications.find((n) => n.method === 'ide/diffAccepted'), 'the CLI told');
+    assert.equal(accepted.params.content, edited);
+    assert.equal(fs.readFileSync(target, 'utf8'), 'on disk\n', "writing is the CLI's");
+    await cli.close();
   } finally {
     child.kill('SIGTERM');
     await new Promise((r) => child.once('exit', r));
