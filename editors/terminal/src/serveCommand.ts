@@ -17,7 +17,7 @@ import { AGENT_DISPLAY_NAMES, parseAgents, type AgentName } from '@ide-companion
 import { paint } from './renderDiff.js';
 import { SERVE_IDE_INFO, serveSpec } from './serveSpec.js';
 import { StatusLine, statusLineLogger } from './statusLine.js';
-import { TerminalReview } from './terminalReview.js';
+import { draftsLeftBehind, TerminalReview } from './terminalReview.js';
 import { WorkspaceWatcher } from './workspaceWatcher.js';
 
 function resolveRoots(dirs: string[]): string[] {
@@ -122,6 +122,11 @@ async function run(argv: string[]): Promise<number> {
     screen.print(
       `Also on ${companion.socketPath}: gemini in a container, --sandbox or over SSH connects through it (ide-companion container, sandbox or ssh HOST).\n`,
     );
+  const left = draftsLeftBehind();
+  if (left.length > 0) {
+    screen.print(`${paint('Kept:', 'bold', color)} your edits to proposals a serve had open when it was killed:\n${left.map((f) => `  ${f}\n`).join('')}`);
+    event({ event: 'draftsKept', files: left });
+  }
   const hint = companion.containerHint;
   if (hint) screen.print(`${paint('Container:', 'bold', color)} ${hint}\n`);
 

@@ -13,6 +13,7 @@ import * as readline from 'node:readline';
 import type { ReadStream } from 'node:tty';
 import type { DiffCloseReason, EditorActions, PendingDiff } from '@ide-companion/server/editorActions';
 import { ensurePrivateDirectory } from '@ide-companion/server/discoveryFile';
+import { isProcessAlive } from '@ide-companion/server/processAlive';
 import { paint, renderUnifiedDiff } from './renderDiff.js';
 import type { StatusLine } from './statusLine.js';
 import { visibleLine } from './visible.js';
@@ -38,6 +39,47 @@ interface Entry {
   diff: PendingDiff;
   /** The proposal as the user has edited it so far. */
   proposal: string;
+  /** Where the user's edits wait until they decide (a serve killed with -9 cannot keep them otherwise). */
+  draft?: string;
+}
+
+/** Where proposals are kept for the user: private (0700), per user, in TMPDIR. */
+function keptDirectory(): string {
+  const dir = path.join(os.tmpdir(), `ide-companion-kept-${process.getuid?.() ?? 'user'}`);
+  // Ours alone: not a link, not another user's, 0700.
+  ensurePrivateDirectory(dir);
+  return dir;
+}
+
+const stampNow = () => new Date().toISOString().replace(/[:.]/g, '-');
+const DRAFT = /^draft-(\d+)-[0-9a-f]{8}-(.+)$/;
+
+/**
+ * Edits a serve that was killed (-9, out of memory) left in its drafts: each is
+ * renamed to an ordinary kept file (so it is reported once) and its path returned.
+ */
+export function draftsLeftBehind(): string[] {
+  let dir: string;
+  let names: string[];
+  try {
+    dir = keptDirectory();
+    names = fs.readdirSync(dir);
+  } catch {
+    return [];
+  }
+  const found: string[] = [];
+  for (const name of names) {
+    const match = DRAFT.exec(name);
+    if (!match || isProcessAlive(Number(match[1]))) continue;
+    const kept = path.join(dir, `${stampNow()}-${match[2]}`);
+    try {
+      fs.renameSync(path.join(dir, name), kept);
+      found.push(kept);
+    } catch {
+      // Another serve starting at the same moment took it: it reports it.
+    }
+  }
+  return found;
 }
 
 export const PROMPT = '[a]ccept  [r]eject  [e]dit  [d]iff again > ';
@@ -103,8 +145,10 @@ export class TerminalReview implements EditorActions {
     const index = this.queue.findIndex((e) => e.diff.id === diff.id);
     if (index !== -1) this.queue.splice(index, 1);
     this.options.onEvent?.({ event: 'diffClosed', filePath: diff.filePath, reason });
-    // Its CLI went away: nobody can take an answer, but the proposal (the user's edits in it) is kept in a file.
-    const kept = reason === 'sessionClosed' && entry ? this.keep(entry) : undefined;
+    // Its CLI went away (or serve stops with the user's edits in it): nobody can take an answer, but the proposal is kept in a file.
+    const keep = reason === 'sessionClosed' || (reason === 'companionStopped' && entry?.proposal !== entry?.diff.newContent);
+    const kept = keep && entry ? this.keep(entry) : undefined;
+    this.dropDraft(entry);
     if (this.current?.diff.id === diff.id || kept) {
       if (this.current?.diff.id === diff.id) this.current = undefined;
       const why =
@@ -112,7 +156,9 @@ export class TerminalReview implements EditorActions {
           ? `answered in the ${diff.agent} terminal`
           : reason === 'replaced'
             ? 'replaced by a newer proposal'
-            : `the ${diff.agent} session ended`;
+            : reason === 'companionStopped'
+              ? 'the companion stopped'
+              : `the ${diff.agent} session ended`;
       this.options.screen.setPrompt('');
       this.print(`\n${paint(`Proposal for ${visibleLine(diff.filePath)} closed: ${why}.`, 'dim', this.options.color)}\n`);
       if (kept) this.print(`${paint(`It is kept in ${visibleLine(kept)}: copy it over the file to apply it.`, 'bold', this.options.color)}\n`);
@@ -123,17 +169,27 @@ export class TerminalReview implements EditorActions {
   /** Writes the proposal as it stands into a private folder (0600 in 0700); its path, or undefined when it could not. */
   private keep(entry: Entry): string | undefined {
     try {
-      const dir = path.join(os.tmpdir(), `ide-companion-kept-${process.getuid?.() ?? 'user'}`);
-      // Ours alone: not a link, not another user's, 0700.
-      ensurePrivateDirectory(dir);
-      const stamp = new Date().toISOString().replace(/[:.]/g, '-');
-      const file = path.join(dir, `${stamp}-${editFileName(entry.diff.filePath)}`);
+      const file = path.join(keptDirectory(), `${stampNow()}-${editFileName(entry.diff.filePath)}`);
       fs.writeFileSync(file, entry.proposal, { mode: 0o600, flag: 'wx' });
       this.options.onEvent?.({ event: 'diffKept', filePath: entry.diff.filePath, keptIn: file });
       return file;
     } catch {
       return undefined;
     }
+  }
+
+  /** Saves the user's edits as a draft until they decide; a later serve reports it if this one dies first. */
+  private saveDraft(entry: Entry): void {
+    try {
+      entry.draft ??= path.join(keptDirectory(), `draft-${process.pid}-${entry.diff.id.slice(0, 8)}-${editFileName(entry.diff.filePath)}`);
+      fs.writeFileSync(entry.draft, entry.proposal, { mode: 0o600 });
+    } catch {
+      entry.draft = undefined;
+    }
+  }
+
+  private dropDraft(entry: Entry | undefined): void {
+    if (entry?.draft) fs.rmSync(entry.draft, { force: true });
   }
 
   dispose(): void {
@@ -196,6 +252,7 @@ export class TerminalReview implements EditorActions {
         this.current = undefined;
         const edited = entry.proposal !== entry.diff.newContent;
         this.options.outcomes.accept(entry.diff.id, entry.proposal);
+        this.dropDraft(entry);
         this.options.screen.setPrompt('');
         this.print(
           paint(`Accepted${edited ? ' with your edits' : ''}: ${entry.diff.agent} writes ${visibleLine(entry.diff.filePath)}.\n`, 'green', this.options.color),
@@ -207,6 +264,7 @@ export class TerminalReview implements EditorActions {
       case 'r':
         this.current = undefined;
         this.options.outcomes.reject(entry.diff.id);
+        this.dropDraft(entry);
         this.options.screen.setPrompt('');
         this.print(paint(`Rejected: ${visibleLine(entry.diff.filePath)} stays as it is.\n`, 'red', this.options.color));
         this.options.onEvent?.({ event: 'diffRejected', filePath: entry.diff.filePath });
@@ -248,6 +306,7 @@ export class TerminalReview implements EditorActions {
         const how = signal ? `was killed (${signal})` : saved === undefined ? 'removed the file' : `exited with status ${code}`;
         this.print(paint(`The editor ${how}; the proposal is unchanged.\n`, 'red', this.options.color));
       }
+      if (entry.proposal !== entry.diff.newContent) this.saveDraft(entry);
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
       this.raw?.setRawMode(true);

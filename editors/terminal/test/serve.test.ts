@@ -370,6 +370,7 @@ test('the CLI gone after the user edited and accepted in serve, before it wrote:
     child.stdin!.write('a\n');
     const accepted = await waitFor(() => cli.notifications.find((n) => n.method === 'ide/diffAccepted'), 'the CLI told');
     assert.equal(accepted.params.content, edited);
+    assert.deepEqual(draftsIn(tmp.path), [], 'a decided proposal leaves no draft');
     // The CLI dies before it writes: its session ends.
     await (cli.client.transport as any).terminateSession();
     await cli.client.close();
@@ -383,6 +384,53 @@ test('the CLI gone after the user edited and accepted in serve, before it wrote:
   } finally {
     child.kill('SIGTERM');
     await new Promise((r) => child.once('exit', r));
+    tmp.cleanup();
+  }
+});
+
+/** The drafts serve keeps of edited proposals until the user decides. */
+function draftsIn(tmp: string): string[] {
+  const dir = path.join(tmp, `ide-companion-kept-${process.getuid!()}`);
+  return fs.existsSync(dir) ? fs.readdirSync(dir).filter((n) => n.startsWith('draft-')) : [];
+}
+
+// Issue 21: serve is the editor: killed with -9 while the user's edits were only in its memory, they went with it.
+test('serve killed with SIGKILL after the user edited a proposal: the next serve says where the edits are kept, byte for byte', async () => {
+  const tmp = makeTempDir();
+  const workspace = path.join(tmp.path, 'ws');
+  fs.mkdirSync(workspace);
+  const target = path.join(workspace, 'a.txt');
+  fs.writeFileSync(target, 'on disk\n');
+  const edited = 'edited in serve ✓\r\nno final newline';
+  const editor = editorWriting(tmp.path, edited);
+  const first = await serveOnPipes(tmp.path, workspace, editor);
+  let second: Awaited<ReturnType<typeof serveOnPipes>> | undefined;
+  try {
+    await waitFor(() => first.events.find((e) => e.event === 'listening'), 'listening event', 20_000);
+    const cli = await connect(path.join(tmp.path, 'gemini', 'ide'));
+    await cli.client.callTool({ name: 'openDiff', arguments: { filePath: target, newContent: 'from the model\n' } });
+    await waitFor(() => first.events.find((e) => e.event === 'diffOpened'), 'the proposal shown');
+    first.child.stdin!.write('e\n');
+    await waitFor(() => first.review.includes('(with your edits)'), 'the edit taken', 15_000);
+    assert.equal(draftsIn(tmp.path).length, 1, 'the edits saved as a draft');
+    first.child.kill('SIGKILL');
+    await new Promise((r) => first.child.once('exit', r));
+    await cli.close().catch(() => undefined);
+
+    second = await serveOnPipes(tmp.path, workspace, editor);
+    const found = await waitFor(() => second!.events.find((e) => e.event === 'draftsKept'), 'the next serve reporting the edits', 20_000);
+    assert.equal(found.files.length, 1);
+    assert.equal(fs.readFileSync(found.files[0], 'utf8'), edited, 'kept byte for byte');
+    assert.equal((fs.statSync(found.files[0]).mode & 0o777).toString(8), '600');
+    await waitFor(() => second!.review.includes(found.files[0]), 'its path printed');
+    assert.deepEqual(draftsIn(tmp.path), [], 'reported once: no longer a draft');
+    assert.equal(fs.readFileSync(target, 'utf8'), 'on disk\n', 'the file untouched');
+  } finally {
+    for (const served of [first, second]) {
+      if (!served || served.child.exitCode !== null || served.child.signalCode !== null) continue;
+      served.child.kill('SIGTERM');
+      await new Promise((r) => served.child.once('exit', r));
+    }
     tmp.cleanup();
   }
 });
