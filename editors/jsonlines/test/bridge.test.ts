@@ -385,6 +385,32 @@ describe('ide-companion bridge: faults, with a scripted editor', () => {
     }
   });
 
+  // Issue 21: the editor's accept is its last word (it is killed right after): the CLI must still hear it.
+  test('the script accepts and its stdin closes at once (the editor killed): the CLI hears the accepted text, then the bridge exits and its files go', async () => {
+    const tmp = makeTempDir();
+    const { editor, ready } = await startScripted(tmp.path);
+    try {
+      const target = path.join(tmp.path, 'a.txt');
+      fs.writeFileSync(target, 'on disk\n');
+      const cli = await connectRecordingClient({ port: ready.port, token: ready.env.GEMINI_CLI_IDE_AUTH_TOKEN });
+      const opened = cli.client.callTool({ name: 'openDiff', arguments: { filePath: target, newContent: 'from the model\n' } });
+      const shown = await editor.request('showDiff');
+      editor.respond(shown, { result: null });
+      await opened;
+      editor.send({ type: 'diffAccepted', diffId: shown.params.diffId, content: 'the last word ✓\r\n' });
+      editor.host.stdin.end();
+      const heard = await waitFor(() => cli.notifications.find((n) => n.method === 'ide/diffAccepted'), 'the CLI told', 5_000);
+      assert.equal(heard.params.content, 'the last word ✓\r\n');
+      await waitFor(() => editor.host.exitCode !== null, 'the bridge to exit', 2_000);
+      await waitFor(() => !fs.existsSync(ready.discoveryFile), 'its discovery file to go', 2_000);
+      assert.equal(fs.readFileSync(target, 'utf8'), 'on disk\n', "writing is the CLI's");
+      await cli.close().catch(() => undefined);
+    } finally {
+      editor.host.kill();
+      tmp.cleanup();
+    }
+  });
+
   test('the bridge killed with SIGKILL: its discovery file, lock files and socket folder go within 2 s (its reaper)', async () => {
     const tmp = makeTempDir();
     const { editor, ready } = await startScripted(tmp.path);
