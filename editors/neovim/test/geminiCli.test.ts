@@ -72,10 +72,11 @@ describe('Neovim companion with the real Gemini CLI client', { skip, timeout: 18
       assert.equal(await s.lua('return vim.api.nvim_buf_is_valid(...)', d.original), false, 'the on-disk side is gone');
       assert.match(await s.messages(), /the Gemini CLI session that proposed app\.ts went away; the proposal is kept in its buffer \(:w FILE saves it\)/);
       assert.equal(fs.readFileSync(file, 'utf8'), 'const a = 1;\n', 'the file on disk is untouched');
-      const started = Date.now();
       client = await startIdeClient(s);
+      // Timed from its connect (the CLI's own start is not the companion's): the issue asks for 2 s.
+      const started = Date.now();
       assert.equal((await client.connect())['status'], 'connected');
-      assert.ok(Date.now() - started < 10_000, `the next CLI connected in ${Date.now() - started} ms`);
+      assert.ok(Date.now() - started < 2_000, `the next CLI connected in ${Date.now() - started} ms`);
     } finally {
       await client.stop();
       await s.close();
