@@ -18,6 +18,7 @@ export * from './geminiTui.js';
 export * from './sshd.js';
 export * from './remoteFlows.js';
 export * from './soak.js';
+export * from './hostSoak.js';
 export * from './qwenCode.js';
 export * from './openAiMock.js';
 export * from './claudeClient.js';

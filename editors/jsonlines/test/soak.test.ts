@@ -1,0 +1,33 @@
+/**
+ * The bridge host's soak in its short mode (issue 21; the full day is
+ * bench/soak-hosts.mjs): the bundle Vim and Emacs run, a scripted editor on
+ * its stdin writing 100,000 events and accepting 100 diffs of 1 KiB to 1 MiB
+ * (some edited), a real MCP SDK client reconnecting 20 times. Every diff is
+ * answered with the editor's text, no descriptor or timer outlives the work,
+ * and RSS (from /proc) stays below 1.25x of the warm-up's end (looser than
+ * the full run's 10%: a short run has less to average over).
+ */
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import { test } from 'node:test';
+import { BRIDGE_HOST, runHostSoak, skipUnless, soakVerdict, startBridgeSoak } from '@ide-companion/testkit';
+
+const skip = skipUnless(fs.existsSync(BRIDGE_HOST), 'the bridge host bundle (editors/jsonlines/host)', 'npm run bundle -w editors/jsonlines');
+
+test(
+  'the bridge host through a compressed stretch of heavy editing: every diff answered, no descriptor or timer leaked, RSS flat',
+  { skip, timeout: 120_000 },
+  async (t) => {
+    const host = await startBridgeSoak();
+    const result = await runHostSoak(host, { events: 100_000, diffs: 500, reconnects: 20, rounds: 5, log: (line) => t.diagnostic(line) });
+    const verdict = soakVerdict(result);
+    t.diagnostic(JSON.stringify({ ...verdict, durationMs: Math.round(result.durationMs), contextUpdates: result.contextUpdates }));
+    assert.equal(result.eventsApplied, 100_000);
+    assert.equal(result.diffsAnswered, 500);
+    assert.equal(result.reconnects, 20);
+    assert.ok(result.contextUpdates > 0, 'the client received context updates');
+    assert.equal(verdict.fdsLeaked, 0, 'open descriptors (/proc/PID/fd) after the work = after the warm-up');
+    assert.deepEqual(verdict.resourcesLeaked, {}, 'no timer, socket or handle more than after the warm-up');
+    assert.ok(verdict.rssGrowth < 1.25, `RSS grew ${verdict.rssGrowth.toFixed(3)}x after the warm-up`);
+  },
+);
