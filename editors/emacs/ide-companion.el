@@ -199,6 +199,15 @@ Takes effect at the next start; `ide-companion-doctor' shows them."
 (defvar ide-companion--diffs (make-hash-table :test #'equal)
   "Open diffs by diff id.")
 
+(defvar ide-companion--accepted (make-hash-table :test #'equal)
+  "Accepted texts their files may not hold yet: path -> (TEXT AGENT TIME).
+The host passes an accept on to the CLI, which writes the file; a host
+killed before it read the accept takes it along.  So the text is kept here
+until the file holds it, and shown again when the host dies.")
+
+(defconst ide-companion--accepted-ttl 600
+  "Seconds an accepted text is remembered: a CLI writes at once or not at all.")
+
 (defvar ide-companion--gemini-buffer nil
   "The terminal buffer running Gemini CLI, opened by `ide-companion-gemini'.")
 
@@ -231,9 +240,14 @@ Takes effect at the next start; `ide-companion-doctor' shows them."
   (and ide-companion--process (process-live-p ide-companion--process)))
 
 (defun ide-companion--send-line (line)
-  "Send LINE, one JSON object and a newline, to the host if it is running."
+  "Send LINE, one JSON object and a newline, to the host if it is running.
+Return non-nil when it was sent.  A host that died and is not reaped yet
+fails the write (EPIPE): logged, as its sentinel deals with the death."
   (when (ide-companion--running-p)
-    (process-send-string ide-companion--process line)))
+    (condition-case err
+        (progn (process-send-string ide-companion--process line) t)
+      (error (ide-companion--log "cannot send to the host: %s" (error-message-string err))
+             nil))))
 
 (defun ide-companion--json-string (string)
   "STRING as a JSON string literal.
@@ -242,7 +256,8 @@ Serialized inside an array: Emacs 27's `json-serialize' takes no bare string."
     (substring array 1 -1)))
 
 (defun ide-companion--send (message)
-  "Send MESSAGE, a plist, to the host as one JSON line."
+  "Send MESSAGE, a plist, to the host as one JSON line.
+Return non-nil when it was sent."
   (ide-companion--send-line (concat (json-serialize message) "\n")))
 
 (defun ide-companion--host-file ()
@@ -459,7 +474,7 @@ the discovery file names this Emacs, which lives on); the proposals stay for
 the user; a new host starts at once, unless it keeps dying.  One line says
 what happened, never the host's raw log."
   (let* ((ready ide-companion--ready)
-         (kept (ide-companion--keep-all-diffs))
+         (kept (append (ide-companion--keep-all-diffs) (ide-companion--keep-accepted)))
          (now (float-time)))
     (ide-companion--forget-host)
     (ide-companion--remove-files-of ready)
@@ -824,6 +839,9 @@ The idle timer makes the report once the commands stop, however many ran."
     (unless (and (stringp id) (stringp path) (file-name-absolute-p path) (stringp new-content))
       (error "The showDiff request lacks diffId, an absolute filePath or newContent"))
     (when old (ide-companion--settle old) (ide-companion--teardown old))
+    ;; This proposal stands instead; the companion shows a kept accept again
+    ;; this way too, which must not come back twice.
+    (remhash path ide-companion--accepted)
     (let ((diff (ide-companion--make-diff
                  :id id :path path :new-content new-content
                  :agent (let ((agent (plist-get params :agent))) (if (stringp agent) agent "Gemini CLI"))
@@ -907,16 +925,80 @@ The idle timer makes the report once the commands stop, however many ran."
       (run-at-time 0 nil #'ide-companion--teardown diff))))
 
 (defun ide-companion--accept-diff (diff)
-  "Accept DIFF with the proposal as the user left it."
-  (let ((text (ide-companion--proposal-text diff)))
+  "Accept DIFF with the proposal as the user left it.
+The text is remembered until the file holds it: the host may die before it
+passed the accept on.  When the accept cannot be sent at all, the proposal
+stays as a plain buffer."
+  (let ((text (ide-companion--proposal-text diff))
+        (path (ide-companion--diff-path diff)))
     (when (ide-companion--settle diff)
-      (ide-companion--send
-       (append (list :type "diffAccepted" :diffId (ide-companion--diff-id diff))
-               (and (not (string= text (ide-companion--diff-new-content diff)))
-                    (list :content text))))
-      (ide-companion--watch-write (ide-companion--diff-path diff))
-      (ide-companion--teardown diff)
-      (message "ide-companion: accepted the changes to %s" (file-name-nondirectory (ide-companion--diff-path diff))))))
+      (ide-companion--prune-accepted)
+      ;; Remembered before sending: a full pipe makes the send wait, and the
+      ;; host's sentinel may run meanwhile.
+      (let ((record (list text (ide-companion--diff-agent diff) (float-time))))
+        (puthash path record ide-companion--accepted)
+        (if (or (ide-companion--send
+                 (append (list :type "diffAccepted" :diffId (ide-companion--diff-id diff))
+                         (and (not (string= text (ide-companion--diff-new-content diff)))
+                              (list :content text))))
+                ;; Not sent, but a death seen meanwhile showed it again already.
+                (not (eq (gethash path ide-companion--accepted) record)))
+            (progn
+              (ide-companion--watch-write path)
+              (ide-companion--teardown diff)
+              (message "ide-companion: accepted the changes to %s" (file-name-nondirectory path)))
+          (remhash path ide-companion--accepted)
+          (ide-companion--keep-diff diff)
+          (message "ide-companion: the companion is not running, so the accept reached no one; your proposal for %s is kept in its buffer (C-x C-w saves it)"
+                   (file-name-nondirectory path)))))))
+
+(defun ide-companion--file-holds-p (path text)
+  "Return non-nil when the bytes of the file PATH are exactly TEXT.
+Bytes are compared: TEXT as the CLI writes it (UTF-8, no EOL conversion)."
+  (ignore-errors
+    (let ((bytes (encode-coding-string text 'utf-8-unix t)))
+      (and (file-regular-p path)
+           (eql (file-attribute-size (file-attributes path)) (length bytes))
+           (with-temp-buffer
+             (set-buffer-multibyte nil)
+             (insert-file-contents-literally path)
+             (string= (buffer-string) bytes))))))
+
+(defun ide-companion--prune-accepted ()
+  "Forget the accepted texts their files hold now, or too old to matter."
+  (let ((now (float-time)) gone)
+    (maphash (lambda (path record)
+               (when (or (> (- now (nth 2 record)) ide-companion--accepted-ttl)
+                         (ide-companion--file-holds-p path (car record)))
+                 (push path gone)))
+             ide-companion--accepted)
+    (dolist (path gone) (remhash path ide-companion--accepted))))
+
+(defun ide-companion--forget-accept-if-written (path)
+  "Forget the accepted text of PATH once its file has it."
+  (let ((record (gethash path ide-companion--accepted)))
+    (when (and record (ide-companion--file-holds-p path (car record)))
+      (remhash path ide-companion--accepted))))
+
+(defun ide-companion--keep-accepted ()
+  "The host died: show again each accepted text its file does not hold.
+It may have died before it passed the accept on.  Each text comes back as
+a plain buffer, as a kept proposal does.  Return the files' names."
+  (ide-companion--prune-accepted)
+  (let (kept)
+    (maphash
+     (lambda (path record)
+       (let ((buffer (get-buffer-create (ide-companion--diff-buffer-name "proposal" path))))
+         (ide-companion--fill-diff-buffer buffer (car record) path)
+         (with-current-buffer buffer
+           ;; C-x C-w offers the file's folder, and writes the text as accepted.
+           (setq default-directory (file-name-directory path))
+           (setq-local require-final-newline nil))
+         (display-buffer buffer)
+         (push (file-name-nondirectory path) kept)))
+     ide-companion--accepted)
+    (clrhash ide-companion--accepted)
+    (nreverse kept)))
 
 (defun ide-companion--reject-diff (diff)
   "Reject DIFF."
@@ -934,7 +1016,14 @@ proposal buffer is still there."
       (with-current-buffer control (ignore-errors (ediff-really-quit nil)))))
   (when (buffer-live-p (ide-companion--diff-original diff))
     (kill-buffer (ide-companion--diff-original diff)))
-  (buffer-live-p (ide-companion--diff-proposal diff)))
+  (let ((proposal (ide-companion--diff-proposal diff)))
+    (when (buffer-live-p proposal)
+      (with-current-buffer proposal
+        ;; A plain buffer now: C-c C-c must not accept another diff, and
+        ;; C-x C-w writes the text as it stands (text modes add a newline).
+        (ide-companion-proposal-mode -1)
+        (setq-local require-final-newline nil))
+      t)))
 
 (defun ide-companion--keep-all-diffs ()
   "The host died: keep every proposal, with the user's edits, as a plain buffer.
@@ -970,6 +1059,7 @@ After a revert the watch goes on for two seconds: a write seen half done
                   ((or (not (buffer-live-p buffer)) (> (float-time) deadline))
                    (cancel-timer timer))
                   ((not (verify-visited-file-modtime buffer))
+                   (ide-companion--forget-accept-if-written path)
                    (if (ide-companion--revert buffer)
                        (setq deadline (min deadline (+ (float-time) 2)))
                      (cancel-timer timer)))))))))))
