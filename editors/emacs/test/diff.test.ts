@@ -7,6 +7,7 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { findGeminiCli, ideTerminalEnv, processRunning, RealIdeClient, skipUnless, waitFor, which } from '@ide-companion/testkit';
 import { hasEmacs, emacsclientPath } from './emacs.js';
@@ -34,6 +35,64 @@ async function openDiffIn(emacs: EmacsSession, client: Awaited<ReturnType<typeof
   // The user moves to the proposal's window (ediff leaves its control window selected).
   await emacs.eval(`(select-window (get-buffer-window ${elispString(proposal)}))`);
   return proposal;
+}
+
+/** Types `text` at the end of the proposal buffer `proposal` (its window selected) and waits until Emacs has it. */
+async function typeAtEnd(emacs: EmacsSession, proposal: string, text: string) {
+  emacs.tmux.keys('M->');
+  emacs.tmux.type(text);
+  await waitFor(
+    async () => (await emacs.evalJson<string>(`(with-current-buffer ${elispString(proposal)} (buffer-string))`)).endsWith(text),
+    'the typing',
+    TIMEOUT,
+  );
+}
+
+/** The name of a kept proposal buffer of `name` holding exactly `text`, or undefined. */
+async function keptBufferHolding(emacs: EmacsSession, name: string, text: string): Promise<string | undefined> {
+  const found = await emacs.evalJson<string | null>(
+    `(or (seq-some (lambda (b) (and (string-match-p ${elispString(`proposal: ${name.replace(/\./g, '\\.')}`)} (buffer-name b)) (equal (with-current-buffer b (buffer-string)) ${elispString(text)}) (buffer-name b))) (buffer-list)) :null)`,
+  );
+  return found ?? undefined;
+}
+
+/**
+ * A host that stalls on SIGUSR2: alive (Emacs goes on writing to it) but reading nothing, as a host
+ * is between the user's accept and its reading the line. SIGSTOP cannot stand in: Emacs sees a
+ * stopped child and refuses to write to it. The stall lasts until `release`.
+ */
+function stallableHost() {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ide-companion-stall-'));
+  const flag = path.join(dir, 'stalled');
+  const preload = path.join(dir, 'stall.cjs');
+  fs.writeFileSync(
+    preload,
+    `process.on('SIGUSR2', () => {
+  const fs = require('node:fs');
+  fs.writeFileSync(${JSON.stringify(flag)}, '');
+  const cell = new Int32Array(new SharedArrayBuffer(4));
+  while (fs.existsSync(${JSON.stringify(flag)})) Atomics.wait(cell, 0, 0, 10);
+});
+`,
+  );
+  return {
+    env: { NODE_OPTIONS: `--require ${preload}` },
+    async stall(pid: number) {
+      process.kill(pid, 'SIGUSR2');
+      await waitFor(() => fs.existsSync(flag), 'the host to stall', TIMEOUT);
+    },
+    release: () => fs.rmSync(flag, { force: true }),
+    cleanup: () => fs.rmSync(dir, { recursive: true, force: true }),
+  };
+}
+
+/** Kills a process the test stopped, if it still runs. */
+function killQuietly(pid: number) {
+  try {
+    process.kill(pid, 'SIGKILL');
+  } catch {
+    // Already gone.
+  }
 }
 
 describe('Emacs diffs', { skip, timeout: 180_000 }, () => {
@@ -71,6 +130,8 @@ describe('Emacs diffs', { skip, timeout: 180_000 }, () => {
     );
     assert.equal(await emacs.evalJson(`(if (buffer-modified-p (find-buffer-visiting ${elispString(file)})) t :false)`), false);
     assert.equal(await emacs.evalJson('(if (active-minibuffer-window) t :false)'), false, 'no prompt');
+    // The watch saw the file hold the accepted text: nothing is left to show again if the host dies.
+    assert.equal(await emacs.evalJson('(hash-table-count ide-companion--accepted)'), 0);
   });
 
   // Issue 21: a host killed under Emacs used to take the open proposal with it, stay dead, and leave its
@@ -109,6 +170,174 @@ describe('Emacs diffs', { skip, timeout: 180_000 }, () => {
       messages,
       /ide-companion: the companion host stopped \(killed\) and was restarted; your proposal for a\.txt is kept in its buffer \(C-x C-w saves it\)/,
     );
+  });
+
+  // Issue 21: the accept sent, then the host killed before it read it (the accept still in its pipe):
+  // the accepted text, edits and all, went with it.
+  test('the host killed (SIGKILL) with an accept in flight: the accepted text comes back in a kept buffer, said so, saved byte for byte; the file untouched; a new host within 2 s', async (t) => {
+    const stall = stallableHost();
+    t.after(() => stall.cleanup());
+    const emacs = await startEmacs({ files: { 'a.txt': 'old\n' }, open: ['a.txt'], env: stall.env });
+    t.after(() => emacs.close());
+    // Before the client closes: closing on a stalled host would wait forever.
+    let held: number | undefined;
+    t.after(() => held && killQuietly(held));
+    const first = await emacs.discovery();
+    const client = await connectFromDiscovery(first.content);
+    t.after(() => client.close());
+    const file = path.join(emacs.workspace, 'a.txt');
+    const proposal = await openDiffIn(emacs, client, file, PROPOSAL);
+    await typeAtEnd(emacs, proposal, ' edited');
+    const hostPid = await emacs.evalJson<number>('(process-id ide-companion--process)');
+    // Stalled, the host reads nothing: the accept waits in its pipe.
+    held = hostPid;
+    await stall.stall(hostPid);
+    emacs.tmux.keys('C-c', 'C-c');
+    await waitFor(async () => (await emacs.evalJson(`(if (get-buffer ${elispString(proposal)}) t :false)`)) === false, 'the accept', TIMEOUT);
+    const killedAt = Date.now();
+    process.kill(hostPid, 'SIGKILL');
+    held = undefined;
+
+    await waitFor(() => !fs.existsSync(first.path), "the dead host's discovery file to go", 2_000);
+    const second = await waitFor(
+      async () => {
+        const d = await emacs.discovery().catch(() => undefined);
+        return d && d.path !== first.path ? d : undefined;
+      },
+      "a new host's discovery file",
+      Math.max(0, 2_000 - (Date.now() - killedAt)),
+    );
+    const again = await connectFromDiscovery(second.content);
+    const connectedMs = Date.now() - killedAt;
+    await again.close();
+    assert.ok(connectedMs < 2_000, `an MCP client connected to the new host ${connectedMs} ms after the kill`);
+    t.diagnostic(`kill to a new host's MCP client connected: ${connectedMs} ms`);
+
+    const kept = await keptBufferHolding(emacs, 'a.txt', `${PROPOSAL} edited`);
+    assert.ok(kept, 'a kept buffer holds exactly the accepted text');
+    const messages = await emacs.evalJson<string>('(with-current-buffer "*Messages*" (buffer-string))');
+    assert.match(
+      messages,
+      /ide-companion: the companion host stopped \(killed\) and was restarted; your proposal for a\.txt is kept in its buffer \(C-x C-w saves it\)/,
+    );
+    assert.equal(fs.readFileSync(file, 'utf8'), 'old\n', 'the file on disk is untouched');
+    assert.equal(
+      client.notifications.some((n) => n.method === 'ide/diffAccepted'),
+      false,
+      'the accept never left the dead host',
+    );
+
+    // C-x C-w writes the accepted bytes: CRLF, no final newline, multibyte.
+    const saved = path.join(emacs.workspace, 'saved.txt');
+    await emacs.eval(`(progn (select-window (display-buffer ${elispString(kept!)})) t)`);
+    emacs.tmux.keys('C-x', 'C-w');
+    await waitFor(async () => (await emacs.evalJson('(if (active-minibuffer-window) t :false)')) === true, 'the file prompt', TIMEOUT);
+    emacs.tmux.type('saved.txt');
+    emacs.tmux.keys('Enter');
+    await waitFor(() => fs.existsSync(saved), 'the buffer written', TIMEOUT);
+    assert.deepEqual(fs.readFileSync(saved), Buffer.from(`${PROPOSAL} edited`, 'utf8'));
+  });
+
+  // A stopped host cannot take the accept (Emacs writes to no stopped process): the proposal stays, once.
+  test('the host stopped (SIGSTOP) when the user accepts: the proposal stays with its edits, said so; killed then, it does not come back twice', async (t) => {
+    const emacs = await startEmacs({ files: { 'a.txt': 'old\n' }, open: ['a.txt'] });
+    t.after(() => emacs.close());
+    let held: number | undefined;
+    t.after(() => held && killQuietly(held));
+    const first = await emacs.discovery();
+    const client = await connectFromDiscovery(first.content);
+    t.after(() => client.close());
+    const file = path.join(emacs.workspace, 'a.txt');
+    const proposal = await openDiffIn(emacs, client, file, PROPOSAL);
+    await typeAtEnd(emacs, proposal, ' edited');
+    const hostPid = await emacs.evalJson<number>('(process-id ide-companion--process)');
+    held = hostPid;
+    process.kill(hostPid, 'SIGSTOP');
+    await waitFor(async () => (await emacs.evalJson("(eq (process-status ide-companion--process) 'stop)")) === true, 'Emacs to see the host stopped', TIMEOUT);
+    emacs.tmux.keys('C-c', 'C-c');
+    await waitFor(
+      async () =>
+        /the companion is not running, so the accept reached no one; your proposal for a\.txt is kept in its buffer \(C-x C-w saves it\)/.test(
+          await emacs.evalJson<string>('(with-current-buffer "*Messages*" (buffer-string))'),
+        ),
+      'the line that says so',
+      TIMEOUT,
+    );
+    assert.equal(await emacs.evalJson(`(with-current-buffer ${elispString(proposal)} (buffer-string))`), `${PROPOSAL} edited`);
+    assert.equal(await emacs.evalJson('(hash-table-count ide-companion--diffs)'), 0);
+    process.kill(hostPid, 'SIGKILL');
+    held = undefined;
+    await waitFor(() => !fs.existsSync(first.path), "the dead host's discovery file to go", 2_000);
+    await waitFor(async () => (await emacs.evalJson('(and ide-companion--ready t)')) === true, 'a new host', TIMEOUT);
+    const copies = await emacs.evalJson<number>(
+      `(cl-count-if (lambda (b) (equal (with-current-buffer b (buffer-string)) ${elispString(`${PROPOSAL} edited`)})) (buffer-list))`,
+    );
+    assert.equal(copies, 1, 'one buffer holds the text');
+    assert.equal(fs.readFileSync(file, 'utf8'), 'old\n');
+  });
+
+  // The control: a host that passed the accept on, and whose CLI wrote it, brings nothing back when it dies.
+  test('the host killed (SIGKILL) after the accept was passed on and written: no buffer comes back, nothing said kept', async (t) => {
+    // b.txt is not visited: nothing but the check at the host's death can tell it was written.
+    const emacs = await startEmacs({ files: { 'a.txt': 'a\n', 'b.txt': 'old\n' }, open: ['a.txt'] });
+    t.after(() => emacs.close());
+    const first = await emacs.discovery();
+    const client = await connectFromDiscovery(first.content);
+    t.after(() => client.close());
+    const file = path.join(emacs.workspace, 'b.txt');
+    const proposal = await openDiffIn(emacs, client, file, PROPOSAL);
+    await typeAtEnd(emacs, proposal, ' edited');
+    emacs.tmux.keys('C-c', 'C-c');
+    const accepted = await client.waitForNotification('ide/diffAccepted', (p) => p.filePath === file);
+    assert.equal(accepted.content, `${PROPOSAL} edited`);
+    // As the CLI does.
+    fs.writeFileSync(file, accepted.content);
+    const hostPid = await emacs.evalJson<number>('(process-id ide-companion--process)');
+    process.kill(hostPid, 'SIGKILL');
+    await waitFor(() => !fs.existsSync(first.path), "the dead host's discovery file to go", 2_000);
+    await waitFor(async () => (await emacs.evalJson('(and ide-companion--ready t)')) === true, 'a new host', TIMEOUT);
+    const line = await waitFor(
+      async () =>
+        (await emacs.evalJson<string>('(with-current-buffer "*Messages*" (buffer-string))'))
+          .split('\n')
+          .find((l) => l.includes('the companion host stopped (killed)')),
+      'the line that says the host stopped',
+      TIMEOUT,
+    );
+    assert.doesNotMatch(line, /kept/);
+    assert.equal(await keptBufferHolding(emacs, 'b.txt', `${PROPOSAL} edited`), undefined, 'no buffer comes back');
+    assert.equal(await emacs.evalJson('(hash-table-count ide-companion--accepted)'), 0);
+  });
+
+  // Issue 21: Emacs killed with the accept in its host's pipe: the host must still pass it on before it goes.
+  test('Emacs killed (SIGKILL) with an accept in flight: the host passes the edited text on, then exits; its discovery file goes', async (t) => {
+    const stall = stallableHost();
+    t.after(() => stall.cleanup());
+    const emacs = await startEmacs({ files: { 'a.txt': 'old\n' }, open: ['a.txt'], env: stall.env });
+    t.after(() => emacs.close());
+    let held: number | undefined;
+    t.after(() => held && killQuietly(held));
+    const { path: discoveryPath, content } = await emacs.discovery();
+    const client = await connectFromDiscovery(content);
+    t.after(() => client.close());
+    const file = path.join(emacs.workspace, 'a.txt');
+    const proposal = await openDiffIn(emacs, client, file, PROPOSAL);
+    await typeAtEnd(emacs, proposal, ' edited');
+    const hostPid = await emacs.evalJson<number>('(process-id ide-companion--process)');
+    held = hostPid;
+    await stall.stall(hostPid);
+    emacs.tmux.keys('C-c', 'C-c');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    process.kill(emacs.pid, 'SIGKILL');
+    const killedAt = Date.now();
+    stall.release();
+    const accepted = await client.waitForNotification('ide/diffAccepted', (p) => p.filePath === file);
+    assert.equal(accepted.content, `${PROPOSAL} edited`);
+    await waitFor(() => !processRunning(hostPid), 'the host to exit', Math.max(0, 2_000 - (Date.now() - killedAt)));
+    held = undefined;
+    await waitFor(() => !fs.existsSync(discoveryPath), 'the discovery file to go', Math.max(0, 2_000 - (Date.now() - killedAt)));
+    t.diagnostic(`Emacs killed to host gone and its discovery file removed: ${Date.now() - killedAt} ms`);
+    assert.equal(fs.readFileSync(file, 'utf8'), 'old\n');
   });
 
   // Issue 21: a CLI that died (kill -9) with its proposal open used to take the proposal, and the user's edits in it, away.
