@@ -173,7 +173,10 @@ export async function startBridgeSoak(hostScript = BRIDGE_HOST): Promise<HostSoa
     CLAUDE_CONFIG_DIR: path.join(tmp.path, 'claude'),
   };
   for (const key of Object.keys(env)) if (key.startsWith('GEMINI_CLI_IDE_') || key.startsWith('QWEN_CODE_IDE_')) delete env[key];
-  const child = spawn(process.execPath, [hostScript], { env, stdio: ['pipe', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [hostScript], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+  // The host's log (a line per session and diff): its tail is kept for a failure's message.
+  let logTail = '';
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (logTail = (logTail + chunk).slice(-4000)));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const send = (message: unknown) => child.stdin.write(`${JSON.stringify(message)}\n`);
 
@@ -214,7 +217,7 @@ export async function startBridgeSoak(hostScript = BRIDGE_HOST): Promise<HostSoa
 
   send({ type: 'hello', protocol: 1, ide: { name: 'soak', displayName: 'Soak Script' }, pid: process.pid, roots: [workspace], capabilities: [] });
   const startFailed = exited.then(() => {
-    throw new Error('the bridge host exited before ready');
+    throw new Error(`the bridge host exited before ready: ${logTail}`);
   });
   const readyMessage = await Promise.race([readyLine, startFailed]);
   const token = (readyMessage['env'] as Record<string, string>)['GEMINI_CLI_IDE_AUTH_TOKEN'];
@@ -255,7 +258,7 @@ export async function startBridgeSoak(hostScript = BRIDGE_HOST): Promise<HostSoa
       const barrier = `soak-sync-${++syncs}`;
       const answered = new Promise<void>((resolve) => barriers.set(barrier, resolve));
       send({ type: 'diffAccepted', diffId: barrier });
-      await Promise.race([answered, exited.then(() => Promise.reject(new Error('the bridge host exited')))]);
+      await Promise.race([answered, exited.then(() => Promise.reject(new Error(`the bridge host exited: ${logTail}`)))]);
       barriers.delete(barrier);
       if (unexpected.length > 0) throw new Error(`the bridge host answered with errors: ${unexpected.slice(0, 3).join('; ')}`);
       return count;
