@@ -14,10 +14,11 @@ import { type EditorActions } from '@ide-companion/server/editorActions';
 import { type EditorCommand } from '@ide-companion/server/editorEnd';
 import { type SessionInfo } from '@ide-companion/server/sessions';
 import { AGENT_DISPLAY_NAMES, parseAgents, type AgentName } from '@ide-companion/server/faces/agentPaths';
+import { draftsLeftBehind } from '@ide-companion/server/keptProposals';
 import { paint } from './renderDiff.js';
 import { SERVE_IDE_INFO, serveSpec } from './serveSpec.js';
 import { StatusLine, statusLineLogger } from './statusLine.js';
-import { draftsLeftBehind, TerminalReview } from './terminalReview.js';
+import { TerminalReview } from './terminalReview.js';
 import { WorkspaceWatcher } from './workspaceWatcher.js';
 
 function resolveRoots(dirs: string[]): string[] {

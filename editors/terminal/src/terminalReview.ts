@@ -12,8 +12,7 @@ import * as path from 'node:path';
 import * as readline from 'node:readline';
 import type { ReadStream } from 'node:tty';
 import type { DiffCloseReason, EditorActions, PendingDiff } from '@ide-companion/server/editorActions';
-import { ensurePrivateDirectory } from '@ide-companion/server/discoveryFile';
-import { isProcessAlive } from '@ide-companion/server/processAlive';
+import { keepProposal, proposalFileName, ProposalDraft } from '@ide-companion/server/keptProposals';
 import { paint, renderUnifiedDiff } from './renderDiff.js';
 import type { StatusLine } from './statusLine.js';
 import { visibleLine } from './visible.js';
@@ -40,46 +39,7 @@ interface Entry {
   /** The proposal as the user has edited it so far. */
   proposal: string;
   /** Where the user's edits wait until they decide (a serve killed with -9 cannot keep them otherwise). */
-  draft?: string;
-}
-
-/** Where proposals are kept for the user: private (0700), per user, in TMPDIR. */
-function keptDirectory(): string {
-  const dir = path.join(os.tmpdir(), `ide-companion-kept-${process.getuid?.() ?? 'user'}`);
-  // Ours alone: not a link, not another user's, 0700.
-  ensurePrivateDirectory(dir);
-  return dir;
-}
-
-const stampNow = () => new Date().toISOString().replace(/[:.]/g, '-');
-const DRAFT = /^draft-(\d+)-[0-9a-f]{8}-(.+)$/;
-
-/**
- * Edits a serve that was killed (-9, out of memory) left in its drafts: each is
- * renamed to an ordinary kept file (so it is reported once) and its path returned.
- */
-export function draftsLeftBehind(): string[] {
-  let dir: string;
-  let names: string[];
-  try {
-    dir = keptDirectory();
-    names = fs.readdirSync(dir);
-  } catch {
-    return [];
-  }
-  const found: string[] = [];
-  for (const name of names) {
-    const match = DRAFT.exec(name);
-    if (!match || isProcessAlive(Number(match[1]))) continue;
-    const kept = path.join(dir, `${stampNow()}-${match[2]}`);
-    try {
-      fs.renameSync(path.join(dir, name), kept);
-      found.push(kept);
-    } catch {
-      // Another serve starting at the same moment took it: it reports it.
-    }
-  }
-  return found;
+  draft: ProposalDraft;
 }
 
 export const PROMPT = '[a]ccept  [r]eject  [e]dit  [d]iff again > ';
@@ -88,14 +48,8 @@ const KEYS_HINT = 'press one key: a accept, r reject, e edit, d show the diff ag
 /** An editor command of plain words runs without a shell; anything else (quotes, $VARS) through sh, as git does. */
 const PLAIN_WORDS = /^[\w./:=@%+,-]+( +[\w./:=@%+,-]+)*$/;
 
-/** A temp file name for editing: the proposal's extension kept for syntax colouring, nothing an editor or shell could read as an option or command. */
-export function editFileName(filePath: string): string {
-  const base = path
-    .basename(filePath)
-    .replace(/[^A-Za-z0-9._-]/g, '_')
-    .slice(-80);
-  return `proposal-${base || 'file'}`;
-}
+/** A temp file name for editing: the proposal's extension kept, nothing an editor or shell could read as an option or command. */
+export const editFileName = proposalFileName;
 
 export class TerminalReview implements EditorActions {
   private readonly queue: Entry[] = [];
@@ -127,7 +81,7 @@ export class TerminalReview implements EditorActions {
   }
 
   showDiff(diff: PendingDiff): void {
-    this.queue.push({ diff, proposal: diff.newContent });
+    this.queue.push({ diff, proposal: diff.newContent, draft: new ProposalDraft(diff.id, diff.filePath) });
     this.options.onEvent?.({ event: 'diffOpened', filePath: diff.filePath, session: diff.sessionId, bytes: Buffer.byteLength(diff.newContent) });
     if (this.current) {
       this.options.screen.setNotice(`queued: a proposal for ${visibleLine(diff.filePath)} (${this.queue.length} waiting)`);
@@ -148,7 +102,7 @@ export class TerminalReview implements EditorActions {
     // Its CLI went away (or serve stops with the user's edits in it): nobody can take an answer, but the proposal is kept in a file.
     const keep = reason === 'sessionClosed' || (reason === 'companionStopped' && entry?.proposal !== entry?.diff.newContent);
     const kept = keep && entry ? this.keep(entry) : undefined;
-    this.dropDraft(entry);
+    entry?.draft.drop();
     if (this.current?.diff.id === diff.id || kept) {
       if (this.current?.diff.id === diff.id) this.current = undefined;
       const why =
@@ -169,27 +123,12 @@ export class TerminalReview implements EditorActions {
   /** Writes the proposal as it stands into a private folder (0600 in 0700); its path, or undefined when it could not. */
   private keep(entry: Entry): string | undefined {
     try {
-      const file = path.join(keptDirectory(), `${stampNow()}-${editFileName(entry.diff.filePath)}`);
-      fs.writeFileSync(file, entry.proposal, { mode: 0o600, flag: 'wx' });
+      const file = keepProposal(entry.diff.filePath, entry.proposal);
       this.options.onEvent?.({ event: 'diffKept', filePath: entry.diff.filePath, keptIn: file });
       return file;
     } catch {
       return undefined;
     }
-  }
-
-  /** Saves the user's edits as a draft until they decide; a later serve reports it if this one dies first. */
-  private saveDraft(entry: Entry): void {
-    try {
-      entry.draft ??= path.join(keptDirectory(), `draft-${process.pid}-${entry.diff.id.slice(0, 8)}-${editFileName(entry.diff.filePath)}`);
-      fs.writeFileSync(entry.draft, entry.proposal, { mode: 0o600 });
-    } catch {
-      entry.draft = undefined;
-    }
-  }
-
-  private dropDraft(entry: Entry | undefined): void {
-    if (entry?.draft) fs.rmSync(entry.draft, { force: true });
   }
 
   dispose(): void {
@@ -252,7 +191,7 @@ export class TerminalReview implements EditorActions {
         this.current = undefined;
         const edited = entry.proposal !== entry.diff.newContent;
         this.options.outcomes.accept(entry.diff.id, entry.proposal);
-        this.dropDraft(entry);
+        entry?.draft.drop();
         this.options.screen.setPrompt('');
         this.print(
           paint(`Accepted${edited ? ' with your edits' : ''}: ${entry.diff.agent} writes ${visibleLine(entry.diff.filePath)}.\n`, 'green', this.options.color),
@@ -264,7 +203,7 @@ export class TerminalReview implements EditorActions {
       case 'r':
         this.current = undefined;
         this.options.outcomes.reject(entry.diff.id);
-        this.dropDraft(entry);
+        entry?.draft.drop();
         this.options.screen.setPrompt('');
         this.print(paint(`Rejected: ${visibleLine(entry.diff.filePath)} stays as it is.\n`, 'red', this.options.color));
         this.options.onEvent?.({ event: 'diffRejected', filePath: entry.diff.filePath });
@@ -306,7 +245,7 @@ export class TerminalReview implements EditorActions {
         const how = signal ? `was killed (${signal})` : saved === undefined ? 'removed the file' : `exited with status ${code}`;
         this.print(paint(`The editor ${how}; the proposal is unchanged.\n`, 'red', this.options.color));
       }
-      if (entry.proposal !== entry.diff.newContent) this.saveDraft(entry);
+      if (entry.proposal !== entry.diff.newContent) entry.draft.save(entry.proposal);
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
       this.raw?.setRawMode(true);

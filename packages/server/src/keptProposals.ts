@@ -1,0 +1,130 @@
+/**
+ * Proposals kept for the user in files: what an end cannot keep in a buffer
+ * (serve has none; VS Code loses its in-memory proposal documents with its
+ * extension host) goes to a private folder, `TMPDIR/ide-companion-kept-UID/`
+ * (0700, files 0600), never into the workspace.
+ *
+ * Two kinds live there. A kept file is the user's from then on (a proposal
+ * whose CLI went away). A draft is the user's edits to a proposal still open,
+ * named by the process that writes it (`draft-PID-…`) and removed once they
+ * decide; a draft whose process died (kill -9, out of memory) is what that
+ * process could not keep, and the next companion turns it into a kept file and
+ * says so.
+ */
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { ensurePrivateDirectory } from './discoveryFile.js';
+import { isProcessAlive } from './processAlive.js';
+
+const DRAFT = /^draft-(\d+)-([0-9a-f]{8})-(.+)$/;
+/** A draft being written (renamed over its draft once whole). */
+const PARTIAL = /^\.draft-(\d+)-.+\.partial$/;
+
+/** The private folder, created 0700 (refused when it is a link or another user's). */
+export function keptDirectory(): string {
+  const dir = path.join(os.tmpdir(), `ide-companion-kept-${process.getuid?.() ?? 'user'}`);
+  ensurePrivateDirectory(dir);
+  return dir;
+}
+
+/** A file name for a proposal of `filePath`: its extension kept (syntax colouring), nothing a shell or an editor could read as an option. */
+export function proposalFileName(filePath: string): string {
+  const base = path
+    .basename(filePath)
+    .replace(/[^A-Za-z0-9._-]/g, '_')
+    .slice(-80);
+  return `proposal-${base || 'file'}`;
+}
+
+const stampNow = () => new Date().toISOString().replace(/[:.]/g, '-');
+
+/** Writes `text` to a new kept file for a proposal of `filePath` (never over another); its path. Throws when it cannot. */
+export function keepProposal(filePath: string, text: string): string {
+  return writeNew(keptDirectory(), proposalFileName(filePath), (file) => fs.writeFileSync(file, text, { mode: 0o600, flag: 'wx' }));
+}
+
+/** `write`s a new file named by the time and `name` in `dir`, numbered when one of that name exists (two in one millisecond). */
+function writeNew(dir: string, name: string, write: (file: string) => void): string {
+  const stamp = stampNow();
+  for (let n = 1; ; n++) {
+    const file = path.join(dir, `${stamp}${n > 1 ? `-${n}` : ''}-${name}`);
+    try {
+      write(file);
+      return file;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST' || n >= 100) throw err;
+    }
+  }
+}
+
+/** The user's edits to one open proposal, in a file of this process until they decide. */
+export class ProposalDraft {
+  private file: string | undefined;
+
+  constructor(
+    private readonly diffId: string,
+    private readonly filePath: string,
+  ) {}
+
+  /** Saves `text` (the proposal as edited so far). False when it could not. */
+  save(text: string): boolean {
+    try {
+      this.file ??= path.join(keptDirectory(), `draft-${process.pid}-${this.diffId.replace(/-/g, '').slice(0, 8)}-${proposalFileName(this.filePath)}`);
+      // Whole or not at all: a process killed mid-write must not leave half the user's text as their draft.
+      const partial = path.join(path.dirname(this.file), `.${path.basename(this.file)}.partial`);
+      fs.writeFileSync(partial, text, { mode: 0o600 });
+      fs.renameSync(partial, this.file);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  /** Leaves the draft for the next companion to find (this process is stopping): drop() no longer removes it. */
+  release(): void {
+    this.file = undefined;
+  }
+
+  /** The user decided (or the proposal was kept another way): the draft goes. */
+  drop(): void {
+    if (this.file) fs.rmSync(this.file, { force: true });
+    this.file = undefined;
+  }
+}
+
+/**
+ * Drafts whose process died: each is renamed to an ordinary kept file (so it
+ * is reported once) and its path returned.
+ */
+export function draftsLeftBehind(): string[] {
+  let dir: string;
+  let names: string[];
+  try {
+    dir = keptDirectory();
+    names = fs.readdirSync(dir);
+  } catch {
+    return [];
+  }
+  const found: string[] = [];
+  for (const name of names) {
+    const partial = PARTIAL.exec(name);
+    if (partial && !isProcessAlive(Number(partial[1]))) fs.rmSync(path.join(dir, name), { force: true });
+    const match = DRAFT.exec(name);
+    if (!match || isProcessAlive(Number(match[1]))) continue;
+    try {
+      // A link, not a rename: a rename would replace a kept file of the same name.
+      const from = path.join(dir, name);
+      const kept = writeNew(dir, match[3]!, (file) => fs.linkSync(from, file));
+      try {
+        fs.unlinkSync(from);
+        found.push(kept);
+      } catch {
+        fs.rmSync(kept, { force: true });
+      }
+    } catch {
+      // Another companion starting at the same moment took it: it reports it.
+    }
+  }
+  return found;
+}
