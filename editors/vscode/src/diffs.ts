@@ -21,6 +21,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { describeError, type Logger } from '@ide-companion/server/logger';
 import { type DiffActions, type DiffCloseReason, type PendingDiff } from '@ide-companion/server/editorActions';
+import { draftsLeftBehind, ProposalDraft } from '@ide-companion/server/keptProposals';
 
 export const ORIGINAL_SCHEME = 'ide-companion-original';
 export const PROPOSAL_SCHEME = 'ide-companion-proposal';
@@ -47,7 +48,13 @@ interface Entry {
   closing: boolean;
   /** The user asked for this save (File > Save, "Save" when closing the tab): its write accepts. */
   manualSave: boolean;
+  /** The user's edits, in a private file until they decide: the document dies with a killed extension host. */
+  draft: ProposalDraft;
+  draftTimer: ReturnType<typeof setTimeout> | undefined;
 }
+
+/** How long typing may pause before the edits are saved to the draft. */
+const DRAFT_DELAY_MS = 300;
 
 /** One proposal's bytes in the in-memory file system; outlives its diff until VS Code closes the document. */
 interface MemoryFile {
@@ -92,6 +99,11 @@ export class VsCodeDiffs implements DiffActions, vscode.Disposable {
       vscode.workspace.onDidCloseTextDocument((document) => {
         if (document.uri.scheme === PROPOSAL_SCHEME) this.files.delete(document.uri.path);
       }),
+      vscode.workspace.onDidChangeTextDocument((e) => {
+        if (e.document.uri.scheme !== PROPOSAL_SCHEME || e.contentChanges.length === 0) return;
+        const entry = this.entries.get(diffIdOf(e.document.uri) ?? '');
+        if (entry && !entry.closing) this.scheduleDraft(entry);
+      }),
     );
   }
 
@@ -111,6 +123,8 @@ export class VsCodeDiffs implements DiffActions, vscode.Disposable {
       terminal: vscode.window.activeTerminal,
       closing: false,
       manualSave: false,
+      draft: new ProposalDraft(diff.id, diff.filePath),
+      draftTimer: undefined,
     };
     this.files.set(entry.proposalUri.path, { bytes: this.encoder.encode(diff.newContent), ctime: Date.now(), mtime: Date.now() });
     this.entries.set(diff.id, entry);
@@ -150,6 +164,10 @@ export class VsCodeDiffs implements DiffActions, vscode.Disposable {
     if (!entry) return;
     this.logger.info('closing diff view', { filePath: diff.filePath, reason });
     const kept = reason === 'sessionClosed' ? (this.documentOf(entry)?.getText() ?? diff.newContent) : undefined;
+    // The companion stops (window closed or reloaded) with the user's edits in it: its document goes with this
+    // extension host, so the edits stay in their draft, which the next start opens for the user.
+    const edits = reason === 'companionStopped' ? this.editedText(entry) : undefined;
+    if (edits !== undefined && entry.draft.save(edits)) entry.draft.release();
     await this.closeView(entry, false);
     if (kept === undefined) return;
     const language = vscode.workspace.textDocuments.find((d) => d.uri.scheme === 'file' && d.uri.fsPath === diff.filePath)?.languageId;
@@ -190,6 +208,7 @@ export class VsCodeDiffs implements DiffActions, vscode.Disposable {
 
   dispose(): void {
     for (const d of this.disposables) d.dispose();
+    for (const entry of this.entries.values()) clearTimeout(entry.draftTimer);
     this.entries.clear();
   }
 
@@ -202,6 +221,17 @@ export class VsCodeDiffs implements DiffActions, vscode.Disposable {
     if (entry.initialText === undefined || text === entry.initialText) return undefined;
     // VS Code hides a BOM from the text; keep the proposal's.
     return entry.diff.newContent.startsWith(BOM) && !text.startsWith(BOM) ? BOM + text : text;
+  }
+
+  private scheduleDraft(entry: Entry): void {
+    clearTimeout(entry.draftTimer);
+    entry.draftTimer = setTimeout(() => {
+      entry.draftTimer = undefined;
+      if (!this.entries.has(entry.diff.id)) return;
+      const text = this.editedText(entry);
+      if (text === undefined) entry.draft.drop();
+      else entry.draft.save(text);
+    }, DRAFT_DELAY_MS);
   }
 
   private documentOf(entry: Entry): vscode.TextDocument | undefined {
@@ -238,6 +268,8 @@ export class VsCodeDiffs implements DiffActions, vscode.Disposable {
   /** Closes the diff's tabs without a save prompt; refocuses the gemini terminal if the user decided here. */
   private async closeView(entry: Entry, refocus: boolean): Promise<void> {
     entry.closing = true;
+    clearTimeout(entry.draftTimer);
+    entry.draft.drop();
     try {
       const document = this.documentOf(entry);
       // Saving into our in-memory file makes the proposal clean, so closing asks nothing.
@@ -260,6 +292,8 @@ export class VsCodeDiffs implements DiffActions, vscode.Disposable {
       const entry = this.entries.get(diffIdOf(tab.input.modified) ?? '');
       if (!entry || entry.closing || this.tabsOf(entry).length > 0) continue;
       this.logger.info('diff tab closed by the user: rejected', { filePath: entry.diff.filePath });
+      clearTimeout(entry.draftTimer);
+      entry.draft.drop();
       this.entries.delete(entry.diff.id);
       this.updateContextKey();
       this.decisions.reject(entry.diff.id);
@@ -332,4 +366,24 @@ export class VsCodeDiffs implements DiffActions, vscode.Disposable {
       rename: readOnly,
     };
   }
+}
+
+/**
+ * The user's edits to proposals an extension host had open when it died (or
+ * stopped): opened for the user, with one line saying where they are kept.
+ */
+export async function openDraftsLeftBehind(logger: Logger): Promise<void> {
+  const kept = draftsLeftBehind();
+  if (kept.length === 0) return;
+  logger.warn('edits to proposals left by a companion that stopped are kept', { files: kept.length });
+  for (const file of kept) {
+    try {
+      await vscode.window.showTextDocument(vscode.Uri.file(file), { preview: false, preserveFocus: true });
+    } catch (err) {
+      logger.warn('could not open a kept proposal', { error: describeError(err) });
+    }
+  }
+  void vscode.window.showWarningMessage(
+    `Your edits to ${kept.length === 1 ? 'a proposal' : `${kept.length} proposals`} open when the companion stopped are kept in ${kept.map((f) => path.basename(f)).join(', ')} (${path.dirname(kept[0]!)}): copy what you want over the file.`,
+  );
 }

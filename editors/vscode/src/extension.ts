@@ -15,7 +15,7 @@ import { type EditorActions } from '@ide-companion/server/editorActions';
 import { type SessionInfo } from '@ide-companion/server/sessions';
 import { vscodeCapabilities } from './capabilities.js';
 import { ContextFeed, workspaceRoots } from './contextFeed.js';
-import { VsCodeDiffs } from './diffs.js';
+import { openDraftsLeftBehind, VsCodeDiffs } from './diffs.js';
 import { warnAboutGoogleCompanion } from './googleGuard.js';
 import { idePidFor, ideInfoFor } from './ideInfo.js';
 import { OutputChannelLogger } from './logger.js';
@@ -230,6 +230,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Compan
   context.subscriptions.push(extension);
   await extension.applyEnabled();
   void warnAboutGoogleCompanion();
+  void openDraftsLeftBehind(extension.logger);
   const activationMs = performance.now() - started;
   extension.logger.info('activated', { ms: Math.round(activationMs * 10) / 10 });
   return extension.api(activationMs);

@@ -515,7 +515,8 @@ describe('VS Code extension in code-server', { skip, timeout: 10 * 60_000 }, () 
   });
 
   // Issue 21: the extension host killed with -9 runs no handler of ours; its files must not outlive it.
-  test('the extension host killed with SIGKILL: its discovery file, lock files and socket folder go within 2 s', async () => {
+  // ... and the user's edits to an open proposal lived only in its in-memory document.
+  test("the extension host killed with SIGKILL: its discovery file, lock files and socket folder go within 2 s; the user's edits to its open proposal open in the next window", async () => {
     const third = await cs.openWindow(ws);
     const api = await third.api();
     const files = [
@@ -525,12 +526,41 @@ describe('VS Code extension in code-server', { skip, timeout: 10 * 60_000 }, () 
       path.dirname(api.socketPath!),
     ];
     for (const f of files) assert.ok(fs.existsSync(f), `${f} exists while the window runs`);
+    const proposer = await connectRecordingClient({ port: api.port, token: discoveryOf(api.discoveryFile).authToken });
+    const file = path.join(ws, 'b.txt');
+    const before = fs.readFileSync(file, 'utf8');
+    await openDiff(proposer, file, 'from the model\r\nno final newline');
+    await editProposal(third, (await theOnlyDiff(third)).id, 'kept across the kill ✓ ');
+    const keptDir = path.join(cs.tmpdir, `ide-companion-kept-${process.getuid!()}`);
+    const draftOf = () => (fs.existsSync(keptDir) ? fs.readdirSync(keptDir).find((n) => n.startsWith(`draft-${third.pid}-`)) : undefined);
+    await waitFor(draftOf, 'the edits saved as a draft', 5_000);
+
     process.kill(third.pid, 'SIGKILL');
     const killedAt = Date.now();
     await waitFor(() => files.every((f) => !fs.existsSync(f)), "the killed extension host's files gone", 5_000);
     assert.ok(Date.now() - killedAt < 2_000, `gone after ${Date.now() - killedAt} ms`);
     assert.equal(fs.existsSync((await win.api()).discoveryFile), true, 'the other window keeps its companion');
     await third.page.close().catch(() => undefined);
+    await proposer.close().catch(() => undefined);
+
+    const next = await cs.openWindow(ws);
+    try {
+      const kept = await waitFor(
+        async () =>
+          (
+            await next.eval<Array<{ path: string; text: string }>>(
+              `return vscode.workspace.textDocuments.filter((d) => d.uri.scheme === 'file' && d.uri.fsPath.startsWith(args.keptDir)).map((d) => ({ path: d.uri.fsPath, text: d.getText() }))`,
+              { keptDir },
+            )
+          )[0],
+        'the kept edits open in the next window',
+      );
+      assert.equal(fs.readFileSync(kept.path, 'utf8'), 'kept across the kill ✓ from the model\r\nno final newline', 'byte for byte');
+      assert.equal(draftOf(), undefined, 'reported once: no longer a draft');
+      assert.equal(fs.readFileSync(file, 'utf8'), before, 'the file on disk untouched');
+    } finally {
+      await next.close().catch(() => undefined);
+    }
   });
 
   test('ide-companion check passes against the extension', async () => {
