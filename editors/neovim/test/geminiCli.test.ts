@@ -119,6 +119,37 @@ describe('Neovim companion with the real Gemini CLI client', { skip, timeout: 18
     }
   });
 
+  // Issue 21: the user accepts while the CLI is already dead (its session not yet ended): the accept reaches no one.
+  test('the CLI killed (SIGKILL) and the user accepts before its session ends: the accepted text comes back in a kept buffer, said so', async () => {
+    const s = await startNeovim({ files: { 'app.ts': 'const a = 1;\n' } });
+    await s.discovery();
+    const client = await startIdeClient(s);
+    try {
+      assert.equal((await client.connect())['status'], 'connected');
+      const file = path.join(s.workspace, 'app.ts');
+      client.send({ cmd: 'openDiff', filePath: file, newContent: 'const a = 2;\n' });
+      const d = await waitForDiff(s, file);
+      await s.lua("vim.api.nvim_buf_set_lines(..., 0, -1, false, {'const a = 3; // accepted into the void'})", d.proposal);
+      await client.kill('SIGKILL');
+      await inProposal(s, d.proposal, 'write');
+      await waitFor(
+        async () =>
+          (
+            await s.lua<string[][]>(
+              "local out = {} for _, b in ipairs(vim.api.nvim_list_bufs()) do if vim.api.nvim_buf_get_name(b):match('^ide%-companion://%d+/proposed') and vim.bo[b].buftype == 'nofile' then table.insert(out, vim.api.nvim_buf_get_lines(b, 0, -1, false)) end end return out",
+            )
+          ).find((lines) => lines.join('\n') === 'const a = 3; // accepted into the void'),
+        'the accepted text back in a kept buffer',
+        TIMEOUT * 2,
+      );
+      assert.match(await s.messages(), /the Gemini CLI session that proposed app\.ts went away; the proposal is kept in its buffer \(:w FILE saves it\)/);
+      assert.equal(fs.readFileSync(file, 'utf8'), 'const a = 1;\n', 'the file on disk is untouched');
+    } finally {
+      await client.stop();
+      await s.close();
+    }
+  });
+
   test('with two Neovims on one folder, the client connects to the one its terminal names by pid', async () => {
     const first = await startNeovim();
     const second = await startNeovim({ sameFolderAs: first });

@@ -325,6 +325,30 @@ describe('Neovim companion lifecycle', { skip, timeout: 120_000 }, () => {
     }
   });
 
+  test('a host killed after the CLI heard the accept and before it wrote: the accepted text comes back in a kept tab', async () => {
+    const { s, c: client } = await startWithClient({ files: { 'a.txt': 'on disk\n' } });
+    try {
+      const file = path.join(s.workspace, 'a.txt');
+      await client.client.callTool({ name: 'openDiff', arguments: { filePath: file, newContent: 'from the model\n' } });
+      const diff = await waitForDiff(s, file);
+      await s.lua("vim.api.nvim_buf_set_lines(..., 0, -1, false, { 'accepted, not yet written' })", diff.proposal);
+      await inProposal(s, diff.proposal, 'write');
+      await client.waitForNotification('ide/diffAccepted', (p) => p.filePath === file);
+      process.kill(await hostPidOf(s), 'SIGKILL');
+      await waitFor(async () => /the companion host stopped/.test(await s.messages()), 'the line about the restart', 5_000);
+      assert.match(await s.messages(), /your proposal for a\.txt is kept in its tab/);
+      const kept = await s.lua<number | null>(
+        "for _, b in ipairs(vim.api.nvim_list_bufs()) do if vim.api.nvim_buf_get_name(b):match('/accepted/') then return b end end return nil",
+      );
+      assert.ok(kept, 'a kept buffer');
+      assert.deepEqual(await bufferLines(s, kept), ['accepted, not yet written']);
+      assert.equal(fs.readFileSync(file, 'utf8'), 'on disk\n');
+    } finally {
+      await client.close();
+      await s.close();
+    }
+  });
+
   test('a host killed after the CLI wrote the accepted file: nothing comes back, and the line says nothing is kept', async () => {
     const { s, c: client } = await startWithClient({ files: { 'a.txt': 'on disk\n' } });
     try {
