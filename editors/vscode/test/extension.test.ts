@@ -563,6 +563,37 @@ describe('VS Code extension in code-server', { skip, timeout: 10 * 60_000 }, () 
     }
   });
 
+  test("a window reloaded with the user's edits in an open proposal: the edits are kept, and opened by the next start", async () => {
+    const fourth = await cs.openWindow(ws);
+    const api = await fourth.api();
+    const proposer = await connectRecordingClient({ port: api.port, token: discoveryOf(api.discoveryFile).authToken });
+    try {
+      await openDiff(proposer, path.join(ws, 'sub', 'c.txt'), 'from the model\n');
+      await editProposal(fourth, (await theOnlyDiff(fourth)).id, 'kept across the reload ');
+      const keptDir = path.join(cs.tmpdir, `ide-companion-kept-${process.getuid!()}`);
+      const draft = await waitFor(
+        () => (fs.existsSync(keptDir) ? fs.readdirSync(keptDir).find((n) => n.startsWith(`draft-${fourth.pid}-`)) : undefined),
+        'the edits saved as a draft',
+        5_000,
+      );
+      await fourth.page.reload();
+      // The reloaded window's new extension host (or any later one) finds it once the old one is gone.
+      const kept = await waitFor(
+        () =>
+          !fs.existsSync(path.join(keptDir, draft)) &&
+          fs
+            .readdirSync(keptDir)
+            .find((n) => !n.startsWith('draft-') && fs.readFileSync(path.join(keptDir, n), 'utf8') === 'kept across the reload from the model\n'),
+        'the kept edits reported',
+        60_000,
+      );
+      assert.ok(kept);
+    } finally {
+      await proposer.close().catch(() => undefined);
+      await fourth.page.close().catch(() => undefined);
+    }
+  });
+
   test('ide-companion check passes against the extension', async () => {
     const api = await win.api();
     // Asynchronously: a blocked event loop would stall Chromium, whose protocol pipe this process reads.
