@@ -19,6 +19,7 @@ import {
   geminiEnv,
   HEADLESS_TRIGGER_ENV,
   makeGeminiRunDirs,
+  processRunning,
   runNode,
   shellCommand,
   skipUnless,
@@ -832,5 +833,52 @@ describe("with Google's companion installed too", { skip, timeout: 5 * 60_000 },
     assert.equal(await win.eval(`return vscode.workspace.getConfiguration('ideCompanion').inspect('enabled').workspaceValue`), false);
     await win.page.locator('.statusbar-item', { hasText: 'Gemini' }).first().waitFor({ timeout: 30_000 });
     await win.close();
+  });
+});
+
+// Issue 21: VS Code itself killed with -9 (its server, so every window's extension host loses its parent).
+describe('VS Code killed with SIGKILL', { skip, timeout: 5 * 60_000 }, () => {
+  let cs: CodeServer;
+
+  before(async () => {
+    cs = new CodeServer();
+    await cs.start();
+  });
+
+  after(async () => {
+    await cs?.stop();
+  });
+
+  test("with the user's edits in an open proposal: the extension host follows it, its files go, and the edits stay in a draft the next start opens", async () => {
+    const ws = path.join(cs.dir, 'ws');
+    fs.mkdirSync(ws);
+    fs.writeFileSync(path.join(ws, 'a.txt'), 'on disk\n');
+    const win = await cs.openWindow(ws);
+    const api = await win.api();
+    const proposer = await connectRecordingClient({ port: api.port, token: discoveryOf(api.discoveryFile).authToken });
+    try {
+      await openDiff(proposer, path.join(ws, 'a.txt'), 'from the model\n');
+      await editProposal(win, (await theOnlyDiff(win)).id, 'kept when VS Code died ');
+      const keptDir = path.join(cs.tmpdir, `ide-companion-kept-${process.getuid!()}`);
+      const draft = await waitFor(
+        () => (fs.existsSync(keptDir) ? fs.readdirSync(keptDir).find((n) => n.startsWith(`draft-${win.pid}-`)) : undefined),
+        'the edits saved as a draft',
+        5_000,
+      );
+      process.kill(win.ppid, 'SIGKILL');
+      const killedAt = Date.now();
+      // The extension host watches its parent and exits; its reaper removes its files.
+      await waitFor(() => !fs.existsSync(api.discoveryFile), 'the discovery file to go', 30_000);
+      const goneMs = Date.now() - killedAt;
+      // VS Code's own watchdog decides when its extension host notices (0.7 s measured).
+      assert.ok(goneMs < 3_000, `gone after ${goneMs} ms`);
+      assert.equal(fs.existsSync(path.dirname(api.socketPath!)), false, 'its socket folder too');
+      await waitFor(() => !processRunning(win.pid), 'the extension host to exit', 10_000);
+      // A draft whose process is dead is what the next start opens (keptProposals.test.ts, and the SIGKILL test above).
+      assert.equal(fs.readFileSync(path.join(keptDir, draft), 'utf8'), 'kept when VS Code died from the model\n', 'the edits, byte for byte');
+      assert.equal(fs.readFileSync(path.join(ws, 'a.txt'), 'utf8'), 'on disk\n', 'the file untouched');
+    } finally {
+      await proposer.close().catch(() => undefined);
+    }
   });
 });
