@@ -369,7 +369,10 @@ describe('Vim companion lifecycle', { timeout: 180_000 }, () => {
       await sleep(200);
       await s.ex(`call win_gotoid(get(win_findbuf(${diff.proposal}), 0, 0)) | write`);
       await waitFor(
-        async () => /the companion is not running; your proposal for a\.txt is kept in its buffer \(:w FILE saves it\)/.test(await s.messages()),
+        async () =>
+          /the companion is not running, so the accept reached no one; your proposal for a\.txt is kept in its buffer \(:w FILE saves it\)/.test(
+            await s.messages(),
+          ),
         'the message',
         TIMEOUT,
       ).catch(async (err: Error) => {

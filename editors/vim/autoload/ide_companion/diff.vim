@@ -233,7 +233,7 @@ endfunction
 function! s:keep_unsent(d) abort
   let name = fnamemodify(a:d.path, ':t')
   if s:keep(a:d)
-    call ide_companion#util#error('the companion is not running; your proposal for ' . name . ' is kept in its buffer (:w FILE saves it)')
+    call ide_companion#util#error('the companion is not running, so the accept reached no one; your proposal for ' . name . ' is kept in its buffer (:w FILE saves it)')
   else
     call ide_companion#util#error('the companion is not running; the proposal for ' . name . ' could not be accepted')
   endif
