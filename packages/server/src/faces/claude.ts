@@ -9,7 +9,7 @@
  * blocking openDiff instead of a notification.
  */
 import { randomUUID } from 'node:crypto';
-import type { IncomingMessage } from 'node:http';
+import { STATUS_CODES, type IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { WebSocket, WebSocketServer } from 'ws';
@@ -126,7 +126,7 @@ export class ClaudeFace {
     if (refusal) {
       this.options.logger.warn('WebSocket upgrade refused', { status: refusal.status, reason: refusal.message });
       const headers = Object.entries({ 'Content-Type': 'text/plain', Connection: 'close', ...refusal.headers }).map(([k, v]) => `${k}: ${v}\r\n`);
-      socket.end(`HTTP/1.1 ${refusal.status} ${statusText(refusal.status)}\r\n${headers.join('')}\r\n${refusal.message}\n`);
+      socket.end(`HTTP/1.1 ${refusal.status} ${STATUS_CODES[refusal.status] ?? 'Error'}\r\n${headers.join('')}\r\n${refusal.message}\n`);
       return;
     }
     socket.on('error', () => socket.destroy());
@@ -319,8 +319,4 @@ export function selectionOf(context: IdeContext): ClaudeSelectionChanged | undef
         ? { line: end.line, character: Math.max(0, end.character - text.length + 1) }
         : { line: Math.max(0, end.line - lines.length + 1), character: 0 };
   return { text, filePath: active.path, fileUrl: pathToFileURL(active.path).href, selection: { start, end, isEmpty: text === '' } };
-}
-
-function statusText(status: number): string {
-  return ({ 401: 'Unauthorized', 403: 'Forbidden', 503: 'Service Unavailable' } as Record<number, string>)[status] ?? 'Error';
 }
