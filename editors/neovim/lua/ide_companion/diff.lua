@@ -411,6 +411,8 @@ function M.keep_all()
     end
   end
   prune_accepted()
+  -- Each in a tab of its own; the user stays where they are.
+  local back = vim.api.nvim_get_current_tabpage()
   for path, record in pairs(accepted) do
     counter = counter + 1
     vim.cmd('tabnew')
@@ -422,6 +424,9 @@ function M.keep_all()
     fill(buf, record.content)
     detect_filetype(buf, path)
     table.insert(kept, vim.fn.fnamemodify(path, ':t'))
+  end
+  if vim.api.nvim_tabpage_is_valid(back) then
+    vim.api.nvim_set_current_tabpage(back)
   end
   accepted = {}
   return kept
