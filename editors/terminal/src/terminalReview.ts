@@ -102,7 +102,8 @@ export class TerminalReview implements EditorActions {
     // Its CLI went away (or serve stops with the user's edits in it): nobody can take an answer, but the proposal is kept in a file.
     const keep = reason === 'sessionClosed' || (reason === 'companionStopped' && entry?.proposal !== entry?.diff.newContent);
     const kept = keep && entry ? this.keep(entry) : undefined;
-    entry?.draft.drop();
+    // Not kept when it was meant to be (the folder unwritable): the draft stays, for the next start to report.
+    if (!keep || kept) entry?.draft.drop();
     if (this.current?.diff.id === diff.id || kept) {
       if (this.current?.diff.id === diff.id) this.current = undefined;
       const why =
