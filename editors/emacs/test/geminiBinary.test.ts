@@ -94,9 +94,7 @@ test(
     // /ide status until connected: the CLI says Connected only after its tools/list.
     const deadline = Date.now() + START_TIMEOUT_MS;
     for (;;) {
-      emacs.tmux.type('/ide status');
-      await emacs.tmux.waitForText('/ide status', STEP_TIMEOUT_MS);
-      emacs.tmux.keys('Enter');
+      await submitLine(emacs.tmux, '/ide status', STEP_TIMEOUT_MS);
       const screen = await emacs.tmux.waitForText(/Connected to Emacs|Disconnected|Connecting/, STEP_TIMEOUT_MS);
       if (/Connected to Emacs/.test(screen)) break;
       if (Date.now() > deadline) throw new Error(`never connected:\n${screen}`);

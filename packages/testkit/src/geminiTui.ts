@@ -9,25 +9,38 @@ import { sleep, waitFor } from './wait.js';
 /** Well past the CLI's 30 ms paste-detection window. */
 const ENTER_SETTLE_MS = 300;
 
+/** How long typed text may take to show before it counts as lost. */
+const TYPED_SHOWS_MS = 10_000;
+
 /**
  * Types a line into the CLI's input box and submits it. The CLI turns an Enter
  * read within 30 ms of a typed character into a newline (paste detection), so
  * wait until the box shows the text (the last ` > ` line, after a window
- * border when the CLI runs in an editor's split), then a little more.
+ * border when the CLI runs in an editor's split), then a little more. Keys
+ * typed while the CLI redraws can be lost (seen in Emacs's vterm right after
+ * its start: `/i` of `/ide status`): the box is then cleared and the line
+ * typed again, at most three times.
  */
 export async function submitLine(tui: Tmux, text: string, timeoutMs = 60_000): Promise<void> {
-  tui.type(text);
-  await waitFor(
-    () =>
-      tui
-        .screen()
-        .split('\n')
-        .filter((line) => /(^|[│|])\s*> /.test(line))
-        .at(-1)
-        ?.includes(text),
-    `the input box to show ${JSON.stringify(text)}`,
-    timeoutMs,
-  );
+  const shows = () =>
+    tui
+      .screen()
+      .split('\n')
+      .filter((line) => /(^|[│|])\s*> /.test(line))
+      .at(-1)
+      ?.includes(text);
+  for (let attempt = 1; ; attempt++) {
+    tui.type(text);
+    const last = attempt === 3;
+    try {
+      await waitFor(shows, `the input box to show ${JSON.stringify(text)}`, last ? timeoutMs : TYPED_SHOWS_MS);
+      break;
+    } catch (err) {
+      if (last) throw err;
+      tui.keys(...Array<string>(text.length + 10).fill('BSpace'));
+      await sleep(ENTER_SETTLE_MS);
+    }
+  }
   await sleep(ENTER_SETTLE_MS);
   tui.keys('Enter');
 }
