@@ -16,6 +16,7 @@ import {
   waitForDiff,
   inProposal,
   type NeovimSession,
+  type RecordingClient,
 } from './harness.js';
 
 const skip = skipUnless(hasNvim, 'nvim', 'apt-get install -y neovim');
@@ -218,10 +219,7 @@ describe('Neovim companion lifecycle', { skip, timeout: 120_000 }, () => {
     const { s, c: client } = await startWithClient({ files: { 'a.txt': 'on disk\n' } });
     try {
       const first = await s.discovery();
-      const file = path.join(s.workspace, 'a.txt');
-      await client.client.callTool({ name: 'openDiff', arguments: { filePath: file, newContent: 'from the model\n' } });
-      const diff = await waitForDiff(s, file);
-      await s.lua("vim.api.nvim_buf_set_lines(..., 0, -1, false, { 'the user edited this' })", diff.proposal);
+      const { diff } = await proposeEdited(s, client, ['the user edited this']);
       // The discovery file is written before the host reports back to Lua.
       const hostPid = await waitFor(
         async () => (await s.lua<number | null>('local i = require("ide_companion.host").state.info; return i and i.hostPid')) ?? undefined,
@@ -305,9 +303,7 @@ describe('Neovim companion lifecycle', { skip, timeout: 120_000 }, () => {
       const connectedMs = Date.now() - killedAt;
       assert.ok(connectedMs < 2_000, `a client connected to the new host ${connectedMs} ms after the kill`);
 
-      const kept = await s.lua<number | null>(
-        "for _, b in ipairs(vim.api.nvim_list_bufs()) do if vim.api.nvim_buf_get_name(b):match('/accepted/') then return b end end return nil",
-      );
+      const kept = await keptAcceptedBuffer(s);
       assert.ok(kept, 'a kept buffer with the accepted text');
       // What :w FILE saves from it is exactly what the user accepted.
       const saved = path.join(s.tmp, 'saved.txt');
@@ -328,18 +324,13 @@ describe('Neovim companion lifecycle', { skip, timeout: 120_000 }, () => {
   test('a host killed after the CLI heard the accept and before it wrote: the accepted text comes back in a kept tab', async () => {
     const { s, c: client } = await startWithClient({ files: { 'a.txt': 'on disk\n' } });
     try {
-      const file = path.join(s.workspace, 'a.txt');
-      await client.client.callTool({ name: 'openDiff', arguments: { filePath: file, newContent: 'from the model\n' } });
-      const diff = await waitForDiff(s, file);
-      await s.lua("vim.api.nvim_buf_set_lines(..., 0, -1, false, { 'accepted, not yet written' })", diff.proposal);
+      const { file, diff } = await proposeEdited(s, client, ['accepted, not yet written']);
       await inProposal(s, diff.proposal, 'write');
       await client.waitForNotification('ide/diffAccepted', (p) => p.filePath === file);
       process.kill(await hostPidOf(s), 'SIGKILL');
       await waitFor(async () => /the companion host stopped/.test(await s.messages()), 'the line about the restart', 5_000);
       assert.match(await s.messages(), /your proposal for a\.txt is kept in its tab/);
-      const kept = await s.lua<number | null>(
-        "for _, b in ipairs(vim.api.nvim_list_bufs()) do if vim.api.nvim_buf_get_name(b):match('/accepted/') then return b end end return nil",
-      );
+      const kept = await keptAcceptedBuffer(s);
       assert.ok(kept, 'a kept buffer');
       assert.deepEqual(await bufferLines(s, kept), ['accepted, not yet written']);
       assert.equal(fs.readFileSync(file, 'utf8'), 'on disk\n');
@@ -352,10 +343,7 @@ describe('Neovim companion lifecycle', { skip, timeout: 120_000 }, () => {
   test('a host killed after the CLI wrote the accepted file: nothing comes back, and the line says nothing is kept', async () => {
     const { s, c: client } = await startWithClient({ files: { 'a.txt': 'on disk\n' } });
     try {
-      const file = path.join(s.workspace, 'a.txt');
-      await client.client.callTool({ name: 'openDiff', arguments: { filePath: file, newContent: 'from the model\n' } });
-      const diff = await waitForDiff(s, file);
-      await s.lua("vim.api.nvim_buf_set_lines(..., 0, -1, false, { 'edited' })", diff.proposal);
+      const { file, diff } = await proposeEdited(s, client, ['edited']);
       await inProposal(s, diff.proposal, 'write');
       const heard = await client.waitForNotification('ide/diffAccepted', (p) => p.filePath === file);
       fs.writeFileSync(file, heard.content); // as the CLI does
@@ -363,10 +351,7 @@ describe('Neovim companion lifecycle', { skip, timeout: 120_000 }, () => {
       await waitFor(async () => /the companion host stopped/.test(await s.messages()), 'the line about the restart', 5_000);
       const messages = await s.messages();
       assert.doesNotMatch(messages, /kept/);
-      assert.equal(
-        await s.lua("for _, b in ipairs(vim.api.nvim_list_bufs()) do if vim.api.nvim_buf_get_name(b):match('/accepted/') then return b end end return nil"),
-        null,
-      );
+      assert.equal(await keptAcceptedBuffer(s), null);
       assert.equal(fs.readFileSync(file, 'utf8'), 'edited\n');
     } finally {
       await client.close();
@@ -377,10 +362,7 @@ describe('Neovim companion lifecycle', { skip, timeout: 120_000 }, () => {
   test('the accept when the host is not running keeps the proposal and says so', async () => {
     const { s, c: client } = await startWithClient({ files: { 'a.txt': 'on disk\n' } });
     try {
-      const file = path.join(s.workspace, 'a.txt');
-      await client.client.callTool({ name: 'openDiff', arguments: { filePath: file, newContent: 'from the model\n' } });
-      const diff = await waitForDiff(s, file);
-      await s.lua("vim.api.nvim_buf_set_lines(..., 0, -1, false, { 'edited' })", diff.proposal);
+      const { diff } = await proposeEdited(s, client, ['edited']);
       // As between a host's death and Neovim hearing of it: no channel to send on.
       await s.lua("local h = require('ide_companion.host'); h._saved_job = h.state.job; h.state.job = nil");
       await inProposal(s, diff.proposal, 'write');
@@ -398,10 +380,7 @@ describe('Neovim companion lifecycle', { skip, timeout: 120_000 }, () => {
     const { s, c: client } = await startWithClient({ files: { 'a.txt': 'on disk\n' } });
     try {
       const { path: discoveryPath } = await s.discovery();
-      const file = path.join(s.workspace, 'a.txt');
-      await client.client.callTool({ name: 'openDiff', arguments: { filePath: file, newContent: 'from the model\n' } });
-      const diff = await waitForDiff(s, file);
-      await s.lua("vim.api.nvim_buf_set_lines(..., 0, -1, false, { 'the user édited' })", diff.proposal);
+      const { file, diff } = await proposeEdited(s, client, ['the user édited']);
       const hostPid = await hostPidOf(s);
       process.kill(hostPid, 'SIGSTOP');
       try {
@@ -470,5 +449,21 @@ function hostPidOf(s: NeovimSession): Promise<number> {
     async () => (await s.lua<number | null>('local i = require("ide_companion.host").state.info; return i and i.hostPid')) ?? undefined,
     'the host to report',
     TIMEOUT,
+  );
+}
+
+/** a.txt proposed by `client` ("from the model") and edited in Neovim to `lines`. */
+async function proposeEdited(s: NeovimSession, client: RecordingClient, lines: string[]) {
+  const file = path.join(s.workspace, 'a.txt');
+  await client.client.callTool({ name: 'openDiff', arguments: { filePath: file, newContent: 'from the model\n' } });
+  const diff = await waitForDiff(s, file);
+  await s.lua('local buf, lines = ...; vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)', diff.proposal, lines);
+  return { file, diff };
+}
+
+/** The buffer an accepted text came back in after a host death, if any. */
+function keptAcceptedBuffer(s: NeovimSession): Promise<number | null> {
+  return s.lua<number | null>(
+    "for _, b in ipairs(vim.api.nvim_list_bufs()) do if vim.api.nvim_buf_get_name(b):match('/accepted/') then return b end end return nil",
   );
 }
