@@ -9,7 +9,7 @@ import * as net from 'node:net';
 import * as path from 'node:path';
 import { attach, type NeovimClient } from 'neovim';
 import { parseDiscoveryFile, parseDiscoveryFileName, type DiscoveryFile } from '@ide-companion/protocol';
-import { connectEditorClient, openFiles, startEditorWithClient, type EditorClient, makeTempDir, waitFor, which } from '@ide-companion/testkit';
+import { connectEditorClient, openFiles, startEditorWithClient, type EditorClient, makeTempDir, processRunning, waitFor, which } from '@ide-companion/testkit';
 import { PLUGIN_ROOT } from '../src/pluginFiles.js';
 
 /** IDE_COMPANION_NVIM picks another Neovim (a version matrix); default `nvim` on PATH. */
@@ -154,9 +154,10 @@ export async function startNeovim(options: StartOptions = {}): Promise<NeovimSes
       if (closed) return;
       closed = true;
       process.removeListener('exit', kill);
-      // A notification: Neovim exits before it could answer a request.
-      // A Neovim the test killed may not be reaped yet: its socket is closed, and writing to it throws EPIPE.
-      if (proc.exitCode === null) {
+      const exited = () => proc.exitCode !== null || proc.signalCode !== null;
+      // A notification: Neovim exits before it could answer a request. Not to a Neovim the test killed, even
+      // one not reaped yet: the write fails (EPIPE) and the client's reader rejects with it, unhandled.
+      if (!exited() && processRunning(pid)) {
         try {
           nvim.notify('nvim_command', ['qa!']);
         } catch {
@@ -164,7 +165,7 @@ export async function startNeovim(options: StartOptions = {}): Promise<NeovimSes
         }
       }
       await new Promise<void>((resolve) => {
-        if (proc.exitCode !== null) return resolve();
+        if (exited() || !processRunning(pid)) return resolve();
         const timer = setTimeout(() => {
           kill();
           resolve();
