@@ -11,7 +11,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { runHostSoak, skipUnless, soakVerdict, startNeovimSoak } from '@ide-companion/testkit';
+import { assertShortHostSoak, runHostSoak, skipUnless, startNeovimSoak } from '@ide-companion/testkit';
 import { hasNvim, startNeovim } from './harness.js';
 
 const skip = skipUnless(hasNvim, 'nvim', 'apt-get install -y neovim');
@@ -24,16 +24,9 @@ test(
     try {
       const host = await startNeovimSoak(session);
       const result = await runHostSoak(host, { events: 100_000, diffs: 500, reconnects: 20, rounds: 5, log: (line) => t.diagnostic(line) });
-      const verdict = soakVerdict(result);
-      t.diagnostic(JSON.stringify({ ...verdict, durationMs: Math.round(result.durationMs), contextUpdates: result.contextUpdates }));
+      assertShortHostSoak(result, { diffs: 500, reconnects: 20 }, (line) => t.diagnostic(line));
       // A move that lands where the cursor already was is not sent: nearly all are.
       assert.ok(result.eventsApplied > 99_000 && result.eventsApplied <= 100_000, `${result.eventsApplied} events sent`);
-      assert.equal(result.diffsAnswered, 500);
-      assert.equal(result.reconnects, 20);
-      assert.ok(result.contextUpdates > 0, 'the client received context updates');
-      assert.equal(verdict.fdsLeaked, 0, 'open descriptors (/proc/PID/fd) after the work = after the warm-up');
-      assert.deepEqual(verdict.resourcesLeaked, {}, 'no timer, socket or handle more than after the warm-up');
-      assert.ok(verdict.rssGrowth < 1.25, `RSS grew ${verdict.rssGrowth.toFixed(3)}x after the warm-up`);
     } finally {
       await session.close();
     }

@@ -14,7 +14,8 @@ import * as path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { repoRoot } from './geminiCli.js';
-import { driveSoak, type SoakOptions, type SoakResult, type SoakStats, type SoakTarget } from './soak.js';
+import assert from 'node:assert/strict';
+import { driveSoak, soakVerdict, type SoakOptions, type SoakResult, type SoakStats, type SoakTarget, type SoakVerdict } from './soak.js';
 import { makeTempDir } from './tempDir.js';
 import { waitFor } from './wait.js';
 
@@ -322,4 +323,17 @@ export async function startNeovimSoak(session: NeovimSoakSession, batch = 1000):
       probeDir.cleanup();
     },
   };
+}
+
+/** What every short host soak holds (its events are checked by each test: a host may skip a move that goes nowhere). */
+export function assertShortHostSoak(result: SoakResult, options: Pick<SoakOptions, 'diffs' | 'reconnects'>, log: (line: string) => void): SoakVerdict {
+  const verdict = soakVerdict(result);
+  log(JSON.stringify({ ...verdict, durationMs: Math.round(result.durationMs), contextUpdates: result.contextUpdates }));
+  assert.equal(result.diffsAnswered, options.diffs);
+  assert.equal(result.reconnects, options.reconnects);
+  assert.ok(result.contextUpdates > 0, 'the client received context updates');
+  assert.equal(verdict.fdsLeaked, 0, 'open descriptors (/proc/PID/fd) after the work = after the warm-up');
+  assert.deepEqual(verdict.resourcesLeaked, {}, 'no timer, socket or handle more than after the warm-up');
+  assert.ok(verdict.rssGrowth < 1.25, `RSS grew ${verdict.rssGrowth.toFixed(3)}x after the warm-up`);
+  return verdict;
 }

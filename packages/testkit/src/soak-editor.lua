@@ -13,21 +13,18 @@ M.EDIT_EVERY = 4
 M.EDIT_LINE = 'edited in Neovim'
 
 -- Counted where the plugin hands an event to the host: what the host was sent.
-local host_cursor, host_event = host.cursor, host.event
-host.cursor = function(...)
-  local ok = host_cursor(...)
-  if ok then
-    M.sent = M.sent + 1
+local function counted(send)
+  return function(...)
+    local ok = send(...)
+    if ok then
+      M.sent = M.sent + 1
+    end
+    return ok
   end
-  return ok
 end
-host.event = function(ev)
-  local ok = host_event(ev)
-  if ok then
-    M.sent = M.sent + 1
-  end
-  return ok
-end
+local host_event = host.event -- uncounted: the barrier's own event
+host.cursor = counted(host.cursor)
+host.event = counted(host_event)
 -- The barrier's answer (a mention no agent takes comes back here): recorded, not shown.
 host.on_unheard_mention = function(path)
   M.heard = path
