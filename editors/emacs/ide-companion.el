@@ -200,7 +200,7 @@ Takes effect at the next start; `ide-companion-doctor' shows them."
   "Open diffs by diff id.")
 
 (defvar ide-companion--accepted (make-hash-table :test #'equal)
-  "Accepted texts their files may not hold yet: path -> (TEXT AGENT TIME).
+  "Accepted texts their files may not hold yet: path -> (TEXT TIME).
 The host passes an accept on to the CLI, which writes the file; a host
 killed before it read the accept takes it along.  So the text is kept here
 until the file holds it, and shown again when the host dies.")
@@ -935,7 +935,7 @@ stays as a plain buffer."
       (ide-companion--prune-accepted)
       ;; Remembered before sending: a full pipe makes the send wait, and the
       ;; host's sentinel may run meanwhile.
-      (let ((record (list text (ide-companion--diff-agent diff) (float-time))))
+      (let ((record (list text (float-time))))
         (puthash path record ide-companion--accepted)
         (if (or (ide-companion--send
                  (append (list :type "diffAccepted" :diffId (ide-companion--diff-id diff))
@@ -968,7 +968,7 @@ Bytes are compared: TEXT as the CLI writes it (UTF-8, no EOL conversion)."
   "Forget the accepted texts their files hold now, or too old to matter."
   (let ((now (float-time)) gone)
     (maphash (lambda (path record)
-               (when (or (> (- now (nth 2 record)) ide-companion--accepted-ttl)
+               (when (or (> (- now (nth 1 record)) ide-companion--accepted-ttl)
                          (ide-companion--file-holds-p path (car record)))
                  (push path gone)))
              ide-companion--accepted)

@@ -357,7 +357,7 @@
         (ide-companion-tests--show 3 b "b again\n" "old\n")
         (should-not (gethash b ide-companion--accepted))
         (with-current-buffer (ide-companion--diff-proposal (gethash "d3" ide-companion--diffs)) (ide-companion-accept))
-        (setf (nth 2 (gethash b ide-companion--accepted)) (- (float-time) 601))
+        (setf (nth 1 (gethash b ide-companion--accepted)) (- (float-time) 601))
         (should (equal (ide-companion--keep-accepted) nil))))))
 
 (ert-deftest ide-companion-tests-accept-not-sent-keeps-the-proposal ()

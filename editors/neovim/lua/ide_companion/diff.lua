@@ -11,7 +11,7 @@ local M = {}
 local diffs = {}
 local counter = 0
 
--- path -> { content, agent, at }: what the user accepted and the file does not
+-- path -> { content, at }: what the user accepted and the file does not
 -- hold yet. The CLI writes it once the host has passed the accept on; a host
 -- that dies first (kill -9 with the accept still in its pipe) would take it
 -- along, so it is kept here until the file holds it (the companion keeps its
@@ -350,7 +350,7 @@ function M.accept(id)
     return true
   end
   prune_accepted()
-  accepted[d.path] = { content = content_of(state), agent = d.agent, at = os.time() }
+  accepted[d.path] = { content = content_of(state), at = os.time() }
   vim.schedule(function()
     wipe(d)
   end)

@@ -9,7 +9,7 @@ let s:diffs = {}
 let s:counter = 0
 let s:RELOAD_POLL_MS = 100
 let s:RELOAD_POLL_FOR_MS = 30000
-" path -> {text, agent, at}: the newest text accepted for that file, until the
+" path -> {text, at}: the newest text accepted for that file, until the
 " file on disk holds it. The host (or the CLI behind it) may die before the
 " accept reaches the CLI; the text is then shown again, not lost.
 let s:accepted = {}
@@ -223,7 +223,7 @@ function! s:accept(d) abort
     return 1
   endif
   let accepted = text is v:null ? a:d.proposal : text
-  call s:remember(a:d.path, accepted, a:d.agent)
+  call s:remember(a:d.path, accepted)
   call s:watch_for_write(a:d.path, accepted)
   " Not inside BufWriteCmd: wiping the buffer being written is refused there.
   call timer_start(0, {-> s:wipe(a:d)})
@@ -239,9 +239,9 @@ function! s:keep_unsent(d) abort
   endif
 endfunction
 
-function! s:remember(path, text, agent) abort
+function! s:remember(path, text) abort
   call s:prune_accepted()
-  let s:accepted[a:path] = {'text': a:text, 'agent': a:agent, 'at': localtime()}
+  let s:accepted[a:path] = {'text': a:text, 'at': localtime()}
 endfunction
 
 function! s:prune_accepted() abort
@@ -425,9 +425,9 @@ function! s:show_kept(path, text) abort
   return 1
 endfunction
 
-" The accepted texts remembered (path -> agent, time, size), for tests.
+" The accepted texts remembered (path -> time, size), for tests.
 function! ide_companion#diff#accepted() abort
-  return map(copy(s:accepted), {_, r -> {'agent': r.agent, 'at': r.at, 'bytes': len(r.text)}})
+  return map(copy(s:accepted), {_, r -> {'at': r.at, 'bytes': len(r.text)}})
 endfunction
 
 " The host went away: its diffs can no longer be answered.
