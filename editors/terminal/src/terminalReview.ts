@@ -48,9 +48,6 @@ const KEYS_HINT = 'press one key: a accept, r reject, e edit, d show the diff ag
 /** An editor command of plain words runs without a shell; anything else (quotes, $VARS) through sh, as git does. */
 const PLAIN_WORDS = /^[\w./:=@%+,-]+( +[\w./:=@%+,-]+)*$/;
 
-/** A temp file name for editing: the proposal's extension kept, nothing an editor or shell could read as an option or command. */
-export const editFileName = proposalFileName;
-
 export class TerminalReview implements EditorActions {
   private readonly queue: Entry[] = [];
   private current: Entry | undefined;
@@ -226,7 +223,7 @@ export class TerminalReview implements EditorActions {
   private async edit(entry: Entry): Promise<void> {
     this.editing = true;
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ide-companion-edit-'));
-    const file = path.join(dir, editFileName(entry.diff.filePath));
+    const file = path.join(dir, proposalFileName(entry.diff.filePath));
     const screen = this.options.screen;
     try {
       fs.writeFileSync(file, entry.proposal, { mode: 0o600 });
