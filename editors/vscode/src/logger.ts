@@ -23,16 +23,29 @@ export class OutputChannelLogger implements Logger, vscode.Disposable {
   }
 
   debug(message: string, fields?: Record<string, unknown>): void {
-    this.channel.debug(message + formatFields(fields));
+    this.write('debug', message, fields);
   }
   info(message: string, fields?: Record<string, unknown>): void {
-    this.channel.info(message + formatFields(fields));
+    this.write('info', message, fields);
   }
   warn(message: string, fields?: Record<string, unknown>): void {
-    this.channel.warn(message + formatFields(fields));
+    this.write('warn', message, fields);
   }
   error(message: string, fields?: Record<string, unknown>): void {
-    this.channel.error(message + formatFields(fields));
+    this.write('error', message, fields);
+  }
+
+  /**
+   * Never throws: while the extension host stops (window closed or reloaded)
+   * the channel's pipe to VS Code is already closed, and a log line must not
+   * cut the stop short (the user's edits are handed over after one).
+   */
+  private write(level: 'debug' | 'info' | 'warn' | 'error', message: string, fields: Record<string, unknown> | undefined): void {
+    try {
+      this.channel[level](message + formatFields(fields));
+    } catch {
+      // Nowhere left to write it.
+    }
   }
 
   show(): void {
