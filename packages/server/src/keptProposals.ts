@@ -9,7 +9,9 @@
  * named by the process that writes it (`draft-PID-…`) and removed once they
  * decide; a draft whose process died (kill -9, out of memory) is what that
  * process could not keep, and the next companion turns it into a kept file and
- * says so.
+ * says so. A process stopping in order (a window closed or reloaded) hands its
+ * drafts over (`draft-left-…`): theirs at once, whether or not the process has
+ * exited yet, and a running companion watching the folder hears of them.
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -17,7 +19,9 @@ import * as path from 'node:path';
 import { ensurePrivateDirectory } from './discoveryFile.js';
 import { isProcessAlive } from './processAlive.js';
 
-const DRAFT = /^draft-(\d+)-([0-9a-f]{8})-(.+)$/;
+/** A draft: its writer's PID (or `left`, handed over), the diff's id, the kept name. */
+const DRAFT = /^draft-(\d+|left)-([0-9a-f]{8})-(.+)$/;
+const HANDED_OVER = 'draft-left-';
 /** A draft being written (renamed over its draft once whole). */
 const PARTIAL = /^\.draft-(\d+)-.+\.partial$/;
 
@@ -81,9 +85,25 @@ export class ProposalDraft {
     }
   }
 
-  /** Leaves the draft for the next companion to find (this process is stopping): drop() no longer removes it. */
-  release(): void {
+  /**
+   * This process is stopping with the proposal open: saves `text` and hands
+   * the draft over to whichever companion claims it next (one starting, or one
+   * running that watches); when `text` cannot be saved, the last draft saved
+   * is handed over. False when `text` is not in a handed-over draft; drop()
+   * no longer removes it.
+   */
+  handOver(text: string): boolean {
+    const saved = this.save(text);
+    const from = this.file;
     this.file = undefined;
+    if (from === undefined) return false;
+    try {
+      fs.renameSync(from, path.join(path.dirname(from), path.basename(from).replace(/^draft-\d+-/, HANDED_OVER)));
+      return saved;
+    } catch {
+      // Still there under this process's PID: found once the process has exited.
+      return false;
+    }
   }
 
   /** The user decided (or the proposal was kept another way): the draft goes. */
@@ -94,8 +114,8 @@ export class ProposalDraft {
 }
 
 /**
- * Drafts whose process died: each is renamed to an ordinary kept file (so it
- * is reported once) and its path returned.
+ * Drafts whose process died or that were handed over: each is renamed to an
+ * ordinary kept file (so it is reported once) and its path returned.
  */
 export function draftsLeftBehind(): string[] {
   let dir: string;
@@ -111,7 +131,7 @@ export function draftsLeftBehind(): string[] {
     const partial = PARTIAL.exec(name);
     if (partial && !isProcessAlive(Number(partial[1]))) fs.rmSync(path.join(dir, name), { force: true });
     const match = DRAFT.exec(name);
-    if (!match || isProcessAlive(Number(match[1]))) continue;
+    if (!match || (match[1] !== 'left' && isProcessAlive(Number(match[1])))) continue;
     try {
       // A link, not a rename: a rename would replace a kept file of the same name.
       const from = path.join(dir, name);
@@ -127,4 +147,22 @@ export function draftsLeftBehind(): string[] {
     }
   }
   return found;
+}
+
+/**
+ * Calls `onHandedOver` when a draft is handed over to the kept folder (another
+ * companion stopped with the user's edits in a proposal). An inotify watch:
+ * nothing runs while nothing happens. Undefined when the folder cannot be
+ * watched (the next start still finds the drafts).
+ */
+export function watchDraftsHandedOver(onHandedOver: () => void): { close(): void } | undefined {
+  try {
+    const watcher = fs.watch(keptDirectory(), { persistent: false }, (_event, name) => {
+      if (typeof name === 'string' && name.startsWith(HANDED_OVER)) onHandedOver();
+    });
+    watcher.on('error', () => watcher.close());
+    return watcher;
+  } catch {
+    return undefined;
+  }
 }

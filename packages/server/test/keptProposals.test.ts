@@ -4,8 +4,8 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { makeTempDir } from '@ide-companion/testkit';
-import { draftsLeftBehind, keepProposal, keptDirectory, ProposalDraft } from '../src/keptProposals.js';
+import { makeTempDir, waitFor } from '@ide-companion/testkit';
+import { draftsLeftBehind, keepProposal, keptDirectory, ProposalDraft, watchDraftsHandedOver } from '../src/keptProposals.js';
 
 const tmp = makeTempDir();
 process.env['TMPDIR'] = tmp.path;
@@ -62,10 +62,60 @@ test("a dead process's drafts are reported once, as kept files, byte for byte; i
   live.drop();
 });
 
-test('a released draft stays for the next companion (a clean stop with the edits in it)', () => {
+test("a handed-over draft is the next companion's at once, this process still running: with the last text, byte for byte", () => {
+  const dir = keptDirectory();
   const draft = new ProposalDraft('eeeeeeee-0000-0000-0000-000000000000', '/w/e.txt');
-  draft.save(text);
-  draft.release();
+  draft.save('typed so far');
+  assert.equal(draft.handOver(text), true);
   draft.drop();
-  assert.ok(fs.existsSync(path.join(keptDirectory(), `draft-${process.pid}-eeeeeeee-proposal-e.txt`)));
+  assert.deepEqual(
+    fs.readdirSync(dir).filter((n) => n.includes('-eeeeeeee-')),
+    ['draft-left-eeeeeeee-proposal-e.txt'],
+    'no longer named by this PID, and drop() leaves it',
+  );
+  const found = draftsLeftBehind();
+  assert.equal(found.length, 1);
+  assert.equal(fs.readFileSync(found[0]!, 'utf8'), text);
+  assert.deepEqual(draftsLeftBehind(), [], 'claimed once');
+});
+
+test('a draft that cannot take the last text hands over the one saved before; a draft never saved hands over nothing', () => {
+  const dir = keptDirectory();
+  const before = new ProposalDraft('ffffffff-0000-0000-0000-000000000000', '/w/f.txt');
+  assert.equal(before.save('saved before'), true);
+  const never = new ProposalDraft('abababab-0000-0000-0000-000000000000', '/w/g.txt');
+  // The saves fail: a folder stands where each one's partial file goes (a mode would not stop root).
+  const partials = ['ffffffff-proposal-f.txt', 'abababab-proposal-g.txt'].map((n) => path.join(dir, `.draft-${process.pid}-${n}.partial`));
+  for (const p of partials) fs.mkdirSync(p);
+  try {
+    assert.equal(before.handOver('the last text'), false, 'the last text is not in it');
+    assert.equal(never.handOver('never saved'), false);
+  } finally {
+    for (const p of partials) fs.rmdirSync(p);
+  }
+  assert.deepEqual(
+    draftsLeftBehind().map((f) => fs.readFileSync(f, 'utf8')),
+    ['saved before'],
+  );
+});
+
+test('a running companion hears of a handover (inotify), and not of drafts being saved', async () => {
+  let heard = 0;
+  const watcher = watchDraftsHandedOver(() => heard++);
+  assert.ok(watcher, 'the folder can be watched');
+  try {
+    const draft = new ProposalDraft('12121212-0000-0000-0000-000000000000', '/w/h.txt');
+    draft.save('one');
+    draft.save('two');
+    await new Promise((r) => setTimeout(r, 200));
+    assert.equal(heard, 0, 'saves are no handover');
+    draft.handOver('three');
+    await waitFor(() => heard > 0, 'the handover heard', 5_000);
+    assert.deepEqual(
+      draftsLeftBehind().map((f) => fs.readFileSync(f, 'utf8')),
+      ['three'],
+    );
+  } finally {
+    watcher.close();
+  }
 });
