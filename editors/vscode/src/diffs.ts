@@ -21,7 +21,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { describeError, type Logger } from '@ide-companion/server/logger';
 import { type DiffActions, type DiffCloseReason, type PendingDiff } from '@ide-companion/server/editorActions';
-import { draftsLeftBehind, ProposalDraft } from '@ide-companion/server/keptProposals';
+import { draftsLeftBehind, ProposalDraft, watchDraftsHandedOver } from '@ide-companion/server/keptProposals';
 
 export const ORIGINAL_SCHEME = 'ide-companion-original';
 export const PROPOSAL_SCHEME = 'ide-companion-proposal';
@@ -164,10 +164,10 @@ export class VsCodeDiffs implements DiffActions, vscode.Disposable {
     if (!entry) return;
     this.logger.info('closing diff view', { filePath: diff.filePath, reason });
     const kept = reason === 'sessionClosed' ? (this.documentOf(entry)?.getText() ?? diff.newContent) : undefined;
-    // The companion stops (window closed or reloaded) with the user's edits in it: its document goes with this
-    // extension host, so the edits stay in their draft, which the next start opens for the user.
+    // The companion stops (window closed or reloaded, or turned off) with the user's edits in it: its document goes
+    // with this extension host, so the edits are handed over in their draft, which the next companion opens.
     const edits = reason === 'companionStopped' ? this.editedText(entry) : undefined;
-    if (edits !== undefined && entry.draft.save(edits)) entry.draft.release();
+    if (edits !== undefined && !entry.draft.handOver(edits)) this.logger.warn('could not keep the edits to a proposal', { filePath: diff.filePath });
     await this.closeView(entry, false);
     if (kept === undefined) return;
     const language = vscode.workspace.textDocuments.find((d) => d.uri.scheme === 'file' && d.uri.fsPath === diff.filePath)?.languageId;
@@ -366,6 +366,51 @@ export class VsCodeDiffs implements DiffActions, vscode.Disposable {
       rename: readOnly,
     };
   }
+}
+
+/**
+ * How long a running window leaves edits handed over by another one (closed,
+ * or reloading) for that window's next start to open, before it opens them.
+ */
+export const HANDOVER_CLAIM_DELAY_MS = 10_000;
+
+/**
+ * Edits handed over while this window runs (another window closed, or its own
+ * previous extension host finished stopping after this one started): opened
+ * here unless a starting window took them first, and only while this window
+ * has the focus (else when it gets it): they come up where the user is, not
+ * in a window in the background.
+ */
+export function openDraftsHandedOver(logger: Logger): vscode.Disposable {
+  let handedOverAt: number | undefined;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const claimSoon = () => {
+    if (handedOverAt === undefined || timer !== undefined || !vscode.window.state.focused) return;
+    timer = setTimeout(
+      () => {
+        timer = undefined;
+        handedOverAt = undefined;
+        void openDraftsLeftBehind(logger);
+      },
+      Math.max(0, handedOverAt + HANDOVER_CLAIM_DELAY_MS - Date.now()),
+    );
+  };
+  const watcher = watchDraftsHandedOver(() => {
+    // Counted from the latest handover, so each one leaves its own window the time to start.
+    handedOverAt = Date.now();
+    clearTimeout(timer);
+    timer = undefined;
+    claimSoon();
+  });
+  if (!watcher) logger.warn('cannot watch for edits other windows leave; the next start opens them');
+  const focus = vscode.window.onDidChangeWindowState((state) => {
+    if (state.focused) claimSoon();
+  });
+  return new vscode.Disposable(() => {
+    clearTimeout(timer);
+    watcher?.close();
+    focus.dispose();
+  });
 }
 
 /**

@@ -15,7 +15,7 @@ import { type EditorActions } from '@ide-companion/server/editorActions';
 import { type SessionInfo } from '@ide-companion/server/sessions';
 import { vscodeCapabilities } from './capabilities.js';
 import { ContextFeed, workspaceRoots } from './contextFeed.js';
-import { openDraftsLeftBehind, VsCodeDiffs } from './diffs.js';
+import { openDraftsHandedOver, openDraftsLeftBehind, VsCodeDiffs } from './diffs.js';
 import { warnAboutGoogleCompanion } from './googleGuard.js';
 import { idePidFor, ideInfoFor } from './ideInfo.js';
 import { OutputChannelLogger } from './logger.js';
@@ -47,6 +47,7 @@ class CompanionExtension implements vscode.Disposable {
   private feed: ContextFeed | undefined;
   private diffs: VsCodeDiffs | undefined;
   private error: string | undefined;
+  private handovers: vscode.Disposable | undefined;
   private readonly statusBar: CompanionStatusBar;
   private readonly disposables: vscode.Disposable[] = [];
 
@@ -132,7 +133,11 @@ class CompanionExtension implements vscode.Disposable {
 
   async applyEnabled(): Promise<void> {
     if (this.enabled) await this.start();
-    else await this.stop('turned off by ideCompanion.enabled');
+    else if (this.companion) {
+      await this.stop('turned off by ideCompanion.enabled');
+      // This window stays: the edits its proposals had are opened here, now.
+      void openDraftsLeftBehind(this.logger);
+    }
     this.statusBar.update();
   }
 
@@ -199,6 +204,16 @@ class CompanionExtension implements vscode.Disposable {
     this.logger.info('companion ready', { port: companion.port, idePid: this.idePid, ide: this.ideInfo.displayName });
   }
 
+  /** Until this extension host stops: edits other windows hand over are opened here. */
+  watchHandovers(): void {
+    this.handovers ??= openDraftsHandedOver(this.logger);
+  }
+
+  stopWatchingHandovers(): void {
+    this.handovers?.dispose();
+    this.handovers = undefined;
+  }
+
   async stop(reason: string): Promise<void> {
     const companion = this.companion;
     if (!companion) return;
@@ -217,6 +232,7 @@ class CompanionExtension implements vscode.Disposable {
   }
 
   dispose(): void {
+    this.stopWatchingHandovers();
     for (const d of this.disposables) d.dispose();
   }
 }
@@ -231,6 +247,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Compan
   await extension.applyEnabled();
   void warnAboutGoogleCompanion();
   void openDraftsLeftBehind(extension.logger);
+  extension.watchHandovers();
   const activationMs = performance.now() - started;
   extension.logger.info('activated', { ms: Math.round(activationMs * 10) / 10 });
   return extension.api(activationMs);
@@ -240,5 +257,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Compan
 export async function deactivate(): Promise<void> {
   const extension = current;
   current = undefined;
+  // First, so this host's own handed-over edits are left for the window that comes next.
+  extension?.stopWatchingHandovers();
   await extension?.stop('window closing');
 }

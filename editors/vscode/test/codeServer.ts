@@ -86,7 +86,10 @@ export interface Window {
     sessions: number;
     pendingDiffs: Array<{ id: string; filePath: string }>;
   }>;
+  /** Closes the window as the user does, answering "Leave" when VS Code asks (unsaved changes not yet backed up). */
   close(): Promise<void>;
+  /** Reloads the window (the browser's reload), answering "Leave" the same way. */
+  reload(): Promise<void>;
 }
 
 /** Prefix for eval code: `api` is our extension's exports, activated. */
@@ -264,7 +267,13 @@ export class CodeServer {
         ),
       close: async () => {
         this.pages.delete(page);
+        page.once('dialog', (d) => void d.accept());
         await page.close({ runBeforeUnload: true });
+      },
+      reload: async () => {
+        // Playwright dismisses a dialog nobody handles: the reload would be cancelled, the old extension host left running.
+        page.once('dialog', (d) => void d.accept());
+        await page.reload();
       },
     };
     await waitFor(async () => (await window.api()).running, 'the companion to run', 60_000, 100);

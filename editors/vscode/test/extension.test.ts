@@ -64,11 +64,33 @@ async function editProposal(win: Window, id: string, prefix: string): Promise<vo
   );
 }
 
+/**
+ * The kept file (no draft any more) holding `text`, with no draft of `writerPid` left; on a timeout, says whether
+ * that extension host still lives and what the folder holds.
+ */
+async function keptFileHolding(dir: string, text: string, writerPid: number): Promise<string> {
+  const name = await waitFor(
+    () =>
+      fs.existsSync(dir) &&
+      !fs.readdirSync(dir).some((n) => n.startsWith(`draft-${writerPid}-`) || n.startsWith('draft-left-')) &&
+      fs.readdirSync(dir).find((n) => !n.startsWith('draft-') && fs.readFileSync(path.join(dir, n), 'utf8') === text),
+    'the kept edits reported',
+    60_000,
+  ).catch((err: Error) => {
+    throw new Error(
+      `${err.message}; the extension host that had them ${processRunning(writerPid) ? 'still runs' : 'has exited'}; the folder holds ${fs.existsSync(dir) ? fs.readdirSync(dir).join(', ') : 'nothing'}`,
+    );
+  });
+  return path.join(dir, name);
+}
+
 describe('VS Code extension in code-server', { skip, timeout: 10 * 60_000 }, () => {
   let cs: CodeServer;
   let ws: string;
   let win: Window;
   let client: RecordingClient;
+  /** Where the extension keeps proposals (TMPDIR is code-server's). */
+  const keptDir = () => path.join(cs.tmpdir, `ide-companion-kept-${process.getuid!()}`);
 
   before(async () => {
     cs = new CodeServer();
@@ -532,8 +554,7 @@ describe('VS Code extension in code-server', { skip, timeout: 10 * 60_000 }, () 
     const before = fs.readFileSync(file, 'utf8');
     await openDiff(proposer, file, 'from the model\r\nno final newline');
     await editProposal(third, (await theOnlyDiff(third)).id, 'kept across the kill ✓ ');
-    const keptDir = path.join(cs.tmpdir, `ide-companion-kept-${process.getuid!()}`);
-    const draftOf = () => (fs.existsSync(keptDir) ? fs.readdirSync(keptDir).find((n) => n.startsWith(`draft-${third.pid}-`)) : undefined);
+    const draftOf = () => (fs.existsSync(keptDir()) ? fs.readdirSync(keptDir()).find((n) => n.startsWith(`draft-${third.pid}-`)) : undefined);
     await waitFor(draftOf, 'the edits saved as a draft', 5_000);
 
     process.kill(third.pid, 'SIGKILL');
@@ -551,7 +572,7 @@ describe('VS Code extension in code-server', { skip, timeout: 10 * 60_000 }, () 
           (
             await next.eval<Array<{ path: string; text: string }>>(
               `return vscode.workspace.textDocuments.filter((d) => d.uri.scheme === 'file' && d.uri.fsPath.startsWith(args.keptDir)).map((d) => ({ path: d.uri.fsPath, text: d.getText() }))`,
-              { keptDir },
+              { keptDir: keptDir() },
             )
           )[0],
         'the kept edits open in the next window',
@@ -564,34 +585,48 @@ describe('VS Code extension in code-server', { skip, timeout: 10 * 60_000 }, () 
     }
   });
 
-  test("a window reloaded with the user's edits in an open proposal: the edits are kept, and opened by the next start", async () => {
+  test('a window reloaded the moment the user edited an open proposal (no draft yet): the edits are handed over as its extension host stops, and opened', async () => {
     const fourth = await cs.openWindow(ws);
     const api = await fourth.api();
     const proposer = await connectRecordingClient({ port: api.port, token: discoveryOf(api.discoveryFile).authToken });
     try {
       await openDiff(proposer, path.join(ws, 'sub', 'c.txt'), 'from the model\n');
       await editProposal(fourth, (await theOnlyDiff(fourth)).id, 'kept across the reload ');
-      const keptDir = path.join(cs.tmpdir, `ide-companion-kept-${process.getuid!()}`);
-      const draft = await waitFor(
-        () => (fs.existsSync(keptDir) ? fs.readdirSync(keptDir).find((n) => n.startsWith(`draft-${fourth.pid}-`)) : undefined),
+      // At once: VS Code asks to leave (the edit is not backed up yet), and the user leaves.
+      await fourth.reload();
+      // The reloaded window's new extension host opens them as it starts; or, when it started before the old one
+      // had stopped, a window open opens them, by its watch.
+      await keptFileHolding(keptDir(), 'kept across the reload from the model\n', fourth.pid);
+    } finally {
+      await proposer.close().catch(() => undefined);
+      await fourth.close().catch(() => undefined);
+    }
+  });
+
+  test("a window closed with the user's edits in an open proposal: a window still open opens them, as last typed", async () => {
+    const fifth = await cs.openWindow(ws);
+    const api = await fifth.api();
+    const proposer = await connectRecordingClient({ port: api.port, token: discoveryOf(api.discoveryFile).authToken });
+    try {
+      await openDiff(proposer, path.join(ws, 'sub', 'c.txt'), 'from the model\n');
+      const { id } = await theOnlyDiff(fifth);
+      await editProposal(fifth, id, 'across the close ');
+      await waitFor(
+        () => fs.existsSync(keptDir()) && fs.readdirSync(keptDir()).some((n) => n.startsWith(`draft-${fifth.pid}-`)),
         'the edits saved as a draft',
         5_000,
       );
-      await fourth.page.reload();
-      // The reloaded window's new extension host (or any later one) finds it once the old one is gone.
-      const kept = await waitFor(
-        () =>
-          !fs.existsSync(path.join(keptDir, draft)) &&
-          fs
-            .readdirSync(keptDir)
-            .find((n) => !n.startsWith('draft-') && fs.readFileSync(path.join(keptDir, n), 'utf8') === 'kept across the reload from the model\n'),
-        'the kept edits reported',
-        60_000,
+      // Typed after the draft was saved, closed at once: the handover carries this too.
+      await editProposal(fifth, id, 'kept ');
+      await fifth.close();
+      const kept = await keptFileHolding(keptDir(), 'kept across the close from the model\n', fifth.pid);
+      await waitFor(
+        async () => (await win.eval(`return vscode.workspace.textDocuments.some((d) => d.uri.fsPath === args.kept)`, { kept })) === true,
+        'the window still open to show the kept edits',
+        30_000,
       );
-      assert.ok(kept);
     } finally {
       await proposer.close().catch(() => undefined);
-      await fourth.page.close().catch(() => undefined);
     }
   });
 
@@ -874,8 +909,11 @@ describe('VS Code killed with SIGKILL', { skip, timeout: 5 * 60_000 }, () => {
       assert.ok(goneMs < 3_000, `gone after ${goneMs} ms`);
       assert.equal(fs.existsSync(path.dirname(api.socketPath!)), false, 'its socket folder too');
       await waitFor(() => !processRunning(win.pid), 'the extension host to exit', 10_000);
-      // A draft whose process is dead is what the next start opens (keptProposals.test.ts, and the SIGKILL test above).
-      assert.equal(fs.readFileSync(path.join(keptDir, draft), 'utf8'), 'kept when VS Code died from the model\n', 'the edits, byte for byte');
+      // The extension host stopped in order (its draft handed over) or was cut short (its draft named by its dead PID):
+      // either is what the next start opens (keptProposals.test.ts, and the SIGKILL test above).
+      const left = fs.readdirSync(keptDir).filter((n) => n === draft || n === draft.replace(/^draft-\d+-/, 'draft-left-'));
+      assert.equal(left.length, 1, `one draft left: ${fs.readdirSync(keptDir).join(', ')}`);
+      assert.equal(fs.readFileSync(path.join(keptDir, left[0]!), 'utf8'), 'kept when VS Code died from the model\n', 'the edits, byte for byte');
       assert.equal(fs.readFileSync(path.join(ws, 'a.txt'), 'utf8'), 'on disk\n', 'the file untouched');
     } finally {
       await proposer.close().catch(() => undefined);
