@@ -40,7 +40,7 @@ import { SessionRegistry, type SessionInfo } from './sessions.js';
 import { buildTerminalEnv, type TerminalEnv } from './terminalEnv.js';
 import { qwenIdeDir, sweepStaleQwenLockFiles, type QwenLockFile } from './faces/qwen.js';
 import { AGENT_DISPLAY_NAMES, AGENTS, AGENTS_ENV, claudeIdeDir, parseAgents, type AgentName } from './faces/agentPaths.js';
-import { ClaudeFace, claudeLockFile, sweepStaleClaudeLockFiles, type ClaudeSession } from './faces/claude.js';
+import { ClaudeFace, claudeLockFile, selectionOf, sweepStaleClaudeLockFiles, type ClaudeSession } from './faces/claude.js';
 import { PortLockFile } from './faces/lockFile.js';
 import { registerClaudeTools } from './faces/claudeTools.js';
 import type { ClaudeAtMentioned, ClaudeLockFile } from '@ide-companion/protocol';
@@ -202,7 +202,7 @@ export class Companion {
           createServer: (session) => this.createClaudeServer(session),
           onSessionClosed: (id) => void this.diffs.sessionClosed(id),
           onSessionsChanged: () => this.emitSessions(),
-          currentContext: () => this.context.snapshot(),
+          currentSelection: () => selectionOf(this.context.snapshot(), this.context.selectionBackward),
         })
       : undefined;
     const handlerOptions: Omit<McpHttpHandlerOptions, 'hosts' | 'tokens'> = {
@@ -367,7 +367,7 @@ export class Companion {
     this.unsubscribers.push(
       this.context.onDidChange((context) => {
         this.sessions.broadcast({ method: ContextUpdateNotification.method, params: context });
-        this.claude?.contextChanged(context);
+        this.claude?.contextChanged(context, this.context.selectionBackward);
       }),
       this.context.onDidChangeRoots(() => {
         this.cachedTerminalEnv = undefined;

@@ -41,6 +41,8 @@ export interface ContextTrackerOptions {
 export interface FocusDetails {
   cursor?: Cursor;
   selectedText?: string;
+  /** The selection was made backward: the cursor is at its start. */
+  selectionBackward?: boolean;
 }
 
 /** How long a file's existence on disk is trusted without an event naming it. */
@@ -77,6 +79,7 @@ export class ContextTracker {
   private active: string | undefined;
   private activeCursor: Cursor | undefined;
   private activeSelection: string | undefined;
+  private activeSelectionBackward = false;
   private trusted: boolean | undefined;
   private roots: string[] = [];
   private lastTimestamp = 0;
@@ -109,10 +112,10 @@ export class ContextTracker {
     if (this.active !== filePath) {
       this.active = filePath;
       this.activeCursor = undefined;
-      this.activeSelection = undefined;
+      this.setActiveSelection(undefined, false);
     }
     if (details.cursor) this.activeCursor = CursorSchema.parse(details.cursor);
-    if ('selectedText' in details) this.activeSelection = details.selectedText || undefined;
+    if ('selectedText' in details) this.setActiveSelection(details.selectedText, details.selectionBackward);
     this.forget();
     this.changed();
   }
@@ -139,20 +142,30 @@ export class ContextTracker {
   }
 
   /** Cursor (1-based) and selection in `filePath`; focuses it first if it was not active. */
-  setCursor(filePath: string, cursor: Cursor, selectedText?: string): void {
+  setCursor(filePath: string, cursor: Cursor, selectedText?: string, selectionBackward?: boolean): void {
     if (this.active !== filePath) {
-      this.focus(filePath, { cursor, selectedText });
+      this.focus(filePath, { cursor, selectedText, selectionBackward });
       return;
     }
     this.activeCursor = CursorSchema.parse(cursor);
-    this.activeSelection = selectedText || undefined;
+    this.setActiveSelection(selectedText, selectionBackward);
     this.changed();
   }
 
-  setSelection(filePath: string, selectedText: string | undefined): void {
+  setSelection(filePath: string, selectedText: string | undefined, selectionBackward?: boolean): void {
     if (this.active !== filePath) return;
-    this.activeSelection = selectedText || undefined;
+    this.setActiveSelection(selectedText, selectionBackward);
     this.changed();
+  }
+
+  private setActiveSelection(selectedText: string | undefined, backward: boolean | undefined): void {
+    this.activeSelection = selectedText || undefined;
+    this.activeSelectionBackward = this.activeSelection !== undefined && backward === true;
+  }
+
+  /** The active file's selection was made backward (its cursor is at the selection's start). */
+  get selectionBackward(): boolean {
+    return this.activeSelectionBackward;
   }
 
   rename(from: string, to: string): void {
@@ -282,7 +295,7 @@ export class ContextTracker {
   private clearActive(): void {
     this.active = undefined;
     this.activeCursor = undefined;
-    this.activeSelection = undefined;
+    this.setActiveSelection(undefined, false);
   }
 
   private forget(): void {

@@ -26,13 +26,13 @@ export function applyEditorEvent(companion: Companion, event: EditorEvent): bool
   const context = companion.context;
   switch (event.type) {
     case 'focus':
-      context.focus(event.path, { cursor: event.cursor, selectedText: event.selectedText });
+      context.focus(event.path, { cursor: event.cursor, selectedText: event.selectedText, selectionBackward: event.selectionBackward });
       return true;
     case 'cursor':
-      context.setCursor(event.path, event.cursor, event.selectedText);
+      context.setCursor(event.path, event.cursor, event.selectedText, event.selectionBackward);
       return true;
     case 'selection':
-      context.setSelection(event.path, event.selectedText);
+      context.setSelection(event.path, event.selectedText, event.selectionBackward);
       return true;
     case 'open':
       context.open(event.path, event.timestamp);

@@ -223,6 +223,19 @@ test('selection_changed on connect and as the selection moves (0-based); "Send t
   const moved = await waitFor(() => claude.notifications.filter((n) => n.method === 'selection_changed')[1], 'the new selection');
   assert.deepEqual(moved.params.selection, { start: { line: 1, character: 0 }, end: { line: 2, character: 4 }, isEmpty: false });
   assert.equal(moved.params.text, 'two\nthree');
+  // The same lines selected backward (the editor says so): the cursor is at their start.
+  applyEditorEvent(h.companion, { type: 'cursor', path: file, cursor: { line: 2, character: 1 }, selectedText: 'two\nthree', selectionBackward: true });
+  const backward = await waitFor(() => claude.notifications.filter((n) => n.method === 'selection_changed')[2], 'the backward selection');
+  assert.deepEqual(backward.params.selection, { start: { line: 1, character: 0 }, end: { line: 2, character: 5 }, isEmpty: false });
+  applyEditorEvent(h.companion, { type: 'selection', path: file, selectedText: 'hre', selectionBackward: true });
+  h.companion.context.setCursor(file, { line: 3, character: 2 }, 'hre', true);
+  const oneLine = await waitFor(
+    () => claude.notifications.filter((n) => n.method === 'selection_changed').find((n) => n.params.text === 'hre' && n.params.selection.start.line === 2),
+    'a backward selection within a line',
+  );
+  assert.deepEqual(oneLine.params.selection, { start: { line: 2, character: 1 }, end: { line: 2, character: 4 }, isEmpty: false });
+  h.companion.context.setCursor(file, { line: 3, character: 5 }, 'two\nthree');
+  assert.equal(h.companion.context.selectionBackward, false, 'a new selection without the word is forward');
 
   assert.equal(applyEditorEvent(h.companion, { type: 'mention', path: file, startLine: 2, endLine: 3 }), true);
   const mention = await waitFor(() => claude.notifications.find((n) => n.method === 'at_mentioned'), 'at_mentioned');

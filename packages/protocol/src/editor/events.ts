@@ -11,16 +11,25 @@ import { CursorSchema } from '../ideContext.js';
 
 const path = AbsolutePathSchema;
 
+/**
+ * `selectionBackward`: the selection was made backward, so the cursor is at
+ * its start (left out: at its end). Gemini CLI takes the text alone; Claude
+ * Code's selection_changed also gives the range, which needs this.
+ */
+const selectionBackward = z.optional(z.boolean());
 export const FocusEventSchema = lazySchema(() =>
   z.object({
     type: z.literal('focus'),
     path,
     cursor: z.optional(CursorSchema),
     selectedText: z.optional(z.string()),
+    selectionBackward,
   }),
 );
-export const CursorEventSchema = lazySchema(() => z.object({ type: z.literal('cursor'), path, cursor: CursorSchema, selectedText: z.optional(z.string()) }));
-export const SelectionEventSchema = lazySchema(() => z.object({ type: z.literal('selection'), path, selectedText: z.optional(z.string()) }));
+export const CursorEventSchema = lazySchema(() =>
+  z.object({ type: z.literal('cursor'), path, cursor: CursorSchema, selectedText: z.optional(z.string()), selectionBackward }),
+);
+export const SelectionEventSchema = lazySchema(() => z.object({ type: z.literal('selection'), path, selectedText: z.optional(z.string()), selectionBackward }));
 export const OpenEventSchema = lazySchema(() => z.object({ type: z.literal('open'), path, timestamp: z.optional(z.number()) }));
 export const CloseEventSchema = lazySchema(() => z.object({ type: z.literal('close'), path }));
 export const RenameEventSchema = lazySchema(() => z.object({ type: z.literal('rename'), from: path, to: path }));

@@ -54,7 +54,7 @@ export interface ClaudeFaceOptions {
   onSessionClosed: (sessionId: string) => void;
   onSessionsChanged: () => void;
   /** The selection now, for a session that just connected. */
-  currentContext: () => IdeContext;
+  currentSelection: () => ClaudeSelectionChanged | undefined;
 }
 
 /** One Claude Code connection. */
@@ -157,9 +157,9 @@ export class ClaudeFace {
   }
 
   /** The context changed: each session hears `selection_changed` when the active file or selection differs from what it heard last. */
-  contextChanged(context: IdeContext): void {
+  contextChanged(context: IdeContext, selectionBackward: boolean): void {
     if (this.sessions.size === 0) return;
-    const selection = selectionOf(context);
+    const selection = selectionOf(context, selectionBackward);
     if (!selection) return;
     const key = JSON.stringify(selection);
     for (const session of this.sessions.values()) {
@@ -239,7 +239,7 @@ export class ClaudeFace {
         this.options.logger.info('Claude Code connected', { session: session.id, client: client?.name, version: client?.version });
         this.options.onSessionsChanged();
         // What the user has selected now, as claudecode.nvim and the VS Code extension send on connect.
-        const selection = selectionOf(this.options.currentContext());
+        const selection = this.options.currentSelection();
         if (selection) {
           session.lastSelection = JSON.stringify(selection);
           session.notify(CLAUDE_NOTIFICATION.selectionChanged, selection);
@@ -303,20 +303,21 @@ export function sweepStaleClaudeLockFiles(dir: string, isAlive: (pid: number) =>
 
 /**
  * The active file's selection as Claude Code counts (0-based). The context
- * has the cursor and the selected text, not where the selection starts: it
- * is taken to end at the cursor, where a selection made forward leaves it.
+ * has the cursor and the selected text, not where the selection starts: the
+ * cursor is its end, where a selection made forward leaves it, or, when the
+ * editor said it was made backward, its start.
  */
-export function selectionOf(context: IdeContext): ClaudeSelectionChanged | undefined {
+export function selectionOf(context: IdeContext, backward = false): ClaudeSelectionChanged | undefined {
   const active = context.workspaceState?.openFiles?.find((f) => f.isActive);
   if (!active) return undefined;
   const text = active.selectedText ?? '';
-  const end = active.cursor ? { line: active.cursor.line - 1, character: active.cursor.character - 1 } : { line: 0, character: 0 };
+  const cursor = active.cursor ? { line: active.cursor.line - 1, character: active.cursor.character - 1 } : { line: 0, character: 0 };
   const lines = text.split('\n');
-  const start =
-    text === ''
-      ? end
-      : lines.length === 1
-        ? { line: end.line, character: Math.max(0, end.character - text.length + 1) }
-        : { line: Math.max(0, end.line - lines.length + 1), character: 0 };
+  const last = lines.length - 1;
+  let start = cursor;
+  let end = cursor;
+  if (text !== '' && backward) end = { line: cursor.line + last, character: last === 0 ? cursor.character + text.length : lines[last]!.length };
+  else if (text !== '')
+    start = last === 0 ? { line: cursor.line, character: Math.max(0, cursor.character - text.length + 1) } : { line: Math.max(0, cursor.line - last), character: 0 };
   return { text, filePath: active.path, fileUrl: pathToFileURL(active.path).href, selection: { start, end, isEmpty: text === '' } };
 }

@@ -111,7 +111,7 @@ export function registerClaudeTools(server: McpServer, offered: readonly ToolDef
   });
   for (const name of ['getCurrentSelection', 'getLatestSelection']) {
     register(name, 'The text selected in the active editor, with its file and 0-based range.', ClaudeNoArgumentsSchema, async () => {
-      const selection = selectionOf(env.context.snapshot());
+      const selection = selectionOf(env.context.snapshot(), env.context.selectionBackward);
       return json(selection ? { success: true, ...selection } : { success: false, message: 'No active editor found' });
     });
   }
