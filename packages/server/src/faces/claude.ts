@@ -318,6 +318,7 @@ export function selectionOf(context: IdeContext, backward = false): ClaudeSelect
   let end = cursor;
   if (text !== '' && backward) end = { line: cursor.line + last, character: last === 0 ? cursor.character + text.length : lines[last]!.length };
   else if (text !== '')
-    start = last === 0 ? { line: cursor.line, character: Math.max(0, cursor.character - text.length + 1) } : { line: Math.max(0, cursor.line - last), character: 0 };
+    start =
+      last === 0 ? { line: cursor.line, character: Math.max(0, cursor.character - text.length + 1) } : { line: Math.max(0, cursor.line - last), character: 0 };
   return { text, filePath: active.path, fileUrl: pathToFileURL(active.path).href, selection: { start, end, isEmpty: text === '' } };
 }
