@@ -30,6 +30,16 @@ export function selectedTextOf(document: vscode.TextDocument, selection: vscode.
   return document.getText(new vscode.Range(selection.start, document.positionAt(end)));
 }
 
+/** The cursor and selection as an event carries them; a selection made backward (its cursor at its start) says so. */
+function positionOf(document: vscode.TextDocument, selection: vscode.Selection): { cursor: Cursor; selectedText?: string; selectionBackward?: true } {
+  const selectedText = selectedTextOf(document, selection);
+  return {
+    cursor: cursorOf(document, selection.active),
+    selectedText,
+    ...(selectedText !== undefined && selection.isReversed && { selectionBackward: true as const }),
+  };
+}
+
 function tabFilePath(tab: vscode.Tab): string | undefined {
   return tab.input instanceof vscode.TabInputText ? filePathOf(tab.input.uri) : undefined;
 }
@@ -90,12 +100,7 @@ export class ContextFeed implements vscode.Disposable {
     const p = filePathOf(editor?.document.uri);
     if (!editor || !p) return;
     this.known.add(p);
-    this.emit({
-      type: 'focus',
-      path: p,
-      cursor: cursorOf(editor.document, editor.selection.active),
-      selectedText: selectedTextOf(editor.document, editor.selection),
-    });
+    this.emit({ type: 'focus', path: p, ...positionOf(editor.document, editor.selection) });
   }
 
   private selectionChanged(e: vscode.TextEditorSelectionChangeEvent): void {
@@ -103,12 +108,7 @@ export class ContextFeed implements vscode.Disposable {
     const p = filePathOf(e.textEditor.document.uri);
     const selection = e.selections[0];
     if (!p || !selection) return;
-    this.emit({
-      type: 'cursor',
-      path: p,
-      cursor: cursorOf(e.textEditor.document, selection.active),
-      selectedText: selectedTextOf(e.textEditor.document, selection),
-    });
+    this.emit({ type: 'cursor', path: p, ...positionOf(e.textEditor.document, selection) });
   }
 
   private tabsChanged(): void {

@@ -400,6 +400,29 @@ describe('VS Code extension in code-server', { skip, timeout: 10 * 60_000 }, () 
       const mention = await waitFor(() => claude.notifications.find((n) => n.method === 'at_mentioned'), 'at_mentioned');
       // The selection ends at the start of line 2: line 1 alone (0-based for Claude Code).
       assert.deepEqual(mention.params, { filePath: file, lineStart: 0, lineEnd: 0 });
+
+      // Lines 1 and 2 of b.txt selected forward, then backward (the cursor at the start): the same lines either way.
+      const b = path.join(ws, 'b.txt');
+      const selected = (backward: boolean) =>
+        waitFor(
+          () =>
+            claude.notifications.find(
+              (n) =>
+                n.method === 'selection_changed' &&
+                n.params.filePath === b &&
+                n.params.text === 'xyz\nsecond' &&
+                n.params.selection.start.character === (backward ? 1 : 0),
+            ),
+          `the selection made ${backward ? 'backward' : 'forward'}`,
+        );
+      await win.eval(
+        `const editor = await vscode.window.showTextDocument(vscode.Uri.file(args.b), { preview: false });
+         editor.selection = new vscode.Selection(0, 2, 1, 6);`,
+        { b },
+      );
+      assert.deepEqual((await selected(false)).params.selection, { start: { line: 0, character: 0 }, end: { line: 1, character: 6 }, isEmpty: false });
+      await win.eval(`vscode.window.activeTextEditor.selection = new vscode.Selection(1, 6, 0, 2);`);
+      assert.deepEqual((await selected(true)).params.selection, { start: { line: 0, character: 1 }, end: { line: 1, character: 6 }, isEmpty: false });
     } finally {
       await claude.close();
     }
