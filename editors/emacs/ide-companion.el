@@ -679,13 +679,22 @@ cursor moved.  A change before POSITION drops the cache.")
     (let ((start (region-beginning)))
       (buffer-substring-no-properties start (min (region-end) (+ start ide-companion--max-selection-chars))))))
 
+(defun ide-companion--region-backward-p (text)
+  "Non-nil when the region, whose text is TEXT, was made backward.
+Point is then before mark, at the selection's start: the host needs to
+know it to tell where the selection begins (Claude Code's range)."
+  (and text (< (point) (mark t))))
+
 (defun ide-companion--focus-event (buffer)
   "The `focus' event for file BUFFER."
   (with-current-buffer buffer
-    (let ((event (list :type "focus" :path ide-companion--path :cursor (ide-companion--position)))
-          (text (ide-companion--region-text)))
-      (setq ide-companion--last-cursor (list ide-companion--path (plist-get event :cursor) text))
-      (if text (append event (list :selectedText text)) event))))
+    (let* ((event (list :type "focus" :path ide-companion--path :cursor (ide-companion--position)))
+           (text (ide-companion--region-text))
+           (backward (ide-companion--region-backward-p text)))
+      (setq ide-companion--last-cursor (list ide-companion--path (plist-get event :cursor) text backward))
+      (append event
+              (and text (list :selectedText text))
+              (and backward (list :selectionBackward t))))))
 
 (defun ide-companion--check-focus (&optional force)
   "Report focus when another file buffer is in the selected window.
@@ -724,15 +733,18 @@ With FORCE, report it even when it is the same buffer."
         (with-current-buffer buffer
           (let* ((cursor (ide-companion--position))
                  (text (ide-companion--region-text))
-                 (state (list ide-companion--path cursor text)))
+                 (backward (ide-companion--region-backward-p text))
+                 ;; The direction counts: `exchange-point-and-mark' keeps the text.
+                 (state (list ide-companion--path cursor text backward)))
             (unless (equal state ide-companion--last-cursor)
               (setq ide-companion--last-cursor state)
               ;; Written without `json-serialize' on the whole message: it
               ;; costs more than all the rest, milliseconds for a big region.
               (ide-companion--send-line
-               (format "{\"type\":\"cursor\",\"path\":%s,\"cursor\":{\"line\":%d,\"character\":%d}%s}\n"
+               (format "{\"type\":\"cursor\",\"path\":%s,\"cursor\":{\"line\":%d,\"character\":%d}%s%s}\n"
                        ide-companion--path-json (plist-get cursor :line) (plist-get cursor :character)
-                       (if text (concat ",\"selectedText\":" (ide-companion--text-json text)) ""))))))))))
+                       (if text (concat ",\"selectedText\":" (ide-companion--text-json text)) "")
+                       (if backward ",\"selectionBackward\":true" ""))))))))))
 
 (defvar ide-companion--text-json nil
   "(TEXT . JSON): the last region text sent and its JSON form.")

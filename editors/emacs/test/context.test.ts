@@ -2,15 +2,18 @@
  * What a real Emacs (emacs -nw in tmux, typed into like a user) reports as
  * context, seen by a real MCP client of the companion the package started:
  * open files, focus order with real timestamps, point as line and character,
- * the region's text. Plus M-x ide-companion-doctor on a working setup.
+ * the region's text, and the region's lines as Claude Code's selection_changed
+ * gives them, whichever way it was made. Plus M-x ide-companion-doctor on a
+ * working setup.
  */
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { IdeContext } from '@ide-companion/protocol';
-import { assertServesSocket, skipUnless, which } from '@ide-companion/testkit';
+import { assertServesSocket, connectClaudeClient, makeTempDir, skipUnless, waitFor, which } from '@ide-companion/testkit';
 import { hasEmacs, emacsclientPath } from './emacs.js';
-import { connectFromDiscovery, startEmacs } from './harness.js';
+import { connectFromDiscovery, startEmacs, TIMEOUT } from './harness.js';
 
 const skip =
   skipUnless(hasEmacs && emacsclientPath !== undefined, 'emacs and emacsclient', 'apt-get install -y emacs-nox') ||
@@ -82,6 +85,82 @@ describe('Emacs context', { skip, timeout: 180_000 }, () => {
     assert.match(doctor, /^ok {3}host running \(pid \d+\), port \d+, 1 CLI session \(Gemini CLI\)$/m);
     assert.match(doctor, new RegExp(`^ok {3}discovery file ${content.port}|^ok {3}discovery file .*-${content.port}\\.json$`, 'm'));
     assert.match(await emacs.evalJson<string>('(ide-companion--status-text)'), /listening on port \d+ for Gemini CLI; 1 session connected/);
+  });
+
+  test("a region made upward, or flipped with C-x C-x, reaches Claude Code's selection_changed with its own lines", async (t) => {
+    // Claude Code's lock files go to a folder of this test's own (scripts/run-tests.mjs gives the run one too).
+    const claudeDir = makeTempDir('ide-companion-emacs-claude-');
+    t.after(() => claudeDir.cleanup());
+    const emacs = await startEmacs({ files: { 'r.txt': 'one\ntwo\nthree\nfour\n' }, open: ['r.txt'], env: { CLAUDE_CONFIG_DIR: claudeDir.path } });
+    t.after(() => emacs.close());
+    const file = path.join(emacs.workspace, 'r.txt');
+    const { content } = await emacs.discovery();
+    const lockFile = path.join(claudeDir.path, 'ide', `${content.port}.lock`);
+    await waitFor(() => fs.existsSync(lockFile), "Claude Code's lock file", TIMEOUT);
+    const { authToken } = JSON.parse(fs.readFileSync(lockFile, 'utf8')) as { authToken: string };
+    const claude = await connectClaudeClient({ port: content.port, token: authToken });
+    t.after(() => claude.close());
+
+    // What Claude Code is told next with `text` selected (0-based lines), later than what was seen before.
+    let seen = 0;
+    const selectionWith = async (text: string, what: string) => {
+      const index = await waitFor(
+        () => {
+          const i = claude.notifications.findIndex((n, j) => j >= seen && n.method === 'selection_changed' && n.params.text === text);
+          return i >= 0 ? i + 1 : undefined;
+        },
+        what,
+        TIMEOUT,
+      ).catch((err: Error) => {
+        throw new Error(`${err.message}; Claude Code heard ${JSON.stringify(claude.notifications.slice(seen))}\n--- screen ---\n${emacs.tmux.screen()}`);
+      });
+      seen = index;
+      const params = claude.notifications[index - 1]!.params as { filePath: string; selection: { start: unknown; end: unknown; isEmpty: boolean } };
+      assert.equal(params.filePath, file);
+      return params.selection;
+    };
+    await selectionWith('', 'the selection on connect');
+
+    // Point on line 3 after "th", the mark set, up a line: the region "o\nth", point at its start.
+    emacs.tmux.keys('M-<', 'C-n', 'C-n', 'C-f', 'C-f', 'C-Space', 'C-p');
+    assert.deepEqual(await selectionWith('o\nth', 'the region made upward'), {
+      start: { line: 1, character: 2 },
+      end: { line: 2, character: 2 },
+      isEmpty: false,
+    });
+    // C-x C-x: the same text, point at its end (where the selection started Claude Code can only guess: the line's start).
+    emacs.tmux.keys('C-x', 'C-x');
+    assert.deepEqual(await selectionWith('o\nth', 'the region flipped forward'), {
+      start: { line: 1, character: 0 },
+      end: { line: 2, character: 2 },
+      isEmpty: false,
+    });
+    // And back: the same text and lines again, point at the start once more.
+    emacs.tmux.keys('C-x', 'C-x');
+    assert.deepEqual(await selectionWith('o\nth', 'the region flipped back'), {
+      start: { line: 1, character: 2 },
+      end: { line: 2, character: 2 },
+      isEmpty: false,
+    });
+
+    // C-g alone: quitting drops the keys typed after it.
+    emacs.tmux.keys('C-g');
+    await selectionWith('', 'the region cleared');
+    // Backward within a line: "our" of line 4, point before it.
+    emacs.tmux.keys('M->', 'C-p', 'C-e', 'C-Space', 'C-b', 'C-b', 'C-b');
+    assert.deepEqual(await selectionWith('our', 'a backward region within a line'), {
+      start: { line: 3, character: 1 },
+      end: { line: 3, character: 4 },
+      isEmpty: false,
+    });
+
+    // The control: a region made forward, from line 2 down into line 3.
+    emacs.tmux.keys('C-g');
+    await selectionWith('', 'the region cleared again');
+    emacs.tmux.keys('M-<', 'C-n', 'C-f', 'C-Space', 'C-n');
+    const forward = (await selectionWith('wo\nt', 'a region made forward')) as { start: { line: number }; end: { line: number; character: number } };
+    assert.equal(forward.start.line, 1);
+    assert.deepEqual(forward.end, { line: 2, character: 1 });
   });
 
   test('without Node.js the mode says so clearly, and nothing is listening', async (t) => {

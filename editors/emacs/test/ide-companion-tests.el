@@ -172,6 +172,56 @@
                 (should (equal (plist-get (car (last ide-companion-tests--sent)) :selectedText) "two ✓")))
             (kill-buffer buffer)))))))
 
+(ert-deftest ide-companion-tests-region-direction ()
+  "A region made backward says so; flipping it with the same text is sent again."
+  (ide-companion-tests--with-dir dir
+    (let ((file (expand-file-name "r.txt" dir)))
+      (ide-companion-tests--write file "one\ntwo ✓\nthree\n")
+      (ide-companion-tests--with-wire
+        (let ((buffer (find-file-noselect file)))
+          (unwind-protect
+              (save-window-excursion
+                (switch-to-buffer buffer)
+                (let ((transient-mark-mode t))
+                  ;; Point on line 3, mark set, up a line: point at the start.
+                  (goto-char (point-min))
+                  (forward-line 2)
+                  (set-mark (point))
+                  (forward-line -1)
+                  (activate-mark)
+                  (ide-companion--check-focus)
+                  (should (equal (car (last ide-companion-tests--sent))
+                                 (list :type "focus" :path file :cursor '(:line 2 :character 1)
+                                       :selectedText "two ✓\n" :selectionBackward t)))
+                  (ide-companion--flush-cursor)
+                  (should (= 1 (length ide-companion-tests--sent)))
+                  ;; C-x C-x: the same text, point at its end now.
+                  (exchange-point-and-mark)
+                  (ide-companion--flush-cursor)
+                  (should (equal (car (last ide-companion-tests--sent))
+                                 (list :type "cursor" :path file :cursor '(:line 3 :character 1)
+                                       :selectedText "two ✓\n")))
+                  ;; A backward region within a line, sent by the fast path.
+                  (goto-char (point-min))
+                  (forward-line 1)
+                  (set-mark (+ (point) 3))
+                  (activate-mark)
+                  (ide-companion--flush-cursor)
+                  (should (equal (car (last ide-companion-tests--sent))
+                                 (list :type "cursor" :path file :cursor '(:line 2 :character 1)
+                                       :selectedText "two" :selectionBackward t)))
+                  ;; An empty active region (`use-empty-active-region') is never backward.
+                  (let ((use-empty-active-region t))
+                    (set-mark (point))
+                    (ide-companion--flush-cursor)
+                    (should-not (plist-member (car (last ide-companion-tests--sent)) :selectionBackward)))
+                  ;; No region: no flag.
+                  (deactivate-mark)
+                  (ide-companion--flush-cursor)
+                  (should (equal (car (last ide-companion-tests--sent))
+                                 (list :type "cursor" :path file :cursor '(:line 2 :character 1))))))
+            (kill-buffer buffer)))))))
+
 (ert-deftest ide-companion-tests-post-command-only-flags ()
   "Commands only set a flag; the idle timer reports once for many commands."
   (ide-companion-tests--with-wire
