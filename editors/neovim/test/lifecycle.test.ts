@@ -3,6 +3,7 @@ import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import type { IdeContext } from '@ide-companion/protocol';
 import { assertServesSocket, makeTempDir, processRunning, skipUnless, waitFor } from '@ide-companion/testkit';
 import { HOST_BUNDLE_PATH, PLUGIN_ROOT } from '../src/pluginFiles.js';
 import {
@@ -147,12 +148,19 @@ describe('Neovim companion lifecycle', { skip, timeout: 120_000 }, () => {
       await notify('cursor', 0, -3);
       await notify('cursor', 2, 1, 42);
       await notify('cursor', 1);
-      await notify('cursor', 2, 3, 'wo');
+      await notify('cursor', 1, 2, 'ne', 'yes');
+      await notify('cursor', 1, 2, 'ne', true, 1);
+      await notify('cursor', 2, 3, 'wo', true);
       await cursorOf(2, 3, 'wo');
       const log = logged();
       assert.match(log, /invalid editor event[^\n]*cursor\.line/);
       assert.match(log, /invalid editor event[^\n]*selectedText/);
-      assert.match(log, /bad cursor notification: expected line, character and an optional selected text/);
+      assert.match(log, /invalid editor event[^\n]*selectionBackward/);
+      assert.match(log, /bad cursor notification: expected line, character, and optionally the selected text and selectionBackward/);
+      assert.equal(log.split('bad cursor notification').length, 3, 'too few and too many arguments, each dropped');
+      // The bad ones changed nothing: no context ever had the cursor they named.
+      const contexts = c.notifications.filter((n) => n.method === 'ide/contextUpdate').map((n) => n.params as IdeContext);
+      assert.ok(!contexts.some((ctx) => openFiles(ctx)[0]?.selectedText === 'ne'), 'no bad shorthand applied');
       // A focus the host rejects leaves no file to move in: the next shorthand is dropped, not applied to a.txt.
       await notify('event', { type: 'focus', path: 'relative/path' });
       await notify('cursor', 1, 1);

@@ -12,7 +12,7 @@ local roots = require('ide_companion.roots')
 local M = {}
 
 local GROUP = 'ide_companion_context'
-local last_sent = nil -- the last focus/cursor position sent: {path, line, character, selectedText?}; the host knows its path
+local last_sent = nil -- the last focus/cursor position sent: {path, line, character, selectedText?, selectionBackward?}; the host knows its path
 local renaming = {} -- buf -> its name before :file / :saveas
 local extra_roots = {}
 
@@ -63,27 +63,36 @@ M.open_file_of = open_file_of
 M.buf_option = buf_option
 
 --- The current position, if it is in a file buffer and differs from the last
---- one sent: path, line, character, selected text (nil if none). Else nil.
+--- one sent: path, line, character, selected text (nil if none), true if the
+--- selection was made backward (else nil). Else nil.
 local function changed_position()
   local buf = vim.api.nvim_get_current_buf()
   local path = open_file_of(buf)
   if not path then
     return nil
   end
-  local line, character, selected = position.read(buf)
+  local line, character, selected, backward = position.read(buf)
   local last = last_sent
-  -- Field by field: no key string built from a selection on every move.
-  if last and last.path == path and last.line == line and last.character == character and last.selectedText == selected then
+  -- Field by field: no key string built from a selection on every move. The
+  -- same text selected the other way round is a change (its range differs).
+  if
+    last
+    and last.path == path
+    and last.line == line
+    and last.character == character
+    and last.selectedText == selected
+    and last.selectionBackward == backward
+  then
     return nil
   end
-  return path, line, character, selected
+  return path, line, character, selected, backward
 end
 
 local function send_position(method)
-  local path, line, character, selected
+  local path, line, character, selected, backward
   if method == 'cursor' then
     -- CursorMoved and ModeChanged often fire together for one move: send it once.
-    path, line, character, selected = changed_position()
+    path, line, character, selected, backward = changed_position()
     if not path then
       return
     end
@@ -93,18 +102,24 @@ local function send_position(method)
     if not path then
       return
     end
-    line, character, selected = position.read(buf)
+    line, character, selected, backward = position.read(buf)
   end
   local last = last_sent
   if method == 'cursor' and last and last.path == path then
     -- The same file as the last position sent, which the host keeps: numbers
     -- (and the selection) only, and no table built per move.
-    last.line, last.character, last.selectedText = line, character, selected
-    host.cursor(line, character, selected)
+    last.line, last.character, last.selectedText, last.selectionBackward = line, character, selected, backward
+    host.cursor(line, character, selected, backward)
     return
   end
-  last_sent = { path = path, line = line, character = character, selectedText = selected }
-  host.event({ type = method, path = path, cursor = { line = line, character = character }, selectedText = selected })
+  last_sent = { path = path, line = line, character = character, selectedText = selected, selectionBackward = backward }
+  host.event({
+    type = method,
+    path = path,
+    cursor = { line = line, character = character },
+    selectedText = selected,
+    selectionBackward = backward,
+  })
 end
 
 --- The host's tracker ignores roots that did not change.

@@ -146,13 +146,16 @@ end
 
 --- A cursor move in the file of the last `focus` or `cursor` event sent: the
 --- host adds that path. Numbers rather than an event table: less to convert
---- and encode on every reported move.
-function M.cursor(line, character, selected_text)
+--- and encode on every reported move. `backward` (true or nil) is the event's
+--- selectionBackward, sent only with a selected text.
+function M.cursor(line, character, selected_text, backward)
   if not state.job then
     return false
   end
   local ok
-  if selected_text then
+  if selected_text and backward then
+    ok = pcall(vim.rpcnotify, state.job, 'cursor', line, character, selected_text, true)
+  elseif selected_text then
     ok = pcall(vim.rpcnotify, state.job, 'cursor', line, character, selected_text)
   else
     ok = pcall(vim.rpcnotify, state.job, 'cursor', line, character)

@@ -95,10 +95,13 @@ end
 -- sees, and is not read again.
 local capped = { buf = -1, tick = -1, kind = nil, sl = -1, sc = -1, next_row = math.huge, text = nil }
 
+--- The selected text (nil if none) and whether the selection is backward: the
+--- cursor before its other end (line first, then column), in every kind.
 local function selected_text(buf, kind)
   local a, b = vim.fn.getpos('v'), vim.fn.getpos('.')
   local sl, sc, el, ec = a[2], a[3], b[2], b[3]
-  if sl > el or (sl == el and sc > ec) then
+  local backward = sl > el or (sl == el and sc > ec)
+  if backward then
     sl, sc, el, ec = el, ec, sl, sc
   end
   local tick = vim.api.nvim_buf_get_changedtick(buf)
@@ -110,12 +113,12 @@ local function selected_text(buf, kind)
     and capped.sl == sl
     and capped.sc == sc
   then
-    return capped.text
+    return capped.text, backward
   end
   capped.next_row = math.huge
   local lines, complete = lines_capped(buf, sl, el, M.MAX_SELECTION_UNITS)
   if #lines == 0 then
-    return nil
+    return nil, backward
   end
   if not complete and kind ~= 'block' then
     if kind == 'char' then
@@ -124,10 +127,10 @@ local function selected_text(buf, kind)
     end
     local text = table.concat(lines, '\n')
     capped = { buf = buf, tick = tick, kind = kind, sl = sl, sc = sc, next_row = sl + #lines, text = text }
-    return text
+    return text, backward
   end
   if kind == 'line' then
-    return table.concat(lines, '\n')
+    return table.concat(lines, '\n'), backward
   end
   if kind == 'block' then
     -- Byte columns of the two corners; with tabs or wide characters this is approximate.
@@ -135,7 +138,7 @@ local function selected_text(buf, kind)
     for i, line in ipairs(lines) do
       lines[i] = line:sub(left, right + char_len(line, right) - 1)
     end
-    return table.concat(lines, '\n')
+    return table.concat(lines, '\n'), backward
   end
   local exclusive = vim.o.selection == 'exclusive'
   if complete then
@@ -145,24 +148,25 @@ local function selected_text(buf, kind)
   end
   -- The end is cut first, so `sc` still counts from the start of the first line.
   lines[1] = lines[1]:sub(sc)
-  return table.concat(lines, '\n')
+  return table.concat(lines, '\n'), backward
 end
 
---- Line, character and selected text (nil outside Visual and Select mode) of
---- the current window, whose buffer is `buf`. Three values, no table: this
---- runs on every reported cursor move.
+--- Line, character, selected text (nil outside Visual and Select mode) of the
+--- current window, whose buffer is `buf`, and true if that selection was made
+--- backward (the cursor at its start; nil when forward or nothing is
+--- selected). Four values, no table: this runs on every reported cursor move.
 function M.read(buf)
   local line = vim.api.nvim_win_get_cursor(0)[1]
   -- charcol() counts characters, where the cursor column counts bytes.
   local character = math.max(vim.fn.charcol('.'), 1)
   local kind = visual_kind(vim.api.nvim_get_mode().mode)
   if kind then
-    local text = selected_text(buf, kind)
+    local text, backward = selected_text(buf, kind)
     if text and text ~= '' then
-      return line, character, text
+      return line, character, text, backward or nil
     end
   end
-  return line, character, nil
+  return line, character, nil, nil
 end
 
 return M

@@ -100,7 +100,7 @@ export class NeovimHost {
   /** The `cursor` shorthand as the event it stands for, in the file of the last focus or cursor event. */
   private cursorEvent(message: Extract<RpcMessage, { method: 'cursor' }>): EditorEvent {
     if (this.positionPath === undefined) throw new EditorEventError('cursor notification before a focus or cursor event naming its file');
-    const { method: _, ...position } = message; // cursor, and selectedText when there is one
+    const { method: _, ...position } = message; // cursor, and selectedText and selectionBackward when there are
     return parseEditorEvent({ type: 'cursor', path: this.positionPath, ...position });
   }
 

@@ -5,9 +5,10 @@
  * into the vocabulary's `diffAccepted` here, at the boundary, because only the
  * host can rebuild the exact bytes `:w` would write (bufferText.ts).
  * `cursor` is the one shorthand: a cursor move in the file of the last
- * `focus`/`cursor` event, sent as numbers (`line, character, selectedText?`,
- * no table to convert and encode on every move); the host adds that path
- * (neovimHost.ts) and validates the event it makes like any other.
+ * `focus`/`cursor` event, sent as positional values (`line, character,
+ * selectedText?, selectionBackward?`, no table to convert and encode on every
+ * move); the host adds that path (neovimHost.ts) and validates the event it
+ * makes like any other.
  */
 import * as z from 'zod/mini';
 import { HelloSchema, type EditorEvent, type Hello } from '@ide-companion/protocol';
@@ -20,7 +21,11 @@ export type RpcMessage =
   | { method: 'hello'; hello: Hello }
   | { method: 'stop' }
   | { method: 'event'; event: EditorEvent }
-  | { method: 'cursor'; cursor: { line: unknown; character: unknown }; selectedText?: unknown };
+  | { method: 'cursor'; cursor: { line: unknown; character: unknown }; selectedText?: unknown; selectionBackward?: unknown };
+
+const CURSOR_ARGS = 'expected line, character, and optionally the selected text and selectionBackward';
+/** Lua's nil in a notification's arguments (msgpack nil): the value left out. */
+const absent = (value: unknown) => value === undefined || value === null;
 
 function payloadOf(args: unknown): unknown {
   return Array.isArray(args) ? args[0] : undefined;
@@ -44,13 +49,14 @@ export function parseRpcMessage(method: string, args: unknown): RpcMessage {
       return { method, event: parseEditorEvent(payload) };
     case 'cursor': {
       // Checked as an event once the host adds the path.
-      if (!Array.isArray(args) || args.length < 2 || args.length > 3) {
-        throw new EditorEventError('bad cursor notification: expected line, character and an optional selected text');
-      }
-      const [line, character, selectedText] = args as unknown[];
-      return selectedText === undefined || selectedText === null
-        ? { method, cursor: { line, character } }
-        : { method, cursor: { line, character }, selectedText };
+      if (!Array.isArray(args) || args.length < 2 || args.length > 4) throw new EditorEventError(`bad cursor notification: ${CURSOR_ARGS}`);
+      const [line, character, selectedText, selectionBackward] = args as unknown[];
+      return {
+        method,
+        cursor: { line, character },
+        ...(!absent(selectedText) && { selectedText }),
+        ...(!absent(selectionBackward) && { selectionBackward }),
+      };
     }
     case 'diffAccept': {
       const { id, buffer } = parse(DiffAcceptSchema, payload, 'diffAccept');
