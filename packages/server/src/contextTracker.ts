@@ -271,7 +271,8 @@ export class ContextTracker {
 
   private emit(): void {
     const context = this.snapshot();
-    const serialized = JSON.stringify(context);
+    // The selection's direction is no part of the context the CLI gets, but a flip changes Claude Code's range.
+    const serialized = JSON.stringify(context) + (this.activeSelectionBackward ? '<' : '');
     if (serialized === this.lastEmitted) return;
     this.lastEmitted = serialized;
     for (const listener of this.listeners) listener(context);

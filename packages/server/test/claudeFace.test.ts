@@ -234,6 +234,11 @@ test('selection_changed on connect and as the selection moves (0-based); "Send t
     'a backward selection within a line',
   );
   assert.deepEqual(oneLine.params.selection, { start: { line: 2, character: 1 }, end: { line: 2, character: 4 }, isEmpty: false });
+  // The same text, the cursor where it was, the direction flipped: a new range.
+  const heard = claude.notifications.length;
+  h.companion.context.setCursor(file, { line: 3, character: 2 }, 'hre', false);
+  const flipped = await waitFor(() => claude.notifications.slice(heard).find((n) => n.method === 'selection_changed'), 'the flipped selection');
+  assert.deepEqual(flipped.params.selection, { start: { line: 2, character: 0 }, end: { line: 2, character: 1 }, isEmpty: false });
   h.companion.context.setCursor(file, { line: 3, character: 5 }, 'two\nthree');
   assert.equal(h.companion.context.selectionBackward, false, 'a new selection without the word is forward');
 
