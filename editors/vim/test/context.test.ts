@@ -4,8 +4,8 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { waitFor } from '@ide-companion/testkit';
-import { openFiles, skipVim, startWithClient, TIMEOUT, type VimSession } from './harness.js';
+import { connectClaudeClient, makeTempDir, waitFor } from '@ide-companion/testkit';
+import { openFiles, skipVim, startVim, startWithClient, TIMEOUT, type VimSession } from './harness.js';
 
 const TEXT = 'héllo wörld\n€uro 😀x\n\tindented\n';
 
@@ -132,6 +132,63 @@ describe('Vim context', { skip: skipVim, timeout: 180_000 }, () => {
     } finally {
       await c.close();
       await s.close();
+    }
+  });
+
+  test("a selection made backward (upward, or leftward in a line) gives Claude Code's selection_changed the right range; a forward one too", async () => {
+    const claudeDir = makeTempDir('ide-companion-vim-claude-config-');
+    const s = await startVim({ files: { 'sel.txt': 'one\ntwo\nthree\nfour\n' }, open: ['sel.txt'], env: { CLAUDE_CONFIG_DIR: claudeDir.path } });
+    try {
+      const { port } = (await s.discovery()).content;
+      const lockFile = path.join(claudeDir.path, 'ide', `${port}.lock`);
+      await waitFor(() => fs.existsSync(lockFile), "Claude Code's lock file", TIMEOUT);
+      const { authToken } = JSON.parse(fs.readFileSync(lockFile, 'utf8')) as { authToken: string };
+      const claude = await connectClaudeClient({ port, token: authToken });
+      try {
+        const selections = () => claude.notifications.filter((n) => n.method === 'selection_changed');
+        /** The first selection_changed of `text` after the first `seen` ones. */
+        const heard = (seen: number, text: string) =>
+          selections()
+            .slice(seen)
+            .find((n) => n.params.text === text);
+        /** Types `keys` (after Escape) and resolves with the range of the first selection_changed of `text` after them. */
+        const select = async (keys: string[], text: string) => {
+          const seen = selections().length;
+          s.keys('Escape');
+          // tmux key names (C-v) as keys, the rest typed.
+          for (const k of keys) (/^C-/.test(k) ? s.keys : s.type)(k);
+          const n = await waitFor(() => heard(seen, text), `selection_changed ${JSON.stringify(text)}`, TIMEOUT).catch((err: Error) => {
+            throw new Error(`${err.message}; heard ${JSON.stringify(selections().slice(seen))}`);
+          });
+          return n.params.selection as { start: { line: number; character: number }; end: { line: number; character: number }; isEmpty: boolean };
+        };
+        // Charwise, upward across lines: the cursor on line 3, v, k. The cursor (line 2) is the start.
+        let sel = await select(['3G0lvk'], 'wo\nth');
+        assert.deepEqual([sel.start.line, sel.start.character, sel.end.line], [1, 1, 2], JSON.stringify(sel));
+        // Charwise, backward within a line: from the last character of "four" two to the left.
+        sel = await select(['4G$vhh'], 'our');
+        assert.deepEqual([sel.start.line, sel.start.character, sel.end.line], [3, 1, 3], JSON.stringify(sel));
+        // Linewise, upward: lines 2 and 3.
+        sel = await select(['3GVk'], 'two\nthree');
+        assert.deepEqual([sel.start.line, sel.end.line], [1, 2], JSON.stringify(sel));
+        // Blockwise, upward: the same rule (the cursor before the other corner, line first).
+        sel = await select(['3G0', 'C-v', 'kl'], 'tw\nth');
+        assert.deepEqual([sel.start.line, sel.end.line], [1, 2], JSON.stringify(sel));
+        // Forward (the control): from "one" down into "two", the cursor at the end.
+        sel = await select(['1G0vjl'], 'one\ntw');
+        assert.deepEqual([sel.start.line, sel.start.character, sel.end.line, sel.end.character], [0, 0, 1, 1], JSON.stringify(sel));
+        // The same text, its direction flipped (o): the cursor at the start now, the same lines.
+        const seen = selections().length;
+        s.type('o');
+        const flipped = (await waitFor(() => heard(seen, 'one\ntw'), 'the flipped selection', TIMEOUT)).params.selection;
+        assert.deepEqual([flipped.start.line, flipped.start.character, flipped.end.line], [0, 0, 1], JSON.stringify(flipped));
+        assert.deepEqual(await s.expr('getpos(".")[1:2]'), [1, 1]);
+      } finally {
+        await claude.close();
+      }
+    } finally {
+      await s.close();
+      claudeDir.cleanup();
     }
   });
 

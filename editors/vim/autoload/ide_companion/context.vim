@@ -9,7 +9,8 @@ let s:timer = -1
 " move: while a selection is reported, a slow timer looks for its end.
 let s:HAS_MODE_CHANGED = exists('##ModeChanged')
 let s:visual_timer = -1
-" The last focus/cursor position sent: [path, line, character, selectedText].
+" The last focus/cursor position sent: [path, line, character, selectedText
+" (v:null: none), backward (1: selectionBackward, else 0)].
 let s:last = []
 let s:last_roots = []
 " buffer -> its file name before :file / :saveas
@@ -74,14 +75,19 @@ function! s:send_position(type) abort
   endif
   let pos = ide_companion#position#current()
   let selected = get(pos, 'selectedText', v:null)
+  let backward = get(pos, 'selectionBackward', 0)
   " CursorMoved and ModeChanged often fire together for one move: send it once.
-  if a:type ==# 'cursor' && s:last ==# [path, pos.line, pos.character, selected]
+  " The direction counts too: the same text selected the other way is news.
+  if a:type ==# 'cursor' && s:last ==# [path, pos.line, pos.character, selected, backward]
     return
   endif
-  let s:last = [path, pos.line, pos.character, selected]
+  let s:last = [path, pos.line, pos.character, selected, backward]
   let json = '{"type":"' . a:type . '","path":' . s:cur_path_json . ',"cursor":{"line":' . pos.line . ',"character":' . pos.character . '}'
   if selected isnot v:null
     let json .= ',"selectedText":' . ide_companion#position#json(selected)
+    if backward
+      let json .= ',"selectionBackward":true'
+    endif
     if !s:HAS_MODE_CHANGED && s:visual_timer < 0
       let s:visual_timer = timer_start(50, function('s:visual_ended'), {'repeat': -1})
     endif
@@ -115,7 +121,7 @@ if v:version >= 900
       s:send_position('cursor')
       return
     endif
-    var pos = [s:cur_path, line('.'), charcol('.'), null]
+    var pos = [s:cur_path, line('.'), charcol('.'), null, 0]
     if pos == s:last || s:cur_path == ''
       return
     endif
@@ -129,7 +135,7 @@ else
     if bufnr('') != s:cur_buf || stridx("vVsS\<C-v>\<C-s>", mode()) >= 0
       return s:send_position('cursor')
     endif
-    let pos = [s:cur_path, line('.'), s:HAS_CHARCOL ? charcol('.') : ide_companion#position#cursor_char(), v:null]
+    let pos = [s:cur_path, line('.'), s:HAS_CHARCOL ? charcol('.') : ide_companion#position#cursor_char(), v:null, 0]
     if pos ==# s:last || s:cur_path ==# ''
       return
     endif

@@ -57,12 +57,9 @@ endfunction
 " it sees, and is not read again. [key, first row not read, text]
 let s:capped = [[], 0, '']
 
-function! s:selected_text(kind) abort
-  let [sl, sc] = getpos('v')[1:2]
-  let [el, ec] = getpos('.')[1:2]
-  if sl > el || (sl == el && sc > ec)
-    let [sl, sc, el, ec] = [el, ec, sl, sc]
-  endif
+" The text of the selection of `kind` from sl:sc to el:ec (byte positions, in order).
+function! s:selected_text(kind, sl, sc, el, ec) abort
+  let [sl, sc, el, ec] = [a:sl, a:sc, a:el, a:ec]
   if a:kind ==# "\<C-v>"
     return s:text_between(a:kind, sl, sc, el, ec)
   endif
@@ -124,7 +121,10 @@ function! s:selected_lines(lines, complete, kind, sl, sc, el, ec) abort
   return join(lines, "\n")
 endfunction
 
-" {line, character, selectedText?} of the current window.
+" {line, character, selectedText?, selectionBackward?} of the current window.
+" selectionBackward (1, only with selectedText) when the cursor is before the
+" other end of the selection (line first, then column; for every kind), so at
+" its start: Claude Code's selection range is worked out from the cursor.
 function! ide_companion#position#current() abort
   let result = {'line': line('.'), 'character': max([s:cursor_char(), 1])}
   let mode = mode()
@@ -132,9 +132,15 @@ function! ide_companion#position#current() abort
         \ : mode ==# 'V' || mode ==# 'S' ? 'V'
         \ : mode ==# "\<C-v>" || mode ==# "\<C-s>" ? "\<C-v>" : ''
   if kind !=# ''
-    let text = s:selected_text(kind)
+    let [vl, vc] = getpos('v')[1:2]
+    let [cl, cc] = [result.line, col('.')]
+    let backward = cl < vl || (cl == vl && cc < vc)
+    let text = backward ? s:selected_text(kind, cl, cc, vl, vc) : s:selected_text(kind, vl, vc, cl, cc)
     if text !=# ''
       let result.selectedText = text
+      if backward
+        let result.selectionBackward = 1
+      endif
     endif
   endif
   return result
