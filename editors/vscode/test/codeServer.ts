@@ -113,7 +113,8 @@ export class CodeServer {
   private readonly config: string;
   private readonly env: NodeJS.ProcessEnv;
 
-  constructor() {
+  /** `env`: variables set (a string) or removed (undefined) in code-server's environment, hence its windows' and terminals'. */
+  constructor(options: { env?: Record<string, string | undefined> } = {}) {
     const { path: dir, cleanup } = makeTempDir('ide-companion-vscode-');
     this.dir = dir;
     this.cleanupDir = cleanup;
@@ -147,6 +148,10 @@ export class CodeServer {
       'VSCODE_IPC_HOOK_CLI',
     ])
       delete env[name];
+    for (const [name, value] of Object.entries(options.env ?? {})) {
+      if (value === undefined) delete env[name];
+      else env[name] = value;
+    }
     this.env = env;
     // What the installer finds on PATH: this instance's code-server.
     const args = ['--config', this.config, '--user-data-dir', this.userDataDir, '--extensions-dir', this.extensionsDir];
