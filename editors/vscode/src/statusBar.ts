@@ -1,6 +1,6 @@
 /**
- * The status bar item: how many Gemini CLI sessions are connected to this
- * window; a click opens a quick pick with the companion's status, its log and
+ * The status bar item: how many agent sessions (Gemini CLI's, Qwen Code's,
+ * Claude Code's) are connected to this window, named in its tooltip; a click opens a quick pick with the companion's status, its log and
  * the diffs waiting for a decision.
  */
 import * as vscode from 'vscode';
@@ -40,7 +40,9 @@ export class CompanionStatusBar implements vscode.Disposable {
       this.item.tooltip = state.error ? `Gemini CLI companion failed: ${state.error}` : 'Gemini CLI companion starting';
     } else {
       this.item.text = count > 0 ? `$(sparkle) Gemini ${count}` : '$(sparkle) Gemini';
-      this.item.tooltip = `Gemini CLI companion on port ${state.port}: ${count} CLI session${count === 1 ? '' : 's'} connected`;
+      // Named by agent: the count is any agent's (Claude Code's, Qwen Code's), not Gemini CLI's alone.
+      const agents = [...new Set(this.source.sessions().map((s) => AGENT_DISPLAY_NAMES[s.agent]))].join(', ');
+      this.item.tooltip = `Gemini CLI companion on port ${state.port}: ${count} CLI session${count === 1 ? '' : 's'} connected${agents ? ` (${agents})` : ''}`;
     }
   }
 
