@@ -19,7 +19,7 @@ export const GetActiveFileTool = toolType(
   'Get the currently active file and cursor position',
   GetActiveFileArgumentsSchema,
   /** One line of text, see formatActiveFile. */
-  z.string(),
+  lazySchema(() => z.string()),
   { arguments: [], result: 'activeFileText' },
 );
 
