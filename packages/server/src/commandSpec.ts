@@ -73,6 +73,8 @@ export function parseCommandArgs(
   spec: CommandSpec,
   argv: string[],
 ): { values: Record<string, string | boolean | string[] | undefined>; positionals: string[] } {
+  // Nothing to parse: what parseArgs returns for no arguments, without loading it (~0.4 ms of a start).
+  if (argv.length === 0) return { values: Object.create(null) as Record<string, never>, positionals: [] };
   const options: NonNullable<ParseArgsConfig['options']> = {};
   for (const [name, o] of Object.entries(spec.options)) options[name] = o.multiple ? { type: o.type, multiple: true } : { type: o.type };
   try {
