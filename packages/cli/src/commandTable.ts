@@ -20,35 +20,36 @@ const CONNECTING: Record<string, OptionSpec> = {
 };
 const USAGE_ERROR = 'usage error';
 
-/** The specs of this package's own commands. */
-export const OWN_COMMANDS: readonly CommandSpec[] = [
-  {
-    name: 'status',
-    summary: 'show what /ide status would show here, and which companion was chosen',
-    description: `Connects the way Gemini CLI would from this folder and prints what /ide status
+// One constant per command: each command's file imports its own spec and nothing of the others'.
+export const STATUS_SPEC: CommandSpec = {
+  name: 'status',
+  summary: 'show what /ide status would show here, and which companion was chosen',
+  description: `Connects the way Gemini CLI would from this folder and prints what /ide status
 shows (Connected to <IDE> with the open files, or Disconnected and why), plus
 the companion chosen and the reason. In a container where gemini would dial
 host.docker.internal, it says what to export.`,
-    options: CONNECTING,
-    exits: { 0: 'connected', 1: 'disconnected', 2: USAGE_ERROR },
-  },
-  {
-    name: 'context',
-    summary: 'print the IDE context the CLI would send the model (--watch for live)',
-    description: `Connects to the companion Gemini CLI would use from this folder and prints the
+  options: CONNECTING,
+  exits: { 0: 'connected', 1: 'disconnected', 2: USAGE_ERROR },
+};
+
+export const CONTEXT_SPEC: CommandSpec = {
+  name: 'context',
+  summary: 'print the IDE context the CLI would send the model (--watch for live)',
+  description: `Connects to the companion Gemini CLI would use from this folder and prints the
 IDE context as the model receives it (a JSON object, normalised as the CLI
 does: newest file first, only it active, at most 10 files, long selections cut).`,
-    options: {
-      watch: { type: 'boolean', help: 'keep running and print every change (reconnects by itself); with --json, one JSON object per line' },
-      ...CONNECTING,
-    },
-    exits: { 0: 'printed a context (--watch: interrupted)', 1: 'no connection, or no context arrived', 2: USAGE_ERROR },
+  options: {
+    watch: { type: 'boolean', help: 'keep running and print every change (reconnects by itself); with --json, one JSON object per line' },
+    ...CONNECTING,
   },
-  {
-    name: 'diff',
-    summary: 'open a diff in the connected IDE; exit 0 on accept, 1 on reject',
-    args: 'FILE [NEWFILE|-]',
-    description: `Opens a diff of FILE against the proposed content in the IDE that Gemini CLI
+  exits: { 0: 'printed a context (--watch: interrupted)', 1: 'no connection, or no context arrived', 2: USAGE_ERROR },
+};
+
+export const DIFF_SPEC: CommandSpec = {
+  name: 'diff',
+  summary: 'open a diff in the connected IDE; exit 0 on accept, 1 on reject',
+  args: 'FILE [NEWFILE|-]',
+  description: `Opens a diff of FILE against the proposed content in the IDE that Gemini CLI
 would use from this folder, and waits for the user to accept or reject it.
 The proposal comes from NEWFILE, or from stdin with '-' (the default when
 stdin is not a terminal); with neither, FILE's own content (edit it in the IDE).
@@ -56,16 +57,17 @@ stdin is not a terminal); with neither, FILE's own content (edit it in the IDE).
 On accept, prints the final content (with any edits made in the diff view) to
 stdout; FILE itself is written only with --write. Ctrl-C (or SIGTERM,
 SIGHUP) closes the diff in the IDE and counts as a rejection.`,
-    options: {
-      write: { type: 'boolean', help: 'write the accepted content to FILE' },
-      ...CONNECTING,
-    },
-    exits: { 0: 'accepted', 1: 'rejected (or interrupted)', 2: USAGE_ERROR, 3: 'no answer: no companion, diffs not offered, or the connection was lost' },
+  options: {
+    write: { type: 'boolean', help: 'write the accepted content to FILE' },
+    ...CONNECTING,
   },
-  {
-    name: 'check',
-    summary: 'check a running companion against the spec and the real CLI',
-    description: `Runs the conformance suite against a running Gemini CLI companion (ours or
+  exits: { 0: 'accepted', 1: 'rejected (or interrupted)', 2: USAGE_ERROR, 3: 'no answer: no companion, diffs not offered, or the connection was lost' },
+};
+
+export const CHECK_SPEC: CommandSpec = {
+  name: 'check',
+  summary: 'check a running companion against the spec and the real CLI',
+  description: `Runs the conformance suite against a running Gemini CLI companion (ours or
 any other: the VS Code extension, community plugins) and reports each
 requirement as pass, fail, warn or skip with a one-line reason.
 
@@ -73,70 +75,73 @@ Without options it checks the companion the Gemini CLI would choose for the
 current directory. It first says so, then opens and closes a few test diffs
 there, of files in a fresh temporary directory (--no-diffs skips them); it
 never touches your files.`,
-    options: {
-      port: { type: 'string', arg: 'P', help: "the companion's port (with --token; the token is also read from a discovery file naming that port)" },
-      token: { type: 'string', arg: 'T', help: 'its bearer token' },
-      file: { type: 'string', arg: 'F', help: 'a discovery file: checked, and port and token taken from it' },
-      'no-diffs': { type: 'boolean', help: 'open no test diffs in the editor (the diff checks are skipped)' },
-      json: { type: 'boolean', help: 'print the report as JSON' },
-      timeout: { type: 'string', arg: 'MS', help: 'time allowed for each request (default 10000)' },
-    },
-    exits: { 0: 'nothing failed (warnings allowed)', 1: 'something failed', 2: 'usage error, or nothing answers on the port' },
+  options: {
+    port: { type: 'string', arg: 'P', help: "the companion's port (with --token; the token is also read from a discovery file naming that port)" },
+    token: { type: 'string', arg: 'T', help: 'its bearer token' },
+    file: { type: 'string', arg: 'F', help: 'a discovery file: checked, and port and token taken from it' },
+    'no-diffs': { type: 'boolean', help: 'open no test diffs in the editor (the diff checks are skipped)' },
+    json: { type: 'boolean', help: 'print the report as JSON' },
+    timeout: { type: 'string', arg: 'MS', help: 'time allowed for each request (default 10000)' },
   },
-  {
-    name: 'doctor',
-    summary: 'explain whether gemini started here would connect, and why not',
-    description: `Explains whether Gemini CLI started in this folder would connect to an IDE
+  exits: { 0: 'nothing failed (warnings allowed)', 1: 'something failed', 2: 'usage error, or nothing answers on the port' },
+};
+
+export const DOCTOR_SPEC: CommandSpec = {
+  name: 'doctor',
+  summary: 'explain whether gemini started here would connect, and why not',
+  description: `Explains whether Gemini CLI started in this folder would connect to an IDE
 companion, and what to do if not: discovery files and their owners, stale
 files, the workspace match (with every root), the token, IDE detection,
 container host mapping, and a real connection attempt.`,
-    options: CONNECTING,
-    exits: { 0: 'gemini would connect', 1: 'it would not', 2: USAGE_ERROR },
-  },
-  {
-    name: 'list',
-    summary: 'list every companion on this machine (IDE, PID, port, liveness, agents, workspace)',
-    description: `Lists every IDE companion on this machine from its discovery file: the IDE,
+  options: CONNECTING,
+  exits: { 0: 'gemini would connect', 1: 'it would not', 2: USAGE_ERROR },
+};
+
+export const LIST_SPEC: CommandSpec = {
+  name: 'list',
+  summary: 'list every companion on this machine (IDE, PID, port, liveness, agents, workspace)',
+  description: `Lists every IDE companion on this machine from its discovery file: the IDE,
 its PID, port, workspace, and whether it is alive (PID running and port
 accepting connections). '*' marks the one Gemini CLI would use from this folder.`,
-    options: {
-      json: { type: 'boolean', help: 'print a JSON array' },
-      cwd: { type: 'string', arg: 'DIR', help: "the folder for the '*' mark (default: the current directory)" },
-    },
-    exits: { 0: 'at least one companion listed', 1: 'none found', 2: USAGE_ERROR },
+  options: {
+    json: { type: 'boolean', help: 'print a JSON array' },
+    cwd: { type: 'string', arg: 'DIR', help: "the folder for the '*' mark (default: the current directory)" },
   },
-  {
-    name: 'install',
-    summary: 'install the companion for an editor (lists installers without EDITOR)',
-    args: '[EDITOR]',
-    description: `Installs the IDE companion for EDITOR. Without EDITOR, lists the installers
+  exits: { 0: 'at least one companion listed', 1: 'none found', 2: USAGE_ERROR },
+};
+
+export const INSTALL_SPEC: CommandSpec = {
+  name: 'install',
+  summary: 'install the companion for an editor (lists installers without EDITOR)',
+  args: '[EDITOR]',
+  description: `Installs the IDE companion for EDITOR. Without EDITOR, lists the installers
 available and the editor this terminal seems to run in.`,
-    options: {
-      'dry-run': { type: 'boolean', help: 'say what would be done, change nothing' },
-      json: { type: 'boolean', help: 'print JSON' },
-    },
-    exits: { 0: 'installed (or listed)', 1: 'the installer failed', 2: 'usage error or unknown editor', 3: 'the installer could not run' },
+  options: {
+    'dry-run': { type: 'boolean', help: 'say what would be done, change nothing' },
+    json: { type: 'boolean', help: 'print JSON' },
   },
-  {
-    name: 'uninstall',
-    summary: 'remove what install put into an editor',
-    args: 'EDITOR',
-    description: `Removes what 'ide-companion install EDITOR' installed: the plugin folder it
+  exits: { 0: 'installed (or listed)', 1: 'the installer failed', 2: 'usage error or unknown editor', 3: 'the installer could not run' },
+};
+
+export const UNINSTALL_SPEC: CommandSpec = {
+  name: 'uninstall',
+  summary: 'remove what install put into an editor',
+  args: 'EDITOR',
+  description: `Removes what 'ide-companion install EDITOR' installed: the plugin folder it
 wrote (a folder it did not write is left alone), the VS Code extension from
 every VS Code-family editor on PATH, or the Gemini CLI extension. Run it
 before 'npm uninstall -g ide-companion' to leave nothing behind.`,
-    options: {
-      'dry-run': { type: 'boolean', help: 'say what would be removed, change nothing' },
-      json: { type: 'boolean', help: 'print JSON' },
-    },
-    exits: { 0: 'removed (or nothing was installed)', 1: 'could not remove it', 2: 'usage error or unknown editor', 3: 'the uninstaller could not run' },
+  options: {
+    'dry-run': { type: 'boolean', help: 'say what would be removed, change nothing' },
+    json: { type: 'boolean', help: 'print JSON' },
   },
-  MCP_COMMAND_SPEC,
-  CONNECT_COMMAND_SPEC,
-  {
-    name: 'container',
-    summary: 'print the podman/docker run options that let gemini in a container reach this editor',
-    description: `Run in the project, with its editor's companion running. Prints, as one line of
+  exits: { 0: 'removed (or nothing was installed)', 1: 'could not remove it', 2: 'usage error or unknown editor', 3: 'the uninstaller could not run' },
+};
+
+export const CONTAINER_SPEC: CommandSpec = {
+  name: 'container',
+  summary: 'print the podman/docker run options that let gemini in a container reach this editor',
+  description: `Run in the project, with its editor's companion running. Prints, as one line of
 shell words, the options to add to your own 'podman run' or 'docker run' so
 that gemini inside reaches the editor here, with no network needed:
 
@@ -147,18 +152,19 @@ folder follows this one; the companion's socket folder and the relay
 ('ide-companion connect') are mounted read-only, and a discovery file where
 gemini looks names the editor and the relay, with paths mapped both ways.
 The image needs Node (gemini does). docs/remote.md.`,
-    options: {
-      podman: { type: 'boolean', help: 'for podman run' },
-      docker: { type: 'boolean', help: 'for docker run (adds --user with your uid and gid)' },
-      at: { type: 'string', arg: 'PATH', help: 'where the project is mounted in the container (default /workspaces/NAME)' },
-      json: { type: 'boolean', help: 'print the options and what they point at as JSON' },
-    },
-    exits: { 0: 'printed the options', 1: 'no companion with a socket serves this folder', 2: USAGE_ERROR },
+  options: {
+    podman: { type: 'boolean', help: 'for podman run' },
+    docker: { type: 'boolean', help: 'for docker run (adds --user with your uid and gid)' },
+    at: { type: 'string', arg: 'PATH', help: 'where the project is mounted in the container (default /workspaces/NAME)' },
+    json: { type: 'boolean', help: 'print the options and what they point at as JSON' },
   },
-  {
-    name: 'sandbox',
-    summary: "print the SANDBOX_MOUNTS/SANDBOX_ENV exports that let 'gemini --sandbox' reach this editor",
-    description: `Run in the project, with its editor's companion running. Prints the export
+  exits: { 0: 'printed the options', 1: 'no companion with a socket serves this folder', 2: USAGE_ERROR },
+};
+
+export const SANDBOX_SPEC: CommandSpec = {
+  name: 'sandbox',
+  summary: "print the SANDBOX_MOUNTS/SANDBOX_ENV exports that let 'gemini --sandbox' reach this editor",
+  description: `Run in the project, with its editor's companion running. Prints the export
 lines that make 'gemini --sandbox' (Docker or Podman) reach the editor here:
 SANDBOX_MOUNTS with the companion's socket folder, the relay and a discovery
 file where gemini looks in the sandbox, which mounts the project at the same
@@ -167,14 +173,15 @@ path. Use them as:
   eval "$(ide-companion sandbox)" && gemini --sandbox
 
 docs/remote.md.`,
-    options: { json: { type: 'boolean', help: 'print the variables as JSON' } },
-    exits: { 0: 'printed the exports', 1: 'no companion with a socket serves this folder', 2: USAGE_ERROR },
-  },
-  {
-    name: 'ssh',
-    summary: 'open your shell on a remote where gemini reaches this editor (the socket forwarded)',
-    args: '[USER@]HOST [-- SSH_OPTIONS]',
-    description: `Run in the project, with its editor's companion running. Opens your login shell
+  options: { json: { type: 'boolean', help: 'print the variables as JSON' } },
+  exits: { 0: 'printed the exports', 1: 'no companion with a socket serves this folder', 2: USAGE_ERROR },
+};
+
+export const SSH_SPEC: CommandSpec = {
+  name: 'ssh',
+  summary: 'open your shell on a remote where gemini reaches this editor (the socket forwarded)',
+  args: '[USER@]HOST [-- SSH_OPTIONS]',
+  description: `Run in the project, with its editor's companion running. Opens your login shell
 on HOST, where 'gemini' started in the project reaches the editor here: the
 companion's socket is forwarded (ssh -R of a Unix socket; the server needs
 AllowStreamLocalForwarding, on by default), and the relay, the token and a
@@ -186,16 +193,32 @@ removed when the shell ends. The remote needs Node (gemini does).
   ide-companion ssh me@devbox --remote-path /home/me/proj -- -p 2222
 
 docs/remote.md.`,
-    options: {
-      'remote-path': { type: 'string', arg: 'DIR', help: 'where the project is on the remote (default: the same path as here)' },
-    },
-    exits: {
-      0: 'the remote shell ended',
-      1: 'no companion with a socket serves this folder',
-      2: USAGE_ERROR,
-      3: 'ssh could not connect, or the remote folder could not be made',
-    },
+  options: {
+    'remote-path': { type: 'string', arg: 'DIR', help: 'where the project is on the remote (default: the same path as here)' },
   },
+  exits: {
+    0: 'the remote shell ended',
+    1: 'no companion with a socket serves this folder',
+    2: USAGE_ERROR,
+    3: 'ssh could not connect, or the remote folder could not be made',
+  },
+};
+
+/** The specs of this package's own commands. */
+export const OWN_COMMANDS: readonly CommandSpec[] = [
+  STATUS_SPEC,
+  CONTEXT_SPEC,
+  DIFF_SPEC,
+  CHECK_SPEC,
+  DOCTOR_SPEC,
+  LIST_SPEC,
+  INSTALL_SPEC,
+  UNINSTALL_SPEC,
+  MCP_COMMAND_SPEC,
+  CONNECT_COMMAND_SPEC,
+  CONTAINER_SPEC,
+  SANDBOX_SPEC,
+  SSH_SPEC,
 ];
 
 export function commandSpec(name: string): CommandSpec {

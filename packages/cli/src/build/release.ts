@@ -194,7 +194,7 @@ function commandEntries(): Plugin {
         return {
           contents: [
             `import { runCommand } from '../runCommand.js';`,
-            `import { toCommand } from './index.js';`,
+            `import { toCommand } from './toCommand.js';`,
             `import { ${entry.export} as loaded } from '${entry.module}';`,
             `export const run = (argv: string[]) => runCommand(${JSON.stringify(name)}, toCommand(${JSON.stringify(name)}, loaded), argv.slice(1));`,
           ].join('\n'),

@@ -1,9 +1,9 @@
 /** `ide-companion check`: the conformance suite against a running companion (src/check/). */
 import { exitCodeOf, formatReport, runCheck, UsageError as CheckUsageError } from '../check/index.js';
-import { commandSpec, EXIT, parseCommandArgs, usageOf, UsageError } from '../commandTable.js';
+import { CHECK_SPEC, EXIT, parseCommandArgs, usageOf, UsageError } from '../commandTable.js';
 import type { Command } from './types.js';
 
-const spec = commandSpec('check');
+const spec = CHECK_SPEC;
 const usage = usageOf(spec);
 
 function parsePort(value: string): number {

@@ -8,12 +8,12 @@
  */
 import * as path from 'node:path';
 import type { Command } from './types.js';
-import { commandSpec, parseCommandArgs, usageOf } from '../commandTable.js';
+import { CONTAINER_SPEC, parseCommandArgs, usageOf } from '../commandTable.js';
 import { EXIT, UsageError, print, printError, printJson, runCommand } from '../client/output.js';
 import { planRemote, relayArgs, RemotePlanError, THERE, writeDiscoveryFileThere } from '../remote/remotePlan.js';
 import { shellLine } from '../remote/shellWords.js';
 
-const usage = usageOf(commandSpec('container'));
+const usage = usageOf(CONTAINER_SPEC);
 
 /** The `run` options for the plan; `--user` for Docker, whose daemon would run the CLI as root against files that are ours. */
 export function containerArgs(options: { runtime: 'podman' | 'docker'; cwd: string; at?: string }) {
@@ -52,7 +52,7 @@ export const containerCommand: Command = {
   usage,
   run: (argv) =>
     runCommand('container', usage, async () => {
-      const { values } = parseCommandArgs(commandSpec('container'), argv);
+      const { values } = parseCommandArgs(CONTAINER_SPEC, argv);
       if (values['podman'] === values['docker']) throw new UsageError('give one of --podman or --docker');
       const at = values['at'] as string | undefined;
       if (at !== undefined && !path.posix.isAbsolute(at)) throw new UsageError(`--at ${at}: give an absolute path in the container`);

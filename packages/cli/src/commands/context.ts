@@ -2,17 +2,17 @@
 import { toModelJson } from '@ide-companion/client/contextStore';
 import { withOurInstallHint } from '@ide-companion/client/discovery';
 import type { Command } from './types.js';
-import { commandSpec, parseCommandArgs, usageOf } from '../commandTable.js';
+import { CONTEXT_SPEC, parseCommandArgs, usageOf } from '../commandTable.js';
 import { EXIT, common, makeClient, print, printError, printJson, printJsonLine, runCommand } from '../client/output.js';
 
-const usage = usageOf(commandSpec('context'));
+const usage = usageOf(CONTEXT_SPEC);
 
 export const contextCommand: Command = {
   name: 'context',
   usage,
   run: (argv) =>
     runCommand('context', usage, async () => {
-      const { values } = parseCommandArgs(commandSpec('context'), argv);
+      const { values } = parseCommandArgs(CONTEXT_SPEC, argv);
       const c = common(values);
       if (values.watch) return watch(c);
       const client = makeClient(c);

@@ -4,10 +4,10 @@ import * as path from 'node:path';
 import { resolveToRealPath } from '@ide-companion/client/paths';
 import { withOurInstallHint } from '@ide-companion/client/discovery';
 import type { Command } from './types.js';
-import { commandSpec, parseCommandArgs, usageOf } from '../commandTable.js';
+import { DIFF_SPEC, parseCommandArgs, usageOf } from '../commandTable.js';
 import { EXIT, UsageError, common, makeClient, printError, printJson, runCommand } from '../client/output.js';
 
-const usage = usageOf(commandSpec('diff'));
+const usage = usageOf(DIFF_SPEC);
 
 const INTERRUPTS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 
@@ -30,7 +30,7 @@ export const diffCommand: Command = {
   usage,
   run: (argv) =>
     runCommand('diff', usage, async () => {
-      const { values, positionals } = parseCommandArgs(commandSpec('diff'), argv);
+      const { values, positionals } = parseCommandArgs(DIFF_SPEC, argv);
       const c = common(values);
       if (positionals.length < 1 || positionals.length > 2) throw new UsageError('expected FILE and optionally NEWFILE or -');
       // The CLI sends the absolute real path; a new file's path is resolved through its parent.

@@ -16,11 +16,11 @@ async function installerIdFor(editorName: string): Promise<string | undefined> {
 }
 import { ENV, LOOPBACK_HOST, containerHintFor } from '@ide-companion/protocol';
 import type { Command } from './types.js';
-import { commandSpec, parseCommandArgs, usageOf } from '../commandTable.js';
+import { DOCTOR_SPEC, parseCommandArgs, usageOf } from '../commandTable.js';
 import { EXIT, common, makeClient, mark, print, printJson, runCommand } from '../client/output.js';
 import { elsewhereFinding } from '../remote/elsewhere.js';
 
-const usage = usageOf(commandSpec('doctor'));
+const usage = usageOf(DOCTOR_SPEC);
 
 interface Finding {
   ok: boolean | undefined;
@@ -34,7 +34,7 @@ export const doctorCommand: Command = {
   usage,
   run: (argv) =>
     runCommand('doctor', usage, async () => {
-      const { values } = parseCommandArgs(commandSpec('doctor'), argv);
+      const { values } = parseCommandArgs(DOCTOR_SPEC, argv);
       const c = common(values);
       const d = await discoverCompanion({ cwd: c.cwd, wellKnownPorts: false });
       const findings = await examine(d);

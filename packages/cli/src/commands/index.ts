@@ -5,12 +5,15 @@
  * The release builds each into a file of its own from this table
  * (build/release.ts). `serve` and `bridge` are editor ends' commands.
  */
-import { usageOf, type CommandSpec } from '@ide-companion/server/commandSpec';
+import type { CommandSpec } from '@ide-companion/server/commandSpec';
 import type { EditorCommand } from '@ide-companion/server/editorEnd';
 import { bridgeSpec } from '@ide-companion/jsonlines/bridgeSpec';
 import { serveSpec } from '@ide-companion/terminal/serveSpec';
 import { commandSpec } from '../commandTable.js';
 import type { Command } from './types.js';
+import { toCommand } from './toCommand.js';
+
+export { toCommand };
 
 export interface CommandEntry {
   name: string;
@@ -44,12 +47,6 @@ export const COMMANDS: readonly CommandEntry[] = [
   own('ssh', './ssh.js'),
   { name: 'bridge', spec: bridgeSpec, module: '@ide-companion/jsonlines/bridgeCommand', export: 'bridgeCommand' },
 ];
-
-/** A loaded export as a Command: this package's own as they are, an editor end's with its usage from its spec. */
-export function toCommand(name: string, loaded: Command | EditorCommand): Command {
-  if ('usage' in loaded) return loaded;
-  return { name, usage: usageOf(loaded.spec), run: loaded.run };
-}
 
 export async function loadCommand(entry: CommandEntry): Promise<Command> {
   const module = (await import(entry.module)) as Record<string, Command | EditorCommand>;

@@ -5,12 +5,12 @@ import { COMPANION_VERSION } from '@ide-companion/server/version';
 import { type InstallOptions, type InstallResult } from '@ide-companion/server/editorEnd';
 import { findInstaller, installers, type Installable } from '../editors.js';
 import type { Command } from './types.js';
-import { commandSpec, parseCommandArgs, usageOf } from '../commandTable.js';
+import { INSTALL_SPEC, UNINSTALL_SPEC, parseCommandArgs, usageOf } from '../commandTable.js';
 import { EXIT, UsageError, common, print, printJson, runCommand } from '../client/output.js';
 
 /** `install` or `uninstall`: parse, find the installer, run `act`, report. */
 function installerCommand(name: 'install' | 'uninstall', act: (installer: Installable, options: InstallOptions) => Promise<InstallResult>): Command {
-  const spec = commandSpec(name);
+  const spec = name === 'install' ? INSTALL_SPEC : UNINSTALL_SPEC;
   const usage = usageOf(spec);
   return {
     name,

@@ -3,10 +3,10 @@ import { discoverCompanion } from '@ide-companion/client/discovery';
 import { listCompanions, type CompanionListing } from '@ide-companion/client/companions';
 import { AGENT_DISPLAY_NAMES } from '@ide-companion/server/faces/agentPaths';
 import type { Command } from './types.js';
-import { commandSpec, parseCommandArgs, usageOf } from '../commandTable.js';
+import { LIST_SPEC, parseCommandArgs, usageOf } from '../commandTable.js';
 import { EXIT, common, print, printJson, runCommand } from '../client/output.js';
 
-const usage = usageOf(commandSpec('list'));
+const usage = usageOf(LIST_SPEC);
 
 function liveness(l: CompanionListing): 'alive' | 'stale' | 'not listening' | 'unreadable' {
   if (l.problem) return 'unreadable';
@@ -19,7 +19,7 @@ export const listCommand: Command = {
   usage,
   run: (argv) =>
     runCommand('list', usage, async () => {
-      const { values } = parseCommandArgs(commandSpec('list'), argv);
+      const { values } = parseCommandArgs(LIST_SPEC, argv);
       const c = common(values);
       const [listings, discovery] = await Promise.all([listCompanions(), discoverCompanion({ cwd: c.cwd, wellKnownPorts: false })]);
       const chosen = discovery.chosen?.path;

@@ -6,12 +6,12 @@
  */
 import * as path from 'node:path';
 import type { Command } from './types.js';
-import { commandSpec, parseCommandArgs, usageOf } from '../commandTable.js';
+import { SANDBOX_SPEC, parseCommandArgs, usageOf } from '../commandTable.js';
 import { EXIT, print, printError, printJson, runCommand } from '../client/output.js';
 import { planRemote, RemotePlanError, THERE, writeDiscoveryFileThere } from '../remote/remotePlan.js';
 import { shellQuote } from '../remote/shellWords.js';
 
-const usage = usageOf(commandSpec('sandbox'));
+const usage = usageOf(SANDBOX_SPEC);
 
 /** SANDBOX_MOUNTS and SANDBOX_ENV entries for the companion of `cwd`. */
 export async function sandboxVariables(cwd: string): Promise<{ mounts: string[]; env: string[] }> {
@@ -33,7 +33,7 @@ export const sandboxCommand: Command = {
   usage,
   run: (argv) =>
     runCommand('sandbox', usage, async () => {
-      const { values } = parseCommandArgs(commandSpec('sandbox'), argv);
+      const { values } = parseCommandArgs(SANDBOX_SPEC, argv);
       try {
         const { mounts, env } = await sandboxVariables(process.cwd());
         if (values['json'] === true) {

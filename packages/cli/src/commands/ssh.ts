@@ -18,12 +18,12 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { ENV } from '@ide-companion/protocol';
 import type { Command } from './types.js';
-import { commandSpec, parseCommandArgs, usageOf } from '../commandTable.js';
+import { SSH_SPEC, parseCommandArgs, usageOf } from '../commandTable.js';
 import { EXIT, UsageError, printError, runCommand } from '../client/output.js';
 import { discoveryFileThere, planRemote, RemotePlanError, type RemotePlan } from '../remote/remotePlan.js';
 import { shellQuote } from '../remote/shellWords.js';
 
-const usage = usageOf(commandSpec('ssh'));
+const usage = usageOf(SSH_SPEC);
 
 /** The names of the files in the remote folder. */
 const REMOTE = { relay: 'connect.mjs', socket: 'mcp.sock', token: 'token', discovery: 'discovery.json', enter: 'enter.sh' } as const;
@@ -112,7 +112,7 @@ export const sshCommand: Command = {
       const dash = argv.indexOf('--');
       const own = dash === -1 ? argv : argv.slice(0, dash);
       const sshOptions = dash === -1 ? [] : argv.slice(dash + 1);
-      const { values, positionals } = parseCommandArgs(commandSpec('ssh'), own);
+      const { values, positionals } = parseCommandArgs(SSH_SPEC, own);
       if (positionals.length !== 1) throw new UsageError('give one [user@]host (ssh options after --)');
       const destination = positionals[0]!;
       const remotePath = values['remote-path'] as string | undefined;

@@ -1,17 +1,17 @@
 /** `ide-companion status`: what `/ide status` would show here, and which companion and why. */
 import { buildStatus, formatFileList } from '@ide-companion/client/status';
 import type { Command } from './types.js';
-import { commandSpec, parseCommandArgs, usageOf } from '../commandTable.js';
+import { STATUS_SPEC, parseCommandArgs, usageOf } from '../commandTable.js';
 import { EXIT, common, makeClient, print, printJson, runCommand } from '../client/output.js';
 
-const usage = usageOf(commandSpec('status'));
+const usage = usageOf(STATUS_SPEC);
 
 export const statusCommand: Command = {
   name: 'status',
   usage,
   run: (argv) =>
     runCommand('status', usage, async () => {
-      const { values } = parseCommandArgs(commandSpec('status'), argv);
+      const { values } = parseCommandArgs(STATUS_SPEC, argv);
       const c = common(values);
       const client = makeClient(c);
       try {
