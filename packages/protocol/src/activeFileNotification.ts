@@ -7,7 +7,7 @@ import * as z from 'zod/mini';
 import { lazySchema } from './lazySchema.js';
 import { notificationType } from './message.js';
 
-export const ActiveFileNotificationParamsSchema = lazySchema(() =>
+export const ActiveFileNotificationParamsSchema = /* @__PURE__ */ lazySchema(() =>
   z.object({
     filePath: z.optional(z.string()),
     cursor: z.optional(z.object({ line: z.number(), character: z.number() })),

@@ -4,9 +4,9 @@ import { lazySchema } from './lazySchema.js';
 import { AbsolutePathSchema } from './editorTypes.js';
 import { toolType } from './message.js';
 
-export const CheckDocumentDirtyParamsSchema = lazySchema(() => z.object({ path: AbsolutePathSchema }));
+export const CheckDocumentDirtyParamsSchema = /* @__PURE__ */ lazySchema(() => z.object({ path: AbsolutePathSchema }));
 export type CheckDocumentDirtyParams = z.infer<typeof CheckDocumentDirtyParamsSchema>;
-export const CheckDocumentDirtyResultSchema = lazySchema(() => z.object({ isOpen: z.boolean(), isDirty: z.boolean() }));
+export const CheckDocumentDirtyResultSchema = /* @__PURE__ */ lazySchema(() => z.object({ isOpen: z.boolean(), isDirty: z.boolean() }));
 export type CheckDocumentDirtyResult = z.infer<typeof CheckDocumentDirtyResultSchema>;
 
 export const CheckDocumentDirtyTool = toolType(

@@ -23,7 +23,7 @@ export const CLAUDE_SUBPROTOCOL = 'mcp';
 /** The header carrying the lock file's token on the upgrade request. */
 export const CLAUDE_AUTH_HEADER = 'x-claude-code-ide-authorization';
 
-export const ClaudeLockFileSchema = lazySchema(() =>
+export const ClaudeLockFileSchema = /* @__PURE__ */ lazySchema(() =>
   z.object({
     /** The IDE's PID: the CLI and we remove files whose IDE is dead. */
     pid: z.int(),
@@ -39,7 +39,7 @@ export type ClaudeLockFile = z.infer<typeof ClaudeLockFileSchema>;
 /** openDiff's answer: the first text block says what the user did. */
 export const CLAUDE_DIFF_OUTCOME = { saved: 'FILE_SAVED', rejected: 'DIFF_REJECTED', closed: 'TAB_CLOSED' } as const;
 
-export const ClaudeOpenDiffArgumentsSchema = lazySchema(() =>
+export const ClaudeOpenDiffArgumentsSchema = /* @__PURE__ */ lazySchema(() =>
   z.object({
     old_file_path: z.string().check(z.describe('Path of the file as it is on disk.')),
     new_file_path: z.string().check(z.describe('Path of the file the proposal is for (the same file for an edit).')),
@@ -47,12 +47,12 @@ export const ClaudeOpenDiffArgumentsSchema = lazySchema(() =>
     tab_name: z.string().check(z.describe('A name for the diff; close_tab takes it.')),
   }),
 );
-export const ClaudeTabNameArgumentsSchema = lazySchema(() => z.object({ tab_name: z.string() }));
-export const ClaudeFilePathArgumentsSchema = lazySchema(() => z.object({ filePath: z.string() }));
-export const ClaudeDiagnosticsArgumentsSchema = lazySchema(() =>
+export const ClaudeTabNameArgumentsSchema = /* @__PURE__ */ lazySchema(() => z.object({ tab_name: z.string() }));
+export const ClaudeFilePathArgumentsSchema = /* @__PURE__ */ lazySchema(() => z.object({ filePath: z.string() }));
+export const ClaudeDiagnosticsArgumentsSchema = /* @__PURE__ */ lazySchema(() =>
   z.object({ uri: z.optional(z.string().check(z.describe('A file:// URI (or a path); omitted: every file.'))) }),
 );
-export const ClaudeOpenFileArgumentsSchema = lazySchema(() =>
+export const ClaudeOpenFileArgumentsSchema = /* @__PURE__ */ lazySchema(() =>
   z.object({
     filePath: z.string(),
     preview: z.optional(z.boolean()),
@@ -62,7 +62,7 @@ export const ClaudeOpenFileArgumentsSchema = lazySchema(() =>
     makeFrontmost: z.optional(z.boolean()),
   }),
 );
-export const ClaudeNoArgumentsSchema = lazySchema(() => z.object({}));
+export const ClaudeNoArgumentsSchema = /* @__PURE__ */ lazySchema(() => z.object({}));
 
 /** A 0-based position, as Claude Code counts. */
 export interface ClaudePosition {

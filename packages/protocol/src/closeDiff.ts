@@ -11,7 +11,7 @@ import * as z from 'zod/mini';
 import { lazySchema } from './lazySchema.js';
 import { toolType } from './message.js';
 
-export const CloseDiffArgumentsSchema = lazySchema(() =>
+export const CloseDiffArgumentsSchema = /* @__PURE__ */ lazySchema(() =>
   z.object({
     filePath: z.string().check(z.minLength(1)),
     /** Sent by the CLI; a companion never notifies on closeDiff anyway. */
@@ -21,7 +21,7 @@ export const CloseDiffArgumentsSchema = lazySchema(() =>
 export type CloseDiffArguments = z.infer<typeof CloseDiffArgumentsSchema>;
 
 /** The JSON inside closeDiff's one text block (the tool's result). `null`: no content to report. */
-export const CloseDiffPayloadSchema = lazySchema(() =>
+export const CloseDiffPayloadSchema = /* @__PURE__ */ lazySchema(() =>
   z.object({
     content: z.nullable(z.string()),
   }),

@@ -3,7 +3,7 @@ import * as z from 'zod/mini';
 import { lazySchema } from './lazySchema.js';
 import { notificationType } from './message.js';
 
-export const DiffAcceptedParamsSchema = lazySchema(() =>
+export const DiffAcceptedParamsSchema = /* @__PURE__ */ lazySchema(() =>
   z.object({
     filePath: z.string().check(z.minLength(1)),
     /** The whole file as accepted, the user's edits in the diff view included. Required: the CLI drops the connection without it. */

@@ -6,7 +6,7 @@ import * as z from 'zod/mini';
 import { lazySchema } from './lazySchema.js';
 import { notificationType } from './message.js';
 
-export const DiffClosedParamsSchema = lazySchema(() =>
+export const DiffClosedParamsSchema = /* @__PURE__ */ lazySchema(() =>
   z.object({
     filePath: z.string().check(z.minLength(1)),
     content: z.optional(z.string()),

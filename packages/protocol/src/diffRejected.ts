@@ -3,7 +3,7 @@ import * as z from 'zod/mini';
 import { lazySchema } from './lazySchema.js';
 import { notificationType } from './message.js';
 
-export const DiffRejectedParamsSchema = lazySchema(() =>
+export const DiffRejectedParamsSchema = /* @__PURE__ */ lazySchema(() =>
   z.object({
     filePath: z.string().check(z.minLength(1)),
   }),

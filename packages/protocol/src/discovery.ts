@@ -5,7 +5,7 @@
 import * as z from 'zod/mini';
 import { lazySchema } from './lazySchema.js';
 
-export const IdeInfoSchema = lazySchema(() =>
+export const IdeInfoSchema = /* @__PURE__ */ lazySchema(() =>
   z.object({
     /** Short lowercase identifier, e.g. `neovim`. */
     name: z.string().check(z.minLength(1)),
@@ -15,7 +15,7 @@ export const IdeInfoSchema = lazySchema(() =>
 );
 export type IdeInfo = z.infer<typeof IdeInfoSchema>;
 
-export const DiscoveryFileSchema = lazySchema(() =>
+export const DiscoveryFileSchema = /* @__PURE__ */ lazySchema(() =>
   z.object({
     port: z.int().check(z.minimum(1), z.maximum(65535)),
     /** Every workspace root, joined by the OS path delimiter. */
@@ -36,7 +36,7 @@ export type DiscoveryFile = z.infer<typeof DiscoveryFileSchema>;
  * docs/remote.md): no port and no token, the relay as a stdio command, which
  * the CLI dials when a file has no port. `ideInfo` lets it in, as for any editor.
  */
-export const RelayDiscoveryFileSchema = lazySchema(() =>
+export const RelayDiscoveryFileSchema = /* @__PURE__ */ lazySchema(() =>
   z.object({
     workspacePath: z.string(),
     ideInfo: IdeInfoSchema,

@@ -7,7 +7,7 @@ import { lazySchema } from './lazySchema.js';
 import type { Cursor } from './ideContext.js';
 import { toolType } from './message.js';
 
-export const GetActiveFileArgumentsSchema = lazySchema(() => z.object({}));
+export const GetActiveFileArgumentsSchema = /* @__PURE__ */ lazySchema(() => z.object({}));
 
 export interface ActiveFileContext {
   filePath: string;

@@ -10,10 +10,10 @@ import { toolType } from './message.js';
 
 /** Most severe first. */
 export const DIAGNOSTIC_SEVERITIES = ['error', 'warning', 'information', 'hint'] as const;
-export const DiagnosticSeveritySchema = lazySchema(() => z.enum(DIAGNOSTIC_SEVERITIES));
+export const DiagnosticSeveritySchema = /* @__PURE__ */ lazySchema(() => z.enum(DIAGNOSTIC_SEVERITIES));
 export type DiagnosticSeverity = z.infer<typeof DiagnosticSeveritySchema>;
 
-export const DiagnosticSchema = lazySchema(() =>
+export const DiagnosticSchema = /* @__PURE__ */ lazySchema(() =>
   z.object({
     path: z.string().check(z.minLength(1)),
     range: RangeSchema,
@@ -26,12 +26,12 @@ export const DiagnosticSchema = lazySchema(() =>
 export type Diagnostic = z.infer<typeof DiagnosticSchema>;
 
 /** What the editor is asked: one file, or (no path) the whole workspace. */
-export const GetDiagnosticsParamsSchema = lazySchema(() => z.object({ path: z.optional(AbsolutePathSchema) }));
+export const GetDiagnosticsParamsSchema = /* @__PURE__ */ lazySchema(() => z.object({ path: z.optional(AbsolutePathSchema) }));
 export type GetDiagnosticsParams = z.infer<typeof GetDiagnosticsParamsSchema>;
-export const EditorDiagnosticsSchema = lazySchema(() => z.object({ diagnostics: z.array(DiagnosticSchema) }));
+export const EditorDiagnosticsSchema = /* @__PURE__ */ lazySchema(() => z.object({ diagnostics: z.array(DiagnosticSchema) }));
 export type EditorDiagnostics = z.infer<typeof EditorDiagnosticsSchema>;
 
-export const GetDiagnosticsArgumentsSchema = lazySchema(() =>
+export const GetDiagnosticsArgumentsSchema = /* @__PURE__ */ lazySchema(() =>
   z.object({
     path: z
       .optional(AbsolutePathSchema)
@@ -41,7 +41,7 @@ export const GetDiagnosticsArgumentsSchema = lazySchema(() =>
 );
 export type GetDiagnosticsArguments = z.infer<typeof GetDiagnosticsArgumentsSchema>;
 
-export const GetDiagnosticsResultSchema = lazySchema(() =>
+export const GetDiagnosticsResultSchema = /* @__PURE__ */ lazySchema(() =>
   z.object({
     diagnostics: z.array(DiagnosticSchema),
     /** Present when the answer was cut: what was left out and why. */

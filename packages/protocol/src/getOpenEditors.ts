@@ -3,7 +3,7 @@ import * as z from 'zod/mini';
 import { lazySchema } from './lazySchema.js';
 import { toolType } from './message.js';
 
-export const OpenEditorSchema = lazySchema(() =>
+export const OpenEditorSchema = /* @__PURE__ */ lazySchema(() =>
   z.object({
     path: z.string().check(z.minLength(1)),
     isActive: z.boolean(),
@@ -14,8 +14,8 @@ export const OpenEditorSchema = lazySchema(() =>
 );
 export type OpenEditor = z.infer<typeof OpenEditorSchema>;
 
-export const GetOpenEditorsParamsSchema = lazySchema(() => z.object({}));
-export const GetOpenEditorsResultSchema = lazySchema(() => z.object({ editors: z.array(OpenEditorSchema) }));
+export const GetOpenEditorsParamsSchema = /* @__PURE__ */ lazySchema(() => z.object({}));
+export const GetOpenEditorsResultSchema = /* @__PURE__ */ lazySchema(() => z.object({ editors: z.array(OpenEditorSchema) }));
 export type GetOpenEditorsResult = z.infer<typeof GetOpenEditorsResultSchema>;
 
 export const GetOpenEditorsTool = toolType(

@@ -4,7 +4,7 @@ import { lazySchema } from './lazySchema.js';
 import { PositionSchema } from './editorTypes.js';
 import { toolType } from './message.js';
 
-export const SelectionSchema = lazySchema(() =>
+export const SelectionSchema = /* @__PURE__ */ lazySchema(() =>
   z.object({
     path: z.string().check(z.minLength(1)),
     text: z.string(),
@@ -14,9 +14,9 @@ export const SelectionSchema = lazySchema(() =>
 );
 export type Selection = z.infer<typeof SelectionSchema>;
 
-export const GetSelectionParamsSchema = lazySchema(() => z.object({}));
+export const GetSelectionParamsSchema = /* @__PURE__ */ lazySchema(() => z.object({}));
 /** `selection: null` when nothing is selected. */
-export const GetSelectionResultSchema = lazySchema(() => z.object({ selection: z.nullable(SelectionSchema) }));
+export const GetSelectionResultSchema = /* @__PURE__ */ lazySchema(() => z.object({ selection: z.nullable(SelectionSchema) }));
 export type GetSelectionResult = z.infer<typeof GetSelectionResultSchema>;
 
 export const GetSelectionTool = toolType(

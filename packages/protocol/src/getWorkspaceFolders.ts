@@ -3,7 +3,7 @@ import * as z from 'zod/mini';
 import { lazySchema } from './lazySchema.js';
 import { toolType } from './message.js';
 
-export const GetWorkspaceFoldersResultSchema = lazySchema(() => z.object({ folders: z.array(z.string()) }));
+export const GetWorkspaceFoldersResultSchema = /* @__PURE__ */ lazySchema(() => z.object({ folders: z.array(z.string()) }));
 export type GetWorkspaceFoldersResult = z.infer<typeof GetWorkspaceFoldersResultSchema>;
 
 export const GetWorkspaceFoldersTool = toolType(

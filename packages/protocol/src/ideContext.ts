@@ -2,7 +2,7 @@
 import * as z from 'zod/mini';
 import { lazySchema } from './lazySchema.js';
 
-export const CursorSchema = lazySchema(() =>
+export const CursorSchema = /* @__PURE__ */ lazySchema(() =>
   z.object({
     /** 1-based line. */
     line: z.int().check(z.minimum(1)),
@@ -12,7 +12,7 @@ export const CursorSchema = lazySchema(() =>
 );
 export type Cursor = z.infer<typeof CursorSchema>;
 
-export const FileSchema = lazySchema(() =>
+export const FileSchema = /* @__PURE__ */ lazySchema(() =>
   z.object({
     /** Absolute path of a file that exists on disk. */
     path: z.string().check(z.minLength(1)),
@@ -25,7 +25,7 @@ export const FileSchema = lazySchema(() =>
 );
 export type File = z.infer<typeof FileSchema>;
 
-export const WorkspaceStateSchema = lazySchema(() =>
+export const WorkspaceStateSchema = /* @__PURE__ */ lazySchema(() =>
   z.object({
     openFiles: z.optional(z.array(FileSchema)),
     isTrusted: z.optional(z.boolean()),
@@ -33,7 +33,7 @@ export const WorkspaceStateSchema = lazySchema(() =>
 );
 export type WorkspaceState = z.infer<typeof WorkspaceStateSchema>;
 
-export const IdeContextSchema = lazySchema(() =>
+export const IdeContextSchema = /* @__PURE__ */ lazySchema(() =>
   z.object({
     workspaceState: z.optional(WorkspaceStateSchema),
   }),

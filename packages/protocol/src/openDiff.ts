@@ -7,7 +7,7 @@ import * as z from 'zod/mini';
 import { lazySchema } from './lazySchema.js';
 import { toolType } from './message.js';
 
-export const OpenDiffArgumentsSchema = lazySchema(() =>
+export const OpenDiffArgumentsSchema = /* @__PURE__ */ lazySchema(() =>
   z.object({
     /** Absolute path; the file may not exist yet (a new file). */
     filePath: z.string().check(z.minLength(1)),
@@ -17,7 +17,7 @@ export const OpenDiffArgumentsSchema = lazySchema(() =>
 export type OpenDiffArguments = z.infer<typeof OpenDiffArgumentsSchema>;
 
 /** openDiff answers at once with no content blocks (`{"content": []}`); the outcome comes later as a notification. */
-export const OpenDiffResultSchema = lazySchema(() => z.object({ content: z.array(z.unknown()).check(z.maxLength(0)) }));
+export const OpenDiffResultSchema = /* @__PURE__ */ lazySchema(() => z.object({ content: z.array(z.unknown()).check(z.maxLength(0)) }));
 
 export const OpenDiffTool = toolType(
   'openDiff',

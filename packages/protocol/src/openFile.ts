@@ -4,7 +4,7 @@ import { lazySchema } from './lazySchema.js';
 import { AbsolutePathSchema } from './editorTypes.js';
 import { toolType } from './message.js';
 
-export const OpenFileParamsSchema = lazySchema(() =>
+export const OpenFileParamsSchema = /* @__PURE__ */ lazySchema(() =>
   z.object({
     path: AbsolutePathSchema,
     /** Omitted: the cursor stays where the editor had it (the top of a file not open yet). Past the end: the last line. */
@@ -19,7 +19,9 @@ export const OpenFileParamsSchema = lazySchema(() =>
 );
 export type OpenFileParams = z.infer<typeof OpenFileParamsSchema>;
 
-export const OpenFileResultSchema = lazySchema(() => z.object({ opened: z.string(), line: z.optional(z.number()), column: z.optional(z.number()) }));
+export const OpenFileResultSchema = /* @__PURE__ */ lazySchema(() =>
+  z.object({ opened: z.string(), line: z.optional(z.number()), column: z.optional(z.number()) }),
+);
 export type OpenFileResult = z.infer<typeof OpenFileResultSchema>;
 
 export const OpenFileTool = toolType(

@@ -4,9 +4,9 @@ import { lazySchema } from './lazySchema.js';
 import { AbsolutePathSchema } from './editorTypes.js';
 import { toolType } from './message.js';
 
-export const SaveDocumentParamsSchema = lazySchema(() => z.object({ path: AbsolutePathSchema }));
+export const SaveDocumentParamsSchema = /* @__PURE__ */ lazySchema(() => z.object({ path: AbsolutePathSchema }));
 export type SaveDocumentParams = z.infer<typeof SaveDocumentParamsSchema>;
-export const SaveDocumentResultSchema = lazySchema(() => z.object({ saved: z.boolean(), message: z.optional(z.string()) }));
+export const SaveDocumentResultSchema = /* @__PURE__ */ lazySchema(() => z.object({ saved: z.boolean(), message: z.optional(z.string()) }));
 export type SaveDocumentResult = z.infer<typeof SaveDocumentResultSchema>;
 
 export const SaveDocumentTool = toolType(

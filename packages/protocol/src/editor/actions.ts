@@ -15,10 +15,10 @@ import { OpenFileParamsSchema } from '../openFile.js';
 import { SaveDocumentParamsSchema, SaveDocumentResultSchema } from '../saveDocument.js';
 
 export const DIFF_CLOSE_REASONS = ['closedByCli', 'replaced', 'sessionClosed', 'companionStopped'] as const;
-export const DiffCloseReasonSchema = lazySchema(() => z.enum(DIFF_CLOSE_REASONS));
+export const DiffCloseReasonSchema = /* @__PURE__ */ lazySchema(() => z.enum(DIFF_CLOSE_REASONS));
 export type DiffCloseReason = z.infer<typeof DiffCloseReasonSchema>;
 
-export const ShowDiffParamsSchema = lazySchema(() =>
+export const ShowDiffParamsSchema = /* @__PURE__ */ lazySchema(() =>
   z.object({
     diffId: z.string().check(z.minLength(1)),
     filePath: z.string().check(z.minLength(1)),
@@ -29,10 +29,10 @@ export const ShowDiffParamsSchema = lazySchema(() =>
     agent: z.optional(z.string()),
   }),
 );
-export const DiffTextParamsSchema = lazySchema(() => z.object({ diffId: z.string().check(z.minLength(1)) }));
+export const DiffTextParamsSchema = /* @__PURE__ */ lazySchema(() => z.object({ diffId: z.string().check(z.minLength(1)) }));
 /** `text: null`: the proposal is unchanged (or the editor no longer has it). */
-export const DiffTextResultSchema = lazySchema(() => z.object({ text: z.nullable(z.string()) }));
-export const CloseDiffParamsSchema = lazySchema(() => z.object({ diffId: z.string().check(z.minLength(1)), reason: DiffCloseReasonSchema }));
+export const DiffTextResultSchema = /* @__PURE__ */ lazySchema(() => z.object({ text: z.nullable(z.string()) }));
+export const CloseDiffParamsSchema = /* @__PURE__ */ lazySchema(() => z.object({ diffId: z.string().check(z.minLength(1)), reason: DiffCloseReasonSchema }));
 
 export interface ActionType<N extends string, P extends z.ZodMiniType, R extends z.ZodMiniType> {
   readonly name: N;
@@ -78,5 +78,5 @@ export const CAPABILITIES = [
   'checkDocumentDirty',
   'saveDocument',
 ] as const satisfies readonly EditorActionName[];
-export const CapabilitySchema = lazySchema(() => z.enum(CAPABILITIES));
+export const CapabilitySchema = /* @__PURE__ */ lazySchema(() => z.enum(CAPABILITIES));
 export type Capability = z.infer<typeof CapabilitySchema>;

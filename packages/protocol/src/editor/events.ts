@@ -17,7 +17,7 @@ const path = AbsolutePathSchema;
  * Code's selection_changed also gives the range, which needs this.
  */
 const selectionBackward = z.optional(z.boolean());
-export const FocusEventSchema = lazySchema(() =>
+export const FocusEventSchema = /* @__PURE__ */ lazySchema(() =>
   z.object({
     type: z.literal('focus'),
     path,
@@ -26,28 +26,32 @@ export const FocusEventSchema = lazySchema(() =>
     selectionBackward,
   }),
 );
-export const CursorEventSchema = lazySchema(() =>
+export const CursorEventSchema = /* @__PURE__ */ lazySchema(() =>
   z.object({ type: z.literal('cursor'), path, cursor: CursorSchema, selectedText: z.optional(z.string()), selectionBackward }),
 );
-export const SelectionEventSchema = lazySchema(() => z.object({ type: z.literal('selection'), path, selectedText: z.optional(z.string()), selectionBackward }));
-export const OpenEventSchema = lazySchema(() => z.object({ type: z.literal('open'), path, timestamp: z.optional(z.number()) }));
-export const CloseEventSchema = lazySchema(() => z.object({ type: z.literal('close'), path }));
-export const RenameEventSchema = lazySchema(() => z.object({ type: z.literal('rename'), from: path, to: path }));
-export const DeleteEventSchema = lazySchema(() => z.object({ type: z.literal('delete'), path }));
-export const SavedEventSchema = lazySchema(() => z.object({ type: z.literal('saved'), path }));
-export const RootsEventSchema = lazySchema(() => z.object({ type: z.literal('roots'), roots: z.array(path) }));
-export const TrustEventSchema = lazySchema(() => z.object({ type: z.literal('trust'), trusted: z.boolean() }));
+export const SelectionEventSchema = /* @__PURE__ */ lazySchema(() =>
+  z.object({ type: z.literal('selection'), path, selectedText: z.optional(z.string()), selectionBackward }),
+);
+export const OpenEventSchema = /* @__PURE__ */ lazySchema(() => z.object({ type: z.literal('open'), path, timestamp: z.optional(z.number()) }));
+export const CloseEventSchema = /* @__PURE__ */ lazySchema(() => z.object({ type: z.literal('close'), path }));
+export const RenameEventSchema = /* @__PURE__ */ lazySchema(() => z.object({ type: z.literal('rename'), from: path, to: path }));
+export const DeleteEventSchema = /* @__PURE__ */ lazySchema(() => z.object({ type: z.literal('delete'), path }));
+export const SavedEventSchema = /* @__PURE__ */ lazySchema(() => z.object({ type: z.literal('saved'), path }));
+export const RootsEventSchema = /* @__PURE__ */ lazySchema(() => z.object({ type: z.literal('roots'), roots: z.array(path) }));
+export const TrustEventSchema = /* @__PURE__ */ lazySchema(() => z.object({ type: z.literal('trust'), trusted: z.boolean() }));
 /** The user accepted; `content` is the proposal as edited (omitted: unedited). */
-export const DiffAcceptedEventSchema = lazySchema(() =>
+export const DiffAcceptedEventSchema = /* @__PURE__ */ lazySchema(() =>
   z.object({ type: z.literal('diffAccepted'), diffId: z.string().check(z.minLength(1)), content: z.optional(z.string()) }),
 );
-export const DiffRejectedEventSchema = lazySchema(() => z.object({ type: z.literal('diffRejected'), diffId: z.string().check(z.minLength(1)) }));
+export const DiffRejectedEventSchema = /* @__PURE__ */ lazySchema(() =>
+  z.object({ type: z.literal('diffRejected'), diffId: z.string().check(z.minLength(1)) }),
+);
 /**
  * "Send to agent": the user sends a file, or lines of it (1-based,
  * inclusive), to the agents that take such a mention (Claude Code's
  * at_mentioned; docs/agents.md).
  */
-export const MentionEventSchema = lazySchema(() =>
+export const MentionEventSchema = /* @__PURE__ */ lazySchema(() =>
   z.object({
     type: z.literal('mention'),
     path,
@@ -56,7 +60,7 @@ export const MentionEventSchema = lazySchema(() =>
   }),
 );
 
-export const EditorEventSchema = lazySchema(() =>
+export const EditorEventSchema = /* @__PURE__ */ lazySchema(() =>
   z.discriminatedUnion('type', [
     FocusEventSchema,
     CursorEventSchema,

@@ -14,7 +14,7 @@ import { EditorEventSchema } from './events.js';
 export const EDITOR_PROTOCOL_VERSION = 1;
 
 /** The editor's first line. */
-export const HelloSchema = lazySchema(() =>
+export const HelloSchema = /* @__PURE__ */ lazySchema(() =>
   z.object({
     type: z.literal('hello'),
     protocol: z.optional(z.int()),
@@ -33,7 +33,7 @@ export const HelloSchema = lazySchema(() =>
 export type Hello = z.infer<typeof HelloSchema>;
 
 /** The editor's answer to a host request. */
-export const ResponseSchema = lazySchema(() =>
+export const ResponseSchema = /* @__PURE__ */ lazySchema(() =>
   z.union([
     z.object({ type: z.literal('response'), id: z.int(), result: z.unknown() }),
     z.object({ type: z.literal('response'), id: z.int(), error: z.string() }),
@@ -42,7 +42,7 @@ export const ResponseSchema = lazySchema(() =>
 export type Response = z.infer<typeof ResponseSchema>;
 
 /** Any line the editor may send. */
-export const EditorLineSchema = lazySchema(() => z.union([HelloSchema, ResponseSchema, EditorEventSchema]));
+export const EditorLineSchema = /* @__PURE__ */ lazySchema(() => z.union([HelloSchema, ResponseSchema, EditorEventSchema]));
 export type EditorLine = z.infer<typeof EditorLineSchema>;
 
 export interface Ready {
