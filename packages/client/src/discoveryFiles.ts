@@ -8,18 +8,8 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import {
-  DISCOVERY_FILE_PREFIX,
-  DiscoveryFileSchema,
-  discoveryDir,
-  IdeInfoSchema,
-  parseDiscoveryFileName,
-  type DiscoveryFile,
-  type IdeInfo,
-  PARSE_ONCE,
-  RelayDiscoveryFileSchema,
-} from '@ide-companion/protocol';
-import type * as z from 'zod/mini';
+import { DISCOVERY_FILE_PREFIX, discoveryDir, parseDiscoveryFileName, type DiscoveryFile, type IdeInfo } from '@ide-companion/protocol';
+import { checkAgainstContract } from './discoveryContract.js';
 
 /** The legacy name `gemini-ide-server-<PID>.json`, still read first by the CLI. */
 const LEGACY_NAME = /^gemini-ide-server-(\d+)\.json$/;
@@ -142,15 +132,8 @@ function readText(file: string, read: DiscoveryFileRead): string | undefined {
 }
 
 function describeContent(read: DiscoveryFileRead, json: Record<string, unknown>): void {
-  const issues = (error: z.core.$ZodError) => error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ');
-  if (json['port'] === undefined && json['stdio'] !== undefined) {
-    // A relay's file (docs/remote.md): its own shape, no port or token to hold it to.
-    const relay = RelayDiscoveryFileSchema.safeParse(json, PARSE_ONCE);
-    if (!relay.success) read.contract = { ok: false, error: issues(relay.error) };
-  } else {
-    const strict = DiscoveryFileSchema.safeParse(json, PARSE_ONCE);
-    read.contract = strict.success ? { ok: true, file: strict.data } : { ok: false, error: issues(strict.error) };
-  }
+  const checked = checkAgainstContract(json);
+  if (checked.contract) read.contract = checked.contract;
   const rawPort = json['port'];
   if (rawPort) {
     // The CLI's own test: any truthy port, parsed as an integer.
@@ -160,8 +143,7 @@ function describeContent(read: DiscoveryFileRead, json: Record<string, unknown>)
   }
   if (typeof json['workspacePath'] === 'string') read.workspacePath = json['workspacePath'];
   if (typeof json['authToken'] === 'string' && json['authToken'].length > 0) read.authToken = json['authToken'];
-  const ideInfo = IdeInfoSchema.safeParse(json['ideInfo'], PARSE_ONCE);
-  if (ideInfo.success) read.ideInfo = ideInfo.data;
+  if (checked.ideInfo) read.ideInfo = checked.ideInfo;
 }
 
 export interface DiscoveryDirListing {
