@@ -105,6 +105,8 @@ describe('the released package, installed on a fresh machine', { skip, timeout: 
       'packages/cli/dist/commands/status.cjs',
       'packages/cli/dist/commands/help.cjs',
       'packages/cli/dist/commands/mcp-session.cjs',
+      'packages/cli/dist/commands/make-client.cjs',
+      'packages/cli/dist/commands/discovery-contract.cjs',
       'packages/cli/bin/ide-companion-serve.mjs',
       'packages/cli/bin/ide-companion-connect.mjs',
       'packages/cli/gemini-extension/ide-companion-mcp.mjs',
@@ -132,6 +134,13 @@ describe('the released package, installed on a fresh machine', { skip, timeout: 
       `ide-companion-vim-${COMPANION_VERSION}.tar.gz`,
       `ide-companion-vscode-${COMPANION_VERSION}.vsix`,
     ]);
+  });
+
+  test('doctor and list start without zod or the client: files of their own, read once a discovery file or a companion is there', () => {
+    const command = (file: string) => execFileSync('tar', ['-xzOf', release.tarball, `package/packages/cli/dist/commands/${file}`], { encoding: 'utf8' });
+    for (const file of ['doctor.cjs', 'list.cjs']) assert.doesNotMatch(command(file), /\$ZodType/, `${file} holds zod`);
+    assert.match(command('doctor.cjs'), /require\("\.\/make-client\.cjs"\)/);
+    assert.match(command('discovery-contract.cjs'), /\$ZodType/);
   });
 
   test('one version: the package, every workspace, the plugins, the extensions, the Emacs package and the MCP serverInfo', () => {

@@ -22,7 +22,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { COMPANION_VERSION } from '@ide-companion/server/version';
 import { INSTALL_MARKER } from '@ide-companion/server/pluginInstall';
-import { build, type Plugin } from 'esbuild';
+import { build, type BuildOptions, type Plugin } from 'esbuild';
 import { bundleOptions } from '@ide-companion/testkit';
 import { ensureVsix } from 'ide-companion-vscode';
 import { COMMANDS } from '../commands/index.js';
@@ -144,6 +144,54 @@ function sessionApart(): Plugin {
   };
 }
 
+/**
+ * `doctor` imports the client (makeClient.ts: the CompanionClient, its
+ * connection, the protocol's messages and most of zod) only when there is a
+ * companion to dial: that import is a file of its own too, required when it
+ * runs (not import()ed: no ES module machinery), so that doctor's start does
+ * not parse it. status, context and diff import it as usual.
+ */
+const CLIENT_FILE = 'make-client';
+function clientApart(): Plugin {
+  return {
+    name: 'client-apart',
+    setup(b) {
+      b.onResolve({ filter: /^\.\.\/client\/makeClient\.js$/ }, (args) =>
+        args.kind === 'dynamic-import' ? { path: CLIENT_FILE, namespace: 'client-apart' } : undefined,
+      );
+      b.onLoad({ filter: /.*/, namespace: 'client-apart' }, () => ({ contents: `module.exports = require('./${CLIENT_FILE}.cjs');` }));
+      b.onResolve({ filter: new RegExp(`^\\./${CLIENT_FILE}\\.cjs$`) }, (args) => ({ path: args.path, external: true }));
+    },
+  };
+}
+
+/**
+ * The commands that read discovery files but hold no client (doctor, whose
+ * client is apart, list and the remote ones): their one use of zod is our
+ * contract's verdict on a file's content (the client's discoveryContract.js),
+ * so that goes to a file of its own, required at the first file read: with no
+ * companion around, their start parses no zod. The other commands hold zod
+ * for their connection anyway and keep the verdict in their own file (two
+ * copies of zod would be parsed as soon as a companion runs).
+ */
+const CONTRACT_FILE = 'discovery-contract';
+const CONTRACT_APART: readonly string[] = ['doctor', 'list', 'container', 'sandbox', 'ssh'];
+function contractApart(): Plugin {
+  return {
+    name: 'contract-apart',
+    setup(b) {
+      b.onResolve({ filter: /^\.\/discoveryContract\.js$/ }, (args) =>
+        /[\\/]client[\\/]dist[\\/]src[\\/]discoveryFiles\.js$/.test(args.importer) ? { path: CONTRACT_FILE, namespace: 'contract-apart' } : undefined,
+      );
+      b.onLoad({ filter: /.*/, namespace: 'contract-apart' }, () => ({
+        contents: `let contract;\nexport function checkAgainstContract(json) { return (contract ??= require('./${CONTRACT_FILE}.cjs')).checkAgainstContract(json); }`,
+        loader: 'js',
+      }));
+      b.onResolve({ filter: new RegExp(`^\\./${CONTRACT_FILE}\\.cjs$`) }, (args) => ({ path: args.path, external: true }));
+    },
+  };
+}
+
 /** `import * as NAME from 'node:MODULE';`, as tsc writes it (and our TypeScript sources have it). */
 const BUILTIN_NAMESPACE_IMPORT = /^import \* as (\w+) from '(node:[\w/]+)';$/gm;
 const CREATE_REQUIRE_HERE = 'createRequire(import.meta.url)';
@@ -215,7 +263,7 @@ async function commandFiles(stage: string, version: string): Promise<Map<string,
   const bundled = COMMANDS.filter((c) => !FROM_BUNDLES[c.name]).map((c) => c.name);
   const require = createRequire(import.meta.url);
   const outdir = path.join(stage, COMMANDS_DIR);
-  const result = await build({
+  const options: BuildOptions = {
     ...bundleOptions({ absWorkingDir: CLI_ROOT, header: '', define: { IDE_COMPANION_RELEASE: 'true', 'import.meta.url': `${IMPORT_META}.url` } }),
     // CommonJS: Node loads it with its synchronous loader, without the ES module machinery (a few ms of every start).
     format: 'cjs',
@@ -227,15 +275,27 @@ async function commandFiles(stage: string, version: string): Promise<Map<string,
         `const ${IMPORT_META} = { get url() { return (this._url ??= require('node:url').pathToFileURL(__filename).href); } };`,
       ].join('\n'),
     },
-    entryPoints: {
-      ...Object.fromEntries([...bundled, 'help'].map((name) => [name, entryName(name)])),
-      [SESSION_FILE]: require.resolve('@ide-companion/client/mcpSession'),
-    },
     outdir,
     outExtension: { '.js': '.cjs' },
-    plugins: [commandEntries(), sessionApart(), builtinsRequired()],
-  });
-  const files = new Map((result.outputFiles ?? []).map((f) => [f.path, f.text]));
+  };
+  const entries = (names: readonly string[]) => Object.fromEntries(names.map((name) => [name, entryName(name)]));
+  const results = await Promise.all([
+    build({
+      ...options,
+      entryPoints: {
+        ...entries([...bundled.filter((name) => !CONTRACT_APART.includes(name)), 'help']),
+        [SESSION_FILE]: require.resolve('@ide-companion/client/mcpSession'),
+        [CLIENT_FILE]: path.join(CLI_ROOT, 'src', 'client', 'makeClient.ts'),
+      },
+      plugins: [commandEntries(), sessionApart(), builtinsRequired()],
+    }),
+    build({
+      ...options,
+      entryPoints: { ...entries(CONTRACT_APART), [CONTRACT_FILE]: require.resolve('@ide-companion/client/discoveryContract') },
+      plugins: [commandEntries(), sessionApart(), clientApart(), contractApart(), builtinsRequired()],
+    }),
+  ]);
+  const files = new Map(results.flatMap((result) => result.outputFiles ?? []).map((f) => [f.path, f.text]));
   const table = Object.fromEntries([
     ...Object.entries(FROM_BUNDLES).map(([name, target]) => [name, target]),
     ...bundled.map((name) => [name, { file: `../dist/commands/${name}.cjs`, fn: 'run', whole: true }]),

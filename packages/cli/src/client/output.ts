@@ -1,10 +1,10 @@
 /**
  * Shared by the client-side commands (status, context, diff, doctor, list,
- * install): `--json` versus text output, errors mapped to exit codes, and the
- * one way they build a CompanionClient. Options and exit codes are in
- * ../commandTable.ts.
+ * install): `--json` versus text output, and errors mapped to exit codes (the
+ * one way they build a CompanionClient is makeClient.ts). Options and exit
+ * codes are in ../commandTable.ts.
  */
-import { CompanionClient, DEFAULT_AVAILABILITY_TIMEOUT_MS, DEFAULT_INIT_TIMEOUT_MS, type CompanionClientOptions } from '@ide-companion/client/companionClient';
+import { DEFAULT_INIT_TIMEOUT_MS } from '@ide-companion/client/companionClient';
 import { EXIT, UsageError } from '../commandTable.js';
 
 export { EXIT, UsageError } from '../commandTable.js';
@@ -20,24 +20,6 @@ export function common(values: Record<string, unknown>): Common {
   const timeoutMs = raw === undefined ? DEFAULT_INIT_TIMEOUT_MS : Number(raw);
   if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) throw new UsageError(`--timeout must be a positive number of milliseconds, got ${JSON.stringify(raw)}`);
   return { json: values['json'] === true, cwd: typeof values['cwd'] === 'string' ? values['cwd'] : process.cwd(), timeoutMs };
-}
-
-/**
- * A client for one command run: no reconnect unless asked, the CLI's timeouts
- * bounded by --timeout, and a companion in this same container reached on
- * loopback even where gemini would dial host.docker.internal.
- */
-export function makeClient(c: Common, extra: Partial<CompanionClientOptions> = {}): CompanionClient {
-  return new CompanionClient({
-    cwd: c.cwd,
-    env: process.env,
-    initTimeoutMs: c.timeoutMs,
-    availabilityTimeoutMs: Math.min(DEFAULT_AVAILABILITY_TIMEOUT_MS, c.timeoutMs),
-    reconnect: false,
-    heartbeatMs: 0,
-    dialLocalCompanion: true,
-    ...extra,
-  });
 }
 
 export function printJson(value: unknown): void {

@@ -3,7 +3,8 @@ import { toModelJson } from '@ide-companion/client/contextStore';
 import { withOurInstallHint } from '@ide-companion/client/discovery';
 import type { Command } from './types.js';
 import { CONTEXT_SPEC, parseCommandArgs, usageOf } from '../commandTable.js';
-import { EXIT, common, makeClient, print, printError, printJson, printJsonLine, runCommand } from '../client/output.js';
+import { EXIT, common, print, printError, printJson, printJsonLine, runCommand } from '../client/output.js';
+import { makeClient } from '../client/makeClient.js';
 
 const usage = usageOf(CONTEXT_SPEC);
 

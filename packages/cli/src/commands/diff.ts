@@ -5,7 +5,8 @@ import { resolveToRealPath } from '@ide-companion/client/paths';
 import { withOurInstallHint } from '@ide-companion/client/discovery';
 import type { Command } from './types.js';
 import { DIFF_SPEC, parseCommandArgs, usageOf } from '../commandTable.js';
-import { EXIT, UsageError, common, makeClient, printError, printJson, runCommand } from '../client/output.js';
+import { EXIT, UsageError, common, printError, printJson, runCommand } from '../client/output.js';
+import { makeClient } from '../client/makeClient.js';
 
 const usage = usageOf(DIFF_SPEC);
 

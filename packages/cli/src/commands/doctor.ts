@@ -17,7 +17,7 @@ async function installerIdFor(editorName: string): Promise<string | undefined> {
 import { ENV, LOOPBACK_HOST, containerHintFor } from '@ide-companion/protocol';
 import type { Command } from './types.js';
 import { DOCTOR_SPEC, parseCommandArgs, usageOf } from '../commandTable.js';
-import { EXIT, common, makeClient, mark, print, printJson, runCommand } from '../client/output.js';
+import { EXIT, common, mark, print, printJson, runCommand } from '../client/output.js';
 import { elsewhereFinding } from '../remote/elsewhere.js';
 
 const usage = usageOf(DOCTOR_SPEC);
@@ -43,6 +43,8 @@ export const doctorCommand: Command = {
       let tools: string[] = [];
       if (!d.problem) {
         // The real attempt: the CLI's targets only (no well-known ports), the CLI's handshake.
+        // The client is loaded only here: without a companion to dial, doctor's start parses none of it.
+        const { makeClient } = await import('../client/makeClient.js');
         const client = makeClient(c, { ideProcess: d.ideProcess, wellKnownPorts: false, dialLocalCompanion: false });
         connected = await client.connect();
         tools = client.tools;

@@ -2,7 +2,8 @@
 import { buildStatus, formatFileList } from '@ide-companion/client/status';
 import type { Command } from './types.js';
 import { STATUS_SPEC, parseCommandArgs, usageOf } from '../commandTable.js';
-import { EXIT, common, makeClient, print, printJson, runCommand } from '../client/output.js';
+import { EXIT, common, print, printJson, runCommand } from '../client/output.js';
+import { makeClient } from '../client/makeClient.js';
 
 const usage = usageOf(STATUS_SPEC);
 
