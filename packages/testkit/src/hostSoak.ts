@@ -129,15 +129,24 @@ async function hostStats(pid: number, port: number, probeDir: string): Promise<H
       return undefined;
     }
   };
-  const before = read()?.seq ?? 0;
   // A moment for what the round's last steps armed (a coalesced context update, a new session's wait for its stream).
   await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
-  process.kill(pid, 'SIGUSR2');
-  const probe = await waitFor(() => read()?.seq === before + 1 && read(), `the probe of host ${pid}`, 10_000, 5);
+  let probe: { seq: number; heapUsed: number; resources: Record<string, number> };
+  let connections: number;
+  // The client's connections, counted in /proc, must not change while the probe counts sockets (its keep-alive
+  // pool closing between the two once left one socket counted as the host's): else sample again, at most three times.
+  for (let attempt = 1; ; attempt++) {
+    const before = read()?.seq ?? 0;
+    const connectionsBefore = establishedOn(pid, port);
+    process.kill(pid, 'SIGUSR2');
+    probe = await waitFor(() => read()?.seq === before + 1 && read(), `the probe of host ${pid}`, 10_000, 5);
+    connections = establishedOn(pid, port);
+    if (connections === connectionsBefore || attempt === 3) break;
+    await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
+  }
   const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
   const rssKiB = Number(/^VmRSS:\s+(\d+) kB/m.exec(status)?.[1]);
   if (!Number.isFinite(rssKiB)) throw new Error(`no VmRSS in /proc/${pid}/status`);
-  const connections = establishedOn(pid, port);
   const resources = { ...probe.resources };
   if (resources['TCPSocketWrap'] !== undefined) resources['TCPSocketWrap'] -= connections;
   return { heapUsed: probe.heapUsed, rss: rssKiB * 1024, fds: fs.readdirSync(`/proc/${pid}/fd`).length - connections, resources, connections };
