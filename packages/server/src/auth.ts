@@ -6,7 +6,8 @@ export function generateAuthToken(): string {
   return randomBytes(32).toString('hex');
 }
 
-const BEARER = /^Bearer ([^\s]+)$/;
+// RFC 7235: the scheme is case-insensitive (`bearer`, `BEARER`) and one or more spaces separate it from the token.
+const BEARER = /^Bearer +([^\s]+)$/i;
 
 const digest = (text: string) => createHash('sha256').update(text).digest();
 
@@ -20,12 +21,12 @@ export function tokenChecker(token: string): (candidate: string | undefined) => 
   return (candidate) => timingSafeEqual(digest(candidate ?? ''), expected) && typeof candidate === 'string' && candidate !== '';
 }
 
-/** The token of an `Authorization: Bearer <token>` header; undefined for anything else. */
+/** The token of an `Authorization: Bearer <token>` header (the scheme in any case); undefined for anything else. */
 export function bearerTokenOf(header: unknown): string | undefined {
   return typeof header === 'string' ? BEARER.exec(header)?.[1] : undefined;
 }
 
-/** A checker for `Authorization` headers carrying exactly `Bearer <token>`. */
+/** A checker for `Authorization` headers carrying exactly `Bearer <token>` (the scheme in any case). */
 export function bearerChecker(token: string): (header: string | undefined) => boolean {
   const matches = tokenChecker(token);
   return (header) => matches(bearerTokenOf(header));

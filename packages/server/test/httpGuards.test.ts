@@ -82,14 +82,38 @@ describe('auth, Host and Origin', () => {
     assert.equal(address.address, '127.0.0.1');
   });
 
+  test('a lower-case `bearer` scheme opens a session over real HTTP; a wrong token in it is still refused', async () => {
+    const port = h.companion.port;
+    const lower = await rawRequest(port, {
+      headers: { ...mcpHeaders(h.companion.authToken, port), Authorization: `bearer ${h.companion.authToken}` },
+      body: INIT_BODY,
+    });
+    assert.equal(lower.status, 200, lower.text);
+    assert.ok(lower.headers.get('mcp-session-id'));
+    const wrong = await rawRequest(port, { headers: { ...mcpHeaders(h.companion.authToken, port), Authorization: 'BEARER nope' }, body: INIT_BODY });
+    assert.equal(wrong.status, 401);
+  });
+
   test('a real MCP client with a wrong token cannot connect', async () => {
     await assert.rejects(connectClient(h.companion, 'wrong'), /401|Unauthorized/);
   });
 
-  test('the bearer check accepts only "Bearer <exact token>"', () => {
+  // Regression (issue 27): `Authorization: bearer TOKEN` was refused, though RFC 7235 matches the scheme case-insensitively.
+  test('the bearer check accepts only "Bearer <exact token>", the scheme in any case (RFC 7235)', () => {
     const matches = bearerChecker('abc123');
-    assert.equal(matches('Bearer abc123'), true);
-    for (const header of [undefined, '', 'Bearer', 'Bearer abc12', 'Bearer abc1234', 'bearer abc123', 'Bearer  abc123', 'Bearer abc123 ', 'Token abc123']) {
+    for (const header of ['Bearer abc123', 'bearer abc123', 'BEARER abc123', 'bEaReR abc123', 'Bearer  abc123']) assert.equal(matches(header), true, header);
+    for (const header of [
+      undefined,
+      '',
+      'Bearer',
+      'bearer',
+      'Bearer abc12',
+      'Bearer abc1234',
+      'bearer ABC123',
+      'Bearer abc123 ',
+      'Token abc123',
+      'Bearerabc123',
+    ]) {
       assert.equal(matches(header), false, String(header));
     }
   });

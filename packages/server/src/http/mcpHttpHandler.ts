@@ -9,8 +9,9 @@ import { describeError, type Logger } from '../logger.js';
 import type { SessionRegistry } from '../sessions.js';
 import { readJsonBody } from './body.js';
 import { RpcErrorCode, sendJsonRpcError } from './jsonRpcError.js';
+import { EMPTY_BATCH } from './rpcConformance.js';
 import { requestGuard, type HostRule } from './requestGuard.js';
-import type { AgentName } from '../faces/agentPaths.js';
+import { AGENT_DISPLAY_NAMES, type AgentName } from '../faces/agentPaths.js';
 
 export interface McpHttpHandlerOptions {
   /** The Host headers this listener accepts (the port's or the socket's). */
@@ -83,11 +84,23 @@ export function createMcpHttpHandler(options: McpHttpHandlerOptions) {
         await sessions.initialize(req, res, body, agent);
         return;
       }
-      sendJsonRpcError(res, 400, RpcErrorCode.InvalidRequest, 'Bad Request: no Mcp-Session-Id header; initialize a session first');
+      sendJsonRpcError(res, 400, RpcErrorCode.InvalidRequest, await sessionlessRefusal(body));
       return;
     }
-    if (!sessions.has(sessionId)) {
+    const owner = sessions.agentOf(sessionId);
+    if (owner === undefined) {
       sendJsonRpcError(res, 404, RpcErrorCode.ServerError, 'Session not found');
+      return;
+    }
+    // A session answers only the token (the face) that opened it: another agent's token must not drive it.
+    if (owner !== agent) {
+      logger.warn('request refused: another face’s token on this session', { method: req.method, session: sessionId, owner, agent });
+      sendJsonRpcError(
+        res,
+        403,
+        RpcErrorCode.ServerError,
+        `Forbidden: this session was opened with ${AGENT_DISPLAY_NAMES[owner]}'s token; a request on it must carry the same token`,
+      );
       return;
     }
     await sessions.handle(sessionId, req, res, body);
@@ -100,4 +113,11 @@ export function createMcpHttpHandler(options: McpHttpHandlerOptions) {
       sendJsonRpcError(res, 500, -32603, 'Internal error');
     });
   };
+}
+
+/** Why a POST without a session is refused: an empty batch and a batched initialize are named (JSON-RPC 2.0, MCP), the rest needs a session. */
+async function sessionlessRefusal(body: unknown): Promise<string> {
+  if (Array.isArray(body) && body.length === 0) return EMPTY_BATCH.message;
+  if (Array.isArray(body) && body.some((await loadSdk()).isInitializeRequest)) return 'Invalid Request: initialize must not be part of a JSON-RPC batch';
+  return 'Bad Request: no Mcp-Session-Id header; initialize a session first';
 }
