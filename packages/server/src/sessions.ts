@@ -12,6 +12,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { messageEvent, openEventStream, type EventStream } from './http/eventStream.js';
 import { SessionTransport } from './http/sessionTransport.js';
+import { toolCallFault, toolLookup } from './http/rpcConformance.js';
 import { validateCompanionNotification, type CompanionNotification } from '@ide-companion/protocol';
 import { loadSdk } from './lazySdk.js';
 import { describeError, type Logger } from './logger.js';
@@ -128,6 +129,7 @@ export class SessionRegistry {
 
   private async open(req: IncomingMessage, res: ServerResponse, body: unknown, agent: AgentName, settled: () => void): Promise<void> {
     const server = await this.options.createServer();
+    const toolExists = toolLookup(() => server);
     let session: Session | undefined;
     const transport: SessionTransport = new SessionTransport({
       newSessionId: randomUUID,
@@ -139,6 +141,8 @@ export class SessionRegistry {
       },
       // Notifications the SDK sends itself (none today) go where ours go.
       toStream: (message) => session?.stream?.send(message),
+      // What the SDK answers wrongly (an unknown tool, bad tools/call params) is answered at our edge.
+      vet: (request) => toolCallFault(request, toolExists),
     });
     server.server.onclose = () => {
       if (session) this.forget(session);

@@ -38,14 +38,25 @@ describe('session transport', () => {
     assert.ok(res.json.result.tools.some((t: { name: string }) => t.name === 'openDiff'));
   }
 
-  test('a request gets its reply as one JSON body; a batch of two, an array of both', async () => {
+  test('a request gets its reply as one JSON body', async () => {
     await stillServes();
-    const res = await rawRequest(h.companion.port, { headers: session, body: JSON.stringify([listTools(1), listTools(2)]) });
-    assert.equal(res.status, 200);
-    assert.deepEqual(
-      res.json.map((r: { id: number }) => r.id),
-      [1, 2],
-    );
+  });
+
+  // Regression (issue 27): a batch at 2025-06-18 (which has no batches) was run, and a batch of one answered with one object.
+  test('a batch on a session at 2025-06-18 or later: one -32600 per message, each with its id, and nothing run', async () => {
+    const ping = { jsonrpc: '2.0', id: 'p', method: 'ping' };
+    const notification = { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 0 } };
+    for (const batch of [[listTools(1)], [listTools(1), ping, notification]]) {
+      const res = await rawRequest(h.companion.port, { headers: session, body: JSON.stringify(batch) });
+      assert.equal(res.status, 400);
+      assert.ok(Array.isArray(res.json), res.text);
+      assert.deepEqual(
+        res.json.map((r: { id: unknown; error: { code: number } }) => [r.id, r.error.code]),
+        batch.map((m) => ['id' in m ? m.id : null, -32600]),
+      );
+      assert.match(res.json[0].error.message, /batches are not part of MCP 2025-06-18/);
+    }
+    await stillServes();
   });
 
   const refusals: Array<{
@@ -72,13 +83,31 @@ describe('session transport', () => {
       code: -32000,
       message: 'Unsupported Media Type: Content-Type must be application/json',
     },
+    // Regression (issue 27): the SDK answers -32700 (Parse error), which JSON-RPC keeps for JSON that does not parse.
     {
       what: 'JSON that is no JSON-RPC message',
       edit: (s) => s,
       body: '{"hello":"world"}',
       status: 400,
-      code: -32700,
-      message: 'Parse error: Invalid JSON-RPC message',
+      code: -32600,
+      message: 'Invalid Request: not a JSON-RPC 2.0 message',
+    },
+    {
+      what: 'a JSON-RPC message of the wrong shape (an id but no method, a string params)',
+      edit: (s) => s,
+      body: '{"jsonrpc":"2.0","id":3,"method":"tools/list","params":"x"}',
+      status: 400,
+      code: -32600,
+      message: 'Invalid Request: not a JSON-RPC 2.0 message',
+    },
+    // Regression (issue 27): an empty batch was answered 202 Accepted, as if it held notifications.
+    {
+      what: 'an empty batch',
+      edit: (s) => s,
+      body: '[]',
+      status: 400,
+      code: -32600,
+      message: 'Invalid Request: an empty batch',
     },
     {
       what: 'a second initialize on a live session',
@@ -106,7 +135,7 @@ describe('session transport', () => {
     },
   ];
   for (const r of refusals) {
-    test(`${r.what}: ${r.status}, the SDK's words, and the session still serves`, async () => {
+    test(`${r.what}: ${r.status} ${r.code}, a clear message, and the session still serves`, async () => {
       const res = await rawRequest(h.companion.port, { headers: r.edit(session), body: r.body });
       assert.equal(res.status, r.status);
       assert.equal(res.json.error.code, r.code);
@@ -114,6 +143,36 @@ describe('session transport', () => {
       await stillServes();
     });
   }
+
+  test('a batch on a session at 2025-03-26 (which has batches) is answered with an array in order: replies, and -32600 for each message that is no JSON-RPC', async () => {
+    const init = await rawRequest(h.companion.port, { headers, body: INIT_BODY.replace('2025-06-18', '2025-03-26') });
+    assert.equal(init.json.result.protocolVersion, '2025-03-26');
+    const old = { ...headers, 'mcp-session-id': init.headers.get('mcp-session-id')!, 'mcp-protocol-version': '2025-03-26' };
+    const notification = { jsonrpc: '2.0', method: 'notifications/initialized' };
+    const one = await rawRequest(h.companion.port, { headers: old, body: JSON.stringify([listTools(1)]) });
+    assert.equal(one.status, 200);
+    assert.ok(Array.isArray(one.json), 'a batch of one is answered with an array of one');
+    assert.deepEqual(
+      one.json.map((r: { id: number }) => r.id),
+      [1],
+    );
+    const mixed = await rawRequest(h.companion.port, {
+      headers: old,
+      body: JSON.stringify([listTools(2), 42, notification, { id: 9, hello: 1 }, listTools(3)]),
+    });
+    assert.equal(mixed.status, 200);
+    assert.deepEqual(
+      mixed.json.map((r: { id: unknown; result?: unknown; error?: { code: number } }) => [r.id, r.error?.code ?? 'result']),
+      [
+        [2, 'result'],
+        [null, -32600],
+        [9, -32600],
+        [3, 'result'],
+      ],
+    );
+    const notificationsOnly = await rawRequest(h.companion.port, { headers: old, body: JSON.stringify([notification]) });
+    assert.equal(notificationsOnly.status, 202);
+  });
 
   test('two initializes in one batch are refused and open no session', async () => {
     const before = h.companion.sessionList.length;

@@ -9,7 +9,7 @@
 import WebSocket from 'ws';
 
 export interface ClaudeTestClient {
-  /** Sends a request and resolves with its `result` (rejects with its `error`). */
+  /** Sends a request and resolves with its `result` (rejects with its `error`: an Error with its `code`). */
   request(method: string, params?: unknown): Promise<any>;
   /** A tool call's result: `{content, isError?}`. */
   callTool(name: string, args?: Record<string, unknown>): Promise<{ content: Array<{ type: string; text: string }>; isError?: boolean }>;
@@ -31,13 +31,15 @@ export interface ClaudeConnectOptions {
   protocol?: string | null;
   /** Skip initialize (for refusal tests). */
   initialize?: boolean;
+  /** The request path; default `/`, where Claude Code dials (`ws://127.0.0.1:PORT`). */
+  path?: string;
 }
 
 /** Connects and, unless told not to, initializes as the CLI does (initialize, initialized, ide_connected). */
 export async function connectClaudeClient(options: ClaudeConnectOptions): Promise<ClaudeTestClient> {
   const headers: Record<string, string> = { ...(options.token !== undefined && { 'x-claude-code-ide-authorization': options.token }), ...options.headers };
   const protocol = options.protocol === undefined ? 'mcp' : options.protocol;
-  const socket = new WebSocket(`ws://127.0.0.1:${options.port}`, protocol === null ? [] : [protocol], { headers });
+  const socket = new WebSocket(`ws://127.0.0.1:${options.port}${options.path ?? ''}`, protocol === null ? [] : [protocol], { headers });
   await new Promise<void>((resolve, reject) => {
     socket.once('open', () => resolve());
     socket.once('unexpected-response', (_req, res) => reject(new Error(`refused: HTTP ${res.statusCode}`)));
@@ -71,11 +73,17 @@ export async function connectClaudeClient(options: ClaudeConnectOptions): Promis
     },
   };
   socket.on('message', (data) => {
-    const message = JSON.parse(data.toString()) as { id?: number; method?: string; params?: unknown; result?: unknown; error?: { message: string } };
+    const message = JSON.parse(data.toString()) as {
+      id?: number;
+      method?: string;
+      params?: unknown;
+      result?: unknown;
+      error?: { code: number; message: string };
+    };
     const waiter = typeof message.id === 'number' ? pending.get(message.id) : undefined;
     if (waiter && message.method === undefined) {
       pending.delete(message.id!);
-      if (message.error) waiter.reject(new Error(message.error.message));
+      if (message.error) waiter.reject(Object.assign(new Error(message.error.message), { code: message.error.code }));
       else waiter.resolve(message.result);
     } else if (message.method !== undefined && message.id === undefined) {
       client.notifications.push({ method: message.method, params: message.params });

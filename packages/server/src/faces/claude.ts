@@ -33,6 +33,7 @@ import { describeError, type Logger } from '../logger.js';
 import { isProcessAlive } from '../processAlive.js';
 import type { SessionInfo } from '../sessions.js';
 import { sweepStaleLockFiles } from './lockFile.js';
+import { toolCallFault, toolLookup } from '../http/rpcConformance.js';
 import { WebSocketTransport } from './webSocketTransport.js';
 
 export { claudeIdeDir } from './agentPaths.js';
@@ -67,6 +68,8 @@ export class ClaudeSession {
   server: McpServer | undefined;
   alive = true;
   lastSelection: string | undefined;
+  /** Whether the CLI said `notifications/initialized`: nothing of ours but answers goes out before (MCP lifecycle). */
+  ready = false;
 
   constructor(
     readonly id: string,
@@ -94,9 +97,11 @@ export class ClaudeSession {
     return undefined;
   }
 
-  notify(method: string, params: object): void {
-    if (this.socket.readyState !== this.socket.OPEN) return;
+  /** Sends a notification; false (nothing sent) before the session is initialized or once the socket closed. */
+  notify(method: string, params: object): boolean {
+    if (!this.ready || this.socket.readyState !== this.socket.OPEN) return false;
     this.socket.send(JSON.stringify({ jsonrpc: '2.0', method, params }));
+    return true;
   }
 }
 
@@ -122,7 +127,7 @@ export class ClaudeFace {
 
   /** The HTTP server's `upgrade` event: refuses before upgrading anything the guard refuses. */
   handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
-    const refusal = this.closing ? { status: 503, message: 'Service Unavailable: the companion is stopping' } : this.guard(req);
+    const refusal = this.closing ? { status: 503, message: 'Service Unavailable: the companion is stopping' } : (this.guard(req) ?? upgradeTargetRefusal(req));
     if (refusal) {
       this.options.logger.warn('WebSocket upgrade refused', { status: refusal.status, reason: refusal.message });
       const headers = Object.entries({ 'Content-Type': 'text/plain', Connection: 'close', ...refusal.headers }).map(([k, v]) => `${k}: ${v}\r\n`);
@@ -163,7 +168,8 @@ export class ClaudeFace {
     if (!selection) return;
     const key = JSON.stringify(selection);
     for (const session of this.sessions.values()) {
-      if (session.lastSelection === key) continue;
+      // One not yet initialized hears the selection of the moment when it is (accept's oninitialized).
+      if (!session.ready || session.lastSelection === key) continue;
       session.lastSelection = key;
       session.notify(CLAUDE_NOTIFICATION.selectionChanged, selection);
     }
@@ -172,10 +178,7 @@ export class ClaudeFace {
   /** "Send to agent": every connected Claude Code hears at_mentioned. Returns how many did. */
   mention(mention: ClaudeAtMentioned): number {
     let sent = 0;
-    for (const session of this.sessions.values()) {
-      session.notify(CLAUDE_NOTIFICATION.atMentioned, mention);
-      sent++;
-    }
+    for (const session of this.sessions.values()) if (session.notify(CLAUDE_NOTIFICATION.atMentioned, mention)) sent++;
     return sent;
   }
 
@@ -209,8 +212,8 @@ export class ClaudeFace {
       this.wss = new WebSocketServer({
         noServer: true,
         maxPayload: this.options.maxPayload,
-        // The CLI asks for `mcp`; a client that asks for nothing gets none (RFC 6455), anything else is refused.
-        handleProtocols: (protocols) => (protocols.has(CLAUDE_SUBPROTOCOL) ? CLAUDE_SUBPROTOCOL : false),
+        // Only a client that asks for `mcp` gets this far (upgradeTargetRefusal).
+        handleProtocols: () => CLAUDE_SUBPROTOCOL,
       });
       return this.wss;
     });
@@ -224,7 +227,8 @@ export class ClaudeFace {
     }
     const session = new ClaudeSession(randomUUID(), ws);
     // Made at once: it keeps what the CLI sends while the session's server is being made.
-    const transport = new WebSocketTransport(ws, session.id);
+    const toolExists = toolLookup(() => session.server);
+    const transport = new WebSocketTransport(ws, session.id, { vet: (request) => toolCallFault(request, toolExists) });
     this.sessions.set(session.id, session);
     ws.on('pong', () => (session.alive = true));
     ws.on('close', () => this.drop(session));
@@ -233,6 +237,8 @@ export class ClaudeFace {
       const server = await this.options.createServer(session);
       session.server = server;
       server.server.oninitialized = () => {
+        if (session.ready) return; // a second `initialized` changes nothing
+        session.ready = true;
         const client = server.server.getClientVersion();
         session.clientName = client?.name;
         session.clientVersion = client?.version;
@@ -282,6 +288,31 @@ export class ClaudeFace {
     }, this.options.keepAliveMs);
     this.pinger.unref();
   }
+}
+
+/**
+ * The path the CLI dials: `ws://127.0.0.1:PORT`, the lock file's port and
+ * nothing more (Claude Code 2.1.332 builds `ws://${host}:${port}`), so `/`.
+ */
+export const CLAUDE_WEBSOCKET_PATH = '/';
+
+/**
+ * What the guard leaves to the face: the CLI's path and its subprotocol.
+ * An upgrade elsewhere, or without `mcp` among its subprotocols (or with
+ * none), is refused before anything is upgraded.
+ */
+export function upgradeTargetRefusal(req: IncomingMessage): Refusal | undefined {
+  const pathname = (req.url ?? '/').split('?')[0];
+  if (pathname !== CLAUDE_WEBSOCKET_PATH) return { status: 404, message: `Not Found: Claude Code's WebSocket is at ${CLAUDE_WEBSOCKET_PATH}` };
+  const header = req.headers['sec-websocket-protocol'];
+  const offered = typeof header === 'string' ? header.split(',').map((p) => p.trim()) : [];
+  if (!offered.includes(CLAUDE_SUBPROTOCOL)) {
+    return {
+      status: 400,
+      message: `Bad Request: this WebSocket speaks the subprotocol ${CLAUDE_SUBPROTOCOL} only (Sec-WebSocket-Protocol: ${CLAUDE_SUBPROTOCOL})`,
+    };
+  }
+  return undefined;
 }
 
 /** The lock file Claude Code reads. */

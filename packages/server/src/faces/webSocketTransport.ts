@@ -1,13 +1,24 @@
 /**
  * An MCP transport over one accepted WebSocket (Claude Code's face): each
- * text message is one JSON-RPC message. What does not parse as JSON-RPC is
- * answered with a parse error and changes nothing; the socket's size limit
- * is set where it is accepted.
+ * text message is one JSON-RPC message. What does not parse as JSON is
+ * answered -32700, what is no JSON-RPC message (a batch included) -32600,
+ * and both change nothing; the MCP lifecycle is kept (mcpLifecycle.ts) and
+ * what the SDK answers wrongly is answered here (rpcConformance.ts). The
+ * socket's size limit is set where it is accepted.
  */
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { JSONRPCMessage, JSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { RawData, WebSocket } from 'ws';
+import { EMPTY_BATCH, faultReply, idOf, NOT_JSON_RPC, refuseEach, type RpcFault } from '../http/rpcConformance.js';
 import { loadSdk } from '../lazySdk.js';
+import { McpLifecycle } from './mcpLifecycle.js';
+
+export interface WebSocketTransportOptions {
+  /** An error to answer a request with instead of handing it to the SDK (rpcConformance.ts), or undefined. */
+  vet?: (request: JSONRPCRequest) => RpcFault | undefined;
+}
+
+const BATCH_REFUSED = 'Invalid Request: JSON-RPC batches are not accepted on this WebSocket; send one message per frame';
 
 export class WebSocketTransport implements Transport {
   onclose?: () => void;
@@ -16,10 +27,12 @@ export class WebSocketTransport implements Transport {
   private closed = false;
   /** What arrived before start(): the CLI sends initialize as soon as the socket opens, while the session is still being made. */
   private early: Array<[RawData, boolean]> | undefined = [];
+  private readonly lifecycle = new McpLifecycle();
 
   constructor(
     private readonly socket: WebSocket,
     readonly sessionId: string,
+    private readonly options: WebSocketTransportOptions = {},
   ) {
     socket.on('message', (data: RawData, isBinary: boolean) => {
       if (this.early) this.early.push([data, isBinary]);
@@ -30,26 +43,30 @@ export class WebSocketTransport implements Transport {
   private receive: ((data: RawData, isBinary: boolean) => void) | undefined;
 
   async start(): Promise<void> {
-    const { JSONRPCMessageSchema } = await loadSdk();
+    const { JSONRPCMessageSchema, isJSONRPCRequest } = await loadSdk();
     this.receive = (data: RawData, isBinary: boolean) => {
       let parsed: unknown;
       try {
         parsed = JSON.parse(isBinary ? '' : rawText(data));
       } catch {
-        this.reply({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error: a message must be one JSON-RPC text frame' } });
+        this.reply(faultReply(null, { code: -32700, message: 'Parse error: a message must be one JSON-RPC text frame' }));
+        return;
+      }
+      if (Array.isArray(parsed)) {
+        // Claude Code's transport sends one message per frame; MCP since 2025-06-18 has no batches (docs/protocol.md).
+        this.reply(parsed.length === 0 ? faultReply(null, EMPTY_BATCH) : refuseEach(parsed, BATCH_REFUSED));
         return;
       }
       const message = JSONRPCMessageSchema.safeParse(parsed);
       if (!message.success) {
-        const id = typeof parsed === 'object' && parsed !== null && 'id' in parsed ? (parsed as { id: unknown }).id : null;
-        this.reply({
-          jsonrpc: '2.0',
-          id: typeof id === 'string' || typeof id === 'number' ? id : null,
-          error: { code: -32600, message: 'Invalid Request: not a JSON-RPC 2.0 message' },
-        });
+        this.reply(faultReply(idOf(parsed), NOT_JSON_RPC));
         return;
       }
-      this.onmessage?.(message.data);
+      const admission = this.lifecycle.admit(message.data);
+      if (admission === 'drop') return;
+      const fault = admission !== 'pass' ? admission : isJSONRPCRequest(message.data) ? this.options.vet?.(message.data) : undefined;
+      if (fault) this.reply(faultReply(idOf(message.data), fault));
+      else this.onmessage?.(message.data);
     };
     const early = this.early ?? [];
     this.early = undefined;
@@ -58,7 +75,13 @@ export class WebSocketTransport implements Transport {
     this.socket.on('error', (err) => this.onerror?.(err));
   }
 
+  /** Whether the client's initialize has been answered: until then nothing of ours but that answer goes out. */
+  get initialized(): boolean {
+    return this.lifecycle.ready;
+  }
+
   send(message: JSONRPCMessage): Promise<void> {
+    this.lifecycle.replied(message);
     return new Promise((resolve, reject) => {
       if (this.socket.readyState !== this.socket.OPEN) return reject(new Error('the WebSocket is closed'));
       this.socket.send(JSON.stringify(message), (err) => (err ? reject(err) : resolve()));
