@@ -4,7 +4,9 @@
  * Request/Response, which loads Node's fetch (undici), http2, tls and zlib:
  * ~8 MiB in every companion a CLI is connected to (docs/benchmarks.md).
  *
- * The checks and their refusals are the SDK transport's, word for word.
+ * The checks and their refusals are the SDK transport's, word for word,
+ * except where they break JSON-RPC 2.0 or MCP (batches, messages that are no
+ * JSON-RPC, rpcConformance.ts; docs/divergences.md).
  * Replies to a POST go back as one JSON body (Streamable HTTP's JSON response
  * mode, which the SDK client reads like an SSE answer); everything else (the
  * companion's notifications) goes on the session's GET stream (eventStream.ts).
