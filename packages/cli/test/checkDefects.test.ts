@@ -45,6 +45,21 @@ test("the fixture without defects passes every check (so each failure below is i
   assert.deepEqual(leftOpen, []);
 });
 
+// Issue 27: the fixture answers as the MCP SDK 1.32 does (its transport and McpServer), which JSON-RPC and MCP do not allow; check says so.
+test(
+  'the wire checks warn where the MCP SDK answers wrongly: -32700 for JSON that is no JSON-RPC, 202 for [], isError for an unknown tool, -32603 for bad params; a case-sensitive bearer',
+  { timeout: 120_000 },
+  async () => {
+    const { report } = await checkFixture({});
+    const status = (id: string) => report.results.find((r) => r.id === id);
+    for (const id of ['session.invalidMessage', 'session.emptyBatch', 'session.unknownTool', 'session.toolCallParams', 'security.auth.schemeCase']) {
+      assert.equal(status(id)?.status, 'warn', `${id}: ${status(id)?.reason}`);
+    }
+    assert.match(status('session.unknownTool')!.reason, /isError/);
+    assert.match(status('session.toolCallParams')!.reason, /-32603/);
+  },
+);
+
 const skipInterfaces = nonLoopbackAddresses().length === 0 ? 'this machine has no non-loopback address to probe: skipped' : false;
 
 for (const [name, defect] of Object.entries(DEFECTS)) {

@@ -114,6 +114,12 @@ export const CHECKS = [
     source: `${SPEC} §I.2 Authentication (Authorization: Bearer <token>)`,
   },
   {
+    id: 'security.auth.schemeCase',
+    group: 'security',
+    title: 'the bearer scheme is matched in any case: `bearer <token>` is accepted',
+    source: 'RFC 7235 §2.1 (the auth-scheme is case-insensitive); RFC 6750',
+  },
+  {
     id: 'security.host',
     group: 'security',
     title: 'a foreign Host header is refused (DNS rebinding)',
@@ -204,6 +210,24 @@ export const CHECKS = [
     group: 'session',
     title: 'JSON that is not a JSON-RPC message gets a clear 4xx error',
     source: 'JSON-RPC 2.0 (-32600 Invalid Request); MCP transports',
+  },
+  {
+    id: 'session.emptyBatch',
+    group: 'session',
+    title: 'an empty batch `[]` gets a 4xx JSON-RPC -32600, not 202',
+    source: 'JSON-RPC 2.0 §6 Batch (an empty Array: one Invalid Request error)',
+  },
+  {
+    id: 'session.unknownTool',
+    group: 'session',
+    title: 'tools/call of a tool that does not exist gets JSON-RPC error -32602, not a result',
+    source: 'MCP tools, Error Handling (unknown tools: a protocol error, -32602)',
+  },
+  {
+    id: 'session.toolCallParams',
+    group: 'session',
+    title: 'tools/call without params, or with array arguments, gets -32602, not -32603',
+    source: 'JSON-RPC 2.0 (-32602 Invalid params); MCP CallToolRequest (arguments: an object)',
   },
   {
     id: 'session.unknownSession',

@@ -37,6 +37,7 @@ export async function checkSecurity(run: CheckRun, session: CliLikeSession | und
     { label: 'the bare token without "Bearer"', header: token },
     { label: '"Bearer" with no token', header: 'Bearer' },
   ]);
+  await checkSchemeCase(run);
   const origins = await checkHostAndOrigin(run);
   await checkCors(run, session, origins);
 }
@@ -106,6 +107,23 @@ async function probeInitialize(run: CheckRun, headers: Record<string, string>, c
   const res = await rawRequest({ method: 'POST', port, headers, body: initializeBody(clientName), timeoutMs: run.timeouts.requestMs });
   await closeIfSessionCreated(res, port, token, run.timeouts.requestMs);
   return res;
+}
+
+/** `bearer <token>` opens a session: RFC 7235 matches the scheme in any case, and clients write it so. */
+async function checkSchemeCase(run: CheckRun): Promise<void> {
+  let res: RawResponse;
+  try {
+    res = await probeInitialize(run, { ...postHeaders(), Authorization: `bearer ${run.target.token}` }, 'ide-companion-check-scheme-case');
+  } catch (err) {
+    run.record.fail('security.auth.schemeCase', `initialize with "bearer <token>" got no answer: ${errorMessage(err)}`);
+    return;
+  }
+  if (res.status === 200) run.record.pass('security.auth.schemeCase', '"bearer <token>" opens a session');
+  else
+    run.record.warn(
+      'security.auth.schemeCase',
+      `"bearer <token>" got HTTP ${res.status}: the scheme is case-insensitive (RFC 7235), so a client writing it so is refused`,
+    );
 }
 
 /** Host and Origin probes; returns the Origin probe responses for the CORS check. */

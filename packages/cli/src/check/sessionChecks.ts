@@ -17,13 +17,20 @@ export async function checkBadInput(run: CheckRun): Promise<void> {
   try {
     session = await openRawSession(port, token, timeoutMs);
   } catch (err) {
-    run.record.skip('session.malformedJson', `could not open a session to send it on: ${errorMessage(err)}`);
-    run.record.skip('session.invalidMessage', `could not open a session to send it on: ${errorMessage(err)}`);
+    for (const id of ['session.malformedJson', 'session.invalidMessage', 'session.emptyBatch', 'session.unknownTool', 'session.toolCallParams'] as const) {
+      run.record.skip(id, `could not open a session to send it on: ${errorMessage(err)}`);
+    }
   }
   try {
     if (session) {
-      await probeBadBody(run, 'session.malformedJson', session, '{"jsonrpc": "2.0", "id": 7, "method": ', 'a truncated JSON body');
-      await probeBadBody(run, 'session.invalidMessage', session, '{"hello": "world"}', 'a JSON object that is no JSON-RPC message');
+      await probeBadBody(run, 'session.malformedJson', session, '{"jsonrpc": "2.0", "id": 7, "method": ', 'a truncated JSON body', -32700);
+      await probeBadBody(run, 'session.invalidMessage', session, '{"hello": "world"}', 'a JSON object that is no JSON-RPC message', -32600);
+      await probeBadBody(run, 'session.emptyBatch', session, '[]', 'an empty batch', -32600);
+      await probeToolCallErrors(run, 'session.unknownTool', session, [[{ name: 'ide-companion-check-no-such-tool', arguments: {} }, 'an unknown tool']]);
+      await probeToolCallErrors(run, 'session.toolCallParams', session, [
+        [undefined, 'tools/call without params'],
+        [{ name: 'openDiff', arguments: [] }, 'tools/call with array arguments'],
+      ]);
     }
   } finally {
     await session?.close();
@@ -46,7 +53,8 @@ export async function checkBadInput(run: CheckRun): Promise<void> {
   }
 }
 
-async function probeBadBody(run: CheckRun, id: CheckId, session: RawSession, body: string, what: string): Promise<void> {
+/** A body the companion must refuse with a 4xx JSON-RPC error, `expected` its code (JSON-RPC 2.0); another code or a 2xx: warn. */
+async function probeBadBody(run: CheckRun, id: CheckId, session: RawSession, body: string, what: string, expected: number): Promise<void> {
   let res: RawResponse;
   try {
     res = await rawRequest({ method: 'POST', port: run.target.port, headers: session.headers(), body, timeoutMs: run.timeouts.requestMs });
@@ -56,9 +64,36 @@ async function probeBadBody(run: CheckRun, id: CheckId, session: RawSession, bod
   }
   const error = (res.json as { error?: { code?: unknown } } | undefined)?.error;
   const clear = res.status >= 400 && res.status < 500 && typeof error?.code === 'number';
-  if (clear) run.record.pass(id, `${what}: ${describeRawResponse(res)} (code ${String(error?.code)})`);
+  if (clear && error?.code === expected) run.record.pass(id, `${what}: ${describeRawResponse(res)} (code ${String(error?.code)})`);
+  else if (clear) run.record.warn(id, `${what}: ${describeRawResponse(res)} (code ${String(error?.code)}; JSON-RPC 2.0 says ${expected})`);
   else if (res.status >= 500) run.record.warn(id, `${what}: ${describeRawResponse(res)}: a server error for a client's mistake`);
   else run.record.warn(id, `${what}: ${describeRawResponse(res)}, not a 4xx JSON-RPC error`);
+}
+
+/**
+ * tools/call requests MCP answers with JSON-RPC -32602: each must get that
+ * error; an `isError` result or another code is a warning, no answer a failure.
+ */
+async function probeToolCallErrors(run: CheckRun, id: CheckId, session: RawSession, calls: Array<[params: unknown, what: string]>): Promise<void> {
+  const warnings: string[] = [];
+  const passed: string[] = [];
+  for (const [i, [params, what]] of calls.entries()) {
+    const body = JSON.stringify({ jsonrpc: '2.0', id: `check-${i}`, method: 'tools/call', ...(params !== undefined && { params }) });
+    let res: RawResponse;
+    try {
+      res = await rawRequest({ method: 'POST', port: run.target.port, headers: session.headers(), body, timeoutMs: run.timeouts.requestMs });
+    } catch (err) {
+      run.record.fail(id, `${what} got no answer: ${errorMessage(err)}`);
+      return;
+    }
+    const answer = res.json as { error?: { code?: unknown }; result?: { isError?: unknown } } | undefined;
+    if (answer?.error?.code === -32602) passed.push(`${what}: -32602`);
+    else if (answer?.result?.isError === true) warnings.push(`${what}: a result with isError, not JSON-RPC error -32602`);
+    else if (typeof answer?.error?.code === 'number') warnings.push(`${what}: code ${answer.error.code}, not -32602`);
+    else warnings.push(`${what}: ${describeRawResponse(res)}, not JSON-RPC error -32602`);
+  }
+  if (warnings.length > 0) run.record.warn(id, warnings.join('; '));
+  else run.record.pass(id, passed.join('; '));
 }
 
 export async function checkStillAnswering(run: CheckRun, session: CliLikeSession): Promise<void> {
