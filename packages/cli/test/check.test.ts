@@ -69,7 +69,7 @@ test('a companion that serves neither Qwen Code nor Claude Code has their checks
     const agents = report.results.filter((r) => r.group === 'agents');
     assert.deepEqual(
       agents.map((r) => r.status),
-      ['skip', 'skip', 'skip', 'skip', 'skip'],
+      ['skip', 'skip', 'skip', 'skip', 'skip', 'skip', 'skip'],
     );
     assert.match(agents[0]!.reason, /does not serve Qwen Code/);
     assert.match(agents[2]!.reason, /does not serve Claude Code/);

@@ -90,7 +90,14 @@ async function checkClaude(run: CheckRun, env: NodeJS.ProcessEnv): Promise<void>
   const lock = readLock(dir, target.port);
   if (!lock) {
     const why = `no Claude Code lock file names port ${target.port} in ${dir}: this companion does not serve Claude Code`;
-    for (const id of ['agents.claude.lockFile', 'agents.claude.session', 'agents.claude.refusals'] as const) record.skip(id, why);
+    for (const id of [
+      'agents.claude.lockFile',
+      'agents.claude.session',
+      'agents.claude.refusals',
+      'agents.claude.handshake',
+      'agents.claude.lifecycle',
+    ] as const)
+      record.skip(id, why);
     return;
   }
   const json = lock.json;
@@ -110,15 +117,15 @@ async function checkClaude(run: CheckRun, env: NodeJS.ProcessEnv): Promise<void>
   const token = typeof json?.['authToken'] === 'string' ? json['authToken'] : undefined;
   if (!token) {
     record.fail('agents.claude.session', 'the lock file holds no token to connect with');
-    record.skip('agents.claude.refusals', 'no token to compare against');
+    for (const id of ['agents.claude.refusals', 'agents.claude.handshake', 'agents.claude.lifecycle'] as const) record.skip(id, 'no token to compare against');
     return;
   }
   const { default: WebSocket } = await import('ws');
   const url = `ws://${LOOPBACK_HOST}:${target.port}`;
   /** The HTTP status an upgrade got: 101 when it was accepted (then closed), or why it never answered. */
-  const upgrade = (headers: Record<string, string>): Promise<number | string> =>
+  const upgrade = (headers: Record<string, string>, path = '', protocols: string[] = [CLAUDE_SUBPROTOCOL]): Promise<number | string> =>
     new Promise((resolve) => {
-      const socket = new WebSocket(url, [CLAUDE_SUBPROTOCOL], { headers, handshakeTimeout: run.timeouts.connectMs });
+      const socket = new WebSocket(`${url}${path}`, protocols, { headers, handshakeTimeout: run.timeouts.connectMs });
       socket.once('open', () => {
         socket.close();
         resolve(101);
@@ -179,4 +186,63 @@ async function checkClaude(run: CheckRun, env: NodeJS.ProcessEnv): Promise<void>
   if (accepted.length === 0) record.pass('agents.claude.refusals', 'refused without the token, with a wrong one, with an Origin and with a foreign Host');
   else
     record.fail('agents.claude.refusals', `the upgrade was accepted with ${accepted.join(', ')}: a web page (or anyone on this machine) can drive the editor`);
+
+  // Where and how Claude Code dials (`ws://HOST:PORT`, subprotocol mcp): anything else is not Claude Code.
+  const offTarget: string[] = [];
+  for (const [what, path, protocols] of [
+    ['no subprotocol', '', []],
+    ['the subprotocol "not-mcp"', '', ['not-mcp']],
+    ['the path /elsewhere', '/elsewhere', [CLAUDE_SUBPROTOCOL]],
+  ] as const) {
+    if ((await upgrade({ [CLAUDE_AUTH_HEADER]: token }, path, [...protocols])) === 101) offTarget.push(what);
+  }
+  if (offTarget.length === 0) record.pass('agents.claude.handshake', 'refused without the subprotocol mcp, with another, and on another path');
+  else record.warn('agents.claude.handshake', `the upgrade was accepted with ${offTarget.join(', ')}: only / with the subprotocol mcp is Claude Code`);
+
+  await checkClaudeLifecycle(run, url, token);
+}
+
+/**
+ * The MCP lifecycle on Claude's WebSocket: a request before initialize gets an
+ * error, a second initialize gets one, and nothing is notified before the
+ * client's `notifications/initialized`. Each lapse is a warning.
+ */
+async function checkClaudeLifecycle(run: CheckRun, url: string, token: string): Promise<void> {
+  const { record } = run;
+  const { default: WebSocket } = await import('ws');
+  try {
+    const lapses = await new Promise<string[]>((resolve, reject) => {
+      const socket = new WebSocket(url, [CLAUDE_SUBPROTOCOL], { headers: { [CLAUDE_AUTH_HEADER]: token }, handshakeTimeout: run.timeouts.connectMs });
+      const found: string[] = [];
+      const timer = setTimeout(() => {
+        socket.terminate();
+        reject(new Error(`no answer within ${run.timeouts.requestMs} ms`));
+      }, run.timeouts.requestMs);
+      const send = (message: object) => socket.send(JSON.stringify({ jsonrpc: '2.0', ...message }));
+      const initialize = { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'ide-companion-check', version: '1' } };
+      socket.once('open', () => {
+        send({ id: 'early', method: 'tools/list' });
+        send({ id: 1, method: 'initialize', params: initialize });
+      });
+      socket.on('message', (data) => {
+        const message = JSON.parse(data.toString()) as { id?: unknown; method?: string; result?: unknown; error?: unknown };
+        if (message.method !== undefined && message.id === undefined) found.push(`${message.method} notified before initialized`);
+        else if (message.id === 'early' && message.result !== undefined) found.push('tools/list answered before initialize');
+        else if (message.id === 1) send({ id: 2, method: 'initialize', params: initialize });
+        else if (message.id === 2) {
+          if (message.result !== undefined) found.push('a second initialize accepted');
+          clearTimeout(timer);
+          socket.close();
+          resolve(found);
+        }
+      });
+      socket.once('unexpected-response', (_req, res) => reject(new Error(`the upgrade got HTTP ${res.statusCode}`)));
+      socket.once('error', reject);
+    });
+    if (lapses.length === 0)
+      record.pass('agents.claude.lifecycle', 'a request before initialize and a second initialize refused; nothing notified before initialized');
+    else record.warn('agents.claude.lifecycle', `${lapses.join('; ')} (MCP lifecycle)`);
+  } catch (err) {
+    record.fail('agents.claude.lifecycle', `no Claude Code session: ${describeError(err)}`);
+  }
 }

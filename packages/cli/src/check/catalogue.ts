@@ -272,6 +272,18 @@ export const CHECKS = [
     title: 'the upgrade is refused without the token, with a wrong one, with an Origin, and with a foreign Host',
     source: 'CVE-2025-52882 (Origin); claudecode.nvim PROTOCOL.md (authentication)',
   },
+  {
+    id: 'agents.claude.handshake',
+    group: 'agents',
+    title: 'the upgrade is refused without the subprotocol mcp, with another, and on a path other than /',
+    source: 'RFC 6455 §4.2.2 (subprotocol); Claude Code 2.1.332 (dials ws://127.0.0.1:PORT with subprotocol mcp)',
+  },
+  {
+    id: 'agents.claude.lifecycle',
+    group: 'agents',
+    title: 'a request before initialize and a second initialize get errors; nothing is notified before initialized',
+    source: 'MCP lifecycle (initialization first, once)',
+  },
 ] as const satisfies readonly CheckDefinition[];
 
 export type CheckId = (typeof CHECKS)[number]['id'];
