@@ -86,6 +86,8 @@ async function run(argv: string[]): Promise<number> {
       // The editor's choice of agents (Vim's g:ide_companion_agents, Emacs's ide-companion-agents).
       ...(hello.agents && { agents: parseAgents(hello.agents.join(',')) }),
     });
+    // Refused workspace folders are the user's to hear of: the script shows `error` lines.
+    if (companion.rootsRefused) bridge.error(companion.rootsRefused);
     await companion.start();
   } catch (err) {
     bridge.error(`the companion could not start: ${describeError(err)}`);

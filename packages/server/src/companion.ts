@@ -133,6 +133,8 @@ export class Companion {
   readonly capabilities: readonly Capability[];
   /** Where the companion says what it did and refused (the end's log). */
   readonly logger: Logger;
+  /** Why some of `workspaceRoots` were refused (workspaceRoots.ts), for the end to tell the user; undefined when none was. */
+  readonly rootsRefused: string | undefined;
   private readonly tools: readonly ToolDefinition[];
   /** Gemini CLI's token (discovery file, terminals, the socket); Qwen's and Claude's faces have their own, so each session knows its agent. */
   private readonly token = generateAuthToken();
@@ -170,7 +172,10 @@ export class Companion {
     this.context = new ContextTracker(options.context);
     if (options.workspaceRoots) {
       const refused = this.context.setRoots(options.workspaceRoots);
-      if (refused.length > 0) this.logger.warn(describeRootRefusals(refused));
+      if (refused.length > 0) {
+        this.rootsRefused = describeRootRefusals(refused);
+        this.logger.warn(this.rootsRefused);
+      }
     }
     if (options.trusted !== undefined) this.context.setTrusted(options.trusted);
     if (options.contextSeed) this.seedPending = this.boundSeed(options.contextSeed);
