@@ -88,8 +88,6 @@ async function run(argv: string[]): Promise<number> {
       // The editor's choice of agents (Vim's g:ide_companion_agents, Emacs's ide-companion-agents).
       ...(hello.agents && { agents: parseAgents(hello.agents.join(',')) }),
     });
-    // Refused workspace folders are the user's to hear of: the script shows `error` lines.
-    if (companion.rootsRefused) bridge.error(companion.rootsRefused);
     await companion.start();
   } catch (err) {
     bridge.error(`the companion could not start: ${describeError(err)}`);
@@ -98,6 +96,8 @@ async function run(argv: string[]): Promise<number> {
     return err instanceof UsageError ? 2 : 1;
   }
   bridge.attach(companion);
+  // Refused workspace folders are the user's to hear of, after ready: an `error` line before it would read as a failed start.
+  if (companion.rootsRefused) bridge.error(companion.rootsRefused);
   await stdinEnded;
   await companion.stop().catch((err: unknown) => logger.error('error while stopping', { error: describeError(err) }));
   bridge.close();

@@ -29,7 +29,9 @@ test('the bridge refuses `/` and a missing folder among the editor’s roots, in
   send({ type: 'hello', protocol: 1, pid: process.pid, ide: { name: 'scripted', displayName: 'Scripted' }, roots: ['/', workspace, missing] });
   const ready = await waitFor(() => fromHost.find((m) => m.type === 'ready'), 'ready', 15_000);
   assert.equal(ready.workspacePath, workspace);
-  assert.match(errors()[0] ?? '', /workspace folder "\/" refused: it is the file system's root.*gone" refused: it does not exist/);
+  await waitFor(() => errors().length === 1, 'the refusal, after ready', 15_000);
+  assert.ok(fromHost.findIndex((m) => m.type === 'error') > fromHost.indexOf(ready), 'said after ready: no failed start');
+  assert.match(errors()[0]!, /workspace folder "\/" refused: it is the file system's root.*gone" refused: it does not exist/);
 
   send({ type: 'roots', roots: ['//'] });
   await waitFor(() => errors().length === 2, 'the refusal of //', 15_000);
