@@ -187,13 +187,27 @@ test('a link swapped while the editor opens the file: the re-check refuses and t
     ['openFile', 'closeFile'],
   );
 
-  // The same file replaced by another (a new inode under the same name): not the file checked.
+  // The same file replaced by another (a new inode under the same name) while it opens: not the file checked.
   reset();
   editor.asked = [];
-  editor.during = (action) => action === 'saveDocument' && (fs.writeFileSync(`${file}.new`, 'other\n'), fs.renameSync(`${file}.new`, file));
+  editor.during = (action) => action === 'openFile' && (fs.writeFileSync(`${file}.new`, 'other\n'), fs.renameSync(`${file}.new`, file));
+  r = await c.client.callTool({ name: 'openFile', arguments: { path: file } });
+  assert.equal(r.isError, true, text(r));
+
+  // The last component swapped for a link to a file outside while the editor saves: refused.
+  reset();
+  editor.asked = [];
+  editor.during = (action) => action === 'saveDocument' && swap(file, path.join(outside, 'secret.txt'));
   r = await c.client.callTool({ name: 'saveDocument', arguments: { path: file } });
   assert.equal(r.isError, true, text(r));
   assert.match(text(r), /saveDocument refused .*no longer leads to the file that was checked/);
+
+  // A save that writes a new file under the name (as Vim and Emacs do with their backups) is no swap.
+  reset();
+  editor.asked = [];
+  editor.during = (action) => action === 'saveDocument' && (fs.renameSync(file, `${file}~`), fs.writeFileSync(file, 'saved\n'));
+  r = await c.client.callTool({ name: 'saveDocument', arguments: { path: file } });
+  assert.notEqual(r.isError, true, text(r));
 
   // Without a swap both pass: the re-check is no false alarm.
   reset();

@@ -17,7 +17,7 @@ export const saveDocument = defineTool({
       return toolError(`Could not save ${path}: ${describeError(err)}`);
     }
     // Re-checked after the write: the agent hears if the name led elsewhere meanwhile, never "saved".
-    const swapped = call.checked?.recheck();
+    const swapped = call.checked?.recheck(true);
     if (swapped) {
       env.logger.warn('saveDocument: the path was swapped while the editor saved it', { path });
       return toolError(`saveDocument refused ${path}: ${swapped.message}.`);

@@ -55,8 +55,12 @@ export function quotedPath(p: string): string {
 export interface CheckedPath {
   /** What the editor is handed. */
   readonly path: string;
-  /** Whether `path` still leads to the regular file that was checked (always true for `read`). */
-  recheck(): Error | undefined;
+  /**
+   * Why `path` no longer leads to the regular file that was checked, or undefined (always for `read`). After a write
+   * only its real path counts: editors save by writing a new file under the name (Vim's and Emacs's backups by
+   * renaming), which changes the inode.
+   */
+  recheck(afterWrite?: boolean): Error | undefined;
 }
 
 function real(p: string): string | undefined {
@@ -117,10 +121,11 @@ export function checkToolPath(filePath: string, roots: readonly string[], use: P
   const handed = best.rel === '' ? best.root : path.join(best.root, best.rel);
   return {
     path: handed,
-    recheck() {
+    recheck(afterWrite = false) {
       const now = real(handed);
       const stat = now === undefined ? undefined : regularFile(now);
-      if (now === resolved && stat && !(stat instanceof Error) && stat.dev === file.dev && stat.ino === file.ino) return undefined;
+      const same = stat !== undefined && !(stat instanceof Error) && (afterWrite || (stat.dev === file.dev && stat.ino === file.ino));
+      if (now === resolved && same) return undefined;
       return new Error(`${handed} no longer leads to the file that was checked (${resolved}): it was replaced while the editor used it`);
     },
   };
