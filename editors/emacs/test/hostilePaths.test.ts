@@ -9,9 +9,9 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { skipUnless, which } from '@ide-companion/testkit';
+import { skipUnless, waitFor, which } from '@ide-companion/testkit';
 import { hasEmacs, emacsclientPath } from './emacs.js';
-import { connectFromDiscovery, elispString, startEmacs } from './harness.js';
+import { connectFromDiscovery, elispString, startEmacs, TIMEOUT } from './harness.js';
 
 const skip =
   skipUnless(hasEmacs && emacsclientPath !== undefined, 'emacs and emacsclient', 'apt-get install -y emacs-nox') ||
@@ -19,7 +19,7 @@ const skip =
 const text = (r: any) => r.content[0].text as string;
 
 describe('Emacs: hostile paths', { skip, timeout: 90_000 }, () => {
-  test('openFile on a FIFO is refused and Emacs still answers; a link swapped while Emacs visits the file is refused and its buffer killed', async (t) => {
+  test('openFile on a FIFO is refused and Emacs still answers; a link swapped while Emacs visits the file is refused and its buffer killed; roots of `/` are refused and said', async (t) => {
     const emacs = await startEmacs({ files: { 'a.txt': 'mine\n' } });
     t.after(() => emacs.close());
     const c = await connectFromDiscovery((await emacs.discovery()).content);
@@ -44,5 +44,17 @@ describe('Emacs: hostile paths', { skip, timeout: 90_000 }, () => {
     assert.match(text(r), /no longer leads to the file that was checked/);
     assert.equal(fs.readlinkSync(file), secret, 'the swap happened');
     assert.equal(await emacs.evalJson(`(if (get-file-buffer ${elispString(file)}) t :false)`), false, 'the buffer Emacs visited is killed');
+
+    // A roots event of `/` (as a project at the file system's root would give): refused, and Emacs says so in the echo area.
+    await emacs.eval(`(ide-companion--send (list :type "roots" :roots (vector "/" ${elispString(emacs.workspace)})))`);
+    await waitFor(
+      async () =>
+        /ide-companion: workspace folder "\/" refused: it is the file system's root/.test(
+          await emacs.evalJson<string>('(with-current-buffer "*Messages*" (buffer-string))'),
+        ),
+      'the refusal in *Messages*',
+      TIMEOUT,
+    );
+    assert.equal(JSON.parse(fs.readFileSync((await emacs.discovery()).path, 'utf8')).workspacePath, emacs.workspace);
   });
 });
