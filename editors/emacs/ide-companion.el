@@ -1295,6 +1295,15 @@ line (not the empty one after a final newline), a column past the line its end."
             (list :saved :false :message "Emacs did not save the buffer")
           (list :saved t))))))
 
+(defun ide-companion--close-file (params)
+  "Answer closeFile: kill the buffer visiting the path in PARAMS.
+A modified buffer stays.  The companion asks when the path was swapped
+while Emacs opened it."
+  (let ((buffer (find-buffer-visiting (plist-get params :path))))
+    (when (and buffer (not (buffer-modified-p buffer)))
+      (kill-buffer buffer))
+    :null))
+
 (defconst ide-companion--actions
   '(("showDiff" . ide-companion--show-diff)
     ("diffText" . ide-companion--diff-text)
@@ -1304,7 +1313,8 @@ line (not the empty one after a final newline), a column past the line its end."
     ("getSelection" . ide-companion--selection)
     ("getDiagnostics" . ide-companion--diagnostics)
     ("checkDocumentDirty" . ide-companion--document-dirty)
-    ("saveDocument" . ide-companion--save-document))
+    ("saveDocument" . ide-companion--save-document)
+    ("closeFile" . ide-companion--close-file))
   "Handlers of the host's requests, by action name.")
 
 (defun ide-companion--answer (id action params)

@@ -41,11 +41,13 @@ function ideInfoFrom(hello: Hello, flags: Flags): IdeInfo {
   throw new UsageError('no editor name: pass --name and --display-name, or "ide": {"name", "displayName"} in hello');
 }
 
-function realRoots(dirs: readonly string[]): string[] {
+/** Real paths of `dirs`; one that does not exist is a usage error for `--workspace`, and left to the companion (dropped, said so) for the editor's roots. */
+function realRoots(dirs: readonly string[], fromEditor: boolean): string[] {
   return dirs.map((d) => {
     try {
       return fs.realpathSync(path.resolve(d));
     } catch {
+      if (fromEditor) return path.resolve(d);
       throw new UsageError(`workspace ${d} does not exist`);
     }
   });
@@ -77,7 +79,7 @@ async function run(argv: string[]): Promise<number> {
     companion = new Companion({
       ideInfo: ideInfoFrom(hello, flags),
       idePid: hello.pid ?? flags.idePid ?? process.ppid,
-      workspaceRoots: realRoots(hello.roots ?? (flags.workspaces.length > 0 ? flags.workspaces : [process.cwd()])),
+      workspaceRoots: hello.roots ? realRoots(hello.roots, true) : realRoots(flags.workspaces.length > 0 ? flags.workspaces : [process.cwd()], false),
       trusted: hello.trusted,
       editor,
       logger,
@@ -94,6 +96,8 @@ async function run(argv: string[]): Promise<number> {
     return err instanceof UsageError ? 2 : 1;
   }
   bridge.attach(companion);
+  // Refused workspace folders are the user's to hear of, after ready: an `error` line before it would read as a failed start.
+  if (companion.rootsRefused) bridge.error(companion.rootsRefused);
   await stdinEnded;
   await companion.stop().catch((err: unknown) => logger.error('error while stopping', { error: describeError(err) }));
   bridge.close();

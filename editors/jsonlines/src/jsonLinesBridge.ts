@@ -99,6 +99,9 @@ export class JsonLinesBridge {
         getDiagnostics: (params) => this.request('getDiagnostics', params),
         checkDocumentDirty: (params) => this.request('checkDocumentDirty', params),
         saveDocument: (params) => this.request('saveDocument', params),
+        closeFile: async (params) => {
+          await this.request('closeFile', params);
+        },
       },
       declared,
     );

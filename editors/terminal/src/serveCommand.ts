@@ -20,6 +20,7 @@ import { SERVE_IDE_INFO, serveSpec } from './serveSpec.js';
 import { StatusLine, statusLineLogger } from './statusLine.js';
 import { TerminalReview } from './terminalReview.js';
 import { WorkspaceWatcher } from './workspaceWatcher.js';
+import { rootRefusal } from '@ide-companion/server/workspaceRoots';
 
 function resolveRoots(dirs: string[]): string[] {
   return dirs.map((dir) => {
@@ -30,6 +31,9 @@ function resolveRoots(dirs: string[]): string[] {
       throw new Error(`workspace ${dir} does not exist`);
     }
     if (!fs.statSync(real).isDirectory()) throw new Error(`workspace ${dir} is not a directory`);
+    // `/` or the home folder as a whole would give agents every file: serve refuses to start rather than serve nothing.
+    const refused = rootRefusal(real);
+    if (refused) throw new Error(`workspace ${dir} refused: ${refused}`);
     return real;
   });
 }

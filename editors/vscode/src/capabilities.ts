@@ -109,4 +109,13 @@ export const vscodeCapabilities: CapabilityActions = {
     const saved = await document.save();
     return saved ? { saved: true } : { saved: false, message: `VS Code could not save ${params.path}` };
   },
+
+  // The companion takes back an openFile whose path was swapped while VS Code opened it: its tabs close, unless unsaved.
+  async closeFile(params) {
+    const key = vscode.Uri.file(params.path).toString();
+    const tabs = vscode.window.tabGroups.all
+      .flatMap((group) => group.tabs)
+      .filter((tab) => tab.input instanceof vscode.TabInputText && tab.input.uri.toString() === key && !tab.isDirty);
+    if (tabs.length > 0) await vscode.window.tabGroups.close(tabs);
+  },
 };

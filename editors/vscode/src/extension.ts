@@ -150,6 +150,7 @@ class CompanionExtension implements vscode.Disposable {
         return applyEditorEvent(companion, event);
       } catch (err) {
         this.logger.warn('dropped an editor event', { type: event.type, error: describeError(err) });
+        if (event.type === 'roots') void vscode.window.showWarningMessage(`Gemini CLI companion: ${describeError(err)}`);
         return false;
       }
     };
@@ -180,6 +181,7 @@ class CompanionExtension implements vscode.Disposable {
       agents: parseAgents(vscode.workspace.getConfiguration('ideCompanion').get<string[]>('agents', ['gemini', 'qwen', 'claude']).join(',')),
     });
     this.companion = companion;
+    if (companion.rootsRefused) void vscode.window.showWarningMessage(`Gemini CLI companion: ${companion.rootsRefused}`);
     this.diffs = diffs;
     const feed = new ContextFeed((event) => void emit(event));
     this.feed = feed;

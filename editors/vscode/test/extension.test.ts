@@ -717,6 +717,37 @@ describe('VS Code extension in code-server', { skip, timeout: 10 * 60_000 }, () 
     await win.eval(`globalThis.testDiagnostics.dispose(); globalThis.testDiagnostics = undefined;`);
   });
 
+  // Issue 27 item 1: a link swapped while the editor opened a file showed the user another one. The companion re-checks
+  // after the open and asks closeFile, which closes the tab. The swap is made by VS Code's own open event: deterministic.
+  test('a link swapped while VS Code opens a file: openFile is refused and the tab it opened is closed', async () => {
+    const file = path.join(ws, 'swapped.txt');
+    fs.writeFileSync(file, 'mine\n');
+    const secret = path.join(cs.dir, 'secret.txt');
+    fs.writeFileSync(secret, 'secret\n');
+    fs.symlinkSync(secret, `${file}.swap`);
+    await win.eval(
+      `const fs = require('node:fs');
+       const sub = vscode.workspace.onDidOpenTextDocument((d) => {
+         if (d.uri.fsPath !== args.file) return;
+         sub.dispose();
+         fs.renameSync(args.swap, args.file);
+       });`,
+      { file, swap: `${file}.swap` },
+    );
+    const result = (await client.client.callTool({ name: 'openFile', arguments: { path: file } })) as { isError?: boolean };
+    assert.equal(result.isError, true, textOf(result));
+    assert.match(textOf(result), /no longer leads to the file that was checked/);
+    assert.equal(fs.readlinkSync(file), secret, 'the swap happened');
+    await waitFor(
+      async () =>
+        (await win.eval(
+          `return vscode.window.tabGroups.all.flatMap((g) => g.tabs).filter((t) => t.input instanceof vscode.TabInputText && t.input.uri.fsPath === args.file).length`,
+          { file },
+        )) === 0,
+      'the tab closed',
+    );
+  });
+
   // Issue 21 part 4: each capability tool with each optional argument absent (Neovim failed openFile without a column).
   test('each capability tool with each optional argument absent, and the neighbouring values, answers the documented default', async () => {
     const dir = path.join(ws, 'optional');

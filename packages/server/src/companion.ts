@@ -36,6 +36,7 @@ import { registerExitCleanup } from './lifecycle.js';
 import { startReaper, type Reaper } from './reaper.js';
 import { loadSdk } from './lazySdk.js';
 import { describeError, silentLogger, type Logger } from './logger.js';
+import { describeRootRefusals } from './workspaceRoots.js';
 import { SessionRegistry, type SessionInfo } from './sessions.js';
 import { buildTerminalEnv, type TerminalEnv } from './terminalEnv.js';
 import { qwenIdeDir, sweepStaleQwenLockFiles, type QwenLockFile } from './faces/qwen.js';
@@ -130,7 +131,10 @@ export class Companion {
   readonly idePid: number;
   /** The optional actions the editor implements, hence the tools offered beyond diffs. */
   readonly capabilities: readonly Capability[];
-  private readonly logger: Logger;
+  /** Where the companion says what it did and refused (the end's log). */
+  readonly logger: Logger;
+  /** Why some of `workspaceRoots` were refused (workspaceRoots.ts), for the end to tell the user; undefined when none was. */
+  readonly rootsRefused: string | undefined;
   private readonly tools: readonly ToolDefinition[];
   /** Gemini CLI's token (discovery file, terminals, the socket); Qwen's and Claude's faces have their own, so each session knows its agent. */
   private readonly token = generateAuthToken();
@@ -166,7 +170,13 @@ export class Companion {
     this.capabilities = capabilitiesOf(options.editor);
     this.tools = availableTools(options.editor !== undefined, this.capabilities);
     this.context = new ContextTracker(options.context);
-    if (options.workspaceRoots) this.context.setRoots(options.workspaceRoots);
+    if (options.workspaceRoots) {
+      const refused = this.context.setRoots(options.workspaceRoots);
+      if (refused.length > 0) {
+        this.rootsRefused = describeRootRefusals(refused);
+        this.logger.warn(this.rootsRefused);
+      }
+    }
     if (options.trusted !== undefined) this.context.setTrusted(options.trusted);
     if (options.contextSeed) this.seedPending = this.boundSeed(options.contextSeed);
     this.sessions = new SessionRegistry({

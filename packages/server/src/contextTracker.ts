@@ -24,6 +24,7 @@ import {
   type IdeContext,
 } from '@ide-companion/protocol';
 import { Coalescer, type Scheduler } from './coalescer.js';
+import { saneRoots, type RootRefusal } from './workspaceRoots.js';
 
 export interface ContextTrackerOptions {
   /** Coalescing window (ms) for bursts; default 50. */
@@ -197,13 +198,20 @@ export class ContextTracker {
     this.changed();
   }
 
-  /** Workspace roots (absolute). The companion rewrites its discovery file when they change. */
-  setRoots(roots: readonly string[]): void {
+  /**
+   * Workspace roots (absolute). The companion rewrites its discovery file when they change.
+   * `/` and the user's home as a whole are refused, a folder that does not exist dropped
+   * (workspaceRoots.ts); when nothing sane is left of a refused list, the roots stay as
+   * they were. Returns what was refused and why, for the caller to say.
+   */
+  setRoots(roots: readonly string[]): RootRefusal[] {
     roots.forEach(assertAbsolute);
-    const next = [...new Set(roots.map((r) => path.resolve(r)))];
-    if (next.length === this.roots.length && next.every((r, i) => r === this.roots[i])) return;
+    const { roots: next, refused } = saneRoots(roots);
+    if (next.length === 0 && refused.length > 0) return refused;
+    if (next.length === this.roots.length && next.every((r, i) => r === this.roots[i])) return refused;
     this.roots = next;
     for (const listener of this.rootListeners) listener(this.roots);
+    return refused;
   }
 
   getRoots(): readonly string[] {

@@ -45,6 +45,8 @@ export interface EditorActions {
   getDiagnostics?(params: ActionParams<'getDiagnostics'>): MaybePromise<ActionResult<'getDiagnostics'>>;
   checkDocumentDirty?(params: ActionParams<'checkDocumentDirty'>): MaybePromise<ActionResult<'checkDocumentDirty'>>;
   saveDocument?(params: ActionParams<'saveDocument'>): MaybePromise<ActionResult<'saveDocument'>>;
+  /** Closes what `openFile` opened for `path` (unless it has unsaved changes): the path led elsewhere than the file checked. Goes with `openFile`. */
+  closeFile?(params: ActionParams<'closeFile'>): MaybePromise<void>;
 }
 
 /** The capabilities an editor declares by implementing their methods. */
@@ -54,7 +56,7 @@ export function capabilitiesOf(editor: EditorActions | undefined): Capability[] 
 }
 
 export type DiffActions = Pick<EditorActions, 'showDiff' | 'diffText' | 'closeDiff'>;
-export type CapabilityActions = Required<Pick<EditorActions, Capability>>;
+export type CapabilityActions = Required<Pick<EditorActions, Capability>> & Pick<EditorActions, 'closeFile'>;
 
 /**
  * An editor whose capabilities are the ones it declared (a script's or a
@@ -64,5 +66,7 @@ export type CapabilityActions = Required<Pick<EditorActions, Capability>>;
 export function editorWithCapabilities(diffs: DiffActions, all: CapabilityActions, declared: readonly string[]): EditorActions {
   const editor: EditorActions = { ...diffs };
   for (const name of CAPABILITIES) if (declared.includes(name)) Object.assign(editor, { [name]: all[name] });
+  // closeFile goes with openFile (it takes back a swapped open); an editor that does not know it answers an error, which is logged.
+  if (declared.includes('openFile') && all.closeFile) editor.closeFile = all.closeFile;
   return editor;
 }

@@ -6,6 +6,7 @@
 import * as z from 'zod/mini';
 import { EditorEventSchema, type EditorEvent } from '@ide-companion/protocol';
 import type { Companion } from './companion.js';
+import { describeRootRefusals } from './workspaceRoots.js';
 
 export class EditorEventError extends Error {
   override name = 'EditorEventError';
@@ -49,9 +50,14 @@ export function applyEditorEvent(companion: Companion, event: EditorEvent): bool
     case 'saved':
       context.saved(event.path);
       return true;
-    case 'roots':
-      context.setRoots(event.roots);
-      return true;
+    case 'roots': {
+      // Refused roots are said in the log and, thrown, to the editor (each end reports an event's error its own way); the sane ones are kept.
+      const refused = context.setRoots(event.roots);
+      if (refused.length === 0) return true;
+      const message = describeRootRefusals(refused);
+      companion.logger.warn(message);
+      throw new EditorEventError(message);
+    }
     case 'trust':
       context.setTrusted(event.trusted);
       return true;

@@ -13,7 +13,8 @@ export class NotARegularFileError extends Error {
   override name = 'NotARegularFileError';
 }
 
-function kindOf(stat: import('node:fs').Stats): string {
+/** What a file that is not a regular one is, as a sentence's object ("a FIFO"). */
+export function kindOf(stat: import('node:fs').Stats): string {
   if (stat.isDirectory()) return 'a directory';
   if (stat.isFIFO()) return 'a FIFO';
   if (stat.isSocket()) return 'a socket';

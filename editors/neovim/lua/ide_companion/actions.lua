@@ -195,4 +195,14 @@ function M.save(params)
   return { saved = true }
 end
 
+--- closeFile: the companion takes back an openFile whose path was swapped while Neovim opened it (it re-checks
+--- after the open): the buffer goes, unless it has unsaved changes.
+function M.close_file(params)
+  local buf = buffer_of(params.path)
+  if buf and not context.buf_option(buf, 'modified') then
+    pcall(vim.api.nvim_buf_delete, buf, {})
+  end
+  return vim.NIL
+end
+
 return M

@@ -296,6 +296,12 @@ function M.on_unheard_mention(path)
   return true
 end
 
+--- Something the user should know that stops nothing (a workspace folder refused).
+function M.on_warning(message)
+  notify(tostring(message), vim.log.levels.WARN)
+  return true
+end
+
 function M.on_failed(message)
   state.last_error = 'companion failed to start: ' .. tostring(message)
   notify(state.last_error, vim.log.levels.ERROR)

@@ -35,6 +35,7 @@ export function neovimEditor(lua: LuaBridge, declared: readonly string[]): Edito
       getDiagnostics: bind('getDiagnostics'),
       checkDocumentDirty: bind('checkDocumentDirty'),
       saveDocument: bind('saveDocument'),
+      closeFile: bind('closeFile'),
     },
     declared,
   );
@@ -81,5 +82,9 @@ class NeovimEditor implements EditorActions {
 
   saveDocument(params: ActionParams<'saveDocument'>): Promise<ActionResult<'saveDocument'>> {
     return this.lua.call(ACTIONS_MODULE, 'save', params);
+  }
+
+  async closeFile(params: ActionParams<'closeFile'>): Promise<void> {
+    await this.lua.call(ACTIONS_MODULE, 'close_file', params);
   }
 }

@@ -61,6 +61,9 @@ export class NeovimHost {
       // A dropped focus or cursor: later shorthands must not move the cursor in the file before it.
       if (method === 'event' && isPositionPayload(args)) this.positionPath = undefined;
       this.logger.warn('dropped a notification', { method, error: describeError(err) });
+      // Refused workspace folders are the user's to hear of, not only the log's.
+      if (method === 'event' && Array.isArray(args) && (args[0] as { type?: unknown } | undefined)?.type === 'roots')
+        this.report('on_warning', describeError(err));
     }
   }
 
@@ -124,6 +127,7 @@ export class NeovimHost {
       ...(hello.agents && { agents: parseAgents(hello.agents.join(',')) }),
     });
     this.companion = companion;
+    if (companion.rootsRefused) this.report('on_warning', companion.rootsRefused);
     this.started = companion.start().then(
       async () => {
         companion.onDidChangeSessions((sessions) => this.report('on_sessions', sessions.map(describeSession)));

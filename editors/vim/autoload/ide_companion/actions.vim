@@ -21,6 +21,8 @@ function! ide_companion#actions#run(action, params) abort
     return s:dirty(params)
   elseif a:action ==# 'saveDocument'
     return s:save(params)
+  elseif a:action ==# 'closeFile'
+    return s:close_file(params)
   endif
   throw 'Vim does not know the action "' . a:action . '"'
 endfunction
@@ -179,4 +181,15 @@ function! s:save(params) abort
     return {'saved': v:false, 'message': error !=# '' ? substitute(error, '^Vim\%((\a\+)\)\=:', '', '') : 'Vim did not write the buffer'}
   endif
   return {'saved': v:true}
+endfunction
+
+" closeFile: the companion takes back an openFile whose path was swapped while
+" Vim opened it (it re-checks after the open): the buffer goes, unless it has
+" unsaved changes.
+function! s:close_file(params) abort
+  let buf = s:buffer_of(s:path_param(a:params))
+  if buf > 0 && !getbufvar(buf, '&modified')
+    execute 'bwipeout' buf
+  endif
+  return v:null
 endfunction

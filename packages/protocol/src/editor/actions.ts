@@ -33,6 +33,13 @@ export const DiffTextParamsSchema = /* @__PURE__ */ lazySchema(() => z.object({ 
 /** `text: null`: the proposal is unchanged (or the editor no longer has it). */
 export const DiffTextResultSchema = /* @__PURE__ */ lazySchema(() => z.object({ text: z.nullable(z.string()) }));
 export const CloseDiffParamsSchema = /* @__PURE__ */ lazySchema(() => z.object({ diffId: z.string().check(z.minLength(1)), reason: DiffCloseReasonSchema }));
+/**
+ * `closeFile`: the companion takes back an `openFile` whose path was swapped
+ * while the editor opened it (it led elsewhere than the file checked): the
+ * editor closes the buffer it holds for `path` unless it has unsaved changes.
+ * Asked only of editors that declared `openFile`; no tool of its own.
+ */
+export const CloseFileParamsSchema = /* @__PURE__ */ lazySchema(() => z.object({ path: z.string().check(z.minLength(1)) }));
 
 export interface ActionType<N extends string, P extends z.ZodMiniType, R extends z.ZodMiniType> {
   readonly name: N;
@@ -61,6 +68,7 @@ export const EDITOR_ACTIONS = {
   getDiagnostics: actionType('getDiagnostics', GetDiagnosticsParamsSchema, EditorDiagnosticsSchema, 5_000),
   checkDocumentDirty: actionType('checkDocumentDirty', CheckDocumentDirtyParamsSchema, CheckDocumentDirtyResultSchema, 5_000),
   saveDocument: actionType('saveDocument', SaveDocumentParamsSchema, SaveDocumentResultSchema, 5_000),
+  closeFile: actionType('closeFile', CloseFileParamsSchema, z.null(), 5_000),
 } as const;
 
 export type EditorActionName = keyof typeof EDITOR_ACTIONS;

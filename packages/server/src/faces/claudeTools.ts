@@ -4,7 +4,6 @@
  * companion's own tools (the same path checks, the same editor actions) or
  * onto the diff coordinator. Nothing of diffs or context is decided here.
  */
-import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
@@ -22,6 +21,7 @@ import {
   type Range,
 } from '@ide-companion/protocol';
 import { describeError } from '../logger.js';
+import { readOriginal } from '../readOriginal.js';
 import { checkDocumentDirty } from '../tools/checkDocumentDirty.js';
 import { getDiagnostics } from '../tools/getDiagnostics.js';
 import { getOpenEditors } from '../tools/getOpenEditors.js';
@@ -29,6 +29,7 @@ import { runTool } from '../tools/index.js';
 import { openFile } from '../tools/openFile.js';
 import { saveDocument } from '../tools/saveDocument.js';
 import { textResult, toolError, type ToolDefinition, type ToolEnvironment } from '../tools/toolDefinition.js';
+import { checkToolPath, controlCharacterIn, quotedPath } from '../tools/workspacePaths.js';
 import { AGENT_DISPLAY_NAMES } from './agentPaths.js';
 import { selectionOf, type ClaudeSession } from './claude.js';
 
@@ -59,13 +60,36 @@ const zeroBased = (range: Range) => ({
   end: { line: range.end.line - 1, character: range.end.character - 1 },
 });
 
+/** Claude's path arguments (a path or a `file://` URI), in every tool: one with a control character is refused before anything else. */
+const PATH_ARGUMENTS = ['filePath', 'old_file_path', 'new_file_path', 'uri'] as const;
+
+function controlCharacterRefusal(tool: string, args: unknown): CallToolResult | undefined {
+  for (const key of PATH_ARGUMENTS) {
+    const given = (args as Record<string, unknown> | undefined)?.[key];
+    if (typeof given !== 'string') continue;
+    let control = controlCharacterIn(given);
+    if (!control && given.startsWith('file://')) {
+      try {
+        control = controlCharacterIn(fileURLToPath(given));
+      } catch {
+        // A malformed URI is the tool's own error to give.
+      }
+    }
+    if (control) return toolError(`${tool} refused ${quotedPath(given)}: ${control}.`);
+  }
+  return undefined;
+}
+
 const SEVERITY = { error: 'Error', warning: 'Warning', information: 'Information', hint: 'Hint' } as const;
 
 /** Registers Claude's tools for one session: diffs always (any editor shows them), the rest as the editor's capabilities allow. */
 export function registerClaudeTools(server: McpServer, offered: readonly ToolDefinition[], env: ToolEnvironment, session: ClaudeSession): void {
   const has = (definition: ToolDefinition) => offered.includes(definition);
   const register = (name: string, description: string, schema: unknown, run: (args: never, signal: AbortSignal) => Promise<CallToolResult>) => {
-    const callback = (args: unknown, extra: { signal: AbortSignal }) => run(args as never, extra.signal);
+    const callback = (args: unknown, extra: { signal: AbortSignal }) => {
+      const control = controlCharacterRefusal(name, args);
+      return control ? Promise.resolve(control) : run(args as never, extra.signal);
+    };
     server.registerTool(name, { description, inputSchema: schema as never }, callback as never);
   };
 
@@ -180,7 +204,7 @@ export function registerClaudeTools(server: McpServer, offered: readonly ToolDef
       ClaudeOpenFileArgumentsSchema,
       async ({ filePath, startText }: { filePath: string; startText?: string }) => {
         const file = pathOf(filePath);
-        const line = startText ? lineOf(file, startText) : undefined;
+        const line = startText ? await lineOf(file, startText, env.context.getRoots()) : undefined;
         const answer = await ask<{ opened: string }>(openFile, { path: file, ...(line !== undefined && { line }) }, env, session);
         if (isResult(answer)) return answer;
         return textResult(`Opened file: ${answer.opened}`);
@@ -195,13 +219,18 @@ async function closeTab(env: ToolEnvironment, session: ClaudeSession, filePath: 
   await env.diffs.close(session.id, filePath);
 }
 
-/** The 1-based line of `text`'s first occurrence in `file`; undefined when absent or unreadable (openFile still opens the file). */
-function lineOf(file: string, text: string): number | undefined {
+/**
+ * The 1-based line of `text`'s first occurrence in `file`; undefined when absent or unreadable (openFile still opens the
+ * file, or refuses it). Read only once openFile's own check passed (a regular file in the workspace), asynchronously and
+ * bounded: a FIFO would freeze the companion, /dev/zero grow it without end.
+ */
+async function lineOf(file: string, text: string, roots: readonly string[]): Promise<number | undefined> {
+  const checked = checkToolPath(file, roots, 'act');
+  if (checked instanceof Error) return undefined;
   try {
-    if (fs.statSync(file).size > MAX_SEARCHED_BYTES) return undefined;
-    const content = fs.readFileSync(file, 'utf8');
-    const at = content.indexOf(text);
-    return at < 0 ? undefined : content.slice(0, at).split('\n').length;
+    const content = await readOriginal(checked.path, MAX_SEARCHED_BYTES);
+    const at = content?.indexOf(text) ?? -1;
+    return at < 0 ? undefined : content!.slice(0, at).split('\n').length;
   } catch {
     return undefined;
   }

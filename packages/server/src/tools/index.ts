@@ -13,7 +13,7 @@ import { openFile } from './openFile.js';
 import { saveDocument } from './saveDocument.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { toolError, type ToolCall, type ToolDefinition, type ToolEnvironment } from './toolDefinition.js';
-import { withToolPath } from './workspacePaths.js';
+import { controlCharacterRefusal, withToolPath } from './workspacePaths.js';
 
 export type { ToolEnvironment } from './toolDefinition.js';
 
@@ -46,8 +46,10 @@ export function registerTools(server: McpServer, tools: readonly ToolDefinition[
 
 /** Calls one tool with arguments its schema accepted: every caller (MCP, an agent's face) passes the same path check. */
 export function runTool(definition: ToolDefinition, args: unknown, env: ToolEnvironment, call: ToolCall): Promise<CallToolResult> {
+  const control = controlCharacterRefusal(definition.tool.name, args, definition.tool.paths.arguments);
+  if (control) return Promise.resolve(toolError(control.message));
   // The path is resolved here, in the same turn as the handler's call to the editor: nothing runs between check and hand-off.
-  const checked = definition.path ? withToolPath(definition.tool.name, args, env.context.getRoots(), definition.path) : args;
+  const checked = definition.path ? withToolPath(definition.tool.name, args, env.context.getRoots(), definition.path) : { args };
   if (checked instanceof Error) return Promise.resolve(toolError(checked.message));
-  return definition.handler(checked as never, env, call);
+  return definition.handler(checked.args as never, env, { ...call, ...('checked' in checked && { checked: checked.checked }) });
 }

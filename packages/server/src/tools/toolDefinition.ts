@@ -10,7 +10,7 @@ import type { ContextTracker } from '../contextTracker.js';
 import type { DiffCoordinator } from '../diffCoordinator.js';
 import type { EditorActions } from '../editorActions.js';
 import type { Logger } from '../logger.js';
-import type { PathUse } from './workspacePaths.js';
+import type { CheckedPath, PathUse } from './workspacePaths.js';
 
 /** What a tool handler may use; one per companion, shared by every session's McpServer. */
 export interface ToolEnvironment {
@@ -27,6 +27,8 @@ export interface ToolEnvironment {
 export interface ToolCall {
   /** The MCP session the call arrived on (always set over Streamable HTTP). */
   sessionId: string;
+  /** The `path` argument as checked (workspacePaths.ts), for tools that re-check it after the editor used it. */
+  checked?: CheckedPath;
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
