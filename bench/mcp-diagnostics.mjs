@@ -17,6 +17,7 @@ import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { connectClient, log, machine, ms, runBench, startCompanion } from './lib/common.mjs';
+import { GetDiagnosticsTool } from '@ide-companion/protocol';
 
 const DIAGNOSTICS = 1_000;
 const WARMUP = 20;
@@ -85,9 +86,9 @@ runBench(async () => {
     if (!listed.includes('getDiagnostics')) throw new Error(`ide-companion mcp lists ${listed.join(', ')}`);
 
     log(`direct: ${RUNS} calls`);
-    const viaDirect = await timeCalls(() => direct.client.callTool({ name: 'getDiagnostics', arguments: {} }));
+    const viaDirect = await timeCalls(() => direct.client.callTool({ name: GetDiagnosticsTool.name, arguments: {} }));
     log(`through ide-companion mcp: ${RUNS} calls`);
-    const viaMcp = await timeCalls(() => agent.callTool({ name: 'getDiagnostics', arguments: {} }));
+    const viaMcp = await timeCalls(() => agent.callTool({ name: GetDiagnosticsTool.name, arguments: {} }));
     const a = stats(viaMcp.samples);
     const d = stats(viaDirect.samples);
     return {

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { makeTempDir, skipUnless } from '@ide-companion/testkit';
-import { INSTALL_MARKER } from '@ide-companion/server';
+import { INSTALL_MARKER } from '@ide-companion/command/pluginInstall';
 import { emacsInstaller, usePackageForm } from '../src/installer.js';
 import { HOST_BUNDLE_PATH } from '../src/packageFiles.js';
 import { emacsBatch, hasEmacs } from './emacs.js';

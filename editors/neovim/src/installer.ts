@@ -8,8 +8,8 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { installPlugin, onPath, pluginCopyLifecycle } from '@ide-companion/server/pluginInstall';
-import { type EditorInstaller, type InstallOptions, type InstallResult } from '@ide-companion/server/editorEnd';
+import { installPlugin, onPath, pluginCopyLifecycle } from '@ide-companion/command/pluginInstall';
+import { type EditorInstaller, type InstallOptions, type InstallResult } from '@ide-companion/command/editorEnd';
 import { PLUGIN_ROOT } from './pluginFiles.js';
 
 /** What Neovim needs at run time (the rest of editors/neovim is sources, tests and build output). */

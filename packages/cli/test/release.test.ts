@@ -29,7 +29,8 @@ import {
   which,
   writeFileTurns,
 } from '@ide-companion/testkit';
-import { COMPANION_VERSION, INSTALL_MARKER } from '@ide-companion/server';
+import { INSTALL_MARKER } from '@ide-companion/command/pluginInstall';
+import { COMPANION_VERSION } from '@ide-companion/shared/version';
 import { buildRelease, PACKAGE_NAME, REPO_ROOT, type Release } from '../src/build/release.js';
 
 const cli = findGeminiCli();

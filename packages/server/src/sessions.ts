@@ -15,7 +15,7 @@ import { SessionTransport } from './http/sessionTransport.js';
 import { validateCompanionNotification, type CompanionNotification } from '@ide-companion/protocol';
 import { loadSdk } from './lazySdk.js';
 import { describeError, type Logger } from './logger.js';
-import type { AgentName } from './faces/agentPaths.js';
+import type { AgentName } from '@ide-companion/shared/agentPaths';
 
 /** What the SDK's `notification()` would send: the notification and `jsonrpc`. */
 function toJsonRpc(notification: CompanionNotification): JSONRPCMessage {

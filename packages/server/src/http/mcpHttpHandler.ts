@@ -10,7 +10,7 @@ import type { SessionRegistry } from '../sessions.js';
 import { readJsonBody } from './body.js';
 import { RpcErrorCode, sendJsonRpcError } from './jsonRpcError.js';
 import { requestGuard, type HostRule } from './requestGuard.js';
-import type { AgentName } from '../faces/agentPaths.js';
+import type { AgentName } from '@ide-companion/shared/agentPaths';
 
 export interface McpHttpHandlerOptions {
   /** The Host headers this listener accepts (the port's or the socket's). */
