@@ -50,6 +50,7 @@ export default tseslint.config(
       'packages/cli/bin/ide-companion-serve.mjs',
       'packages/cli/bin/ide-companion-connect.mjs',
       'packages/cli/bin/serve-chunks/**',
+      'packages/server/chunks/**',
       '**/*.d.ts',
     ],
   },

@@ -417,7 +417,7 @@ describe('Neovim companion lifecycle', { skip, timeout: 120_000 }, () => {
       await s.nvim.command('checkhealth ide_companion');
       const text = ((await s.lua<string[]>('return vim.api.nvim_buf_get_lines(0, 0, -1, false)')) ?? []).join('\n');
       assert.match(text, /OK:? Node\.js v\d+/);
-      assert.match(text, /OK:? host: .*ide-companion-host\.mjs/);
+      assert.match(text, /OK:? host: .*ide-companion-host\.mjs \(the plugin's own\)/);
       assert.match(text, new RegExp(`OK:? discovery file: ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
       assert.match(text, /OK:? terminals get GEMINI_CLI_IDE_PID=/);
       assert.ok(text.includes(`socket: ${content.socketPath}`), 'the socket is shown');
