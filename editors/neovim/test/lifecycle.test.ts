@@ -6,6 +6,7 @@ import * as path from 'node:path';
 import type { IdeContext } from '@ide-companion/protocol';
 import { assertServesSocket, makeTempDir, processRunning, skipUnless, waitFor } from '@ide-companion/testkit';
 import { HOST_BUNDLE_PATH, PLUGIN_ROOT } from '../src/pluginFiles.js';
+import { sdkChunkPath } from '@ide-companion/server/shippedFiles';
 import {
   bufferLines,
   connectFromDiscovery,
@@ -431,8 +432,9 @@ describe('Neovim companion lifecycle', { skip, timeout: 120_000 }, () => {
     const dir = makeTempDir('ide-companion-host-copy-');
     const copy = path.join(dir.path, 'host.mjs');
     fs.copyFileSync(HOST_BUNDLE_PATH, copy);
-    // The MCP SDK's side, loaded when the CLI connects, travels with the host.
+    // The MCP SDK's side, loaded when the CLI connects, travels with the host: its chunks and the SDK chunk the hosts share, as an install copies them.
     fs.cpSync(path.join(path.dirname(HOST_BUNDLE_PATH), 'chunks'), path.join(dir.path, 'chunks'), { recursive: true });
+    fs.copyFileSync(sdkChunkPath(), path.join(dir.path, 'chunks', 'sdk.mjs'));
     const { s, c } = await startWithClient({ setup: `{ host = '${copy}' }` });
     try {
       assert.equal(await s.lua('return require("ide_companion").config.host'), copy);
