@@ -83,7 +83,7 @@ runBench(async () => {
     await agent.connect(new StdioClientTransport({ command: process.execPath, args: [bin, 'mcp'], cwd: c.workspace, env, stderr: 'ignore' }));
     const listed = (await agent.listTools()).tools.map((t) => t.name);
     const startToToolsMs = performance.now() - started;
-    if (!listed.includes('getDiagnostics')) throw new Error(`ide-companion mcp lists ${listed.join(', ')}`);
+    if (!listed.includes(GetDiagnosticsTool.name)) throw new Error(`ide-companion mcp lists ${listed.join(', ')}`);
 
     log(`direct: ${RUNS} calls`);
     const viaDirect = await timeCalls(() => direct.client.callTool({ name: GetDiagnosticsTool.name, arguments: {} }));
