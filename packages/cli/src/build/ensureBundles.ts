@@ -9,9 +9,8 @@ import { childProcess } from '@ide-companion/command/childProcess';
 import { IN_RELEASE_PACKAGE } from '@ide-companion/server/shippedFiles';
 import { CLI_ROOT } from './bundleServe.js';
 
-export function ensureBundles(log: (line: string) => void): void {
+export function ensureBundles(log: (line: string) => void, root: string = join(CLI_ROOT, '..', '..')): void {
   if (IN_RELEASE_PACKAGE) return;
-  const root = join(CLI_ROOT, '..', '..');
   const script = join(root, 'scripts', 'bundle.mjs');
   if (!existsSync(script)) return;
   const built = childProcess().spawnSync(process.execPath, [script, '--if-missing'], { encoding: 'utf8' });
