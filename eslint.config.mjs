@@ -2,6 +2,42 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+/** zod/mini, not classic zod: classic binds dozens of methods to every schema, and building the
+ * protocol's schemas that way was ~20 ms of every host's start (docs/benchmarks.md, serve start). */
+const CLASSIC_ZOD = { name: 'zod', message: "Use `import * as z from 'zod/mini'`." };
+
+/**
+ * Layers one way (docs/architecture.md): protocol <- shared <- server and client <- command <- the
+ * editor ends <- cli. A package's sources import only the packages below it (its tests may use more).
+ */
+const LAYERS = [
+  { files: ['packages/protocol/src/**'], may: [] },
+  { files: ['packages/shared/src/**'], may: ['protocol'] },
+  { files: ['packages/server/src/**'], may: ['protocol', 'shared'] },
+  { files: ['packages/client/src/**'], may: ['protocol', 'shared'] },
+  // Its TypeScript (what server's own tests import); the .mjs scripts it starts in child processes run built packages.
+  { files: ['packages/testkit/src/**/*.ts'], may: ['protocol'] },
+  { files: ['packages/command/src/**'], may: ['protocol', 'shared'] },
+  { files: ['editors/*/src/**'], may: ['protocol', 'shared', 'server', 'command', 'jsonlines', 'testkit'] },
+];
+const layerRules = LAYERS.map(({ files, may }) => ({
+  files,
+  rules: {
+    'no-restricted-imports': [
+      'error',
+      {
+        paths: [CLASSIC_ZOD],
+        patterns: [
+          {
+            group: ['@ide-companion/*', ...may.map((name) => `!@ide-companion/${name}`), 'ide-companion-vscode', 'ide-companion-vscode/*'],
+            message: `Layers go one way: this package may import ${may.length ? may.map((n) => `@ide-companion/${n}`).join(', ') : 'no other package of ours'} (docs/architecture.md).`,
+          },
+        ],
+      },
+    ],
+  },
+}));
+
 export default tseslint.config(
   {
     ignores: [
@@ -14,6 +50,7 @@ export default tseslint.config(
       'packages/cli/bin/ide-companion-serve.mjs',
       'packages/cli/bin/ide-companion-connect.mjs',
       'packages/cli/bin/serve-chunks/**',
+      'packages/server/chunks/**',
       '**/*.d.ts',
     ],
   },
@@ -46,9 +83,7 @@ export default tseslint.config(
       // A closure may read a variable assigned once, later (a callback set up before the object it calls exists).
       'prefer-const': ['error', { ignoreReadBeforeAssign: true }],
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
-      // zod/mini, not classic zod: classic binds dozens of methods to every schema, and building the
-      // protocol's schemas that way was ~20 ms of every host's start (docs/benchmarks.md, serve start).
-      'no-restricted-imports': ['error', { paths: [{ name: 'zod', message: "Use `import * as z from 'zod/mini'`." }] }],
+      'no-restricted-imports': ['error', { paths: [CLASSIC_ZOD] }],
       // `{ z }` is zod's whole namespace as one value: a bundle then keeps every locale (~260 KB parsed at each start).
       'no-restricted-syntax': [
         'error',
@@ -59,6 +94,7 @@ export default tseslint.config(
       ],
     },
   },
+  ...layerRules,
   {
     files: ['**/*.cjs'],
     languageOptions: { sourceType: 'commonjs', globals: { module: 'writable', require: 'readonly' } },

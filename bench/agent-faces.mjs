@@ -25,6 +25,7 @@ import { connectClaudeClient } from '@ide-companion/testkit';
 import { activeFileOf, connectClient, log, machine, makeFiles, runBench, scaled, sleep, startCompanion, summarize, withTimeout } from './lib/common.mjs';
 import { NotificationLog } from './lib/notificationLog.mjs';
 import { startBareSseServer } from './lib/bare-sse-server.mjs';
+import { ContextUpdateNotification } from '@ide-companion/protocol';
 
 const SAMPLES = scaled(50, 3);
 const MEMORY_ROUNDS = scaled(5, 1);
@@ -105,12 +106,12 @@ runBench(async () => {
   const agents = {
     gemini: {
       connect: (log) => connectClient({ port: companion.port, token: companion.authToken }, log.record),
-      heard: (line) => (e) => e.method === 'ide/contextUpdate' && activeFileOf(e.params)?.cursor?.line === line,
+      heard: (line) => (e) => e.method === ContextUpdateNotification.method && activeFileOf(e.params)?.cursor?.line === line,
       limit: 'http',
     },
     qwen: {
       connect: (log) => connectClient({ port: companion.port, token: qwenLock.authToken }, log.record),
-      heard: (line) => (e) => e.method === 'ide/contextUpdate' && activeFileOf(e.params)?.cursor?.line === line,
+      heard: (line) => (e) => e.method === ContextUpdateNotification.method && activeFileOf(e.params)?.cursor?.line === line,
       limit: 'http',
     },
     claude: {

@@ -14,6 +14,7 @@
  */
 import { activeFileOf, connectClient, log, machine, makeFiles, runBench, sleep, startCompanion, summarize, withTimeout, scaled } from './lib/common.mjs';
 import { NotificationLog } from './lib/notificationLog.mjs';
+import { ContextUpdateNotification } from '@ide-companion/protocol';
 
 const SESSION_COUNTS = [1, 8, 32];
 const ROUNDS = scaled(30, 3);
@@ -55,7 +56,7 @@ runBench(async () => {
       const fanOut = [];
       for (let r = 0; r < WARMUP_ROUNDS + ROUNDS; r++) {
         const file = files[round++ % files.length];
-        const arrivals = logs.map((l) => l.next((e) => e.method === 'ide/contextUpdate' && activeFileOf(e.params)?.path === file));
+        const arrivals = logs.map((l) => l.next((e) => e.method === ContextUpdateNotification.method && activeFileOf(e.params)?.path === file));
         fanOutInto = r >= WARMUP_ROUNDS ? fanOut : undefined;
         const start = performance.now();
         companion.context.focus(file);

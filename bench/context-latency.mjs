@@ -17,6 +17,7 @@
 import { activeFileOf, connectClient, log, machine, makeFiles, runBench, sleep, startCompanion, summarize, withTimeout, scaled } from './lib/common.mjs';
 import { NotificationLog } from './lib/notificationLog.mjs';
 import { startBareSseServer } from './lib/bare-sse-server.mjs';
+import { ContextUpdateNotification } from '@ide-companion/protocol';
 
 const ISOLATED_SAMPLES = scaled(50, 3);
 const PAUSE_MS = 150;
@@ -33,10 +34,10 @@ runBench(async () => {
   const bareNotifications = new NotificationLog();
   const bareConnection = await connectClient(bare, bareNotifications.record);
   try {
-    const isActive = (file) => (e) => e.method === 'ide/contextUpdate' && activeFileOf(e.params)?.path === file;
+    const isActive = (file) => (e) => e.method === ContextUpdateNotification.method && activeFileOf(e.params)?.path === file;
     const hasCursorLine = (file, line) => (e) => {
       const active = activeFileOf(e.params);
-      return e.method === 'ide/contextUpdate' && active?.path === file && active.cursor?.line === line;
+      return e.method === ContextUpdateNotification.method && active?.path === file && active.cursor?.line === line;
     };
 
     // Warm-up: JIT, sockets, the first snapshot.

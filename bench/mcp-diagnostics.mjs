@@ -17,6 +17,7 @@ import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { connectClient, log, machine, ms, runBench, startCompanion } from './lib/common.mjs';
+import { GetDiagnosticsTool } from '@ide-companion/protocol';
 
 const DIAGNOSTICS = 1_000;
 const WARMUP = 20;
@@ -82,12 +83,12 @@ runBench(async () => {
     await agent.connect(new StdioClientTransport({ command: process.execPath, args: [bin, 'mcp'], cwd: c.workspace, env, stderr: 'ignore' }));
     const listed = (await agent.listTools()).tools.map((t) => t.name);
     const startToToolsMs = performance.now() - started;
-    if (!listed.includes('getDiagnostics')) throw new Error(`ide-companion mcp lists ${listed.join(', ')}`);
+    if (!listed.includes(GetDiagnosticsTool.name)) throw new Error(`ide-companion mcp lists ${listed.join(', ')}`);
 
     log(`direct: ${RUNS} calls`);
-    const viaDirect = await timeCalls(() => direct.client.callTool({ name: 'getDiagnostics', arguments: {} }));
+    const viaDirect = await timeCalls(() => direct.client.callTool({ name: GetDiagnosticsTool.name, arguments: {} }));
     log(`through ide-companion mcp: ${RUNS} calls`);
-    const viaMcp = await timeCalls(() => agent.callTool({ name: 'getDiagnostics', arguments: {} }));
+    const viaMcp = await timeCalls(() => agent.callTool({ name: GetDiagnosticsTool.name, arguments: {} }));
     const a = stats(viaMcp.samples);
     const d = stats(viaDirect.samples);
     return {

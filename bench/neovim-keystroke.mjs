@@ -40,7 +40,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { attach } from 'neovim';
-import { parseDiscoveryFile, parseDiscoveryFileName } from '@ide-companion/protocol';
+import { ContextUpdateNotification, parseDiscoveryFile, parseDiscoveryFileName } from '@ide-companion/protocol';
 import { waitFor } from '@ide-companion/testkit';
 import { connectClient, log, machine, makeTempDir, processCpuMs, runBench, sleep, withTimeout, scaled } from './lib/common.mjs';
 import { addedByPlugin, alternateRounds } from './lib/keystroke.mjs';
@@ -96,7 +96,7 @@ async function startNvim(withPlugin) {
     const name = await waitUntil(() => fs.existsSync(dir) && fs.readdirSync(dir).find((f) => parseDiscoveryFileName(f)?.pid === pid), 'the discovery file');
     const discovery = parseDiscoveryFile(fs.readFileSync(path.join(dir, name), 'utf8'));
     client = await connectClient({ port: discovery.port, token: discovery.authToken }, (method) => {
-      if (method === 'ide/contextUpdate') updates++;
+      if (method === ContextUpdateNotification.method) updates++;
     });
   }
   await nvim.command('edit big.txt');

@@ -29,6 +29,7 @@ import * as readline from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { connectClient, log, machine, makeTempDir, mib, procStatusMiB, processCpuMs, runBench, sleep, summarize, withTimeout, scaled } from './lib/common.mjs';
 import { NotificationLog } from './lib/notificationLog.mjs';
+import { DiffAcceptedNotification, OpenDiffTool } from '@ide-companion/protocol';
 
 const KIB = 1024;
 const MIB = 1024 * KIB;
@@ -212,18 +213,18 @@ runBench(async () => {
 });
 
 async function roundTrip(companion, client, notifications, filePath, newContent) {
-  const accepted = notifications.next((e) => e.method === 'ide/diffAccepted' && e.params?.filePath === filePath);
+  const accepted = notifications.next((e) => e.method === DiffAcceptedNotification.method && e.params?.filePath === filePath);
   const shown = companion.messages.next((e) => e.params.shown === filePath);
   const startEpoch = performance.timeOrigin + performance.now();
   const start = performance.now();
-  const result = await client.callTool({ name: 'openDiff', arguments: { filePath, newContent } }, undefined, {
+  const result = await client.callTool({ name: OpenDiffTool.name, arguments: { filePath, newContent } }, undefined, {
     timeout: CALL_TIMEOUT_MS,
   });
   const answeredAt = performance.now();
   if (result.isError || !Array.isArray(result.content) || result.content.length !== 0) {
     throw new Error(`openDiff answered ${JSON.stringify(result).slice(0, 300)}`);
   }
-  const entry = await withTimeout(accepted, CALL_TIMEOUT_MS, 'ide/diffAccepted');
+  const entry = await withTimeout(accepted, CALL_TIMEOUT_MS, DiffAcceptedNotification.method);
   const shownEntry = await withTimeout(shown, 10_000, 'the companion to report show()');
   const contentMatches = Buffer.from(newContent, 'utf8').equals(Buffer.from(entry.params.content, 'utf8'));
   notifications.clear(); // the bench must not be what holds the big strings

@@ -24,6 +24,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import * as z from 'zod/mini';
 import { activeFileOf, connectClient, log, machine, makeFiles, runBench, scaled, sleep, startCompanion, summarize, withTimeout } from './lib/common.mjs';
+import { ContextUpdateNotification, DiffAcceptedNotification, OpenDiffTool } from '@ide-companion/protocol';
 
 const EVENT_SAMPLES = scaled(60, 3);
 const DIFF_SAMPLES = scaled(30, 2);
@@ -70,7 +71,7 @@ async function connectThroughRelay(companion, onNotification, map) {
   const args = [RELAY_BUNDLE_PATH, '--socket', companion.socketPath, ...(map ? ['--map', `${map.host}=${map.cli}`] : [])];
   const transport = new StdioClientTransport({ command: process.execPath, args, stderr: 'ignore' });
   const client = new Client({ name: 'stdio-client', version: 'bench' });
-  for (const method of ['ide/contextUpdate', 'ide/diffAccepted']) {
+  for (const method of [ContextUpdateNotification.method, DiffAcceptedNotification.method]) {
     client.setNotificationHandler(z.object({ method: z.literal(method), params: z.optional(z.record(z.string(), z.unknown())) }), (n) =>
       onNotification(method, n.params, performance.now()),
     );
@@ -100,7 +101,7 @@ runBench(async () => {
   ];
   try {
     const focus = async (p, file) => {
-      const arrived = p.arrivals.next((method, params) => method === 'ide/contextUpdate' && activeFileOf(params)?.path === p.cli(file));
+      const arrived = p.arrivals.next((method, params) => method === ContextUpdateNotification.method && activeFileOf(params)?.path === p.cli(file));
       const start = performance.now();
       p.h.companion.context.focus(file);
       return (await withTimeout(arrived, WAIT_MS, `${p.name}: the context update`)) - start;
@@ -108,9 +109,9 @@ runBench(async () => {
     const text = 'x'.repeat(DIFF_BYTES - 1) + '\n';
     const diff = async (p, i) => {
       const filePath = p.cli(path.join(p.h.workspace, `diff${i}.txt`));
-      const arrived = p.arrivals.next((method, params) => method === 'ide/diffAccepted' && params?.filePath === filePath);
+      const arrived = p.arrivals.next((method, params) => method === DiffAcceptedNotification.method && params?.filePath === filePath);
       const start = performance.now();
-      await p.client.callTool({ name: 'openDiff', arguments: { filePath, newContent: text } });
+      await p.client.callTool({ name: OpenDiffTool.name, arguments: { filePath, newContent: text } });
       const at = await withTimeout(arrived, WAIT_MS, `${p.name}: the accepted diff`);
       return at - start;
     };

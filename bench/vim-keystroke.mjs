@@ -40,6 +40,7 @@ import { fileURLToPath } from 'node:url';
 import { waitFor } from '@ide-companion/testkit';
 import { connectClient, log, machine, processCpuMs, runBench, sleep, withTimeout, scaled } from './lib/common.mjs';
 import { addedByPlugin, alternateRounds } from './lib/keystroke.mjs';
+import { ContextUpdateNotification } from '@ide-companion/protocol';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const { startVim } = await import(path.join(root, 'editors', 'vim', 'dist', 'test', 'harness.js'));
@@ -111,7 +112,7 @@ async function start(withPlugin) {
     try {
       const { content } = await s.discovery();
       s.client = await connectClient({ port: content.port, token: content.authToken }, (method) => {
-        if (method === 'ide/contextUpdate') s.updates++;
+        if (method === ContextUpdateNotification.method) s.updates++;
       });
     } catch (err) {
       await s.close();

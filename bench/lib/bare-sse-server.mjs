@@ -7,6 +7,7 @@
  */
 import * as http from 'node:http';
 import { randomUUID } from 'node:crypto';
+import { ContextUpdateNotification } from '@ide-companion/protocol';
 
 export async function startBareSseServer() {
   const streams = new Set();
@@ -20,7 +21,7 @@ export async function startBareSseServer() {
       res.flushHeaders();
       streams.add(res);
       res.on('close', () => streams.delete(res));
-      res.write(frame('ide/contextUpdate', initialParams));
+      res.write(frame(ContextUpdateNotification.method, initialParams));
       return;
     }
     if (req.method === 'DELETE') {
@@ -58,7 +59,7 @@ export async function startBareSseServer() {
     },
     /** Writes `ide/contextUpdate` with `params` to every open stream, now. */
     notify(params) {
-      const text = frame('ide/contextUpdate', params);
+      const text = frame(ContextUpdateNotification.method, params);
       for (const res of streams) res.write(text);
     },
     async close() {

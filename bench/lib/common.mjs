@@ -12,6 +12,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import * as z from 'zod/mini';
 import { startTestCompanion } from '@ide-companion/server/testing';
 import { makeTempDir as makeTestkitTempDir } from '@ide-companion/testkit';
+import { ContextUpdateNotification, DiffAcceptedNotification, DiffClosedNotification, DiffRejectedNotification } from '@ide-companion/protocol';
 
 export { sleep };
 
@@ -139,7 +140,12 @@ export function startCompanion(options = {}) {
   return startTestCompanion({ ideInfo: { name: 'bench-ide', displayName: 'Bench IDE' }, editor: undefined, ...options });
 }
 
-const NOTIFICATION_METHODS = ['ide/contextUpdate', 'ide/diffAccepted', 'ide/diffRejected', 'ide/diffClosed'];
+const NOTIFICATION_METHODS = [
+  ContextUpdateNotification.method,
+  DiffAcceptedNotification.method,
+  DiffRejectedNotification.method,
+  DiffClosedNotification.method,
+];
 
 /**
  * A real MCP SDK client (the transport Gemini CLI uses) with the bearer token.
@@ -157,7 +163,7 @@ export async function connectClient({ port, token }, onNotification = () => {}) 
     const schema = z.object({ method: z.literal(method), params: z.optional(z.record(z.string(), z.unknown())) });
     client.setNotificationHandler(schema, (n) => {
       const at = performance.now();
-      if (method === 'ide/contextUpdate') streamOpen();
+      if (method === ContextUpdateNotification.method) streamOpen();
       onNotification(method, n.params, at);
     });
   }

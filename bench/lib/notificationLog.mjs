@@ -1,3 +1,4 @@
+import { ContextUpdateNotification } from '@ide-companion/protocol';
 /**
  * Notifications one client received, with arrival times, and promises that
  * resolve when a matching one arrives. Used to time "event → notification".
@@ -25,7 +26,7 @@ export class NotificationLog {
   }
 
   /** Entries of `method` that arrived at or after `since` (performance.now() ms). */
-  since(since, method = 'ide/contextUpdate') {
+  since(since, method = ContextUpdateNotification.method) {
     return this.entries.filter((e) => e.at >= since && e.method === method);
   }
 

@@ -260,14 +260,27 @@ Serialized inside an array: Emacs 27's `json-serialize' takes no bare string."
 Return non-nil when it was sent."
   (ide-companion--send-line (concat (json-serialize message) "\n")))
 
-(defun ide-companion--host-file ()
-  "Return the host script to run, or nil when there is none."
+(defun ide-companion--host-candidates ()
+  "The host scripts to try, each (FILE . WHERE-IT-COMES-FROM), in order."
+  (let ((exe (executable-find "ide-companion")))
+    (append
+     (list (cons (expand-file-name "host/ide-companion-bridge.mjs" ide-companion--directory) "the package's own")
+           (cons (expand-file-name "../jsonlines/host/ide-companion-bridge.mjs" ide-companion--directory) "the repository's"))
+     ;; npm links the command to <package>/packages/cli/bin/ide-companion.js.
+     (and exe (list (cons (expand-file-name "../../../editors/jsonlines/host/ide-companion-bridge.mjs"
+                                            (file-name-directory (file-truename exe)))
+                          "the ide-companion package on PATH"))))))
+
+(defun ide-companion--host-found ()
+  "Return (FILE . WHERE-IT-COMES-FROM) of the host script to run, or nil."
   (if ide-companion-host-file
       (let ((file (expand-file-name ide-companion-host-file)))
-        (and (file-readable-p file) file))
-    (cl-find-if #'file-readable-p
-                (list (expand-file-name "host/ide-companion-bridge.mjs" ide-companion--directory)
-                      (expand-file-name "../jsonlines/host/ide-companion-bridge.mjs" ide-companion--directory)))))
+        (and (file-readable-p file) (cons file "`ide-companion-host-file'")))
+    (cl-find-if (lambda (c) (file-readable-p (car c))) (ide-companion--host-candidates))))
+
+(defun ide-companion--host-file ()
+  "Return the host script to run, or nil when there is none."
+  (car (ide-companion--host-found)))
 
 (defun ide-companion--node-version ()
   "Return (MAJOR . VERSION-STRING) of `ide-companion-node-program', or nil."
@@ -297,7 +310,7 @@ Return non-nil when it was sent."
      ((not (ide-companion--host-file))
       (if ide-companion-host-file
           (format "The host file `%s' (`ide-companion-host-file') cannot be read" ide-companion-host-file)
-        (format "The bundled host is missing from %s (expected host/ide-companion-bridge.mjs); reinstall ide-companion"
+        (format "The bundled host is missing from %s (expected host/ide-companion-bridge.mjs): run `npm install' in the repository, or install the ide-companion package (npm install -g) so that its host is found"
                 ide-companion--directory))))))
 
 (defun ide-companion--start ()
@@ -1488,7 +1501,7 @@ to accept (\\[ide-companion-accept]) or reject (\\[ide-companion-reject]).
            ((< (car version) ide-companion--min-node-major)
             (format "FAIL Node.js %s at %s is too old: install Node.js %d or newer" (cdr version) node ide-companion--min-node-major))
            (t (format "ok   Node.js %s at %s" (cdr version) node)))
-     (if host (format "ok   host %s" host)
+     (if host (format "ok   host %s (%s)" host (cdr (ide-companion--host-found)))
        (format "FAIL host: %s" (or (ide-companion--start-problem) "not found")))
      (cond (ide-companion--ready
             (format "ok   host running (pid %s), port %s, %d CLI session%s%s\nok   agents served: %s (`ide-companion-agents' chooses)"

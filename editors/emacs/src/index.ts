@@ -1,5 +1,5 @@
 /** The Emacs editor end: an Emacs Lisp package speaking JSON lines to the bundled bridge host (editors/jsonlines). */
-import type { EditorEnd } from '@ide-companion/server/editorEnd';
+import type { EditorEnd } from '@ide-companion/command/editorEnd';
 import { emacsInstaller } from './installer.js';
 
 export { emacsInstaller, emacsInstallTarget, emacsUserDirectory, usePackageForm } from './installer.js';

@@ -9,8 +9,8 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { INSTALL_MARKER, installPlugin, onPath, pluginCopyLifecycle } from '@ide-companion/server/pluginInstall';
-import { type EditorInstaller, type InstallOptions, type InstallResult } from '@ide-companion/server/editorEnd';
+import { INSTALL_MARKER, installPlugin, onPath, pluginCopyLifecycle } from '@ide-companion/command/pluginInstall';
+import { type EditorInstaller, type InstallOptions, type InstallResult } from '@ide-companion/command/editorEnd';
 import { bridgeHostFiles } from '@ide-companion/jsonlines/build/bundleHost';
 import { HOST_BUNDLE_PATH, INSTALLED_HOST_PATH, LISP_FILES, PACKAGE_ROOT } from './packageFiles.js';
 

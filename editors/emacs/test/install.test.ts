@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { makeTempDir, skipUnless } from '@ide-companion/testkit';
-import { INSTALL_MARKER } from '@ide-companion/server';
+import { INSTALL_MARKER } from '@ide-companion/command/pluginInstall';
 import { emacsInstaller, usePackageForm } from '../src/installer.js';
 import { HOST_BUNDLE_PATH } from '../src/packageFiles.js';
 import { emacsBatch, hasEmacs } from './emacs.js';
@@ -40,8 +40,11 @@ describe('Emacs installer', { timeout: 120_000 }, () => {
         assert.ok(fs.existsSync(path.join(target, file)), file);
       }
       assert.equal(fs.readFileSync(path.join(target, 'host', 'ide-companion-bridge.mjs'), 'utf8'), fs.readFileSync(HOST_BUNDLE_PATH, 'utf8'));
-      // The host loads the MCP SDK's side from host/chunks/ when a CLI connects.
-      assert.deepEqual(fs.readdirSync(path.join(target, 'host', 'chunks')).sort(), fs.readdirSync(path.join(path.dirname(HOST_BUNDLE_PATH), 'chunks')).sort());
+      // The host loads the MCP SDK's side from host/chunks/ when a CLI connects: its chunks and the SDK chunk the hosts share.
+      assert.deepEqual(
+        fs.readdirSync(path.join(target, 'host', 'chunks')).sort(),
+        [...fs.readdirSync(path.join(path.dirname(HOST_BUNDLE_PATH), 'chunks')), 'sdk.mjs'].sort(),
+      );
       assert.equal(fs.existsSync(path.join(target, 'src')), false, 'sources stay behind');
       assert.equal(await emacsInstaller.isInstalled!({ env }), true);
       fs.writeFileSync(path.join(target, 'stale.el'), '');

@@ -9,10 +9,10 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Hello, IdeInfo } from '@ide-companion/protocol';
 import { Companion } from '@ide-companion/server/companion';
-import { parseAgents } from '@ide-companion/server/faces/agentPaths';
-import { UsageError, parseCommandArgs, usageOf } from '@ide-companion/server/commandSpec';
+import { parseAgents } from '@ide-companion/shared/agentPaths';
+import { UsageError, parseCommandArgs, usageOf } from '@ide-companion/command/commandSpec';
 import { describeError, jsonLinesLogger } from '@ide-companion/server/logger';
-import { type EditorCommand } from '@ide-companion/server/editorEnd';
+import { type EditorCommand } from '@ide-companion/command/editorEnd';
 import { JsonLinesBridge } from './jsonLinesBridge.js';
 import { bridgeSpec } from './bridgeSpec.js';
 

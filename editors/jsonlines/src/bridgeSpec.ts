@@ -1,5 +1,5 @@
 /** `ide-companion bridge`'s options and exit codes, apart from its code: `--help` lists it without loading the companion. */
-import type { CommandSpec } from '@ide-companion/server/commandSpec';
+import type { CommandSpec } from '@ide-companion/command/commandSpec';
 
 export const bridgeSpec: CommandSpec = {
   name: 'bridge',

@@ -1,5 +1,5 @@
 /** The JSON-lines editor end: `ide-companion bridge` and its bundled host, for editor plugins that are scripts. */
-import type { EditorEnd } from '@ide-companion/server/editorEnd';
+import type { EditorEnd } from '@ide-companion/command/editorEnd';
 import { bridgeCommand } from './bridgeCommand.js';
 
 export { JsonLinesBridge } from './jsonLinesBridge.js';

@@ -15,8 +15,8 @@
  */
 import * as readline from 'node:readline';
 import * as z from 'zod/mini';
-import { COMPANION_VERSION } from '@ide-companion/server/version';
-import { AGENT_DISPLAY_NAMES } from '@ide-companion/server/faces/agentPaths';
+import { COMPANION_VERSION } from '@ide-companion/shared/version';
+import { AGENT_DISPLAY_NAMES } from '@ide-companion/shared/agentPaths';
 import { EditorEventError, applyEditorEvent, parseEditorEvent } from '@ide-companion/server/editorEvents';
 import { editorWithCapabilities, type EditorActions } from '@ide-companion/server/editorActions';
 import { describeError } from '@ide-companion/server/logger';

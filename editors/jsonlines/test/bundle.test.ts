@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { staleBundleReason } from '@ide-companion/testkit';
 import { BRIDGE_HOST_BUNDLE } from '../src/build/bundleHost.js';
 
-test('the committed bridge host bundle (host file and chunks) equals a fresh build of the sources', { timeout: 120_000 }, async () => {
-  const stale = await staleBundleReason(BRIDGE_HOST_BUNDLE, 'npx tsc -b && npm run bundle -w editors/jsonlines');
+test('npm install (npm run bundle) built bridge host bundle (host file and chunks) from the current sources', { timeout: 120_000 }, async () => {
+  const stale = await staleBundleReason(BRIDGE_HOST_BUNDLE, 'npx tsc -b && npm run bundle');
   assert.equal(stale, undefined);
 });

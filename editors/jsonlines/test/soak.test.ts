@@ -14,7 +14,7 @@ import * as fs from 'node:fs';
 import { test } from 'node:test';
 import { assertShortHostSoak, BRIDGE_HOST, runHostSoak, skipUnless, startBridgeSoak } from '@ide-companion/testkit';
 
-const skip = skipUnless(fs.existsSync(BRIDGE_HOST), 'the bridge host bundle (editors/jsonlines/host)', 'npm run bundle -w editors/jsonlines');
+const skip = skipUnless(fs.existsSync(BRIDGE_HOST), 'the bridge host bundle (editors/jsonlines/host)', 'npx tsc -b && npm run bundle');
 
 test(
   'the bridge host through a compressed stretch of heavy editing: every diff answered, no descriptor or timer leaked, RSS flat',

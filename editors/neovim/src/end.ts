@@ -1,5 +1,5 @@
 /** The Neovim editor end as the registry of ends loads it (`install`, `doctor`): its installer, without the host's modules. */
-import type { EditorEnd } from '@ide-companion/server/editorEnd';
+import type { EditorEnd } from '@ide-companion/command/editorEnd';
 import { neovimInstaller } from './installer.js';
 
 export const neovimEnd: EditorEnd = { id: 'neovim', displayName: 'Neovim', installer: neovimInstaller };

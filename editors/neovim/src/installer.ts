@@ -8,8 +8,9 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { installPlugin, onPath, pluginCopyLifecycle } from '@ide-companion/server/pluginInstall';
-import { type EditorInstaller, type InstallOptions, type InstallResult } from '@ide-companion/server/editorEnd';
+import { installPlugin, onPath, pluginCopyLifecycle } from '@ide-companion/command/pluginInstall';
+import { type EditorInstaller, type InstallOptions, type InstallResult } from '@ide-companion/command/editorEnd';
+import { sdkChunkPath } from '@ide-companion/server/shippedFiles';
 import { PLUGIN_ROOT } from './pluginFiles.js';
 
 /** What Neovim needs at run time (the rest of editors/neovim is sources, tests and build output). */
@@ -53,7 +54,11 @@ export const neovimInstaller: EditorInstaller = {
         nodeOption: "setup()'s `node` option",
         source,
         target: neovimPackageTarget(env),
-        files: NEOVIM_PLUGIN_RUNTIME_ENTRIES.map((entry) => ({ from: path.join(source, entry), to: entry })),
+        files: [
+          ...NEOVIM_PLUGIN_RUNTIME_ENTRIES.map((entry) => ({ from: path.join(source, entry), to: entry })),
+          // The SDK chunk the hosts share, beside this host: the copy must not reach back into the package.
+          { from: sdkChunkPath(), to: path.join('host', 'chunks', 'sdk.mjs') },
+        ],
         // A stale help index from the source tree would point at nothing; setup() rebuilds it.
         finish: (staging) => (fs.rmSync(path.join(staging, 'doc', 'tags'), { force: true }), []),
         done: 'Neovim starts the companion at startup; :GeminiStatus shows it, :Gemini opens Gemini CLI in a split.',

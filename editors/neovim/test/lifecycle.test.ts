@@ -6,6 +6,7 @@ import * as path from 'node:path';
 import type { IdeContext } from '@ide-companion/protocol';
 import { assertServesSocket, makeTempDir, processRunning, skipUnless, waitFor } from '@ide-companion/testkit';
 import { HOST_BUNDLE_PATH, PLUGIN_ROOT } from '../src/pluginFiles.js';
+import { sdkChunkPath } from '@ide-companion/server/shippedFiles';
 import {
   bufferLines,
   connectFromDiscovery,
@@ -417,7 +418,7 @@ describe('Neovim companion lifecycle', { skip, timeout: 120_000 }, () => {
       await s.nvim.command('checkhealth ide_companion');
       const text = ((await s.lua<string[]>('return vim.api.nvim_buf_get_lines(0, 0, -1, false)')) ?? []).join('\n');
       assert.match(text, /OK:? Node\.js v\d+/);
-      assert.match(text, /OK:? host: .*ide-companion-host\.mjs/);
+      assert.match(text, /OK:? host: .*ide-companion-host\.mjs \(the plugin's own\)/);
       assert.match(text, new RegExp(`OK:? discovery file: ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
       assert.match(text, /OK:? terminals get GEMINI_CLI_IDE_PID=/);
       assert.ok(text.includes(`socket: ${content.socketPath}`), 'the socket is shown');
@@ -431,8 +432,9 @@ describe('Neovim companion lifecycle', { skip, timeout: 120_000 }, () => {
     const dir = makeTempDir('ide-companion-host-copy-');
     const copy = path.join(dir.path, 'host.mjs');
     fs.copyFileSync(HOST_BUNDLE_PATH, copy);
-    // The MCP SDK's side, loaded when the CLI connects, travels with the host.
+    // The MCP SDK's side, loaded when the CLI connects, travels with the host: its chunks and the SDK chunk the hosts share, as an install copies them.
     fs.cpSync(path.join(path.dirname(HOST_BUNDLE_PATH), 'chunks'), path.join(dir.path, 'chunks'), { recursive: true });
+    fs.copyFileSync(sdkChunkPath(), path.join(dir.path, 'chunks', 'sdk.mjs'));
     const { s, c } = await startWithClient({ setup: `{ host = '${copy}' }` });
     try {
       assert.equal(await s.lua('return require("ide_companion").config.host'), copy);

@@ -1,5 +1,5 @@
 /** `ide-companion serve`'s options and exit codes, apart from its code: `--help` lists it without loading the companion. */
-import type { CommandSpec } from '@ide-companion/server/commandSpec';
+import type { CommandSpec } from '@ide-companion/command/commandSpec';
 
 export const SERVE_IDE_INFO = { name: 'ide-companion', displayName: 'IDE Companion (terminal)' } as const;
 

@@ -1,5 +1,5 @@
 /** The Vim editor end: a Vimscript plugin speaking JSON lines to the bridge host (editors/jsonlines). */
-import type { EditorEnd } from '@ide-companion/server/editorEnd';
+import type { EditorEnd } from '@ide-companion/command/editorEnd';
 import { vimInstaller } from './installer.js';
 
 export { vimInstaller, vimPackageTarget } from './installer.js';

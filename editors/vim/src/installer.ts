@@ -5,13 +5,13 @@
  * every start. A copy, not a link: it must keep working when this package's
  * directory (an npx cache) goes away.
  */
-import { childProcess } from '@ide-companion/server/childProcess';
+import { childProcess } from '@ide-companion/command/childProcess';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { BRIDGE_HOST_PATH, bridgeHostFiles } from '@ide-companion/jsonlines/build/bundleHost';
-import { installPlugin, onPath, pluginCopyLifecycle } from '@ide-companion/server/pluginInstall';
-import { type EditorInstaller, type InstallOptions, type InstallResult } from '@ide-companion/server/editorEnd';
+import { installPlugin, onPath, pluginCopyLifecycle } from '@ide-companion/command/pluginInstall';
+import { type EditorInstaller, type InstallOptions, type InstallResult } from '@ide-companion/command/editorEnd';
 import { INSTALLED_HOST, PLUGIN_ROOT, PLUGIN_RUNTIME_ENTRIES } from './pluginFiles.js';
 
 function pluginSource(env: NodeJS.ProcessEnv): string {

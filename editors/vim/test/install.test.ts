@@ -41,10 +41,10 @@ describe('Vim installer', { timeout: 120_000 }, () => {
         ]) {
           assert.ok(fs.existsSync(path.join(target, file)), file);
         }
-        // The host loads the MCP SDK's side from host/chunks/ when a CLI connects.
+        // The host loads the MCP SDK's side from host/chunks/ when a CLI connects: its chunks and the SDK chunk the hosts share.
         assert.deepEqual(
           fs.readdirSync(path.join(target, 'host', 'chunks')).sort(),
-          fs.readdirSync(path.join(path.dirname(BRIDGE_HOST_PATH), 'chunks')).sort(),
+          [...fs.readdirSync(path.join(path.dirname(BRIDGE_HOST_PATH), 'chunks')), 'sdk.mjs'].sort(),
         );
         assert.equal(fs.existsSync(path.join(target, 'src')), false, 'sources stay behind');
         assert.equal(fs.existsSync(path.join(target, 'test')), false, 'tests stay behind');

@@ -8,7 +8,7 @@ import { performance } from 'node:perf_hooks';
 import * as vscode from 'vscode';
 import type { EditorEvent } from '@ide-companion/protocol';
 import { applyEditorEvent } from '@ide-companion/server/editorEvents';
-import { AGENT_DISPLAY_NAMES, parseAgents } from '@ide-companion/server/faces/agentPaths';
+import { AGENT_DISPLAY_NAMES, parseAgents } from '@ide-companion/shared/agentPaths';
 import { Companion } from '@ide-companion/server/companion';
 import { describeError } from '@ide-companion/server/logger';
 import { type EditorActions } from '@ide-companion/server/editorActions';

@@ -3,7 +3,7 @@
  * here: the CLI loads this outside any editor): its installer. The extension
  * itself is src/extension.ts, bundled into dist/extension.cjs.
  */
-import type { EditorEnd } from '@ide-companion/server/editorEnd';
+import type { EditorEnd } from '@ide-companion/command/editorEnd';
 import { findGoogleCompanion } from './googleCompanion.js';
 import { vscodeInstaller } from './installer.js';
 

@@ -7,11 +7,11 @@
  * extension's sources (`npm run package -w editors/vscode`, which needs the
  * dev dependencies `npm install` brings); a published package ships it built.
  */
-import { childProcess } from '@ide-companion/server/childProcess';
+import { childProcess } from '@ide-companion/command/childProcess';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { onPath } from '@ide-companion/server/pluginInstall';
-import { type EditorInstaller, type InstallOptions, type InstallResult } from '@ide-companion/server/editorEnd';
+import { onPath } from '@ide-companion/command/pluginInstall';
+import { type EditorInstaller, type InstallOptions, type InstallResult } from '@ide-companion/command/editorEnd';
 import { shippedFolder } from '@ide-companion/server/shippedFiles';
 
 /** editors/vscode (this file compiles to editors/vscode/dist/src/). */

@@ -5,7 +5,7 @@
  */
 import * as vscode from 'vscode';
 import type { SessionInfo } from '@ide-companion/server/sessions';
-import { AGENT_DISPLAY_NAMES } from '@ide-companion/server/faces/agentPaths';
+import { AGENT_DISPLAY_NAMES } from '@ide-companion/shared/agentPaths';
 
 export interface StatusSource {
   state(): { running: boolean; port?: number; socketPath?: string; workspacePath?: string; error?: string; disabled?: boolean };

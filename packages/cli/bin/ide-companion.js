@@ -14,7 +14,10 @@ run.then(
     if (typeof code === 'number') process.exitCode = code;
   },
   (err) => {
+    // In a clone, dist/ and the bundles are built by `npm install` (git holds sources only).
+    const unbuilt = err?.code === 'ERR_MODULE_NOT_FOUND' && /ide-companion-(serve|mcp)\.mjs|dist\/src\/main\.js/.test(String(err.message));
     process.stderr.write(`ide-companion: ${err instanceof Error ? err.message : String(err)}\n`);
+    if (unbuilt) process.stderr.write('ide-companion: this clone is not built: run `npm install` (or `npx tsc -b && npm run bundle`) in it\n');
     process.exitCode = 2;
   },
 );

@@ -5,11 +5,11 @@
  * its usage from its spec, `ide-companion --help` prints the exit codes from
  * the table, and a test holds the README's table to it.
  */
-import type { CommandSpec, ExitCode, OptionSpec } from '@ide-companion/server/commandSpec';
+import type { CommandSpec, ExitCode, OptionSpec } from '@ide-companion/command/commandSpec';
 import { CONNECT_COMMAND_SPEC } from './connect/commandSpec.js';
 import { MCP_COMMAND_SPEC } from './mcp/commandSpec.js';
 
-export { EXIT, UsageError, parseCommandArgs, usageOf, type CommandSpec, type ExitCode } from '@ide-companion/server/commandSpec';
+export { EXIT, UsageError, parseCommandArgs, usageOf, type CommandSpec, type ExitCode } from '@ide-companion/command/commandSpec';
 
 const json: OptionSpec = { type: 'boolean', help: 'print one JSON object' };
 /** The options of the commands that connect as the CLI would (status, context, diff, doctor). */

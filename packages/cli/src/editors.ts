@@ -5,8 +5,8 @@
  * editor adds one line. (The ends' commands, `serve` and `bridge`, are in
  * commands/index.ts.)
  */
-import { COMPANION_VERSION } from '@ide-companion/server/version';
-import { type DoctorNote, type EditorEnd, type EditorInstaller } from '@ide-companion/server/editorEnd';
+import { COMPANION_VERSION } from '@ide-companion/shared/version';
+import { type DoctorNote, type EditorEnd, type EditorInstaller } from '@ide-companion/command/editorEnd';
 
 interface EditorEntry {
   id: string;

@@ -4,7 +4,7 @@
  * starts faster and idles smaller than the workspaces' many modules (see
  * docs/benchmarks.md); every other command still loads the compiled workspaces.
  */
-import { usageOf } from '@ide-companion/server/commandSpec';
+import { usageOf } from '@ide-companion/command/commandSpec';
 import { terminalEnd } from '@ide-companion/terminal';
 import { runCommand } from './runCommand.js';
 

@@ -29,7 +29,8 @@ import {
   which,
   writeFileTurns,
 } from '@ide-companion/testkit';
-import { COMPANION_VERSION, INSTALL_MARKER } from '@ide-companion/server';
+import { INSTALL_MARKER } from '@ide-companion/command/pluginInstall';
+import { COMPANION_VERSION } from '@ide-companion/shared/version';
 import { buildRelease, PACKAGE_NAME, REPO_ROOT, type Release } from '../src/build/release.js';
 
 const cli = findGeminiCli();
@@ -121,6 +122,11 @@ describe('the released package, installed on a fresh machine', { skip, timeout: 
     }
     const unwanted = files.filter((f) => /(^|\/)(test|src)\//.test(f) || /\.(ts|map)$/.test(f) || f.includes('node_modules'));
     assert.deepEqual(unwanted, []);
+    // One copy of the MCP SDK's server side, which serve and the hosts share.
+    assert.deepEqual(
+      files.filter((f) => f.endsWith('/sdk.mjs')),
+      ['packages/server/chunks/sdk.mjs'],
+    );
     assert.ok(size < 4 * 1024 * 1024, `the package is ${size} bytes`);
     const manifest = JSON.parse(execFileSync('tar', ['-xzOf', release.tarball, 'package/package.json'], { encoding: 'utf8' })) as Record<string, unknown>;
     assert.equal(manifest['name'], PACKAGE_NAME);

@@ -6,9 +6,9 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { LOOPBACK_HOST, splitWorkspacePath, type IdeInfo } from '@ide-companion/protocol';
-import { isProcessAlive } from '@ide-companion/server/processAlive';
+import { isProcessAlive } from '@ide-companion/shared/processAlive';
 import { discoveryDirectory, listDiscoveryDir, readDiscoveryFile } from './discoveryFiles.js';
-import { claudeIdeDir, portLockFileName, qwenIdeDir, type AgentName } from '@ide-companion/server/faces/agentPaths';
+import { claudeIdeDir, portLockFileName, qwenIdeDir, type AgentName } from '@ide-companion/shared/agentPaths';
 
 export interface CompanionListing {
   file: string;

@@ -26,7 +26,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { ENV, LOOPBACK_HOST, WELL_KNOWN_PORTS, type IdeInfo } from '@ide-companion/protocol';
-import { isProcessAlive } from '@ide-companion/server/processAlive';
+import { isProcessAlive } from '@ide-companion/shared/processAlive';
 import { discoveryDirectory, legacyDiscoveryFileName, listDiscoveryDir, readDiscoveryFile, type DiscoveryFileRead } from './discoveryFiles.js';
 import { companionHost, type HostMapping } from '@ide-companion/protocol';
 import { isSubpath, resolveToRealPath } from './paths.js';

@@ -1,2 +1,2 @@
 /** The version of ide-companion: one constant, read from package.json by the server kit. */
-export { COMPANION_VERSION as VERSION } from '@ide-companion/server/version';
+export { COMPANION_VERSION as VERSION } from '@ide-companion/shared/version';

@@ -40,12 +40,12 @@ import { describeRootRefusals } from './workspaceRoots.js';
 import { SessionRegistry, type SessionInfo } from './sessions.js';
 import { buildTerminalEnv, type TerminalEnv } from './terminalEnv.js';
 import { qwenIdeDir, sweepStaleQwenLockFiles, type QwenLockFile } from './faces/qwen.js';
-import { AGENT_DISPLAY_NAMES, AGENTS, AGENTS_ENV, claudeIdeDir, parseAgents, type AgentName } from './faces/agentPaths.js';
+import { AGENT_DISPLAY_NAMES, AGENTS, AGENTS_ENV, claudeIdeDir, parseAgents, type AgentName } from '@ide-companion/shared/agentPaths';
 import { ClaudeFace, claudeLockFile, selectionOf, sweepStaleClaudeLockFiles, type ClaudeSession } from './faces/claude.js';
 import { PortLockFile } from './faces/lockFile.js';
 import { registerClaudeTools } from './faces/claudeTools.js';
 import type { ClaudeAtMentioned, ClaudeLockFile } from '@ide-companion/protocol';
-import { COMPANION_VERSION } from './version.js';
+import { COMPANION_VERSION } from '@ide-companion/shared/version';
 import { availableTools, registerTools } from './tools/index.js';
 import type { ToolDefinition, ToolEnvironment } from './tools/toolDefinition.js';
 

@@ -15,7 +15,7 @@ import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { DISCOVERY_DIR_SEGMENTS, discoveryFileName, parseDiscoveryFileName, type DiscoveryFile } from '@ide-companion/protocol';
-import { isProcessAlive } from './processAlive.js';
+import { isProcessAlive } from '@ide-companion/shared/processAlive';
 
 export { isProcessAlive };
 

@@ -1,4 +1,4 @@
-export { COMPANION_VERSION } from './version.js';
+export { COMPANION_VERSION } from '@ide-companion/shared/version';
 export {
   Companion,
   DEFAULT_MAX_BODY_BYTES,
@@ -21,20 +21,6 @@ export {
   type DiffCloseReason,
 } from './editorActions.js';
 export { applyEditorEvent, parseEditorEvent, EditorEventError } from './editorEvents.js';
-export type { DoctorNote, EditorEnd, EditorCommand, EditorInstaller, InstallOptions, InstallResult } from './editorEnd.js';
-export {
-  INSTALL_MARKER,
-  MIN_NODE_MAJOR,
-  installPlugin,
-  installedPluginVersion,
-  nodeMajorOnPath,
-  onPath,
-  pluginCopyLifecycle,
-  uninstallPlugin,
-  type PluginCopy,
-  type PluginInstall,
-} from './pluginInstall.js';
-export { EXIT, UsageError, parseCommandArgs, usageOf, type CommandSpec, type ExitCode, type OptionSpec } from './commandSpec.js';
 export { TOOLS, availableTools } from './tools/index.js';
 export {
   DiscoveryFileError,

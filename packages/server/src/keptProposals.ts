@@ -17,7 +17,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { ensurePrivateDirectory } from './discoveryFile.js';
-import { isProcessAlive } from './processAlive.js';
+import { isProcessAlive } from '@ide-companion/shared/processAlive';
 
 /** A draft: its writer's PID (or `left`, handed over), the diff's id, the kept name. */
 const DRAFT = /^draft-(\d+|left)-([0-9a-f]{8})-(.+)$/;

@@ -16,7 +16,7 @@ import { toolCallFault, toolLookup } from './http/rpcConformance.js';
 import { validateCompanionNotification, type CompanionNotification } from '@ide-companion/protocol';
 import { loadSdk } from './lazySdk.js';
 import { describeError, type Logger } from './logger.js';
-import type { AgentName } from './faces/agentPaths.js';
+import type { AgentName } from '@ide-companion/shared/agentPaths';
 
 /** What the SDK's `notification()` would send: the notification and `jsonrpc`. */
 function toJsonRpc(notification: CompanionNotification): JSONRPCMessage {

@@ -25,6 +25,15 @@ export function shippedFolder(moduleUrl: string, up: string, repoPath: string): 
   return resolve(dirname(fileURLToPath(moduleUrl)), up);
 }
 
+/**
+ * The MCP SDK's server side, bundled once for every host (serve, the Neovim
+ * host, the JSON-lines host): each loads its own `chunks/sdk.mjs` when it has
+ * one (an installed plugin: the installers copy this file there), else this.
+ */
+export function sdkChunkPath(): string {
+  return resolve(shippedFolder(import.meta.url, '../..', 'packages/server'), 'chunks', 'sdk.mjs');
+}
+
 let root: string | undefined;
 function releaseRoot(): string {
   if (root) return root;

@@ -1,6 +1,6 @@
 /** The environment a companion puts into its integrated terminals, so `gemini` (and `qwen`) there finds this instance. */
 import { CLAUDE_ENV, ENV } from '@ide-companion/protocol';
-import { QWEN_ENV } from './faces/agentPaths.js';
+import { QWEN_ENV } from '@ide-companion/shared/agentPaths';
 
 export interface TerminalEnvInput {
   port: number;

@@ -12,7 +12,7 @@ import * as path from 'node:path';
 import { connectClaudeClient, waitFor } from '@ide-companion/testkit';
 import { applyEditorEvent } from '../src/editorEvents.js';
 import { sweepStaleClaudeLockFiles } from '../src/faces/claude.js';
-import { claudeIdeDir } from '../src/faces/agentPaths.js';
+import { claudeIdeDir } from '@ide-companion/shared/agentPaths';
 import { connectClient, rawRequest, startCompanion, mcpHeaders, type Harness } from './helpers.js';
 
 async function withCompanion(t: import('node:test').TestContext, options: Parameters<typeof startCompanion>[0] = {}): Promise<Harness> {

@@ -18,6 +18,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import * as z from 'zod/mini';
 import { makeTempDir } from './tempDir.js';
+import { ContextUpdateNotification, DiffAcceptedNotification, OpenDiffTool } from '@ide-companion/protocol';
 
 // Compiled to dist/src/: the companion script stays in the source tree.
 const COMPANION = fileURLToPath(new URL('../../src/soak-companion.mjs', import.meta.url));
@@ -85,10 +86,10 @@ export class SoakClient {
     });
     const soak = new SoakClient(new Client({ name: 'streamable-http-client', version: 'soak' }));
     // Counted and dropped: a soak's client must not hold what it receives.
-    soak.client.setNotificationHandler(z.object({ method: z.literal('ide/contextUpdate'), params: z.optional(z.any()) }), () => {
+    soak.client.setNotificationHandler(z.object({ method: z.literal(ContextUpdateNotification.method), params: z.optional(z.any()) }), () => {
       soak.contextUpdates++;
     });
-    soak.client.setNotificationHandler(z.object({ method: z.literal('ide/diffAccepted'), params: z.any() }), (n) => {
+    soak.client.setNotificationHandler(z.object({ method: z.literal(DiffAcceptedNotification.method), params: z.any() }), (n) => {
       const { filePath, content } = (n.params ?? {}) as { filePath?: string; content?: string };
       if (!filePath) return;
       // As a CLI does: the accepted text is written, then the edit is done.
@@ -109,7 +110,7 @@ export class SoakClient {
         resolve(content);
       });
     });
-    const result = await this.client.callTool({ name: 'openDiff', arguments: { filePath, newContent } }, undefined, { timeout: timeoutMs });
+    const result = await this.client.callTool({ name: OpenDiffTool.name, arguments: { filePath, newContent } }, undefined, { timeout: timeoutMs });
     if (result.isError) throw new Error(`openDiff failed: ${JSON.stringify(result.content).slice(0, 300)}`);
     return accepted;
   }

@@ -15,7 +15,8 @@ M.defaults = {
   auto_start = true,
   -- The Node.js (>= 20) executable that runs the host.
   node = 'node',
-  -- The host script; the bundled one shipped with the plugin by default.
+  -- The host script; by default the plugin's own (host/, built by an install or
+  -- by `npm install` in a clone), else the one in the `ide-companion` package on PATH.
   host = plugin_root .. '/host/ide-companion-host.mjs',
   -- Extra workspace roots, besides the global, tab-local and window-local cwds.
   roots = {},
@@ -42,6 +43,18 @@ local function check_type(name, value, expected)
   end
 end
 
+-- The host in the `ide-companion` package on PATH (npm install -g): what a plugin
+-- from git runs when its build step has not built its own. nil when there is none.
+local function package_host()
+  local exe = vim.fn.exepath('ide-companion')
+  if exe == '' then
+    return nil
+  end
+  -- npm links the command to <package>/packages/cli/bin/ide-companion.js.
+  local file = vim.fn.fnamemodify(vim.fn.resolve(exe), ':p:h:h:h:h') .. '/editors/neovim/host/ide-companion-host.mjs'
+  return vim.fn.filereadable(file) == 1 and file or nil
+end
+
 --- Merges `user` over the defaults and validates the result. Raises on a bad option.
 function M.resolve(user)
   user = user or {}
@@ -57,6 +70,16 @@ function M.resolve(user)
   check_type('auto_start', cfg.auto_start, 'boolean')
   check_type('node', cfg.node, 'string')
   check_type('host', cfg.host, 'string')
+  -- Which host runs, for :checkhealth.
+  if user.host ~= nil then
+    cfg.host_origin = 'the `host` option'
+  elseif vim.fn.filereadable(cfg.host) == 1 then
+    cfg.host_origin = "the plugin's own"
+  else
+    local found = package_host()
+    cfg.host_origin = found and 'the ide-companion package on PATH' or "the plugin's own"
+    cfg.host = found or cfg.host
+  end
   check_type('roots', cfg.roots, 'table')
   check_type('log_file', cfg.log_file, 'string')
   check_type('terminal', cfg.terminal, 'table')

@@ -55,9 +55,13 @@ function M.check()
     end
   end
   if vim.fn.filereadable(cfg.host) == 1 then
-    r.ok('host: ' .. cfg.host)
+    r.ok('host: ' .. cfg.host .. ' (' .. cfg.host_origin .. ')')
   else
-    r.error('host script missing: ' .. cfg.host, { 'Reinstall the plugin, or fix the `host` option' })
+    r.error('host script missing: ' .. cfg.host, {
+      'From git: run `npm install` in the repository (the plugin manager\'s build step, editors/neovim/README.md)',
+      'Or install the ide-companion package (npm install -g), whose host is found through `ide-companion` on PATH',
+      'Or fix the `host` option',
+    })
   end
   if vim.fn.executable('gemini') == 1 then
     r.ok('gemini: ' .. vim.fn.exepath('gemini'))

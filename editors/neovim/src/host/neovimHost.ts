@@ -5,11 +5,11 @@
  * notification is validated and a bad one is logged and dropped.
  */
 import { Companion } from '@ide-companion/server/companion';
-import { COMPANION_VERSION } from '@ide-companion/server/version';
+import { COMPANION_VERSION } from '@ide-companion/shared/version';
 import { EditorEventError, applyEditorEvent, parseEditorEvent } from '@ide-companion/server/editorEvents';
 import { describeError } from '@ide-companion/server/logger';
 import { type SessionInfo } from '@ide-companion/server/sessions';
-import { AGENT_DISPLAY_NAMES, parseAgents } from '@ide-companion/server/faces/agentPaths';
+import { AGENT_DISPLAY_NAMES, parseAgents } from '@ide-companion/shared/agentPaths';
 import type { EditorEvent, Hello, IdeInfo } from '@ide-companion/protocol';
 import type { FileLogger } from './fileLogger.js';
 import type { LuaBridge } from './luaBridge.js';

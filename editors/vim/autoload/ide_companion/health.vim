@@ -18,8 +18,8 @@ function! ide_companion#health#report() abort
     let major = str2nr(matchstr(node_version, '^v\zs\d\+'))
     call add(lines, s:line(major >= 20, 'Node.js ' . node_version . ' at ' . exepath(node) . (major >= 20 ? '' : ': needs 20 or newer')))
   endif
-  let host = ide_companion#host#path()
-  call add(lines, s:line(host !=# '', host !=# '' ? 'bridge host: ' . host : 'bridge host missing (host/ide-companion-bridge.mjs); reinstall or set g:ide_companion_host'))
+  let [host, origin] = ide_companion#host#found()
+  call add(lines, s:line(host !=# '', host !=# '' ? 'bridge host: ' . host . ' (' . origin . ')' : 'bridge host missing (host/ide-companion-bridge.mjs): run `npm install` in the repository, install the ide-companion package (npm install -g), or set g:ide_companion_host'))
   let state = ide_companion#host#state()
   if state.status ==# 'running'
     call add(lines, s:line(1, printf('companion running on 127.0.0.1:%d, %d CLI session(s)%s', state.port, state.sessions, empty(state.sessionAgents) ? '' : ' (' . join(uniq(sort(copy(state.sessionAgents))), ', ') . ')')))

@@ -36,19 +36,31 @@ function! ide_companion#host#root() abort
   return s:root
 endfunction
 
-" The host script: g:ide_companion_host, the copy an install made, or a repository checkout's.
+" The host script: g:ide_companion_host, the copy an install made, a repository
+" checkout's (built by `npm install`), or the one in the `ide-companion` package on PATH.
 function! ide_companion#host#path() abort
+  return ide_companion#host#found()[0]
+endfunction
+
+" [path, where it was found] ('' when there is none), for :GeminiHealth.
+function! ide_companion#host#found() abort
   let configured = get(g:, 'ide_companion_host', '')
   if configured !=# ''
     let file = fnamemodify(expand(configured), ':p')
-    return filereadable(file) ? file : ''
+    return [filereadable(file) ? file : '', 'g:ide_companion_host']
   endif
-  for candidate in [s:root . '/host/ide-companion-bridge.mjs', s:root . '/../jsonlines/host/ide-companion-bridge.mjs']
+  let candidates = [[s:root . '/host/ide-companion-bridge.mjs', "the plugin's own"], [s:root . '/../jsonlines/host/ide-companion-bridge.mjs', "the repository's"]]
+  let exe = exepath('ide-companion')
+  if exe !=# ''
+    " npm links the command to <package>/packages/cli/bin/ide-companion.js.
+    call add(candidates, [fnamemodify(resolve(exe), ':p:h:h:h:h') . '/editors/jsonlines/host/ide-companion-bridge.mjs', 'the ide-companion package on PATH'])
+  endif
+  for [candidate, origin] in candidates
     if filereadable(candidate)
-      return resolve(fnamemodify(candidate, ':p'))
+      return [resolve(fnamemodify(candidate, ':p')), origin]
     endif
   endfor
-  return ''
+  return ['', '']
 endfunction
 
 function! ide_companion#host#node() abort

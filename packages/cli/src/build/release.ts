@@ -12,16 +12,18 @@
  *   each one native package folder (`ide-companion/`), made by the installers
  *   themselves so they hold what `install` would copy.
  *
- * The committed bundles (serve, mcp, the relay, the hosts) go in as they are:
- * their tests fail when they are stale.
+ * The bundles (serve, mcp, the relay, the hosts) go in as `npm run bundle`
+ * built them (scripts/release.mjs runs it first; their tests fail when they
+ * are stale), with one copy of the SDK chunk that serve and the hosts share
+ * (packages/server/chunks/sdk.mjs; the installers copy it beside a host).
  */
 import { execFileSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { COMPANION_VERSION } from '@ide-companion/server/version';
-import { INSTALL_MARKER } from '@ide-companion/server/pluginInstall';
+import { COMPANION_VERSION } from '@ide-companion/shared/version';
+import { INSTALL_MARKER } from '@ide-companion/command/pluginInstall';
 import { build, type BuildOptions, type Plugin } from 'esbuild';
 import { bundleOptions } from '@ide-companion/testkit';
 import { ensureVsix } from 'ide-companion-vscode';
@@ -42,6 +44,7 @@ export const SHIPPED_PATHS: readonly string[] = [
   'packages/cli/bin/serve-chunks',
   'packages/cli/bin/ide-companion-connect.mjs',
   'packages/cli/gemini-extension',
+  'packages/server/chunks',
   'editors/neovim/plugin',
   'editors/neovim/lua',
   'editors/neovim/doc',
@@ -59,7 +62,7 @@ export const SHIPPED_PATHS: readonly string[] = [
 
 /** Each command's file, and help.mjs for the rest: the bin loads one of them and nothing else. */
 const COMMANDS_DIR = 'packages/cli/dist/commands';
-/** What runs from the committed bundles, as the repository's bin runs them. */
+/** What runs from the built bundles, as the repository's bin runs them. */
 const FROM_BUNDLES: Readonly<Record<string, { file: string; fn: string }>> = {
   serve: { file: './ide-companion-serve.mjs', fn: 'serve' },
   mcp: { file: '../gemini-extension/ide-companion-mcp.mjs', fn: 'mcp' },

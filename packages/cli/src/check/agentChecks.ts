@@ -8,8 +8,8 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { CLAUDE_AUTH_HEADER, CLAUDE_SUBPROTOCOL, LOOPBACK_HOST } from '@ide-companion/protocol';
-import { claudeIdeDir, portLockFileName, qwenIdeDir } from '@ide-companion/server/faces/agentPaths';
-import { isProcessAlive } from '@ide-companion/server/processAlive';
+import { claudeIdeDir, portLockFileName, qwenIdeDir } from '@ide-companion/shared/agentPaths';
+import { isProcessAlive } from '@ide-companion/shared/processAlive';
 import { describeError } from '@ide-companion/server/logger';
 import type { CheckRun } from './checkRun.js';
 import { CliLikeSession } from './cliLikeSession.js';

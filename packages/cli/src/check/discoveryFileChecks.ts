@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import * as z from 'zod/mini';
 import { readDiscoveryFile, type DiscoveryFileRead } from '@ide-companion/client/discoveryFiles';
 import { DiscoveryFileSchema, IdeInfoSchema, parseDiscoveryFileName, splitWorkspacePath } from '@ide-companion/protocol';
-import { isProcessAlive } from '@ide-companion/server/processAlive';
+import { isProcessAlive } from '@ide-companion/shared/processAlive';
 import type { Recorder } from './report.js';
 
 export interface DiscoveryFileCheckInput {

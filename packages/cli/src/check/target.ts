@@ -6,10 +6,7 @@ import * as path from 'node:path';
 import { discoverCompanion } from '@ide-companion/client/discovery';
 import { discoveryDirectory, findDiscoveryFileForPort, readDiscoveryFile } from '@ide-companion/client/discoveryFiles';
 import type { IdeInfo } from '@ide-companion/protocol';
-
-export class UsageError extends Error {
-  override name = 'UsageError';
-}
+import { UsageError } from '@ide-companion/command/commandSpec';
 
 export interface TargetOptions {
   port?: number;

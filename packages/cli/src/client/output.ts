@@ -1,13 +1,14 @@
 /**
  * Shared by the client-side commands (status, context, diff, doctor, list,
- * install): `--json` versus text output, and errors mapped to exit codes (the
- * one way they build a CompanionClient is makeClient.ts). Options and exit
+ * install): `--json` versus text output (errors become exit codes in
+ * ../runCommand.ts; the one way they build a CompanionClient is makeClient.ts). Options and exit
  * codes are in ../commandTable.ts.
  */
 import { DEFAULT_INIT_TIMEOUT_MS } from '@ide-companion/client/companionClient';
-import { EXIT, UsageError } from '../commandTable.js';
+import { UsageError } from '../commandTable.js';
 
 export { EXIT, UsageError } from '../commandTable.js';
+export { runWithExitCodes } from '../runCommand.js';
 
 export interface Common {
   json: boolean;
@@ -36,21 +37,6 @@ export function print(text: string): void {
 
 export function printError(command: string, message: string): void {
   process.stderr.write(`ide-companion ${command}: ${message}\n`);
-}
-
-/** Runs a command body, mapping UsageError to exit 2 (with usage) and other errors to exit 3. */
-export async function runCommand(name: string, usage: string, body: () => Promise<number>): Promise<number> {
-  try {
-    return await body();
-  } catch (err) {
-    if (err instanceof UsageError) {
-      printError(name, err.message);
-      process.stderr.write(`\n${usage}`);
-      return EXIT.USAGE;
-    }
-    printError(name, err instanceof Error ? err.message : String(err));
-    return EXIT.ERROR;
-  }
 }
 
 /** `✔ text` / `✖ text` / `• text` for doctor-style lists. */

@@ -1,5 +1,5 @@
 /** `ide-companion check`: the conformance suite against a running companion (src/check/). */
-import { exitCodeOf, formatReport, runCheck, UsageError as CheckUsageError } from '../check/index.js';
+import { exitCodeOf, formatReport, runCheck } from '../check/index.js';
 import { CHECK_SPEC, EXIT, parseCommandArgs, usageOf, UsageError } from '../commandTable.js';
 import type { Command } from './types.js';
 
@@ -17,14 +17,18 @@ function str(value: unknown): string | undefined {
 }
 
 async function run(argv: string[]): Promise<number> {
+  // A wrong option comes with the usage; nothing to check (runCheck's UsageError) with its reason alone.
+  let checking = false;
   try {
     const { values } = parseCommandArgs(spec, argv);
     const timeout = values['timeout'] === undefined ? undefined : Number(values['timeout']);
     if (timeout !== undefined && (!Number.isFinite(timeout) || timeout <= 0)) throw new UsageError(`--timeout must be a positive number of milliseconds`);
     const diffs = values['no-diffs'] !== true;
     const port = str(values['port']);
+    const portNumber = port === undefined ? undefined : parsePort(port);
+    checking = true;
     const report = await runCheck({
-      port: port === undefined ? undefined : parsePort(port),
+      port: portNumber,
       token: str(values['token']),
       file: str(values['file']),
       cwd: process.cwd(),
@@ -46,8 +50,8 @@ async function run(argv: string[]): Promise<number> {
     process.stdout.write(values['json'] ? `${JSON.stringify({ ...report, exitCode: code }, null, 2)}\n` : formatReport(report));
     return code;
   } catch (err) {
-    if (err instanceof UsageError || err instanceof CheckUsageError) {
-      process.stderr.write(`ide-companion check: ${err.message}\n${err instanceof UsageError ? `\n${usage}` : ''}`);
+    if (err instanceof UsageError) {
+      process.stderr.write(`ide-companion check: ${err.message}\n${checking ? '' : `\n${usage}`}`);
       return EXIT.USAGE;
     }
     throw err;

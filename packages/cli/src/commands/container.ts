@@ -9,7 +9,7 @@
 import * as path from 'node:path';
 import type { Command } from './types.js';
 import { CONTAINER_SPEC, parseCommandArgs, usageOf } from '../commandTable.js';
-import { EXIT, UsageError, print, printError, printJson, runCommand } from '../client/output.js';
+import { EXIT, UsageError, print, printError, printJson, runWithExitCodes } from '../client/output.js';
 import { planRemote, relayArgs, RemotePlanError, THERE, writeDiscoveryFileThere } from '../remote/remotePlan.js';
 import { shellLine } from '../remote/shellWords.js';
 
@@ -51,7 +51,7 @@ export const containerCommand: Command = {
   name: 'container',
   usage,
   run: (argv) =>
-    runCommand('container', usage, async () => {
+    runWithExitCodes('container', usage, async () => {
       const { values } = parseCommandArgs(CONTAINER_SPEC, argv);
       if (values['podman'] === values['docker']) throw new UsageError('give one of --podman or --docker');
       const at = values['at'] as string | undefined;

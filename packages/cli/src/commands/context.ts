@@ -3,7 +3,7 @@ import { toModelJson } from '@ide-companion/client/contextStore';
 import { withOurInstallHint } from '@ide-companion/client/discovery';
 import type { Command } from './types.js';
 import { CONTEXT_SPEC, parseCommandArgs, usageOf } from '../commandTable.js';
-import { EXIT, common, print, printError, printJson, printJsonLine, runCommand } from '../client/output.js';
+import { EXIT, common, print, printError, printJson, printJsonLine, runWithExitCodes } from '../client/output.js';
 import { makeClient } from '../client/makeClient.js';
 
 const usage = usageOf(CONTEXT_SPEC);
@@ -12,7 +12,7 @@ export const contextCommand: Command = {
   name: 'context',
   usage,
   run: (argv) =>
-    runCommand('context', usage, async () => {
+    runWithExitCodes('context', usage, async () => {
       const { values } = parseCommandArgs(CONTEXT_SPEC, argv);
       const c = common(values);
       if (values.watch) return watch(c);

@@ -5,7 +5,7 @@ import { resolveToRealPath } from '@ide-companion/client/paths';
 import { withOurInstallHint } from '@ide-companion/client/discovery';
 import type { Command } from './types.js';
 import { DIFF_SPEC, parseCommandArgs, usageOf } from '../commandTable.js';
-import { EXIT, UsageError, common, printError, printJson, runCommand } from '../client/output.js';
+import { EXIT, UsageError, common, printError, printJson, runWithExitCodes } from '../client/output.js';
 import { makeClient } from '../client/makeClient.js';
 
 const usage = usageOf(DIFF_SPEC);
@@ -30,7 +30,7 @@ export const diffCommand: Command = {
   name: 'diff',
   usage,
   run: (argv) =>
-    runCommand('diff', usage, async () => {
+    runWithExitCodes('diff', usage, async () => {
       const { values, positionals } = parseCommandArgs(DIFF_SPEC, argv);
       const c = common(values);
       if (positionals.length < 1 || positionals.length > 2) throw new UsageError('expected FILE and optionally NEWFILE or -');

@@ -7,7 +7,7 @@
 import { discoverCompanion, withOurInstallHint, redactDiscovery, type DiscoveryResult } from '@ide-companion/client/discovery';
 import { detectEditor } from '@ide-companion/client/ideDetection';
 import { agentsServed } from '@ide-companion/client/companions';
-import { AGENT_DISPLAY_NAMES } from '@ide-companion/server/faces/agentPaths';
+import { AGENT_DISPLAY_NAMES } from '@ide-companion/shared/agentPaths';
 import { doctorNotes, findInstaller } from '../editors.js';
 
 /** The `ide-companion install` id for an editor, if it has an installer: the one place doctor looks installers up. */
@@ -17,7 +17,7 @@ async function installerIdFor(editorName: string): Promise<string | undefined> {
 import { ENV, LOOPBACK_HOST, containerHintFor } from '@ide-companion/protocol';
 import type { Command } from './types.js';
 import { DOCTOR_SPEC, parseCommandArgs, usageOf } from '../commandTable.js';
-import { EXIT, common, mark, print, printJson, runCommand } from '../client/output.js';
+import { EXIT, common, mark, print, printJson, runWithExitCodes } from '../client/output.js';
 import { elsewhereFinding } from '../remote/elsewhere.js';
 
 const usage = usageOf(DOCTOR_SPEC);
@@ -33,7 +33,7 @@ export const doctorCommand: Command = {
   name: 'doctor',
   usage,
   run: (argv) =>
-    runCommand('doctor', usage, async () => {
+    runWithExitCodes('doctor', usage, async () => {
       const { values } = parseCommandArgs(DOCTOR_SPEC, argv);
       const c = common(values);
       const d = await discoverCompanion({ cwd: c.cwd, wellKnownPorts: false });

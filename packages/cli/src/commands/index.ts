@@ -5,8 +5,8 @@
  * The release builds each into a file of its own from this table
  * (build/release.ts). `serve` and `bridge` are editor ends' commands.
  */
-import type { CommandSpec } from '@ide-companion/server/commandSpec';
-import type { EditorCommand } from '@ide-companion/server/editorEnd';
+import type { CommandSpec } from '@ide-companion/command/commandSpec';
+import type { EditorCommand } from '@ide-companion/command/editorEnd';
 import { bridgeSpec } from '@ide-companion/jsonlines/bridgeSpec';
 import { serveSpec } from '@ide-companion/terminal/serveSpec';
 import { commandSpec } from '../commandTable.js';

@@ -1,12 +1,13 @@
 /** `ide-companion install EDITOR` and `uninstall EDITOR`: run an editor end's installer, found in the registry of editor ends. */
 import { detectEditor } from '@ide-companion/client/ideDetection';
 import { findIdeProcess } from '@ide-companion/client/processTree';
-import { COMPANION_VERSION } from '@ide-companion/server/version';
-import { type InstallOptions, type InstallResult } from '@ide-companion/server/editorEnd';
+import { COMPANION_VERSION } from '@ide-companion/shared/version';
+import { type InstallOptions, type InstallResult } from '@ide-companion/command/editorEnd';
+import { ensureBundles } from '../build/ensureBundles.js';
 import { findInstaller, installers, type Installable } from '../editors.js';
 import type { Command } from './types.js';
 import { INSTALL_SPEC, UNINSTALL_SPEC, parseCommandArgs, usageOf } from '../commandTable.js';
-import { EXIT, UsageError, common, print, printJson, runCommand } from '../client/output.js';
+import { EXIT, UsageError, common, print, printJson, runWithExitCodes } from '../client/output.js';
 
 /** `install` or `uninstall`: parse, find the installer, run `act`, report. */
 function installerCommand(name: 'install' | 'uninstall', act: (installer: Installable, options: InstallOptions) => Promise<InstallResult>): Command {
@@ -16,7 +17,7 @@ function installerCommand(name: 'install' | 'uninstall', act: (installer: Instal
     name,
     usage,
     run: (argv) =>
-      runCommand(name, usage, async () => {
+      runWithExitCodes(name, usage, async () => {
         const { values, positionals } = parseCommandArgs(spec, argv);
         const c = common(values);
         if (positionals.length > 1) throw new UsageError('expected at most one EDITOR');
@@ -31,12 +32,10 @@ function installerCommand(name: 'install' | 'uninstall', act: (installer: Instal
           throw new UsageError(`no installer for '${editor}' (available: ${known})`);
         }
         const lines: string[] = [];
-        const result = await act(installer, {
-          env: process.env,
-          cwd: c.cwd,
-          dryRun: values['dry-run'] === true,
-          log: (line) => (c.json ? lines.push(line) : process.stderr.write(`${line}\n`)),
-        });
+        const log = (line: string) => (c.json ? lines.push(line) : process.stderr.write(`${line}\n`));
+        const dryRun = values['dry-run'] === true;
+        if (name === 'install' && !dryRun) ensureBundles(log);
+        const result = await act(installer, { env: process.env, cwd: c.cwd, dryRun, log });
         if (c.json) printJson({ editor: installer.id, ...result, log: lines });
         else print(`${result.success ? '✔' : '✖'} ${result.message}`);
         return result.success ? EXIT.OK : EXIT.NO;

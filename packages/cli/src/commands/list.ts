@@ -1,10 +1,10 @@
 /** `ide-companion list`: every companion on this machine. */
 import { discoverCompanion } from '@ide-companion/client/discovery';
 import { listCompanions, type CompanionListing } from '@ide-companion/client/companions';
-import { AGENT_DISPLAY_NAMES } from '@ide-companion/server/faces/agentPaths';
+import { AGENT_DISPLAY_NAMES } from '@ide-companion/shared/agentPaths';
 import type { Command } from './types.js';
 import { LIST_SPEC, parseCommandArgs, usageOf } from '../commandTable.js';
-import { EXIT, common, print, printJson, runCommand } from '../client/output.js';
+import { EXIT, common, print, printJson, runWithExitCodes } from '../client/output.js';
 
 const usage = usageOf(LIST_SPEC);
 
@@ -18,7 +18,7 @@ export const listCommand: Command = {
   name: 'list',
   usage,
   run: (argv) =>
-    runCommand('list', usage, async () => {
+    runWithExitCodes('list', usage, async () => {
       const { values } = parseCommandArgs(LIST_SPEC, argv);
       const c = common(values);
       const [listings, discovery] = await Promise.all([listCompanions(), discoverCompanion({ cwd: c.cwd, wellKnownPorts: false })]);

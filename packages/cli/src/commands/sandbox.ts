@@ -7,7 +7,7 @@
 import * as path from 'node:path';
 import type { Command } from './types.js';
 import { SANDBOX_SPEC, parseCommandArgs, usageOf } from '../commandTable.js';
-import { EXIT, print, printError, printJson, runCommand } from '../client/output.js';
+import { EXIT, print, printError, printJson, runWithExitCodes } from '../client/output.js';
 import { planRemote, RemotePlanError, THERE, writeDiscoveryFileThere } from '../remote/remotePlan.js';
 import { shellQuote } from '../remote/shellWords.js';
 
@@ -32,7 +32,7 @@ export const sandboxCommand: Command = {
   name: 'sandbox',
   usage,
   run: (argv) =>
-    runCommand('sandbox', usage, async () => {
+    runWithExitCodes('sandbox', usage, async () => {
       const { values } = parseCommandArgs(SANDBOX_SPEC, argv);
       try {
         const { mounts, env } = await sandboxVariables(process.cwd());

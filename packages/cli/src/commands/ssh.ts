@@ -19,7 +19,7 @@ import * as path from 'node:path';
 import { ENV } from '@ide-companion/protocol';
 import type { Command } from './types.js';
 import { SSH_SPEC, parseCommandArgs, usageOf } from '../commandTable.js';
-import { EXIT, UsageError, printError, runCommand } from '../client/output.js';
+import { EXIT, UsageError, printError, runWithExitCodes } from '../client/output.js';
 import { discoveryFileThere, planRemote, RemotePlanError, type RemotePlan } from '../remote/remotePlan.js';
 import { shellQuote } from '../remote/shellWords.js';
 
@@ -108,7 +108,7 @@ export const sshCommand: Command = {
   name: 'ssh',
   usage,
   run: (argv) =>
-    runCommand('ssh', usage, async () => {
+    runWithExitCodes('ssh', usage, async () => {
       const dash = argv.indexOf('--');
       const own = dash === -1 ? argv : argv.slice(0, dash);
       const sshOptions = dash === -1 ? [] : argv.slice(dash + 1);

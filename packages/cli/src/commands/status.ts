@@ -2,7 +2,7 @@
 import { buildStatus, formatFileList } from '@ide-companion/client/status';
 import type { Command } from './types.js';
 import { STATUS_SPEC, parseCommandArgs, usageOf } from '../commandTable.js';
-import { EXIT, common, print, printJson, runCommand } from '../client/output.js';
+import { EXIT, common, print, printJson, runWithExitCodes } from '../client/output.js';
 import { makeClient } from '../client/makeClient.js';
 
 const usage = usageOf(STATUS_SPEC);
@@ -11,7 +11,7 @@ export const statusCommand: Command = {
   name: 'status',
   usage,
   run: (argv) =>
-    runCommand('status', usage, async () => {
+    runWithExitCodes('status', usage, async () => {
       const { values } = parseCommandArgs(STATUS_SPEC, argv);
       const c = common(values);
       const client = makeClient(c);

@@ -2,7 +2,7 @@
  * `ide-companion connect`'s options and exit codes. Its own module (the
  * command table includes it) so the bundled relay imports this, not the table.
  */
-import type { CommandSpec } from '@ide-companion/server/commandSpec';
+import type { CommandSpec } from '@ide-companion/command/commandSpec';
 
 export const CONNECT_COMMAND_SPEC: CommandSpec = {
   name: 'connect',

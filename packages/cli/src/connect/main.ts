@@ -7,7 +7,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { EXIT, parseCommandArgs, UsageError, usageOf } from '@ide-companion/server/commandSpec';
+import { EXIT, parseCommandArgs, UsageError, usageOf } from '@ide-companion/command/commandSpec';
 import { ENV } from '@ide-companion/protocol';
 import { CONNECT_COMMAND_SPEC } from './commandSpec.js';
 import { PathMap, PathMapError } from './pathMap.js';

@@ -3,7 +3,7 @@
  * table includes it) so that the bundled server imports this, not the table,
  * which reaches every command and editor end.
  */
-import type { CommandSpec } from '@ide-companion/server/commandSpec';
+import type { CommandSpec } from '@ide-companion/command/commandSpec';
 
 export const MCP_COMMAND_SPEC: CommandSpec = {
   name: 'mcp',

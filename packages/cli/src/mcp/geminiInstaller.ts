@@ -6,12 +6,12 @@
  * first, so this also updates); without it, it copies the folder into
  * ~/.gemini/extensions/ide-companion as that command does.
  */
-import { childProcess } from '@ide-companion/server/childProcess';
+import { childProcess } from '@ide-companion/command/childProcess';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import type { EditorEnd, EditorInstaller, InstallOptions, InstallResult } from '@ide-companion/server/editorEnd';
-import { onPath } from '@ide-companion/server/pluginInstall';
+import type { EditorEnd, EditorInstaller, InstallOptions, InstallResult } from '@ide-companion/command/editorEnd';
+import { onPath } from '@ide-companion/command/pluginInstall';
 import { GEMINI_EXTENSION_DIR } from './build/bundle.js';
 
 export const EXTENSION_NAME = 'ide-companion';

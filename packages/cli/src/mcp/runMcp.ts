@@ -11,7 +11,7 @@ import * as path from 'node:path';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { CompanionClient } from '@ide-companion/client/companionClient';
 import { VERSION } from '@ide-companion/client/version';
-import { EXIT, parseCommandArgs, UsageError, usageOf } from '@ide-companion/server/commandSpec';
+import { EXIT, parseCommandArgs, UsageError, usageOf } from '@ide-companion/command/commandSpec';
 import { MCP_COMMAND_SPEC } from './commandSpec.js';
 import { DEFAULT_CALL_TIMEOUT_MS } from './editorTools.js';
 import { EditorToolsServer } from './editorToolsServer.js';

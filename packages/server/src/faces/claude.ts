@@ -30,13 +30,13 @@ import { pathToFileURL } from 'node:url';
 import type { HostRule, Refusal } from '../http/requestGuard.js';
 import { upgradeGuard } from '../http/requestGuard.js';
 import { describeError, type Logger } from '../logger.js';
-import { isProcessAlive } from '../processAlive.js';
+import { isProcessAlive } from '@ide-companion/shared/processAlive';
 import type { SessionInfo } from '../sessions.js';
 import { sweepStaleLockFiles } from './lockFile.js';
 import { toolCallFault, toolLookup } from '../http/rpcConformance.js';
 import { WebSocketTransport } from './webSocketTransport.js';
 
-export { claudeIdeDir } from './agentPaths.js';
+export { claudeIdeDir } from '@ide-companion/shared/agentPaths';
 
 /** What openDiff's caller gets when the user decides (or the diff goes). */
 type Outcome = CallToolResult;

@@ -30,7 +30,7 @@ import { openFile } from '../tools/openFile.js';
 import { saveDocument } from '../tools/saveDocument.js';
 import { textResult, toolError, type ToolDefinition, type ToolEnvironment } from '../tools/toolDefinition.js';
 import { checkToolPath, controlCharacterIn, quotedPath } from '../tools/workspacePaths.js';
-import { AGENT_DISPLAY_NAMES } from './agentPaths.js';
+import { AGENT_DISPLAY_NAMES } from '@ide-companion/shared/agentPaths';
 import { selectionOf, type ClaudeSession } from './claude.js';
 
 /** Largest file searched for openFile's `startText`. */

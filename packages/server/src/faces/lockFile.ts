@@ -7,9 +7,9 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { ensurePrivateDirectory, sweepDeadPidEntries, writeFileAtomicPrivate } from '../discoveryFile.js';
-import { isProcessAlive } from '../processAlive.js';
+import { isProcessAlive } from '@ide-companion/shared/processAlive';
 
-import { portLockFileName } from './agentPaths.js';
+import { portLockFileName } from '@ide-companion/shared/agentPaths';
 
 const LOCK_NAME = /^(\d+)\.lock$/;
 

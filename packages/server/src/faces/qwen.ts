@@ -8,10 +8,10 @@
  * variables, on the same server, token and context as Gemini's: nothing of
  * diffs or context is its own.
  */
-import { isProcessAlive } from '../processAlive.js';
+import { isProcessAlive } from '@ide-companion/shared/processAlive';
 import { sweepStaleLockFiles } from './lockFile.js';
 
-export { QWEN_ENV, qwenIdeDir } from './agentPaths.js';
+export { QWEN_ENV, qwenIdeDir } from '@ide-companion/shared/agentPaths';
 
 /** What Qwen Code reads from the lock file. */
 export interface QwenLockFile {

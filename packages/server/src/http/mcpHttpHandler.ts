@@ -11,7 +11,7 @@ import { readJsonBody } from './body.js';
 import { RpcErrorCode, sendJsonRpcError } from './jsonRpcError.js';
 import { EMPTY_BATCH } from './rpcConformance.js';
 import { requestGuard, type HostRule } from './requestGuard.js';
-import { AGENT_DISPLAY_NAMES, type AgentName } from '../faces/agentPaths.js';
+import { AGENT_DISPLAY_NAMES, type AgentName } from '@ide-companion/shared/agentPaths';
 
 export interface McpHttpHandlerOptions {
   /** The Host headers this listener accepts (the port's or the socket's). */

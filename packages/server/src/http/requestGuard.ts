@@ -5,7 +5,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 import { bearerTokenOf, tokenChecker, tokenMatcher } from '../auth.js';
-import type { AgentName } from '../faces/agentPaths.js';
+import type { AgentName } from '@ide-companion/shared/agentPaths';
 
 export interface Refusal {
   status: number;

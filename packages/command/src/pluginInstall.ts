@@ -9,7 +9,7 @@ import { childProcess } from './childProcess.js';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { EditorInstaller, InstallOptions, InstallResult } from './editorEnd.js';
-import { COMPANION_VERSION } from './version.js';
+import { COMPANION_VERSION } from '@ide-companion/shared/version';
 
 /** Marks a directory an installer wrote, so it is replaced on reinstall and nothing else is. */
 export const INSTALL_MARKER = '.ide-companion-install.json';
