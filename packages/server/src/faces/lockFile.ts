@@ -1,12 +1,18 @@
 /**
  * An agent's lock file, `<dir>/<PORT>.lock` (Qwen Code's and Claude Code's
- * discovery): written atomically, 0600 in a 0700 folder, removed on stop, and
- * swept at start when the IDE it names is dead (a companion killed with -9
- * leaves its file).
+ * discovery): written atomically, 0600, removed on stop, and swept at start
+ * when the IDE it names is dead (a companion killed with -9 leaves its file).
+ *
+ * Its folders are the user's before they are ours: the agent's config folder
+ * (`~/.qwen`, `~/.claude`, or the one its variable names) is used when it is a
+ * folder the user owns, through a link too (dotfile managers link it), and
+ * never chmod-ed. It is made (0700) only for an agent the user chose by name
+ * (`agents`, IDE_COMPANION_AGENTS): a user of neither gets no `~/.qwen`. The
+ * `ide` folder in it is made 0700, or used as it is when the user owns it.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { ensurePrivateDirectory, sweepDeadPidEntries, writeFileAtomicPrivate } from '../discoveryFile.js';
+import { DiscoveryFileError, sweepDeadPidEntries, writeFileAtomicPrivate } from '../discoveryFile.js';
 import { isProcessAlive } from '../processAlive.js';
 
 import { portLockFileName } from './agentPaths.js';
@@ -16,17 +22,21 @@ const LOCK_NAME = /^(\d+)\.lock$/;
 export class PortLockFile<T> {
   readonly path: string;
 
+  /** `createConfigDir`: the user chose this agent by name, so its config folder is made when missing. */
   constructor(
     readonly dir: string,
     readonly port: number,
+    readonly createConfigDir = true,
   ) {
     this.path = path.join(dir, portLockFileName(port));
   }
 
-  write(content: T): void {
-    ensurePrivateDirectory(path.dirname(this.dir));
-    ensurePrivateDirectory(this.dir);
+  /** Writes the file; false when the agent has no config folder here and was not chosen by name (nothing made). */
+  write(content: T): boolean {
+    if (!userFolder(path.dirname(this.dir), this.createConfigDir)) return false;
+    userFolder(this.dir, true);
     writeFileAtomicPrivate(this.path, JSON.stringify(content));
+    return true;
   }
 
   removeSync(): void {
@@ -36,6 +46,33 @@ export class PortLockFile<T> {
       // Already gone.
     }
   }
+}
+
+const currentUid = (): number | undefined => (typeof process.getuid === 'function' ? process.getuid() : undefined);
+
+/**
+ * A folder of the user's, links followed: true when it is one (never
+ * chmod-ed), or was missing and `create` made it 0700; false when missing and
+ * not to be made. Throws for a non-folder or another user's folder.
+ */
+function userFolder(dir: string, create: boolean): boolean {
+  let st = fs.statSync(dir, { throwIfNoEntry: false });
+  if (!st) {
+    if (!create) return false;
+    try {
+      fs.mkdirSync(dir, { mode: 0o700 });
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw new DiscoveryFileError(`cannot create ${dir}: ${(err as Error).message}`);
+    }
+    st = fs.statSync(dir, { throwIfNoEntry: false });
+    if (!st) throw new DiscoveryFileError(`${dir} is a link to nothing`);
+  }
+  if (!st.isDirectory()) throw new DiscoveryFileError(`${dir} exists and is not a folder`);
+  const uid = currentUid();
+  if (uid !== undefined && st.uid !== uid) {
+    throw new DiscoveryFileError(`${dir} belongs to another user (uid ${st.uid}, we are ${uid}); refusing to use it.`);
+  }
+  return true;
 }
 
 /**
