@@ -57,3 +57,44 @@ test('the registry finds an installer by id, display name or a fork it serves', 
   for (const fork of ['cursor', 'Windsurf', 'vscodium', 'vscodefork']) assert.equal((await findInstaller(fork))?.id, 'vscode', fork);
   assert.equal(await findInstaller('no-such-editor'), undefined);
 });
+
+/*
+ * The names users type (issue 30): `install nvim` was "no installer", and a
+ * near miss (`instal`, `install neovin`) printed the whole help or the list
+ * with no hint. Now the editors' commands are aliases, and a near miss gets
+ * one line naming the command meant.
+ */
+test('install takes the names users type: nvim, code, gvim (a dry run each)', async () => {
+  const s = await setup({ start: false });
+  try {
+    const env = binEnv(s.tmp, { XDG_DATA_HOME: `${s.tmp}/xdg-data` });
+    for (const [name, id] of [
+      ['nvim', 'neovim'],
+      ['code', 'vscode'],
+      ['gvim', 'vim'],
+    ] as const) {
+      const r = await runBin(['install', name, '--dry-run', '--json'], { cwd: s.workspace, env });
+      assert.equal(r.code === 2 ? r.stderr : JSON.parse(r.stdout).editor, id, name);
+    }
+  } finally {
+    await s.cleanup();
+  }
+});
+
+test("a near miss gets one line naming what was meant: `instal`, `install neovin`; a far one doesn't guess", async () => {
+  const s = await setup({ start: false });
+  try {
+    const env = binEnv(s.tmp);
+    const command = await runBin(['instal', 'neovim'], { cwd: s.workspace, env });
+    assert.equal(command.code, 2);
+    assert.equal(command.stderr, "ide-companion: unknown command 'instal'; did you mean 'ide-companion install'? ('ide-companion --help' lists them)\n");
+    assert.equal(command.stdout, '');
+    const editor = await runBin(['install', 'neovin'], { cwd: s.workspace, env });
+    assert.equal(editor.code, 2);
+    assert.match(editor.stderr, /^ide-companion install: no installer for 'neovin'; did you mean 'ide-companion install neovim'\? \(available: /);
+    const far = await runBin(['install', 'no-such-editor'], { cwd: s.workspace, env });
+    assert.doesNotMatch(far.stderr, /did you mean/);
+  } finally {
+    await s.cleanup();
+  }
+});

@@ -5,7 +5,7 @@ import { COMPANION_VERSION } from '@ide-companion/server/version';
 import { type InstallOptions, type InstallResult } from '@ide-companion/server/editorEnd';
 import { findInstaller, installers, type Installable } from '../editors.js';
 import type { Command } from './types.js';
-import { INSTALL_SPEC, UNINSTALL_SPEC, parseCommandArgs, usageOf } from '../commandTable.js';
+import { INSTALL_SPEC, UNINSTALL_SPEC, nearestName, parseCommandArgs, usageOf } from '../commandTable.js';
 import { EXIT, UsageError, common, print, printJson, runCommand } from '../client/output.js';
 
 /** `install` or `uninstall`: parse, find the installer, run `act`, report. */
@@ -27,8 +27,14 @@ function installerCommand(name: 'install' | 'uninstall', act: (installer: Instal
         }
         const installer = await findInstaller(editor);
         if (!installer) {
-          const known = (await installers()).map((i) => i.id).join(', ') || 'none yet';
-          throw new UsageError(`no installer for '${editor}' (available: ${known})`);
+          const all = await installers();
+          const meant = nearestName(
+            editor,
+            all.flatMap((i) => [i.id, ...i.aliases]),
+          );
+          const id = all.find((i) => i.id === meant || i.aliases.includes(meant ?? ''))?.id;
+          const known = all.map((i) => i.id).join(', ') || 'none yet';
+          throw new UsageError(`no installer for '${editor}'${id ? `; did you mean 'ide-companion ${name} ${id}'?` : ''} (available: ${known})`);
         }
         const lines: string[] = [];
         const result = await act(installer, {
