@@ -249,6 +249,24 @@ test('check exits 2 with a message on usage errors', async () => {
   }
 });
 
+/*
+ * check with no companion around (issue 30) passed on Gemini CLI's VS Code
+ * advice, "To install the extension, run /ide install.", and added its own
+ * period after it. Now it says what works for every editor, once.
+ */
+test('check with no companion for the folder: the advice that works here, no /ide install, no double period (exit 2)', async () => {
+  const tmp = makeTempDir();
+  try {
+    const env: NodeJS.ProcessEnv = { TMPDIR: tmp.path, PATH: process.env['PATH'], HOME: tmp.path };
+    const r = await runBin(['check'], { cwd: tmp.path, env });
+    assert.equal(r.code, 2, r.stdout);
+    assert.match(r.stderr, /no companion to check for this directory: .*ide-companion serve` in this folder\. Or pass --port and --token, or --file\.\n$/);
+    assert.doesNotMatch(r.stderr, /\/ide install|\.\./);
+  } finally {
+    tmp.cleanup();
+  }
+});
+
 test('token strength: 32 random bytes in hex pass, a UUID and short tokens fall under 128 bits', () => {
   assert.equal(estimateTokenBits('a3'.repeat(32)).bits >= 128, false, 'two distinct characters are not random');
   assert.equal(estimateTokenBits('0123456789abcdef'.repeat(4)).bits, 256);
