@@ -117,6 +117,38 @@ describe('the install lines of every README, as written', { skip: skipUnless(whi
       }
     });
   }
+
+  /*
+   * Emacs's other documented install (issue 30): `M-x package-install-file`
+   * on the release's tar puts it into elpa/ide-companion-VERSION, which
+   * `install` listed as not installed and `uninstall emacs` left behind.
+   */
+  test(
+    'Emacs by package-install-file: install lists it as installed, uninstall emacs removes it',
+    { skip: which('emacs') ? false : 'emacs is not installed' },
+    () => {
+      sh('ide-companion uninstall emacs');
+      const elpa = path.join(env['HOME']!, '.emacs.d', 'elpa');
+      const tar = path.join(clone, 'dist-release', 'ide-companion-0.1.0.tar');
+      const r = spawnSync('emacs', ['--batch', '-Q', '--eval', `(progn (package-initialize) (package-install-file ${JSON.stringify(tar)}))`], {
+        env,
+        encoding: 'utf8',
+        timeout: 60_000,
+      });
+      assert.equal(r.status, 0, r.stderr);
+      assert.ok(
+        fs.readdirSync(elpa).some((n) => n.startsWith('ide-companion-')),
+        fs.readdirSync(elpa).join(', '),
+      );
+      assert.match(sh('ide-companion install'), /^ {2}emacs +Emacs \((editor found|editor not found), installed\)$/m);
+      assert.match(sh('ide-companion uninstall emacs'), /Removed the Emacs package from .*elpa\/ide-companion-0\.1\.0/);
+      assert.deepEqual(
+        fs.readdirSync(elpa).filter((n) => n.startsWith('ide-companion')),
+        [],
+      );
+      assert.match(sh('ide-companion install'), /^ {2}emacs +Emacs \((editor found|editor not found), not installed\)$/m);
+    },
+  );
 });
 
 /*
