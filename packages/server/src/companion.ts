@@ -442,6 +442,8 @@ export class Companion {
       ideInfo: this.ideInfo,
       ...(this.socketPath !== undefined && { socketPath: this.socketPath }),
     };
+    // Made again if the last other companion removed it, empty, since we started.
+    ensureDiscoveryDir(this.options.tmpdir ?? os.tmpdir());
     this.discovery!.write(content);
     // Each other agent's folder refused, or absent (a user of Gemini CLI alone), costs that agent alone, said in the log.
     try {
@@ -497,6 +499,27 @@ export class Companion {
     this.qwenLock?.removeSync();
     this.claudeLock?.removeSync();
     this.socket?.removeSync();
+    this.removeEmptyTmpFolders();
+  }
+
+  /**
+   * The folders of ours in TMP (`gemini/ide`, `gemini`, `ide-companion-UID`),
+   * when empty: rmdir leaves one that still holds another companion's file,
+   * so the last companion to stop takes them (issue 30). One starting
+   * meanwhile makes them again before each write (writeDiscoveryFile).
+   */
+  private removeEmptyTmpFolders(): void {
+    const tmp = this.options.tmpdir ?? os.tmpdir();
+    const discoveryDir = this.discovery?.dir;
+    const socketBase = this.socket ? path.dirname(this.socket.dir) : undefined;
+    for (const dir of [socketBase, discoveryDir, discoveryDir && path.dirname(discoveryDir)]) {
+      if (dir === undefined || !dir.startsWith(tmp)) continue;
+      try {
+        fs.rmdirSync(dir);
+      } catch {
+        // Not empty (another companion's, or gemini's), or gone already.
+      }
+    }
   }
 
   /** Qwen Code's lock file, when this companion serves Qwen Code (docs/agents.md). */
