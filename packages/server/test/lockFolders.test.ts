@@ -98,7 +98,8 @@ test('a user of neither Qwen Code nor Claude Code: no ~/.qwen or ~/.claude made,
 test('an agent named in `agents` gets its folders made (0700), the one not named none', async (t) => {
   const c = await companionWith(t, { agents: ['gemini', 'qwen'] });
   await c.start();
-  assert.deepEqual(fs.readdirSync(c.home).sort(), ['.qwen', 'ws']);
+  // .local: the note of the folders made, for uninstall.
+  assert.deepEqual(fs.readdirSync(c.home).sort(), ['.local', '.qwen', 'ws']);
   assert.equal(mode(path.join(c.home, '.qwen')), '700');
   assert.equal(mode(path.join(c.home, '.qwen', 'ide')), '700');
   assert.deepEqual(c.companion.agents, ['gemini', 'qwen']);
@@ -107,7 +108,7 @@ test('an agent named in `agents` gets its folders made (0700), the one not named
 test('an agent named in IDE_COMPANION_AGENTS gets its folders made', async (t) => {
   const c = await companionWith(t, {}, { IDE_COMPANION_AGENTS: 'claude' });
   await c.start();
-  assert.deepEqual(fs.readdirSync(c.home).sort(), ['.claude', 'ws']);
+  assert.deepEqual(fs.readdirSync(c.home).sort(), ['.claude', '.local', 'ws']);
   assert.deepEqual(c.companion.agents, ['gemini', 'claude']);
 });
 

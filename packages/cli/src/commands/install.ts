@@ -52,11 +52,16 @@ function installerCommand(name: 'install' | 'uninstall', act: (installer: Instal
 
 export const installCommand = installerCommand('install', (installer, options) => installer.install(options));
 
-export const uninstallCommand = installerCommand('uninstall', async (installer, options) =>
-  installer.uninstall
-    ? installer.uninstall(options)
-    : { success: false, message: `${installer.displayName} has no uninstaller; remove it as its README says.` },
-);
+export const uninstallCommand = installerCommand('uninstall', async (installer, options) => {
+  if (!installer.uninstall) return { success: false, message: `${installer.displayName} has no uninstaller; remove it as its README says.` };
+  const result = await installer.uninstall(options);
+  if (!result.success || options.dryRun) return result;
+  // The agents' folders a companion made in the home (docs/agents.md), once nothing is in them: a running companion's keep theirs.
+  const { removeMadeAgentFolders } = await import('@ide-companion/server/faces/lockFile');
+  const removed = removeMadeAgentFolders(options.env);
+  for (const dir of removed) options.log?.(`removed ${dir}`);
+  return removed.length === 0 ? result : { ...result, message: `${result.message} Removed the empty agent folders it had made: ${removed.join(', ')}.` };
+});
 
 async function listInstallers(json: boolean): Promise<number> {
   const ide = await findIdeProcess().catch(() => undefined);

@@ -9,8 +9,11 @@
  * never chmod-ed. It is made (0700) only for an agent the user chose by name
  * (`agents`, IDE_COMPANION_AGENTS): a user of neither gets no `~/.qwen`. The
  * `ide` folder in it is made 0700, or used as it is when the user owns it.
+ * The folders made are noted (`agentFoldersRecord`), so that `uninstall`
+ * removes them, and only them, once they are empty.
  */
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { DiscoveryFileError, sweepDeadPidEntries, writeFileAtomicPrivate } from '../discoveryFile.js';
 import { isProcessAlive } from '../processAlive.js';
@@ -64,6 +67,7 @@ function userFolder(dir: string, create: boolean): boolean {
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw new DiscoveryFileError(`cannot create ${dir}: ${(err as Error).message}`);
     }
+    noteMadeFolder(dir);
     st = fs.statSync(dir, { throwIfNoEntry: false });
     if (!st) throw new DiscoveryFileError(`${dir} is a link to nothing`);
   }
@@ -91,4 +95,70 @@ function pidIn(file: string, key: string): number | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** Where the agents' folders we made are noted: `$XDG_STATE_HOME/ide-companion/agent-folders.json` (default ~/.local/state). */
+export function agentFoldersRecord(env: NodeJS.ProcessEnv = process.env): string {
+  const state = env['XDG_STATE_HOME'] || path.join(env['HOME'] || os.homedir(), '.local', 'state');
+  return path.join(state, 'ide-companion', 'agent-folders.json');
+}
+
+function readRecord(file: string): string[] {
+  try {
+    const list: unknown = JSON.parse(fs.readFileSync(file, 'utf8'));
+    return Array.isArray(list) ? list.filter((d): d is string => typeof d === 'string' && path.isAbsolute(d)) : [];
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * Notes a folder we made in the user's home (the agents' defaults; one their
+ * variables put elsewhere is the user's to remove). A record that cannot be
+ * written costs only its removal at uninstall.
+ */
+function noteMadeFolder(dir: string): void {
+  const home = process.env['HOME'] || os.homedir();
+  if (!home || !dir.startsWith(home + path.sep)) return;
+  const file = agentFoldersRecord();
+  try {
+    const list = readRecord(file);
+    if (list.includes(dir)) return;
+    fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+    writeFileAtomicPrivate(file, JSON.stringify([...list, dir]));
+  } catch {
+    // Not noted: uninstall leaves this folder.
+  }
+}
+
+/**
+ * `uninstall`'s part: removes the agents' folders we made that are empty
+ * (the `ide` folder before its parent; a folder holding a running
+ * companion's lock file, or anything of the agent's, stays noted), and the
+ * record once nothing is left in it. Returns the folders removed.
+ */
+export function removeMadeAgentFolders(env: NodeJS.ProcessEnv = process.env): string[] {
+  const file = agentFoldersRecord(env);
+  const list = readRecord(file);
+  const removed: string[] = [];
+  const gone: string[] = [];
+  for (const dir of [...list].reverse()) {
+    try {
+      fs.rmdirSync(dir);
+      removed.push(dir);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') gone.push(dir);
+    }
+  }
+  const left = list.filter((d) => !removed.includes(d) && !gone.includes(d));
+  try {
+    if (left.length > 0) writeFileAtomicPrivate(file, JSON.stringify(left));
+    else {
+      fs.rmSync(file, { force: true });
+      fs.rmdirSync(path.dirname(file));
+    }
+  } catch {
+    // The record's folder holds something else, or is gone already.
+  }
+  return removed;
 }
