@@ -9,6 +9,7 @@ import { describeError, type Logger } from '../logger.js';
 import type { SessionRegistry } from '../sessions.js';
 import { readJsonBody } from './body.js';
 import { RpcErrorCode, sendJsonRpcError } from './jsonRpcError.js';
+import { isCheckProbe } from './checkProbe.js';
 import { requestGuard, type HostRule } from './requestGuard.js';
 import type { AgentName } from '../faces/agentPaths.js';
 
@@ -27,12 +28,16 @@ const MIB = 1024 * 1024;
 export function createMcpHttpHandler(options: McpHttpHandlerOptions) {
   const { sessions, logger } = options;
   const guard = requestGuard(options.hosts, options.tokens);
+  const tokenList = options.tokens.map(([token]) => token);
 
   async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const agent = guard(req);
     if (typeof agent === 'object') {
       const refusal = agent;
-      logger.warn('request refused', { method: req.method, status: refusal.status, reason: refusal.message });
+      const fields = { method: req.method, status: refusal.status, reason: refusal.message };
+      // `check`'s deliberate probes, proven by a token holder, are no attack: logged below the warnings.
+      if (isCheckProbe(req, tokenList)) logger.info("request refused (ide-companion check's probe)", fields);
+      else logger.warn('request refused', fields);
       sendJsonRpcError(res, refusal.status, RpcErrorCode.ServerError, refusal.message, { Connection: 'close', ...refusal.headers });
       return;
     }
