@@ -587,7 +587,7 @@ function agentsFromEnv(logger: Logger): readonly AgentName[] | undefined {
   try {
     return parseAgents(text);
   } catch (err) {
-    logger.warn(`${AGENTS_ENV} ignored: every agent is served`, { error: describeError(err) });
+    logger.warn(`${AGENTS_ENV} ignored: the agents you have are served`, { error: describeError(err) });
     return undefined;
   }
 }
