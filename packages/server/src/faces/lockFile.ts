@@ -7,7 +7,8 @@
  * (`~/.qwen`, `~/.claude`, or the one its variable names) is used when it is a
  * folder the user owns, through a link too (dotfile managers link it), and
  * never chmod-ed. It is made (0700) only for an agent the user chose by name
- * (`agents`, IDE_COMPANION_AGENTS): a user of neither gets no `~/.qwen`. The
+ * (`agents`, IDE_COMPANION_AGENTS) or pointed its variable at (QWEN_HOME,
+ * CLAUDE_CONFIG_DIR): a user of neither gets no `~/.qwen`. The
  * `ide` folder in it is made 0700, or used as it is when the user owns it.
  * The folders made are noted (`agentFoldersRecord`), so that `uninstall`
  * removes them, and only them, once they are empty.
@@ -25,7 +26,7 @@ const LOCK_NAME = /^(\d+)\.lock$/;
 export class PortLockFile<T> {
   readonly path: string;
 
-  /** `createConfigDir`: the user chose this agent by name, so its config folder is made when missing. */
+  /** `createConfigDir`: the user chose this agent (by name or its variable), so its config folder is made when missing. */
   constructor(
     readonly dir: string,
     readonly port: number,
@@ -64,10 +65,10 @@ function userFolder(dir: string, create: boolean): boolean {
     if (!create) return false;
     try {
       fs.mkdirSync(dir, { mode: 0o700 });
+      noteMadeFolder(dir);
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw new DiscoveryFileError(`cannot create ${dir}: ${(err as Error).message}`);
     }
-    noteMadeFolder(dir);
     st = fs.statSync(dir, { throwIfNoEntry: false });
     if (!st) throw new DiscoveryFileError(`${dir} is a link to nothing`);
   }
