@@ -294,6 +294,8 @@ test("check against serve: its deliberate probes are no warnings in serve's log;
   const workspace = path.join(tmp.path, 'ws');
   fs.mkdirSync(workspace);
   const env: NodeJS.ProcessEnv = { PATH: process.env['PATH'], HOME: tmp.path, TMPDIR: tmp.path };
+  // A user of Claude Code: its face is served, and check probes its WebSocket too.
+  fs.mkdirSync(path.join(tmp.path, '.claude'));
   const serve = spawn(process.execPath, [BIN, 'serve', '--json'], { cwd: workspace, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   serve.stdout.on('data', (d: Buffer) => (out += d.toString()));
@@ -307,11 +309,12 @@ test("check against serve: its deliberate probes are no warnings in serve's log;
       .split('\n')
       .filter((l) => l.startsWith('{'))
       .map((l) => JSON.parse(l) as { level?: string; message?: string })
-      .filter((e) => e.level === 'warn' && e.message === 'request refused');
+      .filter((e) => e.level === 'warn' && (e.message === 'request refused' || e.message === 'WebSocket upgrade refused'));
   const port = await waitFor(() => Number(/"port":(\d+)/.exec(out)?.[1]) || undefined, `serve to listen:\n${out}`, 60_000);
   const r = await runBin(['check', '--no-diffs', '--json'], { cwd: workspace, env });
   assert.ok(r.code === 0 || r.code === 1, r.stderr);
   assert.match(out, /request refused \(ide-companion check's probe\)/, 'check probed, and serve refused');
+  assert.match(out, /WebSocket upgrade refused \(ide-companion check's probe\)/, "and Claude Code's face too");
   assert.deepEqual(warnings(), []);
   for (const headers of [{}, { 'x-ide-companion-check': 'ab'.repeat(32) }] as Array<Record<string, string>>) {
     const refused = await fetch(`http://127.0.0.1:${port}/mcp`, { method: 'POST', headers: { Authorization: 'Bearer wrong', ...headers }, body: '{}' });
