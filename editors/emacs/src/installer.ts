@@ -4,7 +4,9 @@
  * `~/.emacs.d/site-lisp/ide-companion` (or `$XDG_CONFIG_HOME/emacs/...` when
  * that is the Emacs directory in use) and prints the use-package form that
  * loads it. A copy, not a link: it must keep working when this package's
- * directory (an npx cache) goes away.
+ * directory (an npx cache) goes away. The release's package file installed
+ * with `M-x package-install-file` lands in `elpa/ide-companion-VERSION`
+ * instead: `install` lists it as installed and `uninstall` removes it too.
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -32,6 +34,26 @@ export function emacsInstallTarget(env: NodeJS.ProcessEnv = process.env): string
   return path.join(emacsUserDirectory(env), 'site-lisp', 'ide-companion');
 }
 
+/**
+ * The folders `M-x package-install-file` made from the release's package
+ * (`elpa/ide-companion-VERSION` in the Emacs directory, package-user-dir's
+ * default), with the version of each.
+ */
+export function elpaInstalls(env: NodeJS.ProcessEnv = process.env): Array<{ dir: string; version: string }> {
+  const elpa = path.join(emacsUserDirectory(env), 'elpa');
+  let names: string[];
+  try {
+    names = fs.readdirSync(elpa);
+  } catch {
+    return [];
+  }
+  return names.flatMap((name) => {
+    const version = /^ide-companion-(\d+(?:\.\d+)*)$/.exec(name)?.[1];
+    const dir = path.join(elpa, name);
+    return version && fs.existsSync(path.join(dir, 'ide-companion.el')) ? [{ dir, version }] : [];
+  });
+}
+
 /** The form to put in init.el, with the path as the user would write it. */
 export function usePackageForm(target: string, env: NodeJS.ProcessEnv = process.env): string {
   const home = env['HOME'] || os.homedir();
@@ -48,16 +70,41 @@ function runtimeFiles(): Array<{ from: string; to: string }> {
   ];
 }
 
+const siteLisp = pluginCopyLifecycle('the Emacs package', emacsInstallTarget);
+
 export const emacsInstaller: EditorInstaller = {
-  ...pluginCopyLifecycle('the Emacs package', emacsInstallTarget),
+  async installedVersion(options: InstallOptions = {}): Promise<string | undefined> {
+    return (await siteLisp.installedVersion(options)) ?? elpaInstalls(options.env ?? process.env).at(-1)?.version;
+  },
+
+  /** The site-lisp copy `install` made, and every package `package-install-file` made. */
+  async uninstall(options: InstallOptions): Promise<InstallResult> {
+    const packages = elpaInstalls(options.env ?? process.env).map((p) => p.dir);
+    const copy = await siteLisp.uninstall(options);
+    if (packages.length === 0) return copy;
+    const fromCopy = (copy.changed?.length ?? 0) > 0 || !copy.success ? `${copy.message} ` : '';
+    if (options.dryRun) return { success: copy.success, message: `${fromCopy}Would remove ${packages.join(', ')}.`, changed: [] };
+    try {
+      for (const dir of packages) fs.rmSync(dir, { recursive: true, force: true });
+    } catch (err) {
+      return { success: false, message: `${fromCopy}Could not remove ${packages.join(', ')}: ${(err as Error).message}`, changed: copy.changed };
+    }
+    for (const dir of packages) options.log?.(`removed ${dir}`);
+    return {
+      success: copy.success,
+      message: `${fromCopy}Removed the Emacs package from ${packages.join(', ')} (package-install-file's). Take (ide-companion-mode 1) out of your init file.`,
+      changed: [...(copy.changed ?? []), ...packages],
+    };
+  },
 
   async detect(options: InstallOptions = {}): Promise<boolean> {
     return onPath('emacs', options.env ?? process.env) !== undefined;
   },
 
   async isInstalled(options: InstallOptions = {}): Promise<boolean> {
-    const target = emacsInstallTarget(options.env ?? process.env);
-    return fs.existsSync(path.join(target, 'ide-companion.el')) && fs.existsSync(path.join(target, INSTALL_MARKER));
+    const env = options.env ?? process.env;
+    const target = emacsInstallTarget(env);
+    return (fs.existsSync(path.join(target, 'ide-companion.el')) && fs.existsSync(path.join(target, INSTALL_MARKER))) || elpaInstalls(env).length > 0;
   },
 
   async install(options: InstallOptions): Promise<InstallResult> {

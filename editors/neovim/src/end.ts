@@ -2,4 +2,4 @@
 import type { EditorEnd } from '@ide-companion/command/editorEnd';
 import { neovimInstaller } from './installer.js';
 
-export const neovimEnd: EditorEnd = { id: 'neovim', displayName: 'Neovim', installer: neovimInstaller };
+export const neovimEnd: EditorEnd = { id: 'neovim', displayName: 'Neovim', aliases: ['nvim', 'neovim-qt'], installer: neovimInstaller };

@@ -5,4 +5,4 @@ import { vimInstaller } from './installer.js';
 export { vimInstaller, vimPackageTarget } from './installer.js';
 export { PLUGIN_ROOT } from './pluginFiles.js';
 
-export const vimEnd: EditorEnd = { id: 'vim', displayName: 'Vim', installer: vimInstaller };
+export const vimEnd: EditorEnd = { id: 'vim', displayName: 'Vim', aliases: ['gvim', 'macvim'], installer: vimInstaller };

@@ -168,6 +168,8 @@ class CompanionExtension implements vscode.Disposable {
       closeDiff: (diff, reason) => diffs.closeDiff(diff, reason),
       ...vscodeCapabilities,
     };
+    const setting = vscode.workspace.getConfiguration('ideCompanion').inspect<string[]>('agents');
+    const chosenAgents = setting?.workspaceFolderValue ?? setting?.workspaceValue ?? setting?.globalValue;
     const companion = new Companion({
       ideInfo: this.ideInfo,
       workspaceRoots: workspaceRoots(),
@@ -178,7 +180,8 @@ class CompanionExtension implements vscode.Disposable {
       handleSignals: false,
       // The extension host killed with -9 (a crash, an out-of-memory kill) runs no handler: a reaper removes its files.
       reapOnKill: true,
-      agents: parseAgents(vscode.workspace.getConfiguration('ideCompanion').get<string[]>('agents', ['gemini', 'qwen', 'claude']).join(',')),
+      // Only a list the user set names agents (whose folders are then made); the default serves the agents the user has.
+      ...(chosenAgents && { agents: parseAgents(chosenAgents.join(',')) }),
     });
     this.companion = companion;
     if (companion.rootsRefused) void vscode.window.showWarningMessage(`Gemini CLI companion: ${companion.rootsRefused}`);

@@ -14,7 +14,7 @@ export const vscodeEnd: EditorEnd = {
   id: 'vscode',
   displayName: 'VS Code',
   // The forks install the same .vsix (the installer finds their CLIs).
-  aliases: ['vscodefork', 'cursor', 'windsurf', 'vscodium', 'code-server'],
+  aliases: ['code', 'vs-code', 'code-insiders', 'codium', 'vscodefork', 'cursor', 'windsurf', 'vscodium', 'code-server'],
   installer: vscodeInstaller,
   doctorNotes: (env) =>
     findGoogleCompanion(env).map((install) => ({

@@ -237,13 +237,42 @@ export function exitCodeMarkdown(table: readonly CommandSpec[]): string {
   ].join('\n');
 }
 
-/** The exit codes of every command, as `--help` shows them. */
+/** The exit codes of every command, as `--help` shows them: one column, as wide as the longest name. */
 export function exitCodeTable(table: readonly CommandSpec[]): string {
+  const width = Math.max(...table.map((c) => c.name.length));
   const rows = table.map(
     (c) =>
-      `  ${c.name.padEnd(8)}  ${Object.entries(c.exits)
+      `  ${c.name.padEnd(width)}  ${Object.entries(c.exits)
         .map(([code, m]) => `${code} ${m}`)
         .join('; ')}`,
   );
   return ['Exit status (all commands: 0 yes, 1 no, 2 usage error, 3 error; Ctrl-C ends serve and check with 130):', ...rows].join('\n');
+}
+
+/**
+ * The candidate a user most likely meant by `word` (`instal`, `unistall`,
+ * `neovin`): the closest within two edits, a prefix of three letters or more,
+ * or none, so a "did you mean" is only offered for a near miss.
+ */
+export function nearestName(word: string, candidates: readonly string[]): string | undefined {
+  const w = word.toLowerCase();
+  let best: { name: string; distance: number } | undefined;
+  for (const name of candidates) {
+    const n = name.toLowerCase();
+    const distance = w.length >= 3 && n.startsWith(w) ? 1 : editDistance(w, n);
+    if (distance <= Math.min(2, Math.floor(n.length / 3)) && (!best || distance < best.distance)) best = { name, distance };
+  }
+  return best?.name;
+}
+
+/** Levenshtein distance, short words only (names typed by a user: bounded by the caller's 100 characters). */
+function editDistance(a: string, b: string): number {
+  if (a.length > 100 || b.length > 100) return Infinity;
+  let row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const next = [i];
+    for (let j = 1; j <= b.length; j++) next.push(Math.min(row[j]! + 1, next[j - 1]! + 1, row[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1)));
+    row = next;
+  }
+  return row[b.length]!;
 }

@@ -3,7 +3,7 @@
  * [COMMAND]`, `--version`, and an unknown command. Specs only: nothing here
  * loads a command's code.
  */
-import { exitCodeTable, EXIT, usageOf } from './commandTable.js';
+import { exitCodeTable, EXIT, nearestName, usageOf } from './commandTable.js';
 import { COMMANDS } from './commands/index.js';
 import { VERSION } from '@ide-companion/client/version';
 
@@ -28,6 +28,15 @@ export async function helpMain(argv: string[]): Promise<number> {
     const entry = COMMANDS.find((c) => c.name === rest[0]);
     process.stdout.write(entry ? usageOf(entry.spec) : help());
     return entry || rest.length === 0 ? EXIT.OK : EXIT.USAGE;
+  }
+  // A near miss gets one line, not the whole help.
+  const meant = nearestName(
+    name,
+    COMMANDS.map((c) => c.name),
+  );
+  if (meant) {
+    process.stderr.write(`ide-companion: unknown command '${name}'; did you mean 'ide-companion ${meant}'? ('ide-companion --help' lists them)\n`);
+    return EXIT.USAGE;
   }
   process.stderr.write(`ide-companion: unknown command '${name}'\n\n${help()}`);
   return EXIT.USAGE;

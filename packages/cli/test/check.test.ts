@@ -3,7 +3,7 @@
  * the real bin), its exit codes, and its catalogue kept in step with docs/check.md.
  */
 import assert from 'node:assert/strict';
-import type { ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
@@ -249,6 +249,24 @@ test('check exits 2 with a message on usage errors', async () => {
   }
 });
 
+/*
+ * check with no companion around (issue 30) passed on Gemini CLI's VS Code
+ * advice, "To install the extension, run /ide install.", and added its own
+ * period after it. Now it says what works for every editor, once.
+ */
+test('check with no companion for the folder: the advice that works here, no /ide install, no double period (exit 2)', async () => {
+  const tmp = makeTempDir();
+  try {
+    const env: NodeJS.ProcessEnv = { TMPDIR: tmp.path, PATH: process.env['PATH'], HOME: tmp.path };
+    const r = await runBin(['check'], { cwd: tmp.path, env });
+    assert.equal(r.code, 2, r.stdout);
+    assert.match(r.stderr, /no companion to check for this directory: .*ide-companion serve` in this folder\. Or pass --port and --token, or --file\.\n$/);
+    assert.doesNotMatch(r.stderr, /\/ide install|\.\./);
+  } finally {
+    tmp.cleanup();
+  }
+});
+
 test('token strength: 32 random bytes in hex pass, a UUID and short tokens fall under 128 bits', () => {
   assert.equal(estimateTokenBits('a3'.repeat(32)).bits >= 128, false, 'two distinct characters are not random');
   assert.equal(estimateTokenBits('0123456789abcdef'.repeat(4)).bits, 256);
@@ -261,4 +279,46 @@ test('docs/check.md describes every check of the catalogue', () => {
   const doc = fs.readFileSync(path.join(repoRoot, 'docs', 'check.md'), 'utf8');
   const missing = CHECKS.filter((c) => !doc.includes(`\`${c.id}\``)).map((c) => c.id);
   assert.deepEqual(missing, []);
+});
+
+/*
+ * check against `serve` (issue 30): serve's status line filled with check's
+ * own probes refused, as if under attack. check's requests now carry a proof
+ * that they come from a holder of the token; serve logs their refusals below
+ * the warnings. A request without the proof, or with a forged one, is still
+ * refused and still a warning.
+ */
+test("check against serve: its deliberate probes are no warnings in serve's log; a stranger's refusals still are", { timeout: 120_000 }, async (t) => {
+  const tmp = makeTempDir();
+  t.after(() => tmp.cleanup());
+  const workspace = path.join(tmp.path, 'ws');
+  fs.mkdirSync(workspace);
+  const env: NodeJS.ProcessEnv = { PATH: process.env['PATH'], HOME: tmp.path, TMPDIR: tmp.path };
+  // A user of Claude Code: its face is served, and check probes its WebSocket too.
+  fs.mkdirSync(path.join(tmp.path, '.claude'));
+  const serve = spawn(process.execPath, [BIN, 'serve', '--json'], { cwd: workspace, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  serve.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  const exited = new Promise((resolve) => serve.once('exit', resolve));
+  t.after(async () => {
+    serve.kill('SIGTERM');
+    await exited;
+  });
+  const warnings = () =>
+    out
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l) as { level?: string; message?: string })
+      .filter((e) => e.level === 'warn' && (e.message === 'request refused' || e.message === 'WebSocket upgrade refused'));
+  const port = await waitFor(() => Number(/"port":(\d+)/.exec(out)?.[1]) || undefined, `serve to listen:\n${out}`, 60_000);
+  const r = await runBin(['check', '--no-diffs', '--json'], { cwd: workspace, env });
+  assert.ok(r.code === 0 || r.code === 1, r.stderr);
+  assert.match(out, /request refused \(ide-companion check's probe\)/, 'check probed, and serve refused');
+  assert.match(out, /WebSocket upgrade refused \(ide-companion check's probe\)/, "and Claude Code's face too");
+  assert.deepEqual(warnings(), []);
+  for (const headers of [{}, { 'x-ide-companion-check': 'ab'.repeat(32) }] as Array<Record<string, string>>) {
+    const refused = await fetch(`http://127.0.0.1:${port}/mcp`, { method: 'POST', headers: { Authorization: 'Bearer wrong', ...headers }, body: '{}' });
+    assert.equal(refused.status, 401);
+  }
+  await waitFor(() => warnings().length === 2 || undefined, `two warnings:\n${out}`, 5_000);
 });

@@ -39,6 +39,13 @@ test("--help lists every command and the exit codes; --version is package.json's
   for (const c of commandTable()) assert.match(help.stdout, new RegExp(`^  ${c.name}\\s`, 'm'));
   assert.match(help.stdout, /Exit status .*0 yes, 1 no, 2 usage error, 3 error/);
   assert.match(help.stdout, /diff +0 accepted; 1 rejected \(or interrupted\); 2 usage error; 3 no answer/);
+  // Every exit-code row in one column (uninstall and container, longer than 8, pushed theirs right: issue 30).
+  const rows = help.stdout
+    .split('Exit status')[1]!
+    .split('\n')
+    .filter((l) => /^ {2}\w+ +0 /.test(l));
+  assert.equal(rows.length, commandTable().length);
+  assert.deepEqual(new Set(rows.map((l) => l.indexOf('  0 '))).size, 1, rows.join('\n'));
   const version = await runNode([BIN, '--version'], { cwd: repoRoot, env: process.env });
   const pkg = JSON.parse(fs.readFileSync(path.join(repoRoot, 'packages', 'cli', 'package.json'), 'utf8')) as { version: string };
   assert.equal(version.stdout, `${pkg.version}\n`);

@@ -1,8 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { waitFor } from '@ide-companion/testkit';
 import { installers } from '../src/editors.js';
-import { binEnv, runBin, setup } from './support/clientCommands.js';
+import { BIN, binEnv, runBin, setup } from './support/clientCommands.js';
 
 test('install without EDITOR lists the registry (exit 0)', async () => {
   const s = await setup({ start: false });
@@ -56,4 +59,86 @@ test('the registry finds an installer by id, display name or a fork it serves', 
   assert.equal((await findInstaller('VS Code'))?.id, 'vscode');
   for (const fork of ['cursor', 'Windsurf', 'vscodium', 'vscodefork']) assert.equal((await findInstaller(fork))?.id, 'vscode', fork);
   assert.equal(await findInstaller('no-such-editor'), undefined);
+});
+
+/*
+ * The names users type (issue 30): `install nvim` was "no installer", and a
+ * near miss (`instal`, `install neovin`) printed the whole help or the list
+ * with no hint. Now the editors' commands are aliases, and a near miss gets
+ * one line naming the command meant.
+ */
+test('install takes the names users type: nvim, code, gvim (a dry run each)', async () => {
+  const s = await setup({ start: false });
+  try {
+    const env = binEnv(s.tmp, { XDG_DATA_HOME: `${s.tmp}/xdg-data` });
+    for (const [name, id] of [
+      ['nvim', 'neovim'],
+      ['code', 'vscode'],
+      ['gvim', 'vim'],
+    ] as const) {
+      const r = await runBin(['install', name, '--dry-run', '--json'], { cwd: s.workspace, env });
+      assert.equal(r.code === 2 ? r.stderr : JSON.parse(r.stdout).editor, id, name);
+    }
+  } finally {
+    await s.cleanup();
+  }
+});
+
+test("a near miss gets one line naming what was meant: `instal`, `install neovin`; a far one doesn't guess", async () => {
+  const s = await setup({ start: false });
+  try {
+    const env = binEnv(s.tmp);
+    const command = await runBin(['instal', 'neovim'], { cwd: s.workspace, env });
+    assert.equal(command.code, 2);
+    assert.equal(command.stderr, "ide-companion: unknown command 'instal'; did you mean 'ide-companion install'? ('ide-companion --help' lists them)\n");
+    assert.equal(command.stdout, '');
+    const editor = await runBin(['install', 'neovin'], { cwd: s.workspace, env });
+    assert.equal(editor.code, 2);
+    assert.match(editor.stderr, /^ide-companion install: no installer for 'neovin'; did you mean 'ide-companion install neovim'\? \(available: /);
+    const far = await runBin(['install', 'no-such-editor'], { cwd: s.workspace, env });
+    assert.doesNotMatch(far.stderr, /did you mean/);
+  } finally {
+    await s.cleanup();
+  }
+});
+
+/*
+ * "Removes everything" (issue 30): `~/.qwen/ide` and `~/.claude/ide`, made
+ * by a companion, stayed after `uninstall`. Now the folders a companion made
+ * in the home are noted, and `uninstall EDITOR` removes them once empty;
+ * the user's own (`~/.claude` with its settings) stay as they were.
+ */
+test('uninstall removes the agents’ folders a companion made, once empty, and leaves the user’s', { timeout: 120_000 }, async (t) => {
+  const s = await setup({ start: false });
+  t.after(() => s.cleanup());
+  const home = path.join(s.tmp, 'home');
+  fs.mkdirSync(path.join(home, '.claude'), { recursive: true });
+  fs.writeFileSync(path.join(home, '.claude', 'settings.json'), '{}\n');
+  const env = binEnv(s.tmp, { HOME: home, QWEN_HOME: '', CLAUDE_CONFIG_DIR: '', XDG_STATE_HOME: '', XDG_DATA_HOME: '' });
+  // A companion as the user starts one, naming both agents; stopped as a terminal would.
+  const serve = spawn(process.execPath, [BIN, 'serve', '--agents', 'gemini,qwen,claude', '--no-color'], {
+    cwd: s.workspace,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  serve.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  serve.stderr.on('data', (d: Buffer) => (out += d.toString()));
+  const exited = new Promise((resolve) => serve.once('exit', resolve));
+  t.after(() => serve.kill('SIGKILL'));
+  await waitFor(() => out.includes('companion for Gemini CLI, Qwen Code, Claude Code') || undefined, `serve to start:\n${out}`, 60_000);
+  assert.ok(fs.existsSync(path.join(home, '.qwen', 'ide')) && fs.existsSync(path.join(home, '.claude', 'ide')));
+  // While it runs its lock files keep their folders.
+  assert.equal((await runBin(['install', 'neovim'], { cwd: s.workspace, env })).code, 0);
+  const during = await runBin(['uninstall', 'neovim'], { cwd: s.workspace, env });
+  assert.equal(during.code, 0, during.stderr);
+  assert.ok(fs.existsSync(path.join(home, '.qwen', 'ide')));
+  serve.kill('SIGTERM');
+  await exited;
+  const after = await runBin(['uninstall', 'neovim'], { cwd: s.workspace, env });
+  assert.equal(after.code, 0, after.stderr);
+  assert.match(after.stdout, /Removed the empty agent folders it had made: /);
+  assert.equal(fs.existsSync(path.join(home, '.qwen')), false);
+  assert.deepEqual(fs.readdirSync(path.join(home, '.claude')), ['settings.json']);
+  assert.equal(fs.existsSync(path.join(home, '.local', 'state', 'ide-companion')), false, 'the note goes too');
 });

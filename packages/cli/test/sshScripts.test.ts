@@ -3,15 +3,18 @@
  * writes each file byte for byte, with the remote folder where the
  * placeholder stands, whatever the remote's TMPDIR holds (`#`, `&`, spaces;
  * the sed it used before broke on `#` and differs on BSD), and refuses a
- * folder a JSON string could not hold.
+ * folder a JSON string could not hold; the enter script writes the
+ * discovery file only into folders of the user's alone.
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { test } from 'node:test';
+import { test, type TestContext } from 'node:test';
 import { makeTempDir } from '@ide-companion/testkit';
-import { REMOTE_DIR_PLACEHOLDER, setupScript } from '../src/commands/ssh.js';
+import { enterScript, REMOTE_DIR_PLACEHOLDER, setupScript } from '../src/commands/ssh.js';
+import type { RemotePlan } from '../src/remote/remotePlan.js';
+import { shellQuote } from '../src/remote/shellWords.js';
 
 function runSetup(tmpdir: string, files: Record<string, string>) {
   return spawnSync('sh', ['-s'], { input: setupScript(files), encoding: 'utf8', env: { PATH: process.env['PATH'], TMPDIR: tmpdir } });
@@ -46,4 +49,125 @@ test('setup refuses a remote folder with a quote in its path, and leaves nothing
   assert.notEqual(r.status, 0);
   assert.match(r.stderr, /has a quote or a backslash in its path; set TMPDIR elsewhere/);
   assert.deepEqual(fs.readdirSync(tmpdir), []);
+});
+
+/*
+ * The enter script on a shared remote (issue 27): another user who made
+ * `$TMPDIR/gemini/ide` first (0777) and planted a link named like our
+ * discovery file made our `cp` overwrite the link's target, a file of the
+ * user's. Now each folder is made 0700 or verified (real, ours, writable by
+ * no one else) and the file goes in under a fresh name, then renamed. Run as
+ * root, the script runs as `nobody` in folders root made: a second user for
+ * real; otherwise the 0777 folders are this user's own, which the script
+ * refuses alike.
+ */
+const asRoot = process.getuid?.() === 0;
+const NOBODY = 65534;
+const PLAN: RemotePlan = {
+  socketPath: '/here/mcp.sock',
+  socketDir: '/here',
+  hostRoot: '/here/project',
+  relative: '',
+  ideInfo: { name: 'neovim', displayName: 'Neovim' },
+  relay: '/here/connect.mjs',
+};
+const DISCOVERY = '{"workspacePath":"/here/project"}\n';
+
+interface Remote {
+  tmpdir: string;
+  home: string;
+  secret: string;
+  /** Where the user's shell (the test's) copies what it found. */
+  seen: string;
+}
+
+/** A remote: TMPDIR like /tmp (1777), the user's home holding a precious file, the private folder with the discovery file. */
+function remote(t: TestContext): Remote {
+  const tmp = makeTempDir('ide-companion-ssh-enter-');
+  t.after(() => tmp.cleanup());
+  fs.chmodSync(tmp.path, 0o755);
+  const tmpdir = path.join(tmp.path, 'tmp');
+  fs.mkdirSync(tmpdir);
+  fs.chmodSync(tmpdir, 0o1777);
+  const home = path.join(tmp.path, 'home');
+  fs.mkdirSync(home, { mode: 0o700 });
+  const secret = path.join(home, 'secret.txt');
+  fs.writeFileSync(secret, 'precious\n');
+  const d = path.join(home, 'd');
+  fs.mkdirSync(d, { mode: 0o700 });
+  fs.writeFileSync(path.join(d, 'discovery.json'), DISCOVERY);
+  fs.writeFileSync(path.join(d, 'enter.sh'), enterScript(PLAN, home));
+  // The user's login shell: says what gemini would find, and how its folder looks.
+  fs.writeFileSync(
+    path.join(home, 'shell.sh'),
+    '#!/bin/sh\nf="$TMPDIR/gemini/ide/gemini-ide-server-$GEMINI_CLI_IDE_PID-1.json"\n{ cat "$f"; ls -ldn "$f" "$TMPDIR/gemini" "$TMPDIR/gemini/ide"; } > "$HOME/seen" 2>&1\nexit 0\n',
+    { mode: 0o755 },
+  );
+  if (asRoot)
+    for (const p of [home, secret, d, path.join(d, 'discovery.json'), path.join(d, 'enter.sh'), path.join(home, 'shell.sh')]) fs.chownSync(p, NOBODY, NOBODY);
+  return { tmpdir, home, secret, seen: path.join(home, 'seen') };
+}
+
+/** Runs the enter script as the remote user; `plant` runs just before in the same process (its PID names the file). */
+function runEnter(r: Remote, plant = '') {
+  return spawnSync('sh', ['-c', `${plant}\nexec sh "$IDE_COMPANION_DIR/enter.sh"`], {
+    encoding: 'utf8',
+    timeout: 10_000,
+    env: { PATH: process.env['PATH'], TMPDIR: r.tmpdir, HOME: r.home, SHELL: path.join(r.home, 'shell.sh'), IDE_COMPANION_DIR: path.join(r.home, 'd') },
+    ...(asRoot && { uid: NOBODY, gid: NOBODY }),
+  });
+}
+
+test('enter: a gemini/ide folder another user made 0777, with a link named like our file: refused and said, the link target unchanged, the shell still runs', (t) => {
+  const r = remote(t);
+  const ide = path.join(r.tmpdir, 'gemini', 'ide');
+  fs.mkdirSync(ide, { recursive: true });
+  for (const dir of [path.dirname(ide), ide]) fs.chmodSync(dir, 0o777);
+  const run = runEnter(r, `ln -s ${shellQuote(r.secret)} "$TMPDIR/gemini/ide/gemini-ide-server-$$-1.json"`);
+  assert.equal(run.status, 0, run.stderr);
+  assert.match(run.stderr, /gemini is writable by other users, so no discovery file goes there: gemini here will not find the editor/);
+  assert.equal(fs.readFileSync(r.secret, 'utf8'), 'precious\n');
+  assert.ok(fs.existsSync(r.seen), 'the shell ran');
+});
+
+test('enter: gemini/ide a link to a folder of the user: refused, nothing written there', (t) => {
+  const r = remote(t);
+  fs.mkdirSync(path.join(r.tmpdir, 'gemini'), { mode: 0o700 });
+  if (asRoot) fs.chownSync(path.join(r.tmpdir, 'gemini'), NOBODY, NOBODY);
+  fs.symlinkSync(r.home, path.join(r.tmpdir, 'gemini', 'ide'));
+  const run = runEnter(r);
+  assert.equal(run.status, 0, run.stderr);
+  assert.match(run.stderr, /gemini\/ide is a symbolic link, so no discovery file goes there/);
+  assert.deepEqual(
+    fs.readdirSync(r.home).filter((n) => n.startsWith('gemini-ide-server')),
+    [],
+  );
+});
+
+test('enter: a link planted at the final name in our own folder is replaced, not followed', (t) => {
+  const r = remote(t);
+  const ide = path.join(r.tmpdir, 'gemini', 'ide');
+  fs.mkdirSync(ide, { recursive: true, mode: 0o700 });
+  if (asRoot) for (const dir of [path.dirname(ide), ide]) fs.chownSync(dir, NOBODY, NOBODY);
+  const run = runEnter(r, `ln -s ${shellQuote(r.secret)} "$TMPDIR/gemini/ide/gemini-ide-server-$$-1.json"`);
+  assert.equal(run.status, 0, run.stderr);
+  assert.equal(fs.readFileSync(r.secret, 'utf8'), 'precious\n');
+  assert.ok(fs.readFileSync(r.seen, 'utf8').startsWith(DISCOVERY), fs.readFileSync(r.seen, 'utf8'));
+  // Folders it found stay; its file goes.
+  assert.deepEqual(fs.readdirSync(ide), []);
+});
+
+test('enter: a fresh TMPDIR: folders made 0700, the file 0600 while the shell runs, and all of it gone after', (t) => {
+  const r = remote(t);
+  const run = runEnter(r);
+  assert.equal(run.status, 0, run.stderr);
+  assert.equal(run.stderr, '');
+  const seen = fs.readFileSync(r.seen, 'utf8').split('\n');
+  assert.equal(seen[0] + '\n', DISCOVERY);
+  // ls sorts its arguments: gemini, gemini/ide, then the file.
+  assert.match(seen[1]!, /^drwx------ /);
+  assert.match(seen[2]!, /^drwx------ /);
+  assert.match(seen[3]!, /^-rw------- /);
+  assert.deepEqual(fs.readdirSync(r.tmpdir), []);
+  assert.equal(fs.existsSync(path.join(r.home, 'd')), false);
 });

@@ -40,7 +40,7 @@ import { describeRootRefusals } from './workspaceRoots.js';
 import { SessionRegistry, type SessionInfo } from './sessions.js';
 import { buildTerminalEnv, type TerminalEnv } from './terminalEnv.js';
 import { qwenIdeDir, sweepStaleQwenLockFiles, type QwenLockFile } from './faces/qwen.js';
-import { AGENT_DISPLAY_NAMES, AGENTS, AGENTS_ENV, claudeIdeDir, parseAgents, type AgentName } from '@ide-companion/shared/agentPaths';
+import { AGENT_DISPLAY_NAMES, AGENTS, AGENTS_ENV, agentHomeFromEnv, claudeIdeDir, parseAgents, type AgentName } from '@ide-companion/shared/agentPaths';
 import { ClaudeFace, claudeLockFile, selectionOf, sweepStaleClaudeLockFiles, type ClaudeSession } from './faces/claude.js';
 import { PortLockFile } from './faces/lockFile.js';
 import { registerClaudeTools } from './faces/claudeTools.js';
@@ -153,6 +153,8 @@ export class Companion {
   private readonly claude: ClaudeFace | undefined;
   /** The agents asked for; those whose lock file could not be written drop out (`agents`). */
   private readonly wantedAgents: readonly AgentName[];
+  /** The agents the user named (`agents`, IDE_COMPANION_AGENTS); undefined: the default. A named agent's config folder is made when missing. */
+  private readonly chosenAgents: readonly AgentName[] | undefined;
   private removeExitCleanup: (() => void) | undefined;
   private reaper: Reaper | undefined;
   private unsubscribers: Array<() => void> = [];
@@ -201,7 +203,8 @@ export class Companion {
       this.logger,
       options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
     );
-    this.wantedAgents = AGENTS.filter((a) => a === 'gemini' || (options.agents ?? agentsFromEnv(this.logger)).includes(a));
+    this.chosenAgents = options.agents ?? agentsFromEnv(this.logger);
+    this.wantedAgents = AGENTS.filter((a) => a === 'gemini' || (this.chosenAgents ?? AGENTS).includes(a));
     this.claude = this.wantedAgents.includes('claude')
       ? new ClaudeFace({
           token: this.claudeToken,
@@ -355,13 +358,13 @@ export class Companion {
         const qwenDir = this.options.qwenIdeDir ?? qwenIdeDir();
         const sweptLocks = sweepStaleQwenLockFiles(qwenDir);
         if (sweptLocks.length > 0) this.logger.info('removed Qwen Code lock files of dead processes', { files: sweptLocks });
-        this.qwenLock = new PortLockFile(qwenDir, this.port);
+        this.qwenLock = new PortLockFile(qwenDir, this.port, this.named('qwen', this.options.qwenIdeDir));
       }
       if (this.claude) {
         const claudeDir = this.options.claudeIdeDir ?? claudeIdeDir();
         const sweptLocks = sweepStaleClaudeLockFiles(claudeDir);
         if (sweptLocks.length > 0) this.logger.info('removed Claude Code lock files of dead processes', { files: sweptLocks });
-        this.claudeLock = new PortLockFile(claudeDir, this.port);
+        this.claudeLock = new PortLockFile(claudeDir, this.port, this.named('claude', this.options.claudeIdeDir));
       }
       this.removeExitCleanup = registerExitCleanup(() => this.removeFilesSync(), this.options.handleSignals ?? true);
       await this.listenOnSocket();
@@ -449,10 +452,12 @@ export class Companion {
       ideInfo: this.ideInfo,
       ...(this.socketPath !== undefined && { socketPath: this.socketPath }),
     };
+    // Made again if the last other companion removed it, empty, since we started.
+    ensureDiscoveryDir(this.options.tmpdir ?? os.tmpdir());
     this.discovery!.write(content);
-    // Each other agent's folder refused costs that agent alone, said in the log.
+    // Each other agent's folder refused, or absent (a user of Gemini CLI alone), costs that agent alone, said in the log.
     try {
-      this.qwenLock?.write({
+      const written = this.qwenLock?.write({
         port: this.port,
         workspacePath: this.workspacePath,
         ppid: this.idePid,
@@ -460,18 +465,35 @@ export class Companion {
         ideName: this.ideInfo.displayName,
         ideInfo: this.ideInfo,
       });
+      if (written === false) this.agentAbsent('qwen');
     } catch (err) {
       this.logger.warn('no Qwen Code lock file: its folder was refused', { error: describeError(err) });
       this.qwenLock = undefined;
     }
     try {
-      this.claudeLock?.write(
+      const written = this.claudeLock?.write(
         claudeLockFile({ idePid: this.idePid, roots: this.context.getRoots(), ideName: this.ideInfo.displayName, token: this.claudeToken }),
       );
+      if (written === false) this.agentAbsent('claude');
     } catch (err) {
       this.logger.warn('no Claude Code lock file: its folder was refused', { error: describeError(err) });
       this.claudeLock = undefined;
     }
+  }
+
+  /** Whether the user named `agent`, or its folder (its own variable; a test's option): then that folder is made when missing. */
+  private named(agent: 'qwen' | 'claude', givenDir: string | undefined): boolean {
+    return givenDir !== undefined || agentHomeFromEnv(agent) || (this.chosenAgents?.includes(agent) ?? false);
+  }
+
+  /** An agent with no config folder here, not named: not served, and nothing made in the user's home (docs/agents.md). */
+  private agentAbsent(agent: 'qwen' | 'claude'): void {
+    const lock = agent === 'qwen' ? this.qwenLock : this.claudeLock;
+    this.logger.info(
+      `${AGENT_DISPLAY_NAMES[agent]} not served: it has no folder here (${path.dirname(lock!.dir)}); name it in \`agents\` or ${AGENTS_ENV} to serve it anyway`,
+    );
+    if (agent === 'qwen') this.qwenLock = undefined;
+    else this.claudeLock = undefined;
   }
 
   /** The files and the socket folder this companion made (what its reaper removes). */
@@ -487,6 +509,27 @@ export class Companion {
     this.qwenLock?.removeSync();
     this.claudeLock?.removeSync();
     this.socket?.removeSync();
+    this.removeEmptyTmpFolders();
+  }
+
+  /**
+   * The folders of ours in TMP (`gemini/ide`, `gemini`, `ide-companion-UID`),
+   * when empty: rmdir leaves one that still holds another companion's file,
+   * so the last companion to stop takes them (issue 30). One starting
+   * meanwhile makes them again before each write (writeDiscoveryFile).
+   */
+  private removeEmptyTmpFolders(): void {
+    const tmp = this.options.tmpdir ?? os.tmpdir();
+    const discoveryDir = this.discovery?.dir;
+    const socketBase = this.socket ? path.dirname(this.socket.dir) : undefined;
+    for (const dir of [socketBase, discoveryDir, discoveryDir && path.dirname(discoveryDir)]) {
+      if (dir === undefined || !dir.startsWith(tmp)) continue;
+      try {
+        fs.rmdirSync(dir);
+      } catch {
+        // Not empty (another companion's, or gemini's), or gone already.
+      }
+    }
   }
 
   /** Qwen Code's lock file, when this companion serves Qwen Code (docs/agents.md). */
@@ -547,15 +590,15 @@ export class Companion {
   }
 }
 
-/** The user's choice for every end at once: IDE_COMPANION_AGENTS (docs/agents.md); unset or unreadable: all. */
-function agentsFromEnv(logger: Logger): readonly AgentName[] {
+/** The user's choice for every end at once: IDE_COMPANION_AGENTS (docs/agents.md); unset or unreadable: none named (the default). */
+function agentsFromEnv(logger: Logger): readonly AgentName[] | undefined {
   const text = process.env[AGENTS_ENV];
-  if (text === undefined || text.trim() === '') return AGENTS;
+  if (text === undefined || text.trim() === '') return undefined;
   try {
     return parseAgents(text);
   } catch (err) {
-    logger.warn(`${AGENTS_ENV} ignored: every agent is served`, { error: describeError(err) });
-    return AGENTS;
+    logger.warn(`${AGENTS_ENV} ignored: the agents you have are served`, { error: describeError(err) });
+    return undefined;
   }
 }
 

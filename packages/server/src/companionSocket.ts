@@ -65,6 +65,8 @@ export class CompanionSocket {
   async listen(server: http.Server, token: string): Promise<void> {
     // A folder left by an earlier companion with our PID and port (a PID reused): start clean.
     fs.rmSync(this.dir, { recursive: true, force: true });
+    // The base again: the last other companion may have removed it, empty, since ensureSocketBaseDir.
+    ensurePrivateDirectory(path.dirname(this.dir));
     ensurePrivateDirectory(this.dir);
     writeFileAtomicPrivate(path.join(this.dir, TOKEN_FILE_NAME), token);
     await new Promise<void>((resolve, reject) => {

@@ -48,6 +48,14 @@ export function claudeIdeDir(env: NodeJS.ProcessEnv = process.env): string {
   return path.join(os.homedir() || os.tmpdir(), '.claude', 'ide');
 }
 
+/**
+ * Whether the user set the agent's own variable for its folder (QWEN_HOME,
+ * CLAUDE_CONFIG_DIR): a user of that agent, whose folder may be made.
+ */
+export function agentHomeFromEnv(agent: 'qwen' | 'claude', env: NodeJS.ProcessEnv = process.env): boolean {
+  return Boolean(env[agent === 'qwen' ? 'QWEN_HOME' : CLAUDE_ENV.CONFIG_DIR]);
+}
+
 /** An agent's lock file name for a companion on `port` (Qwen's and Claude's alike). */
 export function portLockFileName(port: number): string {
   return `${port}.lock`;

@@ -9,6 +9,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { CLAUDE_AUTH_HEADER, CLAUDE_SUBPROTOCOL, LOOPBACK_HOST } from '@ide-companion/protocol';
 import { claudeIdeDir, portLockFileName, qwenIdeDir } from '@ide-companion/shared/agentPaths';
+import { CHECK_PROBE_HEADER, checkProbeProof } from '@ide-companion/server/http/checkProbe';
 import { isProcessAlive } from '@ide-companion/shared/processAlive';
 import { describeError } from '@ide-companion/server/logger';
 import type { CheckRun } from './checkRun.js';
@@ -125,7 +126,9 @@ async function checkClaude(run: CheckRun, env: NodeJS.ProcessEnv): Promise<void>
   /** The HTTP status an upgrade got: 101 when it was accepted (then closed), or why it never answered. */
   const upgrade = (headers: Record<string, string>, path = '', protocols: string[] = [CLAUDE_SUBPROTOCOL]): Promise<number | string> =>
     new Promise((resolve) => {
-      const socket = new WebSocket(`${url}${path}`, protocols, { headers, handshakeTimeout: run.timeouts.connectMs });
+      // Marked as check's (a proof under the token): the companion's log tells these probes from an attack.
+      const marked = { [CHECK_PROBE_HEADER]: checkProbeProof(token), ...headers };
+      const socket = new WebSocket(`${url}${path}`, protocols, { headers: marked, handshakeTimeout: run.timeouts.connectMs });
       socket.once('open', () => {
         socket.close();
         resolve(101);

@@ -6,6 +6,7 @@
 import * as http from 'node:http';
 import * as net from 'node:net';
 import { LOOPBACK_HOST, MCP_ENDPOINT_PATH } from '@ide-companion/protocol';
+import { CHECK_PROBE_HEADER, checkProbeProof } from '@ide-companion/server/http/checkProbe';
 
 export interface RawRequest {
   method: string;
@@ -25,9 +26,17 @@ export interface RawResponse {
   json: unknown;
 }
 
+/** The proof every hand-made request of this run carries (checkProbe.ts): set once the target's token is known. */
+let probeHeaders: Record<string, string> = {};
+
+/** Marks this run's hand-made requests as check's, for a companion that holds `token`: its log then tells them from an attack. */
+export function markProbes(token: string): void {
+  probeHeaders = { [CHECK_PROBE_HEADER]: checkProbeProof(token) };
+}
+
 export function rawRequest(req: RawRequest): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
-    const headers: Record<string, string> = { Host: `${LOOPBACK_HOST}:${req.port}`, ...req.headers };
+    const headers: Record<string, string> = { Host: `${LOOPBACK_HOST}:${req.port}`, ...probeHeaders, ...req.headers };
     if (req.body !== undefined) headers['Content-Length'] = String(Buffer.byteLength(req.body));
     const request = http.request({ host: LOOPBACK_HOST, port: req.port, method: req.method, path: MCP_ENDPOINT_PATH, headers, agent: false }, (res) => {
       const status = res.statusCode ?? 0;

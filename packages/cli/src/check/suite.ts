@@ -14,6 +14,7 @@ import { checkDiscoveryFile } from './discoveryFileChecks.js';
 import { Recorder, type CheckReport } from './report.js';
 import { checkSecurity } from './securityChecks.js';
 import { checkBadInput, checkStillAnswering } from './sessionChecks.js';
+import { markProbes } from './rawHttp.js';
 import { resolveTarget, type Target, type TargetOptions } from './target.js';
 import { checkTransport } from './transportChecks.js';
 import { LOOPBACK_HOST } from '@ide-companion/protocol';
@@ -43,6 +44,7 @@ function cleanupOnSignal(run: CheckRun): () => void {
 /** Runs every check. Throws UsageError when there is nothing to check (no port, no token, unreadable file). */
 export async function runCheck(options: CheckOptions = {}): Promise<CheckReport> {
   const target = await resolveTarget(options);
+  markProbes(target.token);
   options.onTarget?.(target);
   const record = new Recorder();
   const reportTarget: CheckReport['target'] = {

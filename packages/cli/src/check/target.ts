@@ -3,7 +3,7 @@
  * choose for the current directory (discoverCompanion from @ide-companion/client).
  */
 import * as path from 'node:path';
-import { discoverCompanion } from '@ide-companion/client/discovery';
+import { discoverCompanion, withOurInstallHint } from '@ide-companion/client/discovery';
 import { discoveryDirectory, findDiscoveryFileForPort, readDiscoveryFile } from '@ide-companion/client/discoveryFiles';
 import type { IdeInfo } from '@ide-companion/protocol';
 import { UsageError } from '@ide-companion/command/commandSpec';
@@ -77,8 +77,11 @@ async function discover(options: TargetOptions, discoveryDir: string): Promise<T
   const http = found.targets.find((t) => t.kind === 'http');
   if (!http || http.kind !== 'http') {
     const stdio = found.targets.some((t) => t.kind === 'stdio');
-    const why = stdio ? 'the companion found speaks stdio, which check does not test' : (found.problem ?? found.chosenBecause ?? 'no companion found');
-    throw new UsageError(`no companion to check for this directory: ${why}. Pass --port and --token, or --file.`);
+    // The CLI's own words name its VS Code installer (`/ide install`): the advice that works here instead, one period each.
+    const why = stdio
+      ? 'the companion found speaks stdio, which check does not test.'
+      : withOurInstallHint(found.problem ?? found.chosenBecause ?? 'no companion found.').trim();
+    throw new UsageError(`no companion to check for this directory: ${why.endsWith('.') ? why : `${why}.`} Or pass --port and --token, or --file.`);
   }
   if (!http.authToken) throw new UsageError(`the companion on port ${http.port} came without a token: pass --token`);
   return {

@@ -6,7 +6,7 @@ import { type InstallOptions, type InstallResult } from '@ide-companion/command/
 import { ensureBundles } from '../build/ensureBundles.js';
 import { findInstaller, installers, type Installable } from '../editors.js';
 import type { Command } from './types.js';
-import { INSTALL_SPEC, UNINSTALL_SPEC, parseCommandArgs, usageOf } from '../commandTable.js';
+import { INSTALL_SPEC, UNINSTALL_SPEC, nearestName, parseCommandArgs, usageOf } from '../commandTable.js';
 import { EXIT, UsageError, common, print, printJson, runWithExitCodes } from '../client/output.js';
 
 /** `install` or `uninstall`: parse, find the installer, run `act`, report. */
@@ -28,8 +28,14 @@ function installerCommand(name: 'install' | 'uninstall', act: (installer: Instal
         }
         const installer = await findInstaller(editor);
         if (!installer) {
-          const known = (await installers()).map((i) => i.id).join(', ') || 'none yet';
-          throw new UsageError(`no installer for '${editor}' (available: ${known})`);
+          const all = await installers();
+          const meant = nearestName(
+            editor,
+            all.flatMap((i) => [i.id, ...i.aliases]),
+          );
+          const id = all.find((i) => i.id === meant || i.aliases.includes(meant ?? ''))?.id;
+          const known = all.map((i) => i.id).join(', ') || 'none yet';
+          throw new UsageError(`no installer for '${editor}'${id ? `; did you mean 'ide-companion ${name} ${id}'?` : ''} (available: ${known})`);
         }
         const lines: string[] = [];
         const log = (line: string) => (c.json ? lines.push(line) : process.stderr.write(`${line}\n`));
@@ -45,11 +51,16 @@ function installerCommand(name: 'install' | 'uninstall', act: (installer: Instal
 
 export const installCommand = installerCommand('install', (installer, options) => installer.install(options));
 
-export const uninstallCommand = installerCommand('uninstall', async (installer, options) =>
-  installer.uninstall
-    ? installer.uninstall(options)
-    : { success: false, message: `${installer.displayName} has no uninstaller; remove it as its README says.` },
-);
+export const uninstallCommand = installerCommand('uninstall', async (installer, options) => {
+  if (!installer.uninstall) return { success: false, message: `${installer.displayName} has no uninstaller; remove it as its README says.` };
+  const result = await installer.uninstall(options);
+  if (!result.success || options.dryRun) return result;
+  // The agents' folders a companion made in the home (docs/agents.md), once nothing is in them: a running companion's keep theirs.
+  const { removeMadeAgentFolders } = await import('@ide-companion/server/faces/lockFile');
+  const removed = removeMadeAgentFolders(options.env);
+  for (const dir of removed) options.log?.(`removed ${dir}`);
+  return removed.length === 0 ? result : { ...result, message: `${result.message} Removed the empty agent folders it had made: ${removed.join(', ')}.` };
+});
 
 async function listInstallers(json: boolean): Promise<number> {
   const ide = await findIdeProcess().catch(() => undefined);

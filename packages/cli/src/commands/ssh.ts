@@ -68,6 +68,15 @@ export function setupScript(files: Record<string, string>): string {
  * gemini looks, named with this script's PID (alive while the shell is, and
  * GEMINI_CLI_IDE_PID, so the CLI ranks it first), the variables, the user's
  * login shell, and the cleanup when it ends or the connection drops.
+ *
+ * The remote may be shared: another user can make `$TMPDIR/gemini/ide`
+ * before us (0777) and plant links named like our file. So each folder is
+ * made 0700 or verified (a real folder, not a link, ours, writable by no one
+ * else: `ls -ldn`, which every sh has, where test's -O is not POSIX), and
+ * the file is written under a fresh name (mktemp: O_EXCL, 0600) then renamed,
+ * which replaces a link instead of following it. A folder refused is said,
+ * and the shell goes on without the file (gemini there then does not find the
+ * editor); the empty folders we made go with the cleanup.
  */
 export function enterScript(plan: RemotePlan, cliRoot: string, dirVar = '$IDE_COMPANION_DIR'): string {
   const relative = plan.relative ? `/${plan.relative.split(path.sep).join('/')}` : '';
@@ -75,13 +84,29 @@ export function enterScript(plan: RemotePlan, cliRoot: string, dirVar = '$IDE_CO
     '#!/bin/sh',
     '# ide-companion ssh: the shell whose gemini reaches the editor on the other end (docs/remote.md).',
     `d=${dirVar}`,
-    'ide="${TMPDIR:-/tmp}/gemini/ide"',
-    'mkdir -p -m 700 "${TMPDIR:-/tmp}/gemini" "$ide" 2>/dev/null',
+    'me=$(id -u)',
+    '# A folder of ours alone: made here (0700), or a real folder owned by us that no one else can write.',
+    'private_dir() {',
+    '  [ -L "$1" ] && { why="$1 is a symbolic link"; return 1; }',
+    '  [ -e "$1" ] || { mkdir -m 700 "$1" 2>/dev/null && made=1; }',
+    '  set -- "$1" $(ls -ldn "$1" 2>/dev/null)',
+    '  case "$2" in d????-??-*) ;; d*) why="$1 is writable by other users"; return 1;; *) why="$1 is not a folder"; return 1;; esac',
+    '  [ "$4" = "$me" ] || { why="$1 belongs to another user (uid $4)"; return 1; }',
+    '}',
+    'top="${TMPDIR:-/tmp}/gemini"',
+    'ide="$top/ide"',
     'f="$ide/gemini-ide-server-$$-1.json"',
-    'cleanup() { rm -f "$f"; rm -rf "$d"; }',
+    'written= t= made= made_top= made_ide=',
+    '# Our file, then the folders we made if nothing else is in them (rmdir leaves a folder in use).',
+    'cleanup() { [ -z "$written" ] || rm -f "$f"; [ -z "$made_ide" ] || rmdir "$ide" 2>/dev/null; [ -z "$made_top" ] || rmdir "$top" 2>/dev/null; rm -rf "$d"; }',
     "trap 'cleanup; exit 129' HUP",
     "trap 'cleanup; exit 143' TERM",
-    '(umask 077; cp "$d/discovery.json" "$f") || echo "ide-companion ssh: cannot write $f: gemini here will not find the editor" >&2',
+    'if private_dir "$top" && made_top=$made && made= && private_dir "$ide" && made_ide=$made; then',
+    '  t=$(umask 077; mktemp "$ide/.gemini-ide-server-$$.XXXXXXXX") && cat "$d/discovery.json" > "$t" && mv -f "$t" "$f" && written=1 ||',
+    '    { [ -z "$t" ] || rm -f "$t"; echo "ide-companion ssh: cannot write $f: gemini here will not find the editor" >&2; }',
+    'else',
+    '  echo "ide-companion ssh: $why, so no discovery file goes there: gemini here will not find the editor (remove it, or set TMPDIR to a folder of yours)" >&2',
+    'fi',
     `cd ${shellQuote(cliRoot + relative)} 2>/dev/null || cd ${shellQuote(cliRoot)} 2>/dev/null || echo ${shellQuote(`ide-companion ssh: ${cliRoot} is not here; gemini connects from inside it`)} >&2`,
     `export ${ENV.IDE_PID}=$$`,
     `export ${ENV.WORKSPACE_PATH}=${shellQuote(cliRoot)}`,

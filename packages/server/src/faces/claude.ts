@@ -28,6 +28,7 @@ import {
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { pathToFileURL } from 'node:url';
 import type { HostRule, Refusal } from '../http/requestGuard.js';
+import { isCheckProbe } from '../http/checkProbe.js';
 import { upgradeGuard } from '../http/requestGuard.js';
 import { describeError, type Logger } from '../logger.js';
 import { isProcessAlive } from '@ide-companion/shared/processAlive';
@@ -129,7 +130,10 @@ export class ClaudeFace {
   handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
     const refusal = this.closing ? { status: 503, message: 'Service Unavailable: the companion is stopping' } : (this.guard(req) ?? upgradeTargetRefusal(req));
     if (refusal) {
-      this.options.logger.warn('WebSocket upgrade refused', { status: refusal.status, reason: refusal.message });
+      const fields = { status: refusal.status, reason: refusal.message };
+      // `check`'s deliberate probes, proven by a token holder, are no attack (http/checkProbe.ts).
+      if (isCheckProbe(req, [this.options.token])) this.options.logger.info("WebSocket upgrade refused (ide-companion check's probe)", fields);
+      else this.options.logger.warn('WebSocket upgrade refused', fields);
       const headers = Object.entries({ 'Content-Type': 'text/plain', Connection: 'close', ...refusal.headers }).map(([k, v]) => `${k}: ${v}\r\n`);
       socket.end(`HTTP/1.1 ${refusal.status} ${STATUS_CODES[refusal.status] ?? 'Error'}\r\n${headers.join('')}\r\n${refusal.message}\n`);
       return;
