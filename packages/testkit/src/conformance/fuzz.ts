@@ -8,7 +8,7 @@
  * the roots changed (a sentinel beside the workspace, hashed), and the editor
  * and the companion each answer within 1 s.
  *
- * Bounded: IDE_COMPANION_FUZZ_CASES calls (default 60) or
+ * Bounded: IDE_COMPANION_FUZZ_CASES calls (default 100) or
  * IDE_COMPANION_FUZZ_SECONDS (default 20) per end, whichever ends first.
  * Seeded: the seed is printed; IDE_COMPANION_FUZZ_SEED replays a run.
  */
@@ -159,8 +159,16 @@ interface ToolInfo {
 
 /** Properties whose value names a file. */
 const PATH_PROPERTY = /path|uri|file/i;
-/** Tools that open, show or save the file they are given: these must refuse what is not a regular file inside the roots (issue 27 item 1). */
-const ACTS_ON_FILE = new Set(['openFile', 'saveDocument', 'openDiff']);
+/**
+ * Whether `tool` must refuse a path of `kind` (issue 27 item 1): openFile and saveDocument act only on regular
+ * files inside the roots; a diff is a proposal the CLI may make for any path, but never of what is not a
+ * regular file, and never with control characters in its name.
+ */
+function refuses(tool: string, kind: Kind): boolean {
+  if (tool === 'openFile' || tool === 'saveDocument') return true;
+  if (tool === 'openDiff') return ['controlChars', 'fifo', 'device', 'directory', 'empty'].includes(kind);
+  return false;
+}
 
 export interface FuzzCase {
   face: 'gemini' | 'qwen' | 'claude';
@@ -190,7 +198,7 @@ export function makeCase(face: FuzzCase['face'], tool: ToolInfo, world: FuzzWorl
     if (PATH_PROPERTY.test(name) && schema.type !== 'boolean' && roll < 0.85) {
       const p = hostilePath(world, pick);
       args[name] = p.value;
-      if (p.mustRefuse && ACTS_ON_FILE.has(tool.name) && (name === 'path' || name === 'filePath' || name === 'new_file_path')) mustRefuse ??= `${name} is ${p.kind}`;
+      if (p.mustRefuse && refuses(tool.name, p.kind) && (name === 'path' || name === 'filePath' || name === 'new_file_path')) mustRefuse ??= `${name} is ${p.kind}`;
       continue;
     }
     if (roll < 0.6 && schema.type === 'string') args[name] = pick(['', 'x', world.inside, 'ok']);
@@ -213,10 +221,14 @@ export function makeCase(face: FuzzCase['face'], tool: ToolInfo, world: FuzzWorl
 type Answer = { kind: 'result'; isError: boolean; text: string } | { kind: 'rpcError'; message: string } | { kind: 'timeout' };
 
 /** A clear error: a message in words, short, without a stack trace or an internal dump. */
-export function unclearError(message: string): string | undefined {
+export function unclearError(message: string, args: unknown): string | undefined {
   if (message.trim().length === 0) return 'an empty error message';
   if (/\n\s+at .+:\d+:\d+/.test(message)) return 'a stack trace in the error';
-  if (message.length > 4000) return `an error of ${message.length} characters`;
+  // Quoting what was given is clear; a dump of internals is not.
+  let own = message;
+  for (const value of Object.values(typeof args === 'object' && args !== null ? args : {}))
+    if (typeof value === 'string' && value.length > 20) own = own.replaceAll(JSON.stringify(value).slice(1, -1), '').replaceAll(value, '');
+  if (own.length > 2000) return `an error of ${message.length} characters`;
   return undefined;
 }
 
@@ -225,7 +237,7 @@ const withTimeout = <T>(p: Promise<T>, ms: number): Promise<T | 'timeout'> =>
 
 /** Registers the fuzz test for `driver`'s end. */
 export function fuzzSuite(driver: EndDriver, options: { skip?: string | false } = {}): void {
-  const maxCases = Number(process.env['IDE_COMPANION_FUZZ_CASES'] ?? 60);
+  const maxCases = Number(process.env['IDE_COMPANION_FUZZ_CASES'] ?? 100);
   const maxSeconds = Number(process.env['IDE_COMPANION_FUZZ_SECONDS'] ?? 20);
   test(`fuzz: every tool of every face through ${driver.name}, hostile arguments`, { skip: options.skip ?? false, timeout: (maxSeconds + 120) * 1000 }, async (t) => {
     const seed = fuzzSeed();
@@ -314,8 +326,8 @@ async function call(clients: { gemini?: RecordingClient; qwen?: RecordingClient;
 
 function judge(c: FuzzCase, answer: Answer): string | undefined {
   if (answer.kind === 'timeout') return 'no answer within 5 s';
-  if (answer.kind === 'rpcError') return unclearError(answer.message);
-  if (answer.isError) return unclearError(answer.text);
+  if (answer.kind === 'rpcError') return unclearError(answer.message, c.args);
+  if (answer.isError) return unclearError(answer.text, c.args);
   if (c.mustRefuse) return `answered as a success, but ${c.mustRefuse} must be refused: ${JSON.stringify(answer.text.slice(0, 200))}`;
   return undefined;
 }
