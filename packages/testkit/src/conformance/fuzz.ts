@@ -8,7 +8,7 @@
  * the roots changed (a sentinel beside the workspace, hashed), and the editor
  * and the companion each answer within 1 s.
  *
- * Bounded: IDE_COMPANION_FUZZ_CASES calls (default 100) or
+ * Bounded: IDE_COMPANION_FUZZ_CASES calls (default 300) or
  * IDE_COMPANION_FUZZ_SECONDS (default 20) per end, whichever ends first.
  * Seeded: the seed is printed; IDE_COMPANION_FUZZ_SEED replays a run.
  */
@@ -237,7 +237,7 @@ const withTimeout = <T>(p: Promise<T>, ms: number): Promise<T | 'timeout'> =>
 
 /** Registers the fuzz test for `driver`'s end. */
 export function fuzzSuite(driver: EndDriver, options: { skip?: string | false } = {}): void {
-  const maxCases = Number(process.env['IDE_COMPANION_FUZZ_CASES'] ?? 100);
+  const maxCases = Number(process.env['IDE_COMPANION_FUZZ_CASES'] ?? 300);
   const maxSeconds = Number(process.env['IDE_COMPANION_FUZZ_SECONDS'] ?? 20);
   test(`fuzz: every tool of every face through ${driver.name}, hostile arguments`, { skip: options.skip ?? false, timeout: (maxSeconds + 120) * 1000 }, async (t) => {
     const seed = fuzzSeed();
