@@ -328,7 +328,20 @@ function judge(c: FuzzCase, answer: Answer): string | undefined {
   if (answer.kind === 'timeout') return 'no answer within 5 s';
   if (answer.kind === 'rpcError') return unclearError(answer.message, c.args);
   if (answer.isError) return unclearError(answer.text, c.args);
+  // saveDocument's documented "not saved, and why" (Claude's `success: false` too) is a refusal in words.
+  const declined = refusalMessage(answer.text);
+  if (declined !== undefined) return unclearError(declined, c.args);
   if (c.mustRefuse) return `answered as a success, but ${c.mustRefuse} must be refused: ${JSON.stringify(answer.text.slice(0, 200))}`;
+  return undefined;
+}
+
+function refusalMessage(text: string): string | undefined {
+  try {
+    const parsed = JSON.parse(text) as { saved?: unknown; success?: unknown; message?: unknown };
+    if (parsed?.saved === false || parsed?.success === false) return String(parsed.message ?? '');
+  } catch {
+    // Not JSON: not a refusal in that form.
+  }
   return undefined;
 }
 
