@@ -104,7 +104,11 @@ export function hostilePath(world: FuzzWorld, pick: <T>(xs: readonly T[]) => T):
   const kind = pick<Kind>(['controlChars', 'dotdot', 'linkOut', 'fifo', 'device', 'directory', 'relative', 'empty', 'huge', 'unicode', 'inside', 'uri']);
   switch (kind) {
     case 'controlChars':
-      return { kind, value: path.join(w, pick(['a\u0001b.txt', 'line\nbreak.txt', 'esc\u001b[2J.txt', 'bell\u0007.txt', 'c1\u009b31m.txt', 'nul\u0000.txt', 'cr\r.txt'])), mustRefuse: true };
+      return {
+        kind,
+        value: path.join(w, pick(['a\u0001b.txt', 'line\nbreak.txt', 'esc\u001b[2J.txt', 'bell\u0007.txt', 'c1\u009b31m.txt', 'nul\u0000.txt', 'cr\r.txt'])),
+        mustRefuse: true,
+      };
     case 'dotdot':
       return { kind, value: path.join(w, '..', path.relative(path.dirname(w), world.sentinel)).replace(path.dirname(w), `${w}/..`), mustRefuse: true };
     case 'linkOut':
@@ -122,7 +126,11 @@ export function hostilePath(world: FuzzWorld, pick: <T>(xs: readonly T[]) => T):
     case 'huge':
       return { kind, value: path.join(w, 'x'.repeat(pick([300, 5000, 70_000]))), mustRefuse: true };
     case 'unicode':
-      return { kind, value: path.join(w, pick(['\ud800lone.txt', '\u202eevil.txt', 'e\u0301.txt', '\ufeffbom.txt', '😀\u200d.txt', '\uffff.txt'])), mustRefuse: false };
+      return {
+        kind,
+        value: path.join(w, pick(['\ud800lone.txt', '\u202eevil.txt', 'e\u0301.txt', '\ufeffbom.txt', '😀\u200d.txt', '\uffff.txt'])),
+        mustRefuse: false,
+      };
     case 'uri':
       return { kind, value: pick([`file://${world.sentinel}`, `file://${world.inside}`, 'file:///dev/zero', `file://${world.fifo}`]), mustRefuse: false };
     case 'inside':
@@ -198,7 +206,8 @@ export function makeCase(face: FuzzCase['face'], tool: ToolInfo, world: FuzzWorl
     if (PATH_PROPERTY.test(name) && schema.type !== 'boolean' && roll < 0.85) {
       const p = hostilePath(world, pick);
       args[name] = p.value;
-      if (p.mustRefuse && refuses(tool.name, p.kind) && (name === 'path' || name === 'filePath' || name === 'new_file_path')) mustRefuse ??= `${name} is ${p.kind}`;
+      if (p.mustRefuse && refuses(tool.name, p.kind) && (name === 'path' || name === 'filePath' || name === 'new_file_path'))
+        mustRefuse ??= `${name} is ${p.kind}`;
       continue;
     }
     if (roll < 0.6 && schema.type === 'string') args[name] = pick(['', 'x', world.inside, 'ok']);
@@ -239,67 +248,72 @@ const withTimeout = <T>(p: Promise<T>, ms: number): Promise<T | 'timeout'> =>
 export function fuzzSuite(driver: EndDriver, options: { skip?: string | false } = {}): void {
   const maxCases = Number(process.env['IDE_COMPANION_FUZZ_CASES'] ?? 300);
   const maxSeconds = Number(process.env['IDE_COMPANION_FUZZ_SECONDS'] ?? 20);
-  test(`fuzz: every tool of every face through ${driver.name}, hostile arguments`, { skip: options.skip ?? false, timeout: (maxSeconds + 120) * 1000 }, async (t) => {
-    const seed = fuzzSeed();
-    t.diagnostic(`seed ${seed} (IDE_COMPANION_FUZZ_SEED=${seed} replays this run)`);
-    console.error(`fuzz ${driver.name}: seed ${seed} (IDE_COMPANION_FUZZ_SEED=${seed} replays this run)`);
-    const random = seededRandom(seed);
-    const session = await driver.start({ 'fuzz-inside.txt': 'inside\n' });
-    const world = makeFuzzWorld(session.workspace);
-    const clients: { gemini?: RecordingClient; qwen?: RecordingClient; claude?: ClaudeTestClient } = {};
-    try {
-      const { content } = await session.discovery();
-      clients.gemini = await connectRecordingClient({ port: content.port, token: content.authToken });
-      if (!driver.unsupported['faces:qwen']) {
-        const lock = await readLockFile(session.qwenHome, content.port);
-        clients.qwen = await connectRecordingClient({ port: content.port, token: lock.authToken });
-      }
-      if (!driver.unsupported['faces:claude']) {
-        const lock = await readLockFile(session.claudeConfigDir, content.port);
-        clients.claude = await connectClaudeClient({ port: content.port, token: lock.authToken });
-      }
-      const tools: Array<{ face: FuzzCase['face']; tool: ToolInfo }> = [];
-      for (const face of ['gemini', 'qwen'] as const) {
-        const c = clients[face];
-        if (c) for (const tool of (await c.client.listTools()).tools as ToolInfo[]) tools.push({ face, tool });
-      }
-      if (clients.claude) for (const tool of ((await clients.claude.request('tools/list', {})) as { tools: ToolInfo[] }).tools) tools.push({ face: 'claude', tool });
-      const before = outsideFingerprint(world);
-      const failures: string[] = [];
-      const started = Date.now();
-      let count = 0;
-      // Every tool once first (so each is called however short the budget), then at random.
-      for (; count < maxCases && Date.now() - started < maxSeconds * 1000; count++) {
-        const { face, tool } = count < tools.length ? tools[count]! : tools[Math.floor(random() * tools.length)]!;
-        const c = makeCase(face, tool, world, random);
-        const label = `#${count} ${face} ${c.tool} ${describeArgs(c.args, world)}`;
-        const answer = await call(clients, c);
-        const complaint = judge(c, answer);
-        if (complaint) failures.push(`${label}: ${complaint}`);
-        await cleanUp(clients, c);
+  test(
+    `fuzz: every tool of every face through ${driver.name}, hostile arguments`,
+    { skip: options.skip ?? false, timeout: (maxSeconds + 120) * 1000 },
+    async (t) => {
+      const seed = fuzzSeed();
+      t.diagnostic(`seed ${seed} (IDE_COMPANION_FUZZ_SEED=${seed} replays this run)`);
+      console.error(`fuzz ${driver.name}: seed ${seed} (IDE_COMPANION_FUZZ_SEED=${seed} replays this run)`);
+      const random = seededRandom(seed);
+      const session = await driver.start({ 'fuzz-inside.txt': 'inside\n' });
+      const world = makeFuzzWorld(session.workspace);
+      const clients: { gemini?: RecordingClient; qwen?: RecordingClient; claude?: ClaudeTestClient } = {};
+      try {
+        const { content } = await session.discovery();
+        clients.gemini = await connectRecordingClient({ port: content.port, token: content.authToken });
+        if (!driver.unsupported['faces:qwen']) {
+          const lock = await readLockFile(session.qwenHome, content.port);
+          clients.qwen = await connectRecordingClient({ port: content.port, token: lock.authToken });
+        }
+        if (!driver.unsupported['faces:claude']) {
+          const lock = await readLockFile(session.claudeConfigDir, content.port);
+          clients.claude = await connectClaudeClient({ port: content.port, token: lock.authToken });
+        }
+        const tools: Array<{ face: FuzzCase['face']; tool: ToolInfo }> = [];
+        for (const face of ['gemini', 'qwen'] as const) {
+          const c = clients[face];
+          if (c) for (const tool of (await c.client.listTools()).tools as ToolInfo[]) tools.push({ face, tool });
+        }
+        if (clients.claude)
+          for (const tool of ((await clients.claude.request('tools/list', {})) as { tools: ToolInfo[] }).tools) tools.push({ face: 'claude', tool });
+        const before = outsideFingerprint(world);
+        const failures: string[] = [];
+        const started = Date.now();
+        let count = 0;
+        // Every tool once first (so each is called however short the budget), then at random.
+        for (; count < maxCases && Date.now() - started < maxSeconds * 1000; count++) {
+          const { face, tool } = count < tools.length ? tools[count]! : tools[Math.floor(random() * tools.length)]!;
+          const c = makeCase(face, tool, world, random);
+          const label = `#${count} ${face} ${c.tool} ${describeArgs(c.args, world)}`;
+          const answer = await call(clients, c);
+          const complaint = judge(c, answer);
+          if (complaint) failures.push(`${label}: ${complaint}`);
+          await cleanUp(clients, c);
+          releaseFifo(world.fifo);
+          if (outsideFingerprint(world) !== before) {
+            failures.push(`${label}: a file outside the roots changed`);
+            break;
+          }
+          const dead = await liveness(session, clients.gemini);
+          if (dead) {
+            failures.push(`${label}: ${dead}`);
+            break;
+          }
+        }
+        t.diagnostic(`${count} calls over ${tools.length} tools in ${Date.now() - started} ms`);
+        assert.deepEqual(failures, [], `seed ${seed}: ${failures.length} failing case(s)`);
+      } finally {
         releaseFifo(world.fifo);
-        if (outsideFingerprint(world) !== before) {
-          failures.push(`${label}: a file outside the roots changed`);
-          break;
-        }
-        const dead = await liveness(session, clients.gemini);
-        if (dead) {
-          failures.push(`${label}: ${dead}`);
-          break;
-        }
+        await clients.claude?.close().catch(() => undefined);
+        await clients.qwen?.close().catch(() => undefined);
+        await clients.gemini?.close().catch(() => undefined);
+        await session.close();
+        await driver.dispose?.();
+        fs.rmSync(world.outside, { recursive: true, force: true });
       }
-      t.diagnostic(`${count} calls over ${tools.length} tools in ${Date.now() - started} ms`);
-      assert.deepEqual(failures, [], `seed ${seed}: ${failures.length} failing case(s)`);
-    } finally {
-      releaseFifo(world.fifo);
-      await clients.claude?.close().catch(() => undefined);
-      await clients.qwen?.close().catch(() => undefined);
-      await clients.gemini?.close().catch(() => undefined);
-      await session.close();
-      await driver.dispose?.();
-      fs.rmSync(world.outside, { recursive: true, force: true });
-    }
-  });
+    },
+  );
 }
 
 function describeArgs(args: unknown, world: FuzzWorld): string {
@@ -350,7 +364,10 @@ async function cleanUp(clients: { gemini?: RecordingClient; qwen?: RecordingClie
   if (c.tool !== 'openDiff' || typeof c.args !== 'object' || c.args === null) return;
   const args = c.args as Record<string, unknown>;
   if (c.face === 'claude') {
-    await withTimeout(clients.claude!.request('tools/call', { name: 'closeAllDiffTabs', arguments: {} }).catch(() => undefined), 3000);
+    await withTimeout(
+      clients.claude!.request('tools/call', { name: 'closeAllDiffTabs', arguments: {} }).catch(() => undefined),
+      3000,
+    );
     return;
   }
   if (typeof args['filePath'] === 'string')

@@ -13,7 +13,7 @@ import { connectRecordingClient } from '../mcpClient.js';
 import { OPTIONAL_ARGUMENT_FILES, runOptionalArgumentRows } from '../optionalArguments.js';
 import { sleep, waitFor } from '../wait.js';
 import type { EndAction, EndDriver, EndSession, Position } from './driver.js';
-import { connectClaude, connectGemini, connectQwen, FACE_TIMEOUT_MS, resultText, type GeminiFace } from './faces.js';
+import { connectClaude, connectQwen, FACE_TIMEOUT_MS, resultText, type GeminiFace } from './faces.js';
 
 export interface ScenarioContext {
   driver: EndDriver;
@@ -72,10 +72,7 @@ export const SCENARIOS: readonly Scenario[] = [
       }
       // Newest first: the one opened before follows.
       const files = await gemini.waitForContext((c) => c.workspaceState?.openFiles, 'open files');
-      assert.ok(
-        files.findIndex((f) => f.path === ctx.file('ctx-a.txt')) > 0,
-        `ctx-a.txt listed after ctx-b.txt: ${JSON.stringify(files.map((f) => f.path))}`,
-      );
+      assert.ok(files.findIndex((f) => f.path === ctx.file('ctx-a.txt')) > 0, `ctx-a.txt listed after ctx-b.txt: ${JSON.stringify(files.map((f) => f.path))}`);
     },
   },
   {

@@ -45,16 +45,12 @@ export function conformanceSuite(driver: EndDriver, options: SuiteOptions = {}):
     for (const scenario of SCENARIOS) {
       // Declared unsupported: known before the end starts, so it is said in the test's own line.
       const declared = scenario.needs.map((n) => driver.unsupported[n]).find(Boolean);
-      test(
-        scenario.name,
-        { timeout: options.timeoutMs ?? 90_000, ...(declared && { skip: `unsupported by ${driver.name}: ${declared}` }) },
-        async () => {
-          if (!session) throw new Error(`${driver.name} did not start`);
-          const reason = unsupportedReason(driver, session, scenario);
-          if (reason) throw new Error(`unexpected: ${reason}`);
-          await runScenario(driver, session, scenario);
-        },
-      );
+      test(scenario.name, { timeout: options.timeoutMs ?? 90_000, ...(declared && { skip: `unsupported by ${driver.name}: ${declared}` }) }, async () => {
+        if (!session) throw new Error(`${driver.name} did not start`);
+        const reason = unsupportedReason(driver, session, scenario);
+        if (reason) throw new Error(`unexpected: ${reason}`);
+        await runScenario(driver, session, scenario);
+      });
     }
   });
 }
