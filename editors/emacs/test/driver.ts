@@ -23,6 +23,7 @@ const goTo = (p: Position) => ['M-<', ...Array<string>(p.line - 1).fill('C-n'), 
 
 export const emacsDriver: EndDriver = {
   name: 'emacs',
+  displayName: 'Emacs',
   unsupported: {},
   endOfLine: 'afterLastCharacter',
   restartsHost: true,

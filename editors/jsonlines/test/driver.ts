@@ -59,6 +59,7 @@ class ScriptedEditor {
 
 export const bridgeDriver: EndDriver = {
   name: 'bridge',
+  displayName: 'Scripted Editor',
   unsupported: {
     capabilityTools: 'the scripted editor declares no capabilities (bridge.test.ts checks what the bridge forwards of them)',
     cursor: 'the scripted editor has no cursor of its own to read back',

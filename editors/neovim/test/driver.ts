@@ -11,6 +11,7 @@ const goTo = (p: Position) => `${p.line}G0${p.character > 1 ? `${p.character - 1
 
 export const neovimDriver: EndDriver = {
   name: 'neovim',
+  displayName: 'Neovim',
   unsupported: {},
   endOfLine: 'onLastCharacter',
   restartsHost: true,

@@ -35,6 +35,7 @@ function shownReview(screen: string, name: string): string | undefined {
 
 export const terminalDriver: EndDriver = {
   name: 'terminal',
+  displayName: 'IDE Companion (terminal)',
   unsupported: {
     moveCursor: 'a terminal editor tells serve only what it saves: no cursor',
     select: 'a terminal editor tells serve only what it saves: no selection',

@@ -13,6 +13,7 @@ const goTo = (p: Position) => `${p.line}G0${p.character > 1 ? `${p.character - 1
 
 export const vimDriver: EndDriver = {
   name: 'vim',
+  displayName: 'Vim',
   unsupported: {},
   endOfLine: 'onLastCharacter',
   restartsHost: true,

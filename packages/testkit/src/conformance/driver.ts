@@ -75,6 +75,8 @@ export type EndAction = 'moveCursor' | 'select' | 'editProposal' | 'cursor' | 'k
 export interface EndDriver {
   /** The end's name, as the suite prints it (`neovim`, `terminal`, ...). */
   readonly name: string;
+  /** The name an agent's `/ide` shows for this end (its discovery file's ideInfo.displayName). */
+  readonly displayName: string;
   /** Every optional action this end does not have, with why. */
   readonly unsupported: Partial<Record<EndAction, string>>;
   /** Where the end of a line is when the cursor is sent there: Vim and Neovim rest on its last character, Emacs and VS Code after it. */

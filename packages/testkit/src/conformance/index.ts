@@ -3,3 +3,4 @@ export * from './faces.js';
 export * from './scenarios.js';
 export * from './suite.js';
 export * from './fuzz.js';
+export * from './realAgents.js';

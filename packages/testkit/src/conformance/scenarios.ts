@@ -24,6 +24,8 @@ export interface ScenarioContext {
   gemini(): Promise<GeminiFace>;
   /** Runs `fn` when the scenario ends, failed or not. */
   defer(fn: () => Promise<unknown> | unknown): void;
+  /** Says something in the test's report (a step the end cannot take, and why). */
+  note(text: string): void;
 }
 
 export interface Scenario {
@@ -33,6 +35,9 @@ export interface Scenario {
   /** Files it expects in the workspace (names unique across scenarios: one workspace serves them all). */
   files: Record<string, string>;
   run(ctx: ScenarioContext): Promise<void>;
+  /** Why it cannot run on this machine (a program missing, as external.ts's skipUnless says), or false. */
+  requires?: () => string | false;
+  timeoutMs?: number;
 }
 
 const activeFile = (file: string) => (context: any) => {

@@ -8,7 +8,11 @@
 import { after, before, describe, test } from 'node:test';
 import type { EndAction, EndDriver, EndSession } from './driver.js';
 import { connectGemini, type GeminiFace } from './faces.js';
-import { SCENARIOS, type Scenario, type ScenarioContext } from './scenarios.js';
+import { REAL_AGENT_SCENARIOS } from './realAgents.js';
+import { SCENARIOS as CORE_SCENARIOS, type Scenario, type ScenarioContext } from './scenarios.js';
+
+/** Every scenario, in order: the real agents before the faults (the last kills the host). */
+const SCENARIOS: readonly Scenario[] = [...CORE_SCENARIOS.filter((s) => !s.name.startsWith('fault:')), ...REAL_AGENT_SCENARIOS, ...CORE_SCENARIOS.filter((s) => s.name.startsWith('fault:'))];
 
 const SESSION_ACTIONS: ReadonlySet<EndAction> = new Set(['moveCursor', 'select', 'editProposal', 'cursor', 'killHost']);
 
@@ -45,17 +49,20 @@ export function conformanceSuite(driver: EndDriver, options: SuiteOptions = {}):
     for (const scenario of SCENARIOS) {
       // Declared unsupported: known before the end starts, so it is said in the test's own line.
       const declared = scenario.needs.map((n) => driver.unsupported[n]).find(Boolean);
-      test(scenario.name, { timeout: options.timeoutMs ?? 90_000, ...(declared && { skip: `unsupported by ${driver.name}: ${declared}` }) }, async () => {
+      // A program the scenario runs (a real agent CLI) missing: skipped here, a failure in CI (external.ts).
+      const missing = scenario.requires?.();
+      const skip = declared ? `unsupported by ${driver.name}: ${declared}` : missing;
+      test(scenario.name, { timeout: scenario.timeoutMs ?? options.timeoutMs ?? 90_000, ...(skip && { skip }) }, async (t) => {
         if (!session) throw new Error(`${driver.name} did not start`);
         const reason = unsupportedReason(driver, session, scenario);
         if (reason) throw new Error(`unexpected: ${reason}`);
-        await runScenario(driver, session, scenario);
+        await runScenario(driver, session, scenario, (text) => t.diagnostic(text));
       });
     }
   });
 }
 
-async function runScenario(driver: EndDriver, session: EndSession, scenario: Scenario): Promise<void> {
+async function runScenario(driver: EndDriver, session: EndSession, scenario: Scenario, note: (text: string) => void): Promise<void> {
   const deferred: Array<() => Promise<unknown> | unknown> = [];
   const faces: GeminiFace[] = [];
   const ctx: ScenarioContext = {
@@ -68,6 +75,7 @@ async function runScenario(driver: EndDriver, session: EndSession, scenario: Sce
       return face;
     },
     defer: (fn) => deferred.push(fn),
+    note,
   };
   try {
     await scenario.run(ctx);
