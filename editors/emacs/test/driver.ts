@@ -110,6 +110,8 @@ export const emacsDriver: EndDriver = {
           'flymake to report the warning',
           TIMEOUT,
         ).then(() => undefined),
+      // "N CLI sessions (AGENT, ...)" in the doctor's host line.
+      agentStatus: async () => /CLI sessions? \(([^)]*)\)/.exec(await emacs.evalJson<string>('(string-join (ide-companion--doctor-lines) "\\n")'))?.[1] ?? '',
       async killHost() {
         process.kill(await emacs.evalJson<number>('(process-id ide-companion--process)'), 'SIGKILL');
       },

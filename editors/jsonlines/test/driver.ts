@@ -63,6 +63,7 @@ export const bridgeDriver: EndDriver = {
   unsupported: {
     capabilityTools: 'the scripted editor declares no capabilities (bridge.test.ts checks what the bridge forwards of them)',
     cursor: 'the scripted editor has no cursor of its own to read back',
+    agentStatus: 'the scripted editor shows no status of its own',
   },
   endOfLine: 'afterLastCharacter',
   restartsHost: false,

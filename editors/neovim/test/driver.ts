@@ -69,6 +69,11 @@ export const neovimDriver: EndDriver = {
           file,
         );
       },
+      async agentStatus() {
+        // One line a session: "  AGENT: CLIENT VERSION (listening)".
+        const lines = await s.lua<string[]>("return require('ide_companion').status_lines()");
+        return lines.flatMap((l) => /^\s+([^:]+): \S+ /.exec(l)?.[1] ?? []).join(', ');
+      },
       async killHost() {
         const hostPid = await waitFor(
           async () => (await s.lua<number | null>('local i = require("ide_companion.host").state.info; return i and i.hostPid')) ?? undefined,

@@ -114,6 +114,13 @@ export const terminalDriver: EndDriver = {
       async showsProposal(file) {
         return shownReview(visiblePane(tmux), path.basename(file)) !== undefined;
       },
+      // The status line: "● N CLI sessions connected (AGENT, ...)".
+      agentStatus: async () =>
+        /connected \(([^)]*)\)/.exec(
+          visiblePane(tmux)
+            .split('\n')
+            .findLast((l) => l.includes('●')) ?? '',
+        )?.[1] ?? '',
       async killHost() {
         // serve's socket folder is named PID-PORT.
         const { content } = await discovery();

@@ -43,7 +43,7 @@ const POSITION = `const at = (p) => { const text = e.document.lineAt(p.line - 1)
 export const vscodeDriver: EndDriver = {
   name: 'vscode',
   displayName: 'code-server',
-  unsupported: {},
+  unsupported: { agentStatus: 'its status bar item is drawn by the workbench, not read here (extension.test.ts)' },
   endOfLine: 'afterLastCharacter',
   // One extension host per window: the window does not start another (extension.test.ts covers the next window).
   restartsHost: false,

@@ -62,6 +62,8 @@ export interface EndSession {
   /** Puts a warning on line 1 of `file`, as a linter would (the diagnostics rows then expect it). */
   setWarning?(file: string): Promise<void>;
 
+  /** The agents the end itself shows as connected now (from its status command or line; not the ones it serves). */
+  agentStatus?(): Promise<string>;
   /** Kills the companion's process with SIGKILL (for Neovim, Vim and Emacs their host; `serve` and the bridge themselves). */
   killHost?(): Promise<void>;
   /** Answers when the editor itself answers (a state read); rejects if it does not. */
@@ -70,7 +72,7 @@ export interface EndSession {
 }
 
 /** The actions a scenario may need beyond the ones every end has. */
-export type EndAction = 'moveCursor' | 'select' | 'editProposal' | 'cursor' | 'killHost' | 'faces:qwen' | 'faces:claude' | 'capabilityTools';
+export type EndAction = 'moveCursor' | 'select' | 'editProposal' | 'cursor' | 'killHost' | 'agentStatus' | 'faces:qwen' | 'faces:claude' | 'capabilityTools';
 
 export interface EndDriver {
   /** The end's name, as the suite prints it (`neovim`, `terminal`, ...). */

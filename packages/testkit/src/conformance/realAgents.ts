@@ -27,13 +27,36 @@ const EDITED = 'the user’s line 😀\n';
 async function selectWord(ctx: ScenarioContext, file: string): Promise<boolean> {
   await ctx.session.open(file);
   if (!ctx.session.select) {
-    ctx.note(`the selection step is left out: ${ctx.driver.unsupported.select ?? 'no select action'}`);
+    const reason = ctx.driver.unsupported.select;
+    if (!reason) throw new Error(`the ${ctx.driver.name} driver has no select and gives no reason in its unsupported table`);
+    ctx.note(`the selection step is left out: ${reason}`);
     return false;
   }
   await ctx.session.select({ start: { line: 1, character: 10 }, end: { line: 1, character: 14 }, backward: false });
   // The agent reads the context when it sends the prompt: give the event time to arrive.
   await sleep(700);
   return true;
+}
+
+/** The end lists the agent among its connected ones, where it has a status to read; says so where it has none. */
+async function listsAgent(ctx: ScenarioContext, agent: string): Promise<void> {
+  if (!ctx.session.agentStatus) {
+    const reason = ctx.driver.unsupported.agentStatus;
+    if (!reason) throw new Error(`the ${ctx.driver.name} driver has no agentStatus and gives no reason in its unsupported table`);
+    ctx.note(`the end's own agent list is not checked: ${reason}`);
+    return;
+  }
+  let last = '';
+  await waitFor(
+    async () => {
+      last = await ctx.session.agentStatus!();
+      return last.includes(agent);
+    },
+    `${ctx.driver.name} to list ${agent}`,
+    AGENT_TIMEOUT_MS,
+  ).catch((err: Error) => {
+    throw new Error(`${err.message}; it says: ${last}`);
+  });
 }
 
 /** The end shows the agent's proposal; the user rewrites it and accepts; the agent writes the user's text. */
@@ -51,7 +74,7 @@ async function editAndAccept(ctx: ScenarioContext, tui: Tmux, file: string, prop
 
 export const REAL_AGENT_SCENARIOS: readonly Scenario[] = [
   {
-    name: 'Qwen Code (the real CLI): /ide names the end, the selection goes with the prompt, its write edited and accepted in the end lands byte for byte, a rejected one changes nothing',
+    name: 'Qwen Code (the real CLI): /ide names the end and the end lists it, the selection goes with the prompt, its write edited and accepted in the end lands byte for byte, a rejected one changes nothing',
     needs: ['faces:qwen', 'editProposal'],
     requires: () =>
       skipUnless(findQwenCode() !== undefined, 'Qwen Code 0.24.4', 'run scripts/install-qwen-code.sh') ||
@@ -77,6 +100,7 @@ export const REAL_AGENT_SCENARIOS: readonly Scenario[] = [
         cwd: ctx.session.workspace,
       });
       assert.ok((await waitQwenIdeConnected(tui)).includes(`Connected to ${ctx.driver.displayName}`));
+      await listsAgent(ctx, 'Qwen Code');
       const selected = await selectWord(ctx, file);
       await submitLine(tui, 'please change qwen-real.txt');
       await editAndAccept(ctx, tui, file, 'line from the model\n');
@@ -97,7 +121,7 @@ export const REAL_AGENT_SCENARIOS: readonly Scenario[] = [
     },
   },
   {
-    name: 'Claude Code (the real CLI): /ide names the end, the selection goes with the prompt, its write edited and accepted in the end lands byte for byte, a rejected one changes nothing',
+    name: 'Claude Code (the real CLI): /ide names the end and the end lists it, the selection goes with the prompt, its write edited and accepted in the end lands byte for byte, a rejected one changes nothing',
     needs: ['faces:claude', 'editProposal'],
     requires: () =>
       skipUnless(findClaudeCode() !== undefined, 'Claude Code 2.1.332', 'run scripts/install-claude-code.sh') ||
@@ -123,11 +147,15 @@ export const REAL_AGENT_SCENARIOS: readonly Scenario[] = [
       makeClaudeHome(home, [ctx.session.workspace]);
       tui.start(claudeCommand(findClaudeCode()!, { home, baseUrl: model.baseUrl }), { cwd: ctx.session.workspace });
       await waitClaudeIdeConnected(tui, ctx.driver.displayName);
+      await listsAgent(ctx, 'Claude Code');
       const selected = await selectWord(ctx, file);
       await claudeSubmit(tui, 'please change claude-real.txt');
       await editAndAccept(ctx, tui, file, 'line from the model\n');
       if (selected)
-        assert.ok((model.agentRequests()[0] ?? '').includes(`The user selected the lines 1 to 1 from ${file}:\\nline\\n`), "the end's selection reaches the model");
+        assert.ok(
+          (model.agentRequests()[0] ?? '').includes(`The user selected the lines 1 to 1 from ${file}:\\nline\\n`),
+          "the end's selection reaches the model",
+        );
 
       await claudeSubmit(tui, 'once more');
       await ctx.session.shownProposal(file);

@@ -246,12 +246,16 @@ export const SCENARIOS: readonly Scenario[] = [
       const { content } = await ctx.session.discovery();
       const c = await connectRecordingClient({ port: content.port, token: content.authToken });
       ctx.defer(() => c.close());
-      const failures = await runOptionalArgumentRows(c, {
-        workspace: ctx.session.workspace,
-        cursor: () => ctx.session.cursor!(),
-        endOfLine: ctx.driver.endOfLine,
-        ...(ctx.session.setWarning && { setWarning: (f: string) => ctx.session.setWarning!(f) }),
-      });
+      const failures = await runOptionalArgumentRows(
+        c,
+        {
+          workspace: ctx.session.workspace,
+          cursor: () => ctx.session.cursor!(),
+          endOfLine: ctx.driver.endOfLine,
+          ...(ctx.session.setWarning && { setWarning: (f: string) => ctx.session.setWarning!(f) }),
+        },
+        FACE_TIMEOUT_MS,
+      );
       assert.deepEqual(failures, []);
     },
   },

@@ -12,7 +12,11 @@ import { REAL_AGENT_SCENARIOS } from './realAgents.js';
 import { SCENARIOS as CORE_SCENARIOS, type Scenario, type ScenarioContext } from './scenarios.js';
 
 /** Every scenario, in order: the real agents before the faults (the last kills the host). */
-const SCENARIOS: readonly Scenario[] = [...CORE_SCENARIOS.filter((s) => !s.name.startsWith('fault:')), ...REAL_AGENT_SCENARIOS, ...CORE_SCENARIOS.filter((s) => s.name.startsWith('fault:'))];
+const SCENARIOS: readonly Scenario[] = [
+  ...CORE_SCENARIOS.filter((s) => !s.name.startsWith('fault:')),
+  ...REAL_AGENT_SCENARIOS,
+  ...CORE_SCENARIOS.filter((s) => s.name.startsWith('fault:')),
+];
 
 const SESSION_ACTIONS: ReadonlySet<EndAction> = new Set(['moveCursor', 'select', 'editProposal', 'cursor', 'killHost']);
 
