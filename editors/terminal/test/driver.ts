@@ -24,6 +24,8 @@ function shownReview(screen: string, name: string): string | undefined {
   const prompt = lines.findLastIndex((l) => l.includes('press one key'));
   // Below the prompt only the status line (its keys) may follow: anything else means the review was answered.
   if (prompt < 0 || lines.slice(prompt + 1).some((l) => l.trim() !== '' && !l.includes('[a]ccept'))) return undefined;
+  // A proposal equal to the file (an empty new file too) is said in words, with no diff.
+  if (lines[prompt - 1]?.startsWith('(no changes to ') && lines[prompt - 1]!.includes(name)) return '';
   const header = lines.findLastIndex((l, i) => i < prompt && l.startsWith('+++') && l.includes(name));
   if (header < 0) return undefined;
   const shown: string[] = [];

@@ -157,6 +157,23 @@ export const SCENARIOS: readonly Scenario[] = [
     },
   },
   {
+    name: 'new files proposed and accepted unedited come back byte for byte: line endings, final newline, empty, lone CR, tabs and emoji',
+    needs: [],
+    files: {},
+    async run(ctx) {
+      const gemini = await ctx.gemini();
+      const cases = ['', '\n', 'a', 'a\n', 'x\n\n', 'one\r\ntwo\r\n', 'one\r\ntwo', 'mixed\r\nlf\n', 'lone\rcr\n', 'tab\tünï 😀\n', '\n\nlast'];
+      for (const [i, proposal] of cases.entries()) {
+        const file = ctx.file(`bytes-${i}.txt`);
+        const outcome = gemini.client.openDiff(file, proposal);
+        await ctx.session.shownProposal(file);
+        await ctx.session.accept(file);
+        assert.deepEqual(await outcome, { status: 'accepted', content: proposal }, `case ${JSON.stringify(proposal)}`);
+        assert.equal(fs.existsSync(file), false, 'the companion writes nothing');
+      }
+    },
+  },
+  {
     name: 'diff edited by the user, then accepted: the user’s text reaches Gemini CLI byte for byte',
     needs: ['editProposal'],
     files: { 'diff-edit.txt': 'old line\n' },
