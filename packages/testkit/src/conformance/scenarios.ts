@@ -53,6 +53,11 @@ const shownForm = (text: string) => text.replace(/\r\n/g, '\n').replace(/\n$/, '
 
 const SELECTION_FILE = 'alpha\nbravo charlie\ndelta echo\nfoxtrot\n';
 
+/** `promise`, or a failure naming `what` after FACE_TIMEOUT_MS (a request the end never answers must not hang the suite). */
+function answerOf<T>(promise: Promise<T>, what: string): Promise<T> {
+  return waitFor(() => Promise.race([promise, sleep(100).then(() => undefined)]), what, FACE_TIMEOUT_MS) as Promise<T>;
+}
+
 /** Opens a diff through Gemini's client library and waits for the end to show it; returns the pending outcome. */
 async function proposeThroughGemini(ctx: ScenarioContext, name: string, proposal: string) {
   const gemini = await ctx.gemini();
@@ -239,7 +244,7 @@ export const SCENARIOS: readonly Scenario[] = [
       const first = ask('claude new\n', 'tab-1');
       assert.equal(shownForm(await ctx.session.shownProposal(file)), 'claude new');
       await ctx.session.accept(file);
-      const saved = await first;
+      const saved = await answerOf(first, 'openDiff to answer after the accept');
       assert.deepEqual(
         saved.content.map((b) => b.text),
         ['FILE_SAVED', 'claude new\n'],
@@ -249,7 +254,7 @@ export const SCENARIOS: readonly Scenario[] = [
       await ctx.session.shownProposal(file);
       await ctx.session.reject(file);
       assert.deepEqual(
-        (await second).content.map((b) => b.text),
+        (await answerOf(second, 'openDiff to answer after the reject')).content.map((b) => b.text),
         ['DIFF_REJECTED', 'tab-2'],
       );
       assert.equal(fs.readFileSync(file, 'utf8'), 'claude old\n');
