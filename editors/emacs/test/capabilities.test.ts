@@ -7,7 +7,7 @@ import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { OPTIONAL_ARGUMENT_FILES, runOptionalArgumentRows, skipUnless, waitFor, which, type Where } from '@ide-companion/testkit';
+import { skipUnless, waitFor, which } from '@ide-companion/testkit';
 import { hasEmacs, emacsclientPath } from './emacs.js';
 import { connectFromDiscovery, elispString, startEmacs, TIMEOUT } from './harness.js';
 
@@ -108,46 +108,4 @@ describe('Emacs capabilities as MCP tools', { skip, timeout: 180_000 }, () => {
   });
 });
 
-/** A flymake backend standing in for a linter: a warning on line 1 of every u.txt. */
-const WARNING_BACKEND = `
-(defun test-warn (report-fn &rest _)
-  (funcall report-fn (list (flymake-make-diagnostic (current-buffer) (point-min) (1+ (point-min)) :warning "w"))))
-(add-hook 'find-file-hook
-          (lambda ()
-            (when (string-suffix-p "/u.txt" buffer-file-name)
-              (setq-local flymake-diagnostic-functions (list #'test-warn))
-              (flymake-mode 1))))`;
-
-describe('Emacs: every optional argument left out', { skip, timeout: 180_000 }, () => {
-  // Issue 21 part 4: each capability tool with each optional argument absent (Neovim failed openFile without a column).
-  test('each capability tool with each optional argument absent, and the neighbouring values, answers the documented default', async (t) => {
-    const emacs = await startEmacs({ files: OPTIONAL_ARGUMENT_FILES, init: `(require 'flymake)${WARNING_BACKEND}` });
-    t.after(() => emacs.close());
-    const c = await connectFromDiscovery((await emacs.discovery()).content);
-    t.after(() => c.close());
-    const u = path.join(emacs.workspace, 'u.txt');
-    const failures = await runOptionalArgumentRows(c, {
-      workspace: emacs.workspace,
-      endOfLine: 'afterLastCharacter',
-      cursor: () =>
-        emacs.evalJson<Where>(
-          `(let ((w (selected-window)))
-             (with-current-buffer (window-buffer w)
-               (save-excursion
-                 (goto-char (window-point w))
-                 (list :path (or (buffer-file-name) "") :line (line-number-at-pos) :character (1+ (- (point) (line-beginning-position)))))))`,
-        ),
-      // flymake reports u.txt's warning on its own once the file is visited: wait for it.
-      setWarning: () =>
-        waitFor(
-          async () =>
-            (await emacs.evalJson<number>(
-              `(let ((b (find-buffer-visiting ${elispString(u)}))) (if b (with-current-buffer b (length (flymake-diagnostics))) 0))`,
-            )) > 0,
-          'flymake to report the warning',
-          TIMEOUT,
-        ).then(() => undefined),
-    });
-    assert.equal(failures.length, 0, `\n${failures.join('\n')}`);
-  });
-});
+// Every optional argument left out (issue 21 part 4): the conformance suite (conformance.test.ts) runs optionalArguments.ts here.

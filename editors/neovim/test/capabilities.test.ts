@@ -7,7 +7,7 @@ import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { OPTIONAL_ARGUMENT_FILES, runOptionalArgumentRows, skipUnless, waitFor } from '@ide-companion/testkit';
+import { skipUnless, waitFor } from '@ide-companion/testkit';
 import { LuaBridge } from '../src/host/luaBridge.js';
 import { hasNvim, startWithClient, TIMEOUT } from './harness.js';
 
@@ -119,36 +119,7 @@ describe('Neovim capabilities as MCP tools', { skip, timeout: 120_000 }, () => {
   });
 });
 
-describe('Neovim: every optional argument left out', { skip, timeout: 120_000 }, () => {
-  // Regression (issue 21 part 4): openFile with a path and a line but no column, and with a path alone, failed with
-  // "attempt to perform arithmetic" on the absent column, which arrived in Lua as vim.NIL (msgpack nil, truthy).
-  test('each capability tool with each optional argument absent, and the neighbouring values, answers the documented default', async () => {
-    const { s, c } = await startWithClient({ files: OPTIONAL_ARGUMENT_FILES });
-    try {
-      const failures = await runOptionalArgumentRows(c, {
-        workspace: s.workspace,
-        endOfLine: 'onLastCharacter',
-        cursor: async () => {
-          const [p, line, character] = await s.lua<[string, number, number]>(
-            'return { vim.api.nvim_buf_get_name(0), vim.fn.line("."), vim.fn.strchars(vim.fn.getline("."):sub(1, vim.fn.col(".") - 1)) + 1 }',
-          );
-          return { path: p, line, character };
-        },
-        setWarning: async (file) => {
-          await s.lua(
-            `local ns = vim.api.nvim_create_namespace('test-lint')
-             vim.diagnostic.set(ns, vim.fn.bufnr(...), { { lnum = 0, col = 0, severity = vim.diagnostic.severity.WARN, message = 'w' } })`,
-            file,
-          );
-        },
-      });
-      assert.equal(failures.length, 0, `\n${failures.join('\n')}`);
-    } finally {
-      await c.close();
-      await s.close();
-    }
-  });
-});
+// Every optional argument left out (issue 21 part 4): the conformance suite (conformance.test.ts) runs optionalArguments.ts here.
 
 test('the host never sends an absent field: undefined is left out of what Lua gets, at any depth (vim.NIL is truthy in Lua)', async () => {
   const sent: unknown[] = [];

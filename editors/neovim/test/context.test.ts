@@ -4,25 +4,10 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { MAX_SELECTED_TEXT_LENGTH, SELECTED_TEXT_TRUNCATION_MARKER } from '@ide-companion/protocol';
-import { connectClaudeClient, skipUnless, waitFor, type ClaudeTestClient } from '@ide-companion/testkit';
-import { hasNvim, openFiles, startWithClient, TIMEOUT, type NeovimSession } from './harness.js';
+import { skipUnless, waitFor } from '@ide-companion/testkit';
+import { hasNvim, openFiles, startWithClient, TIMEOUT } from './harness.js';
 
 const skip = skipUnless(hasNvim, 'nvim', 'apt-get install -y neovim');
-
-/** A Claude Code client of the companion this Neovim runs, with the token its lock file holds (the harness's CLAUDE_CONFIG_DIR). */
-async function connectClaude(s: NeovimSession): Promise<ClaudeTestClient> {
-  const { port } = (await s.lua<{ port: number }>('return require("ide_companion.host").state.info'))!;
-  const lock = JSON.parse(fs.readFileSync(path.join(s.tmp, 'home', '.claude', 'ide', `${port}.lock`), 'utf8')) as { authToken: string };
-  return connectClaudeClient({ port, token: lock.authToken });
-}
-
-/** The newest selection_changed Claude Code heard whose text is `text`, once it heard one. */
-const claudeSelection = (claude: ClaudeTestClient, text: string) =>
-  waitFor(
-    () => claude.notifications.findLast((n) => n.method === 'selection_changed' && n.params.text === text)?.params,
-    `selection_changed with ${JSON.stringify(text)} (heard: ${JSON.stringify(claude.notifications.filter((n) => n.method === 'selection_changed').map((n) => n.params.text))})`,
-    TIMEOUT,
-  );
 
 describe('Neovim context', { skip, timeout: 120_000 }, () => {
   test('focus order follows buffer switches, newest first, with wall-clock timestamps', async () => {
@@ -98,36 +83,7 @@ describe('Neovim context', { skip, timeout: 120_000 }, () => {
     }
   });
 
-  test("a selection made backward (upward across lines, leftward in a line) reaches Claude Code's selection_changed with its real range, as a forward one does", async () => {
-    const { s, c } = await startWithClient({ files: { 's.txt': 'alpha\nbravo charlie\ndelta echo\nfoxtrot\n' } });
-    const claude = await connectClaude(s);
-    try {
-      const file = path.join(s.workspace, 's.txt');
-      await s.nvim.command('edit s.txt');
-      await c.waitForContext((ctx) => openFiles(ctx)[0]?.path === file, 's.txt focused');
-      // Forward (the control): from "b" on line 2 down to "e" on line 3; the cursor at its end.
-      await s.nvim.input('2G0vjl');
-      let heard = await claudeSelection(claude, 'bravo charlie\nde');
-      assert.equal(heard.filePath, file);
-      assert.deepEqual([heard.selection.start.line, heard.selection.end.line, heard.selection.isEmpty], [1, 2, false]);
-      // Upward: the cursor on "l" of "delta", v, k: "avo charlie\ndel", the cursor at its start (line 2, 0-based 1).
-      await s.nvim.input('<Esc>3G0llvk');
-      heard = await claudeSelection(claude, 'avo charlie\ndel');
-      assert.deepEqual(heard.selection, { start: { line: 1, character: 2 }, end: { line: 2, character: 3 }, isEmpty: false });
-      // Leftward in a line: from the last "t" of "foxtrot", v, h, h: "rot", the cursor on its "r".
-      await s.nvim.input('<Esc>4G$vhh');
-      heard = await claudeSelection(claude, 'rot');
-      assert.deepEqual(heard.selection, { start: { line: 3, character: 4 }, end: { line: 3, character: 7 }, isEmpty: false });
-      // Forward again in that line: the cursor at the end, the range before it.
-      await s.nvim.input('<Esc>4G0lvl');
-      heard = await claudeSelection(claude, 'ox');
-      assert.deepEqual([heard.selection.start, heard.selection.end.line], [{ line: 3, character: 1 }, 3]);
-    } finally {
-      await claude.close();
-      await c.close();
-      await s.close();
-    }
-  });
+  // A selection made backward (upward, leftward in a line) and its Claude Code range: the conformance suite (conformance.test.ts).
 
   test('the same text selected the other way round, the cursor where it was, is sent again', async () => {
     const { s, c } = await startWithClient({ files: { 'a.txt': 'aaaa\n' } });

@@ -14,24 +14,7 @@ function openDiff(client: { callTool: (req: any) => Promise<any> }, filePath: st
 }
 
 describe('Neovim diffs', { skip, timeout: 180_000 }, () => {
-  test('an unedited proposal accepted with :w comes back byte for byte (line endings, final newline, empty)', async () => {
-    const { s, c } = await startWithClient();
-    try {
-      const cases = ['', '\n', 'a', 'a\n', 'x\n\n', 'one\r\ntwo\r\n', 'one\r\ntwo', 'mixed\r\nlf\n', 'lone\rcr\n', 'tab\tünï 😀\n', '\n\nlast'];
-      for (const [i, newContent] of cases.entries()) {
-        const filePath = path.join(s.workspace, `case${i}.txt`);
-        const result = await openDiff(c.client, filePath, newContent);
-        assert.notEqual(result.isError, true, JSON.stringify(result));
-        const d = await waitForDiff(s, filePath);
-        await inProposal(s, d.proposal, 'write');
-        const accepted = await c.waitForNotification('ide/diffAccepted', (p) => p.filePath === filePath);
-        assert.equal(accepted.content, newContent, `case ${JSON.stringify(newContent)}`);
-      }
-    } finally {
-      await c.close();
-      await s.close();
-    }
-  });
+  // An unedited proposal accepted comes back byte for byte (line endings, final newline, empty): the conformance suite (conformance.test.ts).
 
   test("the user's edits in the proposal are what :w accepts, in the proposal's line endings", async () => {
     const { s, c, discovery } = await startWithClient({ files: { 'crlf.txt': 'one\r\ntwo\r\n' } });

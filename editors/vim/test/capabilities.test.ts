@@ -3,7 +3,7 @@ import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { OPTIONAL_ARGUMENT_FILES, runOptionalArgumentRows, skipUnless, waitFor } from '@ide-companion/testkit';
+import { skipUnless, waitFor } from '@ide-companion/testkit';
 import { skipVim, startWithClient, TIMEOUT, vimString, type RecordingClient } from './harness.js';
 
 /** Calls tool `name` and returns its result as JSON (the tools answer with one JSON text block). */
@@ -154,26 +154,4 @@ describe('Vim capabilities as MCP tools', { skip: skipVim, timeout: 180_000 }, (
   });
 });
 
-describe('Vim: every optional argument left out', { skip: skipVim, timeout: 180_000 }, () => {
-  // Issue 21 part 4: each capability tool with each optional argument absent (Neovim failed openFile without a column).
-  test('each capability tool with each optional argument absent, and the neighbouring values, answers the documented default', async () => {
-    const { s, c } = await startWithClient({ files: OPTIONAL_ARGUMENT_FILES });
-    try {
-      const failures = await runOptionalArgumentRows(c, {
-        workspace: s.workspace,
-        endOfLine: 'onLastCharacter',
-        cursor: async () => {
-          const [p, line, character] = await s.expr<[string, number, number]>("[expand('%:p'), line('.'), charcol('.')]");
-          return { path: p, line, character };
-        },
-        setWarning: async (file) => {
-          await s.expr(`setqflist([{'filename': ${vimString(file)}, 'lnum': 1, 'col': 1, 'type': 'W', 'text': 'w'}])`);
-        },
-      });
-      assert.equal(failures.length, 0, `\n${failures.join('\n')}`);
-    } finally {
-      await c.close();
-      await s.close();
-    }
-  });
-});
+// Every optional argument left out (issue 21 part 4): the conformance suite (conformance.test.ts) runs optionalArguments.ts here.

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { findGeminiCli, makeTempDir, skipUnless } from '@ide-companion/testkit';
+import { findGeminiCli, makeTempDir, seededRandom, skipUnless } from '@ide-companion/testkit';
 import { isProcessAlive } from '@ide-companion/server';
 import { discoverCompanion } from '../src/index.js';
 import { cleanEnv } from './helpers.js';
@@ -16,18 +16,6 @@ import { cleanEnv } from './helpers.js';
 const cli = findGeminiCli();
 const SEED = Number(process.env['DISCOVERY_FUZZ_SEED'] ?? 20261122);
 const COUNT = 60;
-
-/** mulberry32: small, seedable. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 interface Case {
   tmp: string;
@@ -37,7 +25,7 @@ interface Case {
 }
 
 test(`generated discovery situations: our choice equals the real CLI's (seed ${SEED})`, { skip: skipUnless(!!cli, 'the pinned Gemini CLI') }, async () => {
-  const random = rng(SEED);
+  const random = seededRandom(SEED);
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)]!;
   // Above every OS's PID ceiling: never alive, whatever else runs on the machine.
   const dead = [90_000_101, 90_000_202, 90_000_303, 90_000_404, 90_000_505, 90_000_606];

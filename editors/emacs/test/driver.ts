@@ -1,0 +1,128 @@
+/**
+ * The Emacs end's conformance driver: a real `emacs -nw` in tmux with the
+ * package (harness.ts); the user's keys go in through tmux, state is read
+ * with emacsclient. flymake stands in for a linter on u.txt (the optional
+ * arguments' diagnostics rows).
+ */
+import * as path from 'node:path';
+import { makeTempDir, sleep, waitFor, type EndDriver, type EndSession, type Position } from '@ide-companion/testkit';
+import { elispString, startEmacs, TIMEOUT } from './harness.js';
+
+const WARNING_BACKEND = `
+(require 'flymake)
+(defun test-warn (report-fn &rest _)
+  (funcall report-fn (list (flymake-make-diagnostic (current-buffer) (point-min) (1+ (point-min)) :warning "w"))))
+(add-hook 'find-file-hook
+          (lambda ()
+            (when (string-suffix-p "/u.txt" buffer-file-name)
+              (setq-local flymake-diagnostic-functions (list #'test-warn))
+              (flymake-mode 1))))`;
+
+/** Keys that put point before the character at `p` (1-based, in characters); with an active region they keep the mark. */
+const goTo = (p: Position) => ['M-<', ...Array<string>(p.line - 1).fill('C-n'), 'C-a', ...Array<string>(p.character - 1).fill('C-f')];
+
+export const emacsDriver: EndDriver = {
+  name: 'emacs',
+  displayName: 'Emacs',
+  unsupported: {},
+  endOfLine: 'afterLastCharacter',
+  restartsHost: true,
+  async start(files) {
+    const agents = makeTempDir('ide-companion-emacs-agents-');
+    const qwenHome = path.join(agents.path, 'qwen');
+    const claudeConfigDir = path.join(agents.path, 'claude');
+    let emacs: Awaited<ReturnType<typeof startEmacs>>;
+    try {
+      emacs = await startEmacs({ files, init: WARNING_BACKEND, env: { QWEN_HOME: qwenHome, CLAUDE_CONFIG_DIR: claudeConfigDir } });
+      await emacs.discovery();
+    } catch (err) {
+      agents.cleanup();
+      throw err;
+    }
+    const proposalOf = (file: string) =>
+      waitFor(
+        async () =>
+          (await emacs.evalJson<string | null>(
+            `(let (found) (maphash (lambda (_id d) (when (equal (ide-companion--diff-path d) ${elispString(file)}) (setq found (buffer-name (ide-companion--diff-proposal d))))) ide-companion--diffs) (or found :null))`,
+          )) ?? undefined,
+        `the diff of ${file} in Emacs`,
+        TIMEOUT,
+      );
+    /** The user moves to the proposal's window (ediff leaves its control window selected). */
+    const inProposal = async (file: string) => emacs.eval(`(progn (select-window (get-buffer-window ${elispString(await proposalOf(file))})) t)`);
+    const session: EndSession = {
+      workspace: emacs.workspace,
+      tmpdir: emacs.tmp,
+      qwenHome,
+      claudeConfigDir,
+      discovery: () => emacs.discovery(),
+      async open(file) {
+        await emacs.eval(`(progn (find-file ${elispString(file)}) t)`);
+      },
+      async moveCursor(p) {
+        await emacs.eval('(progn (deactivate-mark) t)');
+        emacs.tmux.keys(...goTo(p));
+      },
+      async select(sel) {
+        const [anchor, point] = sel.backward ? [sel.end, sel.start] : [sel.start, sel.end];
+        await emacs.eval('(progn (deactivate-mark) t)');
+        emacs.tmux.keys(...goTo(anchor), 'C-Space');
+        // The mark set before the moves that make the region.
+        await sleep(100);
+        emacs.tmux.keys(...goTo(point));
+      },
+      async shownProposal(file) {
+        return emacs.evalJson<string>(`(with-current-buffer ${elispString(await proposalOf(file))} (buffer-string))`);
+      },
+      async editProposal(file, text) {
+        await emacs.eval(`(with-current-buffer ${elispString(await proposalOf(file))} (erase-buffer) (insert ${elispString(text)}) t)`);
+      },
+      async accept(file) {
+        await inProposal(file);
+        emacs.tmux.keys('C-c', 'C-c');
+      },
+      async reject(file) {
+        await inProposal(file);
+        emacs.tmux.keys('C-c', 'C-k');
+      },
+      async showsProposal(file) {
+        return (
+          (await emacs.evalJson<boolean>(
+            `(let (found) (maphash (lambda (_id d) (when (equal (ide-companion--diff-path d) ${elispString(file)}) (setq found t))) ide-companion--diffs) (if found t :false))`,
+          )) === true
+        );
+      },
+      cursor: () =>
+        emacs.evalJson(
+          `(let ((w (selected-window)))
+             (with-current-buffer (window-buffer w)
+               (save-excursion
+                 (goto-char (window-point w))
+                 (list :path (or (buffer-file-name) "") :line (line-number-at-pos) :character (1+ (- (point) (line-beginning-position)))))))`,
+        ),
+      // flymake reports u.txt's warning on its own once the file is visited: wait for it.
+      setWarning: (file) =>
+        waitFor(
+          async () =>
+            (await emacs.evalJson<number>(
+              `(let ((b (find-buffer-visiting ${elispString(file)}))) (if b (with-current-buffer b (length (flymake-diagnostics))) 0))`,
+            )) > 0,
+          'flymake to report the warning',
+          TIMEOUT,
+        ).then(() => undefined),
+      // "N CLI sessions (AGENT, ...)" in the doctor's host line.
+      agentStatus: async () => /CLI sessions? \(([^)]*)\)/.exec(await emacs.evalJson<string>('(string-join (ide-companion--doctor-lines) "\\n")'))?.[1] ?? '',
+      async killHost() {
+        process.kill(await emacs.evalJson<number>('(process-id ide-companion--process)'), 'SIGKILL');
+      },
+      async ping() {
+        await emacs.eval('t');
+      },
+      async close() {
+        await emacs.close();
+        agents.cleanup();
+      },
+    };
+    return session;
+  },
+};

@@ -1,0 +1,146 @@
+/**
+ * The VS Code end's conformance driver: the extension in code-server, driven
+ * through the VS Code API in each window's extension host (codeServer.ts).
+ * The heaviest end, so one code-server (and one Chromium) serves every
+ * session of a test file: each session is a window on a folder of its own
+ * (its own extension host, hence its own companion). `stopSharedCodeServer`
+ * ends it after the file's suites.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { parseDiscoveryFile } from '@ide-companion/protocol';
+import { makeTempDir, waitFor, type EndDriver, type EndSession, type Position } from '@ide-companion/testkit';
+import { CodeServer, WITH_API, type Window } from './codeServer.js';
+
+const TIMEOUT = 30_000;
+
+let shared: Promise<{ cs: CodeServer; agents: { path: string; cleanup: () => void } }> | undefined;
+let sessions = 0;
+
+function codeServer() {
+  shared ??= (async () => {
+    // The agents' lock file folders are code-server's env (its windows inherit it): fixed at its start.
+    const agents = makeTempDir('ide-companion-vscode-agents-');
+    const cs = new CodeServer({ env: { QWEN_HOME: path.join(agents.path, 'qwen'), CLAUDE_CONFIG_DIR: path.join(agents.path, 'claude') } });
+    await cs.start();
+    return { cs, agents };
+  })();
+  return shared;
+}
+
+export async function stopSharedCodeServer(): Promise<void> {
+  const started = shared;
+  shared = undefined;
+  if (!started) return;
+  const { cs, agents } = await started;
+  await cs.stop().catch(() => undefined);
+  agents.cleanup();
+}
+
+/** The VS Code position of `p` (1-based, in characters) in the active editor, as code for the extension host. */
+const POSITION = `const at = (p) => { const text = e.document.lineAt(p.line - 1).text; return new vscode.Position(p.line - 1, [...text].slice(0, p.character - 1).join('').length); };`;
+
+export const vscodeDriver: EndDriver = {
+  name: 'vscode',
+  displayName: 'code-server',
+  unsupported: { agentStatus: 'its status bar item is drawn by the workbench, not read here (extension.test.ts)' },
+  endOfLine: 'afterLastCharacter',
+  // One extension host per window: the window does not start another (extension.test.ts covers the next window).
+  restartsHost: false,
+  async start(files) {
+    const { cs, agents } = await codeServer();
+    const qwenHome = path.join(agents.path, 'qwen');
+    const claudeConfigDir = path.join(agents.path, 'claude');
+    const workspace = path.join(fs.realpathSync(cs.dir), `ws-${++sessions}`);
+    fs.mkdirSync(workspace);
+    for (const [name, text] of Object.entries(files)) fs.writeFileSync(path.join(workspace, name), text);
+    const win: Window = await cs.openWindow(workspace);
+    const diffOf = (file: string) => waitFor(async () => (await win.api()).pendingDiffs.find((d) => d.filePath === file), `the diff of ${file}`, TIMEOUT);
+    const session: EndSession = {
+      workspace,
+      tmpdir: cs.tmpdir,
+      qwenHome,
+      claudeConfigDir,
+      async discovery() {
+        const file = (await win.api()).discoveryFile;
+        return { path: file, content: parseDiscoveryFile(fs.readFileSync(file, 'utf8')) };
+      },
+      async open(file) {
+        await win.eval(`await vscode.window.showTextDocument(vscode.Uri.file(args.file), { preview: false });`, { file });
+      },
+      async moveCursor(p: Position) {
+        await win.eval(`const e = vscode.window.activeTextEditor; ${POSITION} const q = at(args.p); e.selection = new vscode.Selection(q, q);`, { p });
+      },
+      async select(sel) {
+        const [anchor, active] = sel.backward ? [sel.end, sel.start] : [sel.start, sel.end];
+        await win.eval(`const e = vscode.window.activeTextEditor; ${POSITION} e.selection = new vscode.Selection(at(args.anchor), at(args.active));`, {
+          anchor,
+          active,
+        });
+      },
+      async shownProposal(file) {
+        const { id } = await diffOf(file);
+        // The diff is pending a moment before its view has opened the proposal's document.
+        return waitFor(
+          async () =>
+            (await win.eval<string | null>(
+              `const doc = vscode.workspace.textDocuments.find((d) => d.uri.scheme === 'ide-companion-proposal' && d.uri.path.includes(args.id));
+               return doc ? doc.getText() : null;`,
+              { id },
+            )) ?? undefined,
+          `the proposal document of ${file}`,
+          TIMEOUT,
+        );
+      },
+      async editProposal(file, text) {
+        await session.shownProposal(file);
+        const { id } = await diffOf(file);
+        await win.eval(
+          `const doc = vscode.workspace.textDocuments.find((d) => d.uri.scheme === 'ide-companion-proposal' && d.uri.path.includes(args.id));
+           const edit = new vscode.WorkspaceEdit();
+           edit.replace(doc.uri, new vscode.Range(doc.positionAt(0), doc.positionAt(doc.getText().length)), args.text);
+           await vscode.workspace.applyEdit(edit);`,
+          { id, text },
+        );
+      },
+      async accept(file) {
+        await session.shownProposal(file);
+        const { id } = await diffOf(file);
+        await win.eval(`await vscode.commands.executeCommand('ideCompanion.acceptDiff', args.id);`, { id });
+      },
+      async reject(file) {
+        await session.shownProposal(file);
+        const { id } = await diffOf(file);
+        await win.eval(`await vscode.commands.executeCommand('ideCompanion.rejectDiff', args.id);`, { id });
+      },
+      async showsProposal(file) {
+        return (await win.api()).pendingDiffs.some((d) => d.filePath === file);
+      },
+      cursor: () =>
+        win.eval(
+          `const e = vscode.window.activeTextEditor;
+           if (!e) return { path: '', line: 0, character: 0 };
+           const p = e.selection.active;
+           return { path: e.document.uri.fsPath, line: p.line + 1, character: [...e.document.lineAt(p.line).text.slice(0, p.character)].length + 1 };`,
+        ),
+      async setWarning(file) {
+        await win.eval(
+          `globalThis.testDiagnostics ??= vscode.languages.createDiagnosticCollection('test');
+           globalThis.testDiagnostics.set(vscode.Uri.file(args.file), [new vscode.Diagnostic(new vscode.Range(0, 0, 0, 1), 'w', vscode.DiagnosticSeverity.Warning)]);`,
+          { file },
+        );
+      },
+      async killHost() {
+        process.kill(win.pid, 'SIGKILL');
+      },
+      async ping() {
+        await win.eval(`${WITH_API} return api.running;`);
+      },
+      async close() {
+        await win.close().catch(() => undefined);
+        fs.rmSync(workspace, { recursive: true, force: true });
+      },
+    };
+    return session;
+  },
+};

@@ -1,0 +1,92 @@
+/**
+ * An end, as the conformance suite sees it: how to start it in a temp
+ * workspace, what a user does in it (open a file, move the cursor, select,
+ * edit a proposal, accept, reject), and how to read its state. Each end's
+ * `conformance.test.ts` writes one driver; the scenarios are written once
+ * (scenarios.ts) and never name an end.
+ *
+ * What an end cannot do is not left out silently: every optional action the
+ * driver lacks needs a reason in `unsupported`, and the suite reports each
+ * scenario that needs it as skipped with that reason (a driver missing an
+ * action without a reason fails the suite).
+ */
+import type { DiscoveryFile } from '@ide-companion/protocol';
+
+/** A place in a file, 1-based, `character` counted in characters (not bytes or UTF-16 units). */
+export interface Position {
+  line: number;
+  character: number;
+}
+
+export interface Selection {
+  /** The first selected character. */
+  start: Position;
+  /** Just after the last selected character (half-open, as VS Code and Emacs count; a Vim driver selects up to the character before). */
+  end: Position;
+  /** The cursor ends at `start` (made upward or leftward) instead of at the end. */
+  backward: boolean;
+}
+
+/** One running end: an editor (or `serve`, or a scripted bridge) with its companion, in a workspace of its own. */
+export interface EndSession {
+  /** The workspace folder, a real path. */
+  readonly workspace: string;
+  /** The TMPDIR the end runs with: its discovery file is in `TMPDIR/gemini/ide`. */
+  readonly tmpdir: string;
+  /** Where the end writes Qwen Code's lock files (QWEN_HOME) and Claude Code's (CLAUDE_CONFIG_DIR). */
+  readonly qwenHome: string;
+  readonly claudeConfigDir: string;
+  /** The current discovery file (its path and content); waits for it, bounded. A restarted host has a new one. */
+  discovery(): Promise<{ path: string; content: DiscoveryFile }>;
+
+  /** The user makes `file` (absolute, in the workspace) the active file: opens it, or saves it where saving is the only signal (`serve`). */
+  open(file: string): Promise<void>;
+  /** The user moves the cursor in the active file. */
+  moveCursor?(position: Position): Promise<void>;
+  /** The user selects in the active file. */
+  select?(selection: Selection): Promise<void>;
+
+  /** The proposal the end shows for `file`, once shown (its text as the user sees it). */
+  shownProposal(file: string): Promise<string>;
+  /** The user replaces the proposal's text with `text` before deciding. */
+  editProposal?(file: string, text: string): Promise<void>;
+  /** The user accepts the proposal of `file` (with its edits, if any). */
+  accept(file: string): Promise<void>;
+  /** The user rejects it. */
+  reject(file: string): Promise<void>;
+  /** Whether the end still shows a proposal for `file`. */
+  showsProposal(file: string): Promise<boolean>;
+
+  /** The active file and cursor as the editor has them (the optional-argument rows check openFile with it). */
+  cursor?(): Promise<{ path: string; line: number; character: number }>;
+  /** Puts a warning on line 1 of `file`, as a linter would (the diagnostics rows then expect it). */
+  setWarning?(file: string): Promise<void>;
+
+  /** The agents the end itself shows as connected now (from its status command or line; not the ones it serves). */
+  agentStatus?(): Promise<string>;
+  /** Kills the companion's process with SIGKILL (for Neovim, Vim and Emacs their host; `serve` and the bridge themselves). */
+  killHost?(): Promise<void>;
+  /** Answers when the editor itself answers (a state read); rejects if it does not. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** The actions a scenario may need beyond the ones every end has. */
+export type EndAction = 'moveCursor' | 'select' | 'editProposal' | 'cursor' | 'killHost' | 'agentStatus' | 'faces:qwen' | 'faces:claude' | 'capabilityTools';
+
+export interface EndDriver {
+  /** The end's name, as the suite prints it (`neovim`, `terminal`, ...). */
+  readonly name: string;
+  /** The name an agent's `/ide` shows for this end (its discovery file's ideInfo.displayName). */
+  readonly displayName: string;
+  /** Every optional action this end does not have, with why. */
+  readonly unsupported: Partial<Record<EndAction, string>>;
+  /** Where the end of a line is when the cursor is sent there: Vim and Neovim rest on its last character, Emacs and VS Code after it. */
+  readonly endOfLine: 'onLastCharacter' | 'afterLastCharacter';
+  /** After `killHost`, the editor starts a new companion (Neovim, Vim, Emacs); `serve` and the bridge are the companion. */
+  readonly restartsHost: boolean;
+  /** Starts the end in a fresh workspace holding `files`; the session is closed by the suite. */
+  start(files: Record<string, string>): Promise<EndSession>;
+  /** Called once when the suite ends (a shared code-server, say). */
+  dispose?(): Promise<void>;
+}

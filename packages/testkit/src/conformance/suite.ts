@@ -1,0 +1,90 @@
+/**
+ * Runs the scenarios against one end: one node:test `describe` per end, one
+ * test per scenario, one session of the end for them all (started once, in a
+ * workspace holding every scenario's files; the host-killing fault last).
+ * A scenario the end cannot run is reported skipped with the driver's reason;
+ * a driver that lacks an action without giving a reason fails.
+ */
+import { after, before, describe, test } from 'node:test';
+import type { EndAction, EndDriver, EndSession } from './driver.js';
+import { connectGemini, type GeminiFace } from './faces.js';
+import { REAL_AGENT_SCENARIOS } from './realAgents.js';
+import { SCENARIOS as CORE_SCENARIOS, type Scenario, type ScenarioContext } from './scenarios.js';
+
+/** Every scenario, in order: the real agents before the faults (the last kills the host). */
+const SCENARIOS: readonly Scenario[] = [
+  ...CORE_SCENARIOS.filter((s) => !s.name.startsWith('fault:')),
+  ...REAL_AGENT_SCENARIOS,
+  ...CORE_SCENARIOS.filter((s) => s.name.startsWith('fault:')),
+];
+
+const SESSION_ACTIONS: ReadonlySet<EndAction> = new Set(['moveCursor', 'select', 'editProposal', 'cursor', 'killHost']);
+
+/** Why `driver` cannot run `scenario` (its own words), or undefined when it can; throws when a driver lacks an action without saying why. */
+export function unsupportedReason(driver: EndDriver, session: EndSession | undefined, scenario: Scenario): string | undefined {
+  for (const need of scenario.needs) {
+    const reason = driver.unsupported[need];
+    if (reason) return `unsupported by ${driver.name}: ${reason}`;
+    if (session && SESSION_ACTIONS.has(need) && typeof (session as unknown as Record<string, unknown>)[need] !== 'function')
+      throw new Error(`the ${driver.name} driver has no ${need} and gives no reason in its unsupported table`);
+  }
+  return undefined;
+}
+
+export interface SuiteOptions {
+  /** Why the whole end cannot run here (a missing program), as external.ts's skipUnless says; false to run. */
+  skip?: string | false;
+  /** Per scenario (default 90 s). */
+  timeoutMs?: number;
+}
+
+/** Registers the conformance suite for `driver`'s end. */
+export function conformanceSuite(driver: EndDriver, options: SuiteOptions = {}): void {
+  const files = Object.assign({}, ...SCENARIOS.map((s) => s.files)) as Record<string, string>;
+  describe(`conformance: ${driver.name}`, { skip: options.skip ?? false, timeout: 20 * 60_000 }, () => {
+    let session: EndSession | undefined;
+    before(async () => {
+      session = await driver.start(files);
+    });
+    after(async () => {
+      await session?.close();
+      await driver.dispose?.();
+    });
+    for (const scenario of SCENARIOS) {
+      // Declared unsupported: known before the end starts, so it is said in the test's own line.
+      const declared = scenario.needs.map((n) => driver.unsupported[n]).find(Boolean);
+      // A program the scenario runs (a real agent CLI) missing: skipped here, a failure in CI (external.ts).
+      const missing = scenario.requires?.();
+      const skip = declared ? `unsupported by ${driver.name}: ${declared}` : missing;
+      test(scenario.name, { timeout: scenario.timeoutMs ?? options.timeoutMs ?? 90_000, ...(skip && { skip }) }, async (t) => {
+        if (!session) throw new Error(`${driver.name} did not start`);
+        const reason = unsupportedReason(driver, session, scenario);
+        if (reason) throw new Error(`unexpected: ${reason}`);
+        await runScenario(driver, session, scenario, (text) => t.diagnostic(text));
+      });
+    }
+  });
+}
+
+async function runScenario(driver: EndDriver, session: EndSession, scenario: Scenario, note: (text: string) => void): Promise<void> {
+  const deferred: Array<() => Promise<unknown> | unknown> = [];
+  const faces: GeminiFace[] = [];
+  const ctx: ScenarioContext = {
+    driver,
+    session,
+    file: (name) => `${session.workspace}/${name}`,
+    async gemini() {
+      const face = await connectGemini(session);
+      faces.push(face);
+      return face;
+    },
+    defer: (fn) => deferred.push(fn),
+    note,
+  };
+  try {
+    await scenario.run(ctx);
+  } finally {
+    for (const fn of deferred.reverse()) await Promise.resolve(fn()).catch(() => undefined);
+    for (const face of faces) await face.close().catch(() => undefined);
+  }
+}
