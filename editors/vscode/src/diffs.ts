@@ -8,7 +8,10 @@
  *
  * The user decides with the title-bar buttons, the commands, Ctrl/Cmd+S in the
  * diff or a save they ask for (accept), or by closing its tab (reject); an
- * auto-save only stores the edits. The outcome carries the
+ * auto-save only stores the edits. Closing a proposal the user edited never
+ * drops the edits unasked: VS Code asks to save a dirty one, and one whose
+ * edits were auto-saved (so VS Code asks nothing) is asked about here: accept
+ * with the edits, reject, or cancel (the proposal opens again as left). The outcome carries the
  * proposal as they left it: the document's text when they edited it, else the
  * proposal exactly as sent (so CRLF, mixed line endings, a BOM or a missing
  * final newline survive an unedited accept byte for byte).
@@ -48,10 +51,17 @@ interface Entry {
   closing: boolean;
   /** The user asked for this save (File > Save, "Save" when closing the tab): its write accepts. */
   manualSave: boolean;
+  /** The proposal's text as last seen in its document: what a closed tab leaves when the document went with it. */
+  lastText: string | undefined;
+  /** Set while the user is asked what to do with the edits of a proposal whose tab they closed. */
+  asking: boolean;
   /** The user's edits, in a private file until they decide: the document dies with a killed extension host. */
   draft: ProposalDraft;
   draftTimer: ReturnType<typeof setTimeout> | undefined;
 }
+
+const ACCEPT_EDITS = 'Accept with My Edits';
+const REJECT = 'Reject';
 
 /** How long typing may pause before the edits are saved to the draft. */
 const DRAFT_DELAY_MS = 300;
@@ -102,6 +112,7 @@ export class VsCodeDiffs implements DiffActions, vscode.Disposable {
       vscode.workspace.onDidChangeTextDocument((e) => {
         if (e.document.uri.scheme !== PROPOSAL_SCHEME || e.contentChanges.length === 0) return;
         const entry = this.entries.get(diffIdOf(e.document.uri) ?? '');
+        if (entry) entry.lastText = e.document.getText();
         if (entry && !entry.closing) this.scheduleDraft(entry);
       }),
     );
@@ -120,6 +131,8 @@ export class VsCodeDiffs implements DiffActions, vscode.Disposable {
       proposalUri: uriFor(PROPOSAL_SCHEME, diff.id, diff.filePath),
       original: diff.originalContent ?? '',
       initialText: undefined,
+      lastText: undefined,
+      asking: false,
       terminal: vscode.window.activeTerminal,
       closing: false,
       manualSave: false,
@@ -216,9 +229,12 @@ export class VsCodeDiffs implements DiffActions, vscode.Disposable {
 
   private editedText(entry: Entry): string | undefined {
     const document = this.documentOf(entry);
-    if (!document) return undefined;
-    const text = document.getText();
-    if (entry.initialText === undefined || text === entry.initialText) return undefined;
+    return document ? this.asEdits(entry, document.getText()) : undefined;
+  }
+
+  /** `text` as the proposal's edited text, or undefined when it is the proposal as sent. */
+  private asEdits(entry: Entry, text: string | undefined): string | undefined {
+    if (text === undefined || entry.initialText === undefined || text === entry.initialText) return undefined;
     // VS Code hides a BOM from the text; keep the proposal's.
     return entry.diff.newContent.startsWith(BOM) && !text.startsWith(BOM) ? BOM + text : text;
   }
@@ -290,7 +306,13 @@ export class VsCodeDiffs implements DiffActions, vscode.Disposable {
     for (const tab of closed) {
       if (!(tab.input instanceof vscode.TabInputTextDiff) || tab.input.modified.scheme !== PROPOSAL_SCHEME) continue;
       const entry = this.entries.get(diffIdOf(tab.input.modified) ?? '');
-      if (!entry || entry.closing || this.tabsOf(entry).length > 0) continue;
+      if (!entry || entry.closing || entry.asking || this.tabsOf(entry).length > 0) continue;
+      // Edits VS Code did not ask about (auto-saved, so the tab was clean): asked about here, never dropped unasked.
+      const edits = this.asEdits(entry, this.documentOf(entry)?.getText() ?? entry.lastText);
+      if (edits !== undefined) {
+        void this.askAboutEdits(entry, edits);
+        continue;
+      }
       this.logger.info('diff tab closed by the user: rejected', { filePath: entry.diff.filePath });
       clearTimeout(entry.draftTimer);
       entry.draft.drop();
@@ -298,6 +320,35 @@ export class VsCodeDiffs implements DiffActions, vscode.Disposable {
       this.updateContextKey();
       this.decisions.reject(entry.diff.id);
       if (entry.terminal && vscode.window.terminals.includes(entry.terminal)) entry.terminal.show(false);
+    }
+  }
+
+  /** The user closed a proposal they had edited: accept with the edits, reject, or (cancelled) the proposal opens again as they left it. */
+  private async askAboutEdits(entry: Entry, edits: string): Promise<void> {
+    entry.asking = true;
+    let choice: string | undefined;
+    try {
+      choice = await vscode.window.showWarningMessage(
+        `You edited ${entry.diff.agent}'s proposal for ${path.basename(entry.diff.filePath)}. Accept it with your edits?`,
+        { modal: true, detail: 'Reject drops your edits. Cancel opens the proposal again as you left it.' },
+        ACCEPT_EDITS,
+        REJECT,
+      );
+    } finally {
+      entry.asking = false;
+    }
+    // Decided elsewhere meanwhile (the CLI closed the diff, or its session ended).
+    if (this.entries.get(entry.diff.id) !== entry) return;
+    if (choice === ACCEPT_EDITS) {
+      this.logger.info('an edited proposal closed by the user: accepted with the edits', { filePath: entry.diff.filePath });
+      if (this.decisions.accept(entry.diff.id, edits)) await this.closeView(entry, true);
+    } else if (choice === REJECT) {
+      this.logger.info('an edited proposal closed by the user: rejected', { filePath: entry.diff.filePath });
+      if (this.decisions.reject(entry.diff.id)) await this.closeView(entry, true);
+    } else {
+      // Its document may have gone with the tab: it opens again from the edits.
+      if (!this.documentOf(entry)) this.files.set(entry.proposalUri.path, { bytes: this.encoder.encode(edits), ctime: Date.now(), mtime: Date.now() });
+      await this.reveal(entry.diff.id);
     }
   }
 
@@ -357,6 +408,8 @@ export class VsCodeDiffs implements DiffActions, vscode.Disposable {
         const entry = this.entries.get(diffIdOf(uri) ?? '');
         if (!entry || entry.closing || !entry.manualSave) return;
         entry.manualSave = false;
+        // The save accepts: a tab closing with it ("Save" when closing) is no question about the edits.
+        entry.closing = true;
         // After the save completes, so closing the view finds the document clean.
         setTimeout(() => void this.accept(entry.diff.id), 0);
       },
