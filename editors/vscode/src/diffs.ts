@@ -3,8 +3,10 @@
  *
  * Left: the file as it is on disk (`originalContent`; empty for a new file),
  * a read-only virtual document. Right: the proposal, an editable document of
- * an in-memory file system (`ide-companion-proposal:/<diff id>/<file path>`),
- * so diffs of several CLI sessions never share a document.
+ * an in-memory file system (`ide-companion-proposal:<file path>?<diff id>`),
+ * so diffs of several CLI sessions never share a document. The diff's id is
+ * the query, not a folder of the path: the breadcrumb shows the path's
+ * folders, and began with a UUID (issue 30).
  *
  * The user decides with the title-bar buttons, the commands, Ctrl/Cmd+S in the
  * diff or a save they ask for (accept), or by closing its tab (reject); an
@@ -68,17 +70,24 @@ const DRAFT_DELAY_MS = 300;
 
 /** One proposal's bytes in the in-memory file system; outlives its diff until VS Code closes the document. */
 interface MemoryFile {
+  /** Its URI's path (folders are the prefixes of the files' paths). */
+  path: string;
   bytes: Uint8Array;
   ctime: number;
   mtime: number;
 }
 
 function uriFor(scheme: string, diffId: string, filePath: string): vscode.Uri {
-  return vscode.Uri.from({ scheme, path: `/${diffId}${vscode.Uri.file(filePath).path}` });
+  return vscode.Uri.from({ scheme, path: vscode.Uri.file(filePath).path, query: diffId });
 }
 
 function diffIdOf(uri: vscode.Uri): string | undefined {
-  return /^\/([^/]+)\//.exec(uri.path)?.[1];
+  return uri.query || undefined;
+}
+
+/** A proposal file's key: its diff and its path. */
+function fileKey(uri: vscode.Uri): string {
+  return `${uri.query}:${uri.path}`;
 }
 
 export class VsCodeDiffs implements DiffActions, vscode.Disposable {
@@ -107,7 +116,7 @@ export class VsCodeDiffs implements DiffActions, vscode.Disposable {
         if (entry && !entry.closing) entry.manualSave = true;
       }),
       vscode.workspace.onDidCloseTextDocument((document) => {
-        if (document.uri.scheme === PROPOSAL_SCHEME) this.files.delete(document.uri.path);
+        if (document.uri.scheme === PROPOSAL_SCHEME) this.files.delete(fileKey(document.uri));
       }),
       vscode.workspace.onDidChangeTextDocument((e) => {
         if (e.document.uri.scheme !== PROPOSAL_SCHEME || e.contentChanges.length === 0) return;
@@ -139,7 +148,12 @@ export class VsCodeDiffs implements DiffActions, vscode.Disposable {
       draft: new ProposalDraft(diff.id, diff.filePath),
       draftTimer: undefined,
     };
-    this.files.set(entry.proposalUri.path, { bytes: this.encoder.encode(diff.newContent), ctime: Date.now(), mtime: Date.now() });
+    this.files.set(fileKey(entry.proposalUri), {
+      path: entry.proposalUri.path,
+      bytes: this.encoder.encode(diff.newContent),
+      ctime: Date.now(),
+      mtime: Date.now(),
+    });
     this.entries.set(diff.id, entry);
     this.updateContextKey();
     const name = path.basename(diff.filePath);
@@ -347,7 +361,8 @@ export class VsCodeDiffs implements DiffActions, vscode.Disposable {
       if (this.decisions.reject(entry.diff.id)) await this.closeView(entry, true);
     } else {
       // Its document may have gone with the tab: it opens again from the edits.
-      if (!this.documentOf(entry)) this.files.set(entry.proposalUri.path, { bytes: this.encoder.encode(edits), ctime: Date.now(), mtime: Date.now() });
+      if (!this.documentOf(entry))
+        this.files.set(fileKey(entry.proposalUri), { path: entry.proposalUri.path, bytes: this.encoder.encode(edits), ctime: Date.now(), mtime: Date.now() });
       await this.reveal(entry.diff.id);
     }
   }
@@ -379,13 +394,13 @@ export class VsCodeDiffs implements DiffActions, vscode.Disposable {
    */
   private proposalFileSystem(): vscode.FileSystemProvider {
     const fileOf = (uri: vscode.Uri): MemoryFile => {
-      const file = this.files.get(uri.path);
+      const file = this.files.get(fileKey(uri));
       if (!file) throw vscode.FileSystemError.FileNotFound(uri);
       return file;
     };
     const isFolder = (uri: vscode.Uri) => {
       const prefix = uri.path.endsWith('/') ? uri.path : `${uri.path}/`;
-      return [...this.files.keys()].some((p) => p.startsWith(prefix));
+      return [...this.files.values()].some((f) => f.path.startsWith(prefix));
     };
     const readOnly = (uri: vscode.Uri): never => {
       throw vscode.FileSystemError.NoPermissions(uri);
@@ -394,14 +409,14 @@ export class VsCodeDiffs implements DiffActions, vscode.Disposable {
       onDidChangeFile: this.changeEmitter.event,
       watch: () => new vscode.Disposable(() => undefined),
       stat: (uri) => {
-        const file = this.files.get(uri.path);
+        const file = this.files.get(fileKey(uri));
         if (file) return { type: vscode.FileType.File, ctime: file.ctime, mtime: file.mtime, size: file.bytes.byteLength };
         if (isFolder(uri)) return { type: vscode.FileType.Directory, ctime: 0, mtime: 0, size: 0 };
         throw vscode.FileSystemError.FileNotFound(uri);
       },
       readFile: (uri) => fileOf(uri).bytes,
       writeFile: (uri, content) => {
-        const file = this.files.get(uri.path);
+        const file = this.files.get(fileKey(uri));
         if (!file) return readOnly(uri);
         file.bytes = content;
         file.mtime = Date.now();

@@ -6,13 +6,13 @@
  * which opens the proposal again as the user left it. The user here is
  * Chromium's keyboard and mouse in a real code-server.
  */
-import { after, before, describe, test } from 'node:test';
+import { after, before, beforeEach, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { connectRecordingClient, skipUnless, sleep, waitFor, type RecordingClient } from '@ide-companion/testkit';
 import { CHROMIUM, CodeServer, hasCodeServer, type Window } from './codeServer.js';
-import { diffTabCount, discoveryOf, openDiff } from './workbench.js';
+import { diffTabCount, discoveryOf, openDiff, rejectAllDiffs } from './workbench.js';
 
 const skip =
   skipUnless(hasCodeServer, 'code-server 4.100.3', 'run scripts/install-code-server.sh') ||
@@ -38,6 +38,12 @@ describe('VS Code: closing an edited proposal', { skip, timeout: 6 * 60_000 }, (
       `await vscode.workspace.getConfiguration('files').update('autoSave', 'afterDelay', vscode.ConfigurationTarget.Global);
        await vscode.workspace.getConfiguration('files').update('autoSaveDelay', 50, vscode.ConfigurationTarget.Global);`,
     );
+  });
+
+  beforeEach(async () => {
+    // One failed test does not leave its diff to the next.
+    if (win) await rejectAllDiffs(win);
+    client?.notifications.splice(0);
   });
 
   after(async () => {
@@ -86,6 +92,32 @@ describe('VS Code: closing an edited proposal', { skip, timeout: 6 * 60_000 }, (
     const accepted = await waitFor(() => outcomes()[0], 'an outcome');
     assert.deepEqual(accepted, { method: 'ide/diffAccepted', params: { filePath: file, content: 'my proposal\n' } });
     await waitFor(async () => (await diffTabCount(win)) === 0, 'the tab closed');
+  });
+
+  // Issue 30: the diff's breadcrumb began with the diff's UUID (it was the first folder of the proposal's path).
+  test("the proposal's breadcrumb is the file's path, with no diff id in it", async () => {
+    client.notifications.length = 0;
+    const file = path.join(ws, 'a.txt');
+    await openDiff(client, file, 'crumbs\n');
+    await waitFor(async () => (await diffTabCount(win)) === 1, 'the diff tab');
+    await win.page.locator('.editor-instance .editor.modified .view-lines').first().click();
+    const crumbs = await waitFor(
+      async () => {
+        const items = await win.page.locator('.editor-group-container.active .breadcrumbs-control .monaco-breadcrumb-item').allInnerTexts();
+        return items.some((t) => t.includes('a.txt')) ? items.map((t) => t.trim()) : undefined;
+      },
+      'the breadcrumb',
+      20_000,
+    );
+    assert.equal(
+      crumbs.some((t) => /[0-9a-f]{8}-[0-9a-f]{4}-/.test(t)),
+      false,
+      `no UUID in ${JSON.stringify(crumbs)}`,
+    );
+    assert.equal(crumbs.at(-1), 'a.txt');
+    assert.deepEqual(crumbs.slice(-2, -1), [path.basename(ws)]);
+    await win.page.locator('[aria-label^="Reject Proposed Change"]').first().click();
+    await waitFor(() => outcomes()[0], 'an outcome');
   });
 
   test('Ctrl+W on an auto-saved edited proposal asks; Reject rejects', async () => {
