@@ -41,12 +41,17 @@ const STEP_TIMEOUT_MS = 60_000;
 const MODE_TIMEOUT_MS = 5_000;
 
 test(
-  'after :w and after :q! on a diff the keyboard is back in the agent’s terminal, in Terminal mode: the next prompt typed reaches gemini',
+  'after :w, :q! and :tabclose on a diff the keyboard is back in the agent’s terminal, in Terminal mode: the next prompt typed reaches gemini',
   { skip, timeout: 8 * 60_000 },
   async (t) => {
     const dir = makeGeminiRunDirs('ide-companion-nvim-focus-', {
-      files: { 'a.txt': 'a\n', 'b.txt': 'b\n' },
-      turns: [...writeFileTurns('a.txt', 'a from the model\n'), ...writeFileTurns('b.txt', 'b from the model\n')],
+      files: { 'a.txt': 'a\n', 'b.txt': 'b\n', 'c.txt': 'c\n' },
+      turns: [
+        ...writeFileTurns('a.txt', 'a from the model\n'),
+        // A rejected write ends the turn: no model answer follows it.
+        ...writeFileTurns('b.txt', 'b from the model\n').slice(0, 1),
+        ...writeFileTurns('c.txt', 'c from the model\n'),
+      ],
     });
     const tmux = new Tmux(200, 60);
     let geminiPid: number | undefined;
@@ -104,6 +109,7 @@ test(
     for (const [file, key] of [
       ['a.txt', ':w'],
       ['b.txt', ':q!'],
+      ['c.txt', ':tabclose'],
     ] as const) {
       await submitLine(tmux, `please write ${file}`);
       await waitFor(
@@ -114,6 +120,10 @@ test(
         throw new Error(`${err.message}\n${await where()}`);
       });
       assert.equal(await lua('return vim.bo.buftype'), 'acwrite', 'the cursor is in the proposal');
+      // The diff tab's label names the file readably (it was the whole path, each folder cut to a letter).
+      const tabline = await waitFor(() => tmux.screen().split('\n')[0], 'the tab line');
+      const label = tabline.split(/\s+/).find((word) => word.endsWith(file));
+      assert.ok(label !== undefined && label.length <= `i//1/p/${file}`.length, `the tab label in ${tabline}`);
       tmux.type(key);
       tmux.keys('Enter');
       await waitFor(
@@ -138,5 +148,6 @@ test(
       });
     }
     assert.equal(fs.readFileSync(path.join(workspace, 'b.txt'), 'utf8'), 'b\n', 'the rejected change is not written');
+    assert.equal(fs.readFileSync(path.join(workspace, 'c.txt'), 'utf8'), 'c\n', 'the rejected change is not written');
   },
 );

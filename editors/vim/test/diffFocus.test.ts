@@ -35,12 +35,17 @@ const STEP_TIMEOUT_MS = 60_000;
 const MODE_TIMEOUT_MS = 5_000;
 
 test(
-  'after :w and after :q! on a diff the keyboard is back in the agent’s terminal: the next prompt typed reaches gemini, and CTRL-W N leaves Terminal-Job mode',
+  'after :w, :q! and :tabclose on a diff the keyboard is back in the agent’s terminal: the next prompt typed reaches gemini, and CTRL-W N leaves Terminal-Job mode',
   { skip, timeout: 8 * 60_000 },
   async (t) => {
     const dir = makeGeminiRunDirs('ide-companion-vim-focus-', {
-      files: { 'a.txt': 'a\n', 'b.txt': 'b\n' },
-      turns: [...writeFileTurns('a.txt', 'a from the model\n'), ...writeFileTurns('b.txt', 'b from the model\n')],
+      files: { 'a.txt': 'a\n', 'b.txt': 'b\n', 'c.txt': 'c\n' },
+      turns: [
+        ...writeFileTurns('a.txt', 'a from the model\n'),
+        // A rejected write ends the turn: no model answer follows it.
+        ...writeFileTurns('b.txt', 'b from the model\n').slice(0, 1),
+        ...writeFileTurns('c.txt', 'c from the model\n'),
+      ],
     });
     let s: VimSession | undefined;
     let geminiPid = 0;
@@ -82,12 +87,17 @@ test(
     for (const [file, key] of [
       ['a.txt', ':w'],
       ['b.txt', ':q!'],
+      ['c.txt', ':tabclose'],
     ] as const) {
       await submitLine(tmux, `please write ${file}`);
       await waitForDiff(vim, path.join(workspace, file), STEP_TIMEOUT_MS).catch(async (err: Error) => {
         throw new Error(`${err.message}\n${await where()}`);
       });
       await waitFor(async () => (await vim.expr<string>('&buftype')) === 'acwrite', 'the cursor in the proposal', STEP_TIMEOUT_MS);
+      // The diff tab's label names the file readably (it was the whole path, each folder cut to a letter).
+      const tabline = await waitFor(() => tmux.screen().split('\n')[0], 'the tab line');
+      const label = tabline.split(/\s+/).find((word) => word.endsWith(file));
+      assert.ok(label !== undefined && label.length <= `i//1/p/${file}`.length, `the tab label in ${tabline}`);
       vim.type(key);
       vim.keys('Enter');
       // Nothing asks Vim anything until the user's next keys are typed: a
@@ -122,5 +132,6 @@ test(
       assert.deepEqual(await vim.expr('ide_companion#diff#list()'), [], `the diff ended by ${key}`);
     }
     assert.equal(fs.readFileSync(path.join(workspace, 'b.txt'), 'utf8'), 'b\n', 'the rejected change is not written');
+    assert.equal(fs.readFileSync(path.join(workspace, 'c.txt'), 'utf8'), 'c\n', 'the rejected change is not written');
   },
 );

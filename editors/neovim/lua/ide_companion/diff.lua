@@ -129,8 +129,12 @@ local function prune_accepted()
   end
 end
 
+--- The file's name alone after the diff's number and side: a tab's label is
+--- the buffer name with every folder cut to one letter, and the file's whole
+--- path there read `i//1/p/t/i/w/a.txt` (issue 30). The winbar (statusline
+--- on 0.7) names the file in full.
 local function scratch_name(n, side, path)
-  return string.format('ide-companion://%d/%s%s', n, side, path)
+  return string.format('ide-companion://%d/%s/%s', n, side, vim.fn.fnamemodify(path, ':t'))
 end
 
 --- The proposal buffer as it stands, for the host to turn into text (src/host/bufferText.ts).

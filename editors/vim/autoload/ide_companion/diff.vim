@@ -15,8 +15,11 @@ let s:RELOAD_POLL_FOR_MS = 30000
 let s:accepted = {}
 let s:ACCEPTED_FOR_S = 600
 
+" The file's name alone after the diff's number and side: a tab's label is
+" the buffer name with every folder cut to one letter, and the file's whole
+" path there read `i//1/p/t/i/w/a.txt` (issue 30).
 function! s:scratch_name(n, side, path) abort
-  return printf('ide-companion://%d/%s%s', a:n, a:side, a:path)
+  return printf('ide-companion://%d/%s/%s', a:n, a:side, fnamemodify(a:path, ':t'))
 endfunction
 
 function! s:detect_filetype(path) abort
