@@ -190,10 +190,11 @@ export class VsCodeDiffs implements DiffActions, vscode.Disposable {
     const entry = this.entries.get(diff.id);
     if (!entry) return;
     this.logger.info('closing diff view', { filePath: diff.filePath, reason });
-    const kept = reason === 'sessionClosed' ? (this.documentOf(entry)?.getText() ?? diff.newContent) : undefined;
+    // The document may have gone with its tab (the user is being asked about their edits): its last text then.
+    const kept = reason === 'sessionClosed' ? (this.documentOf(entry)?.getText() ?? entry.lastText ?? diff.newContent) : undefined;
     // The companion stops (window closed or reloaded, or turned off) with the user's edits in it: its document goes
     // with this extension host, so the edits are handed over in their draft, which the next companion opens.
-    const edits = reason === 'companionStopped' ? this.editedText(entry) : undefined;
+    const edits = reason === 'companionStopped' ? this.asEdits(entry, this.documentOf(entry)?.getText() ?? entry.lastText) : undefined;
     if (edits !== undefined && !entry.draft.handOver(edits)) this.logger.warn('could not keep the edits to a proposal', { filePath: diff.filePath });
     await this.closeView(entry, false);
     if (kept === undefined) return;

@@ -120,6 +120,34 @@ describe('VS Code: closing an edited proposal', { skip, timeout: 6 * 60_000 }, (
     await waitFor(() => outcomes()[0], 'an outcome');
   });
 
+  test("the proposing CLI's session ends while the user is asked: the edits stay in an untitled editor", async () => {
+    const other = await connectRecordingClient({ port: (await win.api()).port, token: discoveryOf((await win.api()).discoveryFile).authToken });
+    const file = path.join(ws, 'a.txt');
+    await openDiff(other, file, 'from the model\n');
+    await waitFor(async () => (await diffTabCount(win)) === 1, 'the diff tab');
+    await typeThenCloseWithCtrlW('the user: ');
+    await dialogButton(/^Cancel$/).waitFor({ timeout: 20_000 });
+    // Its CLI is gone meanwhile.
+    await other.transport.terminateSession();
+    await other.close();
+    await waitFor(async () => (await win.api()).pendingDiffs.length === 0, 'the diff closed');
+    await dialogButton(/^Cancel$/).click();
+    const kept = await waitFor(
+      async () =>
+        (await win.eval<string[]>(`return vscode.workspace.textDocuments.filter((d) => d.isUntitled).map((d) => d.getText())`)).find((t) =>
+          t.includes('the user: '),
+        ),
+      'the kept proposal',
+    );
+    assert.equal(kept, 'the user: from the model\n');
+    assert.equal(fs.readFileSync(file, 'utf8'), 'alpha\n');
+    await sleep(300);
+    assert.equal(await diffTabCount(win), 0, 'Cancel after the diff closed opens nothing');
+    await win.eval(
+      `for (const d of vscode.workspace.textDocuments.filter((d) => d.isUntitled)) { await vscode.window.showTextDocument(d); await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor'); }`,
+    );
+  });
+
   test('Ctrl+W on an auto-saved edited proposal asks; Reject rejects', async () => {
     client.notifications.length = 0;
     const file = path.join(ws, 'a.txt');
