@@ -46,6 +46,7 @@
 (declare-function ediff-buffers "ediff" (buffer-a buffer-b &optional startup-hooks job-name))
 (declare-function ediff-setup-windows-plain "ediff-wind" (buffer-a buffer-b buffer-c control-buffer))
 (declare-function ediff-really-quit "ediff-util" (reverse-default-keep-variants))
+(declare-function ediff-quit "ediff-util" (reverse-default-keep-variants))
 (declare-function json-read-from-string "json" (string))
 (declare-function make-term "term" (name program &optional startfile &rest switches))
 (declare-function term-mode "term" ())
@@ -910,7 +911,40 @@ The idle timer makes the report once the commands stop, however many ran."
   (let ((ediff-window-setup-function #'ediff-setup-windows-plain)
         (ediff-split-window-function #'split-window-horizontally))
     (ediff-buffers (ide-companion--diff-original diff) (ide-companion--diff-proposal diff)
-                   (list (lambda () (setf (ide-companion--diff-control diff) (current-buffer)))))))
+                   (list (lambda ()
+                           (setf (ide-companion--diff-control diff) (current-buffer))
+                           ;; The cursor lands in the control panel: the keys the echo line names work there too.
+                           (ide-companion-ediff-control-mode 1))))))
+
+(defvar ide-companion-ediff-control-mode-map
+  (let ((map (make-sparse-keymap)))
+    (define-key map (kbd "C-c C-c") #'ide-companion-accept)
+    (define-key map (kbd "C-c C-k") #'ide-companion-reject)
+    (define-key map [remap ediff-quit] #'ide-companion-ediff-quit)
+    map)
+  "Keymap of `ide-companion-ediff-control-mode': accept, reject, decide on quit.")
+
+(define-minor-mode ide-companion-ediff-control-mode
+  "Minor mode of the ediff control panel of a proposed edit.
+\[ide-companion-accept] accepts the proposal as edited, \[ide-companion-reject]
+rejects it, and ediff's own quit asks whether to reject it: an ediff
+session ended by its own `q' would leave the proposal neither accepted
+nor rejected, and the agent waiting.
+
+\{ide-companion-ediff-control-mode-map}"
+  :lighter " Proposal"
+  :keymap ide-companion-ediff-control-mode-map)
+
+(defun ide-companion-ediff-quit ()
+  "End the ediff session of a proposal: reject it, once the user agrees."
+  (interactive)
+  (let ((diff (ide-companion--current-diff)))
+    (cond ((not diff) (call-interactively #'ediff-quit))
+          ((y-or-n-p (format "C-c C-c accepts, n keeps it open.  Reject %s's proposal for %s? "
+                             (ide-companion--diff-agent diff)
+                             (file-name-nondirectory (ide-companion--diff-path diff))))
+           (ide-companion--reject-diff diff))
+          (t (message "The proposal stays open: C-c C-c accepts, C-c C-k rejects")))))
 
 (defun ide-companion--settle (diff)
   "Mark DIFF decided; return nil when it already was."
@@ -1521,7 +1555,7 @@ to accept (\\[ide-companion-accept]) or reject (\\[ide-companion-reject]).
              ((not (file-exists-p socket)) (format "FAIL socket %s is missing" socket))
              (t (format "ok   socket %s: for gemini in a container, --sandbox or over SSH (ide-companion container, sandbox or ssh HOST)" socket))))
      (let ((hint (plist-get ide-companion--ready :containerHint)))
-       (if hint (format "WARN container: %s" hint) "ok   not in a container (gemini dials loopback)"))
+       (if hint (format "WARN container: %s" hint) "ok   container: none, or REMOTE_CONTAINERS/SSH_CONNECTION set: gemini dials 127.0.0.1"))
      (if gemini (format "FAIL gemini: %s" gemini)
        (format "ok   gemini %s" (executable-find (car (split-string-and-unquote ide-companion-gemini-command)))))
      (format "ok   terminal for M-x ide-companion-gemini: %s" (ide-companion--terminal-kind)))))

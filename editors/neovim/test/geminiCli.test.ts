@@ -110,6 +110,13 @@ describe('Neovim companion with the real Gemini CLI client', { skip, timeout: 18
         TIMEOUT * 2,
       );
       assert.equal(await s.lua('return vim.bo[...].modifiable', kept.buf), true, 'the user can still edit and save it');
+      // Issue 30: the kept buffer's window said ":w accepts", which nothing takes any more.
+      const hint = await s.lua<string>(
+        "local w = vim.fn.win_findbuf(...)[1] if not w then return '' end return vim.fn.has('nvim-0.8') == 1 and vim.wo[w].winbar or vim.wo[w].statusline",
+        kept.buf,
+      );
+      assert.doesNotMatch(hint, /:w accepts/);
+      assert.match(hint, /kept: the Gemini CLI session went away · :w FILE saves it/);
       assert.equal(await s.lua<number>("return #require('ide_companion.diff').list()"), 0, 'no diff is pending');
       assert.match(await s.messages(), /the Gemini CLI session that proposed app\.ts went away; the proposal is kept in its buffer \(:w FILE saves it\)/);
       assert.equal(fs.readFileSync(file, 'utf8'), 'const a = 1;\n', 'the file on disk is untouched');

@@ -3,12 +3,17 @@
  *
  * Left: the file as it is on disk (`originalContent`; empty for a new file),
  * a read-only virtual document. Right: the proposal, an editable document of
- * an in-memory file system (`ide-companion-proposal:/<diff id>/<file path>`),
- * so diffs of several CLI sessions never share a document.
+ * an in-memory file system (`ide-companion-proposal:<file path>?<diff id>`),
+ * so diffs of several CLI sessions never share a document. The diff's id is
+ * the query, not a folder of the path: the breadcrumb shows the path's
+ * folders, and began with a UUID (issue 30).
  *
  * The user decides with the title-bar buttons, the commands, Ctrl/Cmd+S in the
  * diff or a save they ask for (accept), or by closing its tab (reject); an
- * auto-save only stores the edits. The outcome carries the
+ * auto-save only stores the edits. Closing a proposal the user edited never
+ * drops the edits unasked: VS Code asks to save a dirty one, and one whose
+ * edits were auto-saved (so VS Code asks nothing) is asked about here: accept
+ * with the edits, reject, or cancel (the proposal opens again as left). The outcome carries the
  * proposal as they left it: the document's text when they edited it, else the
  * proposal exactly as sent (so CRLF, mixed line endings, a BOM or a missing
  * final newline survive an unedited accept byte for byte).
@@ -48,27 +53,41 @@ interface Entry {
   closing: boolean;
   /** The user asked for this save (File > Save, "Save" when closing the tab): its write accepts. */
   manualSave: boolean;
+  /** The proposal's text as last seen in its document: what a closed tab leaves when the document went with it. */
+  lastText: string | undefined;
+  /** Set while the user is asked what to do with the edits of a proposal whose tab they closed. */
+  asking: boolean;
   /** The user's edits, in a private file until they decide: the document dies with a killed extension host. */
   draft: ProposalDraft;
   draftTimer: ReturnType<typeof setTimeout> | undefined;
 }
+
+const ACCEPT_EDITS = 'Accept with My Edits';
+const REJECT = 'Reject';
 
 /** How long typing may pause before the edits are saved to the draft. */
 const DRAFT_DELAY_MS = 300;
 
 /** One proposal's bytes in the in-memory file system; outlives its diff until VS Code closes the document. */
 interface MemoryFile {
+  /** Its URI's path (folders are the prefixes of the files' paths). */
+  path: string;
   bytes: Uint8Array;
   ctime: number;
   mtime: number;
 }
 
 function uriFor(scheme: string, diffId: string, filePath: string): vscode.Uri {
-  return vscode.Uri.from({ scheme, path: `/${diffId}${vscode.Uri.file(filePath).path}` });
+  return vscode.Uri.from({ scheme, path: vscode.Uri.file(filePath).path, query: diffId });
 }
 
 function diffIdOf(uri: vscode.Uri): string | undefined {
-  return /^\/([^/]+)\//.exec(uri.path)?.[1];
+  return uri.query || undefined;
+}
+
+/** A proposal file's key: its diff and its path. */
+function fileKey(uri: vscode.Uri): string {
+  return `${uri.query}:${uri.path}`;
 }
 
 export class VsCodeDiffs implements DiffActions, vscode.Disposable {
@@ -97,11 +116,12 @@ export class VsCodeDiffs implements DiffActions, vscode.Disposable {
         if (entry && !entry.closing) entry.manualSave = true;
       }),
       vscode.workspace.onDidCloseTextDocument((document) => {
-        if (document.uri.scheme === PROPOSAL_SCHEME) this.files.delete(document.uri.path);
+        if (document.uri.scheme === PROPOSAL_SCHEME) this.files.delete(fileKey(document.uri));
       }),
       vscode.workspace.onDidChangeTextDocument((e) => {
         if (e.document.uri.scheme !== PROPOSAL_SCHEME || e.contentChanges.length === 0) return;
         const entry = this.entries.get(diffIdOf(e.document.uri) ?? '');
+        if (entry) entry.lastText = e.document.getText();
         if (entry && !entry.closing) this.scheduleDraft(entry);
       }),
     );
@@ -120,13 +140,20 @@ export class VsCodeDiffs implements DiffActions, vscode.Disposable {
       proposalUri: uriFor(PROPOSAL_SCHEME, diff.id, diff.filePath),
       original: diff.originalContent ?? '',
       initialText: undefined,
+      lastText: undefined,
+      asking: false,
       terminal: vscode.window.activeTerminal,
       closing: false,
       manualSave: false,
       draft: new ProposalDraft(diff.id, diff.filePath),
       draftTimer: undefined,
     };
-    this.files.set(entry.proposalUri.path, { bytes: this.encoder.encode(diff.newContent), ctime: Date.now(), mtime: Date.now() });
+    this.files.set(fileKey(entry.proposalUri), {
+      path: entry.proposalUri.path,
+      bytes: this.encoder.encode(diff.newContent),
+      ctime: Date.now(),
+      mtime: Date.now(),
+    });
     this.entries.set(diff.id, entry);
     this.updateContextKey();
     const name = path.basename(diff.filePath);
@@ -163,10 +190,11 @@ export class VsCodeDiffs implements DiffActions, vscode.Disposable {
     const entry = this.entries.get(diff.id);
     if (!entry) return;
     this.logger.info('closing diff view', { filePath: diff.filePath, reason });
-    const kept = reason === 'sessionClosed' ? (this.documentOf(entry)?.getText() ?? diff.newContent) : undefined;
+    // The document may have gone with its tab (the user is being asked about their edits): its last text then.
+    const kept = reason === 'sessionClosed' ? (this.documentOf(entry)?.getText() ?? entry.lastText ?? diff.newContent) : undefined;
     // The companion stops (window closed or reloaded, or turned off) with the user's edits in it: its document goes
     // with this extension host, so the edits are handed over in their draft, which the next companion opens.
-    const edits = reason === 'companionStopped' ? this.editedText(entry) : undefined;
+    const edits = reason === 'companionStopped' ? this.asEdits(entry, this.documentOf(entry)?.getText() ?? entry.lastText) : undefined;
     if (edits !== undefined && !entry.draft.handOver(edits)) this.logger.warn('could not keep the edits to a proposal', { filePath: diff.filePath });
     await this.closeView(entry, false);
     if (kept === undefined) return;
@@ -216,9 +244,12 @@ export class VsCodeDiffs implements DiffActions, vscode.Disposable {
 
   private editedText(entry: Entry): string | undefined {
     const document = this.documentOf(entry);
-    if (!document) return undefined;
-    const text = document.getText();
-    if (entry.initialText === undefined || text === entry.initialText) return undefined;
+    return document ? this.asEdits(entry, document.getText()) : undefined;
+  }
+
+  /** `text` as the proposal's edited text, or undefined when it is the proposal as sent. */
+  private asEdits(entry: Entry, text: string | undefined): string | undefined {
+    if (text === undefined || entry.initialText === undefined || text === entry.initialText) return undefined;
     // VS Code hides a BOM from the text; keep the proposal's.
     return entry.diff.newContent.startsWith(BOM) && !text.startsWith(BOM) ? BOM + text : text;
   }
@@ -290,7 +321,13 @@ export class VsCodeDiffs implements DiffActions, vscode.Disposable {
     for (const tab of closed) {
       if (!(tab.input instanceof vscode.TabInputTextDiff) || tab.input.modified.scheme !== PROPOSAL_SCHEME) continue;
       const entry = this.entries.get(diffIdOf(tab.input.modified) ?? '');
-      if (!entry || entry.closing || this.tabsOf(entry).length > 0) continue;
+      if (!entry || entry.closing || entry.asking || this.tabsOf(entry).length > 0) continue;
+      // Edits VS Code did not ask about (auto-saved, so the tab was clean): asked about here, never dropped unasked.
+      const edits = this.asEdits(entry, this.documentOf(entry)?.getText() ?? entry.lastText);
+      if (edits !== undefined) {
+        void this.askAboutEdits(entry, edits);
+        continue;
+      }
       this.logger.info('diff tab closed by the user: rejected', { filePath: entry.diff.filePath });
       clearTimeout(entry.draftTimer);
       entry.draft.drop();
@@ -298,6 +335,36 @@ export class VsCodeDiffs implements DiffActions, vscode.Disposable {
       this.updateContextKey();
       this.decisions.reject(entry.diff.id);
       if (entry.terminal && vscode.window.terminals.includes(entry.terminal)) entry.terminal.show(false);
+    }
+  }
+
+  /** The user closed a proposal they had edited: accept with the edits, reject, or (cancelled) the proposal opens again as they left it. */
+  private async askAboutEdits(entry: Entry, edits: string): Promise<void> {
+    entry.asking = true;
+    let choice: string | undefined;
+    try {
+      choice = await vscode.window.showWarningMessage(
+        `You edited ${entry.diff.agent}'s proposal for ${path.basename(entry.diff.filePath)}. Accept it with your edits?`,
+        { modal: true, detail: 'Reject drops your edits. Cancel opens the proposal again as you left it.' },
+        ACCEPT_EDITS,
+        REJECT,
+      );
+    } finally {
+      entry.asking = false;
+    }
+    // Decided elsewhere meanwhile (the CLI closed the diff, or its session ended).
+    if (this.entries.get(entry.diff.id) !== entry) return;
+    if (choice === ACCEPT_EDITS) {
+      this.logger.info('an edited proposal closed by the user: accepted with the edits', { filePath: entry.diff.filePath });
+      if (this.decisions.accept(entry.diff.id, edits)) await this.closeView(entry, true);
+    } else if (choice === REJECT) {
+      this.logger.info('an edited proposal closed by the user: rejected', { filePath: entry.diff.filePath });
+      if (this.decisions.reject(entry.diff.id)) await this.closeView(entry, true);
+    } else {
+      // Its document may have gone with the tab: it opens again from the edits.
+      if (!this.documentOf(entry))
+        this.files.set(fileKey(entry.proposalUri), { path: entry.proposalUri.path, bytes: this.encoder.encode(edits), ctime: Date.now(), mtime: Date.now() });
+      await this.reveal(entry.diff.id);
     }
   }
 
@@ -328,13 +395,13 @@ export class VsCodeDiffs implements DiffActions, vscode.Disposable {
    */
   private proposalFileSystem(): vscode.FileSystemProvider {
     const fileOf = (uri: vscode.Uri): MemoryFile => {
-      const file = this.files.get(uri.path);
+      const file = this.files.get(fileKey(uri));
       if (!file) throw vscode.FileSystemError.FileNotFound(uri);
       return file;
     };
     const isFolder = (uri: vscode.Uri) => {
       const prefix = uri.path.endsWith('/') ? uri.path : `${uri.path}/`;
-      return [...this.files.keys()].some((p) => p.startsWith(prefix));
+      return [...this.files.values()].some((f) => f.path.startsWith(prefix));
     };
     const readOnly = (uri: vscode.Uri): never => {
       throw vscode.FileSystemError.NoPermissions(uri);
@@ -343,20 +410,22 @@ export class VsCodeDiffs implements DiffActions, vscode.Disposable {
       onDidChangeFile: this.changeEmitter.event,
       watch: () => new vscode.Disposable(() => undefined),
       stat: (uri) => {
-        const file = this.files.get(uri.path);
+        const file = this.files.get(fileKey(uri));
         if (file) return { type: vscode.FileType.File, ctime: file.ctime, mtime: file.mtime, size: file.bytes.byteLength };
         if (isFolder(uri)) return { type: vscode.FileType.Directory, ctime: 0, mtime: 0, size: 0 };
         throw vscode.FileSystemError.FileNotFound(uri);
       },
       readFile: (uri) => fileOf(uri).bytes,
       writeFile: (uri, content) => {
-        const file = this.files.get(uri.path);
+        const file = this.files.get(fileKey(uri));
         if (!file) return readOnly(uri);
         file.bytes = content;
         file.mtime = Date.now();
         const entry = this.entries.get(diffIdOf(uri) ?? '');
         if (!entry || entry.closing || !entry.manualSave) return;
         entry.manualSave = false;
+        // The save accepts: a tab closing with it ("Save" when closing) is no question about the edits.
+        entry.closing = true;
         // After the save completes, so closing the view finds the document clean.
         setTimeout(() => void this.accept(entry.diff.id), 0);
       },

@@ -163,7 +163,7 @@ function proposalText(win: Window, id: string): Promise<string> {
   return waitFor(
     async () =>
       (await win.eval<string | null>(
-        `return vscode.workspace.textDocuments.find((d) => d.uri.scheme === 'ide-companion-proposal' && d.uri.path.includes(args.id))?.getText() ?? null;`,
+        `return vscode.workspace.textDocuments.find((d) => d.uri.scheme === 'ide-companion-proposal' && d.uri.query === args.id)?.getText() ?? null;`,
         { id },
       )) ?? undefined,
     "the proposal's document",
@@ -420,7 +420,7 @@ describe("Claude Code and Qwen Code in VS Code's integrated terminal", { skip, t
 
       // The user replaces the proposal (VS Code's edit API, as an edit command would) and clicks Accept.
       await win.eval(
-        `const doc = vscode.workspace.textDocuments.find((d) => d.uri.scheme === 'ide-companion-proposal' && d.uri.path.includes(args.id));
+        `const doc = vscode.workspace.textDocuments.find((d) => d.uri.scheme === 'ide-companion-proposal' && d.uri.query === args.id);
          const edit = new vscode.WorkspaceEdit();
          edit.replace(doc.uri, new vscode.Range(0, 0, doc.lineCount, 0), args.text);
          if (!(await vscode.workspace.applyEdit(edit))) throw new Error('the edit failed');`,

@@ -53,7 +53,7 @@ async function theOnlyDiff(win: Window): Promise<{ id: string }> {
 /** The user types `prefix` at the start of the diff's proposal (left unsaved: the document is dirty). */
 async function editProposal(win: Window, id: string, prefix: string): Promise<void> {
   await win.eval(
-    `const doc = vscode.workspace.textDocuments.find((d) => d.uri.scheme === 'ide-companion-proposal' && d.uri.path.includes(args.id));
+    `const doc = vscode.workspace.textDocuments.find((d) => d.uri.scheme === 'ide-companion-proposal' && d.uri.query === args.id);
      const edit = new vscode.WorkspaceEdit(); edit.insert(doc.uri, new vscode.Position(0, 0), args.prefix);
      await vscode.workspace.applyEdit(edit);
      if (!doc.isDirty) throw new Error('expected a dirty proposal');`,
@@ -252,7 +252,7 @@ describe('VS Code extension in code-server', { skip, timeout: 10 * 60_000 }, () 
         const d = (await win.api()).pendingDiffs;
         return d.length === 1 ? d : undefined;
       }, 'the diff');
-      const proposal = `vscode.workspace.textDocuments.find((d) => d.uri.scheme === 'ide-companion-proposal' && d.uri.path.includes(args.id))`;
+      const proposal = `vscode.workspace.textDocuments.find((d) => d.uri.scheme === 'ide-companion-proposal' && d.uri.query === args.id)`;
       await win.eval(
         `const doc = ${proposal}; const edit = new vscode.WorkspaceEdit(); edit.insert(doc.uri, new vscode.Position(0, 0), 'kept '); await vscode.workspace.applyEdit(edit);`,
         { id: diff!.id },

@@ -16,6 +16,9 @@
  * file on disk still differs from what the user accepted gets the proposal
  * back in the editor as a kept buffer (shown, then closed as
  * `sessionClosed`, which every end answers by keeping it and saying so).
+ * Once the file has been seen holding the text (a watch on its folder), the
+ * CLI wrote it and it is forgotten: a file changed after that (the user
+ * reverting it with git) is not an unwritten accept (issue 30).
  */
 import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
@@ -41,6 +44,37 @@ interface Unwritten {
   agent: string;
   content: string;
   acceptedAt: number;
+  /** Ends the watch that forgets the entry once the file holds it. */
+  stopWatch: () => void;
+}
+
+/**
+ * Calls `onWritten` once `file` is seen holding `content`, watching its
+ * folder (the file may not exist yet, or be replaced by a rename) until
+ * `timeoutMs`. A no-op when the folder cannot be watched. Returns a function
+ * that stops the watch.
+ */
+function whenWritten(file: string, content: string, timeoutMs: number, onWritten: () => void): () => void {
+  const base = path.basename(file);
+  let watcher: fs.FSWatcher | undefined;
+  const stop = () => {
+    clearTimeout(deadline);
+    watcher?.close();
+    watcher = undefined;
+  };
+  const deadline = setTimeout(stop, timeoutMs);
+  deadline.unref();
+  try {
+    watcher = fs.watch(path.dirname(file), { persistent: false }, (_event, name) => {
+      if (!watcher || (name !== null && name.toString() !== base) || !fileHolds(file, content)) return;
+      stop();
+      onWritten();
+    });
+    watcher.on('error', stop);
+  } catch {
+    stop();
+  }
+  return stop;
 }
 
 /** Whether `file` holds exactly `content` (its size compared first: most checks read nothing). */
@@ -165,7 +199,10 @@ export class DiffCoordinator {
     await this.closeWhere((d) => d.sessionId === sessionId, 'sessionClosed');
     const unwritten = this.unwritten.get(sessionId);
     this.unwritten.delete(sessionId);
-    for (const entry of unwritten?.values() ?? []) await this.keepUnwritten(entry);
+    for (const entry of unwritten?.values() ?? []) {
+      entry.stopWatch();
+      await this.keepUnwritten(entry);
+    }
   }
 
   private rememberUnwritten(diff: PendingDiff, content: string): void {
@@ -173,8 +210,19 @@ export class DiffCoordinator {
     let bySession = this.unwritten.get(diff.sessionId);
     if (!bySession) this.unwritten.set(diff.sessionId, (bySession = new Map()));
     // What the CLI has written since (or what is too old to matter) is forgotten: a live session holds only what is still unwritten.
-    for (const [key, entry] of bySession) if (now - entry.acceptedAt > UNWRITTEN_TTL_MS || fileHolds(entry.filePath, entry.content)) bySession.delete(key);
-    bySession.set(keyOf(diff.filePath), { filePath: diff.filePath, sessionId: diff.sessionId, agent: diff.agent, content, acceptedAt: now });
+    for (const [key, entry] of bySession)
+      if (now - entry.acceptedAt > UNWRITTEN_TTL_MS || fileHolds(entry.filePath, entry.content)) {
+        entry.stopWatch();
+        bySession.delete(key);
+      }
+    const key = keyOf(diff.filePath);
+    bySession.get(key)?.stopWatch();
+    // Watched before the outcome goes out: the CLI writes as soon as it hears it.
+    const entry: Unwritten = { filePath: diff.filePath, sessionId: diff.sessionId, agent: diff.agent, content, acceptedAt: now, stopWatch: () => undefined };
+    entry.stopWatch = whenWritten(diff.filePath, content, UNWRITTEN_TTL_MS, () => {
+      if (bySession.get(key) === entry) bySession.delete(key);
+    });
+    bySession.set(key, entry);
   }
 
   /** An accepted text its CLI never wrote: unless the file now holds it, the editor shows it again and keeps it. */
@@ -201,6 +249,7 @@ export class DiffCoordinator {
   }
 
   async closeAll(): Promise<void> {
+    for (const bySession of this.unwritten.values()) for (const entry of bySession.values()) entry.stopWatch();
     await this.closeWhere(() => true, 'companionStopped');
   }
 

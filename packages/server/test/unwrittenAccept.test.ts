@@ -79,3 +79,30 @@ test('accept in flight: the user accepts while the CLI is already going (its str
   await waitFor(() => h.view.closed.find((c) => c.diff.id === kept.id && c.reason === 'sessionClosed'), 'kept as the session ends');
   assert.equal(fs.readFileSync(file, 'utf8'), 'on disk\n');
 });
+
+/*
+ * Issue 30: accept, the CLI writes, the user reverts the file (git checkout),
+ * the CLI quits: the editor said the CLI had gone away before writing and
+ * showed the text again as kept. A file once seen holding the accepted text
+ * was written; what happens to it afterwards is the user's.
+ */
+test('a CLI that wrote the accepted text, then the file reverted by the user before the CLI quits: nothing comes back', async (t) => {
+  const h = await startCompanion(options);
+  t.after(() => h.cleanup());
+  const file = path.join(h.workspace, 'reverted.txt');
+  fs.writeFileSync(file, 'committed\n');
+  const cli = await connectClient(h.companion);
+  await cli.client.callTool({ name: 'openDiff', arguments: { filePath: file, newContent: 'from the model\n' } });
+  const shown = await waitFor(() => h.view.shown[0], 'the diff shown');
+  h.companion.diffs.accept(shown.id);
+  const told = await waitFor(() => cli.notifications.find((n) => n.method === 'ide/diffAccepted'), 'the CLI told');
+  fs.writeFileSync(file, told.params.content as string);
+  await sleep(300);
+  // The user's `git checkout reverted.txt`.
+  fs.writeFileSync(file, 'committed\n');
+  await cli.close();
+  await waitFor(() => h.companion.sessionList.length === 0, 'the session ended');
+  await sleep(300);
+  assert.equal(h.view.shown.length, 1, 'no kept proposal for a change that was written');
+  assert.equal(fs.readFileSync(file, 'utf8'), 'committed\n');
+});

@@ -129,8 +129,12 @@ local function prune_accepted()
   end
 end
 
+--- The file's name alone after the diff's number and side: a tab's label is
+--- the buffer name with every folder cut to one letter, and the file's whole
+--- path there read `i//1/p/t/i/w/a.txt` (issue 30). The winbar (statusline
+--- on 0.7) names the file in full.
 local function scratch_name(n, side, path)
-  return string.format('ide-companion://%d/%s%s', n, side, path)
+  return string.format('ide-companion://%d/%s/%s', n, side, vim.fn.fnamemodify(path, ':t'))
 end
 
 --- The proposal buffer as it stands, for the host to turn into text (src/host/bufferText.ts).
@@ -148,6 +152,33 @@ local function read_state(buf)
   }
 end
 
+--- Puts the keyboard back where the user was when the diff opened: their
+--- window, and Terminal mode again when they were typing to the agent (else
+--- the next prompt they type runs as Normal-mode commands: `/ide status`
+--- becomes a search). Only when the diff had the cursor: a user who went
+--- elsewhere stays there.
+local function return_to_user(d, in_diff_tab)
+  local back_in_prev = d.prev_win and vim.api.nvim_get_current_win() == d.prev_win and not vim.api.nvim_tabpage_is_valid(d.tab or -1)
+  if not in_diff_tab and not back_in_prev then
+    return
+  end
+  if d.prev_tab and vim.api.nvim_tabpage_is_valid(d.prev_tab) then
+    pcall(vim.api.nvim_set_current_tabpage, d.prev_tab)
+  end
+  if d.prev_win and vim.api.nvim_win_is_valid(d.prev_win) then
+    pcall(vim.api.nvim_set_current_win, d.prev_win)
+  end
+  if d.from_terminal and vim.bo[vim.api.nvim_get_current_buf()].buftype == 'terminal' then
+    -- From the main loop: a startinsert inside an RPC request or an autocmd is not always honoured.
+    local win = vim.api.nvim_get_current_win()
+    vim.schedule(function()
+      if vim.api.nvim_get_current_win() == win and vim.api.nvim_get_mode().mode:sub(1, 1) == 'n' then
+        vim.cmd('startinsert')
+      end
+    end)
+  end
+end
+
 local function wipe(d)
   pcall(vim.api.nvim_del_augroup_by_id, d.group)
   local in_diff_tab = vim.api.nvim_get_current_buf() == d.right or vim.api.nvim_get_current_buf() == d.left
@@ -156,9 +187,7 @@ local function wipe(d)
       pcall(vim.api.nvim_buf_delete, buf, { force = true })
     end
   end
-  if in_diff_tab and d.prev_tab and vim.api.nvim_tabpage_is_valid(d.prev_tab) then
-    pcall(vim.api.nvim_set_current_tabpage, d.prev_tab)
-  end
+  return_to_user(d, in_diff_tab)
 end
 
 --- Settles `d` once: the first of accept, reject and close wins.
@@ -188,15 +217,25 @@ function M.open(spec)
   accepted[spec.path] = nil
   counter = counter + 1
   local n = counter
-  local d = { id = spec.id, path = spec.path, agent = spec.agent or 'Gemini CLI', settled = false, prev_tab = vim.api.nvim_get_current_tabpage() }
+  local mode = vim.api.nvim_get_mode().mode:sub(1, 1)
+  local d = {
+    id = spec.id,
+    path = spec.path,
+    agent = spec.agent or 'Gemini CLI',
+    settled = false,
+    prev_tab = vim.api.nvim_get_current_tabpage(),
+    prev_win = vim.api.nvim_get_current_win(),
+    -- Typing to the agent: where the keyboard goes back once the diff ends.
+    from_terminal = mode == 't',
+  }
   -- Typing into the proposal by accident would be worse than leaving Insert
   -- mode; from Terminal mode (the CLI's own terminal) the new tab needs Normal mode.
-  local mode = vim.api.nvim_get_mode().mode:sub(1, 1)
   if mode == 'i' or mode == 't' then
     vim.cmd('stopinsert')
   end
 
   vim.cmd('tabnew')
+  d.tab = vim.api.nvim_get_current_tabpage()
   local left = vim.api.nvim_get_current_buf()
   vim.bo[left].buftype = 'nofile'
   vim.bo[left].bufhidden = 'wipe'
@@ -271,7 +310,7 @@ end
 --- Keeps a settled diff's proposal in its tab as a plain scratch buffer (its
 --- edits in it, :w FILE saves it); the on-disk side goes. False when the
 --- proposal buffer is gone.
-local function keep(d)
+local function keep(d, why)
   pcall(vim.api.nvim_del_augroup_by_id, d.group)
   if vim.api.nvim_buf_is_valid(d.left) then
     pcall(vim.api.nvim_buf_delete, d.left, { force = true })
@@ -281,6 +320,10 @@ local function keep(d)
   end
   vim.bo[d.right].buftype = 'nofile'
   vim.bo[d.right].bufhidden = 'hide'
+  -- The window's hint said ":w accepts": no longer true, nobody takes an answer.
+  for _, win in ipairs(vim.fn.win_findbuf(d.right)) do
+    show_hint(win, 'kept: ' .. why .. ' · :w FILE saves it', true)
+  end
   return true
 end
 
@@ -294,7 +337,7 @@ function M.close(id, reason)
   end
   local name = vim.fn.fnamemodify(d.path, ':t')
   if reason == 'sessionClosed' then
-    if keep(d) then
+    if keep(d, 'the ' .. d.agent .. ' session went away') then
       notify('the ' .. d.agent .. ' session that proposed ' .. name .. ' went away; the proposal is kept in its buffer (:w FILE saves it)', vim.log.levels.WARN)
     else
       notify('the ' .. d.agent .. ' session that opened the diff for ' .. name .. ' went away')
@@ -343,7 +386,7 @@ function M.accept(id)
   if not host.notify('diffAccept', { id = id, buffer = state }) then
     -- Not inside BufWriteCmd: changing the buffer being written is refused there.
     vim.schedule(function()
-      if keep(d) then
+      if keep(d, 'the companion is not running') then
         notify('the companion is not running, so the accept reached no one; your proposal for ' .. vim.fn.fnamemodify(d.path, ':t') .. ' is kept in its buffer (:w FILE saves it)', vim.log.levels.ERROR)
       end
     end)
@@ -406,7 +449,7 @@ end
 function M.keep_all()
   local kept = {}
   for _, d in pairs(diffs) do
-    if settle(d) and keep(d) then
+    if settle(d) and keep(d, 'the companion stopped') then
       table.insert(kept, vim.fn.fnamemodify(d.path, ':t'))
     end
   end

@@ -41,6 +41,7 @@ function M.setup(opts)
   M.config = config.resolve(opts)
   setup_done = true
   require('ide_companion.commands').define()
+  require('ide_companion.terminal').watch_terminals()
   ensure_helptags()
   if M.config.auto_start then
     if vim.v.vim_did_enter == 1 then

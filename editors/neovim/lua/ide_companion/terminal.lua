@@ -79,17 +79,65 @@ local function show(cfg, buf)
   vim.api.nvim_win_set_buf(0, buf)
 end
 
+--- In a container or toolbox (/.dockerenv, /run/.containerenv) gemini dials
+--- host.docker.internal, not this Neovim on loopback, unless REMOTE_CONTAINERS
+--- is set: the companion's hint says so (packages/protocol/src/containerHost.ts).
+local function container_hint()
+  return host.state.info and host.state.info.containerHint or nil
+end
+
+local told_container = false
+
+--- The env of :Gemini's terminal: the companion's, plus REMOTE_CONTAINERS=1
+--- in a container (where this Neovim and its gemini are both inside), said once.
+local function terminal_env()
+  local env = vim.deepcopy(host.state.env or {})
+  if container_hint() then
+    env.REMOTE_CONTAINERS = '1'
+    if not told_container then
+      told_container = true
+      notify('in a container: :Gemini sets REMOTE_CONTAINERS=1 so gemini dials this Neovim on 127.0.0.1; '
+        .. 'in another terminal run `export REMOTE_CONTAINERS=1` before gemini')
+    end
+  end
+  return env
+end
+
+--- From setup(): a gemini the user starts in a :terminal of their own cannot
+--- connect from a container unless told; the fix is said when such a terminal opens.
+function M.watch_terminals()
+  vim.api.nvim_create_autocmd('TermOpen', {
+    group = group,
+    callback = function(ev)
+      if told_container or not container_hint() or (term and term.buf == ev.buf) then
+        return
+      end
+      told_container = true
+      vim.schedule(function()
+        notify(
+          'in a container, gemini dials host.docker.internal, not this Neovim: run `export REMOTE_CONTAINERS=1` in this terminal before gemini (:Gemini does it for you)',
+          vim.log.levels.WARN
+        )
+      end)
+    end,
+  })
+end
+
 local function start(cfg, cmd)
   vim.cmd(cfg.terminal.split)
   vim.cmd('enew')
   local win, buf = vim.api.nvim_get_current_win(), vim.api.nvim_get_current_buf()
   -- The env explicitly too: a terminal must name this Neovim even if vim.env was changed since.
+  local env = terminal_env()
   local ok, job
+  -- Ours before TermOpen runs: no warning about the terminal that has the fix.
+  term = { buf = buf }
   if vim.fn.has('nvim-0.11') == 1 then
-    ok, job = pcall(vim.fn.jobstart, cmd, { term = true, env = host.state.env })
+    ok, job = pcall(vim.fn.jobstart, cmd, { term = true, env = env })
   else
-    ok, job = pcall(vim.fn.termopen, cmd, { env = host.state.env })
+    ok, job = pcall(vim.fn.termopen, cmd, { env = env })
   end
+  term = nil
   if not ok or type(job) ~= 'number' or job <= 0 then
     -- No empty split left behind.
     if vim.api.nvim_win_is_valid(win) and #vim.api.nvim_tabpage_list_wins(0) > 1 then

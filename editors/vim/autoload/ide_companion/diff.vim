@@ -15,8 +15,11 @@ let s:RELOAD_POLL_FOR_MS = 30000
 let s:accepted = {}
 let s:ACCEPTED_FOR_S = 600
 
+" The file's name alone after the diff's number and side: a tab's label is
+" the buffer name with every folder cut to one letter, and the file's whole
+" path there read `i//1/p/t/i/w/a.txt` (issue 30).
 function! s:scratch_name(n, side, path) abort
-  return printf('ide-companion://%d/%s%s', a:n, a:side, a:path)
+  return printf('ide-companion://%d/%s/%s', a:n, a:side, fnamemodify(a:path, ':t'))
 endfunction
 
 function! s:detect_filetype(path) abort
@@ -135,7 +138,19 @@ function! s:wipe(d) abort
     endif
   endfor
   if in_diff_tab
-    call win_gotoid(a:d.prev_win)
+    call s:return_to_user(a:d)
+  endif
+endfunction
+
+" Back to the window the user was in when the diff opened. Run from a timer
+" or a channel callback, while Vim's main loop waits for a Normal-mode key: a
+" terminal window entered from there got the user's next keys in Normal mode
+" (CTRL-W N then did nothing, `/` started a search) until one more key went
+" by. An <Ignore> ends that wait, and the main loop enters the terminal's own
+" loop as when the user enters the window.
+function! s:return_to_user(d) abort
+  if win_gotoid(a:d.prev_win) && &buftype ==# 'terminal'
+    call feedkeys("\<Ignore>", 'n')
   endif
 endfunction
 
@@ -277,10 +292,9 @@ endfunction
 " write in the second Vim read it, with the same size, looks unchanged to
 " :checktime.
 function! s:watch_for_write(path, text) abort
+  " Watched with no buffer showing the file too: the record of the accept
+  " goes once the file holds it (a file reverted afterwards is not unwritten).
   let buffers = ide_companion#util#buffers_of(a:path)
-  if empty(buffers)
-    return
-  endif
   let watch = {'path': a:path, 'text': a:text, 'buffers': buffers, 'elapsed': 0}
   let watch.timer = timer_start(s:RELOAD_POLL_MS, {t -> s:poll_reload(watch)}, {'repeat': -1})
 endfunction
