@@ -477,7 +477,10 @@ describe('the relay reads keys as the companion does, whatever their encoding (i
         const line = hostile(large, id)[name]!;
         assert.equal(line.length > 64 * 1024, large);
         // What the companion reads: openDiff of the unmapped path.
-        assert.deepEqual([JSON.parse(line).method, JSON.parse(line).params.name, JSON.parse(line).params.arguments.filePath], ['tools/call', 'openDiff', secret]);
+        assert.deepEqual(
+          [JSON.parse(line).method, JSON.parse(line).params.name, JSON.parse(line).params.arguments.filePath],
+          ['tools/call', 'openDiff', secret],
+        );
         const before = h.view.shown.length;
         relay.write(line);
         const answer = await relay.answer(id);
@@ -494,7 +497,14 @@ describe('the relay reads keys as the companion does, whatever their encoding (i
 
   test('a large openDiff in the mapped folder still goes through, its path rewritten', async () => {
     const content = 'z'.repeat(200 * 1024);
-    relay.write(JSON.stringify({ method: 'tools/call', params: { name: 'openDiff', arguments: { filePath: `${cliRoot}/ok.txt`, newContent: content } }, jsonrpc: '2.0', id: 'ok' }));
+    relay.write(
+      JSON.stringify({
+        method: 'tools/call',
+        params: { name: 'openDiff', arguments: { filePath: `${cliRoot}/ok.txt`, newContent: content } },
+        jsonrpc: '2.0',
+        id: 'ok',
+      }),
+    );
     const answer = await relay.answer('ok');
     assert.equal(answer.result?.isError, undefined, JSON.stringify(answer).slice(0, 300));
     assert.ok(h.view.shown.some((d) => d.filePath === path.join(h.workspace, 'shared', 'ok.txt') && d.newContent === content));
