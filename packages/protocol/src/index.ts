@@ -27,3 +27,4 @@ export * from './editor/actions.js';
 export * from './editor/jsonLines.js';
 export * from './claude.js';
 export * from './terminalText.js';
+export * from './lineReader.js';

@@ -17,7 +17,7 @@
  * parsed whole, so the relay reads what the companion will.
  */
 import { HttpClientTransport } from '@ide-companion/client/httpTransport';
-import { LOOPBACK_HOST, MCP_ENDPOINT_PATH } from '@ide-companion/protocol';
+import { LineReader, LOOPBACK_HOST, MAX_MESSAGE_BYTES, MCP_ENDPOINT_PATH, oversizeMessage } from '@ide-companion/protocol';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { MessageTranslator, type FromCli, type RpcMessage } from './translate.js';
 import type { PathMap } from './pathMap.js';
@@ -185,8 +185,7 @@ export function runRelay(options: RelayOptions): Promise<number> {
       void sessionReady.then(() => send(message, body));
     };
 
-    const onLine = (bytes: Buffer) => {
-      const line = bytes.length > 0 && bytes[bytes.length - 1] === 0x0d ? bytes.subarray(0, -1) : bytes;
+    const onLine = (line: Buffer) => {
       if (line.length > LARGE_BYTES) {
         // A whole file in openDiff: read from its ends, its path rewritten where it stands.
         const peeked = peek(line);
@@ -209,21 +208,17 @@ export function runRelay(options: RelayOptions): Promise<number> {
       forward(message, text, translator.fromCli(message));
     };
 
-    // Lines split as bytes, each joined once: a large openDiff arrives in many chunks.
-    let partial: Buffer[] = [];
-    const onData = (chunk: Buffer) => {
-      let start = 0;
-      let newline = chunk.indexOf(0x0a, start);
-      while (newline !== -1) {
-        partial.push(chunk.subarray(start, newline));
-        const line = partial.length === 1 ? partial[0]! : Buffer.concat(partial);
-        partial = [];
-        onLine(line);
-        start = newline + 1;
-        newline = chunk.indexOf(0x0a, start);
-      }
-      if (start < chunk.length) partial.push(chunk.subarray(start));
-    };
+    // Lines split as bytes, each joined once (a large openDiff arrives in many chunks), each at most
+    // MAX_MESSAGE_BYTES: a longer one is answered with an error, and the relay reads on.
+    const lines = new LineReader({
+      maxBytes: MAX_MESSAGE_BYTES,
+      onLine,
+      onOversize: (max) => {
+        log(`refused a message from the CLI: ${oversizeMessage(max)}`);
+        write({ jsonrpc: '2.0', id: null, error: { code: -32600, message: `Invalid Request: ${oversizeMessage(max)}` } });
+      },
+    });
+    const onData = (chunk: Buffer) => lines.push(chunk);
     stdin.on('data', onData);
     stdin.once('end', () => void finish(0, 'the CLI closed stdin'));
     stdin.once('error', (err: Error) => void finish(0, `stdin: ${err.message}`));
