@@ -7,9 +7,9 @@
  * ended (DELETE) and the relay exits 0. The companion gone: the relay exits 1,
  * so the CLI sees its IDE connection close.
  *
- * Stdin is read line by line here, not through the SDK's ReadBuffer: that one
- * caps a message at 10 MiB (a 32 MiB openDiff would be refused) and copies the
- * whole buffer at every chunk. A large message (a whole file in openDiff, in
+ * Stdin is read line by line here (LineReader, at most MAX_MESSAGE_BYTES a
+ * line), not through the SDK's ReadBuffer: that one caps a message at 10 MiB
+ * (a 32 MiB openDiff would be refused) and copies the whole buffer at every chunk. A large message (a whole file in openDiff, in
  * ide/diffAccepted) goes through as the bytes it came in: its method and id
  * are read from its outline (jsonOutline.ts: its structure, the strings
  * skipped), and its path, with a map, rewritten where it stands (inPlace.ts).
@@ -187,7 +187,7 @@ export function runRelay(options: RelayOptions): Promise<number> {
 
     const onLine = (line: Buffer) => {
       if (line.length > LARGE_BYTES) {
-        // A whole file in openDiff: read from its ends, its path rewritten where it stands.
+        // A whole file in openDiff: read from its outline, its path rewritten where it stands.
         const peeked = peek(line);
         const translated = peeked && translator.fromCliBytes(line, peeked.message, peeked.shape);
         if (translated) return forward(peeked.message, line, translated);
