@@ -62,7 +62,7 @@ async function run(argv: string[]): Promise<number> {
     return 2;
   }
   const logger = jsonLinesLogger(process.stderr);
-  const bridge = new JsonLinesBridge(process.stdin, process.stdout);
+  const bridge = new JsonLinesBridge(process.stdin, process.stdout, undefined, logger);
   const stdinEnded = new Promise<void>((resolve) => {
     process.stdin.once('end', resolve);
     process.stdin.once('close', resolve);

@@ -13,17 +13,19 @@
  * Bad lines are answered with `{"type":"error"}` and change nothing. Every
  * request has a timeout, so a slow or dead script never hangs a tool call.
  */
-import * as readline from 'node:readline';
 import * as z from 'zod/mini';
 import { COMPANION_VERSION } from '@ide-companion/shared/version';
 import { AGENT_DISPLAY_NAMES } from '@ide-companion/shared/agentPaths';
 import { EditorEventError, applyEditorEvent, parseEditorEvent } from '@ide-companion/server/editorEvents';
 import { editorWithCapabilities, type EditorActions } from '@ide-companion/server/editorActions';
-import { describeError } from '@ide-companion/server/logger';
+import { describeError, silentLogger, type Logger } from '@ide-companion/server/logger';
 import { type Companion } from '@ide-companion/server/companion';
 import {
   EDITOR_ACTIONS,
   HelloSchema,
+  LineReader,
+  MAX_MESSAGE_BYTES,
+  oversizeMessage,
   ResponseSchema,
   type ActionParams,
   type ActionResult,
@@ -34,8 +36,6 @@ import {
   type Response,
 } from '@ide-companion/protocol';
 
-/** Longest line accepted from the editor (an accepted 32 MiB file, JSON-escaped). */
-const MAX_LINE_CHARS = 256 * 1024 * 1024;
 /** Events held while the companion starts; a script flooding before `ready` is told so. */
 const MAX_EARLY_EVENTS = 10_000;
 
@@ -55,7 +55,8 @@ export class JsonLinesBridge {
   private readonly early: EditorEvent[] = [];
   private nextId = 1;
   private readonly pending = new Map<number, Pending>();
-  private readonly rl: readline.Interface;
+  private readonly input: NodeJS.ReadableStream;
+  private readonly lines: LineReader;
   private closed = false;
 
   constructor(
@@ -63,11 +64,26 @@ export class JsonLinesBridge {
     private readonly output: NodeJS.WritableStream,
     /** Action timeouts; default each action's own (EDITOR_ACTIONS). For tests. */
     private readonly timeoutMs?: (action: EditorActionName) => number,
+    private readonly logger: Logger = silentLogger,
   ) {
     this.hello = new Promise((resolve) => (this.resolveHello = resolve));
-    this.rl = readline.createInterface({ input, crlfDelay: Infinity });
-    this.rl.on('line', (line) => this.receive(line));
+    // Lines as bytes, each at most MAX_MESSAGE_BYTES (an accepted 32 MiB file, JSON-escaped, fits): a longer
+    // one is answered with an error and dropped, never held whole (readline's string ended the host at 512 MiB).
+    this.lines = new LineReader({
+      maxBytes: MAX_MESSAGE_BYTES,
+      onLine: (line) => this.receive(line.toString('utf8')),
+      onOversize: (max) => {
+        this.logger.warn('refused a line from the editor', { error: oversizeMessage(max) });
+        this.error(oversizeMessage(max));
+      },
+    });
+    this.input = input;
+    this.input.on('data', this.onData);
+    this.input.once('end', this.onEnd);
   }
+
+  private readonly onData = (chunk: Buffer | string) => this.lines.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
+  private readonly onEnd = () => this.lines.end();
 
   /**
    * The editor actions the companion uses: diffs, plus the declared
@@ -133,7 +149,10 @@ export class JsonLinesBridge {
 
   close(): void {
     this.closed = true;
-    this.rl.close();
+    this.input.off('data', this.onData);
+    this.input.off('end', this.onEnd);
+    // As readline's close did: a paused stdin no longer holds the process open.
+    this.input.pause();
     for (const [id, p] of this.pending) {
       clearTimeout(p.timer);
       p.reject(new Error('the editor went away'));
@@ -163,7 +182,6 @@ export class JsonLinesBridge {
 
   private receive(line: string): void {
     if (line.trim() === '') return;
-    if (line.length > MAX_LINE_CHARS) return this.error('line too long');
     let json: unknown;
     try {
       json = JSON.parse(line);

@@ -5,7 +5,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { EditorEvent } from '@ide-companion/protocol';
+import { cleanStrings, type EditorEvent } from '@ide-companion/protocol';
 import { Companion } from '@ide-companion/server/companion';
 import { applyEditorEvent } from '@ide-companion/server/editorEvents';
 import { describeError, humanLogger, jsonLinesLogger } from '@ide-companion/server/logger';
@@ -61,7 +61,8 @@ async function run(argv: string[]): Promise<number> {
   const workspaces = (values['workspace'] as string[] | undefined) ?? [];
   const roots = resolveRoots(workspaces.length > 0 ? workspaces : [process.cwd()]);
   const event = (e: Record<string, unknown>) => {
-    if (json) process.stdout.write(`${JSON.stringify({ time: new Date().toISOString(), ...e })}\n`);
+    // An agent's file path in it: no control character reaches a terminal reading these lines.
+    if (json) process.stdout.write(`${JSON.stringify(cleanStrings({ time: new Date().toISOString(), ...e }))}\n`);
   };
   const screen = new StatusLine(human, color);
   // In a terminal, warnings (refused requests) go to the status line, rate-limited: a line each would scroll the review away.

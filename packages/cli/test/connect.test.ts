@@ -17,6 +17,7 @@ import { COMPANION_NOTIFICATIONS, discoveryFileName } from '@ide-companion/proto
 import { startTestCompanion, type TestCompanion } from '@ide-companion/server/testing';
 import { findGeminiCli, ideTerminalEnv, makeTempDir, RealIdeClient, skipUnless, waitFor } from '@ide-companion/testkit';
 import { rewriteInPlace } from '../src/connect/inPlace.js';
+import { outline } from '../src/connect/jsonOutline.js';
 import { PathMap, PathMapError } from '../src/connect/pathMap.js';
 import { RELAY_BUNDLE_PATH } from '../src/connect/build/bundle.js';
 
@@ -83,7 +84,8 @@ describe('a path rewritten in place in a large message', () => {
       jsonrpc: '2.0',
       id: 7,
     };
-    const r = rewriteInPlace(bytes(message), ['filePath'], toHost);
+    const b = bytes(message);
+    const r = rewriteInPlace(b, outline(b)?.get('params.arguments'), ['filePath'], toHost);
     assert.ok(r && 'bytes' in r);
     assert.deepEqual(JSON.parse(r.bytes.toString()), {
       ...message,
@@ -91,11 +93,37 @@ describe('a path rewritten in place in a large message', () => {
     });
   });
 
-  test('a path outside the map is named; a key twice, missing, or not a string: parse it whole instead', () => {
-    assert.deepEqual(rewriteInPlace(bytes({ filePath: '/etc/passwd' }), ['filePath'], toHost), { outside: '/etc/passwd' });
-    assert.equal(rewriteInPlace(bytes({ a: { filePath: '/workspaces/proj/a' }, b: { filePath: '/workspaces/proj/b' } }), ['filePath'], toHost), undefined);
-    assert.equal(rewriteInPlace(bytes({ path: '/workspaces/proj/a' }), ['filePath'], toHost), undefined);
-    assert.equal(rewriteInPlace(bytes({ filePath: 3 }), ['filePath'], toHost), undefined);
+  test('a path outside the map is named; a key missing, or not a string: parse it whole instead', () => {
+    const root = (b: Buffer) => outline(b)?.get('');
+    const inPlace = (b: Buffer) => rewriteInPlace(b, root(b), ['filePath'], toHost);
+    assert.deepEqual(inPlace(bytes({ filePath: '/etc/passwd' })), { outside: '/etc/passwd' });
+    assert.equal(inPlace(bytes({ a: { filePath: '/workspaces/proj/a' }, b: { filePath: '/workspaces/proj/b' } })), undefined);
+    assert.equal(inPlace(bytes({ path: '/workspaces/proj/a' })), undefined);
+    assert.equal(inPlace(bytes({ filePath: 3 })), undefined);
+  });
+
+  // Issue 27: a key written with an escape, or twice, is read by the companion's JSON.parse (escapes
+  // decoded, the last one wins), so the outline gives nothing and the relay parses the message whole.
+  test('the outline exists only when it is certain: no escaped key, no key twice, one object', () => {
+    const text = String.raw` {"method":"tools/call","params":{"name":"x","arguments":{"filePath":"/a","t":"\\\"}\\"}},"id":[1,{"a":"}"}]} `;
+    assert.deepEqual(JSON.parse(text).params.arguments.t, '\\"}\\');
+    const shape = outline(Buffer.from(text));
+    assert.deepEqual([...shape!.keys()], ['', 'params', 'params.arguments']);
+    assert.deepEqual([...shape!.get('params.arguments')!.keys()], ['filePath', 't']);
+    for (const bad of [
+      '{"method":"a","metho\\u0064":"b"}',
+      '{"params":{"arguments":{"filePath":"/a","file\\u0050ath":"/b"}}}',
+      '{"params":{"arguments":{"filePath":"/a","filePath":"/b"}}}',
+      '{"method":"a","method":"b"}',
+      '{"method":"a"} {}',
+      '{"method":"a"',
+      '[{"method":"a"}]',
+      '{"method" "a"}',
+    ]) {
+      assert.equal(outline(Buffer.from(bad)), undefined, bad);
+    }
+    // Deeper than the outlined objects, an escaped or repeated key changes nothing the relay reads.
+    assert.ok(outline(Buffer.from('{"params":{"arguments":{"x":{"a\\u0041":1,"a":2,"a":3}}}}')));
   });
 });
 
@@ -385,6 +413,103 @@ describe('the relay over loopback TCP, and its life', { timeout: 4 * TIMEOUT }, 
 
 const cli = findGeminiCli();
 const skipCli = skipUnless(cli !== undefined, 'Gemini CLI 0.61.0', 'run scripts/install-gemini-cli.sh');
+
+/** The bundled relay driven line by line from a script (what a CLI writes, byte for byte); answers read from its stdout. */
+async function scriptedRelay(args: string[]) {
+  const child = spawn(process.execPath, [RELAY_BUNDLE_PATH, ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+  const answers = () =>
+    out
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l) as any);
+  const answer = (id: unknown) => waitFor(() => answers().find((m) => m.id === id), `the answer to ${String(id)}`, TIMEOUT);
+  const init = { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'script', version: '0' } };
+  child.stdin.write(JSON.stringify({ jsonrpc: '2.0', id: 'init', method: 'initialize', params: init }) + '\n');
+  await answer('init');
+  child.stdin.write(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) + '\n');
+  return {
+    child,
+    answer,
+    write: (line: string) => child.stdin.write(line + '\n'),
+    close: async () => {
+      child.stdin.end();
+      if (child.exitCode === null) await new Promise((resolve) => child.once('exit', resolve));
+    },
+  };
+}
+
+// Issue 27: a large message was read from its bytes (`"method":` at its head, `"filePath":` once), but the
+// companion reads it with JSON.parse, where an escaped key is the same key and the last duplicate wins: the
+// editor was asked to show a host path outside the map. Now a message read from its bytes must be certain.
+describe('the relay reads keys as the companion does, whatever their encoding (issue 27)', { timeout: 4 * TIMEOUT }, () => {
+  let h: TestCompanion;
+  let relay: Awaited<ReturnType<typeof scriptedRelay>>;
+  let secret: string;
+  const cliRoot = '/workspaces/proj';
+
+  before(async () => {
+    h = await startTestCompanion();
+    // Only `shared` is mapped; `secret.txt` is in the editor's workspace but not the CLI's to name.
+    fs.mkdirSync(path.join(h.workspace, 'shared'));
+    secret = path.join(h.workspace, 'secret.txt');
+    relay = await scriptedRelay(['--socket', h.companion.socketPath!, '--map', `${path.join(h.workspace, 'shared')}=${cliRoot}`]);
+  });
+  after(async () => {
+    await relay?.close();
+    await h?.cleanup();
+  });
+
+  const padding = (large: boolean) => 'y'.repeat(large ? 200 * 1024 : 100);
+  /** Raw JSON text: an escaped key is written as the six characters `\u0050`. */
+  const hostile = (large: boolean, id: string): Record<string, string> => ({
+    'an escaped duplicate filePath': `{"method":"tools/call","params":{"name":"openDiff","arguments":{"filePath":"${cliRoot}/a.txt","newContent":"${padding(large)}","file\\u0050ath":${JSON.stringify(secret)}}},"jsonrpc":"2.0","id":"${id}"}`,
+    'an escaped method after a harmless one': `{"method":"notifications/cancelled","params":{"name":"openDiff","arguments":{"filePath":${JSON.stringify(secret)},"newContent":"${padding(large)}"}},"metho\\u0064":"tools/call","jsonrpc":"2.0","id":"${id}"}`,
+    'an escaped tool name after an unknown one': `{"method":"tools/call","params":{"name":"noSuchTool","na\\u006de":"openDiff","arguments":{"filePath":${JSON.stringify(secret)},"newContent":"${padding(large)}"}},"jsonrpc":"2.0","id":"${id}"}`,
+    'a plain duplicate filePath': `{"method":"tools/call","params":{"name":"openDiff","arguments":{"filePath":"${cliRoot}/a.txt","newContent":"${padding(large)}","filePath":${JSON.stringify(secret)}}},"jsonrpc":"2.0","id":"${id}"}`,
+  });
+
+  for (const large of [false, true]) {
+    for (const name of Object.keys(hostile(large, ''))) {
+      test(`${name}, ${large ? 'over' : 'under'} 64 KiB: refused by the map, the editor never asked`, async () => {
+        const id = `${name}-${large}`;
+        const line = hostile(large, id)[name]!;
+        assert.equal(line.length > 64 * 1024, large);
+        // What the companion reads: openDiff of the unmapped path.
+        assert.deepEqual(
+          [JSON.parse(line).method, JSON.parse(line).params.name, JSON.parse(line).params.arguments.filePath],
+          ['tools/call', 'openDiff', secret],
+        );
+        const before = h.view.shown.length;
+        relay.write(line);
+        const answer = await relay.answer(id);
+        assert.equal(answer.result?.isError, true, JSON.stringify(answer).slice(0, 300));
+        assert.match(answer.result.content[0].text, /openDiff refused/);
+        assert.deepEqual(
+          h.view.shown.slice(before).map((d) => d.filePath),
+          [],
+          'the editor was asked to show a path outside the map',
+        );
+      });
+    }
+  }
+
+  test('a large openDiff in the mapped folder still goes through, its path rewritten', async () => {
+    const content = 'z'.repeat(200 * 1024);
+    relay.write(
+      JSON.stringify({
+        method: 'tools/call',
+        params: { name: 'openDiff', arguments: { filePath: `${cliRoot}/ok.txt`, newContent: content } },
+        jsonrpc: '2.0',
+        id: 'ok',
+      }),
+    );
+    const answer = await relay.answer('ok');
+    assert.equal(answer.result?.isError, undefined, JSON.stringify(answer).slice(0, 300));
+    assert.ok(h.view.shown.some((d) => d.filePath === path.join(h.workspace, 'shared', 'ok.txt') && d.newContent === content));
+  });
+});
 
 test(
   'the real Gemini CLI client, told only a discovery file with `stdio` and no port, connects through the relay and round-trips a diff in its own paths',

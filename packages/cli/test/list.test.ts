@@ -51,3 +51,25 @@ test('list: none found says so and exits 1 (the "no" answer), in text and JSON',
     await s.cleanup();
   }
 });
+
+// Issue 27: what a discovery file or companion says (an IDE name, a folder) was printed as it came: an
+// OSC 52 or CSI in it reached the terminal. Now every printed text is cleaned of control characters.
+test('list: escapes in a discovery file never reach the terminal, in text or JSON', async () => {
+  const s = await setup();
+  try {
+    const dead = 90_000_887;
+    fs.writeFileSync(
+      path.join(s.tmp, 'gemini', 'ide', `gemini-ide-server-${dead}-9.json`),
+      JSON.stringify({ port: 9, workspacePath: '/some\x1b[2Jwhere', authToken: 't', ideInfo: { name: 'evil', displayName: 'Evil\x1b]52;c;aGk=\x07\x9b IDE' } }),
+    );
+    for (const args of [['list'], ['list', '--json']]) {
+      const r = await runBin(args, { cwd: s.workspace, env: binEnv(s.tmp) });
+      assert.equal(r.code, 0, r.stderr);
+      // eslint-disable-next-line no-control-regex
+      assert.doesNotMatch(r.stdout, /[\x00-\x08\x0b-\x1f\x7f-\x9f]|\\u00[01][0-9a-f]|\\u00[89][0-9a-f]/i, args.join(' '));
+      assert.match(r.stdout, /Evil\]52;c;aGk= IDE/);
+    }
+  } finally {
+    await s.cleanup();
+  }
+});

@@ -208,6 +208,54 @@ describe('ide-companion mcp', { timeout: 120_000 }, () => {
     }
   });
 
+  // Issue 27: a file name or diagnostic message from the editor's side carrying OSC 52 (a clipboard
+  // write), OSC 8 or CSI reached the agent raw, escaped in the JSON text (`\u001b`) or not.
+  test('escapes in a file name and a diagnostic message never reach the agent: control characters removed', async () => {
+    const s = setup();
+    const agent = await startMcpAgent({ cwd: s.workspace, tmpdir: s.tmpdir, args: ['--retry', '200'] });
+    const editor = new ScriptedEditor(s.workspace, s.tmpdir, ['getDiagnostics', 'getOpenEditors', 'openFile']);
+    const osc52 = '\x1b]52;c;ZWNobyBwd25lZA==\x07';
+    const csi = '\x1b[2J\x9b31m';
+    const osc8 = '\x1b]8;;http://127.0.0.1/x\x1b\\';
+    const hostile = path.join(s.workspace, `a${osc52}b.c`);
+    // eslint-disable-next-line no-control-regex -- matching control characters is the point
+    const control = /[\x00-\x08\x0b-\x1f\x7f-\x9f]|\\u00[01][0-9a-f]|\\u007f|\\u00[89][0-9a-f]|\\[bfr]/i;
+    try {
+      await editor.ready();
+      await waitFor(async () => (await agent.names()).includes('getDiagnostics'), "the editor's tools", 20_000);
+      fs.writeFileSync(hostile, 'int x;\n');
+      const calling = agent.call('getDiagnostics', {});
+      const ask = await editor.request('getDiagnostics');
+      editor.respond(ask, { result: { diagnostics: [{ ...diagnostic(hostile, 0), message: `bad${csi} ${osc8}link` }] } });
+      const r = await calling;
+      assert.notEqual(r.isError, true, textOf(r));
+      assert.doesNotMatch(textOf(r), control);
+      const [d] = JSON.parse(textOf(r)).diagnostics;
+      assert.equal(d.message, 'bad[2J31m ]8;;http://127.0.0.1/x\\link');
+      assert.equal(d.path, path.join(s.workspace, 'a]52;c;ZWNobyBwd25lZA==b.c'));
+
+      const listing = agent.call('getOpenEditors', {});
+      const askOpen = await editor.request('getOpenEditors');
+      editor.respond(askOpen, { result: { editors: [{ path: hostile, isActive: true }] } });
+      const open = await listing;
+      assert.notEqual(open.isError, true, textOf(open));
+      assert.doesNotMatch(textOf(open), control);
+
+      // The editor's own error text, echoing the name: cleaned too.
+      const opening = agent.call('openFile', { path: hostile });
+      const askFile = await editor.request('openFile');
+      editor.respond(askFile, { error: `cannot open ${hostile}${csi}` });
+      const failed = await opening;
+      assert.equal(failed.isError, true);
+      assert.doesNotMatch(textOf(failed), control);
+      assert.match(textOf(failed), /cannot open/);
+    } finally {
+      await editor.stop();
+      await agent.close();
+      s.cleanup();
+    }
+  });
+
   test('serve (no diagnostics): only getOpenEditors and getWorkspaceFolders are listed', async () => {
     const s = setup();
     const serve = spawn(process.execPath, [bin, 'serve', '--workspace', s.workspace, '--no-color'], {

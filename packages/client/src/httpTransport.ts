@@ -18,6 +18,7 @@ import { StringDecoder } from 'node:string_decoder';
 import { createParser } from 'eventsource-parser';
 import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { JSONRPCMessageSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { MAX_MESSAGE_BYTES, oversizeMessage } from '@ide-companion/protocol';
 
 export interface HttpReconnectionOptions {
   initialReconnectionDelay: number;
@@ -160,7 +161,8 @@ export class HttpClientTransport implements Transport {
       }
       const type = mediaType(response.headers['content-type']);
       if (type === 'text/event-stream') {
-        this.readStream(response, false);
+        const request = messages.find(isRequest);
+        this.readStream(response, false, request && 'id' in request ? request.id : undefined);
       } else if (type === 'application/json') {
         const text = await readBody(response);
         if (this.options.passThrough?.(text)) return;
@@ -251,13 +253,19 @@ export class HttpClientTransport implements Transport {
     }
   }
 
-  /** Reads an event stream; the GET stream (`reconnectable`) is reopened when it drops. */
-  private readStream(response: http.IncomingMessage, reconnectable: boolean): void {
+  /**
+   * Reads an event stream; the GET stream (`reconnectable`) is reopened when it drops. An event
+   * over MAX_MESSAGE_BYTES ends the stream, and the request it answers (`requestId`) gets an error.
+   */
+  private readStream(response: http.IncomingMessage, reconnectable: boolean, requestId?: string | number): void {
     let answered = false;
     let done = false;
+    /** Bytes since the last event: what the parser holds. */
+    let pending = 0;
     // The text/event-stream format (BOM, CR/LF/CRLF lines, comments, retry) is eventsource-parser's, as in the SDK.
     const parser = createParser({
       onEvent: (event) => {
+        pending = 0;
         if (!event.data || (event.event && event.event !== 'message')) return;
         if (this.options.passThrough?.(event.data)) return;
         try {
@@ -277,7 +285,24 @@ export class HttpClientTransport implements Transport {
       if (err) this.error(new Error(`SSE stream disconnected: ${err}`));
       if (reconnectable && !answered && !this.closed) this.scheduleReconnection(0);
     };
-    response.on('data', (chunk: Buffer) => parser.feed(decoder.write(chunk)));
+    response.on('data', (chunk: Buffer) => {
+      if (done) return;
+      pending += chunk.length;
+      if (pending > MAX_MESSAGE_BYTES) {
+        response.destroy();
+        if (requestId !== undefined) {
+          answered = true;
+          this.onmessage?.({
+            jsonrpc: '2.0',
+            id: requestId,
+            error: { code: -32000, message: `The companion's answer: ${oversizeMessage(MAX_MESSAGE_BYTES)}` },
+          });
+        }
+        finish(new Error(oversizeMessage(MAX_MESSAGE_BYTES)));
+        return;
+      }
+      parser.feed(decoder.write(chunk));
+    });
     response.on('end', () => {
       parser.feed(decoder.end());
       finish();
@@ -306,10 +331,21 @@ export class HttpClientTransport implements Transport {
   }
 }
 
+/** The body as text, at most MAX_MESSAGE_BYTES (else rejected, the response dropped). */
 function readBody(response: http.IncomingMessage): Promise<string> {
   return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    response.on('data', (c: Buffer) => chunks.push(c));
+    let chunks: Buffer[] = [];
+    let size = 0;
+    response.on('data', (c: Buffer) => {
+      size += c.length;
+      if (size > MAX_MESSAGE_BYTES) {
+        chunks = [];
+        response.destroy();
+        reject(new Error(`The companion's answer: ${oversizeMessage(MAX_MESSAGE_BYTES)}`));
+        return;
+      }
+      chunks.push(c);
+    });
     response.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
     response.on('error', reject);
     response.on('close', () => {

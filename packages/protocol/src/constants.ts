@@ -56,3 +56,11 @@ export const CONTAINER_MARKER_FILES: readonly string[] = ['/.dockerenv', '/run/.
  * many parses. Same checks, same results.
  */
 export const PARSE_ONCE = { jitless: true } as const;
+
+/**
+ * The largest message any of our readers takes, on every wire (an HTTP body,
+ * a WebSocket frame, a JSON line on stdio, a msgpack message from Neovim):
+ * a diff of tens of MiB, JSON-escaped, fits; a larger one is answered with an
+ * error and the reader goes on with the next message.
+ */
+export const MAX_MESSAGE_BYTES = 128 * 1024 * 1024;

@@ -26,3 +26,5 @@ export * from './editor/events.js';
 export * from './editor/actions.js';
 export * from './editor/jsonLines.js';
 export * from './claude.js';
+export * from './terminalText.js';
+export * from './lineReader.js';

@@ -44,13 +44,13 @@ import { AGENT_DISPLAY_NAMES, AGENTS, AGENTS_ENV, agentHomeFromEnv, claudeIdeDir
 import { ClaudeFace, claudeLockFile, selectionOf, sweepStaleClaudeLockFiles, type ClaudeSession } from './faces/claude.js';
 import { PortLockFile } from './faces/lockFile.js';
 import { registerClaudeTools } from './faces/claudeTools.js';
-import type { ClaudeAtMentioned, ClaudeLockFile } from '@ide-companion/protocol';
+import { MAX_MESSAGE_BYTES, type ClaudeAtMentioned, type ClaudeLockFile } from '@ide-companion/protocol';
 import { COMPANION_VERSION } from '@ide-companion/shared/version';
 import { availableTools, registerTools } from './tools/index.js';
 import type { ToolDefinition, ToolEnvironment } from './tools/toolDefinition.js';
 
-/** Large enough for real files (a 32 MiB openDiff, JSON-escaped) and no larger. */
-export const DEFAULT_MAX_BODY_BYTES = 128 * 1024 * 1024;
+/** Large enough for real files (a 32 MiB openDiff, JSON-escaped) and no larger: the cap on every wire (protocol constants). */
+export const DEFAULT_MAX_BODY_BYTES = MAX_MESSAGE_BYTES;
 export const DEFAULT_SESSION_GRACE_MS = 30_000;
 /** Twice the MCP SDK's 1 s delay before it reopens a dropped GET stream. */
 export const DEFAULT_STREAM_GRACE_MS = 2_000;

@@ -1,3 +1,5 @@
+import { cleanStrings, cleanText } from '@ide-companion/protocol';
+
 /**
  * The logger an adapter provides. Nothing logged through it may contain the
  * auth token or file contents: callers log paths, sizes, counts and ids.
@@ -35,14 +37,14 @@ function makeLogger(write: (level: Level, message: string, fields?: Record<strin
   };
 }
 
-/** One JSON object per line: `{time, level, message, ...fields}`. */
+/** One JSON object per line: `{time, level, message, ...fields}`; a client's path or error text in it cleaned of control characters. */
 export function jsonLinesLogger(out: NodeJS.WritableStream): Logger {
-  return makeLogger((level, message, fields) => out.write(`${JSON.stringify({ time: new Date().toISOString(), level, message, ...fields })}\n`));
+  return makeLogger((level, message, fields) => out.write(`${JSON.stringify(cleanStrings({ time: new Date().toISOString(), level, message, ...fields }))}\n`));
 }
 
 /** For people: only warnings and errors, one line each. */
 export function humanLogger(out: NodeJS.WritableStream): Logger {
   return makeLogger((level, message, fields) => {
-    if (level === 'warn' || level === 'error') out.write(`ide-companion: ${message}${fields ? ` ${JSON.stringify(fields)}` : ''}\n`);
+    if (level === 'warn' || level === 'error') out.write(`ide-companion: ${cleanText(message)}${fields ? ` ${JSON.stringify(cleanStrings(fields))}` : ''}\n`);
   });
 }

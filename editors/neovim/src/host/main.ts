@@ -6,9 +6,11 @@
  */
 import { format } from 'node:util';
 import { attach } from 'neovim';
+import { MAX_MESSAGE_BYTES, oversizeMessage } from '@ide-companion/protocol';
 import { describeError } from '@ide-companion/server/logger';
 import { FileLogger } from './fileLogger.js';
 import { LuaBridge } from './luaBridge.js';
+import { msgpackFrames, oversizeAnswer } from './msgpackFrames.js';
 import { NeovimHost } from './neovimHost.js';
 
 const MIN_NODE_MAJOR = 20;
@@ -31,8 +33,18 @@ const clientLogger = {
   error: (...args: unknown[]) => logger.error(format(...args)),
 };
 
+// Each message from Neovim at most MAX_MESSAGE_BYTES: a larger one is logged and dropped (a request is
+// answered with an error), and the decoder never sees it.
+const frames = msgpackFrames(process.stdin, {
+  maxBytes: MAX_MESSAGE_BYTES,
+  onOversize: (head) => {
+    logger.error('refused a message from Neovim', { error: oversizeMessage(MAX_MESSAGE_BYTES) });
+    const answer = oversizeAnswer(head, oversizeMessage(MAX_MESSAGE_BYTES));
+    if (answer) process.stdout.write(answer);
+  },
+});
 const nvim = attach({
-  reader: process.stdin,
+  reader: frames,
   writer: process.stdout,
   options: { logger: clientLogger as never },
 });

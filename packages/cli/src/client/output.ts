@@ -5,6 +5,7 @@
  * codes are in ../commandTable.ts.
  */
 import { DEFAULT_INIT_TIMEOUT_MS } from '@ide-companion/client/companionClient';
+import { cleanStrings, cleanText } from '@ide-companion/protocol';
 import { UsageError } from '../commandTable.js';
 
 export { EXIT, UsageError } from '../commandTable.js';
@@ -23,20 +24,24 @@ export function common(values: Record<string, unknown>): Common {
   return { json: values['json'] === true, cwd: typeof values['cwd'] === 'string' ? values['cwd'] : process.cwd(), timeoutMs };
 }
 
+// What these print comes from companions and discovery files (file names, editor messages, errors):
+// control characters are removed, so no escape in them reaches the terminal (terminalText.ts).
+
 export function printJson(value: unknown): void {
-  process.stdout.write(JSON.stringify(value, null, 2) + '\n');
+  process.stdout.write(JSON.stringify(cleanStrings(value), null, 2) + '\n');
 }
 
 export function printJsonLine(value: unknown): void {
-  process.stdout.write(JSON.stringify(value) + '\n');
+  process.stdout.write(JSON.stringify(cleanStrings(value)) + '\n');
 }
 
 export function print(text: string): void {
-  process.stdout.write(text.endsWith('\n') ? text : text + '\n');
+  const clean = cleanText(text);
+  process.stdout.write(clean.endsWith('\n') ? clean : clean + '\n');
 }
 
 export function printError(command: string, message: string): void {
-  process.stderr.write(`ide-companion ${command}: ${message}\n`);
+  process.stderr.write(`ide-companion ${command}: ${cleanText(message)}\n`);
 }
 
 /** `✔ text` / `✖ text` / `• text` for doctor-style lists. */

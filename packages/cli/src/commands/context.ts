@@ -1,4 +1,5 @@
 /** `ide-companion context [--watch]`: the IDE context the CLI would send the model. */
+import { cleanText } from '@ide-companion/protocol';
 import { toModelJson } from '@ide-companion/client/contextStore';
 import { withOurInstallHint } from '@ide-companion/client/discovery';
 import type { Command } from './types.js';
@@ -50,7 +51,7 @@ async function watch(c: ReturnType<typeof common>): Promise<number> {
     lastLine = key;
     const line = s.status === 'connected' ? `connected to ${client.ideInfo?.displayName ?? 'IDE'}` : `${s.status}${s.details ? `: ${s.details}` : ''}`;
     if (c.json) printJsonLine({ status: s.status, details: s.details });
-    else process.stderr.write(`[${line}]\n`);
+    else process.stderr.write(`[${cleanText(line)}]\n`);
   });
   client.start();
   await new Promise<void>((resolve) => {

@@ -7,19 +7,21 @@
  * ended (DELETE) and the relay exits 0. The companion gone: the relay exits 1,
  * so the CLI sees its IDE connection close.
  *
- * Stdin is read line by line here, not through the SDK's ReadBuffer: that one
- * caps a message at 10 MiB (a 32 MiB openDiff would be refused) and copies the
- * whole buffer at every chunk. A large message (a whole file in openDiff, in
+ * Stdin is read line by line here (LineReader, at most MAX_MESSAGE_BYTES a
+ * line), not through the SDK's ReadBuffer: that one caps a message at 10 MiB
+ * (a 32 MiB openDiff would be refused) and copies the whole buffer at every chunk. A large message (a whole file in openDiff, in
  * ide/diffAccepted) goes through as the bytes it came in: its method and id
- * are read from its two ends, as the MCP SDK writes them
- * (`{"method":...,"id":N}`; any other order is parsed whole), and its path,
- * with a map, rewritten where it stands (inPlace.ts).
+ * are read from its outline (jsonOutline.ts: its structure, the strings
+ * skipped), and its path, with a map, rewritten where it stands (inPlace.ts).
+ * A message whose outline is not certain (an escaped key, a key twice) is
+ * parsed whole, so the relay reads what the companion will.
  */
 import { HttpClientTransport } from '@ide-companion/client/httpTransport';
-import { LOOPBACK_HOST, MCP_ENDPOINT_PATH } from '@ide-companion/protocol';
+import { LineReader, LOOPBACK_HOST, MAX_MESSAGE_BYTES, MCP_ENDPOINT_PATH, oversizeMessage } from '@ide-companion/protocol';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { MessageTranslator, type FromCli, type RpcMessage } from './translate.js';
 import type { PathMap } from './pathMap.js';
+import { outline, stringAt, type Outline } from './jsonOutline.js';
 
 export type RelayTarget = { socketPath: string } | { port: number };
 
@@ -36,17 +38,22 @@ export interface RelayOptions {
 
 /** How long the DELETE that ends the session may take before the relay exits anyway. */
 const SESSION_END_TIMEOUT_MS = 1_000;
-/** Larger lines are passed through unparsed when no path is translated. */
+/** Larger lines are read from their outline (jsonOutline.ts), not parsed, when it is certain. */
 const LARGE_BYTES = 64 * 1024;
-const HEAD_METHOD = /^\s*\{\s*"method"\s*:\s*"([^"\\]+)"/;
-const TAIL_ID = /"id"\s*:\s*(-?\d+|"[^"\\]*")\s*\}\s*$/;
 
-/** The method and id of a large message, read from its ends; undefined when they are not where the SDK puts them. */
-function peek(line: Buffer): RpcMessage | undefined {
-  const method = HEAD_METHOD.exec(line.toString('utf8', 0, 256))?.[1];
-  const id = TAIL_ID.exec(line.toString('utf8', Math.max(0, line.length - 256)))?.[1];
+/** The method and id of a large message with its outline; undefined when it must be parsed whole. */
+function peek(line: Buffer): { message: RpcMessage; shape: Outline } | undefined {
+  const shape = outline(line);
+  const root = shape?.get('');
+  const method = root && stringAt(line, root.get('method'));
   if (method === undefined || method === 'initialize') return undefined;
-  return { jsonrpc: '2.0', method, ...(id !== undefined ? { id: JSON.parse(id) as string | number } : {}) };
+  const idSpan = root!.get('id');
+  let id: unknown;
+  if (idSpan) {
+    id = JSON.parse(line.toString('utf8', idSpan.start, idSpan.end));
+    if (typeof id !== 'string' && typeof id !== 'number' && id !== null) return undefined;
+  }
+  return { message: { jsonrpc: '2.0', method, ...(idSpan ? { id: id as string | number | null } : {}) }, shape: shape! };
 }
 
 /** The companion's own refusals are answered by it; these mean nobody answers there. */
@@ -178,13 +185,12 @@ export function runRelay(options: RelayOptions): Promise<number> {
       void sessionReady.then(() => send(message, body));
     };
 
-    const onLine = (bytes: Buffer) => {
-      const line = bytes.length > 0 && bytes[bytes.length - 1] === 0x0d ? bytes.subarray(0, -1) : bytes;
+    const onLine = (line: Buffer) => {
       if (line.length > LARGE_BYTES) {
-        // A whole file in openDiff: read from its ends, its path rewritten where it stands.
+        // A whole file in openDiff: read from its outline, its path rewritten where it stands.
         const peeked = peek(line);
-        const translated = peeked && translator.fromCliBytes(line, peeked);
-        if (translated) return forward(peeked, line, translated);
+        const translated = peeked && translator.fromCliBytes(line, peeked.message, peeked.shape);
+        if (translated) return forward(peeked.message, line, translated);
       }
       const text = line.toString('utf8');
       if (text.trim() === '') return;
@@ -202,21 +208,17 @@ export function runRelay(options: RelayOptions): Promise<number> {
       forward(message, text, translator.fromCli(message));
     };
 
-    // Lines split as bytes, each joined once: a large openDiff arrives in many chunks.
-    let partial: Buffer[] = [];
-    const onData = (chunk: Buffer) => {
-      let start = 0;
-      let newline = chunk.indexOf(0x0a, start);
-      while (newline !== -1) {
-        partial.push(chunk.subarray(start, newline));
-        const line = partial.length === 1 ? partial[0]! : Buffer.concat(partial);
-        partial = [];
-        onLine(line);
-        start = newline + 1;
-        newline = chunk.indexOf(0x0a, start);
-      }
-      if (start < chunk.length) partial.push(chunk.subarray(start));
-    };
+    // Lines split as bytes, each joined once (a large openDiff arrives in many chunks), each at most
+    // MAX_MESSAGE_BYTES: a longer one is answered with an error, and the relay reads on.
+    const lines = new LineReader({
+      maxBytes: MAX_MESSAGE_BYTES,
+      onLine,
+      onOversize: (max) => {
+        log(`refused a message from the CLI: ${oversizeMessage(max)}`);
+        write({ jsonrpc: '2.0', id: null, error: { code: -32600, message: `Invalid Request: ${oversizeMessage(max)}` } });
+      },
+    });
+    const onData = (chunk: Buffer) => lines.push(chunk);
     stdin.on('data', onData);
     stdin.once('end', () => void finish(0, 'the CLI closed stdin'));
     stdin.once('error', (err: Error) => void finish(0, `stdin: ${err.message}`));

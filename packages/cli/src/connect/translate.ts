@@ -15,7 +15,8 @@ import {
   type PathLocation,
   type ToolPaths,
 } from '@ide-companion/protocol';
-import { rewriteInPlace, stringValueOf } from './inPlace.js';
+import { rewriteInPlace } from './inPlace.js';
+import { outline, stringAt, type Outline } from './jsonOutline.js';
 import type { PathMap } from './pathMap.js';
 
 type Json = unknown;
@@ -118,16 +119,16 @@ export class MessageTranslator {
 
   /**
    * A large message from the CLI, as the bytes it came in (`peeked`: its
-   * method and id): its paths rewritten in place, or answered here; undefined
-   * when it must be parsed whole (fromCli).
+   * method and id, `shape`: its outline): its paths rewritten in place, or
+   * answered here; undefined when it must be parsed whole (fromCli).
    */
-  fromCliBytes(bytes: Buffer, peeked: RpcMessage): FromCli | undefined {
+  fromCliBytes(bytes: Buffer, peeked: RpcMessage, shape: Outline): FromCli | undefined {
     if (this.map.identity || peeked.method !== 'tools/call') return { forward: peeked, bytes };
-    const name = stringValueOf(bytes, 'name');
+    const name = stringAt(bytes, shape.get('params')?.get('name'));
     const paths = name === undefined ? undefined : toolPaths.get(name);
     if (!paths) return name === undefined ? undefined : { forward: peeked, bytes };
     const keys = singleKeys(paths.arguments);
-    const r = keys && rewriteInPlace(bytes, keys, (p) => this.map.toHost(p));
+    const r = keys && rewriteInPlace(bytes, shape.get('params.arguments'), keys, (p) => this.map.toHost(p));
     if (!r) return undefined;
     if ('outside' in r) return { answer: this.refusal(name!, peeked.id, r.outside) };
     this.expectAnswer(peeked.id, paths);
@@ -141,12 +142,13 @@ export class MessageTranslator {
    */
   toCliBytes(bytes: Buffer): Buffer | 'drop' | undefined {
     if (this.map.identity) return bytes;
-    const method = stringValueOf(bytes, 'method');
+    const shape = outline(bytes);
+    const method = shape && stringAt(bytes, shape.get('')?.get('method'));
     if (method === undefined) return undefined;
     const paths = notificationPaths.get(method);
     if (!paths) return bytes;
     const keys = singleKeys(paths);
-    const r = keys && rewriteInPlace(bytes, keys, (p) => this.map.toCli(p));
+    const r = keys && rewriteInPlace(bytes, shape!.get('params'), keys, (p) => this.map.toCli(p));
     if (!r) return undefined;
     if ('outside' in r) {
       this.log(`dropped ${method}: its path is outside the mapped folders`);

@@ -14,6 +14,7 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { RegisteredTool } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { cleanText, cleanToolText } from '@ide-companion/protocol';
 import { withOurInstallHint } from '@ide-companion/client/discovery';
 import { type CompanionClient } from '@ide-companion/client/companionClient';
 import { DEFAULT_CALL_TIMEOUT_MS, EDITOR_TOOLS, MAX_RESULT_CHARS, type EditorToolName } from './editorTools.js';
@@ -29,7 +30,16 @@ export interface EditorToolsServerOptions {
 }
 
 function toolError(text: string): CallToolResult {
-  return { isError: true, content: [{ type: 'text', text }] };
+  return { isError: true, content: [{ type: 'text', text: cleanText(text) }] };
+}
+
+/**
+ * What reaches the agent, and maybe its terminal: each text block without
+ * control characters, in JSON text too (a file name or diagnostic message
+ * carrying OSC 52 or CSI from the editor's side).
+ */
+function cleanResult(result: CallToolResult): CallToolResult {
+  return { ...result, content: result.content.map((block) => (block.type === 'text' ? { ...block, text: cleanToolText(block.text) } : block)) };
 }
 
 export class EditorToolsServer {
@@ -117,8 +127,8 @@ export class EditorToolsServer {
       return toolError(
         `${ide} answered ${name} with ${size} characters, more than the ${MAX_RESULT_CHARS} handed to a model; narrow the request (one file, a severity).`,
       );
-    // The companion's answer as it is: JSON text, or isError with its reason.
-    return { content: result.content, ...(result.isError ? { isError: true } : {}) };
+    // The companion's answer, cleaned: JSON text, or isError with its reason.
+    return cleanResult({ content: result.content, ...(result.isError ? { isError: true } : {}) });
   }
 
   /** Why no editor answers, in one paragraph a model can pass on to the user. */

@@ -8,13 +8,13 @@
  * debug mode) would otherwise block us once the pipe is full.
  */
 import * as path from 'node:path';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { CompanionClient } from '@ide-companion/client/companionClient';
 import { VERSION } from '@ide-companion/client/version';
 import { EXIT, parseCommandArgs, UsageError, usageOf } from '@ide-companion/command/commandSpec';
 import { MCP_COMMAND_SPEC } from './commandSpec.js';
 import { DEFAULT_CALL_TIMEOUT_MS } from './editorTools.js';
 import { EditorToolsServer } from './editorToolsServer.js';
+import { LineTransport } from './lineTransport.js';
 
 export const mcpUsage = (): string => usageOf(MCP_COMMAND_SPEC);
 
@@ -64,7 +64,8 @@ export async function runMcp(argv: string[]): Promise<number> {
   client.start();
   await Promise.race([client.connect(), new Promise((r) => setTimeout(r, FIRST_ATTEMPT_WAIT_MS).unref())]);
 
-  const transport = new StdioServerTransport();
+  // Refusals are always logged: they count toward MAX_LOG_LINES like the rest.
+  const transport = new LineTransport(process.stdin, process.stdout, log);
   let finish: (code: number) => void = () => undefined;
   const finished = new Promise<number>((resolve) => (finish = resolve));
   process.stdin.once('end', () => finish(EXIT.OK));

@@ -5,6 +5,7 @@
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Capability, ToolType } from '@ide-companion/protocol';
+import { cleanText } from '@ide-companion/protocol';
 import type { z } from 'zod/mini';
 import type { ContextTracker } from '../contextTracker.js';
 import type { DiffCoordinator } from '../diffCoordinator.js';
@@ -48,9 +49,9 @@ export function defineTool<T extends AnyToolType>(definition: ToolDefinition<T>)
   return definition;
 }
 
-/** A tool's answer carrying one error text block. */
+/** A tool's answer carrying one error text block (control characters of an echoed path or editor message removed). */
 export function toolError(message: string): CallToolResult {
-  return { isError: true, content: [{ type: 'text', text: message }] };
+  return { isError: true, content: [{ type: 'text', text: cleanText(message) }] };
 }
 
 export function textResult(text: string): CallToolResult {
