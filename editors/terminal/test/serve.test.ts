@@ -190,25 +190,30 @@ describe('ide-companion serve', { skip }, () => {
     await outcome(f);
   });
 
-  // Regression: a path holding `ESC[2J` cleared the screen.
-  test('a path holding ESC[2J ESC[H does not clear the screen; it is shown with visible escapes', async () => {
+  // Regression: a path holding `ESC[2J` cleared the screen. Such a path is now refused before
+  // anything is shown (issue 27: control characters in a path), and the refusal carries no escape.
+  test('a path holding ESC[2J ESC[H is refused: the screen is not cleared and nothing is proposed', async () => {
     const marker = path.join(workspace, 'before-the-hostile-path.txt');
     await peer.client.callTool({ name: 'openDiff', arguments: { filePath: marker, newContent: 'marker\n' } });
     await tmux.waitForText('+marker');
     tmux.type('r');
     await outcome(marker);
     const f = path.join(workspace, 'evil\x1b[2J\x1b[Hname.txt');
-    await peer.client.callTool({ name: 'openDiff', arguments: { filePath: f, newContent: 'hidden?\n' } });
-    await tmux.waitForText('+hidden?');
+    const refused = (await peer.client.callTool({ name: 'openDiff', arguments: { filePath: f, newContent: 'hidden?\n' } })) as {
+      isError?: boolean;
+      content: Array<{ type: string; text?: string }>;
+    };
+    assert.equal(refused.isError, true);
+    const text = refused.content.map((c) => c.text ?? '').join('');
+    assert.match(text, /control character/);
+    assert.ok(!text.includes('\x1b'), text);
     const pane = visiblePane(tmux);
-    assert.match(pane, /proposes a change to .*evil␛\[2J␛\[Hname\.txt:/);
+    assert.ok(!pane.includes('hidden?'), 'nothing proposed');
     assert.match(pane, /Rejected: .*before-the-hostile-path\.txt stays as it is/, 'what was printed before is still on screen');
-    tmux.type('r');
-    await outcome(f);
   });
 
   test('editing works for any file name: the temp file is safely named and passed as one argument', async () => {
-    const f = path.join(workspace, 'odd "name\' $(touch PWNED) \x1b[31m;\n-x +q.txt');
+    const f = path.join(workspace, 'odd "name\' $(touch PWNED) `id`;-x +q.txt');
     await peer.client.callTool({ name: 'openDiff', arguments: { filePath: f, newContent: 'odd\n' } });
     await tmux.waitForText('+odd');
     fs.rmSync(editorLog, { force: true });

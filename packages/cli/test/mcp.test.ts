@@ -241,10 +241,20 @@ describe('ide-companion mcp', { timeout: 120_000 }, () => {
       assert.notEqual(open.isError, true, textOf(open));
       assert.doesNotMatch(textOf(open), control);
 
-      // The editor's own error text, echoing the name: cleaned too.
-      const opening = agent.call('openFile', { path: hostile });
+      // A path with control characters is refused before the editor hears of it, in words without them.
+      const refused = await agent.call('openFile', { path: hostile });
+      assert.equal(refused.isError, true);
+      // Named with visible escapes (`\u001b`, plain text, not JSON to decode), never raw.
+      assert.match(textOf(refused), /holds a control character/);
+      // eslint-disable-next-line no-control-regex -- matching control characters is the point
+      assert.doesNotMatch(textOf(refused), /[\x00-\x08\x0b-\x1f\x7f-\x9f]/);
+
+      // The editor's own error text, echoing escapes: cleaned too.
+      const plain = path.join(s.workspace, 'plain.c');
+      fs.writeFileSync(plain, 'int y;\n');
+      const opening = agent.call('openFile', { path: plain });
       const askFile = await editor.request('openFile');
-      editor.respond(askFile, { error: `cannot open ${hostile}${csi}` });
+      editor.respond(askFile, { error: `cannot open ${plain}${csi}${osc52}` });
       const failed = await opening;
       assert.equal(failed.isError, true);
       assert.doesNotMatch(textOf(failed), control);
