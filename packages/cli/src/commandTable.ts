@@ -163,24 +163,33 @@ The image needs Node (gemini does). docs/remote.md.`,
 
 export const SANDBOX_SPEC: CommandSpec = {
   name: 'sandbox',
-  summary: "print the SANDBOX_MOUNTS/SANDBOX_ENV exports that let 'gemini --sandbox' reach this editor",
-  description: `Run in the project, with its editor's companion running. Prints the export
-lines that make 'gemini --sandbox' (Docker or Podman) reach the editor here:
-SANDBOX_MOUNTS with the companion's socket folder, the relay and a discovery
+  summary: "print the exports that let gemini's own sandbox reach this editor",
+  description: `Run in the project (with its editor running, or before). Prints the export
+lines that make gemini's sandbox (Docker or Podman) reach the editor here:
+SANDBOX_MOUNTS with the stable address's folder, the relay and a discovery
 file where gemini looks in the sandbox, which mounts the project at the same
-path. Use them as:
+path; GEMINI_SANDBOX with the runtime (--sandbox would pick docker over it);
+and with a Podman before 5, PATH with a podman that drops the host-gateway
+option it refuses. Each value is whole: running it again in the same shell
+adds nothing twice. Use them as:
 
-  eval "$(ide-companion sandbox)" && gemini --sandbox
+  eval "$(ide-companion sandbox)" && gemini
 
 docs/remote.md.`,
-  options: { json: { type: 'boolean', help: 'print the variables as JSON' } },
-  exits: { 0: 'printed the exports', 1: 'no companion with a socket serves this folder', 2: USAGE_ERROR },
+  options: {
+    podman: { type: 'boolean', help: 'run the sandbox with podman (default: GEMINI_SANDBOX if set, else docker if installed, else podman)' },
+    docker: { type: 'boolean', help: 'run the sandbox with docker' },
+    json: { type: 'boolean', help: 'print the variables as JSON' },
+  },
+  exits: { 0: 'printed the exports', 1: 'no runtime, or the address cannot be made', 2: USAGE_ERROR },
 };
 
 export const SSH_SPEC: CommandSpec = {
   name: 'ssh',
   summary: 'open your shell on a remote where gemini reaches this editor (the socket forwarded)',
-  args: '[USER@]HOST [-- SSH_OPTIONS]',
+  args: '[USER@]HOST',
+  // Everything after -- goes to ssh, so --remote-path comes before it.
+  argsLast: '[-- SSH_OPTIONS]',
   description: `Run in the project, with its editor's companion running. Opens your login shell
 on HOST, where 'gemini' started in the project reaches the editor here: the
 companion's socket is forwarded (ssh -R of a Unix socket; the server needs
