@@ -191,6 +191,9 @@ async function examine(d: DiscoveryResult): Promise<Finding[]> {
 }
 
 function adviceForFailure(error: string, d: DiscoveryResult): string {
+  // The relay at the stable address is there, the editor is not (connect --reconnect, docs/remote.md).
+  if (/no editor companion serves/.test(error))
+    return 'Start your editor (or `ide-companion serve`) in the project on its machine: nothing here needs changing; a gemini running here goes on by itself, a new one connects.';
   if (/401|403|Unauthorized|Forbidden/i.test(error))
     return 'The token was refused: the discovery file may be left over from an earlier run of the companion; restart the IDE companion.';
   if (/ECONNREFUSED|fetch failed/i.test(error)) {
