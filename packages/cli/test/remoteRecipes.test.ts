@@ -6,7 +6,7 @@
  * drops the host-gateway option; `ssh`'s usage line puts --remote-path before --.
  */
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
@@ -14,6 +14,7 @@ import { startTestCompanion } from '@ide-companion/server/testing';
 import { stableSocketDir, workspaceSocketPath } from '@ide-companion/server/workspaceSockets';
 import { IDE_COMPANION_BIN, makeTempDir } from '@ide-companion/testkit';
 import { podmanShimScript } from '../src/commands/sandbox.js';
+import { RELAY_BUNDLE_PATH } from '../src/connect/build/bundle.js';
 
 function run(args: string[], cwd: string, env: NodeJS.ProcessEnv) {
   const r = spawnSync(process.execPath, [IDE_COMPANION_BIN, ...args], { cwd, env, encoding: 'utf8', timeout: 60_000 });
@@ -94,3 +95,48 @@ test("ssh's usage line: --remote-path before --, which hands the rest to ssh", (
   const r = spawnSync(process.execPath, [IDE_COMPANION_BIN, 'ssh', '--help'], { encoding: 'utf8' });
   assert.match(r.stdout, /^Usage: ide-companion ssh \[USER@\]HOST \[--remote-path DIR\] \[-- SSH_OPTIONS\]$/m);
 });
+
+test(
+  'doctor through the relay with no editor running: says so, and that starting the editor is the fix; then, with it, would connect',
+  { timeout: 90_000 },
+  async (t) => {
+    const { tmp, workspace, env } = setup(t);
+    const words = JSON.parse(run(['container', '--podman', '--json'], workspace, env).stdout) as { discoveryFile: string };
+    // The file the container's gemini reads, here, under this test's PID (as the container's PID 1).
+    const there = JSON.parse(fs.readFileSync(words.discoveryFile, 'utf8')) as { stdio: { command: string; args: string[] } };
+    const relayArgs = there.stdio.args
+      .slice(1)
+      .map((a) => a.replace(/^\/run\/ide-companion/, path.dirname(workspaceSocketPath(stableSocketDir({ tmpdir: tmp }), workspace))));
+    const mapAt = relayArgs.indexOf('--map');
+    if (mapAt !== -1) relayArgs.splice(mapAt, 2);
+    const ideDir = path.join(tmp, 'gemini', 'ide');
+    fs.mkdirSync(ideDir, { recursive: true });
+    fs.writeFileSync(
+      path.join(ideDir, `gemini-ide-server-${process.pid}-1.json`),
+      JSON.stringify({
+        workspacePath: workspace,
+        ideInfo: { name: 'test-ide', displayName: 'Test IDE' },
+        stdio: { command: process.execPath, args: [RELAY_BUNDLE_PATH, ...relayArgs] },
+      }),
+    );
+    const doctorEnv = { ...env, GEMINI_CLI_IDE_PID: String(process.pid) };
+    const before = run(['doctor'], workspace, doctorEnv);
+    assert.equal(before.code, 1, before.stdout);
+    assert.match(before.stdout, /no editor companion serves/);
+    assert.match(before.stdout, /Start your editor \(or `ide-companion serve`\) in the project on its machine: nothing here needs changing/);
+    const h = await startTestCompanion({ tmp, workspace });
+    t.after(() => h.cleanup());
+    // Not spawnSync: the companion answers from this process.
+    const child = spawn(process.execPath, [IDE_COMPANION_BIN, 'doctor'], { cwd: workspace, env: doctorEnv });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+    const after = { code, stdout: out };
+    assert.equal(after.code, 0, after.stdout);
+    assert.match(after.stdout, /would connect to Test IDE\./);
+    for (const r of [before, after]) {
+      assert.match(r.stdout, /the workspace socket's companion adds its own/, 'the token finding says where the token is');
+      assert.doesNotMatch(r.stdout, /REMOTE_CONTAINERS/, 'no advice about dialling a port: the relay dials none');
+    }
+  },
+);

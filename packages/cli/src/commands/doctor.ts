@@ -152,9 +152,17 @@ async function examine(d: DiscoveryResult): Promise<Finding[]> {
     });
   }
   const relay = d.chosen?.port === undefined && d.chosen?.config?.['stdio'] !== undefined;
+  const stdioArgs = (d.chosen?.config?.['stdio'] as { args?: unknown } | undefined)?.args;
+  const reconnecting = Array.isArray(stdioArgs) && stdioArgs.includes('--reconnect');
   out.push(
     relay
-      ? { ok: true, topic: 'token', text: 'no token in the file: the relay reads it beside the socket it dials' }
+      ? {
+          ok: true,
+          topic: 'token',
+          text: reconnecting
+            ? "no token in the file, none needed here: the relay dials a workspace socket, and the workspace socket's companion adds its own"
+            : 'no token in the file: the relay reads it beside the socket it dials',
+        }
       : d.authToken
         ? { ok: true, topic: 'token', text: `auth token present (from ${d.tokenSource === 'env' ? ENV.AUTH_TOKEN : 'the discovery file'})` }
         : {
@@ -179,13 +187,17 @@ async function examine(d: DiscoveryResult): Promise<Finding[]> {
   }
   const h = d.host;
   const elsewhere = elsewhereFinding(d, process.env);
-  // The same-container hint only where no companion-elsewhere advice says more.
-  out.push({
-    ok: h.inContainer && h.host !== LOOPBACK_HOST ? undefined : true,
-    topic: 'host',
-    text: h.reason,
-    advice: elsewhere?.ok === false ? undefined : containerHintFor(h),
-  });
+  // The same-container hint only where no companion-elsewhere advice says more, and not through the relay, which dials no host.
+  out.push(
+    relay
+      ? { ok: true, topic: 'host', text: 'no host to dial: the CLI starts the relay over stdio' }
+      : {
+          ok: h.inContainer && h.host !== LOOPBACK_HOST ? undefined : true,
+          topic: 'host',
+          text: h.reason,
+          advice: elsewhere?.ok === false ? undefined : containerHintFor(h),
+        },
+  );
   if (elsewhere) out.push({ ...elsewhere, topic: 'elsewhere' });
   return out;
 }
