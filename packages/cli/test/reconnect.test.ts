@@ -183,3 +183,28 @@ test('the relay keeps the CLI session across a stop, a kill -9 and new companion
   assert.equal(exitCode, undefined, 'one relay, one CLI session, all along');
   assert.doesNotMatch(fs.readFileSync(log, 'utf8'), /Bearer|token=/i);
 });
+
+test(
+  'the relay killed (kill -9): the CLI sees its connection close, the companion ends that session, and a new relay (/ide enable) connects',
+  { timeout: 2 * TIMEOUT },
+  async (t) => {
+    const tmp = makeTempDir();
+    t.after(() => tmp.cleanup());
+    const workspace = path.join(tmp.path, 'ws');
+    const h = await startTestCompanion({ tmp: tmp.path, workspace });
+    t.after(() => h.cleanup());
+    const socket = workspaceSocketPath(stableSocketDir({ tmpdir: tmp.path }), workspace);
+    const first = await relayClient(['--socket', socket, '--reconnect']);
+    let closed = false;
+    first.client.onclose = () => (closed = true);
+    await first.client.listTools();
+    assert.equal(h.companion.sessionList.length, 1);
+    first.child.kill('SIGKILL');
+    await waitFor(() => closed || undefined, 'the CLI to see its connection close', TIMEOUT);
+    await waitFor(() => h.companion.sessionList.length === 0 || undefined, 'the companion to end the session', TIMEOUT);
+    const second = await relayClient(['--socket', socket, '--reconnect']);
+    t.after(() => second.client.close());
+    assert.ok((await second.client.listTools()).tools.length > 0);
+    assert.equal(h.companion.sessionList.length, 1);
+  },
+);

@@ -66,6 +66,7 @@ async function serveHost(t: TestContext): Promise<EditorHost> {
       return EDITED;
     },
     describe: () => serve.screen(),
+    noSession: () => serve.waitForText('no CLI connected', REMOTE_STEP_TIMEOUT_MS).then(() => undefined),
     // The editor closed (its terminal gone) and started again on the same project.
     async restart() {
       await serve.stop();
@@ -77,7 +78,7 @@ async function serveHost(t: TestContext): Promise<EditorHost> {
 
 describe('gemini elsewhere, with ide-companion serve here', { timeout: 8 * 60_000 }, () => {
   test(
-    'in a --network=none container from `ide-companion container --podman`: connected, container paths for the model, the edited accept on the host byte for byte; serve restarted, the same gemini goes on with it',
+    'in a --network=none container from `ide-companion container --podman`: connected, container paths for the model, the edited accept on the host byte for byte; serve restarted, the same gemini goes on with it; the container stopped, serve ends the session',
     { skip: skip.podman },
     async (t) => {
       await containerFlow(t, await serveHost(t));
@@ -93,7 +94,7 @@ describe('gemini elsewhere, with ide-companion serve here', { timeout: 8 * 60_00
   );
 
   test(
-    'over `ide-companion ssh` to a remote that cannot reach this loopback: connected, remote paths for the model, the edited accept in the remote file; serve restarted, the same gemini goes on with it',
+    'over `ide-companion ssh` to a remote that cannot reach this loopback: connected, remote paths for the model, the edited accept in the remote file; serve restarted, the same gemini goes on with it; the connection cut, serve ends the session and nothing stays there',
     { skip: skip.ssh },
     async (t) => {
       await sshFlow(t, await serveHost(t));

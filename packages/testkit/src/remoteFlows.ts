@@ -68,6 +68,8 @@ export interface EditorHost {
    * editor. Ends without it do the first round only.
    */
   restart?(): Promise<void>;
+  /** Resolves once the editor says no CLI is connected (the faults of docs/reliability.md); ends without it skip those checks. */
+  noSession?(): Promise<void>;
 }
 
 /** The file of the round after the editor's restart, and the model's last words then. */
@@ -307,6 +309,12 @@ export async function containerFlow(t: TestContext, host: EditorHost): Promise<v
   assert.ok(request);
   assert.match(request, new RegExp(`${projectThere}/seen\\.txt`), 'the model saw the open file by its container path');
   assert.ok(!request.includes(host.workspace), 'no host path reached the model');
+  if (host.noSession) {
+    // The container stopped under a connected gemini: the relay goes with it, the editor ends that session.
+    const stopped = spawnSync('podman', [...PODMAN_GLOBAL_FLAGS, 'stop', '-t', '1', containerName], { encoding: 'utf8', timeout: 60_000 });
+    assert.equal(stopped.status, 0, stopped.stderr);
+    await host.noSession();
+  }
 }
 
 /**
@@ -499,13 +507,24 @@ export async function sshFlow(t: TestContext, host: EditorHost): Promise<void> {
   assert.match(request, new RegExp(`${remoteProject}/seen\\.txt`), 'the model saw the open file by its remote path');
   assert.ok(!request.includes(host.workspace), 'no path of this machine reached the model');
 
-  // Leaving: gemini, then the shell. Nothing of ours stays on the remote.
-  shell.keys('C-c');
-  await sleep(300);
-  shell.keys('C-c');
-  await shell.waitForText(/^\$\s*$/m, REMOTE_STEP_TIMEOUT_MS);
-  shell.type('exit');
-  shell.keys('Enter');
+  if (host.noSession) {
+    // The connection cut under a connected gemini (the master connection killed, as a network drop would):
+    // the remote shell is hung up and cleans up, the editor ends that session.
+    const master = execFileSync('ps', ['-eo', 'pid=,args='], { encoding: 'utf8' })
+      .split('\n')
+      .find((line) => line.includes('ControlMaster=yes') && line.includes(`ControlPath=${host.tmpdir}`));
+    assert.ok(master, 'the ssh master connection of this flow');
+    process.kill(Number(master.trim().split(/\s+/)[0]), 'SIGKILL');
+    await host.noSession();
+  } else {
+    // Leaving: gemini, then the shell. Nothing of ours stays on the remote.
+    shell.keys('C-c');
+    await sleep(300);
+    shell.keys('C-c');
+    await shell.waitForText(/^\$\s*$/m, REMOTE_STEP_TIMEOUT_MS);
+    shell.type('exit');
+    shell.keys('Enter');
+  }
   // This sshd's /tmp is its namespace's own: whatever is left there is this flow's.
   await waitFor(
     () => sshd.run('ls -d /tmp/ide-companion-ssh.* /tmp/gemini/ide/gemini-ide-server-* 2>/dev/null; true').stdout.trim() === '' || undefined,
