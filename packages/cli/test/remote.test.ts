@@ -86,6 +86,14 @@ describe('gemini elsewhere, with ide-companion serve here', { timeout: 8 * 60_00
   );
 
   test(
+    'in a container made from the compose service of docs/remote.md (its volumes as written, run by podman): connected; serve restarted, the same gemini goes on with it',
+    { skip: skip.podman },
+    async (t) => {
+      await containerFlow(t, await serveHost(t), 'compose');
+    },
+  );
+
+  test(
     "in gemini's sandbox (podman) with `ide-companion sandbox`'s exports: connected inside the sandbox, the edited accept byte for byte; serve restarted, the same gemini goes on with it",
     { skip: skip.podman },
     async (t) => {

@@ -38,6 +38,8 @@ test('container before the editor: the words name the stable address and the rel
   assert.equal(words.served, false);
   assert.equal(words.socket, socket);
   assert.ok(words.args.includes(`${path.dirname(socket)}:/run/ide-companion:ro`), words.args.join(' '));
+  assert.ok(words.args.includes(`${path.dirname(socket)}/gemini-ide:/tmp/gemini/ide:ro`), 'the discovery files: a folder of the stable one');
+  assert.ok(fs.statSync(path.join(path.dirname(socket), 'connect.mjs')).isFile(), "the relay's copy in the stable folder");
   const stdioArgs = words.args.find((a) => a.startsWith('GEMINI_CLI_IDE_SERVER_STDIO_ARGS='))!;
   assert.match(stdioArgs, new RegExp(`--socket","/run/ide-companion/${path.basename(socket)}","--reconnect"`));
   const h = await startTestCompanion({ tmp, workspace });
@@ -101,9 +103,10 @@ test(
   { timeout: 90_000 },
   async (t) => {
     const { tmp, workspace, env } = setup(t);
-    const words = JSON.parse(run(['container', '--podman', '--json'], workspace, env).stdout) as { discoveryFile: string };
+    const words = JSON.parse(run(['container', '--podman', '--json'], workspace, env).stdout) as { discoveryDir: string };
     // The file the container's gemini reads, here, under this test's PID (as the container's PID 1).
-    const there = JSON.parse(fs.readFileSync(words.discoveryFile, 'utf8')) as { stdio: { command: string; args: string[] } };
+    const [only] = fs.readdirSync(words.discoveryDir);
+    const there = JSON.parse(fs.readFileSync(path.join(words.discoveryDir, only!), 'utf8')) as { stdio: { command: string; args: string[] } };
     const relayArgs = there.stdio.args
       .slice(1)
       .map((a) => a.replace(/^\/run\/ide-companion/, path.dirname(workspaceSocketPath(stableSocketDir({ tmpdir: tmp }), workspace))));

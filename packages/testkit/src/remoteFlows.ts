@@ -208,14 +208,44 @@ function nodeAndCliMounts(): { mounts: Array<[string, string]>; geminiJs: string
 }
 
 /**
+ * The compose service of docs/remote.md as `podman run` words: its volumes
+ * and working directory as written there (`.` the project, the stable folder
+ * for `${XDG_RUNTIME_DIR}/ide-companion`), after the one-time
+ * `ide-companion container --podman --at /workspaces/proj` the doc says to
+ * run. The image, command and `~/.gemini` are the test's (the flow's own
+ * mounts). The project must be named `proj`, as in the doc.
+ */
+function composeWords(host: EditorHost): string[] {
+  const doc = fs.readFileSync(path.join(repoRoot, 'docs', 'remote.md'), 'utf8');
+  const yaml = /```yaml\n([\s\S]*?)```/.exec(doc)?.[1];
+  assert.ok(yaml, 'the compose service in docs/remote.md');
+  const once = /^ {4}(ide-companion container [^\n]*?) > \/dev\/null$/m.exec(doc)?.[1]?.split(' ');
+  assert.ok(once, 'the one-time command in docs/remote.md');
+  const { socket } = JSON.parse(runIdeCompanion(host, [...once.slice(1), '--json'])) as { socket: string };
+  const stable = path.dirname(socket);
+  assert.equal(path.basename(host.workspace), 'proj', 'the project is named as in the doc');
+  const words: string[] = [];
+  const workdir = /^\s+working_dir: (\S+)$/m.exec(yaml)?.[1];
+  assert.ok(workdir);
+  words.push('-w', workdir);
+  for (const [, volume] of yaml.matchAll(/^\s+- (\S+:\S+)$/gm)) {
+    if (volume!.startsWith('~/')) continue;
+    const [from, ...rest] = volume!.split(':');
+    const source = from === '.' ? host.workspace : from!.replace('${XDG_RUNTIME_DIR}/ide-companion', stable);
+    words.push('-v', [source, ...rest].join(':'));
+  }
+  return words;
+}
+
+/**
  * gemini in a `--network=none` container started with `ide-companion
  * container --podman`'s words (split as a shell splits `$(...)`), the project
  * at /workspaces/NAME: the model sees container paths, the accepted bytes land
  * in the host file through the mount.
  */
-export async function containerFlow(t: TestContext, host: EditorHost): Promise<void> {
+export async function containerFlow(t: TestContext, host: EditorHost, from: 'command' | 'compose' = 'command'): Promise<void> {
   await focusSeen(host);
-  const words = runIdeCompanion(host, ['container', '--podman']).split(/\s+/);
+  const words = from === 'compose' ? composeWords(host) : runIdeCompanion(host, ['container', '--podman']).split(/\s+/);
   const name = path.basename(host.workspace);
   const projectThere = `/workspaces/${name}`;
   assert.ok(words.includes(`${host.workspace}:${projectThere}`), words.join(' '));
@@ -290,7 +320,7 @@ export async function containerFlow(t: TestContext, host: EditorHost): Promise<v
   assert.doesNotMatch(connected.stdout, /^✖/m, connected.stdout);
   assert.match(
     connected.stdout,
-    /through the relay, over stdio: node \/opt\/ide-companion\/connect\.mjs --socket \/run\/ide-companion\/[0-9a-f]{16}\.sock --reconnect/,
+    /through the relay, over stdio: node \/run\/ide-companion\/connect\.mjs --socket \/run\/ide-companion\/[0-9a-f]{16}\.sock --reconnect/,
   );
   const lost = doctor(['-w', '/tmp']);
   assert.equal(lost.status, 1, lost.stdout);

@@ -13,7 +13,7 @@ import * as path from 'node:path';
 import type { Command } from './types.js';
 import { CONTAINER_SPEC, parseCommandArgs, usageOf } from '../commandTable.js';
 import { EXIT, UsageError, print, printError, printJson, runWithExitCodes } from '../client/output.js';
-import { planRemote, relayArgs, RemotePlanError, THERE, thereFor, writeDiscoveryFileThere } from '../remote/remotePlan.js';
+import { planRemote, relayArgs, RemotePlanError, THERE, thereFor, writeContainerFiles } from '../remote/remotePlan.js';
 import { shellLine } from '../remote/shellWords.js';
 
 const usage = usageOf(CONTAINER_SPEC);
@@ -22,9 +22,10 @@ const usage = usageOf(CONTAINER_SPEC);
 export function containerArgs(options: { runtime: 'podman' | 'docker'; cwd: string; at?: string }) {
   return planRemote(options.cwd).then((plan) => {
     const cliRoot = path.posix.resolve(options.at ?? `/workspaces/${path.basename(plan.hostRoot)}`);
-    const there = thereFor(plan, cliRoot);
-    const discoveryFile = writeDiscoveryFileThere(plan, there);
+    const there = thereFor(plan, cliRoot, THERE.stableRelay);
+    const discoveryDir = writeContainerFiles(plan, there);
     const workdir = plan.relative ? path.posix.join(cliRoot, ...plan.relative.split(path.sep)) : cliRoot;
+    // Two mounts of the stable folder, named by no editor's run: its sockets and relay, and gemini's discovery files.
     const args = [
       '-v',
       `${plan.hostRoot}:${cliRoot}`,
@@ -33,9 +34,7 @@ export function containerArgs(options: { runtime: 'podman' | 'docker'; cwd: stri
       '-v',
       `${plan.socketDir}:${THERE.socketDir}:ro`,
       '-v',
-      `${plan.relay}:${THERE.relay}:ro`,
-      '-v',
-      `${discoveryFile}:${THERE.discoveryFile}:ro`,
+      `${discoveryDir}:${THERE.discoveryDir}:ro`,
       // The same, for a CLI that does not find the file (an image with another TMPDIR).
       '-e',
       `GEMINI_CLI_IDE_WORKSPACE_PATH=${cliRoot}`,
@@ -46,7 +45,7 @@ export function containerArgs(options: { runtime: 'podman' | 'docker'; cwd: stri
     ];
     const uid = process.getuid?.();
     if (options.runtime === 'docker' && uid !== undefined && uid !== 0) args.push('--user', `${uid}:${process.getgid!()}`);
-    return { args, plan, cliRoot, workdir, discoveryFile };
+    return { args, plan, cliRoot, workdir, discoveryDir };
   });
 }
 
@@ -68,12 +67,13 @@ export const containerCommand: Command = {
             workdir: r.workdir,
             socket: r.plan.socketPath,
             served: r.plan.served,
-            discoveryFile: r.discoveryFile,
+            discoveryDir: r.discoveryDir,
           });
           return EXIT.OK;
         }
         const line = shellLine(r.args);
-        if (line.needsEval) printError('container', 'a path here needs quoting: run it with eval "podman run $(ide-companion container ...) IMAGE gemini"');
+        if (line.needsEval)
+          printError('container', 'a path here needs quoting: run it with eval "podman run --rm -it $(ide-companion container ...) IMAGE gemini"');
         if (!r.plan.served)
           printError('container', `no companion serves ${r.plan.hostRoot} yet: gemini inside connects once your editor runs there (/ide enable)`);
         print(line.text);

@@ -10,6 +10,7 @@
  * workspace root (the folder the editor will open).
  */
 import { createHash } from 'node:crypto';
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { discoverCompanion } from '@ide-companion/client/discovery';
 import { discoveryFileName, type IdeInfo, type RelayDiscoveryFile } from '@ide-companion/protocol';
@@ -21,6 +22,10 @@ import { RELAY_BUNDLE_PATH } from '../connect/build/bundle.js';
 export const THERE = {
   relay: '/opt/ide-companion/connect.mjs',
   socketDir: '/run/ide-companion',
+  /** The relay's copy in the stable folder, as a container sees it (one mount for socket and relay). */
+  stableRelay: '/run/ide-companion/connect.mjs',
+  /** Where gemini looks for discovery files: a container mounts the stable folder's `gemini-ide` there. */
+  discoveryDir: '/tmp/gemini/ide',
   /** Where gemini looks (os.tmpdir()/gemini/ide), under a name the CLI reads (PID 1: the container's init). */
   discoveryFile: `/tmp/gemini/ide/${discoveryFileName(1, 1)}`,
 } as const;
@@ -86,8 +91,8 @@ export interface ThereOptions {
 }
 
 /** Where things are in a container or sandbox: the stable folder at /run/ide-companion, the workspace's socket in it. */
-export function thereFor(plan: RemotePlan, cliRoot: string): ThereOptions {
-  return { cliRoot, relay: THERE.relay, socketPath: path.posix.join(THERE.socketDir, path.basename(plan.socketPath)) };
+export function thereFor(plan: RemotePlan, cliRoot: string, relay: string = THERE.relay): ThereOptions {
+  return { cliRoot, relay, socketPath: path.posix.join(THERE.socketDir, path.basename(plan.socketPath)) };
 }
 
 /** The relay's argv there: the socket, and the map from this machine's root to that CLI's. */
@@ -116,4 +121,29 @@ export function writeDiscoveryFileThere(plan: RemotePlan, there: ThereOptions): 
   const file = path.join(plan.socketDir, name);
   writeFileAtomicPrivate(file, JSON.stringify(discoveryFileThere(plan, there)));
   return file;
+}
+
+/** The stable folder's folder of discovery files, which a container mounts where gemini looks. */
+export const CONTAINER_DISCOVERY_DIR = 'gemini-ide';
+export const STABLE_RELAY_NAME = 'connect.mjs';
+
+/**
+ * What a container mounts, all in the stable folder, so that a compose file
+ * or a devcontainer.json can name it without running anything: the relay's
+ * copy (`connect.mjs`, refreshed at each run: an upgrade reaches containers
+ * made before it) and the discovery file in `gemini-ide/`, under a name of
+ * its own per project and place (PID 1: the container's init, alive there;
+ * gemini picks the file whose folder holds its own). Returns that folder.
+ */
+export function writeContainerFiles(plan: RemotePlan, there: ThereOptions): string {
+  const relay = path.join(plan.socketDir, STABLE_RELAY_NAME);
+  const temporary = `${relay}.${process.pid}.tmp`;
+  fs.copyFileSync(plan.relay, temporary);
+  fs.chmodSync(temporary, 0o600);
+  fs.renameSync(temporary, relay);
+  const dir = path.join(plan.socketDir, CONTAINER_DISCOVERY_DIR);
+  fs.mkdirSync(dir, { mode: 0o700, recursive: true });
+  const id = (parseInt(createHash('sha256').update(`${plan.hostRoot}\0${there.cliRoot}`).digest('hex').slice(0, 8), 16) % 65534) + 2;
+  writeFileAtomicPrivate(path.join(dir, discoveryFileName(1, id)), JSON.stringify(discoveryFileThere(plan, there)));
+  return dir;
 }
