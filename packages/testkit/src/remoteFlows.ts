@@ -339,6 +339,12 @@ export async function containerFlow(t: TestContext, host: EditorHost, from: 'com
   assert.ok(request);
   assert.match(request, new RegExp(`${projectThere}/seen\\.txt`), 'the model saw the open file by its container path');
   assert.ok(!request.includes(host.workspace), 'no host path reached the model');
+  if (host.restart) {
+    // doctor there after the restart: the same words, the new editor.
+    const afterRestart = doctor(words);
+    assert.equal(afterRestart.status, 0, `doctor in the container after the restart:\n${afterRestart.stdout}${afterRestart.stderr}`);
+    assert.ok(afterRestart.stdout.includes(`would connect to ${host.displayName}.`), afterRestart.stdout);
+  }
   if (host.noSession) {
     // The container stopped under a connected gemini: the relay goes with it, the editor ends that session.
     const stopped = spawnSync('podman', [...PODMAN_GLOBAL_FLAGS, 'stop', '-t', '1', containerName], { encoding: 'utf8', timeout: 60_000 });
