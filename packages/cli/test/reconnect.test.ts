@@ -7,8 +7,9 @@
  * in this process, `ide-companion serve` in another).
  */
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -208,3 +209,26 @@ test(
     assert.equal(h.companion.sessionList.length, 1);
   },
 );
+
+test('the stable folder: under XDG_RUNTIME_DIR when set, else the private tmp folder; an explicit tmpdir wins', () => {
+  const uid = process.getuid?.() ?? 0;
+  assert.equal(stableSocketDir({ env: { XDG_RUNTIME_DIR: '/run/user/7' } }), '/run/user/7/ide-companion');
+  assert.equal(stableSocketDir({ env: {} }), path.join(os.tmpdir(), `ide-companion-${uid}`, 'workspaces'));
+  assert.equal(stableSocketDir({ env: { XDG_RUNTIME_DIR: 'relative' } }), path.join(os.tmpdir(), `ide-companion-${uid}`, 'workspaces'));
+  assert.equal(stableSocketDir({ tmpdir: '/t', env: { XDG_RUNTIME_DIR: '/run/user/7' } }), `/t/ide-companion-${uid}/workspaces`);
+});
+
+test('connect --reconnect refuses: with --port (usage, exit 2), and a socket folder of another user (exit 3)', { timeout: TIMEOUT }, (t) => {
+  const tmp = makeTempDir();
+  t.after(() => tmp.cleanup());
+  const relay = (args: string[]) => spawnSync(process.execPath, [RELAY_BUNDLE_PATH, ...args], { input: '', encoding: 'utf8', timeout: TIMEOUT });
+  assert.equal(relay(['--port', '1234', '--reconnect']).status, 2);
+  if (process.getuid?.() !== 0) return t.skip('needs root to make a folder of another user');
+  const foreign = path.join(tmp.path, 'foreign');
+  fs.mkdirSync(foreign, { mode: 0o700 });
+  fs.chownSync(foreign, 65534, 65534);
+  const log = path.join(tmp.path, 'relay.log');
+  const r = relay(['--socket', path.join(foreign, 'x.sock'), '--reconnect', '--log', log]);
+  assert.equal(r.status, 3);
+  assert.match(fs.readFileSync(log, 'utf8'), /belongs to another user/);
+});
