@@ -15,11 +15,12 @@
  * (`{"method":...,"id":N}`; any other order is parsed whole), and its path,
  * with a map, rewritten where it stands (inPlace.ts).
  */
-import { HttpClientTransport, type HttpClientTransportOptions } from '@ide-companion/client/httpTransport';
+import { HttpClientTransport } from '@ide-companion/client/httpTransport';
 import { LOOPBACK_HOST, MCP_ENDPOINT_PATH } from '@ide-companion/protocol';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { MessageTranslator, type FromCli, type RpcMessage } from './translate.js';
 import { ResilientUpstream } from './resilientUpstream.js';
+import type { HttpClientTransportOptions } from '@ide-companion/client/httpTransport';
 import type { PathMap } from './pathMap.js';
 
 export type RelayTarget = { socketPath: string } | { port: number };
