@@ -17,6 +17,12 @@
  *   whole text arrives.
  *
  * Target (issue 18): the relay at most 1.2x the direct path, p50 of each.
+ *
+ * The relay dials the workspace socket at the stable address with
+ * --reconnect, as the recipes set it up (issue 29). Then the reconnect budget:
+ * the relayed companion stopped, a new one started for the same folder, and a
+ * 1 MiB diff proposed 2 s after its start must show in it (and, measured, how
+ * long after its start the relay's session answered again).
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -25,6 +31,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import * as z from 'zod/mini';
 import { activeFileOf, connectClient, log, machine, makeFiles, runBench, scaled, sleep, startCompanion, summarize, withTimeout } from './lib/common.mjs';
 import { ContextUpdateNotification, DiffAcceptedNotification, OpenDiffTool } from '@ide-companion/protocol';
+import { stableSocketDir, workspaceSocketPath } from '@ide-companion/server/workspaceSockets';
 
 const EVENT_SAMPLES = scaled(60, 3);
 const DIFF_SAMPLES = scaled(30, 2);
@@ -35,15 +42,18 @@ const LIMIT = 1.2;
 /** The committed relay bundle, as a container mounts it. */
 const RELAY_BUNDLE_PATH = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..', 'packages', 'cli', 'bin', 'ide-companion-connect.mjs');
 
-/** A companion whose editor accepts every diff as it is shown. */
-async function acceptingCompanion() {
+/** The reconnect budget (issue 29): a diff proposed this long after the new companion started shows in it. */
+const RECONNECT_BUDGET_MS = 2_000;
+
+/** A companion whose editor accepts every diff as it is shown (`options`: its tmp and workspace, for a second one on the same folder). */
+async function acceptingCompanion(options = {}) {
   let companion;
   const editor = {
     showDiff: (diff) => void companion.diffs.accept(diff.id),
     diffText: () => undefined,
     closeDiff: () => undefined,
   };
-  const started = await startCompanion({ editor });
+  const started = await startCompanion({ editor, ...options });
   companion = started.companion;
   return started;
 }
@@ -66,9 +76,10 @@ function arrivals() {
   };
 }
 
-/** The CLI's stdio transport spawning the bundled relay on the companion's socket (with `map`: `--map HOST=CLI`). */
-async function connectThroughRelay(companion, onNotification, map) {
-  const args = [RELAY_BUNDLE_PATH, '--socket', companion.socketPath, ...(map ? ['--map', `${map.host}=${map.cli}`] : [])];
+/** The CLI's stdio transport spawning the bundled relay on the workspace's socket at the stable address, as the recipes do (with `map`: `--map HOST=CLI`). */
+async function connectThroughRelay(started, onNotification, map) {
+  const socket = workspaceSocketPath(stableSocketDir({ tmpdir: started.tmp }), started.workspace);
+  const args = [RELAY_BUNDLE_PATH, '--socket', socket, '--reconnect', ...(map ? ['--map', `${map.host}=${map.cli}`] : [])];
   const transport = new StdioClientTransport({ command: process.execPath, args, stderr: 'ignore' });
   const client = new Client({ name: 'stdio-client', version: 'bench' });
   for (const method of [ContextUpdateNotification.method, DiffAcceptedNotification.method]) {
@@ -88,10 +99,10 @@ runBench(async () => {
   const relayArrivals = arrivals();
   const mappedArrivals = arrivals();
   const directClient = await connectClient({ port: direct.companion.port, token: direct.companion.authToken }, directArrivals.record);
-  const relayClient = await connectThroughRelay(relayed.companion, relayArrivals.record);
+  const relayClient = await connectThroughRelay(relayed, relayArrivals.record);
   // As in a container: the project is /workspaces/proj for the CLI, every path rewritten both ways.
   const map = { host: mapped.workspace, cli: '/workspaces/proj' };
-  const mappedClient = await connectThroughRelay(mapped.companion, mappedArrivals.record, map);
+  const mappedClient = await connectThroughRelay(mapped, mappedArrivals.record, map);
   const toCli = (p) => p.replace(map.host, map.cli);
   const same = (p) => p;
   const paths = [
@@ -140,6 +151,28 @@ runBench(async () => {
       for (const p of order) diffs[p.name].push(await diff(p, i));
     }
 
+    // The reconnect budget: the relayed editor restarts (stopped, a new companion for the same folder).
+    log('reconnect: the relayed companion stopped, a new one started');
+    await relayed.companion.stop();
+    const next = await acceptingCompanion({ tmp: relayed.tmp, workspace: relayed.workspace });
+    const startedAt = performance.now();
+    let answeredAfterMs;
+    while (performance.now() - startedAt < WAIT_MS) {
+      const ok = await relayClient.client.listTools().then(
+        () => true,
+        () => false,
+      );
+      if (ok) {
+        answeredAfterMs = Math.round(performance.now() - startedAt);
+        break;
+      }
+      await sleep(20);
+    }
+    await sleep(Math.max(0, RECONNECT_BUDGET_MS - (performance.now() - startedAt)));
+    const again = { name: 'relay', h: next, client: relayClient.client, arrivals: relayArrivals, cli: same };
+    const diffAfterRestartMs = await diff(again, 'after-restart');
+    await next.cleanup();
+
     const ratio = (a, b) => Math.round((summarize(a).p50 / summarize(b).p50) * 100) / 100;
     const eventRatio = ratio(events.relay, events.direct);
     const diffRatio = ratio(diffs.relay, diffs.direct);
@@ -152,8 +185,14 @@ runBench(async () => {
         isolatedEvent: { relay: summarize(events.mapped), ratioP50: ratio(events.mapped, events.direct) },
         openDiff1MiB: { relay: summarize(diffs.mapped), ratioP50: ratio(diffs.mapped, diffs.direct) },
       },
-      limit: { ratioP50: LIMIT },
-      met: eventRatio <= LIMIT && diffRatio <= LIMIT,
+      reconnect: {
+        sessionAnsweredAfterStartMs: answeredAfterMs ?? null,
+        diffProposedAtMs: RECONNECT_BUDGET_MS,
+        diffShownAndAcceptedMs: Math.round(diffAfterRestartMs),
+        met: answeredAfterMs !== undefined && answeredAfterMs <= RECONNECT_BUDGET_MS,
+      },
+      limit: { ratioP50: LIMIT, reconnectMs: RECONNECT_BUDGET_MS },
+      met: eventRatio <= LIMIT && diffRatio <= LIMIT && answeredAfterMs !== undefined && answeredAfterMs <= RECONNECT_BUDGET_MS,
       relayBundleBytes: fs.statSync(RELAY_BUNDLE_PATH).size,
       machine: machine(),
     };
@@ -162,7 +201,7 @@ runBench(async () => {
     await relayClient.close().catch(() => undefined);
     await directClient.close().catch(() => undefined);
     await mapped.cleanup();
-    await relayed.cleanup();
+    await relayed.cleanup().catch(() => undefined);
     await direct.cleanup();
   }
 });

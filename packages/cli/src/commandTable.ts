@@ -141,52 +141,63 @@ before 'npm uninstall -g ide-companion' to leave nothing behind.`,
 export const CONTAINER_SPEC: CommandSpec = {
   name: 'container',
   summary: 'print the podman/docker run options that let gemini in a container reach this editor',
-  description: `Run in the project, with its editor's companion running. Prints, as one line of
-shell words, the options to add to your own 'podman run' or 'docker run' so
-that gemini inside reaches the editor here, with no network needed:
+  description: `Run in the project (with its editor running, or before). Prints, as one line
+of shell words, the options to add to your own 'podman run' or 'docker run'
+so that gemini inside reaches the editor here, with no network needed:
 
-  podman run -it $(ide-companion container --podman) IMAGE gemini
+  podman run --rm -it $(ide-companion container --podman) IMAGE gemini
 
 The project is mounted at --at (default /workspaces/NAME) and the working
-folder follows this one; the companion's socket folder and the relay
-('ide-companion connect') are mounted read-only, and a discovery file where
-gemini looks names the editor and the relay, with paths mapped both ways.
-The image needs Node (gemini does). docs/remote.md.`,
+folder follows this one; the stable address's folder (one socket per
+project, served by whichever editor runs it now, with the relay's copy) and
+its folder of discovery files are mounted read-only. Nothing in them names
+one run of the editor: a container made once keeps working across editor
+restarts. The image needs Node and gemini. docs/remote.md.`,
   options: {
     podman: { type: 'boolean', help: 'for podman run' },
     docker: { type: 'boolean', help: 'for docker run (adds --user with your uid and gid)' },
     at: { type: 'string', arg: 'PATH', help: 'where the project is mounted in the container (default /workspaces/NAME)' },
     json: { type: 'boolean', help: 'print the options and what they point at as JSON' },
   },
-  exits: { 0: 'printed the options', 1: 'no companion with a socket serves this folder', 2: USAGE_ERROR },
+  exits: { 0: 'printed the options', 1: 'the address cannot be made', 2: USAGE_ERROR },
 };
 
 export const SANDBOX_SPEC: CommandSpec = {
   name: 'sandbox',
-  summary: "print the SANDBOX_MOUNTS/SANDBOX_ENV exports that let 'gemini --sandbox' reach this editor",
-  description: `Run in the project, with its editor's companion running. Prints the export
-lines that make 'gemini --sandbox' (Docker or Podman) reach the editor here:
-SANDBOX_MOUNTS with the companion's socket folder, the relay and a discovery
+  summary: "print the exports that let gemini's own sandbox reach this editor",
+  description: `Run in the project (with its editor running, or before). Prints the export
+lines that make gemini's sandbox (Docker or Podman) reach the editor here:
+SANDBOX_MOUNTS with the stable address's folder, the relay and a discovery
 file where gemini looks in the sandbox, which mounts the project at the same
-path. Use them as:
+path; GEMINI_SANDBOX with the runtime (--sandbox would pick docker over it);
+and with a Podman before 5, PATH with a podman that drops the host-gateway
+option it refuses. Each value is whole: running it again in the same shell
+adds nothing twice. Use them as:
 
-  eval "$(ide-companion sandbox)" && gemini --sandbox
+  eval "$(ide-companion sandbox)" && gemini
 
 docs/remote.md.`,
-  options: { json: { type: 'boolean', help: 'print the variables as JSON' } },
-  exits: { 0: 'printed the exports', 1: 'no companion with a socket serves this folder', 2: USAGE_ERROR },
+  options: {
+    podman: { type: 'boolean', help: 'run the sandbox with podman (default: GEMINI_SANDBOX if set, else docker if installed, else podman)' },
+    docker: { type: 'boolean', help: 'run the sandbox with docker' },
+    json: { type: 'boolean', help: 'print the variables as JSON' },
+  },
+  exits: { 0: 'printed the exports', 1: 'no runtime, or the address cannot be made', 2: USAGE_ERROR },
 };
 
 export const SSH_SPEC: CommandSpec = {
   name: 'ssh',
   summary: 'open your shell on a remote where gemini reaches this editor (the socket forwarded)',
-  args: '[USER@]HOST [-- SSH_OPTIONS]',
+  args: '[USER@]HOST',
+  // Everything after -- goes to ssh, so --remote-path comes before it.
+  argsLast: '[-- SSH_OPTIONS]',
   description: `Run in the project, with its editor's companion running. Opens your login shell
 on HOST, where 'gemini' started in the project reaches the editor here: the
 companion's socket is forwarded (ssh -R of a Unix socket; the server needs
-AllowStreamLocalForwarding, on by default), and the relay, the token and a
-discovery file go to a private folder there, through ssh's stdin, never on a
-command line. Paths map from this project to --remote-path. One
+AllowStreamLocalForwarding, on by default): the project's socket at the
+stable address, so the shell outlives editor restarts. The relay and a
+discovery file go to a private folder there, through ssh's stdin; no token
+leaves this machine. Paths map from this project to --remote-path. One
 authentication (the steps share a ControlMaster); everything on the remote is
 removed when the shell ends. The remote needs Node (gemini does).
 

@@ -38,15 +38,18 @@ async function serveHost(t: TestContext): Promise<EditorHost> {
   for (const dir of [workspace, tmpdir, scratch]) fs.mkdirSync(dir);
   fs.writeFileSync(path.join(workspace, 'a.txt'), ORIGINAL_TEXT);
   const editor = editorWriting(tmp.path, EDITED);
-  const serve = new Tmux(160, 50);
+  let serve = new Tmux(160, 50);
   t.after(async () => {
     await serve.stop();
     tmp.cleanup();
   });
-  serve.start(shellCommand([process.execPath, IDE_COMPANION_BIN, 'serve', '--workspace', workspace, '--no-color'], { TMPDIR: tmpdir, EDITOR: editor }), {
-    cwd: tmp.path,
-  });
-  await serve.waitForText(`cd ${workspace} && gemini`, REMOTE_STEP_TIMEOUT_MS);
+  const startServe = async () => {
+    serve.start(shellCommand([process.execPath, IDE_COMPANION_BIN, 'serve', '--workspace', workspace, '--no-color'], { TMPDIR: tmpdir, EDITOR: editor }), {
+      cwd: tmp.path,
+    });
+    await serve.waitForText(`cd ${workspace} && gemini`, REMOTE_STEP_TIMEOUT_MS);
+  };
+  await startServe();
   return {
     displayName: SERVE_IDE_INFO.displayName,
     workspace,
@@ -63,12 +66,19 @@ async function serveHost(t: TestContext): Promise<EditorHost> {
       return EDITED;
     },
     describe: () => serve.screen(),
+    noSession: () => serve.waitForText('no CLI connected', REMOTE_STEP_TIMEOUT_MS).then(() => undefined),
+    // The editor closed (its terminal gone) and started again on the same project.
+    async restart() {
+      await serve.stop();
+      serve = new Tmux(160, 50);
+      await startServe();
+    },
   };
 }
 
 describe('gemini elsewhere, with ide-companion serve here', { timeout: 8 * 60_000 }, () => {
   test(
-    'in a --network=none container from `ide-companion container --podman`: connected, container paths for the model, the edited accept on the host byte for byte',
+    'in a --network=none container from `ide-companion container --podman`: connected, container paths for the model, the edited accept on the host byte for byte; serve restarted, the same gemini goes on with it; the container stopped, serve ends the session',
     { skip: skip.podman },
     async (t) => {
       await containerFlow(t, await serveHost(t));
@@ -76,7 +86,15 @@ describe('gemini elsewhere, with ide-companion serve here', { timeout: 8 * 60_00
   );
 
   test(
-    "in `gemini --sandbox` with `ide-companion sandbox`'s exports: connected inside the sandbox, the edited accept byte for byte",
+    'in a container made from the compose service of docs/remote.md (its volumes as written, run by podman): connected; serve restarted, the same gemini goes on with it',
+    { skip: skip.podman },
+    async (t) => {
+      await containerFlow(t, await serveHost(t), 'compose');
+    },
+  );
+
+  test(
+    "in gemini's sandbox (podman) with `ide-companion sandbox`'s exports: connected inside the sandbox, the edited accept byte for byte; serve restarted, the same gemini goes on with it",
     { skip: skip.podman },
     async (t) => {
       await sandboxFlow(t, await serveHost(t));
@@ -84,7 +102,7 @@ describe('gemini elsewhere, with ide-companion serve here', { timeout: 8 * 60_00
   );
 
   test(
-    'over `ide-companion ssh` to a remote that cannot reach this loopback: connected, remote paths for the model, the edited accept in the remote file',
+    'over `ide-companion ssh` to a remote that cannot reach this loopback: connected, remote paths for the model, the edited accept in the remote file; serve restarted, the same gemini goes on with it; the connection cut, serve ends the session and nothing stays there',
     { skip: skip.ssh },
     async (t) => {
       await sshFlow(t, await serveHost(t));

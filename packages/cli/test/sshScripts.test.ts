@@ -66,6 +66,7 @@ const NOBODY = 65534;
 const PLAN: RemotePlan = {
   socketPath: '/here/mcp.sock',
   socketDir: '/here',
+  served: true,
   hostRoot: '/here/project',
   relative: '',
   ideInfo: { name: 'neovim', displayName: 'Neovim' },

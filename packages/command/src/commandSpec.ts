@@ -33,6 +33,8 @@ export interface CommandSpec {
   summary: string;
   /** Positional arguments, as the usage line shows them. */
   args?: string;
+  /** Arguments after the options on the usage line (what must come last, e.g. `[-- SSH_OPTIONS]`). */
+  argsLast?: string;
   /** What it does, in a paragraph or two. */
   description: string;
   options: Record<string, OptionSpec>;
@@ -46,7 +48,9 @@ function optionLabel(name: string, o: OptionSpec): string {
 
 /** `ide-companion help NAME` and `NAME --help`. */
 export function usageOf(spec: CommandSpec): string {
-  const synopsis = [spec.args, ...Object.entries(spec.options).map(([n, o]) => `[${optionLabel(n, o)}]${o.multiple ? '...' : ''}`)].filter(Boolean).join(' ');
+  const synopsis = [spec.args, ...Object.entries(spec.options).map(([n, o]) => `[${optionLabel(n, o)}]${o.multiple ? '...' : ''}`), spec.argsLast]
+    .filter(Boolean)
+    .join(' ');
   const labels = Object.entries(spec.options).map(([n, o]) => [optionLabel(n, o), o.help] as const);
   const width = Math.max(...labels.map(([l]) => l.length));
   const exits = Object.entries(spec.exits).map(([code, meaning]) => `  ${code}  ${meaning}`);

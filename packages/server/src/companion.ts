@@ -30,6 +30,7 @@ import { DiffCoordinator } from './diffCoordinator.js';
 import { capabilitiesOf, type EditorActions } from './editorActions.js';
 import { DiscoveryFileHandle, ensureDiscoveryDir, sweepStaleDiscoveryFiles } from './discoveryFile.js';
 import { CompanionSocket, ensureSocketBaseDir, SOCKET_HOST, sweepStaleSocketDirs } from './companionSocket.js';
+import { stableSocketDir, WorkspaceSockets } from './workspaceSockets.js';
 import { createMcpHttpHandler, type McpHttpHandlerOptions } from './http/mcpHttpHandler.js';
 import { loopbackHostRule, socketHostRule } from './http/requestGuard.js';
 import { registerExitCleanup } from './lifecycle.js';
@@ -145,6 +146,8 @@ export class Companion {
   /** The same handler on the Unix socket; undefined where there is none. */
   private readonly socketServer: http.Server | undefined;
   private socket: CompanionSocket | undefined;
+  /** The stable per-user address's sockets for our folders (workspaceSockets.ts); undefined where there is no socket. */
+  private readonly workspaceSockets: WorkspaceSockets | undefined;
   private readonly sessionListeners = new Set<(sessions: SessionInfo[]) => void>();
   private discovery: DiscoveryFileHandle | undefined;
   private qwenLock: PortLockFile<QwenLockFile> | undefined;
@@ -232,6 +235,18 @@ export class Companion {
     this.socketServer = wantsSocket
       ? Companion.listener({ ...handlerOptions, tokens: [[this.token, 'gemini']], hosts: socketHostRule(SOCKET_HOST) })
       : undefined;
+    if (wantsSocket) {
+      // The folder's permissions admit the caller (workspaceSockets.ts); the token is added here, so none leaves this machine.
+      const handler = createMcpHttpHandler({ ...handlerOptions, tokens: [[this.token, 'gemini']], hosts: socketHostRule(SOCKET_HOST) });
+      this.workspaceSockets = new WorkspaceSockets({
+        dir: stableSocketDir({ tmpdir: options.tmpdir }),
+        handler: (req, res) => {
+          req.headers.authorization = `Bearer ${this.token}`;
+          handler(req, res);
+        },
+        log: (message, fields) => this.logger.info(message, fields),
+      });
+    }
   }
 
   /** One listener: both serve the same sessions; only the Host each accepts differs. */
@@ -368,6 +383,7 @@ export class Companion {
       }
       this.removeExitCleanup = registerExitCleanup(() => this.removeFilesSync(), this.options.handleSignals ?? true);
       await this.listenOnSocket();
+      await this.bindWorkspaceSockets();
       this.writeDiscoveryFile();
       if (this.options.reapOnKill) this.reaper = await startReaper(this.ownedPaths());
     } catch (err) {
@@ -384,6 +400,7 @@ export class Companion {
       }),
       this.context.onDidChangeRoots(() => {
         this.cachedTerminalEnv = undefined;
+        void this.bindWorkspaceSockets();
         try {
           this.writeDiscoveryFile();
         } catch (err) {
@@ -407,6 +424,7 @@ export class Companion {
     await this.diffs.closeAll();
     await this.sessions.closeAll();
     await this.claude?.close();
+    await this.workspaceSockets?.close();
     this.context.dispose();
     await Promise.all([this.httpServer, this.socketServer].map((server) => closeServer(server)));
     this.state = 'stopped';
@@ -442,6 +460,30 @@ export class Companion {
       this.socket = undefined;
       this.logger.warn('no Unix socket: it could not be created', { path: socket.socketPath, error: describeError(err) });
     }
+  }
+
+  /** Our folders' sockets at the stable address (each root as given and as its real path); a failure costs the remote flows only. */
+  private async bindWorkspaceSockets(): Promise<void> {
+    if (!this.workspaceSockets) return;
+    const roots = new Set<string>();
+    for (const root of this.context.getRoots()) {
+      roots.add(root);
+      try {
+        roots.add(fs.realpathSync(root));
+      } catch {
+        // A folder that is gone has no other name.
+      }
+    }
+    try {
+      await this.workspaceSockets.update([...roots]);
+    } catch (err) {
+      this.logger.warn('no workspace sockets: their folder was refused', { error: describeError(err) });
+    }
+  }
+
+  /** The stable address's sockets this companion answers on now (folder -> socket; docs/remote.md). */
+  get workspaceSocketPaths(): Record<string, string> {
+    return this.workspaceSockets?.owned ?? {};
   }
 
   private writeDiscoveryFile(): void {
@@ -509,6 +551,7 @@ export class Companion {
     this.qwenLock?.removeSync();
     this.claudeLock?.removeSync();
     this.socket?.removeSync();
+    this.workspaceSockets?.removeSync();
     this.removeEmptyTmpFolders();
   }
 

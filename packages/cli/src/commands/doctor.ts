@@ -152,9 +152,17 @@ async function examine(d: DiscoveryResult): Promise<Finding[]> {
     });
   }
   const relay = d.chosen?.port === undefined && d.chosen?.config?.['stdio'] !== undefined;
+  const stdioArgs = (d.chosen?.config?.['stdio'] as { args?: unknown } | undefined)?.args;
+  const reconnecting = Array.isArray(stdioArgs) && stdioArgs.includes('--reconnect');
   out.push(
     relay
-      ? { ok: true, topic: 'token', text: 'no token in the file: the relay reads it beside the socket it dials' }
+      ? {
+          ok: true,
+          topic: 'token',
+          text: reconnecting
+            ? "no token in the file, none needed here: the relay dials a workspace socket, and the workspace socket's companion adds its own"
+            : 'no token in the file: the relay reads it beside the socket it dials',
+        }
       : d.authToken
         ? { ok: true, topic: 'token', text: `auth token present (from ${d.tokenSource === 'env' ? ENV.AUTH_TOKEN : 'the discovery file'})` }
         : {
@@ -179,18 +187,25 @@ async function examine(d: DiscoveryResult): Promise<Finding[]> {
   }
   const h = d.host;
   const elsewhere = elsewhereFinding(d, process.env);
-  // The same-container hint only where no companion-elsewhere advice says more.
-  out.push({
-    ok: h.inContainer && h.host !== LOOPBACK_HOST ? undefined : true,
-    topic: 'host',
-    text: h.reason,
-    advice: elsewhere?.ok === false ? undefined : containerHintFor(h),
-  });
+  // The same-container hint only where no companion-elsewhere advice says more, and not through the relay, which dials no host.
+  out.push(
+    relay
+      ? { ok: true, topic: 'host', text: 'no host to dial: the CLI starts the relay over stdio' }
+      : {
+          ok: h.inContainer && h.host !== LOOPBACK_HOST ? undefined : true,
+          topic: 'host',
+          text: h.reason,
+          advice: elsewhere?.ok === false ? undefined : containerHintFor(h),
+        },
+  );
   if (elsewhere) out.push({ ...elsewhere, topic: 'elsewhere' });
   return out;
 }
 
 function adviceForFailure(error: string, d: DiscoveryResult): string {
+  // The relay at the stable address is there, the editor is not (connect --reconnect, docs/remote.md).
+  if (/no editor companion serves/.test(error))
+    return 'Start your editor (or `ide-companion serve`) in the project on its machine: nothing here needs changing; a gemini running here goes on by itself, a new one connects.';
   if (/401|403|Unauthorized|Forbidden/i.test(error))
     return 'The token was refused: the discovery file may be left over from an earlier run of the companion; restart the IDE companion.';
   if (/ECONNREFUSED|fetch failed/i.test(error)) {

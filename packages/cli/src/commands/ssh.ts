@@ -4,10 +4,12 @@
  * authentication (a ControlMaster that the other steps share):
  *  1. the master connection, with the user's ssh options;
  *  2. a private folder on the remote (mktemp, 0700) receiving, on stdin, the
- *     relay, the token and the discovery file that gemini there reads: never
- *     on a command line, here or there (ps shows those);
- *  3. the shell, with the companion's socket forwarded into that folder
- *     (`ssh -R` of a Unix socket), the discovery file put where gemini looks,
+ *     relay and the discovery file that gemini there reads (no token: the
+ *     workspace socket's companion adds its own, which never leaves here);
+ *  3. the shell, with the workspace's socket at the stable address forwarded
+ *     into that folder (`ssh -R` of a Unix socket: ssh dials it afresh for
+ *     each connection, so it reaches whichever companion serves the
+ *     workspace then, across editor restarts), the discovery file put where gemini looks,
  *     GEMINI_CLI_IDE_* set, and everything removed when the shell ends.
  * Paths map from this workspace root to --remote-path (default: the same path).
  */
@@ -26,7 +28,7 @@ import { shellQuote } from '../remote/shellWords.js';
 const usage = usageOf(SSH_SPEC);
 
 /** The names of the files in the remote folder. */
-const REMOTE = { relay: 'connect.mjs', socket: 'mcp.sock', token: 'token', discovery: 'discovery.json', enter: 'enter.sh' } as const;
+const REMOTE = { relay: 'connect.mjs', socket: 'mcp.sock', discovery: 'discovery.json', enter: 'enter.sh' } as const;
 
 /** Stands for the remote folder in the files sent, which only the remote knows until mktemp ran there. */
 export const REMOTE_DIR_PLACEHOLDER = '@@IDE_COMPANION_DIR@@';
@@ -162,12 +164,10 @@ export const sshCommand: Command = {
           return EXIT.ERROR;
         }
         // 2. The private folder and its files, through stdin.
-        const token = fs.readFileSync(path.join(plan.socketDir, 'token'), 'utf8');
         const there = { cliRoot, relay: `${REMOTE_DIR_PLACEHOLDER}/${REMOTE.relay}`, socketPath: `${REMOTE_DIR_PLACEHOLDER}/${REMOTE.socket}` };
         const setup = runSsh([...sshOptions, ...mux, destination, 'sh', '-s'], {
           input: setupScript({
             [REMOTE.relay]: fs.readFileSync(plan.relay, 'utf8'),
-            [REMOTE.token]: token,
             [REMOTE.discovery]: JSON.stringify(discoveryFileThere(plan, there)),
             [REMOTE.enter]: enterScript(plan, cliRoot),
           }),

@@ -14,7 +14,11 @@ by ssh -R) or loopback TCP, and translates paths with --map.
 
 The token comes from --token-file, else from the 'token' file beside the
 socket, else from GEMINI_CLI_IDE_AUTH_TOKEN; never from an argument (ps shows
-arguments). A socket or token file owned by another user is refused. Nothing
+arguments). A socket or token file owned by another user is refused.
+With --reconnect the socket is the stable per-user address (a workspace
+socket, docs/remote.md): it needs no token, may not exist yet, and when the
+companion behind it goes away the CLI keeps its session; the relay goes on
+with the next companion there (tool calls meanwhile get an error saying so). Nothing
 is written to stderr while the CLI runs it (it would draw over the CLI):
 --log FILE says what happens. 'ide-companion container', 'sandbox' and 'ssh'
 print or run it for you (docs/remote.md).`,
@@ -28,7 +32,16 @@ print or run it for you (docs/remote.md).`,
       multiple: true,
       help: "the editor's folder and where the CLI sees it (repeatable); paths outside every mapped folder are refused",
     },
+    reconnect: {
+      type: 'boolean',
+      help: 'the socket is a workspace socket (the stable address): no token, and the CLI keeps its session while the editor restarts',
+    },
     log: { type: 'string', arg: 'FILE', help: 'append what happens to FILE (never the token or file contents)' },
   },
-  exits: { 0: 'the CLI closed stdin', 1: 'the companion went away', 2: 'usage error', 3: 'could not start (no socket or token, or not ours)' },
+  exits: {
+    0: 'the CLI closed stdin',
+    1: 'the companion went away (without --reconnect)',
+    2: 'usage error',
+    3: 'could not start (no socket or token, or not ours)',
+  },
 };

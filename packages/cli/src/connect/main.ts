@@ -57,8 +57,15 @@ function targetOf(values: Record<string, unknown>): RelayTarget {
   const socket = values['socket'] as string | undefined;
   const port = values['port'] as string | undefined;
   if ((socket === undefined) === (port === undefined)) throw new UsageError('give one of --socket PATH or --port P');
+  if (values['reconnect'] === true && socket === undefined) throw new UsageError('--reconnect goes with --socket (a workspace socket)');
   if (socket !== undefined) {
     const socketPath = path.resolve(socket);
+    // A workspace socket may come later (a container started before the editor); its folder must be ours now.
+    if (values['reconnect'] === true) {
+      checkOwned(path.dirname(socketPath), 'the socket folder', (st) => st.isDirectory(), 'folder');
+      if (fs.existsSync(socketPath)) checkOwned(socketPath, 'the socket', (st) => st.isSocket(), 'socket');
+      return { socketPath };
+    }
     checkOwned(socketPath, 'the socket', (st) => st.isSocket(), 'socket');
     return { socketPath };
   }
@@ -93,8 +100,10 @@ export async function connect(argv: string[]): Promise<number> {
     log = logger(values['log'] as string | undefined);
     const map = PathMap.parse((values['map'] as string[] | undefined) ?? []);
     const target = targetOf(values);
-    const token = readToken(values, 'socketPath' in target ? target.socketPath : undefined);
-    return await runRelay({ target, token, map, log });
+    const reconnect = values['reconnect'] === true;
+    // A workspace socket's companion adds its own token: none is read (nor mounted, nor copied over SSH).
+    const token = reconnect ? undefined : readToken(values, 'socketPath' in target ? target.socketPath : undefined);
+    return await runRelay({ target, token, map, log, reconnect });
   } catch (err) {
     log(err instanceof Error ? err.message : String(err));
     if (err instanceof UsageError || err instanceof PathMapError) return EXIT.USAGE;

@@ -20,6 +20,8 @@ import { HttpClientTransport } from '@ide-companion/client/httpTransport';
 import { LineReader, LOOPBACK_HOST, MAX_MESSAGE_BYTES, MCP_ENDPOINT_PATH, oversizeMessage } from '@ide-companion/protocol';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { MessageTranslator, type FromCli, type RpcMessage } from './translate.js';
+import { ResilientUpstream } from './resilientUpstream.js';
+import type { HttpClientTransportOptions } from '@ide-companion/client/httpTransport';
 import type { PathMap } from './pathMap.js';
 import { outline, stringAt, type Outline } from './jsonOutline.js';
 
@@ -27,8 +29,10 @@ export type RelayTarget = { socketPath: string } | { port: number };
 
 export interface RelayOptions {
   target: RelayTarget;
-  /** The companion's bearer token. */
-  token: string;
+  /** The companion's bearer token; none for a workspace socket (the stable address), whose companion adds its own. */
+  token: string | undefined;
+  /** Keep the CLI's session when the companion goes away, and go on with the next one at the same socket (resilientUpstream.ts). */
+  reconnect?: boolean;
   map: PathMap;
   /** One line per event worth knowing; never a token or a file's content. */
   log: (line: string) => void;
@@ -70,13 +74,16 @@ export function runRelay(options: RelayOptions): Promise<number> {
   const stdout = options.stdout ?? process.stdout;
   const translator = new MessageTranslator(map, log);
   const url = 'socketPath' in target ? new URL(`http://localhost${MCP_ENDPOINT_PATH}`) : new URL(`http://${LOOPBACK_HOST}:${target.port}${MCP_ENDPOINT_PATH}`);
-  const upstream = new HttpClientTransport(url, {
-    headers: { Authorization: `Bearer ${options.token}` },
+  const transportOptions: HttpClientTransportOptions = {
+    headers: options.token === undefined ? {} : { Authorization: `Bearer ${options.token}` },
     ...('socketPath' in target ? { socketPath: target.socketPath } : {}),
-    passThrough: (text) => passOn(text),
+    passThrough: (text: string) => passOn(text),
     // A dropped GET stream is reopened once at once; a companion that is gone ends the relay.
     reconnectionOptions: { initialReconnectionDelay: 200, maxReconnectionDelay: 1000, reconnectionDelayGrowFactor: 2, maxRetries: 2 },
-  });
+  };
+  const upstream = options.reconnect
+    ? new ResilientUpstream(url, transportOptions, { where: describe(target), log })
+    : new HttpClientTransport(url, transportOptions);
   /** Initialize requests in flight, each with what releases the messages waiting for its session. */
   const initializing = new Map<string | number, () => void>();
   /** Settles when no initialize is in flight: a message sent meanwhile would reach the companion without a session. */

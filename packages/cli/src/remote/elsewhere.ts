@@ -29,7 +29,8 @@ export function elsewhereFinding(d: DiscoveryResult, env: NodeJS.ProcessEnv): El
     return {
       ok: false,
       text: `in gemini's own sandbox (${env['SANDBOX']}), and no companion serves ${folder} here`,
-      advice: 'Leave the sandbox; on your machine, in the project, with the editor running: eval "$(ide-companion sandbox)" && gemini --sandbox',
+      advice:
+        'Leave the sandbox; on your machine, in the project: eval "$(ide-companion sandbox)" && gemini (GEMINI_SANDBOX from the exports starts the sandbox; --sandbox would pick docker over it)',
     };
   }
   if (d.host.inContainer && !env['SSH_CONNECTION']) {
@@ -37,8 +38,8 @@ export function elsewhereFinding(d: DiscoveryResult, env: NodeJS.ProcessEnv): El
       ok: false,
       text: `in a container (${d.host.containerMarker}), and no companion serves ${folder} here`,
       advice:
-        'If your editor runs outside this container, start the container from the project on that machine, with the editor running: ' +
-        'podman run -it $(ide-companion container --podman) IMAGE gemini (or --docker). ' +
+        'If your editor runs outside this container, start the container from the project on that machine (before or after the editor): ' +
+        'podman run --rm -it $(ide-companion container --podman) IMAGE gemini (or --docker). ' +
         'If the editor runs in this container too, start its companion for this folder.',
     };
   }
@@ -48,7 +49,7 @@ export function elsewhereFinding(d: DiscoveryResult, env: NodeJS.ProcessEnv): El
     return {
       ok: false,
       text: `in an SSH session (from ${from}), and no companion serves ${folder} on this machine`,
-      advice: `On the machine where your editor runs, in the project, with the editor running: ide-companion ssh ${os.userInfo().username}@${os.hostname()} --remote-path ${folder}`,
+      advice: `On the machine where your editor runs, in the project: ide-companion ssh ${os.userInfo().username}@${os.hostname()} --remote-path ${folder}`,
     };
   }
   return undefined;
