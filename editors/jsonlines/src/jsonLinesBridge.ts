@@ -36,6 +36,8 @@ import {
   type Response,
 } from '@ide-companion/protocol';
 
+/** Surrogates without their pair. */
+const LONE_SURROGATES = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 /** Events held while the companion starts; a script flooding before `ready` is told so. */
 const MAX_EARLY_EVENTS = 10_000;
 
@@ -177,7 +179,12 @@ export class JsonLinesBridge {
 
   private send(line: HostLine): void {
     if (this.closed) return;
-    this.output.write(`${JSON.stringify(line)}\n`);
+    let text = JSON.stringify(line);
+    // JSON.stringify escapes a lone surrogate (`\ud83d`), which Emacs's json-parse refuses, dropping the whole line:
+    // such text is sent as UTF-8 would carry it (U+FFFD), which is also what a write of it puts on disk.
+    if (text.includes('\\ud'))
+      text = JSON.stringify(line, (_key, value: unknown) => (typeof value === 'string' ? value.replace(LONE_SURROGATES, '\ufffd') : value));
+    this.output.write(`${text}\n`);
   }
 
   private receive(line: string): void {

@@ -171,6 +171,7 @@ export async function startVim(options: StartOptions = {}): Promise<VimSession> 
   const channel = new VimChannel();
   const port = await channel.listen();
   const vimrc = path.join(tmp, `vimrc-${port}`);
+  const home = path.join(tmp, 'home');
   fs.writeFileSync(
     vimrc,
     [
@@ -181,13 +182,15 @@ export async function startVim(options: StartOptions = {}): Promise<VimSession> 
       // No hit-enter prompts from the plugin's messages.
       'set cmdheight=3 shortmess+=F',
       `let g:ide_companion_log_file = ${vimString(path.join(tmp, `host-${port}.log`))}`,
+      // netrw keeps its history in the first folder of 'rtp' (the plugin's, below): none, and its home is the test's.
+      'let g:netrw_dirhistmax = 0',
+      `let g:netrw_home = ${vimString(home)}`,
       ...(options.vimrc ?? []),
       `execute 'set rtp^=' . fnameescape(${vimString(PLUGIN_ROOT)})`,
       `let g:test_channel = ch_open('127.0.0.1:${port}', {'mode': 'json', 'waittime': 10000})`,
     ].join('\n') + '\n',
   );
   const tmux = new Tmux(200, 50);
-  const home = path.join(tmp, 'home');
   fs.mkdirSync(home, { recursive: true });
   tmux.start(
     shellCommand([vimPath, '-N', '-u', vimrc, '-i', 'NONE', '-n', ...(options.open ?? [])], {

@@ -65,6 +65,9 @@ interface Entry {
 const ACCEPT_EDITS = 'Accept with My Edits';
 const REJECT = 'Reject';
 
+/** How often, and how many times, showDiff looks for the diff's tab before vscode.diff resolves. */
+const SHOWN_POLL_MS = 50;
+const SHOWN_POLLS = 400;
 /** How long typing may pause before the edits are saved to the draft. */
 const DRAFT_DELAY_MS = 300;
 
@@ -158,17 +161,24 @@ export class VsCodeDiffs implements DiffActions, vscode.Disposable {
     this.updateContextKey();
     const name = path.basename(diff.filePath);
     const title = `${name} ↔ ${diff.agent}'s proposal${diff.originalContent === undefined ? ' (new file)' : ''}`;
-    try {
-      await vscode.commands.executeCommand('vscode.diff', entry.originalUri, entry.proposalUri, title, {
+    let settled = false;
+    const opening = Promise.resolve(
+      vscode.commands.executeCommand('vscode.diff', entry.originalUri, entry.proposalUri, title, {
         preserveFocus: true,
         preview: false,
         viewColumn: this.columnBesideTerminal(),
-      });
+      }),
+    ).finally(() => (settled = true));
+    try {
+      // vscode.diff resolves only once the diff is computed, which for a long changed line takes up to VS Code's
+      // diffEditor.maxComputationTime (5 s): the diff is shown, and the agent answered, once its tab and proposal are.
+      await Promise.race([opening, this.untilShown(entry, () => settled)]);
     } catch (err) {
       this.entries.delete(diff.id);
       this.updateContextKey();
       throw err;
     }
+    opening.catch((err: unknown) => this.logger.warn('the diff view failed after it was shown', { filePath: diff.filePath, error: describeError(err) }));
     const document = vscode.workspace.textDocuments.find((d) => d.uri.toString() === entry.proposalUri.toString());
     entry.initialText = document?.getText();
     this.warnIfDirty(diff.filePath);
@@ -252,6 +262,18 @@ export class VsCodeDiffs implements DiffActions, vscode.Disposable {
     if (text === undefined || entry.initialText === undefined || text === entry.initialText) return undefined;
     // VS Code hides a BOM from the text; keep the proposal's.
     return entry.diff.newContent.startsWith(BOM) && !text.startsWith(BOM) ? BOM + text : text;
+  }
+
+  /**
+   * Resolves once `entry`'s tab and proposal document are open, or it is no longer pending (decided or closed while
+   * opening: vscode.diff then never resolves). Bounded: after that, only vscode.diff's own end counts.
+   */
+  private async untilShown(entry: Entry, settled: () => boolean): Promise<void> {
+    for (let i = 0; i < SHOWN_POLLS && !settled(); i++) {
+      if (!this.entries.has(entry.diff.id) || (this.documentOf(entry) && this.tabsOf(entry).length > 0)) return;
+      await new Promise((resolve) => setTimeout(resolve, SHOWN_POLL_MS));
+    }
+    if (!settled()) await new Promise(() => undefined);
   }
 
   private scheduleDraft(entry: Entry): void {

@@ -236,6 +236,23 @@ describe('VS Code extension in code-server', { skip, timeout: 10 * 60_000 }, () 
     assert.equal(accepted.params.content, bytes);
   });
 
+  // Regression (fuzz seed 12 #175): vscode.diff resolves only once VS Code has computed the diff, up to its
+  // diffEditor.maxComputationTime (5 s) for a long changed line, and openDiff waited for it.
+  test('a proposal with a 1 MB changed line: openDiff answers once the diff is shown, not after VS Code computed it; an edit to it is still sent', async () => {
+    const file = path.join(ws, 'a.txt');
+    client.notifications.length = 0;
+    const proposal = 'z'.repeat(1_000_000);
+    const started = Date.now();
+    await openDiff(client, file, proposal);
+    const took = Date.now() - started;
+    assert.ok(took < 4000, `openDiff answered in ${took} ms`);
+    const { id } = await theOnlyDiff(win);
+    await editProposal(win, id, 'edited ');
+    await win.eval(`await vscode.commands.executeCommand('ideCompanion.acceptDiff', args.id);`, { id });
+    const accepted = await waitFor(() => client.notifications.find((n) => n.method === 'ide/diffAccepted'), 'ide/diffAccepted');
+    assert.equal(accepted.params.content, `edited ${proposal}`);
+  });
+
   // Regression: a write into the proposal's file system counted as an accept, so VS Code's
   // auto-save (code-server's default: after a delay) accepted a proposal a second after an edit.
   test('auto-save of an edited proposal is no decision; accepting later sends the edits', async () => {

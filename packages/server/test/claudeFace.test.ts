@@ -143,6 +143,26 @@ test("openDiff blocks until the user decides: accepted (edited) answers FILE_SAV
   ]);
 });
 
+test('the user accepts while the editor is still opening the view (VS Code: vscode.diff never resolves once its tab is closed): openDiff answers FILE_SAVED at once', async (t) => {
+  const h = await withCompanion(t);
+  h.view.hang = true;
+  const claude = await connect(h);
+  t.after(() => claude.close());
+  const file = path.join(h.workspace, 'a.txt');
+  fs.writeFileSync(file, 'old\n');
+  const answer = claude.callTool('openDiff', { old_file_path: file, new_file_path: file, new_file_contents: 'new\n', tab_name: 't' });
+  const shown = await waitFor(() => h.view.shown[0], 'the diff shown');
+  assert.equal(h.companion.diffs.accept(shown.id), true);
+  const result = await Promise.race([answer, new Promise<'none'>((r) => setTimeout(() => r('none'), 2000))]);
+  assert.notEqual(result, 'none', 'openDiff answered within 2 s of the accept');
+  assert.deepEqual(result, {
+    content: [
+      { type: 'text', text: 'FILE_SAVED' },
+      { type: 'text', text: 'new\n' },
+    ],
+  });
+});
+
 test('close_tab and closeAllDiffTabs close pending diffs (answered TAB_CLOSED); a dropped connection closes its diffs', async (t) => {
   const h = await withCompanion(t);
   const claude = await connect(h);

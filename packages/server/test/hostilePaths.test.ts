@@ -142,6 +142,52 @@ test('Gemini face: a path with a control character (C0, DEL, C1) is refused by e
   assert.deepEqual(h.view.shown, [], 'no diff shown');
 });
 
+test('a path holding a lone surrogate (no Linux file name decodes to one) is refused by every tool of both faces, and the editor is never asked', async (t) => {
+  // Emacs's json-parse failed on the escaped surrogate: checkDocumentDirty went unanswered for 5 s (fuzz seed 2075220332 #93).
+  const { h, editor } = await withCompanion(t);
+  const c = await connectClient(h.companion);
+  t.after(() => c.close());
+  const claude = await connectClaudeClient({ port: h.companion.port, token: claudeToken(h) });
+  t.after(() => claude.close());
+  for (const name of ['\ud800lone.txt', 'tail\udfff.txt', '\udc00\ud800.txt']) {
+    const file = path.join(h.workspace, name);
+    for (const [tool, args] of [
+      ['openFile', { path: file }],
+      ['saveDocument', { path: file }],
+      ['checkDocumentDirty', { path: file }],
+      ['getDiagnostics', { path: file }],
+      ['openDiff', { filePath: file, newContent: 'y\n' }],
+      ['closeDiff', { filePath: file }],
+    ] as const) {
+      const r: any = await c.client.callTool({ name: tool, arguments: args });
+      assert.equal(r.isError, true, `${tool} ${JSON.stringify(name)}: ${text(r)}`);
+      assert.match(text(r), /lone surrogate \(U\+D[89A-F][0-9A-F]{2} at \d+\)/, tool);
+      // Echoed escaped: the refusal is itself well-formed text.
+      assert.doesNotMatch(text(r), /[\ud800-\udfff]/, tool);
+    }
+    for (const [tool, args] of [
+      ['openFile', { filePath: file }],
+      ['checkDocumentDirty', { filePath: file }],
+      ['saveDocument', { filePath: file }],
+      ['openDiff', { old_file_path: file, new_file_path: file, new_file_contents: 'y\n', tab_name: 't' }],
+    ] as const) {
+      const r = await claude.callTool(tool, args);
+      assert.equal(r.isError, true, `claude ${tool}: ${r.content[0]!.text}`);
+      assert.match(r.content[0]!.text!, /lone surrogate/, tool);
+    }
+  }
+  // A well-formed pair (an emoji) is a name like any other.
+  const emoji = path.join(h.workspace, '😀.txt');
+  fs.writeFileSync(emoji, 'x\n');
+  const r: any = await c.client.callTool({ name: 'checkDocumentDirty', arguments: { path: emoji } });
+  assert.notEqual(r.isError, true, text(r));
+  assert.deepEqual(
+    editor.asked.map((a) => a.path),
+    [emoji],
+  );
+  assert.deepEqual(h.view.shown, [], 'no diff shown');
+});
+
 test('a link swapped while the editor opens the file: the re-check refuses and the editor is asked to close it; while it saves: refused', async (t) => {
   const { h, editor } = await withCompanion(t);
   const outside = path.join(h.tmp, 'outside');

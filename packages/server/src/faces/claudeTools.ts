@@ -101,15 +101,19 @@ export function registerClaudeTools(server: McpServer, offered: readonly ToolDef
       async ({ new_file_path, new_file_contents, tab_name }: { new_file_path: string; new_file_contents: string; tab_name: string }, signal) => {
         const filePath = pathOf(new_file_path);
         const outcome = session.waitForOutcome(filePath, tab_name);
-        try {
-          await env.diffs.open(session.id, filePath, new_file_contents, AGENT_DISPLAY_NAMES.claude);
-        } catch (err) {
-          session.settle(filePath, toolError(describeError(err)));
-          env.logger.warn('openDiff refused', { filePath, error: describeError(err) });
-          return outcome;
-        }
-        // The CLI gave up (the user answered in its terminal): the view closes, the waiting ends.
-        signal.addEventListener('abort', () => void closeTab(env, session, filePath), { once: true });
+        const opened = env.diffs.open(session.id, filePath, new_file_contents, AGENT_DISPLAY_NAMES.claude).then(
+          () => true,
+          (err: unknown) => {
+            session.settle(filePath, toolError(describeError(err)));
+            env.logger.warn('openDiff refused', { filePath, error: describeError(err) });
+            return false;
+          },
+        );
+        // The user may decide while the editor is still opening the view (VS Code's opens once the diff is
+        // computed): the answer goes when the outcome is known, not when the opening ends.
+        if (await Promise.race([opened, outcome.then(() => false)]))
+          // The CLI gave up (the user answered in its terminal): the view closes, the waiting ends.
+          signal.addEventListener('abort', () => void closeTab(env, session, filePath), { once: true });
         return outcome;
       },
     );

@@ -5,7 +5,9 @@
  * - Every path argument of every tool (each tool's protocol declares where its
  *   paths are): control characters (C0, DEL, C1) are refused. No file a user
  *   means is named with one, and an editor's command line or a terminal
- *   echoing the name would act on them.
+ *   echoing the name would act on them. So are lone surrogates: a Linux file
+ *   name is bytes, and none decodes to one; an editor's JSON decoder fails on
+ *   it (Emacs's json-parse: the call went unanswered).
  * - `act`: tools that change what the user sees or has on disk (openFile,
  *   saveDocument) act only on regular files inside the workspace roots: the
  *   token grants the workspace, not the machine, and a FIFO, device, socket or
@@ -38,13 +40,22 @@ export type PathUse = 'act' | 'read';
 // eslint-disable-next-line no-control-regex
 const CONTROL_CHARACTER = /[\u0000-\u001f\u007f-\u009f]/;
 
-/** Why `p` may not be used as a path because of a control character in it, or undefined. */
+/** A UTF-16 surrogate without its pair: no Linux file name (bytes, UTF-8 to us) decodes to one. */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/**
+ * Why `p` may not be used as a path because of a character in it, or undefined: a control character, or a lone
+ * surrogate (not text: an editor's JSON or UTF-8 encoder fails on it, or silently names another file).
+ */
 export function controlCharacterIn(p: string): string | undefined {
   const found = CONTROL_CHARACTER.exec(p);
-  if (!found) return undefined;
-  const code = found[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, '0');
-  return `it holds a control character (U+${code} at ${found.index})`;
+  if (found) return `it holds a control character (U+${hex(found[0])} at ${found.index})`;
+  const lone = LONE_SURROGATE.exec(p);
+  if (lone) return `it holds a lone surrogate (U+${hex(lone[0])} at ${lone.index}), which no file name holds`;
+  return undefined;
 }
+
+const hex = (c: string) => c.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0');
 
 /** `p` quoted with every control character escaped (JSON.stringify leaves DEL and C1 raw): safe to echo to a terminal. */
 export function quotedPath(p: string): string {
