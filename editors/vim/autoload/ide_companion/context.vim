@@ -100,16 +100,25 @@ endfunction
 " several a call, so there it is as short as it can be (comments stay outside:
 " they are read every time too).
 if v:version >= 900
+  " In Visual and Select mode the selection's other end and kind go too (its
+  " range; the host reads the text when it needs it).
+  let s:KIND_OF_MODE = {'v': 'char', 's': 'char', 'V': 'line', 'S': 'line', "\<C-v>": 'block', "\<C-s>": 'block'}
   def s:Flush(...args: list<any>)
     s:timer = -1
-    if bufnr('') != s:cur_buf || stridx("vVsS\<C-v>\<C-s>", mode()) >= 0
+    if bufnr('') != s:cur_buf
       s:send_position('cursor')
       return
     endif
     if s:cur_path == ''
       return
     endif
-    ide_companion#host#send_json(s:cur_head .. line('.') .. ',"character":' .. max([charcol('.'), 1]) .. '}}')
+    var json = s:cur_head .. line('.') .. ',"character":' .. max([charcol('.'), 1]) .. '}'
+    var kind = get(s:KIND_OF_MODE, mode(), '')
+    if kind != ''
+      var anchor = getcharpos('v')
+      json ..= ',"anchor":{"line":' .. anchor[1] .. ',"character":' .. max([anchor[2], 1]) .. '},"selectionKind":"' .. kind .. '"'
+    endif
+    ide_companion#host#send_json(json .. '}')
   enddef
   let s:flush_ref = function('s:Flush')
 else
