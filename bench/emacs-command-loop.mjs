@@ -17,12 +17,14 @@
  *   commands stop (line and character, JSON, one line to the host): the
  *   CPU cost of a move when every move is reported, as with keys slower
  *   than `ide-companion-cursor-delay' (20 ms). addedPerCursorMoveUs =
- *   hookAndReportUs - withoutUs, next to its limit (50 µs).
+ *   hookAndReportUs - withoutUs, next to its limit (20 µs).
  * - ...PacedUs: each move timed alone with a 1 ms pause after it (the host
  *   reads meanwhile): latency seen between keys, caches cold, on a loaded
  *   machine much above the CPU cost. regionReportPacedUs: the same with a
- *   region spanning the whole file (its text, cut at 16 KiB, goes with
- *   each report).
+ *   region spanning the whole file (its range goes with each report).
+ * - smallRegion...: back to back, each move reported, inside a region that
+ *   holds the whole of a 16 KiB file (every move changes the selected text),
+ *   next to its limit (50 µs).
  * Prints one JSON object; timing belongs here, not in the tests.
  */
 import { spawnSync } from 'node:child_process';
@@ -36,7 +38,11 @@ const PACKAGE_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '
 const MOVES = scaled(5_000, 100);
 const ROUNDS = scaled(5, 1);
 const LINES = 10_000;
-const LIMIT_US = 50;
+/** Issue 28's budget for a cursor move. */
+const LIMIT_US = 20;
+/** Emacs move inside a whole-file region of a 16 KiB file. */
+const SMALL_BYTES = 16 * 1024;
+const REGION_LIMIT_US = 50;
 
 const BENCH_EL = `
 (require 'ide-companion)
@@ -103,13 +109,24 @@ alone with a pause after it (a user between keys: the host reads meanwhile)."
        (report (bench-loop #'bench-command-and-report))
        (report-paced (bench-paced #'bench-command-and-report (/ bench-moves 5)))
        (region (progn (push-mark (point-min) t t)
-                      (bench-paced #'bench-command-and-report (/ bench-moves 5)))))
+                      (bench-paced #'bench-command-and-report (/ bench-moves 5))))
+       ;; A 16 KiB file, its whole text in the region: every report of a
+       ;; move inside it (back to back, CPU) against the same moves without.
+       (small (progn (deactivate-mark)
+                     (switch-to-buffer (find-file-noselect (getenv "BENCH_SMALL_FILE")))
+                     (push-mark (point-max) t t)
+                     (goto-char (point-min))
+                     (bench-loop #'bench-command-and-report)))
+       (small-without (progn (ide-companion-mode -1)
+                             (bench-loop #'bench-command))))
   (deactivate-mark)
   (princ (json-serialize (list :withoutUs (car without) :withoutWallUs (cdr without)
                                :hookUs (car hook) :hookWallUs (cdr hook)
                                :hookAndReportUs (car report) :hookAndReportWallUs (cdr report)
                                :withoutPacedUs without-paced :hookAndReportPacedUs report-paced
-                               :regionReportPacedUs region :emacs emacs-version)))
+                               :regionReportPacedUs region
+                               :smallRegionReportUs (car small) :smallRegionWithoutUs (car small-without)
+                               :emacs emacs-version)))
   (terpri)
   (ide-companion-mode -1))
 `;
@@ -121,13 +138,22 @@ runBench(async () => {
     const lines = [];
     for (let i = 0; i < LINES; i++) lines.push(`line ${i}: héllo wörld 😀 (setq value (compute ${i}))`);
     fs.writeFileSync(file, lines.join('\n') + '\n');
+    // 16 KiB of the same lines: the whole file selected fits the cap, so every move changes the selected text.
+    const smallFile = path.join(tmp.path, 'small.txt');
+    fs.writeFileSync(
+      smallFile,
+      Buffer.from(lines.join('\n'))
+        .subarray(0, SMALL_BYTES)
+        .toString('utf8')
+        .replace(/\uFFFD$/, ''),
+    );
     const script = path.join(tmp.path, 'bench.el');
     fs.writeFileSync(script, BENCH_EL);
     log(`${ROUNDS} rounds of ${MOVES} moves, without and with ide-companion-mode`);
     const r = spawnSync('emacs', ['--batch', '-Q', '-L', PACKAGE_DIR, '-l', script], {
       encoding: 'utf8',
       cwd: tmp.path,
-      env: { ...process.env, TMPDIR: tmp.path, BENCH_FILE: file, BENCH_MOVES: String(MOVES), BENCH_ROUNDS: String(ROUNDS) },
+      env: { ...process.env, TMPDIR: tmp.path, BENCH_FILE: file, BENCH_SMALL_FILE: smallFile, BENCH_MOVES: String(MOVES), BENCH_ROUNDS: String(ROUNDS) },
       timeout: 600_000,
     });
     if (r.status !== 0) throw new Error(`emacs exited ${r.status}: ${r.stderr.slice(-2000)}`);
@@ -166,6 +192,12 @@ runBench(async () => {
       addedPerPacedCursorMoveWithRegionUs: round3(m.regionReportPacedUs - m.withoutPacedUs),
       limitPerCursorMoveUs: LIMIT_US,
       withinLimit: added < LIMIT_US,
+      smallRegionFileBytes: SMALL_BYTES,
+      smallRegionReportUs: round3(m.smallRegionReportUs),
+      smallRegionWithoutUs: round3(m.smallRegionWithoutUs),
+      addedPerMoveInSmallRegionUs: round3(m.smallRegionReportUs - m.smallRegionWithoutUs),
+      limitPerMoveInSmallRegionUs: REGION_LIMIT_US,
+      smallRegionWithinLimit: m.smallRegionReportUs - m.smallRegionWithoutUs < REGION_LIMIT_US,
     };
   } finally {
     tmp.cleanup();

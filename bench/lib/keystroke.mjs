@@ -35,7 +35,7 @@ export async function alternateRounds({ without, withPlugin, rounds, kinds, roun
 }
 
 /** The plugin's cost per move (the goal's figure, its limit) and per kind of move. */
-export function addedByPlugin(without, withPlugin, limitUs) {
+export function addedByPlugin(without, withPlugin, limitUs, visualLimitUs) {
   const added = round3(withPlugin.cursorMovedUs - without.cursorMovedUs);
   const result = {
     addedPerCursorMoveUs: added,
@@ -46,6 +46,10 @@ export function addedByPlugin(without, withPlugin, limitUs) {
     addedPerBurstMoveUs: round3(withPlugin.burstMoveUs - without.burstMoveUs),
     addedPerVisualMoveUs: round3(withPlugin.visualMoveUs - without.visualMoveUs),
   };
+  if (visualLimitUs !== undefined) {
+    result.limitAddedPerVisualMoveUs = visualLimitUs;
+    result.visualWithinLimit = result.addedPerVisualMoveUs <= visualLimitUs;
+  }
   if (without.typingMsPerChar !== undefined) result.addedPerTypedCharMs = round3(withPlugin.typingMsPerChar - without.typingMsPerChar);
   return result;
 }

@@ -155,9 +155,6 @@ Takes effect at the next start; `ide-companion-doctor' shows them."
   ["openFile" "getOpenEditors" "getSelection" "getDiagnostics" "checkDocumentDirty" "saveDocument"]
   "The optional actions this package answers.")
 
-(defconst ide-companion--max-selection-chars 16384
-  "Longest region text sent; the companion cuts selections at 16 KiB anyway.")
-
 (defvar ide-companion--process nil
   "The running host process, or nil.")
 
@@ -187,9 +184,6 @@ Takes effect at the next start; `ide-companion-doctor' shows them."
 
 (defvar ide-companion--focused nil
   "The file buffer that last had focus.")
-
-(defvar ide-companion--last-cursor nil
-  "The last cursor report, to drop repeats.")
 
 (defvar ide-companion--moved nil
   "Non-nil when a command ran since point was last reported.")
@@ -332,7 +326,6 @@ Return non-nil when it was sent."
         ide-companion--session-agents nil
         ide-companion--last-error nil
         ide-companion--focused nil
-        ide-companion--last-cursor nil
         ide-companion--roots (ide-companion--initial-roots))
   (let* ((stderr (get-buffer-create " *ide-companion-host*"))
          ;; A remote `default-directory' would start the host on that machine.
@@ -687,28 +680,30 @@ cursor moved.  A change before POSITION drops the cache.")
           (list :line (ide-companion--line-number bol)
                 :character (1+ (- (point) bol))))))))
 
-(defun ide-companion--region-text ()
-  "The active region's text (cut at 16 KiB), or nil."
-  (when (use-region-p)
-    (let ((start (region-beginning)))
-      (buffer-substring-no-properties start (min (region-end) (+ start ide-companion--max-selection-chars))))))
+(defvar-local ide-companion--anchor-cache nil
+  "(MARK TICK . POSITION): the region's other end and its position.
+Extending a region moves point only: its mark's line is not counted again.")
 
-(defun ide-companion--region-backward-p (text)
-  "Non-nil when the region, whose text is TEXT, was made backward.
-Point is then before mark, at the selection's start: the host needs to
-know it to tell where the selection begins (Claude Code's range)."
-  (and text (< (point) (mark t))))
+(defun ide-companion--anchor ()
+  "The active region's other end (mark) as a position plist, or nil.
+The host reads the region's text with `selectedText' when it needs it."
+  (when (use-region-p)
+    (let ((mark (mark t)) (tick (buffer-chars-modified-tick)) (cache ide-companion--anchor-cache))
+      (if (and cache (eq (car cache) mark) (eq (cadr cache) tick))
+          (cddr cache)
+        (let ((line-cache ide-companion--line-cache)
+              (position (ide-companion--position mark)))
+          ;; Point's line cache stays where point is.
+          (setq ide-companion--line-cache line-cache
+                ide-companion--anchor-cache (cons mark (cons tick position)))
+          position)))))
 
 (defun ide-companion--focus-event (buffer)
   "The `focus' event for file BUFFER."
   (with-current-buffer buffer
-    (let* ((event (list :type "focus" :path ide-companion--path :cursor (ide-companion--position)))
-           (text (ide-companion--region-text))
-           (backward (ide-companion--region-backward-p text)))
-      (setq ide-companion--last-cursor (list ide-companion--path (plist-get event :cursor) text backward))
-      (append event
-              (and text (list :selectedText text))
-              (and backward (list :selectionBackward t))))))
+    (let ((anchor (ide-companion--anchor)))
+      (append (list :type "focus" :path ide-companion--path :cursor (ide-companion--position))
+              (and anchor (list :anchor anchor))))))
 
 (defun ide-companion--check-focus (&optional force)
   "Report focus when another file buffer is in the selected window.
@@ -739,40 +734,39 @@ With FORCE, report it even when it is the same buffer."
                         (list :timestamp (truncate (* 1000 (float-time buffer-display-time))))))))))))
 
 (defun ide-companion--flush-cursor ()
-  "Report point and region of the focused file, when they changed."
+  "Report point and the region's other end in the focused file.
+The host drops repeats and reads the region's text when it needs it."
   (when ide-companion--ready
     (let ((buffer (window-buffer (selected-window))))
       (if (not (eq buffer ide-companion--focused))
           (ide-companion--check-focus)
         (with-current-buffer buffer
-          (let* ((cursor (ide-companion--position))
-                 (text (ide-companion--region-text))
-                 (backward (ide-companion--region-backward-p text))
-                 ;; The direction counts: `exchange-point-and-mark' keeps the text.
-                 (state (list ide-companion--path cursor text backward)))
-            (unless (equal state ide-companion--last-cursor)
-              (setq ide-companion--last-cursor state)
-              ;; Written without `json-serialize' on the whole message: it
-              ;; costs more than all the rest, milliseconds for a big region.
-              (ide-companion--send-line
-               (format "{\"type\":\"cursor\",\"path\":%s,\"cursor\":{\"line\":%d,\"character\":%d}%s%s}\n"
-                       ide-companion--path-json (plist-get cursor :line) (plist-get cursor :character)
-                       (if text (concat ",\"selectedText\":" (ide-companion--text-json text)) "")
-                       (if backward ",\"selectionBackward\":true" ""))))))))))
+          (let ((cursor (ide-companion--position))
+                (anchor (ide-companion--anchor)))
+            ;; Written without `json-serialize': it costs more than the rest.
+            (ide-companion--send-line
+             (format "{\"type\":\"cursor\",\"path\":%s,\"cursor\":{\"line\":%d,\"character\":%d}%s}\n"
+                     ide-companion--path-json (plist-get cursor :line) (plist-get cursor :character)
+                     (if anchor
+                         (format ",\"anchor\":{\"line\":%d,\"character\":%d}"
+                                 (plist-get anchor :line) (plist-get anchor :character))
+                       "")))))))))
 
-(defvar ide-companion--text-json nil
-  "(TEXT . JSON): the last region text sent and its JSON form.")
-
-(defun ide-companion--text-json (text)
-  "TEXT as a JSON string, reusing the last one when TEXT is the same.
-Moving point at the far end of a big region leaves its first 16 KiB, the
-text reported, unchanged."
-  (let ((cache ide-companion--text-json))
-    (if (and cache (string= (car cache) text))
-        (cdr cache)
-      (let ((json (ide-companion--json-string text)))
-        (setq ide-companion--text-json (cons text json))
-        json))))
+(defun ide-companion--selected-text (params)
+  "Answer selectedText: the focused buffer's region text, at most PARAMS' maxChars."
+  (let ((max (plist-get params :maxChars))
+        (buffer ide-companion--focused))
+    (unless (and (natnump max) (> max 0)) (error "The maxChars parameter must be a positive number"))
+    (list :text
+          (if (not (buffer-live-p buffer))
+              :null
+            (with-current-buffer buffer
+              (if (not (use-region-p))
+                  :null
+                (let ((start (region-beginning)))
+                  (if (= start (region-end))
+                      :null
+                    (buffer-substring-no-properties start (min (region-end) (+ start max)))))))))))
 
 ;;;; Hooks
 
@@ -1361,7 +1355,8 @@ while Emacs opened it."
     ("getDiagnostics" . ide-companion--diagnostics)
     ("checkDocumentDirty" . ide-companion--document-dirty)
     ("saveDocument" . ide-companion--save-document)
-    ("closeFile" . ide-companion--close-file))
+    ("closeFile" . ide-companion--close-file)
+    ("selectedText" . ide-companion--selected-text))
   "Handlers of the host's requests, by action name.")
 
 (defun ide-companion--answer (id action params)

@@ -10,7 +10,7 @@ import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { IdeContext } from '@ide-companion/protocol';
+import { MAX_SELECTED_TEXT_LENGTH, SELECTED_TEXT_TRUNCATION_MARKER, type IdeContext } from '@ide-companion/protocol';
 import { assertServesSocket, connectClaudeClient, makeTempDir, skipUnless, waitFor, which } from '@ide-companion/testkit';
 import { hasEmacs, emacsclientPath } from './emacs.js';
 import { connectFromDiscovery, startEmacs, TIMEOUT } from './harness.js';
@@ -161,6 +161,41 @@ describe('Emacs context', { skip, timeout: 180_000 }, () => {
     const forward = (await selectionWith('wo\nt', 'a region made forward')) as { start: { line: number }; end: { line: number; character: number } };
     assert.equal(forward.start.line, 1);
     assert.deepEqual(forward.end, { line: 2, character: 1 });
+  });
+
+  test('a big region moved inside, and regions made backward, reach the agent with their own text', async (t) => {
+    const lines = Array.from({ length: 300 }, (_, i) => `${i + 1}: ünï 😀 text`);
+    const emacs = await startEmacs({ files: { 'sel.txt': `${lines.join('\n')}\n` }, open: ['sel.txt'] });
+    t.after(() => emacs.close());
+    const client = await connectFromDiscovery((await emacs.discovery()).content);
+    t.after(() => client.close());
+    const selected = (text: string, what: string) => client.waitForContext((c) => (openFiles(c)[0]?.selectedText === text ? openFiles(c)[0] : undefined), what);
+    emacs.tmux.keys('M-<', 'C-Space', 'M->');
+    await selected(`${lines.join('\n')}\n`, 'the whole file');
+    // Point moves inside the region: the text the agent gets follows it.
+    emacs.tmux.keys('C-p', 'C-p', 'C-p', 'C-p', 'C-p');
+    assert.equal((await selected(`${lines.slice(0, 295).join('\n')}\n`, 'five lines fewer')).cursor?.line, 296);
+    // Made upward from the end: point at the start.
+    emacs.tmux.keys('C-g');
+    await client.waitForContext((c) => openFiles(c)[0]?.selectedText === undefined, 'the region cleared');
+    emacs.tmux.keys('M->', 'C-Space', 'M-1', 'M-1', 'C-p');
+    assert.equal((await selected(`${lines.slice(289).join('\n')}\n`, 'the last eleven lines, made upward')).cursor?.line, 290);
+    // Leftward within a line, from after 😀 back to "n".
+    emacs.tmux.keys('C-g');
+    await client.waitForContext((c) => openFiles(c)[0]?.selectedText === undefined, 'the region cleared again');
+    emacs.tmux.keys('M-<', 'C-f', 'C-f', 'C-f', 'C-f', 'C-f', 'C-f', 'C-f', 'C-f', 'C-Space', 'C-b', 'C-b', 'C-b', 'C-b');
+    assert.deepEqual((await selected('nï 😀', 'a backward region in a line')).cursor, { line: 1, character: 5 });
+  });
+
+  test('multibyte text just past the cap reaches the agent cut once, where every end cuts it', async (t) => {
+    const line = 'ü'.repeat(MAX_SELECTED_TEXT_LENGTH) + '😀';
+    const emacs = await startEmacs({ files: { 'cap.txt': `${line}\n` }, open: ['cap.txt'] });
+    t.after(() => emacs.close());
+    const client = await connectFromDiscovery((await emacs.discovery()).content);
+    t.after(() => client.close());
+    emacs.tmux.keys('M-<', 'C-Space', 'C-e');
+    const file = await client.waitForContext((c) => ((openFiles(c)[0]?.selectedText?.length ?? 0) > 100 ? openFiles(c)[0] : undefined), 'the region');
+    assert.equal(file.selectedText, 'ü'.repeat(MAX_SELECTED_TEXT_LENGTH - SELECTED_TEXT_TRUNCATION_MARKER.length) + SELECTED_TEXT_TRUNCATION_MARKER);
   });
 
   test('without Node.js the mode says so clearly, and nothing is listening', async (t) => {

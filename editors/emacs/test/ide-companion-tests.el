@@ -27,7 +27,6 @@
          (ide-companion--diffs (make-hash-table :test #'equal))
          (ide-companion--accepted (make-hash-table :test #'equal))
          (ide-companion--focused nil)
-         (ide-companion--last-cursor nil)
          (ide-companion--roots (list (directory-file-name temporary-file-directory)))
          (ide-companion-diff-layout 'side-by-side))
      (cl-letf (((symbol-function 'ide-companion--send-line)
@@ -146,7 +145,8 @@
     (should (equal (ide-companion--position) '(:line 2 :character 9)))))
 
 (ert-deftest ide-companion-tests-focus-and-cursor-events ()
-  "Focusing a file buffer sends focus; a move sends cursor once; repeats are dropped."
+  "Focusing a file buffer sends focus; a move sends cursor; a region its other end.
+Repeats are the host's to drop; the region's text the host's to read."
   (ide-companion-tests--with-dir dir
     (let ((file (expand-file-name "a.txt" dir)))
       (ide-companion-tests--write file "one\ntwo ✓\n")
@@ -162,18 +162,21 @@
                 (forward-line -1)
                 (end-of-line)
                 (ide-companion--flush-cursor)
-                (ide-companion--flush-cursor)
                 (should (equal (ide-companion-tests--sent-of-type "cursor")
                                (list (list :type "cursor" :path file :cursor '(:line 2 :character 6)))))
                 (let ((transient-mark-mode t))
                   (set-mark (line-beginning-position))
                   (activate-mark)
-                  (ide-companion--flush-cursor))
-                (should (equal (plist-get (car (last ide-companion-tests--sent)) :selectedText) "two ✓")))
+                  (ide-companion--flush-cursor)
+                  (should (equal (car (last ide-companion-tests--sent))
+                                 (list :type "cursor" :path file :cursor '(:line 2 :character 6)
+                                       :anchor '(:line 2 :character 1))))
+                  (should (equal (ide-companion--selected-text '(:maxChars 100)) '(:text "two ✓")))
+                  (should (equal (ide-companion--selected-text '(:maxChars 2)) '(:text "tw")))))
             (kill-buffer buffer)))))))
 
 (ert-deftest ide-companion-tests-region-direction ()
-  "A region made backward says so; flipping it with the same text is sent again."
+  "A region is sent as point and its other end, whichever comes first."
   (ide-companion-tests--with-dir dir
     (let ((file (expand-file-name "r.txt" dir)))
       (ide-companion-tests--write file "one\ntwo ✓\nthree\n")
@@ -192,34 +195,24 @@
                   (ide-companion--check-focus)
                   (should (equal (car (last ide-companion-tests--sent))
                                  (list :type "focus" :path file :cursor '(:line 2 :character 1)
-                                       :selectedText "two ✓\n" :selectionBackward t)))
-                  (ide-companion--flush-cursor)
-                  (should (= 1 (length ide-companion-tests--sent)))
+                                       :anchor '(:line 3 :character 1))))
+                  (should (equal (ide-companion--selected-text '(:maxChars 100)) '(:text "two ✓\n")))
                   ;; C-x C-x: the same text, point at its end now.
                   (exchange-point-and-mark)
                   (ide-companion--flush-cursor)
                   (should (equal (car (last ide-companion-tests--sent))
                                  (list :type "cursor" :path file :cursor '(:line 3 :character 1)
-                                       :selectedText "two ✓\n")))
-                  ;; A backward region within a line, sent by the fast path.
-                  (goto-char (point-min))
-                  (forward-line 1)
-                  (set-mark (+ (point) 3))
-                  (activate-mark)
-                  (ide-companion--flush-cursor)
-                  (should (equal (car (last ide-companion-tests--sent))
-                                 (list :type "cursor" :path file :cursor '(:line 2 :character 1)
-                                       :selectedText "two" :selectionBackward t)))
-                  ;; An empty active region (`use-empty-active-region') is never backward.
+                                       :anchor '(:line 2 :character 1))))
+                  ;; An empty active region (`use-empty-active-region') has no text.
                   (let ((use-empty-active-region t))
                     (set-mark (point))
-                    (ide-companion--flush-cursor)
-                    (should-not (plist-member (car (last ide-companion-tests--sent)) :selectionBackward)))
-                  ;; No region: no flag.
+                    (should (equal (ide-companion--selected-text '(:maxChars 100)) '(:text :null))))
+                  ;; No region: no anchor, no text.
                   (deactivate-mark)
                   (ide-companion--flush-cursor)
                   (should (equal (car (last ide-companion-tests--sent))
-                                 (list :type "cursor" :path file :cursor '(:line 2 :character 1))))))
+                                 (list :type "cursor" :path file :cursor '(:line 3 :character 1))))
+                  (should (equal (ide-companion--selected-text '(:maxChars 100)) '(:text :null)))))
             (kill-buffer buffer)))))))
 
 (ert-deftest ide-companion-tests-post-command-only-flags ()

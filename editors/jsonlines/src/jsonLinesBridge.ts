@@ -16,10 +16,11 @@
 import * as z from 'zod/mini';
 import { COMPANION_VERSION } from '@ide-companion/shared/version';
 import { AGENT_DISPLAY_NAMES } from '@ide-companion/shared/agentPaths';
-import { EditorEventError, applyEditorEvent, parseEditorEvent } from '@ide-companion/server/editorEvents';
+import { EditorEventError, parseEditorEvent } from '@ide-companion/server/editorEvents';
 import { editorWithCapabilities, type EditorActions } from '@ide-companion/server/editorActions';
 import { describeError, silentLogger, type Logger } from '@ide-companion/server/logger';
 import { type Companion } from '@ide-companion/server/companion';
+import { PositionIntake } from '@ide-companion/server/positionIntake';
 import {
   EDITOR_ACTIONS,
   HelloSchema,
@@ -54,6 +55,7 @@ export class JsonLinesBridge {
   private resolveHello!: (hello: Hello) => void;
   private helloSeen = false;
   private companion: Companion | undefined;
+  private intake: PositionIntake | undefined;
   private readonly early: EditorEvent[] = [];
   private nextId = 1;
   private readonly pending = new Map<number, Pending>();
@@ -128,6 +130,10 @@ export class JsonLinesBridge {
   /** Starts applying the script's events to `companion` and tells the script how to reach it. */
   attach(companion: Companion): void {
     this.companion = companion;
+    this.intake = new PositionIntake(companion, {
+      readSelectedText: async (maxChars) => (await this.request('selectedText', { maxChars })).text,
+      onReadError: (err) => this.error(`could not read the selected text: ${describeError(err)}`),
+    });
     this.send({
       type: 'ready',
       port: companion.port,
@@ -151,6 +157,7 @@ export class JsonLinesBridge {
 
   close(): void {
     this.closed = true;
+    this.intake?.dispose();
     this.input.off('data', this.onData);
     this.input.off('end', this.onEnd);
     // As readline's close did: a paused stdin no longer holds the process open.
@@ -229,7 +236,7 @@ export class JsonLinesBridge {
 
   private apply(event: EditorEvent): void {
     try {
-      const applied = applyEditorEvent(this.companion!, event);
+      const applied = this.intake!.apply(event);
       if (!applied && 'diffId' in event) this.error(`no pending diff ${event.diffId}`);
       if (!applied && event.type === 'mention') this.error('no connected agent takes what you send (only Claude Code does): start `claude --ide`');
     } catch (err) {

@@ -9,7 +9,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as readline from 'node:readline';
 import { after, before, describe, test } from 'node:test';
-import { CONTAINER_ENV, CONTAINER_MARKER_FILES } from '@ide-companion/protocol';
+import { CONTAINER_ENV, CONTAINER_MARKER_FILES, MAX_SELECTED_TEXT_LENGTH } from '@ide-companion/protocol';
 import { assertServesSocket, connectRecordingClient, makeTempDir, repoRoot, waitFor, type RecordingClient } from '@ide-companion/testkit';
 
 const bin = path.join(repoRoot, 'packages', 'cli', 'bin', 'ide-companion.js');
@@ -91,6 +91,22 @@ describe('ide-companion bridge (JSON lines)', () => {
     const n = await waitFor(() => peer.notifications.find((x) => x.params.workspaceState?.openFiles?.[0]?.path === file('a.vim')), 'context');
     assert.deepEqual(n.params.workspaceState.openFiles[0].cursor, { line: 3, character: 7 });
     assert.equal(n.params.workspaceState.openFiles[0].selectedText, 'sel');
+  });
+
+  test('a selection sent as its range: the bridge asks the script for its text, and works out its direction', async () => {
+    fs.writeFileSync(file('r.txt'), 'one\ntwo\n');
+    editor.send({ type: 'focus', path: file('r.txt'), cursor: { line: 1, character: 2 }, anchor: { line: 2, character: 3 }, selectionKind: 'char' });
+    const req = await editor.request('selectedText');
+    assert.deepEqual(req.params, { maxChars: MAX_SELECTED_TEXT_LENGTH + 1 });
+    editor.respond(req, { result: { text: 'ne\ntw' } });
+    const n = await waitFor(() => peer.notifications.find((x) => x.params.workspaceState?.openFiles?.[0]?.selectedText === 'ne\ntw'), 'the text read');
+    assert.deepEqual(n.params.workspaceState.openFiles[0].cursor, { line: 1, character: 2 });
+    // The same position again: nothing to read.
+    const asked = editor.fromHost.filter((m) => m.action === 'selectedText').length;
+    editor.send({ type: 'cursor', path: file('r.txt'), cursor: { line: 1, character: 2 }, anchor: { line: 2, character: 3 }, selectionKind: 'char' });
+    editor.send({ type: 'cursor', path: file('r.txt'), cursor: { line: 1, character: 1 } });
+    await waitFor(() => peer.notifications.some((x) => x.params.workspaceState?.openFiles?.[0]?.cursor?.character === 1), 'the plain move');
+    assert.equal(editor.fromHost.filter((m) => m.action === 'selectedText').length, asked, 'no read for a repeat or a plain move');
   });
 
   test('bad lines get an error and change nothing', async () => {

@@ -9,6 +9,10 @@ import { hasNvim, openFiles, startWithClient, TIMEOUT } from './harness.js';
 
 const skip = skipUnless(hasNvim, 'nvim', 'apt-get install -y neovim');
 
+/** A line of 2-byte characters as long as the cap, then one more (4-byte, two UTF-16 units), and how the agent gets it. */
+const CAP_LINE = 'ü'.repeat(MAX_SELECTED_TEXT_LENGTH) + '😀';
+const CAPPED = 'ü'.repeat(MAX_SELECTED_TEXT_LENGTH - SELECTED_TEXT_TRUNCATION_MARKER.length) + SELECTED_TEXT_TRUNCATION_MARKER;
+
 describe('Neovim context', { skip, timeout: 120_000 }, () => {
   test('focus order follows buffer switches, newest first, with wall-clock timestamps', async () => {
     const { s, c } = await startWithClient({ files: { 'a.txt': 'a\n', 'b.txt': 'b\n', 'c.txt': 'c\n' } });
@@ -92,35 +96,37 @@ describe('Neovim context', { skip, timeout: 120_000 }, () => {
       await c.waitForContext((ctx) => openFiles(ctx)[0]?.cursor?.line === 1, 'a.txt focused');
       // Every cursor shorthand the plugin sends, recorded. The first "aa" (forward, the cursor on the 3rd "a")
       // starts a burst at once: Esc, l, v, h leave the cursor there with "aa" selected backward, read once when
-      // the burst's timer fires, and only the direction differs from what was sent last.
+      // the burst's timer fires: only the anchor differs from what was sent last.
       await s.lua(`
         local host = require('ide_companion.host')
         require('ide_companion.context').CURSOR_DELAY_MS = 1000
         local send = host.cursor
         _G.ide_companion_test_sent = {}
-        host.cursor = function(line, character, text, backward)
-          table.insert(_G.ide_companion_test_sent, { line, character, text or vim.NIL, backward or vim.NIL })
-          if text == 'aa' and not _G.ide_companion_test_flipped then
+        host.cursor = function(line, character, anchor_line, anchor_character, kind)
+          table.insert(_G.ide_companion_test_sent, { line, character, anchor_line or vim.NIL, anchor_character or vim.NIL })
+          if anchor_character == 2 and not _G.ide_companion_test_flipped then
             _G.ide_companion_test_flipped = true
             vim.api.nvim_input('<Esc>lvh')
           end
-          return send(line, character, text, backward)
+          return send(line, character, anchor_line, anchor_character, kind)
         end
       `);
       await s.nvim.input('0lvl');
       const sent = await waitFor(
         async () => {
-          const list = await s.lua<Array<[number, number, string | null, boolean | null]>>('return _G.ide_companion_test_sent');
-          return list.some(([, , text, backward]) => text === 'aa' && backward === true) ? list : undefined;
+          const list = await s.lua<Array<[number, number, number | null, number | null]>>('return _G.ide_companion_test_sent');
+          return list.some(([, , , anchor]) => anchor === 4) ? list : undefined;
         },
         'the backward "aa" sent',
         TIMEOUT,
       );
-      const selections = sent.filter(([, , text]) => text === 'aa');
-      assert.deepEqual(selections, [
-        [1, 3, 'aa', null],
-        [1, 3, 'aa', true],
-      ]);
+      assert.deepEqual(
+        sent.filter(([, , line]) => line !== null),
+        [
+          [1, 3, 1, 2],
+          [1, 3, 1, 4],
+        ],
+      );
     } finally {
       await c.close();
       await s.close();
@@ -131,8 +137,6 @@ describe('Neovim context', { skip, timeout: 120_000 }, () => {
     const line = 'ünïcode 😀 and ascii, forty-odd characters\n';
     const { s, c } = await startWithClient({ files: { 'big.txt': line.repeat(5000) } });
     try {
-      // The Lua side's copy of the limit: one unit more is collected, enough for the mark.
-      assert.equal(await s.lua("return require('ide_companion.position').MAX_SELECTION_UNITS"), MAX_SELECTED_TEXT_LENGTH + 1);
       await s.nvim.command('edit big.txt');
       await s.nvim.input('ggVG');
       // Past V's one-line selection (ModeChanged sends it at once; it may flush before G's).
@@ -144,6 +148,43 @@ describe('Neovim context', { skip, timeout: 120_000 }, () => {
       assert.equal(text.length, MAX_SELECTED_TEXT_LENGTH);
       assert.ok(text.endsWith(SELECTED_TEXT_TRUNCATION_MARKER));
       assert.ok(line.repeat(500).startsWith(text.slice(0, -SELECTED_TEXT_TRUNCATION_MARKER.length)), 'the start of the selection, intact');
+    } finally {
+      await c.close();
+      await s.close();
+    }
+  });
+
+  test('a big selection moved inside, and selections made backward, reach the agent with their own text', async () => {
+    const lines = Array.from({ length: 300 }, (_, i) => `${i + 1}: ünï 😀 text`);
+    const { s, c } = await startWithClient({ files: { 'sel.txt': `${lines.join('\n')}\n` } });
+    try {
+      const selected = (text: string, what: string) =>
+        c.waitForContext((ctx) => (openFiles(ctx)[0]?.selectedText === text ? openFiles(ctx)[0] : undefined), what);
+      await s.nvim.command('edit sel.txt');
+      await s.nvim.input('ggVG');
+      await selected(lines.join('\n'), 'the whole file');
+      // The far end moves inside the selection: the text the agent gets follows it.
+      await s.nvim.input('5k');
+      assert.equal((await selected(lines.slice(0, 295).join('\n'), 'five lines fewer')).cursor?.line, 295);
+      // Made upward from the last line: the cursor at the start.
+      await s.nvim.input('<Esc>GV10k');
+      assert.equal((await selected(lines.slice(289).join('\n'), 'the last eleven lines, made upward')).cursor?.line, 290);
+      // Leftward within a line, from 😀 back to "n".
+      await s.nvim.input('<Esc>gg07lv3h');
+      assert.deepEqual((await selected('nï 😀', 'a backward selection in a line')).cursor, { line: 1, character: 5 });
+    } finally {
+      await c.close();
+      await s.close();
+    }
+  });
+
+  test('multibyte text just past the cap reaches the agent cut once, where every end cuts it', async () => {
+    const { s, c } = await startWithClient({ files: { 'cap.txt': `${CAP_LINE}\n` } });
+    try {
+      await s.nvim.command('edit cap.txt');
+      await s.nvim.input('V');
+      const file = await c.waitForContext((ctx) => (openFiles(ctx)[0]?.selectedText ? openFiles(ctx)[0] : undefined), 'the selection');
+      assert.equal(file.selectedText, CAPPED);
     } finally {
       await c.close();
       await s.close();

@@ -149,19 +149,22 @@ describe('Neovim companion lifecycle', { skip, timeout: 120_000 }, () => {
       await notify('cursor', 0, -3);
       await notify('cursor', 2, 1, 42);
       await notify('cursor', 1);
-      await notify('cursor', 1, 2, 'ne', 'yes');
-      await notify('cursor', 1, 2, 'ne', true, 1);
-      await notify('cursor', 2, 3, 'wo', true);
-      await cursorOf(2, 3, 'wo');
+      await notify('cursor', 1, 2, 'x', 1);
+      await notify('cursor', 1, 2, 1, 1, 'diagonal');
+      await notify('cursor', 1, 2, 1, 1, 'char', 9);
+      // A valid anchor: the host reads the text from Neovim, which has none selected.
+      await notify('cursor', 2, 3, 1, 1);
+      await cursorOf(2, 3);
       const log = logged();
       assert.match(log, /invalid editor event[^\n]*cursor\.line/);
-      assert.match(log, /invalid editor event[^\n]*selectedText/);
-      assert.match(log, /invalid editor event[^\n]*selectionBackward/);
-      assert.match(log, /bad cursor notification: expected line, character, and optionally the selected text and selectionBackward/);
+      assert.match(log, /invalid editor event[^\n]*anchor\.character/);
+      assert.match(log, /invalid editor event[^\n]*anchor\.line/);
+      assert.match(log, /invalid editor event[^\n]*selectionKind/);
+      assert.match(log, /bad cursor notification: expected line, character, and optionally the selection's anchor line and character and its kind/);
       assert.equal(log.split('bad cursor notification').length, 3, 'too few and too many arguments, each dropped');
       // The bad ones changed nothing: no context ever had the cursor they named.
       const contexts = c.notifications.filter((n) => n.method === 'ide/contextUpdate').map((n) => n.params as IdeContext);
-      assert.ok(!contexts.some((ctx) => openFiles(ctx)[0]?.selectedText === 'ne'), 'no bad shorthand applied');
+      assert.ok(!contexts.some((ctx) => openFiles(ctx)[0]?.cursor?.line === 1 && openFiles(ctx)[0]?.cursor?.character === 2), 'no bad shorthand applied');
       // A focus the host rejects leaves no file to move in: the next shorthand is dropped, not applied to a.txt.
       await notify('event', { type: 'focus', path: 'relative/path' });
       await notify('cursor', 1, 1);

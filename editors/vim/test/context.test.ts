@@ -4,10 +4,14 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { MAX_SELECTED_TEXT_LENGTH, SELECTED_TEXT_TRUNCATION_MARKER } from '@ide-companion/protocol';
 import { connectClaudeClient, makeTempDir, waitFor } from '@ide-companion/testkit';
 import { openFiles, skipVim, startVim, startWithClient, TIMEOUT, type VimSession } from './harness.js';
 
 const TEXT = 'héllo wörld\n€uro 😀x\n\tindented\n';
+/** A line of 2-byte characters as long as the cap, then one more (4-byte, two UTF-16 units), and how the agent gets it. */
+const CAP_LINE = 'ü'.repeat(MAX_SELECTED_TEXT_LENGTH) + '😀';
+const CAPPED = 'ü'.repeat(MAX_SELECTED_TEXT_LENGTH - SELECTED_TEXT_TRUNCATION_MARKER.length) + SELECTED_TEXT_TRUNCATION_MARKER;
 
 /** Types an Ex command as a user would. */
 function command(s: VimSession, text: string): void {
@@ -200,6 +204,43 @@ describe('Vim context', { skip: skipVim, timeout: 180_000 }, () => {
       const file = await c.waitForContext((ctx) => ((openFiles(ctx)[0]?.selectedText?.length ?? 0) > 1000 ? openFiles(ctx)[0] : undefined), 'the selection');
       assert.ok(file.selectedText!.length <= 16384 + 200, `cut to about 16 KiB, got ${file.selectedText!.length}`);
       assert.ok(file.selectedText!.startsWith(line));
+    } finally {
+      await c.close();
+      await s.close();
+    }
+  });
+
+  test('a big selection moved inside, and selections made backward, reach the agent with their own text', async () => {
+    const lines = Array.from({ length: 300 }, (_, i) => `${i + 1}: ünï 😀 text`);
+    const { s, c } = await startWithClient({ files: { 'sel.txt': `${lines.join('\n')}\n` }, open: ['sel.txt'] });
+    try {
+      const selected = (text: string, what: string) =>
+        c.waitForContext((ctx) => (openFiles(ctx)[0]?.selectedText === text ? openFiles(ctx)[0] : undefined), what);
+      s.type('ggVG');
+      await selected(lines.join('\n'), 'the whole file');
+      // The far end moves inside the selection: the text the agent gets follows it.
+      s.type('5k');
+      assert.equal((await selected(lines.slice(0, 295).join('\n'), 'five lines fewer')).cursor?.line, 295);
+      // Made upward from the last line: the cursor at the start.
+      s.keys('Escape');
+      s.type('GV10k');
+      assert.equal((await selected(lines.slice(289).join('\n'), 'the last eleven lines, made upward')).cursor?.line, 290);
+      // Leftward within a line, from 😀 back to "n".
+      s.keys('Escape');
+      s.type('gg07lv3h');
+      assert.deepEqual((await selected('nï 😀', 'a backward selection in a line')).cursor, { line: 1, character: 5 });
+    } finally {
+      await c.close();
+      await s.close();
+    }
+  });
+
+  test('multibyte text just past the cap reaches the agent cut once, where every end cuts it', async () => {
+    const { s, c } = await startWithClient({ files: { 'cap.txt': `${CAP_LINE}\n` }, open: ['cap.txt'] });
+    try {
+      s.type('V');
+      const file = await c.waitForContext((ctx) => (openFiles(ctx)[0]?.selectedText ? openFiles(ctx)[0] : undefined), 'the selection');
+      assert.equal(file.selectedText, CAPPED);
     } finally {
       await c.close();
       await s.close();

@@ -12,7 +12,7 @@ local roots = require('ide_companion.roots')
 local M = {}
 
 local GROUP = 'ide_companion_context'
-local last_sent = nil -- the last focus/cursor position sent: {path, line, character, selectedText?, selectionBackward?}; the host knows its path
+local last_buf = nil -- the buffer of the last focus/cursor sent: moves in it go as the `cursor` shorthand, the host knowing its file
 local renaming = {} -- buf -> its name before :file / :saveas
 local extra_roots = {}
 
@@ -62,64 +62,32 @@ M.file_of = file_of
 M.open_file_of = open_file_of
 M.buf_option = buf_option
 
---- The current position, if it is in a file buffer and differs from the last
---- one sent: path, line, character, selected text (nil if none), true if the
---- selection was made backward (else nil). Else nil.
-local function changed_position()
-  local buf = vim.api.nvim_get_current_buf()
-  local path = open_file_of(buf)
-  if not path then
-    return nil
-  end
-  local line, character, selected, backward = position.read(buf)
-  local last = last_sent
-  -- Field by field: no key string built from a selection on every move. The
-  -- same text selected the other way round is a change (its range differs).
-  if
-    last
-    and last.path == path
-    and last.line == line
-    and last.character == character
-    and last.selectedText == selected
-    and last.selectionBackward == backward
-  then
-    return nil
-  end
-  return path, line, character, selected, backward
-end
-
+--- Sends the current window's position (and its selection's range: the
+--- host reads the text when it needs it, and drops repeats) if it shows a file.
 local function send_position(method)
-  local path, line, character, selected, backward
-  if method == 'cursor' then
-    -- CursorMoved and ModeChanged often fire together for one move: send it once.
-    path, line, character, selected, backward = changed_position()
-    if not path then
-      return
-    end
-  else
-    local buf = vim.api.nvim_get_current_buf()
-    path = open_file_of(buf)
-    if not path then
-      return
-    end
-    line, character, selected, backward = position.read(buf)
-  end
-  local last = last_sent
-  if method == 'cursor' and last and last.path == path then
-    -- The same file as the last position sent, which the host keeps: numbers
-    -- (and the selection) only, and no table built per move.
-    last.line, last.character, last.selectedText, last.selectionBackward = line, character, selected, backward
-    host.cursor(line, character, selected, backward)
+  local buf = vim.api.nvim_get_current_buf()
+  if method == 'cursor' and buf == last_buf then
+    -- Numbers only, and no table built per move.
+    host.cursor(position.read())
     return
   end
-  last_sent = { path = path, line = line, character = character, selectedText = selected, selectionBackward = backward }
+  local path = open_file_of(buf)
+  if not path then
+    return
+  end
+  last_buf = buf
+  local line, character, anchor_line, anchor_character, kind = position.read()
   host.event({
     type = method,
     path = path,
     cursor = { line = line, character = character },
-    selectedText = selected,
-    selectionBackward = backward,
+    anchor = anchor_line and { line = anchor_line, character = anchor_character } or nil,
+    selectionKind = kind,
   })
+end
+
+function M.selected_text(max)
+  return position.selected_text(max)
 end
 
 --- The host's tracker ignores roots that did not change.
@@ -153,10 +121,7 @@ end)
 --- A move after a pause (CURSOR_DELAY_MS or more since the last read) is read
 --- and sent at once: no timer, so no extra wake-up of the event loop for it,
 --- which costs Neovim more than the read. A move sooner than that arms the
---- timer, once per burst (a held key), and the burst is read when it fires;
---- but only if the position changed: the second event of one key (ModeChanged
---- and CursorMoved, Esc's ModeChanged and CursorMoved) costs a read, not a
---- wake-up.
+--- timer, once per burst (a held key), and the burst is read when it fires.
 local function moved()
   if pending then
     return
@@ -166,7 +131,7 @@ local function moved()
   if since >= M.CURSOR_DELAY_MS then
     last_read = now
     send_position('cursor')
-  elseif changed_position() then
+  else
     pending = true
     timer:start(M.CURSOR_DELAY_MS - since, 0, on_timer)
   end
@@ -186,7 +151,7 @@ end
 
 function M.attach(cfg)
   extra_roots = cfg.roots or {}
-  last_sent = nil
+  last_buf = nil
   local group = vim.api.nvim_create_augroup(GROUP, { clear = true })
   local function au(events, callback)
     vim.api.nvim_create_autocmd(events, { group = group, callback = callback })
@@ -238,7 +203,7 @@ function M.detach()
   if timer then
     cancel()
   end
-  last_sent = nil
+  last_buf = nil
   renaming = {}
 end
 

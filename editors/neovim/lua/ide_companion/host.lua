@@ -146,21 +146,13 @@ end
 
 --- A cursor move in the file of the last `focus` or `cursor` event sent: the
 --- host adds that path. Numbers rather than an event table: less to convert
---- and encode on every reported move. `backward` (true or nil) is the event's
---- selectionBackward, sent only with a selected text.
-function M.cursor(line, character, selected_text, backward)
+--- and encode on every reported move. The anchor and kind, in Visual mode, are
+--- the event's `anchor` and `selectionKind`.
+function M.cursor(line, character, anchor_line, anchor_character, kind)
   if not state.job then
     return false
   end
-  local ok
-  if selected_text and backward then
-    ok = pcall(vim.rpcnotify, state.job, 'cursor', line, character, selected_text, true)
-  elseif selected_text then
-    ok = pcall(vim.rpcnotify, state.job, 'cursor', line, character, selected_text)
-  else
-    ok = pcall(vim.rpcnotify, state.job, 'cursor', line, character)
-  end
-  return ok
+  return (pcall(vim.rpcnotify, state.job, 'cursor', line, character, anchor_line, anchor_character, kind))
 end
 
 function M.is_running()

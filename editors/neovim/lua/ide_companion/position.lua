@@ -2,10 +2,6 @@
 -- 1-based line and character (characters, not bytes) and the selected text.
 local M = {}
 
--- The CLI keeps 16384 UTF-16 units of a selection; the host's tracker makes that
--- cut and marks it. Collecting one unit more than that is enough for the mark,
--- and bounds the work per cursor move in a huge selection.
-M.MAX_SELECTION_UNITS = 16384 + 1
 local CHUNK_LINES = 256
 
 --- Length of `s` in UTF-16 code units (the signature changed in Neovim 0.11).
@@ -89,48 +85,21 @@ local function visual_kind(mode)
   return nil
 end
 
--- The last characterwise or linewise selection cut at the cap, while its
--- start, the buffer and its text stay the same: moving the far end of a
--- selection longer than the CLI keeps (past the lines read) changes nothing it
--- sees, and is not read again.
-local capped = { buf = -1, tick = -1, kind = nil, sl = -1, sc = -1, next_row = math.huge, text = nil }
-
---- The selected text (nil if none) and whether the selection is backward: the
---- cursor before its other end (line first, then column), in every kind.
-local function selected_text(buf, kind)
+--- The text of the current window's selection of `kind`, at least `max`
+--- UTF-16 units of it (or all): the host cuts and marks it (its `selectedText`
+--- action, read once per context update, never per move).
+local function selected_text(buf, kind, max)
   local a, b = vim.fn.getpos('v'), vim.fn.getpos('.')
   local sl, sc, el, ec = a[2], a[3], b[2], b[3]
-  local backward = sl > el or (sl == el and sc > ec)
-  if backward then
+  if sl > el or (sl == el and sc > ec) then
     sl, sc, el, ec = el, ec, sl, sc
   end
-  local tick = vim.api.nvim_buf_get_changedtick(buf)
-  if
-    el >= capped.next_row
-    and capped.buf == buf
-    and capped.tick == tick
-    and capped.kind == kind
-    and capped.sl == sl
-    and capped.sc == sc
-  then
-    return capped.text, backward
-  end
-  capped.next_row = math.huge
-  local lines, complete = lines_capped(buf, sl, el, M.MAX_SELECTION_UNITS)
+  local lines, complete = lines_capped(buf, sl, el, max)
   if #lines == 0 then
-    return nil, backward
-  end
-  if not complete and kind ~= 'block' then
-    if kind == 'char' then
-      -- Cut at the cap, its end is not cut; its start is.
-      lines[1] = lines[1]:sub(sc)
-    end
-    local text = table.concat(lines, '\n')
-    capped = { buf = buf, tick = tick, kind = kind, sl = sl, sc = sc, next_row = sl + #lines, text = text }
-    return text, backward
+    return nil
   end
   if kind == 'line' then
-    return table.concat(lines, '\n'), backward
+    return table.concat(lines, '\n')
   end
   if kind == 'block' then
     -- Byte columns of the two corners; with tabs or wide characters this is approximate.
@@ -138,35 +107,45 @@ local function selected_text(buf, kind)
     for i, line in ipairs(lines) do
       lines[i] = line:sub(left, right + char_len(line, right) - 1)
     end
-    return table.concat(lines, '\n'), backward
+    return table.concat(lines, '\n')
   end
-  local exclusive = vim.o.selection == 'exclusive'
   if complete then
     local last = lines[#lines]
-    local stop = exclusive and ec - 1 or ec + char_len(last, ec) - 1
+    local stop = vim.o.selection == 'exclusive' and ec - 1 or ec + char_len(last, ec) - 1
     lines[#lines] = last:sub(1, stop)
   end
   -- The end is cut first, so `sc` still counts from the start of the first line.
   lines[1] = lines[1]:sub(sc)
-  return table.concat(lines, '\n'), backward
+  return table.concat(lines, '\n')
 end
 
---- Line, character, selected text (nil outside Visual and Select mode) of the
---- current window, whose buffer is `buf`, and true if that selection was made
---- backward (the cursor at its start; nil when forward or nothing is
---- selected). Four values, no table: this runs on every reported cursor move.
-function M.read(buf)
+--- Line and character of the current window's cursor and, in Visual and
+--- Select mode, of the selection's other end (its anchor) and the kind
+--- ('line', 'block'; nil for characterwise). Five values, no table: this runs
+--- on every reported cursor move; the text is the host's to ask for.
+function M.read()
   local line = vim.api.nvim_win_get_cursor(0)[1]
   -- charcol() counts characters, where the cursor column counts bytes.
   local character = math.max(vim.fn.charcol('.'), 1)
   local kind = visual_kind(vim.api.nvim_get_mode().mode)
   if kind then
-    local text, backward = selected_text(buf, kind)
-    if text and text ~= '' then
-      return line, character, text, backward or nil
-    end
+    local anchor = vim.fn.getcharpos('v')
+    return line, character, anchor[2], math.max(anchor[3], 1), kind ~= 'char' and kind or nil
   end
-  return line, character, nil, nil
+  return line, character
+end
+
+--- The selected text of the current window (nil outside Visual and Select mode), at least `max` UTF-16 units of it.
+function M.selected_text(max)
+  local kind = visual_kind(vim.api.nvim_get_mode().mode)
+  if not kind then
+    return nil
+  end
+  local text = selected_text(vim.api.nvim_get_current_buf(), kind, max)
+  if text == '' then
+    return nil
+  end
+  return text
 end
 
 return M

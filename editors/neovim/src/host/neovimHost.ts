@@ -14,11 +14,13 @@ import type { EditorEvent, Hello, IdeInfo } from '@ide-companion/protocol';
 import type { FileLogger } from './fileLogger.js';
 import type { LuaBridge } from './luaBridge.js';
 import { neovimEditor } from './neovimEditor.js';
+import { PositionIntake } from '@ide-companion/server/positionIntake';
 import { reloadWhenWritten } from './reloadWhenWritten.js';
 import { parseRpcMessage, type RpcMessage } from './rpcMessages.js';
 
 const HOST_MODULE = 'ide_companion.host';
 const DIFF_MODULE = 'ide_companion.diff';
+const CONTEXT_MODULE = 'ide_companion.context';
 export const DEFAULT_IDE_INFO: IdeInfo = { name: 'neovim', displayName: 'Neovim' };
 /** How long a stop may wait on Neovim: a Neovim that died never answers the diff closes it sends. */
 const SHUTDOWN_GRACE_MS = 2_000;
@@ -41,6 +43,7 @@ export interface StartedInfo {
 
 export class NeovimHost {
   private companion: Companion | undefined;
+  private intake: PositionIntake | undefined;
   private started: Promise<void> | undefined;
   private stopping: Promise<void> | undefined;
   private readonly reloadWatches = new Set<() => void>();
@@ -74,6 +77,7 @@ export class NeovimHost {
       // The discovery file goes first in stop(); past the grace the host exits anyway (it lived on after a killed Neovim 0.10 with a diff open).
       setTimeout(() => this.exit(0), SHUTDOWN_GRACE_MS).unref();
       for (const cancel of this.reloadWatches) cancel();
+      this.intake?.dispose();
       await this.started?.catch(() => undefined);
       await this.companion?.stop().catch((err) => this.logger.error('stop failed', { error: describeError(err) }));
       this.exit(0);
@@ -89,21 +93,24 @@ export class NeovimHost {
       return;
     }
     const companion = this.companion;
-    if (!companion) throw new Error('not started yet');
+    const intake = this.intake;
+    if (!companion || !intake) throw new Error('not started yet');
     const event = message.method === 'cursor' ? this.cursorEvent(message) : message.event;
     if (event.type === 'focus' || event.type === 'cursor') this.positionPath = event.path;
+    // The shorthand names the renamed file from now on.
+    if (event.type === 'rename' && this.positionPath === event.from) this.positionPath = event.to;
     if (event.type === 'diffAccepted') return this.accept(companion, event);
     if (event.type === 'mention') {
       if (!applyEditorEvent(companion, event)) this.report('on_unheard_mention', event.path);
       return;
     }
-    if (!applyEditorEvent(companion, event)) this.logger.info('decision for a diff no longer pending', { type: event.type });
+    if (!intake.apply(event)) this.logger.info('decision for a diff no longer pending', { type: event.type });
   }
 
   /** The `cursor` shorthand as the event it stands for, in the file of the last focus or cursor event. */
   private cursorEvent(message: Extract<RpcMessage, { method: 'cursor' }>): EditorEvent {
     if (this.positionPath === undefined) throw new EditorEventError('cursor notification before a focus or cursor event naming its file');
-    const { method: _, ...position } = message; // cursor, and selectedText and selectionBackward when there are
+    const { method: _, ...position } = message; // cursor, and anchor and selectionKind when there are
     return parseEditorEvent({ type: 'cursor', path: this.positionPath, ...position });
   }
 
@@ -127,6 +134,10 @@ export class NeovimHost {
       ...(hello.agents && { agents: parseAgents(hello.agents.join(',')) }),
     });
     this.companion = companion;
+    this.intake = new PositionIntake(companion, {
+      readSelectedText: (maxChars) => this.lua.call<string | null>(CONTEXT_MODULE, 'selected_text', maxChars),
+      onReadError: (err) => this.logger.warn('could not read the selected text', { error: describeError(err) }),
+    });
     if (companion.rootsRefused) this.report('on_warning', companion.rootsRefused);
     this.started = companion.start().then(
       async () => {

@@ -6,9 +6,9 @@
  * host can rebuild the exact bytes `:w` would write (bufferText.ts).
  * `cursor` is the one shorthand: a cursor move in the file of the last
  * `focus`/`cursor` event, sent as positional values (`line, character,
- * selectedText?, selectionBackward?`, no table to convert and encode on every
- * move); the host adds that path (neovimHost.ts) and validates the event it
- * makes like any other.
+ * anchorLine?, anchorCharacter?, selectionKind?`, no table to convert and
+ * encode on every move); the host adds that path (neovimHost.ts) and
+ * validates the event it makes like any other.
  */
 import * as z from 'zod/mini';
 import { HelloSchema, type EditorEvent, type Hello } from '@ide-companion/protocol';
@@ -21,9 +21,9 @@ export type RpcMessage =
   | { method: 'hello'; hello: Hello }
   | { method: 'stop' }
   | { method: 'event'; event: EditorEvent }
-  | { method: 'cursor'; cursor: { line: unknown; character: unknown }; selectedText?: unknown; selectionBackward?: unknown };
+  | { method: 'cursor'; cursor: { line: unknown; character: unknown }; anchor?: { line: unknown; character: unknown }; selectionKind?: unknown };
 
-const CURSOR_ARGS = 'expected line, character, and optionally the selected text and selectionBackward';
+const CURSOR_ARGS = "expected line, character, and optionally the selection's anchor line and character and its kind";
 /** Lua's nil in a notification's arguments (msgpack nil): the value left out. */
 const absent = (value: unknown) => value === undefined || value === null;
 
@@ -49,13 +49,13 @@ export function parseRpcMessage(method: string, args: unknown): RpcMessage {
       return { method, event: parseEditorEvent(payload) };
     case 'cursor': {
       // Checked as an event once the host adds the path.
-      if (!Array.isArray(args) || args.length < 2 || args.length > 4) throw new EditorEventError(`bad cursor notification: ${CURSOR_ARGS}`);
-      const [line, character, selectedText, selectionBackward] = args as unknown[];
+      if (!Array.isArray(args) || args.length < 2 || args.length > 5) throw new EditorEventError(`bad cursor notification: ${CURSOR_ARGS}`);
+      const [line, character, anchorLine, anchorCharacter, selectionKind] = args as unknown[];
       return {
         method,
         cursor: { line, character },
-        ...(!absent(selectedText) && { selectedText }),
-        ...(!absent(selectionBackward) && { selectionBackward }),
+        ...(!absent(anchorLine) && { anchor: { line: anchorLine, character: anchorCharacter } }),
+        ...(!absent(selectionKind) && { selectionKind }),
       };
     }
     case 'diffAccept': {

@@ -1,30 +1,36 @@
 " Requests from the host (docs/editor-protocol.md "Actions"): each returns
 " its result or throws a sentence for the user; host.vim sends the response.
 
+" The handlers, by action name (as packages/server/src/tools): each takes the params dict.
+let s:HANDLERS = {
+      \ 'showDiff': {p -> ide_companion#diff#show(p)},
+      \ 'diffText': {p -> ide_companion#diff#text(p)},
+      \ 'closeDiff': {p -> ide_companion#diff#close(p)},
+      \ 'openFile': {p -> s:open_file(p)},
+      \ 'getOpenEditors': {p -> s:open_editors()},
+      \ 'getSelection': {p -> s:selection()},
+      \ 'getDiagnostics': {p -> ide_companion#diagnostics#collect(get(p, 'path', v:null))},
+      \ 'checkDocumentDirty': {p -> s:dirty(p)},
+      \ 'saveDocument': {p -> s:save(p)},
+      \ 'closeFile': {p -> s:close_file(p)},
+      \ 'selectedText': {p -> s:selected_text(p)},
+      \ }
+
 function! ide_companion#actions#run(action, params) abort
-  let params = type(a:params) == v:t_dict ? a:params : {}
-  if a:action ==# 'showDiff'
-    return ide_companion#diff#show(params)
-  elseif a:action ==# 'diffText'
-    return ide_companion#diff#text(params)
-  elseif a:action ==# 'closeDiff'
-    return ide_companion#diff#close(params)
-  elseif a:action ==# 'openFile'
-    return s:open_file(params)
-  elseif a:action ==# 'getOpenEditors'
-    return s:open_editors()
-  elseif a:action ==# 'getSelection'
-    return s:selection()
-  elseif a:action ==# 'getDiagnostics'
-    return ide_companion#diagnostics#collect(get(params, 'path', v:null))
-  elseif a:action ==# 'checkDocumentDirty'
-    return s:dirty(params)
-  elseif a:action ==# 'saveDocument'
-    return s:save(params)
-  elseif a:action ==# 'closeFile'
-    return s:close_file(params)
+  let Handler = get(s:HANDLERS, a:action, v:null)
+  if Handler is v:null
+    throw 'Vim does not know the action "' . a:action . '"'
   endif
-  throw 'Vim does not know the action "' . a:action . '"'
+  return Handler(type(a:params) == v:t_dict ? a:params : {})
+endfunction
+
+" The host reads the selection's text when the range it was sent changed.
+function! s:selected_text(params) abort
+  let max = get(a:params, 'maxChars', 0)
+  if type(max) != v:t_number || max < 1
+    throw 'maxChars must be a positive number'
+  endif
+  return {'text': ide_companion#position#selected_text(max)}
 endfunction
 
 function! s:path_param(params) abort

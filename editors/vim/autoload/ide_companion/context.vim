@@ -9,9 +9,6 @@ let s:timer = -1
 " move: while a selection is reported, a slow timer looks for its end.
 let s:HAS_MODE_CHANGED = exists('##ModeChanged')
 let s:visual_timer = -1
-" The last focus/cursor position sent: [path, line, character, selectedText
-" (v:null: none), backward (1: selectionBackward, else 0)].
-let s:last = []
 let s:last_roots = []
 " buffer -> its file name before :file / :saveas
 let s:renaming = {}
@@ -69,25 +66,14 @@ function! s:send_position(type) abort
     let s:cur_path_json = json_encode(s:cur_path)
     let s:cur_head = '{"type":"cursor","path":' . s:cur_path_json . ',"cursor":{"line":'
   endif
-  let path = s:cur_path
-  if path ==# ''
+  if s:cur_path ==# ''
     return
   endif
   let pos = ide_companion#position#current()
-  let selected = get(pos, 'selectedText', v:null)
-  let backward = get(pos, 'selectionBackward', 0)
-  " CursorMoved and ModeChanged often fire together for one move: send it once.
-  " The direction counts too: the same text selected the other way is news.
-  if a:type ==# 'cursor' && s:last ==# [path, pos.line, pos.character, selected, backward]
-    return
-  endif
-  let s:last = [path, pos.line, pos.character, selected, backward]
   let json = '{"type":"' . a:type . '","path":' . s:cur_path_json . ',"cursor":{"line":' . pos.line . ',"character":' . pos.character . '}'
-  if selected isnot v:null
-    let json .= ',"selectedText":' . ide_companion#position#json(selected)
-    if backward
-      let json .= ',"selectionBackward":true'
-    endif
+  if has_key(pos, 'anchor')
+    " The range only: the host reads the text when it needs it (selectedText).
+    let json .= ',"anchor":{"line":' . pos.anchor.line . ',"character":' . pos.anchor.character . '},"selectionKind":"' . pos.selectionKind . '"'
     if !s:HAS_MODE_CHANGED && s:visual_timer < 0
       let s:visual_timer = timer_start(50, function('s:visual_ended'), {'repeat': -1})
     endif
@@ -107,26 +93,32 @@ function! s:forget_current() abort
   let s:cur_buf = -1
 endfunction
 
-" What the timer runs. Outside Visual and Select mode (no selected text) the
-" position is read, compared with the last one sent (CursorMoved and
-" ModeChanged often fire together for one move) and sent in a few lines, with
-" no dict and no json_encode(). On Vim 9 compiled (:def); legacy Vimscript
+" What the timer runs. Outside Visual and Select mode (no selection) the
+" position is read and sent in a few lines, with no dict and no
+" json_encode(); the host drops repeats. On Vim 9 compiled (:def); legacy Vimscript
 " reads and runs each line anew every time, about a microsecond a line and
 " several a call, so there it is as short as it can be (comments stay outside:
 " they are read every time too).
 if v:version >= 900
+  " In Visual and Select mode the selection's other end and kind go too (its
+  " range; the host reads the text when it needs it).
+  let s:KIND_OF_MODE = {'v': 'char', 's': 'char', 'V': 'line', 'S': 'line', "\<C-v>": 'block', "\<C-s>": 'block'}
   def s:Flush(...args: list<any>)
     s:timer = -1
-    if bufnr('') != s:cur_buf || stridx("vVsS\<C-v>\<C-s>", mode()) >= 0
+    if bufnr('') != s:cur_buf
       s:send_position('cursor')
       return
     endif
-    var pos = [s:cur_path, line('.'), charcol('.'), null, 0]
-    if pos == s:last || s:cur_path == ''
+    if s:cur_path == ''
       return
     endif
-    s:last = pos
-    ide_companion#host#send_json(s:cur_head .. pos[1] .. ',"character":' .. max([pos[2], 1]) .. '}}')
+    var json = s:cur_head .. line('.') .. ',"character":' .. max([charcol('.'), 1]) .. '}'
+    var kind = get(s:KIND_OF_MODE, mode(), '')
+    if kind != ''
+      var anchor = getcharpos('v')
+      json ..= ',"anchor":{"line":' .. anchor[1] .. ',"character":' .. max([anchor[2], 1]) .. '},"selectionKind":"' .. kind .. '"'
+    endif
+    ide_companion#host#send_json(json .. '}')
   enddef
   let s:flush_ref = function('s:Flush')
 else
@@ -135,12 +127,10 @@ else
     if bufnr('') != s:cur_buf || stridx("vVsS\<C-v>\<C-s>", mode()) >= 0
       return s:send_position('cursor')
     endif
-    let pos = [s:cur_path, line('.'), s:HAS_CHARCOL ? charcol('.') : ide_companion#position#cursor_char(), v:null, 0]
-    if pos ==# s:last || s:cur_path ==# ''
+    if s:cur_path ==# ''
       return
     endif
-    let s:last = pos
-    call ide_companion#host#send_json(s:cur_head . pos[1] . ',"character":' . max([pos[2], 1]) . '}}')
+    call ide_companion#host#send_json(s:cur_head . line('.') . ',"character":' . max([s:HAS_CHARCOL ? charcol('.') : ide_companion#position#cursor_char(), 1]) . '}}')
   endfunction
   let s:flush_ref = function('s:flush')
 endif
@@ -188,7 +178,6 @@ endfunction
 " buffer (ranked below it), the roots.
 function! ide_companion#context#sync() abort
   let current = bufnr('')
-  let s:last = []
   call s:send_position('focus')
   for info in getbufinfo({'buflisted': 1})
     if info.bufnr != current && ide_companion#util#file_of(info.bufnr) !=# ''
@@ -246,7 +235,6 @@ function! ide_companion#context#detach() abort
   let s:visual_timer = -1
   let s:attached = 0
   let s:cur_buf = -1
-  let s:last = []
   let s:last_roots = []
   let s:renaming = {}
 endfunction

@@ -1,11 +1,6 @@
 " Cursor and visual selection of the current window as Gemini CLI wants them:
 " 1-based line and character (characters, not bytes) and the selected text.
 
-" Gemini CLI keeps 16384 UTF-16 units of a selection; the host cuts and marks
-" it. Collecting a little more than that is enough, and bounds the work per
-" cursor move in a huge selection.
-let s:MAX_SELECTION_CHARS = 16384 + 1
-let s:CHUNK_LINES = 256
 let s:MAXCOL = 2147483647
 
 " charcol() came with Vim 8.2.2233; before it, count the characters before the cursor.
@@ -51,50 +46,16 @@ function! s:char_len(line, col) abort
   return len(matchstr(a:line, '\%' . a:col . 'c.'))
 endfunction
 
-" The last characterwise or linewise selection cut at the cap, while its
-" start, the buffer and its text stay the same: moving the far end of a
-" selection longer than Gemini CLI keeps (past the lines read) changes nothing
-" it sees, and is not read again. [key, first row not read, text]
-let s:capped = [[], 0, '']
-
-" The text of the selection of `kind` from sl:sc to el:ec (byte positions, in order).
-function! s:selected_text(kind, sl, sc, el, ec) abort
+" The text of a selection of `kind` ('v', 'V', CTRL-V) from byte position
+" sl:sc to el:ec: at least `max` characters of it (or all), when given.
+function! s:text_between(kind, sl, sc, el, ec, ...) abort
   let [sl, sc, el, ec] = [a:sl, a:sc, a:el, a:ec]
-  if a:kind ==# "\<C-v>"
-    return s:text_between(a:kind, sl, sc, el, ec)
-  endif
-  let key = [bufnr(''), b:changedtick, a:kind, sl, sc]
-  if el >= s:capped[1] && s:capped[0] ==# key
-    return s:capped[2]
-  endif
-  let [lines, complete] = s:lines_capped(sl, el, s:MAX_SELECTION_CHARS)
+  let max = a:0 ? a:1 : s:MAXCOL
+  let [lines, complete] = s:lines_capped(sl, el, max)
   if empty(lines)
     return ''
   endif
-  let text = strcharpart(s:selected_lines(lines, complete, a:kind, sl, sc, el, ec), 0, s:MAX_SELECTION_CHARS)
-  let s:capped = complete ? [[], 0, ''] : [key, sl + len(lines), text]
-  return text
-endfunction
-
-" `text` as a JSON string; the last one is kept, as a long selection is sent
-" again on every move of its far end.
-let s:json = ['', '""']
-function! ide_companion#position#json(text) abort
-  if a:text !=# s:json[0]
-    let s:json = [a:text, json_encode(a:text)]
-  endif
-  return s:json[1]
-endfunction
-
-" The text of a selection of `kind` ('v', 'V', CTRL-V) from byte position sl:sc to el:ec.
-function! s:text_between(kind, sl, sc, el, ec) abort
-  let [sl, sc, el, ec] = [a:sl, a:sc, a:el, a:ec]
-  let [lines, complete] = s:lines_capped(sl, el, s:MAX_SELECTION_CHARS)
-  if empty(lines)
-    return ''
-  endif
-  let text = s:selected_lines(lines, complete, a:kind, sl, sc, el, ec)
-  return strcharpart(text, 0, s:MAX_SELECTION_CHARS)
+  return s:selected_lines(lines, complete, a:kind, sl, sc, el, ec)
 endfunction
 
 function! s:selected_lines(lines, complete, kind, sl, sc, el, ec) abort
@@ -121,29 +82,40 @@ function! s:selected_lines(lines, complete, kind, sl, sc, el, ec) abort
   return join(lines, "\n")
 endfunction
 
-" {line, character, selectedText?, selectionBackward?} of the current window.
-" selectionBackward (1, only with selectedText) when the cursor is before the
-" other end of the selection (line first, then column; for every kind), so at
-" its start: Claude Code's selection range is worked out from the cursor.
+" The kind of selection of mode `mode`: 'v', 'V', CTRL-V, or '' outside Visual and Select mode.
+function! s:kind(mode) abort
+  return a:mode ==# 'v' || a:mode ==# 's' ? 'v'
+        \ : a:mode ==# 'V' || a:mode ==# 'S' ? 'V'
+        \ : a:mode ==# "\<C-v>" || a:mode ==# "\<C-s>" ? "\<C-v>" : ''
+endfunction
+
+let s:KIND_NAMES = {'v': 'char', 'V': 'line', "\<C-v>": 'block'}
+
+" {line, character, anchor?, selectionKind?} of the current window: in Visual
+" and Select mode the selection's other end (1-based, in characters) and its
+" kind. The host reads the text (selectedText) when it needs it.
 function! ide_companion#position#current() abort
   let result = {'line': line('.'), 'character': max([s:cursor_char(), 1])}
-  let mode = mode()
-  let kind = mode ==# 'v' || mode ==# 's' ? 'v'
-        \ : mode ==# 'V' || mode ==# 'S' ? 'V'
-        \ : mode ==# "\<C-v>" || mode ==# "\<C-s>" ? "\<C-v>" : ''
+  let kind = s:kind(mode())
   if kind !=# ''
     let [vl, vc] = getpos('v')[1:2]
-    let [cl, cc] = [result.line, col('.')]
-    let backward = cl < vl || (cl == vl && cc < vc)
-    let text = backward ? s:selected_text(kind, cl, cc, vl, vc) : s:selected_text(kind, vl, vc, cl, cc)
-    if text !=# ''
-      let result.selectedText = text
-      if backward
-        let result.selectionBackward = 1
-      endif
-    endif
+    let result.anchor = {'line': vl, 'character': ide_companion#util#char_col(getline(vl), vc)}
+    let result.selectionKind = s:KIND_NAMES[kind]
   endif
   return result
+endfunction
+
+" The selectedText action: the live selection's text, at least `max`
+" characters of it (or all), or v:null outside Visual and Select mode.
+function! ide_companion#position#selected_text(max) abort
+  let kind = s:kind(mode())
+  if kind ==# ''
+    return v:null
+  endif
+  let [vl, vc] = getpos('v')[1:2]
+  let [cl, cc] = getpos('.')[1:2]
+  let text = cl < vl || (cl == vl && cc < vc) ? s:text_between(kind, cl, cc, vl, vc, a:max) : s:text_between(kind, vl, vc, cl, cc, a:max)
+  return text ==# '' ? v:null : text
 endfunction
 
 " The selection for getSelection: the live one in Visual mode, else the last
@@ -152,7 +124,7 @@ endfunction
 function! ide_companion#position#selection() abort
   let mode = mode()
   if mode =~# "^[vVsS\<C-v>\<C-s>]"
-    let kind = mode ==# 'v' || mode ==# 's' ? 'v' : mode ==# 'V' || mode ==# 'S' ? 'V' : "\<C-v>"
+    let kind = s:kind(mode)
     let [sl, sc] = getpos('v')[1:2]
     let [el, ec] = getpos('.')[1:2]
   else

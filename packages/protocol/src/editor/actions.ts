@@ -41,6 +41,16 @@ export const CloseDiffParamsSchema = /* @__PURE__ */ lazySchema(() => z.object({
  */
 export const CloseFileParamsSchema = /* @__PURE__ */ lazySchema(() => z.object({ path: z.string().check(z.minLength(1)) }));
 
+/**
+ * The text of the selection the editor has now, read for the host (asked of
+ * ends whose focus/cursor events carry an `anchor`): at most `maxChars`
+ * characters of it from its start, null when nothing is selected. The host
+ * cuts it to the CLI's limit and marks the cut (one rule, in UTF-16 units);
+ * `maxChars` only bounds the editor's work, one past that limit.
+ */
+export const SelectedTextParamsSchema = /* @__PURE__ */ lazySchema(() => z.object({ maxChars: z.int().check(z.minimum(1)) }));
+export const SelectedTextResultSchema = /* @__PURE__ */ lazySchema(() => z.object({ text: z.nullable(z.string()) }));
+
 export interface ActionType<N extends string, P extends z.ZodMiniType, R extends z.ZodMiniType> {
   readonly name: N;
   readonly params: P;
@@ -69,6 +79,7 @@ export const EDITOR_ACTIONS = {
   checkDocumentDirty: actionType('checkDocumentDirty', CheckDocumentDirtyParamsSchema, CheckDocumentDirtyResultSchema, 5_000),
   saveDocument: actionType('saveDocument', SaveDocumentParamsSchema, SaveDocumentResultSchema, 5_000),
   closeFile: actionType('closeFile', CloseFileParamsSchema, z.null(), 5_000),
+  selectedText: actionType('selectedText', SelectedTextParamsSchema, SelectedTextResultSchema, 2_000),
 } as const;
 
 export type EditorActionName = keyof typeof EDITOR_ACTIONS;

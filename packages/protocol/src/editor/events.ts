@@ -17,6 +17,19 @@ const path = AbsolutePathSchema;
  * Code's selection_changed also gives the range, which needs this.
  */
 const selectionBackward = z.optional(z.boolean());
+/**
+ * A selection sent as its range: `anchor` is its other end (the cursor is
+ * one end), in the cursor's units, and `selectionKind` how it spans them
+ * (left out: characterwise). The host reads the text with the `selectedText`
+ * action, only when the range changed and at most once per context update,
+ * and works out `selectionBackward` itself: a move inside a big selection
+ * then costs the editor what a plain move costs. Ends that send
+ * `selectedText` instead (VS Code, scripted bridges) still may.
+ */
+export const SELECTION_KINDS = ['char', 'line', 'block'] as const;
+export type SelectionKind = (typeof SELECTION_KINDS)[number];
+const anchor = z.optional(CursorSchema);
+const selectionKind = z.optional(z.enum(SELECTION_KINDS));
 export const FocusEventSchema = /* @__PURE__ */ lazySchema(() =>
   z.object({
     type: z.literal('focus'),
@@ -24,10 +37,20 @@ export const FocusEventSchema = /* @__PURE__ */ lazySchema(() =>
     cursor: z.optional(CursorSchema),
     selectedText: z.optional(z.string()),
     selectionBackward,
+    anchor,
+    selectionKind,
   }),
 );
 export const CursorEventSchema = /* @__PURE__ */ lazySchema(() =>
-  z.object({ type: z.literal('cursor'), path, cursor: CursorSchema, selectedText: z.optional(z.string()), selectionBackward }),
+  z.object({
+    type: z.literal('cursor'),
+    path,
+    cursor: CursorSchema,
+    selectedText: z.optional(z.string()),
+    selectionBackward,
+    anchor,
+    selectionKind,
+  }),
 );
 export const SelectionEventSchema = /* @__PURE__ */ lazySchema(() =>
   z.object({ type: z.literal('selection'), path, selectedText: z.optional(z.string()), selectionBackward }),
