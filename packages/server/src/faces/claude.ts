@@ -34,6 +34,7 @@ import { isProcessAlive } from '../processAlive.js';
 import type { SessionInfo } from '../sessions.js';
 import { sweepStaleLockFiles } from './lockFile.js';
 import { toolCallFault, toolLookup } from '../http/rpcConformance.js';
+import { TabbedDiffs } from './tabbedDiffs.js';
 import { WebSocketTransport } from './webSocketTransport.js';
 
 export { claudeIdeDir } from './agentPaths.js';
@@ -63,8 +64,8 @@ export class ClaudeSession {
   readonly connectedAt = Date.now();
   clientName: string | undefined;
   clientVersion: string | undefined;
-  /** openDiff calls waiting for the user, by file; tab names to files for close_tab. */
-  readonly waiting = new Map<string, { tabName: string; resolve: (outcome: Outcome) => void }>();
+  /** openDiff calls waiting for the user, by tab name (tabbedDiffs.ts). */
+  readonly diffs = new TabbedDiffs<Outcome>(closedOutcome);
   server: McpServer | undefined;
   alive = true;
   lastSelection: string | undefined;
@@ -75,27 +76,6 @@ export class ClaudeSession {
     readonly id: string,
     readonly socket: WebSocket,
   ) {}
-
-  /** Registers openDiff's wait for `filePath`; settles with the user's decision. */
-  waitForOutcome(filePath: string, tabName: string): Promise<Outcome> {
-    return new Promise((resolve) => {
-      this.settle(filePath, closedOutcome());
-      this.waiting.set(filePath, { tabName, resolve });
-    });
-  }
-
-  settle(filePath: string, outcome: Outcome): boolean {
-    const waiter = this.waiting.get(filePath);
-    if (!waiter) return false;
-    this.waiting.delete(filePath);
-    waiter.resolve(outcome);
-    return true;
-  }
-
-  fileOfTab(tabName: string): string | undefined {
-    for (const [file, waiter] of this.waiting) if (waiter.tabName === tabName) return file;
-    return undefined;
-  }
 
   /** Sends a notification; false (nothing sent) before the session is initialized or once the socket closed. */
   notify(method: string, params: object): boolean {
@@ -155,9 +135,9 @@ export class ClaudeFace {
     const { filePath } = notification.params as { filePath: string };
     if (notification.method === DiffAcceptedNotification.method) {
       const { content } = notification.params as { content: string };
-      session.settle(filePath, textOutcome(CLAUDE_DIFF_OUTCOME.saved, content));
+      session.diffs.settleFile(filePath, textOutcome(CLAUDE_DIFF_OUTCOME.saved, content));
     } else {
-      session.settle(filePath, textOutcome(CLAUDE_DIFF_OUTCOME.rejected, session.waiting.get(filePath)?.tabName ?? filePath));
+      session.diffs.settleFile(filePath, textOutcome(CLAUDE_DIFF_OUTCOME.rejected, session.diffs.tabOf(filePath) ?? filePath));
     }
   }
 
@@ -260,7 +240,7 @@ export class ClaudeFace {
 
   private drop(session: ClaudeSession, code?: number, reason?: string): void {
     if (!this.sessions.delete(session.id)) return;
-    for (const file of [...session.waiting.keys()]) session.settle(file, closedOutcome());
+    session.diffs.settleAll();
     if (code !== undefined && session.socket.readyState === session.socket.OPEN) session.socket.close(code, reason);
     void session.server?.close().catch(() => undefined);
     this.options.onSessionClosed(session.id);

@@ -9,10 +9,10 @@ export const openFile = defineTool({
   requires: 'openFile',
   // `path` arrives resolved and checked (workspacePaths.ts): the editor opens what was checked.
   path: 'act',
-  async handler({ path, line, column }, env) {
+  async handler({ path, line, column, endLine, endColumn, preview, focus }, env) {
     try {
-      await askEditor(env, 'openFile', { path, line, column });
-      return jsonResult(OpenFileTool, { opened: path, line, column });
+      await askEditor(env, 'openFile', { path, line, column, endLine, endColumn, preview, focus });
+      return jsonResult(OpenFileTool, { opened: path, line, column, endLine, endColumn });
     } catch (err) {
       return toolError(`Could not open ${path}: ${describeError(err)}`);
     }
