@@ -1174,8 +1174,24 @@ line (not the empty one after a final newline), a column past the line its end."
       (when (and (eobp) (bolp) (not (bobp))) (forward-line -1))
       (beginning-of-line)
       (when (natnump column)
-        (forward-char (min (1- (max column 1)) (- (line-end-position) (point))))))
+        (forward-char (min (1- (max column 1)) (- (line-end-position) (point)))))
+      (when (natnump (plist-get params :endLine))
+        (ide-companion--select-to (plist-get params :endLine) (plist-get params :endColumn))))
     :null))
+
+(defun ide-companion--select-to (end-line end-column)
+  "Activate the region from point up to, not including, END-COLUMN of END-LINE.
+Both 1-based; without END-COLUMN the region runs to the end of END-LINE, as
+openFile's endLine and endColumn ask."
+  (let ((start (point))
+        (end (save-excursion
+               (goto-char (point-min))
+               (forward-line (1- (max end-line 1)))
+               (if (natnump end-column)
+                   (progn (forward-char (min (1- (max end-column 1)) (- (line-end-position) (point)))) (point))
+                 (line-end-position)))))
+    (goto-char (max start end))
+    (push-mark start t t)))
 
 (defun ide-companion--language-id (buffer)
   "A language id for BUFFER, from its major mode."
@@ -1191,7 +1207,9 @@ line (not the empty one after a final newline), a column past the line its end."
           (push (list :path file
                       :isActive (if (eq buffer ide-companion--focused) t :false)
                       :isDirty (if (buffer-modified-p buffer) t :false)
-                      :languageId (ide-companion--language-id buffer))
+                      :languageId (ide-companion--language-id buffer)
+                      :lineCount (with-current-buffer buffer
+                                   (save-restriction (widen) (count-lines (point-min) (point-max)))))
                 editors))))
     (list :editors (vconcat (nreverse editors)))))
 
