@@ -16,7 +16,7 @@ import { toolCallFault, toolLookup } from './http/rpcConformance.js';
 import { validateCompanionNotification, type CompanionNotification } from '@ide-companion/protocol';
 import { loadSdk } from './lazySdk.js';
 import { describeError, type Logger } from './logger.js';
-import type { AgentName } from './faces/agentPaths.js';
+import type { AgentName, SessionAgent } from './faces/agentPaths.js';
 
 /** What the SDK's `notification()` would send: the notification and `jsonrpc`. */
 function toJsonRpc(notification: CompanionNotification): JSONRPCMessage {
@@ -31,8 +31,8 @@ export interface SessionInfo {
   /** Whether the standalone GET stream, the one notifications travel on, is open. */
   streamOpen: boolean;
   connectedAt: number;
-  /** Which agent: told by the token it connected with (each face's own) or its transport (Claude Code's WebSocket). */
-  agent: AgentName;
+  /** Which agent: told by the token it connected with (each face's own), its transport (Claude Code's WebSocket), or its clientInfo (opencode). */
+  agent: SessionAgent;
 }
 
 export interface SessionRegistryOptions {

@@ -25,3 +25,4 @@ export * from './claudeClient.js';
 export * from './anthropicMock.js';
 export * from './claudeCode.js';
 export * from './editorScript.js';
+export * from './opencode.js';

@@ -187,16 +187,15 @@ async function checkClaude(run: CheckRun, env: NodeJS.ProcessEnv): Promise<void>
   else
     record.fail('agents.claude.refusals', `the upgrade was accepted with ${accepted.join(', ')}: a web page (or anyone on this machine) can drive the editor`);
 
-  // Where and how Claude Code dials (`ws://HOST:PORT`, subprotocol mcp): anything else is not Claude Code.
+  // Where and how Claude Code dials (`ws://HOST:PORT`, subprotocol mcp; opencode with none): anything else is neither.
   const offTarget: string[] = [];
   for (const [what, path, protocols] of [
-    ['no subprotocol', '', []],
     ['the subprotocol "not-mcp"', '', ['not-mcp']],
     ['the path /elsewhere', '/elsewhere', [CLAUDE_SUBPROTOCOL]],
   ] as const) {
     if ((await upgrade({ [CLAUDE_AUTH_HEADER]: token }, path, [...protocols])) === 101) offTarget.push(what);
   }
-  if (offTarget.length === 0) record.pass('agents.claude.handshake', 'refused without the subprotocol mcp, with another, and on another path');
+  if (offTarget.length === 0) record.pass('agents.claude.handshake', 'refused with a subprotocol other than mcp, and on another path');
   else record.warn('agents.claude.handshake', `the upgrade was accepted with ${offTarget.join(', ')}: only / with the subprotocol mcp is Claude Code`);
 
   await checkClaudeLifecycle(run, url, token);

@@ -275,7 +275,7 @@ export const CHECKS = [
   {
     id: 'agents.claude.handshake',
     group: 'agents',
-    title: 'the upgrade is refused without the subprotocol mcp, with another, and on a path other than /',
+    title: 'the upgrade is refused with a subprotocol other than mcp (none is opencode), and on a path other than /',
     source: 'RFC 6455 §4.2.2 (subprotocol); Claude Code 2.1.332 (dials ws://127.0.0.1:PORT with subprotocol mcp)',
   },
   {

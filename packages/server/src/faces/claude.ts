@@ -32,12 +32,19 @@ import { upgradeGuard } from '../http/requestGuard.js';
 import { describeError, type Logger } from '../logger.js';
 import { isProcessAlive } from '../processAlive.js';
 import type { SessionInfo } from '../sessions.js';
+import { AGENT_DISPLAY_NAMES } from './agentPaths.js';
 import { sweepStaleLockFiles } from './lockFile.js';
 import { toolCallFault, toolLookup } from '../http/rpcConformance.js';
+import { lineCountOf } from './openFileRange.js';
 import { TabbedDiffs } from './tabbedDiffs.js';
 import { WebSocketTransport } from './webSocketTransport.js';
 
 export { claudeIdeDir } from './agentPaths.js';
+
+/** opencode names itself `opencode` in initialize's clientInfo (1.18.33); everything else on this face is Claude Code. */
+export function agentOfClient(name: string | undefined): 'claude' | 'opencode' {
+  return name === 'opencode' ? 'opencode' : 'claude';
+}
 
 /** What openDiff's caller gets when the user decides (or the diff goes). */
 type Outcome = CallToolResult;
@@ -64,6 +71,8 @@ export class ClaudeSession {
   readonly connectedAt = Date.now();
   clientName: string | undefined;
   clientVersion: string | undefined;
+  /** Claude Code, or a CLI that borrows its face (opencode), by what initialize said. */
+  agent: 'claude' | 'opencode' = 'claude';
   /** openDiff calls waiting for the user, by tab name (tabbedDiffs.ts). */
   readonly diffs = new TabbedDiffs<Outcome>(closedOutcome);
   server: McpServer | undefined;
@@ -158,7 +167,11 @@ export class ClaudeFace {
   /** "Send to agent": every connected Claude Code hears at_mentioned. Returns how many did. */
   mention(mention: ClaudeAtMentioned): number {
     let sent = 0;
-    for (const session of this.sessions.values()) if (session.notify(CLAUDE_NOTIFICATION.atMentioned, mention)) sent++;
+    for (const session of this.sessions.values()) {
+      // opencode (1.18.33) drops an at_mentioned without both lines: a whole file goes as all its lines.
+      const params = session.agent === 'opencode' ? withLines(mention) : mention;
+      if (session.notify(CLAUDE_NOTIFICATION.atMentioned, params)) sent++;
+    }
     return sent;
   }
 
@@ -169,7 +182,7 @@ export class ClaudeFace {
       clientVersion: s.clientVersion,
       streamOpen: true,
       connectedAt: s.connectedAt,
-      agent: 'claude' as const,
+      agent: s.agent,
     }));
   }
 
@@ -222,7 +235,8 @@ export class ClaudeFace {
         const client = server.server.getClientVersion();
         session.clientName = client?.name;
         session.clientVersion = client?.version;
-        this.options.logger.info('Claude Code connected', { session: session.id, client: client?.name, version: client?.version });
+        session.agent = agentOfClient(client?.name);
+        this.options.logger.info(`${AGENT_DISPLAY_NAMES[session.agent]} connected`, { session: session.id, client: client?.name, version: client?.version });
         this.options.onSessionsChanged();
         // What the user has selected now, as claudecode.nvim and the VS Code extension send on connect.
         const selection = this.options.currentSelection();
@@ -278,13 +292,16 @@ export const CLAUDE_WEBSOCKET_PATH = '/';
 
 /**
  * What the guard leaves to the face: the CLI's path and its subprotocol.
- * An upgrade elsewhere, or without `mcp` among its subprotocols (or with
- * none), is refused before anything is upgraded.
+ * An upgrade elsewhere, or offering subprotocols without `mcp`, is refused
+ * before anything is upgraded. One offering none is taken: opencode dials
+ * so (docs/agents.md).
  */
 export function upgradeTargetRefusal(req: IncomingMessage): Refusal | undefined {
   const pathname = (req.url ?? '/').split('?')[0];
   if (pathname !== CLAUDE_WEBSOCKET_PATH) return { status: 404, message: `Not Found: Claude Code's WebSocket is at ${CLAUDE_WEBSOCKET_PATH}` };
   const header = req.headers['sec-websocket-protocol'];
+  // None at all is opencode (1.18.33 dials with the token and no subprotocol); a list without `mcp` is no client of ours.
+  if (header === undefined) return undefined;
   const offered = typeof header === 'string' ? header.split(',').map((p) => p.trim()) : [];
   if (!offered.includes(CLAUDE_SUBPROTOCOL)) {
     return {
@@ -332,4 +349,10 @@ export function selectionOf(context: IdeContext, backward = false): ClaudeSelect
     start =
       last === 0 ? { line: cursor.line, character: Math.max(0, cursor.character - text.length + 1) } : { line: Math.max(0, cursor.line - last), character: 0 };
   return { text, filePath: active.path, fileUrl: pathToFileURL(active.path).href, selection: { start, end, isEmpty: text === '' } };
+}
+
+function withLines(mention: ClaudeAtMentioned): ClaudeAtMentioned {
+  if (mention.lineStart !== undefined && mention.lineEnd !== undefined) return mention;
+  const start = mention.lineStart ?? 0;
+  return { filePath: mention.filePath, lineStart: start, lineEnd: mention.lineEnd ?? Math.max(start, (lineCountOf(mention.filePath) ?? 1) - 1) };
 }
