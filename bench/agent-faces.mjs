@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
  * Agent faces (issue 19): one companion serving Gemini CLI, Qwen Code and
- * Claude Code at once.
+ * Claude Code at once (and opencode through Claude's face, issue 31).
  *
  * - Event to each face: one companion serving all three; each agent's
  *   client connected alone (in turn), as that agent connects: the MCP SDK
@@ -116,6 +116,20 @@ runBench(async () => {
     claude: {
       connect: async (log) => {
         const client = await connectClaudeClient({ port: companion.port, token: claudeLock.authToken });
+        client.socket.on('message', (data) => {
+          const at = performance.now();
+          const message = JSON.parse(data.toString());
+          if (message.method) log.record(message.method, message.params, at);
+        });
+        return client;
+      },
+      heard: (_line, selected) => (e) => e.method === 'selection_changed' && e.params.text === selected,
+      limit: 'webSocket',
+    },
+    // opencode (issue 31) through the same face, as it dials: no subprotocol, its own clientInfo.
+    opencode: {
+      connect: async (log) => {
+        const client = await connectClaudeClient({ port: companion.port, token: claudeLock.authToken, protocol: null, clientName: 'opencode' });
         client.socket.on('message', (data) => {
           const at = performance.now();
           const message = JSON.parse(data.toString());

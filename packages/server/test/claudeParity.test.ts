@@ -172,3 +172,19 @@ test('diffs are named by tab_name: a tab name reused for another file closes the
     { type: 'text', text: 'review 2' },
   ]);
 });
+
+test('opencode dials without a subprotocol and names itself opencode: its session is listed as opencode; a whole-file mention reaches it with all its lines', async (t) => {
+  const editor = new CapableEditor();
+  const h: Harness = await startCompanion({ editor });
+  t.after(() => h.cleanup());
+  const lock = JSON.parse(fs.readFileSync(h.companion.claudeLockFilePath!, 'utf8')) as { authToken: string };
+  const opencode = await connectClaudeClient({ port: h.companion.port, token: lock.authToken, protocol: null, clientName: 'opencode' });
+  t.after(() => opencode.close());
+  await waitFor(() => h.companion.sessionList[0]?.clientName === 'opencode', 'the session listed');
+  assert.equal(h.companion.sessionList[0]!.agent, 'opencode');
+  const file = path.join(h.workspace, 'm.txt');
+  fs.writeFileSync(file, 'one\ntwo\nthree\n');
+  assert.equal(h.companion.mention(file), 1);
+  const mention = await waitFor(() => opencode.notifications.find((n) => n.method === 'at_mentioned'), 'at_mentioned');
+  assert.deepEqual(mention.params, { filePath: file, lineStart: 0, lineEnd: 2 });
+});
