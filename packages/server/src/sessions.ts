@@ -48,6 +48,12 @@ export interface SessionRegistryOptions {
   onStreamOpen: (sessionId: string) => void;
   onSessionsChanged: () => void;
   onSessionClosed: (sessionId: string) => void;
+  /**
+   * Checks a notification before it goes out; default: as Gemini CLI's
+   * schema reads it. A face with notifications of its own (Copilot CLI's)
+   * checks its own.
+   */
+  validate?: (notification: CompanionNotification) => CompanionNotification;
 }
 
 class Session {
@@ -203,7 +209,7 @@ export class SessionRegistry {
   /** The notification as the CLI's schema will read it, or undefined (logged): an invalid one would disconnect the CLI. */
   private validated(notification: CompanionNotification): CompanionNotification | undefined {
     try {
-      return validateCompanionNotification(notification);
+      return (this.options.validate ?? validateCompanionNotification)(notification);
     } catch (err) {
       this.options.logger.error('refusing to send an invalid notification', { method: notification.method, error: describeError(err) });
       return undefined;

@@ -26,3 +26,4 @@ export * from './anthropicMock.js';
 export * from './claudeCode.js';
 export * from './editorScript.js';
 export * from './opencode.js';
+export * from './copilotClient.js';

@@ -3,6 +3,7 @@
  * the files (qwen.ts, claude.ts): `list` and `doctor` read these without
  * loading the writers.
  */
+import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { CLAUDE_ENV } from '@ide-companion/protocol';
@@ -13,7 +14,7 @@ export const QWEN_ENV = {
 } as const;
 
 /** The agents a companion can serve, each a face; Gemini CLI's face is the core one (docs/agents.md). */
-export const AGENTS = ['gemini', 'qwen', 'claude'] as const;
+export const AGENTS = ['gemini', 'qwen', 'claude', 'copilot'] as const;
 export type AgentName = (typeof AGENTS)[number];
 /**
  * Agents that use another's face: opencode reads Claude Code's lock files
@@ -34,7 +35,7 @@ export function servedAgentNames(agents: readonly AgentName[]): string[] {
 
 /** The user's choice of agents for every end (`gemini,qwen,claude`); an end's own option wins. */
 export const AGENTS_ENV = 'IDE_COMPANION_AGENTS';
-export const AGENT_DISPLAY_NAMES: Readonly<Record<SessionAgent | 'copilot', string>> = {
+export const AGENT_DISPLAY_NAMES: Readonly<Record<SessionAgent, string>> = {
   gemini: 'Gemini CLI',
   qwen: 'Qwen Code',
   claude: 'Claude Code',
@@ -72,6 +73,15 @@ export function claudeIdeDir(env: NodeJS.ProcessEnv = process.env): string {
   const config = env[CLAUDE_ENV.CONFIG_DIR];
   if (config) return path.join(path.resolve(config), 'ide');
   return path.join(os.homedir() || os.tmpdir(), '.claude', 'ide');
+}
+
+/**
+ * Whether the user has Copilot CLI (its folder, or COPILOT_HOME set): only
+ * then is it served unless named, so no `~/.copilot` appears for a user
+ * who never installed it.
+ */
+export function userHasCopilot(env: NodeJS.ProcessEnv = process.env): boolean {
+  return env['COPILOT_HOME'] !== undefined || fs.existsSync(path.dirname(copilotIdeDir(env)));
 }
 
 /** GitHub Copilot CLI's folder of lock files: $COPILOT_HOME/ide, else ~/.copilot/ide. */
