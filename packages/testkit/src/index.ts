@@ -27,3 +27,4 @@ export * from './claudeCode.js';
 export * from './editorScript.js';
 export * from './opencode.js';
 export * from './copilotClient.js';
+export * from './copilotCli.js';
