@@ -62,6 +62,7 @@ test(
     fs.writeFileSync(file, 'original line\n');
     const model = await startOpenAiMock(
       [
+        { text: 'Hello.' },
         { tool: 'edit', args: { path: file, old_str: 'original line', new_str: 'line from the model' } },
         { text: 'Done.' },
         { tool: 'edit', args: { path: file, old_str: 'line from the model', new_str: 'rejected text' } },
@@ -92,6 +93,11 @@ test(
     tui.keys('Enter');
     await new Promise((resolve) => setTimeout(resolve, 1_000));
 
+    // A first turn: Copilot CLI reloads its MCP servers (the IDE's among them) as its session starts; a diff open then is lost.
+    await ask(tui, 'hello');
+    await tui.waitForText('Hello.', 60_000);
+    await tui.waitForText('MCP Servers reloaded: 1 server connected', 30_000).catch(() => undefined);
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
     await ask(tui, 'please change a.txt');
     await serve.waitForText(`proposes a change to ${file}`, 60_000).catch((err: Error) => {
       throw new Error(`${err.message}\n--- copilot ---\n${tui.screen()}`);
