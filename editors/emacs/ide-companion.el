@@ -129,10 +129,11 @@ When it does, unmodified buffers visiting the file revert without a prompt."
   :type 'number)
 
 (defcustom ide-companion-agents nil
-  "The terminal agents served: a list of \"gemini\", \"qwen\", \"claude\".
-Gemini CLI is always served.  nil: $IDE_COMPANION_AGENTS, else all three.
+  "The terminal agents served: a list of \"gemini\", \"qwen\", \"claude\", \"copilot\".
+\"opencode\" serves opencode through Claude Code's face.  Gemini CLI is always
+served.  nil: $IDE_COMPANION_AGENTS, else all (Copilot CLI when the user has it).
 Takes effect at the next start; `ide-companion-doctor' shows them."
-  :type '(repeat (choice (const "gemini") (const "qwen") (const "claude"))))
+  :type '(repeat (choice (const "gemini") (const "qwen") (const "claude") (const "copilot") (const "opencode"))))
 
 (defcustom ide-companion-ready-hook nil
   "Hook run when the companion host is listening and Gemini CLI can connect."
