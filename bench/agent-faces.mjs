@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 /**
  * Agent faces (issue 19): one companion serving Gemini CLI, Qwen Code and
- * Claude Code at once.
+ * Claude Code at once (and, issue 31, opencode through Claude's face and
+ * GitHub Copilot CLI over its Unix socket; "all three" below is every face).
  *
  * - Event to each face: one companion serving all three; each agent's
  *   client connected alone (in turn), as that agent connects: the MCP SDK
@@ -21,7 +22,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { WebSocketServer } from 'ws';
-import { connectClaudeClient } from '@ide-companion/testkit';
+import { connectClaudeClient, connectCopilotClient } from '@ide-companion/testkit';
 import { activeFileOf, connectClient, log, machine, makeFiles, runBench, scaled, sleep, startCompanion, summarize, withTimeout } from './lib/common.mjs';
 import { NotificationLog } from './lib/notificationLog.mjs';
 import { startBareSseServer } from './lib/bare-sse-server.mjs';
@@ -91,7 +92,7 @@ const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.l
 const MiB = (bytes) => Math.round((bytes / 1024 / 1024) * 100) / 100;
 
 runBench(async () => {
-  const { companion, workspace, tmp, cleanup } = await startCompanion();
+  const { companion, workspace, tmp, cleanup } = await startCompanion({ agents: ['gemini', 'qwen', 'claude', 'copilot'] });
   const [file] = makeFiles(workspace, 1);
   const qwenLock = JSON.parse(fs.readFileSync(path.join(tmp, 'qwen', 'ide', `${companion.port}.lock`), 'utf8'));
   const claudeLock = JSON.parse(fs.readFileSync(companion.claudeLockFilePath, 'utf8'));
@@ -126,6 +127,30 @@ runBench(async () => {
       },
       heard: (_line, selected) => (e) => e.method === 'selection_changed' && e.params.text === selected,
       limit: 'webSocket',
+    },
+    // opencode (issue 31) through the same face, as it dials: no subprotocol, its own clientInfo.
+    opencode: {
+      connect: async (log) => {
+        const client = await connectClaudeClient({ port: companion.port, token: claudeLock.authToken, protocol: null, clientName: 'opencode' });
+        client.socket.on('message', (data) => {
+          const at = performance.now();
+          const message = JSON.parse(data.toString());
+          if (message.method) log.record(message.method, message.params, at);
+        });
+        return client;
+      },
+      heard: (_line, selected) => (e) => e.method === 'selection_changed' && e.params.text === selected,
+      limit: 'webSocket',
+    },
+    // Copilot CLI (issue 31): the MCP SDK client over the companion's Unix socket with the lock file's header.
+    copilot: {
+      connect: async (log) => {
+        const client = await connectCopilotClient(JSON.parse(fs.readFileSync(companion.copilotLockFilePath, 'utf8')));
+        client.client.fallbackNotificationHandler = async (n) => log.record(n.method, n.params, performance.now());
+        return client;
+      },
+      heard: (_line, selected) => (e) => e.method === 'selection_changed' && e.params.text === selected,
+      limit: 'http',
     },
   };
 
@@ -187,12 +212,12 @@ runBench(async () => {
       };
     }
 
-    log(`idle memory: ${MEMORY_ROUNDS} rounds of one companion serving Gemini CLI alone, then all three`);
+    log(`idle memory: ${MEMORY_ROUNDS} rounds of one companion serving Gemini CLI alone, then every face`);
     const one = [];
     const three = [];
     for (let r = 0; r < MEMORY_ROUNDS; r++) {
       one.push(await idleMemory(['gemini']));
-      three.push(await idleMemory(['gemini', 'qwen', 'claude']));
+      three.push(await idleMemory(['gemini', 'qwen', 'claude', 'copilot']));
     }
     const rss = { one: median(one.map((m) => m.rss)), three: median(three.map((m) => m.rss)) };
     const heap = { one: median(one.map((m) => m.heapUsed)), three: median(three.map((m) => m.heapUsed)) };

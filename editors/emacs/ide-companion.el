@@ -130,10 +130,11 @@ When it does, unmodified buffers visiting the file revert without a prompt."
   :type 'number)
 
 (defcustom ide-companion-agents nil
-  "The terminal agents served: a list of \"gemini\", \"qwen\", \"claude\".
-Gemini CLI is always served.  nil: $IDE_COMPANION_AGENTS, else all three.
+  "The terminal agents served: a list of \"gemini\", \"qwen\", \"claude\", \"copilot\".
+\"opencode\" serves opencode through Claude Code's face.  Gemini CLI is always
+served.  nil: $IDE_COMPANION_AGENTS, else all (Copilot CLI when the user has it).
 Takes effect at the next start; `ide-companion-doctor' shows them."
-  :type '(repeat (choice (const "gemini") (const "qwen") (const "claude"))))
+  :type '(repeat (choice (const "gemini") (const "qwen") (const "claude") (const "copilot") (const "opencode"))))
 
 (defcustom ide-companion-ready-hook nil
   "Hook run when the companion host is listening and Gemini CLI can connect."
@@ -1215,8 +1216,24 @@ line (not the empty one after a final newline), a column past the line its end."
       (when (and (eobp) (bolp) (not (bobp))) (forward-line -1))
       (beginning-of-line)
       (when (natnump column)
-        (forward-char (min (1- (max column 1)) (- (line-end-position) (point))))))
+        (forward-char (min (1- (max column 1)) (- (line-end-position) (point)))))
+      (when (natnump (plist-get params :endLine))
+        (ide-companion--select-to (plist-get params :endLine) (plist-get params :endColumn))))
     :null))
+
+(defun ide-companion--select-to (end-line end-column)
+  "Activate the region from point up to, not including, END-COLUMN of END-LINE.
+Both 1-based; without END-COLUMN the region runs to the end of END-LINE, as
+openFile's endLine and endColumn ask."
+  (let ((start (point))
+        (end (save-excursion
+               (goto-char (point-min))
+               (forward-line (1- (max end-line 1)))
+               (if (natnump end-column)
+                   (progn (forward-char (min (1- (max end-column 1)) (- (line-end-position) (point)))) (point))
+                 (line-end-position)))))
+    (goto-char (max start end))
+    (push-mark start t t)))
 
 (defun ide-companion--language-id (buffer)
   "A language id for BUFFER, from its major mode."
@@ -1232,7 +1249,9 @@ line (not the empty one after a final newline), a column past the line its end."
           (push (list :path file
                       :isActive (if (eq buffer ide-companion--focused) t :false)
                       :isDirty (if (buffer-modified-p buffer) t :false)
-                      :languageId (ide-companion--language-id buffer))
+                      :languageId (ide-companion--language-id buffer)
+                      :lineCount (with-current-buffer buffer
+                                   (save-restriction (widen) (count-lines (point-min) (point-max)))))
                 editors))))
     (list :editors (vconcat (nreverse editors)))))
 

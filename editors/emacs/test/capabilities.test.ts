@@ -83,6 +83,12 @@ describe('Emacs capabilities as MCP tools', { skip, timeout: 180_000 }, () => {
       character: 2,
     });
 
+    // openFile with endLine/endColumn activates the region (issue 31: Claude's anchors arrive so).
+    await call('openFile', { path: b, line: 1, column: 2, endLine: 2, endColumn: 3 });
+    assert.deepEqual((await call('getSelection')).selection, { path: b, text: 'ne\ntw', start: { line: 1, character: 2 }, end: { line: 2, character: 3 } });
+    assert.equal((await call('getOpenEditors')).editors.find((e: any) => e.path === b).lineCount, 3);
+    await emacs.evalJson('(progn (with-current-buffer (window-buffer (selected-window)) (deactivate-mark)) t)');
+
     // Unsaved changes: b.txt edited in Emacs, not on disk.
     emacs.tmux.keys('M-<');
     emacs.tmux.type('edited ');

@@ -74,6 +74,16 @@ describe('Neovim capabilities as MCP tools', { skip, timeout: 120_000 }, () => {
       const where = await s.lua<[string, number, number]>('return { vim.api.nvim_buf_get_name(0), vim.fn.line("."), vim.fn.col(".") }');
       assert.deepEqual(where, [b, 3, 2]);
 
+      // openFile with endLine/endColumn selects (issue 31: Claude's startText/endText and startLine/endLine arrive so).
+      await call('openFile', { path: b, line: 1, column: 2, endLine: 2, endColumn: 3 });
+      await waitFor(async () => (await s.nvim.mode).mode === 'v', 'Visual mode', TIMEOUT);
+      assert.deepEqual((await call('getSelection')).selection, { path: b, text: 'ne\ntw', start: { line: 1, character: 2 }, end: { line: 2, character: 2 } });
+      await s.nvim.input('<Esc>');
+      await call('openFile', { path: b, line: 2, endLine: 3 });
+      assert.equal((await call('getSelection')).selection.text, 'two\nthree', 'no endColumn: whole lines');
+      await s.nvim.input('<Esc>');
+      assert.equal((await call('getOpenEditors')).editors.find((e: any) => e.path === b).lineCount, 3);
+
       // Unsaved changes: b.txt edited in Neovim, not on disk.
       await s.nvim.command('normal! ggIedited ');
       const editors = (await call('getOpenEditors')).editors;

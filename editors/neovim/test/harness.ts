@@ -48,6 +48,8 @@ export interface StartOptions {
   pluginFile?: boolean;
   /** Run in that session's TMPDIR and workspace (two Neovims on one folder); it owns the directory. */
   sameFolderAs?: NeovimSession;
+  /** The user has Copilot CLI: COPILOT_HOME=tmp/home/.copilot, so the host serves it there (issue 31). */
+  copilot?: boolean;
 }
 
 /** The name of Neovim `pid`'s discovery file in `dir`, or undefined while there is none. */
@@ -107,9 +109,11 @@ export async function startNeovim(options: StartOptions = {}): Promise<NeovimSes
     QWEN_HOME: path.join(tmp, 'qwen-home'),
     // Claude Code's lock files go where a Claude Code run with HOME=tmp/home reads them (claudeCode.test.ts).
     CLAUDE_CONFIG_DIR: path.join(tmp, 'home', '.claude'),
+    ...(options.copilot && { COPILOT_HOME: path.join(tmp, 'home', '.copilot') }),
   };
   for (const key of Object.keys(env))
-    if (key.startsWith('GEMINI_CLI_IDE_') || key.startsWith('QWEN_CODE_IDE_') || key === 'CLAUDE_CODE_SSE_PORT') delete env[key];
+    if (key.startsWith('GEMINI_CLI_IDE_') || key.startsWith('QWEN_CODE_IDE_') || key === 'CLAUDE_CODE_SSE_PORT' || (key === 'COPILOT_HOME' && !options.copilot))
+      delete env[key];
   const proc = spawn(nvimPath, ['--headless', '--clean', '-n', '--listen', socket], { cwd: workspace, env, stdio: 'ignore' });
   let closed = false;
   const kill = () => {

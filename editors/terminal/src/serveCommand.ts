@@ -48,7 +48,8 @@ function describeSessions(sessions: SessionInfo[]): string {
 function agentHints(agents: readonly AgentName[]): string {
   const hints = [
     agents.includes('qwen') ? 'qwen there finds it too' : '',
-    agents.includes('claude') ? 'claude there connects with --ide (or /ide)' : '',
+    agents.includes('claude') ? 'claude there connects with --ide (or /ide), opencode by itself' : '',
+    agents.includes('copilot') ? 'copilot there connects with /ide' : '',
   ].filter((h) => h !== '');
   return hints.length > 0 ? `(${hints.join('; ')}.)\n` : '';
 }

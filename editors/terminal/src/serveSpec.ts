@@ -13,7 +13,11 @@ the files you save, become its context, and each edit it proposes is shown
 here as a diff to accept, reject, or edit in $VISUAL/$EDITOR first (one key).`,
   options: {
     workspace: { type: 'string', arg: 'DIR', multiple: true, help: 'a workspace root (repeatable)' },
-    agents: { type: 'string', arg: 'LIST', help: 'the agents served, of gemini,qwen,claude (default: $IDE_COMPANION_AGENTS, else all)' },
+    agents: {
+      type: 'string',
+      arg: 'LIST',
+      help: "the agents served, of gemini,qwen,claude,copilot (opencode: Claude's face) (default: $IDE_COMPANION_AGENTS, else all the user has)",
+    },
     json: { type: 'boolean', help: 'log events as JSON lines on stdout (the review goes to stderr)' },
     'no-color': { type: 'boolean', help: 'plain output (also when NO_COLOR is set)' },
   },

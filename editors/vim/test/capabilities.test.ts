@@ -72,6 +72,17 @@ describe('Vim capabilities as MCP tools', { skip: skipVim, timeout: 180_000 }, (
         start: { line: 1, character: 1 },
         end: { line: 2, character: 3 },
       });
+      // openFile with endLine/endColumn selects, charwise after a linewise selection (issue 31: Claude's anchors arrive so).
+      await call(c, 'openFile', { path: u, line: 1, column: 2, endLine: 3, endColumn: 4 });
+      await waitFor(async () => (await s.expr<string>('mode()')) === 'v', 'Visual mode', TIMEOUT);
+      assert.deepEqual((await call(c, 'getSelection')).selection, {
+        path: u,
+        text: 'ne\ntwo\nthr',
+        start: { line: 1, character: 2 },
+        end: { line: 3, character: 3 },
+      });
+      s.keys('Escape');
+      assert.equal((await call(c, 'getOpenEditors')).editors.find((e: any) => e.path === u).lineCount, 3);
     } finally {
       await c.close();
       await s.close();

@@ -6,7 +6,7 @@
 import * as vscode from 'vscode';
 import type { Cursor, Diagnostic, DiagnosticSeverity, GetOpenEditorsResult, GetSelectionResult } from '@ide-companion/protocol';
 import type { CapabilityActions } from '@ide-companion/server/editorActions';
-import { cursorOf, filePathOf, openTabPaths } from './contextFeed.js';
+import { cursorOf, filePathOf, openTabPaths, tabFilePath } from './contextFeed.js';
 import { utf16Offset } from './positions.js';
 
 const SEVERITY: Record<vscode.DiagnosticSeverity, DiagnosticSeverity> = {
@@ -36,7 +36,8 @@ export const vscodeCapabilities: CapabilityActions = {
   // column is the line's start; a line past the end is the last line, a column past the line its end.
   async openFile(params) {
     const document = await vscode.workspace.openTextDocument(vscode.Uri.file(params.path));
-    const options: vscode.TextDocumentShowOptions = { preview: false, preserveFocus: true };
+    // preview and focus as the agent asks (Claude's preview, makeFrontmost); else a kept tab and the terminal keeps the focus.
+    const options: vscode.TextDocumentShowOptions = { preview: params.preview ?? false, preserveFocus: !(params.focus ?? false) };
     if (params.line !== undefined) {
       // The last line with text, not the empty one VS Code counts after a final newline (as Vim, Neovim and Emacs land).
       const count = document.lineCount;
@@ -44,7 +45,15 @@ export const vscodeCapabilities: CapabilityActions = {
       const line = Math.min(Math.max(params.line, 1), last) - 1;
       const character = utf16Offset(document.lineAt(line).text, params.column ?? 1);
       const position = new vscode.Position(line, character);
-      options.selection = new vscode.Range(position, position);
+      let end = position;
+      if (params.endLine !== undefined) {
+        // Up to, not including, endColumn of endLine; no endColumn: the whole of endLine.
+        const endLine = Math.min(Math.max(params.endLine, line + 1), count) - 1;
+        const text = document.lineAt(endLine).text;
+        end = new vscode.Position(endLine, params.endColumn === undefined ? text.length : utf16Offset(text, params.endColumn));
+        if (end.isBefore(position)) end = position;
+      }
+      options.selection = new vscode.Range(position, end);
     }
     await vscode.window.showTextDocument(document, options);
   },
@@ -56,7 +65,8 @@ export const vscodeCapabilities: CapabilityActions = {
       return {
         path: p,
         isActive: p === active,
-        ...(document && { isDirty: document.isDirty, languageId: document.languageId }),
+        ...(document && { isDirty: document.isDirty, languageId: document.languageId, lineCount: document.lineCount }),
+        ...tabFields(p),
       };
     });
     return { editors };
@@ -119,3 +129,15 @@ export const vscodeCapabilities: CapabilityActions = {
     if (tabs.length > 0) await vscode.window.tabGroups.close(tabs);
   },
 };
+
+/** Where `filePath`'s tab is: pinned, preview, its 0-based group (Claude's getOpenEditors gives them). */
+function tabFields(filePath: string): { isPinned?: boolean; isPreview?: boolean; groupIndex?: number } {
+  for (const [index, group] of vscode.window.tabGroups.all.entries()) {
+    for (const tab of group.tabs) {
+      if (tabFilePath(tab) === filePath) {
+        return { isPinned: tab.isPinned, isPreview: tab.isPreview, groupIndex: index };
+      }
+    }
+  }
+  return {};
+}

@@ -40,7 +40,7 @@ function positionOf(document: vscode.TextDocument, selection: vscode.Selection):
   };
 }
 
-function tabFilePath(tab: vscode.Tab): string | undefined {
+export function tabFilePath(tab: vscode.Tab): string | undefined {
   return tab.input instanceof vscode.TabInputText ? filePathOf(tab.input.uri) : undefined;
 }
 

@@ -35,11 +35,16 @@ function runBin(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv
 }
 
 test('our companion passes every check through the library, and check leaves no diff open and no file changed', { timeout: 120_000 }, async () => {
-  const h = await startOurCompanion();
+  const h = await startOurCompanion({ agents: ['gemini', 'qwen', 'claude', 'copilot'] });
   try {
     const before = fs.readFileSync(h.file, 'utf8');
-    // Where this companion's Qwen and Claude lock files are: their faces are checked too.
-    const env = { ...process.env, QWEN_HOME: path.join(h.tmp, 'qwen'), CLAUDE_CONFIG_DIR: path.join(h.tmp, 'claude') };
+    // Where this companion's Qwen, Claude and Copilot lock files are: their faces are checked too.
+    const env = {
+      ...process.env,
+      QWEN_HOME: path.join(h.tmp, 'qwen'),
+      CLAUDE_CONFIG_DIR: path.join(h.tmp, 'claude'),
+      COPILOT_HOME: path.join(h.tmp, 'copilot'),
+    };
     const report = await runCheck({ port: h.companion.port, token: h.companion.authToken, tmpdir: h.tmp, env });
     assert.deepEqual(failures(report), []);
     assert.equal(exitCodeOf(report), 0);
@@ -61,7 +66,7 @@ test('our companion passes every check through the library, and check leaves no 
   }
 });
 
-test('a companion that serves neither Qwen Code nor Claude Code has their checks skipped, saying so', { timeout: 120_000 }, async () => {
+test('a companion that serves neither Qwen Code, Claude Code nor Copilot CLI has their checks skipped, saying so', { timeout: 120_000 }, async () => {
   const h = await startOurCompanion({ agents: ['gemini'] });
   try {
     const env = { ...process.env, QWEN_HOME: path.join(h.tmp, 'qwen'), CLAUDE_CONFIG_DIR: path.join(h.tmp, 'claude') };
@@ -69,10 +74,11 @@ test('a companion that serves neither Qwen Code nor Claude Code has their checks
     const agents = report.results.filter((r) => r.group === 'agents');
     assert.deepEqual(
       agents.map((r) => r.status),
-      ['skip', 'skip', 'skip', 'skip', 'skip', 'skip', 'skip'],
+      ['skip', 'skip', 'skip', 'skip', 'skip', 'skip', 'skip', 'skip', 'skip'],
     );
     assert.match(agents[0]!.reason, /does not serve Qwen Code/);
-    assert.match(agents[2]!.reason, /does not serve Claude Code/);
+    assert.match(agents[2]!.reason, /does not serve Copilot CLI/);
+    assert.match(agents[4]!.reason, /does not serve Claude Code/);
   } finally {
     await h.cleanup();
   }

@@ -30,7 +30,7 @@ test('list: shows every companion with IDE, PID, port, workspace and liveness', 
     assert.equal(stale['chosenHere'], false);
     assert.equal(r.stdout.includes(s.companion.authToken), false);
     const text = await runBin(['list'], { cwd: s.workspace, env: binEnv(s.tmp) });
-    assert.match(text.stdout, /^\*\s+Test IDE\s+\d+\s+\d+\s+alive\s+Gemini CLI, Qwen Code, Claude Code\s+/m);
+    assert.match(text.stdout, /^\*\s+Test IDE\s+\d+\s+\d+\s+alive\s+Gemini CLI, Qwen Code, Claude Code, opencode\s+/m);
     assert.match(text.stdout, /Old IDE\s+\d+\s+9\s+stale\s+Gemini CLI\s+\/somewhere/);
   } finally {
     await s.cleanup();

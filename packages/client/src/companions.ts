@@ -8,7 +8,7 @@ import * as path from 'node:path';
 import { LOOPBACK_HOST, splitWorkspacePath, type IdeInfo } from '@ide-companion/protocol';
 import { isProcessAlive } from '@ide-companion/shared/processAlive';
 import { discoveryDirectory, listDiscoveryDir, readDiscoveryFile } from './discoveryFiles.js';
-import { claudeIdeDir, portLockFileName, qwenIdeDir, type AgentName } from '@ide-companion/shared/agentPaths';
+import { claudeIdeDir, copilotIdeDir, portLockFileName, qwenIdeDir, type AgentName } from '@ide-companion/shared/agentPaths';
 
 export interface CompanionListing {
   file: string;
@@ -24,7 +24,7 @@ export interface CompanionListing {
   portOpen?: boolean;
   /** A problem with the file itself. */
   problem?: string;
-  /** The agents it serves: Gemini CLI always, Qwen Code and Claude Code when their lock files for its port name its IDE's PID (docs/agents.md). */
+  /** The agents it serves: Gemini CLI always, Qwen Code, Claude Code and Copilot CLI when their lock files for its port name its IDE's PID (docs/agents.md). */
   agents: AgentName[];
 }
 
@@ -56,15 +56,19 @@ function servesAgent(dir: string, port: number | undefined, pid: number): boolea
 }
 
 /** The agents a companion on `port`, of the IDE `pid`, serves: Gemini CLI, and each agent whose lock file names them. */
-export function agentsServed(port: number | undefined, pid: number, lockDirs = { qwen: qwenIdeDir(), claude: claudeIdeDir() }): AgentName[] {
-  return ['gemini', ...(['qwen', 'claude'] as const).filter((agent) => servesAgent(lockDirs[agent], port, pid))];
+export function agentsServed(
+  port: number | undefined,
+  pid: number,
+  lockDirs = { qwen: qwenIdeDir(), claude: claudeIdeDir(), copilot: copilotIdeDir() },
+): AgentName[] {
+  return ['gemini', ...(['qwen', 'claude', 'copilot'] as const).filter((agent) => servesAgent(lockDirs[agent], port, pid))];
 }
 
 export async function listCompanions(
   options: { tmpdir?: string; probePorts?: boolean; host?: string; env?: NodeJS.ProcessEnv } = {},
 ): Promise<CompanionListing[]> {
   const env = options.env ?? process.env;
-  const lockDirs = { qwen: qwenIdeDir(env), claude: claudeIdeDir(env) } as const;
+  const lockDirs = { qwen: qwenIdeDir(env), claude: claudeIdeDir(env), copilot: copilotIdeDir(env) } as const;
   const listings = listDiscoveryDir(discoveryDirectory(options.tmpdir)).files.map(({ path: file, name }): CompanionListing => {
     const read = readDiscoveryFile(file);
     const json = read.json;

@@ -55,13 +55,16 @@ export const ClaudeDiagnosticsArgumentsSchema = /* @__PURE__ */ lazySchema(() =>
 export const ClaudeOpenFileArgumentsSchema = /* @__PURE__ */ lazySchema(() =>
   z.object({
     filePath: z.string(),
-    preview: z.optional(z.boolean()),
-    startText: z.optional(z.string().check(z.describe('Text whose first occurrence the cursor goes to.'))),
-    endText: z.optional(z.string()),
-    selectToEndOfLine: z.optional(z.boolean()),
-    makeFrontmost: z.optional(z.boolean()),
+    preview: z.optional(z.boolean().check(z.describe('Open the file in a preview tab (where the editor has them).'))),
+    startText: z.optional(z.string().check(z.describe('Text whose first occurrence is selected (from its start).'))),
+    endText: z.optional(z.string().check(z.describe('Text after startText whose end ends the selection.'))),
+    selectToEndOfLine: z.optional(z.boolean().check(z.describe('Extend the selection to the end of its last line.'))),
+    makeFrontmost: z.optional(z.boolean().check(z.describe('Give the file the focus (default true); false answers details as JSON.'))),
+    startLine: z.optional(z.int().check(z.minimum(1), z.describe('1-based first line to select.'))),
+    endLine: z.optional(z.int().check(z.minimum(1), z.describe('1-based last line to select.'))),
   }),
 );
+export type ClaudeOpenFileArguments = z.infer<typeof ClaudeOpenFileArgumentsSchema>;
 export const ClaudeNoArgumentsSchema = /* @__PURE__ */ lazySchema(() => z.object({}));
 
 /** A 0-based position, as Claude Code counts. */

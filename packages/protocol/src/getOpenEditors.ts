@@ -10,6 +10,12 @@ export const OpenEditorSchema = /* @__PURE__ */ lazySchema(() =>
     /** Unsaved changes. */
     isDirty: z.optional(z.boolean()),
     languageId: z.optional(z.string()),
+    /** Lines in the editor's buffer (unsaved text included). */
+    lineCount: z.optional(z.int().check(z.minimum(0))),
+    /** Where the editor has them (VS Code): a pinned tab, a preview tab, the 0-based editor group. */
+    isPinned: z.optional(z.boolean()),
+    isPreview: z.optional(z.boolean()),
+    groupIndex: z.optional(z.int().check(z.minimum(0))),
   }),
 );
 export type OpenEditor = z.infer<typeof OpenEditorSchema>;

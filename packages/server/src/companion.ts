@@ -12,6 +12,7 @@ import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import {
   ContextUpdateNotification,
@@ -41,7 +42,19 @@ import { describeRootRefusals } from './workspaceRoots.js';
 import { SessionRegistry, type SessionInfo } from './sessions.js';
 import { buildTerminalEnv, type TerminalEnv } from './terminalEnv.js';
 import { qwenIdeDir, sweepStaleQwenLockFiles, type QwenLockFile } from './faces/qwen.js';
-import { AGENT_DISPLAY_NAMES, AGENTS, AGENTS_ENV, agentHomeFromEnv, claudeIdeDir, parseAgents, type AgentName } from '@ide-companion/shared/agentPaths';
+import {
+  AGENT_DISPLAY_NAMES,
+  AGENTS,
+  AGENTS_ENV,
+  agentHomeFromEnv,
+  claudeIdeDir,
+  copilotIdeDir,
+  parseAgents,
+  userHasCopilot,
+  type AgentName,
+} from '@ide-companion/shared/agentPaths';
+import { CopilotFace, copilotLockFile, sweepStaleCopilotLockFiles, type CopilotLockFile } from './faces/copilot.js';
+import { registerCopilotTools } from './faces/copilotTools.js';
 import { ClaudeFace, claudeLockFile, selectionOf, sweepStaleClaudeLockFiles, type ClaudeSession } from './faces/claude.js';
 import { PortLockFile } from './faces/lockFile.js';
 import { registerClaudeTools } from './faces/claudeTools.js';
@@ -121,6 +134,8 @@ export interface CompanionOptions {
   agents?: readonly AgentName[];
   qwenIdeDir?: string;
   claudeIdeDir?: string;
+  /** Where Copilot CLI's lock file goes (default $COPILOT_HOME/ide or ~/.copilot/ide). For tests. */
+  copilotIdeDir?: string;
 }
 
 type State = 'new' | 'starting' | 'running' | 'stopping' | 'stopped';
@@ -141,6 +156,7 @@ export class Companion {
   private readonly token = generateAuthToken();
   private readonly qwenToken = generateAuthToken();
   private readonly claudeToken = generateAuthToken();
+  private readonly copilotToken = generateAuthToken();
   private readonly sessions: SessionRegistry;
   private readonly httpServer: http.Server;
   /** The same handler on the Unix socket; undefined where there is none. */
@@ -152,6 +168,11 @@ export class Companion {
   private discovery: DiscoveryFileHandle | undefined;
   private qwenLock: PortLockFile<QwenLockFile> | undefined;
   private claudeLock: PortLockFile<ClaudeLockFile> | undefined;
+  private copilotLock: PortLockFile<CopilotLockFile> | undefined;
+  /** Copilot CLI's socket, in the companion's private folder; undefined until it listens. */
+  private copilotSocketPath: string | undefined;
+  /** Copilot CLI's face (MCP over a Unix socket of its own); undefined when Copilot CLI is not served. */
+  private readonly copilot: CopilotFace | undefined;
   /** Claude Code's WebSocket face; undefined when Claude Code is not served. */
   private readonly claude: ClaudeFace | undefined;
   /** The agents asked for; those whose lock file could not be written drop out (`agents`). */
@@ -202,12 +223,14 @@ export class Companion {
     // An outcome goes to the session that opened the diff: a Claude session hears it as openDiff's answer.
     this.diffs = new DiffCoordinator(
       options.editor,
-      (id, n) => (this.claude?.owns(id) ? this.claude.deliver(id, n) : this.sessions.notify(id, n)),
+      (id, n) => (this.claude?.owns(id) ? this.claude.deliver(id, n) : this.copilot?.owns(id) ? this.copilot.deliver(id, n) : this.sessions.notify(id, n)),
       this.logger,
       options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
     );
     this.chosenAgents = options.agents ?? agentsFromEnv(this.logger);
-    this.wantedAgents = AGENTS.filter((a) => a === 'gemini' || (this.chosenAgents ?? AGENTS).includes(a));
+    // Unnamed, Copilot CLI is served only to a user who has it (its folder or COPILOT_HOME): no ~/.copilot for others.
+    const unnamed = AGENTS.filter((a) => a !== 'copilot' || userHasCopilot());
+    this.wantedAgents = AGENTS.filter((a) => a === 'gemini' || (this.chosenAgents ?? unnamed).includes(a));
     this.claude = this.wantedAgents.includes('claude')
       ? new ClaudeFace({
           token: this.claudeToken,
@@ -221,6 +244,21 @@ export class Companion {
           currentSelection: () => selectionOf(this.context.snapshot(), this.context.selectionBackward),
         })
       : undefined;
+    this.copilot =
+      this.wantedAgents.includes('copilot') && (options.unixSocket ?? true) && process.platform !== 'win32'
+        ? new CopilotFace({
+            token: this.copilotToken,
+            maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+            graceMs: options.sessionGraceMs ?? DEFAULT_SESSION_GRACE_MS,
+            streamGraceMs: options.streamGraceMs ?? DEFAULT_STREAM_GRACE_MS,
+            maxSessions: options.maxSessions ?? DEFAULT_MAX_SESSIONS,
+            keepAliveMs: options.keepAliveMs ?? DEFAULT_KEEP_ALIVE_MS,
+            logger: this.logger,
+            createServer: () => this.createCopilotServer(),
+            onSessionClosed: (id) => void this.diffs.sessionClosed(id),
+            onSessionsChanged: () => this.emitSessions(),
+          })
+        : undefined;
     const handlerOptions: Omit<McpHttpHandlerOptions, 'hosts' | 'tokens'> = {
       maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
       sessions: this.sessions,
@@ -326,13 +364,14 @@ export class Companion {
 
   /** Every connected CLI: Gemini's and Qwen's HTTP sessions, then Claude Code's WebSockets. */
   get sessionList(): SessionInfo[] {
-    return [...this.sessions.list(), ...(this.claude?.list() ?? [])];
+    return [...this.sessions.list(), ...(this.claude?.list() ?? []), ...(this.copilot?.list() ?? [])];
   }
 
   /** The agents this companion serves (a lock file that could not be written drops its agent, said in the log). */
   get agents(): AgentName[] {
     if (this.state === 'new' || this.state === 'starting') return [...this.wantedAgents];
-    return this.wantedAgents.filter((a) => a === 'gemini' || (a === 'qwen' ? this.qwenLock : this.claudeLock) !== undefined);
+    const locks = { qwen: this.qwenLock, claude: this.claudeLock, copilot: this.copilotLock };
+    return this.wantedAgents.filter((a) => a === 'gemini' || locks[a] !== undefined);
   }
 
   /**
@@ -341,13 +380,13 @@ export class Companion {
    * Returns how many heard it: 0 when none is connected.
    */
   mention(filePath: string, startLine?: number, endLine?: number): number {
-    if (!this.claude) return 0;
     const mention: ClaudeAtMentioned = {
       filePath,
       ...(startLine !== undefined && { lineStart: startLine - 1 }),
       ...(endLine !== undefined && { lineEnd: endLine - 1 }),
     };
-    return this.claude.mention(mention);
+    const lines = startLine !== undefined ? { start: startLine - 1, end: (endLine ?? startLine) - 1, text: null } : undefined;
+    return (this.claude?.mention(mention) ?? 0) + (this.copilot?.mention(filePath, pathToFileURL(filePath).href, lines) ?? 0);
   }
 
   onDidChangeSessions(listener: (sessions: SessionInfo[]) => void): () => void {
@@ -384,6 +423,7 @@ export class Companion {
       this.removeExitCleanup = registerExitCleanup(() => this.removeFilesSync(), this.options.handleSignals ?? true);
       await this.listenOnSocket();
       await this.bindWorkspaceSockets();
+      await this.listenForCopilot();
       this.writeDiscoveryFile();
       if (this.options.reapOnKill) this.reaper = await startReaper(this.ownedPaths());
     } catch (err) {
@@ -397,6 +437,7 @@ export class Companion {
       this.context.onDidChange((context) => {
         this.sessions.broadcast({ method: ContextUpdateNotification.method, params: context });
         this.claude?.contextChanged(context, this.context.selectionBackward);
+        this.copilot?.contextChanged(context, this.context.selectionBackward);
       }),
       this.context.onDidChangeRoots(() => {
         this.cachedTerminalEnv = undefined;
@@ -425,6 +466,7 @@ export class Companion {
     await this.sessions.closeAll();
     await this.claude?.close();
     await this.workspaceSockets?.close();
+    await this.copilot?.close();
     this.context.dispose();
     await Promise.all([this.httpServer, this.socketServer].map((server) => closeServer(server)));
     this.state = 'stopped';
@@ -521,6 +563,23 @@ export class Companion {
       this.logger.warn('no Claude Code lock file: its folder was refused', { error: describeError(err) });
       this.claudeLock = undefined;
     }
+    try {
+      if (this.copilotLock && this.copilotSocketPath !== undefined) {
+        this.copilotLock.write(
+          copilotLockFile({
+            socketPath: this.copilotSocketPath,
+            headers: this.copilot!.headers,
+            idePid: this.idePid,
+            roots: this.context.getRoots(),
+            ideName: this.ideInfo.displayName,
+            trusted: this.options.trusted,
+          }),
+        );
+      }
+    } catch (err) {
+      this.logger.warn('no Copilot CLI lock file: its folder was refused', { error: describeError(err) });
+      this.copilotLock = undefined;
+    }
   }
 
   /** Whether the user named `agent`, or its folder (its own variable; a test's option): then that folder is made when missing. */
@@ -540,7 +599,9 @@ export class Companion {
 
   /** The files and the socket folder this companion made (what its reaper removes). */
   private ownedPaths(): string[] {
-    return [this.discovery?.path, this.qwenLock?.path, this.claudeLock?.path, this.socketDir].filter((p): p is string => p !== undefined);
+    return [this.discovery?.path, this.qwenLock?.path, this.claudeLock?.path, this.copilotLock?.path, this.socketDir].filter(
+      (p): p is string => p !== undefined,
+    );
   }
 
   /** What no process may find once this companion is gone: the discovery and lock files, the socket. */
@@ -550,6 +611,7 @@ export class Companion {
     this.discovery?.removeSync();
     this.qwenLock?.removeSync();
     this.claudeLock?.removeSync();
+    this.copilotLock?.removeSync();
     this.socket?.removeSync();
     this.workspaceSockets?.removeSync();
     this.removeEmptyTmpFolders();
@@ -585,6 +647,43 @@ export class Companion {
     return this.claudeLock?.path;
   }
 
+  /** Copilot CLI's lock file, when this companion serves Copilot CLI (docs/agents.md). */
+  get copilotLockFilePath(): string | undefined {
+    return this.copilotLock?.path;
+  }
+
+  /**
+   * Copilot CLI's socket in the companion's private folder, and its lock
+   * file: without the folder (no Unix socket), or with its folder refused,
+   * Copilot CLI alone is not served, said in the log.
+   */
+  private async listenForCopilot(): Promise<void> {
+    if (!this.copilot) return;
+    if (this.socketDir === undefined) {
+      this.logger.warn('Copilot CLI is not served: the companion has no private socket folder');
+      return;
+    }
+    const socketPath = path.join(this.socketDir, 'copilot.sock');
+    try {
+      await this.copilot.listen(socketPath);
+      const dir = this.options.copilotIdeDir ?? copilotIdeDir();
+      const swept = sweepStaleCopilotLockFiles(dir);
+      if (swept.length > 0) this.logger.info('removed Copilot CLI lock files of dead processes', { files: swept });
+      this.copilotSocketPath = socketPath;
+      this.copilotLock = new PortLockFile(dir, this.port);
+    } catch (err) {
+      this.logger.warn('Copilot CLI is not served: its socket could not be made', { error: describeError(err) });
+    }
+  }
+
+  /** A Copilot CLI session's McpServer: Copilot's vocabulary over the same tools. */
+  private async createCopilotServer(): Promise<McpServer> {
+    const { McpServer } = await loadSdk();
+    const server = new McpServer({ name: `ide-companion (${this.ideInfo.name})`, version: COMPANION_VERSION });
+    registerCopilotTools(server, this.tools, this.toolEnvironment(), this.copilot!);
+    return server;
+  }
+
   /** A Claude Code session's McpServer: Claude's vocabulary over the same tools. */
   private async createClaudeServer(session: ClaudeSession): Promise<McpServer> {
     const { McpServer } = await loadSdk();
@@ -607,7 +706,7 @@ export class Companion {
       editor: this.options.editor,
       logger: this.logger,
       editorTimeoutMs: this.options.editorTimeoutMs,
-      agentOf: (id) => AGENT_DISPLAY_NAMES[this.sessions.agentOf(id) ?? (this.claude?.owns(id) ? 'claude' : 'gemini')],
+      agentOf: (id) => AGENT_DISPLAY_NAMES[this.sessions.agentOf(id) ?? (this.claude?.owns(id) ? 'claude' : this.copilot?.owns(id) ? 'copilot' : 'gemini')],
     };
   }
 

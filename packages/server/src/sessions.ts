@@ -16,7 +16,7 @@ import { toolCallFault, toolLookup } from './http/rpcConformance.js';
 import { validateCompanionNotification, type CompanionNotification } from '@ide-companion/protocol';
 import { loadSdk } from './lazySdk.js';
 import { describeError, type Logger } from './logger.js';
-import type { AgentName } from '@ide-companion/shared/agentPaths';
+import type { AgentName, SessionAgent } from '@ide-companion/shared/agentPaths';
 
 /** What the SDK's `notification()` would send: the notification and `jsonrpc`. */
 function toJsonRpc(notification: CompanionNotification): JSONRPCMessage {
@@ -31,8 +31,8 @@ export interface SessionInfo {
   /** Whether the standalone GET stream, the one notifications travel on, is open. */
   streamOpen: boolean;
   connectedAt: number;
-  /** Which agent: told by the token it connected with (each face's own) or its transport (Claude Code's WebSocket). */
-  agent: AgentName;
+  /** Which agent: told by the token it connected with (each face's own), its transport (Claude Code's WebSocket), or its clientInfo (opencode). */
+  agent: SessionAgent;
 }
 
 export interface SessionRegistryOptions {
@@ -48,6 +48,12 @@ export interface SessionRegistryOptions {
   onStreamOpen: (sessionId: string) => void;
   onSessionsChanged: () => void;
   onSessionClosed: (sessionId: string) => void;
+  /**
+   * Checks a notification before it goes out; default: as Gemini CLI's
+   * schema reads it. A face with notifications of its own (Copilot CLI's)
+   * checks its own.
+   */
+  validate?: (notification: CompanionNotification) => CompanionNotification;
 }
 
 class Session {
@@ -203,7 +209,7 @@ export class SessionRegistry {
   /** The notification as the CLI's schema will read it, or undefined (logged): an invalid one would disconnect the CLI. */
   private validated(notification: CompanionNotification): CompanionNotification | undefined {
     try {
-      return validateCompanionNotification(notification);
+      return (this.options.validate ?? validateCompanionNotification)(notification);
     } catch (err) {
       this.options.logger.error('refusing to send an invalid notification', { method: notification.method, error: describeError(err) });
       return undefined;

@@ -72,6 +72,7 @@ export async function startTestCompanion(options: TestCompanionOptions = {}): Pr
     // The other agents' lock files in the test's folder, never the user's ~/.qwen or ~/.claude.
     qwenIdeDir: path.join(tmp, 'qwen', 'ide'),
     claudeIdeDir: path.join(tmp, 'claude', 'ide'),
+    copilotIdeDir: path.join(tmp, 'copilot', 'ide'),
     ...companionOptions,
   });
   if (start) await companion.start();

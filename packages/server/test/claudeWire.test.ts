@@ -34,12 +34,16 @@ async function codeOf(call: Promise<unknown>): Promise<number> {
 
 const INITIALIZE = { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'claude-code', version: 'test' } };
 
-test('the upgrade is taken only on `/` and only with the subprotocol mcp: another path 404, no subprotocol or another 400, before any upgrade', async (t) => {
+test('the upgrade is taken only on `/` and only with the subprotocol mcp or none (opencode): another path 404, another subprotocol 400, before any upgrade', async (t) => {
   const { h, token } = await withCompanion(t);
   const port = h.companion.port;
   await assert.rejects(connectClaudeClient({ port, token, path: '/mcp', initialize: false }), /HTTP 404/);
   await assert.rejects(connectClaudeClient({ port, token, path: '/anything', initialize: false }), /HTTP 404/);
-  await assert.rejects(connectClaudeClient({ port, token, protocol: null, initialize: false }), /HTTP 400/);
+  // opencode 1.18.33 offers no subprotocol (issue 31): taken, and answered without one.
+  const bare = await connectClaudeClient({ port, token, protocol: null });
+  assert.equal(bare.socket.protocol, '');
+  await bare.close();
+  await waitFor(() => h.companion.sessionList.length === 0, 'the bare session gone');
   await assert.rejects(connectClaudeClient({ port, token, protocol: 'not-mcp', initialize: false }), /HTTP 400/);
   // The token is still checked first: a wrong path without it says 401, not where the socket is.
   await assert.rejects(connectClaudeClient({ port, path: '/mcp', initialize: false }), /HTTP 401/);

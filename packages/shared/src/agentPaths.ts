@@ -3,6 +3,7 @@
  * the files (qwen.ts, claude.ts): `list` and `doctor` read these without
  * loading the writers.
  */
+import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { CLAUDE_ENV } from '@ide-companion/protocol';
@@ -12,16 +13,40 @@ export const QWEN_ENV = {
   WORKSPACE_PATH: 'QWEN_CODE_IDE_WORKSPACE_PATH',
 } as const;
 
-/** The agents a companion can serve; Gemini CLI's face is the core one (docs/agents.md). */
-export const AGENTS = ['gemini', 'qwen', 'claude'] as const;
+/** The agents a companion can serve, each a face; Gemini CLI's face is the core one (docs/agents.md). */
+export const AGENTS = ['gemini', 'qwen', 'claude', 'copilot'] as const;
 export type AgentName = (typeof AGENTS)[number];
+/**
+ * Agents that use another's face: opencode reads Claude Code's lock files
+ * and speaks to its WebSocket, told apart by its initialize's clientInfo.
+ */
+export const FACE_OF = { opencode: 'claude' } as const satisfies Record<string, AgentName>;
+/** Who a session is: a face's own agent, or one that borrows a face. */
+export type SessionAgent = AgentName | keyof typeof FACE_OF;
+/** Who the faces `agents` serve, by name: each face's own agent, then the agents that borrow it ("Claude Code, opencode"). */
+export function servedAgentNames(agents: readonly AgentName[]): string[] {
+  return agents.flatMap((face) => [
+    AGENT_DISPLAY_NAMES[face],
+    ...Object.entries(FACE_OF)
+      .filter(([, owner]) => owner === face)
+      .map(([borrower]) => AGENT_DISPLAY_NAMES[borrower as SessionAgent]),
+  ]);
+}
+
 /** The user's choice of agents for every end (`gemini,qwen,claude`); an end's own option wins. */
 export const AGENTS_ENV = 'IDE_COMPANION_AGENTS';
-export const AGENT_DISPLAY_NAMES: Readonly<Record<AgentName, string>> = { gemini: 'Gemini CLI', qwen: 'Qwen Code', claude: 'Claude Code' };
+export const AGENT_DISPLAY_NAMES: Readonly<Record<SessionAgent, string>> = {
+  gemini: 'Gemini CLI',
+  qwen: 'Qwen Code',
+  claude: 'Claude Code',
+  copilot: 'GitHub Copilot CLI',
+  opencode: 'opencode',
+};
 
 /**
  * Parses a user's list of agents ("gemini,qwen,claude", any case, spaces
- * allowed; "all"). Throws naming the unknown ones. Gemini CLI is always in.
+ * allowed; "all"; "opencode" turns on the face it uses, Claude Code's).
+ * Throws naming the unknown ones. Gemini CLI is always in.
  */
 export function parseAgents(text: string): AgentName[] {
   const words = text
@@ -29,9 +54,11 @@ export function parseAgents(text: string): AgentName[] {
     .map((w) => w.trim().toLowerCase())
     .filter((w) => w !== '');
   if (words.includes('all')) return [...AGENTS];
-  const unknown = words.filter((w) => !(AGENTS as readonly string[]).includes(w));
-  if (unknown.length > 0) throw new Error(`unknown agent ${unknown.map((w) => JSON.stringify(w)).join(', ')}: choose from ${AGENTS.join(', ')}`);
-  return AGENTS.filter((a) => a === 'gemini' || words.includes(a));
+  const known = [...AGENTS, ...Object.keys(FACE_OF)];
+  const unknown = words.filter((w) => !known.includes(w));
+  if (unknown.length > 0) throw new Error(`unknown agent ${unknown.map((w) => JSON.stringify(w)).join(', ')}: choose from ${known.join(', ')}`);
+  const faces = words.map((w) => (w in FACE_OF ? FACE_OF[w as keyof typeof FACE_OF] : w));
+  return AGENTS.filter((a) => a === 'gemini' || faces.includes(a));
 }
 
 /** Qwen Code's folder of lock files, as its Storage.getGlobalIdeDir() finds it: $QWEN_HOME/ide, else ~/.qwen/ide. */
@@ -54,6 +81,22 @@ export function claudeIdeDir(env: NodeJS.ProcessEnv = process.env): string {
  */
 export function agentHomeFromEnv(agent: 'qwen' | 'claude', env: NodeJS.ProcessEnv = process.env): boolean {
   return Boolean(env[agent === 'qwen' ? 'QWEN_HOME' : CLAUDE_ENV.CONFIG_DIR]);
+}
+
+/**
+ * Whether the user has Copilot CLI (its folder, or COPILOT_HOME set): only
+ * then is it served unless named, so no `~/.copilot` appears for a user
+ * who never installed it.
+ */
+export function userHasCopilot(env: NodeJS.ProcessEnv = process.env): boolean {
+  return env['COPILOT_HOME'] !== undefined || fs.existsSync(path.dirname(copilotIdeDir(env)));
+}
+
+/** GitHub Copilot CLI's folder of lock files: $COPILOT_HOME/ide, else ~/.copilot/ide. */
+export function copilotIdeDir(env: NodeJS.ProcessEnv = process.env): string {
+  const home = env['COPILOT_HOME'];
+  if (home) return path.join(path.resolve(home), 'ide');
+  return path.join(os.homedir() || os.tmpdir(), '.copilot', 'ide');
 }
 
 /** An agent's lock file name for a companion on `port` (Qwen's and Claude's alike). */

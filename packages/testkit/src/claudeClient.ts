@@ -33,6 +33,8 @@ export interface ClaudeConnectOptions {
   initialize?: boolean;
   /** The request path; default `/`, where Claude Code dials (`ws://127.0.0.1:PORT`). */
   path?: string;
+  /** initialize's clientInfo.name; default `claude-code` (opencode sends `opencode`). */
+  clientName?: string;
 }
 
 /** Connects and, unless told not to, initializes as the CLI does (initialize, initialized, ide_connected). */
@@ -92,7 +94,11 @@ export async function connectClaudeClient(options: ClaudeConnectOptions): Promis
     }
   });
   if (options.initialize ?? true) {
-    await client.request('initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'claude-code', version: 'test' } });
+    await client.request('initialize', {
+      protocolVersion: '2025-06-18',
+      capabilities: {},
+      clientInfo: { name: options.clientName ?? 'claude-code', version: 'test' },
+    });
     socket.send(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }));
     socket.send(JSON.stringify({ jsonrpc: '2.0', method: 'ide_connected', params: { pid: process.pid } }));
   }

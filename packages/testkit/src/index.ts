@@ -27,3 +27,6 @@ export * from './claudeCode.js';
 export * from './editorScript.js';
 export * from './conformance/index.js';
 export * from './bigLine.js';
+export * from './opencode.js';
+export * from './copilotClient.js';
+export * from './copilotCli.js';

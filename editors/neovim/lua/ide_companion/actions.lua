@@ -49,6 +49,35 @@ local function target_window()
   return vim.api.nvim_get_current_win()
 end
 
+--- Selects (Visual mode) from the cursor at (`lnum`, `byte`) up to, not including, character `end_column` of `end_line`
+--- (1-based; no `end_column`: the whole of `end_line`), as openFile's `endLine`/`endColumn` ask.
+local function select_to(buf, lnum, byte, end_line, end_column)
+  local count = vim.api.nvim_buf_line_count(buf)
+  local elnum = math.min(math.max(end_line, lnum), count)
+  local text = vim.api.nvim_buf_get_lines(buf, elnum - 1, elnum, false)[1] or ''
+  local last = vim.fn.strchars(text)
+  if type(end_column) == 'number' then
+    last = math.min(end_column - 1, last)
+  end
+  if last < 1 and elnum > lnum then
+    -- Ends before the first character of a line: the selection ends with the line before.
+    elnum = elnum - 1
+    text = vim.api.nvim_buf_get_lines(buf, elnum - 1, elnum, false)[1] or ''
+    last = vim.fn.strchars(text)
+  end
+  local end_byte = last <= 1 and 0 or #vim.fn.strcharpart(text, 0, last - 1)
+  if elnum == lnum then
+    end_byte = math.max(end_byte, byte)
+  end
+  vim.api.nvim_buf_set_mark(buf, '<', lnum, byte, {})
+  vim.api.nvim_buf_set_mark(buf, '>', elnum, end_byte, {})
+  vim.cmd('normal! gv')
+  if vim.api.nvim_get_mode().mode ~= 'v' then
+    -- gv reuses the last selection's kind: make it charwise.
+    vim.cmd('normal! v')
+  end
+end
+
 --- openFile (defaults in docs/editor-protocol.md): no line keeps the cursor where Neovim had it (the top of a
 --- file not open yet); no column is the line's first; a line past the end is the last, a column past the line its end.
 function M.open_file(params)
@@ -68,6 +97,9 @@ function M.open_file(params)
   -- Character column -> byte column.
   local byte = char == 0 and 0 or #vim.fn.strcharpart(text, 0, char)
   vim.api.nvim_win_set_cursor(win, { lnum, byte })
+  if type(params.endLine) == 'number' then
+    select_to(buf, lnum, byte, params.endLine, params.endColumn)
+  end
   vim.cmd('normal! zz')
   return vim.NIL
 end
@@ -84,6 +116,7 @@ function M.open_editors()
         isActive = buf == current,
         isDirty = context.buf_option(buf, 'modified'),
         languageId = ft ~= '' and ft or nil,
+        lineCount = vim.api.nvim_buf_is_loaded(buf) and vim.api.nvim_buf_line_count(buf) or nil,
       })
     end
   end

@@ -30,8 +30,8 @@ M.defaults = {
     cmd = { 'gemini' },
     split = 'botright vsplit',
   },
-  -- The agents served, of 'gemini', 'qwen', 'claude' (Gemini CLI is always
-  -- served); nil: $IDE_COMPANION_AGENTS, else all three.
+  -- The agents served, of 'gemini', 'qwen', 'claude', 'copilot' ('opencode' serves it through Claude's face;
+  -- Gemini CLI is always served); nil: $IDE_COMPANION_AGENTS, else all (Copilot CLI when the user has it).
   agents = nil,
   -- Name and display name in the discovery file; `/ide status` shows the display name.
   ide_info = { name = 'neovim', displayName = 'Neovim' },

@@ -100,9 +100,42 @@ function! s:open_file(params) abort
     let column = get(a:params, 'column', v:null)
     let col = type(column) == v:t_number ? ide_companion#util#byte_col(getline(line), column) : 1
     call cursor(line, col)
+    let end_line = get(a:params, 'endLine', v:null)
+    if type(end_line) == v:t_number
+      call s:select_to(line, col, end_line, get(a:params, 'endColumn', v:null))
+    endif
     normal! zv
   endif
   return v:null
+endfunction
+
+" Selects (Visual mode, charwise) from (line, col) up to, not including,
+" character end_column of end_line (no end_column: the whole of end_line),
+" as openFile's endLine/endColumn ask.
+function! s:select_to(line, col, end_line, end_column) abort
+  let elnum = min([max([a:end_line, a:line]), line('$')])
+  let text = getline(elnum)
+  let last = strchars(text)
+  if type(a:end_column) == v:t_number
+    let last = min([a:end_column - 1, last])
+  endif
+  if last < 1 && elnum > a:line
+    " Ends before the first character of a line: the selection ends with the line before.
+    let elnum -= 1
+    let text = getline(elnum)
+    let last = strchars(text)
+  endif
+  let ecol = ide_companion#util#byte_col(text, max([last, 1]))
+  if elnum == a:line
+    let ecol = max([ecol, a:col])
+  endif
+  call setpos("'<", [0, a:line, a:col, 0])
+  call setpos("'>", [0, elnum, ecol, 0])
+  normal! gv
+  if mode() !=# 'v'
+    " gv reuses the last selection's kind: make it charwise.
+    normal! v
+  endif
 endfunction
 
 function! s:open_editors() abort
@@ -118,6 +151,9 @@ function! s:open_editors() abort
       continue
     endif
     let editor = {'path': path, 'isActive': info.bufnr == active ? v:true : v:false, 'isDirty': info.changed ? v:true : v:false}
+    if info.loaded
+      let editor.lineCount = info.linecount
+    endif
     let filetype = getbufvar(info.bufnr, '&filetype')
     if filetype !=# ''
       let editor.languageId = filetype

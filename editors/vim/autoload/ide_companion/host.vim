@@ -200,7 +200,7 @@ let s:session_agents = []
         \ 'roots': ide_companion#context#roots(),
         \ 'capabilities': s:CAPABILITIES,
         \ }
-  " Which agents to serve: g:ide_companion_agents (['gemini', 'claude']); unset: all three.
+  " Which agents to serve: g:ide_companion_agents (['gemini', 'claude']; also 'copilot', 'opencode'); unset: all the user has.
   if type(get(g:, 'ide_companion_agents', v:null)) == v:t_list
     let hello.agents = g:ide_companion_agents
   endif

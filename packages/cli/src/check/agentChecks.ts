@@ -6,9 +6,10 @@
  * skipped, never failed.
  */
 import * as fs from 'node:fs';
+import * as http from 'node:http';
 import * as path from 'node:path';
 import { CLAUDE_AUTH_HEADER, CLAUDE_SUBPROTOCOL, LOOPBACK_HOST } from '@ide-companion/protocol';
-import { claudeIdeDir, portLockFileName, qwenIdeDir } from '@ide-companion/shared/agentPaths';
+import { claudeIdeDir, copilotIdeDir, portLockFileName, qwenIdeDir } from '@ide-companion/shared/agentPaths';
 import { CHECK_PROBE_HEADER, checkProbeProof } from '@ide-companion/server/http/checkProbe';
 import { isProcessAlive } from '@ide-companion/shared/processAlive';
 import { describeError } from '@ide-companion/server/logger';
@@ -44,6 +45,96 @@ function modeProblem(file: string): string | undefined {
 export async function checkAgents(run: CheckRun, env: NodeJS.ProcessEnv): Promise<void> {
   await checkQwen(run, env);
   await checkClaude(run, env);
+  await checkCopilot(run, env);
+}
+
+/** One JSON-RPC POST to `/mcp` over a Unix socket, as Copilot CLI sends it: the status, the session id and the body. */
+function postOverSocket(
+  socketPath: string,
+  headers: Record<string, string>,
+  body: string,
+  timeoutMs: number,
+  method = 'POST',
+): Promise<{ status: number; sessionId?: string; text: string }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      {
+        socketPath,
+        path: '/mcp',
+        method,
+        headers: { ...headers, Host: 'localhost', 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
+        timeout: timeoutMs,
+      },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (text += chunk.length + text.length > 1024 * 1024 ? '' : chunk));
+        res.once('end', () => resolve({ status: res.statusCode ?? 0, sessionId: res.headers['mcp-session-id'] as string | undefined, text }));
+      },
+    );
+    req.once('timeout', () => req.destroy(new Error(`no answer within ${timeoutMs} ms`)));
+    req.once('error', reject);
+    req.end(body);
+  });
+}
+
+async function checkCopilot(run: CheckRun, env: NodeJS.ProcessEnv): Promise<void> {
+  const { record, target } = run;
+  const dir = copilotIdeDir(env);
+  const lock = readLock(dir, target.port);
+  if (!lock) {
+    const why = `no Copilot CLI lock file names port ${target.port} in ${dir}: this companion does not serve Copilot CLI`;
+    record.skip('agents.copilot.lockFile', why);
+    record.skip('agents.copilot.session', why);
+    return;
+  }
+  const json = lock.json;
+  const socketPath = typeof json?.['socketPath'] === 'string' ? json['socketPath'] : undefined;
+  const headers = typeof json?.['headers'] === 'object' && json['headers'] !== null ? (json['headers'] as Record<string, string>) : undefined;
+  const problem =
+    lock.problem ??
+    modeProblem(lock.file) ??
+    (typeof json?.['pid'] !== 'number' || !isProcessAlive(json['pid']) ? `its pid ${String(json?.['pid'])} is not running: Copilot CLI skips it` : undefined) ??
+    (!Array.isArray(json?.['workspaceFolders']) ? 'has no workspaceFolders' : undefined) ??
+    (typeof json?.['timestamp'] !== 'number' || typeof json?.['ideName'] !== 'string' || typeof json?.['scheme'] !== 'string'
+      ? 'lacks timestamp, ideName or scheme: Copilot CLI refuses the file'
+      : undefined) ??
+    (socketPath === undefined || !fs.existsSync(socketPath) ? `names no socket that exists (${String(socketPath)})` : undefined) ??
+    (headers === undefined ? 'holds no headers to send' : undefined);
+  if (problem) record.fail('agents.copilot.lockFile', `${lock.file} ${problem}`);
+  else record.pass('agents.copilot.lockFile', `${lock.file}: private, pid ${String(json!['pid'])} running, socket ${socketPath}`);
+  if (socketPath === undefined || headers === undefined) {
+    record.fail('agents.copilot.session', 'the lock file names no socket or headers to connect with');
+    return;
+  }
+  try {
+    const timeoutMs = run.timeouts.requestMs;
+    const init = await postOverSocket(
+      socketPath,
+      headers,
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'ide-companion-check', version: '0' } },
+      }),
+      timeoutMs,
+    );
+    if (init.status !== 200 || !init.sessionId) {
+      record.fail('agents.copilot.session', `initialize over ${socketPath} answered HTTP ${init.status}${init.sessionId ? '' : ' without a session id'}`);
+      return;
+    }
+    const session = { ...headers, 'mcp-session-id': init.sessionId, 'mcp-protocol-version': '2025-06-18' };
+    await postOverSocket(socketPath, session, JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }), timeoutMs);
+    const listed = await postOverSocket(socketPath, session, JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }), timeoutMs);
+    const tools = [...listed.text.matchAll(/"name":"([^"]+)"/g)].map((m) => m[1]!);
+    // The session ends here, as a CLI leaving does.
+    await postOverSocket(socketPath, session, '', timeoutMs, 'DELETE').catch(() => undefined);
+    if (tools.includes('open_diff') && tools.includes('close_diff')) record.pass('agents.copilot.session', `tools: ${tools.join(', ')}`);
+    else record.fail('agents.copilot.session', `tools/list lacks open_diff or close_diff: ${tools.join(', ') || listed.text.slice(0, 200)}`);
+  } catch (err) {
+    record.fail('agents.copilot.session', `the lock file's socket and headers opened no session: ${describeError(err)}`);
+  }
 }
 
 async function checkQwen(run: CheckRun, env: NodeJS.ProcessEnv): Promise<void> {
@@ -190,16 +281,15 @@ async function checkClaude(run: CheckRun, env: NodeJS.ProcessEnv): Promise<void>
   else
     record.fail('agents.claude.refusals', `the upgrade was accepted with ${accepted.join(', ')}: a web page (or anyone on this machine) can drive the editor`);
 
-  // Where and how Claude Code dials (`ws://HOST:PORT`, subprotocol mcp): anything else is not Claude Code.
+  // Where and how Claude Code dials (`ws://HOST:PORT`, subprotocol mcp; opencode with none): anything else is neither.
   const offTarget: string[] = [];
   for (const [what, path, protocols] of [
-    ['no subprotocol', '', []],
     ['the subprotocol "not-mcp"', '', ['not-mcp']],
     ['the path /elsewhere', '/elsewhere', [CLAUDE_SUBPROTOCOL]],
   ] as const) {
     if ((await upgrade({ [CLAUDE_AUTH_HEADER]: token }, path, [...protocols])) === 101) offTarget.push(what);
   }
-  if (offTarget.length === 0) record.pass('agents.claude.handshake', 'refused without the subprotocol mcp, with another, and on another path');
+  if (offTarget.length === 0) record.pass('agents.claude.handshake', 'refused with a subprotocol other than mcp, and on another path');
   else record.warn('agents.claude.handshake', `the upgrade was accepted with ${offTarget.join(', ')}: only / with the subprotocol mcp is Claude Code`);
 
   await checkClaudeLifecycle(run, url, token);

@@ -255,6 +255,18 @@ export const CHECKS = [
     source: 'Qwen Code companion spec (the same tools as Gemini CLI)',
   },
   {
+    id: 'agents.copilot.lockFile',
+    group: 'agents',
+    title: "Copilot CLI's lock file is private, names a live IDE, its folders, a socket and the headers to send",
+    source: '@github/copilot 1.0.102 (cli-main.js: the lock file schema, the pid and socket checks)',
+  },
+  {
+    id: 'agents.copilot.session',
+    group: 'agents',
+    title: "the lock file's socket and headers open an MCP session (http://localhost/mcp) that lists open_diff and close_diff",
+    source: '@github/copilot 1.0.102 (StreamableHTTPClientTransport over the Unix socket)',
+  },
+  {
     id: 'agents.claude.lockFile',
     group: 'agents',
     title: "Claude Code's lock file for this port: 0600 in a 0700 folder, transport ws, a live pid, workspace folders",
@@ -275,7 +287,7 @@ export const CHECKS = [
   {
     id: 'agents.claude.handshake',
     group: 'agents',
-    title: 'the upgrade is refused without the subprotocol mcp, with another, and on a path other than /',
+    title: 'the upgrade is refused with a subprotocol other than mcp (none is opencode), and on a path other than /',
     source: 'RFC 6455 §4.2.2 (subprotocol); Claude Code 2.1.332 (dials ws://127.0.0.1:PORT with subprotocol mcp)',
   },
   {

@@ -7,7 +7,7 @@
 import { discoverCompanion, withOurInstallHint, redactDiscovery, type DiscoveryResult } from '@ide-companion/client/discovery';
 import { detectEditor } from '@ide-companion/client/ideDetection';
 import { agentsServed } from '@ide-companion/client/companions';
-import { AGENT_DISPLAY_NAMES } from '@ide-companion/shared/agentPaths';
+import { servedAgentNames } from '@ide-companion/shared/agentPaths';
 import { doctorNotes, findInstaller } from '../editors.js';
 
 /** The `ide-companion install` id for an editor, if it has an installer: the one place doctor looks installers up. */
@@ -128,7 +128,7 @@ async function examine(d: DiscoveryResult): Promise<Finding[]> {
     out.push({
       ok: undefined,
       topic: 'agents',
-      text: `it serves ${agents.map((a) => AGENT_DISPLAY_NAMES[a]).join(', ')}${agents.includes('claude') ? " (claude outside the editor's terminals: claude --ide)" : ''}`,
+      text: `it serves ${servedAgentNames(agents).join(', ')}${agents.includes('claude') ? " (claude outside the editor's terminals: claude --ide)" : ''}`,
     });
   }
 

@@ -1,7 +1,7 @@
 /** `ide-companion list`: every companion on this machine. */
 import { discoverCompanion } from '@ide-companion/client/discovery';
 import { listCompanions, type CompanionListing } from '@ide-companion/client/companions';
-import { AGENT_DISPLAY_NAMES } from '@ide-companion/shared/agentPaths';
+import { servedAgentNames } from '@ide-companion/shared/agentPaths';
 import type { Command } from './types.js';
 import { LIST_SPEC, parseCommandArgs, usageOf } from '../commandTable.js';
 import { EXIT, common, print, printJson, runWithExitCodes } from '../client/output.js';
@@ -41,7 +41,7 @@ export const listCommand: Command = {
           String(r.pid),
           r.port === undefined ? '?' : String(r.port),
           r.state + (r.ownedByUser ? '' : ` (uid ${r.ownerUid})`),
-          r.agents.map((a) => AGENT_DISPLAY_NAMES[a]).join(', '),
+          servedAgentNames(r.agents).join(', '),
           r.roots.join(', ') || (r.workspacePath === '' ? '(no folder open)' : '?'),
         ]),
       ];

@@ -33,11 +33,19 @@ import { upgradeGuard } from '../http/requestGuard.js';
 import { describeError, type Logger } from '../logger.js';
 import { isProcessAlive } from '@ide-companion/shared/processAlive';
 import type { SessionInfo } from '../sessions.js';
+import { AGENT_DISPLAY_NAMES } from '@ide-companion/shared/agentPaths';
 import { sweepStaleLockFiles } from './lockFile.js';
 import { toolCallFault, toolLookup } from '../http/rpcConformance.js';
+import { lineCountOf } from './openFileRange.js';
+import { TabbedDiffs } from './tabbedDiffs.js';
 import { WebSocketTransport } from './webSocketTransport.js';
 
 export { claudeIdeDir } from '@ide-companion/shared/agentPaths';
+
+/** opencode names itself `opencode` in initialize's clientInfo (1.18.33); everything else on this face is Claude Code. */
+export function agentOfClient(name: string | undefined): 'claude' | 'opencode' {
+  return name === 'opencode' ? 'opencode' : 'claude';
+}
 
 /** What openDiff's caller gets when the user decides (or the diff goes). */
 type Outcome = CallToolResult;
@@ -64,8 +72,10 @@ export class ClaudeSession {
   readonly connectedAt = Date.now();
   clientName: string | undefined;
   clientVersion: string | undefined;
-  /** openDiff calls waiting for the user, by file; tab names to files for close_tab. */
-  readonly waiting = new Map<string, { tabName: string; resolve: (outcome: Outcome) => void }>();
+  /** Claude Code, or a CLI that borrows its face (opencode), by what initialize said. */
+  agent: 'claude' | 'opencode' = 'claude';
+  /** openDiff calls waiting for the user, by tab name (tabbedDiffs.ts). */
+  readonly diffs = new TabbedDiffs<Outcome>(closedOutcome);
   server: McpServer | undefined;
   alive = true;
   lastSelection: string | undefined;
@@ -76,27 +86,6 @@ export class ClaudeSession {
     readonly id: string,
     readonly socket: WebSocket,
   ) {}
-
-  /** Registers openDiff's wait for `filePath`; settles with the user's decision. */
-  waitForOutcome(filePath: string, tabName: string): Promise<Outcome> {
-    return new Promise((resolve) => {
-      this.settle(filePath, closedOutcome());
-      this.waiting.set(filePath, { tabName, resolve });
-    });
-  }
-
-  settle(filePath: string, outcome: Outcome): boolean {
-    const waiter = this.waiting.get(filePath);
-    if (!waiter) return false;
-    this.waiting.delete(filePath);
-    waiter.resolve(outcome);
-    return true;
-  }
-
-  fileOfTab(tabName: string): string | undefined {
-    for (const [file, waiter] of this.waiting) if (waiter.tabName === tabName) return file;
-    return undefined;
-  }
 
   /** Sends a notification; false (nothing sent) before the session is initialized or once the socket closed. */
   notify(method: string, params: object): boolean {
@@ -159,9 +148,9 @@ export class ClaudeFace {
     const { filePath } = notification.params as { filePath: string };
     if (notification.method === DiffAcceptedNotification.method) {
       const { content } = notification.params as { content: string };
-      session.settle(filePath, textOutcome(CLAUDE_DIFF_OUTCOME.saved, content));
+      session.diffs.settleFile(filePath, textOutcome(CLAUDE_DIFF_OUTCOME.saved, content));
     } else {
-      session.settle(filePath, textOutcome(CLAUDE_DIFF_OUTCOME.rejected, session.waiting.get(filePath)?.tabName ?? filePath));
+      session.diffs.settleFile(filePath, textOutcome(CLAUDE_DIFF_OUTCOME.rejected, session.diffs.tabOf(filePath) ?? filePath));
     }
   }
 
@@ -182,7 +171,11 @@ export class ClaudeFace {
   /** "Send to agent": every connected Claude Code hears at_mentioned. Returns how many did. */
   mention(mention: ClaudeAtMentioned): number {
     let sent = 0;
-    for (const session of this.sessions.values()) if (session.notify(CLAUDE_NOTIFICATION.atMentioned, mention)) sent++;
+    for (const session of this.sessions.values()) {
+      // opencode (1.18.33) drops an at_mentioned without both lines: a whole file goes as all its lines.
+      const params = session.agent === 'opencode' ? withLines(mention) : mention;
+      if (session.notify(CLAUDE_NOTIFICATION.atMentioned, params)) sent++;
+    }
     return sent;
   }
 
@@ -193,7 +186,7 @@ export class ClaudeFace {
       clientVersion: s.clientVersion,
       streamOpen: true,
       connectedAt: s.connectedAt,
-      agent: 'claude' as const,
+      agent: s.agent,
     }));
   }
 
@@ -246,7 +239,8 @@ export class ClaudeFace {
         const client = server.server.getClientVersion();
         session.clientName = client?.name;
         session.clientVersion = client?.version;
-        this.options.logger.info('Claude Code connected', { session: session.id, client: client?.name, version: client?.version });
+        session.agent = agentOfClient(client?.name);
+        this.options.logger.info(`${AGENT_DISPLAY_NAMES[session.agent]} connected`, { session: session.id, client: client?.name, version: client?.version });
         this.options.onSessionsChanged();
         // What the user has selected now, as claudecode.nvim and the VS Code extension send on connect.
         const selection = this.options.currentSelection();
@@ -264,7 +258,7 @@ export class ClaudeFace {
 
   private drop(session: ClaudeSession, code?: number, reason?: string): void {
     if (!this.sessions.delete(session.id)) return;
-    for (const file of [...session.waiting.keys()]) session.settle(file, closedOutcome());
+    session.diffs.settleAll();
     if (code !== undefined && session.socket.readyState === session.socket.OPEN) session.socket.close(code, reason);
     void session.server?.close().catch(() => undefined);
     this.options.onSessionClosed(session.id);
@@ -302,13 +296,16 @@ export const CLAUDE_WEBSOCKET_PATH = '/';
 
 /**
  * What the guard leaves to the face: the CLI's path and its subprotocol.
- * An upgrade elsewhere, or without `mcp` among its subprotocols (or with
- * none), is refused before anything is upgraded.
+ * An upgrade elsewhere, or offering subprotocols without `mcp`, is refused
+ * before anything is upgraded. One offering none is taken: opencode dials
+ * so (docs/agents.md).
  */
 export function upgradeTargetRefusal(req: IncomingMessage): Refusal | undefined {
   const pathname = (req.url ?? '/').split('?')[0];
   if (pathname !== CLAUDE_WEBSOCKET_PATH) return { status: 404, message: `Not Found: Claude Code's WebSocket is at ${CLAUDE_WEBSOCKET_PATH}` };
   const header = req.headers['sec-websocket-protocol'];
+  // None at all is opencode (1.18.33 dials with the token and no subprotocol); a list without `mcp` is no client of ours.
+  if (header === undefined) return undefined;
   const offered = typeof header === 'string' ? header.split(',').map((p) => p.trim()) : [];
   if (!offered.includes(CLAUDE_SUBPROTOCOL)) {
     return {
@@ -356,4 +353,10 @@ export function selectionOf(context: IdeContext, backward = false): ClaudeSelect
     start =
       last === 0 ? { line: cursor.line, character: Math.max(0, cursor.character - text.length + 1) } : { line: Math.max(0, cursor.line - last), character: 0 };
   return { text, filePath: active.path, fileUrl: pathToFileURL(active.path).href, selection: { start, end, isEmpty: text === '' } };
+}
+
+function withLines(mention: ClaudeAtMentioned): ClaudeAtMentioned {
+  if (mention.lineStart !== undefined && mention.lineEnd !== undefined) return mention;
+  const start = mention.lineStart ?? 0;
+  return { filePath: mention.filePath, lineStart: start, lineEnd: mention.lineEnd ?? Math.max(start, (lineCountOf(mention.filePath) ?? 1) - 1) };
 }

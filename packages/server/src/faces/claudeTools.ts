@@ -15,6 +15,7 @@ import {
   ClaudeNoArgumentsSchema,
   ClaudeOpenDiffArgumentsSchema,
   ClaudeOpenFileArgumentsSchema,
+  type ClaudeOpenFileArguments,
   ClaudeTabNameArgumentsSchema,
   type Diagnostic,
   type GetOpenEditorsResult,
@@ -32,9 +33,8 @@ import { textResult, toolError, type ToolDefinition, type ToolEnvironment } from
 import { checkToolPath, controlCharacterIn, quotedPath } from '../tools/workspacePaths.js';
 import { AGENT_DISPLAY_NAMES } from '@ide-companion/shared/agentPaths';
 import { selectionOf, type ClaudeSession } from './claude.js';
-
-/** Largest file searched for openFile's `startText`. */
-const MAX_SEARCHED_BYTES = 8 * 1024 * 1024;
+import { claudeTab } from './claudeTabs.js';
+import { MAX_SEARCHED_BYTES, lineCountOf, openFileTarget } from './openFileRange.js';
 
 const json = (value: unknown): CallToolResult => textResult(JSON.stringify(value));
 
@@ -80,7 +80,7 @@ function controlCharacterRefusal(tool: string, args: unknown): CallToolResult | 
   return undefined;
 }
 
-const SEVERITY = { error: 'Error', warning: 'Warning', information: 'Information', hint: 'Hint' } as const;
+const SEVERITY = { error: 'Error', warning: 'Warning', information: 'Info', hint: 'Hint' } as const;
 
 /** Registers Claude's tools for one session: diffs always (any editor shows them), the rest as the editor's capabilities allow. */
 export function registerClaudeTools(server: McpServer, offered: readonly ToolDefinition[], env: ToolEnvironment, session: ClaudeSession): void {
@@ -100,11 +100,13 @@ export function registerClaudeTools(server: McpServer, offered: readonly ToolDef
       ClaudeOpenDiffArgumentsSchema,
       async ({ new_file_path, new_file_contents, tab_name }: { new_file_path: string; new_file_contents: string; tab_name: string }, signal) => {
         const filePath = pathOf(new_file_path);
-        const outcome = session.waitForOutcome(filePath, tab_name);
+        const { outcome, replacedFile } = session.diffs.wait(tab_name, filePath);
+        // The tab named another file: that proposal goes (tabbedDiffs.ts).
+        if (replacedFile !== undefined) await env.diffs.close(session.id, replacedFile);
         const opened = env.diffs.open(session.id, filePath, new_file_contents, AGENT_DISPLAY_NAMES.claude).then(
           () => true,
           (err: unknown) => {
-            session.settle(filePath, toolError(describeError(err)));
+            session.diffs.settleTab(tab_name, toolError(describeError(err)));
             env.logger.warn('openDiff refused', { filePath, error: describeError(err) });
             return false;
           },
@@ -113,19 +115,20 @@ export function registerClaudeTools(server: McpServer, offered: readonly ToolDef
         // computed): the answer goes when the outcome is known, not when the opening ends.
         if (await Promise.race([opened, outcome.then(() => false)]))
           // The CLI gave up (the user answered in its terminal): the view closes, the waiting ends.
-          signal.addEventListener('abort', () => void closeTab(env, session, filePath), { once: true });
+          signal.addEventListener('abort', () => void (session.diffs.holds(tab_name, filePath) && closeTab(env, session, tab_name)), {
+            once: true,
+          });
         return outcome;
       },
     );
     register('close_tab', 'Close a diff opened by openDiff, by its tab name.', ClaudeTabNameArgumentsSchema, async ({ tab_name }: { tab_name: string }) => {
-      const file = session.fileOfTab(tab_name);
-      if (file !== undefined) await closeTab(env, session, file);
+      await closeTab(env, session, tab_name);
       return textResult(CLAUDE_DIFF_OUTCOME.closed);
     });
     register('closeAllDiffTabs', 'Close every diff this session opened.', ClaudeNoArgumentsSchema, async () => {
-      const files = [...session.waiting.keys()];
-      for (const file of files) await closeTab(env, session, file);
-      return textResult(`CLOSED_${files.length}_DIFF_TABS`);
+      const tabs = session.diffs.tabs;
+      for (const tab of tabs) await closeTab(env, session, tab);
+      return textResult(`CLOSED_${tabs.length}_DIFF_TABS`);
     });
   }
 
@@ -167,15 +170,8 @@ export function registerClaudeTools(server: McpServer, offered: readonly ToolDef
     register('getOpenEditors', 'The files open in the editor.', ClaudeNoArgumentsSchema, async () => {
       const answer = await ask<GetOpenEditorsResult>(getOpenEditors, {}, env, session);
       if (isResult(answer)) return answer;
-      return json({
-        tabs: answer.editors.map((e) => ({
-          uri: pathToFileURL(e.path).href,
-          isActive: e.isActive,
-          label: path.basename(e.path),
-          languageId: e.languageId,
-          isDirty: e.isDirty,
-        })),
-      });
+      const selection = selectionOf(env.context.snapshot(), env.context.selectionBackward);
+      return json({ tabs: answer.editors.map((e) => claudeTab(e, selection, env.context.selectionBackward)) });
     });
   }
   if (has(checkDocumentDirty)) {
@@ -204,37 +200,52 @@ export function registerClaudeTools(server: McpServer, offered: readonly ToolDef
   if (has(openFile)) {
     register(
       'openFile',
-      'Open a file in the editor, at the first line holding startText if given.',
+      'Open a file in the editor and select a range: from startText to endText (or the end of its line), or the lines startLine to endLine.',
       ClaudeOpenFileArgumentsSchema,
-      async ({ filePath, startText }: { filePath: string; startText?: string }) => {
-        const file = pathOf(filePath);
-        const line = startText ? await lineOf(file, startText, env.context.getRoots()) : undefined;
-        const answer = await ask<{ opened: string }>(openFile, { path: file, ...(line !== undefined && { line }) }, env, session);
+      async (args: ClaudeOpenFileArguments) => {
+        const file = pathOf(args.filePath);
+        // The anchors are searched in the file only once openFile's own check passed, read asynchronously and bounded.
+        const content = args.startText ? await searchableText(file, env.context.getRoots()) : undefined;
+        const { message, ...range } = openFileTarget(file, args, content);
+        const answer = await ask<{ opened: string }>(
+          openFile,
+          {
+            path: file,
+            ...range,
+            ...(args.preview !== undefined && { preview: args.preview }),
+            ...(args.makeFrontmost !== undefined && { focus: args.makeFrontmost }),
+          },
+          env,
+          session,
+        );
         if (isResult(answer)) return answer;
-        return textResult(`Opened file: ${answer.opened}`);
+        // makeFrontmost false asks for details instead of a sentence (claudecode.nvim, the VS Code extension).
+        if (args.makeFrontmost === false) {
+          const listed = has(getOpenEditors) ? await ask<GetOpenEditorsResult>(getOpenEditors, {}, env, session) : undefined;
+          const languageId = listed && !isResult(listed) ? listed.editors.find((e) => e.path === answer.opened)?.languageId : undefined;
+          return json({ success: true, filePath: answer.opened, languageId, lineCount: lineCountOf(answer.opened) });
+        }
+        return textResult(message.replace(file, answer.opened));
       },
     );
   }
 }
 
-async function closeTab(env: ToolEnvironment, session: ClaudeSession, filePath: string): Promise<void> {
-  if (!session.waiting.has(filePath)) return;
-  session.settle(filePath, textResult(CLAUDE_DIFF_OUTCOME.closed));
-  await env.diffs.close(session.id, filePath);
+async function closeTab(env: ToolEnvironment, session: ClaudeSession, tabName: string): Promise<void> {
+  const waiter = session.diffs.settleTab(tabName, textResult(CLAUDE_DIFF_OUTCOME.closed));
+  if (waiter) await env.diffs.close(session.id, waiter.filePath);
 }
 
 /**
- * The 1-based line of `text`'s first occurrence in `file`; undefined when absent or unreadable (openFile still opens the
- * file, or refuses it). Read only once openFile's own check passed (a regular file in the workspace), asynchronously and
- * bounded: a FIFO would freeze the companion, /dev/zero grow it without end.
+ * The text of `file` to search openFile's anchors in; undefined when it may not be read (openFile itself then refuses or
+ * opens it without a range). Read only once openFile's own check passed (a regular file in the workspace), asynchronously
+ * and bounded: a FIFO would freeze the companion, /dev/zero grow it without end.
  */
-async function lineOf(file: string, text: string, roots: readonly string[]): Promise<number | undefined> {
+async function searchableText(file: string, roots: readonly string[]): Promise<string | undefined> {
   const checked = checkToolPath(file, roots, 'act');
   if (checked instanceof Error) return undefined;
   try {
-    const content = await readOriginal(checked.path, MAX_SEARCHED_BYTES);
-    const at = content?.indexOf(text) ?? -1;
-    return at < 0 ? undefined : content!.slice(0, at).split('\n').length;
+    return await readOriginal(checked.path, MAX_SEARCHED_BYTES);
   } catch {
     return undefined;
   }

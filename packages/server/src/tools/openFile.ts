@@ -9,9 +9,9 @@ export const openFile = defineTool({
   requires: 'openFile',
   // `path` arrives resolved and checked (workspacePaths.ts): the editor opens what was checked.
   path: 'act',
-  async handler({ path, line, column }, env, call) {
+  async handler({ path, line, column, endLine, endColumn, preview, focus }, env, call) {
     try {
-      await askEditor(env, 'openFile', { path, line, column });
+      await askEditor(env, 'openFile', { path, line, column, endLine, endColumn, preview, focus });
     } catch (err) {
       return toolError(`Could not open ${path}: ${describeError(err)}`);
     }
@@ -26,6 +26,6 @@ export const openFile = defineTool({
       }
       return toolError(`openFile refused ${path}: ${swapped.message}; the editor was asked to close it.`);
     }
-    return jsonResult(OpenFileTool, { opened: path, line, column });
+    return jsonResult(OpenFileTool, { opened: path, line, column, endLine, endColumn });
   },
 });

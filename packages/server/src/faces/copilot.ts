@@ -1,0 +1,227 @@
+/**
+ * GitHub Copilot CLI's face (issue 31): the same companion reached the way
+ * Copilot CLI (1.0.102) reaches an IDE. Its lock file
+ * `<COPILOT_HOME or ~/.copilot>/ide/<PORT>.lock` names a Unix socket of the
+ * companion's (beside the relay's, in the companion's private folder) and
+ * the headers to send; the CLI speaks MCP Streamable HTTP at
+ * `http://localhost/mcp` over that socket, with Copilot's tool names
+ * (copilotTools.ts) and notifications (`selection_changed`,
+ * `add_file_reference`, `add_selection`). Its sessions are HTTP sessions of
+ * a registry of their own (their notifications are Copilot's, not Gemini's),
+ * on the same diff coordinator and context: a diff's outcome reaches the CLI
+ * as the answer to its blocking open_diff.
+ */
+import * as fs from 'node:fs';
+import * as http from 'node:http';
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { DiffAcceptedNotification, type CompanionNotification, type IdeContext } from '@ide-companion/protocol';
+import { SOCKET_HOST } from '../companionSocket.js';
+import { createMcpHttpHandler } from '../http/mcpHttpHandler.js';
+import { socketHostRule } from '../http/requestGuard.js';
+import type { Logger } from '../logger.js';
+import { isProcessAlive } from '@ide-companion/shared/processAlive';
+import { SessionRegistry, type SessionInfo } from '../sessions.js';
+import { selectionOf } from './claude.js';
+import { sweepStaleLockFiles } from './lockFile.js';
+import { TabbedDiffs } from './tabbedDiffs.js';
+
+export { copilotIdeDir } from '@ide-companion/shared/agentPaths';
+
+/** What Copilot CLI reads from the lock file (its schema, cli-main.js of 1.0.102). */
+export interface CopilotLockFile {
+  socketPath: string;
+  scheme: 'unix';
+  /** Sent verbatim on every request: the face's token. */
+  headers: Record<string, string>;
+  /** The IDE's PID: the CLI skips files whose pid is dead. */
+  pid: number;
+  /** When written (ms): a fresh file's socket is probed for longer. */
+  timestamp: number;
+  workspaceFolders: string[];
+  ideName: string;
+  isTrusted?: boolean;
+}
+
+/** open_diff's answer, JSON in one text block: `SAVED` approves the CLI's edit. */
+export type CopilotDiffOutcome = { success: boolean; result: 'SAVED' | 'REJECTED'; trigger: string; message: string };
+
+export const COPILOT_NOTIFICATION = { selectionChanged: 'selection_changed', addFileReference: 'add_file_reference', addSelection: 'add_selection' } as const;
+const NOTIFICATION_METHODS = new Set<string>(Object.values(COPILOT_NOTIFICATION));
+
+export function copilotOutcome(outcome: CopilotDiffOutcome): CallToolResult {
+  return { content: [{ type: 'text', text: JSON.stringify(outcome) }] };
+}
+
+const closedOutcome = () => copilotOutcome({ success: false, result: 'REJECTED', trigger: 'closed', message: 'The diff was closed without a decision' });
+
+export interface CopilotFaceOptions {
+  token: string;
+  maxBodyBytes: number;
+  graceMs: number;
+  streamGraceMs: number;
+  maxSessions: number;
+  keepAliveMs: number;
+  logger: Logger;
+  /** A session's McpServer, with Copilot's tools. */
+  createServer: () => Promise<McpServer>;
+  onSessionClosed: (sessionId: string) => void;
+  onSessionsChanged: () => void;
+}
+
+export class CopilotFace {
+  readonly sessions: SessionRegistry;
+  readonly server: http.Server;
+  /** open_diff calls waiting for the user, per session, by tab name. */
+  private readonly waiting = new Map<string, TabbedDiffs<CallToolResult>>();
+  private lastSelection: string | undefined;
+
+  constructor(private readonly options: CopilotFaceOptions) {
+    this.sessions = new SessionRegistry({
+      graceMs: options.graceMs,
+      streamGraceMs: options.streamGraceMs,
+      maxSessions: options.maxSessions,
+      keepAliveMs: options.keepAliveMs,
+      logger: options.logger,
+      createServer: options.createServer,
+      // What the user has selected now, as the CLI's stream opens.
+      onStreamOpen: (id) => {
+        if (this.lastSelection !== undefined) this.send(id, COPILOT_NOTIFICATION.selectionChanged, JSON.parse(this.lastSelection) as object);
+      },
+      onSessionClosed: (id) => {
+        this.waiting.get(id)?.settleAll();
+        this.waiting.delete(id);
+        options.onSessionClosed(id);
+      },
+      onSessionsChanged: options.onSessionsChanged,
+      validate: validateCopilotNotification,
+    });
+    const handler = createMcpHttpHandler({
+      hosts: socketHostRule(SOCKET_HOST),
+      tokens: [[options.token, 'copilot']],
+      maxBodyBytes: options.maxBodyBytes,
+      sessions: this.sessions,
+      logger: options.logger,
+    });
+    this.server = http.createServer({ requestTimeout: 120_000 }, handler);
+    this.server.on('clientError', (_err, socket) => socket.destroy());
+  }
+
+  /** The header the lock file names: the CLI sends it on every request. */
+  get headers(): Record<string, string> {
+    return { Authorization: `Bearer ${this.options.token}` };
+  }
+
+  listen(socketPath: string): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.server.once('error', reject);
+      this.server.listen(socketPath, () => {
+        this.server.off('error', reject);
+        fs.chmodSync(socketPath, 0o600);
+        resolve();
+      });
+    });
+  }
+
+  owns(sessionId: string): boolean {
+    return this.sessions.agentOf(sessionId) !== undefined;
+  }
+
+  /** The session's waits by tab name (made on first use). */
+  diffsOf(sessionId: string): TabbedDiffs<CallToolResult> {
+    let diffs = this.waiting.get(sessionId);
+    if (!diffs) {
+      diffs = new TabbedDiffs(closedOutcome);
+      this.waiting.set(sessionId, diffs);
+    }
+    return diffs;
+  }
+
+  /** A diff's outcome from the coordinator: the answer to the session's blocking open_diff. */
+  deliver(sessionId: string, notification: CompanionNotification): void {
+    const { filePath } = notification.params as { filePath: string };
+    const accepted = notification.method === DiffAcceptedNotification.method;
+    this.waiting
+      .get(sessionId)
+      ?.settleFile(
+        filePath,
+        copilotOutcome(
+          accepted
+            ? { success: true, result: 'SAVED', trigger: 'accepted_in_ide', message: `The user accepted the changes to ${filePath}` }
+            : { success: true, result: 'REJECTED', trigger: 'rejected_in_ide', message: `The user rejected the changes to ${filePath}` },
+        ),
+      );
+  }
+
+  /** The context changed: every session hears `selection_changed` when the active file or selection differs. */
+  contextChanged(context: IdeContext, selectionBackward: boolean): void {
+    const selection = selectionOf(context, selectionBackward);
+    if (!selection) return;
+    const key = JSON.stringify(selection);
+    if (key === this.lastSelection) return;
+    this.lastSelection = key;
+    this.sessions.broadcast({ method: COPILOT_NOTIFICATION.selectionChanged, params: selection } as never);
+  }
+
+  /** "Send to agent": a file (`add_file_reference`) or lines of it (`add_selection`, 0-based). Returns how many heard it. */
+  mention(filePath: string, fileUrl: string, lines?: { start: number; end: number; text: string | null }): number {
+    const params = {
+      filePath,
+      fileUrl,
+      selection: lines ? { start: { line: lines.start, character: 0 }, end: { line: lines.end, character: 0 } } : null,
+      selectedText: lines?.text ?? null,
+    };
+    return this.sessions.broadcast({ method: lines ? COPILOT_NOTIFICATION.addSelection : COPILOT_NOTIFICATION.addFileReference, params } as never);
+  }
+
+  list(): SessionInfo[] {
+    return this.sessions.list();
+  }
+
+  async close(): Promise<void> {
+    for (const diffs of this.waiting.values()) diffs.settleAll();
+    this.waiting.clear();
+    await this.sessions.closeAll();
+    await new Promise<void>((resolve) => {
+      if (!this.server.listening) return resolve();
+      this.server.close(() => resolve());
+      this.server.closeAllConnections();
+    });
+  }
+
+  private send(id: string, method: string, params: object): void {
+    this.sessions.notify(id, { method, params } as never);
+  }
+}
+
+/** Copilot's notifications go out as they are (their shapes made here); anything else is refused. */
+function validateCopilotNotification(notification: CompanionNotification): CompanionNotification {
+  if (!NOTIFICATION_METHODS.has(notification.method)) throw new Error(`Copilot CLI takes no ${notification.method}`);
+  return notification;
+}
+
+/** The lock file Copilot CLI reads. */
+export function copilotLockFile(input: {
+  socketPath: string;
+  headers: Record<string, string>;
+  idePid: number;
+  roots: readonly string[];
+  ideName: string;
+  trusted?: boolean;
+}): CopilotLockFile {
+  return {
+    socketPath: input.socketPath,
+    scheme: 'unix',
+    headers: input.headers,
+    pid: input.idePid,
+    timestamp: Date.now(),
+    workspaceFolders: [...input.roots],
+    ideName: input.ideName,
+    ...(input.trusted !== undefined && { isTrusted: input.trusted }),
+  };
+}
+
+/** Removes our own Copilot lock files whose IDE is gone (their pid dead), as the CLI skips them. */
+export function sweepStaleCopilotLockFiles(dir: string, isAlive: (pid: number) => boolean = isProcessAlive): string[] {
+  return sweepStaleLockFiles(dir, 'pid', isAlive);
+}
