@@ -150,6 +150,12 @@ export class WorkspaceSockets {
           resolve();
         });
       });
+      // Closed (or the folder dropped) while it was listening: this server is nobody's to close later.
+      if (this.closed || this.bindings.get(binding.root) !== binding) {
+        server.close();
+        fs.rmSync(temporary, { force: true });
+        return;
+      }
       // The folder is 0700 already, so nobody else could reach the socket meanwhile.
       fs.chmodSync(temporary, 0o600);
       fs.renameSync(temporary, binding.socketPath);
