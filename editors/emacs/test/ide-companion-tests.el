@@ -676,7 +676,9 @@ buffer stayed empty."
   "The host is the custom file, else host/ beside the package, else the repo's jsonlines."
   (ide-companion-tests--with-dir dir
     (let ((ide-companion--directory (file-name-as-directory (expand-file-name "emacs" dir)))
-          (ide-companion-host-file nil))
+          (ide-companion-host-file nil)
+          ;; No `ide-companion' on PATH (npm test puts the clone's on it): only the folders count here.
+          (exec-path nil))
       (make-directory (expand-file-name "jsonlines/host" dir) t)
       (make-directory (expand-file-name "emacs/host" dir) t)
       (should (null (ide-companion--host-file)))

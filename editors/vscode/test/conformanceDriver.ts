@@ -84,7 +84,7 @@ export const vscodeDriver: EndDriver = {
         return waitFor(
           async () =>
             (await win.eval<string | null>(
-              `const doc = vscode.workspace.textDocuments.find((d) => d.uri.scheme === 'ide-companion-proposal' && d.uri.path.includes(args.id));
+              `const doc = vscode.workspace.textDocuments.find((d) => d.uri.scheme === 'ide-companion-proposal' && d.uri.query === args.id);
                return doc ? doc.getText() : null;`,
               { id },
             )) ?? undefined,
@@ -96,7 +96,7 @@ export const vscodeDriver: EndDriver = {
         await session.shownProposal(file);
         const { id } = await diffOf(file);
         await win.eval(
-          `const doc = vscode.workspace.textDocuments.find((d) => d.uri.scheme === 'ide-companion-proposal' && d.uri.path.includes(args.id));
+          `const doc = vscode.workspace.textDocuments.find((d) => d.uri.scheme === 'ide-companion-proposal' && d.uri.query === args.id);
            const edit = new vscode.WorkspaceEdit();
            edit.replace(doc.uri, new vscode.Range(doc.positionAt(0), doc.positionAt(doc.getText().length)), args.text);
            await vscode.workspace.applyEdit(edit);`,
