@@ -124,11 +124,6 @@ scrolling never wait for the companion.  Takes effect when
 `side-by-side' shows both in two windows without ediff."
   :type '(choice (const ediff) (const side-by-side)))
 
-(defcustom ide-companion-revert-timeout 300
-  "Seconds to wait, after an accept, for Gemini CLI to write the file.
-When it does, unmodified buffers visiting the file revert without a prompt."
-  :type 'number)
-
 (defcustom ide-companion-agents nil
   "The terminal agents served: a list of \"gemini\", \"qwen\", \"claude\".
 Gemini CLI is always served.  nil: $IDE_COMPANION_AGENTS, else all three.
@@ -152,8 +147,8 @@ Takes effect at the next start; `ide-companion-doctor' shows them."
   "The oldest Node.js major version the host runs on.")
 
 (defconst ide-companion--capabilities
-  ["openFile" "getOpenEditors" "getSelection" "getDiagnostics" "checkDocumentDirty" "saveDocument"]
-  "The optional actions this package answers.")
+  ["openFile" "getOpenEditors" "getSelection" "getDiagnostics" "checkDocumentDirty" "saveDocument" "reload"]
+  "The optional actions this package answers (`reload' is no tool: diffs').")
 
 (defconst ide-companion--max-selection-chars 16384
   "Longest region text sent; the companion cuts selections at 16 KiB anyway.")
@@ -201,13 +196,12 @@ Takes effect at the next start; `ide-companion-doctor' shows them."
   "Open diffs by diff id.")
 
 (defvar ide-companion--accepted (make-hash-table :test #'equal)
-  "Accepted texts their files may not hold yet: path -> (TEXT TIME).
-The host passes an accept on to the CLI, which writes the file; a host
-killed before it read the accept takes it along.  So the text is kept here
-until the file holds it, and shown again when the host dies.")
-
-(defconst ide-companion--accepted-ttl 600
-  "Seconds an accepted text is remembered: a CLI writes at once or not at all.")
+  "Accepted texts their files may not hold yet: path -> TEXT.
+Kept only for a host that dies with the accept in its pipe, or before the
+CLI wrote it: the companion's own memory of it dies with the host.  Dropped
+when the host says the file holds it (the `reload' action) or a new
+proposal for the file opens; shown again at the host's death unless the
+file holds it (docs/reliability.md).")
 
 (defvar ide-companion--gemini-buffer nil
   "The terminal buffer running Gemini CLI, opened by `ide-companion-gemini'.")
@@ -991,10 +985,9 @@ stays as a plain buffer."
   (let ((text (ide-companion--proposal-text diff))
         (path (ide-companion--diff-path diff)))
     (when (ide-companion--settle diff)
-      (ide-companion--prune-accepted)
       ;; Remembered before sending: a full pipe makes the send wait, and the
       ;; host's sentinel may run meanwhile.
-      (let ((record (list text (float-time))))
+      (let ((record text))
         (puthash path record ide-companion--accepted)
         (if (or (ide-companion--send
                  (append (list :type "diffAccepted" :diffId (ide-companion--diff-id diff))
@@ -1003,7 +996,6 @@ stays as a plain buffer."
                 ;; Not sent, but a death seen meanwhile showed it again already.
                 (not (eq (gethash path ide-companion--accepted) record)))
             (progn
-              (ide-companion--watch-write path)
               (ide-companion--teardown diff)
               (message "ide-companion: accepted the changes to %s" (file-name-nondirectory path)))
           (remhash path ide-companion--accepted)
@@ -1023,38 +1015,22 @@ Bytes are compared: TEXT as the CLI writes it (UTF-8, no EOL conversion)."
              (insert-file-contents-literally path)
              (string= (buffer-string) bytes))))))
 
-(defun ide-companion--prune-accepted ()
-  "Forget the accepted texts their files hold now, or too old to matter."
-  (let ((now (float-time)) gone)
-    (maphash (lambda (path record)
-               (when (or (> (- now (nth 1 record)) ide-companion--accepted-ttl)
-                         (ide-companion--file-holds-p path (car record)))
-                 (push path gone)))
-             ide-companion--accepted)
-    (dolist (path gone) (remhash path ide-companion--accepted))))
-
-(defun ide-companion--forget-accept-if-written (path)
-  "Forget the accepted text of PATH once its file has it."
-  (let ((record (gethash path ide-companion--accepted)))
-    (when (and record (ide-companion--file-holds-p path (car record)))
-      (remhash path ide-companion--accepted))))
-
 (defun ide-companion--keep-accepted ()
   "The host died: show again each accepted text its file does not hold.
 It may have died before it passed the accept on.  Each text comes back as
 a plain buffer, as a kept proposal does.  Return the files' names."
-  (ide-companion--prune-accepted)
   (let (kept)
     (maphash
-     (lambda (path record)
-       (let ((buffer (get-buffer-create (ide-companion--diff-buffer-name "proposal" path))))
-         (ide-companion--fill-diff-buffer buffer (car record) path)
-         (with-current-buffer buffer
-           ;; C-x C-w offers the file's folder, and writes the text as accepted.
-           (setq default-directory (file-name-directory path))
-           (setq-local require-final-newline nil))
-         (display-buffer buffer)
-         (push (file-name-nondirectory path) kept)))
+     (lambda (path text)
+       (unless (ide-companion--file-holds-p path text)
+         (let ((buffer (get-buffer-create (ide-companion--diff-buffer-name "proposal" path))))
+           (ide-companion--fill-diff-buffer buffer text path)
+           (with-current-buffer buffer
+             ;; C-x C-w offers the file's folder, and writes the text as accepted.
+             (setq default-directory (file-name-directory path))
+             (setq-local require-final-newline nil))
+           (display-buffer buffer)
+           (push (file-name-nondirectory path) kept))))
      ide-companion--accepted)
     (clrhash ide-companion--accepted)
     (nreverse kept)))
@@ -1101,40 +1077,23 @@ No outcome can reach Gemini CLI any more.  Return the files' names."
     (dolist (diff diffs)
       (when (ide-companion--settle diff) (ide-companion--teardown diff)))))
 
-(defun ide-companion--watch-write (path)
-  "Revert the buffer visiting PATH once Gemini CLI writes it.
-A buffer with unsaved changes is never reverted; a warning says so.
-After a revert the watch goes on for two seconds: a write seen half done
-\(truncated, then filled) is reverted again once complete."
-  (let ((buffer (find-buffer-visiting path)))
-    (when buffer
-      (let ((deadline (+ (float-time) ide-companion-revert-timeout))
-            (timer nil))
-        (setq timer
-              (run-with-timer
-               0.1 0.2
-               (lambda ()
-                 (cond
-                  ((or (not (buffer-live-p buffer)) (> (float-time) deadline))
-                   (cancel-timer timer))
-                  ((not (verify-visited-file-modtime buffer))
-                   (ide-companion--forget-accept-if-written path)
-                   (if (ide-companion--revert buffer)
-                       (setq deadline (min deadline (+ (float-time) 2)))
-                     (cancel-timer timer)))))))))))
-
-(defun ide-companion--revert (buffer)
-  "Revert BUFFER from disk without a prompt, unless it is modified.
-Return non-nil when it was reverted."
-  (with-current-buffer buffer
-    (if (buffer-modified-p)
-        (progn
-          (display-warning 'ide-companion
-                           (format "%s was written by Gemini CLI but not reverted: it has unsaved changes (M-x revert-buffer drops them)"
-                                   (buffer-name)))
-          nil)
-      (revert-buffer t t t)
-      t)))
+(defun ide-companion--reload (params)
+  "Answer reload: the agent wrote the path in PARAMS (the host watched for it).
+Unmodified buffers visiting it revert without a prompt; a modified one is
+never reverted, the host's words say so."
+  (let ((path (plist-get params :path))
+        (warning (plist-get params :unsavedWarning)))
+    (unless (and (stringp path) (stringp warning))
+      (error "The reload request lacks path or unsavedWarning"))
+    (when (eq (plist-get params :holdsAccepted) t)
+      (remhash path ide-companion--accepted))
+    (let ((buffer (find-buffer-visiting path)))
+      (when buffer
+        (with-current-buffer buffer
+          (if (buffer-modified-p)
+              (display-warning 'ide-companion warning)
+            (revert-buffer t t t)))))
+    :null))
 
 (defun ide-companion--current-diff ()
   "The diff the current buffer belongs to, else the only open diff, else nil."
@@ -1361,7 +1320,8 @@ while Emacs opened it."
     ("getDiagnostics" . ide-companion--diagnostics)
     ("checkDocumentDirty" . ide-companion--document-dirty)
     ("saveDocument" . ide-companion--save-document)
-    ("closeFile" . ide-companion--close-file))
+    ("closeFile" . ide-companion--close-file)
+    ("reload" . ide-companion--reload))
   "Handlers of the host's requests, by action name.")
 
 (defun ide-companion--answer (id action params)

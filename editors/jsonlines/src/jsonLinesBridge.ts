@@ -102,6 +102,9 @@ export class JsonLinesBridge {
         closeFile: async (params) => {
           await this.request('closeFile', params);
         },
+        reload: async (params) => {
+          await this.request('reload', params);
+        },
       },
       declared,
     );

@@ -8,6 +8,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { Companion, type CompanionOptions } from './companion.js';
+import type { ActionParams } from '@ide-companion/protocol';
 import type { DiffCloseReason, EditorActions, PendingDiff } from './editorActions.js';
 
 /** An editor's diff actions that record what the companion asks; the test plays the user. */
@@ -31,6 +32,11 @@ export class RecordingEditor implements EditorActions {
   }
   closeDiff(diff: PendingDiff, reason: DiffCloseReason): void {
     this.closed.push({ diff, reason });
+  }
+  /** The `reload` actions asked, oldest first. */
+  reloads: Array<ActionParams<'reload'>> = [];
+  reload(params: ActionParams<'reload'>): void {
+    this.reloads.push(params);
   }
 }
 

@@ -11,14 +11,12 @@ local M = {}
 local diffs = {}
 local counter = 0
 
--- path -> { content, at }: what the user accepted and the file does not
--- hold yet. The CLI writes it once the host has passed the accept on; a host
--- that dies first (kill -9 with the accept still in its pipe) would take it
--- along, so it is kept here until the file holds it (the companion keeps its
--- own copy for a CLI that dies: packages/server/src/diffCoordinator.ts).
+-- path -> content: what the user accepted, kept only for a host that dies
+-- with the accept in its pipe (or before the CLI wrote it): the companion's
+-- own memory of it dies with the host. Dropped when the host says the file
+-- holds it (`reload`) or a new proposal for the file opens; shown again by
+-- keep_all() unless the file holds it (docs/reliability.md).
 local accepted = {}
--- As long as the companion remembers an accept: a CLI writes at once or not at all.
-local ACCEPTED_TTL_S = 600
 
 local function notify(msg, level)
   vim.notify('ide-companion: ' .. msg, level or vim.log.levels.INFO)
@@ -117,16 +115,6 @@ local function file_holds(path, text)
   local on_disk = f:read('*a')
   f:close()
   return on_disk == text
-end
-
---- Forgets the accepts whose file holds them now, or too old to matter.
-local function prune_accepted()
-  local now = os.time()
-  for path, record in pairs(accepted) do
-    if now - record.at > ACCEPTED_TTL_S or file_holds(path, text_of(record.content)) then
-      accepted[path] = nil
-    end
-  end
 end
 
 --- The file's name alone after the diff's number and side: a tab's label is
@@ -351,21 +339,22 @@ function M.close(id, reason)
   return true
 end
 
---- After Gemini CLI wrote an accepted file: reload the buffers showing it, unless they have unsaved changes.
-function M.reload(path)
-  prune_accepted()
+--- reload (docs/editor-protocol.md): the agent wrote `path`; the companion
+--- watched for it and sends the words. Unmodified buffers reread it without
+--- the "changed on disk" prompt; a modified one is never dropped.
+function M.reload(params)
+  if params.holdsAccepted then
+    accepted[params.path] = nil
+  end
   local reloaded = 0
-  for _, buf in ipairs(buffers_of(path)) do
+  for _, buf in ipairs(buffers_of(params.path)) do
     if vim.bo[buf].modified then
-      notify(
-        vim.fn.fnamemodify(path, ':~:.') .. ' was written by Gemini CLI but was not reloaded: it has unsaved changes (:e! drops them).',
-        vim.log.levels.WARN
-      )
+      notify(params.unsavedWarning, vim.log.levels.WARN)
     else
       vim.api.nvim_buf_call(buf, function()
         -- A local 'autoread' makes :checktime reload without the "changed on disk" prompt.
         vim.cmd('setlocal autoread')
-        pcall(vim.cmd, 'silent checktime ' .. buf)
+        pcall(vim.cmd, 'silent checktime ' .. tonumber(buf))
         vim.cmd('set autoread<')
       end)
       reloaded = reloaded + 1
@@ -392,8 +381,7 @@ function M.accept(id)
     end)
     return true
   end
-  prune_accepted()
-  accepted[d.path] = { content = content_of(state), at = os.time() }
+  accepted[d.path] = content_of(state)
   vim.schedule(function()
     wipe(d)
   end)
@@ -453,20 +441,21 @@ function M.keep_all()
       table.insert(kept, vim.fn.fnamemodify(d.path, ':t'))
     end
   end
-  prune_accepted()
   -- Each in a tab of its own; the user stays where they are.
   local back = vim.api.nvim_get_current_tabpage()
-  for path, record in pairs(accepted) do
-    counter = counter + 1
-    vim.cmd('tabnew')
-    local buf = vim.api.nvim_get_current_buf()
-    vim.bo[buf].buftype = 'nofile'
-    vim.bo[buf].bufhidden = 'hide'
-    vim.bo[buf].swapfile = false
-    pcall(vim.api.nvim_buf_set_name, buf, scratch_name(counter, 'accepted', path))
-    fill(buf, record.content)
-    detect_filetype(buf, path)
-    table.insert(kept, vim.fn.fnamemodify(path, ':t'))
+  for path, content in pairs(accepted) do
+    if not file_holds(path, text_of(content)) then
+      counter = counter + 1
+      vim.cmd('tabnew')
+      local buf = vim.api.nvim_get_current_buf()
+      vim.bo[buf].buftype = 'nofile'
+      vim.bo[buf].bufhidden = 'hide'
+      vim.bo[buf].swapfile = false
+      pcall(vim.api.nvim_buf_set_name, buf, scratch_name(counter, 'accepted', path))
+      fill(buf, content)
+      detect_filetype(buf, path)
+      table.insert(kept, vim.fn.fnamemodify(path, ':t'))
+    end
   end
   if vim.api.nvim_tabpage_is_valid(back) then
     vim.api.nvim_set_current_tabpage(back)

@@ -36,6 +36,7 @@ export function neovimEditor(lua: LuaBridge, declared: readonly string[]): Edito
       checkDocumentDirty: bind('checkDocumentDirty'),
       saveDocument: bind('saveDocument'),
       closeFile: bind('closeFile'),
+      reload: bind('reload'),
     },
     declared,
   );
@@ -58,6 +59,10 @@ class NeovimEditor implements EditorActions {
 
   async closeDiff(diff: PendingDiff, reason: DiffCloseReason): Promise<void> {
     await this.lua.call(DIFF_MODULE, 'close', diff.id, reason);
+  }
+
+  async reload(params: ActionParams<'reload'>): Promise<void> {
+    await this.lua.call(DIFF_MODULE, 'reload', params);
   }
 
   async openFile(params: ActionParams<'openFile'>): Promise<void> {

@@ -14,11 +14,9 @@ import type { EditorEvent, Hello, IdeInfo } from '@ide-companion/protocol';
 import type { FileLogger } from './fileLogger.js';
 import type { LuaBridge } from './luaBridge.js';
 import { neovimEditor } from './neovimEditor.js';
-import { reloadWhenWritten } from './reloadWhenWritten.js';
 import { parseRpcMessage, type RpcMessage } from './rpcMessages.js';
 
 const HOST_MODULE = 'ide_companion.host';
-const DIFF_MODULE = 'ide_companion.diff';
 export const DEFAULT_IDE_INFO: IdeInfo = { name: 'neovim', displayName: 'Neovim' };
 /** How long a stop may wait on Neovim: a Neovim that died never answers the diff closes it sends. */
 const SHUTDOWN_GRACE_MS = 2_000;
@@ -43,7 +41,6 @@ export class NeovimHost {
   private companion: Companion | undefined;
   private started: Promise<void> | undefined;
   private stopping: Promise<void> | undefined;
-  private readonly reloadWatches = new Set<() => void>();
   /** The file of the last `focus` or `cursor` event: where a `cursor` shorthand moves. */
   private positionPath: string | undefined;
 
@@ -73,7 +70,6 @@ export class NeovimHost {
       this.logger.info('host stopping', { reason });
       // The discovery file goes first in stop(); past the grace the host exits anyway (it lived on after a killed Neovim 0.10 with a diff open).
       setTimeout(() => this.exit(0), SHUTDOWN_GRACE_MS).unref();
-      for (const cancel of this.reloadWatches) cancel();
       await this.started?.catch(() => undefined);
       await this.companion?.stop().catch((err) => this.logger.error('stop failed', { error: describeError(err) }));
       this.exit(0);
@@ -92,7 +88,6 @@ export class NeovimHost {
     if (!companion) throw new Error('not started yet');
     const event = message.method === 'cursor' ? this.cursorEvent(message) : message.event;
     if (event.type === 'focus' || event.type === 'cursor') this.positionPath = event.path;
-    if (event.type === 'diffAccepted') return this.accept(companion, event);
     if (event.type === 'mention') {
       if (!applyEditorEvent(companion, event)) this.report('on_unheard_mention', event.path);
       return;
@@ -151,23 +146,6 @@ export class NeovimHost {
         this.exit(1);
       },
     );
-  }
-
-  private accept(companion: Companion, event: Extract<EditorEvent, { type: 'diffAccepted' }>): void {
-    const diff = companion.diffs.get(event.diffId);
-    if (!diff) {
-      this.logger.info('accept for a diff no longer pending', { id: event.diffId });
-      return;
-    }
-    // Watch before the outcome goes out: the CLI writes the file as soon as it hears it.
-    const cancel = reloadWhenWritten(diff.filePath, () => {
-      this.reloadWatches.delete(cancel);
-      this.lua.call(DIFF_MODULE, 'reload', diff.filePath).catch((err) => {
-        this.logger.warn('could not reload the buffer', { filePath: diff.filePath, error: describeError(err) });
-      });
-    });
-    this.reloadWatches.add(cancel);
-    applyEditorEvent(companion, event);
   }
 
   private report(fn: string, ...args: unknown[]): void {

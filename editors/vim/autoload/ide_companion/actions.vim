@@ -3,28 +3,10 @@
 
 function! ide_companion#actions#run(action, params) abort
   let params = type(a:params) == v:t_dict ? a:params : {}
-  if a:action ==# 'showDiff'
-    return ide_companion#diff#show(params)
-  elseif a:action ==# 'diffText'
-    return ide_companion#diff#text(params)
-  elseif a:action ==# 'closeDiff'
-    return ide_companion#diff#close(params)
-  elseif a:action ==# 'openFile'
-    return s:open_file(params)
-  elseif a:action ==# 'getOpenEditors'
-    return s:open_editors()
-  elseif a:action ==# 'getSelection'
-    return s:selection()
-  elseif a:action ==# 'getDiagnostics'
-    return ide_companion#diagnostics#collect(get(params, 'path', v:null))
-  elseif a:action ==# 'checkDocumentDirty'
-    return s:dirty(params)
-  elseif a:action ==# 'saveDocument'
-    return s:save(params)
-  elseif a:action ==# 'closeFile'
-    return s:close_file(params)
+  if !has_key(s:HANDLERS, a:action)
+    throw 'Vim does not know the action "' . a:action . '"'
   endif
-  throw 'Vim does not know the action "' . a:action . '"'
+  return s:HANDLERS[a:action](params)
 endfunction
 
 function! s:path_param(params) abort
@@ -193,3 +175,19 @@ function! s:close_file(params) abort
   endif
   return v:null
 endfunction
+
+" The handlers by action name, each taking the params dict (a table, as
+" packages/server/src/tools is, not a chain of ifs).
+let s:HANDLERS = {
+      \ 'showDiff': function('ide_companion#diff#show'),
+      \ 'diffText': function('ide_companion#diff#text'),
+      \ 'closeDiff': function('ide_companion#diff#close'),
+      \ 'reload': function('ide_companion#diff#reload'),
+      \ 'openFile': function('s:open_file'),
+      \ 'getOpenEditors': {_ -> s:open_editors()},
+      \ 'getSelection': {_ -> s:selection()},
+      \ 'getDiagnostics': {params -> ide_companion#diagnostics#collect(get(params, 'path', v:null))},
+      \ 'checkDocumentDirty': function('s:dirty'),
+      \ 'saveDocument': function('s:save'),
+      \ 'closeFile': function('s:close_file'),
+      \ }

@@ -40,6 +40,18 @@ export const CloseDiffParamsSchema = /* @__PURE__ */ lazySchema(() => z.object({
  * Asked only of editors that declared `openFile`; no tool of its own.
  */
 export const CloseFileParamsSchema = /* @__PURE__ */ lazySchema(() => z.object({ path: z.string().check(z.minLength(1)) }));
+/**
+ * `reload`: the agent wrote a file the user accepted a proposal for (the
+ * companion watches it, once, for every end): the editor rereads the
+ * unmodified buffers showing `path` without a "changed on disk" prompt, and
+ * shows `unsavedWarning` for a modified one instead of dropping its changes.
+ * `holdsAccepted`: the file now holds the text accepted, so the editor drops
+ * the copy it keeps for a host that dies (docs/reliability.md). Asked only of
+ * editors that declared `reload`; no tool of its own.
+ */
+export const ReloadParamsSchema = /* @__PURE__ */ lazySchema(() =>
+  z.object({ path: z.string().check(z.minLength(1)), holdsAccepted: z.boolean(), unsavedWarning: z.string() }),
+);
 
 export interface ActionType<N extends string, P extends z.ZodMiniType, R extends z.ZodMiniType> {
   readonly name: N;
@@ -69,6 +81,7 @@ export const EDITOR_ACTIONS = {
   checkDocumentDirty: actionType('checkDocumentDirty', CheckDocumentDirtyParamsSchema, CheckDocumentDirtyResultSchema, 5_000),
   saveDocument: actionType('saveDocument', SaveDocumentParamsSchema, SaveDocumentResultSchema, 5_000),
   closeFile: actionType('closeFile', CloseFileParamsSchema, z.null(), 5_000),
+  reload: actionType('reload', ReloadParamsSchema, z.null(), 5_000),
 } as const;
 
 export type EditorActionName = keyof typeof EDITOR_ACTIONS;

@@ -1,0 +1,57 @@
+/**
+ * After an accept the agent writes the file; the companion watches for that
+ * write, once for every end, and asks the editor to `reload` the user's
+ * buffers of it, with the words to show for a buffer it must not reload
+ * (the ends used to poll or watch each their own: issue 28).
+ */
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { test } from 'node:test';
+import { sleep, waitFor } from '@ide-companion/testkit';
+import { connectClient, startCompanion } from './helpers.js';
+
+test('the agent writes the accepted text: the editor is asked once to reload, told the file holds it, with the words for unsaved changes', async (t) => {
+  const h = await startCompanion();
+  t.after(() => h.cleanup());
+  const file = path.join(h.workspace, 'a.txt');
+  fs.writeFileSync(file, 'on disk\n');
+  const cli = await connectClient(h.companion);
+  t.after(() => cli.close());
+  await cli.client.callTool({ name: 'openDiff', arguments: { filePath: file, newContent: 'from the model\n' } });
+  const shown = await waitFor(() => h.view.shown[0], 'the diff shown');
+  h.companion.diffs.accept(shown.id, 'accepted ✓\n');
+  await waitFor(() => cli.notifications.find((n) => n.method === 'ide/diffAccepted'), 'the CLI told');
+  assert.deepEqual(h.view.reloads, [], 'nothing written yet');
+  fs.writeFileSync(file, 'accepted ✓\n');
+  await waitFor(() => h.view.reloads[0], 'the reload asked');
+  assert.deepEqual(h.view.reloads, [
+    {
+      path: file,
+      holdsAccepted: true,
+      unsavedWarning: 'a.txt was written by Gemini CLI but was not reloaded: it has unsaved changes (reloading from disk would drop them)',
+    },
+  ]);
+  // The watch ended with the accepted text on disk: the user's own later saves ask nothing.
+  fs.writeFileSync(file, 'the user saved\n');
+  await sleep(200);
+  assert.equal(h.view.reloads.length, 1);
+});
+
+test('a write seen half done (truncated, then filled) is reloaded again once whole; only the whole one holds the accepted text', async (t) => {
+  const h = await startCompanion();
+  t.after(() => h.cleanup());
+  const file = path.join(h.workspace, 'half.txt');
+  fs.writeFileSync(file, 'on disk\n');
+  const cli = await connectClient(h.companion);
+  t.after(() => cli.close());
+  await cli.client.callTool({ name: 'openDiff', arguments: { filePath: file, newContent: 'the whole text\n' } });
+  h.companion.diffs.accept((await waitFor(() => h.view.shown[0], 'the diff shown')).id);
+  await waitFor(() => cli.notifications.find((n) => n.method === 'ide/diffAccepted'), 'the CLI told');
+  fs.writeFileSync(file, '');
+  await waitFor(() => h.view.reloads[0], 'the truncated file reloaded');
+  assert.equal(h.view.reloads[0]!.holdsAccepted, false);
+  fs.writeFileSync(file, 'the whole text\n');
+  await waitFor(() => h.view.reloads.find((r) => r.holdsAccepted), 'the whole text reloaded');
+  assert.equal(h.view.reloads.at(-1)!.holdsAccepted, true);
+});
