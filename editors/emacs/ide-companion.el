@@ -1140,19 +1140,18 @@ Killing the buffer rejects too.
       (list :text (if (string= text (ide-companion--diff-new-content diff)) :null text)))))
 
 (defun ide-companion--close-diff (params)
-  "Answer closeDiff: close the diff in PARAMS without an outcome."
+  "Answer closeDiff: close the diff in PARAMS without an outcome.
+Its message, the companion's words, is shown once the view is closed (kept,
+when its CLI went away: nobody can take an answer, but the proposal stays)."
   (let ((diff (gethash (plist-get params :diffId) ide-companion--diffs))
-        (reason (plist-get params :reason)))
+        (message (plist-get params :message)))
     (when (and diff (ide-companion--settle diff))
-      (let ((name (file-name-nondirectory (ide-companion--diff-path diff))))
-        (if (equal reason "sessionClosed")
-            ;; Its CLI went away: nobody can take an answer, but the proposal stays for the user.
-            (if (ide-companion--keep-diff diff)
-                (message "ide-companion: the %s session that proposed %s went away; the proposal is kept in its buffer (C-x C-w saves it)" (ide-companion--diff-agent diff) name)
-              (message "ide-companion: the %s session that proposed %s went away" (ide-companion--diff-agent diff) name))
-          (ide-companion--teardown diff)
-          (cond ((equal reason "closedByCli") (message "ide-companion: %s closed the diff of %s" (ide-companion--diff-agent diff) name))
-                ((equal reason "replaced") (message "ide-companion: a newer proposal for %s replaced the diff" name))))))
+      (when (and (if (equal (plist-get params :reason) "sessionClosed")
+                     (ide-companion--keep-diff diff)
+                   (ide-companion--teardown diff)
+                   t)
+                 (stringp message))
+        (message "ide-companion: %s" message)))
     :null))
 
 (defun ide-companion--terminal-buffer-p (buffer)

@@ -86,8 +86,8 @@ export class JsonLinesBridge {
           });
         },
         diffText: async (diff) => (await this.request('diffText', { diffId: diff.id })).text ?? undefined,
-        closeDiff: async (diff, reason) => {
-          await this.request('closeDiff', { diffId: diff.id, reason });
+        closeDiff: async (diff, reason, message) => {
+          await this.request('closeDiff', { diffId: diff.id, reason, ...(message !== undefined && { message }) });
         },
       },
       {

@@ -202,6 +202,7 @@ export class Companion {
       (id, n) => (this.claude?.owns(id) ? this.claude.deliver(id, n) : this.sessions.notify(id, n)),
       this.logger,
       options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+      this.ideInfo.name,
     );
     this.chosenAgents = options.agents ?? agentsFromEnv(this.logger);
     this.wantedAgents = AGENTS.filter((a) => a === 'gemini' || (this.chosenAgents ?? AGENTS).includes(a));

@@ -118,6 +118,8 @@ export class DiffCoordinator {
     private readonly logger: Logger,
     /** Largest file read to show beside a proposal. */
     private readonly maxOriginalBytes: number,
+    /** The end's `hello.ide.name`: which keys the words name (diffWords.ts). */
+    private readonly ideName = '',
   ) {}
 
   get enabled(): boolean {
@@ -305,7 +307,7 @@ export class DiffCoordinator {
 
   private async closeView(diff: PendingDiff, reason: DiffCloseReason): Promise<void> {
     try {
-      await this.editor?.closeDiff(diff, reason);
+      await this.editor?.closeDiff(diff, reason, diffWords.closed(reason, path.basename(diff.filePath), diff.agent, this.ideName));
     } catch (err) {
       this.logger.warn('closing a diff view failed', { filePath: diff.filePath, reason, error: describeError(err) });
     }

@@ -36,8 +36,8 @@ export interface EditorActions {
   showDiff(diff: PendingDiff): MaybePromise<void>;
   /** The proposal as the user has edited it so far; undefined means unchanged. */
   diffText(diff: PendingDiff): MaybePromise<string | undefined>;
-  /** Closes the view without an outcome. */
-  closeDiff(diff: PendingDiff, reason: DiffCloseReason): MaybePromise<void>;
+  /** Closes the view without an outcome; `message`: what to show the user then (diffWords.ts), if anything. */
+  closeDiff(diff: PendingDiff, reason: DiffCloseReason, message?: string): MaybePromise<void>;
 
   openFile?(params: ActionParams<'openFile'>): MaybePromise<void>;
   getOpenEditors?(): MaybePromise<ActionResult<'getOpenEditors'>>;

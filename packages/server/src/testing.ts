@@ -14,7 +14,7 @@ import type { DiffCloseReason, EditorActions, PendingDiff } from './editorAction
 /** An editor's diff actions that record what the companion asks; the test plays the user. */
 export class RecordingEditor implements EditorActions {
   shown: PendingDiff[] = [];
-  closed: Array<{ diff: PendingDiff; reason: DiffCloseReason }> = [];
+  closed: Array<{ diff: PendingDiff; reason: DiffCloseReason; message?: string | undefined }> = [];
   /** The user's edits in the view, keyed by diff id or by file path. */
   edits = new Map<string, string>();
   /** When set, show() fails with this message. */
@@ -30,8 +30,8 @@ export class RecordingEditor implements EditorActions {
   diffText(diff: PendingDiff): string | undefined {
     return this.edits.get(diff.id) ?? this.edits.get(diff.filePath);
   }
-  closeDiff(diff: PendingDiff, reason: DiffCloseReason): void {
-    this.closed.push({ diff, reason });
+  closeDiff(diff: PendingDiff, reason: DiffCloseReason, message?: string): void {
+    this.closed.push({ diff, reason, message });
   }
   /** The `reload` actions asked, oldest first. */
   reloads: Array<ActionParams<'reload'>> = [];

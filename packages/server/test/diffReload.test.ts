@@ -55,3 +55,22 @@ test('a write seen half done (truncated, then filled) is reloaded again once who
   await waitFor(() => h.view.reloads.find((r) => r.holdsAccepted), 'the whole text reloaded');
   assert.equal(h.view.reloads.at(-1)!.holdsAccepted, true);
 });
+
+test("closeDiff carries the companion's words for each reason, with the end's keys: every end shows the same sentence", async (t) => {
+  const h = await startCompanion({ ideInfo: { name: 'emacs', displayName: 'Emacs' } });
+  t.after(() => h.cleanup());
+  const file = path.join(h.workspace, 'w.txt');
+  const cli = await connectClient(h.companion);
+  await cli.client.callTool({ name: 'openDiff', arguments: { filePath: file, newContent: 'one\n' } });
+  await waitFor(() => h.view.shown[0], 'the first diff');
+  await cli.client.callTool({ name: 'openDiff', arguments: { filePath: file, newContent: 'two\n' } });
+  await waitFor(() => h.view.closed[0], 'the first replaced');
+  assert.equal(h.view.closed[0]!.message, 'a newer proposal for w.txt replaced the diff');
+  await cli.client.callTool({ name: 'closeDiff', arguments: { filePath: file } });
+  assert.equal(h.view.closed[1]!.reason, 'closedByCli');
+  assert.equal(h.view.closed[1]!.message, 'Gemini CLI closed the diff for w.txt');
+  await cli.client.callTool({ name: 'openDiff', arguments: { filePath: file, newContent: 'three\n' } });
+  await cli.close();
+  const gone = await waitFor(() => h.view.closed.find((c) => c.reason === 'sessionClosed'), 'the session gone', 10_000);
+  assert.equal(gone.message, 'the Gemini CLI session that proposed w.txt went away; the proposal is kept in its buffer (C-x C-w saves it)');
+});

@@ -317,24 +317,22 @@ end
 
 --- The CLI (or the companion) closed the diff: no outcome is sent. When its
 --- CLI went away (exited or died), nobody can take an answer, but the
---- proposal (and the user's edits in it) stays for the user.
-function M.close(id, reason)
+--- proposal (and the user's edits in it) stays for the user. `message`: the
+--- companion's words for it (diffWords.ts), if any.
+function M.close(id, reason, message)
   local d = diffs[id]
   if not d or not settle(d) then
     return false
   end
-  local name = vim.fn.fnamemodify(d.path, ':t')
   if reason == 'sessionClosed' then
-    if keep(d, 'the ' .. d.agent .. ' session went away') then
-      notify('the ' .. d.agent .. ' session that proposed ' .. name .. ' went away; the proposal is kept in its buffer (:w FILE saves it)', vim.log.levels.WARN)
-    else
-      notify('the ' .. d.agent .. ' session that opened the diff for ' .. name .. ' went away')
+    if keep(d, 'the ' .. d.agent .. ' session went away') and message then
+      notify(message, vim.log.levels.WARN)
     end
     return true
   end
   wipe(d)
-  if reason == 'closedByCli' then
-    notify(d.agent .. ' closed the diff for ' .. name)
+  if message then
+    notify(message)
   end
   return true
 end

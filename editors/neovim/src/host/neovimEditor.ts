@@ -57,8 +57,9 @@ class NeovimEditor implements EditorActions {
     return textFromBuffer(BufferStateSchema.parse(state));
   }
 
-  async closeDiff(diff: PendingDiff, reason: DiffCloseReason): Promise<void> {
-    await this.lua.call(DIFF_MODULE, 'close', diff.id, reason);
+  async closeDiff(diff: PendingDiff, reason: DiffCloseReason, message?: string): Promise<void> {
+    // No argument rather than null: a msgpack nil is vim.NIL in Lua, which is truthy.
+    await this.lua.call(DIFF_MODULE, 'close', diff.id, reason, ...(message !== undefined ? [message] : []));
   }
 
   async reload(params: ActionParams<'reload'>): Promise<void> {

@@ -173,25 +173,23 @@ endfunction
 
 " closeDiff: no outcome is sent. When its CLI went away (exited or died),
 " nobody can take an answer, but the proposal (and the user's edits in it)
-" stays for the user.
+" stays for the user. `message`: the companion's words for it, if any.
 function! ide_companion#diff#close(params) abort
   let d = get(s:diffs, s:string_param(a:params, 'diffId'), {})
   if empty(d) || !s:settle(d)
     return v:null
   endif
-  let reason = get(a:params, 'reason', '')
-  let name = fnamemodify(d.path, ':t')
-  if reason ==# 'sessionClosed'
-    if s:keep(d)
-      call ide_companion#util#warn('the ' . d.agent . ' session that proposed ' . name . ' went away; the proposal is kept in its buffer (:w FILE saves it)')
-    else
-      call ide_companion#util#info('the ' . d.agent . ' session that opened the diff for ' . name . ' went away')
+  let message = get(a:params, 'message', '')
+  let message = type(message) == v:t_string ? message : ''
+  if get(a:params, 'reason', '') ==# 'sessionClosed'
+    if s:keep(d) && message !=# ''
+      call ide_companion#util#warn(message)
     endif
     return v:null
   endif
   call s:wipe(d)
-  if reason ==# 'closedByCli'
-    call ide_companion#util#info(d.agent . ' closed the diff for ' . name)
+  if message !=# ''
+    call ide_companion#util#info(message)
   endif
   return v:null
 endfunction

@@ -32,7 +32,10 @@ export const ShowDiffParamsSchema = /* @__PURE__ */ lazySchema(() =>
 export const DiffTextParamsSchema = /* @__PURE__ */ lazySchema(() => z.object({ diffId: z.string().check(z.minLength(1)) }));
 /** `text: null`: the proposal is unchanged (or the editor no longer has it). */
 export const DiffTextResultSchema = /* @__PURE__ */ lazySchema(() => z.object({ text: z.nullable(z.string()) }));
-export const CloseDiffParamsSchema = /* @__PURE__ */ lazySchema(() => z.object({ diffId: z.string().check(z.minLength(1)), reason: DiffCloseReasonSchema }));
+/** `message`: what the editor shows once it closed (for `sessionClosed`: kept) the view, in the companion's words (diffWords.ts); absent: nothing. */
+export const CloseDiffParamsSchema = /* @__PURE__ */ lazySchema(() =>
+  z.object({ diffId: z.string().check(z.minLength(1)), reason: DiffCloseReasonSchema, message: z.optional(z.string()) }),
+);
 /**
  * `closeFile`: the companion takes back an `openFile` whose path was swapped
  * while the editor opened it (it led elsewhere than the file checked): the

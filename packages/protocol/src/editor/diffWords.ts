@@ -2,10 +2,34 @@
  * What every end shows the user about a diff, in each situation: the words
  * once, here, sent with the action that needs them (an end only shows them).
  * `file` is the file's name as the user reads it; `agent` who proposed it
- * ("Claude Code").
+ * ("Claude Code"); `ide` the end's `hello.ide.name`, for its keys.
  */
+import type { DiffCloseReason } from './actions.js';
+
+/** How each end saves a kept buffer under a name of the user's. */
+const SAVE_AS_KEYS: Readonly<Record<string, string>> = { neovim: ':w FILE', vim: ':w FILE', emacs: 'C-x C-w' };
+
+/** " (:w FILE saves it)", or nothing for an end whose keys are not known here. */
+function savesIt(ide: string): string {
+  const keys = SAVE_AS_KEYS[ide];
+  return keys ? ` (${keys} saves it)` : '';
+}
+
 export const diffWords = {
   /** `reload` with the user's buffer modified: their changes are never dropped. */
   notReloaded: (file: string, agent: string) =>
     `${file} was written by ${agent} but was not reloaded: it has unsaved changes (reloading from disk would drop them)`,
+  /** `closeDiff`'s message, by reason; undefined: nothing to say (the companion stops). */
+  closed(reason: DiffCloseReason, file: string, agent: string, ide: string): string | undefined {
+    switch (reason) {
+      case 'sessionClosed':
+        return `the ${agent} session that proposed ${file} went away; the proposal is kept in its buffer${savesIt(ide)}`;
+      case 'closedByCli':
+        return `${agent} closed the diff for ${file}`;
+      case 'replaced':
+        return `a newer proposal for ${file} replaced the diff`;
+      case 'companionStopped':
+        return undefined;
+    }
+  },
 } as const;
