@@ -203,6 +203,13 @@ when the host says the file holds it (the `reload' action) or a new
 proposal for the file opens; shown again at the host's death unless the
 file holds it (docs/reliability.md).")
 
+(defvar ide-companion--words
+  '(:acceptUnsent "the companion is not running: the accept reached no one; {file} is kept"
+    :keptAtDeath "; kept: {files}")
+  "The words for when the host is gone (it cannot send them then).
+As the host gave them in `ready' (diffWords.ts hostGoneWords); these few
+stand in for a host too old to send them.")
+
 (defvar ide-companion--gemini-buffer nil
   "The terminal buffer running Gemini CLI, opened by `ide-companion-gemini'.")
 
@@ -416,6 +423,9 @@ Return non-nil when it was sent."
 (defun ide-companion--on-ready (message)
   "The host listens: keep MESSAGE, tie terminals to it, report the editor state."
   (setq ide-companion--ready message)
+  (let ((words (plist-get message :words)))
+    (when (and (stringp (plist-get words :acceptUnsent)) (stringp (plist-get words :keptAtDeath)))
+      (setq ide-companion--words words)))
   (ide-companion--apply-env (plist-get message :env))
   (ide-companion--log "ready on port %s" (plist-get message :port))
   (ide-companion--report-open-buffers)
@@ -489,10 +499,7 @@ what happened, never the host's raw log."
     (setq ide-companion--deaths
           (cons now (cl-remove-if-not (lambda (time) (< (- now time) ide-companion--death-window))
                                 ide-companion--deaths)))
-    (let ((proposals (if kept
-                         (format "; your proposal for %s is kept in its buffer (C-x C-w saves it)"
-                                 (string-join kept ", "))
-                       ""))
+    (let ((proposals (if kept (ide-companion--put-words :keptAtDeath "{files}" (string-join kept ", ")) ""))
           (deaths (length ide-companion--deaths)))
       (if (>= deaths ide-companion--max-deaths)
           (progn
@@ -1000,8 +1007,11 @@ stays as a plain buffer."
               (message "ide-companion: accepted the changes to %s" (file-name-nondirectory path)))
           (remhash path ide-companion--accepted)
           (ide-companion--keep-diff diff)
-          (message "ide-companion: the companion is not running, so the accept reached no one; your proposal for %s is kept in its buffer (C-x C-w saves it)"
-                   (file-name-nondirectory path)))))))
+          (message "ide-companion: %s" (ide-companion--put-words :acceptUnsent "{file}" (file-name-nondirectory path))))))))
+
+(defun ide-companion--put-words (name key value)
+  "The host's words NAME with VALUE put for KEY, literally (never a format)."
+  (replace-regexp-in-string (regexp-quote key) value (plist-get ide-companion--words name) t t))
 
 (defun ide-companion--file-holds-p (path text)
   "Return non-nil when the bytes of the file PATH are exactly TEXT.

@@ -24,6 +24,10 @@
   (declare (indent 0) (debug t))
   `(let ((ide-companion-tests--sent nil)
          (ide-companion--ready (list :type "ready" :port 1 :env nil))
+         ;; As the host gives them in `ready' (diffWords.ts hostGoneWords, for "emacs").
+         (ide-companion--words
+          '(:acceptUnsent "the companion is not running, so the accept reached no one; your proposal for {file} is kept in its buffer (C-x C-w saves it)"
+            :keptAtDeath "; your proposal for {files} is kept in its buffer (C-x C-w saves it)"))
          (ide-companion--diffs (make-hash-table :test #'equal))
          (ide-companion--accepted (make-hash-table :test #'equal))
          (ide-companion--focused nil)

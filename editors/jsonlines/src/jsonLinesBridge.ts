@@ -24,6 +24,7 @@ import { type Companion } from '@ide-companion/server/companion';
 import {
   EDITOR_ACTIONS,
   HelloSchema,
+  hostGoneWords,
   ResponseSchema,
   type ActionParams,
   type ActionResult,
@@ -124,6 +125,7 @@ export class JsonLinesBridge {
       ...(companion.containerHint ? { containerHint: companion.containerHint } : {}),
       ...(companion.socketPath ? { socketPath: companion.socketPath } : {}),
       agents: companion.agents.map((a) => AGENT_DISPLAY_NAMES[a]),
+      words: hostGoneWords(companion.ideInfo.name),
     });
     companion.onDidChangeSessions((s) => this.send({ type: 'sessions', count: s.length, agents: s.map((session) => AGENT_DISPLAY_NAMES[session.agent]) }));
     for (const event of this.early.splice(0)) this.apply(event);

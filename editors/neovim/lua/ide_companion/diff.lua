@@ -18,6 +18,30 @@ local counter = 0
 -- keep_all() unless the file holds it (docs/reliability.md).
 local accepted = {}
 
+-- The words for when the host is gone (it cannot send them then), as the
+-- host gave them in on_started (diffWords.ts hostGoneWords); these few
+-- stand in for a host too old to send them.
+local words = { acceptUnsent = 'the companion is not running: the accept reached no one; {file} is kept', keptAtDeath = '; kept: {files}' }
+
+--- `template` with `value` put for `key`, literally (never a format string).
+local function put(template, key, value)
+  return (template:gsub(key, function()
+    return value
+  end))
+end
+
+--- on_started: the host's words, kept for when it is gone.
+function M.set_words(given)
+  if type(given) == 'table' and type(given.acceptUnsent) == 'string' and type(given.keptAtDeath) == 'string' then
+    words = { acceptUnsent = given.acceptUnsent, keptAtDeath = given.keptAtDeath }
+  end
+end
+
+--- What the "host stopped" line adds for the files kept ('' for none).
+function M.kept_words(kept)
+  return #kept == 0 and '' or put(words.keptAtDeath, '{files}', table.concat(kept, ', '))
+end
+
 local function notify(msg, level)
   vim.notify('ide-companion: ' .. msg, level or vim.log.levels.INFO)
 end
@@ -374,7 +398,7 @@ function M.accept(id)
     -- Not inside BufWriteCmd: changing the buffer being written is refused there.
     vim.schedule(function()
       if keep(d, 'the companion is not running') then
-        notify('the companion is not running, so the accept reached no one; your proposal for ' .. vim.fn.fnamemodify(d.path, ':t') .. ' is kept in its buffer (:w FILE saves it)', vim.log.levels.ERROR)
+        notify(put(words.acceptUnsent, '{file}', vim.fn.fnamemodify(d.path, ':t')), vim.log.levels.ERROR)
       end
     end)
     return true

@@ -10,7 +10,7 @@ import { EditorEventError, applyEditorEvent, parseEditorEvent } from '@ide-compa
 import { describeError } from '@ide-companion/server/logger';
 import { type SessionInfo } from '@ide-companion/server/sessions';
 import { AGENT_DISPLAY_NAMES, parseAgents } from '@ide-companion/shared/agentPaths';
-import type { EditorEvent, Hello, IdeInfo } from '@ide-companion/protocol';
+import { hostGoneWords, type EditorEvent, type HostGoneWords, type Hello, type IdeInfo } from '@ide-companion/protocol';
 import type { FileLogger } from './fileLogger.js';
 import type { LuaBridge } from './luaBridge.js';
 import { neovimEditor } from './neovimEditor.js';
@@ -35,6 +35,8 @@ export interface StartedInfo {
   socketPath?: string;
   /** The agents served, as the user reads them ("Claude Code"). */
   agents: string[];
+  /** The words to show once this host is gone (diffWords.ts): diff.lua keeps them. */
+  words: HostGoneWords;
 }
 
 export class NeovimHost {
@@ -137,6 +139,7 @@ export class NeovimHost {
           containerHint: companion.containerHint,
           socketPath: companion.socketPath,
           agents: companion.agents.map((a) => AGENT_DISPLAY_NAMES[a]),
+          words: hostGoneWords(companion.ideInfo.name),
         };
         await this.lua.call(HOST_MODULE, 'on_started', info);
       },

@@ -13,6 +13,27 @@ let s:counter = 0
 " says the file holds it (reload) or a new proposal for the file opens; shown
 " again by keep_all() unless the file holds it (docs/reliability.md).
 let s:accepted = {}
+" The words for when the host is gone (it cannot send them then), as the host
+" gave them in `ready` (diffWords.ts hostGoneWords); these few stand in for a
+" host too old to send them.
+let s:words = {'acceptUnsent': 'the companion is not running: the accept reached no one; {file} is kept', 'keptAtDeath': '; kept: {files}'}
+
+" `template` with `value` put for `key`, literally (never a format string).
+function! s:put(template, key, value) abort
+  return join(split(a:template, a:key, 1), a:value)
+endfunction
+
+" ready: the host's words, kept for when it is gone.
+function! ide_companion#diff#set_words(words) abort
+  if type(a:words) == v:t_dict && type(get(a:words, 'acceptUnsent')) == v:t_string && type(get(a:words, 'keptAtDeath')) == v:t_string
+    let s:words = {'acceptUnsent': a:words.acceptUnsent, 'keptAtDeath': a:words.keptAtDeath}
+  endif
+endfunction
+
+" What the "host stopped" line adds for the files kept ('' for none).
+function! ide_companion#diff#kept_words(kept) abort
+  return empty(a:kept) ? '' : s:put(s:words.keptAtDeath, '{files}', join(a:kept, ', '))
+endfunction
 
 " The file's name alone after the diff's number and side: a tab's label is
 " the buffer name with every folder cut to one letter, and the file's whole
@@ -243,7 +264,7 @@ endfunction
 function! s:keep_unsent(d) abort
   let name = fnamemodify(a:d.path, ':t')
   if s:keep(a:d)
-    call ide_companion#util#error('the companion is not running, so the accept reached no one; your proposal for ' . name . ' is kept in its buffer (:w FILE saves it)')
+    call ide_companion#util#error(s:put(s:words.acceptUnsent, '{file}', name))
   else
     call ide_companion#util#error('the companion is not running; the proposal for ' . name . ' could not be accepted')
   endif

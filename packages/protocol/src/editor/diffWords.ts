@@ -9,6 +9,9 @@ import type { DiffCloseReason } from './actions.js';
 /** How each end saves a kept buffer under a name of the user's. */
 const SAVE_AS_KEYS: Readonly<Record<string, string>> = { neovim: ':w FILE', vim: ':w FILE', emacs: 'C-x C-w' };
 
+/** Where each end keeps a proposal when nobody can take its answer. */
+const KEPT_IN: Readonly<Record<string, string>> = { neovim: 'its tab', vim: 'its tab', emacs: 'its buffer' };
+
 /** " (:w FILE saves it)", or nothing for an end whose keys are not known here. */
 function savesIt(ide: string): string {
   const keys = SAVE_AS_KEYS[ide];
@@ -33,3 +36,22 @@ export const diffWords = {
     }
   },
 } as const;
+
+/**
+ * The words an end needs when its host is gone (it cannot send them then):
+ * given in `ready` (Neovim: `on_started`), kept by the end, which puts the
+ * files' names for `{file}` / `{files}` (a literal replace, never a format).
+ */
+export interface HostGoneWords {
+  /** The accept could not be sent: the proposal stays where it is. */
+  acceptUnsent: string;
+  /** Appended to the end's "host stopped" line when proposals or accepted texts were kept. */
+  keptAtDeath: string;
+}
+
+export function hostGoneWords(ide: string): HostGoneWords {
+  return {
+    acceptUnsent: `the companion is not running, so the accept reached no one; your proposal for {file} is kept in its buffer${savesIt(ide)}`,
+    keptAtDeath: `; your proposal for {files} is kept in ${KEPT_IN[ide] ?? 'its buffer'}${savesIt(ide)}`,
+  };
+}
