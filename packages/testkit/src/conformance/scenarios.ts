@@ -175,6 +175,9 @@ export const SCENARIOS: readonly Scenario[] = [
         await ctx.session.accept(file);
         assert.deepEqual(await outcome, { status: 'accepted', content: proposal }, `case ${JSON.stringify(proposal)}`);
         assert.equal(fs.existsSync(file), false, 'the companion writes nothing');
+        // The CLI writes what was accepted, as Gemini CLI does: no accept is left unwritten when it goes,
+        // so no end brings one back as a kept proposal into the next scenario's windows.
+        fs.writeFileSync(file, proposal);
       }
     },
   },
@@ -189,6 +192,7 @@ export const SCENARIOS: readonly Scenario[] = [
       await ctx.session.accept(file);
       assert.deepEqual(await outcome, { status: 'accepted', content: edited });
       assert.equal(fs.readFileSync(file, 'utf8'), 'old line\n');
+      fs.writeFileSync(file, edited); // the CLI's write: nothing is left to keep when it goes
     },
   },
   {
