@@ -890,12 +890,13 @@ The idle timer makes the report once the commands stop, however many ran."
       (if (eq ide-companion-diff-layout 'ediff)
           (ide-companion--display-ediff diff)
         (ide-companion--display-side-by-side diff))
+      ;; The companion's words (diffWords.ts); the buffer's state picks which.
       (let ((visiting (find-buffer-visiting path))
-            (name (file-name-nondirectory path)))
-        (if (and visiting (buffer-modified-p visiting))
-            (display-warning 'ide-companion
-                             (format "%s has unsaved changes: Gemini's diff is against the file on disk; your changes stay in the buffer" name))
-          (message "%s proposes changes to %s: C-c C-c accepts, C-c C-k rejects" (ide-companion--diff-agent diff) name)))
+            (words (plist-get params :words)))
+        (when (and (stringp (plist-get words :unsaved)) (stringp (plist-get words :proposed)))
+          (if (and visiting (buffer-modified-p visiting))
+              (display-warning 'ide-companion (plist-get words :unsaved))
+            (message "%s" (plist-get words :proposed)))))
       :null)))
 
 (defun ide-companion--display-side-by-side (diff)

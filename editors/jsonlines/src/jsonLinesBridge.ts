@@ -77,13 +77,14 @@ export class JsonLinesBridge {
   editorActions(declared: readonly string[]): EditorActions {
     return editorWithCapabilities(
       {
-        showDiff: async (diff) => {
+        showDiff: async (diff, words) => {
           await this.request('showDiff', {
             diffId: diff.id,
             filePath: diff.filePath,
             newContent: diff.newContent,
             originalContent: diff.originalContent ?? null,
             agent: diff.agent,
+            ...(words && { words }),
           });
         },
         diffText: async (diff) => (await this.request('diffText', { diffId: diff.id })).text ?? undefined,

@@ -155,7 +155,7 @@ export class DiffCoordinator {
     const diff: PendingDiff = { id: randomUUID(), filePath, newContent, originalContent, sessionId, agent, openedAt: Date.now() };
     this.byKey.set(key, diff);
     try {
-      await this.editor.showDiff(diff);
+      await this.editor.showDiff(diff, this.shownWords(diff));
     } catch (err) {
       if (this.byKey.get(key) === diff) this.byKey.delete(key);
       throw new DiffError(`could not show the diff for ${filePath}: ${describeError(err)}`);
@@ -243,6 +243,10 @@ export class DiffCoordinator {
     bySession.set(key, entry);
   }
 
+  private shownWords(diff: PendingDiff) {
+    return diffWords.shown(path.basename(diff.filePath), diff.agent, this.ideName);
+  }
+
   /** The agent wrote the file: the editor rereads the user's buffers of it (one watcher here for every end). */
   private reload({ filePath, agent }: Unwritten, holdsAccepted: boolean): void {
     if (!this.editor?.reload) return;
@@ -267,7 +271,7 @@ export class DiffCoordinator {
     const kept: PendingDiff = { id: randomUUID(), filePath, newContent: content, originalContent: onDisk, sessionId, agent, openedAt: Date.now() };
     this.logger.warn('the CLI went away before writing an accepted proposal: it is kept in the editor', { filePath });
     try {
-      await this.editor.showDiff(kept);
+      await this.editor.showDiff(kept, this.shownWords(kept));
     } catch (err) {
       this.logger.warn('could not show the unwritten proposal again', { filePath, error: describeError(err) });
       return;

@@ -33,7 +33,7 @@ type MaybePromise<T> = T | Promise<T>;
 
 export interface EditorActions {
   /** Shows the diff. Throwing (or rejecting) makes openDiff answer isError with the message. */
-  showDiff(diff: PendingDiff): MaybePromise<void>;
+  showDiff(diff: PendingDiff, words?: ActionParams<'showDiff'>['words']): MaybePromise<void>;
   /** The proposal as the user has edited it so far; undefined means unchanged. */
   diffText(diff: PendingDiff): MaybePromise<string | undefined>;
   /** Closes the view without an outcome; `message`: what to show the user then (diffWords.ts), if anything. */

@@ -22,9 +22,13 @@ export class RecordingEditor implements EditorActions {
   /** An editor that never finishes showing: openDiff stays unanswered. */
   hang = false;
 
-  showDiff(diff: PendingDiff): void | Promise<void> {
+  /** The words each showDiff came with, in the order of `shown`. */
+  shownWords: Array<ActionParams<'showDiff'>['words']> = [];
+
+  showDiff(diff: PendingDiff, words?: ActionParams<'showDiff'>['words']): void | Promise<void> {
     if (this.failWith) throw new Error(this.failWith);
     this.shown.push(diff);
+    this.shownWords.push(words);
     if (this.hang) return new Promise<void>(() => undefined);
   }
   diffText(diff: PendingDiff): string | undefined {

@@ -74,3 +74,16 @@ test("closeDiff carries the companion's words for each reason, with the end's ke
   const gone = await waitFor(() => h.view.closed.find((c) => c.reason === 'sessionClosed'), 'the session gone', 10_000);
   assert.equal(gone.message, 'the Gemini CLI session that proposed w.txt went away; the proposal is kept in its buffer (C-x C-w saves it)');
 });
+
+test('showDiff carries the words the end says as it shows the proposal, with its keys', async (t) => {
+  const h = await startCompanion({ ideInfo: { name: 'vim', displayName: 'Vim' } });
+  t.after(() => h.cleanup());
+  const cli = await connectClient(h.companion);
+  t.after(() => cli.close());
+  await cli.client.callTool({ name: 'openDiff', arguments: { filePath: path.join(h.workspace, 's.txt'), newContent: 'x\n' } });
+  await waitFor(() => h.view.shown[0], 'the diff shown');
+  assert.deepEqual(h.view.shownWords[0], {
+    proposed: 'Gemini CLI proposes changes to s.txt: :w accepts, :q! or :GeminiReject rejects',
+    unsaved: 's.txt has unsaved changes: the diff is against the file on disk; your changes stay in the buffer',
+  });
+});

@@ -302,10 +302,14 @@ function M.open(spec)
   local keys = ':w accepts, :q! rejects'
   if unsaved then
     show_hint(vim.api.nvim_get_current_win(), keys .. ' · ' .. name .. ' has unsaved changes (diff against disk; kept in its buffer)', true)
-    later_notify(name .. ' has unsaved changes: the diff is against the file on disk; your changes stay in the buffer.', vim.log.levels.WARN)
+    if spec.words then
+      later_notify(spec.words.unsaved, vim.log.levels.WARN)
+    end
   else
     show_hint(vim.api.nvim_get_current_win(), keys .. ' · ' .. d.agent .. ' proposes changes to ' .. name, false)
-    later_notify(d.agent .. ' proposes changes to ' .. name .. ': ' .. keys)
+    if spec.words then
+      later_notify(spec.words.proposed)
+    end
   end
   return { left = left, right = right }
 end

@@ -20,6 +20,8 @@ export interface DiffSpec {
   original?: BufferContent;
   /** Who proposed it ("Claude Code"). */
   agent: string;
+  /** What to say as it shows (diffWords.ts). */
+  words?: ActionParams<'showDiff'>['words'];
 }
 
 /** Neovim's actions, with the capabilities the Lua side declared in its hello. */
@@ -45,8 +47,8 @@ export function neovimEditor(lua: LuaBridge, declared: readonly string[]): Edito
 class NeovimEditor implements EditorActions {
   constructor(private readonly lua: LuaBridge) {}
 
-  async showDiff(diff: PendingDiff): Promise<void> {
-    const spec: DiffSpec = { id: diff.id, path: diff.filePath, proposal: bufferFromText(diff.newContent), agent: diff.agent };
+  async showDiff(diff: PendingDiff, words?: ActionParams<'showDiff'>['words']): Promise<void> {
+    const spec: DiffSpec = { id: diff.id, path: diff.filePath, proposal: bufferFromText(diff.newContent), agent: diff.agent, ...(words && { words }) };
     if (diff.originalContent !== undefined) spec.original = bufferFromText(diff.originalContent);
     await this.lua.call(DIFF_MODULE, 'open', spec);
   }

@@ -101,15 +101,14 @@ function! ide_companion#diff#show(params) abort
   let d.group = 'ide_companion_diff_' . n
   let s:diffs[id] = d
 
-  let name = fnamemodify(path, ':~:.')
-  let unsaved = 0
-  for buf in ide_companion#util#buffers_of(path)
-    let unsaved = unsaved || getbufvar(buf, '&modified')
-  endfor
-  if unsaved
-    call ide_companion#util#warn(name . ' has unsaved changes: the diff is against the file on disk; your changes stay in the buffer')
-  else
-    call ide_companion#util#info(d.agent . ' proposes changes to ' . name . ': :w accepts, :q! or :GeminiReject rejects')
+  " The companion's words (diffWords.ts); the buffer's state picks which.
+  let words = get(a:params, 'words', {})
+  if type(words) == v:t_dict && type(get(words, 'unsaved')) == v:t_string && type(get(words, 'proposed')) == v:t_string
+    let unsaved = 0
+    for buf in ide_companion#util#buffers_of(path)
+      let unsaved = unsaved || getbufvar(buf, '&modified')
+    endfor
+    call call(unsaved ? 'ide_companion#util#warn' : 'ide_companion#util#info', [unsaved ? words.unsaved : words.proposed])
   endif
   return v:null
 endfunction

@@ -27,6 +27,8 @@ export const ShowDiffParamsSchema = /* @__PURE__ */ lazySchema(() =>
     originalContent: z.nullable(z.string()),
     /** Who proposed it ("Claude Code"), for the view's title; absent from older companions. */
     agent: z.optional(z.string()),
+    /** What the editor says as it shows it (diffWords.ts): `unsaved` when the user's buffer of the file has unsaved changes, else `proposed`. */
+    words: z.optional(z.object({ proposed: z.string(), unsaved: z.string() })),
   }),
 );
 export const DiffTextParamsSchema = /* @__PURE__ */ lazySchema(() => z.object({ diffId: z.string().check(z.minLength(1)) }));

@@ -9,6 +9,13 @@ import type { DiffCloseReason } from './actions.js';
 /** How each end saves a kept buffer under a name of the user's. */
 const SAVE_AS_KEYS: Readonly<Record<string, string>> = { neovim: ':w FILE', vim: ':w FILE', emacs: 'C-x C-w' };
 
+/** How each end accepts and rejects a proposal. */
+const DECIDE_KEYS: Readonly<Record<string, string>> = {
+  neovim: ':w accepts, :q! rejects',
+  vim: ':w accepts, :q! or :GeminiReject rejects',
+  emacs: 'C-c C-c accepts, C-c C-k rejects',
+};
+
 /** Where each end keeps a proposal when nobody can take its answer. */
 const KEPT_IN: Readonly<Record<string, string>> = { neovim: 'its tab', vim: 'its tab', emacs: 'its buffer' };
 
@@ -19,6 +26,11 @@ function savesIt(ide: string): string {
 }
 
 export const diffWords = {
+  /** `showDiff`'s words: the proposal, or (the user's buffer modified) that the diff is against the disk. */
+  shown: (file: string, agent: string, ide: string) => ({
+    proposed: `${agent} proposes changes to ${file}${DECIDE_KEYS[ide] ? `: ${DECIDE_KEYS[ide]}` : ''}`,
+    unsaved: `${file} has unsaved changes: the diff is against the file on disk; your changes stay in the buffer`,
+  }),
   /** `reload` with the user's buffer modified: their changes are never dropped. */
   notReloaded: (file: string, agent: string) =>
     `${file} was written by ${agent} but was not reloaded: it has unsaved changes (reloading from disk would drop them)`,
