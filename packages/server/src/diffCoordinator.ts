@@ -227,11 +227,14 @@ export class DiffCoordinator {
     let bySession = this.unwritten.get(diff.sessionId);
     if (!bySession) this.unwritten.set(diff.sessionId, (bySession = new Map()));
     // What the CLI has written since (or what is too old to matter) is forgotten: a live session holds only what is still unwritten.
-    for (const [key, entry] of bySession)
-      if (now - entry.acceptedAt > UNWRITTEN_TTL_MS || fileHolds(entry.filePath, entry.content)) {
-        entry.stopWatch();
-        bySession.delete(key);
-      }
+    for (const [key, entry] of bySession) {
+      const holds = fileHolds(entry.filePath, entry.content);
+      if (now - entry.acceptedAt <= UNWRITTEN_TTL_MS && !holds) continue;
+      entry.stopWatch();
+      bySession.delete(key);
+      // Written, its watch not yet settled (an accept right after the write): the editor still hears of it.
+      if (holds) this.reload(entry, true);
+    }
     const key = keyOf(diff.filePath);
     bySession.get(key)?.stopWatch();
     // Watched before the outcome goes out: the CLI writes as soon as it hears it.

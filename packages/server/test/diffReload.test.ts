@@ -87,3 +87,22 @@ test('showDiff carries the words the end says as it shows the proposal, with its
     unsaved: 's.txt has unsaved changes: the diff is against the file on disk; your changes stay in the buffer',
   });
 });
+
+test('a second accept right after the first file was written (its watch not yet settled) still reloads the first', async (t) => {
+  const h = await startCompanion();
+  t.after(() => h.cleanup());
+  const [one, two] = [path.join(h.workspace, 'one.txt'), path.join(h.workspace, 'two.txt')];
+  fs.writeFileSync(one, 'old\n');
+  fs.writeFileSync(two, 'old\n');
+  const cli = await connectClient(h.companion);
+  t.after(() => cli.close());
+  for (const file of [one, two]) {
+    await cli.client.callTool({ name: 'openDiff', arguments: { filePath: file, newContent: 'new\n' } });
+    const shown = await waitFor(() => h.view.shown.find((d) => d.filePath === file), 'the diff shown');
+    h.companion.diffs.accept(shown.id);
+    fs.writeFileSync(file, 'new\n'); // at once, as the CLI does: the next accept comes before the watch settles
+  }
+  await waitFor(() => h.view.reloads.find((r) => r.path === one), 'one.txt reloaded');
+  await waitFor(() => h.view.reloads.find((r) => r.path === two), 'two.txt reloaded');
+  assert.equal(h.view.reloads.find((r) => r.path === one)!.holdsAccepted, true);
+});
