@@ -124,11 +124,6 @@ scrolling never wait for the companion.  Takes effect when
 `side-by-side' shows both in two windows without ediff."
   :type '(choice (const ediff) (const side-by-side)))
 
-(defcustom ide-companion-revert-timeout 300
-  "Seconds to wait, after an accept, for Gemini CLI to write the file.
-When it does, unmodified buffers visiting the file revert without a prompt."
-  :type 'number)
-
 (defcustom ide-companion-agents nil
   "The terminal agents served: a list of \"gemini\", \"qwen\", \"claude\", \"copilot\".
 \"opencode\" serves opencode through Claude Code's face.  Gemini CLI is always
@@ -153,8 +148,8 @@ Takes effect at the next start; `ide-companion-doctor' shows them."
   "The oldest Node.js major version the host runs on.")
 
 (defconst ide-companion--capabilities
-  ["openFile" "getOpenEditors" "getSelection" "getDiagnostics" "checkDocumentDirty" "saveDocument"]
-  "The optional actions this package answers.")
+  ["openFile" "getOpenEditors" "getSelection" "getDiagnostics" "checkDocumentDirty" "saveDocument" "reload"]
+  "The optional actions this package answers (`reload' is no tool: diffs').")
 
 (defvar ide-companion--process nil
   "The running host process, or nil.")
@@ -196,13 +191,19 @@ Takes effect at the next start; `ide-companion-doctor' shows them."
   "Open diffs by diff id.")
 
 (defvar ide-companion--accepted (make-hash-table :test #'equal)
-  "Accepted texts their files may not hold yet: path -> (TEXT TIME).
-The host passes an accept on to the CLI, which writes the file; a host
-killed before it read the accept takes it along.  So the text is kept here
-until the file holds it, and shown again when the host dies.")
+  "Accepted texts their files may not hold yet: path -> TEXT.
+Kept only for a host that dies with the accept in its pipe, or before the
+CLI wrote it: the companion's own memory of it dies with the host.  Dropped
+when the host says the file holds it (the `reload' action) or a new
+proposal for the file opens; shown again at the host's death unless the
+file holds it (docs/reliability.md).")
 
-(defconst ide-companion--accepted-ttl 600
-  "Seconds an accepted text is remembered: a CLI writes at once or not at all.")
+(defvar ide-companion--words
+  '(:acceptUnsent "the companion is not running: the accept reached no one; {file} is kept"
+    :keptAtDeath "; kept: {files}")
+  "The words for when the host is gone (it cannot send them then).
+As the host gave them in `ready' (diffWords.ts hostGoneWords); these few
+stand in for a host too old to send them.")
 
 (defvar ide-companion--gemini-buffer nil
   "The terminal buffer running Gemini CLI, opened by `ide-companion-gemini'.")
@@ -416,6 +417,9 @@ Return non-nil when it was sent."
 (defun ide-companion--on-ready (message)
   "The host listens: keep MESSAGE, tie terminals to it, report the editor state."
   (setq ide-companion--ready message)
+  (let ((words (plist-get message :words)))
+    (when (and (stringp (plist-get words :acceptUnsent)) (stringp (plist-get words :keptAtDeath)))
+      (setq ide-companion--words words)))
   (ide-companion--apply-env (plist-get message :env))
   (ide-companion--log "ready on port %s" (plist-get message :port))
   (ide-companion--report-open-buffers)
@@ -489,10 +493,7 @@ what happened, never the host's raw log."
     (setq ide-companion--deaths
           (cons now (cl-remove-if-not (lambda (time) (< (- now time) ide-companion--death-window))
                                 ide-companion--deaths)))
-    (let ((proposals (if kept
-                         (format "; your proposal for %s is kept in its buffer (C-x C-w saves it)"
-                                 (string-join kept ", "))
-                       ""))
+    (let ((proposals (if kept (ide-companion--put-words :keptAtDeath "{files}" (string-join kept ", ")) ""))
           (deaths (length ide-companion--deaths)))
       (if (>= deaths ide-companion--max-deaths)
           (progn
@@ -884,12 +885,13 @@ The idle timer makes the report once the commands stop, however many ran."
       (if (eq ide-companion-diff-layout 'ediff)
           (ide-companion--display-ediff diff)
         (ide-companion--display-side-by-side diff))
+      ;; The companion's words (diffWords.ts); the buffer's state picks which.
       (let ((visiting (find-buffer-visiting path))
-            (name (file-name-nondirectory path)))
-        (if (and visiting (buffer-modified-p visiting))
-            (display-warning 'ide-companion
-                             (format "%s has unsaved changes: Gemini's diff is against the file on disk; your changes stay in the buffer" name))
-          (message "%s proposes changes to %s: C-c C-c accepts, C-c C-k rejects" (ide-companion--diff-agent diff) name)))
+            (words (plist-get params :words)))
+        (when (and (stringp (plist-get words :unsaved)) (stringp (plist-get words :proposed)))
+          (if (and visiting (buffer-modified-p visiting))
+              (display-warning 'ide-companion (plist-get words :unsaved))
+            (message "%s" (plist-get words :proposed)))))
       :null)))
 
 (defun ide-companion--display-side-by-side (diff)
@@ -986,10 +988,9 @@ stays as a plain buffer."
   (let ((text (ide-companion--proposal-text diff))
         (path (ide-companion--diff-path diff)))
     (when (ide-companion--settle diff)
-      (ide-companion--prune-accepted)
       ;; Remembered before sending: a full pipe makes the send wait, and the
       ;; host's sentinel may run meanwhile.
-      (let ((record (list text (float-time))))
+      (let ((record text))
         (puthash path record ide-companion--accepted)
         (if (or (ide-companion--send
                  (append (list :type "diffAccepted" :diffId (ide-companion--diff-id diff))
@@ -998,13 +999,15 @@ stays as a plain buffer."
                 ;; Not sent, but a death seen meanwhile showed it again already.
                 (not (eq (gethash path ide-companion--accepted) record)))
             (progn
-              (ide-companion--watch-write path)
               (ide-companion--teardown diff)
               (message "ide-companion: accepted the changes to %s" (file-name-nondirectory path)))
           (remhash path ide-companion--accepted)
           (ide-companion--keep-diff diff)
-          (message "ide-companion: the companion is not running, so the accept reached no one; your proposal for %s is kept in its buffer (C-x C-w saves it)"
-                   (file-name-nondirectory path)))))))
+          (message "ide-companion: %s" (ide-companion--put-words :acceptUnsent "{file}" (file-name-nondirectory path))))))))
+
+(defun ide-companion--put-words (name key value)
+  "The host's words NAME with VALUE put for KEY, literally (never a format)."
+  (replace-regexp-in-string (regexp-quote key) value (plist-get ide-companion--words name) t t))
 
 (defun ide-companion--file-holds-p (path text)
   "Return non-nil when the bytes of the file PATH are exactly TEXT.
@@ -1018,38 +1021,22 @@ Bytes are compared: TEXT as the CLI writes it (UTF-8, no EOL conversion)."
              (insert-file-contents-literally path)
              (string= (buffer-string) bytes))))))
 
-(defun ide-companion--prune-accepted ()
-  "Forget the accepted texts their files hold now, or too old to matter."
-  (let ((now (float-time)) gone)
-    (maphash (lambda (path record)
-               (when (or (> (- now (nth 1 record)) ide-companion--accepted-ttl)
-                         (ide-companion--file-holds-p path (car record)))
-                 (push path gone)))
-             ide-companion--accepted)
-    (dolist (path gone) (remhash path ide-companion--accepted))))
-
-(defun ide-companion--forget-accept-if-written (path)
-  "Forget the accepted text of PATH once its file has it."
-  (let ((record (gethash path ide-companion--accepted)))
-    (when (and record (ide-companion--file-holds-p path (car record)))
-      (remhash path ide-companion--accepted))))
-
 (defun ide-companion--keep-accepted ()
   "The host died: show again each accepted text its file does not hold.
 It may have died before it passed the accept on.  Each text comes back as
 a plain buffer, as a kept proposal does.  Return the files' names."
-  (ide-companion--prune-accepted)
   (let (kept)
     (maphash
-     (lambda (path record)
-       (let ((buffer (get-buffer-create (ide-companion--diff-buffer-name "proposal" path))))
-         (ide-companion--fill-diff-buffer buffer (car record) path)
-         (with-current-buffer buffer
-           ;; C-x C-w offers the file's folder, and writes the text as accepted.
-           (setq default-directory (file-name-directory path))
-           (setq-local require-final-newline nil))
-         (display-buffer buffer)
-         (push (file-name-nondirectory path) kept)))
+     (lambda (path text)
+       (unless (ide-companion--file-holds-p path text)
+         (let ((buffer (get-buffer-create (ide-companion--diff-buffer-name "proposal" path))))
+           (ide-companion--fill-diff-buffer buffer text path)
+           (with-current-buffer buffer
+             ;; C-x C-w offers the file's folder, and writes the text as accepted.
+             (setq default-directory (file-name-directory path))
+             (setq-local require-final-newline nil))
+           (display-buffer buffer)
+           (push (file-name-nondirectory path) kept))))
      ide-companion--accepted)
     (clrhash ide-companion--accepted)
     (nreverse kept)))
@@ -1096,40 +1083,23 @@ No outcome can reach Gemini CLI any more.  Return the files' names."
     (dolist (diff diffs)
       (when (ide-companion--settle diff) (ide-companion--teardown diff)))))
 
-(defun ide-companion--watch-write (path)
-  "Revert the buffer visiting PATH once Gemini CLI writes it.
-A buffer with unsaved changes is never reverted; a warning says so.
-After a revert the watch goes on for two seconds: a write seen half done
-\(truncated, then filled) is reverted again once complete."
-  (let ((buffer (find-buffer-visiting path)))
-    (when buffer
-      (let ((deadline (+ (float-time) ide-companion-revert-timeout))
-            (timer nil))
-        (setq timer
-              (run-with-timer
-               0.1 0.2
-               (lambda ()
-                 (cond
-                  ((or (not (buffer-live-p buffer)) (> (float-time) deadline))
-                   (cancel-timer timer))
-                  ((not (verify-visited-file-modtime buffer))
-                   (ide-companion--forget-accept-if-written path)
-                   (if (ide-companion--revert buffer)
-                       (setq deadline (min deadline (+ (float-time) 2)))
-                     (cancel-timer timer)))))))))))
-
-(defun ide-companion--revert (buffer)
-  "Revert BUFFER from disk without a prompt, unless it is modified.
-Return non-nil when it was reverted."
-  (with-current-buffer buffer
-    (if (buffer-modified-p)
-        (progn
-          (display-warning 'ide-companion
-                           (format "%s was written by Gemini CLI but not reverted: it has unsaved changes (M-x revert-buffer drops them)"
-                                   (buffer-name)))
-          nil)
-      (revert-buffer t t t)
-      t)))
+(defun ide-companion--reload (params)
+  "Answer reload: the agent wrote the path in PARAMS (the host watched for it).
+Unmodified buffers visiting it revert without a prompt; a modified one is
+never reverted, the host's words say so."
+  (let ((path (plist-get params :path))
+        (warning (plist-get params :unsavedWarning)))
+    (unless (and (stringp path) (stringp warning))
+      (error "The reload request lacks path or unsavedWarning"))
+    (when (eq (plist-get params :holdsAccepted) t)
+      (remhash path ide-companion--accepted))
+    (let ((buffer (find-buffer-visiting path)))
+      (when buffer
+        (with-current-buffer buffer
+          (if (buffer-modified-p)
+              (display-warning 'ide-companion warning)
+            (revert-buffer t t t)))))
+    :null))
 
 (defun ide-companion--current-diff ()
   "The diff the current buffer belongs to, else the only open diff, else nil."
@@ -1176,19 +1146,18 @@ Killing the buffer rejects too.
       (list :text (if (string= text (ide-companion--diff-new-content diff)) :null text)))))
 
 (defun ide-companion--close-diff (params)
-  "Answer closeDiff: close the diff in PARAMS without an outcome."
+  "Answer closeDiff: close the diff in PARAMS without an outcome.
+Its message, the companion's words, is shown once the view is closed (kept,
+when its CLI went away: nobody can take an answer, but the proposal stays)."
   (let ((diff (gethash (plist-get params :diffId) ide-companion--diffs))
-        (reason (plist-get params :reason)))
+        (message (plist-get params :message)))
     (when (and diff (ide-companion--settle diff))
-      (let ((name (file-name-nondirectory (ide-companion--diff-path diff))))
-        (if (equal reason "sessionClosed")
-            ;; Its CLI went away: nobody can take an answer, but the proposal stays for the user.
-            (if (ide-companion--keep-diff diff)
-                (message "ide-companion: the %s session that proposed %s went away; the proposal is kept in its buffer (C-x C-w saves it)" (ide-companion--diff-agent diff) name)
-              (message "ide-companion: the %s session that proposed %s went away" (ide-companion--diff-agent diff) name))
-          (ide-companion--teardown diff)
-          (cond ((equal reason "closedByCli") (message "ide-companion: %s closed the diff of %s" (ide-companion--diff-agent diff) name))
-                ((equal reason "replaced") (message "ide-companion: a newer proposal for %s replaced the diff" name))))))
+      (when (and (if (equal (plist-get params :reason) "sessionClosed")
+                     (ide-companion--keep-diff diff)
+                   (ide-companion--teardown diff)
+                   t)
+                 (stringp message))
+        (message "ide-companion: %s" message)))
     :null))
 
 (defun ide-companion--terminal-buffer-p (buffer)
@@ -1375,7 +1344,8 @@ while Emacs opened it."
     ("checkDocumentDirty" . ide-companion--document-dirty)
     ("saveDocument" . ide-companion--save-document)
     ("closeFile" . ide-companion--close-file)
-    ("selectedText" . ide-companion--selected-text))
+    ("selectedText" . ide-companion--selected-text)
+    ("reload" . ide-companion--reload))
   "Handlers of the host's requests, by action name.")
 
 (defun ide-companion--answer (id action params)

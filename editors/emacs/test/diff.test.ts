@@ -490,7 +490,10 @@ describe('Emacs diffs', { skip, timeout: 180_000 }, () => {
     const accepted = await client.waitForNotification('ide/diffAccepted', (p) => p.filePath === file);
     fs.writeFileSync(file, accepted.content);
     await waitFor(
-      async () => /was written by Gemini CLI but not reverted/.test(await emacs.evalJson<string>('(with-current-buffer "*Warnings*" (buffer-string))')),
+      async () =>
+        /a\.txt was written by Gemini CLI but was not reloaded: it has unsaved changes/.test(
+          await emacs.evalJson<string>('(with-current-buffer "*Warnings*" (buffer-string))'),
+        ),
       'the warning',
       TIMEOUT,
     );

@@ -24,6 +24,10 @@
   (declare (indent 0) (debug t))
   `(let ((ide-companion-tests--sent nil)
          (ide-companion--ready (list :type "ready" :port 1 :env nil))
+         ;; As the host gives them in `ready' (diffWords.ts hostGoneWords, for "emacs").
+         (ide-companion--words
+          '(:acceptUnsent "the companion is not running, so the accept reached no one; your proposal for {file} is kept in its buffer (C-x C-w saves it)"
+            :keptAtDeath "; your proposal for {files} is kept in its buffer (C-x C-w saves it)"))
          (ide-companion--diffs (make-hash-table :test #'equal))
          (ide-companion--accepted (make-hash-table :test #'equal))
          (ide-companion--focused nil)
@@ -381,18 +385,16 @@ Repeats are the host's to drop; the region's text the host's to read."
         (should (equal (ide-companion-tests--read-bytes lost) "old\n"))))))
 
 (ert-deftest ide-companion-tests-accepted-text-is-forgotten ()
-  "Forgotten once the file holds it, when a new proposal for the file opens, and after 10 minutes."
+  "Forgotten once the host says the file holds it, or when a new proposal for the file opens; a file that holds it brings nothing back."
   (ide-companion-tests--with-dir dir
     (let ((a (expand-file-name "a.txt" dir))
           (b (expand-file-name "b.txt" dir)))
       (ide-companion-tests--with-wire
         (ide-companion-tests--show 1 a "a\r\n" "old\n")
         (with-current-buffer (ide-companion--diff-proposal (gethash "d1" ide-companion--diffs)) (ide-companion-accept))
-        (ide-companion-tests--write a "a\n")
-        (ide-companion--prune-accepted)
+        (ide-companion--answer 7 "reload" (list :path a :holdsAccepted :false :unsavedWarning "w"))
         (should (gethash a ide-companion--accepted))
-        (ide-companion-tests--write a "a\r\n")
-        (ide-companion--prune-accepted)
+        (ide-companion--answer 8 "reload" (list :path a :holdsAccepted t :unsavedWarning "w"))
         (should-not (gethash a ide-companion--accepted))
         (ide-companion-tests--show 2 b "b\n" "old\n")
         (with-current-buffer (ide-companion--diff-proposal (gethash "d2" ide-companion--diffs)) (ide-companion-accept))
@@ -400,7 +402,7 @@ Repeats are the host's to drop; the region's text the host's to read."
         (ide-companion-tests--show 3 b "b again\n" "old\n")
         (should-not (gethash b ide-companion--accepted))
         (with-current-buffer (ide-companion--diff-proposal (gethash "d3" ide-companion--diffs)) (ide-companion-accept))
-        (setf (nth 1 (gethash b ide-companion--accepted)) (- (float-time) 601))
+        (ide-companion-tests--write b "b again\n")
         (should (equal (ide-companion--keep-accepted) nil))))))
 
 (ert-deftest ide-companion-tests-accept-not-sent-keeps-the-proposal ()
@@ -431,65 +433,35 @@ Repeats are the host's to drop; the region's text the host's to read."
     (ide-companion--answer 2 "noSuchAction" nil)
     (should (string-match-p "does not answer" (plist-get (ide-companion-tests--response 2) :error)))))
 
-(ert-deftest ide-companion-tests-revert-after-write-but-never-lose-edits ()
-  "After the CLI writes the file an unmodified buffer reverts; a modified one is kept."
+(ert-deftest ide-companion-tests-reload-reverts-but-never-loses-edits ()
+  "The host's reload reverts an unmodified buffer without a prompt; a modified one is kept and the host's words shown.
+The watch for the write (and a write seen half done) is the companion's: packages/server/test/diffReload.test.ts."
   (ide-companion-tests--with-dir dir
     (let* ((clean (expand-file-name "clean.txt" dir))
-           (dirty (expand-file-name "dirty.txt" dir))
-           (ide-companion-revert-timeout 10))
+           (dirty (expand-file-name "dirty.txt" dir)))
       (ide-companion-tests--write clean "before\n")
       (ide-companion-tests--write dirty "before\n")
       (let ((clean-buffer (find-file-noselect clean))
             (dirty-buffer (find-file-noselect dirty)))
         (unwind-protect
-            (progn
+            (ide-companion-tests--with-wire
               (with-current-buffer dirty-buffer (goto-char (point-max)) (insert "unsaved\n"))
-              (ide-companion--watch-write clean)
-              (ide-companion--watch-write dirty)
-              (sleep-for 0.05)
               (ide-companion-tests--write clean "after\n")
               (ide-companion-tests--write dirty "after\n")
-              ;; Make sure the new modification time differs at any granularity.
-              (set-file-times clean (time-add nil 2))
-              (set-file-times dirty (time-add nil 2))
-              (let ((deadline (+ (float-time) 5)))
-                (while (and (< (float-time) deadline)
-                            (not (equal (with-current-buffer clean-buffer (buffer-string)) "after\n")))
-                  (accept-process-output nil 0.05)))
+              (ide-companion--answer 1 "reload" (list :path clean :holdsAccepted t :unsavedWarning "unused"))
+              (ide-companion--answer 2 "reload" (list :path dirty :holdsAccepted t :unsavedWarning "dirty.txt was written but was not reloaded"))
+              (should (equal (ide-companion-tests--response 1) '(:type "response" :id 1 :result nil)))
               (should (equal (with-current-buffer clean-buffer (buffer-string)) "after\n"))
               (should-not (buffer-modified-p clean-buffer))
-              (accept-process-output nil 0.3)
               (should (equal (with-current-buffer dirty-buffer (buffer-string)) "before\nunsaved\n"))
-              (should (buffer-modified-p dirty-buffer)))
+              (should (buffer-modified-p dirty-buffer))
+              (should (string-match-p "dirty.txt was written but was not reloaded"
+                                      (with-current-buffer "*Warnings*" (buffer-string))))
+              (ide-companion--answer 3 "reload" (list :path clean))
+              (should (stringp (plist-get (ide-companion-tests--response 3) :error))))
           (with-current-buffer dirty-buffer (set-buffer-modified-p nil))
           (kill-buffer clean-buffer)
           (kill-buffer dirty-buffer))))))
-
-(ert-deftest ide-companion-tests-revert-catches-a-write-seen-half-done ()
-  "A write seen truncated, then complete, leaves the buffer with the whole text.
-Regression: the watch stopped after its first revert; under load it could
-revert while Gemini CLI had truncated the file but not yet filled it, and the
-buffer stayed empty."
-  (ide-companion-tests--with-dir dir
-    (let ((file (expand-file-name "half.txt" dir))
-          (ide-companion-revert-timeout 10))
-      (ide-companion-tests--write file "before\n")
-      (let ((buffer (find-file-noselect file)))
-        (unwind-protect
-            (cl-flet ((wait-for (text)
-                        (let ((deadline (+ (float-time) 5)))
-                          (while (and (< (float-time) deadline)
-                                      (not (equal (with-current-buffer buffer (buffer-string)) text)))
-                            (accept-process-output nil 0.05)))
-                        (should (equal (with-current-buffer buffer (buffer-string)) text))))
-              (ide-companion--watch-write file)
-              (ide-companion-tests--write file "")
-              (set-file-times file (time-add nil 2))
-              (wait-for "")
-              (ide-companion-tests--write file "the whole text\n")
-              (set-file-times file (time-add nil 4))
-              (wait-for "the whole text\n"))
-          (kill-buffer buffer))))))
 
 ;;;; Capabilities
 

@@ -24,6 +24,7 @@ import { PositionIntake } from '@ide-companion/server/positionIntake';
 import {
   EDITOR_ACTIONS,
   HelloSchema,
+  hostGoneWords,
   LineReader,
   MAX_MESSAGE_BYTES,
   oversizeMessage,
@@ -96,18 +97,19 @@ export class JsonLinesBridge {
   editorActions(declared: readonly string[]): EditorActions {
     return editorWithCapabilities(
       {
-        showDiff: async (diff) => {
+        showDiff: async (diff, words) => {
           await this.request('showDiff', {
             diffId: diff.id,
             filePath: diff.filePath,
             newContent: diff.newContent,
             originalContent: diff.originalContent ?? null,
             agent: diff.agent,
+            ...(words && { words }),
           });
         },
         diffText: async (diff) => (await this.request('diffText', { diffId: diff.id })).text ?? undefined,
-        closeDiff: async (diff, reason) => {
-          await this.request('closeDiff', { diffId: diff.id, reason });
+        closeDiff: async (diff, reason, message) => {
+          await this.request('closeDiff', { diffId: diff.id, reason, ...(message !== undefined && { message }) });
         },
       },
       {
@@ -121,6 +123,9 @@ export class JsonLinesBridge {
         saveDocument: (params) => this.request('saveDocument', params),
         closeFile: async (params) => {
           await this.request('closeFile', params);
+        },
+        reload: async (params) => {
+          await this.request('reload', params);
         },
       },
       declared,
@@ -145,6 +150,7 @@ export class JsonLinesBridge {
       ...(companion.containerHint ? { containerHint: companion.containerHint } : {}),
       ...(companion.socketPath ? { socketPath: companion.socketPath } : {}),
       agents: companion.agents.map((a) => AGENT_DISPLAY_NAMES[a]),
+      words: hostGoneWords(companion.ideInfo.name),
     });
     companion.onDidChangeSessions((s) => this.send({ type: 'sessions', count: s.length, agents: s.map((session) => AGENT_DISPLAY_NAMES[session.agent]) }));
     for (const event of this.early.splice(0)) this.apply(event);

@@ -139,7 +139,11 @@ describe('Vim diffs', { skip: skipVim, timeout: 240_000 }, () => {
       await waitFor(async () => (await s.expr<string[]>("getbufline(bufnr('clean.txt'), 1, '$')"))[0] === 'new', 'clean.txt reloaded', TIMEOUT);
       assert.equal(await s.expr("getbufvar(bufnr('clean.txt'), '&modified')"), 0);
       assert.equal(await s.expr('mode()'), 'n', 'no prompt is waiting');
-      await waitFor(async () => /dirty\.txt has unsaved changes/.test(await s.messages()), 'the warning', TIMEOUT);
+      await waitFor(
+        async () => /dirty\.txt was written by Gemini CLI but was not reloaded: it has unsaved changes/.test(await s.messages()),
+        'the warning',
+        TIMEOUT,
+      );
       assert.deepEqual(await s.expr("getbufline(bufnr('dirty.txt'), 1, '$')"), ['mine'], 'the unsaved text is kept');
       assert.equal(await s.expr("getbufvar(bufnr('dirty.txt'), '&modified')"), 1);
       // Both files hold their accepted text: nothing is left to bring back if the host dies.

@@ -226,6 +226,7 @@ export class Companion {
       (id, n) => (this.claude?.owns(id) ? this.claude.deliver(id, n) : this.copilot?.owns(id) ? this.copilot.deliver(id, n) : this.sessions.notify(id, n)),
       this.logger,
       options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+      this.ideInfo.name,
     );
     this.chosenAgents = options.agents ?? agentsFromEnv(this.logger);
     // Unnamed, Copilot CLI is served only to a user who has it (its folder or COPILOT_HOME): no ~/.copilot for others.

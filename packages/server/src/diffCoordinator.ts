@@ -18,12 +18,14 @@
  * `sessionClosed`, which every end answers by keeping it and saying so).
  * Once the file has been seen holding the text (a watch on its folder), the
  * CLI wrote it and it is forgotten: a file changed after that (the user
- * reverting it with git) is not an unwritten accept (issue 30).
+ * reverting it with git) is not an unwritten accept (issue 30). The same
+ * watch asks the editor to `reload` the user's buffers of the file: one
+ * watcher, here, for every end (the ends used to poll or watch each their own).
  */
 import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { DiffAcceptedNotification, DiffRejectedNotification, type CompanionNotification } from '@ide-companion/protocol';
+import { DiffAcceptedNotification, DiffRejectedNotification, diffWords, type CompanionNotification } from '@ide-companion/protocol';
 import type { DiffCloseReason, EditorActions, PendingDiff } from './editorActions.js';
 import { readOriginal } from './readOriginal.js';
 import { describeError, type Logger } from './logger.js';
@@ -48,17 +50,24 @@ interface Unwritten {
   stopWatch: () => void;
 }
 
+/** How long after an accept a write that is not the accepted text still reloads the user's buffer (a CLI that reformats). */
+export const RELOAD_OTHER_WRITES_MS = 60_000;
+/** Quiet time after the last change event before the file is read: a write in several chunks is seen whole. */
+const WRITE_SETTLE_MS = 30;
+
 /**
- * Calls `onWritten` once `file` is seen holding `content`, watching its
- * folder (the file may not exist yet, or be replaced by a rename) until
- * `timeoutMs`. A no-op when the folder cannot be watched. Returns a function
- * that stops the watch.
+ * Watches `file` (its folder: the file may not exist yet, or be replaced by a
+ * rename) until `timeoutMs`: after each write, settled, calls `onWrite` with
+ * whether the file now holds `content`; once it does, the watch ends. A no-op
+ * when the folder cannot be watched. Returns a function that stops the watch.
  */
-function whenWritten(file: string, content: string, timeoutMs: number, onWritten: () => void): () => void {
+function watchWrites(file: string, content: string, timeoutMs: number, onWrite: (holds: boolean) => void): () => void {
   const base = path.basename(file);
   let watcher: fs.FSWatcher | undefined;
+  let settle: NodeJS.Timeout | undefined;
   const stop = () => {
     clearTimeout(deadline);
+    clearTimeout(settle);
     watcher?.close();
     watcher = undefined;
   };
@@ -66,9 +75,15 @@ function whenWritten(file: string, content: string, timeoutMs: number, onWritten
   deadline.unref();
   try {
     watcher = fs.watch(path.dirname(file), { persistent: false }, (_event, name) => {
-      if (!watcher || (name !== null && name.toString() !== base) || !fileHolds(file, content)) return;
-      stop();
-      onWritten();
+      if (!watcher || (name !== null && name.toString() !== base)) return;
+      clearTimeout(settle);
+      settle = setTimeout(() => {
+        if (!watcher) return;
+        const holds = fileHolds(file, content);
+        if (holds) stop();
+        onWrite(holds);
+      }, WRITE_SETTLE_MS);
+      settle.unref();
     });
     watcher.on('error', stop);
   } catch {
@@ -103,6 +118,8 @@ export class DiffCoordinator {
     private readonly logger: Logger,
     /** Largest file read to show beside a proposal. */
     private readonly maxOriginalBytes: number,
+    /** The end's `hello.ide.name`: which keys the words name (diffWords.ts). */
+    private readonly ideName = '',
   ) {}
 
   get enabled(): boolean {
@@ -138,7 +155,7 @@ export class DiffCoordinator {
     const diff: PendingDiff = { id: randomUUID(), filePath, newContent, originalContent, sessionId, agent, openedAt: Date.now() };
     this.byKey.set(key, diff);
     try {
-      await this.editor.showDiff(diff);
+      await this.editor.showDiff(diff, this.shownWords(diff));
     } catch (err) {
       if (this.byKey.get(key) === diff) this.byKey.delete(key);
       throw new DiffError(`could not show the diff for ${filePath}: ${describeError(err)}`);
@@ -210,19 +227,36 @@ export class DiffCoordinator {
     let bySession = this.unwritten.get(diff.sessionId);
     if (!bySession) this.unwritten.set(diff.sessionId, (bySession = new Map()));
     // What the CLI has written since (or what is too old to matter) is forgotten: a live session holds only what is still unwritten.
-    for (const [key, entry] of bySession)
-      if (now - entry.acceptedAt > UNWRITTEN_TTL_MS || fileHolds(entry.filePath, entry.content)) {
-        entry.stopWatch();
-        bySession.delete(key);
-      }
+    for (const [key, entry] of bySession) {
+      const holds = fileHolds(entry.filePath, entry.content);
+      if (now - entry.acceptedAt <= UNWRITTEN_TTL_MS && !holds) continue;
+      entry.stopWatch();
+      bySession.delete(key);
+      // Written, its watch not yet settled (an accept right after the write): the editor still hears of it.
+      if (holds) this.reload(entry, true);
+    }
     const key = keyOf(diff.filePath);
     bySession.get(key)?.stopWatch();
     // Watched before the outcome goes out: the CLI writes as soon as it hears it.
     const entry: Unwritten = { filePath: diff.filePath, sessionId: diff.sessionId, agent: diff.agent, content, acceptedAt: now, stopWatch: () => undefined };
-    entry.stopWatch = whenWritten(diff.filePath, content, UNWRITTEN_TTL_MS, () => {
-      if (bySession.get(key) === entry) bySession.delete(key);
+    entry.stopWatch = watchWrites(diff.filePath, content, UNWRITTEN_TTL_MS, (holds) => {
+      if (holds && bySession.get(key) === entry) bySession.delete(key);
+      if (holds || Date.now() - entry.acceptedAt < RELOAD_OTHER_WRITES_MS) this.reload(entry, holds);
     });
     bySession.set(key, entry);
+  }
+
+  private shownWords(diff: PendingDiff) {
+    return diffWords.shown(path.basename(diff.filePath), diff.agent, this.ideName);
+  }
+
+  /** The agent wrote the file: the editor rereads the user's buffers of it (one watcher here for every end). */
+  private reload({ filePath, agent }: Unwritten, holdsAccepted: boolean): void {
+    if (!this.editor?.reload) return;
+    const unsavedWarning = diffWords.notReloaded(path.basename(filePath), agent);
+    Promise.resolve(this.editor.reload({ path: filePath, holdsAccepted, unsavedWarning })).catch((err: unknown) =>
+      this.logger.warn('could not reload the written file in the editor', { filePath, error: describeError(err) }),
+    );
   }
 
   /** An accepted text its CLI never wrote: unless the file now holds it, the editor shows it again and keeps it. */
@@ -240,7 +274,7 @@ export class DiffCoordinator {
     const kept: PendingDiff = { id: randomUUID(), filePath, newContent: content, originalContent: onDisk, sessionId, agent, openedAt: Date.now() };
     this.logger.warn('the CLI went away before writing an accepted proposal: it is kept in the editor', { filePath });
     try {
-      await this.editor.showDiff(kept);
+      await this.editor.showDiff(kept, this.shownWords(kept));
     } catch (err) {
       this.logger.warn('could not show the unwritten proposal again', { filePath, error: describeError(err) });
       return;
@@ -280,7 +314,7 @@ export class DiffCoordinator {
 
   private async closeView(diff: PendingDiff, reason: DiffCloseReason): Promise<void> {
     try {
-      await this.editor?.closeDiff(diff, reason);
+      await this.editor?.closeDiff(diff, reason, diffWords.closed(reason, path.basename(diff.filePath), diff.agent, this.ideName));
     } catch (err) {
       this.logger.warn('closing a diff view failed', { filePath: diff.filePath, reason, error: describeError(err) });
     }

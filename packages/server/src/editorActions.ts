@@ -33,11 +33,11 @@ type MaybePromise<T> = T | Promise<T>;
 
 export interface EditorActions {
   /** Shows the diff. Throwing (or rejecting) makes openDiff answer isError with the message. */
-  showDiff(diff: PendingDiff): MaybePromise<void>;
+  showDiff(diff: PendingDiff, words?: ActionParams<'showDiff'>['words']): MaybePromise<void>;
   /** The proposal as the user has edited it so far; undefined means unchanged. */
   diffText(diff: PendingDiff): MaybePromise<string | undefined>;
-  /** Closes the view without an outcome. */
-  closeDiff(diff: PendingDiff, reason: DiffCloseReason): MaybePromise<void>;
+  /** Closes the view without an outcome; `message`: what to show the user then (diffWords.ts), if anything. */
+  closeDiff(diff: PendingDiff, reason: DiffCloseReason, message?: string): MaybePromise<void>;
 
   openFile?(params: ActionParams<'openFile'>): MaybePromise<void>;
   getOpenEditors?(): MaybePromise<ActionResult<'getOpenEditors'>>;
@@ -47,6 +47,8 @@ export interface EditorActions {
   saveDocument?(params: ActionParams<'saveDocument'>): MaybePromise<ActionResult<'saveDocument'>>;
   /** Closes what `openFile` opened for `path` (unless it has unsaved changes): the path led elsewhere than the file checked. Goes with `openFile`. */
   closeFile?(params: ActionParams<'closeFile'>): MaybePromise<void>;
+  /** Rereads the user's buffers of a file the agent wrote after an accept (diffCoordinator.ts). Declared by name (`reload`), no tool. */
+  reload?(params: ActionParams<'reload'>): MaybePromise<void>;
 }
 
 /** The capabilities an editor declares by implementing their methods. */
@@ -56,7 +58,7 @@ export function capabilitiesOf(editor: EditorActions | undefined): Capability[] 
 }
 
 export type DiffActions = Pick<EditorActions, 'showDiff' | 'diffText' | 'closeDiff'>;
-export type CapabilityActions = Required<Pick<EditorActions, Capability>> & Pick<EditorActions, 'closeFile'>;
+export type CapabilityActions = Required<Pick<EditorActions, Capability>> & Pick<EditorActions, 'closeFile' | 'reload'>;
 
 /**
  * An editor whose capabilities are the ones it declared (a script's or a
@@ -68,5 +70,7 @@ export function editorWithCapabilities(diffs: DiffActions, all: CapabilityAction
   for (const name of CAPABILITIES) if (declared.includes(name)) Object.assign(editor, { [name]: all[name] });
   // closeFile goes with openFile (it takes back a swapped open); an editor that does not know it answers an error, which is logged.
   if (declared.includes('openFile') && all.closeFile) editor.closeFile = all.closeFile;
+  // reload is no tool: an editor declares it by name, as it declares a capability.
+  if (declared.includes('reload') && all.reload) editor.reload = all.reload;
   return editor;
 }

@@ -8,12 +8,13 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { Companion, type CompanionOptions } from './companion.js';
+import type { ActionParams } from '@ide-companion/protocol';
 import type { DiffCloseReason, EditorActions, PendingDiff } from './editorActions.js';
 
 /** An editor's diff actions that record what the companion asks; the test plays the user. */
 export class RecordingEditor implements EditorActions {
   shown: PendingDiff[] = [];
-  closed: Array<{ diff: PendingDiff; reason: DiffCloseReason }> = [];
+  closed: Array<{ diff: PendingDiff; reason: DiffCloseReason; message?: string | undefined }> = [];
   /** The user's edits in the view, keyed by diff id or by file path. */
   edits = new Map<string, string>();
   /** When set, show() fails with this message. */
@@ -21,16 +22,25 @@ export class RecordingEditor implements EditorActions {
   /** An editor that never finishes showing: openDiff stays unanswered. */
   hang = false;
 
-  showDiff(diff: PendingDiff): void | Promise<void> {
+  /** The words each showDiff came with, in the order of `shown`. */
+  shownWords: Array<ActionParams<'showDiff'>['words']> = [];
+
+  showDiff(diff: PendingDiff, words?: ActionParams<'showDiff'>['words']): void | Promise<void> {
     if (this.failWith) throw new Error(this.failWith);
     this.shown.push(diff);
+    this.shownWords.push(words);
     if (this.hang) return new Promise<void>(() => undefined);
   }
   diffText(diff: PendingDiff): string | undefined {
     return this.edits.get(diff.id) ?? this.edits.get(diff.filePath);
   }
-  closeDiff(diff: PendingDiff, reason: DiffCloseReason): void {
-    this.closed.push({ diff, reason });
+  closeDiff(diff: PendingDiff, reason: DiffCloseReason, message?: string): void {
+    this.closed.push({ diff, reason, message });
+  }
+  /** The `reload` actions asked, oldest first. */
+  reloads: Array<ActionParams<'reload'>> = [];
+  reload(params: ActionParams<'reload'>): void {
+    this.reloads.push(params);
   }
 }
 

@@ -77,7 +77,7 @@ describe('diffs', () => {
     // Found by id: other tests' sessions expire meanwhile (grace 300 ms) and close their own diffs.
     assert.deepEqual(
       view.closed.find((x) => x.diff.id === diff.id),
-      { diff, reason: 'closedByCli' },
+      { diff, reason: 'closedByCli', message: 'Gemini CLI closed the diff for close.txt' },
     );
     await sleep(100);
     assert.deepEqual(outcomes(c), []);

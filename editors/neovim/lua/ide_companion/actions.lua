@@ -6,7 +6,8 @@ local context = require('ide_companion.context')
 local M = {}
 
 --- What this end declares in its hello: the companion offers a tool for each.
-M.CAPABILITIES = { 'openFile', 'getOpenEditors', 'getSelection', 'getDiagnostics', 'checkDocumentDirty', 'saveDocument' }
+-- `reload` is no capability (no tool): the diff half's action, answered by diff.lua.
+M.CAPABILITIES = { 'openFile', 'getOpenEditors', 'getSelection', 'getDiagnostics', 'checkDocumentDirty', 'saveDocument', 'reload' }
 
 --- The listed buffer showing `path`, or nil (bufnr() matches patterns, so compare names).
 local function buffer_of(path)

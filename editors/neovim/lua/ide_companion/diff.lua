@@ -11,14 +11,36 @@ local M = {}
 local diffs = {}
 local counter = 0
 
--- path -> { content, at }: what the user accepted and the file does not
--- hold yet. The CLI writes it once the host has passed the accept on; a host
--- that dies first (kill -9 with the accept still in its pipe) would take it
--- along, so it is kept here until the file holds it (the companion keeps its
--- own copy for a CLI that dies: packages/server/src/diffCoordinator.ts).
+-- path -> content: what the user accepted, kept only for a host that dies
+-- with the accept in its pipe (or before the CLI wrote it): the companion's
+-- own memory of it dies with the host. Dropped when the host says the file
+-- holds it (`reload`) or a new proposal for the file opens; shown again by
+-- keep_all() unless the file holds it (docs/reliability.md).
 local accepted = {}
--- As long as the companion remembers an accept: a CLI writes at once or not at all.
-local ACCEPTED_TTL_S = 600
+
+-- The words for when the host is gone (it cannot send them then), as the
+-- host gave them in on_started (diffWords.ts hostGoneWords); these few
+-- stand in for a host too old to send them.
+local words = { acceptUnsent = 'the companion is not running: the accept reached no one; {file} is kept', keptAtDeath = '; kept: {files}' }
+
+--- `template` with `value` put for `key`, literally (never a format string).
+local function put(template, key, value)
+  return (template:gsub(key, function()
+    return value
+  end))
+end
+
+--- on_started: the host's words, kept for when it is gone.
+function M.set_words(given)
+  if type(given) == 'table' and type(given.acceptUnsent) == 'string' and type(given.keptAtDeath) == 'string' then
+    words = { acceptUnsent = given.acceptUnsent, keptAtDeath = given.keptAtDeath }
+  end
+end
+
+--- What the "host stopped" line adds for the files kept ('' for none).
+function M.kept_words(kept)
+  return #kept == 0 and '' or put(words.keptAtDeath, '{files}', table.concat(kept, ', '))
+end
 
 local function notify(msg, level)
   vim.notify('ide-companion: ' .. msg, level or vim.log.levels.INFO)
@@ -117,16 +139,6 @@ local function file_holds(path, text)
   local on_disk = f:read('*a')
   f:close()
   return on_disk == text
-end
-
---- Forgets the accepts whose file holds them now, or too old to matter.
-local function prune_accepted()
-  local now = os.time()
-  for path, record in pairs(accepted) do
-    if now - record.at > ACCEPTED_TTL_S or file_holds(path, text_of(record.content)) then
-      accepted[path] = nil
-    end
-  end
 end
 
 --- The file's name alone after the diff's number and side: a tab's label is
@@ -290,10 +302,14 @@ function M.open(spec)
   local keys = ':w accepts, :q! rejects'
   if unsaved then
     show_hint(vim.api.nvim_get_current_win(), keys .. ' · ' .. name .. ' has unsaved changes (diff against disk; kept in its buffer)', true)
-    later_notify(name .. ' has unsaved changes: the diff is against the file on disk; your changes stay in the buffer.', vim.log.levels.WARN)
+    if spec.words then
+      later_notify(spec.words.unsaved, vim.log.levels.WARN)
+    end
   else
     show_hint(vim.api.nvim_get_current_win(), keys .. ' · ' .. d.agent .. ' proposes changes to ' .. name, false)
-    later_notify(d.agent .. ' proposes changes to ' .. name .. ': ' .. keys)
+    if spec.words then
+      later_notify(spec.words.proposed)
+    end
   end
   return { left = left, right = right }
 end
@@ -329,43 +345,42 @@ end
 
 --- The CLI (or the companion) closed the diff: no outcome is sent. When its
 --- CLI went away (exited or died), nobody can take an answer, but the
---- proposal (and the user's edits in it) stays for the user.
-function M.close(id, reason)
+--- proposal (and the user's edits in it) stays for the user. `message`: the
+--- companion's words for it (diffWords.ts), if any.
+function M.close(id, reason, message)
   local d = diffs[id]
   if not d or not settle(d) then
     return false
   end
-  local name = vim.fn.fnamemodify(d.path, ':t')
   if reason == 'sessionClosed' then
-    if keep(d, 'the ' .. d.agent .. ' session went away') then
-      notify('the ' .. d.agent .. ' session that proposed ' .. name .. ' went away; the proposal is kept in its buffer (:w FILE saves it)', vim.log.levels.WARN)
-    else
-      notify('the ' .. d.agent .. ' session that opened the diff for ' .. name .. ' went away')
+    if keep(d, 'the ' .. d.agent .. ' session went away') and message then
+      notify(message, vim.log.levels.WARN)
     end
     return true
   end
   wipe(d)
-  if reason == 'closedByCli' then
-    notify(d.agent .. ' closed the diff for ' .. name)
+  if message then
+    notify(message)
   end
   return true
 end
 
---- After Gemini CLI wrote an accepted file: reload the buffers showing it, unless they have unsaved changes.
-function M.reload(path)
-  prune_accepted()
+--- reload (docs/editor-protocol.md): the agent wrote `path`; the companion
+--- watched for it and sends the words. Unmodified buffers reread it without
+--- the "changed on disk" prompt; a modified one is never dropped.
+function M.reload(params)
+  if params.holdsAccepted then
+    accepted[params.path] = nil
+  end
   local reloaded = 0
-  for _, buf in ipairs(buffers_of(path)) do
+  for _, buf in ipairs(buffers_of(params.path)) do
     if vim.bo[buf].modified then
-      notify(
-        vim.fn.fnamemodify(path, ':~:.') .. ' was written by Gemini CLI but was not reloaded: it has unsaved changes (:e! drops them).',
-        vim.log.levels.WARN
-      )
+      notify(params.unsavedWarning, vim.log.levels.WARN)
     else
       vim.api.nvim_buf_call(buf, function()
         -- A local 'autoread' makes :checktime reload without the "changed on disk" prompt.
         vim.cmd('setlocal autoread')
-        pcall(vim.cmd, 'silent checktime ' .. buf)
+        pcall(vim.cmd, 'silent checktime ' .. tonumber(buf))
         vim.cmd('set autoread<')
       end)
       reloaded = reloaded + 1
@@ -387,13 +402,12 @@ function M.accept(id)
     -- Not inside BufWriteCmd: changing the buffer being written is refused there.
     vim.schedule(function()
       if keep(d, 'the companion is not running') then
-        notify('the companion is not running, so the accept reached no one; your proposal for ' .. vim.fn.fnamemodify(d.path, ':t') .. ' is kept in its buffer (:w FILE saves it)', vim.log.levels.ERROR)
+        notify(put(words.acceptUnsent, '{file}', vim.fn.fnamemodify(d.path, ':t')), vim.log.levels.ERROR)
       end
     end)
     return true
   end
-  prune_accepted()
-  accepted[d.path] = { content = content_of(state), at = os.time() }
+  accepted[d.path] = content_of(state)
   vim.schedule(function()
     wipe(d)
   end)
@@ -453,20 +467,21 @@ function M.keep_all()
       table.insert(kept, vim.fn.fnamemodify(d.path, ':t'))
     end
   end
-  prune_accepted()
   -- Each in a tab of its own; the user stays where they are.
   local back = vim.api.nvim_get_current_tabpage()
-  for path, record in pairs(accepted) do
-    counter = counter + 1
-    vim.cmd('tabnew')
-    local buf = vim.api.nvim_get_current_buf()
-    vim.bo[buf].buftype = 'nofile'
-    vim.bo[buf].bufhidden = 'hide'
-    vim.bo[buf].swapfile = false
-    pcall(vim.api.nvim_buf_set_name, buf, scratch_name(counter, 'accepted', path))
-    fill(buf, record.content)
-    detect_filetype(buf, path)
-    table.insert(kept, vim.fn.fnamemodify(path, ':t'))
+  for path, content in pairs(accepted) do
+    if not file_holds(path, text_of(content)) then
+      counter = counter + 1
+      vim.cmd('tabnew')
+      local buf = vim.api.nvim_get_current_buf()
+      vim.bo[buf].buftype = 'nofile'
+      vim.bo[buf].bufhidden = 'hide'
+      vim.bo[buf].swapfile = false
+      pcall(vim.api.nvim_buf_set_name, buf, scratch_name(counter, 'accepted', path))
+      fill(buf, content)
+      detect_filetype(buf, path)
+      table.insert(kept, vim.fn.fnamemodify(path, ':t'))
+    end
   end
   if vim.api.nvim_tabpage_is_valid(back) then
     vim.api.nvim_set_current_tabpage(back)

@@ -114,8 +114,7 @@ local function died(job, code)
   end
   table.insert(recent, now)
   deaths = recent
-  local proposals = #kept == 0 and ''
-    or string.format('; your proposal for %s is kept in its tab (:w FILE saves it)', table.concat(kept, ', '))
+  local proposals = require('ide_companion.diff').kept_words(kept)
   if #deaths >= MAX_DEATHS then
     state.last_error = string.format('the companion host stopped %d times in %d minutes (exit code %d); it is not restarted', #deaths, DEATH_WINDOW_S / 60, code)
     notify(state.last_error .. proposals .. '. :GeminiStart tries again, :checkhealth ide_companion tells why', vim.log.levels.ERROR)
@@ -251,6 +250,7 @@ function M.on_started(info)
   end
   state.status = 'running'
   state.info = info
+  require('ide_companion.diff').set_words(info.words)
   apply_env(info.env)
   local callbacks = ready_callbacks
   ready_callbacks = {}

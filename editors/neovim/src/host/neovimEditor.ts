@@ -20,6 +20,8 @@ export interface DiffSpec {
   original?: BufferContent;
   /** Who proposed it ("Claude Code"). */
   agent: string;
+  /** What to say as it shows (diffWords.ts). */
+  words?: ActionParams<'showDiff'>['words'];
 }
 
 /** Neovim's actions, with the capabilities the Lua side declared in its hello. */
@@ -36,6 +38,7 @@ export function neovimEditor(lua: LuaBridge, declared: readonly string[]): Edito
       checkDocumentDirty: bind('checkDocumentDirty'),
       saveDocument: bind('saveDocument'),
       closeFile: bind('closeFile'),
+      reload: bind('reload'),
     },
     declared,
   );
@@ -44,8 +47,8 @@ export function neovimEditor(lua: LuaBridge, declared: readonly string[]): Edito
 class NeovimEditor implements EditorActions {
   constructor(private readonly lua: LuaBridge) {}
 
-  async showDiff(diff: PendingDiff): Promise<void> {
-    const spec: DiffSpec = { id: diff.id, path: diff.filePath, proposal: bufferFromText(diff.newContent), agent: diff.agent };
+  async showDiff(diff: PendingDiff, words?: ActionParams<'showDiff'>['words']): Promise<void> {
+    const spec: DiffSpec = { id: diff.id, path: diff.filePath, proposal: bufferFromText(diff.newContent), agent: diff.agent, ...(words && { words }) };
     if (diff.originalContent !== undefined) spec.original = bufferFromText(diff.originalContent);
     await this.lua.call(DIFF_MODULE, 'open', spec);
   }
@@ -56,8 +59,13 @@ class NeovimEditor implements EditorActions {
     return textFromBuffer(BufferStateSchema.parse(state));
   }
 
-  async closeDiff(diff: PendingDiff, reason: DiffCloseReason): Promise<void> {
-    await this.lua.call(DIFF_MODULE, 'close', diff.id, reason);
+  async closeDiff(diff: PendingDiff, reason: DiffCloseReason, message?: string): Promise<void> {
+    // No argument rather than null: a msgpack nil is vim.NIL in Lua, which is truthy.
+    await this.lua.call(DIFF_MODULE, 'close', diff.id, reason, ...(message !== undefined ? [message] : []));
+  }
+
+  async reload(params: ActionParams<'reload'>): Promise<void> {
+    await this.lua.call(DIFF_MODULE, 'reload', params);
   }
 
   async openFile(params: ActionParams<'openFile'>): Promise<void> {

@@ -10,16 +10,14 @@ import { EditorEventError, applyEditorEvent, parseEditorEvent } from '@ide-compa
 import { describeError } from '@ide-companion/server/logger';
 import { type SessionInfo } from '@ide-companion/server/sessions';
 import { AGENT_DISPLAY_NAMES, parseAgents } from '@ide-companion/shared/agentPaths';
-import type { EditorEvent, Hello, IdeInfo } from '@ide-companion/protocol';
+import { hostGoneWords, type EditorEvent, type HostGoneWords, type Hello, type IdeInfo } from '@ide-companion/protocol';
 import type { FileLogger } from './fileLogger.js';
 import type { LuaBridge } from './luaBridge.js';
 import { neovimEditor } from './neovimEditor.js';
 import { PositionIntake } from '@ide-companion/server/positionIntake';
-import { reloadWhenWritten } from './reloadWhenWritten.js';
 import { parseRpcMessage, type RpcMessage } from './rpcMessages.js';
 
 const HOST_MODULE = 'ide_companion.host';
-const DIFF_MODULE = 'ide_companion.diff';
 const CONTEXT_MODULE = 'ide_companion.context';
 export const DEFAULT_IDE_INFO: IdeInfo = { name: 'neovim', displayName: 'Neovim' };
 /** How long a stop may wait on Neovim: a Neovim that died never answers the diff closes it sends. */
@@ -39,6 +37,8 @@ export interface StartedInfo {
   socketPath?: string;
   /** The agents served, as the user reads them ("Claude Code"). */
   agents: string[];
+  /** The words to show once this host is gone (diffWords.ts): diff.lua keeps them. */
+  words: HostGoneWords;
 }
 
 export class NeovimHost {
@@ -46,7 +46,6 @@ export class NeovimHost {
   private intake: PositionIntake | undefined;
   private started: Promise<void> | undefined;
   private stopping: Promise<void> | undefined;
-  private readonly reloadWatches = new Set<() => void>();
   /** The file of the last `focus` or `cursor` event: where a `cursor` shorthand moves. */
   private positionPath: string | undefined;
 
@@ -76,7 +75,6 @@ export class NeovimHost {
       this.logger.info('host stopping', { reason });
       // The discovery file goes first in stop(); past the grace the host exits anyway (it lived on after a killed Neovim 0.10 with a diff open).
       setTimeout(() => this.exit(0), SHUTDOWN_GRACE_MS).unref();
-      for (const cancel of this.reloadWatches) cancel();
       this.intake?.dispose();
       await this.started?.catch(() => undefined);
       await this.companion?.stop().catch((err) => this.logger.error('stop failed', { error: describeError(err) }));
@@ -99,7 +97,6 @@ export class NeovimHost {
     if (event.type === 'focus' || event.type === 'cursor') this.positionPath = event.path;
     // The shorthand names the renamed file from now on.
     if (event.type === 'rename' && this.positionPath === event.from) this.positionPath = event.to;
-    if (event.type === 'diffAccepted') return this.accept(companion, event);
     if (event.type === 'mention') {
       if (!applyEditorEvent(companion, event)) this.report('on_unheard_mention', event.path);
       return;
@@ -153,6 +150,7 @@ export class NeovimHost {
           containerHint: companion.containerHint,
           socketPath: companion.socketPath,
           agents: companion.agents.map((a) => AGENT_DISPLAY_NAMES[a]),
+          words: hostGoneWords(companion.ideInfo.name),
         };
         await this.lua.call(HOST_MODULE, 'on_started', info);
       },
@@ -162,23 +160,6 @@ export class NeovimHost {
         this.exit(1);
       },
     );
-  }
-
-  private accept(companion: Companion, event: Extract<EditorEvent, { type: 'diffAccepted' }>): void {
-    const diff = companion.diffs.get(event.diffId);
-    if (!diff) {
-      this.logger.info('accept for a diff no longer pending', { id: event.diffId });
-      return;
-    }
-    // Watch before the outcome goes out: the CLI writes the file as soon as it hears it.
-    const cancel = reloadWhenWritten(diff.filePath, () => {
-      this.reloadWatches.delete(cancel);
-      this.lua.call(DIFF_MODULE, 'reload', diff.filePath).catch((err) => {
-        this.logger.warn('could not reload the buffer', { filePath: diff.filePath, error: describeError(err) });
-      });
-    });
-    this.reloadWatches.add(cancel);
-    applyEditorEvent(companion, event);
   }
 
   private report(fn: string, ...args: unknown[]): void {

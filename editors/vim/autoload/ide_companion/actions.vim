@@ -6,6 +6,7 @@ let s:HANDLERS = {
       \ 'showDiff': {p -> ide_companion#diff#show(p)},
       \ 'diffText': {p -> ide_companion#diff#text(p)},
       \ 'closeDiff': {p -> ide_companion#diff#close(p)},
+      \ 'reload': {p -> ide_companion#diff#reload(p)},
       \ 'openFile': {p -> s:open_file(p)},
       \ 'getOpenEditors': {p -> s:open_editors()},
       \ 'getSelection': {p -> s:selection()},
@@ -235,3 +236,4 @@ function! s:close_file(params) abort
   endif
   return v:null
 endfunction
+

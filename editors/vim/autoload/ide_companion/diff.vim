@@ -7,13 +7,33 @@
 " diffId -> {id, path, left, right, tick, prev_win, settled}
 let s:diffs = {}
 let s:counter = 0
-let s:RELOAD_POLL_MS = 100
-let s:RELOAD_POLL_FOR_MS = 30000
-" path -> {text, at}: the newest text accepted for that file, until the
-" file on disk holds it. The host (or the CLI behind it) may die before the
-" accept reaches the CLI; the text is then shown again, not lost.
+" path -> text: the newest text accepted for that file, kept only for a host
+" that dies with the accept in its pipe or before the CLI wrote it (the
+" companion's own memory of it dies with the host). Dropped when the host
+" says the file holds it (reload) or a new proposal for the file opens; shown
+" again by keep_all() unless the file holds it (docs/reliability.md).
 let s:accepted = {}
-let s:ACCEPTED_FOR_S = 600
+" The words for when the host is gone (it cannot send them then), as the host
+" gave them in `ready` (diffWords.ts hostGoneWords); these few stand in for a
+" host too old to send them.
+let s:words = {'acceptUnsent': 'the companion is not running: the accept reached no one; {file} is kept', 'keptAtDeath': '; kept: {files}'}
+
+" `template` with `value` put for `key`, literally (never a format string).
+function! s:put(template, key, value) abort
+  return join(split(a:template, a:key, 1), a:value)
+endfunction
+
+" ready: the host's words, kept for when it is gone.
+function! ide_companion#diff#set_words(words) abort
+  if type(a:words) == v:t_dict && type(get(a:words, 'acceptUnsent')) == v:t_string && type(get(a:words, 'keptAtDeath')) == v:t_string
+    let s:words = {'acceptUnsent': a:words.acceptUnsent, 'keptAtDeath': a:words.keptAtDeath}
+  endif
+endfunction
+
+" What the "host stopped" line adds for the files kept ('' for none).
+function! ide_companion#diff#kept_words(kept) abort
+  return empty(a:kept) ? '' : s:put(s:words.keptAtDeath, '{files}', join(a:kept, ', '))
+endfunction
 
 " The file's name alone after the diff's number and side: a tab's label is
 " the buffer name with every folder cut to one letter, and the file's whole
@@ -81,15 +101,14 @@ function! ide_companion#diff#show(params) abort
   let d.group = 'ide_companion_diff_' . n
   let s:diffs[id] = d
 
-  let name = fnamemodify(path, ':~:.')
-  let unsaved = 0
-  for buf in ide_companion#util#buffers_of(path)
-    let unsaved = unsaved || getbufvar(buf, '&modified')
-  endfor
-  if unsaved
-    call ide_companion#util#warn(name . ' has unsaved changes: the diff is against the file on disk; your changes stay in the buffer')
-  else
-    call ide_companion#util#info(d.agent . ' proposes changes to ' . name . ': :w accepts, :q! or :GeminiReject rejects')
+  " The companion's words (diffWords.ts); the buffer's state picks which.
+  let words = get(a:params, 'words', {})
+  if type(words) == v:t_dict && type(get(words, 'unsaved')) == v:t_string && type(get(words, 'proposed')) == v:t_string
+    let unsaved = 0
+    for buf in ide_companion#util#buffers_of(path)
+      let unsaved = unsaved || getbufvar(buf, '&modified')
+    endfor
+    call call(unsaved ? 'ide_companion#util#warn' : 'ide_companion#util#info', [unsaved ? words.unsaved : words.proposed])
   endif
   return v:null
 endfunction
@@ -174,25 +193,23 @@ endfunction
 
 " closeDiff: no outcome is sent. When its CLI went away (exited or died),
 " nobody can take an answer, but the proposal (and the user's edits in it)
-" stays for the user.
+" stays for the user. `message`: the companion's words for it, if any.
 function! ide_companion#diff#close(params) abort
   let d = get(s:diffs, s:string_param(a:params, 'diffId'), {})
   if empty(d) || !s:settle(d)
     return v:null
   endif
-  let reason = get(a:params, 'reason', '')
-  let name = fnamemodify(d.path, ':t')
-  if reason ==# 'sessionClosed'
-    if s:keep(d)
-      call ide_companion#util#warn('the ' . d.agent . ' session that proposed ' . name . ' went away; the proposal is kept in its buffer (:w FILE saves it)')
-    else
-      call ide_companion#util#info('the ' . d.agent . ' session that opened the diff for ' . name . ' went away')
+  let message = get(a:params, 'message', '')
+  let message = type(message) == v:t_string ? message : ''
+  if get(a:params, 'reason', '') ==# 'sessionClosed'
+    if s:keep(d) && message !=# ''
+      call ide_companion#util#warn(message)
     endif
     return v:null
   endif
   call s:wipe(d)
-  if reason ==# 'closedByCli'
-    call ide_companion#util#info(d.agent . ' closed the diff for ' . name)
+  if message !=# ''
+    call ide_companion#util#info(message)
   endif
   return v:null
 endfunction
@@ -237,9 +254,7 @@ function! s:accept(d) abort
     call timer_start(0, {-> s:keep_unsent(a:d)})
     return 1
   endif
-  let accepted = text is v:null ? a:d.proposal : text
-  call s:remember(a:d.path, accepted)
-  call s:watch_for_write(a:d.path, accepted)
+  let s:accepted[a:d.path] = text is v:null ? a:d.proposal : text
   " Not inside BufWriteCmd: wiping the buffer being written is refused there.
   call timer_start(0, {-> s:wipe(a:d)})
   return 1
@@ -248,32 +263,15 @@ endfunction
 function! s:keep_unsent(d) abort
   let name = fnamemodify(a:d.path, ':t')
   if s:keep(a:d)
-    call ide_companion#util#error('the companion is not running, so the accept reached no one; your proposal for ' . name . ' is kept in its buffer (:w FILE saves it)')
+    call ide_companion#util#error(s:put(s:words.acceptUnsent, '{file}', name))
   else
     call ide_companion#util#error('the companion is not running; the proposal for ' . name . ' could not be accepted')
   endif
 endfunction
 
-function! s:remember(path, text) abort
-  call s:prune_accepted()
-  let s:accepted[a:path] = {'text': a:text, 'at': localtime()}
-endfunction
-
-function! s:prune_accepted() abort
-  let now = localtime()
-  call filter(s:accepted, {_, r -> now - r.at < s:ACCEPTED_FOR_S})
-endfunction
-
 " Whether the file at `path` holds exactly `text` (its size first: cheap).
 function! s:holds(path, text) abort
   return getfsize(a:path) == len(a:text) && join(readfile(a:path, 'b'), "\n") ==# a:text
-endfunction
-
-" Drops the record of `path` if it is still the one for `text` (a newer accept stays).
-function! s:forget(path, text) abort
-  if has_key(s:accepted, a:path) && s:accepted[a:path].text ==# a:text
-    call remove(s:accepted, a:path)
-  endif
 endfunction
 
 function! s:reject(d) abort
@@ -285,42 +283,24 @@ function! s:reject(d) abort
   return 1
 endfunction
 
-" After an accept Gemini CLI writes the file itself, and nothing says when.
-" Buffers showing it reload without the "changed on disk" prompt once the file
-" holds the accepted text, unless they have unsaved changes: those are never
-" dropped, the user is told instead. The file is compared, not its time: a
-" write in the second Vim read it, with the same size, looks unchanged to
-" :checktime.
-function! s:watch_for_write(path, text) abort
-  " Watched with no buffer showing the file too: the record of the accept
-  " goes once the file holds it (a file reverted afterwards is not unwritten).
-  let buffers = ide_companion#util#buffers_of(a:path)
-  let watch = {'path': a:path, 'text': a:text, 'buffers': buffers, 'elapsed': 0}
-  let watch.timer = timer_start(s:RELOAD_POLL_MS, {t -> s:poll_reload(watch)}, {'repeat': -1})
-endfunction
-
-function! s:poll_reload(watch) abort
-  let a:watch.elapsed += s:RELOAD_POLL_MS
-  let written = s:holds(a:watch.path, a:watch.text)
-  if !written && a:watch.elapsed < s:RELOAD_POLL_FOR_MS
-    return
+" reload (docs/editor-protocol.md): the agent wrote `path`; the companion
+" watched for it and sends the words. Unmodified buffers reread the file
+" without the "changed on disk" prompt (:edit!, not :checktime: a write of the
+" same size within the second looks unchanged to it); a modified one is never
+" dropped, the user is told instead.
+function! ide_companion#diff#reload(params) abort
+  let path = s:string_param(a:params, 'path')
+  if get(a:params, 'holdsAccepted', v:false) is v:true
+    silent! call remove(s:accepted, path)
   endif
-  if written
-    call s:forget(a:watch.path, a:watch.text)
-  endif
-  call timer_stop(a:watch.timer)
-  for buf in a:watch.buffers
-    if !bufloaded(buf)
-      continue
-    elseif getbufvar(buf, '&modified')
-      call ide_companion#util#warn(fnamemodify(a:watch.path, ':~:.') . ' has unsaved changes, so it was not reloaded after Gemini CLI wrote it (:e! would drop them)')
-    elseif written
-      call s:reload(buf)
+  for buf in ide_companion#util#buffers_of(path)
+    if getbufvar(buf, '&modified')
+      call ide_companion#util#warn(s:string_param(a:params, 'unsavedWarning'))
     else
-      " Written differently, or not at all: Vim's own check decides.
-      call s:checktime(buf)
+      call s:reload(buf)
     endif
   endfor
+  return v:null
 endfunction
 
 " Rereads an unmodified buffer from disk, in a window showing it or, when none
@@ -343,17 +323,6 @@ function! s:reload(buf) abort
       close
     endif
     call win_gotoid(back)
-    call setbufvar(a:buf, '&autoread', had)
-  endtry
-endfunction
-
-" A buffer-local 'autoread' makes :checktime reload without a prompt.
-function! s:checktime(buf) abort
-  let had = getbufvar(a:buf, '&autoread')
-  call setbufvar(a:buf, '&autoread', 1)
-  try
-    silent! execute 'checktime' a:buf
-  finally
     call setbufvar(a:buf, '&autoread', had)
   endtry
 endfunction
@@ -407,11 +376,10 @@ function! ide_companion#diff#keep_all() abort
       call add(kept, fnamemodify(d.path, ':t'))
     endif
   endfor
-  call s:prune_accepted()
   let records = s:accepted
   let s:accepted = {}
-  for [path, record] in items(records)
-    if !s:holds(path, record.text) && s:show_kept(path, record.text)
+  for [path, text] in items(records)
+    if !s:holds(path, text) && s:show_kept(path, text)
       call add(kept, fnamemodify(path, ':t'))
     endif
   endfor
@@ -439,9 +407,9 @@ function! s:show_kept(path, text) abort
   return 1
 endfunction
 
-" The accepted texts remembered (path -> time, size), for tests.
+" The accepted texts remembered (path -> size), for tests.
 function! ide_companion#diff#accepted() abort
-  return map(copy(s:accepted), {_, r -> {'at': r.at, 'bytes': len(r.text)}})
+  return map(copy(s:accepted), {_, text -> {'bytes': len(text)}})
 endfunction
 
 " The host went away: its diffs can no longer be answered.

@@ -7,7 +7,8 @@
 
 let s:root = expand('<sfile>:p:h:h:h')
 let s:MIN_NODE_MAJOR = 20
-let s:CAPABILITIES = ['openFile', 'getOpenEditors', 'getSelection', 'getDiagnostics', 'checkDocumentDirty', 'saveDocument']
+" `reload` is no capability (no tool): the diff half's action (diff.vim).
+let s:CAPABILITIES = ['openFile', 'getOpenEditors', 'getSelection', 'getDiagnostics', 'checkDocumentDirty', 'saveDocument', 'reload']
 let s:STDERR_KEPT = 50
 
 " 'stopped', 'starting' (node probe or handshake under way) or 'running' (ready received).
@@ -324,6 +325,7 @@ endfunction
 function! s:on_ready_msg(msg) abort
   let s:ready = a:msg
   let s:status = 'running'
+  call ide_companion#diff#set_words(get(a:msg, 'words', {}))
   " Every :terminal, :!cmd and system() child from now on names this Vim.
   let env = get(a:msg, 'env', {})
   if type(env) == v:t_dict
@@ -414,7 +416,7 @@ function! s:died(code) abort
   let now = localtime()
   call filter(s:deaths, {_, t -> now - t < s:DEATH_WINDOW_S})
   call add(s:deaths, now)
-  let proposals = empty(kept) ? '' : printf('; your proposal for %s is kept in its tab (:w FILE saves it)', join(kept, ', '))
+  let proposals = ide_companion#diff#kept_words(kept)
   if len(s:deaths) >= s:MAX_DEATHS
     let s:last_error = printf('the companion host stopped %d times in %d minutes (exit code %d); it is not restarted', len(s:deaths), s:DEATH_WINDOW_S / 60, a:code)
     call ide_companion#util#error(s:last_error . proposals . '. :GeminiStart tries again, :GeminiHealth tells why')

@@ -27,12 +27,17 @@ export const ShowDiffParamsSchema = /* @__PURE__ */ lazySchema(() =>
     originalContent: z.nullable(z.string()),
     /** Who proposed it ("Claude Code"), for the view's title; absent from older companions. */
     agent: z.optional(z.string()),
+    /** What the editor says as it shows it (diffWords.ts): `unsaved` when the user's buffer of the file has unsaved changes, else `proposed`. */
+    words: z.optional(z.object({ proposed: z.string(), unsaved: z.string() })),
   }),
 );
 export const DiffTextParamsSchema = /* @__PURE__ */ lazySchema(() => z.object({ diffId: z.string().check(z.minLength(1)) }));
 /** `text: null`: the proposal is unchanged (or the editor no longer has it). */
 export const DiffTextResultSchema = /* @__PURE__ */ lazySchema(() => z.object({ text: z.nullable(z.string()) }));
-export const CloseDiffParamsSchema = /* @__PURE__ */ lazySchema(() => z.object({ diffId: z.string().check(z.minLength(1)), reason: DiffCloseReasonSchema }));
+/** `message`: what the editor shows once it closed (for `sessionClosed`: kept) the view, in the companion's words (diffWords.ts); absent: nothing. */
+export const CloseDiffParamsSchema = /* @__PURE__ */ lazySchema(() =>
+  z.object({ diffId: z.string().check(z.minLength(1)), reason: DiffCloseReasonSchema, message: z.optional(z.string()) }),
+);
 /**
  * `closeFile`: the companion takes back an `openFile` whose path was swapped
  * while the editor opened it (it led elsewhere than the file checked): the
@@ -40,6 +45,18 @@ export const CloseDiffParamsSchema = /* @__PURE__ */ lazySchema(() => z.object({
  * Asked only of editors that declared `openFile`; no tool of its own.
  */
 export const CloseFileParamsSchema = /* @__PURE__ */ lazySchema(() => z.object({ path: z.string().check(z.minLength(1)) }));
+/**
+ * `reload`: the agent wrote a file the user accepted a proposal for (the
+ * companion watches it, once, for every end): the editor rereads the
+ * unmodified buffers showing `path` without a "changed on disk" prompt, and
+ * shows `unsavedWarning` for a modified one instead of dropping its changes.
+ * `holdsAccepted`: the file now holds the text accepted, so the editor drops
+ * the copy it keeps for a host that dies (docs/reliability.md). Asked only of
+ * editors that declared `reload`; no tool of its own.
+ */
+export const ReloadParamsSchema = /* @__PURE__ */ lazySchema(() =>
+  z.object({ path: z.string().check(z.minLength(1)), holdsAccepted: z.boolean(), unsavedWarning: z.string() }),
+);
 
 /**
  * The text of the selection the editor has now, read for the host (asked of
@@ -80,6 +97,7 @@ export const EDITOR_ACTIONS = {
   saveDocument: actionType('saveDocument', SaveDocumentParamsSchema, SaveDocumentResultSchema, 5_000),
   closeFile: actionType('closeFile', CloseFileParamsSchema, z.null(), 5_000),
   selectedText: actionType('selectedText', SelectedTextParamsSchema, SelectedTextResultSchema, 2_000),
+  reload: actionType('reload', ReloadParamsSchema, z.null(), 5_000),
 } as const;
 
 export type EditorActionName = keyof typeof EDITOR_ACTIONS;

@@ -3,6 +3,7 @@
  * editor vocabulary, one JSON object per line, plus a handshake and
  * request/response framing for actions.
  */
+import type { HostGoneWords } from './diffWords.js';
 import * as z from 'zod/mini';
 import { lazySchema } from '../lazySchema.js';
 import { AbsolutePathSchema } from '../editorTypes.js';
@@ -60,6 +61,8 @@ export interface Ready {
   socketPath?: string;
   /** The agents served, as the user reads them ("Claude Code"); shown by the health check. */
   agents: string[];
+  /** The words to show once this host is gone (diffWords.ts): the end keeps them. */
+  words: HostGoneWords;
 }
 
 export type Request = { [N in EditorActionName]: { type: 'request'; id: number; action: N; params: ActionParams<N> } }[EditorActionName];

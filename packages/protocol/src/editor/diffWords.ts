@@ -1,0 +1,69 @@
+/**
+ * What every end shows the user about a diff, in each situation: the words
+ * once, here, sent with the action that needs them (an end only shows them).
+ * `file` is the file's name as the user reads it; `agent` who proposed it
+ * ("Claude Code"); `ide` the end's `hello.ide.name`, for its keys.
+ */
+import type { DiffCloseReason } from './actions.js';
+
+/** How each end saves a kept buffer under a name of the user's. */
+const SAVE_AS_KEYS: Readonly<Record<string, string>> = { neovim: ':w FILE', vim: ':w FILE', emacs: 'C-x C-w' };
+
+/** How each end accepts and rejects a proposal. */
+const DECIDE_KEYS: Readonly<Record<string, string>> = {
+  neovim: ':w accepts, :q! rejects',
+  vim: ':w accepts, :q! or :GeminiReject rejects',
+  emacs: 'C-c C-c accepts, C-c C-k rejects',
+};
+
+/** Where each end keeps a proposal when nobody can take its answer. */
+const KEPT_IN: Readonly<Record<string, string>> = { neovim: 'its tab', vim: 'its tab', emacs: 'its buffer' };
+
+/** " (:w FILE saves it)", or nothing for an end whose keys are not known here. */
+function savesIt(ide: string): string {
+  const keys = SAVE_AS_KEYS[ide];
+  return keys ? ` (${keys} saves it)` : '';
+}
+
+export const diffWords = {
+  /** `showDiff`'s words: the proposal, or (the user's buffer modified) that the diff is against the disk. */
+  shown: (file: string, agent: string, ide: string) => ({
+    proposed: `${agent} proposes changes to ${file}${DECIDE_KEYS[ide] ? `: ${DECIDE_KEYS[ide]}` : ''}`,
+    unsaved: `${file} has unsaved changes: the diff is against the file on disk; your changes stay in the buffer`,
+  }),
+  /** `reload` with the user's buffer modified: their changes are never dropped. */
+  notReloaded: (file: string, agent: string) =>
+    `${file} was written by ${agent} but was not reloaded: it has unsaved changes (reloading from disk would drop them)`,
+  /** `closeDiff`'s message, by reason; undefined: nothing to say (the companion stops). */
+  closed(reason: DiffCloseReason, file: string, agent: string, ide: string): string | undefined {
+    switch (reason) {
+      case 'sessionClosed':
+        return `the ${agent} session that proposed ${file} went away; the proposal is kept in its buffer${savesIt(ide)}`;
+      case 'closedByCli':
+        return `${agent} closed the diff for ${file}`;
+      case 'replaced':
+        return `a newer proposal for ${file} replaced the diff`;
+      case 'companionStopped':
+        return undefined;
+    }
+  },
+} as const;
+
+/**
+ * The words an end needs when its host is gone (it cannot send them then):
+ * given in `ready` (Neovim: `on_started`), kept by the end, which puts the
+ * files' names for `{file}` / `{files}` (a literal replace, never a format).
+ */
+export interface HostGoneWords {
+  /** The accept could not be sent: the proposal stays where it is. */
+  acceptUnsent: string;
+  /** Appended to the end's "host stopped" line when proposals or accepted texts were kept. */
+  keptAtDeath: string;
+}
+
+export function hostGoneWords(ide: string): HostGoneWords {
+  return {
+    acceptUnsent: `the companion is not running, so the accept reached no one; your proposal for {file} is kept in its buffer${savesIt(ide)}`,
+    keptAtDeath: `; your proposal for {files} is kept in ${KEPT_IN[ide] ?? 'its buffer'}${savesIt(ide)}`,
+  };
+}

@@ -1,0 +1,108 @@
+/**
+ * After an accept the agent writes the file; the companion watches for that
+ * write, once for every end, and asks the editor to `reload` the user's
+ * buffers of it, with the words to show for a buffer it must not reload
+ * (the ends used to poll or watch each their own: issue 28).
+ */
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { test } from 'node:test';
+import { sleep, waitFor } from '@ide-companion/testkit';
+import { connectClient, startCompanion } from './helpers.js';
+
+test('the agent writes the accepted text: the editor is asked once to reload, told the file holds it, with the words for unsaved changes', async (t) => {
+  const h = await startCompanion();
+  t.after(() => h.cleanup());
+  const file = path.join(h.workspace, 'a.txt');
+  fs.writeFileSync(file, 'on disk\n');
+  const cli = await connectClient(h.companion);
+  t.after(() => cli.close());
+  await cli.client.callTool({ name: 'openDiff', arguments: { filePath: file, newContent: 'from the model\n' } });
+  const shown = await waitFor(() => h.view.shown[0], 'the diff shown');
+  h.companion.diffs.accept(shown.id, 'accepted ✓\n');
+  await waitFor(() => cli.notifications.find((n) => n.method === 'ide/diffAccepted'), 'the CLI told');
+  assert.deepEqual(h.view.reloads, [], 'nothing written yet');
+  fs.writeFileSync(file, 'accepted ✓\n');
+  await waitFor(() => h.view.reloads[0], 'the reload asked');
+  assert.deepEqual(h.view.reloads, [
+    {
+      path: file,
+      holdsAccepted: true,
+      unsavedWarning: 'a.txt was written by Gemini CLI but was not reloaded: it has unsaved changes (reloading from disk would drop them)',
+    },
+  ]);
+  // The watch ended with the accepted text on disk: the user's own later saves ask nothing.
+  fs.writeFileSync(file, 'the user saved\n');
+  await sleep(200);
+  assert.equal(h.view.reloads.length, 1);
+});
+
+test('a write seen half done (truncated, then filled) is reloaded again once whole; only the whole one holds the accepted text', async (t) => {
+  const h = await startCompanion();
+  t.after(() => h.cleanup());
+  const file = path.join(h.workspace, 'half.txt');
+  fs.writeFileSync(file, 'on disk\n');
+  const cli = await connectClient(h.companion);
+  t.after(() => cli.close());
+  await cli.client.callTool({ name: 'openDiff', arguments: { filePath: file, newContent: 'the whole text\n' } });
+  h.companion.diffs.accept((await waitFor(() => h.view.shown[0], 'the diff shown')).id);
+  await waitFor(() => cli.notifications.find((n) => n.method === 'ide/diffAccepted'), 'the CLI told');
+  fs.writeFileSync(file, '');
+  await waitFor(() => h.view.reloads[0], 'the truncated file reloaded');
+  assert.equal(h.view.reloads[0]!.holdsAccepted, false);
+  fs.writeFileSync(file, 'the whole text\n');
+  await waitFor(() => h.view.reloads.find((r) => r.holdsAccepted), 'the whole text reloaded');
+  assert.equal(h.view.reloads.at(-1)!.holdsAccepted, true);
+});
+
+test("closeDiff carries the companion's words for each reason, with the end's keys: every end shows the same sentence", async (t) => {
+  const h = await startCompanion({ ideInfo: { name: 'emacs', displayName: 'Emacs' } });
+  t.after(() => h.cleanup());
+  const file = path.join(h.workspace, 'w.txt');
+  const cli = await connectClient(h.companion);
+  await cli.client.callTool({ name: 'openDiff', arguments: { filePath: file, newContent: 'one\n' } });
+  await waitFor(() => h.view.shown[0], 'the first diff');
+  await cli.client.callTool({ name: 'openDiff', arguments: { filePath: file, newContent: 'two\n' } });
+  await waitFor(() => h.view.closed[0], 'the first replaced');
+  assert.equal(h.view.closed[0]!.message, 'a newer proposal for w.txt replaced the diff');
+  await cli.client.callTool({ name: 'closeDiff', arguments: { filePath: file } });
+  assert.equal(h.view.closed[1]!.reason, 'closedByCli');
+  assert.equal(h.view.closed[1]!.message, 'Gemini CLI closed the diff for w.txt');
+  await cli.client.callTool({ name: 'openDiff', arguments: { filePath: file, newContent: 'three\n' } });
+  await cli.close();
+  const gone = await waitFor(() => h.view.closed.find((c) => c.reason === 'sessionClosed'), 'the session gone', 10_000);
+  assert.equal(gone.message, 'the Gemini CLI session that proposed w.txt went away; the proposal is kept in its buffer (C-x C-w saves it)');
+});
+
+test('showDiff carries the words the end says as it shows the proposal, with its keys', async (t) => {
+  const h = await startCompanion({ ideInfo: { name: 'vim', displayName: 'Vim' } });
+  t.after(() => h.cleanup());
+  const cli = await connectClient(h.companion);
+  t.after(() => cli.close());
+  await cli.client.callTool({ name: 'openDiff', arguments: { filePath: path.join(h.workspace, 's.txt'), newContent: 'x\n' } });
+  await waitFor(() => h.view.shown[0], 'the diff shown');
+  assert.deepEqual(h.view.shownWords[0], {
+    proposed: 'Gemini CLI proposes changes to s.txt: :w accepts, :q! or :GeminiReject rejects',
+    unsaved: 's.txt has unsaved changes: the diff is against the file on disk; your changes stay in the buffer',
+  });
+});
+
+test('a second accept right after the first file was written (its watch not yet settled) still reloads the first', async (t) => {
+  const h = await startCompanion();
+  t.after(() => h.cleanup());
+  const [one, two] = [path.join(h.workspace, 'one.txt'), path.join(h.workspace, 'two.txt')];
+  fs.writeFileSync(one, 'old\n');
+  fs.writeFileSync(two, 'old\n');
+  const cli = await connectClient(h.companion);
+  t.after(() => cli.close());
+  for (const file of [one, two]) {
+    await cli.client.callTool({ name: 'openDiff', arguments: { filePath: file, newContent: 'new\n' } });
+    const shown = await waitFor(() => h.view.shown.find((d) => d.filePath === file), 'the diff shown');
+    h.companion.diffs.accept(shown.id);
+    fs.writeFileSync(file, 'new\n'); // at once, as the CLI does: the next accept comes before the watch settles
+  }
+  await waitFor(() => h.view.reloads.find((r) => r.path === one), 'one.txt reloaded');
+  await waitFor(() => h.view.reloads.find((r) => r.path === two), 'two.txt reloaded');
+  assert.equal(h.view.reloads.find((r) => r.path === one)!.holdsAccepted, true);
+});
