@@ -608,6 +608,7 @@ export class Companion {
       logger: this.logger,
       editorTimeoutMs: this.options.editorTimeoutMs,
       agentOf: (id) => AGENT_DISPLAY_NAMES[this.sessions.agentOf(id) ?? (this.claude?.owns(id) ? 'claude' : 'gemini')],
+      isCheckProbe: (id) => this.sessions.isCheckProbe(id),
     };
   }
 
