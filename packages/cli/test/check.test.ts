@@ -9,7 +9,8 @@ import * as net from 'node:net';
 import * as path from 'node:path';
 import { test } from 'node:test';
 import { startTestCompanion } from '@ide-companion/server/testing';
-import { makeTempDir, repoRoot, runNode, waitFor, type RunResult } from '@ide-companion/testkit';
+import { connectEditorClient, makeTempDir, repoRoot, runNode, waitFor, type RunResult } from '@ide-companion/testkit';
+import type { DiscoveryFile } from '@ide-companion/protocol';
 import { CHECK_PROPOSAL_LABEL, CHECKS, estimateTokenBits, exitCodeOf, nonLoopbackAddresses, runCheck, type CheckReport } from '../src/check/index.js';
 
 const BIN = path.join(repoRoot, 'packages', 'cli', 'bin', 'ide-companion.js');
@@ -327,4 +328,49 @@ test("check against serve: its deliberate probes are no warnings in serve's log;
     assert.equal(refused.status, 401);
   }
   await waitFor(() => warnings().length === 2 || undefined, `two warnings:\n${out}`, 5_000);
+});
+
+test("check against serve, diffs too: its relative openDiff is no warning in serve's log; a stranger's still is", { timeout: 120_000 }, async (t) => {
+  const tmp = makeTempDir();
+  t.after(() => tmp.cleanup());
+  const workspace = path.join(tmp.path, 'ws');
+  fs.mkdirSync(workspace);
+  const env: NodeJS.ProcessEnv = { PATH: process.env['PATH'], HOME: tmp.path, TMPDIR: tmp.path };
+  const serve = spawn(process.execPath, [BIN, 'serve', '--json'], { cwd: workspace, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  serve.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  const exited = new Promise((resolve) => serve.once('exit', resolve));
+  t.after(async () => {
+    serve.kill('SIGTERM');
+    await exited;
+  });
+  const entries = () =>
+    out
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l) as { level?: string; message?: string });
+  const refusals = (level: string) => entries().filter((e) => e.level === level && e.message?.startsWith('openDiff refused'));
+  await waitFor(() => /"port":(\d+)/.test(out) || undefined, `serve to listen:\n${out}`, 60_000);
+  const r = await runBin(['check', '--json'], { cwd: workspace, env });
+  assert.ok(r.code === 0 || r.code === 1, r.stderr);
+  const report = JSON.parse(r.stdout) as CheckReport;
+  assert.equal(report.results.find((c) => c.id === 'diff.relativePath')?.status, 'pass', 'check still sees the relative path refused');
+  assert.equal(refusals('info').length, 1, `check's refusal is logged, below the warnings:\n${out}`);
+  assert.deepEqual(refusals('warn'), []);
+  // A client with the token but without check's proof: its refusal is still a warning.
+  const ideDir = path.join(tmp.path, 'gemini', 'ide');
+  const discovery = JSON.parse(
+    fs.readFileSync(
+      path.join(
+        ideDir,
+        fs.readdirSync(ideDir).find((f) => f.endsWith('.json'))!,
+      ),
+      'utf8',
+    ),
+  ) as DiscoveryFile;
+  const stranger = await connectEditorClient(discovery, 10_000);
+  t.after(() => stranger.close());
+  const result = await stranger.client.callTool({ name: 'openDiff', arguments: { filePath: 'relative.txt', newContent: 'x\n' } });
+  assert.equal(result.isError, true);
+  await waitFor(() => refusals('warn').length === 1 || undefined, `a warning for the stranger's refusal:\n${out}`, 5_000);
 });

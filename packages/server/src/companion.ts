@@ -708,6 +708,7 @@ export class Companion {
       logger: this.logger,
       editorTimeoutMs: this.options.editorTimeoutMs,
       agentOf: (id) => AGENT_DISPLAY_NAMES[this.sessions.agentOf(id) ?? (this.claude?.owns(id) ? 'claude' : this.copilot?.owns(id) ? 'copilot' : 'gemini')],
+      isCheckProbe: (id) => this.sessions.isCheckProbe(id),
     };
   }
 

@@ -68,6 +68,8 @@ class Session {
     readonly transport: SessionTransport,
     readonly server: McpServer,
     readonly agent: AgentName,
+    /** Opened by `ide-companion check` (http/checkProbe.ts): its deliberate bad calls are no warnings. */
+    readonly checkProbe: boolean,
   ) {}
 
   info(): SessionInfo {
@@ -103,6 +105,11 @@ export class SessionRegistry {
     return this.sessions.get(id)?.agent;
   }
 
+  /** Whether `ide-companion check` opened the session, proven by its initialize (http/checkProbe.ts). */
+  isCheckProbe(id: string): boolean {
+    return this.sessions.get(id)?.checkProbe ?? false;
+  }
+
   list(): SessionInfo[] {
     return [...this.sessions.values()].map((s) => s.info());
   }
@@ -117,7 +124,7 @@ export class SessionRegistry {
   }
 
   /** POST initialize without a session id: a new session. */
-  async initialize(req: IncomingMessage, res: ServerResponse, body: unknown, agent: AgentName = 'gemini'): Promise<void> {
+  async initialize(req: IncomingMessage, res: ServerResponse, body: unknown, agent: AgentName = 'gemini', checkProbe = false): Promise<void> {
     if (this.closed) throw new Error('companion is stopping');
     // Counted from now until the session is in the map (or the initialize failed), never twice.
     this.initializing++;
@@ -127,13 +134,13 @@ export class SessionRegistry {
       pending = false;
     };
     try {
-      await this.open(req, res, body, agent, settled);
+      await this.open(req, res, body, agent, checkProbe, settled);
     } finally {
       settled();
     }
   }
 
-  private async open(req: IncomingMessage, res: ServerResponse, body: unknown, agent: AgentName, settled: () => void): Promise<void> {
+  private async open(req: IncomingMessage, res: ServerResponse, body: unknown, agent: AgentName, checkProbe: boolean, settled: () => void): Promise<void> {
     const server = await this.options.createServer();
     const toolExists = toolLookup(() => server);
     let session: Session | undefined;
@@ -141,7 +148,7 @@ export class SessionRegistry {
       newSessionId: randomUUID,
       onSessionInitialized: (id) => {
         settled();
-        session = new Session(id, transport, server, agent);
+        session = new Session(id, transport, server, agent, checkProbe);
         this.sessions.set(id, session);
         this.arm(session);
       },

@@ -11,6 +11,7 @@ import { ErrorCode, isInitializeRequest, McpError, type CallToolResult, type JSO
 import { HTTP_CLIENT_NAME } from '@ide-companion/client/transport';
 import { LOOPBACK_HOST, MCP_ENDPOINT_PATH } from '@ide-companion/protocol';
 import { CLI_PROTOCOL_VERSION } from './rawSession.js';
+import { CHECK_PROBE_HEADER, checkProbeProof } from '@ide-companion/server/http/checkProbe';
 
 export interface WireExchange {
   method: string;
@@ -77,7 +78,8 @@ export class CliLikeSession {
     };
     const transport = new CliLikeTransport(new URL(`http://${LOOPBACK_HOST}:${options.port}${MCP_ENDPOINT_PATH}`), {
       fetch: recordingFetch,
-      requestInit: { headers: { Authorization: `Bearer ${options.token}` } },
+      // Marked as check's (a proof under the token): the companion logs this session's deliberate bad calls below the warnings.
+      requestInit: { headers: { Authorization: `Bearer ${options.token}`, [CHECK_PROBE_HEADER]: checkProbeProof(options.token) } },
     });
     const client = new Client({ name: HTTP_CLIENT_NAME, version: 'ide-companion-check' });
     session = new CliLikeSession(options.label, client, transport, wire);

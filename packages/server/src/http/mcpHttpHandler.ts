@@ -86,7 +86,7 @@ export function createMcpHttpHandler(options: McpHttpHandlerOptions) {
           );
           return;
         }
-        await sessions.initialize(req, res, body, agent);
+        await sessions.initialize(req, res, body, agent, isCheckProbe(req, tokenList));
         return;
       }
       sendJsonRpcError(res, 400, RpcErrorCode.InvalidRequest, await sessionlessRefusal(body));

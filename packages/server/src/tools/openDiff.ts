@@ -1,7 +1,7 @@
 /** openDiff: shows the proposal and answers `content: []` at once; the outcome follows as a notification. */
 import { OpenDiffTool } from '@ide-companion/protocol';
 import { describeError } from '../logger.js';
-import { defineTool, toolError } from './toolDefinition.js';
+import { defineTool, logRefusal, toolError } from './toolDefinition.js';
 
 export const openDiff = defineTool({
   tool: OpenDiffTool,
@@ -11,7 +11,7 @@ export const openDiff = defineTool({
       await env.diffs.open(call.sessionId, filePath, newContent, env.agentOf?.(call.sessionId));
       return { content: [] };
     } catch (err) {
-      env.logger.warn('openDiff refused', { filePath, error: describeError(err) });
+      logRefusal(env, call, 'openDiff refused', { filePath, error: describeError(err) });
       return toolError(describeError(err));
     }
   },

@@ -23,6 +23,14 @@ export interface ToolEnvironment {
   editorTimeoutMs?: number;
   /** Which agent a session is, as the user reads it ("Qwen Code"): a diff shows who proposed it. */
   agentOf?: (sessionId: string) => string;
+  /** Whether `ide-companion check` opened the session (http/checkProbe.ts): its refusals are logged below the warnings. */
+  isCheckProbe?: (sessionId: string) => boolean;
+}
+
+/** Logs a tool's refusal: a warning, unless `check` asked for it on purpose (its probe session). */
+export function logRefusal(env: ToolEnvironment, call: ToolCall, message: string, fields: Record<string, unknown>): void {
+  if (env.isCheckProbe?.(call.sessionId)) env.logger.info(`${message} (ide-companion check's probe)`, fields);
+  else env.logger.warn(message, fields);
 }
 
 export interface ToolCall {
