@@ -125,11 +125,13 @@ scrolling never wait for the companion.  Takes effect when
   :type '(choice (const ediff) (const side-by-side)))
 
 (defcustom ide-companion-agents nil
-  "The terminal agents served: a list of \"gemini\", \"qwen\", \"claude\", \"copilot\".
-\"opencode\" serves opencode through Claude Code's face.  Gemini CLI is always
-served.  nil: $IDE_COMPANION_AGENTS, else all (Copilot CLI when the user has it).
+  "The terminal agents served, a list of agent names.
+The names: \"gemini\", \"qwen\", \"claude\", \"copilot\", and \"opencode\",
+served through Claude Code's face.  Gemini CLI is always served.  nil:
+$IDE_COMPANION_AGENTS, else all (Copilot CLI when the user has it).
 Takes effect at the next start; `ide-companion-doctor' shows them."
-  :type '(repeat (choice (const "gemini") (const "qwen") (const "claude") (const "copilot") (const "opencode"))))
+  :type '(repeat (choice (const "gemini") (const "qwen") (const "claude")
+                         (const "copilot") (const "opencode"))))
 
 (defcustom ide-companion-ready-hook nil
   "Hook run when the companion host is listening and Gemini CLI can connect."

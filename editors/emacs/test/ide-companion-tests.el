@@ -493,7 +493,7 @@ The watch for the write (and a write seen half done) is the companion's: package
               (ide-companion--answer 1 "getOpenEditors" nil)
               (let ((entry (cl-find file (append (plist-get (plist-get (ide-companion-tests--response 1) :result) :editors) nil)
                                     :key (lambda (e) (plist-get e :path)) :test #'equal)))
-                (should (equal entry (list :path file :isActive t :isDirty :false :languageId "python"))))
+                (should (equal entry (list :path file :isActive t :isDirty :false :languageId "python" :lineCount 1))))
               (with-current-buffer buffer (goto-char (point-max)) (insert "y = 2\n"))
               (ide-companion--answer 2 "checkDocumentDirty" (list :path file))
               (should (equal (plist-get (ide-companion-tests--response 2) :result) '(:isOpen t :isDirty t)))

@@ -8,6 +8,9 @@
  * the full run's 10%: a short run has less to average over). 500 diffs, not
  * 100: RSS climbs over the first hundred or so (the allocator keeping freed
  * large buffers; the heap does not climb), and the warm-up must be past that.
+ * Since the selection ranges and the reload watcher (issue 28) the climb lasts
+ * into the second round of five (rounds 2-5 within 3%, round 1 about 20% below
+ * them): the warm-up is those two rounds.
  */
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
@@ -22,7 +25,7 @@ test(
   async (t) => {
     const host = await startBridgeSoak();
     const result = await runHostSoak(host, { events: 100_000, diffs: 500, reconnects: 20, rounds: 5, log: (line) => t.diagnostic(line) });
-    assertShortHostSoak(result, { diffs: 500, reconnects: 20 }, (line) => t.diagnostic(line));
+    assertShortHostSoak(result, { diffs: 500, reconnects: 20, warmupRounds: 2 }, (line) => t.diagnostic(line));
     assert.equal(result.eventsApplied, 100_000);
   },
 );

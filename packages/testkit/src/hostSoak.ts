@@ -335,8 +335,12 @@ export async function startNeovimSoak(session: NeovimSoakSession, batch = 1000):
 }
 
 /** What every short host soak holds (its events are checked by each test: a host may skip a move that goes nowhere). */
-export function assertShortHostSoak(result: SoakResult, options: Pick<SoakOptions, 'diffs' | 'reconnects'>, log: (line: string) => void): SoakVerdict {
-  const verdict = soakVerdict(result);
+export function assertShortHostSoak(
+  result: SoakResult,
+  options: Pick<SoakOptions, 'diffs' | 'reconnects'> & { warmupRounds?: number },
+  log: (line: string) => void,
+): SoakVerdict {
+  const verdict = soakVerdict(result, options.warmupRounds);
   log(JSON.stringify({ ...verdict, durationMs: Math.round(result.durationMs), contextUpdates: result.contextUpdates }));
   assert.equal(result.diffsAnswered, options.diffs);
   assert.equal(result.reconnects, options.reconnects);

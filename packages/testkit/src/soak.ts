@@ -253,9 +253,9 @@ export interface SoakVerdict {
   resourcesLeaked: Record<string, number>;
 }
 
-/** What the soak holds against: growth after the warm-up, and leaks. */
-export function soakVerdict(result: SoakResult): SoakVerdict {
-  const warmupRounds = Math.max(1, Math.ceil(result.samples.length / 5));
+/** What the soak holds against: growth after the warm-up (the first fifth, unless `warmup` says how many rounds), and leaks. */
+export function soakVerdict(result: SoakResult, warmup?: number): SoakVerdict {
+  const warmupRounds = warmup ?? Math.max(1, Math.ceil(result.samples.length / 5));
   const [base, ...rest] = result.samples.slice(warmupRounds - 1);
   if (!base || rest.length === 0) throw new Error('the soak needs rounds after its warm-up');
   const last = rest.at(-1) ?? base;
