@@ -306,7 +306,7 @@ test('Claude face: openFile with startText on a FIFO inside the workspace is ref
   const file = path.join(h.workspace, 'a.txt');
   fs.writeFileSync(file, 'one\ntwo\nthree\n');
   const ok = await claude.callTool('openFile', { filePath: file, startText: 'thr' });
-  assert.equal(ok.content[0]!.text, `Opened file: ${file}`);
+  assert.equal(ok.content[0]!.text, 'Opened file and selected text "thr"'); // Claude Code's words (claudecode.nvim)
   assert.deepEqual(editor.asked, [{ action: 'openFile', path: file }]);
 });
 

@@ -42,7 +42,12 @@ test('the last companion to stop removes the empty folders it made in TMP; one s
   assert.ok(fs.existsSync(second.discoveryFilePath!), "the running companion's discovery file stays");
   assert.ok(fs.existsSync(second.socketPath!), 'and its socket');
   await second.stop();
-  assert.deepEqual(ours(), []);
+  // What stays is the stable per-user address (issue 29: a container or SSH session set up once mounts it,
+  // so it outlives every companion), with no socket left in it.
+  const uidDir = `ide-companion-${process.getuid?.()}`;
+  assert.deepEqual(ours(), [uidDir]);
+  assert.deepEqual(fs.readdirSync(path.join(tmp.path, uidDir)), ['workspaces']);
+  assert.deepEqual(fs.readdirSync(path.join(tmp.path, uidDir, 'workspaces')), []);
   // One starting afterwards makes them again.
   const third = companionIn(tmp.path);
   t.after(() => third.stop());
