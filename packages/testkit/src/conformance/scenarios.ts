@@ -159,6 +159,7 @@ export const SCENARIOS: readonly Scenario[] = [
       assert.deepEqual(await outcome, { status: 'accepted', content: proposal });
       assert.equal(fs.readFileSync(file, 'utf8'), 'old line\n', 'the companion writes nothing');
       await waitFor(async () => !(await ctx.session.showsProposal(file)), 'the proposal to close', FACE_TIMEOUT_MS);
+      fs.writeFileSync(file, proposal); // the CLI's write: nothing is left to keep when it goes
     },
   },
   {
@@ -233,6 +234,7 @@ export const SCENARIOS: readonly Scenario[] = [
         FACE_TIMEOUT_MS,
       );
       assert.equal(accepted.content, 'qwen new\n');
+      fs.writeFileSync(file, accepted.content); // Qwen Code's write, as the real CLI does
     },
   },
   {
@@ -262,6 +264,7 @@ export const SCENARIOS: readonly Scenario[] = [
         ['DIFF_REJECTED', 'tab-2'],
       );
       assert.equal(fs.readFileSync(file, 'utf8'), 'claude old\n');
+      fs.writeFileSync(file, 'claude new\n'); // the first, accepted text: Claude Code's write, as the real CLI does
     },
   },
   {
