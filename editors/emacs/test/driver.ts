@@ -82,7 +82,9 @@ async function startAgentTerminal(emacs: EmacsSession, command: string, kind: st
       } catch {
         // already gone
       }
-      await emacs.eval('(let ((kill-buffer-query-functions nil)) (when (buffer-live-p ide-companion--gemini-buffer) (kill-buffer ide-companion--gemini-buffer)) t)');
+      await emacs.eval(
+        '(let ((kill-buffer-query-functions nil)) (when (buffer-live-p ide-companion--gemini-buffer) (kill-buffer ide-companion--gemini-buffer)) t)',
+      );
     },
   };
 }

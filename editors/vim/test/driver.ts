@@ -52,7 +52,11 @@ async function startAgentTerminal(s: VimSession, command: string): Promise<Agent
       if (how !== 'accept') return;
       // After :w, CTRL-W N leaves Terminal-Job mode at the first try; `i` goes back.
       s.keys('C-w', 'N');
-      await waitFor(async () => (await s.expr<string>(`term_getstatus(${terminal})`)).includes('normal'), 'CTRL-W N to leave Terminal-Job mode after :w', MODE_TIMEOUT_MS);
+      await waitFor(
+        async () => (await s.expr<string>(`term_getstatus(${terminal})`)).includes('normal'),
+        'CTRL-W N to leave Terminal-Job mode after :w',
+        MODE_TIMEOUT_MS,
+      );
       s.type('i');
       await waitFor(async () => (await s.expr<string>('mode()')) === 't', 'Terminal-Job mode again', MODE_TIMEOUT_MS);
     },

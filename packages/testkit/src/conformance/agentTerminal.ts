@@ -112,9 +112,9 @@ export const AGENT_TERMINAL_SCENARIO: Scenario = {
   files: {},
   async run(ctx) {
     const support = ctx.driver.agentTerminal;
-    if (!support || !ctx.session.startAgentTerminal) throw new Error(`the ${ctx.driver.name} driver has no agent terminal and gives no reason in its unsupported table`);
-    for (const how of ORDER)
-      if (support.endings[how] === undefined) ctx.note(`${ctx.driver.name} has no ${how} ending of a diff to walk`);
+    if (!support || !ctx.session.startAgentTerminal)
+      throw new Error(`the ${ctx.driver.name} driver has no agent terminal and gives no reason in its unsupported table`);
+    for (const how of ORDER) if (support.endings[how] === undefined) ctx.note(`${ctx.driver.name} has no ${how} ending of a diff to walk`);
     for (const [variant, skip] of Object.entries(support.variants)) {
       if (skip) {
         ctx.note(`the ${variant} terminal: ${skip}`);

@@ -114,7 +114,8 @@ export interface EndSession {
 }
 
 /** The actions a scenario may need beyond the ones every end has. */
-export type EndAction = 'moveCursor' | 'select' | 'editProposal' | 'cursor' | 'killHost' | 'agentStatus' | 'faces:qwen' | 'faces:claude' | 'capabilityTools' | 'agentTerminal';
+export type EndAction =
+  'moveCursor' | 'select' | 'editProposal' | 'cursor' | 'killHost' | 'agentStatus' | 'faces:qwen' | 'faces:claude' | 'capabilityTools' | 'agentTerminal';
 
 export interface EndDriver {
   /** The end's name, as the suite prints it (`neovim`, `terminal`, ...). */
