@@ -13,6 +13,7 @@ import { claudeIdeDir, copilotIdeDir, portLockFileName, qwenIdeDir } from '@ide-
 import { CHECK_PROBE_HEADER, checkProbeProof } from '@ide-companion/server/http/checkProbe';
 import { isProcessAlive } from '@ide-companion/shared/processAlive';
 import { describeError } from '@ide-companion/server/logger';
+import type { CheckId } from './catalogue.js';
 import type { CheckRun } from './checkRun.js';
 import { CliLikeSession } from './cliLikeSession.js';
 
@@ -30,6 +31,16 @@ function readLock(dir: string, port: number): LockRead | undefined {
   } catch (err) {
     return { file, problem: `does not parse: ${describeError(err)}` };
   }
+}
+
+/** The lock file in `dir` naming the companion's port; without one the companion does not serve `agent`: its checks `ids` are skipped, never failed. */
+function servedLock(run: CheckRun, agent: string, dir: string, ids: readonly CheckId[]): LockRead | undefined {
+  const lock = readLock(dir, run.target.port);
+  if (!lock) {
+    const why = `no ${agent} lock file names port ${run.target.port} in ${dir}: this companion does not serve ${agent}`;
+    for (const id of ids) run.record.skip(id, why);
+  }
+  return lock;
 }
 
 /** What is wrong with a lock file's place and modes, or undefined. */
@@ -79,15 +90,9 @@ function postOverSocket(
 }
 
 async function checkCopilot(run: CheckRun, env: NodeJS.ProcessEnv): Promise<void> {
-  const { record, target } = run;
-  const dir = copilotIdeDir(env);
-  const lock = readLock(dir, target.port);
-  if (!lock) {
-    const why = `no Copilot CLI lock file names port ${target.port} in ${dir}: this companion does not serve Copilot CLI`;
-    record.skip('agents.copilot.lockFile', why);
-    record.skip('agents.copilot.session', why);
-    return;
-  }
+  const { record } = run;
+  const lock = servedLock(run, 'Copilot CLI', copilotIdeDir(env), ['agents.copilot.lockFile', 'agents.copilot.session']);
+  if (!lock) return;
   const json = lock.json;
   const socketPath = typeof json?.['socketPath'] === 'string' ? json['socketPath'] : undefined;
   const headers = typeof json?.['headers'] === 'object' && json['headers'] !== null ? (json['headers'] as Record<string, string>) : undefined;
@@ -139,14 +144,8 @@ async function checkCopilot(run: CheckRun, env: NodeJS.ProcessEnv): Promise<void
 
 async function checkQwen(run: CheckRun, env: NodeJS.ProcessEnv): Promise<void> {
   const { record, target } = run;
-  const dir = qwenIdeDir(env);
-  const lock = readLock(dir, target.port);
-  if (!lock) {
-    const why = `no Qwen Code lock file names port ${target.port} in ${dir}: this companion does not serve Qwen Code`;
-    record.skip('agents.qwen.lockFile', why);
-    record.skip('agents.qwen.session', why);
-    return;
-  }
+  const lock = servedLock(run, 'Qwen Code', qwenIdeDir(env), ['agents.qwen.lockFile', 'agents.qwen.session']);
+  if (!lock) return;
   const json = lock.json;
   const problem =
     lock.problem ??
@@ -178,20 +177,14 @@ async function checkQwen(run: CheckRun, env: NodeJS.ProcessEnv): Promise<void> {
 
 async function checkClaude(run: CheckRun, env: NodeJS.ProcessEnv): Promise<void> {
   const { record, target } = run;
-  const dir = claudeIdeDir(env);
-  const lock = readLock(dir, target.port);
-  if (!lock) {
-    const why = `no Claude Code lock file names port ${target.port} in ${dir}: this companion does not serve Claude Code`;
-    for (const id of [
-      'agents.claude.lockFile',
-      'agents.claude.session',
-      'agents.claude.refusals',
-      'agents.claude.handshake',
-      'agents.claude.lifecycle',
-    ] as const)
-      record.skip(id, why);
-    return;
-  }
+  const lock = servedLock(run, 'Claude Code', claudeIdeDir(env), [
+    'agents.claude.lockFile',
+    'agents.claude.session',
+    'agents.claude.refusals',
+    'agents.claude.handshake',
+    'agents.claude.lifecycle',
+  ]);
+  if (!lock) return;
   const json = lock.json;
   const problem =
     lock.problem ??
