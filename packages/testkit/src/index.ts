@@ -30,3 +30,4 @@ export * from './bigLine.js';
 export * from './opencode.js';
 export * from './copilotClient.js';
 export * from './copilotCli.js';
+export * from './packageOnPath.js';
