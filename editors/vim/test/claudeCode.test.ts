@@ -10,7 +10,6 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import {
   claudeCommand,
-  claudeSubmit,
   findClaudeCode,
   makeClaudeHome,
   makeTempDir,
@@ -56,6 +55,6 @@ test(':GeminiStatus lists Claude Code connected to this Vim, and :GeminiSend put
   await waitFor(() => /a\.txt#L1/.test(tui.screen()), "the mention in Claude Code's prompt", 30_000).catch((err: Error) => {
     throw new Error(`${err.message}\n--- screen ---\n${tui.screen()}`);
   });
-  await claudeSubmit(tui, 'what is this');
+  await tui.submit('what is this');
   await waitFor(() => (model.agentRequests()[0] ?? '').includes('@a.txt#L1 what is this'), ':GeminiSend put line 1 into the prompt', 60_000);
 });

@@ -12,7 +12,6 @@ import * as path from 'node:path';
 import {
   claudeCommand,
   claudeProposeWriteTurns,
-  claudeSubmit,
   findClaudeCode,
   IDE_COMPANION_BIN,
   makeClaudeHome,
@@ -70,7 +69,7 @@ test(
     assert.match(await waitClaudeIdeConnected(tui, 'IDE Companion (terminal)'), /IDE Companion \(terminal\)/);
     await serve.waitForText('(Claude Code)', 10_000);
 
-    await claudeSubmit(tui, 'please change a.txt');
+    await tui.submit('please change a.txt');
     await serve.waitForText(`Claude Code proposes a change to ${file}`, 60_000).catch((err: Error) => {
       throw new Error(`${err.message}\n--- claude ---\n${tui.screen()}`);
     });
@@ -82,7 +81,7 @@ test(
       throw new Error(`${err.message}; a.txt holds ${JSON.stringify(fs.readFileSync(file, 'utf8'))}\n--- claude ---\n${tui.screen()}`);
     });
 
-    await claudeSubmit(tui, 'once more');
+    await tui.submit('once more');
     await serve.waitForText('+rejected text', 60_000).catch((err: Error) => {
       throw new Error(`${err.message}\n--- claude ---\n${tui.screen()}`);
     });

@@ -41,14 +41,6 @@ async function settled(serve: Tmux): Promise<void> {
   }
 }
 
-/** Types a prompt into Copilot CLI's input and sends it. */
-async function ask(tui: Tmux, text: string): Promise<void> {
-  tui.type(text);
-  await tui.waitForText(text, 10_000);
-  await new Promise((resolve) => setTimeout(resolve, 300));
-  tui.keys('Enter');
-}
-
 test(
   "copilot in the project connects to ide-companion serve (named GitHub Copilot CLI); its proposed edit accepted in serve's review lands, a rejected one changes nothing",
   { skip, timeout: 240_000 },
@@ -94,11 +86,11 @@ test(
     await new Promise((resolve) => setTimeout(resolve, 1_000));
 
     // A first turn: Copilot CLI reloads its MCP servers (the IDE's among them) as its session starts; a diff open then is lost.
-    await ask(tui, 'hello');
+    await tui.submit('hello', 10_000);
     await tui.waitForText('Hello.', 60_000);
     await tui.waitForText('MCP Servers reloaded: 1 server connected', 30_000).catch(() => undefined);
     await new Promise((resolve) => setTimeout(resolve, 2_000));
-    await ask(tui, 'please change a.txt');
+    await tui.submit('please change a.txt', 10_000);
     await serve.waitForText(`proposes a change to ${file}`, 60_000).catch((err: Error) => {
       throw new Error(`${err.message}\n--- copilot ---\n${tui.screen()}`);
     });
@@ -120,7 +112,7 @@ test(
 
     await tui.waitForText('Done.', 60_000);
     await new Promise((resolve) => setTimeout(resolve, 1_000));
-    await ask(tui, 'once more');
+    await tui.submit('once more', 10_000);
     await serve.waitForText('+rejected text', 60_000).catch((err: Error) => {
       throw new Error(`${err.message}\n--- copilot ---\n${tui.screen()}`);
     });
