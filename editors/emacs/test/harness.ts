@@ -8,8 +8,8 @@
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { parseDiscoveryFile, parseDiscoveryFileName, type DiscoveryFile } from '@ide-companion/protocol';
-import { connectEditorClient, type EditorClient, makeTempDir, shellCommand, Tmux, waitFor } from '@ide-companion/testkit';
+import type { DiscoveryFile } from '@ide-companion/protocol';
+import { connectEditorClient, type EditorClient, makeTempDir, shellCommand, Tmux, discoveryFileOf, waitDiscoveryFile, waitFor } from '@ide-companion/testkit';
 import { PACKAGE_ROOT } from '../src/packageFiles.js';
 import { emacsclientPath, emacsPath } from './emacs.js';
 
@@ -144,16 +144,7 @@ export async function startEmacs(options: StartOptions = {}): Promise<EmacsSessi
           throw new Error(`${err.message}: ${await evalRaw('(ide-companion--status-text)')}\n--- screen ---\n${tmux.screen()}`);
         },
       );
-      return waitFor(
-        () => {
-          const name = discoveryFileOf(discoveryDir, pid);
-          if (!name) return undefined;
-          const file = path.join(discoveryDir, name);
-          return { path: file, content: parseDiscoveryFile(fs.readFileSync(file, 'utf8')) };
-        },
-        'the discovery file',
-        TIMEOUT,
-      );
+      return waitDiscoveryFile(discoveryDir, pid, TIMEOUT);
     },
     async close() {
       if (closed) return;
@@ -164,12 +155,6 @@ export async function startEmacs(options: StartOptions = {}): Promise<EmacsSessi
     },
   };
   return session;
-}
-
-/** The name of Emacs `pid`'s discovery file in `dir`, or undefined while there is none. */
-export function discoveryFileOf(dir: string, pid: number): string | undefined {
-  if (!fs.existsSync(dir)) return undefined;
-  return fs.readdirSync(dir).find((name) => parseDiscoveryFileName(name)?.pid === pid);
 }
 
 export type RecordingClient = EditorClient;

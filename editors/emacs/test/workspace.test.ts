@@ -7,9 +7,9 @@ import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { skipUnless, waitFor, which, processRunning } from '@ide-companion/testkit';
+import { discoveryFileOf, skipUnless, waitFor, which, processRunning } from '@ide-companion/testkit';
 import { hasEmacs, emacsclientPath } from './emacs.js';
-import { discoveryFileOf, elispString, startEmacs, TIMEOUT, VTERM_DIR, type EmacsSession } from './harness.js';
+import { elispString, startEmacs, TIMEOUT, VTERM_DIR, type EmacsSession } from './harness.js';
 
 const skip =
   skipUnless(hasEmacs && emacsclientPath !== undefined, 'emacs and emacsclient', 'apt-get install -y emacs-nox') ||

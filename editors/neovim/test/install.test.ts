@@ -5,9 +5,9 @@ import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { neovimInstaller } from '../src/installer.js';
-import { makeTempDir, skipUnless, waitFor } from '@ide-companion/testkit';
+import { discoveryFileOf, makeTempDir, skipUnless, waitFor } from '@ide-companion/testkit';
 import { parseDiscoveryFile } from '@ide-companion/protocol';
-import { discoveryFileOf, hasNvim, nvimPath, TIMEOUT } from './harness.js';
+import { hasNvim, nvimPath, TIMEOUT } from './harness.js';
 
 function sandbox() {
   const dir = makeTempDir('ide-companion-install-');

@@ -5,10 +5,10 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseDiscoveryFile } from '@ide-companion/protocol';
-import { makeTempDir, repoRoot, shellCommand, Tmux, waitFor } from '@ide-companion/testkit';
+import { discoveryFileOf, makeTempDir, repoRoot, shellCommand, Tmux, waitFor } from '@ide-companion/testkit';
 import { BRIDGE_HOST_PATH } from '@ide-companion/jsonlines';
 import { vimInstaller } from '../src/installer.js';
-import { discoveryFileOf, hasHost, skipVim, TIMEOUT, vimPath } from './harness.js';
+import { hasHost, skipVim, TIMEOUT, vimPath } from './harness.js';
 
 function sandbox() {
   const dir = makeTempDir('ide-companion-vim-install-');

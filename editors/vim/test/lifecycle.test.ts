@@ -4,11 +4,20 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { hostGoneWords, parseDiscoveryFile } from '@ide-companion/protocol';
-import { assertServesSocket, findGeminiCli, ideTerminalEnv, processRunning, RealIdeClient, skipUnless, sleep, waitFor } from '@ide-companion/testkit';
+import {
+  discoveryFileOf,
+  assertServesSocket,
+  findGeminiCli,
+  ideTerminalEnv,
+  processRunning,
+  RealIdeClient,
+  skipUnless,
+  sleep,
+  waitFor,
+} from '@ide-companion/testkit';
 import {
   bufferLines,
   connectFromDiscovery,
-  discoveryFileOf,
   skipVim,
   skipVimOnly,
   startVim,

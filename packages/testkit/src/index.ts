@@ -31,3 +31,4 @@ export * from './opencode.js';
 export * from './copilotClient.js';
 export * from './copilotCli.js';
 export * from './packageOnPath.js';
+export * from './discoveryFiles.js';
