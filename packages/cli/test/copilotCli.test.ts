@@ -10,19 +10,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import {
-  COPILOT_AGENT_PROMPT,
-  copilotCommand,
-  findCopilotCli,
-  IDE_COMPANION_BIN,
-  makeTempDir,
-  shellCommand,
-  skipUnless,
-  startOpenAiMock,
-  Tmux,
-  waitFor,
-  which,
-} from '@ide-companion/testkit';
+import { COPILOT_AGENT_PROMPT, copilotCommand, findCopilotCli, skipUnless, startOpenAiMock, Tmux, waitFor, which } from '@ide-companion/testkit';
+import { serveDirs, startServe } from './support/serveInTmux.js';
 
 const copilot = findCopilotCli();
 const skip =
@@ -45,11 +34,10 @@ test(
   "copilot in the project connects to ide-companion serve (named GitHub Copilot CLI); its proposed edit accepted in serve's review lands, a rejected one changes nothing",
   { skip, timeout: 240_000 },
   async (t) => {
-    const tmp = makeTempDir('ide-companion-copilot-serve-');
-    const project = path.join(tmp.path, 'proj');
-    const tmpdir = path.join(tmp.path, 'tmp');
-    const home = path.join(tmp.path, 'home');
-    for (const dir of [project, tmpdir, path.join(home, '.copilot')]) fs.mkdirSync(dir, { recursive: true });
+    const dirs = serveDirs('ide-companion-copilot-serve-');
+    const { project } = dirs;
+    const home = path.join(dirs.root, 'home');
+    fs.mkdirSync(path.join(home, '.copilot'), { recursive: true });
     const file = path.join(project, 'a.txt');
     fs.writeFileSync(file, 'original line\n');
     const model = await startOpenAiMock(
@@ -62,19 +50,7 @@ test(
       ],
       COPILOT_AGENT_PROMPT,
     );
-    const serve = new Tmux(160, 40);
-    const tui = new Tmux(180, 50);
-    t.after(async () => {
-      await tui.stop();
-      await serve.stop();
-      await model.close();
-      tmp.cleanup();
-    });
-    serve.start(
-      shellCommand([process.execPath, IDE_COMPANION_BIN, 'serve', '--no-color'], { TMPDIR: tmpdir, HOME: home, COPILOT_HOME: path.join(home, '.copilot') }),
-      { cwd: project },
-    );
-    await serve.waitForText('copilot there connects', 60_000);
+    const { serve, tui } = await startServe(t, dirs, model, { HOME: home, COPILOT_HOME: path.join(home, '.copilot') }, 'copilot there connects', [180, 50]);
     assert.equal(fs.readdirSync(path.join(home, '.copilot', 'ide')).filter((name) => name.endsWith('.lock')).length, 1, 'serve wrote the lock file');
     tui.start(copilotCommand(copilot!, { home, baseUrl: model.baseUrl }), { cwd: project });
     await serve.waitForText('1 CLI session connected (GitHub Copilot CLI)', 90_000).catch((err: Error) => {
