@@ -14,6 +14,7 @@ import {
   skipUnless,
   sleep,
   waitFor,
+  ideEnvInFile,
 } from '@ide-companion/testkit';
 import {
   bufferLines,
@@ -28,15 +29,6 @@ import {
   waitForDiff,
 } from './harness.js';
 
-function envFile(file: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const line of fs.readFileSync(file, 'utf8').split('\n')) {
-    const eq = line.indexOf('=');
-    if (line.startsWith('GEMINI_CLI_IDE_') && eq > 0) out[line.slice(0, eq)] = line.slice(eq + 1);
-  }
-  return out;
-}
-
 /** Runs `env > FILE` in a :terminal of `s`, as a user would type :terminal. */
 async function terminalEnv(s: VimSession, name: string): Promise<Record<string, string>> {
   const file = path.join(s.tmp, name);
@@ -44,7 +36,7 @@ async function terminalEnv(s: VimSession, name: string): Promise<Record<string, 
   fs.writeFileSync(script, `env > '${file}.tmp' && mv '${file}.tmp' '${file}'\n`);
   await s.ex(`terminal ++close sh ${script}`);
   await waitFor(() => fs.existsSync(file), `the env of ${name}`, TIMEOUT);
-  return envFile(file);
+  return ideEnvInFile(file);
 }
 
 /** The proposal 'one\r\ntwo\r\n' as editProposal leaves it. */
@@ -117,7 +109,7 @@ describe('Vim companion lifecycle', { timeout: 180_000 }, () => {
       s.type(':Gemini');
       s.keys('Enter');
       await waitFor(() => fs.existsSync(file), 'the CLI command to run', TIMEOUT);
-      const env = envFile(file);
+      const env = ideEnvInFile(file);
       assert.equal(env['GEMINI_CLI_IDE_PID'], String(s.pid));
       assert.equal(env['GEMINI_CLI_IDE_SERVER_PORT'], String(content.port));
       assert.equal(await s.expr('winnr("$")'), 2, 'a split');
