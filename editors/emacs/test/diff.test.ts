@@ -22,16 +22,7 @@ const PROPOSAL = 'line 1\r\nlïne 2 ✓ 😀\r\nno final newline';
 
 async function openDiffIn(emacs: EmacsSession, client: Awaited<ReturnType<typeof connectFromDiscovery>>, file: string, newContent: string) {
   await client.client.callTool({ name: 'openDiff', arguments: { filePath: file, newContent } });
-  const proposal = await waitFor(
-    async () => {
-      const name = await emacs.evalJson<string | null>(
-        `(let (found) (maphash (lambda (_id d) (when (equal (ide-companion--diff-path d) ${elispString(file)}) (setq found (buffer-name (ide-companion--diff-proposal d))))) ide-companion--diffs) (or found :null))`,
-      );
-      return name ?? undefined;
-    },
-    'the diff in Emacs',
-    TIMEOUT,
-  );
+  const proposal = await waitForProposalBuffer(emacs, TIMEOUT, file);
   // The user moves to the proposal's window (ediff leaves its control window selected).
   await emacs.eval(`(select-window (get-buffer-window ${elispString(proposal)}))`);
   return proposal;

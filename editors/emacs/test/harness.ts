@@ -162,14 +162,33 @@ export type RecordingClient = EditorClient;
 /** A real MCP SDK client connected with what the discovery file says (testkit's, with this harness's timeout). */
 export const connectFromDiscovery = (discovery: DiscoveryFile): Promise<RecordingClient> => connectEditorClient(discovery, TIMEOUT);
 
-/** The proposal buffer's name of the one diff open in `emacs`, once it is shown. */
-export function waitForProposalBuffer(emacs: EmacsSession, timeoutMs = TIMEOUT): Promise<string> {
+/** The proposal buffer's name of the diff open in `emacs` for `file` (default: the one diff open), once it is shown. */
+export function waitForProposalBuffer(emacs: EmacsSession, timeoutMs = TIMEOUT, file?: string): Promise<string> {
+  const found = '(setq found (buffer-name (ide-companion--diff-proposal d)))';
   return waitFor(
     async () =>
       (await emacs.evalJson<string | null>(
-        '(let (found) (maphash (lambda (_id d) (setq found (buffer-name (ide-companion--diff-proposal d)))) ide-companion--diffs) (or found :null))',
+        `(let (found) (maphash (lambda (_id d) ${file === undefined ? found : `(when (equal (ide-companion--diff-path d) ${elispString(file)}) ${found})`}) ide-companion--diffs) (or found :null))`,
       )) ?? undefined,
-    'the diff in Emacs',
+    file === undefined ? 'the diff in Emacs' : `the diff of ${file} in Emacs`,
     timeoutMs,
   );
+}
+
+/** The user types M-x ide-companion-gemini; resolves with the agent's PID once its buffer runs in `kind` (term or vterm). */
+export async function mxGemini(emacs: EmacsSession, kind: 'term' | 'vterm', timeoutMs = TIMEOUT): Promise<number> {
+  emacs.tmux.keys('M-x');
+  emacs.tmux.type('ide-companion-gemini');
+  emacs.tmux.keys('Enter');
+  await waitFor(
+    async () =>
+      (await emacs.evalJson(
+        '(if (buffer-live-p ide-companion--gemini-buffer) (symbol-name (buffer-local-value (quote major-mode) ide-companion--gemini-buffer)) :false)',
+      )) === `${kind}-mode`,
+    `${kind} running gemini`,
+    timeoutMs,
+  ).catch((err: Error) => {
+    throw new Error(`${err.message}\n--- screen ---\n${emacs.tmux.screen()}`);
+  });
+  return Number((await emacs.eval('(process-id (get-buffer-process ide-companion--gemini-buffer))')).trim());
 }
