@@ -279,7 +279,7 @@ export class DiffCoordinator {
       sessionId,
       agent,
       openedAt: Date.now(),
-      background: true,
+      kept: true,
     };
     this.logger.warn('the CLI went away before writing an accepted proposal: it is kept in the editor', { filePath });
     try {
@@ -323,7 +323,7 @@ export class DiffCoordinator {
 
   private async closeView(diff: PendingDiff, reason: DiffCloseReason): Promise<void> {
     try {
-      await this.editor?.closeDiff(diff, reason, diffWords.closed(reason, path.basename(diff.filePath), diff.agent, this.ideName, diff.background));
+      await this.editor?.closeDiff(diff, reason, diffWords.closed(reason, path.basename(diff.filePath), diff.agent, this.ideName, diff.kept));
     } catch (err) {
       this.logger.warn('closing a diff view failed', { filePath: diff.filePath, reason, error: describeError(err) });
     }

@@ -41,14 +41,14 @@ function! s:scratch(side, path, text, buftype) abort
   return bufnr('')
 endfunction
 
-" showDiff: opens the tab, answered as soon as it stands. `background` (an
-" accept shown again): the user's window and mode stay theirs.
+" showDiff: opens the tab, answered as soon as it stands. `kept` (an accept
+" shown again, to be kept): the user's window and mode stay theirs.
 function! ide_companion#diff#show(params) abort
   let [id, path, original] = [a:params.diffId, a:params.filePath, get(a:params, 'originalContent', v:null)]
   if has_key(s:diffs, id)
     return v:null
   endif
-  let background = get(a:params, 'background', v:false) is v:true
+  let background = get(a:params, 'kept', v:false) is v:true
   " A new proposal for the file supersedes an accept of it: never two copies.
   silent! call remove(s:accepted, path)
   let d = {'id': id, 'path': path, 'settled': 0, 'prev_win': win_getid(), 'proposal': a:params.newContent}
