@@ -21,6 +21,7 @@ import { editorWithCapabilities, type EditorActions } from '@ide-companion/serve
 import { describeError, silentLogger, type Logger } from '@ide-companion/server/logger';
 import { type Companion } from '@ide-companion/server/companion';
 import { PositionIntake } from '@ide-companion/server/positionIntake';
+import { diagnosticsFromItems } from '@ide-companion/server/diagnosticItems';
 import {
   EDITOR_ACTIONS,
   HelloSchema,
@@ -119,7 +120,10 @@ export class JsonLinesBridge {
         },
         getOpenEditors: () => this.request('getOpenEditors', {}),
         getSelection: () => this.request('getSelection', {}),
-        getDiagnostics: (params) => this.request('getDiagnostics', params),
+        // An end that declares diagnosticItems hands its editor's lists over unshaped: the host shapes them.
+        getDiagnostics: declared.includes('diagnosticItems')
+          ? async (params) => diagnosticsFromItems((await this.request('diagnosticItems', {})).items, params.path)
+          : (params) => this.request('getDiagnostics', params),
         checkDocumentDirty: (params) => this.request('checkDocumentDirty', params),
         saveDocument: (params) => this.request('saveDocument', params),
         closeFile: async (params) => {

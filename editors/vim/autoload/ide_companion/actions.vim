@@ -10,7 +10,7 @@ let s:HANDLERS = {
       \ 'openFile': {p -> s:open_file(p)},
       \ 'getOpenEditors': {p -> s:open_editors()},
       \ 'getSelection': {p -> s:selection()},
-      \ 'getDiagnostics': {p -> ide_companion#diagnostics#collect(get(p, 'path', v:null))},
+      \ 'diagnosticItems': {p -> ide_companion#diagnostics#items()},
       \ 'checkDocumentDirty': {p -> s:dirty(p)},
       \ 'saveDocument': {p -> s:save(p)},
       \ 'closeFile': {p -> s:close_file(p)},

@@ -8,7 +8,7 @@
 let s:root = expand('<sfile>:p:h:h:h')
 let s:MIN_NODE_MAJOR = 20
 " `reload` is no capability (no tool): the diff half's action (diff.vim).
-let s:CAPABILITIES = ['openFile', 'getOpenEditors', 'getSelection', 'getDiagnostics', 'checkDocumentDirty', 'saveDocument', 'reload']
+let s:CAPABILITIES = ['openFile', 'getOpenEditors', 'getSelection', 'getDiagnostics', 'diagnosticItems', 'checkDocumentDirty', 'saveDocument', 'reload']
 let s:STDERR_KEPT = 50
 
 " 'stopped', 'starting' (node probe or handshake under way) or 'running' (ready received).
