@@ -29,6 +29,7 @@ import {
   LineReader,
   MAX_MESSAGE_BYTES,
   oversizeMessage,
+  sessionChangeWords,
   ResponseSchema,
   type ActionParams,
   type ActionResult,
@@ -157,7 +158,12 @@ export class JsonLinesBridge {
       agents: companion.agents.map((a) => AGENT_DISPLAY_NAMES[a]),
       words: hostGoneWords(companion.ideInfo.name),
     });
-    companion.onDidChangeSessions((s) => this.send({ type: 'sessions', count: s.length, agents: s.map((session) => AGENT_DISPLAY_NAMES[session.agent]) }));
+    let agents: string[] = [];
+    companion.onDidChangeSessions((s) => {
+      const before = agents;
+      agents = s.map((session) => AGENT_DISPLAY_NAMES[session.agent]);
+      this.send({ type: 'sessions', count: s.length, agents, said: sessionChangeWords(before, agents) });
+    });
     for (const event of this.early.splice(0)) this.apply(event);
   }
 
