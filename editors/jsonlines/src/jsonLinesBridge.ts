@@ -13,6 +13,7 @@
  * Bad lines are answered with `{"type":"error"}` and change nothing. Every
  * request has a timeout, so a slow or dead script never hangs a tool call.
  */
+import * as fs from 'node:fs';
 import * as z from 'zod/mini';
 import { COMPANION_VERSION } from '@ide-companion/shared/version';
 import { AGENT_DISPLAY_NAMES } from '@ide-companion/shared/agentPaths';
@@ -253,12 +254,22 @@ export class JsonLinesBridge {
 
   private apply(event: EditorEvent): void {
     try {
+      // An end may send its folders as it names them (Vim: its cwds, links and trailing slashes included): real paths here, as hello's.
+      if (event.type === 'roots') event = { ...event, roots: event.roots.map(realPathOr) };
       const applied = this.intake!.apply(event);
       if (!applied && 'diffId' in event) this.error(`no pending diff ${event.diffId}`);
       if (!applied && event.type === 'mention') this.error('no connected agent takes what you send (only Claude Code does): start `claude --ide`');
     } catch (err) {
       this.error(describeError(err));
     }
+  }
+}
+
+function realPathOr(p: string): string {
+  try {
+    return fs.realpathSync(p);
+  } catch {
+    return p;
   }
 }
 
