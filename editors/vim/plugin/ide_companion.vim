@@ -18,7 +18,7 @@ endif
 command! -bar GeminiStart call ide_companion#start()
 command! -bar GeminiStop call ide_companion#stop()
 command! -bar GeminiStatus call ide_companion#status()
-command! -bar GeminiHealth call ide_companion#health#show()
+command! -bar GeminiHealth echo join(ide_companion#health#report(), "\n")
 command! -bar GeminiAccept call ide_companion#diff#decide(1)
 command! -bar GeminiReject call ide_companion#diff#decide(0)
 command! -bar -range GeminiSend call ide_companion#send_to_agent(<line1>, <line2>, <range>)

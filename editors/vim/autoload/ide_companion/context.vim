@@ -138,16 +138,6 @@ function! s:rename(buf, post) abort
   endif
 endfunction
 
-" What the host must know at once: the current file, every other listed file
-" buffer (ranked below it), the roots.
-function! ide_companion#context#sync() abort
-  call s:send_position('focus')
-  for info in filter(getbufinfo({'buflisted': 1}), {_, b -> b.bufnr != bufnr('')})
-    call s:send_path('open', info.bufnr)
-  endfor
-  call s:send_roots()
-endfunction
-
 function! ide_companion#context#attach() abort
   augroup ide_companion_context
     autocmd!
@@ -168,7 +158,13 @@ function! ide_companion#context#attach() abort
     " After the window or tab is really gone.
     execute 'autocmd TabClosed,TabNew,DirChanged' . (exists('##WinClosed') ? ',WinClosed' : '') . ' * call timer_start(0, {-> s:send_roots()})'
   augroup END
-  call ide_companion#context#sync()
+  " What the host must know at once: the current file, every other listed
+  " file buffer (ranked below it), the roots.
+  call s:send_position('focus')
+  for info in filter(getbufinfo({'buflisted': 1}), {_, b -> b.bufnr != bufnr('')})
+    call s:send_path('open', info.bufnr)
+  endfor
+  call s:send_roots()
 endfunction
 
 function! ide_companion#context#detach() abort

@@ -27,14 +27,6 @@ let s:saved_env = {}
 " When a running host died unasked; after 5 within 3 minutes it is not restarted.
 let s:deaths = []
 
-function! ide_companion#host#root() abort
-  return s:root
-endfunction
-
-function! ide_companion#host#path() abort
-  return ide_companion#host#found()[0]
-endfunction
-
 " [the host script, where it was found] ('' when there is none): g:ide_companion_host,
 " the plugin's own, a repository checkout's, or the `ide-companion` package's on PATH.
 function! ide_companion#host#found() abort
@@ -98,7 +90,7 @@ function! ide_companion#host#start() abort
   if &encoding !=# 'utf-8'
     return s:fail("'encoding' is " . &encoding . '; the companion needs utf-8 (put `set encoding=utf-8` at the top of your vimrc)')
   endif
-  let [host, node] = [ide_companion#host#path(), ide_companion#host#node()]
+  let [host, node] = [ide_companion#host#found()[0], ide_companion#host#node()]
   if host ==# ''
     return s:fail(get(g:, 'ide_companion_host', '') !=# ''
           \ ? 'g:ide_companion_host names ' . g:ide_companion_host . ', which is not a readable file'
