@@ -142,12 +142,6 @@ export function checkToolPath(filePath: string, roots: readonly string[], use: P
   };
 }
 
-/** The path checked by `checkToolPath`, or the bare path: what the editor is handed. */
-export function toolPath(filePath: string, roots: readonly string[], use: PathUse): string | Error {
-  const checked = checkToolPath(filePath, roots, use);
-  return checked instanceof Error ? checked : checked.path;
-}
-
 /** The first path argument (as the tool's protocol locates them) holding a control character, as a refusal naming the tool. */
 export function controlCharacterRefusal(toolName: string, args: unknown, locations: readonly PathLocation[]): Error | undefined {
   for (const location of locations) {
