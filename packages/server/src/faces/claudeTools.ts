@@ -5,7 +5,7 @@
  * onto the diff coordinator. Nothing of diffs or context is decided here.
  */
 import * as path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import {
@@ -30,7 +30,7 @@ import { runTool } from '../tools/index.js';
 import { openFile } from '../tools/openFile.js';
 import { saveDocument } from '../tools/saveDocument.js';
 import { textResult, toolError, type ToolDefinition, type ToolEnvironment } from '../tools/toolDefinition.js';
-import { checkToolPath, controlCharacterIn, quotedPath } from '../tools/workspacePaths.js';
+import { checkToolPath, controlCharacterRefusal, pathOf } from '../tools/workspacePaths.js';
 import { AGENT_DISPLAY_NAMES } from '@ide-companion/shared/agentPaths';
 import { selectionOf, type ClaudeSession } from './claude.js';
 import { claudeTab } from './claudeTabs.js';
@@ -50,35 +50,13 @@ function isResult(value: unknown): value is CallToolResult {
   return typeof value === 'object' && value !== null && 'content' in value && Array.isArray((value as CallToolResult).content);
 }
 
-/** A `file://` URI or a path, as Claude Code sends either. */
-function pathOf(uriOrPath: string): string {
-  return uriOrPath.startsWith('file://') ? fileURLToPath(uriOrPath) : uriOrPath;
-}
-
 const zeroBased = (range: Range) => ({
   start: { line: range.start.line - 1, character: range.start.character - 1 },
   end: { line: range.end.line - 1, character: range.end.character - 1 },
 });
 
 /** Claude's path arguments (a path or a `file://` URI), in every tool: one with a control character is refused before anything else. */
-const PATH_ARGUMENTS = ['filePath', 'old_file_path', 'new_file_path', 'uri'] as const;
-
-function controlCharacterRefusal(tool: string, args: unknown): CallToolResult | undefined {
-  for (const key of PATH_ARGUMENTS) {
-    const given = (args as Record<string, unknown> | undefined)?.[key];
-    if (typeof given !== 'string') continue;
-    let control = controlCharacterIn(given);
-    if (!control && given.startsWith('file://')) {
-      try {
-        control = controlCharacterIn(fileURLToPath(given));
-      } catch {
-        // A malformed URI is the tool's own error to give.
-      }
-    }
-    if (control) return toolError(`${tool} refused ${quotedPath(given)}: ${control}.`);
-  }
-  return undefined;
-}
+const PATH_ARGUMENTS = [['filePath'], ['old_file_path'], ['new_file_path'], ['uri']] as const;
 
 const SEVERITY = { error: 'Error', warning: 'Warning', information: 'Info', hint: 'Hint' } as const;
 
@@ -87,8 +65,8 @@ export function registerClaudeTools(server: McpServer, offered: readonly ToolDef
   const has = (definition: ToolDefinition) => offered.includes(definition);
   const register = (name: string, description: string, schema: unknown, run: (args: never, signal: AbortSignal) => Promise<CallToolResult>) => {
     const callback = (args: unknown, extra: { signal: AbortSignal }) => {
-      const control = controlCharacterRefusal(name, args);
-      return control ? Promise.resolve(control) : run(args as never, extra.signal);
+      const control = controlCharacterRefusal(name, args, PATH_ARGUMENTS);
+      return control ? Promise.resolve(toolError(control.message)) : run(args as never, extra.signal);
     };
     server.registerTool(name, { description, inputSchema: schema as never }, callback as never);
   };
