@@ -87,9 +87,14 @@ export class ClaudeSession {
     readonly socket: WebSocket,
   ) {}
 
+  /** Whether a notification would go out: the session is initialized and its socket open. */
+  get reachable(): boolean {
+    return this.ready && this.socket.readyState === this.socket.OPEN;
+  }
+
   /** Sends a notification; false (nothing sent) before the session is initialized or once the socket closed. */
   notify(method: string, params: object): boolean {
-    if (!this.ready || this.socket.readyState !== this.socket.OPEN) return false;
+    if (!this.reachable) return false;
     this.socket.send(JSON.stringify({ jsonrpc: '2.0', method, params }));
     return true;
   }
@@ -170,12 +175,18 @@ export class ClaudeFace {
 
   /** "Send to agent": every connected Claude Code hears at_mentioned. Returns how many did. */
   mention(mention: ClaudeAtMentioned): number {
+    // opencode (1.18.33) drops an at_mentioned without both lines: a whole file goes to it as all its lines, counted once.
+    const whole = mention.lineStart === undefined || mention.lineEnd === undefined;
+    const counted: ClaudeSession[] = [];
     let sent = 0;
     for (const session of this.sessions.values()) {
-      // opencode (1.18.33) drops an at_mentioned without both lines: a whole file goes as all its lines.
-      const params = session.agent === 'opencode' ? withLines(mention) : mention;
-      if (session.notify(CLAUDE_NOTIFICATION.atMentioned, params)) sent++;
+      if (whole && session.agent === 'opencode') {
+        if (!session.reachable) continue;
+        counted.push(session);
+        sent++;
+      } else if (session.notify(CLAUDE_NOTIFICATION.atMentioned, mention)) sent++;
     }
+    if (counted.length > 0) void withLines(mention).then((params) => counted.forEach((session) => session.notify(CLAUDE_NOTIFICATION.atMentioned, params)));
     return sent;
   }
 
@@ -355,8 +366,7 @@ export function selectionOf(context: IdeContext, backward = false): ClaudeSelect
   return { text, filePath: active.path, fileUrl: pathToFileURL(active.path).href, selection: { start, end, isEmpty: text === '' } };
 }
 
-function withLines(mention: ClaudeAtMentioned): ClaudeAtMentioned {
-  if (mention.lineStart !== undefined && mention.lineEnd !== undefined) return mention;
+async function withLines(mention: ClaudeAtMentioned): Promise<ClaudeAtMentioned> {
   const start = mention.lineStart ?? 0;
-  return { filePath: mention.filePath, lineStart: start, lineEnd: mention.lineEnd ?? Math.max(start, (lineCountOf(mention.filePath) ?? 1) - 1) };
+  return { filePath: mention.filePath, lineStart: start, lineEnd: mention.lineEnd ?? Math.max(start, ((await lineCountOf(mention.filePath)) ?? 1) - 1) };
 }

@@ -149,7 +149,10 @@ export function registerClaudeTools(server: McpServer, offered: readonly ToolDef
       const answer = await ask<GetOpenEditorsResult>(getOpenEditors, {}, env, session);
       if (isResult(answer)) return answer;
       const selection = selectionOf(env.context.snapshot(), env.context.selectionBackward);
-      return json({ tabs: answer.editors.map((e) => claudeTab(e, selection, env.context.selectionBackward)) });
+      // One file read at a time (where the editor gave no line count): a long list never holds many files at once.
+      const tabs = [];
+      for (const e of answer.editors) tabs.push(await claudeTab(e, selection, env.context.selectionBackward));
+      return json({ tabs });
     });
   }
   if (has(checkDocumentDirty)) {
@@ -201,7 +204,7 @@ export function registerClaudeTools(server: McpServer, offered: readonly ToolDef
         if (args.makeFrontmost === false) {
           const listed = has(getOpenEditors) ? await ask<GetOpenEditorsResult>(getOpenEditors, {}, env, session) : undefined;
           const languageId = listed && !isResult(listed) ? listed.editors.find((e) => e.path === answer.opened)?.languageId : undefined;
-          return json({ success: true, filePath: answer.opened, languageId, lineCount: lineCountOf(answer.opened) });
+          return json({ success: true, filePath: answer.opened, languageId, lineCount: await lineCountOf(answer.opened) });
         }
         return textResult(message.replace(file, answer.opened));
       },
