@@ -28,7 +28,7 @@ import {
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { pathToFileURL } from 'node:url';
 import type { HostRule, Refusal } from '../http/requestGuard.js';
-import { isCheckProbe } from '../http/checkProbe.js';
+import { checkProbeTest, logRefusal } from '../http/checkProbe.js';
 import { upgradeGuard } from '../http/requestGuard.js';
 import { describeError, type Logger } from '../logger.js';
 import { isProcessAlive } from '@ide-companion/shared/processAlive';
@@ -111,6 +111,7 @@ function closedOutcome(): Outcome {
 export class ClaudeFace {
   private readonly sessions = new Map<string, ClaudeSession>();
   private readonly guard: (req: IncomingMessage) => Refusal | undefined;
+  private readonly isCheckProbe: (req: IncomingMessage) => boolean;
   private wss: WebSocketServer | undefined;
   private wssLoading: Promise<WebSocketServer> | undefined;
   private pinger: NodeJS.Timeout | undefined;
@@ -118,16 +119,15 @@ export class ClaudeFace {
 
   constructor(private readonly options: ClaudeFaceOptions) {
     this.guard = upgradeGuard(options.hosts, options.token, CLAUDE_AUTH_HEADER);
+    this.isCheckProbe = checkProbeTest([options.token]);
   }
 
   /** The HTTP server's `upgrade` event: refuses before upgrading anything the guard refuses. */
   handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
     const refusal = this.closing ? { status: 503, message: 'Service Unavailable: the companion is stopping' } : (this.guard(req) ?? upgradeTargetRefusal(req));
     if (refusal) {
-      const fields = { status: refusal.status, reason: refusal.message };
       // `check`'s deliberate probes, proven by a token holder, are no attack (http/checkProbe.ts).
-      if (isCheckProbe(req, [this.options.token])) this.options.logger.info("WebSocket upgrade refused (ide-companion check's probe)", fields);
-      else this.options.logger.warn('WebSocket upgrade refused', fields);
+      logRefusal(this.options.logger, this.isCheckProbe(req), 'WebSocket upgrade refused', { status: refusal.status, reason: refusal.message });
       const headers = Object.entries({ 'Content-Type': 'text/plain', Connection: 'close', ...refusal.headers }).map(([k, v]) => `${k}: ${v}\r\n`);
       socket.end(`HTTP/1.1 ${refusal.status} ${STATUS_CODES[refusal.status] ?? 'Error'}\r\n${headers.join('')}\r\n${refusal.message}\n`);
       return;
