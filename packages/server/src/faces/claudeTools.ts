@@ -81,7 +81,7 @@ export function registerClaudeTools(server: McpServer, offered: readonly ToolDef
         const { outcome, replacedFile } = session.diffs.wait(tab_name, filePath);
         // The tab named another file: that proposal goes (tabbedDiffs.ts).
         if (replacedFile !== undefined) await env.diffs.close(session.id, replacedFile);
-        const opened = env.diffs.open(session.id, filePath, new_file_contents, AGENT_DISPLAY_NAMES.claude).then(
+        const opened = env.diffs.open(session.id, filePath, new_file_contents, AGENT_DISPLAY_NAMES[session.agent]).then(
           () => true,
           (err: unknown) => {
             session.diffs.settleTab(tab_name, toolError(describeError(err)));
