@@ -9,13 +9,11 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { findGeminiCli, ideTerminalEnv, processRunning, RealIdeClient, skipUnless, waitFor, which } from '@ide-companion/testkit';
-import { hasEmacs, emacsclientPath } from './emacs.js';
+import { findGeminiCli, ideTerminalEnv, processRunning, RealIdeClient, skipUnless, waitFor } from '@ide-companion/testkit';
+import { skipEmacsInTmux } from './emacs.js';
 import { connectFromDiscovery, elispString, startEmacs, TIMEOUT, waitForProposalBuffer, type EmacsSession } from './harness.js';
 
-const skip =
-  skipUnless(hasEmacs && emacsclientPath !== undefined, 'emacs and emacsclient', 'apt-get install -y emacs-nox') ||
-  skipUnless(which('tmux') !== undefined, 'tmux', 'apt-get install -y tmux');
+const skip = skipEmacsInTmux;
 
 /** CRLF, multibyte, no final newline: every byte must survive. */
 const PROPOSAL = 'line 1\r\nlïne 2 ✓ 😀\r\nno final newline';

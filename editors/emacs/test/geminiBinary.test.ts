@@ -21,18 +21,16 @@ import {
   submitLine,
   waitFor,
   waitIdeConnected,
-  which,
   writeFakeResponses,
   writeFileTurns,
 } from '@ide-companion/testkit';
-import { hasEmacs, emacsclientPath } from './emacs.js';
+import { skipEmacsInTmux } from './emacs.js';
 import { elispString, mxGemini, startEmacs, VTERM_DIR, waitForProposalBuffer } from './harness.js';
 
 const cli = findGeminiCli();
 const skip =
-  skipUnless(hasEmacs && emacsclientPath !== undefined, 'emacs and emacsclient', 'apt-get install -y emacs-nox') ||
+  skipEmacsInTmux ||
   skipUnless(cli !== undefined, 'Gemini CLI 0.61.0', 'run scripts/install-gemini-cli.sh') ||
-  skipUnless(which('tmux') !== undefined, 'tmux', 'apt-get install -y tmux') ||
   skipUnless(VTERM_DIR !== undefined, 'vterm', 'apt-get install -y elpa-vterm');
 
 /** The CLI takes ~5 s to start when the machine is idle; a shared 2-core machine can take many times that. */
