@@ -40,6 +40,7 @@ import {
   palette,
   rejectAllDiffs,
   runGemini,
+  startWithClient,
   terminalText,
   terminalUi,
   textOf,
@@ -103,16 +104,7 @@ describe('VS Code extension in code-server', { skip, timeout: 10 * 60_000 }, () 
   const keptDir = () => path.join(cs.tmpdir, `ide-companion-kept-${process.getuid!()}`);
 
   before(async () => {
-    cs = new CodeServer();
-    ws = path.join(cs.dir, 'ws');
-    fs.mkdirSync(path.join(ws, 'sub'), { recursive: true });
-    fs.writeFileSync(path.join(ws, 'a.txt'), 'alpha\n');
-    fs.writeFileSync(path.join(ws, 'b.txt'), '😀xyz\nsecond line\n');
-    fs.writeFileSync(path.join(ws, 'sub', 'c.txt'), 'gamma\n');
-    await cs.start();
-    win = await cs.openWindow(ws);
-    const discovery = discoveryOf((await win.api()).discoveryFile);
-    client = await connectRecordingClient({ port: discovery.port, token: discovery.authToken });
+    ({ cs, ws, win, client } = await startWithClient({ 'a.txt': 'alpha\n', 'b.txt': '😀xyz\nsecond line\n', 'sub/c.txt': 'gamma\n' }));
   });
 
   beforeEach(async () => {

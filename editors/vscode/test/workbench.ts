@@ -1,8 +1,9 @@
 /** Small readers of the workbench and the MCP client's view, and the user's steps at it, shared by the code-server tests. */
 import * as fs from 'node:fs';
+import * as path from 'node:path';
 import type { Page } from 'playwright-core';
-import { sleep, waitFor, type RecordingClient, type TypingUi } from '@ide-companion/testkit';
-import { WITH_API, type Window } from './codeServer.js';
+import { connectRecordingClient, sleep, waitFor, type RecordingClient, type TypingUi } from '@ide-companion/testkit';
+import { CodeServer, WITH_API, type Window } from './codeServer.js';
 
 export interface ContextFile {
   path: string;
@@ -53,6 +54,30 @@ export function textOf(result: unknown): string {
 export async function openDiff(client: RecordingClient, filePath: string, newContent: string): Promise<void> {
   const result = (await client.client.callTool({ name: 'openDiff', arguments: { filePath, newContent } })) as { isError?: boolean };
   if (result.isError) throw new Error(`openDiff failed: ${textOf(result)}`);
+}
+
+/**
+ * code-server started with a window on `ws` (in its dir) holding `files`
+ * (relative paths), and the CLI's recording client connected to the window's
+ * companion: a suite's start. A step that fails stops code-server.
+ */
+export async function startWithClient(files: Record<string, string>): Promise<{ cs: CodeServer; ws: string; win: Window; client: RecordingClient }> {
+  const cs = new CodeServer();
+  try {
+    const ws = path.join(cs.dir, 'ws');
+    for (const [name, text] of Object.entries(files)) {
+      fs.mkdirSync(path.dirname(path.join(ws, name)), { recursive: true });
+      fs.writeFileSync(path.join(ws, name), text);
+    }
+    await cs.start();
+    const win = await cs.openWindow(ws);
+    const discovery = discoveryOf((await win.api()).discoveryFile);
+    const client = await connectRecordingClient({ port: discovery.port, token: discovery.authToken });
+    return { cs, ws, win, client };
+  } catch (err) {
+    await cs.stop();
+    throw err;
+  }
 }
 
 /** Rejects every diff still pending in `win`, so one failed test does not leave its diff to the next. */
