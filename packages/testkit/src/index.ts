@@ -32,3 +32,4 @@ export * from './copilotClient.js';
 export * from './copilotCli.js';
 export * from './packageOnPath.js';
 export * from './discoveryFiles.js';
+export * from './installers.js';
