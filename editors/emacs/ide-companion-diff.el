@@ -1,0 +1,333 @@
+;;; ide-companion-diff.el --- proposed edits shown as diffs  -*- lexical-binding: t; -*-
+
+;; Copyright (C) 2026 The ide-companion authors
+;; SPDX-License-Identifier: Apache-2.0
+
+;; This file is not part of GNU Emacs.
+
+;;; Commentary:
+
+;; Shows an edit the agent proposes (ediff, or side by side), and sends the
+;; user's accept or reject; keeps proposals when the host dies.
+
+;;; Code:
+
+(require 'cl-lib)
+(require 'ide-companion-options)
+(require 'ide-companion-host)
+
+(declare-function ediff-buffers "ediff" (buffer-a buffer-b &optional startup-hooks job-name))
+(declare-function ediff-setup-windows-plain "ediff-wind" (buffer-a buffer-b buffer-c control-buffer))
+(declare-function ediff-really-quit "ediff-util" (reverse-default-keep-variants))
+(declare-function ediff-quit "ediff-util" (reverse-default-keep-variants))
+(defvar ediff-window-setup-function)
+(defvar ediff-split-window-function)
+(defvar ediff-buffer-B)
+(declare-function ide-companion-accept "ide-companion" ())
+(declare-function ide-companion-reject "ide-companion" ())
+
+;;;; Diffs
+
+(defun ide-companion--diff-buffer-name (role path)
+  "A buffer name for the ROLE side of a diff of PATH."
+  (generate-new-buffer-name (format "*gemini %s: %s*" role (file-name-nondirectory path))))
+
+(defun ide-companion--fill-diff-buffer (buffer text path)
+  "Put TEXT, exactly, in BUFFER and set up a major mode for PATH."
+  (with-current-buffer buffer
+    (buffer-disable-undo)
+    (let ((inhibit-read-only t)) (erase-buffer) (insert text))
+    ;; The mode's hooks could start linters or servers on a scratch buffer.
+    (let ((buffer-file-name path))
+      (ignore-errors (delay-mode-hooks (set-auto-mode t))))
+    (setq buffer-file-coding-system 'no-conversion)
+    (set-buffer-modified-p nil)
+    (goto-char (point-min))
+    (buffer-enable-undo)))
+
+(defun ide-companion--show-diff (params)
+  "Show the diff in PARAMS (diffId, filePath, newContent, originalContent)."
+  (let* ((id (plist-get params :diffId))
+         (path (plist-get params :filePath))
+         (new-content (plist-get params :newContent))
+         (original-content (or (plist-get params :originalContent) ""))
+         (old (gethash id ide-companion--diffs)))
+    (unless (and (stringp id) (stringp path) (file-name-absolute-p path) (stringp new-content))
+      (error "The showDiff request lacks diffId, an absolute filePath or newContent"))
+    (when old (ide-companion--settle old) (ide-companion--teardown old))
+    ;; This proposal stands instead; the companion shows a kept accept again
+    ;; this way too, which must not come back twice.
+    (remhash path ide-companion--accepted)
+    (let ((diff (ide-companion--make-diff
+                 :id id :path path :new-content new-content
+                 :agent (let ((agent (plist-get params :agent))) (if (stringp agent) agent "Gemini CLI"))
+                 :window-config (current-window-configuration)
+                 :original (get-buffer-create (ide-companion--diff-buffer-name
+                                               (if (plist-get params :originalContent) "original" "new file")
+                                               path))
+                 :proposal (get-buffer-create (ide-companion--diff-buffer-name "proposal" path)))))
+      (ide-companion--fill-diff-buffer (ide-companion--diff-original diff) original-content path)
+      (ide-companion--fill-diff-buffer (ide-companion--diff-proposal diff) new-content path)
+      (with-current-buffer (ide-companion--diff-original diff)
+        (setq ide-companion--diff-id id)
+        (setq buffer-read-only t))
+      (with-current-buffer (ide-companion--diff-proposal diff)
+        (setq ide-companion--diff-id id)
+        (ide-companion-proposal-mode 1)
+        (add-hook 'kill-buffer-hook #'ide-companion--proposal-killed nil t))
+      (puthash id diff ide-companion--diffs)
+      (if (eq ide-companion-diff-layout 'ediff)
+          (ide-companion--display-ediff diff)
+        (ide-companion--display-side-by-side diff))
+      ;; The companion's words (diffWords.ts); the buffer's state picks which.
+      (let ((visiting (find-buffer-visiting path))
+            (words (plist-get params :words)))
+        (when (and (stringp (plist-get words :unsaved)) (stringp (plist-get words :proposed)))
+          (if (and visiting (buffer-modified-p visiting))
+              (display-warning 'ide-companion (plist-get words :unsaved))
+            (message "%s" (plist-get words :proposed)))))
+      :null)))
+
+(defun ide-companion--display-side-by-side (diff)
+  "Show DIFF's original and proposal side by side in the selected frame."
+  (delete-other-windows)
+  (switch-to-buffer (ide-companion--diff-original diff) nil t)
+  (let ((right (split-window-right)))
+    (set-window-buffer right (ide-companion--diff-proposal diff))
+    (select-window right)))
+
+(defun ide-companion--display-ediff (diff)
+  "Show DIFF with `ediff-buffers', the proposal in ediff's buffer B."
+  (require 'ediff)
+  (let ((ediff-window-setup-function #'ediff-setup-windows-plain)
+        (ediff-split-window-function #'split-window-horizontally))
+    (ediff-buffers (ide-companion--diff-original diff) (ide-companion--diff-proposal diff)
+                   (list (lambda ()
+                           (setf (ide-companion--diff-control diff) (current-buffer))
+                           ;; The cursor lands in the control panel: the keys the echo line names work there too.
+                           (ide-companion-ediff-control-mode 1))))))
+
+(defvar ide-companion-ediff-control-mode-map
+  (let ((map (make-sparse-keymap)))
+    (define-key map (kbd "C-c C-c") #'ide-companion-accept)
+    (define-key map (kbd "C-c C-k") #'ide-companion-reject)
+    (define-key map [remap ediff-quit] #'ide-companion-ediff-quit)
+    map)
+  "Keymap of `ide-companion-ediff-control-mode': accept, reject, decide on quit.")
+
+(define-minor-mode ide-companion-ediff-control-mode
+  "Minor mode of the ediff control panel of a proposed edit.
+\[ide-companion-accept] accepts the proposal as edited, \[ide-companion-reject]
+rejects it, and ediff's own quit asks whether to reject it: an ediff
+session ended by its own `q' would leave the proposal neither accepted
+nor rejected, and the agent waiting.
+
+\{ide-companion-ediff-control-mode-map}"
+  :lighter " Proposal"
+  :keymap ide-companion-ediff-control-mode-map)
+
+(defun ide-companion-ediff-quit ()
+  "End the ediff session of a proposal: reject it, once the user agrees."
+  (interactive)
+  (let ((diff (ide-companion--current-diff)))
+    (cond ((not diff) (call-interactively #'ediff-quit))
+          ((y-or-n-p (format "C-c C-c accepts, n keeps it open.  Reject %s's proposal for %s? "
+                             (ide-companion--diff-agent diff)
+                             (file-name-nondirectory (ide-companion--diff-path diff))))
+           (ide-companion--reject-diff diff))
+          (t (message "The proposal stays open: C-c C-c accepts, C-c C-k rejects")))))
+
+(defun ide-companion--settle (diff)
+  "Mark DIFF decided; return nil when it already was."
+  (unless (ide-companion--diff-settled diff)
+    (setf (ide-companion--diff-settled diff) t)
+    (remhash (ide-companion--diff-id diff) ide-companion--diffs)
+    t))
+
+(defun ide-companion--teardown (diff)
+  "Close DIFF's ediff session and buffers and restore the windows."
+  (let ((control (ide-companion--diff-control diff)))
+    (when (buffer-live-p control)
+      (with-current-buffer control
+        (ignore-errors (ediff-really-quit nil)))))
+  (dolist (buffer (list (ide-companion--diff-proposal diff) (ide-companion--diff-original diff)))
+    (when (buffer-live-p buffer)
+      (with-current-buffer buffer (set-buffer-modified-p nil))
+      (kill-buffer buffer)))
+  (let ((config (ide-companion--diff-window-config diff)))
+    (when (and config (frame-live-p (window-configuration-frame config)))
+      (set-window-configuration config))))
+
+(defun ide-companion--proposal-text (diff)
+  "The text of DIFF's proposal buffer as it stands."
+  (with-current-buffer (ide-companion--diff-proposal diff)
+    (save-restriction
+      (widen)
+      (buffer-substring-no-properties (point-min) (point-max)))))
+
+(defun ide-companion--proposal-killed ()
+  "The proposal buffer is being killed by the user: reject its diff."
+  (let ((diff (gethash ide-companion--diff-id ide-companion--diffs)))
+    (when (and diff (ide-companion--settle diff))
+      (ide-companion--send (list :type "diffRejected" :diffId (ide-companion--diff-id diff)))
+      (message "ide-companion: rejected the changes to %s" (file-name-nondirectory (ide-companion--diff-path diff)))
+      ;; The buffer dies anyway; the rest goes after this hook.
+      (run-at-time 0 nil #'ide-companion--teardown diff))))
+
+(defun ide-companion--accept-diff (diff)
+  "Accept DIFF with the proposal as the user left it.
+The text is remembered until the file holds it: the host may die before it
+passed the accept on.  When the accept cannot be sent at all, the proposal
+stays as a plain buffer."
+  (let ((text (ide-companion--proposal-text diff))
+        (path (ide-companion--diff-path diff)))
+    (when (ide-companion--settle diff)
+      ;; Remembered before sending: a full pipe makes the send wait, and the
+      ;; host's sentinel may run meanwhile.
+      (let ((record text))
+        (puthash path record ide-companion--accepted)
+        (if (or (ide-companion--send
+                 (append (list :type "diffAccepted" :diffId (ide-companion--diff-id diff))
+                         (and (not (string= text (ide-companion--diff-new-content diff)))
+                              (list :content text))))
+                ;; Not sent, but a death seen meanwhile showed it again already.
+                (not (eq (gethash path ide-companion--accepted) record)))
+            (progn
+              (ide-companion--teardown diff)
+              (message "ide-companion: accepted the changes to %s" (file-name-nondirectory path)))
+          (remhash path ide-companion--accepted)
+          (ide-companion--keep-diff diff)
+          (message "ide-companion: %s" (ide-companion--put-words :acceptUnsent "{file}" (file-name-nondirectory path))))))))
+
+(defun ide-companion--put-words (name key value)
+  "The host's words NAME with VALUE put for KEY, literally (never a format)."
+  (replace-regexp-in-string (regexp-quote key) value (plist-get ide-companion--words name) t t))
+
+(defun ide-companion--file-holds-p (path text)
+  "Return non-nil when the bytes of the file PATH are exactly TEXT.
+Bytes are compared: TEXT as the CLI writes it (UTF-8, no EOL conversion)."
+  (ignore-errors
+    (let ((bytes (encode-coding-string text 'utf-8-unix t)))
+      (and (file-regular-p path)
+           (eql (file-attribute-size (file-attributes path)) (length bytes))
+           (with-temp-buffer
+             (set-buffer-multibyte nil)
+             (insert-file-contents-literally path)
+             (string= (buffer-string) bytes))))))
+
+(defun ide-companion--keep-accepted ()
+  "The host died: show again each accepted text its file does not hold.
+It may have died before it passed the accept on.  Each text comes back as
+a plain buffer, as a kept proposal does.  Return the files' names."
+  (let (kept)
+    (maphash
+     (lambda (path text)
+       (unless (ide-companion--file-holds-p path text)
+         (let ((buffer (get-buffer-create (ide-companion--diff-buffer-name "proposal" path))))
+           (ide-companion--fill-diff-buffer buffer text path)
+           (with-current-buffer buffer
+             ;; C-x C-w offers the file's folder, and writes the text as accepted.
+             (setq default-directory (file-name-directory path))
+             (setq-local require-final-newline nil))
+           (display-buffer buffer)
+           (push (file-name-nondirectory path) kept))))
+     ide-companion--accepted)
+    (clrhash ide-companion--accepted)
+    (nreverse kept)))
+
+(defun ide-companion--reject-diff (diff)
+  "Reject DIFF."
+  (when (ide-companion--settle diff)
+    (ide-companion--send (list :type "diffRejected" :diffId (ide-companion--diff-id diff)))
+    (ide-companion--teardown diff)
+    (message "ide-companion: rejected the changes to %s" (file-name-nondirectory (ide-companion--diff-path diff)))))
+
+(defun ide-companion--keep-diff (diff)
+  "Keep settled DIFF's proposal, with the user's edits, as a plain buffer.
+The ediff session and the on-disk side go.  Return non-nil when the
+proposal buffer is still there."
+  (let ((control (ide-companion--diff-control diff)))
+    (when (buffer-live-p control)
+      (with-current-buffer control (ignore-errors (ediff-really-quit nil)))))
+  (when (buffer-live-p (ide-companion--diff-original diff))
+    (kill-buffer (ide-companion--diff-original diff)))
+  (let ((proposal (ide-companion--diff-proposal diff)))
+    (when (buffer-live-p proposal)
+      (with-current-buffer proposal
+        ;; A plain buffer now: C-c C-c must not accept another diff, and
+        ;; C-x C-w writes the text as it stands (text modes add a newline).
+        (ide-companion-proposal-mode -1)
+        (setq-local require-final-newline nil))
+      t)))
+
+(defun ide-companion--keep-all-diffs ()
+  "The host died: keep every proposal, with the user's edits, as a plain buffer.
+No outcome can reach Gemini CLI any more.  Return the files' names."
+  (let (diffs kept)
+    (maphash (lambda (_id diff) (push diff diffs)) ide-companion--diffs)
+    (dolist (diff diffs)
+      (when (and (ide-companion--settle diff) (ide-companion--keep-diff diff))
+        (push (file-name-nondirectory (ide-companion--diff-path diff)) kept)))
+    kept))
+
+(defun ide-companion--close-all-diffs ()
+  "Close every diff without an outcome (the host is gone)."
+  (let (diffs)
+    (maphash (lambda (_id diff) (push diff diffs)) ide-companion--diffs)
+    (dolist (diff diffs)
+      (when (ide-companion--settle diff) (ide-companion--teardown diff)))))
+
+(defun ide-companion--reload (params)
+  "Answer reload: the agent wrote the path in PARAMS (the host watched for it).
+Unmodified buffers visiting it revert without a prompt; a modified one is
+never reverted, the host's words say so."
+  (let ((path (plist-get params :path))
+        (warning (plist-get params :unsavedWarning)))
+    (unless (and (stringp path) (stringp warning))
+      (error "The reload request lacks path or unsavedWarning"))
+    (when (eq (plist-get params :holdsAccepted) t)
+      (remhash path ide-companion--accepted))
+    (let ((buffer (find-buffer-visiting path)))
+      (when buffer
+        (with-current-buffer buffer
+          (if (buffer-modified-p)
+              (display-warning 'ide-companion warning)
+            (revert-buffer t t t)))))
+    :null))
+
+(defun ide-companion--current-diff ()
+  "The diff the current buffer belongs to, else the only open diff, else nil."
+  (or (and ide-companion--diff-id (gethash ide-companion--diff-id ide-companion--diffs))
+      (and (boundp 'ediff-buffer-B) (buffer-live-p ediff-buffer-B)
+           (let ((id (buffer-local-value 'ide-companion--diff-id ediff-buffer-B)))
+             (and id (gethash id ide-companion--diffs))))
+      (let (all)
+        (maphash (lambda (_id diff) (push diff all)) ide-companion--diffs)
+        (cond ((null all) nil)
+              ((null (cdr all)) (car all))
+              (t (let* ((choices (mapcar (lambda (diff) (cons (format "%s (%s)" (ide-companion--diff-path diff)
+                                                                       (ide-companion--diff-id diff))
+                                                               diff))
+                                         all)))
+                   (cdr (assoc (completing-read "Diff: " choices nil t) choices))))))))
+
+(defvar ide-companion-proposal-mode-map
+  (let ((map (make-sparse-keymap)))
+    (define-key map (kbd "C-c C-c") #'ide-companion-accept)
+    (define-key map (kbd "C-c C-k") #'ide-companion-reject)
+    (define-key map [remap save-buffer] #'ide-companion-accept)
+    map)
+  "Keymap of `ide-companion-proposal-mode': accept, reject, save to accept.")
+
+(define-minor-mode ide-companion-proposal-mode
+  "Minor mode of a buffer holding an edit Gemini CLI proposes.
+Edit it freely, then accept it as it stands with \\[ide-companion-accept]
+\(or \\[save-buffer]), or reject it with \\[ide-companion-reject].
+Killing the buffer rejects too.
+
+\\{ide-companion-proposal-mode-map}"
+  :lighter " Proposal"
+  :keymap ide-companion-proposal-mode-map)
+
+(provide 'ide-companion-diff)
+;;; ide-companion-diff.el ends here
