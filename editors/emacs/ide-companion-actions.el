@@ -1,9 +1,6 @@
-;;; ide-companion-actions.el --- the host's requests and their answers  -*- lexical-binding: t; -*-
+;;; ide-companion-actions.el --- The host's requests and their answers  -*- lexical-binding: t; -*-
 
-;; Copyright (C) 2026 The ide-companion authors
 ;; SPDX-License-Identifier: Apache-2.0
-
-;; This file is not part of GNU Emacs.
 
 ;;; Commentary:
 
@@ -11,18 +8,10 @@
 
 ;;; Code:
 
-(require 'cl-lib)
-(require 'ide-companion-options)
-(require 'ide-companion-host)
 (require 'ide-companion-context)
 (require 'ide-companion-diff)
+(eval-when-compile (require 'flymake))
 
-(declare-function flymake-diagnostics "flymake" (&optional beg end))
-(declare-function flymake-diagnostic-beg "flymake" (diag))
-(declare-function flymake-diagnostic-end "flymake" (diag))
-(declare-function flymake-diagnostic-type "flymake" (diag))
-(declare-function flymake-diagnostic-text "flymake" (diag))
-(declare-function flymake-diagnostic-backend "flymake" (diag))
 (declare-function flycheck-error-line "ext:flycheck" (err))
 (declare-function flycheck-error-column "ext:flycheck" (err))
 (declare-function flycheck-error-end-line "ext:flycheck" (err))
@@ -31,11 +20,8 @@
 (declare-function flycheck-error-message "ext:flycheck" (err))
 (declare-function flycheck-error-checker "ext:flycheck" (err))
 (declare-function flycheck-error-id "ext:flycheck" (err))
-(defvar flymake-mode)
 (defvar flycheck-mode)
 (defvar flycheck-current-errors)
-
-;;;; Actions (requests from the host)
 
 (defun ide-companion--diff-text (params)
   "Answer diffText: the proposal of the diff in PARAMS, or null if unedited."
@@ -52,12 +38,10 @@ when its CLI went away: nobody can take an answer, but the proposal stays)."
   (let ((diff (gethash (plist-get params :diffId) ide-companion--diffs))
         (message (plist-get params :message)))
     (when (and diff (ide-companion--settle diff))
-      (when (and (if (equal (plist-get params :reason) "sessionClosed")
-                     (ide-companion--keep-diff diff)
-                   (ide-companion--teardown diff)
-                   t)
-                 (stringp message))
-        (message "ide-companion: %s" message)))
+      (let ((kept (and (ide-companion--end-view diff (equal (plist-get params :reason) "sessionClosed"))
+                       (buffer-name (ide-companion--diff-proposal diff)))))
+        (when (stringp message)
+          (message "ide-companion: %s%s" message (if kept (format ": %s" kept) "")))))
     :null))
 
 (defun ide-companion--terminal-buffer-p (buffer)
@@ -80,34 +64,23 @@ line (not the empty one after a final newline), a column past the line its end."
         (find-file-other-window path)
       (find-file path))
     (when (natnump line)
-      (goto-char (point-min))
-      (forward-line (1- (max line 1)))
-      (when (and (eobp) (bolp) (not (bobp))) (forward-line -1))
-      (beginning-of-line)
-      (when (natnump column)
-        (forward-char (min (1- (max column 1)) (- (line-end-position) (point)))))
+      (ide-companion--goto line (or column 1) t)
+      ;; The region runs up to, not including, endColumn (without it: the line's end).
       (when (natnump (plist-get params :endLine))
-        (ide-companion--select-to (plist-get params :endLine) (plist-get params :endColumn))))
+        (let ((start (point)))
+          (ide-companion--goto (plist-get params :endLine) (plist-get params :endColumn))
+          (goto-char (max start (point)))
+          (push-mark start t t))))
     :null))
 
-(defun ide-companion--select-to (end-line end-column)
-  "Activate the region from point up to, not including, END-COLUMN of END-LINE.
-Both 1-based; without END-COLUMN the region runs to the end of END-LINE, as
-openFile's endLine and endColumn ask."
-  (let ((start (point))
-        (end (save-excursion
-               (goto-char (point-min))
-               (forward-line (1- (max end-line 1)))
-               (if (natnump end-column)
-                   (progn (forward-char (min (1- (max end-column 1)) (- (line-end-position) (point)))) (point))
-                 (line-end-position)))))
-    (goto-char (max start end))
-    (push-mark start t t)))
-
-(defun ide-companion--language-id (buffer)
-  "A language id for BUFFER, from its major mode."
-  (let ((name (symbol-name (buffer-local-value 'major-mode buffer))))
-    (replace-regexp-in-string "\\(-ts\\)?-mode\\'" "" name)))
+(defun ide-companion--goto (line column &optional not-after-last)
+  "Go to 1-based LINE and COLUMN, each clamped (nil COLUMN: the line's end).
+NOT-AFTER-LAST: the empty line after a final newline is the last line."
+  (goto-char (point-min))
+  (forward-line (1- (max line 1)))
+  (when (and not-after-last (eobp) (bolp) (not (bobp))) (forward-line -1))
+  (beginning-of-line)
+  (forward-char (if (natnump column) (min (1- (max column 1)) (- (line-end-position) (point))) (- (line-end-position) (point)))))
 
 (defun ide-companion--open-editors (_params)
   "Answer getOpenEditors: the file buffers whose files exist."
@@ -118,7 +91,7 @@ openFile's endLine and endColumn ask."
           (push (list :path file
                       :isActive (if (eq buffer ide-companion--focused) t :false)
                       :isDirty (if (buffer-modified-p buffer) t :false)
-                      :languageId (ide-companion--language-id buffer)
+                      :languageId (replace-regexp-in-string "\\(-ts\\)?-mode\\'" "" (symbol-name (buffer-local-value 'major-mode buffer)))
                       :lineCount (with-current-buffer buffer
                                    (save-restriction (widen) (count-lines (point-min) (point-max)))))
                 editors))))
@@ -233,7 +206,7 @@ while Emacs opened it."
       (kill-buffer buffer))
     :null))
 
-(defconst ide-companion--actions
+(defconst ide-companion--actions ; one handler per action
   '(("showDiff" . ide-companion--show-diff)
     ("diffText" . ide-companion--diff-text)
     ("closeDiff" . ide-companion--close-diff)

@@ -1,9 +1,6 @@
-;;; ide-companion-context.el --- what the agent sees: focus, point, region, roots  -*- lexical-binding: t; -*-
+;;; ide-companion-context.el --- What the agent sees: files, focus, point, region, roots  -*- lexical-binding: t; -*-
 
-;; Copyright (C) 2026 The ide-companion authors
 ;; SPDX-License-Identifier: Apache-2.0
-
-;; This file is not part of GNU Emacs.
 
 ;;; Commentary:
 
@@ -12,16 +9,11 @@
 
 ;;; Code:
 
-(require 'cl-lib)
-(require 'ide-companion-options)
 (require 'ide-companion-host)
 
 (declare-function project-root "project" (project))
-(declare-function project-roots "project" (project))
 (declare-function projectile-project-root "ext:projectile" (&optional dir))
 (defvar trusted-content)
-
-;;;; Editor state
 
 (defun ide-companion--file-buffer-p (buffer)
   "Return the file BUFFER visits if it is a local file that exists, else nil."
@@ -41,7 +33,7 @@
                          (and project
                               (if (fboundp 'project-root)
                                   (project-root project)
-                                (car (project-roots project)))))))))
+                                (car (with-no-warnings (project-roots project))))))))))
     (and root (directory-file-name (expand-file-name root)))))
 
 (defun ide-companion--initial-roots ()
@@ -60,23 +52,11 @@
       (ide-companion--send (list :type "roots" :roots (vconcat ide-companion--roots))))))
 
 (defun ide-companion--trusted ()
-  "Workspace trust to report: t, :false, or nil for not reported.
-Emacs 30's `trusted-content' is the only trust Emacs knows; it is
-reported only when the user set it (nil, its default, says nothing
-about trust), as t when it is :all or covers every root."
+  "Emacs 30's `trusted-content' for the host to judge, or nil when unset.
+nil, its default, says nothing about trust: then trust is not reported."
   (when (and (boundp 'trusted-content) trusted-content)
-    (if (or (eq trusted-content :all)
-            (cl-every (lambda (root)
-                        (let ((dir (file-name-as-directory root)))
-                          (cl-some (lambda (entry)
-                                     (and (stringp entry)
-                                          (string-prefix-p (expand-file-name entry) dir)
-                                          (or (string-suffix-p "/" entry)
-                                              (equal (expand-file-name entry) root))))
-                                   trusted-content)))
-                      ide-companion--roots))
-        t
-      :false)))
+    (if (eq trusted-content :all) "all"
+      (vconcat (mapcar #'expand-file-name (seq-filter #'stringp trusted-content))))))
 
 (defvar-local ide-companion--line-cache nil
   "(POSITION . LINE): a line start and its line number, or nil.
@@ -188,21 +168,13 @@ The host drops repeats and reads the region's text when it needs it."
 
 (defun ide-companion--selected-text (params)
   "Answer selectedText: the focused buffer's region text, at most PARAMS' maxChars."
-  (let ((max (plist-get params :maxChars))
-        (buffer ide-companion--focused))
-    (unless (and (natnump max) (> max 0)) (error "The maxChars parameter must be a positive number"))
-    (list :text
-          (if (not (buffer-live-p buffer))
-              :null
-            (with-current-buffer buffer
-              (if (not (use-region-p))
-                  :null
-                (let ((start (region-beginning)))
-                  (if (= start (region-end))
-                      :null
-                    (buffer-substring-no-properties start (min (region-end) (+ start max)))))))))))
-
-;;;; Hooks
+  (let ((buffer ide-companion--focused))
+    (list :text (or (and (buffer-live-p buffer)
+                         (with-current-buffer buffer
+                           (and (use-region-p) (< (region-beginning) (region-end))
+                                (buffer-substring-no-properties
+                                 (region-beginning) (min (region-end) (+ (region-beginning) (plist-get params :maxChars)))))))
+                    :null))))
 
 (defun ide-companion--post-command ()
   "Note that point may have moved: the only work done after each command.

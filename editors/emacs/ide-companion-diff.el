@@ -1,92 +1,87 @@
-;;; ide-companion-diff.el --- proposed edits shown as diffs  -*- lexical-binding: t; -*-
+;;; ide-companion-diff.el --- Proposed edits shown as diffs  -*- lexical-binding: t; -*-
 
-;; Copyright (C) 2026 The ide-companion authors
 ;; SPDX-License-Identifier: Apache-2.0
-
-;; This file is not part of GNU Emacs.
 
 ;;; Commentary:
 
-;; Shows an edit the agent proposes (ediff, or side by side), and sends the
-;; user's accept or reject; keeps proposals when the host dies.
+;; Shows an edit the agent proposes (ediff, or side by side), sends the
+;; user's accept or reject, and keeps what the host can no longer take.
 
 ;;; Code:
 
-(require 'cl-lib)
-(require 'ide-companion-options)
 (require 'ide-companion-host)
 
 (declare-function ediff-buffers "ediff" (buffer-a buffer-b &optional startup-hooks job-name))
 (declare-function ediff-setup-windows-plain "ediff-wind" (buffer-a buffer-b buffer-c control-buffer))
 (declare-function ediff-really-quit "ediff-util" (reverse-default-keep-variants))
 (declare-function ediff-quit "ediff-util" (reverse-default-keep-variants))
+(declare-function ide-companion-accept "ide-companion" ())
+(declare-function ide-companion-reject "ide-companion" ())
 (defvar ediff-window-setup-function)
 (defvar ediff-split-window-function)
 (defvar ediff-buffer-B)
-(declare-function ide-companion-accept "ide-companion" ())
-(declare-function ide-companion-reject "ide-companion" ())
 
-;;;; Diffs
-
-(defun ide-companion--diff-buffer-name (role path)
-  "A buffer name for the ROLE side of a diff of PATH."
-  (generate-new-buffer-name (format "*gemini %s: %s*" role (file-name-nondirectory path))))
-
-(defun ide-companion--fill-diff-buffer (buffer text path)
-  "Put TEXT, exactly, in BUFFER and set up a major mode for PATH."
-  (with-current-buffer buffer
+(defun ide-companion--diff-buffer (role path text)
+  "A new buffer for the ROLE side of a diff of PATH, holding exactly TEXT."
+  (with-current-buffer (generate-new-buffer (format "*gemini %s: %s*" role (file-name-nondirectory path)))
     (buffer-disable-undo)
-    (let ((inhibit-read-only t)) (erase-buffer) (insert text))
+    (insert text)
     ;; The mode's hooks could start linters or servers on a scratch buffer.
     (let ((buffer-file-name path))
       (ignore-errors (delay-mode-hooks (set-auto-mode t))))
     (setq buffer-file-coding-system 'no-conversion)
     (set-buffer-modified-p nil)
     (goto-char (point-min))
-    (buffer-enable-undo)))
+    (buffer-enable-undo)
+    (current-buffer)))
 
 (defun ide-companion--show-diff (params)
-  "Show the diff in PARAMS (diffId, filePath, newContent, originalContent)."
+  "Show the diff in PARAMS (diffId, filePath, newContent, originalContent).
+One to keep at once (PARAMS' kept) gets its proposal buffer only."
   (let* ((id (plist-get params :diffId))
          (path (plist-get params :filePath))
          (new-content (plist-get params :newContent))
-         (original-content (or (plist-get params :originalContent) ""))
+         (original (plist-get params :originalContent))
+         (kept (eq (plist-get params :kept) t))
+         (agent (plist-get params :agent))
          (old (gethash id ide-companion--diffs)))
     (unless (and (stringp id) (stringp path) (file-name-absolute-p path) (stringp new-content))
       (error "The showDiff request lacks diffId, an absolute filePath or newContent"))
     (when old (ide-companion--settle old) (ide-companion--teardown old))
-    ;; This proposal stands instead; the companion shows a kept accept again
-    ;; this way too, which must not come back twice.
+    ;; This proposal stands instead of a text accepted earlier.
     (remhash path ide-companion--accepted)
     (let ((diff (ide-companion--make-diff
                  :id id :path path :new-content new-content
-                 :agent (let ((agent (plist-get params :agent))) (if (stringp agent) agent "Gemini CLI"))
-                 :window-config (current-window-configuration)
-                 :original (get-buffer-create (ide-companion--diff-buffer-name
-                                               (if (plist-get params :originalContent) "original" "new file")
-                                               path))
-                 :proposal (get-buffer-create (ide-companion--diff-buffer-name "proposal" path)))))
-      (ide-companion--fill-diff-buffer (ide-companion--diff-original diff) original-content path)
-      (ide-companion--fill-diff-buffer (ide-companion--diff-proposal diff) new-content path)
-      (with-current-buffer (ide-companion--diff-original diff)
-        (setq ide-companion--diff-id id)
-        (setq buffer-read-only t))
+                 :agent (if (stringp agent) agent "Gemini CLI")
+                 :window-config (unless kept (current-window-configuration))
+                 :proposal (ide-companion--diff-buffer "proposal" path new-content))))
       (with-current-buffer (ide-companion--diff-proposal diff)
         (setq ide-companion--diff-id id)
         (ide-companion-proposal-mode 1)
         (add-hook 'kill-buffer-hook #'ide-companion--proposal-killed nil t))
       (puthash id diff ide-companion--diffs)
-      (if (eq ide-companion-diff-layout 'ediff)
-          (ide-companion--display-ediff diff)
-        (ide-companion--display-side-by-side diff))
-      ;; The companion's words (diffWords.ts); the buffer's state picks which.
-      (let ((visiting (find-buffer-visiting path))
-            (words (plist-get params :words)))
-        (when (and (stringp (plist-get words :unsaved)) (stringp (plist-get words :proposed)))
-          (if (and visiting (buffer-modified-p visiting))
-              (display-warning 'ide-companion (plist-get words :unsaved))
-            (message "%s" (plist-get words :proposed)))))
+      (if kept
+          (ide-companion--display-kept (ide-companion--diff-proposal diff))
+        (with-current-buffer (setf (ide-companion--diff-original diff)
+                                   (ide-companion--diff-buffer (if original "original" "new file") path (or original "")))
+          (setq ide-companion--diff-id id buffer-read-only t))
+        (if (eq ide-companion-diff-layout 'ediff)
+            (ide-companion--display-ediff diff)
+          (ide-companion--display-side-by-side diff))
+        ;; The companion's words (diffWords.ts); the buffer's state picks which.
+        (let ((visiting (find-buffer-visiting path))
+              (words (plist-get params :words)))
+          (when (and (stringp (plist-get words :unsaved)) (stringp (plist-get words :proposed)))
+            (if (and visiting (buffer-modified-p visiting))
+                (display-warning 'ide-companion (plist-get words :unsaved))
+              (message "%s" (plist-get words :proposed))))))
       :null)))
+
+(defun ide-companion--display-kept (buffer)
+  "Show kept BUFFER in a new window, if one fits, never selecting it.
+No window the user has (a diff may have just opened there) is taken."
+  (display-buffer buffer '((display-buffer-reuse-window display-buffer-pop-up-window display-buffer-no-window)
+                           (inhibit-same-window . t) (allow-no-window . t))))
 
 (defun ide-companion--display-side-by-side (diff)
   "Show DIFF's original and proposal side by side in the selected frame."
@@ -144,19 +139,34 @@ nor rejected, and the agent waiting.
     (remhash (ide-companion--diff-id diff) ide-companion--diffs)
     t))
 
+(defun ide-companion--end-view (diff &optional keep)
+  "Close DIFF's ediff session and original; the proposal too unless KEEP.
+Without KEEP the windows are restored as they were when DIFF opened; with
+it the proposal stays, with the user's edits, as a plain buffer (C-x C-w
+writes the text as it stands: text modes would add a newline).  Return
+non-nil when the proposal buffer is still there."
+  (let ((control (ide-companion--diff-control diff))
+        (proposal (ide-companion--diff-proposal diff)))
+    (when (buffer-live-p control)
+      (with-current-buffer control (ignore-errors (ediff-really-quit nil))))
+    (dolist (buffer (list (ide-companion--diff-original diff) (and (not keep) proposal)))
+      (when (buffer-live-p buffer)
+        (with-current-buffer buffer (set-buffer-modified-p nil))
+        (kill-buffer buffer)))
+    (if keep
+        (when (buffer-live-p proposal)
+          (with-current-buffer proposal
+            (ide-companion-proposal-mode -1)
+            (setq default-directory (file-name-directory (ide-companion--diff-path diff)))
+            (setq-local require-final-newline nil))
+          t)
+      (let ((config (ide-companion--diff-window-config diff)))
+        (when (and config (frame-live-p (window-configuration-frame config)))
+          (set-window-configuration config))))))
+
 (defun ide-companion--teardown (diff)
   "Close DIFF's ediff session and buffers and restore the windows."
-  (let ((control (ide-companion--diff-control diff)))
-    (when (buffer-live-p control)
-      (with-current-buffer control
-        (ignore-errors (ediff-really-quit nil)))))
-  (dolist (buffer (list (ide-companion--diff-proposal diff) (ide-companion--diff-original diff)))
-    (when (buffer-live-p buffer)
-      (with-current-buffer buffer (set-buffer-modified-p nil))
-      (kill-buffer buffer)))
-  (let ((config (ide-companion--diff-window-config diff)))
-    (when (and config (frame-live-p (window-configuration-frame config)))
-      (set-window-configuration config))))
+  (ide-companion--end-view diff))
 
 (defun ide-companion--proposal-text (diff)
   "The text of DIFF's proposal buffer as it stands."
@@ -168,11 +178,7 @@ nor rejected, and the agent waiting.
 (defun ide-companion--proposal-killed ()
   "The proposal buffer is being killed by the user: reject its diff."
   (let ((diff (gethash ide-companion--diff-id ide-companion--diffs)))
-    (when (and diff (ide-companion--settle diff))
-      (ide-companion--send (list :type "diffRejected" :diffId (ide-companion--diff-id diff)))
-      (message "ide-companion: rejected the changes to %s" (file-name-nondirectory (ide-companion--diff-path diff)))
-      ;; The buffer dies anyway; the rest goes after this hook.
-      (run-at-time 0 nil #'ide-companion--teardown diff))))
+    (when diff (ide-companion--reject-diff diff t))))
 
 (defun ide-companion--accept-diff (diff)
   "Accept DIFF with the proposal as the user left it.
@@ -196,12 +202,8 @@ stays as a plain buffer."
               (ide-companion--teardown diff)
               (message "ide-companion: accepted the changes to %s" (file-name-nondirectory path)))
           (remhash path ide-companion--accepted)
-          (ide-companion--keep-diff diff)
+          (ide-companion--end-view diff t)
           (message "ide-companion: %s" (ide-companion--put-words :acceptUnsent "{file}" (file-name-nondirectory path))))))))
-
-(defun ide-companion--put-words (name key value)
-  "The host's words NAME with VALUE put for KEY, literally (never a format)."
-  (replace-regexp-in-string (regexp-quote key) value (plist-get ide-companion--words name) t t))
 
 (defun ide-companion--file-holds-p (path text)
   "Return non-nil when the bytes of the file PATH are exactly TEXT.
@@ -223,59 +225,34 @@ a plain buffer, as a kept proposal does.  Return the files' names."
     (maphash
      (lambda (path text)
        (unless (ide-companion--file-holds-p path text)
-         (let ((buffer (get-buffer-create (ide-companion--diff-buffer-name "proposal" path))))
-           (ide-companion--fill-diff-buffer buffer text path)
-           (with-current-buffer buffer
-             ;; C-x C-w offers the file's folder, and writes the text as accepted.
-             (setq default-directory (file-name-directory path))
-             (setq-local require-final-newline nil))
-           (display-buffer buffer)
+         (let ((diff (ide-companion--make-diff :path path :proposal (ide-companion--diff-buffer "proposal" path text))))
+           (ide-companion--end-view diff t)
+           (ide-companion--display-kept (ide-companion--diff-proposal diff))
            (push (file-name-nondirectory path) kept))))
      ide-companion--accepted)
     (clrhash ide-companion--accepted)
     (nreverse kept)))
 
-(defun ide-companion--reject-diff (diff)
-  "Reject DIFF."
+(defun ide-companion--reject-diff (diff &optional killed)
+  "Reject DIFF; KILLED: its proposal buffer is being killed."
   (when (ide-companion--settle diff)
     (ide-companion--send (list :type "diffRejected" :diffId (ide-companion--diff-id diff)))
-    (ide-companion--teardown diff)
+    ;; A buffer being killed dies anyway; the rest goes after its hook.
+    (if killed (run-at-time 0 nil #'ide-companion--teardown diff) (ide-companion--teardown diff))
     (message "ide-companion: rejected the changes to %s" (file-name-nondirectory (ide-companion--diff-path diff)))))
 
-(defun ide-companion--keep-diff (diff)
-  "Keep settled DIFF's proposal, with the user's edits, as a plain buffer.
-The ediff session and the on-disk side go.  Return non-nil when the
-proposal buffer is still there."
-  (let ((control (ide-companion--diff-control diff)))
-    (when (buffer-live-p control)
-      (with-current-buffer control (ignore-errors (ediff-really-quit nil)))))
-  (when (buffer-live-p (ide-companion--diff-original diff))
-    (kill-buffer (ide-companion--diff-original diff)))
-  (let ((proposal (ide-companion--diff-proposal diff)))
-    (when (buffer-live-p proposal)
-      (with-current-buffer proposal
-        ;; A plain buffer now: C-c C-c must not accept another diff, and
-        ;; C-x C-w writes the text as it stands (text modes add a newline).
-        (ide-companion-proposal-mode -1)
-        (setq-local require-final-newline nil))
-      t)))
+(defun ide-companion--all-diffs ()
+  "The open diffs."
+  (let (all)
+    (maphash (lambda (_id diff) (push diff all)) ide-companion--diffs)
+    all))
 
-(defun ide-companion--keep-all-diffs ()
-  "The host died: keep every proposal, with the user's edits, as a plain buffer.
-No outcome can reach Gemini CLI any more.  Return the files' names."
-  (let (diffs kept)
-    (maphash (lambda (_id diff) (push diff diffs)) ide-companion--diffs)
-    (dolist (diff diffs)
-      (when (and (ide-companion--settle diff) (ide-companion--keep-diff diff))
-        (push (file-name-nondirectory (ide-companion--diff-path diff)) kept)))
-    kept))
-
-(defun ide-companion--close-all-diffs ()
-  "Close every diff without an outcome (the host is gone)."
-  (let (diffs)
-    (maphash (lambda (_id diff) (push diff diffs)) ide-companion--diffs)
-    (dolist (diff diffs)
-      (when (ide-companion--settle diff) (ide-companion--teardown diff)))))
+(defun ide-companion--end-all-diffs (keep)
+  "The host is gone: end every diff, keeping its proposal when KEEP.
+No outcome can reach the CLI any more.  Return the kept files' names."
+  (cl-loop for diff in (ide-companion--all-diffs)
+           when (and (ide-companion--settle diff) (ide-companion--end-view diff keep) keep)
+           collect (file-name-nondirectory (ide-companion--diff-path diff))))
 
 (defun ide-companion--reload (params)
   "Answer reload: the agent wrote the path in PARAMS (the host watched for it).
@@ -301,15 +278,14 @@ never reverted, the host's words say so."
       (and (boundp 'ediff-buffer-B) (buffer-live-p ediff-buffer-B)
            (let ((id (buffer-local-value 'ide-companion--diff-id ediff-buffer-B)))
              (and id (gethash id ide-companion--diffs))))
-      (let (all)
-        (maphash (lambda (_id diff) (push diff all)) ide-companion--diffs)
-        (cond ((null all) nil)
-              ((null (cdr all)) (car all))
-              (t (let* ((choices (mapcar (lambda (diff) (cons (format "%s (%s)" (ide-companion--diff-path diff)
-                                                                       (ide-companion--diff-id diff))
-                                                               diff))
-                                         all)))
-                   (cdr (assoc (completing-read "Diff: " choices nil t) choices))))))))
+      (let ((all (ide-companion--all-diffs)))
+        (if (cdr all)
+            (let ((choices (mapcar (lambda (diff) (cons (format "%s (%s)" (ide-companion--diff-path diff)
+                                                                 (ide-companion--diff-id diff))
+                                                         diff))
+                                   all)))
+              (cdr (assoc (completing-read "Diff: " choices nil t) choices)))
+          (car all)))))
 
 (defvar ide-companion-proposal-mode-map
   (let ((map (make-sparse-keymap)))

@@ -1,20 +1,14 @@
-;;; ide-companion-host.el --- the host process and its JSON-lines wire  -*- lexical-binding: t; -*-
+;;; ide-companion-host.el --- The host process and its JSON-lines wire  -*- lexical-binding: t; -*-
 
-;; Copyright (C) 2026 The ide-companion authors
 ;; SPDX-License-Identifier: Apache-2.0
-
-;; This file is not part of GNU Emacs.
 
 ;;; Commentary:
 
-;; Starts the Node.js host, frames its JSON lines, answers its messages and
+;; Starts the Node.js host, frames its JSON lines, hands its messages on and
 ;; restarts it when it dies.
 
 ;;; Code:
 
-(require 'cl-lib)
-(require 'subr-x)
-(require 'ide-companion-options)
 (require 'ide-companion-terminal)
 
 (declare-function json-read-from-string "json" (string))
@@ -27,13 +21,9 @@
 (declare-function ide-companion--trusted "ide-companion-context" ())
 (declare-function ide-companion--report-open-buffers "ide-companion-context" ())
 (declare-function ide-companion--check-focus "ide-companion-context" (&optional force))
-(declare-function ide-companion--keep-all-diffs "ide-companion-diff" ())
+(declare-function ide-companion--end-all-diffs "ide-companion-diff" (keep))
 (declare-function ide-companion--keep-accepted "ide-companion-diff" ())
-(declare-function ide-companion--put-words "ide-companion-diff" (name key value))
-(declare-function ide-companion--close-all-diffs "ide-companion-diff" ())
 (declare-function ide-companion--answer "ide-companion-actions" (id action params))
-
-;;;; Host process and wire
 
 (defun ide-companion--log (format-string &rest args)
   "Append FORMAT-STRING formatted with ARGS to the log buffer."
@@ -65,6 +55,10 @@ Serialized inside an array: Emacs 27's `json-serialize' takes no bare string."
   "Send MESSAGE, a plist, to the host as one JSON line.
 Return non-nil when it was sent."
   (ide-companion--send-line (concat (json-serialize message) "\n")))
+
+(defun ide-companion--put-words (name key value)
+  "The host's words NAME with VALUE put for KEY, literally (never a format)."
+  (replace-regexp-in-string (regexp-quote key) value (plist-get ide-companion--words name) t t))
 
 (defun ide-companion--host-candidates ()
   "The host scripts to try, each (FILE . WHERE-IT-COMES-FROM), in order."
@@ -121,13 +115,9 @@ Return non-nil when it was sent."
 
 (defun ide-companion--start ()
   "Start the host unless it is running; return nil or why it cannot start."
-  (if (ide-companion--running-p)
-      nil
+  (unless (ide-companion--running-p)
     (let ((problem (ide-companion--start-problem)))
-      (if problem
-          (progn (setq ide-companion--last-error problem) problem)
-        (ide-companion--launch)
-        nil))))
+      (if problem (setq ide-companion--last-error problem) (ide-companion--launch) nil))))
 
 (defun ide-companion--launch ()
   "Run the host and send it `hello'."
@@ -157,15 +147,15 @@ Return non-nil when it was sent."
       (when stderr-process (set-process-query-on-exit-flag stderr-process nil)))
     (setq ide-companion--process process)
     (ide-companion--log "host started (pid %s)" (process-id process))
-    (let ((hello (list :type "hello" :protocol ide-companion--protocol-version
-                       :ide (list :name "emacs" :displayName "Emacs")
-                       :pid (emacs-pid)
-                       :roots (vconcat ide-companion--roots)
-                       :capabilities ide-companion--capabilities))
-          (trusted (ide-companion--trusted)))
-      (when trusted (setq hello (append hello (list :trusted trusted))))
-      (when ide-companion-agents (setq hello (append hello (list :agents (vconcat ide-companion-agents)))))
-      (ide-companion--send hello))))
+    (let ((trusted (ide-companion--trusted)))
+      (ide-companion--send
+       (append (list :type "hello" :protocol 1 :ide '(:name "emacs" :displayName "Emacs") :pid (emacs-pid)
+                     :roots (vconcat ide-companion--roots)
+                     ;; `reload' is no tool: diffs'.
+                     :capabilities ["openFile" "getOpenEditors" "getSelection" "getDiagnostics"
+                                    "checkDocumentDirty" "saveDocument" "reload"])
+               (and trusted (list :trustedFolders trusted))
+               (and ide-companion-agents (list :agents (vconcat ide-companion-agents))))))))
 
 (defun ide-companion--filter (process chunk)
   "Split CHUNK, output of the host PROCESS, into lines and handle each."
@@ -206,22 +196,19 @@ Return non-nil when it was sent."
 
 (defun ide-companion--handle-message (message)
   "Act on MESSAGE, a plist from the host."
-  (let ((type (plist-get message :type)))
-    (cond
-     ((equal type "ready") (ide-companion--on-ready message))
-     ((equal type "sessions") (ide-companion--on-sessions (plist-get message :count) (plist-get message :agents)))
-     ((equal type "request")
-      ;; Out of the filter: answering may show windows or save buffers.
-      (run-at-time 0 nil #'ide-companion--answer
-                   (plist-get message :id) (plist-get message :action) (plist-get message :params)))
-     ((equal type "error")
-      (let ((text (plist-get message :message)))
-        (ide-companion--log "host error: %s" text)
-        (if ide-companion--ready
-            (message "ide-companion: %s" text)
-          (setq ide-companion--last-error (format "The companion host could not start: %s" text))
-          (message "ide-companion: %s" ide-companion--last-error))))
-     (t (ide-companion--log "unknown host message type %S" type)))))
+  (pcase (plist-get message :type)
+    ("ready" (ide-companion--on-ready message))
+    ("sessions" (ide-companion--on-sessions (plist-get message :count) (plist-get message :agents)))
+    ;; Out of the filter: answering may show windows or save buffers.
+    ("request" (run-at-time 0 nil #'ide-companion--answer
+                            (plist-get message :id) (plist-get message :action) (plist-get message :params)))
+    ("error"
+     (let ((text (plist-get message :message)))
+       (ide-companion--log "host error: %s" text)
+       (unless ide-companion--ready
+         (setq text (setq ide-companion--last-error (format "The companion host could not start: %s" text))))
+       (message "ide-companion: %s" text)))
+    (type (ide-companion--log "unknown host message type %S" type))))
 
 (defun ide-companion--on-ready (message)
   "The host listens: keep MESSAGE, tie terminals to it, report the editor state."
@@ -242,36 +229,15 @@ Return non-nil when it was sent."
         (now (delete-dups (append agents nil))))
     (setq ide-companion--sessions (or count 0)
           ide-companion--session-agents now)
-    (dolist (agent now)
-      (unless (member agent before) (message "ide-companion: %s connected" agent)))
-    (dolist (agent before)
-      (unless (member agent now) (message "ide-companion: %s disconnected" agent)))
+    (dolist (agent (cl-set-difference now before :test #'equal))
+      (message "ide-companion: %s connected" agent))
+    (dolist (agent (cl-set-difference before now :test #'equal))
+      (message "ide-companion: %s disconnected" agent))
     (force-mode-line-update t)))
 
-(defun ide-companion-send-to-agent (start end)
-  "Send the file, or the lines of the region START..END, to Claude Code.
-It lands in Claude Code's prompt as an @-mention (its at_mentioned);
-Gemini CLI and Qwen Code have no such channel."
-  (interactive (if (use-region-p) (list (region-beginning) (region-end)) (list nil nil)))
-  (cond ((not buffer-file-name) (user-error "This buffer visits no file"))
-        ((not (member "Claude Code" ide-companion--session-agents))
-         (user-error "No Claude Code is connected (only Claude Code takes what you send; run `claude --ide')"))
-        (t (ide-companion--send
-            (append (list :type "mention" :path (file-truename buffer-file-name))
-                    (when start
-                      (list :startLine (line-number-at-pos start)
-                            :endLine (line-number-at-pos (if (and (> end start) (= (save-excursion (goto-char end) (current-column)) 0)) (1- end) end)))))))))
-
 (defvar ide-companion-mode)
-
-(defvar ide-companion--deaths nil
-  "When running hosts died unasked (`float-time'), newest first.")
-
-(defconst ide-companion--max-deaths 5
-  "A host dying this often within `ide-companion--death-window' is left stopped.")
-
-(defconst ide-companion--death-window 180
-  "Seconds over which deaths of the host are counted.")
+(defvar ide-companion--deaths nil "When running hosts died unasked (`float-time'), newest first.")
+(defconst ide-companion--max-deaths 5 "A host dying this often in 3 minutes is left stopped.")
 
 (defun ide-companion--sentinel (process event)
   "Clean up after the host PROCESS ended with EVENT."
@@ -295,20 +261,18 @@ the discovery file names this Emacs, which lives on); the proposals stay for
 the user; a new host starts at once, unless it keeps dying.  One line says
 what happened, never the host's raw log."
   (let* ((ready ide-companion--ready)
-         (kept (append (ide-companion--keep-all-diffs) (ide-companion--keep-accepted)))
+         (kept (append (ide-companion--end-all-diffs t) (ide-companion--keep-accepted)))
          (now (float-time)))
     (ide-companion--forget-host)
     (ide-companion--remove-files-of ready)
     (setq ide-companion--deaths
-          (cons now (cl-remove-if-not (lambda (time) (< (- now time) ide-companion--death-window))
-                                ide-companion--deaths)))
+          (cons now (cl-remove-if-not (lambda (time) (< (- now time) 180)) ide-companion--deaths)))
     (let ((proposals (if kept (ide-companion--put-words :keptAtDeath "{files}" (string-join kept ", ")) ""))
           (deaths (length ide-companion--deaths)))
       (if (>= deaths ide-companion--max-deaths)
           (progn
             (setq ide-companion--last-error
-                  (format "the companion host stopped %d times in %d minutes (%s); it is not restarted"
-                          deaths (/ ide-companion--death-window 60) how))
+                  (format "the companion host stopped %d times in 3 minutes (%s); it is not restarted" deaths how))
             (message "ide-companion: %s%s. M-x ide-companion-start tries again" ide-companion--last-error proposals))
         (setq ide-companion--last-error (format "the companion host stopped (%s) and was restarted" how))
         (message "ide-companion: %s%s" ide-companion--last-error proposals)
@@ -336,7 +300,7 @@ The folder only in its own shape: TMP/ide-companion-UID/PID-PORT."
         ide-companion--sessions 0
         ide-companion--session-agents nil)
   (ide-companion--restore-env)
-  (ide-companion--close-all-diffs)
+  (ide-companion--end-all-diffs nil)
   (force-mode-line-update t))
 
 (defun ide-companion--stop ()
@@ -352,9 +316,7 @@ The folder only in its own shape: TMP/ide-companion-UID/PID-PORT."
         (while (and (process-live-p process) (< (float-time) deadline)
                     (or (not discovery) (file-exists-p discovery)))
           (accept-process-output process 0.05))
-        (when (process-live-p process) (delete-process process))
-        (ide-companion--forget-host)))
-    (setq ide-companion--process nil)
+        (when (process-live-p process) (delete-process process))))
     (ide-companion--forget-host)))
 
 (defun ide-companion--wait-ready (seconds)

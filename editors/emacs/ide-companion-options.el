@@ -1,9 +1,6 @@
-;;; ide-companion-options.el --- ide-companion's options and shared state  -*- lexical-binding: t; -*-
+;;; ide-companion-options.el --- The options and the shared state  -*- lexical-binding: t; -*-
 
-;; Copyright (C) 2026 The ide-companion authors
 ;; SPDX-License-Identifier: Apache-2.0
-
-;; This file is not part of GNU Emacs.
 
 ;;; Commentary:
 
@@ -12,8 +9,7 @@
 ;;; Code:
 
 (require 'cl-lib)
-
-;;;; Options
+(require 'subr-x)
 
 (defgroup ide-companion nil
   "Gemini CLI's IDE mode: context, diffs and terminals tied to this Emacs."
@@ -43,15 +39,12 @@ installed copy), then for ../jsonlines/host/ide-companion-bridge.mjs
 
 (defcustom ide-companion-cursor-delay 0.02
   "Seconds of idleness after commands before point and region are reported.
-Commands in a row are coalesced into one report, so typing and
-scrolling never wait for the companion.  Takes effect when
-`ide-companion-mode' is turned on."
+Commands in a row make one report, so typing never waits for the
+companion.  Takes effect when `ide-companion-mode' is turned on."
   :type 'number)
 
 (defcustom ide-companion-diff-layout 'ediff
-  "How a proposed edit is shown.
-`ediff' runs `ediff-buffers' on the file's text and the proposal;
-`side-by-side' shows both in two windows without ediff."
+  "How a proposed edit is shown: with `ediff-buffers', or `side-by-side'."
   :type '(choice (const ediff) (const side-by-side)))
 
 (defcustom ide-companion-agents nil
@@ -67,90 +60,41 @@ Takes effect at the next start; `ide-companion-doctor' shows them."
   "Hook run when the companion host is listening and Gemini CLI can connect."
   :type 'hook)
 
-;;;; State
-
 (defconst ide-companion--directory
   (file-name-directory (or load-file-name (bound-and-true-p byte-compile-current-file) buffer-file-name default-directory))
   "The directory this file was loaded from.")
+(defconst ide-companion--min-node-major 20 "The oldest Node.js major version the host runs on.")
 
-(defconst ide-companion--protocol-version 1
-  "The version of docs/editor-protocol.md this package speaks.")
-
-(defconst ide-companion--min-node-major 20
-  "The oldest Node.js major version the host runs on.")
-
-(defconst ide-companion--capabilities
-  ["openFile" "getOpenEditors" "getSelection" "getDiagnostics" "checkDocumentDirty" "saveDocument" "reload"]
-  "The optional actions this package answers (`reload' is no tool: diffs').")
-
-(defvar ide-companion--process nil
-  "The running host process, or nil.")
-
-(defvar ide-companion--partial nil
-  "Chunks of the host's current, unfinished output line, newest first.")
-
-(defvar ide-companion--ready nil
-  "The host's `ready' message as a plist once it listens, else nil.")
-
-(defvar ide-companion--sessions 0
-  "How many CLI sessions are connected.")
-
-(defvar ide-companion--session-agents nil
-  "The agents of the connected sessions (\"Claude Code\", ...).")
-
-(defvar ide-companion--last-error nil
-  "Why the companion last failed to start or stopped, as a sentence.")
-
-(defvar ide-companion--stopping nil
-  "Non-nil while `ide-companion-stop' ends the host on purpose.")
-
-(defvar ide-companion--saved-env nil
-  "Alist of (NAME . VALUE-BEFORE) for the variables set in `process-environment'.")
-
-(defvar ide-companion--roots nil
-  "The workspace roots reported to the companion.")
-
-(defvar ide-companion--focused nil
-  "The file buffer that last had focus.")
-
-(defvar ide-companion--moved nil
-  "Non-nil when a command ran since point was last reported.")
-
-(defvar ide-companion--idle-timer nil
-  "The idle timer that reports point after commands, while the mode is on.")
-
-(defvar ide-companion--diffs (make-hash-table :test #'equal)
-  "Open diffs by diff id.")
+(defvar ide-companion--process nil "The running host process, or nil.")
+(defvar ide-companion--partial nil "Chunks of the host's unfinished output line, newest first.")
+(defvar ide-companion--ready nil "The host's `ready' message as a plist once it listens, else nil.")
+(defvar ide-companion--sessions 0 "How many CLI sessions are connected.")
+(defvar ide-companion--session-agents nil "The agents of the connected sessions (\"Claude Code\", ...).")
+(defvar ide-companion--last-error nil "Why the companion last failed to start or stopped, as a sentence.")
+(defvar ide-companion--stopping nil "Non-nil while `ide-companion-stop' ends the host on purpose.")
+(defvar ide-companion--saved-env nil "Alist of (NAME . VALUE-BEFORE) of the variables set for terminals.")
+(defvar ide-companion--roots nil "The workspace roots reported to the companion.")
+(defvar ide-companion--focused nil "The file buffer that last had focus.")
+(defvar ide-companion--moved nil "Non-nil when a command ran since point was last reported.")
+(defvar ide-companion--idle-timer nil "The idle timer that reports point after commands.")
+(defvar ide-companion--diffs (make-hash-table :test #'equal) "Open diffs by diff id.")
+(defvar ide-companion--gemini-buffer nil "The terminal of `ide-companion-gemini'.")
 
 (defvar ide-companion--accepted (make-hash-table :test #'equal)
   "Accepted texts their files may not hold yet: path -> TEXT.
-Kept only for a host that dies with the accept in its pipe, or before the
-CLI wrote it: the companion's own memory of it dies with the host.  Dropped
-when the host says the file holds it (the `reload' action) or a new
-proposal for the file opens; shown again at the host's death unless the
-file holds it (docs/reliability.md).")
+The editor's one copy (docs/reliability.md), for a host that dies before
+the CLI wrote it; dropped when the host says the file holds it (`reload')
+or a new proposal for the file opens.")
 
 (defvar ide-companion--words
   '(:acceptUnsent "the companion is not running: the accept reached no one; {file} is kept"
     :keptAtDeath "; kept: {files}")
-  "The words for when the host is gone (it cannot send them then).
-As the host gave them in `ready' (diffWords.ts hostGoneWords); these few
-stand in for a host too old to send them.")
+  "The words for when the host is gone, as it gave them in `ready'.")
 
-(defvar ide-companion--gemini-buffer nil
-  "The terminal buffer running Gemini CLI, opened by `ide-companion-gemini'.")
-
-(defvar-local ide-companion--path nil
-  "The file name last reported for this buffer.")
-
-(defvar-local ide-companion--path-json nil
-  "`ide-companion--path' as a JSON string, for the cursor reports.")
-
-(defvar-local ide-companion--root nil
-  "This buffer's workspace root once computed.")
-
-(defvar-local ide-companion--diff-id nil
-  "In a diff's buffers, the id of the diff they show.")
+(defvar-local ide-companion--path nil "The file name last reported for this buffer.")
+(defvar-local ide-companion--path-json nil "`ide-companion--path' as a JSON string.")
+(defvar-local ide-companion--root nil "This buffer's workspace root once computed.")
+(defvar-local ide-companion--diff-id nil "In a diff's buffers, the id of the diff they show.")
 
 (cl-defstruct (ide-companion--diff (:constructor ide-companion--make-diff))
   "A diff proposed by an agent (AGENT: \"Claude Code\"), shown in two buffers."

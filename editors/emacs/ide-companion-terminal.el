@@ -1,9 +1,6 @@
-;;; ide-companion-terminal.el --- terminals tied to the companion  -*- lexical-binding: t; -*-
+;;; ide-companion-terminal.el --- Terminals tied to the companion  -*- lexical-binding: t; -*-
 
-;; Copyright (C) 2026 The ide-companion authors
 ;; SPDX-License-Identifier: Apache-2.0
-
-;; This file is not part of GNU Emacs.
 
 ;;; Commentary:
 
@@ -12,27 +9,17 @@
 
 ;;; Code:
 
-(require 'cl-lib)
-(require 'subr-x)
 (require 'ide-companion-options)
+(eval-when-compile (require 'term))
 
-(declare-function make-term "term" (name program &optional startfile &rest switches))
-(declare-function term-mode "term" ())
-(declare-function term-char-mode "term" ())
 (declare-function vterm "ext:vterm" (&optional arg))
 (declare-function eat "ext:eat" (&optional program arg))
 (defvar vterm-shell)
 (defvar eat-buffer-name)
 
-;;;; Terminal environment
-
-(defun ide-companion--env-names ()
-  "Names of the variables the host asked terminals to get."
-  (mapcar #'car ide-companion--saved-env))
-
 (defun ide-companion--environment-without-companion ()
   "`process-environment' without the variables this package set."
-  (let ((names (ide-companion--env-names)))
+  (let ((names (mapcar #'car ide-companion--saved-env)))
     (cl-remove-if (lambda (entry)
                     (cl-some (lambda (name) (string-prefix-p (concat name "=") entry)) names))
                   process-environment)))
@@ -42,13 +29,11 @@
 Every terminal and shell started from now on inherits it, so `gemini' there
 connects to this Emacs even when other editors share the folder."
   (ide-companion--restore-env)
-  (while env
-    (let ((name (substring (symbol-name (car env)) 1))
-          (value (cadr env)))
-      (when (stringp value)
-        (push (cons name (getenv name)) ide-companion--saved-env)
-        (setenv name value)))
-    (setq env (cddr env))))
+  (cl-loop for (key value) on env by #'cddr
+           for name = (substring (symbol-name key) 1)
+           when (stringp value)
+           do (push (cons name (getenv name)) ide-companion--saved-env)
+           (setenv name value)))
 
 (defun ide-companion--restore-env ()
   "Undo `ide-companion--apply-env'."
@@ -57,8 +42,6 @@ connects to this Emacs even when other editors share the folder."
           ide-companion--saved-env nil)
     (dolist (entry saved)
       (when (cdr entry) (setenv (car entry) (cdr entry))))))
-
-;;;; Terminals
 
 (defun ide-companion--terminal-kind ()
   "The terminal to open, from `ide-companion-terminal'."
@@ -71,22 +54,13 @@ connects to this Emacs even when other editors share the folder."
 (defun ide-companion--open-terminal (command name)
   "Run shell COMMAND in a new terminal buffer called NAME; return the buffer."
   (pcase (ide-companion--terminal-kind)
-    ('vterm
-     (require 'vterm)
-     (let ((vterm-shell command))
-       (vterm name)))
-    ('eat
-     (require 'eat)
-     (let ((eat-buffer-name name))
-       (eat command t)))
+    ('vterm (require 'vterm) (let ((vterm-shell command)) (vterm name)))
+    ('eat (require 'eat) (let ((eat-buffer-name name)) (eat command t)))
     (_
      (require 'term)
      (let ((buffer (make-term (string-trim name "\\*" "\\*") shell-file-name nil shell-command-switch command)))
-       (with-current-buffer buffer
-         (term-mode)
-         (term-char-mode))
-       (pop-to-buffer buffer)
-       buffer))))
+       (with-current-buffer buffer (term-mode) (term-char-mode))
+       (pop-to-buffer buffer)))))
 
 (defun ide-companion--gemini-missing ()
   "Return why `ide-companion-gemini-command' cannot run, or nil."

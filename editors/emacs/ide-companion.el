@@ -12,41 +12,20 @@
 
 ;;; Commentary:
 
-;; `ide-companion-mode' connects Emacs to Gemini CLI's IDE mode.  With the
-;; mode on, a `gemini' started in a terminal inside this Emacs (vterm, eat,
-;; term, ansi-term or shell; `M-x ide-companion-gemini' opens one) shows
-;; "Connected to Emacs" in `/ide status' and:
-;;
-;; - sees what you work on: the files you visit, in the order you focused
-;;   them, the line and column of point and the text of the active region;
-;; - shows every edit it proposes as a diff (ediff by default): edit the
-;;   proposal if you like, then `C-c C-c' (or `C-x C-s') accepts it and
-;;   `C-c C-k' rejects it; the file's buffer reverts once Gemini CLI wrote it,
-;;   unless it has unsaved changes, which are never touched;
-;; - can open a file at a line, list your open buffers, read the region,
-;;   flymake and flycheck diagnostics, and save or check unsaved buffers.
-;;
-;; Emacs runs a small Node.js host (the bundled `ide-companion bridge', in
-;; host/) and talks to it in JSON lines over pipes; the host serves Gemini
-;; CLI.  It needs Node.js 20 or newer on `exec-path'.  `M-x
-;; ide-companion-doctor' says what is missing.
-;;
-;;   (use-package ide-companion
-;;     :load-path "~/.emacs.d/site-lisp/ide-companion"
-;;     :config (ide-companion-mode 1))
+;; `ide-companion-mode' connects Emacs to Gemini CLI's IDE mode (and Qwen
+;; Code's, Claude Code's, ...): an agent started in a terminal inside this
+;; Emacs (`M-x ide-companion-gemini' opens one) sees the files you visit,
+;; point and the region, shows each edit it proposes as a diff to accept
+;; (`C-c C-c') or reject (`C-c C-k'), and can open files, read diagnostics
+;; and save buffers.  Emacs runs a small Node.js host (Node.js 20 or newer)
+;; and talks to it in JSON lines over pipes; `M-x ide-companion-doctor' says
+;; what is missing.  The files, one per concern: -options, -host (the
+;; process and wire), -terminal, -context (what the agent sees), -diff and
+;; -actions (the host's requests).  See README.md.
 
 ;;; Code:
 
-(require 'cl-lib)
-(require 'subr-x)
-(require 'ide-companion-options)
-(require 'ide-companion-host)
-(require 'ide-companion-terminal)
-(require 'ide-companion-context)
-(require 'ide-companion-diff)
-(require 'ide-companion-actions)
-
-;;;; Commands
+(require 'ide-companion-actions)        ; and so -diff, -context, -host, -terminal, -options
 
 (defun ide-companion--status-text ()
   "One line saying what the companion is doing."
@@ -106,6 +85,20 @@ to accept (\\[ide-companion-accept]) or reject (\\[ide-companion-reject]).
   (when (and (called-interactively-p 'interactive) (not (ide-companion--running-p)))
     (user-error "Ide-companion: %s" ide-companion--last-error)))
 
+(defun ide-companion-send-to-agent (start end)
+  "Send the file, or the lines of the region START..END, to Claude Code.
+It lands in Claude Code's prompt as an @-mention (its at_mentioned);
+Gemini CLI and Qwen Code have no such channel."
+  (interactive (if (use-region-p) (list (region-beginning) (region-end)) (list nil nil)))
+  (cond ((not buffer-file-name) (user-error "This buffer visits no file"))
+        ((not (member "Claude Code" ide-companion--session-agents))
+         (user-error "No Claude Code is connected (only Claude Code takes what you send; run `claude --ide')"))
+        (t (ide-companion--send
+            (append (list :type "mention" :path (file-truename buffer-file-name))
+                    (when start
+                      (list :startLine (line-number-at-pos start)
+                            :endLine (line-number-at-pos (if (and (> end start) (= (save-excursion (goto-char end) (current-column)) 0)) (1- end) end)))))))))
+
 (defun ide-companion-stop ()
   "Stop the companion; Gemini CLI sessions connected to it disconnect."
   (interactive)
@@ -120,16 +113,12 @@ to accept (\\[ide-companion-accept]) or reject (\\[ide-companion-reject]).
 (defun ide-companion-accept ()
   "Accept the diff of this buffer (or the only open one) as edited."
   (interactive)
-  (let ((diff (ide-companion--current-diff)))
-    (unless diff (user-error "No Gemini diff is open"))
-    (ide-companion--accept-diff diff)))
+  (ide-companion--accept-diff (or (ide-companion--current-diff) (user-error "No Gemini diff is open"))))
 
 (defun ide-companion-reject ()
   "Reject the diff of this buffer (or the only open one)."
   (interactive)
-  (let ((diff (ide-companion--current-diff)))
-    (unless diff (user-error "No Gemini diff is open"))
-    (ide-companion--reject-diff diff)))
+  (ide-companion--reject-diff (or (ide-companion--current-diff) (user-error "No Gemini diff is open"))))
 
 ;;;###autoload
 (defun ide-companion-gemini ()

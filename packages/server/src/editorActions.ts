@@ -27,6 +27,8 @@ export interface PendingDiff {
   /** Who proposed it, as a user reads it ("Claude Code"): every end shows it. */
   readonly agent: string;
   readonly openedAt: number;
+  /** Shown only to be kept at once (an accept its CLI never wrote): the end must not take the user's window or focus for it. */
+  readonly kept?: boolean;
 }
 
 type MaybePromise<T> = T | Promise<T>;

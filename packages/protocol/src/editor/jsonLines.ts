@@ -23,6 +23,8 @@ export const HelloSchema = /* @__PURE__ */ lazySchema(() =>
     pid: z.optional(z.int().check(z.positive())),
     roots: z.optional(z.array(AbsolutePathSchema)),
     trusted: z.optional(z.boolean()),
+    /** The folders the editor trusts as the user set them (Emacs 30's trusted-content): `all`, or absolute entries, a folder ending in `/`; the host decides `trusted` from them (server/workspaceTrust.ts). */
+    trustedFolders: z.optional(z.union([z.literal('all'), z.array(z.string())])),
     /** Unknown names are ignored (an editor newer than its host), not refused. */
     capabilities: z.optional(z.array(z.string())),
     /** A file the host also logs to (Neovim's `:GeminiLog`). */
