@@ -15,11 +15,11 @@
 (declare-function ediff-setup-windows-plain "ediff-wind" (buffer-a buffer-b buffer-c control-buffer))
 (declare-function ediff-really-quit "ediff-util" (reverse-default-keep-variants))
 (declare-function ediff-quit "ediff-util" (reverse-default-keep-variants))
-(declare-function ide-companion-accept "ide-companion" ())
-(declare-function ide-companion-reject "ide-companion" ())
 (defvar ediff-window-setup-function)
 (defvar ediff-split-window-function)
 (defvar ediff-buffer-B)
+(declare-function ide-companion-accept "ide-companion" ())
+(declare-function ide-companion-reject "ide-companion" ())
 
 (defun ide-companion--diff-buffer (role path text)
   "A new buffer for the ROLE side of a diff of PATH, holding exactly TEXT."
@@ -47,7 +47,7 @@ One to keep at once (PARAMS' kept) gets its proposal buffer only."
          (old (gethash id ide-companion--diffs)))
     (unless (and (stringp id) (stringp path) (file-name-absolute-p path) (stringp new-content))
       (error "The showDiff request lacks diffId, an absolute filePath or newContent"))
-    (when old (ide-companion--settle old) (ide-companion--teardown old))
+    (when old (ide-companion--settle old) (ide-companion--end-view old))
     ;; This proposal stands instead of a text accepted earlier.
     (remhash path ide-companion--accepted)
     (let ((diff (ide-companion--make-diff
@@ -67,7 +67,10 @@ One to keep at once (PARAMS' kept) gets its proposal buffer only."
           (setq ide-companion--diff-id id buffer-read-only t))
         (if (eq ide-companion-diff-layout 'ediff)
             (ide-companion--display-ediff diff)
-          (ide-companion--display-side-by-side diff))
+          (delete-other-windows)
+          (switch-to-buffer (ide-companion--diff-original diff) nil t)
+          (select-window (split-window-right))
+          (switch-to-buffer (ide-companion--diff-proposal diff) nil t))
         ;; The companion's words (diffWords.ts); the buffer's state picks which.
         (let ((visiting (find-buffer-visiting path))
               (words (plist-get params :words)))
@@ -78,18 +81,10 @@ One to keep at once (PARAMS' kept) gets its proposal buffer only."
       :null)))
 
 (defun ide-companion--display-kept (buffer)
-  "Show kept BUFFER in a new window, if one fits, never selecting it.
-No window the user has (a diff may have just opened there) is taken."
+  "Show kept BUFFER in a new window if one fits, taking none of the user's.
+A diff may have just opened in the selected one."
   (display-buffer buffer '((display-buffer-reuse-window display-buffer-pop-up-window display-buffer-no-window)
                            (inhibit-same-window . t) (allow-no-window . t))))
-
-(defun ide-companion--display-side-by-side (diff)
-  "Show DIFF's original and proposal side by side in the selected frame."
-  (delete-other-windows)
-  (switch-to-buffer (ide-companion--diff-original diff) nil t)
-  (let ((right (split-window-right)))
-    (set-window-buffer right (ide-companion--diff-proposal diff))
-    (select-window right)))
 
 (defun ide-companion--display-ediff (diff)
   "Show DIFF with `ediff-buffers', the proposal in ediff's buffer B."
@@ -140,11 +135,9 @@ nor rejected, and the agent waiting.
     t))
 
 (defun ide-companion--end-view (diff &optional keep)
-  "Close DIFF's ediff session and original; the proposal too unless KEEP.
-Without KEEP the windows are restored as they were when DIFF opened; with
-it the proposal stays, with the user's edits, as a plain buffer (C-x C-w
-writes the text as it stands: text modes would add a newline).  Return
-non-nil when the proposal buffer is still there."
+  "Close DIFF's ediff session and buffers, restoring the windows.
+KEEP: the proposal stays, edits and all, as a plain buffer (writing it
+writes the text as it stands); then return non-nil if it is still there."
   (let ((control (ide-companion--diff-control diff))
         (proposal (ide-companion--diff-proposal diff)))
     (when (buffer-live-p control)
@@ -164,16 +157,10 @@ non-nil when the proposal buffer is still there."
         (when (and config (frame-live-p (window-configuration-frame config)))
           (set-window-configuration config))))))
 
-(defun ide-companion--teardown (diff)
-  "Close DIFF's ediff session and buffers and restore the windows."
-  (ide-companion--end-view diff))
-
 (defun ide-companion--proposal-text (diff)
   "The text of DIFF's proposal buffer as it stands."
   (with-current-buffer (ide-companion--diff-proposal diff)
-    (save-restriction
-      (widen)
-      (buffer-substring-no-properties (point-min) (point-max)))))
+    (save-restriction (widen) (buffer-substring-no-properties (point-min) (point-max)))))
 
 (defun ide-companion--proposal-killed ()
   "The proposal buffer is being killed by the user: reject its diff."
@@ -182,9 +169,8 @@ non-nil when the proposal buffer is still there."
 
 (defun ide-companion--accept-diff (diff)
   "Accept DIFF with the proposal as the user left it.
-The text is remembered until the file holds it: the host may die before it
-passed the accept on.  When the accept cannot be sent at all, the proposal
-stays as a plain buffer."
+The text is remembered until the file holds it (`ide-companion--accepted');
+when the accept cannot be sent at all, the proposal stays as a plain buffer."
   (let ((text (ide-companion--proposal-text diff))
         (path (ide-companion--diff-path diff)))
     (when (ide-companion--settle diff)
@@ -199,7 +185,7 @@ stays as a plain buffer."
                 ;; Not sent, but a death seen meanwhile showed it again already.
                 (not (eq (gethash path ide-companion--accepted) record)))
             (progn
-              (ide-companion--teardown diff)
+              (ide-companion--end-view diff)
               (message "ide-companion: accepted the changes to %s" (file-name-nondirectory path)))
           (remhash path ide-companion--accepted)
           (ide-companion--end-view diff t)
@@ -218,9 +204,8 @@ Bytes are compared: TEXT as the CLI writes it (UTF-8, no EOL conversion)."
              (string= (buffer-string) bytes))))))
 
 (defun ide-companion--keep-accepted ()
-  "The host died: show again each accepted text its file does not hold.
-It may have died before it passed the accept on.  Each text comes back as
-a plain buffer, as a kept proposal does.  Return the files' names."
+  "The host died: keep each accepted text its file does not hold in a buffer.
+It may have died before it passed the accept on.  Return the files' names."
   (let (kept)
     (maphash
      (lambda (path text)
@@ -238,7 +223,7 @@ a plain buffer, as a kept proposal does.  Return the files' names."
   (when (ide-companion--settle diff)
     (ide-companion--send (list :type "diffRejected" :diffId (ide-companion--diff-id diff)))
     ;; A buffer being killed dies anyway; the rest goes after its hook.
-    (if killed (run-at-time 0 nil #'ide-companion--teardown diff) (ide-companion--teardown diff))
+    (if killed (run-at-time 0 nil #'ide-companion--end-view diff) (ide-companion--end-view diff))
     (message "ide-companion: rejected the changes to %s" (file-name-nondirectory (ide-companion--diff-path diff)))))
 
 (defun ide-companion--all-diffs ()
@@ -248,16 +233,14 @@ a plain buffer, as a kept proposal does.  Return the files' names."
     all))
 
 (defun ide-companion--end-all-diffs (keep)
-  "The host is gone: end every diff, keeping its proposal when KEEP.
-No outcome can reach the CLI any more.  Return the kept files' names."
+  "The host is gone: end every diff, KEEP its proposal; return their files."
   (cl-loop for diff in (ide-companion--all-diffs)
            when (and (ide-companion--settle diff) (ide-companion--end-view diff keep) keep)
            collect (file-name-nondirectory (ide-companion--diff-path diff))))
 
 (defun ide-companion--reload (params)
-  "Answer reload: the agent wrote the path in PARAMS (the host watched for it).
-Unmodified buffers visiting it revert without a prompt; a modified one is
-never reverted, the host's words say so."
+  "Answer reload: the agent wrote the path in PARAMS; revert its buffer.
+A modified buffer is never reverted: the host's words say so."
   (let ((path (plist-get params :path))
         (warning (plist-get params :unsavedWarning)))
     (unless (and (stringp path) (stringp warning))
@@ -279,13 +262,10 @@ never reverted, the host's words say so."
            (let ((id (buffer-local-value 'ide-companion--diff-id ediff-buffer-B)))
              (and id (gethash id ide-companion--diffs))))
       (let ((all (ide-companion--all-diffs)))
-        (if (cdr all)
-            (let ((choices (mapcar (lambda (diff) (cons (format "%s (%s)" (ide-companion--diff-path diff)
-                                                                 (ide-companion--diff-id diff))
-                                                         diff))
-                                   all)))
-              (cdr (assoc (completing-read "Diff: " choices nil t) choices)))
-          (car all)))))
+        (if (not (cdr all)) (car all)
+          (let ((choices (mapcar (lambda (d) (cons (format "%s (%s)" (ide-companion--diff-path d) (ide-companion--diff-id d)) d))
+                                 all)))
+            (cdr (assoc (completing-read "Diff: " choices nil t) choices)))))))
 
 (defvar ide-companion-proposal-mode-map
   (let ((map (make-sparse-keymap)))

@@ -256,17 +256,13 @@ Return non-nil when it was sent."
 
 (defun ide-companion--died (how)
   "A running host died unasked (HOW, as the sentinel said it).
-Its discovery file and socket folder go now (it could not remove them, and
-the discovery file names this Emacs, which lives on); the proposals stay for
-the user; a new host starts at once, unless it keeps dying.  One line says
-what happened, never the host's raw log."
-  (let* ((ready ide-companion--ready)
-         (kept (append (ide-companion--end-all-diffs t) (ide-companion--keep-accepted)))
-         (now (float-time)))
+Its reaper removes its files; the proposals stay for the user; a new host
+starts at once, unless it keeps dying.  One line says what happened."
+  (let ((kept (append (ide-companion--end-all-diffs t) (ide-companion--keep-accepted)))
+        (now (float-time)))
     (ide-companion--forget-host)
-    (ide-companion--remove-files-of ready)
-    (setq ide-companion--deaths
-          (cons now (cl-remove-if-not (lambda (time) (< (- now time) 180)) ide-companion--deaths)))
+    (push now ide-companion--deaths)
+    (setq ide-companion--deaths (cl-remove-if (lambda (time) (> (- now time) 180)) ide-companion--deaths))
     (let ((proposals (if kept (ide-companion--put-words :keptAtDeath "{files}" (string-join kept ", ")) ""))
           (deaths (length ide-companion--deaths)))
       (if (>= deaths ide-companion--max-deaths)
@@ -279,19 +275,6 @@ what happened, never the host's raw log."
         ;; Back off as it keeps dying: 0, 0.5, 1, 2 s.
         (run-at-time (if (= deaths 1) 0 (* 0.25 (expt 2 (1- deaths)))) nil
                      (lambda () (when ide-companion-mode (ide-companion--start))))))))
-
-(defun ide-companion--remove-files-of (ready)
-  "Delete the discovery file and socket folder that READY named.
-The folder only in its own shape: TMP/ide-companion-UID/PID-PORT."
-  (let ((file (plist-get ready :discoveryFile))
-        (socket (plist-get ready :socketPath)))
-    (when (and (stringp file) (string-match-p "\\`gemini-ide-server-[0-9]+-[0-9]+\\.json\\'" (file-name-nondirectory file)))
-      (ignore-errors (delete-file file)))
-    (when (stringp socket)
-      (let ((dir (directory-file-name (file-name-directory socket))))
-        (when (and (string-match-p "\\`[0-9]+-[0-9]+\\'" (file-name-nondirectory dir))
-                   (string-match-p "\\`ide-companion-[0-9]+\\'" (file-name-nondirectory (directory-file-name (file-name-directory dir)))))
-          (ignore-errors (delete-directory dir t)))))))
 
 (defun ide-companion--forget-host ()
   "Reset the state tied to a host that is gone."

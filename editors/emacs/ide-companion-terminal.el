@@ -10,7 +10,9 @@
 ;;; Code:
 
 (require 'ide-companion-options)
-(eval-when-compile (require 'term))
+(declare-function make-term "term" (name program &optional startfile &rest switches))
+(declare-function term-mode "term" ())
+(declare-function term-char-mode "term" ())
 
 (declare-function vterm "ext:vterm" (&optional arg))
 (declare-function eat "ext:eat" (&optional program arg))
