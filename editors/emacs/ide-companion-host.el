@@ -198,7 +198,8 @@ Return non-nil when it was sent."
   "Act on MESSAGE, a plist from the host."
   (pcase (plist-get message :type)
     ("ready" (ide-companion--on-ready message))
-    ("sessions" (ide-companion--on-sessions (plist-get message :count) (plist-get message :agents)))
+    ("sessions" (ide-companion--on-sessions message))
+    ("health" (ide-companion--keep-health message))
     ;; Out of the filter: answering may show windows or save buffers.
     ("request" (run-at-time 0 nil #'ide-companion--answer
                             (plist-get message :id) (plist-get message :action) (plist-get message :params)))
@@ -223,17 +224,32 @@ Return non-nil when it was sent."
   (force-mode-line-update t)
   (run-hooks 'ide-companion-ready-hook))
 
-(defun ide-companion--on-sessions (count agents)
-  "COUNT CLI sessions are connected now, of AGENTS (a vector of names)."
+(defun ide-companion--on-sessions (message)
+  "Take MESSAGE: the CLI sessions connected now, their agents, the health."
   (let ((before ide-companion--session-agents)
-        (now (delete-dups (append agents nil))))
-    (setq ide-companion--sessions (or count 0)
+        (now (delete-dups (append (plist-get message :agents) nil))))
+    (setq ide-companion--sessions (or (plist-get message :count) 0)
           ide-companion--session-agents now)
+    (ide-companion--keep-health message)
     (dolist (agent (cl-set-difference now before :test #'equal))
       (message "ide-companion: %s connected" agent))
     (dolist (agent (cl-set-difference before now :test #'equal))
       (message "ide-companion: %s disconnected" agent))
     (force-mode-line-update t)))
+
+(defun ide-companion--keep-health (message)
+  "Keep the health lines of MESSAGE, the running host's, with its `ready'."
+  (when ide-companion--ready
+    (setq ide-companion--ready (plist-put ide-companion--ready :health (plist-get message :health)))))
+
+(defun ide-companion--health ()
+  "The running host's health lines, made now (the last ones if it is slow)."
+  (let ((last (plist-get ide-companion--ready :health))
+        (deadline (+ (float-time) 2)))
+    (when (ide-companion--send '(:type "health"))
+      (while (and (eq last (plist-get ide-companion--ready :health)) (ide-companion--running-p) (< (float-time) deadline))
+        (accept-process-output ide-companion--process 0.05)))
+    (plist-get ide-companion--ready :health)))
 
 (defvar ide-companion-mode)
 (defvar ide-companion--deaths nil "When running hosts died unasked (`float-time'), newest first.")

@@ -144,45 +144,33 @@ Gemini CLI and Qwen Code have no such channel."
             (ide-companion--open-terminal ide-companion-gemini-command "*gemini*")))))
 
 (defun ide-companion--doctor-lines ()
-  "The findings of `ide-companion-doctor', one string each."
-  (let* ((node (executable-find ide-companion-node-program))
-         (version (ide-companion--node-version))
-         (host (ide-companion--host-file))
-         (discovery (plist-get ide-companion--ready :discoveryFile))
-         (gemini (ide-companion--gemini-missing)))
-    (list
-     (format "%s Emacs %s%s" (if (fboundp 'json-serialize) "ok  " "FAIL") emacs-version
-             (if (fboundp 'json-serialize) " with native JSON" " without native JSON (libjansson): rebuild Emacs with it"))
-     (cond ((not node) (format "FAIL Node.js: `%s' is not on `exec-path' (install Node.js %d or newer)"
-                               ide-companion-node-program ide-companion--min-node-major))
-           ((not version) (format "FAIL Node.js: `%s --version' printed no version" node))
-           ((< (car version) ide-companion--min-node-major)
-            (format "FAIL Node.js %s at %s is too old: install Node.js %d or newer" (cdr version) node ide-companion--min-node-major))
-           (t (format "ok   Node.js %s at %s" (cdr version) node)))
-     (if host (format "ok   host %s (%s)" host (cdr (ide-companion--host-found)))
-       (format "FAIL host: %s" (or (ide-companion--start-problem) "not found")))
-     (cond (ide-companion--ready
-            (format "ok   host running (pid %s), port %s, %d CLI session%s%s\nok   agents served: %s (`ide-companion-agents' chooses)"
-                    (process-id ide-companion--process) (plist-get ide-companion--ready :port)
-                    ide-companion--sessions (if (= ide-companion--sessions 1) "" "s")
-                    (if ide-companion--session-agents (format " (%s)" (string-join ide-companion--session-agents ", ")) "")
-                    (string-join (append (plist-get ide-companion--ready :agents) nil) ", ")))
-           ((ide-companion--running-p) "WAIT host starting")
-           (t (format "FAIL host not running%s (M-x ide-companion-start)"
-                      (if ide-companion--last-error (concat ": " ide-companion--last-error) ""))))
-     (cond ((not discovery) "FAIL discovery file: none (the host is not ready)")
-           ((file-exists-p discovery) (format "ok   discovery file %s" discovery))
-           (t (format "FAIL discovery file %s is missing" discovery)))
-     (let ((socket (plist-get ide-companion--ready :socketPath)))
-       (cond ((not ide-companion--ready) "WAIT socket: the host is not ready")
-             ((not socket) "WARN no socket: gemini in a container or over SSH cannot reach this Emacs")
-             ((not (file-exists-p socket)) (format "FAIL socket %s is missing" socket))
-             (t (format "ok   socket %s: for gemini in a container, --sandbox or over SSH (ide-companion container, sandbox or ssh HOST)" socket))))
-     (let ((hint (plist-get ide-companion--ready :containerHint)))
-       (if hint (format "WARN container: %s" hint) "ok   container: none, or REMOTE_CONTAINERS/SSH_CONNECTION set: gemini dials 127.0.0.1"))
-     (if gemini (format "FAIL gemini: %s" gemini)
-       (format "ok   gemini %s" (executable-find (car (split-string-and-unquote ide-companion-gemini-command)))))
-     (format "ok   terminal for M-x ide-companion-gemini: %s" (ide-companion--terminal-kind)))))
+  "The findings of `ide-companion-doctor', one string each.
+What must hold before a host runs is checked here; a running host's
+findings are its own (its `health' lines, asked for now)."
+  (let ((node (executable-find ide-companion-node-program))
+        (version (ide-companion--node-version))
+        (host (ide-companion--host-file))
+        (gemini (ide-companion--gemini-missing)))
+    (append
+     (list
+      (format "%s Emacs %s%s" (if (fboundp 'json-serialize) "ok  " "FAIL") emacs-version
+              (if (fboundp 'json-serialize) " with native JSON" " without native JSON (libjansson): rebuild Emacs with it"))
+      (cond ((not node) (format "FAIL Node.js: `%s' is not on `exec-path' (install Node.js %d or newer)"
+                                ide-companion-node-program ide-companion--min-node-major))
+            ((not version) (format "FAIL Node.js: `%s --version' printed no version" node))
+            ((< (car version) ide-companion--min-node-major)
+             (format "FAIL Node.js %s at %s is too old: install Node.js %d or newer" (cdr version) node ide-companion--min-node-major))
+            (t (format "ok   Node.js %s at %s" (cdr version) node)))
+      (if host (format "ok   host %s (%s)" host (cdr (ide-companion--host-found)))
+        (format "FAIL host: %s" (or (ide-companion--start-problem) "not found"))))
+     (cond (ide-companion--ready (ide-companion--health))
+           ((ide-companion--running-p) '("WAIT host starting"))
+           (t (list (format "FAIL host not running%s (M-x ide-companion-start)"
+                            (if ide-companion--last-error (concat ": " ide-companion--last-error) "")))))
+     (list
+      (if gemini (format "FAIL gemini: %s" gemini)
+        (format "ok   gemini %s" (executable-find (car (split-string-and-unquote ide-companion-gemini-command)))))
+      (format "ok   terminal for M-x ide-companion-gemini: %s" (ide-companion--terminal-kind))))))
 
 (defun ide-companion-doctor ()
   "Check what the companion needs and show the findings in a buffer.

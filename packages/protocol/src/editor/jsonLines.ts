@@ -44,8 +44,11 @@ export const ResponseSchema = /* @__PURE__ */ lazySchema(() =>
 );
 export type Response = z.infer<typeof ResponseSchema>;
 
+/** The editor's health check asks for the host's health lines made now; the host answers a `health` line. */
+export const HealthAskSchema = /* @__PURE__ */ lazySchema(() => z.object({ type: z.literal('health') }));
+
 /** Any line the editor may send. */
-export const EditorLineSchema = /* @__PURE__ */ lazySchema(() => z.union([HelloSchema, ResponseSchema, EditorEventSchema]));
+export const EditorLineSchema = /* @__PURE__ */ lazySchema(() => z.union([HelloSchema, ResponseSchema, HealthAskSchema, EditorEventSchema]));
 export type EditorLine = z.infer<typeof EditorLineSchema>;
 
 export interface Ready {
@@ -65,9 +68,16 @@ export interface Ready {
   agents: string[];
   /** The words to show once this host is gone (diffWords.ts): the end keeps them. */
   words: HostGoneWords;
+  /** The shared health report (server/healthLines.ts) as lines, made now: the end shows them in its health check; `sessions` brings them anew. */
+  health: string[];
 }
 
 export type Request = { [N in EditorActionName]: { type: 'request'; id: number; action: N; params: ActionParams<N> } }[EditorActionName];
 
 /** Any line the host may send. */
-export type HostLine = Ready | Request | { type: 'sessions'; count: number; agents: string[] } | { type: 'error'; message: string };
+export type HostLine =
+  | Ready
+  | Request
+  | { type: 'sessions'; count: number; agents: string[]; health: string[] }
+  | { type: 'health'; health: string[] }
+  | { type: 'error'; message: string };
