@@ -287,15 +287,17 @@ endfunction
 " at once, backing off; after too many deaths it is left stopped. One line
 " says what happened, never the host's raw log.
 function! s:died(code) abort
-  let kept = ide_companion#diff#kept_words(ide_companion#diff#keep_all())
+  let kept = ide_companion#diff#keep_all()
+  let kept = empty(kept) ? '' : ide_companion#diff#words('keptAtDeath', {'files': join(kept, ', ')})
   call s:reset()
   let now = localtime()
   let s:deaths = add(filter(s:deaths, {_, t -> now - t < 180}), now)
+  let values = {'how': 'exit code ' . a:code, 'count': len(s:deaths)}
   if len(s:deaths) >= 5
-    let s:last_error = printf('the companion host stopped %d times in 3 minutes (exit code %d); it is not restarted', len(s:deaths), a:code)
+    let s:last_error = ide_companion#diff#words('notRestarted', values)
     return ide_companion#util#error(s:last_error . kept . '. :GeminiStart tries again, :GeminiHealth tells why')
   endif
-  let s:last_error = printf('the companion host stopped (exit code %d) and was restarted', a:code)
+  let s:last_error = ide_companion#diff#words('restarted', values)
   call ide_companion#util#warn(s:last_error . kept)
   " 0, 0.5, 1, 2 s.
   call timer_start(len(s:deaths) == 1 ? 0 : 250 * float2nr(pow(2, len(s:deaths) - 1)), {-> ide_companion#host#start()})
