@@ -256,6 +256,21 @@ test('check exits 2 with a message on usage errors', async () => {
   }
 });
 
+// check wrote its usage errors itself, raw: a --file path holding OSC 52 reached the terminal as given.
+test("check's usage errors reach the terminal without control characters", async () => {
+  const tmp = makeTempDir();
+  try {
+    const missing = path.join(tmp.path, 'x\x1b]52;c;aGk\x07.json');
+    const r = await runBin(['check', '--file', missing], { env: { ...process.env, TMPDIR: tmp.path } });
+    assert.equal(r.code, 2, r.stdout);
+    assert.match(r.stderr, /^ide-companion check: .*x\]52;c;aGk\.json: /);
+    // eslint-disable-next-line no-control-regex
+    assert.doesNotMatch(r.stderr, /[\x00-\x08\x0b-\x1f\x7f-\x9f]/);
+  } finally {
+    tmp.cleanup();
+  }
+});
+
 /*
  * check with no companion around (issue 30) passed on Gemini CLI's VS Code
  * advice, "To install the extension, run /ide install.", and added its own

@@ -70,6 +70,21 @@ describe('ide-companion mcp', { timeout: 120_000 }, () => {
     }
   });
 
+  // runMcp wrote its option errors itself, raw, beside runCommand's: an unknown option holding OSC 52 reached the terminal.
+  test('a bad option reaches the terminal without control characters, with the usage (exit 2)', async () => {
+    const s = setup();
+    try {
+      const r = await runNode([bin, 'mcp', '--\x1b]52;c;aGk\x07x'], { cwd: s.workspace, env: isolatedEnv(s.tmpdir) });
+      assert.equal(r.code, 2, r.stderr);
+      assert.match(r.stderr, /^ide-companion mcp: Unknown option '--\]52;c;aGkx'/);
+      assert.match(r.stderr, /Usage: ide-companion mcp/);
+      // eslint-disable-next-line no-control-regex
+      assert.doesNotMatch(r.stderr, /[\x00-\x08\x0b-\x1f\x7f-\x9f]/);
+    } finally {
+      s.cleanup();
+    }
+  });
+
   test('a scripted editor that appears and goes: the list follows it, calls are forwarded, bounds hold', async () => {
     const s = setup();
     const agent = await startMcpAgent({ cwd: s.workspace, tmpdir: s.tmpdir, args: ['--retry', '200'] });

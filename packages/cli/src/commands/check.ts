@@ -1,6 +1,7 @@
 /** `ide-companion check`: the conformance suite against a running companion (src/check/). */
 import { exitCodeOf, formatReport, runCheck } from '../check/index.js';
 import { CHECK_SPEC, EXIT, parseCommandArgs, usageOf, UsageError } from '../commandTable.js';
+import { printError } from '../runCommand.js';
 import type { Command } from './types.js';
 
 const spec = CHECK_SPEC;
@@ -51,7 +52,8 @@ async function run(argv: string[]): Promise<number> {
     return code;
   } catch (err) {
     if (err instanceof UsageError) {
-      process.stderr.write(`ide-companion check: ${err.message}\n${checking ? '' : `\n${usage}`}`);
+      printError('check', err.message);
+      if (!checking) process.stderr.write(`\n${usage}`);
       return EXIT.USAGE;
     }
     throw err;
