@@ -11,12 +11,13 @@
  * on the same diff coordinator and context: a diff's outcome reaches the CLI
  * as the answer to its blocking open_diff.
  */
-import * as http from 'node:http';
+import type * as http from 'node:http';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { DiffAcceptedNotification, type CompanionNotification, type IdeContext } from '@ide-companion/protocol';
 import { listenPrivately, SOCKET_HOST } from '../companionSocket.js';
 import { createMcpHttpHandler } from '../http/mcpHttpHandler.js';
+import { closeServer, mcpServer } from '../http/mcpServer.js';
 import { socketHostRule } from '../http/requestGuard.js';
 import type { Logger } from '../logger.js';
 import { isProcessAlive } from '@ide-companion/shared/processAlive';
@@ -102,8 +103,7 @@ export class CopilotFace {
       sessions: this.sessions,
       logger: options.logger,
     });
-    this.server = http.createServer({ requestTimeout: 120_000 }, handler);
-    this.server.on('clientError', (_err, socket) => socket.destroy());
+    this.server = mcpServer(handler);
   }
 
   /** The header the lock file names: the CLI sends it on every request. */
@@ -174,11 +174,7 @@ export class CopilotFace {
     for (const diffs of this.waiting.values()) diffs.settleAll();
     this.waiting.clear();
     await this.sessions.closeAll();
-    await new Promise<void>((resolve) => {
-      if (!this.server.listening) return resolve();
-      this.server.close(() => resolve());
-      this.server.closeAllConnections();
-    });
+    await closeServer(this.server);
   }
 
   private send(id: string, method: string, params: object): void {
