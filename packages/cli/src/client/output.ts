@@ -1,6 +1,6 @@
 /**
  * Shared by the client-side commands (status, context, diff, doctor, list,
- * install): `--json` versus text output (errors become exit codes in
+ * install, check): `--json` versus text output (errors become exit codes in
  * ../runCommand.ts; the one way they build a CompanionClient is makeClient.ts). Options and exit
  * codes are in ../commandTable.ts.
  */
