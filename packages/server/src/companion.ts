@@ -257,6 +257,7 @@ export class Companion {
             keepAliveMs: options.keepAliveMs ?? DEFAULT_KEEP_ALIVE_MS,
             logger: this.logger,
             createServer: () => this.createCopilotServer(),
+            currentSelection: () => selectionOf(this.context.snapshot(), this.context.selectionBackward),
             onSessionClosed: (id) => void this.diffs.sessionClosed(id),
             onSessionsChanged: () => this.emitSessions(),
           })

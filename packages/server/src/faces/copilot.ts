@@ -14,7 +14,7 @@
 import type * as http from 'node:http';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { DiffAcceptedNotification, type CompanionNotification, type IdeContext } from '@ide-companion/protocol';
+import { DiffAcceptedNotification, type ClaudeSelectionChanged, type CompanionNotification, type IdeContext } from '@ide-companion/protocol';
 import { listenPrivately, SOCKET_HOST } from '../companionSocket.js';
 import { createMcpHttpHandler } from '../http/mcpHttpHandler.js';
 import { closeServer, mcpServer } from '../http/mcpServer.js';
@@ -65,6 +65,8 @@ export interface CopilotFaceOptions {
   logger: Logger;
   /** A session's McpServer, with Copilot's tools. */
   createServer: () => Promise<McpServer>;
+  /** What the user has selected now (Claude's shape, which Copilot CLI reads too), for a stream that opens. */
+  currentSelection: () => ClaudeSelectionChanged | undefined;
   onSessionClosed: (sessionId: string) => void;
   onSessionsChanged: () => void;
 }
@@ -86,7 +88,10 @@ export class CopilotFace {
       createServer: options.createServer,
       // What the user has selected now, as the CLI's stream opens.
       onStreamOpen: (id) => {
-        if (this.lastSelection !== undefined) this.send(id, COPILOT_NOTIFICATION.selectionChanged, JSON.parse(this.lastSelection) as object);
+        const selection = options.currentSelection();
+        if (!selection) return;
+        this.lastSelection = JSON.stringify(selection);
+        this.send(id, COPILOT_NOTIFICATION.selectionChanged, selection);
       },
       onSessionClosed: (id) => {
         this.waiting.get(id)?.settleAll();
@@ -145,8 +150,10 @@ export class CopilotFace {
       );
   }
 
-  /** The context changed: every session hears `selection_changed` when the active file or selection differs. */
+  /** The context changed: every session hears `selection_changed` when the active file or selection differs from what they last heard. */
   contextChanged(context: IdeContext, selectionBackward: boolean): void {
+    // Nobody to tell (the usual case: the face is up for a user who has Copilot CLI): a stream that opens asks currentSelection.
+    if (this.sessions.size === 0) return;
     const selection = selectionOf(context, selectionBackward);
     if (!selection) return;
     const key = JSON.stringify(selection);
