@@ -281,6 +281,24 @@ describe('ide-companion mcp', { timeout: 120_000 }, () => {
     }
   });
 
+  // runMcp's log lines (stderr, which an agent may show) went out raw: an editor named with OSC 52 reached it.
+  test("its log lines carry no control character: an editor's name with OSC 52", async () => {
+    const s = setup();
+    const agent = await startMcpAgent({ cwd: s.workspace, tmpdir: s.tmpdir, args: ['--retry', '200'] });
+    const editor = new ScriptedEditor(s.workspace, s.tmpdir, ['getDiagnostics'], 'Scripted\x1b]52;c;aGk\x07 Editor');
+    try {
+      await editor.ready();
+      await waitFor(() => /connected to Scripted/.test(agent.stderr()), 'the connection logged', 20_000);
+      assert.match(agent.stderr(), /ide-companion mcp: connected to Scripted\]52;c;aGk Editor; tools: /);
+      // eslint-disable-next-line no-control-regex -- matching control characters is the point
+      assert.doesNotMatch(agent.stderr(), /[\x00-\x08\x0b-\x1f\x7f-\x9f]/);
+    } finally {
+      await editor.stop();
+      await agent.close();
+      s.cleanup();
+    }
+  });
+
   test('serve (no diagnostics): only getOpenEditors and getWorkspaceFolders are listed', async () => {
     const s = setup();
     const serve = spawn(process.execPath, [bin, 'serve', '--workspace', s.workspace, '--no-color'], {

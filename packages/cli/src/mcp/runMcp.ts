@@ -38,7 +38,8 @@ export async function runMcp(argv: string[]): Promise<number> {
   const cwd = path.resolve(typeof values['cwd'] === 'string' ? values['cwd'] : process.cwd());
   let logged = 0;
   const log = (line: string) => {
-    if (logged++ < MAX_LOG_LINES) process.stderr.write(`ide-companion mcp: ${line}\n`);
+    // Cleaned as every line we write: a line may name the editor or echo what the agent sent.
+    if (logged++ < MAX_LOG_LINES) printError('mcp', line);
   };
 
   const client = new CompanionClient({
