@@ -70,6 +70,26 @@ describe('ide-companion mcp', { timeout: 120_000 }, () => {
     }
   });
 
+  test('a line that is not JSON gets -32700, one that is no JSON-RPC message -32600 with its id; stdout carries only those', async () => {
+    const s = setup();
+    try {
+      const r = await runNode([bin, 'mcp'], { cwd: s.workspace, env: isolatedEnv(s.tmpdir), stdin: 'not json\n{"jsonrpc":"2.0","id":7,"method":5}\n' });
+      assert.equal(r.code, 0, r.stderr);
+      assert.deepEqual(
+        r.stdout
+          .trim()
+          .split('\n')
+          .map((l) => JSON.parse(l)),
+        [
+          { jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error: not JSON' } },
+          { jsonrpc: '2.0', id: 7, error: { code: -32600, message: 'Invalid Request: not a JSON-RPC 2.0 message' } },
+        ],
+      );
+    } finally {
+      s.cleanup();
+    }
+  });
+
   // runMcp wrote its option errors itself, raw, beside runCommand's: an unknown option holding OSC 52 reached the terminal.
   test('a bad option reaches the terminal without control characters, with the usage (exit 2)', async () => {
     const s = setup();
