@@ -4,7 +4,8 @@
  * command body that maps its own errors first runs through runWithExitCodes.
  */
 import { EXIT, UsageError } from '@ide-companion/command/commandSpec';
-import { cleanText } from '@ide-companion/protocol';
+// Its own module, not the protocol's index: main.ts (help and every command) starts without zod.
+import { cleanText } from '@ide-companion/protocol/terminalText';
 import type { Command } from './commands/types.js';
 
 /** `ide-companion NAME: message`, without control characters: a message may echo an argument, a path or a companion's words. */

@@ -88,3 +88,22 @@ test('an error that escapes a command reaches the terminal without control chara
     await s.cleanup();
   }
 });
+
+// help.ts echoed an unknown command's name as typed: one holding OSC 52 reached the terminal raw.
+test('an unknown command reaches the terminal without control characters, near miss or not', async () => {
+  const s = await setup();
+  try {
+    for (const [name, shown] of [
+      ['lis\x1b]52;c;aGk\x07t', /^ide-companion: unknown command 'lis\]52;c;aGkt'/],
+      ['\x1b]52;c;aGk\x07nothing-like-it', /^ide-companion: unknown command '\]52;c;aGknothing-like-it'/],
+    ] as const) {
+      const r = await runBin([name], { cwd: s.workspace, env: binEnv(s.tmp) });
+      assert.equal(r.code, 2, r.stderr);
+      assert.match(r.stderr, shown);
+      // eslint-disable-next-line no-control-regex
+      assert.doesNotMatch(r.stderr, /[\x00-\x08\x0b-\x1f\x7f-\x9f]/);
+    }
+  } finally {
+    await s.cleanup();
+  }
+});
