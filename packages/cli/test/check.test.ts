@@ -103,6 +103,27 @@ test('the real bin: check --port --token --json exits 0 on our companion and fin
   }
 });
 
+// check wrote its report and its notice as they came: a companion's ideInfo holding OSC 52 or a C1 CSI
+// (which JSON does not escape) reached the terminal, where status, list and context clean what they print.
+test("the real bin: a companion's escapes reach the terminal from neither the report, its JSON, nor the notice", { timeout: 120_000 }, async () => {
+  const h = await startOurCompanion({ ideInfo: { name: 'test\x1b]52;c;aGk\x07ide', displayName: 'Test\x9b2J IDE' } });
+  try {
+    const env = { ...process.env, TMPDIR: h.tmp };
+    for (const json of [false, true]) {
+      const r = await runBin(['check', '--port', String(h.companion.port), '--token', h.companion.authToken, '--no-diffs', ...(json ? ['--json'] : [])], {
+        env,
+      });
+      assert.equal(r.code, 0, r.stderr + r.stdout);
+      assert.match(r.stderr, /^ide-companion check: checking Test2J IDE on port /);
+      assert.match(r.stdout, /test\]52;c;aGkide/);
+      // eslint-disable-next-line no-control-regex
+      for (const out of [r.stdout, r.stderr]) assert.doesNotMatch(out, /[\x00-\x08\x0b-\x1f\x7f-\x9f]/);
+    }
+  } finally {
+    await h.cleanup();
+  }
+});
+
 // Regression: check filled a live editor with unlabelled test proposals, without a word first.
 test('the real bin says first that it will open test diffs there, labels each one as its own, and --no-diffs opens none', { timeout: 120_000 }, async () => {
   const h = await startOurCompanion();
@@ -251,6 +272,21 @@ test('check exits 2 with a message on usage errors', async () => {
       assert.equal(r.code, 2, `${args.join(' ')}: ${r.stdout}`);
       assert.match(r.stderr, /ide-companion check: /, args.join(' '));
     }
+  } finally {
+    tmp.cleanup();
+  }
+});
+
+// check wrote its usage errors itself, raw: a --file path holding OSC 52 reached the terminal as given.
+test("check's usage errors reach the terminal without control characters", async () => {
+  const tmp = makeTempDir();
+  try {
+    const missing = path.join(tmp.path, 'x\x1b]52;c;aGk\x07.json');
+    const r = await runBin(['check', '--file', missing], { env: { ...process.env, TMPDIR: tmp.path } });
+    assert.equal(r.code, 2, r.stdout);
+    assert.match(r.stderr, /^ide-companion check: .*x\]52;c;aGk\.json: /);
+    // eslint-disable-next-line no-control-regex
+    assert.doesNotMatch(r.stderr, /[\x00-\x08\x0b-\x1f\x7f-\x9f]/);
   } finally {
     tmp.cleanup();
   }

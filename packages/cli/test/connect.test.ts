@@ -354,6 +354,29 @@ describe('the relay over loopback TCP, and its life', { timeout: 4 * TIMEOUT }, 
     await waitFor(() => closed || undefined, 'the client to see the close', TIMEOUT);
   });
 
+  // The relay's lines (its log file, or a person's terminal) went out raw: a socket path holding OSC 52, echoed in
+  // its refusal, reached them as given.
+  test('its log lines carry no control character: a socket path holding OSC 52', async () => {
+    const tmp = makeTempDir('ide-companion-relay-');
+    try {
+      const log = path.join(tmp.path, 'log');
+      const code = await new Promise<number | null>((resolve) => {
+        const child = spawn(process.execPath, [RELAY_BUNDLE_PATH, '--socket', path.join(tmp.path, 'x\x1b]52;c;aGk\x07.sock'), '--log', log], {
+          env: { PATH: process.env['PATH'] },
+          stdio: ['pipe', 'pipe', 'pipe'],
+        });
+        child.once('exit', resolve);
+      });
+      assert.equal(code, 3);
+      const text = fs.readFileSync(log, 'utf8');
+      assert.match(text, /x\]52;c;aGk\.sock: not found/);
+      // eslint-disable-next-line no-control-regex -- matching control characters is the point
+      assert.doesNotMatch(text, /[\x00-\x08\x0b-\x1f\x7f-\x9f]/);
+    } finally {
+      tmp.cleanup();
+    }
+  });
+
   test('refused at start, exit 3: a socket of another user, a missing socket, no token', async () => {
     const tmp = makeTempDir('ide-companion-relay-');
     const server = net.createServer();
