@@ -13,6 +13,7 @@ import { GetOpenEditorsParamsSchema, GetOpenEditorsResultSchema } from '../getOp
 import { GetSelectionParamsSchema, GetSelectionResultSchema } from '../getSelection.js';
 import { OpenFileParamsSchema } from '../openFile.js';
 import { SaveDocumentParamsSchema, SaveDocumentResultSchema } from '../saveDocument.js';
+import { DiagnosticItemsParamsSchema, DiagnosticItemsResultSchema } from './diagnosticItems.js';
 
 export const DIFF_CLOSE_REASONS = ['closedByCli', 'replaced', 'sessionClosed', 'companionStopped'] as const;
 export const DiffCloseReasonSchema = /* @__PURE__ */ lazySchema(() => z.enum(DIFF_CLOSE_REASONS));
@@ -100,6 +101,7 @@ export const EDITOR_ACTIONS = {
   closeFile: actionType('closeFile', CloseFileParamsSchema, z.null(), 5_000),
   selectedText: actionType('selectedText', SelectedTextParamsSchema, SelectedTextResultSchema, 2_000),
   reload: actionType('reload', ReloadParamsSchema, z.null(), 5_000),
+  diagnosticItems: actionType('diagnosticItems', DiagnosticItemsParamsSchema, DiagnosticItemsResultSchema, 5_000),
 } as const;
 
 export type EditorActionName = keyof typeof EDITOR_ACTIONS;

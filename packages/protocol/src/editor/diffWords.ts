@@ -34,11 +34,11 @@ export const diffWords = {
   /** `reload` with the user's buffer modified: their changes are never dropped. */
   notReloaded: (file: string, agent: string) =>
     `${file} was written by ${agent} but was not reloaded: it has unsaved changes (reloading from disk would drop them)`,
-  /** `closeDiff`'s message, by reason; undefined: nothing to say (the companion stops). */
-  closed(reason: DiffCloseReason, file: string, agent: string, ide: string): string | undefined {
+  /** `closeDiff`'s message, by reason; undefined: nothing to say (the companion stops). `kept`: shown only to be kept, without taking the user's window. */
+  closed(reason: DiffCloseReason, file: string, agent: string, ide: string, kept = false): string | undefined {
     switch (reason) {
       case 'sessionClosed':
-        return `the ${agent} session that proposed ${file} went away; the proposal is kept in its buffer${savesIt(ide)}`;
+        return `the ${agent} session that proposed ${file} went away; the proposal is kept in its buffer${savesIt(ide)}${kept ? ', shown beside your windows without taking yours' : ''}`;
       case 'closedByCli':
         return `${agent} closed the diff for ${file}`;
       case 'replaced':

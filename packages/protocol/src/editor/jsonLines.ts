@@ -78,6 +78,6 @@ export type Request = { [N in EditorActionName]: { type: 'request'; id: number; 
 export type HostLine =
   | Ready
   | Request
-  | { type: 'sessions'; count: number; agents: string[]; health: string[] }
+  | { type: 'sessions'; count: number; agents: string[]; /** What to show for the change (sessionWords.ts). */ said: string[]; health: string[] }
   | { type: 'health'; health: string[] }
   | { type: 'error'; message: string };
