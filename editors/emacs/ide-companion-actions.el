@@ -110,72 +110,36 @@ NOT-AFTER-LAST: the empty line after a final newline is the last line."
                       :start (ide-companion--position start)
                       :end (ide-companion--position end))))))))
 
-(defun ide-companion--buffers-for (path)
-  "Live file buffers visiting PATH, or every file buffer under the roots if nil."
-  (if path
-      (let ((buffer (find-buffer-visiting path)))
-        (and buffer (list buffer)))
-    (cl-remove-if-not
-     (lambda (buffer)
-       (let ((file (buffer-file-name buffer)))
-         (and file (cl-some (lambda (root) (string-prefix-p (file-name-as-directory root) file))
-                            ide-companion--roots))))
-     (buffer-list))))
-
-(defun ide-companion--flymake-severity (type)
-  "The protocol severity of flymake diagnostic TYPE."
-  (let ((category (or (get type 'flymake-category) type)))
-    (cond ((memq category '(:error flymake-error)) "error")
-          ((memq category '(:warning flymake-warning)) "warning")
-          (t "information"))))
-
-(defun ide-companion--flymake-diagnostics (buffer)
-  "Flymake's diagnostics in BUFFER, in protocol form."
-  (with-current-buffer buffer
-    (when (and (bound-and-true-p flymake-mode) (fboundp 'flymake-diagnostics))
-      (mapcar (lambda (diag)
-                (let ((backend (flymake-diagnostic-backend diag)))
-                  (append
-                   (list :path (buffer-file-name buffer)
-                         :range (list :start (ide-companion--position (flymake-diagnostic-beg diag))
-                                      :end (ide-companion--position (flymake-diagnostic-end diag)))
-                         :severity (ide-companion--flymake-severity (flymake-diagnostic-type diag))
-                         :message (substring-no-properties (flymake-diagnostic-text diag)))
-                   (and backend (symbolp backend) (list :source (symbol-name backend))))))
-              (flymake-diagnostics)))))
-
-(defun ide-companion--flycheck-diagnostics (buffer)
-  "Flycheck's errors in BUFFER, in protocol form."
-  (with-current-buffer buffer
-    (when (and (bound-and-true-p flycheck-mode) (boundp 'flycheck-current-errors))
-      (mapcar (lambda (err)
-                (let* ((line (or (flycheck-error-line err) 1))
-                       (column (or (flycheck-error-column err) 1))
-                       (level (flycheck-error-level err))
-                       (checker (flycheck-error-checker err))
-                       (id (flycheck-error-id err)))
-                  (append
-                   (list :path (buffer-file-name buffer)
-                         :range (list :start (list :line line :character column)
-                                      :end (list :line (or (and (fboundp 'flycheck-error-end-line)
-                                                                (flycheck-error-end-line err))
-                                                           line)
-                                                 :character (or (and (fboundp 'flycheck-error-end-column)
-                                                                     (flycheck-error-end-column err))
-                                                                column)))
-                         :severity (pcase level ('error "error") ('warning "warning") (_ "information"))
-                         :message (or (flycheck-error-message err) ""))
-                   (and checker (list :source (format "%s" checker)))
-                   (and id (list :code (format "%s" id))))))
-              flycheck-current-errors))))
-
-(defun ide-companion--diagnostics (params)
-  "Answer getDiagnostics for the path in PARAMS, or for the workspace."
-  (let (all)
-    (dolist (buffer (ide-companion--buffers-for (plist-get params :path)))
-      (setq all (append all (ide-companion--flymake-diagnostics buffer)
-                        (ide-companion--flycheck-diagnostics buffer))))
-    (list :diagnostics (vconcat all))))
+(defun ide-companion--diagnostic-items (_params)
+  "Answer diagnosticItems: flymake's and flycheck's findings in file buffers.
+The host shapes them (severities, the file asked, the workspace)."
+  (let (items)
+    (dolist (buffer (buffer-list))
+      (let ((path (ide-companion--file-buffer-p buffer)))
+        (with-current-buffer buffer
+          (when (and path (bound-and-true-p flymake-mode) (fboundp 'flymake-diagnostics))
+            (dolist (diag (flymake-diagnostics))
+              (let ((type (flymake-diagnostic-type diag))
+                    (backend (flymake-diagnostic-backend diag))
+                    (end (ide-companion--position (flymake-diagnostic-end diag))))
+                (push (append (list :kind "emacs" :path path :severity (symbol-name (or (get type 'flymake-category) type))
+                                    :message (substring-no-properties (flymake-diagnostic-text diag))
+                                    :endLine (plist-get end :line) :endCharacter (plist-get end :character))
+                              (ide-companion--position (flymake-diagnostic-beg diag))
+                              (and backend (symbolp backend) (list :source (symbol-name backend))))
+                      items))))
+          (when (and path (bound-and-true-p flycheck-mode) (boundp 'flycheck-current-errors))
+            (dolist (err flycheck-current-errors)
+              (let ((id (flycheck-error-id err)))
+                (push (append (list :kind "emacs" :path path :line (flycheck-error-line err) :character (flycheck-error-column err)
+                                    :severity (symbol-name (flycheck-error-level err))
+                                    :message (or (flycheck-error-message err) "")
+                                    :source (format "%s" (flycheck-error-checker err)))
+                              (and (fboundp 'flycheck-error-end-line)
+                                   (list :endLine (flycheck-error-end-line err) :endCharacter (flycheck-error-end-column err)))
+                              (and id (list :code (format "%s" id))))
+                      items)))))))
+    (list :items (vconcat (nreverse items)))))
 
 (defun ide-companion--document-dirty (params)
   "Answer checkDocumentDirty for the path in PARAMS."
@@ -213,7 +177,7 @@ while Emacs opened it."
     ("openFile" . ide-companion--open-file)
     ("getOpenEditors" . ide-companion--open-editors)
     ("getSelection" . ide-companion--selection)
-    ("getDiagnostics" . ide-companion--diagnostics)
+    ("diagnosticItems" . ide-companion--diagnostic-items)
     ("checkDocumentDirty" . ide-companion--document-dirty)
     ("saveDocument" . ide-companion--save-document)
     ("closeFile" . ide-companion--close-file)

@@ -138,14 +138,7 @@ With FORCE, report it even when it is the same buffer."
 (defun ide-companion--report-open-buffers ()
   "Report every file buffer as open, with the time it was last shown."
   (dolist (buffer (buffer-list))
-    (let ((file (ide-companion--file-buffer-p buffer)))
-      (when file
-        (with-current-buffer buffer
-          (setq ide-companion--path file)
-          (ide-companion--send
-           (append (list :type "open" :path file)
-                   (and buffer-display-time
-                        (list :timestamp (truncate (* 1000 (float-time buffer-display-time))))))))))))
+    (with-current-buffer buffer (ide-companion--on-find-file))))
 
 (defun ide-companion--flush-cursor ()
   "Report point and the region's other end in the focused file.
@@ -197,11 +190,13 @@ The idle timer makes the report once the commands stop, however many ran."
     (ide-companion--check-focus t)))
 
 (defun ide-companion--on-find-file ()
-  "A buffer started visiting a file."
+  "A buffer started visiting a file: report it open, with when it was shown."
   (let ((file (and ide-companion--ready (ide-companion--file-buffer-p (current-buffer)))))
     (when file
       (setq ide-companion--path file)
-      (ide-companion--send (list :type "open" :path file)))))
+      (ide-companion--send (append (list :type "open" :path file)
+                                   (and buffer-display-time
+                                        (list :timestamp (truncate (* 1000 (float-time buffer-display-time))))))))))
 
 (defun ide-companion--on-kill-buffer ()
   "A buffer is being killed."
@@ -213,8 +208,6 @@ The idle timer makes the report once the commands stop, however many ran."
   "A buffer was written: its file exists on disk now."
   (let ((file (and ide-companion--ready (ide-companion--file-buffer-p (current-buffer)))))
     (when file
-      (unless (or (null ide-companion--path) (equal ide-companion--path file))
-        (ide-companion--send (list :type "rename" :from ide-companion--path :to file)))
       (setq ide-companion--path file)
       (ide-companion--send (list :type "saved" :path file)))))
 

@@ -45,8 +45,6 @@ One to keep at once (PARAMS' kept) gets its proposal buffer only."
          (kept (eq (plist-get params :kept) t))
          (agent (plist-get params :agent))
          (old (gethash id ide-companion--diffs)))
-    (unless (and (stringp id) (stringp path) (file-name-absolute-p path) (stringp new-content))
-      (error "The showDiff request lacks diffId, an absolute filePath or newContent"))
     (when old (ide-companion--settle old) (ide-companion--end-view old))
     ;; This proposal stands instead of a text accepted earlier.
     (remhash path ide-companion--accepted)

@@ -11,12 +11,7 @@
 
 (require 'ide-companion-terminal)
 
-(declare-function json-read-from-string "json" (string))
-(defvar json-object-type)
-(defvar json-array-type)
-(defvar json-key-type)
-(defvar json-null)
-(defvar json-false)
+(eval-when-compile (require 'json))     ; the fallback of `ide-companion--parse'
 (declare-function ide-companion--initial-roots "ide-companion-context" ())
 (declare-function ide-companion--trusted "ide-companion-context" ())
 (declare-function ide-companion--report-open-buffers "ide-companion-context" ())
@@ -124,7 +119,6 @@ Return non-nil when it was sent."
   (setq ide-companion--partial nil
         ide-companion--ready nil
         ide-companion--sessions 0
-        ide-companion--session-agents nil
         ide-companion--last-error nil
         ide-companion--focused nil
         ide-companion--roots (ide-companion--initial-roots))
@@ -152,7 +146,7 @@ Return non-nil when it was sent."
        (append (list :type "hello" :protocol 1 :ide '(:name "emacs" :displayName "Emacs") :pid (emacs-pid)
                      :roots (vconcat ide-companion--roots)
                      ;; `reload' is no tool: diffs'.
-                     :capabilities ["openFile" "getOpenEditors" "getSelection" "getDiagnostics"
+                     :capabilities ["openFile" "getOpenEditors" "getSelection" "getDiagnostics" "diagnosticItems"
                                     "checkDocumentDirty" "saveDocument" "reload"])
                (and trusted (list :trustedFolders trusted))
                (and ide-companion-agents (list :agents (vconcat ide-companion-agents))))))))
@@ -213,10 +207,8 @@ Return non-nil when it was sent."
 
 (defun ide-companion--on-ready (message)
   "The host listens: keep MESSAGE, tie terminals to it, report the editor state."
-  (setq ide-companion--ready message)
-  (let ((words (plist-get message :words)))
-    (when (and (stringp (plist-get words :acceptUnsent)) (stringp (plist-get words :keptAtDeath)))
-      (setq ide-companion--words words)))
+  (setq ide-companion--ready message
+        ide-companion--words (plist-get message :words))
   (ide-companion--apply-env (plist-get message :env))
   (ide-companion--log "ready on port %s" (plist-get message :port))
   (ide-companion--report-open-buffers)
@@ -225,17 +217,11 @@ Return non-nil when it was sent."
   (run-hooks 'ide-companion-ready-hook))
 
 (defun ide-companion--on-sessions (message)
-  "Take MESSAGE: the CLI sessions connected now, their agents, the health."
-  (let ((before ide-companion--session-agents)
-        (now (delete-dups (append (plist-get message :agents) nil))))
-    (setq ide-companion--sessions (or (plist-get message :count) 0)
-          ide-companion--session-agents now)
-    (ide-companion--keep-health message)
-    (dolist (agent (cl-set-difference now before :test #'equal))
-      (message "ide-companion: %s connected" agent))
-    (dolist (agent (cl-set-difference before now :test #'equal))
-      (message "ide-companion: %s disconnected" agent))
-    (force-mode-line-update t)))
+  "Take MESSAGE: how many CLI sessions are connected, what to say, the health."
+  (setq ide-companion--sessions (or (plist-get message :count) 0))
+  (ide-companion--keep-health message)
+  (dolist (line (plist-get message :said)) (message "ide-companion: %s" line))
+  (force-mode-line-update t))
 
 (defun ide-companion--keep-health (message)
   "Keep the health lines of MESSAGE, the running host's, with its `ready'."
@@ -244,11 +230,9 @@ Return non-nil when it was sent."
 
 (defun ide-companion--health ()
   "The running host's health lines, made now (the last ones if it is slow)."
-  (let ((last (plist-get ide-companion--ready :health))
-        (deadline (+ (float-time) 2)))
+  (let ((last (plist-get ide-companion--ready :health)))
     (when (ide-companion--send '(:type "health"))
-      (while (and (eq last (plist-get ide-companion--ready :health)) (ide-companion--running-p) (< (float-time) deadline))
-        (accept-process-output ide-companion--process 0.05)))
+      (ide-companion--wait 2 (lambda () (not (eq last (plist-get ide-companion--ready :health))))))
     (plist-get ide-companion--ready :health)))
 
 (defvar ide-companion-mode)
@@ -274,30 +258,28 @@ Return non-nil when it was sent."
   "A running host died unasked (HOW, as the sentinel said it).
 Its reaper removes its files; the proposals stay for the user; a new host
 starts at once, unless it keeps dying.  One line says what happened."
-  (let ((kept (append (ide-companion--end-all-diffs t) (ide-companion--keep-accepted)))
-        (now (float-time)))
+  (let* ((kept (append (ide-companion--end-all-diffs t) (ide-companion--keep-accepted)))
+         (now (float-time))
+         (deaths (length (setq ide-companion--deaths
+                               (cons now (cl-remove-if (lambda (time) (> (- now time) 180)) ide-companion--deaths)))))
+         (stop (>= deaths ide-companion--max-deaths)))
     (ide-companion--forget-host)
-    (push now ide-companion--deaths)
-    (setq ide-companion--deaths (cl-remove-if (lambda (time) (> (- now time) 180)) ide-companion--deaths))
-    (let ((proposals (if kept (ide-companion--put-words :keptAtDeath "{files}" (string-join kept ", ")) ""))
-          (deaths (length ide-companion--deaths)))
-      (if (>= deaths ide-companion--max-deaths)
-          (progn
-            (setq ide-companion--last-error
-                  (format "the companion host stopped %d times in 3 minutes (%s); it is not restarted" deaths how))
-            (message "ide-companion: %s%s. M-x ide-companion-start tries again" ide-companion--last-error proposals))
-        (setq ide-companion--last-error (format "the companion host stopped (%s) and was restarted" how))
-        (message "ide-companion: %s%s" ide-companion--last-error proposals)
-        ;; Back off as it keeps dying: 0, 0.5, 1, 2 s.
-        (run-at-time (if (= deaths 1) 0 (* 0.25 (expt 2 (1- deaths)))) nil
-                     (lambda () (when ide-companion-mode (ide-companion--start))))))))
+    (setq ide-companion--last-error
+          (if stop (format "the companion host stopped %d times in 3 minutes (%s); it is not restarted" deaths how)
+            (format "the companion host stopped (%s) and was restarted" how)))
+    (message "ide-companion: %s%s%s" ide-companion--last-error
+             (if kept (ide-companion--put-words :keptAtDeath "{files}" (string-join kept ", ")) "")
+             (if stop ". M-x ide-companion-start tries again" ""))
+    ;; Back off as it keeps dying: 0, 0.5, 1, 2 s.
+    (unless stop
+      (run-at-time (if (= deaths 1) 0 (* 0.25 (expt 2 (1- deaths)))) nil
+                   (lambda () (when ide-companion-mode (ide-companion--start)))))))
 
 (defun ide-companion--forget-host ()
   "Reset the state tied to a host that is gone."
   (setq ide-companion--process nil
         ide-companion--ready nil
-        ide-companion--sessions 0
-        ide-companion--session-agents nil)
+        ide-companion--sessions 0)
   (ide-companion--restore-env)
   (ide-companion--end-all-diffs nil)
   (force-mode-line-update t))
@@ -318,12 +300,16 @@ starts at once, unless it keeps dying.  One line says what happened."
         (when (process-live-p process) (delete-process process))))
     (ide-companion--forget-host)))
 
+(defun ide-companion--wait (seconds done)
+  "Wait up to SECONDS for the running host's output to make DONE non-nil."
+  (let ((deadline (+ (float-time) seconds)))
+    (while (and (not (funcall done)) (ide-companion--running-p) (< (float-time) deadline))
+      (accept-process-output ide-companion--process 0.05))))
+
 (defun ide-companion--wait-ready (seconds)
   "Wait up to SECONDS for the host to be ready; return non-nil when it is."
-  (let ((deadline (+ (float-time) seconds)))
-    (while (and (not ide-companion--ready) (ide-companion--running-p) (< (float-time) deadline))
-      (accept-process-output ide-companion--process 0.05))
-    ide-companion--ready))
+  (ide-companion--wait seconds (lambda () ide-companion--ready))
+  ide-companion--ready)
 
 (provide 'ide-companion-host)
 ;;; ide-companion-host.el ends here

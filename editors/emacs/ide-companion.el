@@ -87,17 +87,16 @@ to accept (\\[ide-companion-accept]) or reject (\\[ide-companion-reject]).
 
 (defun ide-companion-send-to-agent (start end)
   "Send the file, or the lines of the region START..END, to Claude Code.
-It lands in Claude Code's prompt as an @-mention (its at_mentioned);
-Gemini CLI and Qwen Code have no such channel."
+It lands in Claude Code's prompt as an @-mention (its at_mentioned); the
+host says so when no connected agent takes it."
   (interactive (if (use-region-p) (list (region-beginning) (region-end)) (list nil nil)))
-  (cond ((not buffer-file-name) (user-error "This buffer visits no file"))
-        ((not (member "Claude Code" ide-companion--session-agents))
-         (user-error "No Claude Code is connected (only Claude Code takes what you send; run `claude --ide')"))
-        (t (ide-companion--send
-            (append (list :type "mention" :path (file-truename buffer-file-name))
-                    (when start
-                      (list :startLine (line-number-at-pos start)
-                            :endLine (line-number-at-pos (if (and (> end start) (= (save-excursion (goto-char end) (current-column)) 0)) (1- end) end)))))))))
+  (unless buffer-file-name (user-error "This buffer visits no file"))
+  (unless (ide-companion--send
+           (append (list :type "mention" :path (file-truename buffer-file-name))
+                   (when start
+                     (list :startLine (line-number-at-pos start)
+                           :endLine (line-number-at-pos (if (and (> end start) (= (save-excursion (goto-char end) (current-column)) 0)) (1- end) end))))))
+    (user-error "Ide-companion: not running (M-x ide-companion-start)")))
 
 (defun ide-companion-stop ()
   "Stop the companion; Gemini CLI sessions connected to it disconnect."
@@ -147,22 +146,13 @@ Gemini CLI and Qwen Code have no such channel."
   "The findings of `ide-companion-doctor', one string each.
 What must hold before a host runs is checked here; a running host's
 findings are its own (its `health' lines, asked for now)."
-  (let ((node (executable-find ide-companion-node-program))
-        (version (ide-companion--node-version))
-        (host (ide-companion--host-file))
+  (let ((problem (ide-companion--start-problem))
         (gemini (ide-companion--gemini-missing)))
     (append
-     (list
-      (format "%s Emacs %s%s" (if (fboundp 'json-serialize) "ok  " "FAIL") emacs-version
-              (if (fboundp 'json-serialize) " with native JSON" " without native JSON (libjansson): rebuild Emacs with it"))
-      (cond ((not node) (format "FAIL Node.js: `%s' is not on `exec-path' (install Node.js %d or newer)"
-                                ide-companion-node-program ide-companion--min-node-major))
-            ((not version) (format "FAIL Node.js: `%s --version' printed no version" node))
-            ((< (car version) ide-companion--min-node-major)
-             (format "FAIL Node.js %s at %s is too old: install Node.js %d or newer" (cdr version) node ide-companion--min-node-major))
-            (t (format "ok   Node.js %s at %s" (cdr version) node)))
-      (if host (format "ok   host %s (%s)" host (cdr (ide-companion--host-found)))
-        (format "FAIL host: %s" (or (ide-companion--start-problem) "not found"))))
+     (if problem (list (concat "FAIL " problem))
+       (list (format "ok   Node.js %s at %s, Emacs %s with native JSON" (cdr (ide-companion--node-version))
+                     (executable-find ide-companion-node-program) emacs-version)
+             (format "ok   host %s (%s)" (ide-companion--host-file) (cdr (ide-companion--host-found)))))
      (cond (ide-companion--ready (ide-companion--health))
            ((ide-companion--running-p) '("WAIT host starting"))
            (t (list (format "FAIL host not running%s (M-x ide-companion-start)"
