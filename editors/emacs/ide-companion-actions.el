@@ -32,9 +32,8 @@
       (list :text (if (string= text (ide-companion--diff-new-content diff)) :null text)))))
 
 (defun ide-companion--close-diff (params)
-  "Answer closeDiff: close the diff in PARAMS without an outcome.
-Its message, the companion's words, is shown once the view is closed (kept,
-when its CLI went away: nobody can take an answer, but the proposal stays)."
+  "Answer closeDiff: close the diff in PARAMS without an outcome; say its message.
+A diff whose CLI went away is kept: nobody can take an answer."
   (let ((diff (gethash (plist-get params :diffId) ide-companion--diffs))
         (message (plist-get params :message)))
     (when (and diff (ide-companion--settle diff))
@@ -43,10 +42,6 @@ when its CLI went away: nobody can take an answer, but the proposal stays)."
         (when (stringp message)
           (message "ide-companion: %s%s" message (if kept (format ": %s" kept) "")))))
     :null))
-
-(defun ide-companion--terminal-buffer-p (buffer)
-  "Return non-nil when BUFFER is a terminal."
-  (memq (buffer-local-value 'major-mode buffer) '(vterm-mode eat-mode term-mode shell-mode eshell-mode)))
 
 (defun ide-companion--open-file (params)
   "Answer openFile: visit the path in PARAMS at its line and column.
@@ -60,7 +55,7 @@ line (not the empty one after a final newline), a column past the line its end."
       (error "The openFile request needs an absolute path"))
     (when (file-directory-p path) (error "%s is a directory" path))
     ;; Keep Gemini's terminal in view: open the file in another window.
-    (if (ide-companion--terminal-buffer-p (window-buffer (selected-window)))
+    (if (memq (buffer-local-value 'major-mode (window-buffer)) '(vterm-mode eat-mode term-mode shell-mode eshell-mode))
         (find-file-other-window path)
       (find-file path))
     (when (natnump line)
@@ -104,11 +99,8 @@ NOT-AFTER-LAST: the empty line after a final newline is the last line."
           (if (not (and (buffer-live-p buffer) (buffer-local-value 'mark-active buffer)))
               :null
             (with-current-buffer buffer
-              (let ((start (region-beginning)) (end (region-end)))
-                (list :path (buffer-file-name)
-                      :text (buffer-substring-no-properties start end)
-                      :start (ide-companion--position start)
-                      :end (ide-companion--position end))))))))
+              (list :path (buffer-file-name) :text (buffer-substring-no-properties (region-beginning) (region-end))
+                    :start (ide-companion--position (region-beginning)) :end (ide-companion--position (region-end))))))))
 
 (defun ide-companion--diagnostic-items (_params)
   "Answer diagnosticItems: flymake's and flycheck's findings in file buffers.
@@ -129,16 +121,14 @@ The host shapes them (severities, the file asked, the workspace)."
                               (and backend (symbolp backend) (list :source (symbol-name backend))))
                       items))))
           (when (and path (bound-and-true-p flycheck-mode) (boundp 'flycheck-current-errors))
-            (dolist (err flycheck-current-errors)
-              (let ((id (flycheck-error-id err)))
-                (push (append (list :kind "emacs" :path path :line (flycheck-error-line err) :character (flycheck-error-column err)
-                                    :severity (symbol-name (flycheck-error-level err))
-                                    :message (or (flycheck-error-message err) "")
-                                    :source (format "%s" (flycheck-error-checker err)))
-                              (and (fboundp 'flycheck-error-end-line)
-                                   (list :endLine (flycheck-error-end-line err) :endCharacter (flycheck-error-end-column err)))
-                              (and id (list :code (format "%s" id))))
-                      items)))))))
+            (dolist (err flycheck-current-errors) ; nil fields are {} on the wire: the host skips them
+              (push (list :kind "emacs" :path path :line (flycheck-error-line err) :character (flycheck-error-column err)
+                          :endLine (and (fboundp 'flycheck-error-end-line) (flycheck-error-end-line err))
+                          :endCharacter (and (fboundp 'flycheck-error-end-column) (flycheck-error-end-column err))
+                          :severity (symbol-name (flycheck-error-level err)) :message (flycheck-error-message err)
+                          :source (format "%s" (flycheck-error-checker err))
+                          :code (and (flycheck-error-id err) (format "%s" (flycheck-error-id err))))
+                    items))))))
     (list :items (vconcat (nreverse items)))))
 
 (defun ide-companion--document-dirty (params)
@@ -162,9 +152,7 @@ The host shapes them (severities, the file asked, the workspace)."
           (list :saved t))))))
 
 (defun ide-companion--close-file (params)
-  "Answer closeFile: kill the buffer visiting the path in PARAMS.
-A modified buffer stays.  The companion asks when the path was swapped
-while Emacs opened it."
+  "Answer closeFile: kill the unmodified buffer visiting the path in PARAMS."
   (let ((buffer (find-buffer-visiting (plist-get params :path))))
     (when (and buffer (not (buffer-modified-p buffer)))
       (kill-buffer buffer))

@@ -52,17 +52,14 @@
       (ide-companion--send (list :type "roots" :roots (vconcat ide-companion--roots))))))
 
 (defun ide-companion--trusted ()
-  "Emacs 30's `trusted-content' for the host to judge, or nil when unset.
-nil, its default, says nothing about trust: then trust is not reported."
+  "Emacs 30's `trusted-content' for the host to judge, or nil when unset."
   (when (and (boundp 'trusted-content) trusted-content)
     (if (eq trusted-content :all) "all"
       (vconcat (mapcar #'expand-file-name (seq-filter #'stringp trusted-content))))))
 
 (defvar-local ide-companion--line-cache nil
   "(POSITION . LINE): a line start and its line number, or nil.
-Counting lines from the start of a big buffer on every report would cost
-more than all the rest; counting from the last report costs what the
-cursor moved.  A change before POSITION drops the cache.")
+Counting from the last report costs what the cursor moved, not the buffer.")
 
 (defun ide-companion--drop-line-cache (beg _end _length)
   "Forget the line cache when a change at BEG precedes its position."
@@ -99,8 +96,7 @@ cursor moved.  A change before POSITION drops the cache.")
 Extending a region moves point only: its mark's line is not counted again.")
 
 (defun ide-companion--anchor ()
-  "The active region's other end (mark) as a position plist, or nil.
-The host reads the region's text with `selectedText' when it needs it."
+  "The active region's other end (mark) as a position plist, or nil."
   (when (use-region-p)
     (let ((mark (mark t)) (tick (buffer-chars-modified-tick)) (cache ide-companion--anchor-cache))
       (if (and cache (eq (car cache) mark) (eq (cadr cache) tick))
@@ -120,8 +116,7 @@ The host reads the region's text with `selectedText' when it needs it."
               (and anchor (list :anchor anchor))))))
 
 (defun ide-companion--check-focus (&optional force)
-  "Report focus when another file buffer is in the selected window.
-With FORCE, report it even when it is the same buffer."
+  "Report focus when another file buffer (with FORCE, any) is selected."
   (when ide-companion--ready
     (let* ((buffer (window-buffer (selected-window)))
            (file (and (or force (not (eq buffer ide-companion--focused)))
@@ -142,7 +137,7 @@ With FORCE, report it even when it is the same buffer."
 
 (defun ide-companion--flush-cursor ()
   "Report point and the region's other end in the focused file.
-The host drops repeats and reads the region's text when it needs it."
+The host drops repeats."
   (when ide-companion--ready
     (let ((buffer (window-buffer (selected-window))))
       (if (not (eq buffer ide-companion--focused))
@@ -170,8 +165,7 @@ The host drops repeats and reads the region's text when it needs it."
                     :null))))
 
 (defun ide-companion--post-command ()
-  "Note that point may have moved: the only work done after each command.
-The idle timer makes the report once the commands stop, however many ran."
+  "Note that point may have moved: the idle timer reports it after the commands."
   (setq ide-companion--moved t))
 
 (defun ide-companion--on-idle ()

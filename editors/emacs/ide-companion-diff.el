@@ -11,13 +11,7 @@
 
 (require 'ide-companion-host)
 
-(declare-function ediff-buffers "ediff" (buffer-a buffer-b &optional startup-hooks job-name))
-(declare-function ediff-setup-windows-plain "ediff-wind" (buffer-a buffer-b buffer-c control-buffer))
-(declare-function ediff-really-quit "ediff-util" (reverse-default-keep-variants))
-(declare-function ediff-quit "ediff-util" (reverse-default-keep-variants))
-(defvar ediff-window-setup-function)
-(defvar ediff-split-window-function)
-(defvar ediff-buffer-B)
+(eval-when-compile (require 'ediff))    ; loaded when a diff first shows
 (declare-function ide-companion-accept "ide-companion" ())
 (declare-function ide-companion-reject "ide-companion" ())
 
@@ -50,7 +44,7 @@ One to keep at once (PARAMS' kept) gets its proposal buffer only."
     (remhash path ide-companion--accepted)
     (let ((diff (ide-companion--make-diff
                  :id id :path path :new-content new-content
-                 :agent (if (stringp agent) agent "Gemini CLI")
+                 :agent (or agent "Gemini CLI")
                  :window-config (unless kept (current-window-configuration))
                  :proposal (ide-companion--diff-buffer "proposal" path new-content))))
       (with-current-buffer (ide-companion--diff-proposal diff)
@@ -70,17 +64,16 @@ One to keep at once (PARAMS' kept) gets its proposal buffer only."
           (select-window (split-window-right))
           (switch-to-buffer (ide-companion--diff-proposal diff) nil t))
         ;; The companion's words (diffWords.ts); the buffer's state picks which.
-        (let ((visiting (find-buffer-visiting path))
-              (words (plist-get params :words)))
-          (when (and (stringp (plist-get words :unsaved)) (stringp (plist-get words :proposed)))
+        (let ((visiting (find-buffer-visiting path)) (words (plist-get params :words)))
+          (when words
             (if (and visiting (buffer-modified-p visiting))
                 (display-warning 'ide-companion (plist-get words :unsaved))
               (message "%s" (plist-get words :proposed))))))
       :null)))
 
 (defun ide-companion--display-kept (buffer)
-  "Show kept BUFFER in a new window if one fits, taking none of the user's.
-A diff may have just opened in the selected one."
+  "Show kept BUFFER in a new window if one fits, never in the selected one.
+A diff may have just opened there."
   (display-buffer buffer '((display-buffer-reuse-window display-buffer-pop-up-window display-buffer-no-window)
                            (inhibit-same-window . t) (allow-no-window . t))))
 
@@ -93,26 +86,7 @@ A diff may have just opened in the selected one."
                    (list (lambda ()
                            (setf (ide-companion--diff-control diff) (current-buffer))
                            ;; The cursor lands in the control panel: the keys the echo line names work there too.
-                           (ide-companion-ediff-control-mode 1))))))
-
-(defvar ide-companion-ediff-control-mode-map
-  (let ((map (make-sparse-keymap)))
-    (define-key map (kbd "C-c C-c") #'ide-companion-accept)
-    (define-key map (kbd "C-c C-k") #'ide-companion-reject)
-    (define-key map [remap ediff-quit] #'ide-companion-ediff-quit)
-    map)
-  "Keymap of `ide-companion-ediff-control-mode': accept, reject, decide on quit.")
-
-(define-minor-mode ide-companion-ediff-control-mode
-  "Minor mode of the ediff control panel of a proposed edit.
-\[ide-companion-accept] accepts the proposal as edited, \[ide-companion-reject]
-rejects it, and ediff's own quit asks whether to reject it: an ediff
-session ended by its own `q' would leave the proposal neither accepted
-nor rejected, and the agent waiting.
-
-\{ide-companion-ediff-control-mode-map}"
-  :lighter " Proposal"
-  :keymap ide-companion-ediff-control-mode-map)
+                           (ide-companion-proposal-mode 1))))))
 
 (defun ide-companion-ediff-quit ()
   "End the ediff session of a proposal: reject it, once the user agrees."
@@ -190,8 +164,7 @@ when the accept cannot be sent at all, the proposal stays as a plain buffer."
           (message "ide-companion: %s" (ide-companion--put-words :acceptUnsent "{file}" (file-name-nondirectory path))))))))
 
 (defun ide-companion--file-holds-p (path text)
-  "Return non-nil when the bytes of the file PATH are exactly TEXT.
-Bytes are compared: TEXT as the CLI writes it (UTF-8, no EOL conversion)."
+  "Return non-nil if the file PATH has TEXT as the CLI writes it (UTF-8, as is)."
   (ignore-errors
     (let ((bytes (encode-coding-string text 'utf-8-unix t)))
       (and (file-regular-p path)
@@ -202,8 +175,8 @@ Bytes are compared: TEXT as the CLI writes it (UTF-8, no EOL conversion)."
              (string= (buffer-string) bytes))))))
 
 (defun ide-companion--keep-accepted ()
-  "The host died: keep each accepted text its file does not hold in a buffer.
-It may have died before it passed the accept on.  Return the files' names."
+  "Keep each accepted text its file does not hold in a buffer; return their names.
+The host died, maybe before it passed the accept on."
   (let (kept)
     (maphash
      (lambda (path text)
@@ -224,15 +197,9 @@ It may have died before it passed the accept on.  Return the files' names."
     (if killed (run-at-time 0 nil #'ide-companion--end-view diff) (ide-companion--end-view diff))
     (message "ide-companion: rejected the changes to %s" (file-name-nondirectory (ide-companion--diff-path diff)))))
 
-(defun ide-companion--all-diffs ()
-  "The open diffs."
-  (let (all)
-    (maphash (lambda (_id diff) (push diff all)) ide-companion--diffs)
-    all))
-
 (defun ide-companion--end-all-diffs (keep)
   "The host is gone: end every diff, KEEP its proposal; return their files."
-  (cl-loop for diff in (ide-companion--all-diffs)
+  (cl-loop for diff in (hash-table-values ide-companion--diffs)
            when (and (ide-companion--settle diff) (ide-companion--end-view diff keep) keep)
            collect (file-name-nondirectory (ide-companion--diff-path diff))))
 
@@ -259,7 +226,7 @@ A modified buffer is never reverted: the host's words say so."
       (and (boundp 'ediff-buffer-B) (buffer-live-p ediff-buffer-B)
            (let ((id (buffer-local-value 'ide-companion--diff-id ediff-buffer-B)))
              (and id (gethash id ide-companion--diffs))))
-      (let ((all (ide-companion--all-diffs)))
+      (let ((all (hash-table-values ide-companion--diffs)))
         (if (not (cdr all)) (car all)
           (let ((choices (mapcar (lambda (d) (cons (format "%s (%s)" (ide-companion--diff-path d) (ide-companion--diff-id d)) d))
                                  all)))
@@ -270,16 +237,18 @@ A modified buffer is never reverted: the host's words say so."
     (define-key map (kbd "C-c C-c") #'ide-companion-accept)
     (define-key map (kbd "C-c C-k") #'ide-companion-reject)
     (define-key map [remap save-buffer] #'ide-companion-accept)
+    (define-key map [remap ediff-quit] #'ide-companion-ediff-quit)
     map)
-  "Keymap of `ide-companion-proposal-mode': accept, reject, save to accept.")
+  "Keymap of `ide-companion-proposal-mode': accept, reject, decide on quit.")
 
 (define-minor-mode ide-companion-proposal-mode
-  "Minor mode of a buffer holding an edit Gemini CLI proposes.
-Edit it freely, then accept it as it stands with \\[ide-companion-accept]
-\(or \\[save-buffer]), or reject it with \\[ide-companion-reject].
-Killing the buffer rejects too.
+  "Minor mode of a proposed edit's buffer and of its ediff control panel.
+Edit the proposal freely, then accept it as it stands with
+\[ide-companion-accept] (or \[save-buffer]), or reject it with
+\[ide-companion-reject].  Killing the buffer rejects too; ediff's own quit
+asks whether to reject it (else the agent would wait for an answer).
 
-\\{ide-companion-proposal-mode-map}"
+\{ide-companion-proposal-mode-map}"
   :lighter " Proposal"
   :keymap ide-companion-proposal-mode-map)
 

@@ -31,9 +31,8 @@
   (and ide-companion--process (process-live-p ide-companion--process)))
 
 (defun ide-companion--send-line (line)
-  "Send LINE, one JSON object and a newline, to the host if it is running.
-Return non-nil when it was sent.  A host that died and is not reaped yet
-fails the write (EPIPE): logged, as its sentinel deals with the death."
+  "Send LINE, one JSON object and a newline, to the running host; non-nil if sent.
+A host dead but not reaped yet fails the write: its sentinel sees to that."
   (when (ide-companion--running-p)
     (condition-case err
         (progn (process-send-string ide-companion--process line) t)
@@ -41,14 +40,11 @@ fails the write (EPIPE): logged, as its sentinel deals with the death."
              nil))))
 
 (defun ide-companion--json-string (string)
-  "STRING as a JSON string literal.
-Serialized inside an array: Emacs 27's `json-serialize' takes no bare string."
-  (let ((array (json-serialize (vector string))))
-    (substring array 1 -1)))
+  "STRING as a JSON string literal (Emacs 27's `json-serialize' takes no bare one)."
+  (substring (json-serialize (vector string)) 1 -1))
 
 (defun ide-companion--send (message)
-  "Send MESSAGE, a plist, to the host as one JSON line.
-Return non-nil when it was sent."
+  "Send MESSAGE, a plist, to the host as one JSON line; non-nil if sent."
   (ide-companion--send-line (concat (json-serialize message) "\n")))
 
 (defun ide-companion--put-words (name key value)
@@ -155,8 +151,7 @@ Return non-nil when it was sent."
   "Split CHUNK, output of the host PROCESS, into lines and handle each."
   (when (eq process ide-companion--process)
     (let ((start 0) (lines nil) newline)
-      ;; Chunks are kept in a list until a newline arrives: concatenating on
-      ;; every 4 KiB read would be quadratic for a 32 MiB diff.
+      ;; Chunks wait in a list for their newline: concatenating each would be quadratic.
       (while (setq newline (string-match-p "\n" chunk start))
         (push (apply #'concat (nreverse (cons (substring chunk start newline) ide-companion--partial))) lines)
         (setq ide-companion--partial nil
@@ -172,8 +167,7 @@ Return non-nil when it was sent."
       (json-parse-string line :object-type 'plist :array-type 'list
                          :null-object nil :false-object :false)
     (json-parse-error
-     ;; Emacs's native parser refuses \u0000, which a file's text may hold;
-     ;; json.el reads it (slowly, so only then).
+     ;; The native parser refuses \u0000, which a file may hold: json.el reads it (slowly).
      (if (not (string-match-p "\\\\u0000" line))
          (signal (car err) (cdr err))
        (require 'json)
@@ -255,9 +249,9 @@ Return non-nil when it was sent."
       (ide-companion--forget-host)))))
 
 (defun ide-companion--died (how)
-  "A running host died unasked (HOW, as the sentinel said it).
-Its reaper removes its files; the proposals stay for the user; a new host
-starts at once, unless it keeps dying.  One line says what happened."
+  "A running host died unasked (HOW, as the sentinel said it); say so in a line.
+Its reaper removes its files; the proposals stay; a new host starts at once,
+unless it keeps dying."
   (let* ((kept (append (ide-companion--end-all-diffs t) (ide-companion--keep-accepted)))
          (now (float-time))
          (deaths (length (setq ide-companion--deaths
@@ -292,8 +286,7 @@ starts at once, unless it keeps dying.  One line says what happened."
             (discovery (plist-get ide-companion--ready :discoveryFile))
             (deadline (+ (float-time) 3)))
         (ignore-errors (process-send-eof process))
-        ;; Its discovery file gone is what matters: when Emacs ends on a
-        ;; signal, the host's exit may not be noticed before the deadline.
+        ;; Its discovery file gone is what matters: its exit may go unnoticed as Emacs ends.
         (while (and (process-live-p process) (< (float-time) deadline)
                     (or (not discovery) (file-exists-p discovery)))
           (accept-process-output process 0.05))

@@ -21,10 +21,8 @@
   :type 'string)
 
 (defcustom ide-companion-host-file nil
-  "The companion host script, or nil for the one shipped with this package.
-nil looks for host/ide-companion-bridge.mjs beside this file (an
-installed copy), then for ../jsonlines/host/ide-companion-bridge.mjs
-\(a checkout of the ide-companion repository)."
+  "The companion host script, or nil to look for it.
+nil: host/ beside this package, the repository's, then the installed package's."
   :type '(choice (const :tag "The bundled host" nil) file))
 
 (defcustom ide-companion-gemini-command "gemini"
@@ -39,8 +37,7 @@ installed copy), then for ../jsonlines/host/ide-companion-bridge.mjs
 
 (defcustom ide-companion-cursor-delay 0.02
   "Seconds of idleness after commands before point and region are reported.
-Commands in a row make one report, so typing never waits for the
-companion.  Takes effect when `ide-companion-mode' is turned on."
+Commands in a row make one report.  Read when `ide-companion-mode' starts."
   :type 'number)
 
 (defcustom ide-companion-diff-layout 'ediff
@@ -81,9 +78,7 @@ Takes effect at the next start; `ide-companion-doctor' shows them."
 
 (defvar ide-companion--accepted (make-hash-table :test #'equal)
   "Accepted texts their files may not hold yet: path -> TEXT.
-The editor's one copy (docs/reliability.md), for a host that dies before
-the CLI wrote it; dropped when the host says the file holds it (`reload')
-or a new proposal for the file opens.")
+The editor's one copy (docs/reliability.md), for a host that dies first.")
 
 (defvar ide-companion--words
   '(:acceptUnsent "the companion is not running: the accept reached no one; {file} is kept"

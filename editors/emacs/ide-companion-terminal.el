@@ -10,10 +10,7 @@
 ;;; Code:
 
 (require 'ide-companion-options)
-(declare-function make-term "term" (name program &optional startfile &rest switches))
-(declare-function term-mode "term" ())
-(declare-function term-char-mode "term" ())
-
+(eval-when-compile (require 'term))
 (declare-function vterm "ext:vterm" (&optional arg))
 (declare-function eat "ext:eat" (&optional program arg))
 (defvar vterm-shell)

@@ -19,9 +19,7 @@
 ;; (`C-c C-c') or reject (`C-c C-k'), and can open files, read diagnostics
 ;; and save buffers.  Emacs runs a small Node.js host (Node.js 20 or newer)
 ;; and talks to it in JSON lines over pipes; `M-x ide-companion-doctor' says
-;; what is missing.  The files, one per concern: -options, -host (the
-;; process and wire), -terminal, -context (what the agent sees), -diff and
-;; -actions (the host's requests).  See README.md.
+;; what is missing.  One file per concern beside this one; see README.md.
 
 ;;; Code:
 
@@ -166,14 +164,9 @@ findings are its own (its `health' lines, asked for now)."
   "Check what the companion needs and show the findings in a buffer.
 Return the findings as a string."
   (interactive)
-  (let ((text (mapconcat #'identity (ide-companion--doctor-lines) "\n")))
+  (let ((text (string-join (ide-companion--doctor-lines) "\n")))
     (when (called-interactively-p 'interactive)
-      (with-current-buffer (get-buffer-create "*ide-companion-doctor*")
-        (let ((inhibit-read-only t))
-          (erase-buffer)
-          (insert text "\n")
-          (special-mode))
-        (display-buffer (current-buffer))))
+      (with-help-window "*ide-companion-doctor*" (princ text)))
     text))
 
 (provide 'ide-companion)
