@@ -11,7 +11,12 @@
 
 (require 'ide-companion-host)
 
-(eval-when-compile (require 'ediff))    ; loaded when a diff first shows
+(declare-function ediff-setup-windows-plain "ediff-wind" (buffer-a buffer-b buffer-c control-buffer))
+(declare-function ediff-really-quit "ediff-util" (reverse-default-keep-variants))
+(declare-function ediff-quit "ediff-util" (reverse-default-keep-variants))
+(defvar ediff-window-setup-function)
+(defvar ediff-split-window-function)
+(defvar ediff-buffer-B)
 (declare-function ide-companion-accept "ide-companion" ())
 (declare-function ide-companion-reject "ide-companion" ())
 
@@ -108,8 +113,7 @@ A diff may have just opened there."
 
 (defun ide-companion--end-view (diff &optional keep)
   "Close DIFF's ediff session and buffers, restoring the windows.
-KEEP: the proposal stays, edits and all, as a plain buffer (writing it
-writes the text as it stands); then return non-nil if it is still there."
+KEEP: the proposal stays as a plain buffer; then return non-nil if it is there."
   (let ((control (ide-companion--diff-control diff))
         (proposal (ide-companion--diff-proposal diff)))
     (when (buffer-live-p control)
@@ -140,39 +144,32 @@ writes the text as it stands); then return non-nil if it is still there."
     (when diff (ide-companion--reject-diff diff t))))
 
 (defun ide-companion--accept-diff (diff)
-  "Accept DIFF with the proposal as the user left it.
-The text is remembered until the file holds it (`ide-companion--accepted');
-when the accept cannot be sent at all, the proposal stays as a plain buffer."
+  "Accept DIFF with the proposal as the user left it, remembering the text.
+When the accept cannot be sent at all, the proposal stays as a plain buffer."
   (let ((text (ide-companion--proposal-text diff))
         (path (ide-companion--diff-path diff)))
     (when (ide-companion--settle diff)
-      ;; Remembered before sending: a full pipe makes the send wait, and the
-      ;; host's sentinel may run meanwhile.
-      (let ((record text))
-        (puthash path record ide-companion--accepted)
-        (if (or (ide-companion--send
-                 (append (list :type "diffAccepted" :diffId (ide-companion--diff-id diff))
-                         (and (not (string= text (ide-companion--diff-new-content diff)))
-                              (list :content text))))
-                ;; Not sent, but a death seen meanwhile showed it again already.
-                (not (eq (gethash path ide-companion--accepted) record)))
-            (progn
-              (ide-companion--end-view diff)
-              (message "ide-companion: accepted the changes to %s" (file-name-nondirectory path)))
-          (remhash path ide-companion--accepted)
-          (ide-companion--end-view diff t)
-          (message "ide-companion: %s" (ide-companion--put-words :acceptUnsent "{file}" (file-name-nondirectory path))))))))
+      ;; Remembered first: a full pipe makes the send wait, and the sentinel may run.
+      (puthash path text ide-companion--accepted)
+      (if (or (ide-companion--send
+               (append (list :type "diffAccepted" :diffId (ide-companion--diff-id diff))
+                       (and (not (string= text (ide-companion--diff-new-content diff))) (list :content text))))
+              ;; Not sent, but a death seen meanwhile showed it again already.
+              (not (eq (gethash path ide-companion--accepted) text)))
+          (progn
+            (ide-companion--end-view diff)
+            (message "ide-companion: accepted the changes to %s" (file-name-nondirectory path)))
+        (remhash path ide-companion--accepted)
+        (ide-companion--end-view diff t)
+        (message "ide-companion: %s" (ide-companion--put-words :acceptUnsent "{file}" (file-name-nondirectory path)))))))
 
 (defun ide-companion--file-holds-p (path text)
   "Return non-nil if the file PATH has TEXT as the CLI writes it (UTF-8, as is)."
-  (ignore-errors
-    (let ((bytes (encode-coding-string text 'utf-8-unix t)))
-      (and (file-regular-p path)
-           (eql (file-attribute-size (file-attributes path)) (length bytes))
-           (with-temp-buffer
-             (set-buffer-multibyte nil)
-             (insert-file-contents-literally path)
-             (string= (buffer-string) bytes))))))
+  (and (file-regular-p path)           ; never a FIFO
+       (ignore-errors
+         (with-temp-buffer
+           (let ((coding-system-for-read 'utf-8-unix)) (insert-file-contents path))
+           (string= (buffer-string) text)))))
 
 (defun ide-companion--keep-accepted ()
   "Keep each accepted text its file does not hold in a buffer; return their names.

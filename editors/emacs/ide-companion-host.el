@@ -4,14 +4,15 @@
 
 ;;; Commentary:
 
-;; Starts the Node.js host, frames its JSON lines, hands its messages on and
-;; restarts it when it dies.
+;; Starts the Node.js host, frames its JSON lines, hands its messages on,
+;; puts its variables in `process-environment' (so that terminals started from
+;; Emacs connect to it) and restarts it when it dies.
 
 ;;; Code:
 
-(require 'ide-companion-terminal)
+(require 'ide-companion-options)
 
-(eval-when-compile (require 'json))     ; the fallback of `ide-companion--parse'
+(require 'json)                         ; the fallback of `ide-companion--parse'
 (declare-function ide-companion--initial-roots "ide-companion-context" ())
 (declare-function ide-companion--trusted "ide-companion-context" ())
 (declare-function ide-companion--report-open-buffers "ide-companion-context" ())
@@ -50,6 +51,32 @@ A host dead but not reaped yet fails the write: its sentinel sees to that."
 (defun ide-companion--put-words (name key value)
   "The host's words NAME with VALUE put for KEY, literally (never a format)."
   (replace-regexp-in-string (regexp-quote key) value (plist-get ide-companion--words name) t t))
+
+(defun ide-companion--environment-without-companion ()
+  "`process-environment' without the variables this package set."
+  (let ((names (mapcar #'car ide-companion--saved-env)))
+    (cl-remove-if (lambda (entry)
+                    (cl-some (lambda (name) (string-prefix-p (concat name "=") entry)) names))
+                  process-environment)))
+
+(defun ide-companion--apply-env (env)
+  "Put ENV, a plist of variable keywords and strings, in `process-environment'.
+Every terminal and shell started from now on inherits it, so `gemini' there
+connects to this Emacs even when other editors share the folder."
+  (ide-companion--restore-env)
+  (cl-loop for (key value) on env by #'cddr
+           for name = (substring (symbol-name key) 1)
+           when (stringp value)
+           do (push (cons name (getenv name)) ide-companion--saved-env)
+           (setenv name value)))
+
+(defun ide-companion--restore-env ()
+  "Undo `ide-companion--apply-env'."
+  (let ((saved ide-companion--saved-env))
+    (setq process-environment (ide-companion--environment-without-companion)
+          ide-companion--saved-env nil)
+    (dolist (entry saved)
+      (when (cdr entry) (setenv (car entry) (cdr entry))))))
 
 (defun ide-companion--host-candidates ()
   "The host scripts to try, each (FILE . WHERE-IT-COMES-FROM), in order."
@@ -124,15 +151,10 @@ A host dead but not reaped yet fails the write: its sentinel sees to that."
          ;; The host must not inherit the variables that tie terminals to it.
          (process-environment (ide-companion--environment-without-companion))
          (process (make-process
-                   :name "ide-companion"
-                   :command (list (executable-find ide-companion-node-program) (ide-companion--host-file)
-                                  "--name" "emacs" "--display-name" "Emacs")
-                   :connection-type 'pipe
-                   :coding 'utf-8-unix
-                   :noquery t
-                   :stderr stderr
-                   :filter #'ide-companion--filter
-                   :sentinel #'ide-companion--sentinel)))
+                   :name "ide-companion" :connection-type 'pipe :coding 'utf-8-unix :noquery t
+                   ;; `hello' names the editor.
+                   :command (list (executable-find ide-companion-node-program) (ide-companion--host-file))
+                   :stderr stderr :filter #'ide-companion--filter :sentinel #'ide-companion--sentinel)))
     (let ((stderr-process (get-buffer-process stderr)))
       (when stderr-process (set-process-query-on-exit-flag stderr-process nil)))
     (setq ide-companion--process process)
@@ -170,7 +192,6 @@ A host dead but not reaped yet fails the write: its sentinel sees to that."
      ;; The native parser refuses \u0000, which a file may hold: json.el reads it (slowly).
      (if (not (string-match-p "\\\\u0000" line))
          (signal (car err) (cdr err))
-       (require 'json)
        (let ((json-object-type 'plist) (json-array-type 'list) (json-key-type 'keyword)
              (json-null nil) (json-false :false))
          (json-read-from-string line))))))
@@ -243,8 +264,7 @@ A host dead but not reaped yet fails the write: its sentinel sees to that."
      (t
       (setq ide-companion--last-error
             (or ide-companion--last-error
-                (format "The companion host exited (%s); see the buffer \" *ide-companion-host*\""
-                        (string-trim event))))
+                (format "The companion host exited (%s); see the buffer \" *ide-companion-host*\"" (string-trim event))))
       (message "ide-companion: %s; M-x ide-companion-start restarts it" ide-companion--last-error)
       (ide-companion--forget-host)))))
 

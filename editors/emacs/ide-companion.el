@@ -23,7 +23,40 @@
 
 ;;; Code:
 
-(require 'ide-companion-actions)        ; and so -diff, -context, -host, -terminal, -options
+(require 'ide-companion-actions)        ; and so -diff, -context, -host, -options
+(declare-function make-term "term" (name program &optional startfile &rest switches))
+(declare-function term-mode "term" ())
+(declare-function term-char-mode "term" ())
+(declare-function vterm "ext:vterm" (&optional arg))
+(declare-function eat "ext:eat" (&optional program arg))
+(defvar vterm-shell)
+(defvar eat-buffer-name)
+
+(defun ide-companion--terminal-kind ()
+  "The terminal to open, from `ide-companion-terminal'."
+  (pcase ide-companion-terminal
+    ('auto (cond ((require 'vterm nil t) 'vterm)
+                 ((require 'eat nil t) 'eat)
+                 (t 'term)))
+    (kind kind)))
+
+(defun ide-companion--open-terminal (command name)
+  "Run shell COMMAND in a new terminal buffer called NAME; return the buffer."
+  (pcase (ide-companion--terminal-kind)
+    ('vterm (require 'vterm) (let ((vterm-shell command)) (vterm name)))
+    ('eat (require 'eat) (let ((eat-buffer-name name)) (eat command t)))
+    (_
+     (require 'term)
+     (let ((buffer (make-term (string-trim name "\\*" "\\*") shell-file-name nil shell-command-switch command)))
+       (with-current-buffer buffer (term-mode) (term-char-mode))
+       (pop-to-buffer buffer)))))
+
+(defun ide-companion--gemini-missing ()
+  "Return why `ide-companion-gemini-command' cannot run, or nil."
+  (let ((program (car (split-string-and-unquote ide-companion-gemini-command))))
+    (unless (and program (executable-find program))
+      (format "`%s' is not on `exec-path'; install Gemini CLI (npm install -g @google/gemini-cli) or set `ide-companion-gemini-command'"
+              (or program ide-companion-gemini-command)))))
 
 (defun ide-companion--status-text ()
   "One line saying what the companion is doing."
@@ -56,21 +89,17 @@ to accept (\\[ide-companion-accept]) or reject (\\[ide-companion-reject]).
   :global t
   :group 'ide-companion
   :lighter (:eval (ide-companion--lighter))
-  (if ide-companion-mode
-      (progn
-        (dolist (hook ide-companion--hooks) (add-hook (car hook) (cdr hook)))
-        (add-function :after after-focus-change-function #'ide-companion--focus-change)
-        (unless ide-companion--idle-timer
-          (setq ide-companion--idle-timer
-                (run-with-idle-timer ide-companion-cursor-delay t #'ide-companion--on-idle)))
-        (let ((problem (ide-companion--start)))
-          (when problem (message "ide-companion: %s" problem))))
-    (dolist (hook ide-companion--hooks) (remove-hook (car hook) (cdr hook)))
-    (remove-function after-focus-change-function #'ide-companion--focus-change)
-    (when ide-companion--idle-timer
-      (cancel-timer ide-companion--idle-timer)
-      (setq ide-companion--idle-timer nil))
-    (ide-companion--stop)))
+  (dolist (hook ide-companion--hooks)
+    (funcall (if ide-companion-mode #'add-hook #'remove-hook) (car hook) (cdr hook)))
+  (remove-function after-focus-change-function #'ide-companion--focus-change)
+  (when ide-companion--idle-timer (cancel-timer ide-companion--idle-timer))
+  (setq ide-companion--idle-timer
+        (and ide-companion-mode (run-with-idle-timer ide-companion-cursor-delay t #'ide-companion--on-idle)))
+  (if (not ide-companion-mode)
+      (ide-companion--stop)
+    (add-function :after after-focus-change-function #'ide-companion--focus-change)
+    (let ((problem (ide-companion--start)))
+      (when problem (message "ide-companion: %s" problem)))))
 
 ;;;###autoload
 (defun ide-companion-start ()
@@ -126,9 +155,7 @@ host says so when no connected agent takes it."
       (pop-to-buffer ide-companion--gemini-buffer)
     (let ((missing (ide-companion--gemini-missing)))
       (when missing (user-error "Ide-companion: %s" missing)))
-    (unless ide-companion-mode (ide-companion-mode 1))
-    (let ((problem (ide-companion--start)))
-      (when problem (user-error "Ide-companion: %s" problem)))
+    (ide-companion-start)
     ;; The terminal must start with the companion's environment.
     (unless (ide-companion--wait-ready 20)
       (user-error "Ide-companion: the companion is not ready: %s"
