@@ -23,7 +23,6 @@
 (defun ide-companion--diff-buffer (role path text)
   "A new buffer for the ROLE side of a diff of PATH, holding exactly TEXT."
   (with-current-buffer (generate-new-buffer (format "*gemini %s: %s*" role (file-name-nondirectory path)))
-    (buffer-disable-undo)
     (insert text)
     ;; The mode's hooks could start linters or servers on a scratch buffer.
     (let ((buffer-file-name path))
@@ -31,7 +30,7 @@
     (setq buffer-file-coding-system 'no-conversion)
     (set-buffer-modified-p nil)
     (goto-char (point-min))
-    (buffer-enable-undo)
+    (setq buffer-undo-list nil)
     (current-buffer)))
 
 (defun ide-companion--show-diff (params)

@@ -61,8 +61,7 @@ A host dead but not reaped yet fails the write: its sentinel sees to that."
 
 (defun ide-companion--apply-env (env)
   "Put ENV, a plist of variable keywords and strings, in `process-environment'.
-Every terminal and shell started from now on inherits it, so `gemini' there
-connects to this Emacs even when other editors share the folder."
+A `gemini' started from now on connects to this Emacs, not another one."
   (ide-companion--restore-env)
   (cl-loop for (key value) on env by #'cddr
            for name = (substring (symbol-name key) 1)
@@ -270,8 +269,8 @@ connects to this Emacs even when other editors share the folder."
 
 (defun ide-companion--died (how)
   "A running host died unasked (HOW, as the sentinel said it); say so in a line.
-Its reaper removes its files; the proposals stay; a new host starts at once,
-unless it keeps dying."
+Its reaper removes its files; the proposals stay; a new one starts, unless
+it keeps dying."
   (let* ((kept (append (ide-companion--end-all-diffs t) (ide-companion--keep-accepted)))
          (now (float-time))
          (deaths (length (setq ide-companion--deaths
@@ -303,13 +302,10 @@ unless it keeps dying."
   (let ((process ide-companion--process))
     (when (and process (process-live-p process))
       (let ((ide-companion--stopping t)
-            (discovery (plist-get ide-companion--ready :discoveryFile))
-            (deadline (+ (float-time) 3)))
+            (discovery (plist-get ide-companion--ready :discoveryFile)))
         (ignore-errors (process-send-eof process))
         ;; Its discovery file gone is what matters: its exit may go unnoticed as Emacs ends.
-        (while (and (process-live-p process) (< (float-time) deadline)
-                    (or (not discovery) (file-exists-p discovery)))
-          (accept-process-output process 0.05))
+        (ide-companion--wait 3 (lambda () (and discovery (not (file-exists-p discovery)))))
         (when (process-live-p process) (delete-process process))))
     (ide-companion--forget-host)))
 

@@ -46,10 +46,8 @@ Commands in a row make one report.  Read when `ide-companion-mode' starts."
 
 (defcustom ide-companion-agents nil
   "The terminal agents served, a list of agent names.
-The names: \"gemini\", \"qwen\", \"claude\", \"copilot\", and \"opencode\",
-served through Claude Code's face.  Gemini CLI is always served.  nil:
-$IDE_COMPANION_AGENTS, else all (Copilot CLI when the user has it).
-Takes effect at the next start; `ide-companion-doctor' shows them."
+Of \"gemini\" (always served), \"qwen\", \"claude\", \"copilot\", \"opencode\";
+nil: $IDE_COMPANION_AGENTS, else all.  Read at the next start."
   :type '(repeat (choice (const "gemini") (const "qwen") (const "claude")
                          (const "copilot") (const "opencode"))))
 
@@ -80,10 +78,7 @@ Takes effect at the next start; `ide-companion-doctor' shows them."
   "Accepted texts their files may not hold yet: path -> TEXT.
 The editor's one copy (docs/reliability.md), for a host that dies first.")
 
-(defvar ide-companion--words
-  '(:acceptUnsent "the companion is not running: the accept reached no one; {file} is kept"
-    :keptAtDeath "; kept: {files}")
-  "The words for when the host is gone, as it gave them in `ready'.")
+(defvar ide-companion--words nil "The words for when the host is gone, as it gave them in `ready'.")
 
 (defvar-local ide-companion--path nil "The file name last reported for this buffer.")
 (defvar-local ide-companion--path-json nil "`ide-companion--path' as a JSON string.")

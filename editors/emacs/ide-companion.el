@@ -72,12 +72,6 @@
    (t (format "ide-companion: not running%s"
               (if ide-companion--last-error (concat ": " ide-companion--last-error) "")))))
 
-(defun ide-companion--lighter ()
-  "The mode line lighter."
-  (cond ((and ide-companion--ready (> ide-companion--sessions 0)) (format " Gemini[%d]" ide-companion--sessions))
-        (ide-companion--ready " Gemini")
-        (t " Gemini!")))
-
 ;;;###autoload
 (define-minor-mode ide-companion-mode
   "Connect this Emacs to Gemini CLI's IDE mode.
@@ -88,7 +82,9 @@ to accept (\\[ide-companion-accept]) or reject (\\[ide-companion-reject]).
 \\[ide-companion-gemini] opens Gemini CLI in a terminal."
   :global t
   :group 'ide-companion
-  :lighter (:eval (ide-companion--lighter))
+  :lighter (:eval (cond ((and ide-companion--ready (> ide-companion--sessions 0)) (format " Gemini[%d]" ide-companion--sessions))
+                        (ide-companion--ready " Gemini")
+                        (t " Gemini!")))
   (dolist (hook ide-companion--hooks)
     (funcall (if ide-companion-mode #'add-hook #'remove-hook) (car hook) (cdr hook)))
   (remove-function after-focus-change-function #'ide-companion--focus-change)
@@ -169,8 +165,7 @@ host says so when no connected agent takes it."
 
 (defun ide-companion--doctor-lines ()
   "The findings of `ide-companion-doctor', one string each.
-What must hold before a host runs is checked here; a running host's
-findings are its own (its `health' lines, asked for now)."
+What must hold before a host runs, then the running host's own `health'."
   (let ((problem (ide-companion--start-problem))
         (gemini (ide-companion--gemini-missing)))
     (append
