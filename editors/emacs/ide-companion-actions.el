@@ -44,10 +44,8 @@ A diff whose CLI went away is kept: nobody can take an answer."
     :null))
 
 (defun ide-companion--open-file (params)
-  "Answer openFile: visit the path in PARAMS at its line and column.
-Without a line, point stays where it was (the top of a file not visited
-yet); without a column, the line's start.  A line past the end is the last
-line (not the empty one after a final newline), a column past the line its end."
+  "Answer openFile: visit the path in PARAMS at its line and column, if any.
+Each is clamped to the text (docs/editor-protocol.md says how)."
   (let ((path (plist-get params :path))
         (line (plist-get params :line))
         (column (plist-get params :column)))
@@ -109,24 +107,22 @@ The host shapes them (severities, the file asked, the workspace)."
     (dolist (buffer (buffer-list))
       (let ((path (ide-companion--file-buffer-p buffer)))
         (with-current-buffer buffer
-          (when (and path (bound-and-true-p flymake-mode) (fboundp 'flymake-diagnostics))
+          (when (and path (bound-and-true-p flymake-mode))
             (dolist (diag (flymake-diagnostics))
-              (let ((type (flymake-diagnostic-type diag))
-                    (backend (flymake-diagnostic-backend diag))
-                    (end (ide-companion--position (flymake-diagnostic-end diag))))
-                (push (append (list :kind "emacs" :path path :severity (symbol-name (or (get type 'flymake-category) type))
-                                    :message (substring-no-properties (flymake-diagnostic-text diag))
-                                    :endLine (plist-get end :line) :endCharacter (plist-get end :character))
-                              (ide-companion--position (flymake-diagnostic-beg diag))
-                              (and backend (symbolp backend) (list :source (symbol-name backend))))
+              (let ((type (flymake-diagnostic-type diag)) (backend (flymake-diagnostic-backend diag)))
+                (push (list :kind "emacs" :path path :severity (symbol-name (or (get type 'flymake-category) type))
+                            :start (ide-companion--position (flymake-diagnostic-beg diag))
+                            :end (ide-companion--position (flymake-diagnostic-end diag))
+                            :message (substring-no-properties (flymake-diagnostic-text diag))
+                            :source (if (and backend (symbolp backend)) (symbol-name backend) "flymake"))
                       items))))
-          (when (and path (bound-and-true-p flycheck-mode) (boundp 'flycheck-current-errors))
+          (when (and path (bound-and-true-p flycheck-mode))
             (dolist (err flycheck-current-errors) ; nil fields are {} on the wire: the host skips them
-              (push (list :kind "emacs" :path path :line (flycheck-error-line err) :character (flycheck-error-column err)
-                          :endLine (and (fboundp 'flycheck-error-end-line) (flycheck-error-end-line err))
-                          :endCharacter (and (fboundp 'flycheck-error-end-column) (flycheck-error-end-column err))
-                          :severity (symbol-name (flycheck-error-level err)) :message (flycheck-error-message err)
-                          :source (format "%s" (flycheck-error-checker err))
+              (push (list :kind "emacs" :path path :severity (symbol-name (flycheck-error-level err))
+                          :start (list :line (flycheck-error-line err) :character (flycheck-error-column err))
+                          :end (and (fboundp 'flycheck-error-end-line)
+                                    (list :line (flycheck-error-end-line err) :character (flycheck-error-end-column err)))
+                          :message (flycheck-error-message err) :source (format "%s" (flycheck-error-checker err))
                           :code (and (flycheck-error-id err) (format "%s" (flycheck-error-id err))))
                     items))))))
     (list :items (vconcat (nreverse items)))))

@@ -18,22 +18,16 @@
 (defun ide-companion--file-buffer-p (buffer)
   "Return the file BUFFER visits if it is a local file that exists, else nil."
   (let ((file (buffer-file-name buffer)))
-    (and file
-         (not (file-remote-p file))
-         (not (buffer-local-value 'ide-companion--diff-id buffer))
-         (file-exists-p file)
-         file)))
+    (and file (not (file-remote-p file)) (not (buffer-local-value 'ide-companion--diff-id buffer))
+         (file-exists-p file) file)))
 
 (defun ide-companion--project-root (directory)
   "Return the project root of DIRECTORY (projectile, then project.el), or nil."
-  (let ((root (or (and (fboundp 'projectile-project-root)
-                       (ignore-errors (projectile-project-root directory)))
-                  (and (require 'project nil t)
-                       (let ((project (ignore-errors (project-current nil directory))))
-                         (and project
-                              (if (fboundp 'project-root)
-                                  (project-root project)
-                                (car (with-no-warnings (project-roots project))))))))))
+  (let ((root (or (and (fboundp 'projectile-project-root) (ignore-errors (projectile-project-root directory)))
+                  (let ((project (and (require 'project nil t) (ignore-errors (project-current nil directory)))))
+                    ;; Emacs 27's project.el has only `project-roots'.
+                    (and project (if (fboundp 'project-root) (project-root project)
+                                   (car (with-no-warnings (project-roots project)))))))))
     (and root (directory-file-name (expand-file-name root)))))
 
 (defun ide-companion--initial-roots ()
@@ -45,8 +39,7 @@
   "Add the project root of the file in BUFFER to the roots, telling the host."
   (with-current-buffer buffer
     (unless ide-companion--root
-      (setq ide-companion--root
-            (or (ide-companion--project-root default-directory) 'none)))
+      (setq ide-companion--root (or (ide-companion--project-root default-directory) 'none)))
     (when (and (stringp ide-companion--root) (not (member ide-companion--root ide-companion--roots)))
       (setq ide-companion--roots (append ide-companion--roots (list ide-companion--root)))
       (ide-companion--send (list :type "roots" :roots (vconcat ide-companion--roots))))))
@@ -88,8 +81,7 @@ Counting from the last report costs what the cursor moved, not the buffer.")
         (widen)
         (goto-char (or position (point)))
         (let ((bol (line-beginning-position)))
-          (list :line (ide-companion--line-number bol)
-                :character (1+ (- (point) bol))))))))
+          (list :line (ide-companion--line-number bol) :character (1+ (- (point) bol))))))))
 
 (defvar-local ide-companion--anchor-cache nil
   "(MARK TICK . POSITION): the region's other end and its position.
@@ -108,13 +100,6 @@ Extending a region moves point only: its mark's line is not counted again.")
                 ide-companion--anchor-cache (cons mark (cons tick position)))
           position)))))
 
-(defun ide-companion--focus-event (buffer)
-  "The `focus' event for file BUFFER."
-  (with-current-buffer buffer
-    (let ((anchor (ide-companion--anchor)))
-      (append (list :type "focus" :path ide-companion--path :cursor (ide-companion--position))
-              (and anchor (list :anchor anchor))))))
-
 (defun ide-companion--check-focus (&optional force)
   "Report focus when another file buffer (with FORCE, any) is selected."
   (when ide-companion--ready
@@ -123,12 +108,14 @@ Extending a region moves point only: its mark's line is not counted again.")
                       (ide-companion--file-buffer-p buffer))))
       (when file
         (setq ide-companion--focused buffer)
+        (ide-companion--note-root buffer)
         (with-current-buffer buffer
           (setq ide-companion--path file
                 ide-companion--path-json (ide-companion--json-string file))
-          (add-hook 'after-change-functions #'ide-companion--drop-line-cache nil t))
-        (ide-companion--note-root buffer)
-        (ide-companion--send (ide-companion--focus-event buffer))))))
+          (add-hook 'after-change-functions #'ide-companion--drop-line-cache nil t)
+          (let ((anchor (ide-companion--anchor)))
+            (ide-companion--send (append (list :type "focus" :path file :cursor (ide-companion--position))
+                                         (and anchor (list :anchor anchor))))))))))
 
 (defun ide-companion--report-open-buffers ()
   "Report every file buffer as open, with the time it was last shown."
@@ -149,9 +136,7 @@ The host drops repeats."
             (ide-companion--send-line
              (format "{\"type\":\"cursor\",\"path\":%s,\"cursor\":{\"line\":%d,\"character\":%d}%s}\n"
                      ide-companion--path-json (plist-get cursor :line) (plist-get cursor :character)
-                     (if anchor
-                         (format ",\"anchor\":{\"line\":%d,\"character\":%d}"
-                                 (plist-get anchor :line) (plist-get anchor :character))
+                     (if anchor (format ",\"anchor\":{\"line\":%d,\"character\":%d}" (plist-get anchor :line) (plist-get anchor :character))
                        "")))))))))
 
 (defun ide-companion--selected-text (params)

@@ -38,19 +38,17 @@
 One to keep at once (PARAMS' kept) gets its proposal buffer only."
   (let* ((id (plist-get params :diffId))
          (path (plist-get params :filePath))
-         (new-content (plist-get params :newContent))
          (original (plist-get params :originalContent))
          (kept (eq (plist-get params :kept) t))
-         (agent (plist-get params :agent))
          (old (gethash id ide-companion--diffs)))
     (when old (ide-companion--settle old) (ide-companion--end-view old))
     ;; This proposal stands instead of a text accepted earlier.
     (remhash path ide-companion--accepted)
     (let ((diff (ide-companion--make-diff
-                 :id id :path path :new-content new-content
-                 :agent (or agent "Gemini CLI")
+                 :id id :path path :new-content (plist-get params :newContent)
+                 :agent (or (plist-get params :agent) "Gemini CLI")
                  :window-config (unless kept (current-window-configuration))
-                 :proposal (ide-companion--diff-buffer "proposal" path new-content))))
+                 :proposal (ide-companion--diff-buffer "proposal" path (plist-get params :newContent)))))
       (with-current-buffer (ide-companion--diff-proposal diff)
         (setq ide-companion--diff-id id)
         (ide-companion-proposal-mode 1)
@@ -209,11 +207,9 @@ A modified buffer is never reverted: the host's words say so."
     (when (eq (plist-get params :holdsAccepted) t)
       (remhash path ide-companion--accepted))
     (let ((buffer (find-buffer-visiting path)))
-      (when buffer
-        (with-current-buffer buffer
-          (if (buffer-modified-p)
-              (display-warning 'ide-companion warning)
-            (revert-buffer t t t)))))
+      (cond ((not buffer))
+            ((buffer-modified-p buffer) (display-warning 'ide-companion warning))
+            (t (with-current-buffer buffer (revert-buffer t t t)))))
     :null))
 
 (defun ide-companion--current-diff ()

@@ -104,10 +104,9 @@ A `gemini' started from now on connects to this Emacs, not another one."
   (let ((node (executable-find ide-companion-node-program)))
     (when node
       (with-temp-buffer
-        (when (eq 0 (ignore-errors (call-process node nil t nil "--version")))
-          (goto-char (point-min))
-          (when (looking-at "v\\([0-9]+\\)\\.[0-9.]+")
-            (cons (string-to-number (match-string 1)) (match-string 0))))))))
+        (and (eq 0 (ignore-errors (call-process node nil t nil "--version")))
+             (progn (goto-char (point-min)) (looking-at "v\\([0-9]+\\)\\.[0-9.]+"))
+             (cons (string-to-number (match-string 1)) (match-string 0)))))))
 
 (defun ide-companion--start-problem ()
   "Return why the host cannot start, as a sentence, or nil when it can."

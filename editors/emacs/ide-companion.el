@@ -110,8 +110,7 @@ to accept (\\[ide-companion-accept]) or reject (\\[ide-companion-reject]).
 
 (defun ide-companion-send-to-agent (start end)
   "Send the file, or the lines of the region START..END, to Claude Code.
-It lands in Claude Code's prompt as an @-mention (its at_mentioned); the
-host says so when no connected agent takes it."
+It lands in its prompt as an @-mention; the host says when no agent takes it."
   (interactive (if (use-region-p) (list (region-beginning) (region-end)) (list nil nil)))
   (unless buffer-file-name (user-error "This buffer visits no file"))
   (unless (ide-companion--send
@@ -156,12 +155,9 @@ host says so when no connected agent takes it."
     (unless (ide-companion--wait-ready 20)
       (user-error "Ide-companion: the companion is not ready: %s"
                   (or ide-companion--last-error "the host did not answer within 20 seconds")))
-    (let ((default-directory (file-name-as-directory
-                              (or (and buffer-file-name (ide-companion--project-root default-directory))
-                                  (car ide-companion--roots)
-                                  default-directory))))
-      (setq ide-companion--gemini-buffer
-            (ide-companion--open-terminal ide-companion-gemini-command "*gemini*")))))
+    (let ((default-directory (file-name-as-directory (or (and buffer-file-name (ide-companion--project-root default-directory))
+                                                         (car ide-companion--roots) default-directory))))
+      (setq ide-companion--gemini-buffer (ide-companion--open-terminal ide-companion-gemini-command "*gemini*")))))
 
 (defun ide-companion--doctor-lines ()
   "The findings of `ide-companion-doctor', one string each.

@@ -577,8 +577,9 @@ The watch for the write (and a write seen half done) is the companion's: package
                 (should (equal (length items) 2))
                 (should (equal (sort (mapcar (lambda (d) (plist-get d :severity)) items) #'string<) '("flymake-error" "flymake-note")))
                 (let ((err (cl-find "flymake-error" items :key (lambda (d) (plist-get d :severity)) :test #'equal)))
-                  (should (equal (mapcar (lambda (key) (plist-get err key)) '(:kind :path :message :line :character :endLine :endCharacter :source))
-                                 (list "emacs" file "bad thing" 2 1 2 4 "ide-companion-tests--flymake-backend"))))))
+                  (should (equal (mapcar (lambda (key) (plist-get err key)) '(:kind :path :message :start :end :source))
+                                 (list "emacs" file "bad thing" '(:line 2 :character 1) '(:line 2 :character 4)
+                                       "ide-companion-tests--flymake-backend"))))))
           (kill-buffer buffer))))))
 
 (defun ide-companion-tests--load-flycheck ()
@@ -613,9 +614,9 @@ The watch for the write (and a write seen half done) is the companion's: package
                     (accept-process-output nil 0.05))))
               (ide-companion--answer 1 "diagnosticItems" nil)
               (let ((item (car (plist-get (plist-get (ide-companion-tests--response 1) :result) :items))))
-                (should (equal (mapcar (lambda (key) (plist-get item key))
-                                       '(:kind :path :line :character :endLine :endCharacter :severity :message :source :code))
-                               (list "emacs" file 2 5 2 8 "warning" "careful" "ide-companion-tests-checker" "W1")))))
+                (should (equal (mapcar (lambda (key) (plist-get item key)) '(:kind :path :start :end :severity :message :source :code))
+                               (list "emacs" file '(:line 2 :character 5) '(:line 2 :character 8)
+                                     "warning" "careful" "ide-companion-tests-checker" "W1")))))
           (kill-buffer buffer))))))
 
 ;;;; Starting

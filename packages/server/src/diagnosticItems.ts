@@ -93,13 +93,16 @@ function fromCoc(item: Fields, path: string, source: string | undefined): Diagno
 const EMACS_SEVERITY: Readonly<Record<string, DiagnosticSeverity>> = { error: 'error', warning: 'warning' };
 
 function fromEmacs(item: Fields, path: string, source: string | undefined): Diagnostic {
-  const start = position(int(item['line'], 1), int(item['character'], 1));
-  const end = position(int(item['endLine'], start.line), int(item['endCharacter'], start.character));
+  const at = (p: unknown, fallback: { line: number; character: number }) => {
+    const f = (typeof p === 'object' && p !== null ? p : {}) as Fields;
+    return position(int(f['line'], fallback.line), int(f['character'], fallback.character));
+  };
+  const start = at(item['start'], { line: 1, character: 1 });
   const level = (str(item['severity']) ?? '').replace(/^:|^flymake-/, '');
   const code = str(item['code']);
   return {
     path,
-    range: { start, end },
+    range: { start, end: at(item['end'], start) },
     severity: EMACS_SEVERITY[level] ?? 'information',
     message: str(item['message']) ?? '',
     ...(source && { source }),

@@ -109,12 +109,12 @@ test("Emacs's items (flymake, flycheck): 1-based characters, severity from the t
   const emacs = (fields: Record<string, unknown>): DiagnosticItem => ({ kind: 'emacs', path: file, ...fields });
   const outside = path.join(path.dirname(fs.realpathSync(dir.path)), 'elsewhere.el');
   const items = [
-    emacs({ line: 2, character: 13, endLine: 2, endCharacter: 14, severity: ':error', message: 'bad value', source: 'test-linter' }),
-    emacs({ line: 3, character: 1, endLine: 3, endCharacter: 6, severity: 'flymake-warning', message: 'w' }),
-    emacs({ line: 4, character: 2, severity: ':note', message: 'a note' }),
-    emacs({ line: 5, character: 1, endLine: {}, endCharacter: {}, severity: 'error', message: 'flycheck', source: 'emacs-lisp', code: 'E1' }),
-    emacs({ line: 6, severity: 'info', message: {} }),
-    { kind: 'emacs', path: outside, line: 1, character: 1, severity: 'error', message: 'not in the workspace' } as DiagnosticItem,
+    emacs({ start: { line: 2, character: 13 }, end: { line: 2, character: 14 }, severity: ':error', message: 'bad value', source: 'test-linter' }),
+    emacs({ start: { line: 3, character: 1 }, end: { line: 3, character: 6 }, severity: 'flymake-warning', message: 'w' }),
+    emacs({ start: { line: 4, character: 2 }, severity: ':note', message: 'a note' }),
+    emacs({ start: { line: 5, character: 1 }, end: {}, severity: 'error', message: 'flycheck', source: 'emacs-lisp', code: 'E1' }),
+    emacs({ start: { line: 6 }, severity: 'info', message: {} }),
+    { kind: 'emacs', path: outside, start: { line: 1, character: 1 }, severity: 'error', message: 'not in the workspace' } as DiagnosticItem,
   ];
   const { diagnostics } = diagnosticsFromItems(items, undefined, [dir.path]);
   assert.deepEqual(diagnostics, [
@@ -141,24 +141,27 @@ test("Emacs's items (flymake, flycheck): 1-based characters, severity from the t
   assert.deepEqual(
     diagnosticsFromItems([
       emacs({
-        line: 2,
-        character: 1,
-        endLine: 2,
-        endCharacter: 4,
+        start: { line: 2, character: 1 },
+        end: { line: 2, character: 4 },
         severity: 'flymake-error',
         message: 'bad thing',
         source: 'ide-companion-tests--flymake-backend',
       }),
       emacs({
-        line: 1,
-        character: 1,
-        endLine: 1,
-        endCharacter: 2,
+        start: { line: 1, character: 1 },
+        end: { line: 1, character: 2 },
         severity: 'flymake-note',
         message: 'a note',
         source: 'ide-companion-tests--flymake-backend',
       }),
-      emacs({ line: 2, character: 5, endLine: 2, endCharacter: 8, severity: 'warning', message: 'careful', source: 'ide-companion-tests-checker', code: 'W1' }),
+      emacs({
+        start: { line: 2, character: 5 },
+        end: { line: 2, character: 8 },
+        severity: 'warning',
+        message: 'careful',
+        source: 'ide-companion-tests-checker',
+        code: 'W1',
+      }),
     ]).diagnostics.map((d) => [d.severity, d.range, d.code]),
     [
       ['error', { start: { line: 2, character: 1 }, end: { line: 2, character: 4 } }, undefined],

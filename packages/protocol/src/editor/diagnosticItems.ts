@@ -18,10 +18,10 @@ import { lazySchema } from '../lazySchema.js';
  * - `lsp`: `diagnostic`, an LSP Diagnostic (0-based, numeric severity);
  * - `coc`: coc.nvim's list entry (`lnum`, `col`, `end_lnum`, `end_col` in
  *   characters, `severity` Error/Warning/Information/Hint, `message`, `code`);
- * - `emacs`: a flymake diagnostic or flycheck error (`line`, `character`,
- *   `endLine`, `endCharacter`, 1-based characters; `severity` the name of
+ * - `emacs`: a flymake diagnostic or flycheck error (`start`, `end`:
+ *   `{line, character}`, 1-based characters; `severity` the name of
  *   flymake's type category or flycheck's level: `:error`, `flymake-warning`,
- *   `info`...; `message`, `code`).
+ *   `info`...; `message`, `source`, `code`).
  * `path`: the file, absolute ('' for an item of no file: left out); `source`:
  * who reported it when the item does not say.
  */
