@@ -22,8 +22,8 @@ import { editorWithCapabilities, type EditorActions } from '@ide-companion/serve
 import { describeError, silentLogger, type Logger } from '@ide-companion/server/logger';
 import { type Companion } from '@ide-companion/server/companion';
 import { PositionIntake } from '@ide-companion/server/positionIntake';
-import { healthItems, healthLines } from '@ide-companion/server/healthLines';
 import { diagnosticsFromItems } from '@ide-companion/server/diagnosticItems';
+import { healthItems, healthLines } from '@ide-companion/server/healthLines';
 import {
   EDITOR_ACTIONS,
   HelloSchema,
