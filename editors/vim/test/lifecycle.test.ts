@@ -153,12 +153,12 @@ describe('Vim companion lifecycle', { timeout: 180_000 }, () => {
         await s.ex('GeminiStart');
         const second = await s.discovery();
         assert.notEqual(second.content.authToken, first.content.authToken);
-        assert.match(await s.ex('GeminiStatus'), new RegExp(`running on 127\\.0\\.0\\.1:${second.content.port}`));
+        assert.match(await s.ex('GeminiStatus'), new RegExp(`host running \\(pid \\d+\\), port ${second.content.port}`));
         const health = await s.ex('GeminiHealth');
-        assert.match(health, /OK +Node\.js v\d+/);
-        assert.match(health, /OK +companion running/);
-        assert.match(health, /OK +discovery file/);
-        assert.ok(health.includes(`OK    socket ${second.content.socketPath}: for gemini in a container`), 'the socket is shown');
+        assert.match(health, /ok +Node\.js v\d+/);
+        assert.match(health, /ok +host running/);
+        assert.match(health, /ok +discovery file/);
+        assert.ok(health.includes(`ok   socket ${second.content.socketPath}: for gemini in a container`), 'the socket is shown');
         assert.ok(!health.includes(second.content.authToken), 'no token in the health report');
         await assertServesSocket(second.path);
         assert.equal(fs.existsSync(first.content.socketPath!), false, "the stopped companion's socket is gone");
@@ -166,6 +166,10 @@ describe('Vim companion lifecycle', { timeout: 180_000 }, () => {
         const exports = await s.ex('GeminiEnv');
         assert.match(exports, new RegExp(`export GEMINI_CLI_IDE_PID='${s.pid}'`));
         assert.match(exports, new RegExp(`export GEMINI_CLI_IDE_SERVER_PORT='${second.content.port}'`));
+        assert.match(health, /ok +agents served: Gemini CLI.* \(g:ide_companion_agents chooses\)/);
+        // The running host's findings are made when asked, not when it last reported.
+        fs.rmSync(second.path);
+        assert.ok((await s.ex('GeminiHealth')).includes(`FAIL discovery file ${second.path} is missing`), 'the missing discovery file is said');
       } finally {
         await s.close();
       }
@@ -511,7 +515,7 @@ describe('Vim companion lifecycle', { timeout: 180_000 }, () => {
       await waitFor(async () => /Node\.js is not installed/.test(await s.messages()), 'the message about Node', TIMEOUT).catch(async (err: Error) => {
         throw new Error(`${err.message}; messages: ${await s.messages()}`);
       });
-      assert.match(await s.ex('GeminiHealth'), /ERROR Node\.js: `no-such-node-binary` not found/);
+      assert.match(await s.ex('GeminiHealth'), /FAIL Node\.js: `no-such-node-binary` not found/);
       assert.match(await s.ex('Gemini'), /`no-such-gemini` is not installed or not on PATH/);
       assert.equal(await s.expr('len(term_list())'), 0, 'no terminal opened');
       // A node that says it is 18.
