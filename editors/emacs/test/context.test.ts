@@ -216,7 +216,7 @@ describe('Emacs context', { skip, timeout: 180_000 }, () => {
     t.after(() => emacs.close());
     const status = await emacs.evalJson<string>('(ide-companion--status-text)');
     assert.match(status, /not running: Node\.js was not found: `no-such-node' is not on `exec-path'; install Node\.js 20 or newer/);
-    assert.match(await emacs.evalJson<string>('(ide-companion-doctor)'), /^FAIL Node\.js: `no-such-node' is not on `exec-path'/m);
+    assert.match(await emacs.evalJson<string>('(ide-companion-doctor)'), /^FAIL Node\.js was not found: `no-such-node' is not on `exec-path'/m);
     assert.match(emacs.tmux.screen(), /Node\.js was not found/);
   });
 });
