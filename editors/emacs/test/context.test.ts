@@ -11,13 +11,11 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { MAX_SELECTED_TEXT_LENGTH, SELECTED_TEXT_TRUNCATION_MARKER, type IdeContext } from '@ide-companion/protocol';
-import { assertServesSocket, connectClaudeClient, makeTempDir, skipUnless, waitFor, which } from '@ide-companion/testkit';
-import { hasEmacs, emacsclientPath } from './emacs.js';
+import { assertServesSocket, connectClaudeClient, makeTempDir, waitFor } from '@ide-companion/testkit';
+import { skipEmacsInTmux } from './emacs.js';
 import { connectFromDiscovery, startEmacs, TIMEOUT } from './harness.js';
 
-const skip =
-  skipUnless(hasEmacs && emacsclientPath !== undefined, 'emacs and emacsclient', 'apt-get install -y emacs-nox') ||
-  skipUnless(which('tmux') !== undefined, 'tmux', 'apt-get install -y tmux');
+const skip = skipEmacsInTmux;
 
 const openFiles = (context: IdeContext) => context.workspaceState?.openFiles ?? [];
 
@@ -84,6 +82,21 @@ describe('Emacs context', { skip, timeout: 180_000 }, () => {
     assert.ok(doctor.includes(`ok   socket ${content.socketPath}: for gemini in a container`), 'the socket is shown');
     assert.match(doctor, /^ok {3}host running \(pid \d+\), port \d+, 1 CLI session \(Gemini CLI\)$/m);
     assert.match(doctor, new RegExp(`^ok {3}discovery file ${content.port}|^ok {3}discovery file .*-${content.port}\\.json$`, 'm'));
+    // The host checks its files when the doctor asks: one gone since is missing, and what to do is said below it.
+    fs.renameSync(discoveryFile, `${discoveryFile}.away`);
+    let later: string;
+    try {
+      later = await emacs.evalJson<string>('(ide-companion-doctor)');
+    } finally {
+      fs.renameSync(`${discoveryFile}.away`, discoveryFile);
+    }
+    assert.match(
+      later,
+      new RegExp(
+        `^FAIL discovery file .*-${content.port}\\.json is missing\\n {5}the CLI cannot find this Emacs\\n {5}restart the companion: M-x ide-companion-stop, then M-x ide-companion-start$`,
+        'm',
+      ),
+    );
     assert.match(await emacs.evalJson<string>('(ide-companion--status-text)'), /listening on port \d+ for Gemini CLI; 1 session connected/);
   });
 
@@ -203,7 +216,7 @@ describe('Emacs context', { skip, timeout: 180_000 }, () => {
     t.after(() => emacs.close());
     const status = await emacs.evalJson<string>('(ide-companion--status-text)');
     assert.match(status, /not running: Node\.js was not found: `no-such-node' is not on `exec-path'; install Node\.js 20 or newer/);
-    assert.match(await emacs.evalJson<string>('(ide-companion-doctor)'), /^FAIL Node\.js: `no-such-node' is not on `exec-path'/m);
+    assert.match(await emacs.evalJson<string>('(ide-companion-doctor)'), /^FAIL Node\.js was not found: `no-such-node' is not on `exec-path'/m);
     assert.match(emacs.tmux.screen(), /Node\.js was not found/);
   });
 });

@@ -9,29 +9,18 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { findGeminiCli, ideTerminalEnv, processRunning, RealIdeClient, skipUnless, waitFor, which } from '@ide-companion/testkit';
-import { hasEmacs, emacsclientPath } from './emacs.js';
+import { findGeminiCli, ideTerminalEnv, processRunning, RealIdeClient, skipUnless, waitFor } from '@ide-companion/testkit';
+import { skipEmacsInTmux } from './emacs.js';
 import { connectFromDiscovery, elispString, startEmacs, TIMEOUT, waitForProposalBuffer, type EmacsSession } from './harness.js';
 
-const skip =
-  skipUnless(hasEmacs && emacsclientPath !== undefined, 'emacs and emacsclient', 'apt-get install -y emacs-nox') ||
-  skipUnless(which('tmux') !== undefined, 'tmux', 'apt-get install -y tmux');
+const skip = skipEmacsInTmux;
 
 /** CRLF, multibyte, no final newline: every byte must survive. */
 const PROPOSAL = 'line 1\r\nlïne 2 ✓ 😀\r\nno final newline';
 
 async function openDiffIn(emacs: EmacsSession, client: Awaited<ReturnType<typeof connectFromDiscovery>>, file: string, newContent: string) {
   await client.client.callTool({ name: 'openDiff', arguments: { filePath: file, newContent } });
-  const proposal = await waitFor(
-    async () => {
-      const name = await emacs.evalJson<string | null>(
-        `(let (found) (maphash (lambda (_id d) (when (equal (ide-companion--diff-path d) ${elispString(file)}) (setq found (buffer-name (ide-companion--diff-proposal d))))) ide-companion--diffs) (or found :null))`,
-      );
-      return name ?? undefined;
-    },
-    'the diff in Emacs',
-    TIMEOUT,
-  );
+  const proposal = await waitForProposalBuffer(emacs, TIMEOUT, file);
   // The user moves to the proposal's window (ediff leaves its control window selected).
   await emacs.eval(`(select-window (get-buffer-window ${elispString(proposal)}))`);
   return proposal;
@@ -421,6 +410,55 @@ describe('Emacs diffs', { skip, timeout: 180_000 }, () => {
       );
       assert.ok(messages);
       assert.equal(fs.readFileSync(file, 'utf8'), 'old\n', 'the file on disk is untouched');
+    },
+  );
+
+  // Issue 28: a kept proposal that comes back must not take the user's window or focus (it took the window a new diff had just opened in).
+  test(
+    'an accept the CLI never wrote comes back kept without taking a window: the diff the user works in keeps its windows and focus, and the line names the buffer',
+    { skip: skipUnless(findGeminiCli() !== undefined, 'Gemini CLI 0.61.0', 'run scripts/install-gemini-cli.sh') },
+    async (t) => {
+      const emacs = await startEmacs({ files: { 'a.txt': 'old\n', 'b.txt': 'b\n' }, open: ['a.txt'] });
+      t.after(() => emacs.close());
+      const { content } = await emacs.discovery();
+      const client = await RealIdeClient.start(findGeminiCli()!, {
+        cwd: emacs.workspace,
+        env: ideTerminalEnv({ tmpdir: emacs.tmp, idePid: emacs.pid }),
+        timeoutMs: TIMEOUT * 3,
+      });
+      t.after(() => client.stop());
+      assert.equal((await client.connect())['status'], 'connected');
+      const a = path.join(emacs.workspace, 'a.txt');
+      client.send({ cmd: 'openDiff', filePath: a, newContent: PROPOSAL });
+      const first = await waitForProposalBuffer(emacs, TIMEOUT);
+      await emacs.eval(`(with-current-buffer ${elispString(first)} (ide-companion-accept))`);
+      const result = await client.waitFor((e) => e.event === 'diffResult' && e['filePath'] === a, 'the diff outcome');
+      assert.equal(result['result'].status, 'accepted');
+      // Another agent's diff opens, and the user works in its proposal.
+      const other = await connectFromDiscovery(content);
+      t.after(() => other.close());
+      const b = path.join(emacs.workspace, 'b.txt');
+      const proposal = await openDiffIn(emacs, other, b, 'b from another agent\n');
+      const windows = '(vconcat (mapcar (lambda (w) (format "%s shows %s" w (buffer-name (window-buffer w)))) (window-list nil :no-minibuf)))';
+      const before = await emacs.evalJson<string[]>(windows);
+      const selected = await emacs.evalJson<string>('(format "%s" (selected-window))');
+      await client.kill('SIGKILL');
+      const kept = await waitFor(() => keptBufferHolding(emacs, 'a.txt', PROPOSAL), 'the accepted text back in a kept buffer', TIMEOUT * 2);
+      const line = await waitFor(
+        async () =>
+          /the Gemini CLI session that proposed a\.txt went away; the proposal is kept in its buffer \(C-x C-w saves it\).*/.exec(
+            await emacs.evalJson<string>('(with-current-buffer "*Messages*" (buffer-string))'),
+          )?.[0],
+        'the line that says so',
+        TIMEOUT,
+      );
+      assert.ok(line.includes(kept), `the line names the kept buffer ${kept}: ${line}`);
+      assert.equal(await emacs.evalJson<string>('(format "%s" (selected-window))'), selected, 'the same window keeps the focus');
+      assert.equal(await emacs.evalJson<string>('(buffer-name (window-buffer (selected-window)))'), proposal, 'showing the proposal the user works in');
+      const after = await emacs.evalJson<string[]>(windows);
+      for (const window of before) assert.ok(after.includes(window), `${window} is still there: ${after.join('; ')}`);
+      assert.equal(await emacs.evalJson<number>('(hash-table-count ide-companion--diffs)'), 1, 'the other diff stays open');
+      assert.equal(fs.readFileSync(a, 'utf8'), 'old\n', 'the file on disk is untouched');
     },
   );
 
