@@ -55,6 +55,10 @@ const ENDING_KEYS: Record<DiffEnding, string> = {
  * Opening a diff must not take the keyboard from it.
  */
 async function startAgentTerminal(win: Window, command: string): Promise<AgentTerminal> {
+  // The screen is the terminal's visible rows: at the default font an `/ide status` answer listing the suite's
+  // open files scrolls its own first line away (a maximized panel is restored as each diff opens). A small font
+  // shows it whole.
+  await win.eval(`await vscode.workspace.getConfiguration('terminal.integrated').update('fontSize', 5, vscode.ConfigurationTarget.Global);`);
   await runGemini(win, command);
   const screen = () => terminalText(win.page);
   return {
