@@ -105,6 +105,7 @@ export class JsonLinesBridge {
             originalContent: diff.originalContent ?? null,
             agent: diff.agent,
             ...(words && { words }),
+            ...(diff.kept && { kept: true }),
           });
         },
         diffText: async (diff) => (await this.request('diffText', { diffId: diff.id })).text ?? undefined,

@@ -27,6 +27,8 @@ export interface PendingDiff {
   /** Who proposed it, as a user reads it ("Claude Code"): every end shows it. */
   readonly agent: string;
   readonly openedAt: number;
+  /** An accept its CLI never wrote, shown again to be kept (closed as `sessionClosed` at once): shown without taking the user's window or focus. */
+  readonly kept?: boolean;
 }
 
 type MaybePromise<T> = T | Promise<T>;

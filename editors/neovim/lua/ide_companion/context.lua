@@ -6,7 +6,6 @@
 -- autocmd they pay for is a comparison, and the burst (a held key, a macro) is
 -- read and sent once when the timer fires.
 local host = require('ide_companion.host')
-local position = require('ide_companion.position')
 local roots = require('ide_companion.roots')
 
 local M = {}
@@ -62,13 +61,80 @@ M.file_of = file_of
 M.open_file_of = open_file_of
 M.buf_option = buf_option
 
+--- 'char', 'line' or 'block' in Visual or Select mode, else nil.
+local KINDS = { v = 'char', s = 'char', V = 'line', S = 'line', ['\22'] = 'block', ['\19'] = 'block' }
+
+--- Line and character (not byte) of the current window's cursor and, in
+--- Visual and Select mode, of the selection's other end (its anchor) and the
+--- kind ('line', 'block'; nil for characterwise). Five values, no table: this
+--- runs on every reported move; the text is the host's to ask for.
+local function read_position()
+  local line = vim.api.nvim_win_get_cursor(0)[1]
+  local character = math.max(vim.fn.charcol('.'), 1)
+  local kind = KINDS[vim.api.nvim_get_mode().mode:sub(1, 1)]
+  if kind then
+    local anchor = vim.fn.getcharpos('v')
+    return line, character, anchor[2], math.max(anchor[3], 1), kind ~= 'char' and kind or nil
+  end
+  return line, character
+end
+
+--- Byte length of the UTF-8 character starting at byte `i` of `s`.
+local function char_len(s, i)
+  local b = s:byte(i) or 0
+  return b >= 0xF0 and 4 or b >= 0xE0 and 3 or b >= 0xC0 and 2 or 1
+end
+
+--- selectedText (docs/editor-protocol.md): the current window's selection,
+--- nil outside Visual and Select mode. Its lines are read 256 at a time until
+--- `max` characters are surely in (none is over 4 bytes), and the text is cut
+--- past that: the host cuts it to the CLI's limit and marks the cut.
+function M.selected_text(max)
+  local kind = KINDS[vim.api.nvim_get_mode().mode:sub(1, 1)]
+  if not kind then
+    return nil
+  end
+  local a, b = vim.fn.getpos('v'), vim.fn.getpos('.')
+  local sl, sc, el, ec = a[2], a[3], b[2], b[3]
+  if sl > el or (sl == el and sc > ec) then
+    sl, sc, el, ec = el, ec, sl, sc
+  end
+  local lines, bytes, chunk = {}, kind == 'char' and 1 - sc or 0, nil
+  repeat
+    chunk = vim.api.nvim_buf_get_lines(0, sl + #lines - 1, math.min(el, sl + #lines + 255), false)
+    for _, line in ipairs(chunk) do
+      table.insert(lines, line)
+      bytes = bytes + #line + 1
+    end
+  until #chunk == 0 or sl + #lines > el or bytes > 4 * max
+  if #lines == 0 then
+    return nil
+  end
+  if kind == 'block' then
+    -- Byte columns of the two corners; with tabs or wide characters this is approximate.
+    local left, right = math.min(sc, ec), math.max(sc, ec)
+    for i, line in ipairs(lines) do
+      lines[i] = line:sub(left, right + char_len(line, right) - 1)
+    end
+  elseif kind == 'char' then
+    if sl + #lines > el then
+      local last = lines[#lines]
+      lines[#lines] = last:sub(1, vim.o.selection == 'exclusive' and ec - 1 or ec + char_len(last, ec) - 1)
+    end
+    -- The end is cut first, so `sc` still counts from the start of the first line.
+    lines[1] = lines[1]:sub(sc)
+  end
+  local text = table.concat(lines, '\n'):sub(1, 4 * max + 4)
+  return text ~= '' and text or nil
+end
+
 --- Sends the current window's position (and its selection's range: the
 --- host reads the text when it needs it, and drops repeats) if it shows a file.
 local function send_position(method)
   local buf = vim.api.nvim_get_current_buf()
   if method == 'cursor' and buf == last_buf then
     -- Numbers only, and no table built per move.
-    host.cursor(position.read())
+    host.cursor(read_position())
     return
   end
   local path = open_file_of(buf)
@@ -76,7 +142,7 @@ local function send_position(method)
     return
   end
   last_buf = buf
-  local line, character, anchor_line, anchor_character, kind = position.read()
+  local line, character, anchor_line, anchor_character, kind = read_position()
   host.event({
     type = method,
     path = path,
@@ -84,10 +150,6 @@ local function send_position(method)
     anchor = anchor_line and { line = anchor_line, character = anchor_character } or nil,
     selectionKind = kind,
   })
-end
-
-function M.selected_text(max)
-  return position.selected_text(max)
 end
 
 --- The host's tracker ignores roots that did not change.

@@ -87,20 +87,11 @@ function M.stop()
 end
 
 --- "Send to agent": the current file, or lines first..last of it, to the
---- connected agents that take a mention (Claude Code's at_mentioned; Gemini CLI
---- and Qwen Code have no such channel). Says so when none is connected.
+--- connected agents that take a mention (Claude Code's at_mentioned); the host says when none took it.
 function M.send_to_agent(first, last)
   local path = vim.api.nvim_buf_get_name(0)
   if path == '' or vim.bo.buftype ~= '' then
     vim.notify('ide-companion: this buffer is not a file', vim.log.levels.WARN)
-    return false
-  end
-  local claude = false
-  for _, session in ipairs(host.state.sessions or {}) do
-    claude = claude or session.agent == 'Claude Code'
-  end
-  if not claude then
-    vim.notify('ide-companion: no Claude Code is connected (only Claude Code takes what you send; run `claude --ide`)', vim.log.levels.WARN)
     return false
   end
   return host.event({ type = 'mention', path = vim.fn.resolve(vim.fn.fnamemodify(path, ':p')), startLine = first, endLine = last })
@@ -110,35 +101,15 @@ function M.is_running()
   return host.is_running()
 end
 
---- Status as lines of text (what :GeminiStatus prints).
+--- Status as lines of text (what :GeminiStatus prints): the host's report, and the diffs open here.
 function M.status_lines()
   local s = host.state
-  local lines = {}
-  if s.status == 'running' and s.info then
-    table.insert(lines, string.format('ide-companion: running on 127.0.0.1:%d (host pid %d)', s.info.port, s.info.hostPid))
-    table.insert(lines, 'workspace: ' .. (s.info.workspacePath or ''))
-    table.insert(lines, 'discovery file: ' .. tostring(s.info.discoveryFile))
-    if s.info.socketPath then
-      table.insert(lines, 'socket: ' .. s.info.socketPath)
-    end
-    table.insert(lines, 'agents: ' .. table.concat(s.info.agents or { 'Gemini CLI' }, ', '))
-    local n = #s.sessions
-    table.insert(lines, string.format('%d CLI session%s connected', n, n == 1 and '' or 's'))
-    for _, session in ipairs(s.sessions) do
-      table.insert(
-        lines,
-        string.format('  %s: %s %s (%s)', session.agent or 'Gemini CLI', session.client, session.version, session.streamOpen and 'listening' or 'connecting')
-      )
-    end
-    local diffs = require('ide_companion.diff').list()
-    for _, d in ipairs(diffs) do
-      table.insert(lines, 'pending diff: ' .. d.path)
-    end
-  else
-    table.insert(lines, 'ide-companion: ' .. s.status)
-    if s.last_error then
-      table.insert(lines, 'last error: ' .. s.last_error)
-    end
+  if s.status ~= 'running' or not s.report then
+    return { 'ide-companion: ' .. s.status, s.last_error and 'last error: ' .. s.last_error or nil }
+  end
+  local lines = vim.deepcopy(s.report.lines)
+  for _, d in ipairs(require('ide_companion.diff').list()) do
+    table.insert(lines, 'pending diff: ' .. d.path)
   end
   return lines
 end

@@ -26,35 +26,27 @@ local function missing(cmd)
   local program = cmd[1]
   if type(program) ~= 'string' or program == '' then
     return 'terminal.cmd is empty'
-  end
-  if vim.fn.executable(program) == 1 then
+  elseif vim.fn.executable(program) == 1 then
     return nil
+  elseif program == 'gemini' then
+    return '`gemini` was not found on PATH. Install Gemini CLI (npm install -g @google/gemini-cli), or set terminal.cmd in setup() to where it is.'
   end
-  if program == 'gemini' then
-    return '`gemini` was not found on PATH. Install Gemini CLI (npm install -g @google/gemini-cli), '
-      .. 'or set terminal.cmd in setup() to where it is.'
-  end
-  return string.format('%s (terminal.cmd) was not found or is not executable.', program)
+  return program .. ' (terminal.cmd) was not found or is not executable.'
 end
 
---- The CLI's process group, ended with SIGTERM: Neovim's SIGHUP on exit is
---- not enough (a gemini that ignores it lived on, re-parented to init).
-local function kill_group(pid)
-  if pid and pid > 0 then
-    -- A terminal job leads its own session and process group (setsid on its pty).
-    pcall(uv.kill, -pid, 'sigterm')
-    pcall(uv.kill, pid, 'sigterm')
-  end
-end
-
---- Ends the CLI this Neovim started, if it runs.
+--- Ends the CLI this Neovim started, if it runs: its process group with
+--- SIGTERM (a terminal job leads its own, setsid on its pty), as Neovim's
+--- SIGHUP on exit is not enough (a gemini that ignored it lived on).
 function M.stop()
   if not running() then
     return false
   end
   local t = term
   term = nil
-  kill_group(t.pid)
+  if t.pid and t.pid > 0 then
+    pcall(uv.kill, -t.pid, 'sigterm')
+    pcall(uv.kill, t.pid, 'sigterm')
+  end
   pcall(vim.fn.jobstop, t.job)
   return true
 end
@@ -79,46 +71,31 @@ local function show(cfg, buf)
   vim.api.nvim_win_set_buf(0, buf)
 end
 
---- In a container or toolbox (/.dockerenv, /run/.containerenv) gemini dials
---- host.docker.internal, not this Neovim on loopback, unless REMOTE_CONTAINERS
---- is set: the companion's hint says so (packages/protocol/src/containerHost.ts).
-local function container_hint()
-  return host.state.info and host.state.info.containerHint or nil
-end
-
 local told_container = false
 
---- The env of :Gemini's terminal: the companion's, plus REMOTE_CONTAINERS=1
---- in a container (where this Neovim and its gemini are both inside), said once.
-local function terminal_env()
-  local env = vim.deepcopy(host.state.env or {})
-  if container_hint() then
-    env.REMOTE_CONTAINERS = '1'
-    if not told_container then
-      told_container = true
-      notify('in a container: :Gemini sets REMOTE_CONTAINERS=1 so gemini dials this Neovim on 127.0.0.1; '
-        .. 'in another terminal run `export REMOTE_CONTAINERS=1` before gemini')
-    end
+--- In a container gemini dials host.docker.internal, not this Neovim on
+--- loopback, unless REMOTE_CONTAINERS is set (packages/protocol/src/containerHost.ts):
+--- the host's words for it, said once. nil outside a container.
+local function container_words(which)
+  local words = host.state.info and host.state.info.words
+  if told_container or not (words and words[which]) then
+    return nil
   end
-  return env
+  told_container = true
+  return words[which]
 end
 
---- From setup(): a gemini the user starts in a :terminal of their own cannot
---- connect from a container unless told; the fix is said when such a terminal opens.
+--- From setup(): a gemini the user starts in a :terminal of their own is told the fix as that terminal opens.
 function M.watch_terminals()
   vim.api.nvim_create_autocmd('TermOpen', {
     group = group,
     callback = function(ev)
-      if told_container or not container_hint() or (term and term.buf == ev.buf) then
-        return
+      local words = not (term and term.buf == ev.buf) and container_words('containerTerminal')
+      if words then
+        vim.schedule(function()
+          notify(words, vim.log.levels.WARN)
+        end)
       end
-      told_container = true
-      vim.schedule(function()
-        notify(
-          'in a container, gemini dials host.docker.internal, not this Neovim: run `export REMOTE_CONTAINERS=1` in this terminal before gemini (:Gemini does it for you)',
-          vim.log.levels.WARN
-        )
-      end)
     end,
   })
 end
@@ -127,8 +104,16 @@ local function start(cfg, cmd)
   vim.cmd(cfg.terminal.split)
   vim.cmd('enew')
   local win, buf = vim.api.nvim_get_current_win(), vim.api.nvim_get_current_buf()
-  -- The env explicitly too: a terminal must name this Neovim even if vim.env was changed since.
-  local env = terminal_env()
+  -- The env explicitly too: a terminal must name this Neovim even if vim.env was changed since;
+  -- in a container with REMOTE_CONTAINERS=1 (this Neovim and its gemini are both inside).
+  local env = vim.deepcopy(host.state.env or {})
+  if host.state.info and host.state.info.containerHint then
+    env.REMOTE_CONTAINERS = '1'
+    local words = container_words('containerGemini')
+    if words then
+      notify(words)
+    end
+  end
   local ok, job
   -- Ours before TermOpen runs: no warning about the terminal that has the fix.
   term = { buf = buf }
@@ -184,12 +169,9 @@ function M.open(cfg, args)
   return false
 end
 
---- For :GeminiStatus and tests: the CLI's terminal, if one runs.
+--- For tests: the CLI's terminal, if one runs.
 function M.info()
-  if not running() then
-    return nil
-  end
-  return { buf = term.buf, job = term.job, pid = term.pid }
+  return running() and vim.deepcopy(term) or nil
 end
 
 return M

@@ -4,10 +4,11 @@
  * buffer lines, the Lua shows them in a tab), the optional capabilities through
  * lua/ide_companion/actions.lua. The user's decisions come back as events.
  */
-import type { ActionParams, ActionResult } from '@ide-companion/protocol';
+import type { ActionParams, ActionResult, Diagnostic } from '@ide-companion/protocol';
 import { editorWithCapabilities, type DiffCloseReason, type EditorActions, type PendingDiff } from '@ide-companion/server/editorActions';
 import { BufferStateSchema, bufferFromText, textFromBuffer, type BufferContent } from './bufferText.js';
 import type { LuaBridge } from './luaBridge.js';
+import { diffHints, type DiffHints } from './neovimWords.js';
 
 const DIFF_MODULE = 'ide_companion.diff';
 const ACTIONS_MODULE = 'ide_companion.actions';
@@ -22,6 +23,10 @@ export interface DiffSpec {
   agent: string;
   /** What to say as it shows (diffWords.ts). */
   words?: ActionParams<'showDiff'>['words'];
+  /** The proposal window's hint bar. */
+  hints: DiffHints;
+  /** Shown without taking the user's window (a kept accept its CLI never wrote). */
+  kept?: boolean;
 }
 
 /** Neovim's actions, with the capabilities the Lua side declared in its hello. */
@@ -48,7 +53,15 @@ class NeovimEditor implements EditorActions {
   constructor(private readonly lua: LuaBridge) {}
 
   async showDiff(diff: PendingDiff, words?: ActionParams<'showDiff'>['words']): Promise<void> {
-    const spec: DiffSpec = { id: diff.id, path: diff.filePath, proposal: bufferFromText(diff.newContent), agent: diff.agent, ...(words && { words }) };
+    const spec: DiffSpec = {
+      id: diff.id,
+      path: diff.filePath,
+      proposal: bufferFromText(diff.newContent),
+      agent: diff.agent,
+      hints: diffHints(diff.agent),
+      ...(words && { words }),
+      ...(diff.kept && { kept: true }),
+    };
     if (diff.originalContent !== undefined) spec.original = bufferFromText(diff.originalContent);
     await this.lua.call(DIFF_MODULE, 'open', spec);
   }
@@ -80,8 +93,8 @@ class NeovimEditor implements EditorActions {
     return this.lua.call(ACTIONS_MODULE, 'selection');
   }
 
-  getDiagnostics(params: ActionParams<'getDiagnostics'>): Promise<ActionResult<'getDiagnostics'>> {
-    return this.lua.call(ACTIONS_MODULE, 'diagnostics', params);
+  async getDiagnostics(params: ActionParams<'getDiagnostics'>): Promise<ActionResult<'getDiagnostics'>> {
+    return { diagnostics: ((await this.lua.call<NeovimDiagnostic[] | null>(ACTIONS_MODULE, 'diagnostics', params)) ?? []).map(fromNeovim) };
   }
 
   checkDocumentDirty(params: ActionParams<'checkDocumentDirty'>): Promise<ActionResult<'checkDocumentDirty'>> {
@@ -95,4 +108,31 @@ class NeovimEditor implements EditorActions {
   async closeFile(params: ActionParams<'closeFile'>): Promise<void> {
     await this.lua.call(ACTIONS_MODULE, 'close_file', params);
   }
+}
+
+/** A vim.diagnostic as actions.lua reads it: 0-based lines, 1-based character columns, severity 1 (error) to 4 (hint). */
+export interface NeovimDiagnostic {
+  path: string;
+  lnum: number;
+  col: number;
+  end_lnum: number;
+  end_col: number;
+  severity: number;
+  message: string;
+  source?: string;
+  code?: string | number;
+}
+
+const SEVERITIES = ['error', 'warning', 'information', 'hint'] as const;
+
+/** The editor vocabulary's diagnostic (1-based lines) of a Neovim one. */
+export function fromNeovim(d: NeovimDiagnostic): Diagnostic {
+  return {
+    path: d.path,
+    range: { start: { line: d.lnum + 1, character: d.col }, end: { line: d.end_lnum + 1, character: d.end_col } },
+    severity: SEVERITIES[d.severity - 1] ?? 'error',
+    message: d.message,
+    ...(typeof d.source === 'string' && { source: d.source }),
+    ...((typeof d.code === 'string' || typeof d.code === 'number') && { code: d.code }),
+  };
 }

@@ -8,14 +8,16 @@ import { Companion } from '@ide-companion/server/companion';
 import { COMPANION_VERSION } from '@ide-companion/shared/version';
 import { EditorEventError, applyEditorEvent, parseEditorEvent } from '@ide-companion/server/editorEvents';
 import { describeError } from '@ide-companion/server/logger';
-import { type SessionInfo } from '@ide-companion/server/sessions';
 import { AGENT_DISPLAY_NAMES, parseAgents } from '@ide-companion/shared/agentPaths';
 import { hostGoneWords, type EditorEvent, type HostGoneWords, type Hello, type IdeInfo } from '@ide-companion/protocol';
+import type { SessionInfo } from '@ide-companion/server/sessions';
 import type { FileLogger } from './fileLogger.js';
 import type { LuaBridge } from './luaBridge.js';
 import { neovimEditor } from './neovimEditor.js';
 import { PositionIntake } from '@ide-companion/server/positionIntake';
 import { parseRpcMessage, type RpcMessage } from './rpcMessages.js';
+import { statusReport, type StatusReport } from './statusReport.js';
+import { neovimWords, type NeovimWords } from './neovimWords.js';
 
 const HOST_MODULE = 'ide_companion.host';
 const CONTEXT_MODULE = 'ide_companion.context';
@@ -37,8 +39,10 @@ export interface StartedInfo {
   socketPath?: string;
   /** The agents served, as the user reads them ("Claude Code"). */
   agents: string[];
-  /** The words to show once this host is gone (diffWords.ts): diff.lua keeps them. */
-  words: HostGoneWords;
+  /** The words to show once this host is gone (diffWords.ts) and the plugin's own: the Lua keeps them. */
+  words: HostGoneWords & NeovimWords;
+  /** :GeminiStatus and :checkhealth, renewed by on_sessions and on_env. */
+  report: StatusReport;
 }
 
 export class NeovimHost {
@@ -98,7 +102,7 @@ export class NeovimHost {
     // The shorthand names the renamed file from now on.
     if (event.type === 'rename' && this.positionPath === event.from) this.positionPath = event.to;
     if (event.type === 'mention') {
-      if (!applyEditorEvent(companion, event)) this.report('on_unheard_mention', event.path);
+      if (!applyEditorEvent(companion, event)) this.report('on_warning', neovimWords(companion.containerHint).unheardMention);
       return;
     }
     if (!intake.apply(event)) this.logger.info('decision for a diff no longer pending', { type: event.type });
@@ -128,6 +132,8 @@ export class NeovimHost {
       logger: this.logger,
       trusted: hello.trusted,
       handleSignals: true,
+      // Killed with -9, the host cannot remove its files, and Neovim lives on: its reaper does.
+      reapOnKill: true,
       ...(hello.agents && { agents: parseAgents(hello.agents.join(',')) }),
     });
     this.companion = companion;
@@ -138,8 +144,9 @@ export class NeovimHost {
     if (companion.rootsRefused) this.report('on_warning', companion.rootsRefused);
     this.started = companion.start().then(
       async () => {
-        companion.onDidChangeSessions((sessions) => this.report('on_sessions', sessions.map(describeSession)));
-        companion.context.onDidChangeRoots(() => this.report('on_env', { ...companion.terminalEnv }, companion.workspacePath));
+        const report = () => statusReport(reported(companion), companion.sessionList);
+        companion.onDidChangeSessions((sessions) => this.report('on_sessions', sessions.map(describeSession), report()));
+        companion.context.onDidChangeRoots(() => this.report('on_env', { ...companion.terminalEnv }, companion.workspacePath, report()));
         const info: StartedInfo = {
           port: companion.port,
           discoveryFile: companion.discoveryFilePath,
@@ -150,7 +157,8 @@ export class NeovimHost {
           containerHint: companion.containerHint,
           socketPath: companion.socketPath,
           agents: companion.agents.map((a) => AGENT_DISPLAY_NAMES[a]),
-          words: hostGoneWords(companion.ideInfo.name),
+          words: { ...hostGoneWords(companion.ideInfo.name), ...neovimWords(companion.containerHint) },
+          report: report(),
         };
         await this.lua.call(HOST_MODULE, 'on_started', info);
       },
@@ -175,6 +183,12 @@ function isPositionPayload(args: unknown): boolean {
   if (typeof payload !== 'object' || payload === null) return false;
   const type = (payload as { type?: unknown }).type;
   return type === 'focus' || type === 'cursor';
+}
+
+function reported(c: Companion) {
+  const { port, idePid, discoveryFilePath, socketPath, workspacePath, containerHint, terminalEnv } = c;
+  const agentNames = c.agents.map((a) => AGENT_DISPLAY_NAMES[a]);
+  return { port, idePid, discoveryFilePath, socketPath, workspacePath, containerHint, terminalEnv: { ...terminalEnv }, agentNames };
 }
 
 function describeSession(session: SessionInfo): Record<string, unknown> {

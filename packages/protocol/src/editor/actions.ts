@@ -29,6 +29,8 @@ export const ShowDiffParamsSchema = /* @__PURE__ */ lazySchema(() =>
     agent: z.optional(z.string()),
     /** What the editor says as it shows it (diffWords.ts): `unsaved` when the user's buffer of the file has unsaved changes, else `proposed`. */
     words: z.optional(z.object({ proposed: z.string(), unsaved: z.string() })),
+    /** An accept its CLI never wrote, shown again to be kept (a `closeDiff` with `sessionClosed` follows): show it without taking the user's window or focus. */
+    kept: z.optional(z.boolean()),
   }),
 );
 export const DiffTextParamsSchema = /* @__PURE__ */ lazySchema(() => z.object({ diffId: z.string().check(z.minLength(1)) }));
