@@ -138,18 +138,9 @@ function M.diagnostics(params)
   for _, d in ipairs(vim.diagnostic.get(bufnr)) do
     local path = context.file_of(d.bufnr)
     if path then
-      local end_lnum = d.end_lnum or d.lnum
-      table.insert(out, {
-        path = path,
-        lnum = d.lnum,
-        col = char_col(d.bufnr, d.lnum, d.col),
-        end_lnum = end_lnum,
-        end_col = char_col(d.bufnr, end_lnum, d.end_col or d.col),
-        severity = d.severity,
-        message = d.message,
-        source = d.source,
-        code = d.code,
-      })
+      local e = d.end_lnum or d.lnum
+      local range = { lnum = d.lnum, col = char_col(d.bufnr, d.lnum, d.col), end_lnum = e, end_col = char_col(d.bufnr, e, d.end_col or d.col) }
+      table.insert(out, vim.tbl_extend('error', range, { path = path, severity = d.severity, message = d.message, source = d.source, code = d.code }))
     end
   end
   return out

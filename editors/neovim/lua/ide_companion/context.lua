@@ -1,12 +1,7 @@
 -- Editor events -> the editor vocabulary (docs/editor-protocol.md), sent to the
--- host as `event` notifications. Every handler is a few API reads and one
--- rpcnotify: nothing waits for the host, and the host's ContextTracker decides
--- what the CLI sees. A cursor move after a pause is sent at once; moves sooner
--- than CURSOR_DELAY_MS after it only arm one timer (once per burst): the
--- autocmd they pay for is a comparison, and the burst (a held key, a macro) is
--- read and sent once when the timer fires.
+-- host as `event` notifications: a few API reads and one rpcnotify each,
+-- nothing waits for the host, and the host decides what the CLI sees.
 local host = require('ide_companion.host')
-local roots = require('ide_companion.roots')
 
 local M = {}
 
@@ -33,28 +28,18 @@ else
   buf_option = vim.api.nvim_buf_get_option
 end
 
---- The file a buffer shows, or nil for terminals, help, scratch and plugin buffers.
+--- The file a buffer shows (an absolute local path: no "fugitive://..."), or
+--- nil for terminals, help, scratch and plugin buffers.
 local function file_of(buf)
-  if not vim.api.nvim_buf_is_valid(buf) or buf_option(buf, 'buftype') ~= '' then
-    return nil
-  end
-  local name = vim.api.nvim_buf_get_name(buf)
-  -- Absolute local paths only: no "fugitive://..." or other URL-like names.
-  if name == '' or name:find('^%a[%w+.-]*://') then
-    return nil
-  end
-  if name:sub(1, 1) == '/' or name:find('^%a:[\\/]') then
+  local name = vim.api.nvim_buf_is_valid(buf) and buf_option(buf, 'buftype') == '' and vim.api.nvim_buf_get_name(buf) or ''
+  if not name:find('^%a[%w+.-]*://') and (name:sub(1, 1) == '/' or name:find('^%a:[\\/]')) then
     return name
   end
-  return nil
 end
 
 --- A file buffer the user has open: listed (help and plugin buffers are not).
 local function open_file_of(buf)
-  if vim.api.nvim_buf_is_valid(buf) and buf_option(buf, 'buflisted') then
-    return file_of(buf)
-  end
-  return nil
+  return vim.api.nvim_buf_is_valid(buf) and buf_option(buf, 'buflisted') and file_of(buf) or nil
 end
 
 M.file_of = file_of
@@ -64,10 +49,9 @@ M.buf_option = buf_option
 --- 'char', 'line' or 'block' in Visual or Select mode, else nil.
 local KINDS = { v = 'char', s = 'char', V = 'line', S = 'line', ['\22'] = 'block', ['\19'] = 'block' }
 
---- Line and character (not byte) of the current window's cursor and, in
---- Visual and Select mode, of the selection's other end (its anchor) and the
---- kind ('line', 'block'; nil for characterwise). Five values, no table: this
---- runs on every reported move; the text is the host's to ask for.
+--- Line and character (not byte) of the cursor and, in Visual and Select mode, of
+--- the anchor and the kind ('line', 'block'; nil: characterwise). Five values,
+--- no table: this runs on every reported move; the text is the host's to ask for.
 local function read_position()
   local line = vim.api.nvim_win_get_cursor(0)[1]
   local character = math.max(vim.fn.charcol('.'), 1)
@@ -133,7 +117,6 @@ end
 local function send_position(method)
   local buf = vim.api.nvim_get_current_buf()
   if method == 'cursor' and buf == last_buf then
-    -- Numbers only, and no table built per move.
     host.cursor(read_position())
     return
   end
@@ -152,9 +135,37 @@ local function send_position(method)
   })
 end
 
+--- Workspace roots: the global cwd, every tab-local and window-local cwd
+--- (:tcd, :lcd), and the configured extra roots; real paths, no duplicates.
+function M.roots(extra)
+  local seen, out = {}, {}
+  local function add(dir)
+    local real = dir ~= '' and (vim.loop.fs_realpath(dir) or dir)
+    if real and not seen[real] then
+      seen[real] = true
+      table.insert(out, real)
+    end
+  end
+  add(vim.fn.getcwd(-1, -1))
+  for _, tab in ipairs(vim.api.nvim_list_tabpages()) do
+    local tabnr = vim.api.nvim_tabpage_get_number(tab)
+    add(vim.fn.getcwd(-1, tabnr))
+    for _, win in ipairs(vim.api.nvim_tabpage_list_wins(tab)) do
+      local winnr = vim.api.nvim_win_get_number(win)
+      if vim.fn.haslocaldir(winnr, tabnr) == 1 then
+        add(vim.fn.getcwd(winnr, tabnr))
+      end
+    end
+  end
+  for _, dir in ipairs(extra or {}) do
+    add(dir)
+  end
+  return out
+end
+
 --- The host's tracker ignores roots that did not change.
 local function send_roots()
-  host.event({ type = 'roots', roots = roots.collect(extra_roots) })
+  host.event({ type = 'roots', roots = M.roots(extra_roots) })
 end
 
 local function send_path(method, buf)
@@ -165,7 +176,7 @@ local function send_path(method, buf)
 end
 
 local function cancel()
-  if pending then
+  if pending and timer then
     pending = false
     timer:stop()
   end
@@ -180,10 +191,9 @@ local on_timer = vim.schedule_wrap(function()
   end
 end)
 
---- A move after a pause (CURSOR_DELAY_MS or more since the last read) is read
---- and sent at once: no timer, so no extra wake-up of the event loop for it,
---- which costs Neovim more than the read. A move sooner than that arms the
---- timer, once per burst (a held key), and the burst is read when it fires.
+--- A move after a pause (CURSOR_DELAY_MS or more since the last read) is sent
+--- at once: no timer wake-up, which costs Neovim more than the read. A sooner
+--- move arms the timer, once per burst (a held key), read when it fires.
 local function moved()
   if pending then
     return
@@ -233,12 +243,11 @@ function M.attach(cfg)
       end
     end)
   end)
-  au({ 'BufDelete', 'BufWipeout' }, function(args)
-    send_path('close', args.buf)
-  end)
-  au('BufWritePost', function(args)
-    send_path('saved', args.buf)
-  end)
+  for event, method in pairs({ BufDelete = 'close', BufWipeout = 'close', BufWritePost = 'saved' }) do
+    au(event, function(args)
+      send_path(method, args.buf)
+    end)
+  end
   au('BufFilePre', function(args)
     renaming[args.buf] = file_of(args.buf)
   end)
@@ -262,9 +271,7 @@ end
 
 function M.detach()
   pcall(vim.api.nvim_del_augroup_by_name, GROUP)
-  if timer then
-    cancel()
-  end
+  cancel()
   last_buf = nil
   renaming = {}
 end

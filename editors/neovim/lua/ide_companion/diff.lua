@@ -10,33 +10,12 @@ local M = {}
 local diffs = {} -- id -> { id, path, left, right, group, settled, tab, prev_tab, prev_win, from_terminal, hints }
 local counter = 0
 
--- path -> content: the accepted text, kept only for a host that dies with the
--- accept in its pipe or before the CLI wrote it (docs/reliability.md "The
--- editor's one copy"). Dropped on `reload` with holdsAccepted or a new
--- proposal for the file; shown again by keep_all() unless the file holds it.
+-- path -> content: the accepted text, kept only for a host that dies before the
+-- CLI wrote it (docs/reliability.md "The editor's one copy"); dropped on
+-- `reload` with holdsAccepted or a new proposal for the file.
 local accepted = {}
 
---- `template` with `value` put for `key`, literally (never a format string).
-local function put(template, key, value)
-  return (template:gsub(key, function()
-    return value
-  end))
-end
-
-local function notify(msg, level)
-  vim.notify('ide-companion: ' .. msg, level or vim.log.levels.INFO)
-end
-
---- The host's words, kept for when it is gone (on_started gives them).
-local function word(name)
-  local info = host.state.words or {}
-  return info[name] or name
-end
-
---- What the "host stopped" line adds for the files kept ('' for none).
-function M.kept_words(kept)
-  return #kept == 0 and '' or put(word('keptAtDeath'), '{files}', table.concat(kept, ', '))
-end
+local put, word, notify = host.put, host.word, host.say
 
 --- The keys and any warning in the proposal window itself (a message can be
 --- lost: on 0.7 one sent while a terminal had focus never shows): the winbar
@@ -121,11 +100,8 @@ local function wipe(d)
   pcall(vim.api.nvim_del_augroup_by_id, d.group)
   local cur = vim.api.nvim_get_current_buf()
   local had = cur == d.right or cur == d.left
-  for _, buf in ipairs({ d.right, d.left }) do
-    if vim.api.nvim_buf_is_valid(buf) then
-      pcall(vim.api.nvim_buf_delete, buf, { force = true })
-    end
-  end
+  pcall(vim.api.nvim_buf_delete, d.right, { force = true })
+  pcall(vim.api.nvim_buf_delete, d.left, { force = true })
   if had or (vim.api.nvim_get_current_win() == d.prev_win and not vim.api.nvim_tabpage_is_valid(d.tab)) then
     back_to(d)
   end
@@ -147,14 +123,8 @@ function M.open(spec)
   -- A new proposal for the file stands instead of the accepted copy.
   accepted[spec.path] = nil
   local mode = vim.api.nvim_get_mode().mode:sub(1, 1)
-  local d = {
-    id = spec.id,
-    path = spec.path,
-    hints = spec.hints,
-    prev_tab = vim.api.nvim_get_current_tabpage(),
-    prev_win = vim.api.nvim_get_current_win(),
-    from_terminal = mode == 't',
-  }
+  local d = { id = spec.id, path = spec.path, hints = spec.hints, from_terminal = mode == 't' }
+  d.prev_tab, d.prev_win = vim.api.nvim_get_current_tabpage(), vim.api.nvim_get_current_win()
   -- Typing into the proposal by accident would be worse than leaving Insert mode; a new tab needs Normal mode.
   if mode == 'i' or mode == 't' then
     vim.cmd('stopinsert')
@@ -168,25 +138,20 @@ function M.open(spec)
   d.right = scratch('proposed', spec.path, spec.proposal, 'acwrite', 'wipe')
   vim.cmd('diffthis')
   d.group = vim.api.nvim_create_augroup('ide_companion_diff_' .. counter, { clear = true })
-  vim.api.nvim_create_autocmd('BufWriteCmd', {
-    group = d.group,
-    buffer = d.right,
-    callback = function()
-      M.accept(d.id)
-    end,
-  })
+  local function on(events, fn)
+    vim.api.nvim_create_autocmd(events, { group = d.group, buffer = d.right, callback = fn })
+  end
+  on('BufWriteCmd', function()
+    M.accept(d.id)
+  end)
   -- BufUnload too: with 'bufhidden' wipe :q unloads and wipes, :bd! only unloads; both reject.
-  vim.api.nvim_create_autocmd({ 'BufUnload', 'BufWipeout' }, {
-    group = d.group,
-    buffer = d.right,
-    callback = function()
-      if not d.settled then
-        vim.schedule(function()
-          M.reject(d.id)
-        end)
-      end
-    end,
-  })
+  on({ 'BufUnload', 'BufWipeout' }, function()
+    if not d.settled then
+      vim.schedule(function()
+        M.reject(d.id)
+      end)
+    end
+  end)
   diffs[d.id] = d
   local unsaved = #vim.tbl_filter(function(buf)
     return vim.bo[buf].modified
@@ -227,9 +192,8 @@ local function keep(d, hint)
   return true
 end
 
---- The CLI (or the companion) closed the diff: no outcome is sent. When its
---- session went away nobody can take an answer, but the proposal and the
---- user's edits stay. `message`: the companion's words for it, if any.
+--- The CLI (or the companion) closed the diff: no outcome is sent. When its session
+--- went away, the proposal and the user's edits stay. `message`: the words for it, if any.
 function M.close(id, reason, message)
   local d = diffs[id]
   if not settle(d) then
@@ -327,11 +291,9 @@ function M.list()
   return out
 end
 
---- The host died: no outcome can reach the CLI, but the user's work must not
---- go. Each proposal stays as keep() leaves it, and each accepted text the
---- file does not hold yet (read once: the host may have died between the
---- write and its `reload`) comes back in a tab of its own; the user stays
---- where they are. Returns the files' names, for the one message that says so.
+--- The host died: the user's work must not go. Each proposal is kept, each
+--- accepted text the file does not hold (the host may have died between the
+--- write and its `reload`) comes back in a tab of its own; the user stays put. Returns the files' names.
 function M.keep_all()
   local kept = {}
   for _, d in pairs(diffs) do

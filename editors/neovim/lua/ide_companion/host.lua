@@ -20,21 +20,29 @@ M.state = {
 }
 local state = M.state
 local ready_callbacks = {}
-local listeners = { started = {}, stopped = {} }
 
-local function notify(msg, level)
+--- Every message of the plugin.
+function M.say(msg, level)
   vim.notify('ide-companion: ' .. msg, level or vim.log.levels.INFO)
+end
+local notify = M.say
+
+--- `template` with `value` put for `key`, literally (never a format string).
+function M.put(template, key, value)
+  return (template:gsub(key, function()
+    return value
+  end))
+end
+
+--- The host's words (on_started), kept for when it is gone.
+function M.word(name)
+  return (state.words or {})[name] or name
 end
 
 local function fail(msg)
   state.last_error = msg
   notify(msg, vim.log.levels.ERROR)
   return false
-end
-
---- Registers fn for "started" (the companion listens) or "stopped" (the host is gone).
-function M.on(event, fn)
-  table.insert(listeners[event], fn)
 end
 
 local function apply_env(env)
@@ -56,9 +64,9 @@ local function reset(job)
   apply_env(nil)
   ready_callbacks = {}
   if was ~= 'stopped' then
-    for _, fn in ipairs(listeners.stopped) do
-      pcall(fn)
-    end
+    -- Its diffs can no longer be answered.
+    require('ide_companion.context').detach()
+    require('ide_companion.diff').close_all()
   end
 end
 
@@ -68,13 +76,13 @@ end
 --- stopped. One line says what happened, never the host's raw log.
 local function died(job, code)
   local kept = require('ide_companion.diff').keep_all()
+  local proposals = #kept == 0 and '' or M.put(M.word('keptAtDeath'), '{files}', table.concat(kept, ', '))
   reset(job)
   local now = os.time()
   deaths = vim.tbl_filter(function(t)
     return now - t < DEATH_WINDOW_S
   end, deaths)
   table.insert(deaths, now)
-  local proposals = require('ide_companion.diff').kept_words(kept)
   if #deaths >= MAX_DEATHS then
     state.last_error = string.format('the companion host stopped %d times in %d minutes (exit code %d); it is not restarted', #deaths, DEATH_WINDOW_S / 60, code)
     return notify(state.last_error .. proposals .. '. :GeminiStart tries again, :checkhealth ide_companion tells why', vim.log.levels.ERROR)
@@ -96,11 +104,10 @@ function M.event(ev)
   return M.notify('event', ev)
 end
 
---- A cursor move in the file of the last `focus` or `cursor` event sent (the
---- host adds that path): numbers, not a table, on every reported move. The
---- anchor and kind, in Visual mode, are the event's `anchor` and `selectionKind`.
-function M.cursor(line, character, anchor_line, anchor_character, kind)
-  return M.notify('cursor', line, character, anchor_line, anchor_character, kind)
+--- A cursor move in the file of the last focus or cursor sent (the host adds
+--- its path): numbers, no table, on every reported move.
+function M.cursor(...)
+  return M.notify('cursor', ...)
 end
 
 function M.is_running()
@@ -199,9 +206,7 @@ function M.on_started(info)
       notify(tostring(err), vim.log.levels.ERROR)
     end
   end
-  for _, fn in ipairs(listeners.started) do
-    pcall(fn)
-  end
+  pcall(require('ide_companion.context').attach, require('ide_companion')._cfg())
   return true
 end
 
@@ -224,6 +229,11 @@ end
 function M.on_warning(message)
   notify(tostring(message), vim.log.levels.WARN)
   return true
+end
+
+--- A mention no connected agent took (its path: what the soak's barrier waits on).
+function M.on_unheard_mention(_, message)
+  return M.on_warning(message)
 end
 
 function M.on_failed(message)

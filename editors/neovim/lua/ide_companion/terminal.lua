@@ -1,24 +1,19 @@
--- Gemini CLI in a split terminal, tied to this Neovim. The GEMINI_CLI_IDE_*
--- variables are also in vim.env once the companion listens, so every
--- :terminal (and :!cmd, jobstart) started after that inherits them.
--- One terminal per Neovim: :Gemini again shows it instead of starting another,
--- and quitting Neovim ends it with everything it started.
+-- The agent's CLI in a split terminal, tied to this Neovim. The GEMINI_CLI_IDE_*
+-- variables are in vim.env once the companion listens, so every :terminal (and
+-- :!cmd, jobstart) started after that inherits them. One terminal per Neovim:
+-- :Gemini again shows it; quitting Neovim ends it with everything it started.
 local uv = vim.uv or vim.loop
 local host = require('ide_companion.host')
 
 local M = {}
 
--- The running CLI: { buf, job, pid } or nil.
-local term = nil
-
-local function notify(msg, level)
-  vim.notify('ide-companion: ' .. msg, level or vim.log.levels.INFO)
-end
+local term = nil -- the running CLI: { buf, job, pid }
+local told_container = false
+local notify = host.say
+local group = vim.api.nvim_create_augroup('ide_companion_terminal', { clear = true })
 
 local function running()
-  return term ~= nil
-    and vim.api.nvim_buf_is_valid(term.buf)
-    and vim.fn.jobwait({ term.job }, 0)[1] == -1
+  return term ~= nil and vim.api.nvim_buf_is_valid(term.buf) and vim.fn.jobwait({ term.job }, 0)[1] == -1
 end
 
 --- Why `cmd` cannot run, or nil if its program is found.
@@ -43,7 +38,7 @@ function M.stop()
   end
   local t = term
   term = nil
-  if t.pid and t.pid > 0 then
+  if t.pid > 0 then
     pcall(uv.kill, -t.pid, 'sigterm')
     pcall(uv.kill, t.pid, 'sigterm')
   end
@@ -51,38 +46,17 @@ function M.stop()
   return true
 end
 
-local group = vim.api.nvim_create_augroup('ide_companion_terminal', { clear = true })
-vim.api.nvim_create_autocmd('VimLeavePre', {
-  group = group,
-  callback = function()
-    M.stop()
-  end,
-})
+vim.api.nvim_create_autocmd('VimLeavePre', { group = group, callback = M.stop })
 
---- Shows the CLI's buffer: in its window if this tab has one, else in a new split.
-local function show(cfg, buf)
-  for _, win in ipairs(vim.api.nvim_tabpage_list_wins(0)) do
-    if vim.api.nvim_win_get_buf(win) == buf then
-      vim.api.nvim_set_current_win(win)
-      return
-    end
-  end
-  vim.cmd(cfg.terminal.split)
-  vim.api.nvim_win_set_buf(0, buf)
-end
-
-local told_container = false
-
---- In a container gemini dials host.docker.internal, not this Neovim on
---- loopback, unless REMOTE_CONTAINERS is set (packages/protocol/src/containerHost.ts):
---- the host's words for it, said once. nil outside a container.
+--- In a container gemini dials host.docker.internal, not this Neovim, unless
+--- REMOTE_CONTAINERS is set: the host's words for it (absent outside one), said once.
 local function container_words(which)
-  local words = host.state.info and host.state.info.words
-  if told_container or not (words and words[which]) then
+  local words = host.state.info and host.state.info.words[which]
+  if told_container or not words then
     return nil
   end
   told_container = true
-  return words[which]
+  return words
 end
 
 --- From setup(): a gemini the user starts in a :terminal of their own is told the fix as that terminal opens.
@@ -104,8 +78,8 @@ local function start(cfg, cmd)
   vim.cmd(cfg.terminal.split)
   vim.cmd('enew')
   local win, buf = vim.api.nvim_get_current_win(), vim.api.nvim_get_current_buf()
-  -- The env explicitly too: a terminal must name this Neovim even if vim.env was changed since;
-  -- in a container with REMOTE_CONTAINERS=1 (this Neovim and its gemini are both inside).
+  -- The env explicitly too (vim.env may have changed since); in a container
+  -- with REMOTE_CONTAINERS=1: this Neovim and its gemini are both inside.
   local env = vim.deepcopy(host.state.env or {})
   if host.state.info and host.state.info.containerHint then
     env.REMOTE_CONTAINERS = '1'
@@ -114,9 +88,9 @@ local function start(cfg, cmd)
       notify(words)
     end
   end
-  local ok, job
   -- Ours before TermOpen runs: no warning about the terminal that has the fix.
   term = { buf = buf }
+  local ok, job
   if vim.fn.has('nvim-0.11') == 1 then
     ok, job = pcall(vim.fn.jobstart, cmd, { term = true, env = env })
   else
@@ -129,8 +103,7 @@ local function start(cfg, cmd)
       pcall(vim.api.nvim_win_close, win, true)
     end
     pcall(vim.api.nvim_buf_delete, buf, { force = true })
-    local reason = tostring(job):gsub('^.-:%d+: ', '')
-    notify('could not start ' .. table.concat(cmd, ' ') .. ': ' .. reason, vim.log.levels.ERROR)
+    notify('could not start ' .. table.concat(cmd, ' ') .. ': ' .. tostring(job):gsub('^.-:%d+: ', ''), vim.log.levels.ERROR)
     return false
   end
   term = { buf = buf, job = job, pid = vim.fn.jobpid(job) }
@@ -138,29 +111,34 @@ local function start(cfg, cmd)
 end
 
 --- Opens the CLI (cfg.terminal.cmd plus `args`) in a split, or shows the one
---- already running; waits for the companion if it is starting.
+--- already running (in its window if this tab has one); waits for the companion if it is starting.
 function M.open(cfg, args)
+  local cmd = vim.list_extend(vim.deepcopy(cfg.terminal.cmd), args or {})
+  local function run()
+    if not running() and not start(cfg, cmd) then
+      return
+    end
+    local win = vim.tbl_filter(function(w)
+      return vim.api.nvim_win_get_buf(w) == term.buf
+    end, vim.api.nvim_tabpage_list_wins(0))[1]
+    if win then
+      vim.api.nvim_set_current_win(win)
+    else
+      vim.cmd(cfg.terminal.split)
+      vim.api.nvim_win_set_buf(0, term.buf)
+    end
+    vim.cmd('startinsert')
+  end
   if running() then
-    if args and #args > 0 then
+    if #cmd > #cfg.terminal.cmd then
       notify('Gemini CLI already runs in this Neovim: showing it; the arguments apply once it has exited', vim.log.levels.WARN)
     end
-    show(cfg, term.buf)
-    vim.cmd('startinsert')
-    return true
+    return run() or true
   end
-  local cmd = vim.list_extend(vim.deepcopy(cfg.terminal.cmd), args or {})
   local why = missing(cmd)
   if why then
     notify(why, vim.log.levels.ERROR)
     return false
-  end
-  local function run()
-    if running() then
-      show(cfg, term.buf)
-    elseif not start(cfg, cmd) then
-      return
-    end
-    vim.cmd('startinsert')
   end
   if host.when_ready(run) then
     return true

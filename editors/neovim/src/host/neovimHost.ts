@@ -102,7 +102,7 @@ export class NeovimHost {
     // The shorthand names the renamed file from now on.
     if (event.type === 'rename' && this.positionPath === event.from) this.positionPath = event.to;
     if (event.type === 'mention') {
-      if (!applyEditorEvent(companion, event)) this.report('on_warning', neovimWords(companion.containerHint).unheardMention);
+      if (!applyEditorEvent(companion, event)) this.report('on_unheard_mention', event.path, neovimWords(companion.containerHint).unheardMention);
       return;
     }
     if (!intake.apply(event)) this.logger.info('decision for a diff no longer pending', { type: event.type });

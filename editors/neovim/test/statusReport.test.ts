@@ -1,0 +1,79 @@
+/** What the host tells the Lua to print and report (statusReport.ts), and the diagnostics it shapes (neovimEditor.ts): pure rules. */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { diffWords } from '@ide-companion/protocol';
+import { statusReport, type ReportedCompanion } from '../src/host/statusReport.js';
+import { fromNeovim } from '../src/host/neovimEditor.js';
+
+const companion: ReportedCompanion = {
+  port: 4242,
+  idePid: 77,
+  discoveryFilePath: '/tmp/gemini/ide/gemini-ide-server-77-4242.json',
+  socketPath: '/tmp/ide-companion-1/77-4242/s.sock',
+  workspacePath: '/w',
+  containerHint: undefined,
+  terminalEnv: { GEMINI_CLI_IDE_PID: '77', GEMINI_CLI_IDE_SERVER_PORT: '4242' },
+  agentNames: ['Gemini CLI', 'Claude Code'],
+};
+const session = { id: 's', clientName: 'claude-code', clientVersion: '2.1', streamOpen: true, connectedAt: 0, agent: 'claude' as const };
+
+test(':GeminiStatus lines: the port, the files, the agents, a line a session', () => {
+  const { lines } = statusReport(companion, [session]);
+  assert.deepEqual(lines, [
+    `ide-companion: running on 127.0.0.1:4242 (host pid ${process.pid})`,
+    'workspace: /w',
+    'discovery file: /tmp/gemini/ide/gemini-ide-server-77-4242.json',
+    'socket: /tmp/ide-companion-1/77-4242/s.sock',
+    'agents: Gemini CLI, Claude Code',
+    '1 CLI session connected',
+    '  Claude Code: claude-code 2.1 (listening)',
+  ]);
+  assert.equal(statusReport(companion, []).lines.at(-1), '0 CLI sessions connected');
+});
+
+test(':checkhealth items: what Neovim tests now, and what it shows when that fails', () => {
+  const { health } = statusReport(companion, []);
+  assert.match(health[0]!.text, /^Node\.js v\d+/);
+  const discovery = health.find((i) => i.text.startsWith('discovery file:'))!;
+  assert.deepEqual(discovery.check, { path: companion.discoveryFilePath, type: 'file' });
+  assert.equal(discovery.otherwise?.level, 'error');
+  const env = health.find((i) => i.text.startsWith('terminals get'))!;
+  assert.deepEqual(env.check, { env: { GEMINI_CLI_IDE_PID: '77', GEMINI_CLI_IDE_SERVER_PORT: '4242' } });
+  assert.equal(env.otherwise?.level, 'warn');
+  const socket = health.find((i) => i.text.startsWith('socket:'))!;
+  assert.deepEqual(socket.check, { path: companion.socketPath, type: 'socket' });
+  assert.ok(!health.some((i) => i.text.startsWith('container')));
+  // A discovery file naming another pid is said, not checked.
+  const other = statusReport({ ...companion, discoveryFilePath: '/d/gemini-ide-server-78-4242.json' }, []).health;
+  assert.ok(other.some((i) => i.level === 'warn' && i.text.startsWith('discovery file names pid 78, not this Neovim (77)')));
+  const none = statusReport({ ...companion, discoveryFilePath: undefined, socketPath: undefined, containerHint: 'export X' }, []).health;
+  assert.ok(none.some((i) => i.level === 'error' && i.text.startsWith('discovery file missing')));
+  assert.ok(none.some((i) => i.level === 'info' && i.text.startsWith('no socket')));
+  assert.deepEqual(none.find((i) => i.text.startsWith('container'))?.advice, ['export X']);
+});
+
+test('diagnostics: Neovim 0-based lines and severity numbers become the vocabulary', () => {
+  const raw = { path: '/w/a.ts', lnum: 0, col: 3, end_lnum: 2, end_col: 1, message: 'm' };
+  assert.deepEqual(fromNeovim({ ...raw, severity: 2, source: 'tsc', code: 2304 }), {
+    path: '/w/a.ts',
+    range: { start: { line: 1, character: 3 }, end: { line: 3, character: 1 } },
+    severity: 'warning',
+    message: 'm',
+    source: 'tsc',
+    code: 2304,
+  });
+  assert.deepEqual(
+    [1, 3, 4, 9].map((severity) => fromNeovim({ ...raw, severity }).severity),
+    ['error', 'information', 'hint', 'error'],
+  );
+  assert.ok(!('source' in fromNeovim({ ...raw, severity: 1 })));
+});
+
+test('a kept proposal says it was opened without taking the window, whatever the buffer', () => {
+  const words = diffWords.kept('a.txt', 'Gemini CLI', 'neovim');
+  assert.match(
+    words.proposed,
+    /Gemini CLI went away without writing the a\.txt you accepted: it is kept in its tab \(:w FILE saves it\), opened without taking your window/,
+  );
+  assert.equal(words.unsaved, words.proposed);
+});
