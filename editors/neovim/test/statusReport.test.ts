@@ -1,9 +1,9 @@
-/** What the host tells the Lua to print and report (statusReport.ts), and the diagnostics it shapes (neovimEditor.ts): pure rules. */
+/** What the host tells the Lua to print and report (statusReport.ts), and the diagnostics and selections it shapes (neovimEditor.ts): pure rules. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { diffWords } from '@ide-companion/protocol';
 import { statusReport, type ReportedCompanion } from '../src/host/statusReport.js';
-import { fromNeovim } from '../src/host/neovimEditor.js';
+import { fromNeovim, selectionFromNeovim } from '../src/host/neovimEditor.js';
 
 const companion: ReportedCompanion = {
   port: 4242,
@@ -76,4 +76,23 @@ test('a kept proposal says it was opened without taking the window, whatever the
     /Gemini CLI went away without writing the a\.txt you accepted: it is kept in its tab \(:w FILE saves it\), opened without taking your window/,
   );
   assert.equal(words.unsaved, words.proposed);
+});
+
+test('selections: Neovim byte columns become characters, made backward or forward, linewise whole lines', () => {
+  const lines = ['héllo wörld', '€uro 😀x'];
+  // "llo wörld\n€uro 😀" charwise, from byte 3 of line 1 to the emoji (byte 7 of line 2), both ways.
+  const forward = { path: '/w/a.txt', kind: 'v', anchor: [1, 3] as [number, number], cursor: [2, 7] as [number, number], first: 1, lines };
+  const expected = { path: '/w/a.txt', text: 'llo wörld\n€uro 😀', start: { line: 1, character: 3 }, end: { line: 2, character: 6 } };
+  assert.deepEqual(selectionFromNeovim(forward), expected);
+  assert.deepEqual(selectionFromNeovim({ ...forward, anchor: [2, 7], cursor: [1, 3] }), expected);
+  // On one line, up to the end of the last character; past the line's end (a `$` selection) is its end.
+  assert.equal(selectionFromNeovim({ ...forward, anchor: [1, 1], cursor: [1, 1], lines: ['héllo'] }).text, 'é');
+  assert.equal(selectionFromNeovim({ ...forward, anchor: [1, 1], cursor: [1, 2147483647], lines: ['héllo'] }).text, 'éllo');
+  // Linewise: whole lines, the end on the last line's last byte.
+  assert.deepEqual(selectionFromNeovim({ ...forward, kind: 'V', anchor: [2, 4], cursor: [1, 5] }), {
+    path: '/w/a.txt',
+    text: 'héllo wörld\n€uro 😀x',
+    start: { line: 1, character: 1 },
+    end: { line: 2, character: 7 },
+  });
 });

@@ -88,7 +88,9 @@ function M.open_editors()
   return { editors = editors }
 end
 
---- The selection: the live one in Visual mode, else the last one ('< and '>) of the current or alternate file buffer.
+--- The selection: the live one in Visual mode, else the last one ('< and '>) of
+--- the current or alternate file buffer. Its ends as Neovim has them (line,
+--- 0-based byte) and its lines: the host makes the text and the characters.
 function M.selection()
   local buf, mode = vim.api.nvim_get_current_buf(), vim.api.nvim_get_mode().mode
   local kind, s, e
@@ -98,33 +100,16 @@ function M.selection()
   else
     buf = context.open_file_of(buf) and buf or vim.fn.bufnr('#')
     if buf < 1 or not context.open_file_of(buf) then
-      return { selection = vim.NIL }
+      return vim.NIL
     end
     kind, s, e = vim.fn.visualmode(), vim.api.nvim_buf_get_mark(buf, '<'), vim.api.nvim_buf_get_mark(buf, '>')
     if kind == '' or s[1] == 0 then
-      return { selection = vim.NIL }
+      return vim.NIL
     end
   end
-  if s[1] > e[1] or (s[1] == e[1] and s[2] > e[2]) then
-    s, e = e, s
-  end
-  local lines
-  if kind == 'V' then
-    lines = vim.api.nvim_buf_get_lines(buf, s[1] - 1, e[1], false)
-    s, e = { s[1], 0 }, { e[1], math.max(#(lines[#lines] or '') - 1, 0) }
-  else
-    -- Charwise (and blockwise, approximated by its corners): up to the end of the last character.
-    local last = vim.api.nvim_buf_get_lines(buf, e[1] - 1, e[1], false)[1] or ''
-    lines = vim.api.nvim_buf_get_text(buf, s[1] - 1, s[2], e[1] - 1, math.min(e[2] + #vim.fn.strcharpart(last:sub(e[2] + 1), 0, 1), #last), {})
-  end
-  return {
-    selection = {
-      path = context.open_file_of(buf),
-      text = table.concat(lines, '\n'),
-      start = { line = s[1], character = char_col(buf, s[1] - 1, s[2]) },
-      ['end'] = { line = e[1], character = char_col(buf, e[1] - 1, e[2]) },
-    },
-  }
+  local first = math.min(s[1], e[1])
+  local lines = vim.api.nvim_buf_get_lines(buf, first - 1, math.max(s[1], e[1]), false)
+  return { path = context.open_file_of(buf), kind = kind, anchor = s, cursor = e, first = first, lines = lines }
 end
 
 --- vim.diagnostic for one file (params.path) or every buffer, as Neovim has

@@ -1,39 +1,21 @@
 -- Options for ide-companion, their defaults, and validation.
--- Every option is documented in doc/ide-companion.txt (|ide-companion-config|).
 local M = {}
 
-local plugin_root = (function()
-  -- This file is <root>/lua/ide_companion/config.lua.
-  local source = debug.getinfo(1, 'S').source:sub(2)
-  return vim.fn.fnamemodify(source, ':p:h:h:h')
-end)()
-
+-- This file is <root>/lua/ide_companion/config.lua.
+local plugin_root = vim.fn.fnamemodify(debug.getinfo(1, 'S').source:sub(2), ':p:h:h:h')
 M.plugin_root = plugin_root
 
+-- Each one is described in doc/ide-companion.txt (|ide-companion-config|).
 M.defaults = {
-  -- Start the companion when Neovim starts (or when setup() runs after startup).
   auto_start = true,
-  -- The Node.js (>= 20) executable that runs the host.
   node = 'node',
-  -- The host script; by default the plugin's own (host/, built by an install or
-  -- by `npm install` in a clone), else the one in the `ide-companion` package on PATH.
+  -- The plugin's own host (built by an install or `npm install`), else the `ide-companion` package's on PATH.
   host = plugin_root .. '/host/ide-companion-host.mjs',
-  -- Extra workspace roots, besides the global, tab-local and window-local cwds.
   roots = {},
-  -- Workspace trust reported to Gemini CLI: nil reports nothing (the CLI's own
-  -- trusted-folders setting decides), true or false overrides it.
   trusted = nil,
-  -- Where the host writes its log (never tokens or file contents).
   log_file = vim.fn.stdpath('cache') .. '/ide-companion.log',
-  -- How :Gemini opens the CLI.
-  terminal = {
-    cmd = { 'gemini' },
-    split = 'botright vsplit',
-  },
-  -- The agents served, of 'gemini', 'qwen', 'claude', 'copilot' ('opencode' serves it through Claude's face;
-  -- Gemini CLI is always served); nil: $IDE_COMPANION_AGENTS, else all (Copilot CLI when the user has it).
+  terminal = { cmd = { 'gemini' }, split = 'botright vsplit' },
   agents = nil,
-  -- Name and display name in the discovery file; `/ide status` shows the display name.
   ide_info = { name = 'neovim', displayName = 'Neovim' },
 }
 

@@ -136,15 +136,11 @@ local function send_position(method)
 end
 
 --- Workspace roots: the global cwd, every tab-local and window-local cwd
---- (:tcd, :lcd), and the configured extra roots; real paths, no duplicates.
+--- (:tcd, :lcd), and the configured extra roots, as real paths (the host drops repeats).
 function M.roots(extra)
-  local seen, out = {}, {}
+  local out = {}
   local function add(dir)
-    local real = dir ~= '' and (vim.loop.fs_realpath(dir) or dir)
-    if real and not seen[real] then
-      seen[real] = true
-      table.insert(out, real)
-    end
+    out[#out + 1] = dir ~= '' and (vim.loop.fs_realpath(dir) or dir) or nil
   end
   add(vim.fn.getcwd(-1, -1))
   for _, tab in ipairs(vim.api.nvim_list_tabpages()) do
