@@ -1,7 +1,5 @@
--- The optional editor actions (docs/editor-protocol.md) Neovim answers: the
--- host calls these through nvim_exec_lua when an agent uses the matching MCP
--- tool. Each reads or shows, and returns plain data; positions are 1-based
--- characters (not bytes). The host shapes the rest (neovimEditor.ts).
+-- The optional editor actions (docs/editor-protocol.md), called by the host (neovimEditor.ts, which
+-- shapes what they return) when an agent uses the matching MCP tool: each reads or shows.
 local context = require('ide_companion.context')
 
 local M = {}
@@ -29,10 +27,8 @@ local function chars_of(lnum)
   return vim.fn.strchars(vim.fn.getline(lnum))
 end
 
---- openFile (defaults in docs/editor-protocol.md): in the current window unless
---- it is a terminal or a diff, else another of this tab, else a new split. No
---- line keeps the cursor where Neovim had it; no column is the line's first;
---- past the end is the end. `endLine`/`endColumn` select up to, not including, that character.
+--- openFile: in the current window unless it is a terminal or a diff, else another of this tab, else
+--- a new split; positions as docs/editor-protocol.md says, clamped; `endColumn` is not selected.
 function M.open_file(params)
   local win = vim.tbl_filter(function(w)
     return context.buf_option(vim.api.nvim_win_get_buf(w), 'buftype') == '' and not vim.api.nvim_win_get_option(w, 'diff')
@@ -112,8 +108,7 @@ function M.selection()
   return { path = context.open_file_of(buf), kind = kind, anchor = s, cursor = e, first = first, lines = lines }
 end
 
---- vim.diagnostic for one file (params.path) or every buffer, as Neovim has
---- them (0-based lines, 1-based character columns, severity numbers): the host shapes them.
+--- vim.diagnostic for params.path or every buffer: 0-based lines, character columns, severity numbers.
 function M.diagnostics(params)
   local bufnr = params and params.path and buffer_of(params.path)
   if params and params.path and not bufnr then
@@ -149,8 +144,7 @@ function M.save(params)
   return ok and { saved = true } or { saved = false, message = tostring(err) }
 end
 
---- closeFile: the companion takes back an openFile whose path was swapped while
---- Neovim opened it: the buffer goes, unless it has unsaved changes.
+--- closeFile (an openFile whose path was swapped meanwhile): the buffer goes unless modified.
 function M.close_file(params)
   local buf = buffer_of(params.path)
   if buf and not context.buf_option(buf, 'modified') then

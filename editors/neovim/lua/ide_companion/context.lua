@@ -16,9 +16,7 @@ local timer = nil -- one libuv timer, re-armed once per burst (never a new one p
 local pending = false -- a cursor update is due when the timer fires
 local last_read = -math.huge -- vim.loop.now() when a cursor update was last read
 
--- On every cursor move: vim.bo[buf] costs microseconds (a proxy object per
--- access), the API call a tenth of that. nvim_buf_get_option is deprecated
--- from 0.10, whose nvim_get_option_value takes {buf} (0.7's does not).
+-- Per cursor move: vim.bo[buf] costs 10x the API call; nvim_buf_get_option is deprecated from 0.10.
 local buf_option
 if vim.fn.has('nvim-0.10') == 1 then
   buf_option = function(buf, name)
@@ -49,9 +47,8 @@ M.buf_option = buf_option
 --- 'char', 'line' or 'block' in Visual or Select mode, else nil.
 local KINDS = { v = 'char', s = 'char', V = 'line', S = 'line', ['\22'] = 'block', ['\19'] = 'block' }
 
---- Line and character (not byte) of the cursor and, in Visual and Select mode, of
---- the anchor and the kind ('line', 'block'; nil: characterwise). Five values,
---- no table: this runs on every reported move; the text is the host's to ask for.
+--- Line and character (not byte) of the cursor and, in Visual and Select mode, of the anchor and
+--- the kind ('line', 'block'; nil: charwise): five values, no table, as this runs on every move.
 local function read_position()
   local line = vim.api.nvim_win_get_cursor(0)[1]
   local character = math.max(vim.fn.charcol('.'), 1)
@@ -69,10 +66,9 @@ local function char_len(s, i)
   return b >= 0xF0 and 4 or b >= 0xE0 and 3 or b >= 0xC0 and 2 or 1
 end
 
---- selectedText (docs/editor-protocol.md): the current window's selection,
---- nil outside Visual and Select mode. Its lines are read 256 at a time until
---- `max` characters are surely in (none is over 4 bytes), and the text is cut
---- past that: the host cuts it to the CLI's limit and marks the cut.
+--- selectedText: the current window's selection, nil outside Visual and Select mode. Read up to the
+--- line of its 4 * max-th byte, `max` characters surely in (none is over 4 bytes), and cut past that:
+--- the host cuts it to the CLI's limit and marks the cut.
 function M.selected_text(max)
   local kind = KINDS[vim.api.nvim_get_mode().mode:sub(1, 1)]
   if not kind then
@@ -83,14 +79,8 @@ function M.selected_text(max)
   if sl > el or (sl == el and sc > ec) then
     sl, sc, el, ec = el, ec, sl, sc
   end
-  local lines, bytes, chunk = {}, kind == 'char' and 1 - sc or 0, nil
-  repeat
-    chunk = vim.api.nvim_buf_get_lines(0, sl + #lines - 1, math.min(el, sl + #lines + 255), false)
-    for _, line in ipairs(chunk) do
-      table.insert(lines, line)
-      bytes = bytes + #line + 1
-    end
-  until #chunk == 0 or sl + #lines > el or bytes > 4 * max
+  local cap = vim.fn.byte2line(vim.fn.line2byte(sl) + sc - 1 + 4 * max)
+  local lines = vim.api.nvim_buf_get_lines(0, sl - 1, cap > 0 and math.min(el, cap) or el, false)
   if #lines == 0 then
     return nil
   end
@@ -112,8 +102,7 @@ function M.selected_text(max)
   return text ~= '' and text or nil
 end
 
---- Sends the current window's position (and its selection's range: the
---- host reads the text when it needs it, and drops repeats) if it shows a file.
+--- Sends the current window's position and selection range (the host asks for the text) if it shows a file.
 local function send_position(method)
   local buf = vim.api.nvim_get_current_buf()
   if method == 'cursor' and buf == last_buf then
@@ -187,9 +176,8 @@ local on_timer = vim.schedule_wrap(function()
   end
 end)
 
---- A move after a pause (CURSOR_DELAY_MS or more since the last read) is sent
---- at once: no timer wake-up, which costs Neovim more than the read. A sooner
---- move arms the timer, once per burst (a held key), read when it fires.
+--- A move after a pause of CURSOR_DELAY_MS is sent at once (a timer wake-up costs more than the
+--- read); a sooner one arms the timer, once per burst (a held key), read when it fires.
 local function moved()
   if pending then
     return
@@ -203,18 +191,6 @@ local function moved()
     pending = true
     timer:start(M.CURSOR_DELAY_MS - since, 0, on_timer)
   end
-end
-
---- What the host must know at once: every listed file buffer, the current one, the roots.
-function M.sync()
-  local current = vim.api.nvim_get_current_buf()
-  for _, buf in ipairs(vim.api.nvim_list_bufs()) do
-    if buf ~= current and open_file_of(buf) then
-      send_path('open', buf)
-    end
-  end
-  send_position('focus')
-  send_roots()
 end
 
 function M.attach(cfg)
@@ -262,7 +238,14 @@ function M.attach(cfg)
     -- After the window or tab is really gone (WinClosed fires before).
     vim.schedule(send_roots)
   end)
-  M.sync()
+  -- What the host must know at once: every listed file buffer, the current one, the roots.
+  for _, buf in ipairs(vim.api.nvim_list_bufs()) do
+    if buf ~= vim.api.nvim_get_current_buf() and open_file_of(buf) then
+      send_path('open', buf)
+    end
+  end
+  send_position('focus')
+  send_roots()
 end
 
 function M.detach()

@@ -1,7 +1,5 @@
--- Diff tabs: the file on disk (left, read-only) beside the agent's proposal
--- (right, editable). `:w` in the proposal accepts it as edited; closing it
--- (:q!, :bd!, :tabclose!) rejects. The host owns the protocol and the words;
--- this module only shows, reads back and closes buffers.
+-- Diff tabs: the file on disk (left, read-only) beside the proposal (right): `:w` accepts it as
+-- edited, closing it (:q!, :bd!, :tabclose!) rejects. The host owns the protocol and the words.
 local uv = vim.uv or vim.loop
 local host = require('ide_companion.host')
 
@@ -17,9 +15,8 @@ local accepted = {}
 
 local put, word, notify = host.put, host.word, host.say
 
---- The keys and any warning in the proposal window itself (a message can be
---- lost: on 0.7 one sent while a terminal had focus never shows): the winbar
---- on 0.8+, else the statusline; cut at its end, where Vim would cut the keys.
+--- The keys and any warning in the proposal window itself (on 0.7 a message sent while a terminal
+--- had focus never shows): the winbar on 0.8+, else the statusline; cut at its end.
 local function show_hint(win, text, warn)
   local width = vim.api.nvim_win_get_width(win) - 1
   if vim.fn.strdisplaywidth(text) > width then
@@ -37,9 +34,8 @@ local function buffers_of(path)
   end, vim.api.nvim_list_bufs())
 end
 
---- The current buffer made a scratch buffer named for `path`, holding `content`
---- ({lines, fileformat, eol}) so that reading it back gives the same bytes. The
---- name is the file's alone: a tab label cuts every folder to one letter (issue 30).
+--- The current buffer made a scratch buffer holding `content` ({lines, fileformat, eol}) as the same
+--- bytes, named for the file alone (a tab label cuts every folder to one letter: issue 30).
 local function scratch(side, path, content, buftype, bufhidden)
   local buf = vim.api.nvim_get_current_buf()
   counter = counter + 1
@@ -73,9 +69,8 @@ local function read_state(buf)
   }
 end
 
---- Puts the keyboard back where the user was: their window, and Terminal mode
---- again when they were typing to the agent (else the next prompt runs as
---- Normal-mode commands: `/ide status` becomes a search).
+--- Puts the keyboard back where the user was: their window, and Terminal mode if they were typing
+--- to the agent (else the next prompt runs as Normal-mode commands: `/ide status` becomes a search).
 local function back_to(d)
   if d.prev_tab and vim.api.nvim_tabpage_is_valid(d.prev_tab) then
     pcall(vim.api.nvim_set_current_tabpage, d.prev_tab)
@@ -94,8 +89,7 @@ local function back_to(d)
   end
 end
 
---- Wipes the diff's buffers; the keyboard goes back only if the diff had it
---- (a user who went elsewhere stays there).
+--- Wipes the diff's buffers; the keyboard goes back only if the diff had it.
 local function wipe(d)
   pcall(vim.api.nvim_del_augroup_by_id, d.group)
   local cur = vim.api.nvim_get_current_buf()
@@ -177,8 +171,7 @@ function M.state(id)
   return d and vim.api.nvim_buf_is_valid(d.right) and read_state(d.right) or nil
 end
 
---- Keeps a settled diff's proposal in its tab as a plain scratch buffer (its
---- edits in it, :w FILE saves it); the on-disk side goes. False when the proposal is gone.
+--- Keeps a settled diff's proposal, edits and all, as a scratch buffer (:w FILE saves it); false if gone.
 local function keep(d, hint)
   pcall(vim.api.nvim_del_augroup_by_id, d.group)
   pcall(vim.api.nvim_buf_delete, d.left, { force = true })
@@ -192,8 +185,7 @@ local function keep(d, hint)
   return true
 end
 
---- The CLI (or the companion) closed the diff: no outcome is sent. When its session
---- went away, the proposal and the user's edits stay. `message`: the words for it, if any.
+--- The CLI (or the companion) closed the diff, no outcome sent; its session gone, the proposal stays.
 function M.close(id, reason, message)
   local d = diffs[id]
   if not settle(d) then
@@ -211,8 +203,7 @@ function M.close(id, reason, message)
   return true
 end
 
---- reload (docs/editor-protocol.md): the agent wrote `path`. Unmodified buffers
---- reread it without the "changed on disk" prompt; a modified one is never dropped.
+--- reload: the agent wrote `path`. Unmodified buffers reread it without a prompt; modified ones stay.
 function M.reload(params)
   if params.holdsAccepted then
     accepted[params.path] = nil
@@ -291,9 +282,8 @@ function M.list()
   return out
 end
 
---- The host died: the user's work must not go. Each proposal is kept, each
---- accepted text the file does not hold (the host may have died between the
---- write and its `reload`) comes back in a tab of its own; the user stays put. Returns the files' names.
+--- The host died: each proposal is kept, each accepted text the file does not hold comes back in a
+--- tab of its own, and the user stays put. Returns the files' names.
 function M.keep_all()
   local kept = {}
   for _, d in pairs(diffs) do

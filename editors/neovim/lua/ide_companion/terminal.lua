@@ -1,7 +1,5 @@
--- The agent's CLI in a split terminal, tied to this Neovim. The GEMINI_CLI_IDE_*
--- variables are in vim.env once the companion listens, so every :terminal (and
--- :!cmd, jobstart) started after that inherits them. One terminal per Neovim:
--- :Gemini again shows it; quitting Neovim ends it with everything it started.
+-- The agent's CLI in a split terminal, one per Neovim, ended with Neovim. Every other :terminal
+-- inherits the GEMINI_CLI_IDE_* variables from vim.env once the companion listens.
 local uv = vim.uv or vim.loop
 local host = require('ide_companion.host')
 
@@ -29,9 +27,8 @@ local function missing(cmd)
   return program .. ' (terminal.cmd) was not found or is not executable.'
 end
 
---- Ends the CLI this Neovim started, if it runs: its process group with
---- SIGTERM (a terminal job leads its own, setsid on its pty), as Neovim's
---- SIGHUP on exit is not enough (a gemini that ignored it lived on).
+--- Ends the CLI's process group (a terminal job leads its own) with SIGTERM: Neovim's SIGHUP on
+--- exit is not enough (a gemini that ignored it lived on).
 function M.stop()
   if not running() then
     return false
@@ -51,11 +48,8 @@ vim.api.nvim_create_autocmd('VimLeavePre', { group = group, callback = M.stop })
 --- In a container gemini dials host.docker.internal, not this Neovim, unless
 --- REMOTE_CONTAINERS is set: the host's words for it (absent outside one), said once.
 local function container_words(which)
-  local words = host.state.info and host.state.info.words[which]
-  if told_container or not words then
-    return nil
-  end
-  told_container = true
+  local words = not told_container and host.state.info and host.state.info.words[which] or nil
+  told_container = told_container or words ~= nil
   return words
 end
 
@@ -78,8 +72,7 @@ local function start(cfg, cmd)
   vim.cmd(cfg.terminal.split)
   vim.cmd('enew')
   local win, buf = vim.api.nvim_get_current_win(), vim.api.nvim_get_current_buf()
-  -- The env explicitly too (vim.env may have changed since); in a container
-  -- with REMOTE_CONTAINERS=1: this Neovim and its gemini are both inside.
+  -- The env explicitly too (vim.env may have changed); in a container, with REMOTE_CONTAINERS=1.
   local env = vim.deepcopy(host.state.env or {})
   if host.state.info and host.state.info.containerHint then
     env.REMOTE_CONTAINERS = '1'
@@ -110,8 +103,7 @@ local function start(cfg, cmd)
   return true
 end
 
---- Opens the CLI (cfg.terminal.cmd plus `args`) in a split, or shows the one
---- already running (in its window if this tab has one); waits for the companion if it is starting.
+--- Opens the CLI (cfg.terminal.cmd plus `args`) in a split, or shows the running one, once the companion listens.
 function M.open(cfg, args)
   local cmd = vim.list_extend(vim.deepcopy(cfg.terminal.cmd), args or {})
   local function run()
