@@ -5,8 +5,18 @@
  * arguments' diagnostics rows).
  */
 import * as path from 'node:path';
-import { makeTempDir, sleep, waitFor, type EndDriver, type EndSession, type Position } from '@ide-companion/testkit';
-import { elispString, startEmacs, TIMEOUT } from './harness.js';
+import {
+  makeTempDir,
+  skipUnless,
+  sleep,
+  waitFor,
+  type AgentTerminal,
+  type DiffEnding,
+  type EndDriver,
+  type EndSession,
+  type Position,
+} from '@ide-companion/testkit';
+import { elispString, startEmacs, TIMEOUT, VTERM_DIR, type EmacsSession } from './harness.js';
 
 const WARNING_BACKEND = `
 (require 'flymake)
@@ -21,10 +31,72 @@ const WARNING_BACKEND = `
 /** Keys that put point before the character at `p` (1-based, in characters); with an active region they keep the mark. */
 const goTo = (p: Position) => ['M-<', ...Array<string>(p.line - 1).fill('C-n'), 'C-a', ...Array<string>(p.character - 1).fill('C-f')];
 
+const ENDING_KEYS: Partial<Record<DiffEnding, string[]>> = { accept: ['C-c', 'C-c'], reject: ['C-c', 'C-k'], close: ['q', 'y'] };
+
+/**
+ * M-x ide-companion-gemini typed by the user, the agent in Emacs's term (in
+ * char mode, where typing reaches it) or vterm; keys and screen through tmux.
+ */
+async function startAgentTerminal(emacs: EmacsSession, command: string, kind: string): Promise<AgentTerminal> {
+  await emacs.eval(`(progn (setq ide-companion-terminal '${kind}) (setq ide-companion-gemini-command ${elispString(command)}) t)`);
+  emacs.tmux.keys('M-x');
+  emacs.tmux.type('ide-companion-gemini');
+  emacs.tmux.keys('Enter');
+  await waitFor(
+    async () =>
+      (await emacs.evalJson(
+        '(if (buffer-live-p ide-companion--gemini-buffer) (symbol-name (buffer-local-value (quote major-mode) ide-companion--gemini-buffer)) :false)',
+      )) === `${kind}-mode`,
+    `${kind} running gemini`,
+    TIMEOUT,
+  );
+  const pid = Number((await emacs.eval('(process-id (get-buffer-process ide-companion--gemini-buffer))')).trim());
+  const { tmux } = emacs;
+  return {
+    type: (text) => tmux.type(text),
+    keys: (...keys) => tmux.keys(...keys),
+    screen: () => tmux.screen(),
+    // The agent's buffer in the selected window, term in char mode, no minibuffer open.
+    hasKeyboard: async () =>
+      (await emacs.evalJson<boolean>(
+        '(if (and (eq (window-buffer (selected-window)) ide-companion--gemini-buffer) (with-current-buffer ide-companion--gemini-buffer (or (not (eq major-mode (quote term-mode))) (term-in-char-mode))) (not (active-minibuffer-window))) t :false)',
+      )) === true,
+    where: async () =>
+      `Emacs: ${await emacs.eval('(with-current-buffer (window-buffer (selected-window)) (list (buffer-name) major-mode (and (fboundp (quote term-in-char-mode)) (term-in-char-mode))))')}\n--- screen ---\n${tmux.screen()}`,
+    async diffShown(file) {
+      await waitFor(
+        async () => (await emacs.evalJson<string>('(buffer-name (window-buffer (selected-window)))')).startsWith('*Ediff Control Panel'),
+        `the diff of ${path.basename(file)} in ediff`,
+        TIMEOUT,
+      );
+    },
+    async endDiff(file, how) {
+      for (const key of ENDING_KEYS[how]!) {
+        tmux.keys(key);
+        if (key === 'q') await tmux.waitForText(new RegExp(`Reject .* proposal for ${path.basename(file).replace(/\./g, '\\.')}\\?`), TIMEOUT);
+      }
+    },
+    async close() {
+      try {
+        process.kill(-pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+      await emacs.eval(
+        '(let ((kill-buffer-query-functions nil)) (when (buffer-live-p ide-companion--gemini-buffer) (kill-buffer ide-companion--gemini-buffer)) t)',
+      );
+    },
+  };
+}
+
 export const emacsDriver: EndDriver = {
   name: 'emacs',
   displayName: 'Emacs',
   unsupported: {},
+  agentTerminal: {
+    endings: Object.fromEntries(Object.entries(ENDING_KEYS).map(([how, keys]) => [how, keys.join(' ')])),
+    variants: { term: false, vterm: skipUnless(VTERM_DIR !== undefined, 'vterm', 'apt-get install -y elpa-vterm') },
+  },
   endOfLine: 'afterLastCharacter',
   restartsHost: true,
   async start(files) {
@@ -33,7 +105,12 @@ export const emacsDriver: EndDriver = {
     const claudeConfigDir = path.join(agents.path, 'claude');
     let emacs: Awaited<ReturnType<typeof startEmacs>>;
     try {
-      emacs = await startEmacs({ files, init: WARNING_BACKEND, env: { QWEN_HOME: qwenHome, CLAUDE_CONFIG_DIR: claudeConfigDir } });
+      emacs = await startEmacs({
+        files,
+        init: WARNING_BACKEND,
+        env: { QWEN_HOME: qwenHome, CLAUDE_CONFIG_DIR: claudeConfigDir },
+        vterm: VTERM_DIR !== undefined,
+      });
       await emacs.discovery();
     } catch (err) {
       agents.cleanup();
@@ -115,6 +192,7 @@ export const emacsDriver: EndDriver = {
       async killHost() {
         process.kill(await emacs.evalJson<number>('(process-id ide-companion--process)'), 'SIGKILL');
       },
+      startAgentTerminal: (command, variant) => startAgentTerminal(emacs, command, variant),
       async ping() {
         await emacs.eval('t');
       },

@@ -13,6 +13,7 @@
  * Bad lines are answered with `{"type":"error"}` and change nothing. Every
  * request has a timeout, so a slow or dead script never hangs a tool call.
  */
+import * as fs from 'node:fs';
 import * as z from 'zod/mini';
 import { COMPANION_VERSION } from '@ide-companion/shared/version';
 import { AGENT_DISPLAY_NAMES } from '@ide-companion/shared/agentPaths';
@@ -21,6 +22,7 @@ import { editorWithCapabilities, type EditorActions } from '@ide-companion/serve
 import { describeError, silentLogger, type Logger } from '@ide-companion/server/logger';
 import { type Companion } from '@ide-companion/server/companion';
 import { PositionIntake } from '@ide-companion/server/positionIntake';
+import { diagnosticsFromItems } from '@ide-companion/server/diagnosticItems';
 import {
   EDITOR_ACTIONS,
   HelloSchema,
@@ -28,6 +30,7 @@ import {
   LineReader,
   MAX_MESSAGE_BYTES,
   oversizeMessage,
+  sessionChangeWords,
   ResponseSchema,
   type ActionParams,
   type ActionResult,
@@ -119,7 +122,10 @@ export class JsonLinesBridge {
         },
         getOpenEditors: () => this.request('getOpenEditors', {}),
         getSelection: () => this.request('getSelection', {}),
-        getDiagnostics: (params) => this.request('getDiagnostics', params),
+        // An end that declares diagnosticItems hands its editor's lists over unshaped: the host shapes them.
+        getDiagnostics: declared.includes('diagnosticItems')
+          ? async (params) => diagnosticsFromItems((await this.request('diagnosticItems', {})).items, params.path)
+          : (params) => this.request('getDiagnostics', params),
         checkDocumentDirty: (params) => this.request('checkDocumentDirty', params),
         saveDocument: (params) => this.request('saveDocument', params),
         closeFile: async (params) => {
@@ -153,7 +159,12 @@ export class JsonLinesBridge {
       agents: companion.agents.map((a) => AGENT_DISPLAY_NAMES[a]),
       words: hostGoneWords(companion.ideInfo.name),
     });
-    companion.onDidChangeSessions((s) => this.send({ type: 'sessions', count: s.length, agents: s.map((session) => AGENT_DISPLAY_NAMES[session.agent]) }));
+    let agents: string[] = [];
+    companion.onDidChangeSessions((s) => {
+      const before = agents;
+      agents = s.map((session) => AGENT_DISPLAY_NAMES[session.agent]);
+      this.send({ type: 'sessions', count: s.length, agents, said: sessionChangeWords(before, agents) });
+    });
     for (const event of this.early.splice(0)) this.apply(event);
   }
 
@@ -243,12 +254,22 @@ export class JsonLinesBridge {
 
   private apply(event: EditorEvent): void {
     try {
+      // An end may send its folders as it names them (Vim: its cwds, links and trailing slashes included): real paths here, as hello's.
+      if (event.type === 'roots') event = { ...event, roots: event.roots.map(realPathOr) };
       const applied = this.intake!.apply(event);
       if (!applied && 'diffId' in event) this.error(`no pending diff ${event.diffId}`);
       if (!applied && event.type === 'mention') this.error('no connected agent takes what you send (only Claude Code does): start `claude --ide`');
     } catch (err) {
       this.error(describeError(err));
     }
+  }
+}
+
+function realPathOr(p: string): string {
+  try {
+    return fs.realpathSync(p);
+  } catch {
+    return p;
   }
 }
 

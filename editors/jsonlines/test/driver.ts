@@ -64,6 +64,7 @@ export const bridgeDriver: EndDriver = {
     capabilityTools: 'the scripted editor declares no capabilities (bridge.test.ts checks what the bridge forwards of them)',
     cursor: 'the scripted editor has no cursor of its own to read back',
     agentStatus: 'the scripted editor shows no status of its own',
+    agentTerminal: 'the scripted editor has no terminal to run an agent in',
   },
   endOfLine: 'afterLastCharacter',
   restartsHost: false,

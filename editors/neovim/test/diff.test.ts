@@ -112,7 +112,7 @@ describe('Neovim diffs', { skip, timeout: 180_000 }, () => {
       assert.equal(await s.lua('return vim.fn.win_getid()'), window, "the window stays the new diff's");
       assert.equal(await s.lua('return vim.api.nvim_get_current_buf()'), d2.proposal);
       assert.equal(await s.lua('return vim.api.nvim_get_mode().mode'), 'n');
-      await waitFor(async () => /opened without taking your window/.test(await s.messages()), 'the line saying so', TIMEOUT);
+      await waitFor(async () => /kept in its buffer.*, shown beside your windows without taking yours/.test(await s.messages()), 'the line saying so', TIMEOUT);
       assert.equal(fs.readFileSync(gone, 'utf8'), 'gone on disk\n');
     } finally {
       await c.close();

@@ -2,17 +2,77 @@
  * The Neovim end's conformance driver: a real headless Neovim with the plugin
  * (harness.ts); the user's keys go in with nvim_input, state is read over RPC.
  */
+import assert from 'node:assert/strict';
 import * as path from 'node:path';
-import { waitFor, type EndDriver, type EndSession, type Position } from '@ide-companion/testkit';
-import { bufferLines, inProposal, startNeovim, TIMEOUT, waitForDiff } from './harness.js';
+import { waitFor, type AgentTerminal, type DiffEnding, type EndDriver, type EndSession, type Position } from '@ide-companion/testkit';
+import { bufferLines, inProposal, startNeovim, TIMEOUT, waitForDiff, type NeovimSession } from './harness.js';
 
 /** Keys that put the cursor on `p` (1-based, in characters) from any mode but Insert. */
 const goTo = (p: Position) => `${p.line}G0${p.character > 1 ? `${p.character - 1}l` : ''}`;
+
+/** tmux's key names as Neovim's key notation. */
+const KEYS: Record<string, string> = { Enter: '<CR>', BSpace: '<BS>', Escape: '<Esc>' };
+const ENDING_KEYS: Partial<Record<DiffEnding, string>> = { accept: ':w', reject: ':q!', close: ':tabclose' };
+
+/**
+ * `:Gemini` typed by the user, the agent in Neovim's own terminal. Keys go in
+ * with nvim_input, as a UI sends them; the screen is the terminal buffer's
+ * visible rows.
+ */
+async function startAgentTerminal(s: NeovimSession, command: string): Promise<AgentTerminal> {
+  // As the user's tmux pane of 200x60: the terminal split gets the columns gemini draws its box in.
+  await s.nvim.command('set columns=200 lines=60');
+  await s.lua("require('ide_companion').config.terminal.cmd = { ... }", command);
+  const input = (keys: string) => s.nvim.input(keys).then(() => undefined);
+  await input('<Esc>:Gemini<CR>');
+  const { buf, pid } = await waitFor(
+    () => s.lua<{ buf: number; pid: number } | null>("return require('ide_companion.terminal').info()").then((i) => i ?? undefined),
+    'the terminal job',
+    TIMEOUT,
+  );
+  const screen = () =>
+    s
+      .lua<string[]>(
+        `local buf = ...
+         local win = vim.fn.win_findbuf(buf)[1]
+         local rows = win and vim.api.nvim_win_get_height(win) or vim.o.lines
+         return vim.api.nvim_buf_get_lines(buf, math.max(0, vim.api.nvim_buf_line_count(buf) - rows), -1, false)`,
+        buf,
+      )
+      .then((lines) => lines.join('\n'));
+  const term: AgentTerminal = {
+    type: (text) => input(text.replace(/</g, '<lt>')),
+    keys: (...keys) => input(keys.map((k) => KEYS[k] ?? `<${k}>`).join('')),
+    screen,
+    hasKeyboard: () => s.lua<boolean>("return vim.api.nvim_get_mode().mode == 't' and vim.api.nvim_get_current_buf() == ...", buf),
+    where: async () => `mode ${(await s.nvim.mode).mode}, buffer ${await s.lua<string>('return vim.bo.buftype')}\n--- screen ---\n${await screen()}`,
+    async diffShown(file) {
+      assert.equal(await s.lua('return vim.bo.buftype'), 'acwrite', 'the cursor is in the proposal');
+      // The diff tab's label names the file readably (it was the whole path, each folder cut to a letter):
+      // the label Neovim draws, its buffer's name with each folder cut to a letter.
+      const label = await s.lua<string>("return vim.fn.pathshorten(vim.fn.fnamemodify(vim.fn.bufname(), ':~'))");
+      const name = path.basename(file);
+      assert.ok(label.endsWith(name) && label.length <= `i//1/p/${name}`.length, `the tab label ${label}`);
+    },
+    endDiff: (_file, how) => input(`${ENDING_KEYS[how]}<CR>`),
+    async close() {
+      try {
+        process.kill(-pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+      await input('<C-\\><C-n>');
+      await s.lua('pcall(vim.api.nvim_buf_delete, ..., { force = true })', buf);
+    },
+  };
+  return term;
+}
 
 export const neovimDriver: EndDriver = {
   name: 'neovim',
   displayName: 'Neovim',
   unsupported: {},
+  agentTerminal: { endings: ENDING_KEYS, variants: { terminal: false } },
   endOfLine: 'onLastCharacter',
   restartsHost: true,
   async start(files) {
@@ -82,6 +142,7 @@ export const neovimDriver: EndDriver = {
         );
         process.kill(hostPid, 'SIGKILL');
       },
+      startAgentTerminal: (command) => startAgentTerminal(s, command),
       async ping() {
         await s.lua('return 1');
       },

@@ -1,7 +1,6 @@
 /** What the host tells the Lua to print and report (statusReport.ts), and the diagnostics and selections it shapes (neovimEditor.ts): pure rules. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { diffWords } from '@ide-companion/protocol';
 import { statusReport, type ReportedCompanion } from '../src/host/statusReport.js';
 import { fromNeovim, selectionFromNeovim } from '../src/host/neovimEditor.js';
 
@@ -67,15 +66,6 @@ test('diagnostics: Neovim 0-based lines and severity numbers become the vocabula
     ['error', 'information', 'hint', 'error'],
   );
   assert.ok(!('source' in fromNeovim({ ...raw, severity: 1 })));
-});
-
-test('a kept proposal says it was opened without taking the window, whatever the buffer', () => {
-  const words = diffWords.kept('a.txt', 'Gemini CLI', 'neovim');
-  assert.match(
-    words.proposed,
-    /Gemini CLI went away without writing the a\.txt you accepted: it is kept in its tab \(:w FILE saves it\), opened without taking your window/,
-  );
-  assert.equal(words.unsaved, words.proposed);
 });
 
 test('selections: Neovim byte columns become characters, made backward or forward, linewise whole lines', () => {

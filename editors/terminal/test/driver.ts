@@ -43,6 +43,7 @@ export const terminalDriver: EndDriver = {
     select: 'a terminal editor tells serve only what it saves: no selection',
     cursor: 'no cursor to read back',
     capabilityTools: 'serve has one capability tool, getOpenEditors (serve.test.ts); openFile and the rest need an editor',
+    agentTerminal: 'the agent runs in a terminal of its own, beside the editor: there is no agent terminal in the end to return to',
   },
   endOfLine: 'afterLastCharacter',
   restartsHost: false,

@@ -16,38 +16,25 @@ endfunction
 function! ide_companion#send_to_agent(first, last, range) abort
   let path = expand('%:p')
   if path ==# '' || &buftype !=# ''
-    call ide_companion#util#warn('this buffer is not a file')
-    return
+    return ide_companion#util#warn('this buffer is not a file')
+  elseif index(ide_companion#host#state().sessionAgents, 'Claude Code') < 0
+    return ide_companion#util#warn('no Claude Code is connected (only Claude Code takes what you send; run `claude --ide`)')
   endif
-  if index(ide_companion#host#state().sessionAgents, 'Claude Code') < 0
-    call ide_companion#util#warn('no Claude Code is connected (only Claude Code takes what you send; run `claude --ide`)')
-    return
-  endif
-  let event = {'type': 'mention', 'path': resolve(path)}
-  if a:range > 0
-    let event.startLine = a:first
-    let event.endLine = a:last
-  endif
-  call ide_companion#host#send(event)
+  call ide_companion#host#send(extend({'type': 'mention', 'path': resolve(path)}, a:range > 0 ? {'startLine': a:first, 'endLine': a:last} : {}))
+endfunction
+
+" " (Claude Code, Gemini CLI)" for the agents of the sessions connected, or ''.
+function! ide_companion#agents_connected(state) abort
+  return empty(a:state.sessionAgents) ? '' : ' (' . join(uniq(sort(copy(a:state.sessionAgents))), ', ') . ')'
 endfunction
 
 function! ide_companion#status() abort
   let state = ide_companion#host#state()
-  let lines = []
   if state.status ==# 'running'
-    call add(lines, printf('ide-companion: running on 127.0.0.1:%d, %d CLI session%s connected%s',
-          \ state.port, state.sessions, state.sessions == 1 ? '' : 's',
-          \ empty(state.sessionAgents) ? '' : ' (' . join(uniq(sort(copy(state.sessionAgents))), ', ') . ')'))
-    call add(lines, '  agents: ' . join(state.agents, ', '))
-    call add(lines, '  discovery file: ' . state.discoveryFile)
-    call add(lines, '  workspace: ' . state.workspacePath)
-  elseif state.status ==# 'starting'
-    call add(lines, 'ide-companion: starting')
+    let lines = [printf('ide-companion: running on 127.0.0.1:%d, %d CLI session%s connected%s', state.port, state.sessions, state.sessions == 1 ? '' : 's', ide_companion#agents_connected(state)),
+          \ '  agents: ' . join(state.agents, ', '), '  discovery file: ' . state.discoveryFile, '  workspace: ' . state.workspacePath]
   else
-    call add(lines, 'ide-companion: not running (:GeminiStart starts it)' . (empty(state.lastError) ? '' : '; last error: ' . state.lastError))
+    let lines = [state.status ==# 'starting' ? 'ide-companion: starting' : 'ide-companion: not running (:GeminiStart starts it)' . (empty(state.lastError) ? '' : '; last error: ' . state.lastError)]
   endif
-  for d in ide_companion#diff#list()
-    call add(lines, '  open diff: ' . fnamemodify(d.path, ':~:.') . ' (:GeminiAccept / :GeminiReject)')
-  endfor
-  echo join(lines, "\n")
+  echo join(lines + map(ide_companion#diff#list(), {_, d -> '  open diff: ' . fnamemodify(d.path, ':~:.') . ' (:GeminiAccept / :GeminiReject)'}), "\n")
 endfunction

@@ -154,6 +154,57 @@ describe('Vim diffs', { skip: skipVim, timeout: 240_000 }, () => {
     }
   });
 
+  // Issue 28: the accept shown again used to open where the user was, taking the window of the diff they had just been given.
+  test('an accept whose CLI went before writing it comes back beside the user: the window of the diff just opened stays theirs, and the echo area says so', async () => {
+    const { s, c, discovery } = await startWithClient({ files: { 'a.txt': 'a\n', 'b.txt': 'b\n' } });
+    const { connectFromDiscovery } = await import('./harness.js');
+    const other = await connectFromDiscovery(discovery);
+    try {
+      const a = path.join(s.workspace, 'a.txt');
+      const b = path.join(s.workspace, 'b.txt');
+      await openDiff(other.client, a, 'a from the model\n');
+      const da = await waitForDiff(s, a);
+      await inProposal(s, da.proposal, 'write');
+      await other.waitForNotification('ide/diffAccepted', (p) => p.filePath === a);
+      await noDiffs(s);
+      // Another session's proposal opens, and the user is in it; the first CLI then goes without writing a.txt.
+      await openDiff(c.client, b, 'b from the model\n');
+      const db = await waitForDiff(s, b);
+      await waitFor(async () => (await s.expr<number>('bufnr("")')) === db.proposal, 'the cursor in the new proposal', TIMEOUT);
+      const win = await s.expr<number>('win_getid()');
+      await other.close();
+      const kept = await waitFor(
+        async () =>
+          (
+            await s.expr<number[]>(
+              `filter(range(1, bufnr('$')), {_, b -> bufexists(b) && getbufvar(b, '&buftype') ==# 'nofile' && bufname(b) =~# '^ide-companion://\\d\\+/proposed/a\\.txt$'})`,
+            )
+          )[0],
+        'the accepted text shown again',
+        TIMEOUT,
+      );
+      assert.deepEqual(await bufferLines(s, kept), ['a from the model'], 'the text accepted');
+      assert.equal(await s.expr('win_getid()'), win, "the user's window is still the new proposal's");
+      assert.equal(await s.expr('bufnr("")'), db.proposal);
+      assert.equal(await s.expr('mode()'), 'n');
+      await waitFor(
+        async () =>
+          /proposed a\.txt went away; the proposal is kept in its buffer \(:w FILE saves it\), shown beside your windows without taking yours/.test(
+            await s.messages(),
+          ),
+        'the message',
+        TIMEOUT,
+      );
+      // The diff the user is in still works.
+      await inProposal(s, db.proposal, 'write');
+      assert.equal((await c.waitForNotification('ide/diffAccepted', (p) => p.filePath === b)).content, 'b from the model\n');
+    } finally {
+      await other.close();
+      await c.close();
+      await s.close();
+    }
+  });
+
   test('a diff opened while the user types in Insert mode or in a terminal leaves that mode, and the new-file side is empty', async () => {
     const { s, c } = await startWithClient();
     try {

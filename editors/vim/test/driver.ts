@@ -3,18 +3,79 @@
  * (harness.ts); the user's keys go in through tmux, state is read over the
  * test's channel.
  */
+import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { makeTempDir, type EndDriver, type EndSession, type Position } from '@ide-companion/testkit';
-import { bufferLines, gotoBuffer, startVim, vimString, waitForDiff } from './harness.js';
+import { makeTempDir, waitFor, type AgentTerminal, type DiffEnding, type EndDriver, type EndSession, type Position } from '@ide-companion/testkit';
+import { bufferLines, gotoBuffer, startVim, TIMEOUT, vimString, waitForDiff, type VimSession } from './harness.js';
 
 /** Keys that put the cursor on `p` (1-based, in characters) from Normal or Visual mode. */
 const goTo = (p: Position) => `${p.line}G0${p.character > 1 ? `${p.character - 1}l` : ''}`;
+
+const ENDING_KEYS: Partial<Record<DiffEnding, string>> = { accept: ':w', reject: ':q!', close: ':tabclose' };
+/** Long enough for a timer's window change, short enough to fail fast on the old code. */
+const MODE_TIMEOUT_MS = 5_000;
+
+/** `:Gemini` typed by the user, the agent in Vim's own terminal; keys and screen through tmux. */
+async function startAgentTerminal(s: VimSession, command: string): Promise<AgentTerminal> {
+  await s.ex(`let g:ide_companion_gemini_cmd = [${vimString(command)}]`);
+  s.keys('Escape');
+  s.type(':Gemini');
+  s.keys('Enter');
+  const terminal = await waitFor(
+    async () => (await s.expr<number[]>('filter(term_list(), {_, b -> getbufvar(b, "ide_companion_gemini", 0)})'))[0],
+    'the terminal',
+    TIMEOUT,
+  );
+  const pid = await s.expr<number>(`job_info(term_getjob(${terminal})).process`);
+  const { tmux } = s;
+  return {
+    type: (text) => tmux.type(text),
+    keys: (...keys) => tmux.keys(...keys),
+    screen: () => tmux.screen(),
+    // The agent's window, in Terminal-Job mode.
+    hasKeyboard: async () => JSON.stringify(await s.expr("[bufnr(''), mode()]")) === JSON.stringify([terminal, 't']),
+    where: async () => `mode ${await s.expr<string>('mode()')}, buffer ${await s.expr<string>('&buftype')}\n--- screen ---\n${tmux.screen()}`,
+    async diffShown(file) {
+      await waitFor(async () => (await s.expr<string>('&buftype')) === 'acwrite', 'the cursor in the proposal', TIMEOUT);
+      // The diff tab's label names the file readably (it was the whole path, each folder cut to a letter).
+      const tabline = await waitFor(() => tmux.screen().split('\n')[0], 'the tab line');
+      const name = path.basename(file);
+      const label = tabline.split(/\s+/).find((word) => word.endsWith(name));
+      assert.ok(label !== undefined && label.length <= `i//1/p/${name}`.length, `the tab label in ${tabline}`);
+    },
+    async endDiff(_file, how) {
+      s.type(ENDING_KEYS[how]!);
+      s.keys('Enter');
+    },
+    async afterEnd(_file, how) {
+      if (how !== 'accept') return;
+      // After :w, CTRL-W N leaves Terminal-Job mode at the first try; `i` goes back.
+      s.keys('C-w', 'N');
+      await waitFor(
+        async () => (await s.expr<string>(`term_getstatus(${terminal})`)).includes('normal'),
+        'CTRL-W N to leave Terminal-Job mode after :w',
+        MODE_TIMEOUT_MS,
+      );
+      s.type('i');
+      await waitFor(async () => (await s.expr<string>('mode()')) === 't', 'Terminal-Job mode again', MODE_TIMEOUT_MS);
+    },
+    async close() {
+      try {
+        process.kill(-pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+      await s.ex(`silent! bwipe! ${terminal}`);
+    },
+  };
+}
 
 export const vimDriver: EndDriver = {
   name: 'vim',
   displayName: 'Vim',
   unsupported: {},
+  agentTerminal: { endings: ENDING_KEYS, variants: { terminal: false }, quietAfterEnd: true },
   endOfLine: 'onLastCharacter',
   restartsHost: true,
   async start(files) {
@@ -87,6 +148,7 @@ export const vimDriver: EndDriver = {
       async killHost() {
         process.kill(await s.expr<number>('ide_companion#host#state().hostPid'), 'SIGKILL');
       },
+      startAgentTerminal: (command) => startAgentTerminal(s, command),
       async ping() {
         await s.expr('1');
       },

@@ -6,11 +6,13 @@
  * (its own extension host, hence its own companion). `stopSharedCodeServer`
  * ends it after the file's suites.
  */
+import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseDiscoveryFile } from '@ide-companion/protocol';
-import { makeTempDir, waitFor, type EndDriver, type EndSession, type Position } from '@ide-companion/testkit';
+import { makeTempDir, sleep, waitFor, type AgentTerminal, type DiffEnding, type EndDriver, type EndSession, type Position } from '@ide-companion/testkit';
 import { CodeServer, WITH_API, type Window } from './codeServer.js';
+import { activeElementIsTerminal, diffTabCount, terminalText } from './workbench.js';
 
 const TIMEOUT = 30_000;
 
@@ -40,10 +42,94 @@ export async function stopSharedCodeServer(): Promise<void> {
 /** The VS Code position of `p` (1-based, in characters) in the active editor, as code for the extension host. */
 const POSITION = `const at = (p) => { const text = e.document.lineAt(p.line - 1).text; return new vscode.Position(p.line - 1, [...text].slice(0, p.character - 1).join('').length); };`;
 
+const ENDING_KEYS: Record<DiffEnding, string> = {
+  accept: 'Ctrl+S',
+  reject: 'Gemini CLI: Reject Proposed Change',
+  close: 'Ctrl+W',
+  agentAnswer: 'Enter in the terminal',
+};
+/** tmux's key names as Playwright's. */
+const KEYS: Record<string, string> = { BSpace: 'Backspace', Escape: 'Escape', Enter: 'Enter' };
+
+/** The user runs `command` from the command palette (F1). */
+async function palette(win: Window, command: string): Promise<void> {
+  await win.page.keyboard.press('F1');
+  await win.page.locator('.quick-input-widget input').waitFor({ timeout: TIMEOUT });
+  await win.page.keyboard.type(command);
+  await win.page.locator('.quick-input-list .monaco-list-row', { hasText: command }).first().waitFor({ timeout: TIMEOUT });
+  await win.page.keyboard.press('Enter');
+}
+
+/**
+ * "Gemini CLI: Run" from the palette, the agent in a workbench terminal;
+ * keys typed where the keyboard is, the screen read from the terminal's rows.
+ * Opening a diff must not take the keyboard from it.
+ */
+async function startAgentTerminal(win: Window, command: string): Promise<AgentTerminal> {
+  await win.eval(`await vscode.workspace.getConfiguration('ideCompanion').update('geminiCommand', args.command, vscode.ConfigurationTarget.Global);`, {
+    command,
+  });
+  const screen = () => terminalText(win.page);
+  await palette(win, 'Gemini CLI: Run');
+  // The CLI's first run in VS Code offers to set up terminal keybindings: the user declines.
+  const OFFER = /terminal keybindings\?/;
+  const first = await waitFor(
+    async () => {
+      const text = await screen();
+      return OFFER.test(text) ? 'offer' : text.includes('Type your message') ? 'prompt' : undefined;
+    },
+    'gemini to start',
+    120_000,
+    250,
+  );
+  if (first === 'offer' || (await waitFor(async () => OFFER.test(await screen()), 'the keybinding offer', 5_000, 250).catch(() => false))) {
+    await win.page.keyboard.press('ArrowDown');
+    await win.page.keyboard.press('Enter');
+    const deadline = Date.now() + 60_000;
+    while (OFFER.test(await screen())) {
+      if (Date.now() > deadline) throw new Error(`timed out waiting for the offer to go\n${await screen()}`);
+      await sleep(2_000);
+      const text = await screen();
+      if (OFFER.test(text) && /● 2\. No/.test(text)) await win.page.keyboard.press('Enter');
+    }
+  }
+  return {
+    type: (text) => win.page.keyboard.type(text),
+    async keys(...keys) {
+      for (const key of keys) await win.page.keyboard.press(KEYS[key] ?? key);
+    },
+    screen,
+    hasKeyboard: () => activeElementIsTerminal(win.page),
+    where: async () =>
+      `the keyboard is in ${await win.page.evaluate<string>('document.activeElement?.className ?? "none"')}\n--- terminal ---\n${await screen().catch(() => '')}`,
+    async diffShown() {
+      await waitFor(async () => (await diffTabCount(win)) === 1, 'the diff tab', TIMEOUT);
+      assert.equal(await activeElementIsTerminal(win.page), true, "the diff must not take the keyboard from gemini's terminal");
+    },
+    async endDiff(_file, how) {
+      // The user goes to the proposal (but for the CLI's own answer, given in the terminal), then ends the diff.
+      if (how !== 'agentAnswer') await win.page.locator('.editor-instance .editor.modified .view-lines').first().click();
+      if (how === 'accept') await win.page.keyboard.press('Control+s');
+      else if (how === 'reject') await palette(win, ENDING_KEYS.reject);
+      else if (how === 'close') await win.page.keyboard.press('Control+w');
+      else await win.page.keyboard.press('Enter');
+    },
+    async afterEnd(_file, how) {
+      await waitFor(async () => (await diffTabCount(win)) === 0, `the diff tab closed by ${ENDING_KEYS[how]}`, TIMEOUT);
+      // The CLI finishes its turn before the user types the next prompt.
+      await waitFor(async () => (await screen()).includes('Type your message'), 'the prompt back', 60_000, 250);
+    },
+    async close() {
+      await win.eval(`for (const t of vscode.window.terminals) t.dispose();`);
+    },
+  };
+}
+
 export const vscodeDriver: EndDriver = {
   name: 'vscode',
   displayName: 'code-server',
   unsupported: { agentStatus: 'its status bar item is drawn by the workbench, not read here (extension.test.ts)' },
+  agentTerminal: { endings: ENDING_KEYS, variants: { terminal: false } },
   endOfLine: 'afterLastCharacter',
   // One extension host per window: the window does not start another (extension.test.ts covers the next window).
   restartsHost: false,
@@ -133,6 +219,7 @@ export const vscodeDriver: EndDriver = {
       async killHost() {
         process.kill(win.pid, 'SIGKILL');
       },
+      startAgentTerminal: (command) => startAgentTerminal(win, command),
       async ping() {
         await win.eval(`${WITH_API} return api.running;`);
       },

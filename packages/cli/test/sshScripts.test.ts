@@ -11,7 +11,7 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test, type TestContext } from 'node:test';
-import { makeTempDir } from '@ide-companion/testkit';
+import { makeTempDir, Tmux, waitFor } from '@ide-companion/testkit';
 import { enterScript, REMOTE_DIR_PLACEHOLDER, setupScript } from '../src/commands/ssh.js';
 import type { RemotePlan } from '../src/remote/remotePlan.js';
 import { shellQuote } from '../src/remote/shellWords.js';
@@ -119,6 +119,20 @@ function runEnter(r: Remote, plant = '') {
   });
 }
 
+/** The cleanup runs within a second of the shell's end (a watcher polls its PID): `check` holds within 5 s. */
+async function cleanedUp(check: () => void): Promise<void> {
+  await waitFor(
+    () => {
+      check();
+      return true;
+    },
+    'the cleanup',
+    5_000,
+    50,
+  );
+  check();
+}
+
 test('enter: a gemini/ide folder another user made 0777, with a link named like our file: refused and said, the link target unchanged, the shell still runs', (t) => {
   const r = remote(t);
   const ide = path.join(r.tmpdir, 'gemini', 'ide');
@@ -145,7 +159,7 @@ test('enter: gemini/ide a link to a folder of the user: refused, nothing written
   );
 });
 
-test('enter: a link planted at the final name in our own folder is replaced, not followed', (t) => {
+test('enter: a link planted at the final name in our own folder is replaced, not followed', async (t) => {
   const r = remote(t);
   const ide = path.join(r.tmpdir, 'gemini', 'ide');
   fs.mkdirSync(ide, { recursive: true, mode: 0o700 });
@@ -154,11 +168,11 @@ test('enter: a link planted at the final name in our own folder is replaced, not
   assert.equal(run.status, 0, run.stderr);
   assert.equal(fs.readFileSync(r.secret, 'utf8'), 'precious\n');
   assert.ok(fs.readFileSync(r.seen, 'utf8').startsWith(DISCOVERY), fs.readFileSync(r.seen, 'utf8'));
-  // Folders it found stay; its file goes.
-  assert.deepEqual(fs.readdirSync(ide), []);
+  // Folders it found stay; its file goes (within a second of the shell's end).
+  await cleanedUp(() => assert.deepEqual(fs.readdirSync(ide), []));
 });
 
-test('enter: a fresh TMPDIR: folders made 0700, the file 0600 while the shell runs, and all of it gone after', (t) => {
+test('enter: a fresh TMPDIR: folders made 0700, the file 0600 while the shell runs, and all of it gone after', async (t) => {
   const r = remote(t);
   const run = runEnter(r);
   assert.equal(run.status, 0, run.stderr);
@@ -169,6 +183,67 @@ test('enter: a fresh TMPDIR: folders made 0700, the file 0600 while the shell ru
   assert.match(seen[1]!, /^drwx------ /);
   assert.match(seen[2]!, /^drwx------ /);
   assert.match(seen[3]!, /^-rw------- /);
-  assert.deepEqual(fs.readdirSync(r.tmpdir), []);
-  assert.equal(fs.existsSync(path.join(r.home, 'd')), false);
+  await cleanedUp(() => {
+    assert.deepEqual(fs.readdirSync(r.tmpdir), []);
+    assert.equal(fs.existsSync(path.join(r.home, 'd')), false);
+  });
+});
+
+/*
+ * The connection dropped under a running gemini (docs/reliability.md: after an SSH cut the
+ * discovery file stayed while gemini lived on). sh runs a trap only once its
+ * foreground child ends, and the enter script waited on the login shell,
+ * which waited on gemini, which nothing had hung up: the kernel signals only
+ * the session leader, the script. Now the login shell leads the session: a
+ * hang-up ends it and reaches its jobs, and the cleanup waits for no child.
+ * Here the terminal is tmux's, hung up by killing its server; the shell has a
+ * job that a hang-up ends and, in the foreground, one deaf to it (gemini's
+ * relaunching parent ignores SIGHUP).
+ */
+test('enter: the terminal hung up under a child that ignores SIGHUP: the shell and its jobs hung up, our files gone while that child runs on', async (t) => {
+  const r = remote(t);
+  const jobPid = path.join(r.home, 'job.pid');
+  const deafPid = path.join(r.home, 'deaf.pid');
+  fs.writeFileSync(
+    path.join(r.home, 'shell.sh'),
+    ['#!/bin/sh', 'sleep 300 & echo $! > "$HOME/job.pid"', 'sh -c \'trap "" HUP; echo $$ > "$HOME/deaf.pid"; while :; do sleep 1; done\'', ''].join('\n'),
+    { mode: 0o755 },
+  );
+  const pidIn = (file: string) => Number(fs.readFileSync(file, 'utf8').trim());
+  const alive = (pid: number) => {
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  const terminal = new Tmux(80, 24);
+  const started: number[] = [];
+  t.after(() => {
+    for (const pid of started) if (alive(pid)) process.kill(pid, 'SIGKILL');
+    terminal.kill();
+  });
+  // SHELL on the command line: tmux sets its own in the pane.
+  terminal.start(`SHELL=${shellQuote(path.join(r.home, 'shell.sh'))} exec sh "$IDE_COMPANION_DIR/enter.sh"`, {
+    cwd: r.home,
+    env: { TMPDIR: r.tmpdir, HOME: r.home, IDE_COMPANION_DIR: path.join(r.home, 'd') },
+  });
+  await waitFor(
+    () => fs.existsSync(deafPid) && fs.existsSync(jobPid) && fs.readFileSync(deafPid, 'utf8').endsWith('\n'),
+    'the shell and its jobs',
+    10_000,
+  ).catch((err: Error) => {
+    throw new Error(`${err.message}\n--- terminal ---\n${terminal.screen()}`);
+  });
+  started.push(pidIn(jobPid), pidIn(deafPid));
+  const ide = path.join(r.tmpdir, 'gemini', 'ide');
+  assert.equal(fs.readdirSync(ide).filter((n) => n.startsWith('gemini-ide-server-')).length, 1, 'the discovery file while the shell runs');
+  terminal.kill();
+  await cleanedUp(() => {
+    assert.deepEqual(fs.readdirSync(r.tmpdir, { recursive: true }), [], 'the discovery file and the folders made for it gone');
+    assert.equal(fs.existsSync(path.join(r.home, 'd')), false, 'the private folder gone');
+  });
+  await waitFor(() => !alive(pidIn(jobPid)) || undefined, "the shell's job hung up", 5_000);
+  assert.ok(alive(pidIn(deafPid)), 'the child deaf to SIGHUP runs on: the cleanup did not wait for it');
 });

@@ -8,7 +8,7 @@ import * as path from 'node:path';
 import { LOOPBACK_HOST, splitWorkspacePath, type IdeInfo } from '@ide-companion/protocol';
 import { isProcessAlive } from '@ide-companion/shared/processAlive';
 import { discoveryDirectory, listDiscoveryDir, readDiscoveryFile } from './discoveryFiles.js';
-import { claudeIdeDir, copilotIdeDir, portLockFileName, qwenIdeDir, type AgentName } from '@ide-companion/shared/agentPaths';
+import { AGENTS, claudeIdeDir, copilotIdeDir, portLockFileName, qwenIdeDir, type AgentName } from '@ide-companion/shared/agentPaths';
 
 export interface CompanionListing {
   file: string;
@@ -56,19 +56,17 @@ function servesAgent(dir: string, port: number | undefined, pid: number): boolea
 }
 
 /** The agents a companion on `port`, of the IDE `pid`, serves: Gemini CLI, and each agent whose lock file names them. */
-export function agentsServed(
-  port: number | undefined,
-  pid: number,
-  lockDirs = { qwen: qwenIdeDir(), claude: claudeIdeDir(), copilot: copilotIdeDir() },
-): AgentName[] {
-  return ['gemini', ...(['qwen', 'claude', 'copilot'] as const).filter((agent) => servesAgent(lockDirs[agent], port, pid))];
+export function agentsServed(port: number | undefined, pid: number, env: NodeJS.ProcessEnv = process.env): AgentName[] {
+  return AGENTS.filter((agent) => agent === 'gemini' || servesAgent(LOCK_DIRS[agent](env), port, pid));
 }
+
+/** Where each agent with lock files looks for them. */
+const LOCK_DIRS = { qwen: qwenIdeDir, claude: claudeIdeDir, copilot: copilotIdeDir } as const satisfies Record<Exclude<AgentName, 'gemini'>, unknown>;
 
 export async function listCompanions(
   options: { tmpdir?: string; probePorts?: boolean; host?: string; env?: NodeJS.ProcessEnv } = {},
 ): Promise<CompanionListing[]> {
   const env = options.env ?? process.env;
-  const lockDirs = { qwen: qwenIdeDir(env), claude: claudeIdeDir(env), copilot: copilotIdeDir(env) } as const;
   const listings = listDiscoveryDir(discoveryDirectory(options.tmpdir)).files.map(({ path: file, name }): CompanionListing => {
     const read = readDiscoveryFile(file);
     const json = read.json;
@@ -85,7 +83,7 @@ export async function listCompanions(
       problem: read.readError,
       agents: [],
     };
-    listing.agents = agentsServed(listing.port, listing.pid, lockDirs);
+    listing.agents = agentsServed(listing.port, listing.pid, env);
     if (read.workspacePath !== undefined) {
       listing.workspacePath = read.workspacePath;
       listing.roots = splitWorkspacePath(read.workspacePath, path.delimiter);

@@ -22,16 +22,33 @@ export const TOKEN_FILE_NAME = 'token';
 /** The Host a client sends over the socket (curl --unix-socket and our relay send this). */
 export const SOCKET_HOST = 'localhost';
 /** sun_path is 108 bytes on Linux, 104 on macOS; a longer path cannot be bound. */
-const MAX_SOCKET_PATH_BYTES = 103;
+export const MAX_SOCKET_PATH_BYTES = 103;
 const COMPANION_DIR_PATTERN = /^(\d+)-(\d+)$/;
 
 const currentUid = (): number => (typeof process.getuid === 'function' ? process.getuid() : 0);
 
+/** `<tmpdir>/ide-companion-<UID>`: the user's folder of our sockets in TMP. */
+export function socketBaseDir(tmpdir: string): string {
+  return path.join(tmpdir, `ide-companion-${currentUid()}`);
+}
+
 /** `<tmpdir>/ide-companion-<UID>`, created privately. */
 export function ensureSocketBaseDir(tmpdir: string): string {
-  const base = path.join(tmpdir, `ide-companion-${currentUid()}`);
+  const base = socketBaseDir(tmpdir);
   ensurePrivateDirectory(base);
   return base;
+}
+
+/** `server` listening on `socketPath`, the socket made 0600; its folder (0700, ours) keeps everyone else out meanwhile. */
+export async function listenPrivately(server: http.Server, socketPath: string): Promise<void> {
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(socketPath, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  fs.chmodSync(socketPath, 0o600);
 }
 
 /** Removes the folders of companions whose PID is gone. Returns their names. */
@@ -69,15 +86,7 @@ export class CompanionSocket {
     ensurePrivateDirectory(path.dirname(this.dir));
     ensurePrivateDirectory(this.dir);
     writeFileAtomicPrivate(path.join(this.dir, TOKEN_FILE_NAME), token);
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(this.socketPath, () => {
-        server.off('error', reject);
-        resolve();
-      });
-    });
-    // The folder is 0700 already, so nobody else could reach the socket meanwhile.
-    fs.chmodSync(this.socketPath, 0o600);
+    await listenPrivately(server, this.socketPath);
   }
 
   /** Synchronous, so exit handlers can call it. */

@@ -247,7 +247,7 @@ export class DiffCoordinator {
   }
 
   private shownWords(diff: PendingDiff) {
-    return (diff.kept ? diffWords.kept : diffWords.shown)(path.basename(diff.filePath), diff.agent, this.ideName);
+    return diffWords.shown(path.basename(diff.filePath), diff.agent, this.ideName);
   }
 
   /** The agent wrote the file: the editor rereads the user's buffers of it (one watcher here for every end). */
@@ -271,7 +271,16 @@ export class DiffCoordinator {
     if (onDisk === content) return;
     // A newer proposal for the file is before the user: that one stands.
     if (this.byKey.has(keyOf(filePath))) return;
-    const kept: PendingDiff = { id: randomUUID(), filePath, newContent: content, originalContent: onDisk, sessionId, agent, openedAt: Date.now(), kept: true };
+    const kept: PendingDiff = {
+      id: randomUUID(),
+      filePath,
+      newContent: content,
+      originalContent: onDisk,
+      sessionId,
+      agent,
+      openedAt: Date.now(),
+      kept: true,
+    };
     this.logger.warn('the CLI went away before writing an accepted proposal: it is kept in the editor', { filePath });
     try {
       await this.editor.showDiff(kept, this.shownWords(kept));
@@ -314,7 +323,7 @@ export class DiffCoordinator {
 
   private async closeView(diff: PendingDiff, reason: DiffCloseReason): Promise<void> {
     try {
-      await this.editor?.closeDiff(diff, reason, diffWords.closed(reason, path.basename(diff.filePath), diff.agent, this.ideName));
+      await this.editor?.closeDiff(diff, reason, diffWords.closed(reason, path.basename(diff.filePath), diff.agent, this.ideName, diff.kept));
     } catch (err) {
       this.logger.warn('closing a diff view failed', { filePath: diff.filePath, reason, error: describeError(err) });
     }

@@ -27,7 +27,7 @@ export interface PendingDiff {
   /** Who proposed it, as a user reads it ("Claude Code"): every end shows it. */
   readonly agent: string;
   readonly openedAt: number;
-  /** An accept its CLI never wrote, shown again to be kept (closed as `sessionClosed` at once): shown without taking the user's window or focus. */
+  /** Shown only to be kept at once (an accept its CLI never wrote): the end must not take the user's window or focus for it. */
   readonly kept?: boolean;
 }
 

@@ -21,15 +21,12 @@ import * as http from 'node:http';
 import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { listenPrivately, MAX_SOCKET_PATH_BYTES, socketBaseDir } from './companionSocket.js';
 import { ensurePrivateDirectory } from './discoveryFile.js';
 
-/** sun_path is 108 bytes on Linux, 104 on macOS. */
-const MAX_SOCKET_PATH_BYTES = 103;
 /** How often a companion checks the sockets of its folders that another one owns (and takes over a dead one's). */
 export const TAKEOVER_CHECK_MS = 500;
 const PROBE_TIMEOUT_MS = 500;
-
-const currentUid = (): number => (typeof process.getuid === 'function' ? process.getuid() : 0);
 
 /**
  * The folder: under `$XDG_RUNTIME_DIR` (private, per user, gone at logout),
@@ -40,7 +37,7 @@ export function stableSocketDir(options: { tmpdir?: string; env?: NodeJS.Process
   const env = options.env ?? process.env;
   const runtime = env['XDG_RUNTIME_DIR'];
   if (options.tmpdir === undefined && runtime && path.isAbsolute(runtime)) return path.join(runtime, 'ide-companion');
-  return path.join(options.tmpdir ?? os.tmpdir(), `ide-companion-${currentUid()}`, 'workspaces');
+  return path.join(socketBaseDir(options.tmpdir ?? os.tmpdir()), 'workspaces');
 }
 
 /** The folder, made privately (0700, ours, not a link) with its parent when that is ours to make. */
@@ -143,21 +140,13 @@ export class WorkspaceSockets {
     const temporary = path.join(path.dirname(binding.socketPath), `.${process.pid}-${path.basename(binding.socketPath)}`);
     try {
       fs.rmSync(temporary, { force: true });
-      await new Promise<void>((resolve, reject) => {
-        server.once('error', reject);
-        server.listen(temporary, () => {
-          server.off('error', reject);
-          resolve();
-        });
-      });
+      await listenPrivately(server, temporary);
       // Closed (or the folder dropped) while it was listening: this server is nobody's to close later.
       if (this.closed || this.bindings.get(binding.root) !== binding) {
         server.close();
         fs.rmSync(temporary, { force: true });
         return;
       }
-      // The folder is 0700 already, so nobody else could reach the socket meanwhile.
-      fs.chmodSync(temporary, 0o600);
       fs.renameSync(temporary, binding.socketPath);
       binding.ino = fs.statSync(binding.socketPath).ino;
       binding.server = server;

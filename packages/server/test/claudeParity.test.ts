@@ -188,3 +188,21 @@ test('opencode dials without a subprotocol and names itself opencode: its sessio
   const mention = await waitFor(() => opencode.notifications.find((n) => n.method === 'at_mentioned'), 'at_mentioned');
   assert.deepEqual(mention.params, { filePath: file, lineStart: 0, lineEnd: 2 });
 });
+
+test("opencode's proposal is shown as opencode's, not Claude Code's: the face it borrows does not name it", async (t) => {
+  // Before: Claude's openDiff labelled every proposal "Claude Code", so a user of opencode read the wrong agent's name.
+  const editor = new CapableEditor();
+  const h: Harness = await startCompanion({ editor });
+  t.after(() => h.cleanup());
+  const lock = JSON.parse(fs.readFileSync(h.companion.claudeLockFilePath!, 'utf8')) as { authToken: string };
+  const opencode = await connectClaudeClient({ port: h.companion.port, token: lock.authToken, protocol: null, clientName: 'opencode' });
+  t.after(() => opencode.close());
+  await waitFor(() => h.companion.sessionList[0]?.agent === 'opencode', 'the session listed as opencode');
+  const file = path.join(h.workspace, 'p.txt');
+  fs.writeFileSync(file, 'one\n');
+  const proposed = opencode.callTool('openDiff', { old_file_path: file, new_file_path: file, new_file_contents: 'two\n', tab_name: 'p' });
+  const shown = await waitFor(() => editor.shown[0], 'the diff shown');
+  assert.equal(shown.agent, 'opencode');
+  h.companion.diffs.reject(shown.id);
+  assert.equal((await proposed).content[0]!.text, 'DIFF_REJECTED');
+});

@@ -10,9 +10,10 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { connectCopilotClient, waitFor } from '@ide-companion/testkit';
+import type { ActionParams, ActionResult } from '@ide-companion/protocol';
 import { copilotIdeDir, parseAgents } from '@ide-companion/shared/agentPaths';
 import { sweepStaleCopilotLockFiles } from '../src/faces/copilot.js';
-import { rawRequest, startCompanion, type Harness } from './helpers.js';
+import { RecordingEditor, rawRequest, startCompanion, type Harness } from './helpers.js';
 
 async function withCopilot(t: import('node:test').TestContext): Promise<Harness> {
   const h = await startCompanion({ agents: ['gemini', 'copilot'] });
@@ -136,4 +137,40 @@ test('Copilot CLI is served when the user has it or names it; its folder and the
   fs.writeFileSync(path.join(dir, '1111.lock'), JSON.stringify({ pid: 999_999_999 }));
   fs.writeFileSync(path.join(dir, '2222.lock'), JSON.stringify({ pid: process.pid }));
   assert.deepEqual(sweepStaleCopilotLockFiles(dir), ['1111.lock']);
+});
+
+test("Copilot's path arguments are checked as Claude Code's are: a file:// URI names the decoded path, a control character is refused before the editor or the diff view sees it", async (t) => {
+  // Before: Copilot's tools took a URI's pathname still percent-encoded (`a%20b.txt` asked the editor for a file
+  // nobody has), and open_diff showed a proposal for a name holding ESC; Claude's face had its own copy of both rules.
+  const asked: Array<ActionParams<'getDiagnostics'>> = [];
+  const editor = new (class extends RecordingEditor {
+    getDiagnostics(params: ActionParams<'getDiagnostics'>): ActionResult<'getDiagnostics'> {
+      asked.push(params);
+      return { diagnostics: [] };
+    }
+  })();
+  const h = await startCompanion({ agents: ['gemini', 'copilot'], editor });
+  t.after(() => h.cleanup());
+  const copilot = await connectCopilotClient(lockOf(h));
+  t.after(() => copilot.close());
+  const spaced = path.join(h.workspace, 'a b.txt');
+  fs.writeFileSync(spaced, 'x\n');
+  const listed: any = await copilot.client.callTool({ name: 'get_diagnostics', arguments: { uri: `file://${h.workspace}/a%20b.txt` } });
+  assert.notEqual(listed.isError, true, listed.content[0].text);
+  assert.deepEqual(asked, [{ path: spaced }]);
+
+  const hostile = path.join(h.workspace, 'a\u001b]52;c;eA==\u0007.txt');
+  fs.writeFileSync(hostile, 'x\n');
+  for (const [tool, args] of [
+    ['open_diff', { original_file_path: hostile, new_file_contents: 'y\n', tab_name: 't' }],
+    ['get_diagnostics', { uri: `file://${h.workspace}/a%0Ab.txt` }],
+  ] as const) {
+    const r: any = await copilot.client.callTool({ name: tool, arguments: args });
+    assert.equal(r.isError, true, `${tool}: ${r.content[0].text}`);
+    assert.match(r.content[0].text, /^\S+ refused ".*": it holds a control character \(U\+00(1B|0A) at \d+\)\.$/, tool);
+    // eslint-disable-next-line no-control-regex
+    assert.doesNotMatch(r.content[0].text, /[\u0000-\u001f\u007f-\u009f]/, tool);
+  }
+  assert.equal(asked.length, 1, 'the editor was not asked again');
+  assert.deepEqual(h.view.shown, [], 'no diff shown');
 });

@@ -95,6 +95,15 @@ test('a user of neither Qwen Code nor Claude Code: no ~/.qwen or ~/.claude made,
   assert.deepEqual(c.companion.agents, ['gemini']);
 });
 
+test('Copilot CLI by the same rule: an empty COPILOT_HOME names no folder, so a user without ~/.copilot gets none and is not served it', async (t) => {
+  // Before: Copilot's own check counted COPILOT_HOME set to "" as having it (QWEN_HOME and CLAUDE_CONFIG_DIR did not
+  // count empty), and ~/.copilot was made for a user who never installed Copilot CLI.
+  const c = await companionWith(t, { unixSocket: true }, { COPILOT_HOME: '' });
+  await c.start();
+  assert.deepEqual(fs.readdirSync(c.home), ['ws']);
+  assert.deepEqual(c.companion.agents, ['gemini']);
+});
+
 test('an agent named in `agents` gets its folders made (0700), the one not named none', async (t) => {
   const c = await companionWith(t, { agents: ['gemini', 'qwen'] });
   await c.start();

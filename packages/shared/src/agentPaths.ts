@@ -75,21 +75,24 @@ export function claudeIdeDir(env: NodeJS.ProcessEnv = process.env): string {
   return path.join(os.homedir() || os.tmpdir(), '.claude', 'ide');
 }
 
+/** Each agent's own variable naming its folder; empty, it names none (the agents then use their default). */
+const HOME_VARIABLES = { qwen: 'QWEN_HOME', claude: CLAUDE_ENV.CONFIG_DIR, copilot: 'COPILOT_HOME' } as const;
+
 /**
  * Whether the user set the agent's own variable for its folder (QWEN_HOME,
- * CLAUDE_CONFIG_DIR): a user of that agent, whose folder may be made.
+ * CLAUDE_CONFIG_DIR, COPILOT_HOME): a user of that agent, whose folder may be made.
  */
-export function agentHomeFromEnv(agent: 'qwen' | 'claude', env: NodeJS.ProcessEnv = process.env): boolean {
-  return Boolean(env[agent === 'qwen' ? 'QWEN_HOME' : CLAUDE_ENV.CONFIG_DIR]);
+export function agentHomeFromEnv(agent: keyof typeof HOME_VARIABLES, env: NodeJS.ProcessEnv = process.env): boolean {
+  return Boolean(env[HOME_VARIABLES[agent]]);
 }
 
 /**
- * Whether the user has Copilot CLI (its folder, or COPILOT_HOME set): only
- * then is it served unless named, so no `~/.copilot` appears for a user
+ * Whether the user has Copilot CLI (its folder, or COPILOT_HOME naming one):
+ * only then is it served unless named, so no `~/.copilot` appears for a user
  * who never installed it.
  */
 export function userHasCopilot(env: NodeJS.ProcessEnv = process.env): boolean {
-  return env['COPILOT_HOME'] !== undefined || fs.existsSync(path.dirname(copilotIdeDir(env)));
+  return agentHomeFromEnv('copilot', env) || fs.existsSync(path.dirname(copilotIdeDir(env)));
 }
 
 /** GitHub Copilot CLI's folder of lock files: $COPILOT_HOME/ide, else ~/.copilot/ide. */

@@ -561,13 +561,16 @@ export async function sshFlow(t: TestContext, host: EditorHost): Promise<void> {
     shell.type('exit');
     shell.keys('Enter');
   }
-  // After a cut the remote's cleanup is not awaited: in runs on 11-27 the discovery file stayed there while
-  // gemini lived on, hung up (docs/reliability.md says so); after a clean exit nothing of ours may stay.
-  if (host.noSession) return;
-  // This sshd's /tmp is its namespace's own: whatever is left there is this flow's.
+  // Nothing of ours stays on the remote, after a clean exit or a cut. This sshd's /tmp is its namespace's
+  // own: whatever is left there is this flow's.
   await waitFor(
     () => sshd.run('ls -d /tmp/ide-companion-ssh.* /tmp/gemini/ide/gemini-ide-server-* 2>/dev/null; true').stdout.trim() === '' || undefined,
     `the remote files of ${SSH_TEST_USER} to go`,
     REMOTE_STEP_TIMEOUT_MS,
-  );
+    200,
+  ).catch((err: Error) => {
+    const left = sshd.run('ls -d /tmp/ide-companion-ssh.* /tmp/gemini/ide/* 2>/dev/null; true').stdout;
+    const ps = execFileSync('ps', ['-u', SSH_TEST_USER, '-o', 'pid,ppid,pgid,sid,stat,wchan:20,args'], { encoding: 'utf8' });
+    throw new Error(`${err.message}\n--- left there ---\n${left}--- ${SSH_TEST_USER}'s processes ---\n${ps}`);
+  });
 }

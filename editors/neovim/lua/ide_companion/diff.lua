@@ -155,11 +155,11 @@ function M.open(spec)
   if spec.kept then
     back_to(d)
   end
-  if spec.words then
-    -- After the next redraw, so the tab's drawing does not wipe it.
+  -- After the next redraw, so the tab's drawing does not wipe it; a kept one's closeDiff says what it is.
+  if spec.words and not spec.kept then
     vim.schedule(function()
       pcall(vim.cmd, 'redraw')
-      notify(unsaved and spec.words.unsaved or spec.words.proposed, (unsaved or spec.kept) and vim.log.levels.WARN or nil)
+      notify(unsaved and spec.words.unsaved or spec.words.proposed, unsaved and vim.log.levels.WARN or nil)
     end)
   end
   return { left = d.left, right = d.right }

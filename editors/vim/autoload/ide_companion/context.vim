@@ -1,72 +1,49 @@
 " Editor events -> host. Cursor moves only arm a timer (a few ms, one per
 " burst): the autocmd a keystroke pays for is one comparison. The timer reads
-" the position once and sends it if it changed; the host's tracker decides
-" what Gemini CLI sees.
+" the position and sends it; the host drops repeats and decides what the
+" agent sees.
 
-let s:attached = 0
 let s:timer = -1
 " Before ModeChanged (8.2.3430) nothing fires when Visual mode ends without a
 " move: while a selection is reported, a slow timer looks for its end.
 let s:HAS_MODE_CHANGED = exists('##ModeChanged')
 let s:visual_timer = -1
-let s:last_roots = []
 " buffer -> its file name before :file / :saveas
 let s:renaming = {}
 " The current buffer's file ('' when it shows none), worked out when the
-" buffer changes, not on every cursor update; reset by what can change it.
+" buffer changes, not at every cursor update; reset by what can change it.
 let s:cur_buf = -1
-let s:cur_path = ''
 let s:cur_path_json = '""'
-" The start of a cursor message for s:cur_path, JSON up to the line number.
+" The start of a cursor message for the current file, JSON up to the line number.
 let s:cur_head = ''
-let s:HAS_CHARCOL = exists('*charcol')
 
-" Workspace roots: the global cwd, every tab-local and window-local cwd
-" (:tcd, :lcd), and g:ide_companion_roots; real paths, no duplicates.
+" Workspace roots: the global cwd, every :tcd and :lcd directory, and
+" g:ide_companion_roots. The host makes them real paths and drops duplicates
+" and folders that do not exist (yet).
 function! ide_companion#context#roots() abort
-  let roots = []
   let dirs = [getcwd(-1)]
   for tabnr in range(1, tabpagenr('$'))
     call add(dirs, getcwd(-1, tabnr))
-    for winnr in range(1, tabpagewinnr(tabnr, '$'))
-      if haslocaldir(winnr, tabnr) == 1
-        call add(dirs, getcwd(winnr, tabnr))
-      endif
-    endfor
+    let dirs += map(filter(range(1, tabpagewinnr(tabnr, '$')), {_, w -> haslocaldir(w, tabnr) == 1}), {_, w -> getcwd(w, tabnr)})
   endfor
   let configured = get(g:, 'ide_companion_roots', [])
-  for dir in dirs + (type(configured) == v:t_list ? configured : [configured])
-    if type(dir) != v:t_string || dir ==# ''
-      continue
-    endif
-    let real = resolve(fnamemodify(expand(dir), ':p'))
-    let real = len(real) > 1 ? substitute(real, '/\+$', '', '') : real
-    " A configured folder that does not exist (yet) is no workspace.
-    if isdirectory(real) && index(roots, real) < 0
-      call add(roots, real)
-    endif
-  endfor
-  return roots
+  let configured = filter(type(configured) == v:t_list ? copy(configured) : [configured], {_, d -> type(d) == v:t_string && d !=# ''})
+  return dirs + map(configured, {_, d -> fnamemodify(expand(d), ':p')})
 endfunction
 
 function! s:send_roots() abort
-  let roots = ide_companion#context#roots()
-  if roots !=# s:last_roots
-    let s:last_roots = roots
-    call ide_companion#host#send({'type': 'roots', 'roots': roots})
-  endif
+  call ide_companion#host#send({'type': 'roots', 'roots': ide_companion#context#roots()})
 endfunction
 
 " focus or cursor for the current window, if it shows a file.
 function! s:send_position(type) abort
-  let buf = bufnr('')
-  if buf != s:cur_buf
-    let s:cur_buf = buf
-    let s:cur_path = ide_companion#util#open_file_of(buf)
-    let s:cur_path_json = json_encode(s:cur_path)
+  if bufnr('') != s:cur_buf
+    let s:cur_buf = bufnr('')
+    let path = ide_companion#util#open_file_of(s:cur_buf)
+    let s:cur_path_json = path ==# '' ? '' : json_encode(path)
     let s:cur_head = '{"type":"cursor","path":' . s:cur_path_json . ',"cursor":{"line":'
   endif
-  if s:cur_path ==# ''
+  if s:cur_path_json ==# ''
     return
   endif
   let pos = ide_companion#position#current()
@@ -93,15 +70,11 @@ function! s:forget_current() abort
   let s:cur_buf = -1
 endfunction
 
-" What the timer runs. Outside Visual and Select mode (no selection) the
-" position is read and sent in a few lines, with no dict and no
-" json_encode(); the host drops repeats. On Vim 9 compiled (:def); legacy Vimscript
-" reads and runs each line anew every time, about a microsecond a line and
-" several a call, so there it is as short as it can be (comments stay outside:
-" they are read every time too).
+" What the timer runs: outside Visual and Select mode a few lines, no dict and
+" no json_encode(). Compiled on Vim 9 (:def); legacy Vimscript reads each line
+" anew every time, about a microsecond a line, so there it is as short as it
+" can be (comments outside: they are read every time too).
 if v:version >= 900
-  " In Visual and Select mode the selection's other end and kind go too (its
-  " range; the host reads the text when it needs it).
   let s:KIND_OF_MODE = {'v': 'char', 's': 'char', 'V': 'line', 'S': 'line', "\<C-v>": 'block', "\<C-s>": 'block'}
   def s:Flush(...args: list<any>)
     s:timer = -1
@@ -109,7 +82,7 @@ if v:version >= 900
       s:send_position('cursor')
       return
     endif
-    if s:cur_path == ''
+    if s:cur_path_json == ''
       return
     endif
     var json = s:cur_head .. line('.') .. ',"character":' .. max([charcol('.'), 1]) .. '}'
@@ -127,10 +100,10 @@ else
     if bufnr('') != s:cur_buf || stridx("vVsS\<C-v>\<C-s>", mode()) >= 0
       return s:send_position('cursor')
     endif
-    if s:cur_path ==# ''
+    if s:cur_path_json ==# ''
       return
     endif
-    call ide_companion#host#send_json(s:cur_head . line('.') . ',"character":' . max([s:HAS_CHARCOL ? charcol('.') : ide_companion#position#cursor_char(), 1]) . '}}')
+    call ide_companion#host#send_json(s:cur_head . line('.') . ',"character":' . max([ide_companion#position#cursor_char(), 1]) . '}}')
   endfunction
   let s:flush_ref = function('s:flush')
 endif
@@ -138,54 +111,31 @@ endif
 function! s:focus() abort
   let s:cur_buf = -1
   " A pending cursor update would only repeat what focus sends now.
-  if s:timer >= 0
-    call timer_stop(s:timer)
-    let s:timer = -1
-  endif
+  call timer_stop(s:timer)
+  let s:timer = -1
   call s:send_position('focus')
 endfunction
 
-function! s:send_path(type, buf) abort
-  let path = ide_companion#util#file_of(a:buf)
+" `open` only for a file the user has open (listed); more args (a timer's) are ignored.
+function! s:send_path(type, buf, ...) abort
+  let path = a:type ==# 'open' ? ide_companion#util#open_file_of(a:buf) : ide_companion#util#file_of(a:buf)
   if path !=# ''
     call ide_companion#host#send({'type': a:type, 'path': path})
   endif
 endfunction
 
-function! s:added(buf) abort
-  " A help or plugin buffer gets its 'buftype' and 'nobuflisted' after BufAdd: look later.
-  call timer_start(0, {-> ide_companion#util#open_file_of(a:buf) !=# '' ? s:send_path('open', a:buf) : 0})
-endfunction
-
-function! s:rename_pre(buf) abort
-  let s:renaming[a:buf] = ide_companion#util#file_of(a:buf)
-endfunction
-
-function! s:rename_post(buf) abort
-  let from = get(s:renaming, a:buf, '')
+function! s:rename(buf, post) abort
+  if !a:post
+    let s:renaming[a:buf] = ide_companion#util#file_of(a:buf)
+    return
+  endif
+  let [from, to] = [get(s:renaming, a:buf, ''), ide_companion#util#file_of(a:buf)]
   silent! call remove(s:renaming, a:buf)
-  let to = ide_companion#util#file_of(a:buf)
-  if from !=# '' && to !=# ''
-    call ide_companion#host#send({'type': 'rename', 'from': from, 'to': to})
-  elseif from !=# ''
-    call ide_companion#host#send({'type': 'close', 'path': from})
-  elseif to !=# ''
+  if from !=# ''
+    call ide_companion#host#send(to !=# '' ? {'type': 'rename', 'from': from, 'to': to} : {'type': 'close', 'path': from})
+  else
     call s:send_path('open', a:buf)
   endif
-endfunction
-
-" What the host must know at once: the current file, every other listed file
-" buffer (ranked below it), the roots.
-function! ide_companion#context#sync() abort
-  let current = bufnr('')
-  call s:send_position('focus')
-  for info in getbufinfo({'buflisted': 1})
-    if info.bufnr != current && ide_companion#util#file_of(info.bufnr) !=# ''
-      call s:send_path('open', info.bufnr)
-    endif
-  endfor
-  let s:last_roots = []
-  call s:send_roots()
 endfunction
 
 function! ide_companion#context#attach() abort
@@ -193,54 +143,39 @@ function! ide_companion#context#attach() abort
     autocmd!
     autocmd BufEnter,WinEnter,FocusGained * call s:focus()
     " The whole cost of a keystroke: arm the timer once per burst (inline: a
-    " call would cost more than the rest).
-    autocmd CursorMoved,CursorMovedI * if s:timer < 0 | let s:timer = timer_start(get(g:, 'ide_companion_cursor_delay', 10), s:flush_ref) | endif
-    " Entering or leaving Visual mode changes the selection without a move.
-    if s:HAS_MODE_CHANGED
-      autocmd ModeChanged * if s:timer < 0 | let s:timer = timer_start(get(g:, 'ide_companion_cursor_delay', 10), s:flush_ref) | endif
-    endif
-    autocmd BufAdd * call s:added(str2nr(expand('<abuf>')))
+    " call would cost more than the rest). Entering or leaving Visual mode
+    " changes the selection without a move.
+    execute 'autocmd CursorMoved,CursorMovedI' . (s:HAS_MODE_CHANGED ? ',ModeChanged' : '') . ' * if s:timer < 0 | let s:timer = timer_start(get(g:, "ide_companion_cursor_delay", 10), s:flush_ref) | endif'
+    " A help or plugin buffer gets its 'buftype' and 'nobuflisted' after BufAdd: look later.
+    autocmd BufAdd * call timer_start(0, function('s:send_path', ['open', str2nr(expand('<abuf>'))]))
     autocmd BufDelete,BufWipeout * call s:send_path('close', str2nr(expand('<abuf>')))
     autocmd BufWritePost * call s:send_path('saved', str2nr(expand('<abuf>')))
-    autocmd BufFilePre * call s:rename_pre(str2nr(expand('<abuf>')))
-    autocmd BufFilePost * call s:rename_post(str2nr(expand('<abuf>')))
+    autocmd BufFilePre * call s:rename(str2nr(expand('<abuf>')), 0)
+    autocmd BufFilePost * call s:rename(str2nr(expand('<abuf>')), 1)
     " What can change the current buffer's file name or whether it counts.
-    autocmd BufFilePost,BufWritePost,BufDelete,BufWipeout * call s:forget_current()
+    autocmd BufFilePost,BufWritePost,BufDelete,BufWipeout,DirChanged * call s:forget_current()
     autocmd OptionSet buftype,buflisted call s:forget_current()
-    if exists('##DirChanged')
-      autocmd DirChanged * call s:forget_current()
-    endif
     " After the window or tab is really gone.
-    autocmd TabClosed,TabNew * call timer_start(0, {-> s:send_roots()})
-    if exists('##DirChanged')
-      autocmd DirChanged * call timer_start(0, {-> s:send_roots()})
-    endif
-    if exists('##WinClosed')
-      autocmd WinClosed * call timer_start(0, {-> s:send_roots()})
-    endif
+    execute 'autocmd TabClosed,TabNew,DirChanged' . (exists('##WinClosed') ? ',WinClosed' : '') . ' * call timer_start(0, {-> s:send_roots()})'
   augroup END
-  let s:attached = 1
-  call ide_companion#context#sync()
+  " What the host must know at once: the current file, every other listed
+  " file buffer (ranked below it), the roots.
+  call s:send_position('focus')
+  for info in filter(getbufinfo({'buflisted': 1}), {_, b -> b.bufnr != bufnr('')})
+    call s:send_path('open', info.bufnr)
+  endfor
+  call s:send_roots()
 endfunction
 
 function! ide_companion#context#detach() abort
   silent! autocmd! ide_companion_context
   silent! augroup! ide_companion_context
-  for timer in [s:timer, s:visual_timer]
-    if timer >= 0
-      call timer_stop(timer)
-    endif
-  endfor
-  let s:timer = -1
-  let s:visual_timer = -1
-  let s:attached = 0
-  let s:cur_buf = -1
-  let s:last_roots = []
-  let s:renaming = {}
+  call timer_stop(s:timer)
+  call timer_stop(s:visual_timer)
+  let [s:timer, s:visual_timer, s:cur_buf, s:renaming] = [-1, -1, -1, {}]
 endfunction
 
-" What the timer does when it fires, at once (for the benchmark): reads the
-" position and sends it if it changed.
+" What the timer does when it fires, at once (for the benchmark).
 function! ide_companion#context#flush_now() abort
   call timer_stop(s:timer)
   call s:flush_ref()

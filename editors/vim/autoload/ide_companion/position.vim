@@ -1,33 +1,26 @@
-" Cursor and visual selection of the current window as Gemini CLI wants them:
-" 1-based line and character (characters, not bytes) and the selected text.
+" Cursor and selection of the current window: 1-based lines and characters
+" (not bytes), and the selected text.
 
 let s:MAXCOL = 2147483647
+" Mode -> [kind of selection, its name on the wire]; '' outside Visual and Select mode.
+let s:KINDS = {'v': ['v', 'char'], 's': ['v', 'char'], 'V': ['V', 'line'], 'S': ['V', 'line'], "\<C-v>": ["\<C-v>", 'block'], "\<C-s>": ["\<C-v>", 'block']}
 
-" charcol() came with Vim 8.2.2233; before it, count the characters before the cursor.
+" The cursor's character column (charcol() came with 8.2.2233).
 if exists('*charcol')
-  function! s:cursor_char() abort
+  function! ide_companion#position#cursor_char() abort
     return charcol('.')
   endfunction
 else
-  function! s:cursor_char() abort
+  function! ide_companion#position#cursor_char() abort
     return strchars(strpart(getline('.'), 0, col('.') - 1)) + 1
   endfunction
 endif
 
-" The cursor's character column (1-based, in characters) in the current window.
-function! ide_companion#position#cursor_char() abort
-  return s:cursor_char()
-endfunction
-
-" Lines first..last, stopping once more than `max` characters are collected.
-" Returns [lines, complete]. Chunks double in size and are measured joined:
-" a Vimscript loop per line would cost microseconds per line, and a first
-" chunk of one line keeps a file of huge lines cheap too.
+" Lines first..last, stopping once more than `max` characters are collected:
+" [lines, complete]. Chunks double in size and are measured joined (a loop per
+" line costs microseconds a line; a first chunk of one line keeps huge lines cheap).
 function! s:lines_capped(first, last, max) abort
-  let out = []
-  let chars = 0
-  let row = a:first
-  let size = 1
+  let [out, chars, row, size] = [[], 0, a:first, 1]
   while row <= a:last
     let chunk = getline(row, min([a:last, row + size - 1]))
     call extend(out, chunk)
@@ -41,96 +34,63 @@ function! s:lines_capped(first, last, max) abort
   return [out, 1]
 endfunction
 
-" Byte length of the character at byte column `col` (1-based) of `line`.
-function! s:char_len(line, col) abort
-  return len(matchstr(a:line, '\%' . a:col . 'c.'))
-endfunction
-
 " The text of a selection of `kind` ('v', 'V', CTRL-V) from byte position
-" sl:sc to el:ec: at least `max` characters of it (or all), when given.
-function! s:text_between(kind, sl, sc, el, ec, ...) abort
-  let [sl, sc, el, ec] = [a:sl, a:sc, a:el, a:ec]
-  let max = a:0 ? a:1 : s:MAXCOL
-  let [lines, complete] = s:lines_capped(sl, el, max)
-  if empty(lines)
-    return ''
-  endif
-  return s:selected_lines(lines, complete, a:kind, sl, sc, el, ec)
-endfunction
-
-function! s:selected_lines(lines, complete, kind, sl, sc, el, ec) abort
-  let [lines, sl, sc, el, ec] = [a:lines, a:sl, a:sc, a:el, a:ec]
-  if a:kind ==# 'V'
+" sl:sc to el:ec: at least `max` characters of it (or all).
+function! s:text_between(kind, sl, sc, el, ec, max) abort
+  let [lines, complete] = s:lines_capped(a:sl, a:el, a:max)
+  if empty(lines) || a:kind ==# 'V'
     return join(lines, "\n")
-  endif
-  if a:kind ==# "\<C-v>"
+  elseif a:kind ==# "\<C-v>"
     " By screen column, as Vim draws the block (tabs and wide characters included).
-    let [left, right] = sort([virtcol([sl, sc]), virtcol([el, ec])], 'n')
-    if getcurpos()[4] >= s:MAXCOL
-      let right = s:MAXCOL - 1
-    endif
+    let [left, right] = sort([virtcol([a:sl, a:sc]), virtcol([a:el, a:ec])], 'n')
+    let right = getcurpos()[4] >= s:MAXCOL ? s:MAXCOL - 1 : right
     let pattern = '\%>' . (left - 1) . 'v.*\%<' . (right + 1) . 'v.'
     return join(map(lines, 'matchstr(v:val, pattern)'), "\n")
   endif
-  if a:complete
-    let last = lines[-1]
-    let stop = &selection ==# 'exclusive' ? ec - 1 : ec - 1 + s:char_len(last, ec)
-    let lines[-1] = strpart(last, 0, stop)
+  if complete
+    " With 'selection' inclusive the last character is in, whatever its byte length.
+    let lines[-1] = strpart(lines[-1], 0, a:ec - 1 + (&selection ==# 'exclusive' ? 0 : len(matchstr(lines[-1], '\%' . a:ec . 'c.'))))
   endif
   " The end is cut first, so `sc` still counts from the start of the first line.
-  let lines[0] = strpart(lines[0], sc - 1)
+  let lines[0] = strpart(lines[0], a:sc - 1)
   return join(lines, "\n")
 endfunction
 
-" The kind of selection of mode `mode`: 'v', 'V', CTRL-V, or '' outside Visual and Select mode.
-function! s:kind(mode) abort
-  return a:mode ==# 'v' || a:mode ==# 's' ? 'v'
-        \ : a:mode ==# 'V' || a:mode ==# 'S' ? 'V'
-        \ : a:mode ==# "\<C-v>" || a:mode ==# "\<C-s>" ? "\<C-v>" : ''
-endfunction
-
-let s:KIND_NAMES = {'v': 'char', 'V': 'line', "\<C-v>": 'block'}
-
-" {line, character, anchor?, selectionKind?} of the current window: in Visual
-" and Select mode the selection's other end (1-based, in characters) and its
-" kind. The host reads the text (selectedText) when it needs it.
+" {line, character, anchor?, selectionKind?}: in Visual and Select mode the
+" selection's other end and kind; the host reads the text when it needs it.
 function! ide_companion#position#current() abort
-  let result = {'line': line('.'), 'character': max([s:cursor_char(), 1])}
-  let kind = s:kind(mode())
-  if kind !=# ''
+  let result = {'line': line('.'), 'character': max([ide_companion#position#cursor_char(), 1])}
+  let kind = get(s:KINDS, mode(), [])
+  if !empty(kind)
     let [vl, vc] = getpos('v')[1:2]
     let result.anchor = {'line': vl, 'character': ide_companion#util#char_col(getline(vl), vc)}
-    let result.selectionKind = s:KIND_NAMES[kind]
+    let result.selectionKind = kind[1]
   endif
   return result
 endfunction
 
-" The selectedText action: the live selection's text, at least `max`
-" characters of it (or all), or v:null outside Visual and Select mode.
+" selectedText: the live selection's text, at least `max` characters of it
+" (or all), or v:null outside Visual and Select mode.
 function! ide_companion#position#selected_text(max) abort
-  let kind = s:kind(mode())
+  let kind = get(s:KINDS, mode(), [''])[0]
   if kind ==# ''
     return v:null
   endif
-  let [vl, vc] = getpos('v')[1:2]
-  let [cl, cc] = getpos('.')[1:2]
-  let text = cl < vl || (cl == vl && cc < vc) ? s:text_between(kind, cl, cc, vl, vc, a:max) : s:text_between(kind, vl, vc, cl, cc, a:max)
+  let [v, c] = [getpos('v')[1:2], getpos('.')[1:2]]
+  let [a, b] = c[0] < v[0] || (c[0] == v[0] && c[1] < v[1]) ? [c, v] : [v, c]
+  let text = s:text_between(kind, a[0], a[1], b[0], b[1], a:max)
   return text ==# '' ? v:null : text
 endfunction
 
-" The selection for getSelection: the live one in Visual mode, else the last
-" one (the '< and '> marks) of the current buffer; {} when there is none.
-" {path-less: text, start, end}, positions 1-based in characters.
+" getSelection: the live one in Visual mode, else the last one ('< and '>)
+" of the current buffer: {text, start, end}, or {} when there is none.
 function! ide_companion#position#selection() abort
-  let mode = mode()
-  if mode =~# "^[vVsS\<C-v>\<C-s>]"
-    let kind = s:kind(mode)
-    let [sl, sc] = getpos('v')[1:2]
-    let [el, ec] = getpos('.')[1:2]
+  let kind = get(s:KINDS, mode(), [''])[0]
+  if kind !=# ''
+    let [sl, sc, el, ec] = getpos('v')[1:2] + getpos('.')[1:2]
   else
     let kind = visualmode()
-    let [sl, sc] = getpos("'<")[1:2]
-    let [el, ec] = getpos("'>")[1:2]
+    let [sl, sc, el, ec] = getpos("'<")[1:2] + getpos("'>")[1:2]
     if kind ==# '' || sl == 0 || el == 0
       return {}
     endif
@@ -138,16 +98,13 @@ function! ide_companion#position#selection() abort
   if sl > el || (sl == el && sc > ec)
     let [sl, sc, el, ec] = [el, ec, sl, sc]
   endif
-  let first = getline(sl)
-  let last = getline(el)
+  let [first, last] = [getline(sl), getline(el)]
   if kind ==# 'V'
-    let [sc, ec] = [1, max([len(last), 1])]
+    let sc = 1
   endif
-  " A selection made with $ ends past the line.
-  let ec = min([ec, max([len(last), 1])])
-  return {
-        \ 'text': s:text_between(kind, sl, sc, el, ec),
+  " A selection made with $ (or linewise) ends past the line.
+  let ec = kind ==# 'V' ? max([len(last), 1]) : min([ec, max([len(last), 1])])
+  return {'text': s:text_between(kind, sl, sc, el, ec, s:MAXCOL),
         \ 'start': {'line': sl, 'character': ide_companion#util#char_col(first, sc)},
-        \ 'end': {'line': el, 'character': kind ==# 'V' ? max([strchars(last), 1]) : ide_companion#util#char_col(last, ec)},
-        \ }
+        \ 'end': {'line': el, 'character': kind ==# 'V' ? max([strchars(last), 1]) : ide_companion#util#char_col(last, ec)}}
 endfunction

@@ -1,76 +1,54 @@
 " Gemini CLI in a terminal split, tied to this Vim. Once the companion is
 " ready its GEMINI_CLI_IDE_* variables are in Vim's own environment (host.vim),
-" so every :terminal, :!cmd and system() child started after that inherits
-" them; :Gemini passes them to term_start() explicitly as well.
+" so every :terminal, :!cmd and system() child started after that has them;
+" :Gemini passes them to term_start() as well.
 
-function! s:command() abort
+function! ide_companion#terminal#command() abort
   let cmd = get(g:, 'ide_companion_gemini_cmd', ['gemini'])
   return type(cmd) == v:t_list ? copy(cmd) : split(cmd)
 endfunction
 
-" The running Gemini CLI terminal this plugin opened, or -1.
-function! s:existing() abort
-  for buf in term_list()
-    if getbufvar(buf, 'ide_companion_gemini', 0) && term_getstatus(buf) =~# 'running'
-      return buf
-    endif
-  endfor
-  return -1
-endfunction
-
 function! ide_companion#terminal#open(args) abort
   if !has('terminal')
-    call ide_companion#util#error('this Vim has no +terminal; run gemini in another terminal after :GeminiEnv')
-    return 0
+    return ide_companion#util#error('this Vim has no +terminal; run gemini in another terminal after :GeminiEnv')
   endif
-  let existing = s:existing()
-  if existing > 0 && empty(a:args)
-    let wins = win_findbuf(existing)
+  " The running Gemini CLI terminal this plugin opened: run again, :Gemini goes back to it.
+  let existing = filter(term_list(), {_, b -> getbufvar(b, 'ide_companion_gemini', 0) && term_getstatus(b) =~# 'running'})
+  if !empty(existing) && empty(a:args)
+    let wins = win_findbuf(existing[0])
     if !empty(wins)
-      call win_gotoid(wins[0])
-    else
-      execute get(g:, 'ide_companion_split', 'botright vertical') 'sbuffer' existing
+      return win_gotoid(wins[0])
     endif
+    execute get(g:, 'ide_companion_split', 'botright vertical') 'sbuffer' existing[0]
     return 1
   endif
-  let cmd = s:command() + a:args
+  let cmd = ide_companion#terminal#command() + a:args
   if empty(cmd) || !executable(cmd[0])
-    call ide_companion#util#error('`' . get(cmd, 0, '') . '` is not installed or not on PATH: install Gemini CLI (npm install -g @google/gemini-cli) or set g:ide_companion_gemini_cmd')
-    return 0
-  endif
-  if ide_companion#host#when_ready({-> s:start(cmd)})
-    return 1
+    return ide_companion#util#error('`' . get(cmd, 0, '') . '` is not installed or not on PATH: install Gemini CLI (npm install -g @google/gemini-cli) or set g:ide_companion_gemini_cmd')
   endif
   " Not running: start it, and the terminal once it is ready.
-  if ide_companion#host#start() && ide_companion#host#when_ready({-> s:start(cmd)})
+  if ide_companion#host#when_ready({-> s:start(cmd)}) || (ide_companion#host#start() && ide_companion#host#when_ready({-> s:start(cmd)}))
     return 1
   endif
-  call ide_companion#util#error('the companion is not running, so gemini could not connect to Vim (:GeminiHealth tells why)')
-  return 0
+  return ide_companion#util#error('the companion is not running, so gemini could not connect to Vim (:GeminiHealth tells why)')
 endfunction
 
 function! s:start(cmd) abort
   execute get(g:, 'ide_companion_split', 'botright vertical') 'new'
   setlocal bufhidden=wipe
-  let buf = term_start(a:cmd, {
-        \ 'curwin': 1,
-        \ 'env': ide_companion#host#state().env,
-        \ 'term_name': 'gemini',
-        \ 'term_finish': 'close',
-        \ })
+  let buf = term_start(a:cmd, {'curwin': 1, 'env': ide_companion#host#state().env, 'term_name': 'gemini', 'term_finish': 'close'})
   if buf > 0
     call setbufvar(buf, 'ide_companion_gemini', 1)
   endif
 endfunction
 
 " :GeminiEnv prints the export lines that tie a shell outside Vim (a tmux
-" pane) to this Vim; :GeminiEnv FILE writes them to FILE (mode 600: the
-" token is in it) for `. FILE` there.
+" pane) to this Vim; :GeminiEnv FILE writes them to FILE (mode 600: the token
+" is in it) for `. FILE` there.
 function! ide_companion#terminal#env(file) abort
   let env = ide_companion#host#state().env
   if empty(env)
-    call ide_companion#util#error('the companion is not running (:GeminiStart)')
-    return
+    return ide_companion#util#error('the companion is not running (:GeminiStart)')
   endif
   let lines = map(sort(keys(env)), {_, name -> 'export ' . name . '=' . shellescape(env[name])})
   if a:file ==# ''

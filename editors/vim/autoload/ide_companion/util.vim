@@ -1,20 +1,22 @@
 " Messages and small helpers shared by the modules.
 
-" Messages never use :echoerr: a callback must not abort what the user is doing.
-function! ide_companion#util#info(msg) abort
+" Never :echoerr: a callback must not abort what the user is doing.
+function! ide_companion#util#say(group, msg) abort
+  execute 'echohl' a:group
   echomsg 'ide-companion: ' . a:msg
+  echohl None
+endfunction
+
+function! ide_companion#util#info(msg) abort
+  call ide_companion#util#say('None', a:msg)
 endfunction
 
 function! ide_companion#util#warn(msg) abort
-  echohl WarningMsg
-  echomsg 'ide-companion: ' . a:msg
-  echohl None
+  call ide_companion#util#say('WarningMsg', a:msg)
 endfunction
 
 function! ide_companion#util#error(msg) abort
-  echohl ErrorMsg
-  echomsg 'ide-companion: ' . a:msg
-  echohl None
+  call ide_companion#util#say('ErrorMsg', a:msg)
 endfunction
 
 " The file a buffer shows as an absolute path, or '' for terminals, help,
@@ -36,29 +38,46 @@ function! ide_companion#util#open_file_of(buf) abort
   return buflisted(a:buf) ? ide_companion#util#file_of(a:buf) : ''
 endfunction
 
-" Loaded file buffers showing `path`, through symlinks too.
-function! ide_companion#util#buffers_of(path) abort
+" File buffers showing `path`, through symlinks too: loaded ones, or
+" (`listed`) the listed ones, loaded first (with 'nohidden' a file the user
+" left is unloaded but still open).
+function! ide_companion#util#buffers_of(path, ...) abort
   let want = resolve(a:path)
   let found = []
-  for info in getbufinfo({'bufloaded': 1})
+  for info in getbufinfo(a:0 ? {'buflisted': 1} : {'bufloaded': 1})
     let file = ide_companion#util#file_of(info.bufnr)
     if file !=# '' && (file ==# a:path || resolve(file) ==# want)
       call add(found, info.bufnr)
     endif
   endfor
-  return found
+  return sort(found, {a, b -> bufloaded(b) - bufloaded(a)})
 endfunction
 
-" Character column (1-based, in characters) of byte column `col` in `line`.
+" Runs `cmd` in a window showing `buf`, or else in a moment's split; the user's window stays current.
+function! ide_companion#util#in_window_of(buf, cmd) abort
+  let wins = win_findbuf(a:buf)
+  if !empty(wins)
+    return win_execute(wins[0], a:cmd)
+  endif
+  let back = win_getid()
+  try
+    execute 'silent keepalt keepjumps noswapfile sbuffer' a:buf
+    execute a:cmd
+  finally
+    if bufnr('') == a:buf && win_getid() != back
+      close
+    endif
+    call win_gotoid(back)
+  endtry
+endfunction
+
+" Character column (1-based) of byte column `col` in `line`.
 function! ide_companion#util#char_col(line, col) abort
   return strchars(strpart(a:line, 0, a:col - 1)) + 1
 endfunction
 
 " Byte column (1-based) of character column `char` in `line`.
 function! ide_companion#util#byte_col(line, char) abort
-  if a:char <= 1
-    return 1
-  endif
-  let idx = byteidx(a:line, a:char - 1)
+  let idx = a:char <= 1 ? 0 : byteidx(a:line, a:char - 1)
   return idx < 0 ? len(a:line) + 1 : idx + 1
 endfunction

@@ -17,6 +17,7 @@
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { onPath } from '@ide-companion/command/pluginInstall';
 import type { Command } from './types.js';
 import { SANDBOX_SPEC, parseCommandArgs, usageOf } from '../commandTable.js';
 import { EXIT, UsageError, print, printError, printJson, runWithExitCodes } from '../client/output.js';
@@ -42,20 +43,6 @@ export interface SandboxVariables {
 function merged(existing: string | undefined, ours: string[], isOurs: (entry: string) => boolean): string {
   const kept = (existing ?? '').split(',').filter((e) => e.trim() !== '' && !isOurs(e.trim()));
   return [...kept, ...ours].join(',');
-}
-
-function whichOnPath(name: string, env: NodeJS.ProcessEnv, skip?: string): string | undefined {
-  for (const dir of (env['PATH'] ?? '').split(path.delimiter)) {
-    if (!dir || dir === skip) continue;
-    const candidate = path.join(dir, name);
-    try {
-      fs.accessSync(candidate, fs.constants.X_OK);
-      return candidate;
-    } catch {
-      // Not in this one.
-    }
-  }
-  return undefined;
 }
 
 /** The podman major version, or undefined when it does not say. */
@@ -97,16 +84,11 @@ export async function sandboxVariables(cwd: string, runtime: 'podman' | 'docker'
   }
   if (plan.hostRoot.includes(',')) throw new RemotePlanError(`${plan.hostRoot} holds a comma, which SANDBOX_ENV cannot carry`);
   const shimDir = path.join(plan.socketDir, 'bin');
+  // The user's PATH without our shim folder: the runtime found is the real one (an earlier run's shim stands first).
+  const userPath = (env['PATH'] ?? '').split(path.delimiter).filter((d) => d !== shimDir && d !== '');
+  const onUserPath = (name: string) => onPath(name, { PATH: userPath.join(path.delimiter) });
   const named = env['GEMINI_SANDBOX']?.trim().toLowerCase();
-  const chosen =
-    runtime ??
-    (named === 'podman' || named === 'docker'
-      ? named
-      : whichOnPath('docker', env, shimDir)
-        ? 'docker'
-        : whichOnPath('podman', env, shimDir)
-          ? 'podman'
-          : undefined);
+  const chosen = runtime ?? (named === 'podman' || named === 'docker' ? named : onUserPath('docker') ? 'docker' : onUserPath('podman') ? 'podman' : undefined);
   if (!chosen) throw new RemotePlanError('neither podman nor docker is on PATH: gemini --sandbox needs one (or give --podman or --docker)');
   const out: SandboxVariables = {
     SANDBOX_MOUNTS: merged(env['SANDBOX_MOUNTS'], mounts, (e) => OUR_DESTINATIONS.includes(e.split(':')[1] ?? '')),
@@ -114,15 +96,14 @@ export async function sandboxVariables(cwd: string, runtime: 'podman' | 'docker'
     GEMINI_SANDBOX: chosen,
     served: plan.served,
   };
-  const podman = chosen === 'podman' ? whichOnPath('podman', env, shimDir) : undefined;
+  const podman = chosen === 'podman' ? onUserPath('podman') : undefined;
   const major = podman === undefined ? undefined : podmanMajor(podman);
   if (podman !== undefined && major !== undefined && major < 5) {
     fs.mkdirSync(shimDir, { mode: 0o700, recursive: true });
     const shim = path.join(shimDir, 'podman');
     fs.writeFileSync(`${shim}.tmp`, podmanShimScript(podman), { mode: 0o700 });
     fs.renameSync(`${shim}.tmp`, shim);
-    const rest = (env['PATH'] ?? '').split(path.delimiter).filter((d) => d !== shimDir && d !== '');
-    out.PATH = [shimDir, ...rest].join(path.delimiter);
+    out.PATH = [shimDir, ...userPath].join(path.delimiter);
   }
   return out;
 }

@@ -67,9 +67,12 @@ export function setupScript(files: Record<string, string>): string {
 
 /**
  * What the shell's remote command runs (step 3): the discovery file where
- * gemini looks, named with this script's PID (alive while the shell is, and
- * GEMINI_CLI_IDE_PID, so the CLI ranks it first), the variables, the user's
- * login shell, and the cleanup when it ends or the connection drops.
+ * gemini looks, named with this script's PID (the login shell's, exec'd in
+ * its place, and GEMINI_CLI_IDE_PID, so the CLI ranks it first), the
+ * variables, the user's login shell, and the cleanup within a second of that
+ * shell's end, by a clean exit or a dropped connection (a watcher: sh defers
+ * a trap while its foreground child runs, and after a hang-up gemini under
+ * the shell may run on).
  *
  * The remote may be shared: another user can make `$TMPDIR/gemini/ide`
  * before us (0777) and plant links named like our file. So each folder is
@@ -113,10 +116,12 @@ export function enterScript(plan: RemotePlan, cliRoot: string, dirVar = '$IDE_CO
     `export ${ENV.IDE_PID}=$$`,
     `export ${ENV.WORKSPACE_PATH}=${shellQuote(cliRoot)}`,
     `echo ${shellQuote(`ide-companion ssh: gemini here reaches ${plan.ideInfo.displayName} on the other end (folder ${cliRoot}).`)}`,
-    '"${SHELL:-/bin/sh}" -l',
-    'status=$?',
-    'cleanup',
-    'exit $status',
+    '# The cleanup cannot wait here for the shell: sh runs a trap only once its foreground child ends, and after a',
+    '# hang-up that child (gemini under the shell) may never end. So the login shell takes this PID and leads the',
+    '# session, as in a plain ssh login: a hang-up ends it, and the kernel hangs up its foreground job. A watcher',
+    '# off the terminal (deaf to its signals) cleans up once this PID is gone.',
+    '( trap "" HUP INT QUIT TSTP; trap "cleanup; exit 143" TERM; while kill -0 $$ 2>/dev/null; do sleep 1; done; cleanup ) </dev/null >/dev/null 2>&1 &',
+    'exec "${SHELL:-/bin/sh}" -l',
     '',
   ].join('\n');
 }

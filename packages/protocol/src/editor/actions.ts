@@ -13,6 +13,7 @@ import { GetOpenEditorsParamsSchema, GetOpenEditorsResultSchema } from '../getOp
 import { GetSelectionParamsSchema, GetSelectionResultSchema } from '../getSelection.js';
 import { OpenFileParamsSchema } from '../openFile.js';
 import { SaveDocumentParamsSchema, SaveDocumentResultSchema } from '../saveDocument.js';
+import { DiagnosticItemsParamsSchema, DiagnosticItemsResultSchema } from './diagnosticItems.js';
 
 export const DIFF_CLOSE_REASONS = ['closedByCli', 'replaced', 'sessionClosed', 'companionStopped'] as const;
 export const DiffCloseReasonSchema = /* @__PURE__ */ lazySchema(() => z.enum(DIFF_CLOSE_REASONS));
@@ -29,7 +30,7 @@ export const ShowDiffParamsSchema = /* @__PURE__ */ lazySchema(() =>
     agent: z.optional(z.string()),
     /** What the editor says as it shows it (diffWords.ts): `unsaved` when the user's buffer of the file has unsaved changes, else `proposed`. */
     words: z.optional(z.object({ proposed: z.string(), unsaved: z.string() })),
-    /** An accept its CLI never wrote, shown again to be kept (a `closeDiff` with `sessionClosed` follows): show it without taking the user's window or focus. */
+    /** true: shown only to be kept at once (closeDiff `sessionClosed` follows): show it without taking the user's window or focus. */
     kept: z.optional(z.boolean()),
   }),
 );
@@ -100,6 +101,7 @@ export const EDITOR_ACTIONS = {
   closeFile: actionType('closeFile', CloseFileParamsSchema, z.null(), 5_000),
   selectedText: actionType('selectedText', SelectedTextParamsSchema, SelectedTextResultSchema, 2_000),
   reload: actionType('reload', ReloadParamsSchema, z.null(), 5_000),
+  diagnosticItems: actionType('diagnosticItems', DiagnosticItemsParamsSchema, DiagnosticItemsResultSchema, 5_000),
 } as const;
 
 export type EditorActionName = keyof typeof EDITOR_ACTIONS;

@@ -31,19 +31,14 @@ export const diffWords = {
     proposed: `${agent} proposes changes to ${file}${DECIDE_KEYS[ide] ? `: ${DECIDE_KEYS[ide]}` : ''}`,
     unsaved: `${file} has unsaved changes: the diff is against the file on disk; your changes stay in the buffer`,
   }),
-  /** `showDiff`'s words for a kept proposal (an accept its CLI never wrote), shown without taking the user's window: both say so. */
-  kept: (file: string, agent: string, ide: string) => {
-    const words = `${agent} went away without writing the ${file} you accepted: it is kept in ${KEPT_IN[ide] ?? 'its buffer'}${savesIt(ide)}, opened without taking your window`;
-    return { proposed: words, unsaved: words };
-  },
   /** `reload` with the user's buffer modified: their changes are never dropped. */
   notReloaded: (file: string, agent: string) =>
     `${file} was written by ${agent} but was not reloaded: it has unsaved changes (reloading from disk would drop them)`,
-  /** `closeDiff`'s message, by reason; undefined: nothing to say (the companion stops). */
-  closed(reason: DiffCloseReason, file: string, agent: string, ide: string): string | undefined {
+  /** `closeDiff`'s message, by reason; undefined: nothing to say (the companion stops). `kept`: shown only to be kept, without taking the user's window. */
+  closed(reason: DiffCloseReason, file: string, agent: string, ide: string, kept = false): string | undefined {
     switch (reason) {
       case 'sessionClosed':
-        return `the ${agent} session that proposed ${file} went away; the proposal is kept in its buffer${savesIt(ide)}`;
+        return `the ${agent} session that proposed ${file} went away; the proposal is kept in its buffer${savesIt(ide)}${kept ? ', shown beside your windows without taking yours' : ''}`;
       case 'closedByCli':
         return `${agent} closed the diff for ${file}`;
       case 'replaced':

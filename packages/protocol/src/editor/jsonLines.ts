@@ -68,4 +68,8 @@ export interface Ready {
 export type Request = { [N in EditorActionName]: { type: 'request'; id: number; action: N; params: ActionParams<N> } }[EditorActionName];
 
 /** Any line the host may send. */
-export type HostLine = Ready | Request | { type: 'sessions'; count: number; agents: string[] } | { type: 'error'; message: string };
+export type HostLine =
+  | Ready
+  | Request
+  | { type: 'sessions'; count: number; agents: string[]; /** What to show for the change (sessionWords.ts). */ said: string[] }
+  | { type: 'error'; message: string };

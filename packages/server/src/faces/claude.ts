@@ -28,7 +28,7 @@ import {
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { pathToFileURL } from 'node:url';
 import type { HostRule, Refusal } from '../http/requestGuard.js';
-import { isCheckProbe } from '../http/checkProbe.js';
+import { checkProbeTest, logRefusal } from '../http/checkProbe.js';
 import { upgradeGuard } from '../http/requestGuard.js';
 import { describeError, type Logger } from '../logger.js';
 import { isProcessAlive } from '@ide-companion/shared/processAlive';
@@ -87,9 +87,14 @@ export class ClaudeSession {
     readonly socket: WebSocket,
   ) {}
 
+  /** Whether a notification would go out: the session is initialized and its socket open. */
+  get reachable(): boolean {
+    return this.ready && this.socket.readyState === this.socket.OPEN;
+  }
+
   /** Sends a notification; false (nothing sent) before the session is initialized or once the socket closed. */
   notify(method: string, params: object): boolean {
-    if (!this.ready || this.socket.readyState !== this.socket.OPEN) return false;
+    if (!this.reachable) return false;
     this.socket.send(JSON.stringify({ jsonrpc: '2.0', method, params }));
     return true;
   }
@@ -106,6 +111,7 @@ function closedOutcome(): Outcome {
 export class ClaudeFace {
   private readonly sessions = new Map<string, ClaudeSession>();
   private readonly guard: (req: IncomingMessage) => Refusal | undefined;
+  private readonly isCheckProbe: (req: IncomingMessage) => boolean;
   private wss: WebSocketServer | undefined;
   private wssLoading: Promise<WebSocketServer> | undefined;
   private pinger: NodeJS.Timeout | undefined;
@@ -113,16 +119,15 @@ export class ClaudeFace {
 
   constructor(private readonly options: ClaudeFaceOptions) {
     this.guard = upgradeGuard(options.hosts, options.token, CLAUDE_AUTH_HEADER);
+    this.isCheckProbe = checkProbeTest([options.token]);
   }
 
   /** The HTTP server's `upgrade` event: refuses before upgrading anything the guard refuses. */
   handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
     const refusal = this.closing ? { status: 503, message: 'Service Unavailable: the companion is stopping' } : (this.guard(req) ?? upgradeTargetRefusal(req));
     if (refusal) {
-      const fields = { status: refusal.status, reason: refusal.message };
       // `check`'s deliberate probes, proven by a token holder, are no attack (http/checkProbe.ts).
-      if (isCheckProbe(req, [this.options.token])) this.options.logger.info("WebSocket upgrade refused (ide-companion check's probe)", fields);
-      else this.options.logger.warn('WebSocket upgrade refused', fields);
+      logRefusal(this.options.logger, this.isCheckProbe(req), 'WebSocket upgrade refused', { status: refusal.status, reason: refusal.message });
       const headers = Object.entries({ 'Content-Type': 'text/plain', Connection: 'close', ...refusal.headers }).map(([k, v]) => `${k}: ${v}\r\n`);
       socket.end(`HTTP/1.1 ${refusal.status} ${STATUS_CODES[refusal.status] ?? 'Error'}\r\n${headers.join('')}\r\n${refusal.message}\n`);
       return;
@@ -170,12 +175,18 @@ export class ClaudeFace {
 
   /** "Send to agent": every connected Claude Code hears at_mentioned. Returns how many did. */
   mention(mention: ClaudeAtMentioned): number {
+    // opencode (1.18.33) drops an at_mentioned without both lines: a whole file goes to it as all its lines, counted once.
+    const whole = mention.lineStart === undefined || mention.lineEnd === undefined;
+    const counted: ClaudeSession[] = [];
     let sent = 0;
     for (const session of this.sessions.values()) {
-      // opencode (1.18.33) drops an at_mentioned without both lines: a whole file goes as all its lines.
-      const params = session.agent === 'opencode' ? withLines(mention) : mention;
-      if (session.notify(CLAUDE_NOTIFICATION.atMentioned, params)) sent++;
+      if (whole && session.agent === 'opencode') {
+        if (!session.reachable) continue;
+        counted.push(session);
+        sent++;
+      } else if (session.notify(CLAUDE_NOTIFICATION.atMentioned, mention)) sent++;
     }
+    if (counted.length > 0) void withLines(mention).then((params) => counted.forEach((session) => session.notify(CLAUDE_NOTIFICATION.atMentioned, params)));
     return sent;
   }
 
@@ -355,8 +366,7 @@ export function selectionOf(context: IdeContext, backward = false): ClaudeSelect
   return { text, filePath: active.path, fileUrl: pathToFileURL(active.path).href, selection: { start, end, isEmpty: text === '' } };
 }
 
-function withLines(mention: ClaudeAtMentioned): ClaudeAtMentioned {
-  if (mention.lineStart !== undefined && mention.lineEnd !== undefined) return mention;
+async function withLines(mention: ClaudeAtMentioned): Promise<ClaudeAtMentioned> {
   const start = mention.lineStart ?? 0;
-  return { filePath: mention.filePath, lineStart: start, lineEnd: mention.lineEnd ?? Math.max(start, (lineCountOf(mention.filePath) ?? 1) - 1) };
+  return { filePath: mention.filePath, lineStart: start, lineEnd: mention.lineEnd ?? Math.max(start, ((await lineCountOf(mention.filePath)) ?? 1) - 1) };
 }

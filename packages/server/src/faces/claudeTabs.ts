@@ -28,7 +28,7 @@ export interface ClaudeTab {
 }
 
 /** One tab; `selection` is the active file's (selectionOf), attached to the active tab only. */
-export function claudeTab(editor: OpenEditor, selection: ClaudeSelectionChanged | undefined, backward: boolean): ClaudeTab {
+export async function claudeTab(editor: OpenEditor, selection: ClaudeSelectionChanged | undefined, backward: boolean): Promise<ClaudeTab> {
   const groupIndex = editor.groupIndex ?? 0;
   const tab: ClaudeTab = {
     uri: pathToFileURL(editor.path).href,
@@ -43,7 +43,7 @@ export function claudeTab(editor: OpenEditor, selection: ClaudeSelectionChanged 
     isGroupActive: editor.isActive,
     fileName: editor.path,
     languageId: editor.languageId ?? 'plaintext',
-    lineCount: editor.lineCount ?? lineCountOf(editor.path) ?? 0,
+    lineCount: editor.lineCount ?? (await lineCountOf(editor.path)) ?? 0,
     // Every editor lists files with a path: none is untitled.
     isUntitled: false,
   };

@@ -5,7 +5,7 @@
  * onto the diff coordinator. Nothing of diffs or context is decided here.
  */
 import * as path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import {
@@ -30,7 +30,7 @@ import { runTool } from '../tools/index.js';
 import { openFile } from '../tools/openFile.js';
 import { saveDocument } from '../tools/saveDocument.js';
 import { textResult, toolError, type ToolDefinition, type ToolEnvironment } from '../tools/toolDefinition.js';
-import { checkToolPath, controlCharacterIn, quotedPath } from '../tools/workspacePaths.js';
+import { checkToolPath, controlCharacterRefusal, pathOf } from '../tools/workspacePaths.js';
 import { AGENT_DISPLAY_NAMES } from '@ide-companion/shared/agentPaths';
 import { selectionOf, type ClaudeSession } from './claude.js';
 import { claudeTab } from './claudeTabs.js';
@@ -50,35 +50,13 @@ function isResult(value: unknown): value is CallToolResult {
   return typeof value === 'object' && value !== null && 'content' in value && Array.isArray((value as CallToolResult).content);
 }
 
-/** A `file://` URI or a path, as Claude Code sends either. */
-function pathOf(uriOrPath: string): string {
-  return uriOrPath.startsWith('file://') ? fileURLToPath(uriOrPath) : uriOrPath;
-}
-
 const zeroBased = (range: Range) => ({
   start: { line: range.start.line - 1, character: range.start.character - 1 },
   end: { line: range.end.line - 1, character: range.end.character - 1 },
 });
 
 /** Claude's path arguments (a path or a `file://` URI), in every tool: one with a control character is refused before anything else. */
-const PATH_ARGUMENTS = ['filePath', 'old_file_path', 'new_file_path', 'uri'] as const;
-
-function controlCharacterRefusal(tool: string, args: unknown): CallToolResult | undefined {
-  for (const key of PATH_ARGUMENTS) {
-    const given = (args as Record<string, unknown> | undefined)?.[key];
-    if (typeof given !== 'string') continue;
-    let control = controlCharacterIn(given);
-    if (!control && given.startsWith('file://')) {
-      try {
-        control = controlCharacterIn(fileURLToPath(given));
-      } catch {
-        // A malformed URI is the tool's own error to give.
-      }
-    }
-    if (control) return toolError(`${tool} refused ${quotedPath(given)}: ${control}.`);
-  }
-  return undefined;
-}
+const PATH_ARGUMENTS = [['filePath'], ['old_file_path'], ['new_file_path'], ['uri']] as const;
 
 const SEVERITY = { error: 'Error', warning: 'Warning', information: 'Info', hint: 'Hint' } as const;
 
@@ -87,8 +65,8 @@ export function registerClaudeTools(server: McpServer, offered: readonly ToolDef
   const has = (definition: ToolDefinition) => offered.includes(definition);
   const register = (name: string, description: string, schema: unknown, run: (args: never, signal: AbortSignal) => Promise<CallToolResult>) => {
     const callback = (args: unknown, extra: { signal: AbortSignal }) => {
-      const control = controlCharacterRefusal(name, args);
-      return control ? Promise.resolve(control) : run(args as never, extra.signal);
+      const control = controlCharacterRefusal(name, args, PATH_ARGUMENTS);
+      return control ? Promise.resolve(toolError(control.message)) : run(args as never, extra.signal);
     };
     server.registerTool(name, { description, inputSchema: schema as never }, callback as never);
   };
@@ -103,7 +81,7 @@ export function registerClaudeTools(server: McpServer, offered: readonly ToolDef
         const { outcome, replacedFile } = session.diffs.wait(tab_name, filePath);
         // The tab named another file: that proposal goes (tabbedDiffs.ts).
         if (replacedFile !== undefined) await env.diffs.close(session.id, replacedFile);
-        const opened = env.diffs.open(session.id, filePath, new_file_contents, AGENT_DISPLAY_NAMES.claude).then(
+        const opened = env.diffs.open(session.id, filePath, new_file_contents, AGENT_DISPLAY_NAMES[session.agent]).then(
           () => true,
           (err: unknown) => {
             session.diffs.settleTab(tab_name, toolError(describeError(err)));
@@ -171,7 +149,10 @@ export function registerClaudeTools(server: McpServer, offered: readonly ToolDef
       const answer = await ask<GetOpenEditorsResult>(getOpenEditors, {}, env, session);
       if (isResult(answer)) return answer;
       const selection = selectionOf(env.context.snapshot(), env.context.selectionBackward);
-      return json({ tabs: answer.editors.map((e) => claudeTab(e, selection, env.context.selectionBackward)) });
+      // One file read at a time (where the editor gave no line count): a long list never holds many files at once.
+      const tabs = [];
+      for (const e of answer.editors) tabs.push(await claudeTab(e, selection, env.context.selectionBackward));
+      return json({ tabs });
     });
   }
   if (has(checkDocumentDirty)) {
@@ -223,7 +204,7 @@ export function registerClaudeTools(server: McpServer, offered: readonly ToolDef
         if (args.makeFrontmost === false) {
           const listed = has(getOpenEditors) ? await ask<GetOpenEditorsResult>(getOpenEditors, {}, env, session) : undefined;
           const languageId = listed && !isResult(listed) ? listed.editors.find((e) => e.path === answer.opened)?.languageId : undefined;
-          return json({ success: true, filePath: answer.opened, languageId, lineCount: lineCountOf(answer.opened) });
+          return json({ success: true, filePath: answer.opened, languageId, lineCount: await lineCountOf(answer.opened) });
         }
         return textResult(message.replace(file, answer.opened));
       },

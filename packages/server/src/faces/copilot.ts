@@ -11,12 +11,11 @@
  * on the same diff coordinator and context: a diff's outcome reaches the CLI
  * as the answer to its blocking open_diff.
  */
-import * as fs from 'node:fs';
 import * as http from 'node:http';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { DiffAcceptedNotification, type CompanionNotification, type IdeContext } from '@ide-companion/protocol';
-import { SOCKET_HOST } from '../companionSocket.js';
+import { listenPrivately, SOCKET_HOST } from '../companionSocket.js';
 import { createMcpHttpHandler } from '../http/mcpHttpHandler.js';
 import { socketHostRule } from '../http/requestGuard.js';
 import type { Logger } from '../logger.js';
@@ -113,14 +112,7 @@ export class CopilotFace {
   }
 
   listen(socketPath: string): Promise<void> {
-    return new Promise((resolve, reject) => {
-      this.server.once('error', reject);
-      this.server.listen(socketPath, () => {
-        this.server.off('error', reject);
-        fs.chmodSync(socketPath, 0o600);
-        resolve();
-      });
-    });
+    return listenPrivately(this.server, socketPath);
   }
 
   owns(sessionId: string): boolean {

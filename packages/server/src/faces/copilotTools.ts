@@ -14,7 +14,8 @@ import type { Diagnostic } from '@ide-companion/protocol';
 import { describeError } from '../logger.js';
 import { getDiagnostics } from '../tools/getDiagnostics.js';
 import { runTool } from '../tools/index.js';
-import { textResult, type ToolDefinition, type ToolEnvironment } from '../tools/toolDefinition.js';
+import { textResult, toolError, type ToolDefinition, type ToolEnvironment } from '../tools/toolDefinition.js';
+import { controlCharacterRefusal, pathOf } from '../tools/workspacePaths.js';
 import { AGENT_DISPLAY_NAMES } from '@ide-companion/shared/agentPaths';
 import { selectionOf } from './claude.js';
 import { copilotOutcome, type CopilotFace } from './copilot.js';
@@ -31,7 +32,8 @@ const DiagnosticsArguments = z.object({ uri: z.optional(z.string().check(z.descr
 const NoArguments = z.object({});
 const SessionNameArguments = z.object({ name: z.string() });
 
-const pathOf = (uriOrPath: string) => (uriOrPath.startsWith('file://') ? new URL(uriOrPath).pathname : uriOrPath);
+/** Copilot's path arguments (a path or a `file://` URI): one with a control character is refused before anything else. */
+const PATH_ARGUMENTS = [['original_file_path'], ['uri']] as const;
 
 /** Registers Copilot's tools on one session's server. */
 export function registerCopilotTools(server: McpServer, offered: readonly ToolDefinition[], env: ToolEnvironment, face: CopilotFace): void {
@@ -41,8 +43,10 @@ export function registerCopilotTools(server: McpServer, offered: readonly ToolDe
     schema: unknown,
     run: (args: never, sessionId: string, signal: AbortSignal) => Promise<CallToolResult>,
   ) => {
-    const callback = (args: unknown, extra: { sessionId?: string; signal: AbortSignal }) =>
-      run(args as never, extra.sessionId ?? 'unknown-session', extra.signal);
+    const callback = (args: unknown, extra: { sessionId?: string; signal: AbortSignal }) => {
+      const control = controlCharacterRefusal(name, args, PATH_ARGUMENTS);
+      return control ? Promise.resolve(toolError(control.message)) : run(args as never, extra.sessionId ?? 'unknown-session', extra.signal);
+    };
     server.registerTool(name, { description, inputSchema: schema as never }, callback as never);
   };
 

@@ -7,7 +7,7 @@
  * before initialize cannot open the session either.
  */
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { InvalidRequest, type RequestId, type RpcFault } from '../http/rpcConformance.js';
+import { InvalidRequest, shownName, type RequestId, type RpcFault } from '../http/rpcConformance.js';
 
 export type Admission = 'pass' | 'drop' | RpcFault;
 
@@ -30,7 +30,7 @@ export class McpLifecycle {
       return 'pass';
     }
     if (this.ready || message.method === 'ping') return 'pass';
-    return { code: InvalidRequest, message: `Invalid Request: ${shownMethod(message.method)} before initialize was answered; send initialize first` };
+    return { code: InvalidRequest, message: `Invalid Request: ${shownName(message.method)} before initialize was answered; send initialize first` };
   }
 
   /** A reply of ours is going out: initialize's result opens the session, its error lets the client try again. */
@@ -38,8 +38,4 @@ export class McpLifecycle {
     if (this.state !== 'initializing' || !('id' in message) || message.id !== this.initializeId) return;
     this.state = 'result' in message ? 'ready' : 'new';
   }
-}
-
-function shownMethod(method: string): string {
-  return JSON.stringify(method.length > 80 ? `${method.slice(0, 80)}…` : method).replace(/[\u007f-\u009f\u2028\u2029]/g, '?');
 }

@@ -6,7 +6,7 @@
  * in the file's text, so every editor only selects a range (1-based, end
  * excluded: our `openFile`'s `endLine`/`endColumn`).
  */
-import * as fs from 'node:fs';
+import { readOriginal } from '../readOriginal.js';
 
 /** Largest file searched for the anchors. */
 export const MAX_SEARCHED_BYTES = 8 * 1024 * 1024;
@@ -34,35 +34,6 @@ function positionOf(text: string, at: number): { line: number; column: number } 
   const before = text.slice(0, at);
   const lineStart = before.lastIndexOf('\n') + 1;
   return { line: before.split('\n').length, column: [...before.slice(lineStart)].length + 1 };
-}
-
-/**
- * `file`'s text for counting its lines, bounded and never blocking: opened non-blocking and checked on the
- * descriptor, so a FIFO or device (which the editor may list) yields undefined instead of freezing the companion.
- */
-function readSearchable(file: string): string | undefined {
-  let fd: number;
-  try {
-    fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
-  } catch {
-    return undefined;
-  }
-  try {
-    const stat = fs.fstatSync(fd);
-    if (!stat.isFile() || stat.size > MAX_SEARCHED_BYTES) return undefined;
-    const buffer = Buffer.alloc(stat.size);
-    let length = 0;
-    while (length < buffer.length) {
-      const read = fs.readSync(fd, buffer, length, buffer.length - length, null);
-      if (read === 0) break;
-      length += read;
-    }
-    return buffer.toString('utf8', 0, length);
-  } catch {
-    return undefined;
-  } finally {
-    fs.closeSync(fd);
-  }
 }
 
 /**
@@ -101,9 +72,13 @@ export function openFileTarget(file: string, anchors: OpenFileAnchors, content?:
 
 const asStart = (p: { line: number; column: number }) => ({ line: p.line, column: p.column });
 
-/** How many lines `file` has, as editors count them (a final newline opens no line); undefined when unreadable. */
-export function lineCountOf(file: string): number | undefined {
-  const content = readSearchable(file);
+/**
+ * How many lines `file` has, as editors count them (a final newline opens no line); undefined when it may not be
+ * read (absent, over MAX_SEARCHED_BYTES, no regular file). Read as a diff's original is: asynchronously, bounded, a
+ * FIFO or device refused on its descriptor.
+ */
+export async function lineCountOf(file: string): Promise<number | undefined> {
+  const content = await readOriginal(file, MAX_SEARCHED_BYTES).catch(() => undefined);
   if (content === undefined) return undefined;
   if (content === '') return 1;
   const lines = content.split('\n').length;

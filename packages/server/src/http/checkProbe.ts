@@ -9,6 +9,7 @@
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
+import type { Logger } from '../logger.js';
 
 export const CHECK_PROBE_HEADER = 'x-ide-companion-check';
 
@@ -17,10 +18,19 @@ export function checkProbeProof(token: string): string {
   return createHmac('sha256', token).update('ide-companion check: a deliberate probe').digest('hex');
 }
 
-/** Whether `req` carries the proof for one of `tokens`. */
-export function isCheckProbe(req: IncomingMessage, tokens: readonly string[]): boolean {
-  const value = req.headers[CHECK_PROBE_HEADER];
-  if (typeof value !== 'string' || !/^[0-9a-f]{64}$/.test(value)) return false;
-  const given = Buffer.from(value);
-  return tokens.some((token) => timingSafeEqual(Buffer.from(checkProbeProof(token)), given));
+/** Tells whether a request carries the proof for one of `tokens`; the proofs are worked out once, here. */
+export function checkProbeTest(tokens: readonly string[]): (req: IncomingMessage) => boolean {
+  const proofs = tokens.map((token) => Buffer.from(checkProbeProof(token)));
+  return (req) => {
+    const value = req.headers[CHECK_PROBE_HEADER];
+    if (typeof value !== 'string' || !/^[0-9a-f]{64}$/.test(value)) return false;
+    const given = Buffer.from(value);
+    return proofs.some((proof) => timingSafeEqual(proof, given));
+  };
+}
+
+/** Logs a refusal: a warning, or, when it answers check's deliberate probe, below the warnings and said to be one. */
+export function logRefusal(logger: Logger, probe: boolean, message: string, fields: Record<string, unknown>): void {
+  if (probe) logger.info(`${message} (ide-companion check's probe)`, fields);
+  else logger.warn(message, fields);
 }

@@ -10,7 +10,7 @@ import type { SessionRegistry } from '../sessions.js';
 import { readJsonBody } from './body.js';
 import { RpcErrorCode, sendJsonRpcError } from './jsonRpcError.js';
 import { EMPTY_BATCH } from './rpcConformance.js';
-import { isCheckProbe } from './checkProbe.js';
+import { checkProbeTest, logRefusal } from './checkProbe.js';
 import { requestGuard, type HostRule } from './requestGuard.js';
 import { AGENT_DISPLAY_NAMES, type AgentName } from '@ide-companion/shared/agentPaths';
 
@@ -29,16 +29,14 @@ const MIB = 1024 * 1024;
 export function createMcpHttpHandler(options: McpHttpHandlerOptions) {
   const { sessions, logger } = options;
   const guard = requestGuard(options.hosts, options.tokens);
-  const tokenList = options.tokens.map(([token]) => token);
+  const isCheckProbe = checkProbeTest(options.tokens.map(([token]) => token));
 
   async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const agent = guard(req);
     if (typeof agent === 'object') {
       const refusal = agent;
-      const fields = { method: req.method, status: refusal.status, reason: refusal.message };
       // `check`'s deliberate probes, proven by a token holder, are no attack: logged below the warnings.
-      if (isCheckProbe(req, tokenList)) logger.info("request refused (ide-companion check's probe)", fields);
-      else logger.warn('request refused', fields);
+      logRefusal(logger, isCheckProbe(req), 'request refused', { method: req.method, status: refusal.status, reason: refusal.message });
       sendJsonRpcError(res, refusal.status, RpcErrorCode.ServerError, refusal.message, { Connection: 'close', ...refusal.headers });
       return;
     }
@@ -86,7 +84,7 @@ export function createMcpHttpHandler(options: McpHttpHandlerOptions) {
           );
           return;
         }
-        await sessions.initialize(req, res, body, agent, isCheckProbe(req, tokenList));
+        await sessions.initialize(req, res, body, agent, isCheckProbe(req));
         return;
       }
       sendJsonRpcError(res, 400, RpcErrorCode.InvalidRequest, await sessionlessRefusal(body));

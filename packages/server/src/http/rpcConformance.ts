@@ -80,8 +80,8 @@ function describeType(value: unknown): string {
   return `a ${typeof value}`;
 }
 
-/** A client-given name fit to echo: short, its control characters escaped (never raw to a terminal). */
-function shownName(name: string): string {
+/** A client-given name (a tool's, a method's) fit to echo: short, its control characters escaped (never raw to a terminal). */
+export function shownName(name: string): string {
   const short = name.length > 80 ? `${name.slice(0, 80)}…` : name;
   return JSON.stringify(short).replace(/[\u007f-\u009f\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }

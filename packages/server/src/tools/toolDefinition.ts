@@ -27,12 +27,6 @@ export interface ToolEnvironment {
   isCheckProbe?: (sessionId: string) => boolean;
 }
 
-/** Logs a tool's refusal: a warning, unless `check` asked for it on purpose (its probe session). */
-export function logRefusal(env: ToolEnvironment, call: ToolCall, message: string, fields: Record<string, unknown>): void {
-  if (env.isCheckProbe?.(call.sessionId)) env.logger.info(`${message} (ide-companion check's probe)`, fields);
-  else env.logger.warn(message, fields);
-}
-
 export interface ToolCall {
   /** The MCP session the call arrived on (always set over Streamable HTTP). */
   sessionId: string;

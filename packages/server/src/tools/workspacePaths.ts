@@ -31,6 +31,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { PathLocation } from '@ide-companion/protocol';
 import { kindOf } from '../readOriginal.js';
 
@@ -142,21 +143,32 @@ export function checkToolPath(filePath: string, roots: readonly string[], use: P
   };
 }
 
-/** The path checked by `checkToolPath`, or the bare path: what the editor is handed. */
-export function toolPath(filePath: string, roots: readonly string[], use: PathUse): string | Error {
-  const checked = checkToolPath(filePath, roots, use);
-  return checked instanceof Error ? checked : checked.path;
+/** A path, or the path a `file://` URI names (Claude Code and Copilot CLI send either); throws on a URI naming no local path. */
+export function pathOf(uriOrPath: string): string {
+  return uriOrPath.startsWith('file://') ? fileURLToPath(uriOrPath) : uriOrPath;
 }
 
-/** The first path argument (as the tool's protocol locates them) holding a control character, as a refusal naming the tool. */
+/**
+ * The first path argument (as the tool's protocol locates them) holding a control character, as a refusal naming the
+ * tool; a `file://` URI is checked as the path it names too (`%0A` is a newline there).
+ */
 export function controlCharacterRefusal(toolName: string, args: unknown, locations: readonly PathLocation[]): Error | undefined {
   for (const location of locations) {
     for (const given of valuesAt(args, location)) {
-      const control = controlCharacterIn(given);
+      const control = controlCharacterIn(given) ?? controlCharacterIn(decodedUri(given));
       if (control) return new Error(`${toolName} refused ${quotedPath(given)}: ${control}.`);
     }
   }
   return undefined;
+}
+
+/** The path a `file://` URI names; the string itself when it is none (a malformed URI is the tool's own error to give). */
+function decodedUri(given: string): string {
+  try {
+    return pathOf(given);
+  } catch {
+    return given;
+  }
 }
 
 /** The strings at `location` in `value` (`*` steps into every element of an array). */

@@ -11,6 +11,7 @@
  * action without a reason fails the suite).
  */
 import type { DiscoveryFile } from '@ide-companion/protocol';
+import type { TypingUi } from '../geminiTui.js';
 
 /** A place in a file, 1-based, `character` counted in characters (not bytes or UTF-16 units). */
 export interface Position {
@@ -25,6 +26,45 @@ export interface Selection {
   end: Position;
   /** The cursor ends at `start` (made upward or leftward) instead of at the end. */
   backward: boolean;
+}
+
+/** How the user ends a diff the agent opened: accepts it, rejects it, closes its tab or window, or answers the agent's own question in its terminal. */
+export type DiffEnding = 'accept' | 'reject' | 'close' | 'agentAnswer';
+
+/**
+ * The agent's terminal inside the end (`:Gemini`, `M-x ide-companion-gemini`,
+ * "Gemini CLI: Run") with the real CLI running in it. `type`, `keys` and
+ * `screen` are the user's keys where the keyboard is now (never moving it)
+ * and what the agent shows.
+ */
+export interface AgentTerminal extends TypingUi {
+  /** The keyboard is in the agent's terminal, in the mode where typing reaches the agent. */
+  hasKeyboard(): Promise<boolean>;
+  /** Where the keyboard is, and the screen, for a failure's message. */
+  where(): Promise<string>;
+  /** The end's own checks once the diff of `file` is shown, before the user acts (where the keyboard went, the tab's label). */
+  diffShown(file: string): Promise<void>;
+  /** The user ends the diff of `file` with the end's own keys for `how` (going to the proposal first, as the end's user does). */
+  endDiff(file: string, how: DiffEnding): Promise<void>;
+  /** The end's own checks once the diff has ended (before the next prompt). */
+  afterEnd?(file: string, how: DiffEnding): Promise<void>;
+  /** Ends the agent and closes its terminal. */
+  close(): Promise<void>;
+}
+
+/** What an end's agent terminal offers the scenarios (agentTerminal.ts). */
+export interface AgentTerminalSupport {
+  /** The ways the end's user ends a diff, each with the keys as the user types them (for the test's name). */
+  readonly endings: Partial<Record<DiffEnding, string>>;
+  /** The kinds of terminal the end runs the agent in (Emacs: term, vterm), each with why it cannot run here (skipUnless) or false. */
+  readonly variants: Readonly<Record<string, string | false>>;
+  /**
+   * The end's state is not read between the user's ending keys and the next
+   * prompt typed: a read wakes the editor's main loop (Vim's channel), which
+   * the user's idle editor does not get. The keyboard is then checked after
+   * the prompt reached the agent.
+   */
+  readonly quietAfterEnd?: boolean;
 }
 
 /** One running end: an editor (or `serve`, or a scripted bridge) with its companion, in a workspace of its own. */
@@ -66,13 +106,16 @@ export interface EndSession {
   agentStatus?(): Promise<string>;
   /** Kills the companion's process with SIGKILL (for Neovim, Vim and Emacs their host; `serve` and the bridge themselves). */
   killHost?(): Promise<void>;
+  /** Runs the end's command for the agent's terminal with `command` (an executable) as the agent, in terminal kind `variant`. */
+  startAgentTerminal?(command: string, variant: string): Promise<AgentTerminal>;
   /** Answers when the editor itself answers (a state read); rejects if it does not. */
   ping(): Promise<void>;
   close(): Promise<void>;
 }
 
 /** The actions a scenario may need beyond the ones every end has. */
-export type EndAction = 'moveCursor' | 'select' | 'editProposal' | 'cursor' | 'killHost' | 'agentStatus' | 'faces:qwen' | 'faces:claude' | 'capabilityTools';
+export type EndAction =
+  'moveCursor' | 'select' | 'editProposal' | 'cursor' | 'killHost' | 'agentStatus' | 'faces:qwen' | 'faces:claude' | 'capabilityTools' | 'agentTerminal';
 
 export interface EndDriver {
   /** The end's name, as the suite prints it (`neovim`, `terminal`, ...). */
@@ -85,6 +128,8 @@ export interface EndDriver {
   readonly endOfLine: 'onLastCharacter' | 'afterLastCharacter';
   /** After `killHost`, the editor starts a new companion (Neovim, Vim, Emacs); `serve` and the bridge are the companion. */
   readonly restartsHost: boolean;
+  /** The agent's terminal, where the end has one (else `agentTerminal` in `unsupported`). */
+  readonly agentTerminal?: AgentTerminalSupport;
   /** Starts the end in a fresh workspace holding `files`; the session is closed by the suite. */
   start(files: Record<string, string>): Promise<EndSession>;
   /** Called once when the suite ends (a shared code-server, say). */

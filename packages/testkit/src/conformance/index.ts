@@ -4,3 +4,4 @@ export * from './scenarios.js';
 export * from './suite.js';
 export * from './fuzz.js';
 export * from './realAgents.js';
+export * from './agentTerminal.js';

@@ -7,6 +7,7 @@
  */
 import { after, before, describe, test } from 'node:test';
 import type { EndAction, EndDriver, EndSession } from './driver.js';
+import { AGENT_TERMINAL_SCENARIO } from './agentTerminal.js';
 import { connectGemini, type GeminiFace } from './faces.js';
 import { REAL_AGENT_SCENARIOS } from './realAgents.js';
 import { SCENARIOS as CORE_SCENARIOS, type Scenario, type ScenarioContext } from './scenarios.js';
@@ -15,6 +16,7 @@ import { SCENARIOS as CORE_SCENARIOS, type Scenario, type ScenarioContext } from
 const SCENARIOS: readonly Scenario[] = [
   ...CORE_SCENARIOS.filter((s) => !s.name.startsWith('fault:')),
   ...REAL_AGENT_SCENARIOS,
+  AGENT_TERMINAL_SCENARIO,
   ...CORE_SCENARIOS.filter((s) => s.name.startsWith('fault:')),
 ];
 

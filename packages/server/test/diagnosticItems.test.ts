@@ -1,0 +1,106 @@
+/** getDiagnostics from an end's unshaped items (Vim's quickfix, ALE, vim-lsp, coc.nvim): shaped once, here. */
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { after, test } from 'node:test';
+import { makeTempDir } from '@ide-companion/testkit';
+import type { DiagnosticItem } from '@ide-companion/protocol';
+import { charColumn, diagnosticsFromItems } from '../src/diagnosticItems.js';
+
+const dir = makeTempDir();
+after(() => dir.cleanup());
+const file = path.join(fs.realpathSync(dir.path), 'a.c');
+fs.writeFileSync(file, '');
+const link = path.join(fs.realpathSync(dir.path), 'link.c');
+fs.symlinkSync(file, link);
+
+const qf = (fields: Record<string, unknown>): DiagnosticItem => ({ kind: 'qf', path: file, source: 'quickfix', ...fields });
+
+test('byte columns become characters where the line is known; otherwise stay', () => {
+  assert.equal(charColumn('é€🚀x', 10), 4, 'é (2 bytes), € (3), 🚀 (4): byte 10 is the fourth character');
+  assert.equal(charColumn(null, 10), 10);
+  assert.equal(charColumn('abc', 0), 1);
+});
+
+test('quickfix items: positions in characters, severity from the type letter, code from nr, untyped ones information', () => {
+  const { diagnostics } = diagnosticsFromItems([
+    qf({ lnum: 2, col: 4, end_lnum: 2, end_col: 6, type: 'e', text: 'bad', nr: 12, line: 'éé x', endLine: 'éé x' }),
+    qf({ lnum: 3, col: 5, vcol: 1, type: 'W', text: 'screen columns', line: '\t\tx' }),
+    qf({ lnum: 4, col: 0, text: 'from :grep' }),
+    qf({ lnum: 0, text: 'no line' }),
+    qf({ lnum: 5, valid: 0, text: 'not valid' }),
+    { kind: 'qf', path: '', lnum: 1, text: 'no file' },
+  ]);
+  assert.deepEqual(diagnostics, [
+    {
+      path: file,
+      range: { start: { line: 2, character: 3 }, end: { line: 2, character: 4 } },
+      severity: 'error',
+      message: 'bad',
+      source: 'quickfix',
+      code: '12',
+    },
+    {
+      path: file,
+      range: { start: { line: 3, character: 5 }, end: { line: 3, character: 5 } },
+      severity: 'warning',
+      message: 'screen columns',
+      source: 'quickfix',
+    },
+    {
+      path: file,
+      range: { start: { line: 4, character: 1 }, end: { line: 4, character: 1 } },
+      severity: 'information',
+      message: 'from :grep',
+      source: 'quickfix',
+    },
+  ]);
+});
+
+test('LSP diagnostics (vim-lsp) are 0-based with numeric severities; coc.nvim entries 1-based with names', () => {
+  const { diagnostics } = diagnosticsFromItems([
+    {
+      kind: 'lsp',
+      path: file,
+      source: 'clangd',
+      diagnostic: { range: { start: { line: 0, character: 0 }, end: { line: 0, character: 3 } }, severity: 2, message: 'unused', code: 7 },
+    },
+    { kind: 'lsp', path: file, diagnostic: { message: 'no range' } },
+    { kind: 'coc', path: file, lnum: 9, col: 2, severity: 'Hint', message: 'hint', source: 'tsserver', code: null },
+    { kind: 'coc', path: file, message: 'bare' },
+  ]);
+  assert.deepEqual(diagnostics, [
+    {
+      path: file,
+      range: { start: { line: 1, character: 1 }, end: { line: 1, character: 4 } },
+      severity: 'warning',
+      message: 'unused',
+      source: 'clangd',
+      code: '7',
+    },
+    { path: file, range: { start: { line: 9, character: 2 }, end: { line: 9, character: 2 } }, severity: 'hint', message: 'hint', source: 'tsserver' },
+    { path: file, range: { start: { line: 1, character: 1 }, end: { line: 1, character: 1 } }, severity: 'error', message: 'bare', source: 'coc' },
+  ]);
+});
+
+test('one file asked: its items only, through a symlink too; the same problem twice (quickfix and loclist) listed once', () => {
+  const other = path.join(dir.path, 'b.c');
+  const items = [
+    qf({ lnum: 1, col: 1, type: 'E', text: 'twice' }),
+    { ...qf({ lnum: 1, col: 1, type: 'E', text: 'twice' }), source: 'loclist' },
+    { ...qf({ lnum: 1, col: 1, type: 'E', text: 'by the link' }), path: link },
+    { ...qf({ lnum: 1, text: 'elsewhere' }), path: other },
+  ];
+  assert.deepEqual(
+    diagnosticsFromItems(items, file).diagnostics.map((d) => [d.path, d.message, d.source]),
+    [
+      [file, 'twice', 'quickfix'],
+      [link, 'by the link', 'quickfix'],
+    ],
+  );
+  assert.equal(diagnosticsFromItems(items).diagnostics.length, 3, 'the whole workspace: every file');
+  assert.deepEqual(
+    diagnosticsFromItems(items, link).diagnostics.map((d) => d.message),
+    ['twice', 'by the link'],
+  );
+});
