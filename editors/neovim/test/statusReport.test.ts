@@ -1,8 +1,8 @@
-/** What the host tells the Lua to print and report (statusReport.ts), and the diagnostics and selections it shapes (neovimEditor.ts): pure rules. */
+/** What the host tells the Lua to print and report (statusReport.ts), and the selections it shapes (neovimEditor.ts): pure rules. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { statusReport, type ReportedCompanion } from '../src/host/statusReport.js';
-import { fromNeovim, selectionFromNeovim } from '../src/host/neovimEditor.js';
+import { selectionFromNeovim } from '../src/host/neovimEditor.js';
 
 const companion: ReportedCompanion = {
   port: 4242,
@@ -49,23 +49,6 @@ test(':checkhealth items: what Neovim tests now, and what it shows when that fai
   assert.ok(none.some((i) => i.level === 'error' && i.text.startsWith('discovery file missing')));
   assert.ok(none.some((i) => i.level === 'info' && i.text.startsWith('no socket')));
   assert.deepEqual(none.find((i) => i.text.startsWith('container'))?.advice, ['export X']);
-});
-
-test('diagnostics: Neovim 0-based lines and severity numbers become the vocabulary', () => {
-  const raw = { path: '/w/a.ts', lnum: 0, col: 3, end_lnum: 2, end_col: 1, message: 'm' };
-  assert.deepEqual(fromNeovim({ ...raw, severity: 2, source: 'tsc', code: 2304 }), {
-    path: '/w/a.ts',
-    range: { start: { line: 1, character: 3 }, end: { line: 3, character: 1 } },
-    severity: 'warning',
-    message: 'm',
-    source: 'tsc',
-    code: 2304,
-  });
-  assert.deepEqual(
-    [1, 3, 4, 9].map((severity) => fromNeovim({ ...raw, severity }).severity),
-    ['error', 'information', 'hint', 'error'],
-  );
-  assert.ok(!('source' in fromNeovim({ ...raw, severity: 1 })));
 });
 
 test('selections: Neovim byte columns become characters, made backward or forward, linewise whole lines', () => {

@@ -17,10 +17,9 @@ local function buffer_of(path)
   end
 end
 
---- 1-based character column of byte offset `col` (0-based) in line `lnum` (0-based) of `buf`.
-local function char_col(buf, lnum, col)
-  local line = vim.api.nvim_buf_is_loaded(buf) and vim.api.nvim_buf_get_lines(buf, lnum, lnum + 1, false)[1]
-  return line and vim.fn.strchars(line:sub(1, col)) + 1 or col + 1
+--- Line `lnum` (0-based) of `buf`, if loaded.
+local function line_at(buf, lnum)
+  return vim.api.nvim_buf_is_loaded(buf) and vim.api.nvim_buf_get_lines(buf, lnum, lnum + 1, false)[1] or nil
 end
 
 local function chars_of(lnum)
@@ -108,19 +107,15 @@ function M.selection()
   return { path = context.open_file_of(buf), kind = kind, anchor = s, cursor = e, first = first, lines = lines }
 end
 
---- vim.diagnostic for params.path or every buffer: 0-based lines, character columns, severity numbers.
-function M.diagnostics(params)
-  local bufnr = params and params.path and buffer_of(params.path)
-  if params and params.path and not bufnr then
-    return {}
-  end
+--- vim.diagnostic of every buffer as Neovim has it, with the text of its lines: the host shapes it.
+function M.diagnostics()
   local out = {}
-  for _, d in ipairs(vim.diagnostic.get(bufnr)) do
+  for _, d in ipairs(vim.diagnostic.get()) do
     local path = context.file_of(d.bufnr)
     if path then
       local e = d.end_lnum or d.lnum
-      local range = { lnum = d.lnum, col = char_col(d.bufnr, d.lnum, d.col), end_lnum = e, end_col = char_col(d.bufnr, e, d.end_col or d.col) }
-      table.insert(out, vim.tbl_extend('error', range, { path = path, severity = d.severity, message = d.message, source = d.source, code = d.code }))
+      table.insert(out, { kind = 'nvim', path = path, lnum = d.lnum, col = d.col, end_lnum = e, end_col = d.end_col, severity = d.severity,
+        message = d.message, source = d.source, code = d.code, line = line_at(d.bufnr, d.lnum), endLine = line_at(d.bufnr, e) })
     end
   end
   return out

@@ -4,7 +4,8 @@
  * buffer lines, the Lua shows them in a tab), the optional capabilities through
  * lua/ide_companion/actions.lua. The user's decisions come back as events.
  */
-import type { ActionParams, ActionResult, Diagnostic } from '@ide-companion/protocol';
+import type { ActionParams, ActionResult, DiagnosticItem } from '@ide-companion/protocol';
+import { diagnosticsFromItems } from '@ide-companion/server/diagnosticItems';
 import { editorWithCapabilities, type DiffCloseReason, type EditorActions, type PendingDiff } from '@ide-companion/server/editorActions';
 import { BufferStateSchema, bufferFromText, textFromBuffer, type BufferContent } from './bufferText.js';
 import type { LuaBridge } from './luaBridge.js';
@@ -94,8 +95,9 @@ class NeovimEditor implements EditorActions {
     return { selection: raw ? selectionFromNeovim(raw) : null };
   }
 
+  /** vim.diagnostic as Neovim has it, shaped (and kept to params.path) as every end's (server/diagnosticItems.ts). */
   async getDiagnostics(params: ActionParams<'getDiagnostics'>): Promise<ActionResult<'getDiagnostics'>> {
-    return { diagnostics: ((await this.lua.call<NeovimDiagnostic[] | null>(ACTIONS_MODULE, 'diagnostics', params)) ?? []).map(fromNeovim) };
+    return diagnosticsFromItems((await this.lua.call<DiagnosticItem[] | null>(ACTIONS_MODULE, 'diagnostics')) ?? [], params.path);
   }
 
   checkDocumentDirty(params: ActionParams<'checkDocumentDirty'>): Promise<ActionResult<'checkDocumentDirty'>> {
@@ -109,33 +111,6 @@ class NeovimEditor implements EditorActions {
   async closeFile(params: ActionParams<'closeFile'>): Promise<void> {
     await this.lua.call(ACTIONS_MODULE, 'close_file', params);
   }
-}
-
-/** A vim.diagnostic as actions.lua reads it: 0-based lines, 1-based character columns, severity 1 (error) to 4 (hint). */
-export interface NeovimDiagnostic {
-  path: string;
-  lnum: number;
-  col: number;
-  end_lnum: number;
-  end_col: number;
-  severity: number;
-  message: string;
-  source?: string;
-  code?: string | number;
-}
-
-const SEVERITIES = ['error', 'warning', 'information', 'hint'] as const;
-
-/** The editor vocabulary's diagnostic (1-based lines) of a Neovim one. */
-export function fromNeovim(d: NeovimDiagnostic): Diagnostic {
-  return {
-    path: d.path,
-    range: { start: { line: d.lnum + 1, character: d.col }, end: { line: d.end_lnum + 1, character: d.end_col } },
-    severity: SEVERITIES[d.severity - 1] ?? 'error',
-    message: d.message,
-    ...(typeof d.source === 'string' && { source: d.source }),
-    ...((typeof d.code === 'string' || typeof d.code === 'number') && { code: d.code }),
-  };
 }
 
 /**
