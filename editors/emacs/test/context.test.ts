@@ -84,6 +84,21 @@ describe('Emacs context', { skip, timeout: 180_000 }, () => {
     assert.ok(doctor.includes(`ok   socket ${content.socketPath}: for gemini in a container`), 'the socket is shown');
     assert.match(doctor, /^ok {3}host running \(pid \d+\), port \d+, 1 CLI session \(Gemini CLI\)$/m);
     assert.match(doctor, new RegExp(`^ok {3}discovery file ${content.port}|^ok {3}discovery file .*-${content.port}\\.json$`, 'm'));
+    // The host checks its files when the doctor asks: one gone since is missing, and what to do is said below it.
+    fs.renameSync(discoveryFile, `${discoveryFile}.away`);
+    let later: string;
+    try {
+      later = await emacs.evalJson<string>('(ide-companion-doctor)');
+    } finally {
+      fs.renameSync(`${discoveryFile}.away`, discoveryFile);
+    }
+    assert.match(
+      later,
+      new RegExp(
+        `^FAIL discovery file .*-${content.port}\\.json is missing\\n {5}the CLI cannot find this Emacs\\n {5}restart the companion: M-x ide-companion-stop, then M-x ide-companion-start$`,
+        'm',
+      ),
+    );
     assert.match(await emacs.evalJson<string>('(ide-companion--status-text)'), /listening on port \d+ for Gemini CLI; 1 session connected/);
   });
 

@@ -424,6 +424,55 @@ describe('Emacs diffs', { skip, timeout: 180_000 }, () => {
     },
   );
 
+  // Issue 28: a kept proposal that comes back must not take the user's window or focus (it took the window a new diff had just opened in).
+  test(
+    'an accept the CLI never wrote comes back kept without taking a window: the diff the user works in keeps its windows and focus, and the line names the buffer',
+    { skip: skipUnless(findGeminiCli() !== undefined, 'Gemini CLI 0.61.0', 'run scripts/install-gemini-cli.sh') },
+    async (t) => {
+      const emacs = await startEmacs({ files: { 'a.txt': 'old\n', 'b.txt': 'b\n' }, open: ['a.txt'] });
+      t.after(() => emacs.close());
+      const { content } = await emacs.discovery();
+      const client = await RealIdeClient.start(findGeminiCli()!, {
+        cwd: emacs.workspace,
+        env: ideTerminalEnv({ tmpdir: emacs.tmp, idePid: emacs.pid }),
+        timeoutMs: TIMEOUT * 3,
+      });
+      t.after(() => client.stop());
+      assert.equal((await client.connect())['status'], 'connected');
+      const a = path.join(emacs.workspace, 'a.txt');
+      client.send({ cmd: 'openDiff', filePath: a, newContent: PROPOSAL });
+      const first = await waitForProposalBuffer(emacs, TIMEOUT);
+      await emacs.eval(`(with-current-buffer ${elispString(first)} (ide-companion-accept))`);
+      const result = await client.waitFor((e) => e.event === 'diffResult' && e['filePath'] === a, 'the diff outcome');
+      assert.equal(result['result'].status, 'accepted');
+      // Another agent's diff opens, and the user works in its proposal.
+      const other = await connectFromDiscovery(content);
+      t.after(() => other.close());
+      const b = path.join(emacs.workspace, 'b.txt');
+      const proposal = await openDiffIn(emacs, other, b, 'b from another agent\n');
+      const windows = '(vconcat (mapcar (lambda (w) (format "%s shows %s" w (buffer-name (window-buffer w)))) (window-list nil :no-minibuf)))';
+      const before = await emacs.evalJson<string[]>(windows);
+      const selected = await emacs.evalJson<string>('(format "%s" (selected-window))');
+      await client.kill('SIGKILL');
+      const kept = await waitFor(() => keptBufferHolding(emacs, 'a.txt', PROPOSAL), 'the accepted text back in a kept buffer', TIMEOUT * 2);
+      const line = await waitFor(
+        async () =>
+          /the Gemini CLI session that proposed a\.txt went away; the proposal is kept in its buffer \(C-x C-w saves it\).*/.exec(
+            await emacs.evalJson<string>('(with-current-buffer "*Messages*" (buffer-string))'),
+          )?.[0],
+        'the line that says so',
+        TIMEOUT,
+      );
+      assert.ok(line.includes(kept), `the line names the kept buffer ${kept}: ${line}`);
+      assert.equal(await emacs.evalJson<string>('(format "%s" (selected-window))'), selected, 'the same window keeps the focus');
+      assert.equal(await emacs.evalJson<string>('(buffer-name (window-buffer (selected-window)))'), proposal, 'showing the proposal the user works in');
+      const after = await emacs.evalJson<string[]>(windows);
+      for (const window of before) assert.ok(after.includes(window), `${window} is still there: ${after.join('; ')}`);
+      assert.equal(await emacs.evalJson<number>('(hash-table-count ide-companion--diffs)'), 1, 'the other diff stays open');
+      assert.equal(fs.readFileSync(a, 'utf8'), 'old\n', 'the file on disk is untouched');
+    },
+  );
+
   // Issue 21: the editor itself killed (kill -9) with a proposal open: its host must not outlive it, nor its files.
   test('Emacs killed with SIGKILL with a diff open: the host exits, its discovery file and socket folder go, the file on disk is untouched', async (t) => {
     const emacs = await startEmacs({ files: { 'a.txt': 'old\n' }, open: ['a.txt'] });

@@ -233,12 +233,13 @@ Repeats are the host's to drop; the region's text the host's to read."
         (should-not ide-companion--moved)))))
 
 (ert-deftest ide-companion-tests-trust-reported-only-when-configured ()
-  "Trust is not reported without `trusted-content', and follows it when set."
+  "Trust is not reported without `trusted-content'; when set, it goes to the host as set.
+Whether it covers the roots is the host's rule: packages/server/test/workspaceTrust.test.ts."
   (let ((ide-companion--roots '("/p/a")))
     (should (null (ide-companion--trusted)))
-    (let ((trusted-content :all)) (should (eq (ide-companion--trusted) t)))
-    (let ((trusted-content '("/p/"))) (should (eq (ide-companion--trusted) t)))
-    (let ((trusted-content '("/q/"))) (should (eq (ide-companion--trusted) :false)))))
+    (let ((trusted-content :all)) (should (equal (ide-companion--trusted) "all")))
+    (let ((trusted-content '("/p/"))) (should (equal (ide-companion--trusted) ["/p/"])))
+    (let ((trusted-content '("/q/" "~/r/" other))) (should (equal (ide-companion--trusted) (vector "/q/" (expand-file-name "~/r/")))))))
 
 ;;;; Diffs
 

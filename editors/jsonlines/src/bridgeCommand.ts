@@ -12,6 +12,7 @@ import { Companion } from '@ide-companion/server/companion';
 import { parseAgents } from '@ide-companion/shared/agentPaths';
 import { UsageError, parseCommandArgs, usageOf } from '@ide-companion/command/commandSpec';
 import { describeError, jsonLinesLogger } from '@ide-companion/server/logger';
+import { trustFromFolders } from '@ide-companion/server/workspaceTrust';
 import { type EditorCommand } from '@ide-companion/command/editorEnd';
 import { JsonLinesBridge } from './jsonLinesBridge.js';
 import { bridgeSpec } from './bridgeSpec.js';
@@ -80,7 +81,7 @@ async function run(argv: string[]): Promise<number> {
       ideInfo: ideInfoFrom(hello, flags),
       idePid: hello.pid ?? flags.idePid ?? process.ppid,
       workspaceRoots: hello.roots ? realRoots(hello.roots, true) : realRoots(flags.workspaces.length > 0 ? flags.workspaces : [process.cwd()], false),
-      trusted: hello.trusted,
+      trusted: hello.trusted ?? (hello.trustedFolders && hello.roots ? trustFromFolders(hello.trustedFolders, hello.roots) : undefined),
       editor,
       logger,
       // A bridge run by a script is its own host: killed with -9, its reaper removes its files.

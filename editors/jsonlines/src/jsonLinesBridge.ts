@@ -23,6 +23,7 @@ import { describeError, silentLogger, type Logger } from '@ide-companion/server/
 import { type Companion } from '@ide-companion/server/companion';
 import { PositionIntake } from '@ide-companion/server/positionIntake';
 import { diagnosticsFromItems } from '@ide-companion/server/diagnosticItems';
+import { healthItems, healthLines } from '@ide-companion/server/healthLines';
 import {
   EDITOR_ACTIONS,
   HelloSchema,
@@ -158,14 +159,35 @@ export class JsonLinesBridge {
       ...(companion.socketPath ? { socketPath: companion.socketPath } : {}),
       agents: companion.agents.map((a) => AGENT_DISPLAY_NAMES[a]),
       words: hostGoneWords(companion.ideInfo.name),
+      health: this.health(),
     });
     let agents: string[] = [];
     companion.onDidChangeSessions((s) => {
       const before = agents;
       agents = s.map((session) => AGENT_DISPLAY_NAMES[session.agent]);
-      this.send({ type: 'sessions', count: s.length, agents, said: sessionChangeWords(before, agents) });
+      this.send({ type: 'sessions', count: s.length, agents, said: sessionChangeWords(before, agents), health: this.health(s) });
     });
     for (const event of this.early.splice(0)) this.apply(event);
+  }
+
+  /** The shared health report (server/healthLines.ts) as lines, made now. */
+  private health(sessions = this.companion!.sessionList): string[] {
+    const companion = this.companion!;
+    return healthLines(
+      healthItems({
+        ide: companion.ideInfo.name,
+        displayName: companion.ideInfo.displayName,
+        pid: process.pid,
+        port: companion.port,
+        idePid: companion.idePid,
+        workspacePath: companion.workspacePath,
+        sessions: sessions.map((session) => AGENT_DISPLAY_NAMES[session.agent]),
+        agents: companion.agents.map((a) => AGENT_DISPLAY_NAMES[a]),
+        ...(companion.discoveryFilePath && { discoveryFile: companion.discoveryFilePath }),
+        ...(companion.socketPath && { socketPath: companion.socketPath }),
+        ...(companion.containerHint && { containerHint: companion.containerHint }),
+      }),
+    );
   }
 
   /** Tells the script something went wrong (a start failure, say). */
@@ -225,6 +247,8 @@ export class JsonLinesBridge {
       if (type === 'hello') return this.receiveHello(json);
       if (!this.helloSeen) return this.error(`the first line must be {"type":"hello",...}; got ${JSON.stringify(type ?? null)}`);
       if (type === 'response') return this.receiveResponse(parse(ResponseSchema, json, 'response'));
+      // The editor's health check asks for the report made now (the files may have gone since `sessions`).
+      if (type === 'health') return this.companion ? this.send({ type: 'health', health: this.health() }) : this.error('the companion is not ready');
       const event = parseEditorEvent(json);
       if (this.companion) return this.apply(event);
       if (this.early.length >= MAX_EARLY_EVENTS) return this.error('too many events before ready');

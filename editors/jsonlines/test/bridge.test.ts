@@ -80,6 +80,28 @@ describe('ide-companion bridge (JSON lines)', () => {
     assert.ok(tools.includes('openFile') && tools.includes('getDiagnostics'));
   });
 
+  test('ready and sessions carry the shared health report as lines, made by the host (it checks its files itself)', async () => {
+    assert.equal(ready.health[0], `ok   host running (pid ${editor.host.pid}), port ${ready.port}, 0 CLI sessions`);
+    assert.ok(ready.health.includes(`ok   discovery file ${ready.discoveryFile}`), ready.health.join('\n'));
+    assert.ok(ready.health.includes(`info workspace: ${ready.workspacePath}`), ready.health.join('\n'));
+    assert.ok(
+      ready.health.some((l: string) => l.startsWith(`ok   socket ${ready.socketPath}: for gemini in a container`)),
+      ready.health.join('\n'),
+    );
+    const sessions = await waitFor(() => editor.fromHost.find((m) => m.type === 'sessions' && m.count === 1), 'sessions');
+    assert.match(sessions.health[0], /^ok {3}host running \(pid \d+\), port \d+, 1 CLI session \(\w[\w ]*\)$/);
+    // Asked, the host makes the report anew: a discovery file gone since is said to be missing.
+    fs.renameSync(ready.discoveryFile, `${ready.discoveryFile}.away`);
+    try {
+      editor.send({ type: 'health' });
+      const fresh = await waitFor(() => editor.fromHost.find((m) => m.type === 'health'), 'health');
+      assert.equal(fresh.health[0], sessions.health[0]);
+      assert.ok(fresh.health.includes(`FAIL discovery file ${ready.discoveryFile} is missing`), fresh.health.join('\n'));
+    } finally {
+      fs.renameSync(`${ready.discoveryFile}.away`, ready.discoveryFile);
+    }
+  });
+
   test('the tools follow the declared capabilities', async () => {
     const names = (await peer.client.listTools()).tools.map((t) => t.name).sort();
     assert.deepEqual(names, ['closeDiff', 'getActiveFile', 'getDiagnostics', 'getWorkspaceFolders', 'openDiff', 'openFile']);

@@ -31,6 +31,7 @@ import {
 } from '@ide-companion/testkit';
 import { INSTALL_MARKER } from '@ide-companion/command/pluginInstall';
 import { COMPANION_VERSION } from '@ide-companion/shared/version';
+import { LISP_FILES } from '@ide-companion/emacs';
 import { buildRelease, PACKAGE_NAME, REPO_ROOT, type Release } from '../src/build/release.js';
 
 const cli = findGeminiCli();
@@ -114,7 +115,7 @@ describe('the released package, installed on a fresh machine', { skip, timeout: 
       'editors/neovim/lua/ide_companion/init.lua',
       'editors/neovim/host/ide-companion-host.mjs',
       'editors/vim/plugin/ide_companion.vim',
-      'editors/emacs/ide-companion.el',
+      ...LISP_FILES.map((name) => `editors/emacs/${name}`),
       'editors/jsonlines/host/ide-companion-bridge.mjs',
       'editors/vscode/ide-companion-vscode.vsix',
     ]) {
@@ -251,6 +252,9 @@ describe('the released package, installed on a fresh machine', { skip, timeout: 
         host && host.startsWith(path.join(elpa, `ide-companion-${COMPANION_VERSION}`)) && fs.existsSync(host),
         `package-install-file: ${r.stdout}\n${r.stderr}`,
       );
+      // One package: every file of it installed and byte-compiled beside the main one.
+      const installed = path.join(elpa, `ide-companion-${COMPANION_VERSION}`);
+      for (const name of LISP_FILES) assert.ok(fs.existsSync(path.join(installed, `${name}c`)), `${name}c in ${installed}`);
     } else t.diagnostic('emacs is not installed: the Emacs package file is not checked');
     if (which('vim')) {
       const start = path.join(scratch, '.vim', 'pack', 'ide-companion', 'start');

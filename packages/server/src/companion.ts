@@ -205,12 +205,16 @@ export class Companion {
     }
     if (options.trusted !== undefined) this.context.setTrusted(options.trusted);
     if (options.contextSeed) this.seedPending = this.boundSeed(options.contextSeed);
-    this.sessions = new SessionRegistry({
+    // Gemini's and Qwen's sessions and Copilot's face keep the same limits.
+    const sessionLimits = {
       graceMs: options.sessionGraceMs ?? DEFAULT_SESSION_GRACE_MS,
       streamGraceMs: options.streamGraceMs ?? DEFAULT_STREAM_GRACE_MS,
       maxSessions: options.maxSessions ?? DEFAULT_MAX_SESSIONS,
       keepAliveMs: options.keepAliveMs ?? DEFAULT_KEEP_ALIVE_MS,
       logger: this.logger,
+    };
+    this.sessions = new SessionRegistry({
+      ...sessionLimits,
       createServer: () => this.createMcpServer(),
       onStreamOpen: (id) => {
         const send = () => this.sessions.notify(id, { method: ContextUpdateNotification.method, params: this.context.snapshot() });
@@ -250,11 +254,7 @@ export class Companion {
         ? new CopilotFace({
             token: this.copilotToken,
             maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
-            graceMs: options.sessionGraceMs ?? DEFAULT_SESSION_GRACE_MS,
-            streamGraceMs: options.streamGraceMs ?? DEFAULT_STREAM_GRACE_MS,
-            maxSessions: options.maxSessions ?? DEFAULT_MAX_SESSIONS,
-            keepAliveMs: options.keepAliveMs ?? DEFAULT_KEEP_ALIVE_MS,
-            logger: this.logger,
+            ...sessionLimits,
             createServer: () => this.createCopilotServer(),
             onSessionClosed: (id) => void this.diffs.sessionClosed(id),
             onSessionsChanged: () => this.emitSessions(),

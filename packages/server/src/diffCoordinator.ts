@@ -271,16 +271,7 @@ export class DiffCoordinator {
     if (onDisk === content) return;
     // A newer proposal for the file is before the user: that one stands.
     if (this.byKey.has(keyOf(filePath))) return;
-    const kept: PendingDiff = {
-      id: randomUUID(),
-      filePath,
-      newContent: content,
-      originalContent: onDisk,
-      sessionId,
-      agent,
-      openedAt: Date.now(),
-      kept: true,
-    };
+    const kept: PendingDiff = { id: randomUUID(), filePath, newContent: content, originalContent: onDisk, sessionId, agent, openedAt: Date.now(), kept: true };
     this.logger.warn('the CLI went away before writing an accepted proposal: it is kept in the editor', { filePath });
     try {
       await this.editor.showDiff(kept, this.shownWords(kept));

@@ -24,6 +24,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { COMPANION_VERSION } from '@ide-companion/shared/version';
 import { INSTALL_MARKER } from '@ide-companion/command/pluginInstall';
+import { LISP_FILES } from '@ide-companion/emacs';
 import { build, type BuildOptions, type Plugin } from 'esbuild';
 import { bundleOptions } from '@ide-companion/testkit';
 import { ensureVsix } from 'ide-companion-vscode';
@@ -54,7 +55,7 @@ export const SHIPPED_PATHS: readonly string[] = [
   'editors/vim/autoload',
   'editors/vim/doc',
   'editors/vim/README.md',
-  'editors/emacs/ide-companion.el',
+  ...LISP_FILES.map((name) => `editors/emacs/${name}`),
   'editors/emacs/README.md',
   'editors/jsonlines/host',
   'editors/vscode/README.md',

@@ -23,6 +23,8 @@ export const HelloSchema = /* @__PURE__ */ lazySchema(() =>
     pid: z.optional(z.int().check(z.positive())),
     roots: z.optional(z.array(AbsolutePathSchema)),
     trusted: z.optional(z.boolean()),
+    /** The folders the editor trusts as the user set them (Emacs 30's trusted-content): `all`, or absolute entries, a folder ending in `/`; the host decides `trusted` from them (server/workspaceTrust.ts). */
+    trustedFolders: z.optional(z.union([z.literal('all'), z.array(z.string())])),
     /** Unknown names are ignored (an editor newer than its host), not refused. */
     capabilities: z.optional(z.array(z.string())),
     /** A file the host also logs to (Neovim's `:GeminiLog`). */
@@ -42,8 +44,11 @@ export const ResponseSchema = /* @__PURE__ */ lazySchema(() =>
 );
 export type Response = z.infer<typeof ResponseSchema>;
 
+/** The editor's health check asks for the host's health lines made now; the host answers a `health` line. */
+export const HealthAskSchema = /* @__PURE__ */ lazySchema(() => z.object({ type: z.literal('health') }));
+
 /** Any line the editor may send. */
-export const EditorLineSchema = /* @__PURE__ */ lazySchema(() => z.union([HelloSchema, ResponseSchema, EditorEventSchema]));
+export const EditorLineSchema = /* @__PURE__ */ lazySchema(() => z.union([HelloSchema, ResponseSchema, HealthAskSchema, EditorEventSchema]));
 export type EditorLine = z.infer<typeof EditorLineSchema>;
 
 export interface Ready {
@@ -63,6 +68,8 @@ export interface Ready {
   agents: string[];
   /** The words to show once this host is gone (diffWords.ts): the end keeps them. */
   words: HostGoneWords;
+  /** The shared health report (server/healthLines.ts) as lines, made now: the end shows them in its health check; `sessions` brings them anew. */
+  health: string[];
 }
 
 export type Request = { [N in EditorActionName]: { type: 'request'; id: number; action: N; params: ActionParams<N> } }[EditorActionName];
@@ -71,5 +78,6 @@ export type Request = { [N in EditorActionName]: { type: 'request'; id: number; 
 export type HostLine =
   | Ready
   | Request
-  | { type: 'sessions'; count: number; agents: string[]; /** What to show for the change (sessionWords.ts). */ said: string[] }
+  | { type: 'sessions'; count: number; agents: string[]; /** What to show for the change (sessionWords.ts). */ said: string[]; health: string[] }
+  | { type: 'health'; health: string[] }
   | { type: 'error'; message: string };

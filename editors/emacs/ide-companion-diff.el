@@ -1,0 +1,289 @@
+;;; ide-companion-diff.el --- Proposed edits shown as diffs  -*- lexical-binding: t; -*-
+
+;; SPDX-License-Identifier: Apache-2.0
+
+;;; Commentary:
+
+;; Shows an edit the agent proposes (ediff, or side by side), sends the
+;; user's accept or reject, and keeps what the host can no longer take.
+
+;;; Code:
+
+(require 'ide-companion-host)
+
+(declare-function ediff-buffers "ediff" (buffer-a buffer-b &optional startup-hooks job-name))
+(declare-function ediff-setup-windows-plain "ediff-wind" (buffer-a buffer-b buffer-c control-buffer))
+(declare-function ediff-really-quit "ediff-util" (reverse-default-keep-variants))
+(declare-function ediff-quit "ediff-util" (reverse-default-keep-variants))
+(defvar ediff-window-setup-function)
+(defvar ediff-split-window-function)
+(defvar ediff-buffer-B)
+(declare-function ide-companion-accept "ide-companion" ())
+(declare-function ide-companion-reject "ide-companion" ())
+
+(defun ide-companion--diff-buffer (role path text)
+  "A new buffer for the ROLE side of a diff of PATH, holding exactly TEXT."
+  (with-current-buffer (generate-new-buffer (format "*gemini %s: %s*" role (file-name-nondirectory path)))
+    (buffer-disable-undo)
+    (insert text)
+    ;; The mode's hooks could start linters or servers on a scratch buffer.
+    (let ((buffer-file-name path))
+      (ignore-errors (delay-mode-hooks (set-auto-mode t))))
+    (setq buffer-file-coding-system 'no-conversion)
+    (set-buffer-modified-p nil)
+    (goto-char (point-min))
+    (buffer-enable-undo)
+    (current-buffer)))
+
+(defun ide-companion--show-diff (params)
+  "Show the diff in PARAMS (diffId, filePath, newContent, originalContent).
+One to keep at once (PARAMS' kept) gets its proposal buffer only."
+  (let* ((id (plist-get params :diffId))
+         (path (plist-get params :filePath))
+         (new-content (plist-get params :newContent))
+         (original (plist-get params :originalContent))
+         (kept (eq (plist-get params :kept) t))
+         (agent (plist-get params :agent))
+         (old (gethash id ide-companion--diffs)))
+    (unless (and (stringp id) (stringp path) (file-name-absolute-p path) (stringp new-content))
+      (error "The showDiff request lacks diffId, an absolute filePath or newContent"))
+    (when old (ide-companion--settle old) (ide-companion--end-view old))
+    ;; This proposal stands instead of a text accepted earlier.
+    (remhash path ide-companion--accepted)
+    (let ((diff (ide-companion--make-diff
+                 :id id :path path :new-content new-content
+                 :agent (if (stringp agent) agent "Gemini CLI")
+                 :window-config (unless kept (current-window-configuration))
+                 :proposal (ide-companion--diff-buffer "proposal" path new-content))))
+      (with-current-buffer (ide-companion--diff-proposal diff)
+        (setq ide-companion--diff-id id)
+        (ide-companion-proposal-mode 1)
+        (add-hook 'kill-buffer-hook #'ide-companion--proposal-killed nil t))
+      (puthash id diff ide-companion--diffs)
+      (if kept
+          (ide-companion--display-kept (ide-companion--diff-proposal diff))
+        (with-current-buffer (setf (ide-companion--diff-original diff)
+                                   (ide-companion--diff-buffer (if original "original" "new file") path (or original "")))
+          (setq ide-companion--diff-id id buffer-read-only t))
+        (if (eq ide-companion-diff-layout 'ediff)
+            (ide-companion--display-ediff diff)
+          (delete-other-windows)
+          (switch-to-buffer (ide-companion--diff-original diff) nil t)
+          (select-window (split-window-right))
+          (switch-to-buffer (ide-companion--diff-proposal diff) nil t))
+        ;; The companion's words (diffWords.ts); the buffer's state picks which.
+        (let ((visiting (find-buffer-visiting path))
+              (words (plist-get params :words)))
+          (when (and (stringp (plist-get words :unsaved)) (stringp (plist-get words :proposed)))
+            (if (and visiting (buffer-modified-p visiting))
+                (display-warning 'ide-companion (plist-get words :unsaved))
+              (message "%s" (plist-get words :proposed))))))
+      :null)))
+
+(defun ide-companion--display-kept (buffer)
+  "Show kept BUFFER in a new window if one fits, taking none of the user's.
+A diff may have just opened in the selected one."
+  (display-buffer buffer '((display-buffer-reuse-window display-buffer-pop-up-window display-buffer-no-window)
+                           (inhibit-same-window . t) (allow-no-window . t))))
+
+(defun ide-companion--display-ediff (diff)
+  "Show DIFF with `ediff-buffers', the proposal in ediff's buffer B."
+  (require 'ediff)
+  (let ((ediff-window-setup-function #'ediff-setup-windows-plain)
+        (ediff-split-window-function #'split-window-horizontally))
+    (ediff-buffers (ide-companion--diff-original diff) (ide-companion--diff-proposal diff)
+                   (list (lambda ()
+                           (setf (ide-companion--diff-control diff) (current-buffer))
+                           ;; The cursor lands in the control panel: the keys the echo line names work there too.
+                           (ide-companion-ediff-control-mode 1))))))
+
+(defvar ide-companion-ediff-control-mode-map
+  (let ((map (make-sparse-keymap)))
+    (define-key map (kbd "C-c C-c") #'ide-companion-accept)
+    (define-key map (kbd "C-c C-k") #'ide-companion-reject)
+    (define-key map [remap ediff-quit] #'ide-companion-ediff-quit)
+    map)
+  "Keymap of `ide-companion-ediff-control-mode': accept, reject, decide on quit.")
+
+(define-minor-mode ide-companion-ediff-control-mode
+  "Minor mode of the ediff control panel of a proposed edit.
+\[ide-companion-accept] accepts the proposal as edited, \[ide-companion-reject]
+rejects it, and ediff's own quit asks whether to reject it: an ediff
+session ended by its own `q' would leave the proposal neither accepted
+nor rejected, and the agent waiting.
+
+\{ide-companion-ediff-control-mode-map}"
+  :lighter " Proposal"
+  :keymap ide-companion-ediff-control-mode-map)
+
+(defun ide-companion-ediff-quit ()
+  "End the ediff session of a proposal: reject it, once the user agrees."
+  (interactive)
+  (let ((diff (ide-companion--current-diff)))
+    (cond ((not diff) (call-interactively #'ediff-quit))
+          ((y-or-n-p (format "C-c C-c accepts, n keeps it open.  Reject %s's proposal for %s? "
+                             (ide-companion--diff-agent diff)
+                             (file-name-nondirectory (ide-companion--diff-path diff))))
+           (ide-companion--reject-diff diff))
+          (t (message "The proposal stays open: C-c C-c accepts, C-c C-k rejects")))))
+
+(defun ide-companion--settle (diff)
+  "Mark DIFF decided; return nil when it already was."
+  (unless (ide-companion--diff-settled diff)
+    (setf (ide-companion--diff-settled diff) t)
+    (remhash (ide-companion--diff-id diff) ide-companion--diffs)
+    t))
+
+(defun ide-companion--end-view (diff &optional keep)
+  "Close DIFF's ediff session and buffers, restoring the windows.
+KEEP: the proposal stays, edits and all, as a plain buffer (writing it
+writes the text as it stands); then return non-nil if it is still there."
+  (let ((control (ide-companion--diff-control diff))
+        (proposal (ide-companion--diff-proposal diff)))
+    (when (buffer-live-p control)
+      (with-current-buffer control (ignore-errors (ediff-really-quit nil))))
+    (dolist (buffer (list (ide-companion--diff-original diff) (and (not keep) proposal)))
+      (when (buffer-live-p buffer)
+        (with-current-buffer buffer (set-buffer-modified-p nil))
+        (kill-buffer buffer)))
+    (if keep
+        (when (buffer-live-p proposal)
+          (with-current-buffer proposal
+            (ide-companion-proposal-mode -1)
+            (setq default-directory (file-name-directory (ide-companion--diff-path diff)))
+            (setq-local require-final-newline nil))
+          t)
+      (let ((config (ide-companion--diff-window-config diff)))
+        (when (and config (frame-live-p (window-configuration-frame config)))
+          (set-window-configuration config))))))
+
+(defun ide-companion--proposal-text (diff)
+  "The text of DIFF's proposal buffer as it stands."
+  (with-current-buffer (ide-companion--diff-proposal diff)
+    (save-restriction (widen) (buffer-substring-no-properties (point-min) (point-max)))))
+
+(defun ide-companion--proposal-killed ()
+  "The proposal buffer is being killed by the user: reject its diff."
+  (let ((diff (gethash ide-companion--diff-id ide-companion--diffs)))
+    (when diff (ide-companion--reject-diff diff t))))
+
+(defun ide-companion--accept-diff (diff)
+  "Accept DIFF with the proposal as the user left it.
+The text is remembered until the file holds it (`ide-companion--accepted');
+when the accept cannot be sent at all, the proposal stays as a plain buffer."
+  (let ((text (ide-companion--proposal-text diff))
+        (path (ide-companion--diff-path diff)))
+    (when (ide-companion--settle diff)
+      ;; Remembered before sending: a full pipe makes the send wait, and the
+      ;; host's sentinel may run meanwhile.
+      (let ((record text))
+        (puthash path record ide-companion--accepted)
+        (if (or (ide-companion--send
+                 (append (list :type "diffAccepted" :diffId (ide-companion--diff-id diff))
+                         (and (not (string= text (ide-companion--diff-new-content diff)))
+                              (list :content text))))
+                ;; Not sent, but a death seen meanwhile showed it again already.
+                (not (eq (gethash path ide-companion--accepted) record)))
+            (progn
+              (ide-companion--end-view diff)
+              (message "ide-companion: accepted the changes to %s" (file-name-nondirectory path)))
+          (remhash path ide-companion--accepted)
+          (ide-companion--end-view diff t)
+          (message "ide-companion: %s" (ide-companion--put-words :acceptUnsent "{file}" (file-name-nondirectory path))))))))
+
+(defun ide-companion--file-holds-p (path text)
+  "Return non-nil when the bytes of the file PATH are exactly TEXT.
+Bytes are compared: TEXT as the CLI writes it (UTF-8, no EOL conversion)."
+  (ignore-errors
+    (let ((bytes (encode-coding-string text 'utf-8-unix t)))
+      (and (file-regular-p path)
+           (eql (file-attribute-size (file-attributes path)) (length bytes))
+           (with-temp-buffer
+             (set-buffer-multibyte nil)
+             (insert-file-contents-literally path)
+             (string= (buffer-string) bytes))))))
+
+(defun ide-companion--keep-accepted ()
+  "The host died: keep each accepted text its file does not hold in a buffer.
+It may have died before it passed the accept on.  Return the files' names."
+  (let (kept)
+    (maphash
+     (lambda (path text)
+       (unless (ide-companion--file-holds-p path text)
+         (let ((diff (ide-companion--make-diff :path path :proposal (ide-companion--diff-buffer "proposal" path text))))
+           (ide-companion--end-view diff t)
+           (ide-companion--display-kept (ide-companion--diff-proposal diff))
+           (push (file-name-nondirectory path) kept))))
+     ide-companion--accepted)
+    (clrhash ide-companion--accepted)
+    (nreverse kept)))
+
+(defun ide-companion--reject-diff (diff &optional killed)
+  "Reject DIFF; KILLED: its proposal buffer is being killed."
+  (when (ide-companion--settle diff)
+    (ide-companion--send (list :type "diffRejected" :diffId (ide-companion--diff-id diff)))
+    ;; A buffer being killed dies anyway; the rest goes after its hook.
+    (if killed (run-at-time 0 nil #'ide-companion--end-view diff) (ide-companion--end-view diff))
+    (message "ide-companion: rejected the changes to %s" (file-name-nondirectory (ide-companion--diff-path diff)))))
+
+(defun ide-companion--all-diffs ()
+  "The open diffs."
+  (let (all)
+    (maphash (lambda (_id diff) (push diff all)) ide-companion--diffs)
+    all))
+
+(defun ide-companion--end-all-diffs (keep)
+  "The host is gone: end every diff, KEEP its proposal; return their files."
+  (cl-loop for diff in (ide-companion--all-diffs)
+           when (and (ide-companion--settle diff) (ide-companion--end-view diff keep) keep)
+           collect (file-name-nondirectory (ide-companion--diff-path diff))))
+
+(defun ide-companion--reload (params)
+  "Answer reload: the agent wrote the path in PARAMS; revert its buffer.
+A modified buffer is never reverted: the host's words say so."
+  (let ((path (plist-get params :path))
+        (warning (plist-get params :unsavedWarning)))
+    (unless (and (stringp path) (stringp warning))
+      (error "The reload request lacks path or unsavedWarning"))
+    (when (eq (plist-get params :holdsAccepted) t)
+      (remhash path ide-companion--accepted))
+    (let ((buffer (find-buffer-visiting path)))
+      (when buffer
+        (with-current-buffer buffer
+          (if (buffer-modified-p)
+              (display-warning 'ide-companion warning)
+            (revert-buffer t t t)))))
+    :null))
+
+(defun ide-companion--current-diff ()
+  "The diff the current buffer belongs to, else the only open diff, else nil."
+  (or (and ide-companion--diff-id (gethash ide-companion--diff-id ide-companion--diffs))
+      (and (boundp 'ediff-buffer-B) (buffer-live-p ediff-buffer-B)
+           (let ((id (buffer-local-value 'ide-companion--diff-id ediff-buffer-B)))
+             (and id (gethash id ide-companion--diffs))))
+      (let ((all (ide-companion--all-diffs)))
+        (if (not (cdr all)) (car all)
+          (let ((choices (mapcar (lambda (d) (cons (format "%s (%s)" (ide-companion--diff-path d) (ide-companion--diff-id d)) d))
+                                 all)))
+            (cdr (assoc (completing-read "Diff: " choices nil t) choices)))))))
+
+(defvar ide-companion-proposal-mode-map
+  (let ((map (make-sparse-keymap)))
+    (define-key map (kbd "C-c C-c") #'ide-companion-accept)
+    (define-key map (kbd "C-c C-k") #'ide-companion-reject)
+    (define-key map [remap save-buffer] #'ide-companion-accept)
+    map)
+  "Keymap of `ide-companion-proposal-mode': accept, reject, save to accept.")
+
+(define-minor-mode ide-companion-proposal-mode
+  "Minor mode of a buffer holding an edit Gemini CLI proposes.
+Edit it freely, then accept it as it stands with \\[ide-companion-accept]
+\(or \\[save-buffer]), or reject it with \\[ide-companion-reject].
+Killing the buffer rejects too.
+
+\\{ide-companion-proposal-mode-map}"
+  :lighter " Proposal"
+  :keymap ide-companion-proposal-mode-map)
+
+(provide 'ide-companion-diff)
+;;; ide-companion-diff.el ends here

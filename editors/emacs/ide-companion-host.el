@@ -1,0 +1,329 @@
+;;; ide-companion-host.el --- The host process and its JSON-lines wire  -*- lexical-binding: t; -*-
+
+;; SPDX-License-Identifier: Apache-2.0
+
+;;; Commentary:
+
+;; Starts the Node.js host, frames its JSON lines, hands its messages on and
+;; restarts it when it dies.
+
+;;; Code:
+
+(require 'ide-companion-terminal)
+
+(declare-function json-read-from-string "json" (string))
+(defvar json-object-type)
+(defvar json-array-type)
+(defvar json-key-type)
+(defvar json-null)
+(defvar json-false)
+(declare-function ide-companion--initial-roots "ide-companion-context" ())
+(declare-function ide-companion--trusted "ide-companion-context" ())
+(declare-function ide-companion--report-open-buffers "ide-companion-context" ())
+(declare-function ide-companion--check-focus "ide-companion-context" (&optional force))
+(declare-function ide-companion--end-all-diffs "ide-companion-diff" (keep))
+(declare-function ide-companion--keep-accepted "ide-companion-diff" ())
+(declare-function ide-companion--answer "ide-companion-actions" (id action params))
+
+(defun ide-companion--log (format-string &rest args)
+  "Append FORMAT-STRING formatted with ARGS to the log buffer."
+  (with-current-buffer (get-buffer-create " *ide-companion-log*")
+    (goto-char (point-max))
+    (insert (format-time-string "%H:%M:%S.%3N ") (apply #'format format-string args) "\n")))
+
+(defun ide-companion--running-p ()
+  "Return non-nil when the host process is alive."
+  (and ide-companion--process (process-live-p ide-companion--process)))
+
+(defun ide-companion--send-line (line)
+  "Send LINE, one JSON object and a newline, to the host if it is running.
+Return non-nil when it was sent.  A host that died and is not reaped yet
+fails the write (EPIPE): logged, as its sentinel deals with the death."
+  (when (ide-companion--running-p)
+    (condition-case err
+        (progn (process-send-string ide-companion--process line) t)
+      (error (ide-companion--log "cannot send to the host: %s" (error-message-string err))
+             nil))))
+
+(defun ide-companion--json-string (string)
+  "STRING as a JSON string literal.
+Serialized inside an array: Emacs 27's `json-serialize' takes no bare string."
+  (let ((array (json-serialize (vector string))))
+    (substring array 1 -1)))
+
+(defun ide-companion--send (message)
+  "Send MESSAGE, a plist, to the host as one JSON line.
+Return non-nil when it was sent."
+  (ide-companion--send-line (concat (json-serialize message) "\n")))
+
+(defun ide-companion--put-words (name key value)
+  "The host's words NAME with VALUE put for KEY, literally (never a format)."
+  (replace-regexp-in-string (regexp-quote key) value (plist-get ide-companion--words name) t t))
+
+(defun ide-companion--host-candidates ()
+  "The host scripts to try, each (FILE . WHERE-IT-COMES-FROM), in order."
+  (let ((exe (executable-find "ide-companion")))
+    (append
+     (list (cons (expand-file-name "host/ide-companion-bridge.mjs" ide-companion--directory) "the package's own")
+           (cons (expand-file-name "../jsonlines/host/ide-companion-bridge.mjs" ide-companion--directory) "the repository's"))
+     ;; npm links the command to <package>/packages/cli/bin/ide-companion.js.
+     (and exe (list (cons (expand-file-name "../../../editors/jsonlines/host/ide-companion-bridge.mjs"
+                                            (file-name-directory (file-truename exe)))
+                          "the ide-companion package on PATH"))))))
+
+(defun ide-companion--host-found ()
+  "Return (FILE . WHERE-IT-COMES-FROM) of the host script to run, or nil."
+  (if ide-companion-host-file
+      (let ((file (expand-file-name ide-companion-host-file)))
+        (and (file-readable-p file) (cons file "`ide-companion-host-file'")))
+    (cl-find-if (lambda (c) (file-readable-p (car c))) (ide-companion--host-candidates))))
+
+(defun ide-companion--host-file ()
+  "Return the host script to run, or nil when there is none."
+  (car (ide-companion--host-found)))
+
+(defun ide-companion--node-version ()
+  "Return (MAJOR . VERSION-STRING) of `ide-companion-node-program', or nil."
+  (let ((node (executable-find ide-companion-node-program)))
+    (when node
+      (with-temp-buffer
+        (when (eq 0 (ignore-errors (call-process node nil t nil "--version")))
+          (goto-char (point-min))
+          (when (looking-at "v\\([0-9]+\\)\\.[0-9.]+")
+            (cons (string-to-number (match-string 1)) (match-string 0))))))))
+
+(defun ide-companion--start-problem ()
+  "Return why the host cannot start, as a sentence, or nil when it can."
+  (let ((node (executable-find ide-companion-node-program))
+        (version (ide-companion--node-version)))
+    (cond
+     ((not (fboundp 'json-serialize))
+      "This Emacs was built without native JSON (libjansson), which ide-companion needs")
+     ((not node)
+      (format "Node.js was not found: `%s' is not on `exec-path'; install Node.js %d or newer, or set `ide-companion-node-program'"
+              ide-companion-node-program ide-companion--min-node-major))
+     ((not version)
+      (format "`%s --version' did not print a Node.js version" node))
+     ((< (car version) ide-companion--min-node-major)
+      (format "Node.js %s is too old (%s); the companion host needs Node.js %d or newer"
+              (cdr version) node ide-companion--min-node-major))
+     ((not (ide-companion--host-file))
+      (if ide-companion-host-file
+          (format "The host file `%s' (`ide-companion-host-file') cannot be read" ide-companion-host-file)
+        (format "The bundled host is missing from %s (expected host/ide-companion-bridge.mjs): run `npm install' in the repository, or install the ide-companion package (npm install -g) so that its host is found"
+                ide-companion--directory))))))
+
+(defun ide-companion--start ()
+  "Start the host unless it is running; return nil or why it cannot start."
+  (unless (ide-companion--running-p)
+    (let ((problem (ide-companion--start-problem)))
+      (if problem (setq ide-companion--last-error problem) (ide-companion--launch) nil))))
+
+(defun ide-companion--launch ()
+  "Run the host and send it `hello'."
+  (setq ide-companion--partial nil
+        ide-companion--ready nil
+        ide-companion--sessions 0
+        ide-companion--session-agents nil
+        ide-companion--last-error nil
+        ide-companion--focused nil
+        ide-companion--roots (ide-companion--initial-roots))
+  (let* ((stderr (get-buffer-create " *ide-companion-host*"))
+         ;; A remote `default-directory' would start the host on that machine.
+         (default-directory (expand-file-name "~/"))
+         ;; The host must not inherit the variables that tie terminals to it.
+         (process-environment (ide-companion--environment-without-companion))
+         (process (make-process
+                   :name "ide-companion"
+                   :command (list (executable-find ide-companion-node-program) (ide-companion--host-file)
+                                  "--name" "emacs" "--display-name" "Emacs")
+                   :connection-type 'pipe
+                   :coding 'utf-8-unix
+                   :noquery t
+                   :stderr stderr
+                   :filter #'ide-companion--filter
+                   :sentinel #'ide-companion--sentinel)))
+    (let ((stderr-process (get-buffer-process stderr)))
+      (when stderr-process (set-process-query-on-exit-flag stderr-process nil)))
+    (setq ide-companion--process process)
+    (ide-companion--log "host started (pid %s)" (process-id process))
+    (let ((trusted (ide-companion--trusted)))
+      (ide-companion--send
+       (append (list :type "hello" :protocol 1 :ide '(:name "emacs" :displayName "Emacs") :pid (emacs-pid)
+                     :roots (vconcat ide-companion--roots)
+                     ;; `reload' is no tool: diffs'.
+                     :capabilities ["openFile" "getOpenEditors" "getSelection" "getDiagnostics"
+                                    "checkDocumentDirty" "saveDocument" "reload"])
+               (and trusted (list :trustedFolders trusted))
+               (and ide-companion-agents (list :agents (vconcat ide-companion-agents))))))))
+
+(defun ide-companion--filter (process chunk)
+  "Split CHUNK, output of the host PROCESS, into lines and handle each."
+  (when (eq process ide-companion--process)
+    (let ((start 0) (lines nil) newline)
+      ;; Chunks are kept in a list until a newline arrives: concatenating on
+      ;; every 4 KiB read would be quadratic for a 32 MiB diff.
+      (while (setq newline (string-match-p "\n" chunk start))
+        (push (apply #'concat (nreverse (cons (substring chunk start newline) ide-companion--partial))) lines)
+        (setq ide-companion--partial nil
+              start (1+ newline)))
+      (when (< start (length chunk))
+        (push (substring chunk start) ide-companion--partial))
+      (dolist (line (nreverse lines))
+        (ide-companion--handle-line line)))))
+
+(defun ide-companion--parse (line)
+  "Parse LINE, one JSON object, into a plist."
+  (condition-case err
+      (json-parse-string line :object-type 'plist :array-type 'list
+                         :null-object nil :false-object :false)
+    (json-parse-error
+     ;; Emacs's native parser refuses \u0000, which a file's text may hold;
+     ;; json.el reads it (slowly, so only then).
+     (if (not (string-match-p "\\\\u0000" line))
+         (signal (car err) (cdr err))
+       (require 'json)
+       (let ((json-object-type 'plist) (json-array-type 'list) (json-key-type 'keyword)
+             (json-null nil) (json-false :false))
+         (json-read-from-string line))))))
+
+(defun ide-companion--handle-line (line)
+  "Handle LINE, one JSON message from the host."
+  (unless (string-empty-p line)
+    (condition-case err
+        (ide-companion--handle-message (ide-companion--parse line))
+      (error (ide-companion--log "cannot handle a host line: %s" (error-message-string err))))))
+
+(defun ide-companion--handle-message (message)
+  "Act on MESSAGE, a plist from the host."
+  (pcase (plist-get message :type)
+    ("ready" (ide-companion--on-ready message))
+    ("sessions" (ide-companion--on-sessions message))
+    ("health" (ide-companion--keep-health message))
+    ;; Out of the filter: answering may show windows or save buffers.
+    ("request" (run-at-time 0 nil #'ide-companion--answer
+                            (plist-get message :id) (plist-get message :action) (plist-get message :params)))
+    ("error"
+     (let ((text (plist-get message :message)))
+       (ide-companion--log "host error: %s" text)
+       (unless ide-companion--ready
+         (setq text (setq ide-companion--last-error (format "The companion host could not start: %s" text))))
+       (message "ide-companion: %s" text)))
+    (type (ide-companion--log "unknown host message type %S" type))))
+
+(defun ide-companion--on-ready (message)
+  "The host listens: keep MESSAGE, tie terminals to it, report the editor state."
+  (setq ide-companion--ready message)
+  (let ((words (plist-get message :words)))
+    (when (and (stringp (plist-get words :acceptUnsent)) (stringp (plist-get words :keptAtDeath)))
+      (setq ide-companion--words words)))
+  (ide-companion--apply-env (plist-get message :env))
+  (ide-companion--log "ready on port %s" (plist-get message :port))
+  (ide-companion--report-open-buffers)
+  (ide-companion--check-focus t)
+  (force-mode-line-update t)
+  (run-hooks 'ide-companion-ready-hook))
+
+(defun ide-companion--on-sessions (message)
+  "Take MESSAGE: the CLI sessions connected now, their agents, the health."
+  (let ((before ide-companion--session-agents)
+        (now (delete-dups (append (plist-get message :agents) nil))))
+    (setq ide-companion--sessions (or (plist-get message :count) 0)
+          ide-companion--session-agents now)
+    (ide-companion--keep-health message)
+    (dolist (agent (cl-set-difference now before :test #'equal))
+      (message "ide-companion: %s connected" agent))
+    (dolist (agent (cl-set-difference before now :test #'equal))
+      (message "ide-companion: %s disconnected" agent))
+    (force-mode-line-update t)))
+
+(defun ide-companion--keep-health (message)
+  "Keep the health lines of MESSAGE, the running host's, with its `ready'."
+  (when ide-companion--ready
+    (setq ide-companion--ready (plist-put ide-companion--ready :health (plist-get message :health)))))
+
+(defun ide-companion--health ()
+  "The running host's health lines, made now (the last ones if it is slow)."
+  (let ((last (plist-get ide-companion--ready :health))
+        (deadline (+ (float-time) 2)))
+    (when (ide-companion--send '(:type "health"))
+      (while (and (eq last (plist-get ide-companion--ready :health)) (ide-companion--running-p) (< (float-time) deadline))
+        (accept-process-output ide-companion--process 0.05)))
+    (plist-get ide-companion--ready :health)))
+
+(defvar ide-companion-mode)
+(defvar ide-companion--deaths nil "When running hosts died unasked (`float-time'), newest first.")
+(defconst ide-companion--max-deaths 5 "A host dying this often in 3 minutes is left stopped.")
+
+(defun ide-companion--sentinel (process event)
+  "Clean up after the host PROCESS ended with EVENT."
+  (when (and (eq process ide-companion--process) (not (process-live-p process)))
+    (ide-companion--log "host ended: %s" (string-trim event))
+    (cond
+     (ide-companion--stopping (ide-companion--forget-host))
+     (ide-companion--ready (ide-companion--died (string-trim event)))
+     (t
+      (setq ide-companion--last-error
+            (or ide-companion--last-error
+                (format "The companion host exited (%s); see the buffer \" *ide-companion-host*\""
+                        (string-trim event))))
+      (message "ide-companion: %s; M-x ide-companion-start restarts it" ide-companion--last-error)
+      (ide-companion--forget-host)))))
+
+(defun ide-companion--died (how)
+  "A running host died unasked (HOW, as the sentinel said it).
+Its reaper removes its files; the proposals stay for the user; a new host
+starts at once, unless it keeps dying.  One line says what happened."
+  (let ((kept (append (ide-companion--end-all-diffs t) (ide-companion--keep-accepted)))
+        (now (float-time)))
+    (ide-companion--forget-host)
+    (push now ide-companion--deaths)
+    (setq ide-companion--deaths (cl-remove-if (lambda (time) (> (- now time) 180)) ide-companion--deaths))
+    (let ((proposals (if kept (ide-companion--put-words :keptAtDeath "{files}" (string-join kept ", ")) ""))
+          (deaths (length ide-companion--deaths)))
+      (if (>= deaths ide-companion--max-deaths)
+          (progn
+            (setq ide-companion--last-error
+                  (format "the companion host stopped %d times in 3 minutes (%s); it is not restarted" deaths how))
+            (message "ide-companion: %s%s. M-x ide-companion-start tries again" ide-companion--last-error proposals))
+        (setq ide-companion--last-error (format "the companion host stopped (%s) and was restarted" how))
+        (message "ide-companion: %s%s" ide-companion--last-error proposals)
+        ;; Back off as it keeps dying: 0, 0.5, 1, 2 s.
+        (run-at-time (if (= deaths 1) 0 (* 0.25 (expt 2 (1- deaths)))) nil
+                     (lambda () (when ide-companion-mode (ide-companion--start))))))))
+
+(defun ide-companion--forget-host ()
+  "Reset the state tied to a host that is gone."
+  (setq ide-companion--process nil
+        ide-companion--ready nil
+        ide-companion--sessions 0
+        ide-companion--session-agents nil)
+  (ide-companion--restore-env)
+  (ide-companion--end-all-diffs nil)
+  (force-mode-line-update t))
+
+(defun ide-companion--stop ()
+  "End the host (it deletes its discovery file when its stdin closes)."
+  (let ((process ide-companion--process))
+    (when (and process (process-live-p process))
+      (let ((ide-companion--stopping t)
+            (discovery (plist-get ide-companion--ready :discoveryFile))
+            (deadline (+ (float-time) 3)))
+        (ignore-errors (process-send-eof process))
+        ;; Its discovery file gone is what matters: when Emacs ends on a
+        ;; signal, the host's exit may not be noticed before the deadline.
+        (while (and (process-live-p process) (< (float-time) deadline)
+                    (or (not discovery) (file-exists-p discovery)))
+          (accept-process-output process 0.05))
+        (when (process-live-p process) (delete-process process))))
+    (ide-companion--forget-host)))
+
+(defun ide-companion--wait-ready (seconds)
+  "Wait up to SECONDS for the host to be ready; return non-nil when it is."
+  (let ((deadline (+ (float-time) seconds)))
+    (while (and (not ide-companion--ready) (ide-companion--running-p) (< (float-time) deadline))
+      (accept-process-output ide-companion--process 0.05))
+    ide-companion--ready))
+
+(provide 'ide-companion-host)
+;;; ide-companion-host.el ends here

@@ -1,0 +1,104 @@
+;;; ide-companion-options.el --- The options and the shared state  -*- lexical-binding: t; -*-
+
+;; SPDX-License-Identifier: Apache-2.0
+
+;;; Commentary:
+
+;; The user's options and the state every part of ide-companion shares.
+
+;;; Code:
+
+(require 'cl-lib)
+(require 'subr-x)
+
+(defgroup ide-companion nil
+  "Gemini CLI's IDE mode: context, diffs and terminals tied to this Emacs."
+  :group 'tools
+  :prefix "ide-companion-")
+
+(defcustom ide-companion-node-program "node"
+  "The Node.js executable that runs the companion host (version 20 or newer)."
+  :type 'string)
+
+(defcustom ide-companion-host-file nil
+  "The companion host script, or nil for the one shipped with this package.
+nil looks for host/ide-companion-bridge.mjs beside this file (an
+installed copy), then for ../jsonlines/host/ide-companion-bridge.mjs
+\(a checkout of the ide-companion repository)."
+  :type '(choice (const :tag "The bundled host" nil) file))
+
+(defcustom ide-companion-gemini-command "gemini"
+  "Shell command line that `ide-companion-gemini' runs in a terminal."
+  :type 'string)
+
+(defcustom ide-companion-terminal 'auto
+  "The terminal `ide-companion-gemini' opens.
+`auto' takes vterm when it is installed, else eat, else term."
+  :type '(choice (const :tag "vterm, else eat, else term" auto)
+                 (const vterm) (const eat) (const term)))
+
+(defcustom ide-companion-cursor-delay 0.02
+  "Seconds of idleness after commands before point and region are reported.
+Commands in a row make one report, so typing never waits for the
+companion.  Takes effect when `ide-companion-mode' is turned on."
+  :type 'number)
+
+(defcustom ide-companion-diff-layout 'ediff
+  "How a proposed edit is shown: with `ediff-buffers', or `side-by-side'."
+  :type '(choice (const ediff) (const side-by-side)))
+
+(defcustom ide-companion-agents nil
+  "The terminal agents served, a list of agent names.
+The names: \"gemini\", \"qwen\", \"claude\", \"copilot\", and \"opencode\",
+served through Claude Code's face.  Gemini CLI is always served.  nil:
+$IDE_COMPANION_AGENTS, else all (Copilot CLI when the user has it).
+Takes effect at the next start; `ide-companion-doctor' shows them."
+  :type '(repeat (choice (const "gemini") (const "qwen") (const "claude")
+                         (const "copilot") (const "opencode"))))
+
+(defcustom ide-companion-ready-hook nil
+  "Hook run when the companion host is listening and Gemini CLI can connect."
+  :type 'hook)
+
+(defconst ide-companion--directory
+  (file-name-directory (or load-file-name (bound-and-true-p byte-compile-current-file) buffer-file-name default-directory))
+  "The directory this file was loaded from.")
+(defconst ide-companion--min-node-major 20 "The oldest Node.js major version the host runs on.")
+
+(defvar ide-companion--process nil "The running host process, or nil.")
+(defvar ide-companion--partial nil "Chunks of the host's unfinished output line, newest first.")
+(defvar ide-companion--ready nil "The host's `ready' message as a plist once it listens, else nil.")
+(defvar ide-companion--sessions 0 "How many CLI sessions are connected.")
+(defvar ide-companion--session-agents nil "The agents of the connected sessions (\"Claude Code\", ...).")
+(defvar ide-companion--last-error nil "Why the companion last failed to start or stopped, as a sentence.")
+(defvar ide-companion--stopping nil "Non-nil while `ide-companion-stop' ends the host on purpose.")
+(defvar ide-companion--saved-env nil "Alist of (NAME . VALUE-BEFORE) of the variables set for terminals.")
+(defvar ide-companion--roots nil "The workspace roots reported to the companion.")
+(defvar ide-companion--focused nil "The file buffer that last had focus.")
+(defvar ide-companion--moved nil "Non-nil when a command ran since point was last reported.")
+(defvar ide-companion--idle-timer nil "The idle timer that reports point after commands.")
+(defvar ide-companion--diffs (make-hash-table :test #'equal) "Open diffs by diff id.")
+(defvar ide-companion--gemini-buffer nil "The terminal of `ide-companion-gemini'.")
+
+(defvar ide-companion--accepted (make-hash-table :test #'equal)
+  "Accepted texts their files may not hold yet: path -> TEXT.
+The editor's one copy (docs/reliability.md), for a host that dies before
+the CLI wrote it; dropped when the host says the file holds it (`reload')
+or a new proposal for the file opens.")
+
+(defvar ide-companion--words
+  '(:acceptUnsent "the companion is not running: the accept reached no one; {file} is kept"
+    :keptAtDeath "; kept: {files}")
+  "The words for when the host is gone, as it gave them in `ready'.")
+
+(defvar-local ide-companion--path nil "The file name last reported for this buffer.")
+(defvar-local ide-companion--path-json nil "`ide-companion--path' as a JSON string.")
+(defvar-local ide-companion--root nil "This buffer's workspace root once computed.")
+(defvar-local ide-companion--diff-id nil "In a diff's buffers, the id of the diff they show.")
+
+(cl-defstruct (ide-companion--diff (:constructor ide-companion--make-diff))
+  "A diff proposed by an agent (AGENT: \"Claude Code\"), shown in two buffers."
+  id path new-content original proposal control window-config settled agent)
+
+(provide 'ide-companion-options)
+;;; ide-companion-options.el ends here
