@@ -6,12 +6,9 @@ import { selectionFromNeovim } from '../src/host/neovimEditor.js';
 
 const companion: ReportedCompanion = {
   port: 4242,
-  idePid: 77,
   discoveryFilePath: '/tmp/gemini/ide/gemini-ide-server-77-4242.json',
   socketPath: '/tmp/ide-companion-1/77-4242/s.sock',
   workspacePath: '/w',
-  containerHint: undefined,
-  terminalEnv: { GEMINI_CLI_IDE_PID: '77', GEMINI_CLI_IDE_SERVER_PORT: '4242' },
   agentNames: ['Gemini CLI', 'Claude Code'],
 };
 const session = { id: 's', clientName: 'claude-code', clientVersion: '2.1', streamOpen: true, connectedAt: 0, agent: 'claude' as const };
@@ -28,27 +25,6 @@ test(':GeminiStatus lines: the port, the files, the agents, a line a session', (
     '  Claude Code: claude-code 2.1 (listening)',
   ]);
   assert.equal(statusReport(companion, []).lines.at(-1), '0 CLI sessions connected');
-});
-
-test(':checkhealth items: what Neovim tests now, and what it shows when that fails', () => {
-  const { health } = statusReport(companion, []);
-  assert.match(health[0]!.text, /^Node\.js v\d+/);
-  const discovery = health.find((i) => i.text.startsWith('discovery file:'))!;
-  assert.deepEqual(discovery.check, { path: companion.discoveryFilePath, type: 'file' });
-  assert.equal(discovery.otherwise?.level, 'error');
-  const env = health.find((i) => i.text.startsWith('terminals get'))!;
-  assert.deepEqual(env.check, { env: { GEMINI_CLI_IDE_PID: '77', GEMINI_CLI_IDE_SERVER_PORT: '4242' } });
-  assert.equal(env.otherwise?.level, 'warn');
-  const socket = health.find((i) => i.text.startsWith('socket:'))!;
-  assert.deepEqual(socket.check, { path: companion.socketPath, type: 'socket' });
-  assert.ok(!health.some((i) => i.text.startsWith('container')));
-  // A discovery file naming another pid is said, not checked.
-  const other = statusReport({ ...companion, discoveryFilePath: '/d/gemini-ide-server-78-4242.json' }, []).health;
-  assert.ok(other.some((i) => i.level === 'warn' && i.text.startsWith('discovery file names pid 78, not this Neovim (77)')));
-  const none = statusReport({ ...companion, discoveryFilePath: undefined, socketPath: undefined, containerHint: 'export X' }, []).health;
-  assert.ok(none.some((i) => i.level === 'error' && i.text.startsWith('discovery file missing')));
-  assert.ok(none.some((i) => i.level === 'info' && i.text.startsWith('no socket')));
-  assert.deepEqual(none.find((i) => i.text.startsWith('container'))?.advice, ['export X']);
 });
 
 test('selections: Neovim byte columns become characters, made backward or forward, linewise whole lines', () => {

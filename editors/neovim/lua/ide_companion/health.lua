@@ -1,6 +1,6 @@
 -- :checkhealth ide_companion. What must hold for the host to start is checked
--- here; a running companion's items come from the host (statusReport.ts),
--- their files and env tested now. Neovim 0.7 has no vim.health (it reports
+-- here; a running companion's items are the host's, made when asked
+-- (packages/server/src/healthLines.ts). Neovim 0.7 has no vim.health (it reports
 -- through health#report_*), 0.8 and 0.9 have vim.health.report_*, 0.10+ start/ok/...
 local M = {}
 
@@ -13,19 +13,6 @@ local function reporter()
       end
   end
   return r
-end
-
---- Whether the host's `check` of an item holds in this Neovim now.
-local function holds(check)
-  if check.path then
-    return vim.fn.getftype(check.path) == check.type
-  end
-  for key, value in pairs(check.env or {}) do
-    if vim.env[key] ~= value then
-      return false
-    end
-  end
-  return true
 end
 
 function M.check()
@@ -55,12 +42,15 @@ function M.check()
     r.warn('`gemini` is not on PATH', { 'npm install -g @google/gemini-cli, or set terminal.cmd' })
   end
   r.start('ide-companion: companion')
-  if s.status ~= 'running' or not s.report then
+  if s.status ~= 'running' then
     local advice = { 'Run :GeminiStart; the log is ' .. cfg.log_file }
     return (s.last_error and r.error or r.warn)('not running (' .. s.status .. ')' .. (s.last_error and ': ' .. s.last_error or ''), advice)
   end
-  for _, item in ipairs(s.report.health) do
-    item = (not item.check or holds(item.check)) and item or item.otherwise
+  local items = require('ide_companion.host').health()
+  if not items then
+    return r.error('the host did not answer within 2 s', { 'Its log is ' .. cfg.log_file })
+  end
+  for _, item in ipairs(items) do
     r[item.level](item.text, item.advice)
   end
 end

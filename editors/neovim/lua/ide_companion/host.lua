@@ -1,6 +1,5 @@
--- The Node host: started as an RPC job, talked to with rpcnotify only (never
--- rpcrequest, so nothing here can block typing), and calling back into the
--- on_* functions below through nvim_exec_lua.
+-- The Node host: an RPC job, sent rpcnotify only (no rpcrequest: nothing here can block typing),
+-- calling back into the on_* functions below through nvim_exec_lua.
 local M = {}
 
 -- A host that keeps dying is left stopped: 5 deaths within 3 minutes, like language clients.
@@ -13,7 +12,7 @@ M.state = {
   info = nil, -- what the host reported in on_started
   env = nil, -- GEMINI_CLI_IDE_* currently exported into vim.env
   sessions = {},
-  report = nil, -- the host's :GeminiStatus lines and :checkhealth items (statusReport.ts)
+  report = nil, -- the host's :GeminiStatus lines (statusReport.ts)
   words = nil, -- the host's words, kept for when it is gone
   stderr = {},
   last_error = nil,
@@ -70,10 +69,8 @@ local function reset(job)
   end
 end
 
---- A running host died unasked (killed, out of memory, crashed): its reaper
---- removes its files, the proposals stay for the user, and a new host starts
---- at once, backing off (0, 0.5, 1, 2 s); after too many deaths it is left
---- stopped. One line says what happened, never the host's raw log.
+--- A running host died unasked: its reaper removes its files, the proposals stay, a new host starts
+--- backing off (0, 0.5, 1, 2 s), or none after too many deaths. One line says so, never the raw log.
 local function died(job, code)
   local kept = require('ide_companion.diff').keep_all()
   local proposals = #kept == 0 and '' or M.put(M.word('keptAtDeath'), '{files}', table.concat(kept, ', '))
@@ -164,9 +161,7 @@ function M.start(cfg, hello)
   vim.api.nvim_create_autocmd('VimLeavePre', {
     group = vim.api.nvim_create_augroup('ide_companion_host', { clear = true }),
     callback = function()
-      if state.job then
-        state.status = 'stopping'
-      end
+      state.status = state.job and 'stopping' or state.status
     end,
   })
   -- Queued in the pipe until the host attaches; it then handles messages in order.
@@ -201,10 +196,9 @@ function M.on_started(info)
   local callbacks = ready_callbacks
   ready_callbacks = {}
   for _, fn in ipairs(callbacks) do
-    local ok, err = pcall(fn)
-    if not ok then
+    xpcall(fn, function(err)
       notify(tostring(err), vim.log.levels.ERROR)
-    end
+    end)
   end
   pcall(require('ide_companion.context').attach, require('ide_companion')._cfg())
   return true
@@ -222,6 +216,26 @@ end
 
 function M.on_sessions(sessions, report)
   state.sessions, state.report = sessions, report or state.report
+  return true
+end
+
+--- The host's :checkhealth items, made now (its files checked, this Neovim's
+--- terminal env beside its own); nil if it does not answer within 2 s.
+function M.health()
+  local env = vim.empty_dict()
+  for key in pairs(state.env or {}) do
+    env[key] = vim.env[key] or ''
+  end
+  state.health = nil
+  M.notify('health', env)
+  vim.wait(2000, function()
+    return state.health ~= nil
+  end)
+  return state.health
+end
+
+function M.on_health(items)
+  state.health = items
   return true
 end
 

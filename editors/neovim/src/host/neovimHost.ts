@@ -17,10 +17,12 @@ import { neovimEditor } from './neovimEditor.js';
 import { PositionIntake } from '@ide-companion/server/positionIntake';
 import { parseRpcMessage, type RpcMessage } from './rpcMessages.js';
 import { statusReport, type StatusReport } from './statusReport.js';
+import { healthItems, type HealthItem } from '@ide-companion/server/healthLines';
 import { neovimWords, type NeovimWords } from './neovimWords.js';
 
 const HOST_MODULE = 'ide_companion.host';
 const CONTEXT_MODULE = 'ide_companion.context';
+const PID_ENV = 'GEMINI_CLI_IDE_PID';
 export const DEFAULT_IDE_INFO: IdeInfo = { name: 'neovim', displayName: 'Neovim' };
 /** How long a stop may wait on Neovim: a Neovim that died never answers the diff closes it sends. */
 const SHUTDOWN_GRACE_MS = 2_000;
@@ -41,7 +43,7 @@ export interface StartedInfo {
   agents: string[];
   /** The words to show once this host is gone (diffWords.ts) and the plugin's own: the Lua keeps them. */
   words: HostGoneWords & NeovimWords;
-  /** :GeminiStatus and :checkhealth, renewed by on_sessions and on_env. */
+  /** :GeminiStatus, renewed by on_sessions and on_env. */
   report: StatusReport;
 }
 
@@ -90,6 +92,7 @@ export class NeovimHost {
   private dispatch(method: string, args: unknown): void {
     const message = parseRpcMessage(method, args);
     if (message.method === 'hello') return this.start(message.hello);
+    if (message.method === 'health') return this.report('on_health', this.health(message.env));
     if (message.method === 'stop') {
       void this.shutdown('stop requested');
       return;
@@ -170,6 +173,40 @@ export class NeovimHost {
     );
   }
 
+  /**
+   * :checkhealth's items, made now: the shared report (healthLines.ts) between
+   * what only Neovim's has: the Node.js running the host, and whether this
+   * Neovim's env (`env`, what :terminal inherits) is the companion's.
+   */
+  private health(env: Record<string, string>): HealthItem[] {
+    const c = this.companion;
+    if (!c) return [{ level: 'warn', text: 'the companion is starting' }];
+    const own = Object.entries(c.terminalEnv).filter((e): e is [string, string] => e[1] !== undefined);
+    return [
+      { level: 'ok', text: `Node.js ${process.version} (${process.execPath})` },
+      ...healthItems({
+        ide: c.ideInfo.name,
+        displayName: c.ideInfo.displayName,
+        pid: process.pid,
+        port: c.port,
+        idePid: c.idePid,
+        workspacePath: c.workspacePath,
+        sessions: c.sessionList.map((session) => AGENT_DISPLAY_NAMES[session.agent]),
+        agents: c.agents.map((a) => AGENT_DISPLAY_NAMES[a]),
+        ...(c.discoveryFilePath && { discoveryFile: c.discoveryFilePath }),
+        ...(c.socketPath && { socketPath: c.socketPath }),
+        ...(c.containerHint && { containerHint: c.containerHint }),
+      }),
+      own.every(([key, value]) => env[key] === value)
+        ? { level: 'ok', text: `terminals get ${PID_ENV}=${c.terminalEnv[PID_ENV]} and the port` }
+        : {
+            level: 'warn',
+            text: 'the terminal environment is not set: gemini in :terminal may connect elsewhere',
+            advice: ['run :GeminiStop, then :GeminiStart'],
+          },
+    ];
+  }
+
   private report(fn: string, ...args: unknown[]): void {
     this.lua.call(HOST_MODULE, fn, ...args).catch((err) => {
       this.logger.warn('could not reach Neovim', { call: fn, error: describeError(err) });
@@ -186,9 +223,8 @@ function isPositionPayload(args: unknown): boolean {
 }
 
 function reported(c: Companion) {
-  const { port, idePid, discoveryFilePath, socketPath, workspacePath, containerHint, terminalEnv } = c;
-  const agentNames = c.agents.map((a) => AGENT_DISPLAY_NAMES[a]);
-  return { port, idePid, discoveryFilePath, socketPath, workspacePath, containerHint, terminalEnv: { ...terminalEnv }, agentNames };
+  const { port, discoveryFilePath, socketPath, workspacePath } = c;
+  return { port, discoveryFilePath, socketPath, workspacePath, agentNames: c.agents.map((a) => AGENT_DISPLAY_NAMES[a]) };
 }
 
 function describeSession(session: SessionInfo): Record<string, unknown> {
