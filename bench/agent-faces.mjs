@@ -103,6 +103,21 @@ runBench(async () => {
   const bareWsLog = new NotificationLog();
   const bareWsClient = await connectBareWs(bareWs.port, bareWsLog.record);
 
+  /** Claude Code's face over its WebSocket, dialed with `options` (connectClaudeClient's); it hears selection_changed. */
+  const claudeFace = (options) => ({
+    connect: async (log) => {
+      const client = await connectClaudeClient({ port: companion.port, token: claudeLock.authToken, ...options });
+      client.socket.on('message', (data) => {
+        const at = performance.now();
+        const message = JSON.parse(data.toString());
+        if (message.method) log.record(message.method, message.params, at);
+      });
+      return client;
+    },
+    heard: (_line, selected) => (e) => e.method === 'selection_changed' && e.params.text === selected,
+    limit: 'webSocket',
+  });
+
   /** Each agent's client as that agent connects, and what it hears for a cursor move to `line` with `selected`. */
   const agents = {
     gemini: {
@@ -115,33 +130,9 @@ runBench(async () => {
       heard: (line) => (e) => e.method === ContextUpdateNotification.method && activeFileOf(e.params)?.cursor?.line === line,
       limit: 'http',
     },
-    claude: {
-      connect: async (log) => {
-        const client = await connectClaudeClient({ port: companion.port, token: claudeLock.authToken });
-        client.socket.on('message', (data) => {
-          const at = performance.now();
-          const message = JSON.parse(data.toString());
-          if (message.method) log.record(message.method, message.params, at);
-        });
-        return client;
-      },
-      heard: (_line, selected) => (e) => e.method === 'selection_changed' && e.params.text === selected,
-      limit: 'webSocket',
-    },
+    claude: claudeFace({}),
     // opencode (issue 31) through the same face, as it dials: no subprotocol, its own clientInfo.
-    opencode: {
-      connect: async (log) => {
-        const client = await connectClaudeClient({ port: companion.port, token: claudeLock.authToken, protocol: null, clientName: 'opencode' });
-        client.socket.on('message', (data) => {
-          const at = performance.now();
-          const message = JSON.parse(data.toString());
-          if (message.method) log.record(message.method, message.params, at);
-        });
-        return client;
-      },
-      heard: (_line, selected) => (e) => e.method === 'selection_changed' && e.params.text === selected,
-      limit: 'webSocket',
-    },
+    opencode: claudeFace({ protocol: null, clientName: 'opencode' }),
     // Copilot CLI (issue 31): the MCP SDK client over the companion's Unix socket with the lock file's header.
     copilot: {
       connect: async (log) => {

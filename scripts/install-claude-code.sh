@@ -7,6 +7,7 @@ set -euo pipefail
 VERSION="${CLAUDE_CODE_VERSION:-2.1.332}"
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 DEST="${CLAUDE_CODE_DIR:-$ROOT/.tools/claude-code}"
+. "$ROOT/scripts/pinned-npm.sh"
 case "$(uname -s)-$(uname -m)" in
   Linux-x86_64) PLATFORM=linux-x64 ;;
   Linux-aarch64) PLATFORM=linux-arm64 ;;
@@ -20,9 +21,6 @@ if [ -x "$BIN" ] && "$BIN" --version 2>/dev/null | grep -q "^$VERSION "; then
   echo "Claude Code $VERSION already in $DEST"
   exit 0
 fi
-mkdir -p "$DEST"
-cd "$DEST"
-[ -f package.json ] || echo '{"name":"claude-code-pinned","private":true}' > package.json
-npm install --no-audit --no-fund --loglevel=error --ignore-scripts "$PKG@$VERSION"
+npm_into "$DEST" claude-code --ignore-scripts "$PKG@$VERSION"
 ln -sf "node_modules/$PKG/claude" "$DEST/claude"
 echo "Claude Code $("$DEST/claude" --version) installed in $DEST"

@@ -16,9 +16,9 @@ RIPGREP_ASSET_VERSION="v13.0.0-10"
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 DEST="${CODE_SERVER_DIR:-$ROOT/.tools/code-server}"
 PKG="$DEST/node_modules/code-server"
+. "$ROOT/scripts/pinned-npm.sh"
 
-if [ -f "$PKG/package.json" ] && grep -q "\"version\": \"$VERSION\"" "$PKG/package.json" && \
-   [ -e "$PKG/lib/vscode/node_modules/@vscode/ripgrep/bin/rg" ]; then
+if installed_at "$DEST" code-server "$VERSION" && [ -e "$PKG/lib/vscode/node_modules/@vscode/ripgrep/bin/rg" ]; then
   echo "code-server $VERSION already in $DEST"
   exit 0
 fi
@@ -42,12 +42,9 @@ mkdir -p "$CACHE" "$WORK/rg"
 cp "$RG" "$WORK/rg/rg"
 tar czf "$CACHE/ripgrep-$RIPGREP_ASSET_VERSION-$RG_TARGET.tar.gz" -C "$WORK/rg" rg
 
-mkdir -p "$DEST"
-cd "$DEST"
-[ -f package.json ] || echo '{"name":"code-server-pinned","private":true}' > package.json
 # Scripts are skipped first so the pinned ripgrep can be checked before code-server's
 # postinstall (npm install in lib/vscode) runs.
-npm install --no-audit --no-fund --loglevel=error --ignore-scripts "code-server@$VERSION"
+npm_into "$DEST" code-server --ignore-scripts "code-server@$VERSION"
 if ! grep -q "\"node_modules/@vscode/ripgrep\": {" "$PKG/lib/vscode/npm-shrinkwrap.json" || \
    ! grep -A1 "\"node_modules/@vscode/ripgrep\": {" "$PKG/lib/vscode/npm-shrinkwrap.json" | grep -q "\"version\": \"$VSCODE_RIPGREP_VERSION\""; then
   echo "install-code-server: code-server $VERSION does not pin @vscode/ripgrep $VSCODE_RIPGREP_VERSION; update this script" >&2

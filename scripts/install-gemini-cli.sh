@@ -5,13 +5,10 @@ set -euo pipefail
 VERSION="${GEMINI_CLI_VERSION:-0.61.0}"
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 DEST="${GEMINI_CLI_DIR:-$ROOT/.tools/gemini-cli}"
-if [ -f "$DEST/node_modules/@google/gemini-cli/package.json" ] && \
-   grep -q "\"version\": \"$VERSION\"" "$DEST/node_modules/@google/gemini-cli/package.json"; then
+. "$ROOT/scripts/pinned-npm.sh"
+if installed_at "$DEST" @google/gemini-cli "$VERSION"; then
   echo "Gemini CLI $VERSION already in $DEST"
   exit 0
 fi
-mkdir -p "$DEST"
-cd "$DEST"
-[ -f package.json ] || echo '{"name":"gemini-cli-pinned","private":true}' > package.json
-npm install --no-audit --no-fund --loglevel=error "@google/gemini-cli@$VERSION" "@google/gemini-cli-core@$VERSION"
+npm_into "$DEST" gemini-cli "@google/gemini-cli@$VERSION" "@google/gemini-cli-core@$VERSION"
 echo "Gemini CLI $VERSION installed in $DEST"

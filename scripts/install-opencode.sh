@@ -7,13 +7,10 @@ set -euo pipefail
 VERSION="${OPENCODE_VERSION:-1.18.33}"
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 DEST="${OPENCODE_DIR:-$ROOT/.tools/opencode}"
-PKG="$DEST/node_modules/opencode-ai/package.json"
-if [ -f "$PKG" ] && grep -q "\"version\": \"$VERSION\"" "$PKG"; then
+. "$ROOT/scripts/pinned-npm.sh"
+if installed_at "$DEST" opencode-ai "$VERSION"; then
   echo "opencode $VERSION already in $DEST"
   exit 0
 fi
-mkdir -p "$DEST"
-cd "$DEST"
-[ -f package.json ] || echo '{"name":"opencode-pinned","private":true}' > package.json
-npm install --no-audit --no-fund --loglevel=error --ignore-scripts "opencode-ai@$VERSION"
+npm_into "$DEST" opencode --ignore-scripts "opencode-ai@$VERSION"
 echo "opencode $VERSION installed in $DEST"

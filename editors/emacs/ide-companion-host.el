@@ -4,19 +4,15 @@
 
 ;;; Commentary:
 
-;; Starts the Node.js host, frames its JSON lines, hands its messages on and
-;; restarts it when it dies.
+;; Starts the Node.js host, frames its JSON lines, hands its messages on,
+;; puts its variables in `process-environment' (so that terminals started from
+;; Emacs connect to it) and restarts it when it dies.
 
 ;;; Code:
 
-(require 'ide-companion-terminal)
+(require 'ide-companion-options)
 
-(declare-function json-read-from-string "json" (string))
-(defvar json-object-type)
-(defvar json-array-type)
-(defvar json-key-type)
-(defvar json-null)
-(defvar json-false)
+(require 'json)                         ; the fallback of `ide-companion--parse'
 (declare-function ide-companion--initial-roots "ide-companion-context" ())
 (declare-function ide-companion--trusted "ide-companion-context" ())
 (declare-function ide-companion--report-open-buffers "ide-companion-context" ())
@@ -36,9 +32,8 @@
   (and ide-companion--process (process-live-p ide-companion--process)))
 
 (defun ide-companion--send-line (line)
-  "Send LINE, one JSON object and a newline, to the host if it is running.
-Return non-nil when it was sent.  A host that died and is not reaped yet
-fails the write (EPIPE): logged, as its sentinel deals with the death."
+  "Send LINE, one JSON object and a newline, to the running host; non-nil if sent.
+A host dead but not reaped yet fails the write: its sentinel sees to that."
   (when (ide-companion--running-p)
     (condition-case err
         (progn (process-send-string ide-companion--process line) t)
@@ -46,19 +41,41 @@ fails the write (EPIPE): logged, as its sentinel deals with the death."
              nil))))
 
 (defun ide-companion--json-string (string)
-  "STRING as a JSON string literal.
-Serialized inside an array: Emacs 27's `json-serialize' takes no bare string."
-  (let ((array (json-serialize (vector string))))
-    (substring array 1 -1)))
+  "STRING as a JSON string literal (Emacs 27's `json-serialize' takes no bare one)."
+  (substring (json-serialize (vector string)) 1 -1))
 
 (defun ide-companion--send (message)
-  "Send MESSAGE, a plist, to the host as one JSON line.
-Return non-nil when it was sent."
+  "Send MESSAGE, a plist, to the host as one JSON line; non-nil if sent."
   (ide-companion--send-line (concat (json-serialize message) "\n")))
 
 (defun ide-companion--put-words (name key value)
   "The host's words NAME with VALUE put for KEY, literally (never a format)."
   (replace-regexp-in-string (regexp-quote key) value (plist-get ide-companion--words name) t t))
+
+(defun ide-companion--environment-without-companion ()
+  "`process-environment' without the variables this package set."
+  (let ((names (mapcar #'car ide-companion--saved-env)))
+    (cl-remove-if (lambda (entry)
+                    (cl-some (lambda (name) (string-prefix-p (concat name "=") entry)) names))
+                  process-environment)))
+
+(defun ide-companion--apply-env (env)
+  "Put ENV, a plist of variable keywords and strings, in `process-environment'.
+A `gemini' started from now on connects to this Emacs, not another one."
+  (ide-companion--restore-env)
+  (cl-loop for (key value) on env by #'cddr
+           for name = (substring (symbol-name key) 1)
+           when (stringp value)
+           do (push (cons name (getenv name)) ide-companion--saved-env)
+           (setenv name value)))
+
+(defun ide-companion--restore-env ()
+  "Undo `ide-companion--apply-env'."
+  (let ((saved ide-companion--saved-env))
+    (setq process-environment (ide-companion--environment-without-companion)
+          ide-companion--saved-env nil)
+    (dolist (entry saved)
+      (when (cdr entry) (setenv (car entry) (cdr entry))))))
 
 (defun ide-companion--host-candidates ()
   "The host scripts to try, each (FILE . WHERE-IT-COMES-FROM), in order."
@@ -87,10 +104,9 @@ Return non-nil when it was sent."
   (let ((node (executable-find ide-companion-node-program)))
     (when node
       (with-temp-buffer
-        (when (eq 0 (ignore-errors (call-process node nil t nil "--version")))
-          (goto-char (point-min))
-          (when (looking-at "v\\([0-9]+\\)\\.[0-9.]+")
-            (cons (string-to-number (match-string 1)) (match-string 0))))))))
+        (and (eq 0 (ignore-errors (call-process node nil t nil "--version")))
+             (progn (goto-char (point-min)) (looking-at "v\\([0-9]+\\)\\.[0-9.]+"))
+             (cons (string-to-number (match-string 1)) (match-string 0)))))))
 
 (defun ide-companion--start-problem ()
   "Return why the host cannot start, as a sentence, or nil when it can."
@@ -124,7 +140,6 @@ Return non-nil when it was sent."
   (setq ide-companion--partial nil
         ide-companion--ready nil
         ide-companion--sessions 0
-        ide-companion--session-agents nil
         ide-companion--last-error nil
         ide-companion--focused nil
         ide-companion--roots (ide-companion--initial-roots))
@@ -134,15 +149,10 @@ Return non-nil when it was sent."
          ;; The host must not inherit the variables that tie terminals to it.
          (process-environment (ide-companion--environment-without-companion))
          (process (make-process
-                   :name "ide-companion"
-                   :command (list (executable-find ide-companion-node-program) (ide-companion--host-file)
-                                  "--name" "emacs" "--display-name" "Emacs")
-                   :connection-type 'pipe
-                   :coding 'utf-8-unix
-                   :noquery t
-                   :stderr stderr
-                   :filter #'ide-companion--filter
-                   :sentinel #'ide-companion--sentinel)))
+                   :name "ide-companion" :connection-type 'pipe :coding 'utf-8-unix :noquery t
+                   ;; `hello' names the editor.
+                   :command (list (executable-find ide-companion-node-program) (ide-companion--host-file))
+                   :stderr stderr :filter #'ide-companion--filter :sentinel #'ide-companion--sentinel)))
     (let ((stderr-process (get-buffer-process stderr)))
       (when stderr-process (set-process-query-on-exit-flag stderr-process nil)))
     (setq ide-companion--process process)
@@ -152,7 +162,7 @@ Return non-nil when it was sent."
        (append (list :type "hello" :protocol 1 :ide '(:name "emacs" :displayName "Emacs") :pid (emacs-pid)
                      :roots (vconcat ide-companion--roots)
                      ;; `reload' is no tool: diffs'.
-                     :capabilities ["openFile" "getOpenEditors" "getSelection" "getDiagnostics"
+                     :capabilities ["openFile" "getOpenEditors" "getSelection" "getDiagnostics" "diagnosticItems"
                                     "checkDocumentDirty" "saveDocument" "reload"])
                (and trusted (list :trustedFolders trusted))
                (and ide-companion-agents (list :agents (vconcat ide-companion-agents))))))))
@@ -161,8 +171,7 @@ Return non-nil when it was sent."
   "Split CHUNK, output of the host PROCESS, into lines and handle each."
   (when (eq process ide-companion--process)
     (let ((start 0) (lines nil) newline)
-      ;; Chunks are kept in a list until a newline arrives: concatenating on
-      ;; every 4 KiB read would be quadratic for a 32 MiB diff.
+      ;; Chunks wait in a list for their newline: concatenating each would be quadratic.
       (while (setq newline (string-match-p "\n" chunk start))
         (push (apply #'concat (nreverse (cons (substring chunk start newline) ide-companion--partial))) lines)
         (setq ide-companion--partial nil
@@ -178,11 +187,9 @@ Return non-nil when it was sent."
       (json-parse-string line :object-type 'plist :array-type 'list
                          :null-object nil :false-object :false)
     (json-parse-error
-     ;; Emacs's native parser refuses \u0000, which a file's text may hold;
-     ;; json.el reads it (slowly, so only then).
+     ;; The native parser refuses \u0000, which a file may hold: json.el reads it (slowly).
      (if (not (string-match-p "\\\\u0000" line))
          (signal (car err) (cdr err))
-       (require 'json)
        (let ((json-object-type 'plist) (json-array-type 'list) (json-key-type 'keyword)
              (json-null nil) (json-false :false))
          (json-read-from-string line))))))
@@ -213,10 +220,8 @@ Return non-nil when it was sent."
 
 (defun ide-companion--on-ready (message)
   "The host listens: keep MESSAGE, tie terminals to it, report the editor state."
-  (setq ide-companion--ready message)
-  (let ((words (plist-get message :words)))
-    (when (and (stringp (plist-get words :acceptUnsent)) (stringp (plist-get words :keptAtDeath)))
-      (setq ide-companion--words words)))
+  (setq ide-companion--ready message
+        ide-companion--words (plist-get message :words))
   (ide-companion--apply-env (plist-get message :env))
   (ide-companion--log "ready on port %s" (plist-get message :port))
   (ide-companion--report-open-buffers)
@@ -225,17 +230,11 @@ Return non-nil when it was sent."
   (run-hooks 'ide-companion-ready-hook))
 
 (defun ide-companion--on-sessions (message)
-  "Take MESSAGE: the CLI sessions connected now, their agents, the health."
-  (let ((before ide-companion--session-agents)
-        (now (delete-dups (append (plist-get message :agents) nil))))
-    (setq ide-companion--sessions (or (plist-get message :count) 0)
-          ide-companion--session-agents now)
-    (ide-companion--keep-health message)
-    (dolist (agent (cl-set-difference now before :test #'equal))
-      (message "ide-companion: %s connected" agent))
-    (dolist (agent (cl-set-difference before now :test #'equal))
-      (message "ide-companion: %s disconnected" agent))
-    (force-mode-line-update t)))
+  "Take MESSAGE: how many CLI sessions are connected, what to say, the health."
+  (setq ide-companion--sessions (or (plist-get message :count) 0))
+  (ide-companion--keep-health message)
+  (dolist (line (plist-get message :said)) (message "ide-companion: %s" line))
+  (force-mode-line-update t))
 
 (defun ide-companion--keep-health (message)
   "Keep the health lines of MESSAGE, the running host's, with its `ready'."
@@ -244,11 +243,9 @@ Return non-nil when it was sent."
 
 (defun ide-companion--health ()
   "The running host's health lines, made now (the last ones if it is slow)."
-  (let ((last (plist-get ide-companion--ready :health))
-        (deadline (+ (float-time) 2)))
+  (let ((last (plist-get ide-companion--ready :health)))
     (when (ide-companion--send '(:type "health"))
-      (while (and (eq last (plist-get ide-companion--ready :health)) (ide-companion--running-p) (< (float-time) deadline))
-        (accept-process-output ide-companion--process 0.05)))
+      (ide-companion--wait 2 (lambda () (not (eq last (plist-get ide-companion--ready :health))))))
     (plist-get ide-companion--ready :health)))
 
 (defvar ide-companion-mode)
@@ -265,39 +262,36 @@ Return non-nil when it was sent."
      (t
       (setq ide-companion--last-error
             (or ide-companion--last-error
-                (format "The companion host exited (%s); see the buffer \" *ide-companion-host*\""
-                        (string-trim event))))
+                (format "The companion host exited (%s); see the buffer \" *ide-companion-host*\"" (string-trim event))))
       (message "ide-companion: %s; M-x ide-companion-start restarts it" ide-companion--last-error)
       (ide-companion--forget-host)))))
 
 (defun ide-companion--died (how)
-  "A running host died unasked (HOW, as the sentinel said it).
-Its reaper removes its files; the proposals stay for the user; a new host
-starts at once, unless it keeps dying.  One line says what happened."
-  (let ((kept (append (ide-companion--end-all-diffs t) (ide-companion--keep-accepted)))
-        (now (float-time)))
+  "A running host died unasked (HOW, as the sentinel said it); say so in a line.
+Its reaper removes its files; the proposals stay; a new one starts, unless
+it keeps dying."
+  (let* ((kept (append (ide-companion--end-all-diffs t) (ide-companion--keep-accepted)))
+         (now (float-time))
+         (deaths (length (setq ide-companion--deaths
+                               (cons now (cl-remove-if (lambda (time) (> (- now time) 180)) ide-companion--deaths)))))
+         (stop (>= deaths ide-companion--max-deaths)))
     (ide-companion--forget-host)
-    (push now ide-companion--deaths)
-    (setq ide-companion--deaths (cl-remove-if (lambda (time) (> (- now time) 180)) ide-companion--deaths))
-    (let ((proposals (if kept (ide-companion--put-words :keptAtDeath "{files}" (string-join kept ", ")) ""))
-          (deaths (length ide-companion--deaths)))
-      (if (>= deaths ide-companion--max-deaths)
-          (progn
-            (setq ide-companion--last-error
-                  (format "the companion host stopped %d times in 3 minutes (%s); it is not restarted" deaths how))
-            (message "ide-companion: %s%s. M-x ide-companion-start tries again" ide-companion--last-error proposals))
-        (setq ide-companion--last-error (format "the companion host stopped (%s) and was restarted" how))
-        (message "ide-companion: %s%s" ide-companion--last-error proposals)
-        ;; Back off as it keeps dying: 0, 0.5, 1, 2 s.
-        (run-at-time (if (= deaths 1) 0 (* 0.25 (expt 2 (1- deaths)))) nil
-                     (lambda () (when ide-companion-mode (ide-companion--start))))))))
+    (setq ide-companion--last-error
+          (if stop (format "the companion host stopped %d times in 3 minutes (%s); it is not restarted" deaths how)
+            (format "the companion host stopped (%s) and was restarted" how)))
+    (message "ide-companion: %s%s%s" ide-companion--last-error
+             (if kept (ide-companion--put-words :keptAtDeath "{files}" (string-join kept ", ")) "")
+             (if stop ". M-x ide-companion-start tries again" ""))
+    ;; Back off as it keeps dying: 0, 0.5, 1, 2 s.
+    (unless stop
+      (run-at-time (if (= deaths 1) 0 (* 0.25 (expt 2 (1- deaths)))) nil
+                   (lambda () (when ide-companion-mode (ide-companion--start)))))))
 
 (defun ide-companion--forget-host ()
   "Reset the state tied to a host that is gone."
   (setq ide-companion--process nil
         ide-companion--ready nil
-        ide-companion--sessions 0
-        ide-companion--session-agents nil)
+        ide-companion--sessions 0)
   (ide-companion--restore-env)
   (ide-companion--end-all-diffs nil)
   (force-mode-line-update t))
@@ -307,23 +301,23 @@ starts at once, unless it keeps dying.  One line says what happened."
   (let ((process ide-companion--process))
     (when (and process (process-live-p process))
       (let ((ide-companion--stopping t)
-            (discovery (plist-get ide-companion--ready :discoveryFile))
-            (deadline (+ (float-time) 3)))
+            (discovery (plist-get ide-companion--ready :discoveryFile)))
         (ignore-errors (process-send-eof process))
-        ;; Its discovery file gone is what matters: when Emacs ends on a
-        ;; signal, the host's exit may not be noticed before the deadline.
-        (while (and (process-live-p process) (< (float-time) deadline)
-                    (or (not discovery) (file-exists-p discovery)))
-          (accept-process-output process 0.05))
+        ;; Its discovery file gone is what matters: its exit may go unnoticed as Emacs ends.
+        (ide-companion--wait 3 (lambda () (and discovery (not (file-exists-p discovery)))))
         (when (process-live-p process) (delete-process process))))
     (ide-companion--forget-host)))
 
+(defun ide-companion--wait (seconds done)
+  "Wait up to SECONDS for the running host's output to make DONE non-nil."
+  (let ((deadline (+ (float-time) seconds)))
+    (while (and (not (funcall done)) (ide-companion--running-p) (< (float-time) deadline))
+      (accept-process-output ide-companion--process 0.05))))
+
 (defun ide-companion--wait-ready (seconds)
   "Wait up to SECONDS for the host to be ready; return non-nil when it is."
-  (let ((deadline (+ (float-time) seconds)))
-    (while (and (not ide-companion--ready) (ide-companion--running-p) (< (float-time) deadline))
-      (accept-process-output ide-companion--process 0.05))
-    ide-companion--ready))
+  (ide-companion--wait seconds (lambda () ide-companion--ready))
+  ide-companion--ready)
 
 (provide 'ide-companion-host)
 ;;; ide-companion-host.el ends here

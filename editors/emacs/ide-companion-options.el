@@ -21,10 +21,8 @@
   :type 'string)
 
 (defcustom ide-companion-host-file nil
-  "The companion host script, or nil for the one shipped with this package.
-nil looks for host/ide-companion-bridge.mjs beside this file (an
-installed copy), then for ../jsonlines/host/ide-companion-bridge.mjs
-\(a checkout of the ide-companion repository)."
+  "The companion host script, or nil to look for it.
+nil: host/ beside this package, the repository's, then the installed package's."
   :type '(choice (const :tag "The bundled host" nil) file))
 
 (defcustom ide-companion-gemini-command "gemini"
@@ -39,8 +37,7 @@ installed copy), then for ../jsonlines/host/ide-companion-bridge.mjs
 
 (defcustom ide-companion-cursor-delay 0.02
   "Seconds of idleness after commands before point and region are reported.
-Commands in a row make one report, so typing never waits for the
-companion.  Takes effect when `ide-companion-mode' is turned on."
+Commands in a row make one report.  Read when `ide-companion-mode' starts."
   :type 'number)
 
 (defcustom ide-companion-diff-layout 'ediff
@@ -49,10 +46,8 @@ companion.  Takes effect when `ide-companion-mode' is turned on."
 
 (defcustom ide-companion-agents nil
   "The terminal agents served, a list of agent names.
-The names: \"gemini\", \"qwen\", \"claude\", \"copilot\", and \"opencode\",
-served through Claude Code's face.  Gemini CLI is always served.  nil:
-$IDE_COMPANION_AGENTS, else all (Copilot CLI when the user has it).
-Takes effect at the next start; `ide-companion-doctor' shows them."
+Of \"gemini\" (always served), \"qwen\", \"claude\", \"copilot\", \"opencode\";
+nil: $IDE_COMPANION_AGENTS, else all.  Read at the next start."
   :type '(repeat (choice (const "gemini") (const "qwen") (const "claude")
                          (const "copilot") (const "opencode"))))
 
@@ -69,7 +64,6 @@ Takes effect at the next start; `ide-companion-doctor' shows them."
 (defvar ide-companion--partial nil "Chunks of the host's unfinished output line, newest first.")
 (defvar ide-companion--ready nil "The host's `ready' message as a plist once it listens, else nil.")
 (defvar ide-companion--sessions 0 "How many CLI sessions are connected.")
-(defvar ide-companion--session-agents nil "The agents of the connected sessions (\"Claude Code\", ...).")
 (defvar ide-companion--last-error nil "Why the companion last failed to start or stopped, as a sentence.")
 (defvar ide-companion--stopping nil "Non-nil while `ide-companion-stop' ends the host on purpose.")
 (defvar ide-companion--saved-env nil "Alist of (NAME . VALUE-BEFORE) of the variables set for terminals.")
@@ -82,14 +76,9 @@ Takes effect at the next start; `ide-companion-doctor' shows them."
 
 (defvar ide-companion--accepted (make-hash-table :test #'equal)
   "Accepted texts their files may not hold yet: path -> TEXT.
-The editor's one copy (docs/reliability.md), for a host that dies before
-the CLI wrote it; dropped when the host says the file holds it (`reload')
-or a new proposal for the file opens.")
+The editor's one copy (docs/reliability.md), for a host that dies first.")
 
-(defvar ide-companion--words
-  '(:acceptUnsent "the companion is not running: the accept reached no one; {file} is kept"
-    :keptAtDeath "; kept: {files}")
-  "The words for when the host is gone, as it gave them in `ready'.")
+(defvar ide-companion--words nil "The words for when the host is gone, as it gave them in `ready'.")
 
 (defvar-local ide-companion--path nil "The file name last reported for this buffer.")
 (defvar-local ide-companion--path-json nil "`ide-companion--path' as a JSON string.")

@@ -19,13 +19,44 @@
 ;; (`C-c C-c') or reject (`C-c C-k'), and can open files, read diagnostics
 ;; and save buffers.  Emacs runs a small Node.js host (Node.js 20 or newer)
 ;; and talks to it in JSON lines over pipes; `M-x ide-companion-doctor' says
-;; what is missing.  The files, one per concern: -options, -host (the
-;; process and wire), -terminal, -context (what the agent sees), -diff and
-;; -actions (the host's requests).  See README.md.
+;; what is missing.  One file per concern beside this one; see README.md.
 
 ;;; Code:
 
-(require 'ide-companion-actions)        ; and so -diff, -context, -host, -terminal, -options
+(require 'ide-companion-actions)        ; and so -diff, -context, -host, -options
+(declare-function make-term "term" (name program &optional startfile &rest switches))
+(declare-function term-mode "term" ())
+(declare-function term-char-mode "term" ())
+(declare-function vterm "ext:vterm" (&optional arg))
+(declare-function eat "ext:eat" (&optional program arg))
+(defvar vterm-shell)
+(defvar eat-buffer-name)
+
+(defun ide-companion--terminal-kind ()
+  "The terminal to open, from `ide-companion-terminal'."
+  (pcase ide-companion-terminal
+    ('auto (cond ((require 'vterm nil t) 'vterm)
+                 ((require 'eat nil t) 'eat)
+                 (t 'term)))
+    (kind kind)))
+
+(defun ide-companion--open-terminal (command name)
+  "Run shell COMMAND in a new terminal buffer called NAME; return the buffer."
+  (pcase (ide-companion--terminal-kind)
+    ('vterm (require 'vterm) (let ((vterm-shell command)) (vterm name)))
+    ('eat (require 'eat) (let ((eat-buffer-name name)) (eat command t)))
+    (_
+     (require 'term)
+     (let ((buffer (make-term (string-trim name "\\*" "\\*") shell-file-name nil shell-command-switch command)))
+       (with-current-buffer buffer (term-mode) (term-char-mode))
+       (pop-to-buffer buffer)))))
+
+(defun ide-companion--gemini-missing ()
+  "Return why `ide-companion-gemini-command' cannot run, or nil."
+  (let ((program (car (split-string-and-unquote ide-companion-gemini-command))))
+    (unless (and program (executable-find program))
+      (format "`%s' is not on `exec-path'; install Gemini CLI (npm install -g @google/gemini-cli) or set `ide-companion-gemini-command'"
+              (or program ide-companion-gemini-command)))))
 
 (defun ide-companion--status-text ()
   "One line saying what the companion is doing."
@@ -41,12 +72,6 @@
    (t (format "ide-companion: not running%s"
               (if ide-companion--last-error (concat ": " ide-companion--last-error) "")))))
 
-(defun ide-companion--lighter ()
-  "The mode line lighter."
-  (cond ((and ide-companion--ready (> ide-companion--sessions 0)) (format " Gemini[%d]" ide-companion--sessions))
-        (ide-companion--ready " Gemini")
-        (t " Gemini!")))
-
 ;;;###autoload
 (define-minor-mode ide-companion-mode
   "Connect this Emacs to Gemini CLI's IDE mode.
@@ -57,22 +82,20 @@ to accept (\\[ide-companion-accept]) or reject (\\[ide-companion-reject]).
 \\[ide-companion-gemini] opens Gemini CLI in a terminal."
   :global t
   :group 'ide-companion
-  :lighter (:eval (ide-companion--lighter))
-  (if ide-companion-mode
-      (progn
-        (dolist (hook ide-companion--hooks) (add-hook (car hook) (cdr hook)))
-        (add-function :after after-focus-change-function #'ide-companion--focus-change)
-        (unless ide-companion--idle-timer
-          (setq ide-companion--idle-timer
-                (run-with-idle-timer ide-companion-cursor-delay t #'ide-companion--on-idle)))
-        (let ((problem (ide-companion--start)))
-          (when problem (message "ide-companion: %s" problem))))
-    (dolist (hook ide-companion--hooks) (remove-hook (car hook) (cdr hook)))
-    (remove-function after-focus-change-function #'ide-companion--focus-change)
-    (when ide-companion--idle-timer
-      (cancel-timer ide-companion--idle-timer)
-      (setq ide-companion--idle-timer nil))
-    (ide-companion--stop)))
+  :lighter (:eval (cond ((and ide-companion--ready (> ide-companion--sessions 0)) (format " Gemini[%d]" ide-companion--sessions))
+                        (ide-companion--ready " Gemini")
+                        (t " Gemini!")))
+  (dolist (hook ide-companion--hooks)
+    (funcall (if ide-companion-mode #'add-hook #'remove-hook) (car hook) (cdr hook)))
+  (remove-function after-focus-change-function #'ide-companion--focus-change)
+  (when ide-companion--idle-timer (cancel-timer ide-companion--idle-timer))
+  (setq ide-companion--idle-timer
+        (and ide-companion-mode (run-with-idle-timer ide-companion-cursor-delay t #'ide-companion--on-idle)))
+  (if (not ide-companion-mode)
+      (ide-companion--stop)
+    (add-function :after after-focus-change-function #'ide-companion--focus-change)
+    (let ((problem (ide-companion--start)))
+      (when problem (message "ide-companion: %s" problem)))))
 
 ;;;###autoload
 (defun ide-companion-start ()
@@ -87,17 +110,15 @@ to accept (\\[ide-companion-accept]) or reject (\\[ide-companion-reject]).
 
 (defun ide-companion-send-to-agent (start end)
   "Send the file, or the lines of the region START..END, to Claude Code.
-It lands in Claude Code's prompt as an @-mention (its at_mentioned);
-Gemini CLI and Qwen Code have no such channel."
+It lands in its prompt as an @-mention; the host says when no agent takes it."
   (interactive (if (use-region-p) (list (region-beginning) (region-end)) (list nil nil)))
-  (cond ((not buffer-file-name) (user-error "This buffer visits no file"))
-        ((not (member "Claude Code" ide-companion--session-agents))
-         (user-error "No Claude Code is connected (only Claude Code takes what you send; run `claude --ide')"))
-        (t (ide-companion--send
-            (append (list :type "mention" :path (file-truename buffer-file-name))
-                    (when start
-                      (list :startLine (line-number-at-pos start)
-                            :endLine (line-number-at-pos (if (and (> end start) (= (save-excursion (goto-char end) (current-column)) 0)) (1- end) end)))))))))
+  (unless buffer-file-name (user-error "This buffer visits no file"))
+  (unless (ide-companion--send
+           (append (list :type "mention" :path (file-truename buffer-file-name))
+                   (when start
+                     (list :startLine (line-number-at-pos start)
+                           :endLine (line-number-at-pos (if (and (> end start) (= (save-excursion (goto-char end) (current-column)) 0)) (1- end) end))))))
+    (user-error "Ide-companion: not running (M-x ide-companion-start)")))
 
 (defun ide-companion-stop ()
   "Stop the companion; Gemini CLI sessions connected to it disconnect."
@@ -129,40 +150,25 @@ Gemini CLI and Qwen Code have no such channel."
       (pop-to-buffer ide-companion--gemini-buffer)
     (let ((missing (ide-companion--gemini-missing)))
       (when missing (user-error "Ide-companion: %s" missing)))
-    (unless ide-companion-mode (ide-companion-mode 1))
-    (let ((problem (ide-companion--start)))
-      (when problem (user-error "Ide-companion: %s" problem)))
+    (ide-companion-start)
     ;; The terminal must start with the companion's environment.
     (unless (ide-companion--wait-ready 20)
       (user-error "Ide-companion: the companion is not ready: %s"
                   (or ide-companion--last-error "the host did not answer within 20 seconds")))
-    (let ((default-directory (file-name-as-directory
-                              (or (and buffer-file-name (ide-companion--project-root default-directory))
-                                  (car ide-companion--roots)
-                                  default-directory))))
-      (setq ide-companion--gemini-buffer
-            (ide-companion--open-terminal ide-companion-gemini-command "*gemini*")))))
+    (let ((default-directory (file-name-as-directory (or (and buffer-file-name (ide-companion--project-root default-directory))
+                                                         (car ide-companion--roots) default-directory))))
+      (setq ide-companion--gemini-buffer (ide-companion--open-terminal ide-companion-gemini-command "*gemini*")))))
 
 (defun ide-companion--doctor-lines ()
   "The findings of `ide-companion-doctor', one string each.
-What must hold before a host runs is checked here; a running host's
-findings are its own (its `health' lines, asked for now)."
-  (let ((node (executable-find ide-companion-node-program))
-        (version (ide-companion--node-version))
-        (host (ide-companion--host-file))
+What must hold before a host runs, then the running host's own `health'."
+  (let ((problem (ide-companion--start-problem))
         (gemini (ide-companion--gemini-missing)))
     (append
-     (list
-      (format "%s Emacs %s%s" (if (fboundp 'json-serialize) "ok  " "FAIL") emacs-version
-              (if (fboundp 'json-serialize) " with native JSON" " without native JSON (libjansson): rebuild Emacs with it"))
-      (cond ((not node) (format "FAIL Node.js: `%s' is not on `exec-path' (install Node.js %d or newer)"
-                                ide-companion-node-program ide-companion--min-node-major))
-            ((not version) (format "FAIL Node.js: `%s --version' printed no version" node))
-            ((< (car version) ide-companion--min-node-major)
-             (format "FAIL Node.js %s at %s is too old: install Node.js %d or newer" (cdr version) node ide-companion--min-node-major))
-            (t (format "ok   Node.js %s at %s" (cdr version) node)))
-      (if host (format "ok   host %s (%s)" host (cdr (ide-companion--host-found)))
-        (format "FAIL host: %s" (or (ide-companion--start-problem) "not found"))))
+     (if problem (list (concat "FAIL " problem))
+       (list (format "ok   Node.js %s at %s, Emacs %s with native JSON" (cdr (ide-companion--node-version))
+                     (executable-find ide-companion-node-program) emacs-version)
+             (format "ok   host %s (%s)" (ide-companion--host-file) (cdr (ide-companion--host-found)))))
      (cond (ide-companion--ready (ide-companion--health))
            ((ide-companion--running-p) '("WAIT host starting"))
            (t (list (format "FAIL host not running%s (M-x ide-companion-start)"
@@ -176,14 +182,9 @@ findings are its own (its `health' lines, asked for now)."
   "Check what the companion needs and show the findings in a buffer.
 Return the findings as a string."
   (interactive)
-  (let ((text (mapconcat #'identity (ide-companion--doctor-lines) "\n")))
+  (let ((text (string-join (ide-companion--doctor-lines) "\n")))
     (when (called-interactively-p 'interactive)
-      (with-current-buffer (get-buffer-create "*ide-companion-doctor*")
-        (let ((inhibit-read-only t))
-          (erase-buffer)
-          (insert text "\n")
-          (special-mode))
-        (display-buffer (current-buffer))))
+      (with-help-window "*ide-companion-doctor*" (princ text)))
     text))
 
 (provide 'ide-companion)

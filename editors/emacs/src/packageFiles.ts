@@ -10,7 +10,6 @@ export const LISP_FILES: readonly string[] = [
   'ide-companion.el',
   'ide-companion-options.el',
   'ide-companion-host.el',
-  'ide-companion-terminal.el',
   'ide-companion-context.el',
   'ide-companion-diff.el',
   'ide-companion-actions.el',

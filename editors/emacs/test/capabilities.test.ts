@@ -7,13 +7,11 @@ import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { skipUnless, waitFor, which } from '@ide-companion/testkit';
-import { hasEmacs, emacsclientPath } from './emacs.js';
+import { waitFor } from '@ide-companion/testkit';
+import { skipEmacsInTmux } from './emacs.js';
 import { connectFromDiscovery, elispString, startEmacs, TIMEOUT } from './harness.js';
 
-const skip =
-  skipUnless(hasEmacs && emacsclientPath !== undefined, 'emacs and emacsclient', 'apt-get install -y emacs-nox') ||
-  skipUnless(which('tmux') !== undefined, 'tmux', 'apt-get install -y tmux');
+const skip = skipEmacsInTmux;
 
 /** A flymake backend standing in for a linter: an error on line 2 after a multibyte name, a note on line 1. */
 const FLYMAKE_BACKEND = `

@@ -7,13 +7,11 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import * as path from 'node:path';
-import { repoRoot, skipUnless, which } from '@ide-companion/testkit';
-import { hasEmacs, emacsclientPath } from './emacs.js';
+import { repoRoot } from '@ide-companion/testkit';
+import { skipEmacsInTmux } from './emacs.js';
 import { startEmacs } from './harness.js';
 
-const skip =
-  skipUnless(hasEmacs && emacsclientPath !== undefined, 'emacs and emacsclient', 'apt-get install -y emacs-nox') ||
-  skipUnless(which('tmux') !== undefined, 'tmux', 'apt-get install -y tmux');
+const skip = skipEmacsInTmux;
 
 test('ide-companion check passes on the Emacs companion', { skip, timeout: 180_000 }, async (t) => {
   const emacs = await startEmacs({ files: { 'a.txt': 'a\n' }, open: ['a.txt'] });

@@ -11,13 +11,11 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { MAX_SELECTED_TEXT_LENGTH, SELECTED_TEXT_TRUNCATION_MARKER, type IdeContext } from '@ide-companion/protocol';
-import { assertServesSocket, connectClaudeClient, makeTempDir, skipUnless, waitFor, which } from '@ide-companion/testkit';
-import { hasEmacs, emacsclientPath } from './emacs.js';
+import { assertServesSocket, connectClaudeClient, makeTempDir, waitFor } from '@ide-companion/testkit';
+import { skipEmacsInTmux } from './emacs.js';
 import { connectFromDiscovery, startEmacs, TIMEOUT } from './harness.js';
 
-const skip =
-  skipUnless(hasEmacs && emacsclientPath !== undefined, 'emacs and emacsclient', 'apt-get install -y emacs-nox') ||
-  skipUnless(which('tmux') !== undefined, 'tmux', 'apt-get install -y tmux');
+const skip = skipEmacsInTmux;
 
 const openFiles = (context: IdeContext) => context.workspaceState?.openFiles ?? [];
 
@@ -218,7 +216,7 @@ describe('Emacs context', { skip, timeout: 180_000 }, () => {
     t.after(() => emacs.close());
     const status = await emacs.evalJson<string>('(ide-companion--status-text)');
     assert.match(status, /not running: Node\.js was not found: `no-such-node' is not on `exec-path'; install Node\.js 20 or newer/);
-    assert.match(await emacs.evalJson<string>('(ide-companion-doctor)'), /^FAIL Node\.js: `no-such-node' is not on `exec-path'/m);
+    assert.match(await emacs.evalJson<string>('(ide-companion-doctor)'), /^FAIL Node\.js was not found: `no-such-node' is not on `exec-path'/m);
     assert.match(emacs.tmux.screen(), /Node\.js was not found/);
   });
 });

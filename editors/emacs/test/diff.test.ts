@@ -9,29 +9,18 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { findGeminiCli, ideTerminalEnv, processRunning, RealIdeClient, skipUnless, waitFor, which } from '@ide-companion/testkit';
-import { hasEmacs, emacsclientPath } from './emacs.js';
+import { findGeminiCli, ideTerminalEnv, processRunning, RealIdeClient, skipUnless, waitFor } from '@ide-companion/testkit';
+import { skipEmacsInTmux } from './emacs.js';
 import { connectFromDiscovery, elispString, startEmacs, TIMEOUT, waitForProposalBuffer, type EmacsSession } from './harness.js';
 
-const skip =
-  skipUnless(hasEmacs && emacsclientPath !== undefined, 'emacs and emacsclient', 'apt-get install -y emacs-nox') ||
-  skipUnless(which('tmux') !== undefined, 'tmux', 'apt-get install -y tmux');
+const skip = skipEmacsInTmux;
 
 /** CRLF, multibyte, no final newline: every byte must survive. */
 const PROPOSAL = 'line 1\r\nlïne 2 ✓ 😀\r\nno final newline';
 
 async function openDiffIn(emacs: EmacsSession, client: Awaited<ReturnType<typeof connectFromDiscovery>>, file: string, newContent: string) {
   await client.client.callTool({ name: 'openDiff', arguments: { filePath: file, newContent } });
-  const proposal = await waitFor(
-    async () => {
-      const name = await emacs.evalJson<string | null>(
-        `(let (found) (maphash (lambda (_id d) (when (equal (ide-companion--diff-path d) ${elispString(file)}) (setq found (buffer-name (ide-companion--diff-proposal d))))) ide-companion--diffs) (or found :null))`,
-      );
-      return name ?? undefined;
-    },
-    'the diff in Emacs',
-    TIMEOUT,
-  );
+  const proposal = await waitForProposalBuffer(emacs, TIMEOUT, file);
   // The user moves to the proposal's window (ediff leaves its control window selected).
   await emacs.eval(`(select-window (get-buffer-window ${elispString(proposal)}))`);
   return proposal;

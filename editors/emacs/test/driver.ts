@@ -16,7 +16,7 @@ import {
   type EndSession,
   type Position,
 } from '@ide-companion/testkit';
-import { elispString, startEmacs, TIMEOUT, VTERM_DIR, type EmacsSession } from './harness.js';
+import { elispString, mxGemini, startEmacs, TIMEOUT, VTERM_DIR, waitForProposalBuffer, type EmacsSession } from './harness.js';
 
 const WARNING_BACKEND = `
 (require 'flymake)
@@ -39,18 +39,7 @@ const ENDING_KEYS: Partial<Record<DiffEnding, string[]>> = { accept: ['C-c', 'C-
  */
 async function startAgentTerminal(emacs: EmacsSession, command: string, kind: string): Promise<AgentTerminal> {
   await emacs.eval(`(progn (setq ide-companion-terminal '${kind}) (setq ide-companion-gemini-command ${elispString(command)}) t)`);
-  emacs.tmux.keys('M-x');
-  emacs.tmux.type('ide-companion-gemini');
-  emacs.tmux.keys('Enter');
-  await waitFor(
-    async () =>
-      (await emacs.evalJson(
-        '(if (buffer-live-p ide-companion--gemini-buffer) (symbol-name (buffer-local-value (quote major-mode) ide-companion--gemini-buffer)) :false)',
-      )) === `${kind}-mode`,
-    `${kind} running gemini`,
-    TIMEOUT,
-  );
-  const pid = Number((await emacs.eval('(process-id (get-buffer-process ide-companion--gemini-buffer))')).trim());
+  const pid = await mxGemini(emacs, kind as 'term' | 'vterm');
   const { tmux } = emacs;
   return {
     type: (text) => tmux.type(text),
@@ -116,15 +105,7 @@ export const emacsDriver: EndDriver = {
       agents.cleanup();
       throw err;
     }
-    const proposalOf = (file: string) =>
-      waitFor(
-        async () =>
-          (await emacs.evalJson<string | null>(
-            `(let (found) (maphash (lambda (_id d) (when (equal (ide-companion--diff-path d) ${elispString(file)}) (setq found (buffer-name (ide-companion--diff-proposal d))))) ide-companion--diffs) (or found :null))`,
-          )) ?? undefined,
-        `the diff of ${file} in Emacs`,
-        TIMEOUT,
-      );
+    const proposalOf = (file: string) => waitForProposalBuffer(emacs, TIMEOUT, file);
     /** The user moves to the proposal's window (ediff leaves its control window selected). */
     const inProposal = async (file: string) => emacs.eval(`(progn (select-window (get-buffer-window ${elispString(await proposalOf(file))})) t)`);
     const session: EndSession = {

@@ -1,10 +1,15 @@
 /** The `emacs` the tests run (IDE_COMPANION_EMACS picks another, for a version matrix). */
 import { spawnSync } from 'node:child_process';
-import { which } from '@ide-companion/testkit';
+import { skipUnless, which } from '@ide-companion/testkit';
 
 export const emacsPath = process.env['IDE_COMPANION_EMACS'] || which('emacs');
 export const emacsclientPath = which('emacsclient');
 export const hasEmacs = emacsPath !== undefined;
+
+/** Why Emacs cannot be run as the tests run it here (emacs -nw in tmux, reached with emacsclient), or false. */
+export const skipEmacsInTmux =
+  skipUnless(hasEmacs && emacsclientPath !== undefined, 'emacs and emacsclient', 'apt-get install -y emacs-nox') ||
+  skipUnless(which('tmux') !== undefined, 'tmux', 'apt-get install -y tmux');
 
 /** Runs `emacs --batch -Q ARGS` and returns its status and output. */
 export function emacsBatch(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {}) {

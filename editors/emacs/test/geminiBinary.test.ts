@@ -18,21 +18,19 @@ import {
   makeGeminiHome,
   shellCommand,
   skipUnless,
-  sleep,
   submitLine,
   waitFor,
-  which,
+  waitIdeConnected,
   writeFakeResponses,
   writeFileTurns,
 } from '@ide-companion/testkit';
-import { hasEmacs, emacsclientPath } from './emacs.js';
-import { elispString, startEmacs, VTERM_DIR } from './harness.js';
+import { skipEmacsInTmux } from './emacs.js';
+import { elispString, mxGemini, startEmacs, VTERM_DIR, waitForProposalBuffer } from './harness.js';
 
 const cli = findGeminiCli();
 const skip =
-  skipUnless(hasEmacs && emacsclientPath !== undefined, 'emacs and emacsclient', 'apt-get install -y emacs-nox') ||
+  skipEmacsInTmux ||
   skipUnless(cli !== undefined, 'Gemini CLI 0.61.0', 'run scripts/install-gemini-cli.sh') ||
-  skipUnless(which('tmux') !== undefined, 'tmux', 'apt-get install -y tmux') ||
   skipUnless(VTERM_DIR !== undefined, 'vterm', 'apt-get install -y elpa-vterm');
 
 /** The CLI takes ~5 s to start when the machine is idle; a shared 2-core machine can take many times that. */
@@ -75,31 +73,11 @@ test(
     await emacs.discovery();
     await emacs.eval(`(setq ide-companion-gemini-command ${elispString(wrapper)})`);
 
-    emacs.tmux.keys('M-x');
-    emacs.tmux.type('ide-companion-gemini');
-    emacs.tmux.keys('Enter');
-    await waitFor(
-      async () =>
-        (await emacs.evalJson(
-          '(if (buffer-live-p ide-companion--gemini-buffer) (symbol-name (buffer-local-value (quote major-mode) ide-companion--gemini-buffer)) :false)',
-        )) === 'vterm-mode',
-      'vterm running gemini',
-      STEP_TIMEOUT_MS,
-    ).catch((err: Error) => {
-      throw new Error(`${err.message}\n--- screen ---\n${emacs.tmux.screen()}`);
-    });
-    geminiPid = Number((await emacs.eval('(process-id (get-buffer-process ide-companion--gemini-buffer))')).trim());
+    geminiPid = await mxGemini(emacs, 'vterm', STEP_TIMEOUT_MS);
     await emacs.tmux.waitForText('Type your message', START_TIMEOUT_MS);
 
     // /ide status until connected: the CLI says Connected only after its tools/list.
-    const deadline = Date.now() + START_TIMEOUT_MS;
-    for (;;) {
-      await submitLine(emacs.tmux, '/ide status', STEP_TIMEOUT_MS);
-      const screen = await emacs.tmux.waitForText(/Connected to Emacs|Disconnected|Connecting/, STEP_TIMEOUT_MS);
-      if (/Connected to Emacs/.test(screen)) break;
-      if (Date.now() > deadline) throw new Error(`never connected:\n${screen}`);
-      await sleep(1000);
-    }
+    assert.match((await waitIdeConnected(emacs.tmux, START_TIMEOUT_MS)).status, /Connected to Emacs/);
     // M-x ide-companion-gemini again shows the same terminal instead of a second gemini.
     const before = await emacs.evalJson<string>('(buffer-name ide-companion--gemini-buffer)');
     await emacs.eval('(ide-companion-gemini)');
@@ -111,16 +89,7 @@ test(
 
     // Typed, seen in the input box, then Enter a moment later: an Enter read with the text is a newline to the CLI.
     await submitLine(emacs.tmux, 'please write a.txt', STEP_TIMEOUT_MS);
-    const proposal = await waitFor(
-      async () => {
-        const name = await emacs.evalJson<string | null>(
-          `(let (found) (maphash (lambda (_id d) (when (equal (ide-companion--diff-path d) ${elispString(file)}) (setq found (buffer-name (ide-companion--diff-proposal d))))) ide-companion--diffs) (or found :null))`,
-        );
-        return name ?? undefined;
-      },
-      'the diff in Emacs',
-      STEP_TIMEOUT_MS,
-    ).catch((err: Error) => {
+    const proposal = await waitForProposalBuffer(emacs, STEP_TIMEOUT_MS, file).catch((err: Error) => {
       throw new Error(`${err.message}\n--- screen ---\n${emacs.tmux.screen()}`);
     });
     assert.equal(await emacs.evalJson(`(with-current-buffer ${elispString(proposal)} (buffer-string))`), PROPOSAL);

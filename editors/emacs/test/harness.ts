@@ -8,8 +8,8 @@
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { parseDiscoveryFile, parseDiscoveryFileName, type DiscoveryFile } from '@ide-companion/protocol';
-import { connectEditorClient, type EditorClient, makeTempDir, shellCommand, Tmux, waitFor } from '@ide-companion/testkit';
+import type { DiscoveryFile } from '@ide-companion/protocol';
+import { connectEditorClient, type EditorClient, makeTempDir, shellCommand, Tmux, discoveryFileOf, waitDiscoveryFile, waitFor } from '@ide-companion/testkit';
 import { PACKAGE_ROOT } from '../src/packageFiles.js';
 import { emacsclientPath, emacsPath } from './emacs.js';
 
@@ -144,16 +144,7 @@ export async function startEmacs(options: StartOptions = {}): Promise<EmacsSessi
           throw new Error(`${err.message}: ${await evalRaw('(ide-companion--status-text)')}\n--- screen ---\n${tmux.screen()}`);
         },
       );
-      return waitFor(
-        () => {
-          const name = discoveryFileOf(discoveryDir, pid);
-          if (!name) return undefined;
-          const file = path.join(discoveryDir, name);
-          return { path: file, content: parseDiscoveryFile(fs.readFileSync(file, 'utf8')) };
-        },
-        'the discovery file',
-        TIMEOUT,
-      );
+      return waitDiscoveryFile(discoveryDir, pid, TIMEOUT);
     },
     async close() {
       if (closed) return;
@@ -166,25 +157,38 @@ export async function startEmacs(options: StartOptions = {}): Promise<EmacsSessi
   return session;
 }
 
-/** The name of Emacs `pid`'s discovery file in `dir`, or undefined while there is none. */
-export function discoveryFileOf(dir: string, pid: number): string | undefined {
-  if (!fs.existsSync(dir)) return undefined;
-  return fs.readdirSync(dir).find((name) => parseDiscoveryFileName(name)?.pid === pid);
-}
-
 export type RecordingClient = EditorClient;
 
 /** A real MCP SDK client connected with what the discovery file says (testkit's, with this harness's timeout). */
 export const connectFromDiscovery = (discovery: DiscoveryFile): Promise<RecordingClient> => connectEditorClient(discovery, TIMEOUT);
 
-/** The proposal buffer's name of the one diff open in `emacs`, once it is shown. */
-export function waitForProposalBuffer(emacs: EmacsSession, timeoutMs = TIMEOUT): Promise<string> {
+/** The proposal buffer's name of the diff open in `emacs` for `file` (default: the one diff open), once it is shown. */
+export function waitForProposalBuffer(emacs: EmacsSession, timeoutMs = TIMEOUT, file?: string): Promise<string> {
+  const found = '(setq found (buffer-name (ide-companion--diff-proposal d)))';
   return waitFor(
     async () =>
       (await emacs.evalJson<string | null>(
-        '(let (found) (maphash (lambda (_id d) (setq found (buffer-name (ide-companion--diff-proposal d)))) ide-companion--diffs) (or found :null))',
+        `(let (found) (maphash (lambda (_id d) ${file === undefined ? found : `(when (equal (ide-companion--diff-path d) ${elispString(file)}) ${found})`}) ide-companion--diffs) (or found :null))`,
       )) ?? undefined,
-    'the diff in Emacs',
+    file === undefined ? 'the diff in Emacs' : `the diff of ${file} in Emacs`,
     timeoutMs,
   );
+}
+
+/** The user types M-x ide-companion-gemini; resolves with the agent's PID once its buffer runs in `kind` (term or vterm). */
+export async function mxGemini(emacs: EmacsSession, kind: 'term' | 'vterm', timeoutMs = TIMEOUT): Promise<number> {
+  emacs.tmux.keys('M-x');
+  emacs.tmux.type('ide-companion-gemini');
+  emacs.tmux.keys('Enter');
+  await waitFor(
+    async () =>
+      (await emacs.evalJson(
+        '(if (buffer-live-p ide-companion--gemini-buffer) (symbol-name (buffer-local-value (quote major-mode) ide-companion--gemini-buffer)) :false)',
+      )) === `${kind}-mode`,
+    `${kind} running gemini`,
+    timeoutMs,
+  ).catch((err: Error) => {
+    throw new Error(`${err.message}\n--- screen ---\n${emacs.tmux.screen()}`);
+  });
+  return Number((await emacs.eval('(process-id (get-buffer-process ide-companion--gemini-buffer))')).trim());
 }

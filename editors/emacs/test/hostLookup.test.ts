@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { makeTempDir, skipUnless } from '@ide-companion/testkit';
+import { ideCompanionOnPath, makeTempDir, skipUnless } from '@ide-companion/testkit';
 import { LISP_FILES, PACKAGE_ROOT } from '../src/packageFiles.js';
 import { emacsBatch, hasEmacs } from './emacs.js';
 
@@ -18,17 +18,10 @@ test('without a host of its own the package runs the ide-companion package host 
     // The package alone (no host/, no ../jsonlines/host/), and an `ide-companion` linked into a package with a host.
     const lisp = path.join(dir.path, 'from-git', 'emacs');
     for (const file of LISP_FILES) fs.cpSync(path.join(PACKAGE_ROOT, file), path.join(lisp, file));
-    const pkg = path.join(dir.path, 'lib', 'node_modules', 'ide-companion');
-    const bin = path.join(pkg, 'packages', 'cli', 'bin', 'ide-companion.js');
-    const host = path.join(pkg, 'editors', 'jsonlines', 'host', 'ide-companion-bridge.mjs');
-    for (const file of [bin, host]) fs.mkdirSync(path.dirname(file), { recursive: true });
-    fs.writeFileSync(bin, '#!/usr/bin/env node\n', { mode: 0o755 });
-    fs.writeFileSync(host, '// the package host\n');
-    fs.mkdirSync(path.join(dir.path, 'bin'));
-    fs.symlinkSync(path.relative(path.join(dir.path, 'bin'), bin), path.join(dir.path, 'bin', 'ide-companion'));
+    const { host, binDir } = ideCompanionOnPath(dir.path, 'editors/jsonlines/host/ide-companion-bridge.mjs');
     const r = emacsBatch(
       ['-L', lisp, '-l', 'ide-companion', '--eval', '(let ((found (ide-companion--host-found))) (princ (format "%s|%s\\n" (car found) (cdr found))))'],
-      { env: { ...process.env, PATH: `${path.join(dir.path, 'bin')}:${process.env['PATH']}` } },
+      { env: { ...process.env, PATH: `${binDir}:${process.env['PATH']}` } },
     );
     assert.equal(r.status, 0, r.output);
     assert.match(r.output, new RegExp(`^${host.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\|the ide-companion package on PATH$`, 'm'));

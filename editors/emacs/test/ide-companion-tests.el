@@ -557,7 +557,7 @@ The watch for the write (and a write seen half done) is the companion's: package
                  (flymake-make-diagnostic (current-buffer) 1 2 :note "a note"))))
 
 (ert-deftest ide-companion-tests-flymake-diagnostics ()
-  "getDiagnostics reports flymake's diagnostics with 1-based ranges and severities."
+  "diagnosticItems hands over flymake's diagnostics: 1-based ranges, type categories."
   (ide-companion-tests--with-dir dir
     (let ((file (expand-file-name "f.txt" dir)))
       (ide-companion-tests--write file "abc\ndef\n")
@@ -571,18 +571,15 @@ The watch for the write (and a write seen half done) is the companion's: package
                 (let ((deadline (+ (float-time) 5)))
                   (while (and (< (float-time) deadline) (< (length (flymake-diagnostics)) 2))
                     (accept-process-output nil 0.05))))
-              (setq ide-companion--roots (list (directory-file-name dir)))
-              (ide-companion--answer 1 "getDiagnostics" (list :path file))
-              (ide-companion--answer 2 "getDiagnostics" nil)
-              (let ((one (plist-get (plist-get (ide-companion-tests--response 1) :result) :diagnostics))
-                    (all (plist-get (plist-get (ide-companion-tests--response 2) :result) :diagnostics)))
-                (should (equal (sort (mapcar (lambda (d) (plist-get d :severity)) one) #'string<) '("error" "information")))
-                (let ((err (cl-find "error" one :key (lambda (d) (plist-get d :severity)) :test #'equal)))
-                  (should (equal (plist-get err :path) file))
-                  (should (equal (plist-get err :message) "bad thing"))
-                  (should (equal (plist-get err :range) '(:start (:line 2 :character 1) :end (:line 2 :character 4))))
-                  (should (equal (plist-get err :source) "ide-companion-tests--flymake-backend")))
-                (should (equal (length all) 2))))
+              ;; The host shapes them (severity names, the file asked, the workspace: diagnosticItems.test.ts).
+              (ide-companion--answer 1 "diagnosticItems" nil)
+              (let ((items (plist-get (plist-get (ide-companion-tests--response 1) :result) :items)))
+                (should (equal (length items) 2))
+                (should (equal (sort (mapcar (lambda (d) (plist-get d :severity)) items) #'string<) '("flymake-error" "flymake-note")))
+                (let ((err (cl-find "flymake-error" items :key (lambda (d) (plist-get d :severity)) :test #'equal)))
+                  (should (equal (mapcar (lambda (key) (plist-get err key)) '(:kind :path :message :start :end :source))
+                                 (list "emacs" file "bad thing" '(:line 2 :character 1) '(:line 2 :character 4)
+                                       "ide-companion-tests--flymake-backend"))))))
           (kill-buffer buffer))))))
 
 (defun ide-companion-tests--load-flycheck ()
@@ -592,7 +589,7 @@ The watch for the write (and a write seen half done) is the companion's: package
   (require 'flycheck nil t))
 
 (ert-deftest ide-companion-tests-flycheck-diagnostics ()
-  "getDiagnostics reports flycheck's errors with their ranges, levels and ids."
+  "diagnosticItems hands over flycheck's errors with their ranges, levels and ids."
   (skip-unless (ide-companion-tests--load-flycheck))
   (ide-companion-tests--with-dir dir
     (let ((file (expand-file-name "g.txt" dir)))
@@ -615,12 +612,11 @@ The watch for the write (and a write seen half done) is the companion's: package
                 (let ((deadline (+ (float-time) 5)))
                   (while (and (< (float-time) deadline) (null flycheck-current-errors))
                     (accept-process-output nil 0.05))))
-              (ide-companion--answer 1 "getDiagnostics" (list :path file))
-              (should (equal (plist-get (plist-get (ide-companion-tests--response 1) :result) :diagnostics)
-                             (list (list :path file
-                                         :range '(:start (:line 2 :character 5) :end (:line 2 :character 8))
-                                         :severity "warning" :message "careful"
-                                         :source "ide-companion-tests-checker" :code "W1")))))
+              (ide-companion--answer 1 "diagnosticItems" nil)
+              (let ((item (car (plist-get (plist-get (ide-companion-tests--response 1) :result) :items))))
+                (should (equal (mapcar (lambda (key) (plist-get item key)) '(:kind :path :start :end :severity :message :source :code))
+                               (list "emacs" file '(:line 2 :character 5) '(:line 2 :character 8)
+                                     "warning" "careful" "ide-companion-tests-checker" "W1")))))
           (kill-buffer buffer))))))
 
 ;;;; Starting

@@ -8,14 +8,12 @@ import assert from 'node:assert/strict';
 import * as path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { repoRoot, skipUnless, waitFor, which } from '@ide-companion/testkit';
-import { emacsclientPath, hasEmacs } from './emacs.js';
+import { repoRoot, waitFor } from '@ide-companion/testkit';
+import { skipEmacsInTmux } from './emacs.js';
 import { elispString, startEmacs, TIMEOUT } from './harness.js';
 
 const bin = path.join(repoRoot, 'packages', 'cli', 'bin', 'ide-companion.js');
-const skip =
-  skipUnless(hasEmacs && emacsclientPath !== undefined, 'emacs and emacsclient', 'apt-get install -y emacs-nox') ||
-  skipUnless(which('tmux') !== undefined, 'tmux', 'apt-get install -y tmux');
+const skip = skipEmacsInTmux;
 
 /** A flymake backend standing in for a linter: one error on line 2. */
 const FLYMAKE_BACKEND = `

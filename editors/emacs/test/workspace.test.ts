@@ -7,14 +7,11 @@ import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { skipUnless, waitFor, which, processRunning } from '@ide-companion/testkit';
-import { hasEmacs, emacsclientPath } from './emacs.js';
-import { discoveryFileOf, elispString, startEmacs, TIMEOUT, VTERM_DIR, type EmacsSession } from './harness.js';
+import { discoveryFileOf, skipUnless, waitFor, processRunning } from '@ide-companion/testkit';
+import { skipEmacsInTmux } from './emacs.js';
+import { elispString, startEmacs, TIMEOUT, VTERM_DIR, type EmacsSession } from './harness.js';
 
-const skip =
-  skipUnless(hasEmacs && emacsclientPath !== undefined, 'emacs and emacsclient', 'apt-get install -y emacs-nox') ||
-  skipUnless(which('tmux') !== undefined, 'tmux', 'apt-get install -y tmux') ||
-  skipUnless(VTERM_DIR !== undefined, 'vterm', 'apt-get install -y elpa-vterm');
+const skip = skipEmacsInTmux || skipUnless(VTERM_DIR !== undefined, 'vterm', 'apt-get install -y elpa-vterm');
 
 /** Runs `env` in a new terminal of `kind` in Emacs (M-x shell for `shell`) and returns its GEMINI_CLI_IDE_* variables. */
 async function terminalEnv(emacs: EmacsSession, kind: 'term' | 'vterm' | 'shell', out: string): Promise<Record<string, string>> {

@@ -123,9 +123,9 @@ export class JsonLinesBridge {
         },
         getOpenEditors: () => this.request('getOpenEditors', {}),
         getSelection: () => this.request('getSelection', {}),
-        // An end that declares diagnosticItems hands its editor's lists over unshaped: the host shapes them.
+        // An end that declares diagnosticItems hands its editor's lists over unshaped: the host shapes them, and keeps an ask for no file to the workspace.
         getDiagnostics: declared.includes('diagnosticItems')
-          ? async (params) => diagnosticsFromItems((await this.request('diagnosticItems', {})).items, params.path)
+          ? async (params) => diagnosticsFromItems((await this.request('diagnosticItems', {})).items, params.path, this.companion?.context.getRoots())
           : (params) => this.request('getDiagnostics', params),
         checkDocumentDirty: (params) => this.request('checkDocumentDirty', params),
         saveDocument: (params) => this.request('saveDocument', params),

@@ -37,6 +37,15 @@ class ScriptedEditor {
 
 const text = (r: any) => r.content[0].text as string;
 
+/** `cli` proposes `newContent` for `file` and the script shows it: resolves once openDiff is answered, with the showDiff request. */
+async function proposalShown(cli: RecordingClient, editor: ScriptedEditor, file: string, newContent: string): Promise<any> {
+  const opening = cli.client.callTool({ name: 'openDiff', arguments: { filePath: file, newContent } });
+  const show = await editor.request('showDiff', (p) => p.filePath === file);
+  editor.respond(show, { result: null });
+  await opening;
+  return show;
+}
+
 describe('ide-companion bridge (JSON lines)', () => {
   let tmp: { path: string; cleanup: () => void };
   let editor: ScriptedEditor;
@@ -150,12 +159,9 @@ describe('ide-companion bridge (JSON lines)', () => {
 
   test('showDiff carries the file on disk; the script accepts with its edited text', async () => {
     fs.writeFileSync(file('d.txt'), 'old\r\n');
-    const opening = peer.client.callTool({ name: 'openDiff', arguments: { filePath: file('d.txt'), newContent: 'proposal\n' } });
-    const show = await editor.request('showDiff', (p) => p.filePath === file('d.txt'));
+    const show = await proposalShown(peer, editor, file('d.txt'), 'proposal\n');
     assert.equal(show.params.newContent, 'proposal\n');
     assert.equal(show.params.originalContent, 'old\r\n');
-    editor.respond(show, { result: null });
-    await opening;
     editor.send({ type: 'diffAccepted', diffId: show.params.diffId, content: 'proposal\nedited\n' });
     const n = await waitFor(() => peer.notifications.find((x) => x.method === 'ide/diffAccepted'), 'accepted');
     assert.deepEqual(n.params, { filePath: file('d.txt'), content: 'proposal\nedited\n' });
@@ -194,9 +200,7 @@ describe('ide-companion bridge (JSON lines)', () => {
   });
 
   test('closeDiff asks the script for the edited text, then closes its view', async () => {
-    const opening = peer.client.callTool({ name: 'openDiff', arguments: { filePath: file('c.txt'), newContent: 'model\n' } });
-    editor.respond(await editor.request('showDiff', (p) => p.filePath === file('c.txt')), { result: null });
-    await opening;
+    await proposalShown(peer, editor, file('c.txt'), 'model\n');
     const closing = peer.client.callTool({ name: 'closeDiff', arguments: { filePath: file('c.txt') } });
     const ask = await editor.request('diffText');
     editor.respond(ask, { result: { text: 'model\nuser edit\n' } });
@@ -392,17 +396,11 @@ describe('ide-companion bridge: faults, with a scripted editor', () => {
       fs.writeFileSync(target, 'on disk\n');
       const cli = await connectRecordingClient({ port: ready.port, token: ready.env.GEMINI_CLI_IDE_AUTH_TOKEN });
       // openDiff is answered once the script has shown the diff.
-      const opened = cli.client.callTool({ name: 'openDiff', arguments: { filePath: target, newContent: 'from the model\n' } });
-      const shown = await editor.request('showDiff');
-      editor.respond(shown, { result: null });
-      await opened;
+      const shown = await proposalShown(cli, editor, target, 'from the model\n');
       editor.send({ type: 'diffAccepted', diffId: shown.params.diffId, content: 'accepted by the user\n' });
       await waitFor(() => cli.notifications.find((n) => n.method === 'ide/diffAccepted'), 'the CLI told');
       const other = path.join(tmp.path, 'b.txt');
-      const openedOther = cli.client.callTool({ name: 'openDiff', arguments: { filePath: other, newContent: 'still open\n' } });
-      const open = await editor.request('showDiff', (p) => p.filePath === other);
-      editor.respond(open, { result: null });
-      await openedOther;
+      const open = await proposalShown(cli, editor, other, 'still open\n');
       // The CLI dies before it writes a.txt, with b.txt's proposal open.
       await (cli.client.transport as any).terminateSession();
       await cli.client.close();
@@ -431,10 +429,7 @@ describe('ide-companion bridge: faults, with a scripted editor', () => {
       const target = path.join(tmp.path, 'a.txt');
       fs.writeFileSync(target, 'on disk\n');
       const cli = await connectRecordingClient({ port: ready.port, token: ready.env.GEMINI_CLI_IDE_AUTH_TOKEN });
-      const opened = cli.client.callTool({ name: 'openDiff', arguments: { filePath: target, newContent: 'from the model\n' } });
-      const shown = await editor.request('showDiff');
-      editor.respond(shown, { result: null });
-      await opened;
+      const shown = await proposalShown(cli, editor, target, 'from the model\n');
       editor.send({ type: 'diffAccepted', diffId: shown.params.diffId, content: 'the last word ✓\r\n' });
       editor.host.stdin.end();
       const heard = await waitFor(() => cli.notifications.find((n) => n.method === 'ide/diffAccepted'), 'the CLI told', 5_000);

@@ -8,19 +8,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import {
-  claudeCommand,
-  claudeSubmit,
-  findClaudeCode,
-  makeClaudeHome,
-  skipUnless,
-  startAnthropicMock,
-  Tmux,
-  waitClaudeIdeConnected,
-  waitFor,
-  which,
-} from '@ide-companion/testkit';
-import { hasNvim, startNeovim, TIMEOUT } from './harness.js';
+import { claudeCommand, findClaudeCode, makeClaudeHome, skipUnless, startAnthropicMock, waitClaudeIdeConnected, waitFor, which } from '@ide-companion/testkit';
+import { besideNeovim } from './agentBeside.js';
+import { hasNvim, TIMEOUT } from './harness.js';
 
 const claude = findClaudeCode();
 const skip =
@@ -29,15 +19,12 @@ const skip =
   skipUnless(which('tmux') !== undefined, 'tmux', 'apt-get install -y tmux');
 
 test(":GeminiSend puts Neovim's lines into Claude Code's prompt as an @-mention; the status lines list Claude Code", { skip, timeout: 240_000 }, async (t) => {
-  const s = await startNeovim({ files: { 'a.txt': 'original line\nsecond line\n' } });
-  const model = await startAnthropicMock([{ text: 'Done.' }]);
-  const tui = new Tmux(160, 50);
-  t.after(async () => {
-    await tui.stop();
-    await model.close();
-    await s.close();
-  });
-  await s.discovery();
+  const { s, model, tui } = await besideNeovim(
+    t,
+    { files: { 'a.txt': 'original line\nsecond line\n' } },
+    () => startAnthropicMock([{ text: 'Done.' }]),
+    [160, 50],
+  );
   // The harness gave the host CLAUDE_CONFIG_DIR=tmp/home/.claude: where Claude Code with HOME=tmp/home looks.
   const { home, claudeDir } = makeClaudeHome(path.join(s.tmp, 'home'), [s.workspace]);
   const info = await s.lua<{ port: number }>('return require("ide_companion.host").state.info');
@@ -54,6 +41,6 @@ test(":GeminiSend puts Neovim's lines into Claude Code's prompt as an @-mention;
   await waitFor(() => /a\.txt#L2/.test(tui.screen()), "the mention in Claude Code's prompt", 30_000).catch((err: Error) => {
     throw new Error(`${err.message}\n--- screen ---\n${tui.screen()}`);
   });
-  await claudeSubmit(tui, 'what is this');
+  await tui.submit('what is this');
   await waitFor(() => (model.agentRequests()[0] ?? '').includes('@a.txt#L2 what is this'), ':GeminiSend put line 2 into the prompt', 60_000);
 });

@@ -8,8 +8,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as path from 'node:path';
-import { COPILOT_AGENT_PROMPT, copilotCommand, findCopilotCli, skipUnless, startOpenAiMock, Tmux, waitFor, which } from '@ide-companion/testkit';
-import { hasNvim, startNeovim } from './harness.js';
+import { COPILOT_AGENT_PROMPT, copilotCommand, findCopilotCli, skipUnless, startOpenAiMock, waitFor, which } from '@ide-companion/testkit';
+import { besideNeovim, neovimLists } from './agentBeside.js';
+import { hasNvim } from './harness.js';
 
 const copilot = findCopilotCli();
 const skip =
@@ -17,36 +18,20 @@ const skip =
   skipUnless(copilot !== undefined, 'GitHub Copilot CLI 1.0.102', 'run scripts/install-copilot-cli.sh') ||
   skipUnless(which('tmux') !== undefined, 'tmux', 'apt-get install -y tmux');
 
-async function ask(tui: Tmux, text: string): Promise<void> {
-  tui.type(text);
-  await tui.waitForText(text, 10_000);
-  await new Promise((resolve) => setTimeout(resolve, 300));
-  tui.keys('Enter');
-}
-
 test("copilot connects to Neovim's companion and is listed; Neovim's selection reaches the model", { skip, timeout: 240_000 }, async (t) => {
-  const s = await startNeovim({ files: { 'a.txt': 'alpha line\nbeta line\ngamma line\n' }, copilot: true });
+  const { s, model, tui } = await besideNeovim(
+    t,
+    { files: { 'a.txt': 'alpha line\nbeta line\ngamma line\n' }, copilot: true },
+    () => startOpenAiMock([{ text: 'Hello.' }, { text: 'Done.' }], COPILOT_AGENT_PROMPT),
+    [180, 50],
+  );
   const file = path.join(s.workspace, 'a.txt');
-  const model = await startOpenAiMock([{ text: 'Hello.' }, { text: 'Done.' }], COPILOT_AGENT_PROMPT);
-  const tui = new Tmux(180, 50);
-  t.after(async () => {
-    await tui.stop();
-    await model.close();
-    await s.close();
-  });
-  await s.discovery();
   tui.start(copilotCommand(copilot!, { home: path.join(s.tmp, 'home'), baseUrl: model.baseUrl }), { cwd: s.workspace });
-  await waitFor(
-    async () => (await s.lua<Array<{ agent: string }>>('return require("ide_companion.host").state.sessions')).some((x) => x.agent === 'GitHub Copilot CLI'),
-    'Neovim to list Copilot CLI',
-    90_000,
-  ).catch((err: Error) => {
-    throw new Error(`${err.message}\n--- screen ---\n${tui.screen()}`);
-  });
+  await neovimLists(s, tui, 'GitHub Copilot CLI');
   await tui.waitForText('Do you trust the files in this folder?', 60_000);
   tui.keys('Enter');
   await new Promise((resolve) => setTimeout(resolve, 1_000));
-  await ask(tui, 'hello');
+  await tui.submit('hello', 10_000);
   await tui.waitForText('Hello.', 60_000);
   await new Promise((resolve) => setTimeout(resolve, 2_000));
 
@@ -54,7 +39,7 @@ test("copilot connects to Neovim's companion and is listed; Neovim's selection r
   await s.nvim.command('edit a.txt');
   await s.nvim.input('2G0ve');
   await new Promise((resolve) => setTimeout(resolve, 1_000));
-  await ask(tui, 'what is selected');
+  await tui.submit('what is selected', 10_000);
   const second = await waitFor(() => model.agentRequests()[1], 'the second request', 60_000).catch((err: Error) => {
     throw new Error(`${err.message}\n--- screen ---\n${tui.screen()}`);
   });

@@ -11,9 +11,9 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseDiscoveryFile } from '@ide-companion/protocol';
-import { makeTempDir, shellCommand, skipUnless, Tmux, waitFor, which, processRunning } from '@ide-companion/testkit';
+import { discoveryFileOf, makeTempDir, shellCommand, skipUnless, Tmux, waitFor, which, processRunning } from '@ide-companion/testkit';
 import { PLUGIN_ROOT } from '../src/pluginFiles.js';
-import { attachWhenListening, connectFromDiscovery, discoveryFileOf, hasNvim, nvimPath, TIMEOUT } from './harness.js';
+import { attachWhenListening, connectFromDiscovery, hasNvim, nvimPath, TIMEOUT } from './harness.js';
 
 const skip = skipUnless(hasNvim, 'nvim', 'apt-get install -y neovim') || skipUnless(which('tmux') !== undefined, 'tmux', 'apt-get install -y tmux');
 

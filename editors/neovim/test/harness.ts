@@ -8,8 +8,19 @@ import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
 import { attach, type NeovimClient } from 'neovim';
-import { parseDiscoveryFile, parseDiscoveryFileName, type DiscoveryFile } from '@ide-companion/protocol';
-import { connectEditorClient, openFiles, startEditorWithClient, type EditorClient, makeTempDir, processRunning, waitFor, which } from '@ide-companion/testkit';
+import type { DiscoveryFile } from '@ide-companion/protocol';
+import {
+  connectEditorClient,
+  openFiles,
+  startEditorWithClient,
+  type EditorClient,
+  makeTempDir,
+  processRunning,
+  discoveryFileOf,
+  waitDiscoveryFile,
+  waitFor,
+  which,
+} from '@ide-companion/testkit';
 import { PLUGIN_ROOT } from '../src/pluginFiles.js';
 
 /** IDE_COMPANION_NVIM picks another Neovim (a version matrix); default `nvim` on PATH. */
@@ -50,12 +61,6 @@ export interface StartOptions {
   sameFolderAs?: NeovimSession;
   /** The user has Copilot CLI: COPILOT_HOME=tmp/home/.copilot, so the host serves it there (issue 31). */
   copilot?: boolean;
-}
-
-/** The name of Neovim `pid`'s discovery file in `dir`, or undefined while there is none. */
-export function discoveryFileOf(dir: string, pid: number | undefined): string | undefined {
-  if (!fs.existsSync(dir)) return undefined;
-  return fs.readdirSync(dir).find((name) => parseDiscoveryFileName(name)?.pid === pid);
 }
 
 /**
@@ -142,16 +147,7 @@ export async function startNeovim(options: StartOptions = {}): Promise<NeovimSes
     async discovery() {
       // The file is written first, then the host reports to Lua: wait for both.
       await waitFor(async () => (await lua('return require("ide_companion").is_running()')) === true, 'the companion to run', TIMEOUT);
-      return waitFor(
-        () => {
-          const name = discoveryFileOf(discoveryDir, pid);
-          if (!name) return undefined;
-          const file = path.join(discoveryDir, name);
-          return { path: file, content: parseDiscoveryFile(fs.readFileSync(file, 'utf8')) };
-        },
-        'the discovery file',
-        TIMEOUT,
-      );
+      return waitDiscoveryFile(discoveryDir, pid, TIMEOUT);
     },
     messages: () => nvim.call('execute', ['messages']) as Promise<string>,
     async close() {

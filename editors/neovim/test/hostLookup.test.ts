@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { makeTempDir, skipUnless, which } from '@ide-companion/testkit';
+import { ideCompanionOnPath, makeTempDir, skipUnless, which } from '@ide-companion/testkit';
 import { PLUGIN_ROOT } from '../src/pluginFiles.js';
 
 const nvim = which('nvim');
@@ -17,15 +17,8 @@ const skip = skipUnless(nvim !== undefined, 'nvim', 'apt-get install -y neovim')
 function layout(dir: string) {
   const plugin = path.join(dir, 'plugin-from-git');
   for (const entry of ['plugin', 'lua']) fs.cpSync(path.join(PLUGIN_ROOT, entry), path.join(plugin, entry), { recursive: true });
-  const pkg = path.join(dir, 'lib', 'node_modules', 'ide-companion');
-  const bin = path.join(pkg, 'packages', 'cli', 'bin', 'ide-companion.js');
-  const host = path.join(pkg, 'editors', 'neovim', 'host', 'ide-companion-host.mjs');
-  for (const file of [bin, host]) fs.mkdirSync(path.dirname(file), { recursive: true });
-  fs.writeFileSync(bin, '#!/usr/bin/env node\n', { mode: 0o755 });
-  fs.writeFileSync(host, '// the package host\n');
-  fs.mkdirSync(path.join(dir, 'bin'));
-  fs.symlinkSync(path.relative(path.join(dir, 'bin'), bin), path.join(dir, 'bin', 'ide-companion'));
-  return { plugin, host, bin: path.join(dir, 'bin') };
+  const { host, binDir } = ideCompanionOnPath(dir, 'editors/neovim/host/ide-companion-host.mjs');
+  return { plugin, host, bin: binDir };
 }
 
 function resolved(plugin: string, PATH: string, options = '{}'): string {

@@ -5,9 +5,9 @@ import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { neovimInstaller } from '../src/installer.js';
-import { makeTempDir, skipUnless, waitFor } from '@ide-companion/testkit';
+import { assertLeavesForeignFolder, discoveryFileOf, makeTempDir, skipUnless, waitFor } from '@ide-companion/testkit';
 import { parseDiscoveryFile } from '@ide-companion/protocol';
-import { discoveryFileOf, hasNvim, nvimPath, TIMEOUT } from './harness.js';
+import { hasNvim, nvimPath, TIMEOUT } from './harness.js';
 
 function sandbox() {
   const dir = makeTempDir('ide-companion-install-');
@@ -53,12 +53,7 @@ describe('Neovim installer', { timeout: 120_000 }, () => {
   test('refuses to replace a directory it did not write', async () => {
     const { dir, env, target } = sandbox();
     try {
-      fs.mkdirSync(target, { recursive: true });
-      fs.writeFileSync(path.join(target, 'mine.txt'), 'hand-made');
-      const result = await neovimInstaller.install({ env });
-      assert.equal(result.success, false);
-      assert.match(result.message, /not written by this installer/);
-      assert.equal(fs.readFileSync(path.join(target, 'mine.txt'), 'utf8'), 'hand-made');
+      await assertLeavesForeignFolder(neovimInstaller, env, target, /not written by this installer/);
     } finally {
       dir.cleanup();
     }

@@ -9,8 +9,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as path from 'node:path';
-import { findOpencode, OPENCODE_AGENT_PROMPT, opencodeCommand, skipUnless, startOpenAiMock, Tmux, waitFor, which } from '@ide-companion/testkit';
-import { hasNvim, startNeovim } from './harness.js';
+import { findOpencode, OPENCODE_AGENT_PROMPT, opencodeCommand, skipUnless, startOpenAiMock, waitFor, which } from '@ide-companion/testkit';
+import { besideNeovim, neovimLists } from './agentBeside.js';
+import { hasNvim } from './harness.js';
 
 const opencode = findOpencode();
 const skip =
@@ -19,25 +20,16 @@ const skip =
   skipUnless(which('tmux') !== undefined, 'tmux', 'apt-get install -y tmux');
 
 test("opencode connects to Neovim's companion and is named opencode; Neovim's selection reaches the model", { skip, timeout: 240_000 }, async (t) => {
-  const s = await startNeovim({ files: { 'a.txt': 'alpha line\nbeta line\ngamma line\n' } });
+  const { s, model, tui } = await besideNeovim(
+    t,
+    { files: { 'a.txt': 'alpha line\nbeta line\ngamma line\n' } },
+    () => startOpenAiMock([{ text: 'Done.' }, { text: 'Done.' }], OPENCODE_AGENT_PROMPT),
+    [180, 50],
+  );
   const file = path.join(s.workspace, 'a.txt');
-  const model = await startOpenAiMock([{ text: 'Done.' }, { text: 'Done.' }], OPENCODE_AGENT_PROMPT);
-  const tui = new Tmux(180, 50);
-  t.after(async () => {
-    await tui.stop();
-    await model.close();
-    await s.close();
-  });
-  await s.discovery();
   // The harness gave the host CLAUDE_CONFIG_DIR=tmp/home/.claude: opencode with HOME=tmp/home reads ~/.claude/ide.
   tui.start(opencodeCommand(opencode!, { home: path.join(s.tmp, 'home'), baseUrl: model.baseUrl }), { cwd: s.workspace });
-  await waitFor(
-    async () => (await s.lua<Array<{ agent: string }>>('return require("ide_companion.host").state.sessions')).some((x) => x.agent === 'opencode'),
-    'Neovim to list opencode',
-    90_000,
-  ).catch((err: Error) => {
-    throw new Error(`${err.message}\n--- screen ---\n${tui.screen()}`);
-  });
+  await neovimLists(s, tui, 'opencode');
   assert.match((await s.lua<string[]>("return require('ide_companion').status_lines()")).join('\n'), /opencode/);
   await tui.waitForText('Ask anything', 60_000);
 
@@ -45,10 +37,7 @@ test("opencode connects to Neovim's companion and is named opencode; Neovim's se
   await s.nvim.command('edit a.txt');
   await s.nvim.input('2G0ve');
   await new Promise((resolve) => setTimeout(resolve, 1_000));
-  tui.type('what is selected');
-  await tui.waitForText('what is selected', 10_000);
-  await new Promise((resolve) => setTimeout(resolve, 300));
-  tui.keys('Enter');
+  await tui.submit('what is selected', 10_000);
   const first = await waitFor(() => model.agentRequests()[0], 'the first request', 60_000).catch((err: Error) => {
     throw new Error(`${err.message}\n--- screen ---\n${tui.screen()}`);
   });

@@ -8,9 +8,22 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { skipUnless, waitFor, processRunning } from '@ide-companion/testkit';
-import { hasNvim, startNeovim, TIMEOUT } from './harness.js';
+import { hasNvim, startNeovim, TIMEOUT, type NeovimSession } from './harness.js';
 
 const skip = skipUnless(hasNvim, 'nvim', 'apt-get install -y neovim');
+
+/** The user types :Gemini (typed: over RPC an error would come back as the command's error); Neovim's messages once one says not found. */
+async function geminiNotFound(s: NeovimSession): Promise<string> {
+  await s.nvim.input(':Gemini<CR>');
+  return waitFor(
+    async () => {
+      const m = await s.messages();
+      return /not found/.test(m) && m;
+    },
+    'the message',
+    TIMEOUT,
+  );
+}
 
 describe(':Gemini terminal', { skip, timeout: 120_000 }, () => {
   test('without gemini on PATH: one clear message, no split, no traceback', async () => {
@@ -22,16 +35,7 @@ describe(':Gemini terminal', { skip, timeout: 120_000 }, () => {
       await s.lua('vim.env.PATH = ...', empty);
       const windowsBefore = await s.lua<number>('return #vim.api.nvim_tabpage_list_wins(0)');
       const buffersBefore = await s.lua<number>('return #vim.api.nvim_list_bufs()');
-      // Typed, as a user does (over RPC an error message would come back as the command's error).
-      await s.nvim.input(':Gemini<CR>');
-      const messages = await waitFor(
-        async () => {
-          const m = await s.messages();
-          return /not found/.test(m) && m;
-        },
-        'the message',
-        TIMEOUT,
-      );
+      const messages = await geminiNotFound(s);
       assert.match(messages, /ide-companion: `gemini` was not found on PATH\. Install Gemini CLI/);
       assert.doesNotMatch(messages, /stack traceback|E5108|\.lua:\d+:/);
       assert.equal(await s.lua('return #vim.api.nvim_tabpage_list_wins(0)'), windowsBefore, 'no empty split');
@@ -45,15 +49,7 @@ describe(':Gemini terminal', { skip, timeout: 120_000 }, () => {
     const s = await startNeovim({ setup: "{ terminal = { cmd = { '/nonexistent/gemini-build' } } }" });
     try {
       await s.discovery();
-      await s.nvim.input(':Gemini<CR>');
-      const messages = await waitFor(
-        async () => {
-          const m = await s.messages();
-          return /not found/.test(m) && m;
-        },
-        'the message',
-        TIMEOUT,
-      );
+      const messages = await geminiNotFound(s);
       assert.match(messages, /\/nonexistent\/gemini-build \(terminal\.cmd\) was not found or is not executable/);
       assert.doesNotMatch(messages, /stack traceback|E5108/);
       assert.equal(await s.lua('return #vim.api.nvim_tabpage_list_wins(0)'), 1);

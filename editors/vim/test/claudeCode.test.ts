@@ -10,7 +10,6 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import {
   claudeCommand,
-  claudeSubmit,
   findClaudeCode,
   makeClaudeHome,
   makeTempDir,
@@ -45,17 +44,17 @@ test(':GeminiStatus lists Claude Code connected to this Vim, and :GeminiSend put
   const status = await waitFor(
     async () => {
       const text = await s.ex('GeminiStatus');
-      return text.includes('connected (Claude Code)') ? text : undefined;
+      return text.includes('1 CLI session (Claude Code)') ? text : undefined;
     },
     'Vim to list Claude Code',
     TIMEOUT,
   );
-  assert.match(status, /agents: Gemini CLI, Qwen Code, Claude Code/);
+  assert.match(status, /agents served: Gemini CLI, Qwen Code, Claude Code/);
   // "Send to agent": line 1 of a.txt lands in Claude Code's prompt.
   await s.ex('edit a.txt | 1GeminiSend');
   await waitFor(() => /a\.txt#L1/.test(tui.screen()), "the mention in Claude Code's prompt", 30_000).catch((err: Error) => {
     throw new Error(`${err.message}\n--- screen ---\n${tui.screen()}`);
   });
-  await claudeSubmit(tui, 'what is this');
+  await tui.submit('what is this');
   await waitFor(() => (model.agentRequests()[0] ?? '').includes('@a.txt#L1 what is this'), ':GeminiSend put line 1 into the prompt', 60_000);
 });

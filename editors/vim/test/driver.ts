@@ -143,8 +143,8 @@ export const vimDriver: EndDriver = {
       async setWarning(file) {
         await s.expr(`setqflist([{'filename': ${vimString(file)}, 'lnum': 1, 'col': 1, 'type': 'W', 'text': 'w'}])`);
       },
-      // "connected (AGENT)" a session.
-      agentStatus: async () => [...(await s.ex('GeminiStatus')).matchAll(/connected \(([^)]*)\)/g)].map((m) => m[1]).join(', '),
+      // "N CLI session(s) (AGENT, ...)".
+      agentStatus: async () => [...(await s.ex('GeminiStatus')).matchAll(/CLI sessions? \(([^)]*)\)/g)].map((m) => m[1]).join(', '),
       async killHost() {
         process.kill(await s.expr<number>('ide_companion#host#state().hostPid'), 'SIGKILL');
       },

@@ -8,7 +8,7 @@
 import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
-import { parseDiscoveryFile, parseDiscoveryFileName, type DiscoveryFile } from '@ide-companion/protocol';
+import type { DiscoveryFile } from '@ide-companion/protocol';
 import {
   connectEditorClient,
   openFiles,
@@ -21,6 +21,8 @@ import {
   waitFor,
   which,
   processRunning,
+  discoveryFileOf,
+  waitDiscoveryFile,
 } from '@ide-companion/testkit';
 import { BRIDGE_HOST_PATH } from '@ide-companion/jsonlines';
 import { PLUGIN_ROOT } from '../src/pluginFiles.js';
@@ -37,12 +39,6 @@ export const skipVim =
 
 /** Generous: the machine is shared and slow at times. */
 export const TIMEOUT = 20_000;
-
-/** The name of `pid`'s discovery file in `dir`, or undefined while there is none. */
-export function discoveryFileOf(dir: string, pid: number | undefined): string | undefined {
-  if (!fs.existsSync(dir)) return undefined;
-  return fs.readdirSync(dir).find((name) => parseDiscoveryFileName(name)?.pid === pid);
-}
 
 /** Vim's end of the control channel: ["expr", e, -id] requests answered with [-id, value]. */
 class VimChannel {
@@ -234,16 +230,7 @@ export async function startVim(options: StartOptions = {}): Promise<VimSession> 
         const state = await expr('ide_companion#host#state()').catch(() => undefined);
         throw new Error(`${err.message}: ${JSON.stringify(state)}\n--- screen ---\n${tmux.screen()}`);
       });
-      return waitFor(
-        () => {
-          const name = discoveryFileOf(discoveryDir, pid);
-          if (!name) return undefined;
-          const file = path.join(discoveryDir, name);
-          return { path: file, content: parseDiscoveryFile(fs.readFileSync(file, 'utf8')) };
-        },
-        'the discovery file',
-        TIMEOUT,
-      );
+      return waitDiscoveryFile(discoveryDir, pid, TIMEOUT);
     },
     messages: () => expr<string>("execute('messages')"),
     async quit() {

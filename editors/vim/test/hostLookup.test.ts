@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { makeTempDir, skipUnless, which } from '@ide-companion/testkit';
+import { ideCompanionOnPath, makeTempDir, skipUnless, which } from '@ide-companion/testkit';
 import { PLUGIN_ROOT } from '../src/pluginFiles.js';
 
 const vim = which('vim');
@@ -29,24 +29,14 @@ test('without a host of its own the plugin runs the ide-companion package host o
     // The plugin alone (no host/, no ../jsonlines/host/), and an `ide-companion` linked into a package with a host.
     const plugin = path.join(dir.path, 'from-git', 'vim');
     for (const entry of ['plugin', 'autoload']) fs.cpSync(path.join(PLUGIN_ROOT, entry), path.join(plugin, entry), { recursive: true });
-    const pkg = path.join(dir.path, 'lib', 'node_modules', 'ide-companion');
-    const bin = path.join(pkg, 'packages', 'cli', 'bin', 'ide-companion.js');
-    const host = path.join(pkg, 'editors', 'jsonlines', 'host', 'ide-companion-bridge.mjs');
-    for (const file of [bin, host]) fs.mkdirSync(path.dirname(file), { recursive: true });
-    fs.writeFileSync(bin, '#!/usr/bin/env node\n', { mode: 0o755 });
-    fs.writeFileSync(host, '// the package host\n');
-    fs.mkdirSync(path.join(dir.path, 'bin'));
-    fs.symlinkSync(path.relative(path.join(dir.path, 'bin'), bin), path.join(dir.path, 'bin', 'ide-companion'));
+    const { host, binDir } = ideCompanionOnPath(dir.path, 'editors/jsonlines/host/ide-companion-bridge.mjs');
     const system = `${path.dirname(vim!)}:/usr/bin:/bin`;
     const out = path.join(dir.path, 'found');
-    assert.deepEqual(found(plugin, `${path.join(dir.path, 'bin')}:${system}`, out), [host, 'the ide-companion package on PATH']);
+    assert.deepEqual(found(plugin, `${binDir}:${system}`, out), [host, 'the ide-companion package on PATH']);
     // The plugin's own copy comes first.
     fs.mkdirSync(path.join(plugin, 'host'));
     fs.writeFileSync(path.join(plugin, 'host', 'ide-companion-bridge.mjs'), '// its own\n');
-    assert.deepEqual(found(plugin, `${path.join(dir.path, 'bin')}:${system}`, out), [
-      path.join(plugin, 'host', 'ide-companion-bridge.mjs'),
-      "the plugin's own",
-    ]);
+    assert.deepEqual(found(plugin, `${binDir}:${system}`, out), [path.join(plugin, 'host', 'ide-companion-bridge.mjs'), "the plugin's own"]);
   } finally {
     dir.cleanup();
   }

@@ -5,10 +5,10 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseDiscoveryFile } from '@ide-companion/protocol';
-import { makeTempDir, repoRoot, shellCommand, Tmux, waitFor } from '@ide-companion/testkit';
+import { assertLeavesForeignFolder, discoveryFileOf, makeTempDir, repoRoot, shellCommand, Tmux, waitFor } from '@ide-companion/testkit';
 import { BRIDGE_HOST_PATH } from '@ide-companion/jsonlines';
 import { vimInstaller } from '../src/installer.js';
-import { discoveryFileOf, hasHost, skipVim, TIMEOUT, vimPath } from './harness.js';
+import { hasHost, skipVim, TIMEOUT, vimPath } from './harness.js';
 
 function sandbox() {
   const dir = makeTempDir('ide-companion-vim-install-');
@@ -62,12 +62,7 @@ describe('Vim installer', { timeout: 120_000 }, () => {
   test('refuses to replace a directory it did not write', async () => {
     const { dir, env, target } = sandbox();
     try {
-      fs.mkdirSync(target, { recursive: true });
-      fs.writeFileSync(path.join(target, 'mine.txt'), 'hand-made');
-      const result = await vimInstaller.install({ env });
-      assert.equal(result.success, false);
-      assert.match(result.message, /not written by this installer|incomplete/);
-      assert.equal(fs.readFileSync(path.join(target, 'mine.txt'), 'utf8'), 'hand-made');
+      await assertLeavesForeignFolder(vimInstaller, env, target, /not written by this installer|incomplete/);
     } finally {
       dir.cleanup();
     }

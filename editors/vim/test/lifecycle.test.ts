@@ -4,11 +4,21 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { hostGoneWords, parseDiscoveryFile } from '@ide-companion/protocol';
-import { assertServesSocket, findGeminiCli, ideTerminalEnv, processRunning, RealIdeClient, skipUnless, sleep, waitFor } from '@ide-companion/testkit';
+import {
+  discoveryFileOf,
+  assertServesSocket,
+  findGeminiCli,
+  ideTerminalEnv,
+  processRunning,
+  RealIdeClient,
+  skipUnless,
+  sleep,
+  waitFor,
+  ideEnvInFile,
+} from '@ide-companion/testkit';
 import {
   bufferLines,
   connectFromDiscovery,
-  discoveryFileOf,
   skipVim,
   skipVimOnly,
   startVim,
@@ -19,15 +29,6 @@ import {
   waitForDiff,
 } from './harness.js';
 
-function envFile(file: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const line of fs.readFileSync(file, 'utf8').split('\n')) {
-    const eq = line.indexOf('=');
-    if (line.startsWith('GEMINI_CLI_IDE_') && eq > 0) out[line.slice(0, eq)] = line.slice(eq + 1);
-  }
-  return out;
-}
-
 /** Runs `env > FILE` in a :terminal of `s`, as a user would type :terminal. */
 async function terminalEnv(s: VimSession, name: string): Promise<Record<string, string>> {
   const file = path.join(s.tmp, name);
@@ -35,7 +36,7 @@ async function terminalEnv(s: VimSession, name: string): Promise<Record<string, 
   fs.writeFileSync(script, `env > '${file}.tmp' && mv '${file}.tmp' '${file}'\n`);
   await s.ex(`terminal ++close sh ${script}`);
   await waitFor(() => fs.existsSync(file), `the env of ${name}`, TIMEOUT);
-  return envFile(file);
+  return ideEnvInFile(file);
 }
 
 /** The proposal 'one\r\ntwo\r\n' as editProposal leaves it. */
@@ -108,7 +109,7 @@ describe('Vim companion lifecycle', { timeout: 180_000 }, () => {
       s.type(':Gemini');
       s.keys('Enter');
       await waitFor(() => fs.existsSync(file), 'the CLI command to run', TIMEOUT);
-      const env = envFile(file);
+      const env = ideEnvInFile(file);
       assert.equal(env['GEMINI_CLI_IDE_PID'], String(s.pid));
       assert.equal(env['GEMINI_CLI_IDE_SERVER_PORT'], String(content.port));
       assert.equal(await s.expr('winnr("$")'), 2, 'a split');
@@ -153,12 +154,12 @@ describe('Vim companion lifecycle', { timeout: 180_000 }, () => {
         await s.ex('GeminiStart');
         const second = await s.discovery();
         assert.notEqual(second.content.authToken, first.content.authToken);
-        assert.match(await s.ex('GeminiStatus'), new RegExp(`running on 127\\.0\\.0\\.1:${second.content.port}`));
+        assert.match(await s.ex('GeminiStatus'), new RegExp(`host running \\(pid \\d+\\), port ${second.content.port}`));
         const health = await s.ex('GeminiHealth');
-        assert.match(health, /OK +Node\.js v\d+/);
-        assert.match(health, /OK +companion running/);
-        assert.match(health, /OK +discovery file/);
-        assert.ok(health.includes(`OK    socket ${second.content.socketPath}: for gemini in a container`), 'the socket is shown');
+        assert.match(health, /ok +Node\.js v\d+/);
+        assert.match(health, /ok +host running/);
+        assert.match(health, /ok +discovery file/);
+        assert.ok(health.includes(`ok   socket ${second.content.socketPath}: for gemini in a container`), 'the socket is shown');
         assert.ok(!health.includes(second.content.authToken), 'no token in the health report');
         await assertServesSocket(second.path);
         assert.equal(fs.existsSync(first.content.socketPath!), false, "the stopped companion's socket is gone");
@@ -166,6 +167,10 @@ describe('Vim companion lifecycle', { timeout: 180_000 }, () => {
         const exports = await s.ex('GeminiEnv');
         assert.match(exports, new RegExp(`export GEMINI_CLI_IDE_PID='${s.pid}'`));
         assert.match(exports, new RegExp(`export GEMINI_CLI_IDE_SERVER_PORT='${second.content.port}'`));
+        assert.match(health, /ok +agents served: Gemini CLI.* \(g:ide_companion_agents chooses\)/);
+        // The running host's findings are made when asked, not when it last reported.
+        fs.rmSync(second.path);
+        assert.ok((await s.ex('GeminiHealth')).includes(`FAIL discovery file ${second.path} is missing`), 'the missing discovery file is said');
       } finally {
         await s.close();
       }
@@ -511,7 +516,7 @@ describe('Vim companion lifecycle', { timeout: 180_000 }, () => {
       await waitFor(async () => /Node\.js is not installed/.test(await s.messages()), 'the message about Node', TIMEOUT).catch(async (err: Error) => {
         throw new Error(`${err.message}; messages: ${await s.messages()}`);
       });
-      assert.match(await s.ex('GeminiHealth'), /ERROR Node\.js: `no-such-node-binary` not found/);
+      assert.match(await s.ex('GeminiHealth'), /FAIL Node\.js: `no-such-node-binary` not found/);
       assert.match(await s.ex('Gemini'), /`no-such-gemini` is not installed or not on PATH/);
       assert.equal(await s.expr('len(term_list())'), 0, 'no terminal opened');
       // A node that says it is 18.

@@ -10,9 +10,9 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseDiscoveryFile } from '@ide-companion/protocol';
-import { makeTempDir, sleep, waitFor, type AgentTerminal, type DiffEnding, type EndDriver, type EndSession, type Position } from '@ide-companion/testkit';
+import { makeTempDir, waitFor, type AgentTerminal, type DiffEnding, type EndDriver, type EndSession, type Position } from '@ide-companion/testkit';
 import { CodeServer, WITH_API, type Window } from './codeServer.js';
-import { activeElementIsTerminal, diffTabCount, terminalText } from './workbench.js';
+import { activeElementIsTerminal, diffTabCount, palette, runGemini, terminalText, terminalUi } from './workbench.js';
 
 const TIMEOUT = 30_000;
 
@@ -48,17 +48,6 @@ const ENDING_KEYS: Record<DiffEnding, string> = {
   close: 'Ctrl+W',
   agentAnswer: 'Enter in the terminal',
 };
-/** tmux's key names as Playwright's. */
-const KEYS: Record<string, string> = { BSpace: 'Backspace', Escape: 'Escape', Enter: 'Enter' };
-
-/** The user runs `command` from the command palette (F1). */
-async function palette(win: Window, command: string): Promise<void> {
-  await win.page.keyboard.press('F1');
-  await win.page.locator('.quick-input-widget input').waitFor({ timeout: TIMEOUT });
-  await win.page.keyboard.type(command);
-  await win.page.locator('.quick-input-list .monaco-list-row', { hasText: command }).first().waitFor({ timeout: TIMEOUT });
-  await win.page.keyboard.press('Enter');
-}
 
 /**
  * "Gemini CLI: Run" from the palette, the agent in a workbench terminal;
@@ -66,39 +55,10 @@ async function palette(win: Window, command: string): Promise<void> {
  * Opening a diff must not take the keyboard from it.
  */
 async function startAgentTerminal(win: Window, command: string): Promise<AgentTerminal> {
-  await win.eval(`await vscode.workspace.getConfiguration('ideCompanion').update('geminiCommand', args.command, vscode.ConfigurationTarget.Global);`, {
-    command,
-  });
+  await runGemini(win, command);
   const screen = () => terminalText(win.page);
-  await palette(win, 'Gemini CLI: Run');
-  // The CLI's first run in VS Code offers to set up terminal keybindings: the user declines.
-  const OFFER = /terminal keybindings\?/;
-  const first = await waitFor(
-    async () => {
-      const text = await screen();
-      return OFFER.test(text) ? 'offer' : text.includes('Type your message') ? 'prompt' : undefined;
-    },
-    'gemini to start',
-    120_000,
-    250,
-  );
-  if (first === 'offer' || (await waitFor(async () => OFFER.test(await screen()), 'the keybinding offer', 5_000, 250).catch(() => false))) {
-    await win.page.keyboard.press('ArrowDown');
-    await win.page.keyboard.press('Enter');
-    const deadline = Date.now() + 60_000;
-    while (OFFER.test(await screen())) {
-      if (Date.now() > deadline) throw new Error(`timed out waiting for the offer to go\n${await screen()}`);
-      await sleep(2_000);
-      const text = await screen();
-      if (OFFER.test(text) && /● 2\. No/.test(text)) await win.page.keyboard.press('Enter');
-    }
-  }
   return {
-    type: (text) => win.page.keyboard.type(text),
-    async keys(...keys) {
-      for (const key of keys) await win.page.keyboard.press(KEYS[key] ?? key);
-    },
-    screen,
+    ...terminalUi(win),
     hasKeyboard: () => activeElementIsTerminal(win.page),
     where: async () =>
       `the keyboard is in ${await win.page.evaluate<string>('document.activeElement?.className ?? "none"')}\n--- terminal ---\n${await screen().catch(() => '')}`,

@@ -23,14 +23,28 @@ import {
   runNode,
   shellCommand,
   skipUnless,
-  sleep,
+  submitLine,
   waitFor,
+  waitIdeConnected,
   writeFileTurns,
   type RecordingClient,
 } from '@ide-companion/testkit';
 import { createVSIX } from '@vscode/vsce';
 import { CHROMIUM, CodeServer, hasCodeServer, WITH_API, type Window } from './codeServer.js';
-import { activeElementIsTerminal, diffTabCount, discoveryOf, lastContext, openDiff, rejectAllDiffs, terminalText, textOf } from './workbench.js';
+import {
+  activeElementIsTerminal,
+  diffTabCount,
+  discoveryOf,
+  lastContext,
+  openDiff,
+  palette,
+  rejectAllDiffs,
+  runGemini,
+  startWithClient,
+  terminalText,
+  terminalUi,
+  textOf,
+} from './workbench.js';
 
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../..');
 const cli = findGeminiCli();
@@ -90,16 +104,7 @@ describe('VS Code extension in code-server', { skip, timeout: 10 * 60_000 }, () 
   const keptDir = () => path.join(cs.tmpdir, `ide-companion-kept-${process.getuid!()}`);
 
   before(async () => {
-    cs = new CodeServer();
-    ws = path.join(cs.dir, 'ws');
-    fs.mkdirSync(path.join(ws, 'sub'), { recursive: true });
-    fs.writeFileSync(path.join(ws, 'a.txt'), 'alpha\n');
-    fs.writeFileSync(path.join(ws, 'b.txt'), '😀xyz\nsecond line\n');
-    fs.writeFileSync(path.join(ws, 'sub', 'c.txt'), 'gamma\n');
-    await cs.start();
-    win = await cs.openWindow(ws);
-    const discovery = discoveryOf((await win.api()).discoveryFile);
-    client = await connectRecordingClient({ port: discovery.port, token: discovery.authToken });
+    ({ cs, ws, win, client } = await startWithClient({ 'a.txt': 'alpha\n', 'b.txt': '😀xyz\nsecond line\n', 'sub/c.txt': 'gamma\n' }));
   });
 
   beforeEach(async () => {
@@ -536,11 +541,7 @@ describe('VS Code extension in code-server', { skip, timeout: 10 * 60_000 }, () 
       await multi.eval(`await vscode.workspace.getConfiguration('ideCompanion').update('geminiCommand', args.command, vscode.ConfigurationTarget.Global);`, {
         command: `pwd > ${out}`,
       });
-      await multi.page.keyboard.press('F1');
-      await multi.page.locator('.quick-input-widget input').waitFor({ timeout: 30_000 });
-      await multi.page.keyboard.type('Gemini CLI: Run');
-      await multi.page.locator('.quick-input-list .monaco-list-row', { hasText: 'Gemini CLI: Run' }).first().waitFor({ timeout: 30_000 });
-      await multi.page.keyboard.press('Enter');
+      await palette(multi, 'Gemini CLI: Run');
       // The folder pick: both roots offered; the user picks the second.
       await multi.page.locator('.quick-input-list .monaco-list-row', { hasText: 'other-root' }).first().waitFor({ timeout: 30_000 });
       assert.equal((await multi.page.locator('.quick-input-list .monaco-list-row', { hasText: 'ws' }).count()) >= 1, true);
@@ -783,71 +784,18 @@ describe('VS Code extension in code-server', { skip, timeout: 10 * 60_000 }, () 
       );
       const w = await cs.openWindow(dirs.workspace);
       t.after(() => w.close().catch(() => undefined));
-      await w.eval(`await vscode.workspace.getConfiguration('ideCompanion').update('geminiCommand', args.wrapper, vscode.ConfigurationTarget.Global);`, {
-        wrapper,
-      });
-
-      // The user runs the command from the command palette.
-      await w.page.keyboard.press('F1');
-      await w.page.locator('.quick-input-widget input').waitFor({ timeout: STEP_TIMEOUT_MS });
-      await w.page.keyboard.type('Gemini CLI: Run');
-      await w.page.locator('.quick-input-list .monaco-list-row', { hasText: 'Gemini CLI: Run' }).first().waitFor({ timeout: STEP_TIMEOUT_MS });
-      await w.page.keyboard.press('Enter');
       const screen = () => terminalText(w.page);
       const fail = async (err: Error) => {
         throw new Error(`${err.message}\n--- terminal ---\n${await screen().catch(() => '')}`);
       };
-      // In a VS Code terminal the CLI offers to set up Shift+Enter keybindings, before or after its prompt shows: the user declines.
-      const OFFER = /terminal keybindings\?/;
-      const first = await waitFor(
-        async () => {
-          const text = await screen();
-          return OFFER.test(text) ? 'offer' : text.includes('Type your message') ? 'prompt' : undefined;
-        },
-        'gemini to start',
-        CLI_START_TIMEOUT_MS,
-        250,
-      ).catch(fail);
-      if (first === 'offer' || (await waitFor(async () => OFFER.test(await screen()), 'the keybinding offer', 5_000, 250).catch(() => false))) {
-        await w.page.keyboard.press('ArrowDown');
-        await w.page.keyboard.press('Enter');
-        // Keys that came while the dialog was still being drawn can be lost (once in CI, "No" selected but
-        // not taken): Enter again, with "No" shown selected, until the dialog goes.
-        const deadline = Date.now() + STEP_TIMEOUT_MS;
-        while (OFFER.test(await screen())) {
-          if (Date.now() > deadline) await fail(new Error('timed out waiting for the offer to go'));
-          await sleep(2_000);
-          const text = await screen();
-          if (OFFER.test(text) && /● 2\. No/.test(text)) await w.page.keyboard.press('Enter');
-        }
-      }
-      await waitFor(async () => (await screen()).includes('Type your message'), 'the prompt', STEP_TIMEOUT_MS, 250).catch(fail);
-
+      // The user runs the command from the command palette.
+      await runGemini(w, wrapper);
       // /ide status until connected: the CLI says Connected only after its tools/list.
-      const deadline = Date.now() + CLI_START_TIMEOUT_MS;
-      for (;;) {
-        await w.page.keyboard.type('/ide status');
-        await waitFor(async () => (await screen()).includes('/ide status'), 'the typed command', STEP_TIMEOUT_MS, 100).catch(fail);
-        await w.page.keyboard.press('Enter');
-        const text = await waitFor(
-          async () => {
-            const s = await screen();
-            return /Connected to code-server|Disconnected|Connecting/.test(s) ? s : undefined;
-          },
-          '/ide status',
-          STEP_TIMEOUT_MS,
-          250,
-        ).catch(fail);
-        if (/Connected to code-server/.test(text)) break;
-        if (Date.now() > deadline) throw new Error(`never connected:\n${text}`);
-        await sleep(1000);
-      }
+      assert.match((await waitIdeConnected(terminalUi(w), CLI_START_TIMEOUT_MS).catch(fail)).status, /Connected to code-server/);
       assert.equal((await w.api()).sessions, 1);
       await w.page.locator('.statusbar-item', { hasText: 'Gemini 1' }).waitFor({ timeout: STEP_TIMEOUT_MS });
 
-      await w.page.keyboard.type('please write a.txt');
-      await waitFor(async () => (await screen()).includes('please write a.txt'), 'the prompt', STEP_TIMEOUT_MS, 100).catch(fail);
-      await w.page.keyboard.press('Enter');
+      await submitLine(terminalUi(w), 'please write a.txt', STEP_TIMEOUT_MS).catch(fail);
       await waitFor(async () => (await w.api()).pendingDiffs.some((d) => d.filePath === file), 'the diff in VS Code', STEP_TIMEOUT_MS, 250).catch(fail);
       await waitFor(async () => (await diffTabCount(w)) === 1, 'the diff tab', STEP_TIMEOUT_MS);
       assert.equal(await activeElementIsTerminal(w.page), true, "the diff must not steal focus from gemini's terminal");

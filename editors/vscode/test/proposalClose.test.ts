@@ -12,7 +12,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { connectRecordingClient, skipUnless, sleep, waitFor, type RecordingClient } from '@ide-companion/testkit';
 import { CHROMIUM, CodeServer, hasCodeServer, type Window } from './codeServer.js';
-import { diffTabCount, discoveryOf, openDiff, rejectAllDiffs } from './workbench.js';
+import { diffTabCount, discoveryOf, openDiff, rejectAllDiffs, startWithClient } from './workbench.js';
 
 const skip =
   skipUnless(hasCodeServer, 'code-server 4.100.3', 'run scripts/install-code-server.sh') ||
@@ -25,14 +25,7 @@ describe('VS Code: closing an edited proposal', { skip, timeout: 6 * 60_000 }, (
   let client: RecordingClient;
 
   before(async () => {
-    cs = new CodeServer();
-    ws = path.join(cs.dir, 'ws');
-    fs.mkdirSync(ws, { recursive: true });
-    fs.writeFileSync(path.join(ws, 'a.txt'), 'alpha\n');
-    await cs.start();
-    win = await cs.openWindow(ws);
-    const discovery = discoveryOf((await win.api()).discoveryFile);
-    client = await connectRecordingClient({ port: discovery.port, token: discovery.authToken });
+    ({ cs, ws, win, client } = await startWithClient({ 'a.txt': 'alpha\n' }));
     // code-server's default: an edit is saved after a moment, so the tab is clean when closed.
     await win.eval(
       `await vscode.workspace.getConfiguration('files').update('autoSave', 'afterDelay', vscode.ConfigurationTarget.Global);

@@ -22,12 +22,11 @@ import {
   makeTempDir,
   shellCommand,
   skipUnless,
-  sleep,
-  waitFor,
+  waitIdeConnected,
   writeFileTurns,
 } from '@ide-companion/testkit';
 import { CHROMIUM, CodeServer, hasCodeServer } from './codeServer.js';
-import { terminalText } from './workbench.js';
+import { palette, runGemini, terminalUi } from './workbench.js';
 
 const cli = findGeminiCli();
 const skip =
@@ -69,74 +68,16 @@ describe('VS Code: "Gemini CLI: Run" with a login shell that resets PATH', { ski
        await c.update('profiles.linux', { bash: { path: 'bash', args: ['-l'] } }, vscode.ConfigurationTarget.Global);
        await c.update('defaultProfile.linux', 'bash', vscode.ConfigurationTarget.Global);`,
     );
-    const runFromPalette = async () => {
-      await w.page.keyboard.press('F1');
-      await w.page.locator('.quick-input-widget input').waitFor({ timeout: STEP_TIMEOUT_MS });
-      await w.page.keyboard.type('Gemini CLI: Run');
-      await w.page.locator('.quick-input-list .monaco-list-row', { hasText: 'Gemini CLI: Run' }).first().waitFor({ timeout: STEP_TIMEOUT_MS });
-      await w.page.keyboard.press('Enter');
-    };
     // VS Code's extension host takes the login shell's environment too: the window cannot find gemini either, and says what to do.
-    await runFromPalette();
+    await palette(w, 'Gemini CLI: Run');
     await w.page
       .locator('.notification-toast', { hasText: /not on this window's PATH.*ideCompanion\.geminiCommand/ })
       .first()
       .waitFor({ timeout: STEP_TIMEOUT_MS });
     // The user does it: the full path in the setting, and Run again.
-    await w.eval(
-      `for (const t of vscode.window.terminals) t.dispose();
-      await vscode.workspace.getConfiguration('ideCompanion').update('geminiCommand', args.gemini, vscode.ConfigurationTarget.Global);`,
-      {
-        gemini: path.join(bin.path, 'gemini'),
-      },
-    );
-    await runFromPalette();
-    const screen = () => terminalText(w.page);
-    const fail = async (err: Error) => {
-      throw new Error(`${err.message}\n--- terminal ---\n${await screen().catch(() => '')}`);
-    };
-    const OFFER = /terminal keybindings\?/;
-    const first = await waitFor(
-      async () => {
-        const text = await screen();
-        if (/command not found/.test(text)) return 'not found';
-        return OFFER.test(text) ? 'offer' : text.includes('Type your message') ? 'prompt' : undefined;
-      },
-      'gemini to start',
-      CLI_START_TIMEOUT_MS,
-      250,
-    ).catch(fail);
-    if (first === 'not found') await fail(new Error('the shell did not find gemini'));
-    if (first === 'offer' || (await waitFor(async () => OFFER.test(await screen()), 'the keybinding offer', 5_000, 250).catch(() => false))) {
-      await w.page.keyboard.press('ArrowDown');
-      await w.page.keyboard.press('Enter');
-      const deadline = Date.now() + STEP_TIMEOUT_MS;
-      while (OFFER.test(await screen())) {
-        if (Date.now() > deadline) await fail(new Error('timed out waiting for the offer to go'));
-        await sleep(2_000);
-        const text = await screen();
-        if (OFFER.test(text) && /● 2\. No/.test(text)) await w.page.keyboard.press('Enter');
-      }
-    }
-    await waitFor(async () => (await screen()).includes('Type your message'), 'the prompt', STEP_TIMEOUT_MS, 250).catch(fail);
-    const deadline = Date.now() + CLI_START_TIMEOUT_MS;
-    for (;;) {
-      await w.page.keyboard.type('/ide status');
-      await waitFor(async () => (await screen()).includes('/ide status'), 'the typed command', STEP_TIMEOUT_MS, 100).catch(fail);
-      await w.page.keyboard.press('Enter');
-      const text = await waitFor(
-        async () => {
-          const s = await screen();
-          return /Connected to code-server|Disconnected|Connecting/.test(s) ? s : undefined;
-        },
-        '/ide status',
-        STEP_TIMEOUT_MS,
-        250,
-      ).catch(fail);
-      if (/Connected to code-server/.test(text)) break;
-      if (Date.now() > deadline) throw new Error(`never connected:\n${text}`);
-      await sleep(1000);
-    }
+    await w.eval(`for (const t of vscode.window.terminals) t.dispose();`);
+    await runGemini(w, path.join(bin.path, 'gemini'));
+    assert.match((await waitIdeConnected(terminalUi(w), CLI_START_TIMEOUT_MS)).status, /Connected to code-server/);
     assert.equal((await w.api()).sessions, 1);
     await w.eval(`for (const t of vscode.window.terminals) t.dispose();`);
   });

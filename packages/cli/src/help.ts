@@ -6,6 +6,8 @@
 import { exitCodeTable, EXIT, nearestName, usageOf } from './commandTable.js';
 import { COMMANDS } from './commands/index.js';
 import { VERSION } from '@ide-companion/client/version';
+// Its own module, not the protocol's index: help starts without zod.
+import { cleanText } from '@ide-companion/protocol/terminalText';
 
 function help(): string {
   const table = COMMANDS.map((c) => c.spec);
@@ -35,9 +37,9 @@ export async function helpMain(argv: string[]): Promise<number> {
     COMMANDS.map((c) => c.name),
   );
   if (meant) {
-    process.stderr.write(`ide-companion: unknown command '${name}'; did you mean 'ide-companion ${meant}'? ('ide-companion --help' lists them)\n`);
+    process.stderr.write(`ide-companion: unknown command '${cleanText(name)}'; did you mean 'ide-companion ${meant}'? ('ide-companion --help' lists them)\n`);
     return EXIT.USAGE;
   }
-  process.stderr.write(`ide-companion: unknown command '${name}'\n\n${help()}`);
+  process.stderr.write(`ide-companion: unknown command '${cleanText(name)}'\n\n${help()}`);
   return EXIT.USAGE;
 }

@@ -4,7 +4,14 @@
  * command body that maps its own errors first runs through runWithExitCodes.
  */
 import { EXIT, UsageError } from '@ide-companion/command/commandSpec';
+// Its own module, not the protocol's index: main.ts (help and every command) starts without zod.
+import { cleanText } from '@ide-companion/protocol/terminalText';
 import type { Command } from './commands/types.js';
+
+/** `ide-companion NAME: message`, without control characters: a message may echo an argument, a path or a companion's words. */
+export function printError(command: string, message: string): void {
+  process.stderr.write(`ide-companion ${command}: ${cleanText(message)}\n`);
+}
 
 /** parseArgs' own errors (unknown option, missing value) are usage errors too. */
 function isUsageError(err: unknown): boolean {
@@ -16,7 +23,7 @@ export async function runWithExitCodes(name: string, usage: string, body: () => 
   try {
     return await body();
   } catch (err) {
-    process.stderr.write(`ide-companion ${name}: ${err instanceof Error ? err.message : String(err)}\n`);
+    printError(name, err instanceof Error ? err.message : String(err));
     if (!isUsageError(err)) return EXIT.ERROR;
     process.stderr.write(`\n${usage}`);
     return EXIT.USAGE;

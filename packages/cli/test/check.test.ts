@@ -7,7 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
-import { test } from 'node:test';
+import { test, type TestContext } from 'node:test';
 import { startTestCompanion } from '@ide-companion/server/testing';
 import { connectEditorClient, makeTempDir, repoRoot, runNode, waitFor, type RunResult } from '@ide-companion/testkit';
 import type { DiscoveryFile } from '@ide-companion/protocol';
@@ -98,6 +98,27 @@ test('the real bin: check --port --token --json exits 0 on our companion and fin
     assert.equal(report.target.discoveryFile, h.companion.discoveryFilePath);
     assert.equal(report.results.find((x) => x.id === 'discovery.fileMode')?.status, 'pass');
     assert.ok(!r.stdout.includes(h.companion.authToken), 'the report never shows the token');
+  } finally {
+    await h.cleanup();
+  }
+});
+
+// check wrote its report and its notice as they came: a companion's ideInfo holding OSC 52 or a C1 CSI
+// (which JSON does not escape) reached the terminal, where status, list and context clean what they print.
+test("the real bin: a companion's escapes reach the terminal from neither the report, its JSON, nor the notice", { timeout: 120_000 }, async () => {
+  const h = await startOurCompanion({ ideInfo: { name: 'test\x1b]52;c;aGk\x07ide', displayName: 'Test\x9b2J IDE' } });
+  try {
+    const env = { ...process.env, TMPDIR: h.tmp };
+    for (const json of [false, true]) {
+      const r = await runBin(['check', '--port', String(h.companion.port), '--token', h.companion.authToken, '--no-diffs', ...(json ? ['--json'] : [])], {
+        env,
+      });
+      assert.equal(r.code, 0, r.stderr + r.stdout);
+      assert.match(r.stderr, /^ide-companion check: checking Test2J IDE on port /);
+      assert.match(r.stdout, /test\]52;c;aGkide/);
+      // eslint-disable-next-line no-control-regex
+      for (const out of [r.stdout, r.stderr]) assert.doesNotMatch(out, /[\x00-\x08\x0b-\x1f\x7f-\x9f]/);
+    }
   } finally {
     await h.cleanup();
   }
@@ -256,6 +277,21 @@ test('check exits 2 with a message on usage errors', async () => {
   }
 });
 
+// check wrote its usage errors itself, raw: a --file path holding OSC 52 reached the terminal as given.
+test("check's usage errors reach the terminal without control characters", async () => {
+  const tmp = makeTempDir();
+  try {
+    const missing = path.join(tmp.path, 'x\x1b]52;c;aGk\x07.json');
+    const r = await runBin(['check', '--file', missing], { env: { ...process.env, TMPDIR: tmp.path } });
+    assert.equal(r.code, 2, r.stdout);
+    assert.match(r.stderr, /^ide-companion check: .*x\]52;c;aGk\.json: /);
+    // eslint-disable-next-line no-control-regex
+    assert.doesNotMatch(r.stderr, /[\x00-\x08\x0b-\x1f\x7f-\x9f]/);
+  } finally {
+    tmp.cleanup();
+  }
+});
+
 /*
  * check with no companion around (issue 30) passed on Gemini CLI's VS Code
  * advice, "To install the extension, run /ide install.", and added its own
@@ -295,14 +331,18 @@ test('docs/check.md describes every check of the catalogue', () => {
  * the warnings. A request without the proof, or with a forged one, is still
  * refused and still a warning.
  */
-test("check against serve: its deliberate probes are no warnings in serve's log; a stranger's refusals still are", { timeout: 120_000 }, async (t) => {
+/**
+ * `ide-companion serve --json` in a folder `ws` of a temp dir that is its HOME
+ * and TMPDIR (`prepare` readies that dir first), ended after `t`; resolves
+ * once it listens, with its output so far and its JSON log entries.
+ */
+async function serveJson(t: TestContext, prepare?: (home: string) => void) {
   const tmp = makeTempDir();
   t.after(() => tmp.cleanup());
   const workspace = path.join(tmp.path, 'ws');
   fs.mkdirSync(workspace);
   const env: NodeJS.ProcessEnv = { PATH: process.env['PATH'], HOME: tmp.path, TMPDIR: tmp.path };
-  // A user of Claude Code: its face is served, and check probes its WebSocket too.
-  fs.mkdirSync(path.join(tmp.path, '.claude'));
+  prepare?.(tmp.path);
   const serve = spawn(process.execPath, [BIN, 'serve', '--json'], { cwd: workspace, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   serve.stdout.on('data', (d: Buffer) => (out += d.toString()));
@@ -311,54 +351,50 @@ test("check against serve: its deliberate probes are no warnings in serve's log;
     serve.kill('SIGTERM');
     await exited;
   });
-  const warnings = () =>
-    out
-      .split('\n')
-      .filter((l) => l.startsWith('{'))
-      .map((l) => JSON.parse(l) as { level?: string; message?: string })
-      .filter((e) => e.level === 'warn' && (e.message === 'request refused' || e.message === 'WebSocket upgrade refused'));
   const port = await waitFor(() => Number(/"port":(\d+)/.exec(out)?.[1]) || undefined, `serve to listen:\n${out}`, 60_000);
+  return {
+    home: tmp.path,
+    workspace,
+    env,
+    port,
+    out: () => out,
+    entries: () =>
+      out
+        .split('\n')
+        .filter((l) => l.startsWith('{'))
+        .map((l) => JSON.parse(l) as { level?: string; message?: string }),
+  };
+}
+
+test("check against serve: its deliberate probes are no warnings in serve's log; a stranger's refusals still are", { timeout: 120_000 }, async (t) => {
+  // A user of Claude Code: its face is served, and check probes its WebSocket too.
+  const serve = await serveJson(t, (home) => fs.mkdirSync(path.join(home, '.claude')));
+  const { workspace, env, port } = serve;
+  const warnings = () => serve.entries().filter((e) => e.level === 'warn' && (e.message === 'request refused' || e.message === 'WebSocket upgrade refused'));
   const r = await runBin(['check', '--no-diffs', '--json'], { cwd: workspace, env });
   assert.ok(r.code === 0 || r.code === 1, r.stderr);
-  assert.match(out, /request refused \(ide-companion check's probe\)/, 'check probed, and serve refused');
-  assert.match(out, /WebSocket upgrade refused \(ide-companion check's probe\)/, "and Claude Code's face too");
+  assert.match(serve.out(), /request refused \(ide-companion check's probe\)/, 'check probed, and serve refused');
+  assert.match(serve.out(), /WebSocket upgrade refused \(ide-companion check's probe\)/, "and Claude Code's face too");
   assert.deepEqual(warnings(), []);
   for (const headers of [{}, { 'x-ide-companion-check': 'ab'.repeat(32) }] as Array<Record<string, string>>) {
     const refused = await fetch(`http://127.0.0.1:${port}/mcp`, { method: 'POST', headers: { Authorization: 'Bearer wrong', ...headers }, body: '{}' });
     assert.equal(refused.status, 401);
   }
-  await waitFor(() => warnings().length === 2 || undefined, `two warnings:\n${out}`, 5_000);
+  await waitFor(() => warnings().length === 2 || undefined, `two warnings:\n${serve.out()}`, 5_000);
 });
 
 test("check against serve, diffs too: its relative openDiff is no warning in serve's log; a stranger's still is", { timeout: 120_000 }, async (t) => {
-  const tmp = makeTempDir();
-  t.after(() => tmp.cleanup());
-  const workspace = path.join(tmp.path, 'ws');
-  fs.mkdirSync(workspace);
-  const env: NodeJS.ProcessEnv = { PATH: process.env['PATH'], HOME: tmp.path, TMPDIR: tmp.path };
-  const serve = spawn(process.execPath, [BIN, 'serve', '--json'], { cwd: workspace, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  serve.stdout.on('data', (d: Buffer) => (out += d.toString()));
-  const exited = new Promise((resolve) => serve.once('exit', resolve));
-  t.after(async () => {
-    serve.kill('SIGTERM');
-    await exited;
-  });
-  const entries = () =>
-    out
-      .split('\n')
-      .filter((l) => l.startsWith('{'))
-      .map((l) => JSON.parse(l) as { level?: string; message?: string });
-  const refusals = (level: string) => entries().filter((e) => e.level === level && e.message?.startsWith('openDiff refused'));
-  await waitFor(() => /"port":(\d+)/.test(out) || undefined, `serve to listen:\n${out}`, 60_000);
+  const serve = await serveJson(t);
+  const { workspace, env } = serve;
+  const refusals = (level: string) => serve.entries().filter((e) => e.level === level && e.message?.startsWith('openDiff refused'));
   const r = await runBin(['check', '--json'], { cwd: workspace, env });
   assert.ok(r.code === 0 || r.code === 1, r.stderr);
   const report = JSON.parse(r.stdout) as CheckReport;
   assert.equal(report.results.find((c) => c.id === 'diff.relativePath')?.status, 'pass', 'check still sees the relative path refused');
-  assert.equal(refusals('info').length, 1, `check's refusal is logged, below the warnings:\n${out}`);
+  assert.equal(refusals('info').length, 1, `check's refusal is logged, below the warnings:\n${serve.out()}`);
   assert.deepEqual(refusals('warn'), []);
   // A client with the token but without check's proof: its refusal is still a warning.
-  const ideDir = path.join(tmp.path, 'gemini', 'ide');
+  const ideDir = path.join(serve.home, 'gemini', 'ide');
   const discovery = JSON.parse(
     fs.readFileSync(
       path.join(
@@ -372,5 +408,5 @@ test("check against serve, diffs too: its relative openDiff is no warning in ser
   t.after(() => stranger.close());
   const result = await stranger.client.callTool({ name: 'openDiff', arguments: { filePath: 'relative.txt', newContent: 'x\n' } });
   assert.equal(result.isError, true);
-  await waitFor(() => refusals('warn').length === 1 || undefined, `a warning for the stranger's refusal:\n${out}`, 5_000);
+  await waitFor(() => refusals('warn').length === 1 || undefined, `a warning for the stranger's refusal:\n${serve.out()}`, 5_000);
 });

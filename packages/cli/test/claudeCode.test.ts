@@ -12,20 +12,16 @@ import * as path from 'node:path';
 import {
   claudeCommand,
   claudeProposeWriteTurns,
-  claudeSubmit,
   findClaudeCode,
-  IDE_COMPANION_BIN,
   makeClaudeHome,
-  makeTempDir,
-  shellCommand,
   skipUnless,
   startAnthropicMock,
-  Tmux,
   waitClaudeIdeConnected,
   waitFor,
   which,
   editorWriting,
 } from '@ide-companion/testkit';
+import { serveDirs, startServe } from './support/serveInTmux.js';
 
 const claude = findClaudeCode();
 const skip =
@@ -36,41 +32,28 @@ test(
   "claude --ide in the project connects to ide-companion serve; its proposed write, edited in $EDITOR and accepted in serve's terminal, lands byte for byte, and a rejected one changes nothing",
   { skip, timeout: 240_000 },
   async (t) => {
-    const tmp = makeTempDir('ide-companion-claude-serve-');
-    const project = path.join(tmp.path, 'proj');
-    const tmpdir = path.join(tmp.path, 'tmp');
-    for (const dir of [project, tmpdir]) fs.mkdirSync(dir);
-    const { home, claudeDir } = makeClaudeHome(path.join(tmp.path, 'home'), [project]);
+    const dirs = serveDirs('ide-companion-claude-serve-');
+    const { project } = dirs;
+    const { home, claudeDir } = makeClaudeHome(path.join(dirs.root, 'home'), [project]);
     const file = path.join(project, 'a.txt');
     fs.writeFileSync(file, 'original line\n');
     // What the user's $EDITOR writes in serve: CRLF, non-ASCII, no final newline.
     const edited = 'the user’s line\r\nsecond 😀';
-    const editor = editorWriting(tmp.path, edited);
+    const editor = editorWriting(dirs.root, edited);
     // The first prompt reads and writes; the second proposes again (the file already read).
     const model = await startAnthropicMock([
       ...claudeProposeWriteTurns(file, 'line from the model\n'),
       { tool: 'Write', args: { file_path: file, content: 'rejected text\n' } },
       { text: 'Done.' },
     ]);
-    const serve = new Tmux(160, 40);
-    const tui = new Tmux(160, 50);
-    t.after(async () => {
-      await tui.stop();
-      await serve.stop();
-      await model.close();
-      tmp.cleanup();
-    });
-    serve.start(shellCommand([process.execPath, IDE_COMPANION_BIN, 'serve', '--no-color'], { TMPDIR: tmpdir, CLAUDE_CONFIG_DIR: claudeDir, EDITOR: editor }), {
-      cwd: project,
-    });
-    await serve.waitForText('claude there connects with --ide', 60_000);
+    const { serve, tui } = await startServe(t, dirs, model, { CLAUDE_CONFIG_DIR: claudeDir, EDITOR: editor }, 'claude there connects with --ide', [160, 50]);
     const locks = fs.readdirSync(path.join(claudeDir, 'ide')).filter((name) => name.endsWith('.lock'));
     assert.equal(locks.length, 1, 'serve wrote one lock file');
     tui.start(claudeCommand(claude!, { home, baseUrl: model.baseUrl }), { cwd: project });
     assert.match(await waitClaudeIdeConnected(tui, 'IDE Companion (terminal)'), /IDE Companion \(terminal\)/);
     await serve.waitForText('(Claude Code)', 10_000);
 
-    await claudeSubmit(tui, 'please change a.txt');
+    await tui.submit('please change a.txt');
     await serve.waitForText(`Claude Code proposes a change to ${file}`, 60_000).catch((err: Error) => {
       throw new Error(`${err.message}\n--- claude ---\n${tui.screen()}`);
     });
@@ -82,7 +65,7 @@ test(
       throw new Error(`${err.message}; a.txt holds ${JSON.stringify(fs.readFileSync(file, 'utf8'))}\n--- claude ---\n${tui.screen()}`);
     });
 
-    await claudeSubmit(tui, 'once more');
+    await tui.submit('once more');
     await serve.waitForText('+rejected text', 60_000).catch((err: Error) => {
       throw new Error(`${err.message}\n--- claude ---\n${tui.screen()}`);
     });

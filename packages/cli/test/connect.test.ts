@@ -12,37 +12,16 @@ import * as path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import * as z from 'zod/mini';
-import { COMPANION_NOTIFICATIONS, discoveryFileName } from '@ide-companion/protocol';
+import { discoveryFileName } from '@ide-companion/protocol';
 import { startTestCompanion, type TestCompanion } from '@ide-companion/server/testing';
 import { findGeminiCli, ideTerminalEnv, makeTempDir, RealIdeClient, skipUnless, waitFor } from '@ide-companion/testkit';
 import { rewriteInPlace } from '../src/connect/inPlace.js';
 import { outline } from '../src/connect/jsonOutline.js';
 import { PathMap, PathMapError } from '../src/connect/pathMap.js';
 import { RELAY_BUNDLE_PATH } from '../src/connect/build/bundle.js';
+import { relayClient, type RelayClient } from './support/relayClient.js';
 
 const TIMEOUT = 30_000;
-
-interface RelayClient {
-  client: Client;
-  transport: StdioClientTransport;
-  notifications: Array<{ method: string; params: any }>;
-  close: () => Promise<void>;
-}
-
-/** The bundled relay started by a real MCP SDK client over stdio, as the CLI starts it (env reduced to the SDK's default). */
-async function relayClient(args: string[]): Promise<RelayClient> {
-  const transport = new StdioClientTransport({ command: process.execPath, args: [RELAY_BUNDLE_PATH, ...args], stderr: 'pipe' });
-  const client = new Client({ name: 'stdio-client', version: 'test' });
-  const notifications: RelayClient['notifications'] = [];
-  for (const { method } of COMPANION_NOTIFICATIONS) {
-    client.setNotificationHandler(z.object({ method: z.literal(method), params: z.any() }), (n) => {
-      notifications.push({ method: n.method, params: n.params });
-    });
-  }
-  await client.connect(transport);
-  return { client, transport, notifications, close: () => client.close() };
-}
 
 const text = (r: any): string => r.content[0].text;
 
@@ -351,7 +330,7 @@ describe('the relay over loopback TCP, and its life', { timeout: 4 * TIMEOUT }, 
     try {
       const relay = await relayClient(['--socket', h.companion.socketPath!]);
       await waitFor(() => h.companion.sessionList.length === 1 || undefined, 'the session', TIMEOUT);
-      const child = (relay.transport as any)._process as import('node:child_process').ChildProcess;
+      const child = relay.child;
       const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
       await relay.close();
       assert.equal(await exited, 0);
@@ -365,7 +344,7 @@ describe('the relay over loopback TCP, and its life', { timeout: 4 * TIMEOUT }, 
   test('the companion gone: the relay exits 1, and the CLI sees its connection close', async () => {
     const h = await startTestCompanion();
     const relay = await relayClient(['--socket', h.companion.socketPath!]);
-    const child = (relay.transport as any)._process as import('node:child_process').ChildProcess;
+    const child = relay.child;
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     let closed = false;
     relay.client.onclose = () => (closed = true);
@@ -373,6 +352,29 @@ describe('the relay over loopback TCP, and its life', { timeout: 4 * TIMEOUT }, 
     await h.cleanup();
     assert.equal(await exited, 1);
     await waitFor(() => closed || undefined, 'the client to see the close', TIMEOUT);
+  });
+
+  // The relay's lines (its log file, or a person's terminal) went out raw: a socket path holding OSC 52, echoed in
+  // its refusal, reached them as given.
+  test('its log lines carry no control character: a socket path holding OSC 52', async () => {
+    const tmp = makeTempDir('ide-companion-relay-');
+    try {
+      const log = path.join(tmp.path, 'log');
+      const code = await new Promise<number | null>((resolve) => {
+        const child = spawn(process.execPath, [RELAY_BUNDLE_PATH, '--socket', path.join(tmp.path, 'x\x1b]52;c;aGk\x07.sock'), '--log', log], {
+          env: { PATH: process.env['PATH'] },
+          stdio: ['pipe', 'pipe', 'pipe'],
+        });
+        child.once('exit', resolve);
+      });
+      assert.equal(code, 3);
+      const text = fs.readFileSync(log, 'utf8');
+      assert.match(text, /x\]52;c;aGk\.sock: not found/);
+      // eslint-disable-next-line no-control-regex -- matching control characters is the point
+      assert.doesNotMatch(text, /[\x00-\x08\x0b-\x1f\x7f-\x9f]/);
+    } finally {
+      tmp.cleanup();
+    }
   });
 
   test('refused at start, exit 3: a socket of another user, a missing socket, no token', async () => {

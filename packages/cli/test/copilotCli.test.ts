@@ -10,19 +10,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import {
-  COPILOT_AGENT_PROMPT,
-  copilotCommand,
-  findCopilotCli,
-  IDE_COMPANION_BIN,
-  makeTempDir,
-  shellCommand,
-  skipUnless,
-  startOpenAiMock,
-  Tmux,
-  waitFor,
-  which,
-} from '@ide-companion/testkit';
+import { COPILOT_AGENT_PROMPT, copilotCommand, findCopilotCli, skipUnless, startOpenAiMock, Tmux, waitFor, which } from '@ide-companion/testkit';
+import { serveDirs, startServe } from './support/serveInTmux.js';
 
 const copilot = findCopilotCli();
 const skip =
@@ -41,23 +30,14 @@ async function settled(serve: Tmux): Promise<void> {
   }
 }
 
-/** Types a prompt into Copilot CLI's input and sends it. */
-async function ask(tui: Tmux, text: string): Promise<void> {
-  tui.type(text);
-  await tui.waitForText(text, 10_000);
-  await new Promise((resolve) => setTimeout(resolve, 300));
-  tui.keys('Enter');
-}
-
 test(
   "copilot in the project connects to ide-companion serve (named GitHub Copilot CLI); its proposed edit accepted in serve's review lands, a rejected one changes nothing",
   { skip, timeout: 240_000 },
   async (t) => {
-    const tmp = makeTempDir('ide-companion-copilot-serve-');
-    const project = path.join(tmp.path, 'proj');
-    const tmpdir = path.join(tmp.path, 'tmp');
-    const home = path.join(tmp.path, 'home');
-    for (const dir of [project, tmpdir, path.join(home, '.copilot')]) fs.mkdirSync(dir, { recursive: true });
+    const dirs = serveDirs('ide-companion-copilot-serve-');
+    const { project } = dirs;
+    const home = path.join(dirs.root, 'home');
+    fs.mkdirSync(path.join(home, '.copilot'), { recursive: true });
     const file = path.join(project, 'a.txt');
     fs.writeFileSync(file, 'original line\n');
     const model = await startOpenAiMock(
@@ -70,19 +50,7 @@ test(
       ],
       COPILOT_AGENT_PROMPT,
     );
-    const serve = new Tmux(160, 40);
-    const tui = new Tmux(180, 50);
-    t.after(async () => {
-      await tui.stop();
-      await serve.stop();
-      await model.close();
-      tmp.cleanup();
-    });
-    serve.start(
-      shellCommand([process.execPath, IDE_COMPANION_BIN, 'serve', '--no-color'], { TMPDIR: tmpdir, HOME: home, COPILOT_HOME: path.join(home, '.copilot') }),
-      { cwd: project },
-    );
-    await serve.waitForText('copilot there connects', 60_000);
+    const { serve, tui } = await startServe(t, dirs, model, { HOME: home, COPILOT_HOME: path.join(home, '.copilot') }, 'copilot there connects', [180, 50]);
     assert.equal(fs.readdirSync(path.join(home, '.copilot', 'ide')).filter((name) => name.endsWith('.lock')).length, 1, 'serve wrote the lock file');
     tui.start(copilotCommand(copilot!, { home, baseUrl: model.baseUrl }), { cwd: project });
     await serve.waitForText('1 CLI session connected (GitHub Copilot CLI)', 90_000).catch((err: Error) => {
@@ -94,11 +62,11 @@ test(
     await new Promise((resolve) => setTimeout(resolve, 1_000));
 
     // A first turn: Copilot CLI reloads its MCP servers (the IDE's among them) as its session starts; a diff open then is lost.
-    await ask(tui, 'hello');
+    await tui.submit('hello', 10_000);
     await tui.waitForText('Hello.', 60_000);
     await tui.waitForText('MCP Servers reloaded: 1 server connected', 30_000).catch(() => undefined);
     await new Promise((resolve) => setTimeout(resolve, 2_000));
-    await ask(tui, 'please change a.txt');
+    await tui.submit('please change a.txt', 10_000);
     await serve.waitForText(`proposes a change to ${file}`, 60_000).catch((err: Error) => {
       throw new Error(`${err.message}\n--- copilot ---\n${tui.screen()}`);
     });
@@ -120,7 +88,7 @@ test(
 
     await tui.waitForText('Done.', 60_000);
     await new Promise((resolve) => setTimeout(resolve, 1_000));
-    await ask(tui, 'once more');
+    await tui.submit('once more', 10_000);
     await serve.waitForText('+rejected text', 60_000).catch((err: Error) => {
       throw new Error(`${err.message}\n--- copilot ---\n${tui.screen()}`);
     });

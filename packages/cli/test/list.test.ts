@@ -73,3 +73,37 @@ test('list: escapes in a discovery file never reach the terminal, in text or JSO
     await s.cleanup();
   }
 });
+
+// What escapes a command (parseArgs' error naming an unknown option, a thrown error) went to stderr as it came,
+// beside printError, which cleans: an option holding OSC 52 reached the terminal raw.
+test('an error that escapes a command reaches the terminal without control characters, as printError writes it', async () => {
+  const s = await setup();
+  try {
+    const r = await runBin(['list', '--\x1b]52;c;aGk\x07x'], { cwd: s.workspace, env: binEnv(s.tmp) });
+    assert.equal(r.code, 2, r.stderr);
+    assert.match(r.stderr, /^ide-companion list: Unknown option '--\]52;c;aGkx'/);
+    // eslint-disable-next-line no-control-regex
+    assert.doesNotMatch(r.stderr, /[\x00-\x08\x0b-\x1f\x7f-\x9f]/);
+  } finally {
+    await s.cleanup();
+  }
+});
+
+// help.ts echoed an unknown command's name as typed: one holding OSC 52 reached the terminal raw.
+test('an unknown command reaches the terminal without control characters, near miss or not', async () => {
+  const s = await setup();
+  try {
+    for (const [name, shown] of [
+      ['lis\x1b]52;c;aGk\x07t', /^ide-companion: unknown command 'lis\]52;c;aGkt'/],
+      ['\x1b]52;c;aGk\x07nothing-like-it', /^ide-companion: unknown command '\]52;c;aGknothing-like-it'/],
+    ] as const) {
+      const r = await runBin([name], { cwd: s.workspace, env: binEnv(s.tmp) });
+      assert.equal(r.code, 2, r.stderr);
+      assert.match(r.stderr, shown);
+      // eslint-disable-next-line no-control-regex
+      assert.doesNotMatch(r.stderr, /[\x00-\x08\x0b-\x1f\x7f-\x9f]/);
+    }
+  } finally {
+    await s.cleanup();
+  }
+});

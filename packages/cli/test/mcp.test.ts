@@ -70,6 +70,41 @@ describe('ide-companion mcp', { timeout: 120_000 }, () => {
     }
   });
 
+  test('a line that is not JSON gets -32700, one that is no JSON-RPC message -32600 with its id; stdout carries only those', async () => {
+    const s = setup();
+    try {
+      const r = await runNode([bin, 'mcp'], { cwd: s.workspace, env: isolatedEnv(s.tmpdir), stdin: 'not json\n{"jsonrpc":"2.0","id":7,"method":5}\n' });
+      assert.equal(r.code, 0, r.stderr);
+      assert.deepEqual(
+        r.stdout
+          .trim()
+          .split('\n')
+          .map((l) => JSON.parse(l)),
+        [
+          { jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error: not JSON' } },
+          { jsonrpc: '2.0', id: 7, error: { code: -32600, message: 'Invalid Request: not a JSON-RPC 2.0 message' } },
+        ],
+      );
+    } finally {
+      s.cleanup();
+    }
+  });
+
+  // runMcp wrote its option errors itself, raw, beside runCommand's: an unknown option holding OSC 52 reached the terminal.
+  test('a bad option reaches the terminal without control characters, with the usage (exit 2)', async () => {
+    const s = setup();
+    try {
+      const r = await runNode([bin, 'mcp', '--\x1b]52;c;aGk\x07x'], { cwd: s.workspace, env: isolatedEnv(s.tmpdir) });
+      assert.equal(r.code, 2, r.stderr);
+      assert.match(r.stderr, /^ide-companion mcp: Unknown option '--\]52;c;aGkx'/);
+      assert.match(r.stderr, /Usage: ide-companion mcp/);
+      // eslint-disable-next-line no-control-regex
+      assert.doesNotMatch(r.stderr, /[\x00-\x08\x0b-\x1f\x7f-\x9f]/);
+    } finally {
+      s.cleanup();
+    }
+  });
+
   test('a scripted editor that appears and goes: the list follows it, calls are forwarded, bounds hold', async () => {
     const s = setup();
     const agent = await startMcpAgent({ cwd: s.workspace, tmpdir: s.tmpdir, args: ['--retry', '200'] });
@@ -259,6 +294,24 @@ describe('ide-companion mcp', { timeout: 120_000 }, () => {
       assert.equal(failed.isError, true);
       assert.doesNotMatch(textOf(failed), control);
       assert.match(textOf(failed), /cannot open/);
+    } finally {
+      await editor.stop();
+      await agent.close();
+      s.cleanup();
+    }
+  });
+
+  // runMcp's log lines (stderr, which an agent may show) went out raw: an editor named with OSC 52 reached it.
+  test("its log lines carry no control character: an editor's name with OSC 52", async () => {
+    const s = setup();
+    const agent = await startMcpAgent({ cwd: s.workspace, tmpdir: s.tmpdir, args: ['--retry', '200'] });
+    const editor = new ScriptedEditor(s.workspace, s.tmpdir, ['getDiagnostics'], 'Scripted\x1b]52;c;aGk\x07 Editor');
+    try {
+      await editor.ready();
+      await waitFor(() => /connected to Scripted/.test(agent.stderr()), 'the connection logged', 20_000);
+      assert.match(agent.stderr(), /ide-companion mcp: connected to Scripted\]52;c;aGk Editor; tools: /);
+      // eslint-disable-next-line no-control-regex -- matching control characters is the point
+      assert.doesNotMatch(agent.stderr(), /[\x00-\x08\x0b-\x1f\x7f-\x9f]/);
     } finally {
       await editor.stop();
       await agent.close();

@@ -10,18 +10,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import {
-  findOpencode,
-  IDE_COMPANION_BIN,
-  makeTempDir,
-  OPENCODE_AGENT_PROMPT,
-  opencodeCommand,
-  shellCommand,
-  skipUnless,
-  startOpenAiMock,
-  Tmux,
-  which,
-} from '@ide-companion/testkit';
+import { findOpencode, OPENCODE_AGENT_PROMPT, opencodeCommand, skipUnless, startOpenAiMock, which } from '@ide-companion/testkit';
+import { serveDirs, startServe } from './support/serveInTmux.js';
 
 const opencode = findOpencode();
 const skip =
@@ -29,27 +19,12 @@ const skip =
   skipUnless(which('tmux') !== undefined, 'tmux', 'apt-get install -y tmux');
 
 test('opencode in the project connects to ide-companion serve, and serve names it opencode', { skip, timeout: 180_000 }, async (t) => {
-  const tmp = makeTempDir('ide-companion-opencode-serve-');
-  const project = path.join(tmp.path, 'proj');
-  const tmpdir = path.join(tmp.path, 'tmp');
-  const home = path.join(tmp.path, 'home');
-  for (const dir of [project, tmpdir, home]) fs.mkdirSync(dir);
+  const dirs = serveDirs('ide-companion-opencode-serve-');
+  const { project, tmpdir } = dirs;
+  const home = path.join(dirs.root, 'home');
+  fs.mkdirSync(home);
   const model = await startOpenAiMock([{ text: 'Done.' }], OPENCODE_AGENT_PROMPT);
-  const serve = new Tmux(160, 40);
-  const tui = new Tmux(180, 50);
-  t.after(async () => {
-    await tui.stop();
-    await serve.stop();
-    await model.close();
-    tmp.cleanup();
-  });
-  serve.start(
-    shellCommand([process.execPath, IDE_COMPANION_BIN, 'serve', '--no-color'], { TMPDIR: tmpdir, HOME: home, CLAUDE_CONFIG_DIR: path.join(home, '.claude') }),
-    {
-      cwd: project,
-    },
-  );
-  await serve.waitForText(`cd ${project} && gemini`, 60_000);
+  const { serve, tui } = await startServe(t, dirs, model, { HOME: home, CLAUDE_CONFIG_DIR: path.join(home, '.claude') }, `cd ${project} && gemini`, [180, 50]);
   assert.equal(fs.readdirSync(path.join(home, '.claude', 'ide')).filter((name) => name.endsWith('.lock')).length, 1, 'serve wrote the lock file');
   tui.start(opencodeCommand(opencode!, { home, baseUrl: model.baseUrl, tmpdir }), { cwd: project });
   await serve.waitForText('1 CLI session connected (opencode)', 90_000).catch((err: Error) => {

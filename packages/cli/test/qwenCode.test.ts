@@ -9,21 +9,18 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import {
   findQwenCode,
-  IDE_COMPANION_BIN,
   makeQwenHome,
-  makeTempDir,
   qwenCommand,
-  shellCommand,
   skipUnless,
   proposeWriteTurns,
   startOpenAiMock,
   submitLine,
-  Tmux,
   waitFor,
   waitQwenIdeConnected,
   which,
   editorWriting,
 } from '@ide-companion/testkit';
+import { serveDirs, startServe } from './support/serveInTmux.js';
 
 const qwen = findQwenCode();
 const skip =
@@ -34,37 +31,24 @@ test(
   "qwen in the project connects to ide-companion serve; its proposed write, edited in $EDITOR and accepted in serve's terminal, lands byte for byte, and a rejected one changes nothing",
   { skip, timeout: 240_000 },
   async (t) => {
-    const tmp = makeTempDir('ide-companion-qwen-serve-');
-    const project = path.join(tmp.path, 'proj');
-    const tmpdir = path.join(tmp.path, 'tmp');
-    const qwenHome = makeQwenHome(path.join(tmp.path, 'qwen-home'));
-    for (const dir of [project, tmpdir]) fs.mkdirSync(dir);
+    const dirs = serveDirs('ide-companion-qwen-serve-');
+    const { project, tmpdir } = dirs;
+    const qwenHome = makeQwenHome(path.join(dirs.root, 'qwen-home'));
     const file = path.join(project, 'a.txt');
     fs.writeFileSync(file, 'original line\n');
     // What the user's $EDITOR writes in serve: CRLF, non-ASCII, no final newline.
     const edited = 'the user’s line\r\nsecond 😀';
-    const editor = editorWriting(tmp.path, edited);
+    const editor = editorWriting(dirs.root, edited);
     // The first prompt reads and writes; the second proposes again (the file already read).
     const model = await startOpenAiMock([
       ...proposeWriteTurns(file, 'line from the model\n'),
       { tool: 'write_file', args: { file_path: file, content: 'rejected text\n' } },
       { text: 'Done.' },
     ]);
-    const serve = new Tmux(160, 40);
-    const tui = new Tmux(200, 50);
-    t.after(async () => {
-      await tui.stop();
-      await serve.stop();
-      await model.close();
-      tmp.cleanup();
-    });
-    serve.start(shellCommand([process.execPath, IDE_COMPANION_BIN, 'serve', '--no-color'], { TMPDIR: tmpdir, QWEN_HOME: qwenHome, EDITOR: editor }), {
-      cwd: project,
-    });
-    await serve.waitForText(`cd ${project} && gemini`, 60_000);
+    const { serve, tui } = await startServe(t, dirs, model, { QWEN_HOME: qwenHome, EDITOR: editor }, `cd ${project} && gemini`, [200, 50]);
     const locks = fs.readdirSync(path.join(qwenHome, 'ide')).filter((name) => name.endsWith('.lock'));
     assert.equal(locks.length, 1, 'serve wrote one lock file');
-    tui.start(qwenCommand(qwen!, { home: path.join(tmp.path, 'home'), tmpdir, qwenHome, baseUrl: model.baseUrl }), { cwd: project });
+    tui.start(qwenCommand(qwen!, { home: path.join(dirs.root, 'home'), tmpdir, qwenHome, baseUrl: model.baseUrl }), { cwd: project });
     assert.match(await waitQwenIdeConnected(tui), /Connected to IDE Companion \(terminal\)/);
 
     await submitLine(tui, 'please change a.txt');

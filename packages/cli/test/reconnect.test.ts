@@ -7,42 +7,21 @@
  * in this process, `ide-companion serve` in another).
  */
 import assert from 'node:assert/strict';
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import * as z from 'zod/mini';
-import { COMPANION_NOTIFICATIONS } from '@ide-companion/protocol';
 import { startTestCompanion } from '@ide-companion/server/testing';
 import { socketAnswers, stableSocketDir, workspaceSocketPath } from '@ide-companion/server/workspaceSockets';
 import { IDE_COMPANION_BIN, makeTempDir, waitFor } from '@ide-companion/testkit';
 import { RELAY_BUNDLE_PATH } from '../src/connect/build/bundle.js';
+import { relayClient } from './support/relayClient.js';
 
 const TIMEOUT = 30_000;
 /** The issue's budget: a diff proposed 2 s after the new companion started shows in it. */
 const RECONNECT_BUDGET_MS = 2_000;
-
-interface RelayClient {
-  client: Client;
-  child: ChildProcess;
-  notifications: Array<{ method: string; params: any }>;
-}
-
-async function relayClient(args: string[]): Promise<RelayClient> {
-  const transport = new StdioClientTransport({ command: process.execPath, args: [RELAY_BUNDLE_PATH, ...args], stderr: 'pipe' });
-  const client = new Client({ name: 'stdio-client', version: 'test' });
-  const notifications: RelayClient['notifications'] = [];
-  for (const { method } of COMPANION_NOTIFICATIONS) {
-    client.setNotificationHandler(z.object({ method: z.literal(method), params: z.any() }), (n) => {
-      notifications.push({ method: n.method, params: n.params });
-    });
-  }
-  await client.connect(transport);
-  return { client, child: (transport as any)._process as ChildProcess, notifications };
-}
 
 const text = (r: any): string => r.content?.[0]?.text ?? '';
 

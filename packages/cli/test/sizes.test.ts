@@ -48,6 +48,14 @@ function lines(child: ChildProcessWithoutNullStreams) {
   return { seen, stderr: () => stderr, find: (what: string, match: (m: any) => boolean) => waitFor(() => seen.find(match), what, TIMEOUT) };
 }
 
+/** The MCP handshake an agent starts with, on the child's stdin: initialize (id 1, answered), then initialized. */
+async function handshake(child: ChildProcessWithoutNullStreams, out: ReturnType<typeof lines>): Promise<void> {
+  const init = { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'script', version: '0' } };
+  child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: init })}\n`);
+  await out.find('the initialize answer', (m) => m.id === 1);
+  child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`);
+}
+
 const alive = (child: ChildProcessWithoutNullStreams) => child.exitCode === null && child.signalCode === null;
 
 async function stop(child: ChildProcessWithoutNullStreams): Promise<void> {
@@ -137,10 +145,7 @@ describe('an oversized message is refused and the process reads on (issue 27)', 
     const child = spawn(process.execPath, [bin, 'mcp'], { cwd: tmpdir, env: isolatedEnv(tmpdir) });
     const out = lines(child);
     try {
-      const init = { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'script', version: '0' } };
-      child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: init })}\n`);
-      await out.find('the initialize answer', (m) => m.id === 1);
-      child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`);
+      await handshake(child, out);
       // 11 MiB: under our cap, over the SDK's 10 MiB.
       const big = { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'getWorkspaceFolders', arguments: { pad: 'p'.repeat(11 * 1024 * 1024) } } };
       child.stdin.write(`${JSON.stringify(big)}\n`);
@@ -170,10 +175,7 @@ describe('an oversized message is refused and the process reads on (issue 27)', 
     const child = spawn(process.execPath, [RELAY_BUNDLE_PATH, '--socket', h.companion.socketPath!, '--log', log]);
     const out = lines(child);
     try {
-      const init = { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'script', version: '0' } };
-      child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: init })}\n`);
-      await out.find('the initialize answer', (m) => m.id === 1);
-      child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`);
+      await handshake(child, out);
       await writeBigLine(child.stdin, HUGE, '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"openDiff","arguments":{"newContent":"');
       const refused = await out.find('the refusal', (m) => m.error?.code === -32600 && m.id === null);
       assert.match(refused.error.message, /too large/);
@@ -203,10 +205,7 @@ describe('an oversized message is refused and the process reads on (issue 27)', 
     const child = spawn(process.execPath, [bin, 'mcp', '--call-timeout', '30000'], { cwd, env: isolatedEnv(tmpdir) });
     const out = lines(child);
     try {
-      const init = { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'script', version: '0' } };
-      child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: init })}\n`);
-      await out.find('the initialize answer', (m) => m.id === 1);
-      child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`);
+      await handshake(child, out);
       child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'getDiagnostics', arguments: {} } })}\n`);
       const answer = await out.find('the answer to getDiagnostics', (m) => m.id === 2);
       assert.equal(answer.result?.isError, true, JSON.stringify(answer).slice(0, 300));

@@ -109,6 +109,14 @@ function remote(t: TestContext): Remote {
   return { tmpdir, home, secret, seen: path.join(home, 'seen') };
 }
 
+// The enter script echoed the editor's name as its discovery file gave it: OSC 52 in it reached the remote terminal.
+test("enter: the editor's name it says is without control characters", () => {
+  const script = enterScript({ ...PLAN, ideInfo: { name: 'neovim', displayName: 'Neo\x1b]52;c;aGk\x07vim\x9b2J' } }, '/home/u');
+  assert.match(script, /gemini here reaches Neo\]52;c;aGkvim2J on the other end/);
+  // eslint-disable-next-line no-control-regex -- matching control characters is the point
+  assert.doesNotMatch(script, /[\x00-\x08\x0b-\x1f\x7f-\x9f]/);
+});
+
 /** Runs the enter script as the remote user; `plant` runs just before in the same process (its PID names the file). */
 function runEnter(r: Remote, plant = '') {
   return spawnSync('sh', ['-c', `${plant}\nexec sh "$IDE_COMPANION_DIR/enter.sh"`], {

@@ -4,46 +4,10 @@ import * as fs from 'node:fs';
 import * as http from 'node:http';
 import * as net from 'node:net';
 import * as path from 'node:path';
-import { makeTempDir, waitFor } from '@ide-companion/testkit';
+import { waitFor } from '@ide-companion/testkit';
 import { CompanionClient } from '../src/index.js';
-import { cleanEnv } from './helpers.js';
+import { advertise, cleanEnv, client, place } from './helpers.js';
 import { companionTools, FixtureCompanion } from './fixtureCompanion.js';
-
-interface Place {
-  tmp: string;
-  workspace: string;
-  cleanup(): void;
-}
-
-function place(): Place {
-  const t = makeTempDir('ide-broken-');
-  const workspace = path.join(t.path, 'ws');
-  fs.mkdirSync(path.join(t.path, 'gemini', 'ide'), { recursive: true });
-  fs.mkdirSync(workspace);
-  return { tmp: t.path, workspace, cleanup: t.cleanup };
-}
-
-/** A discovery file pointing at `port`, named after this process. */
-function advertise(p: Place, port: number, token: string): void {
-  fs.writeFileSync(
-    path.join(p.tmp, 'gemini', 'ide', `gemini-ide-server-${process.pid}-${port}.json`),
-    JSON.stringify({ port, workspacePath: p.workspace, authToken: token, ideInfo: { name: 'fixture', displayName: 'Fixture' } }),
-    { mode: 0o600 },
-  );
-}
-
-function client(p: Place, extra: ConstructorParameters<typeof CompanionClient>[0] = {}): CompanionClient {
-  return new CompanionClient({
-    cwd: p.workspace,
-    tmpdir: p.tmp,
-    env: cleanEnv(),
-    ideProcess: { pid: process.pid, command: '', source: 'env', chain: [] },
-    wellKnownPorts: false,
-    reconnect: false,
-    heartbeatMs: 0,
-    ...extra,
-  });
-}
 
 /** Sends a valid context until the client has it: the stream is open from then on. */
 async function primeStream(f: FixtureCompanion, c: CompanionClient): Promise<void> {
@@ -67,7 +31,7 @@ async function withConnectedFixture(
   body: (f: FixtureCompanion, c: CompanionClient) => Promise<void>,
   options: { prime?: boolean; beforeConnect?: (c: CompanionClient) => void } = {},
 ): Promise<void> {
-  const p = place();
+  const p = place('ide-broken-');
   const f = await new FixtureCompanion({ tools }).start();
   advertise(p, f.port, f.token);
   const c = client(p);
@@ -84,7 +48,7 @@ async function withConnectedFixture(
 }
 
 test('a server that accepts TCP but never answers fails within the availability timeout', { timeout: 9_000 }, async () => {
-  const p = place();
+  const p = place('ide-broken-');
   const silent = net.createServer(() => undefined);
   await new Promise<void>((r) => silent.listen(0, '127.0.0.1', () => r()));
   const port = (silent.address() as net.AddressInfo).port;
@@ -101,7 +65,7 @@ test('a server that accepts TCP but never answers fails within the availability 
 });
 
 test('a server answering HTML with 500 is a clean failure, not a crash', async () => {
-  const p = place();
+  const p = place('ide-broken-');
   const bad = http.createServer((_req, res) => res.writeHead(500, { 'content-type': 'text/html' }).end('<h1>oops</h1>'));
   await new Promise<void>((r) => bad.listen(0, '127.0.0.1', () => r()));
   advertise(p, (bad.address() as net.AddressInfo).port, 't');
@@ -198,7 +162,7 @@ test('closeDiff answering raw text (not JSON) yields no content; accepting from 
 });
 
 test('a well-known port is used only if the server there identifies as a companion', async () => {
-  const p = place();
+  const p = place('ide-broken-');
   const impostor = await new FixtureCompanion({ token: 'tok', tools: { echo: () => ({ content: [] }) } }).start();
   const real = await new FixtureCompanion({ token: 'tok', tools: companionTools() }).start();
   // No discovery file, no workspace: only the well-known ports, with the env token.
@@ -217,7 +181,7 @@ test('a well-known port is used only if the server there identifies as a compani
 });
 
 test('a stdio companion from GEMINI_CLI_IDE_SERVER_STDIO_COMMAND connects and serves diffs', async () => {
-  const p = place();
+  const p = place('ide-broken-');
   const mcpUrl = import.meta.resolve('@modelcontextprotocol/sdk/server/mcp.js');
   const stdioUrl = import.meta.resolve('@modelcontextprotocol/sdk/server/stdio.js');
   const zodUrl = import.meta.resolve('zod');
@@ -253,7 +217,7 @@ test('a stdio companion from GEMINI_CLI_IDE_SERVER_STDIO_COMMAND connects and se
 });
 
 test('when the companion drops the session and its stream, the client opens a new session by itself', async () => {
-  const p = place();
+  const p = place('ide-broken-');
   const f = await new FixtureCompanion({ tools: companionTools() }).start();
   advertise(p, f.port, f.token);
   const c = client(p, { reconnect: { initialDelayMs: 100, maxDelayMs: 400 }, heartbeatMs: 1000 });
@@ -282,7 +246,7 @@ test('when the companion drops the session and its stream, the client opens a ne
 });
 
 test('the initialisation budget bounds all targets together', async () => {
-  const p = place();
+  const p = place('ide-broken-');
   const silent = net.createServer(() => undefined);
   await new Promise<void>((r) => silent.listen(0, '127.0.0.1', () => r()));
   const port = (silent.address() as net.AddressInfo).port;

@@ -5,13 +5,9 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import * as fs from 'node:fs';
 import * as http from 'node:http';
 import * as net from 'node:net';
-import * as path from 'node:path';
-import { makeTempDir } from '@ide-companion/testkit';
-import { CompanionClient } from '../src/index.js';
-import { cleanEnv } from './helpers.js';
+import { advertise, client, place } from './helpers.js';
 
 const TOKEN = 'secret-token';
 const SESSION = 'session-1';
@@ -103,35 +99,11 @@ function startServer(seen: Seen[]): Promise<{ server: http.Server; port: number 
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ server, port: (server.address() as net.AddressInfo).port })));
 }
 
-function place(port: number, token: string): { cwd: string; tmp: string; cleanup(): void } {
-  const t = makeTempDir('ide-http-');
-  const cwd = path.join(t.path, 'ws');
-  fs.mkdirSync(path.join(t.path, 'gemini', 'ide'), { recursive: true });
-  fs.mkdirSync(cwd);
-  fs.writeFileSync(
-    path.join(t.path, 'gemini', 'ide', `gemini-ide-server-${process.pid}-${port}.json`),
-    JSON.stringify({ port, workspacePath: cwd, authToken: token, ideInfo: { name: 'fixture', displayName: 'Fixture' } }),
-    { mode: 0o600 },
-  );
-  return { cwd, tmp: t.path, cleanup: t.cleanup };
-}
-
-function client(p: { cwd: string; tmp: string }): CompanionClient {
-  return new CompanionClient({
-    cwd: p.cwd,
-    tmpdir: p.tmp,
-    env: cleanEnv(),
-    ideProcess: { pid: process.pid, command: '', source: 'env', chain: [] },
-    wellKnownPorts: false,
-    reconnect: false,
-    heartbeatMs: 0,
-  });
-}
-
 test('event streams cut anywhere (BOM, CR LF split, UTF-8 split, multi-line data) and JSON answers are read whole', async () => {
   const seen: Seen[] = [];
   const { server, port } = await startServer(seen);
-  const p = place(port, TOKEN);
+  const p = place('ide-http-');
+  advertise(p, port, TOKEN);
   const c = client(p);
   try {
     assert.equal(await c.connect(), true, JSON.stringify(c.attempts));
@@ -165,7 +137,8 @@ test('event streams cut anywhere (BOM, CR LF split, UTF-8 split, multi-line data
 test('a refused token reads as the SDK wrote it: status and body', async () => {
   const seen: Seen[] = [];
   const { server, port } = await startServer(seen);
-  const p = place(port, 'wrong-token');
+  const p = place('ide-http-');
+  advertise(p, port, 'wrong-token');
   const c = client(p);
   try {
     assert.equal(await c.connect(), false);
@@ -182,7 +155,8 @@ test('nothing listening: the error names the refused connection (doctor advises 
   await new Promise<void>((r) => probe.listen(0, '127.0.0.1', () => r()));
   const port = (probe.address() as net.AddressInfo).port;
   await new Promise<void>((r) => probe.close(() => r()));
-  const p = place(port, TOKEN);
+  const p = place('ide-http-');
+  advertise(p, port, TOKEN);
   const c = client(p);
   try {
     assert.equal(await c.connect(), false);

@@ -8,7 +8,7 @@
  *   await companion.stop();             // sessions, server and file gone
  */
 import * as fs from 'node:fs';
-import * as http from 'node:http';
+import type * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -33,6 +33,7 @@ import { DiscoveryFileHandle, ensureDiscoveryDir, sweepStaleDiscoveryFiles } fro
 import { CompanionSocket, ensureSocketBaseDir, SOCKET_HOST, sweepStaleSocketDirs } from './companionSocket.js';
 import { stableSocketDir, WorkspaceSockets } from './workspaceSockets.js';
 import { createMcpHttpHandler, type McpHttpHandlerOptions } from './http/mcpHttpHandler.js';
+import { closeServer, mcpServer } from './http/mcpServer.js';
 import { loopbackHostRule, socketHostRule } from './http/requestGuard.js';
 import { registerExitCleanup } from './lifecycle.js';
 import { startReaper, type Reaper } from './reaper.js';
@@ -256,6 +257,7 @@ export class Companion {
             maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
             ...sessionLimits,
             createServer: () => this.createCopilotServer(),
+            currentSelection: () => selectionOf(this.context.snapshot(), this.context.selectionBackward),
             onSessionClosed: (id) => void this.diffs.sessionClosed(id),
             onSessionsChanged: () => this.emitSessions(),
           })
@@ -266,33 +268,25 @@ export class Companion {
       logger: this.logger,
     };
     const portTokens = [[this.token, 'gemini'], ...(this.wantedAgents.includes('qwen') ? [[this.qwenToken, 'qwen'] as const] : [])] as const;
-    this.httpServer = Companion.listener({ ...handlerOptions, tokens: portTokens, hosts: loopbackHostRule(() => this.port) });
+    // The port and the sockets serve the same sessions; only the Host each accepts differs.
+    this.httpServer = mcpServer(createMcpHttpHandler({ ...handlerOptions, tokens: portTokens, hosts: loopbackHostRule(() => this.port) }));
     const claude = this.claude;
     if (claude) this.httpServer.on('upgrade', (req, socket, head) => claude.handleUpgrade(req, socket, head));
     const wantsSocket = (options.unixSocket ?? true) && process.platform !== 'win32';
-    // The relay carries Gemini CLI (docs/remote.md): the socket takes its token alone.
-    this.socketServer = wantsSocket
-      ? Companion.listener({ ...handlerOptions, tokens: [[this.token, 'gemini']], hosts: socketHostRule(SOCKET_HOST) })
-      : undefined;
     if (wantsSocket) {
+      // The relay carries Gemini CLI (docs/remote.md): the socket takes its token alone.
+      const socketHandler = createMcpHttpHandler({ ...handlerOptions, tokens: [[this.token, 'gemini']], hosts: socketHostRule(SOCKET_HOST) });
+      this.socketServer = mcpServer(socketHandler);
       // The folder's permissions admit the caller (workspaceSockets.ts); the token is added here, so none leaves this machine.
-      const handler = createMcpHttpHandler({ ...handlerOptions, tokens: [[this.token, 'gemini']], hosts: socketHostRule(SOCKET_HOST) });
       this.workspaceSockets = new WorkspaceSockets({
         dir: stableSocketDir({ tmpdir: options.tmpdir }),
         handler: (req, res) => {
           req.headers.authorization = `Bearer ${this.token}`;
-          handler(req, res);
+          socketHandler(req, res);
         },
         log: (message, fields) => this.logger.info(message, fields),
       });
     }
-  }
-
-  /** One listener: both serve the same sessions; only the Host each accepts differs. */
-  private static listener(options: McpHttpHandlerOptions): http.Server {
-    const server = http.createServer({ requestTimeout: 120_000 }, createMcpHttpHandler(options));
-    server.on('clientError', (_err, socket) => socket.destroy());
-    return server;
   }
 
   /** Listens on 127.0.0.1 (port 0) and writes the discovery file. Idempotent. */
@@ -744,12 +738,4 @@ function agentsFromEnv(logger: Logger): readonly AgentName[] | undefined {
     logger.warn(`${AGENTS_ENV} ignored: the agents you have are served`, { error: describeError(err) });
     return undefined;
   }
-}
-
-function closeServer(server: http.Server | undefined): Promise<void> {
-  return new Promise<void>((resolve) => {
-    if (!server?.listening) return resolve();
-    server.close(() => resolve());
-    server.closeAllConnections();
-  });
 }

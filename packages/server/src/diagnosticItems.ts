@@ -6,6 +6,7 @@
  * location list too) listed once. The end only reads what its editor holds.
  */
 import * as fs from 'node:fs';
+import * as path from 'node:path';
 import type { Diagnostic, DiagnosticItem, DiagnosticSeverity, EditorDiagnostics } from '@ide-companion/protocol';
 
 const QF_SEVERITY: Readonly<Record<string, DiagnosticSeverity>> = { E: 'error', W: 'warning', I: 'information', N: 'hint', H: 'hint' };
@@ -105,10 +106,34 @@ function fromNvim(item: Fields, path: string, source: string | undefined): Diagn
   };
 }
 
-const READERS = { qf: fromQuickfix, lsp: fromLsp, coc: fromCoc, nvim: fromNvim } as const;
+/** flymake's `:error` and `flymake-error`, flycheck's `error`; any other level (`:note`, `info`, a checker's own) is information. */
+const EMACS_SEVERITY: Readonly<Record<string, DiagnosticSeverity>> = { error: 'error', warning: 'warning' };
 
-/** The diagnostics of `items`: of the file `only` (absolute) when given, else all; each problem once. */
-export function diagnosticsFromItems(items: readonly DiagnosticItem[], only?: string): EditorDiagnostics {
+function fromEmacs(item: Fields, path: string, source: string | undefined): Diagnostic {
+  const at = (p: unknown, fallback: { line: number; character: number }) => {
+    const f = (typeof p === 'object' && p !== null ? p : {}) as Fields;
+    return position(int(f['line'], fallback.line), int(f['character'], fallback.character));
+  };
+  const start = at(item['start'], { line: 1, character: 1 });
+  const level = (str(item['severity']) ?? '').replace(/^:|^flymake-/, '');
+  const code = str(item['code']);
+  return {
+    path,
+    range: { start, end: at(item['end'], start) },
+    severity: EMACS_SEVERITY[level] ?? 'information',
+    message: str(item['message']) ?? '',
+    ...(source && { source }),
+    ...(code !== undefined && { code }),
+  };
+}
+
+const READERS = { qf: fromQuickfix, lsp: fromLsp, coc: fromCoc, emacs: fromEmacs, nvim: fromNvim } as const;
+
+/**
+ * The diagnostics of `items`: of the file `only` (absolute) when given, else
+ * all, or those under one of `roots` when given (the workspace); each problem once.
+ */
+export function diagnosticsFromItems(items: readonly DiagnosticItem[], only?: string, roots?: readonly string[]): EditorDiagnostics {
   const real = new Map<string, string>();
   const realOf = (p: string) => {
     let r = real.get(p);
@@ -123,10 +148,12 @@ export function diagnosticsFromItems(items: readonly DiagnosticItem[], only?: st
     return r;
   };
   const want = only === undefined ? undefined : realOf(only);
+  const under = (roots ?? []).map((root) => realOf(root) + path.sep);
+  const inWorkspace = (p: string) => only !== undefined || roots === undefined || under.some((root) => realOf(p).startsWith(root));
   const seen = new Set<string>();
   const diagnostics: Diagnostic[] = [];
   for (const item of items) {
-    if (item.path === '' || (only !== undefined && item.path !== only && realOf(item.path) !== want)) continue;
+    if (item.path === '' || (only !== undefined && item.path !== only && realOf(item.path) !== want) || !inWorkspace(item.path)) continue;
     const d = READERS[item.kind](item as Fields, item.path, item.source);
     if (!d) continue;
     const key = JSON.stringify([d.path, d.range.start.line, d.range.start.character, d.message]);

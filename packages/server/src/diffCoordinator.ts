@@ -92,13 +92,22 @@ function watchWrites(file: string, content: string, timeoutMs: number, onWrite: 
   return stop;
 }
 
-/** Whether `file` holds exactly `content` (its size compared first: most checks read nothing). */
+/**
+ * Whether `file` holds exactly `content` (its size compared first: most checks read nothing). A regular file only,
+ * opened without blocking and checked on its descriptor, as readOriginal reads: a FIFO or device put there never holds
+ * the event loop.
+ */
 function fileHolds(file: string, content: string): boolean {
+  let fd: number | undefined;
   try {
-    if (fs.statSync(file).size !== Buffer.byteLength(content)) return false;
-    return fs.readFileSync(file, 'utf8') === content;
+    fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
+    const stat = fs.fstatSync(fd);
+    if (!stat.isFile() || stat.size !== Buffer.byteLength(content)) return false;
+    return fs.readFileSync(fd, 'utf8') === content;
   } catch {
     return false;
+  } finally {
+    if (fd !== undefined) fs.closeSync(fd);
   }
 }
 

@@ -17,12 +17,13 @@
  */
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
-import * as http from 'node:http';
+import type * as http from 'node:http';
 import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { listenPrivately, MAX_SOCKET_PATH_BYTES, socketBaseDir } from './companionSocket.js';
 import { ensurePrivateDirectory } from './discoveryFile.js';
+import { closeServer, mcpServer } from './http/mcpServer.js';
 
 /** How often a companion checks the sockets of its folders that another one owns (and takes over a dead one's). */
 export const TAKEOVER_CHECK_MS = 500;
@@ -135,8 +136,7 @@ export class WorkspaceSockets {
    * lost the path must not remove the new owner's socket as it closes.
    */
   private async bind(binding: Binding): Promise<void> {
-    const server = http.createServer({ requestTimeout: 120_000 }, this.options.handler);
-    server.on('clientError', (_err, socket) => socket.destroy());
+    const server = mcpServer(this.options.handler);
     const temporary = path.join(path.dirname(binding.socketPath), `.${process.pid}-${path.basename(binding.socketPath)}`);
     try {
       fs.rmSync(temporary, { force: true });
@@ -169,7 +169,7 @@ export class WorkspaceSockets {
         if (binding.server && ino === binding.ino) continue;
         if (binding.server) {
           this.options.log('workspace socket taken by another companion', { workspace: binding.root });
-          closeQuietly(binding.server);
+          void closeServer(binding.server);
           binding.server = undefined;
           binding.ino = undefined;
         }
@@ -188,10 +188,7 @@ export class WorkspaceSockets {
     if (inodeOf(binding.socketPath) === binding.ino) fs.rmSync(binding.socketPath, { force: true });
     const server = binding.server;
     binding.server = undefined;
-    await new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeAllConnections();
-    });
+    await closeServer(server);
   }
 
   /** Synchronous unlinking of our sockets, for exit handlers; the servers close with the process. */
@@ -218,9 +215,4 @@ function inodeOf(p: string): number | undefined {
   } catch {
     return undefined;
   }
-}
-
-function closeQuietly(server: http.Server): void {
-  server.close();
-  server.closeAllConnections();
 }

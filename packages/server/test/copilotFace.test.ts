@@ -74,6 +74,10 @@ test("Copilot's tools over the same core: selection_changed on connect and as it
   await waitFor(() => h.companion.sessionList.some((s) => s.agent === 'copilot'), 'the session listed as Copilot CLI');
   const { tools } = await copilot.client.listTools();
   assert.deepEqual(tools.map((x) => x.name).sort(), ['close_diff', 'get_selection', 'open_diff', 'update_session_name']);
+  // What was selected before the CLI connected (no Copilot session then) comes as its stream opens.
+  const onConnect = await waitFor(() => copilot.notifications.find((n) => n.method === 'selection_changed'), 'selection_changed on connect');
+  assert.equal(onConnect.params.filePath, file);
+  assert.deepEqual(onConnect.params.selection.start, { line: 0, character: 0 });
 
   h.companion.context.setCursor(file, { line: 2, character: 3 }, 'two');
   const moved = await waitFor(() => copilot.notifications.find((n) => n.method === 'selection_changed' && n.params.text === 'two'), 'selection_changed');

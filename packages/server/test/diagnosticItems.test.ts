@@ -126,3 +126,72 @@ test("Neovim's vim.diagnostic: 0-based lines and byte columns, severity numbers"
   const multibyte = diagnosticsFromItems([{ ...raw, severity: 1, line: 'éé-x', endLine: 'éz' }]).diagnostics[0]!;
   assert.deepEqual(multibyte.range, { start: { line: 1, character: 3 }, end: { line: 3, character: 2 } });
 });
+
+test("Emacs's items (flymake, flycheck): 1-based characters, severity from the type's category or the level, the workspace when no file is asked", () => {
+  const emacs = (fields: Record<string, unknown>): DiagnosticItem => ({ kind: 'emacs', path: file, ...fields });
+  const outside = path.join(path.dirname(fs.realpathSync(dir.path)), 'elsewhere.el');
+  const items = [
+    emacs({ start: { line: 2, character: 13 }, end: { line: 2, character: 14 }, severity: ':error', message: 'bad value', source: 'test-linter' }),
+    emacs({ start: { line: 3, character: 1 }, end: { line: 3, character: 6 }, severity: 'flymake-warning', message: 'w' }),
+    emacs({ start: { line: 4, character: 2 }, severity: ':note', message: 'a note' }),
+    emacs({ start: { line: 5, character: 1 }, end: {}, severity: 'error', message: 'flycheck', source: 'emacs-lisp', code: 'E1' }),
+    emacs({ start: { line: 6 }, severity: 'info', message: {} }),
+    { kind: 'emacs', path: outside, start: { line: 1, character: 1 }, severity: 'error', message: 'not in the workspace' } as DiagnosticItem,
+  ];
+  const { diagnostics } = diagnosticsFromItems(items, undefined, [dir.path]);
+  assert.deepEqual(diagnostics, [
+    {
+      path: file,
+      range: { start: { line: 2, character: 13 }, end: { line: 2, character: 14 } },
+      severity: 'error',
+      message: 'bad value',
+      source: 'test-linter',
+    },
+    { path: file, range: { start: { line: 3, character: 1 }, end: { line: 3, character: 6 } }, severity: 'warning', message: 'w' },
+    { path: file, range: { start: { line: 4, character: 2 }, end: { line: 4, character: 2 } }, severity: 'information', message: 'a note' },
+    {
+      path: file,
+      range: { start: { line: 5, character: 1 }, end: { line: 5, character: 1 } },
+      severity: 'error',
+      message: 'flycheck',
+      source: 'emacs-lisp',
+      code: 'E1',
+    },
+    { path: file, range: { start: { line: 6, character: 1 }, end: { line: 6, character: 1 } }, severity: 'information', message: '' },
+  ]);
+  // What Emacs's flymake and flycheck hand over (ide-companion-tests.el), as getDiagnostics answered it before.
+  assert.deepEqual(
+    diagnosticsFromItems([
+      emacs({
+        start: { line: 2, character: 1 },
+        end: { line: 2, character: 4 },
+        severity: 'flymake-error',
+        message: 'bad thing',
+        source: 'ide-companion-tests--flymake-backend',
+      }),
+      emacs({
+        start: { line: 1, character: 1 },
+        end: { line: 1, character: 2 },
+        severity: 'flymake-note',
+        message: 'a note',
+        source: 'ide-companion-tests--flymake-backend',
+      }),
+      emacs({
+        start: { line: 2, character: 5 },
+        end: { line: 2, character: 8 },
+        severity: 'warning',
+        message: 'careful',
+        source: 'ide-companion-tests-checker',
+        code: 'W1',
+      }),
+    ]).diagnostics.map((d) => [d.severity, d.range, d.code]),
+    [
+      ['error', { start: { line: 2, character: 1 }, end: { line: 2, character: 4 } }, undefined],
+      ['information', { start: { line: 1, character: 1 }, end: { line: 1, character: 2 } }, undefined],
+      ['warning', { start: { line: 2, character: 5 }, end: { line: 2, character: 8 } }, 'W1'],
+    ],
+  );
+  // A file asked for is answered wherever it is; without roots, everything is.
+  assert.equal(diagnosticsFromItems(items, outside, [dir.path]).diagnostics[0]!.message, 'not in the workspace');
+  assert.equal(diagnosticsFromItems(items).diagnostics.length, 6);
+});

@@ -5,6 +5,7 @@
  * (the ends used to poll or watch each their own: issue 28).
  */
 import assert from 'node:assert/strict';
+import { execFileSync, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
@@ -105,4 +106,34 @@ test('a second accept right after the first file was written (its watch not yet 
   await waitFor(() => h.view.reloads.find((r) => r.path === one), 'one.txt reloaded');
   await waitFor(() => h.view.reloads.find((r) => r.path === two), 'two.txt reloaded');
   assert.equal(h.view.reloads.find((r) => r.path === one)!.holdsAccepted, true);
+});
+
+// fileHolds read the file with readFileSync after a stat: a FIFO put where an empty text was accepted (its size 0
+// matches) blocked the companion's whole event loop in open() until some writer came. It reads a regular file only
+// now, opened without blocking, as readOriginal does.
+test('a FIFO put where an empty text was accepted never blocks the companion', { skip: process.platform === 'win32' }, async (t) => {
+  const h = await startCompanion();
+  t.after(() => h.cleanup());
+  const file = path.join(h.workspace, 'empty.txt');
+  fs.writeFileSync(file, 'on disk\n');
+  const cli = await connectClient(h.companion);
+  t.after(() => cli.close());
+  await cli.client.callTool({ name: 'openDiff', arguments: { filePath: file, newContent: '' } });
+  h.companion.diffs.accept((await waitFor(() => h.view.shown[0], 'the diff shown')).id);
+  await waitFor(() => cli.notifications.find((n) => n.method === 'ide/diffAccepted'), 'the CLI told');
+  fs.rmSync(file);
+  execFileSync('mkfifo', [file]);
+  // Whoever opens the FIFO to write, 3 s from now, ends a read blocked on it (so the old code ends too).
+  const writer = spawn('sh', ['-c', `sleep 3; : > "$1"`, 'sh', file], { stdio: 'ignore' });
+  t.after(() => writer.kill());
+  let last = Date.now();
+  let longest = 0;
+  const tick = setInterval(() => {
+    const now = Date.now();
+    longest = Math.max(longest, now - last);
+    last = now;
+  }, 20);
+  await sleep(1_500);
+  clearInterval(tick);
+  assert.ok(longest < 1_000, `the event loop stalled ${longest} ms`);
 });

@@ -80,6 +80,18 @@ async function makeSocket(t: import('node:test').TestContext, p: string): Promis
   t.after(() => new Promise<void>((resolve) => server.close(() => resolve())));
 }
 
+/** Every Gemini face tool that takes a path, called on `file`. */
+function geminiPathCalls(file: string) {
+  return [
+    ['openFile', { path: file }],
+    ['saveDocument', { path: file }],
+    ['checkDocumentDirty', { path: file }],
+    ['getDiagnostics', { path: file }],
+    ['openDiff', { filePath: file, newContent: 'y\n' }],
+    ['closeDiff', { filePath: file }],
+  ] as const;
+}
+
 /** Ms a fresh Gemini session's `initialize` (and tools/list) takes: the companion still answers others. */
 async function otherSessionAnswersIn(h: Harness): Promise<number> {
   const started = performance.now();
@@ -123,14 +135,7 @@ test('Gemini face: a path with a control character (C0, DEL, C1) is refused by e
   for (const name of ['a\nb.txt', 'c\u001b[31mred.txt', 'd\u007f.txt', 'e\u0085.txt', 'f\u009b2J.txt', 'g\tb.txt']) {
     const file = path.join(h.workspace, name);
     fs.writeFileSync(file, 'x\n');
-    for (const [tool, args] of [
-      ['openFile', { path: file }],
-      ['saveDocument', { path: file }],
-      ['checkDocumentDirty', { path: file }],
-      ['getDiagnostics', { path: file }],
-      ['openDiff', { filePath: file, newContent: 'y\n' }],
-      ['closeDiff', { filePath: file }],
-    ] as const) {
+    for (const [tool, args] of geminiPathCalls(file)) {
       const r: any = await c.client.callTool({ name: tool, arguments: args });
       assert.equal(r.isError, true, `${tool} ${JSON.stringify(name)}: ${text(r)}`);
       assert.match(text(r), /control character \(U\+00[0-9A-F]{2} at \d+\)/, tool);
@@ -151,14 +156,7 @@ test('a path holding a lone surrogate (no Linux file name decodes to one) is ref
   t.after(() => claude.close());
   for (const name of ['\ud800lone.txt', 'tail\udfff.txt', '\udc00\ud800.txt']) {
     const file = path.join(h.workspace, name);
-    for (const [tool, args] of [
-      ['openFile', { path: file }],
-      ['saveDocument', { path: file }],
-      ['checkDocumentDirty', { path: file }],
-      ['getDiagnostics', { path: file }],
-      ['openDiff', { filePath: file, newContent: 'y\n' }],
-      ['closeDiff', { filePath: file }],
-    ] as const) {
+    for (const [tool, args] of geminiPathCalls(file)) {
       const r: any = await c.client.callTool({ name: tool, arguments: args });
       assert.equal(r.isError, true, `${tool} ${JSON.stringify(name)}: ${text(r)}`);
       assert.match(text(r), /lone surrogate \(U\+D[89A-F][0-9A-F]{2} at \d+\)/, tool);

@@ -61,22 +61,26 @@ export function parseAgents(text: string): AgentName[] {
   return AGENTS.filter((a) => a === 'gemini' || faces.includes(a));
 }
 
+/** Each agent's own variable naming its folder; empty, it names none (the agents then use their default). */
+const HOME_VARIABLES = { qwen: 'QWEN_HOME', claude: CLAUDE_ENV.CONFIG_DIR, copilot: 'COPILOT_HOME' } as const;
+/** Each agent's default folder, in the user's home. */
+const HOME_FOLDERS: Readonly<Record<keyof typeof HOME_VARIABLES, string>> = { qwen: '.qwen', claude: '.claude', copilot: '.copilot' };
+
+/** An agent's folder of lock files: `ide` in the folder its variable names, else in its default folder. */
+function agentIdeDir(agent: keyof typeof HOME_VARIABLES, env: NodeJS.ProcessEnv): string {
+  const home = env[HOME_VARIABLES[agent]];
+  return path.join(home ? path.resolve(home) : path.join(os.homedir() || os.tmpdir(), HOME_FOLDERS[agent]), 'ide');
+}
+
 /** Qwen Code's folder of lock files, as its Storage.getGlobalIdeDir() finds it: $QWEN_HOME/ide, else ~/.qwen/ide. */
 export function qwenIdeDir(env: NodeJS.ProcessEnv = process.env): string {
-  const home = env['QWEN_HOME'];
-  if (home) return path.join(path.resolve(home), 'ide');
-  return path.join(os.homedir() || os.tmpdir(), '.qwen', 'ide');
+  return agentIdeDir('qwen', env);
 }
 
 /** Claude Code's folder of lock files: $CLAUDE_CONFIG_DIR/ide, else ~/.claude/ide. */
 export function claudeIdeDir(env: NodeJS.ProcessEnv = process.env): string {
-  const config = env[CLAUDE_ENV.CONFIG_DIR];
-  if (config) return path.join(path.resolve(config), 'ide');
-  return path.join(os.homedir() || os.tmpdir(), '.claude', 'ide');
+  return agentIdeDir('claude', env);
 }
-
-/** Each agent's own variable naming its folder; empty, it names none (the agents then use their default). */
-const HOME_VARIABLES = { qwen: 'QWEN_HOME', claude: CLAUDE_ENV.CONFIG_DIR, copilot: 'COPILOT_HOME' } as const;
 
 /**
  * Whether the user set the agent's own variable for its folder (QWEN_HOME,
@@ -97,9 +101,7 @@ export function userHasCopilot(env: NodeJS.ProcessEnv = process.env): boolean {
 
 /** GitHub Copilot CLI's folder of lock files: $COPILOT_HOME/ide, else ~/.copilot/ide. */
 export function copilotIdeDir(env: NodeJS.ProcessEnv = process.env): string {
-  const home = env['COPILOT_HOME'];
-  if (home) return path.join(path.resolve(home), 'ide');
-  return path.join(os.homedir() || os.tmpdir(), '.copilot', 'ide');
+  return agentIdeDir('copilot', env);
 }
 
 /** An agent's lock file name for a companion on `port` (Qwen's and Claude's alike). */

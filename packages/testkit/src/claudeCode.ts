@@ -99,11 +99,3 @@ export async function waitClaudeIdeConnected(tui: Tmux, ideName: string, timeout
     await sleep(1_000);
   }
 }
-
-/** Types a prompt into Claude Code's input and submits it. */
-export async function claudeSubmit(tui: Tmux, text: string): Promise<void> {
-  tui.type(text);
-  await waitFor(() => tui.screen().includes(text), `Claude Code's input to show ${JSON.stringify(text)}`, 30_000);
-  await sleep(300);
-  tui.keys('Enter');
-}

@@ -30,3 +30,6 @@ export * from './bigLine.js';
 export * from './opencode.js';
 export * from './copilotClient.js';
 export * from './copilotCli.js';
+export * from './packageOnPath.js';
+export * from './discoveryFiles.js';
+export * from './installers.js';

@@ -18,12 +18,18 @@ export async function connectRecordingClient(target: { port: number; token: stri
     requestInit: { headers: { Authorization: `Bearer ${target.token}` } },
   });
   const client = new Client({ name: 'streamable-http-client', version: 'test' });
+  const notifications = recordNotifications(client);
+  await client.connect(transport);
+  return { client, transport, notifications, close: () => client.close() };
+}
+
+/** Every ide/* notification `client` receives from now on, in order (set up before it connects). */
+export function recordNotifications(client: Client): RecordingClient['notifications'] {
   const notifications: RecordingClient['notifications'] = [];
   for (const { method } of COMPANION_NOTIFICATIONS) {
     client.setNotificationHandler(z.object({ method: z.literal(method), params: z.any() }), (n) => {
       notifications.push({ method: n.method, params: n.params });
     });
   }
-  await client.connect(transport);
-  return { client, transport, notifications, close: () => client.close() };
+  return notifications;
 }

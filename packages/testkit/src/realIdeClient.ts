@@ -5,6 +5,7 @@
  * os.tmpdir() and env on first use, so each client gets its own process.
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import * as fs from 'node:fs';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import type { GeminiCliInstall } from './geminiCli.js';
@@ -27,6 +28,16 @@ export function ideTerminalEnv(options: { tmpdir: string; idePid: number }): Nod
   for (const name of STRAY_IDE_ENV) delete env[name];
   for (const name of Object.keys(env)) if (name.startsWith('GEMINI_CLI_IDE_')) delete env[name];
   return { ...env, TMPDIR: options.tmpdir, GEMINI_CLI_IDE_PID: String(options.idePid), REMOTE_CONTAINERS: '1' };
+}
+
+/** The GEMINI_CLI_IDE_* variables in `file`, an `env > FILE` dump from an editor's terminal: what a CLI started there is told. */
+export function ideEnvInFile(file: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const line of fs.readFileSync(file, 'utf8').split('\n')) {
+    const eq = line.indexOf('=');
+    if (line.startsWith('GEMINI_CLI_IDE_') && eq > 0) out[line.slice(0, eq)] = line.slice(eq + 1);
+  }
+  return out;
 }
 
 /** One real IdeClient in a child process; `events` is everything it reported, in order. */

@@ -121,6 +121,18 @@ export class Tmux {
   }
 
   /**
+   * Types `text` into the agent's input box and submits it: Enter once the
+   * screen shows the text, and a little later, past the TUI's paste detection
+   * (an Enter read right after typed characters is taken as a newline).
+   */
+  async submit(text: string, timeoutMs = 30_000): Promise<void> {
+    this.type(text);
+    await this.waitForText(text, timeoutMs);
+    await sleep(300);
+    this.keys('Enter');
+  }
+
+  /**
    * Ends the pane's whole process group (SIGTERM, SIGKILL after `graceMs`), then
    * the tmux server. Killing the server alone is not enough for `gemini`: it
    * survives the SIGHUP of a dying tmux server and would live on, orphaned.

@@ -24,11 +24,6 @@ function! ide_companion#actions#run(action, params) abort
   return s:HANDLERS[a:action](type(a:params) == v:t_dict ? a:params : {})
 endfunction
 
-" The listed buffer of `path` (a loaded one first), or -1.
-function! s:buffer_of(path) abort
-  return get(ide_companion#util#buffers_of(a:path, 1), 0, -1)
-endfunction
-
 " The window of the file the user works on: the current one if it shows a
 " file, else the most recently used one that does (the user may be typing in
 " the agent's terminal).
@@ -48,7 +43,7 @@ endfunction
 
 function! s:open_file(params) abort
   let path = a:params.path
-  let shown = filter(win_findbuf(s:buffer_of(path)), {_, w -> win_id2tabwin(w)[0] == tabpagenr()})
+  let shown = filter(win_findbuf(get(ide_companion#util#buffers_of(path, 1), 0, -1)), {_, w -> win_id2tabwin(w)[0] == tabpagenr()})
   if !empty(shown)
     call win_gotoid(shown[0])
   else
@@ -125,12 +120,12 @@ function! s:selection() abort
 endfunction
 
 function! s:dirty(path) abort
-  let buf = s:buffer_of(a:path)
+  let buf = get(ide_companion#util#buffers_of(a:path, 1), 0, -1)
   return {'isOpen': buf > 0 ? v:true : v:false, 'isDirty': buf > 0 && getbufvar(buf, '&modified') ? v:true : v:false}
 endfunction
 
 function! s:save(path) abort
-  let buf = s:buffer_of(a:path)
+  let buf = get(ide_companion#util#buffers_of(a:path, 1), 0, -1)
   if buf < 0
     return {'saved': v:false, 'message': fnamemodify(a:path, ':~:.') . ' is not open in Vim'}
   elseif !getbufvar(buf, '&modified')
@@ -147,7 +142,7 @@ endfunction
 " closeFile: the companion takes back an openFile whose path was swapped while
 " Vim opened it: the buffer goes, unless it has unsaved changes.
 function! s:close_file(path) abort
-  let buf = s:buffer_of(a:path)
+  let buf = get(ide_companion#util#buffers_of(a:path, 1), 0, -1)
   if buf > 0 && !getbufvar(buf, '&modified')
     execute 'bwipeout' buf
   endif

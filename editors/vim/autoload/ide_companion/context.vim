@@ -66,10 +66,6 @@ function! s:visual_ended(timer) abort
   endif
 endfunction
 
-function! s:forget_current() abort
-  let s:cur_buf = -1
-endfunction
-
 " What the timer runs: outside Visual and Select mode a few lines, no dict and
 " no json_encode(). Compiled on Vim 9 (:def); legacy Vimscript reads each line
 " anew every time, about a microsecond a line, so there it is as short as it
@@ -103,7 +99,7 @@ else
     if s:cur_path_json ==# ''
       return
     endif
-    call ide_companion#host#send_json(s:cur_head . line('.') . ',"character":' . max([ide_companion#position#cursor_char(), 1]) . '}}')
+    call ide_companion#host#send_json(s:cur_head . line('.') . ',"character":' . ide_companion#util#char_col(getline('.'), col('.')) . '}}')
   endfunction
   let s:flush_ref = function('s:flush')
 endif
@@ -153,8 +149,8 @@ function! ide_companion#context#attach() abort
     autocmd BufFilePre * call s:rename(str2nr(expand('<abuf>')), 0)
     autocmd BufFilePost * call s:rename(str2nr(expand('<abuf>')), 1)
     " What can change the current buffer's file name or whether it counts.
-    autocmd BufFilePost,BufWritePost,BufDelete,BufWipeout,DirChanged * call s:forget_current()
-    autocmd OptionSet buftype,buflisted call s:forget_current()
+    autocmd BufFilePost,BufWritePost,BufDelete,BufWipeout,DirChanged * let s:cur_buf = -1
+    autocmd OptionSet buftype,buflisted let s:cur_buf = -1
     " After the window or tab is really gone.
     execute 'autocmd TabClosed,TabNew,DirChanged' . (exists('##WinClosed') ? ',WinClosed' : '') . ' * call timer_start(0, {-> s:send_roots()})'
   augroup END

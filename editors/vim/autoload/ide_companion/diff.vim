@@ -10,21 +10,21 @@ let s:counter = 0
 " accept unwritten cannot keep (docs/reliability.md "The editor's one copy").
 let s:accepted = {}
 " The host's words for when it is gone (`ready`: diffWords.ts hostGoneWords).
-let s:words = {'acceptUnsent': '', 'keptAtDeath': ''}
+let s:words = {'acceptUnsent': '', 'keptAtDeath': '', 'restarted': '', 'notRestarted': ''}
 
-" `template` with `value` put for `key`, literally (never a format string).
-function! s:put(template, key, value) abort
-  return join(split(a:template, a:key, 1), a:value)
+" The words `name` with each {key} of `values` put in, literally (never a format string).
+function! ide_companion#diff#words(name, values) abort
+  let text = s:words[a:name]
+  for [key, value] in items(a:values)
+    let text = join(split(text, '{' . key . '}', 1), value)
+  endfor
+  return text
 endfunction
 
 function! ide_companion#diff#set_words(words) abort
   if type(a:words) == v:t_dict
     call extend(s:words, filter(copy(a:words), {k, v -> has_key(s:words, k) && type(v) == v:t_string}))
   endif
-endfunction
-
-function! ide_companion#diff#kept_words(kept) abort
-  return empty(a:kept) ? '' : s:put(s:words.keptAtDeath, '{files}', join(a:kept, ', '))
 endfunction
 
 " A fresh scratch buffer in the current window holding `text`, named after
@@ -196,7 +196,7 @@ function! s:accept(d) abort
   " Timers: inside BufWriteCmd the buffer can be neither wiped nor retyped.
   if !ide_companion#host#send(msg)
     " Nobody will write it: the proposal stays the user's.
-    call timer_start(0, {-> s:keep(a:d) ? ide_companion#util#error(s:put(s:words.acceptUnsent, '{file}', fnamemodify(a:d.path, ':t'))) : 0})
+    call timer_start(0, {-> s:keep(a:d) ? ide_companion#util#error(ide_companion#diff#words('acceptUnsent', {'file': fnamemodify(a:d.path, ':t')})) : 0})
     return
   endif
   let s:accepted[a:d.path] = text is v:null ? a:d.proposal : text

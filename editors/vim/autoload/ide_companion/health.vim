@@ -1,7 +1,8 @@
-" :GeminiHealth: everything the companion depends on, one line each.
+" :GeminiHealth: what must work before a host runs is checked here; a running
+" host's findings are its own (packages/server/src/healthLines.ts), asked for now.
 
 function! s:line(ok, text) abort
-  return (a:ok ? 'OK    ' : 'ERROR ') . a:text
+  return (a:ok ? 'ok   ' : 'FAIL ') . a:text
 endfunction
 
 function! ide_companion#health#report() abort
@@ -21,16 +22,7 @@ function! ide_companion#health#report() abort
   call add(lines, s:line(host !=# '', host !=# '' ? 'bridge host: ' . host . ' (' . origin . ')' : 'bridge host missing (host/ide-companion-bridge.mjs): run `npm install` in the repository, install the ide-companion package (npm install -g), or set g:ide_companion_host'))
   let state = ide_companion#host#state()
   if state.status ==# 'running'
-    call add(lines, s:line(1, printf('companion running on 127.0.0.1:%d, %d CLI session(s)%s', state.port, state.sessions, ide_companion#agents_connected(state))))
-    call add(lines, s:line(1, 'agents served: ' . join(state.agents, ', ') . ' (g:ide_companion_agents chooses)'))
-    let found = filereadable(state.discoveryFile)
-    call add(lines, s:line(found, 'discovery file ' . state.discoveryFile . (found ? '' : ' is missing')))
-    let socket = getftype(state.socketPath) ==# 'socket'
-    call add(lines, s:line(socket, state.socketPath ==# '' ? 'no socket: gemini in a container or over SSH cannot reach this Vim (see the host log)'
-          \ : 'socket ' . state.socketPath . (socket ? ': for gemini in a container, --sandbox or over SSH (ide-companion container, sandbox or ssh HOST; docs/remote.md)' : ' is missing')))
-    if state.containerHint !=# ''
-      call add(lines, s:line(0, 'container: ' . state.containerHint))
-    endif
+    let lines += ide_companion#host#health()
   else
     call add(lines, s:line(0, 'companion ' . state.status . (state.lastError ==# '' ? '' : ': ' . state.lastError)))
     let lines += map(state.stderr[-5:], {_, err -> '      host: ' . err})

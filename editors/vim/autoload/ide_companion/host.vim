@@ -1,7 +1,7 @@
-" The bridge host: a Node process (`ide-companion bridge`, bundled into one
-" file) that runs the companion and speaks JSON lines with Vim on its
-" stdin/stdout (docs/editor-protocol.md). This module starts and stops it,
-" sends lines and dispatches what it sends back; it never waits for the host.
+" The bridge host: a Node process (`ide-companion bridge`, one bundled file)
+" that runs the companion and speaks JSON lines on its stdin/stdout
+" (docs/editor-protocol.md). This module starts and stops it, sends lines and
+" dispatches what it sends back; only :GeminiHealth waits for it (2 s at most).
 
 let s:root = expand('<sfile>:p:h:h:h')
 let s:MIN_NODE_MAJOR = 20
@@ -56,7 +56,7 @@ endfunction
 function! ide_companion#host#state() abort
   let state = {'status': s:status, 'sessions': s:sessions, 'sessionAgents': copy(s:session_agents), 'lastError': s:last_error,
         \ 'stderr': copy(s:stderr), 'nodeVersion': s:node_version, 'hostPid': s:job is v:null ? 0 : job_info(s:job).process}
-  for [key, default] in items({'port': 0, 'discoveryFile': '', 'workspacePath': '', 'env': {}, 'containerHint': '', 'socketPath': '', 'agents': ['Gemini CLI']})
+  for [key, default] in items({'port': 0, 'discoveryFile': '', 'workspacePath': '', 'env': {}, 'containerHint': '', 'socketPath': '', 'agents': ['Gemini CLI'], 'health': []})
     let state[key] = get(s:ready, key, default)
   endfor
   return state
@@ -242,7 +242,7 @@ function! s:on_ready_msg(msg) abort
 endfunction
 
 function! s:on_sessions(msg) abort
-  let [s:sessions, s:session_agents] = [get(a:msg, 'count', 0), get(a:msg, 'agents', [])]
+  let [s:sessions, s:session_agents, s:ready.health] = [get(a:msg, 'count', 0), get(a:msg, 'agents', []), get(a:msg, 'health', [])]
   for words in get(a:msg, 'said', [])
     call ide_companion#util#info(words)
   endfor
@@ -256,7 +256,18 @@ function! s:on_error(msg) abort
   call s:log('host error: ' . get(a:msg, 'message', ''))
 endfunction
 
-let s:ON_LINE = {'request': function('s:answer'), 'ready': function('s:on_ready_msg'), 'sessions': function('s:on_sessions'), 'error': function('s:on_error')}
+" The running host's health lines, made now (the last ones if it is slow to answer).
+function! ide_companion#host#health() abort
+  let [last, waited] = [get(s:ready, 'health', []), ide_companion#host#send({'type': 'health'}) ? 0 : 2000]
+  while s:status ==# 'running' && get(s:ready, 'health', []) is last && waited < 2000
+    sleep 10m
+    let waited += 10
+  endwhile
+  return get(s:ready, 'health', [])
+endfunction
+
+let s:ON_LINE = {'request': function('s:answer'), 'ready': function('s:on_ready_msg'), 'sessions': function('s:on_sessions'), 'error': function('s:on_error'),
+      \ 'health': {m -> extend(s:ready, {'health': get(m, 'health', [])})}}
 
 function! s:set_env(name, value) abort
   if !has_key(s:saved_env, a:name)
@@ -287,15 +298,17 @@ endfunction
 " at once, backing off; after too many deaths it is left stopped. One line
 " says what happened, never the host's raw log.
 function! s:died(code) abort
-  let kept = ide_companion#diff#kept_words(ide_companion#diff#keep_all())
+  let kept = ide_companion#diff#keep_all()
+  let kept = empty(kept) ? '' : ide_companion#diff#words('keptAtDeath', {'files': join(kept, ', ')})
   call s:reset()
   let now = localtime()
   let s:deaths = add(filter(s:deaths, {_, t -> now - t < 180}), now)
+  let values = {'how': 'exit code ' . a:code, 'count': len(s:deaths)}
   if len(s:deaths) >= 5
-    let s:last_error = printf('the companion host stopped %d times in 3 minutes (exit code %d); it is not restarted', len(s:deaths), a:code)
+    let s:last_error = ide_companion#diff#words('notRestarted', values)
     return ide_companion#util#error(s:last_error . kept . '. :GeminiStart tries again, :GeminiHealth tells why')
   endif
-  let s:last_error = printf('the companion host stopped (exit code %d) and was restarted', a:code)
+  let s:last_error = ide_companion#diff#words('restarted', values)
   call ide_companion#util#warn(s:last_error . kept)
   " 0, 0.5, 1, 2 s.
   call timer_start(len(s:deaths) == 1 ? 0 : 250 * float2nr(pow(2, len(s:deaths) - 1)), {-> ide_companion#host#start()})

@@ -5,17 +5,6 @@ let s:MAXCOL = 2147483647
 " Mode -> [kind of selection, its name on the wire]; '' outside Visual and Select mode.
 let s:KINDS = {'v': ['v', 'char'], 's': ['v', 'char'], 'V': ['V', 'line'], 'S': ['V', 'line'], "\<C-v>": ["\<C-v>", 'block'], "\<C-s>": ["\<C-v>", 'block']}
 
-" The cursor's character column (charcol() came with 8.2.2233).
-if exists('*charcol')
-  function! ide_companion#position#cursor_char() abort
-    return charcol('.')
-  endfunction
-else
-  function! ide_companion#position#cursor_char() abort
-    return strchars(strpart(getline('.'), 0, col('.') - 1)) + 1
-  endfunction
-endif
-
 " Lines first..last, stopping once more than `max` characters are collected:
 " [lines, complete]. Chunks double in size and are measured joined (a loop per
 " line costs microseconds a line; a first chunk of one line keeps huge lines cheap).
@@ -59,7 +48,7 @@ endfunction
 " {line, character, anchor?, selectionKind?}: in Visual and Select mode the
 " selection's other end and kind; the host reads the text when it needs it.
 function! ide_companion#position#current() abort
-  let result = {'line': line('.'), 'character': max([ide_companion#position#cursor_char(), 1])}
+  let result = {'line': line('.'), 'character': ide_companion#util#char_col(getline('.'), col('.'))}
   let kind = get(s:KINDS, mode(), [])
   if !empty(kind)
     let [vl, vc] = getpos('v')[1:2]

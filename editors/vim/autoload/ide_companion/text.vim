@@ -1,12 +1,7 @@
-" Text <-> buffer lines, byte for byte (as editors/neovim/src/host/bufferText.ts).
-"
-" A buffer holds lines without separators; whether the file ends with a line
-" break lives in 'endofline' / 'fixendofline', the break itself in
-" 'fileformat'. ide_companion#text#fill() chooses those so that
-" ide_companion#text#of_buffer() of an unedited buffer gives back exactly the
-" text it started from, and of an edited buffer what `:w` would have written.
-" Vim strings cannot hold NUL bytes: text with NULs round-trips only unedited
-" (an unedited proposal is accepted without sending text back).
+" Text <-> buffer lines, byte for byte (as editors/neovim/src/host/bufferText.ts):
+" 'fileformat', 'endofline' and 'fixendofline' are chosen so that an unedited
+" buffer gives back its text exactly, an edited one what `:w` would write.
+" Vim strings cannot hold NULs: such text round-trips only unedited.
 
 let s:SEPARATOR = {'unix': "\n", 'dos': "\r\n", 'mac': "\r"}
 

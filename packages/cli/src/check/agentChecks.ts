@@ -6,13 +6,16 @@
  * skipped, never failed.
  */
 import * as fs from 'node:fs';
-import * as http from 'node:http';
 import * as path from 'node:path';
-import { CLAUDE_AUTH_HEADER, CLAUDE_SUBPROTOCOL, LOOPBACK_HOST } from '@ide-companion/protocol';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { HttpClientTransport } from '@ide-companion/client/httpTransport';
+import { CLAUDE_AUTH_HEADER, CLAUDE_SUBPROTOCOL, LOOPBACK_HOST, MCP_ENDPOINT_PATH } from '@ide-companion/protocol';
 import { claudeIdeDir, copilotIdeDir, portLockFileName, qwenIdeDir } from '@ide-companion/shared/agentPaths';
+import { SOCKET_HOST } from '@ide-companion/server/companionSocket';
 import { CHECK_PROBE_HEADER, checkProbeProof } from '@ide-companion/server/http/checkProbe';
 import { isProcessAlive } from '@ide-companion/shared/processAlive';
 import { describeError } from '@ide-companion/server/logger';
+import type { CheckId } from './catalogue.js';
 import type { CheckRun } from './checkRun.js';
 import { CliLikeSession } from './cliLikeSession.js';
 
@@ -32,6 +35,16 @@ function readLock(dir: string, port: number): LockRead | undefined {
   }
 }
 
+/** The lock file in `dir` naming the companion's port; without one the companion does not serve `agent`: its checks `ids` are skipped, never failed. */
+function servedLock(run: CheckRun, agent: string, dir: string, ids: readonly CheckId[]): LockRead | undefined {
+  const lock = readLock(dir, run.target.port);
+  if (!lock) {
+    const why = `no ${agent} lock file names port ${run.target.port} in ${dir}: this companion does not serve ${agent}`;
+    for (const id of ids) run.record.skip(id, why);
+  }
+  return lock;
+}
+
 /** What is wrong with a lock file's place and modes, or undefined. */
 function modeProblem(file: string): string | undefined {
   if (process.platform === 'win32') return undefined;
@@ -48,46 +61,10 @@ export async function checkAgents(run: CheckRun, env: NodeJS.ProcessEnv): Promis
   await checkCopilot(run, env);
 }
 
-/** One JSON-RPC POST to `/mcp` over a Unix socket, as Copilot CLI sends it: the status, the session id and the body. */
-function postOverSocket(
-  socketPath: string,
-  headers: Record<string, string>,
-  body: string,
-  timeoutMs: number,
-  method = 'POST',
-): Promise<{ status: number; sessionId?: string; text: string }> {
-  return new Promise((resolve, reject) => {
-    const req = http.request(
-      {
-        socketPath,
-        path: '/mcp',
-        method,
-        headers: { ...headers, Host: 'localhost', 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
-        timeout: timeoutMs,
-      },
-      (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => (text += chunk.length + text.length > 1024 * 1024 ? '' : chunk));
-        res.once('end', () => resolve({ status: res.statusCode ?? 0, sessionId: res.headers['mcp-session-id'] as string | undefined, text }));
-      },
-    );
-    req.once('timeout', () => req.destroy(new Error(`no answer within ${timeoutMs} ms`)));
-    req.once('error', reject);
-    req.end(body);
-  });
-}
-
 async function checkCopilot(run: CheckRun, env: NodeJS.ProcessEnv): Promise<void> {
-  const { record, target } = run;
-  const dir = copilotIdeDir(env);
-  const lock = readLock(dir, target.port);
-  if (!lock) {
-    const why = `no Copilot CLI lock file names port ${target.port} in ${dir}: this companion does not serve Copilot CLI`;
-    record.skip('agents.copilot.lockFile', why);
-    record.skip('agents.copilot.session', why);
-    return;
-  }
+  const { record } = run;
+  const lock = servedLock(run, 'Copilot CLI', copilotIdeDir(env), ['agents.copilot.lockFile', 'agents.copilot.session']);
+  if (!lock) return;
   const json = lock.json;
   const socketPath = typeof json?.['socketPath'] === 'string' ? json['socketPath'] : undefined;
   const headers = typeof json?.['headers'] === 'object' && json['headers'] !== null ? (json['headers'] as Record<string, string>) : undefined;
@@ -107,46 +84,28 @@ async function checkCopilot(run: CheckRun, env: NodeJS.ProcessEnv): Promise<void
     record.fail('agents.copilot.session', 'the lock file names no socket or headers to connect with');
     return;
   }
+  // The real SDK client over the lock file's socket with its headers, as Copilot CLI connects.
+  const transport = new HttpClientTransport(new URL(`http://${SOCKET_HOST}${MCP_ENDPOINT_PATH}`), { socketPath, headers });
+  const client = new Client({ name: 'ide-companion-check', version: '0' });
   try {
-    const timeoutMs = run.timeouts.requestMs;
-    const init = await postOverSocket(
-      socketPath,
-      headers,
-      JSON.stringify({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'initialize',
-        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'ide-companion-check', version: '0' } },
-      }),
-      timeoutMs,
-    );
-    if (init.status !== 200 || !init.sessionId) {
-      record.fail('agents.copilot.session', `initialize over ${socketPath} answered HTTP ${init.status}${init.sessionId ? '' : ' without a session id'}`);
-      return;
-    }
-    const session = { ...headers, 'mcp-session-id': init.sessionId, 'mcp-protocol-version': '2025-06-18' };
-    await postOverSocket(socketPath, session, JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }), timeoutMs);
-    const listed = await postOverSocket(socketPath, session, JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }), timeoutMs);
-    const tools = [...listed.text.matchAll(/"name":"([^"]+)"/g)].map((m) => m[1]!);
+    const options = { timeout: run.timeouts.requestMs };
+    await client.connect(transport, options);
+    const tools = (await client.listTools(undefined, options)).tools.map((t) => t.name);
     // The session ends here, as a CLI leaving does.
-    await postOverSocket(socketPath, session, '', timeoutMs, 'DELETE').catch(() => undefined);
+    await transport.terminateSession().catch(() => undefined);
     if (tools.includes('open_diff') && tools.includes('close_diff')) record.pass('agents.copilot.session', `tools: ${tools.join(', ')}`);
-    else record.fail('agents.copilot.session', `tools/list lacks open_diff or close_diff: ${tools.join(', ') || listed.text.slice(0, 200)}`);
+    else record.fail('agents.copilot.session', `tools/list lacks open_diff or close_diff: ${tools.join(', ')}`);
   } catch (err) {
     record.fail('agents.copilot.session', `the lock file's socket and headers opened no session: ${describeError(err)}`);
+  } finally {
+    await client.close().catch(() => undefined);
   }
 }
 
 async function checkQwen(run: CheckRun, env: NodeJS.ProcessEnv): Promise<void> {
   const { record, target } = run;
-  const dir = qwenIdeDir(env);
-  const lock = readLock(dir, target.port);
-  if (!lock) {
-    const why = `no Qwen Code lock file names port ${target.port} in ${dir}: this companion does not serve Qwen Code`;
-    record.skip('agents.qwen.lockFile', why);
-    record.skip('agents.qwen.session', why);
-    return;
-  }
+  const lock = servedLock(run, 'Qwen Code', qwenIdeDir(env), ['agents.qwen.lockFile', 'agents.qwen.session']);
+  if (!lock) return;
   const json = lock.json;
   const problem =
     lock.problem ??
@@ -178,20 +137,14 @@ async function checkQwen(run: CheckRun, env: NodeJS.ProcessEnv): Promise<void> {
 
 async function checkClaude(run: CheckRun, env: NodeJS.ProcessEnv): Promise<void> {
   const { record, target } = run;
-  const dir = claudeIdeDir(env);
-  const lock = readLock(dir, target.port);
-  if (!lock) {
-    const why = `no Claude Code lock file names port ${target.port} in ${dir}: this companion does not serve Claude Code`;
-    for (const id of [
-      'agents.claude.lockFile',
-      'agents.claude.session',
-      'agents.claude.refusals',
-      'agents.claude.handshake',
-      'agents.claude.lifecycle',
-    ] as const)
-      record.skip(id, why);
-    return;
-  }
+  const lock = servedLock(run, 'Claude Code', claudeIdeDir(env), [
+    'agents.claude.lockFile',
+    'agents.claude.session',
+    'agents.claude.refusals',
+    'agents.claude.handshake',
+    'agents.claude.lifecycle',
+  ]);
+  if (!lock) return;
   const json = lock.json;
   const problem =
     lock.problem ??

@@ -53,15 +53,20 @@ export async function checkBadInput(run: CheckRun): Promise<void> {
   }
 }
 
-/** A body the companion must refuse with a 4xx JSON-RPC error, `expected` its code (JSON-RPC 2.0); another code or a 2xx: warn. */
-async function probeBadBody(run: CheckRun, id: CheckId, session: RawSession, body: string, what: string, expected: number): Promise<void> {
-  let res: RawResponse;
+/** `body` POSTed in `session`; undefined, with `id` failed, when no answer came. */
+async function postInSession(run: CheckRun, id: CheckId, session: RawSession, body: string, what: string): Promise<RawResponse | undefined> {
   try {
-    res = await rawRequest({ method: 'POST', port: run.target.port, headers: session.headers(), body, timeoutMs: run.timeouts.requestMs });
+    return await rawRequest({ method: 'POST', port: run.target.port, headers: session.headers(), body, timeoutMs: run.timeouts.requestMs });
   } catch (err) {
     run.record.fail(id, `${what} got no answer: ${errorMessage(err)}`);
-    return;
+    return undefined;
   }
+}
+
+/** A body the companion must refuse with a 4xx JSON-RPC error, `expected` its code (JSON-RPC 2.0); another code or a 2xx: warn. */
+async function probeBadBody(run: CheckRun, id: CheckId, session: RawSession, body: string, what: string, expected: number): Promise<void> {
+  const res = await postInSession(run, id, session, body, what);
+  if (!res) return;
   const error = (res.json as { error?: { code?: unknown } } | undefined)?.error;
   const clear = res.status >= 400 && res.status < 500 && typeof error?.code === 'number';
   if (clear && error?.code === expected) run.record.pass(id, `${what}: ${describeRawResponse(res)} (code ${String(error?.code)})`);
@@ -79,13 +84,8 @@ async function probeToolCallErrors(run: CheckRun, id: CheckId, session: RawSessi
   const passed: string[] = [];
   for (const [i, [params, what]] of calls.entries()) {
     const body = JSON.stringify({ jsonrpc: '2.0', id: `check-${i}`, method: 'tools/call', ...(params !== undefined && { params }) });
-    let res: RawResponse;
-    try {
-      res = await rawRequest({ method: 'POST', port: run.target.port, headers: session.headers(), body, timeoutMs: run.timeouts.requestMs });
-    } catch (err) {
-      run.record.fail(id, `${what} got no answer: ${errorMessage(err)}`);
-      return;
-    }
+    const res = await postInSession(run, id, session, body, what);
+    if (!res) return;
     const answer = res.json as { error?: { code?: unknown }; result?: { isError?: unknown } } | undefined;
     if (answer?.error?.code === -32602) passed.push(`${what}: -32602`);
     else if (answer?.result?.isError === true) warnings.push(`${what}: a result with isError, not JSON-RPC error -32602`);

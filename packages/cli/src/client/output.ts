@@ -1,6 +1,6 @@
 /**
  * Shared by the client-side commands (status, context, diff, doctor, list,
- * install): `--json` versus text output (errors become exit codes in
+ * install, check): `--json` versus text output (errors become exit codes in
  * ../runCommand.ts; the one way they build a CompanionClient is makeClient.ts). Options and exit
  * codes are in ../commandTable.ts.
  */
@@ -9,7 +9,7 @@ import { cleanStrings, cleanText } from '@ide-companion/protocol';
 import { UsageError } from '../commandTable.js';
 
 export { EXIT, UsageError } from '../commandTable.js';
-export { runWithExitCodes } from '../runCommand.js';
+export { printError, runWithExitCodes } from '../runCommand.js';
 
 export interface Common {
   json: boolean;
@@ -38,10 +38,6 @@ export function printJsonLine(value: unknown): void {
 export function print(text: string): void {
   const clean = cleanText(text);
   process.stdout.write(clean.endsWith('\n') ? clean : clean + '\n');
-}
-
-export function printError(command: string, message: string): void {
-  process.stderr.write(`ide-companion ${command}: ${cleanText(message)}\n`);
 }
 
 /** `✔ text` / `✖ text` / `• text` for doctor-style lists. */

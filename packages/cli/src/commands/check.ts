@@ -1,6 +1,7 @@
 /** `ide-companion check`: the conformance suite against a running companion (src/check/). */
 import { exitCodeOf, formatReport, runCheck } from '../check/index.js';
 import { CHECK_SPEC, EXIT, parseCommandArgs, usageOf, UsageError } from '../commandTable.js';
+import { print, printError, printJson } from '../client/output.js';
 import type { Command } from './types.js';
 
 const spec = CHECK_SPEC;
@@ -39,19 +40,23 @@ async function run(argv: string[]): Promise<number> {
       // Said before anything reaches the editor: check never starts a companion, so this one is someone's editor.
       onTarget: (target) => {
         const where = `${target.ide?.displayName ?? 'the companion'} on port ${target.port}`;
-        process.stderr.write(
+        printError(
+          'check',
           diffs
-            ? `ide-companion check: checking ${where}. It will open and close a few test diffs there (labelled as check's, of files in a temporary folder); --no-diffs skips them.\n`
-            : `ide-companion check: checking ${where} without opening any diff (--no-diffs).\n`,
+            ? `checking ${where}. It will open and close a few test diffs there (labelled as check's, of files in a temporary folder); --no-diffs skips them.`
+            : `checking ${where} without opening any diff (--no-diffs).`,
         );
       },
     });
     const code = exitCodeOf(report);
-    process.stdout.write(values['json'] ? `${JSON.stringify({ ...report, exitCode: code }, null, 2)}\n` : formatReport(report));
+    // What the companion under check said is in the report: cleaned, as every client command prints (client/output.ts).
+    if (values['json']) printJson({ ...report, exitCode: code });
+    else print(formatReport(report));
     return code;
   } catch (err) {
     if (err instanceof UsageError) {
-      process.stderr.write(`ide-companion check: ${err.message}\n${checking ? '' : `\n${usage}`}`);
+      printError('check', err.message);
+      if (!checking) process.stderr.write(`\n${usage}`);
       return EXIT.USAGE;
     }
     throw err;

@@ -18,7 +18,7 @@ import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { ENV } from '@ide-companion/protocol';
+import { cleanText, ENV } from '@ide-companion/protocol';
 import type { Command } from './types.js';
 import { SSH_SPEC, parseCommandArgs, usageOf } from '../commandTable.js';
 import { EXIT, UsageError, printError, runWithExitCodes } from '../client/output.js';
@@ -115,7 +115,8 @@ export function enterScript(plan: RemotePlan, cliRoot: string, dirVar = '$IDE_CO
     `cd ${shellQuote(cliRoot + relative)} 2>/dev/null || cd ${shellQuote(cliRoot)} 2>/dev/null || echo ${shellQuote(`ide-companion ssh: ${cliRoot} is not here; gemini connects from inside it`)} >&2`,
     `export ${ENV.IDE_PID}=$$`,
     `export ${ENV.WORKSPACE_PATH}=${shellQuote(cliRoot)}`,
-    `echo ${shellQuote(`ide-companion ssh: gemini here reaches ${plan.ideInfo.displayName} on the other end (folder ${cliRoot}).`)}`,
+    // Said in the remote terminal: the editor's name as its discovery file gave it, cleaned.
+    `echo ${shellQuote(cleanText(`ide-companion ssh: gemini here reaches ${plan.ideInfo.displayName} on the other end (folder ${cliRoot}).`))}`,
     '# The cleanup cannot wait here for the shell: sh runs a trap only once its foreground child ends, and after a',
     '# hang-up that child (gemini under the shell) may never end. So the login shell takes this PID and leads the',
     '# session, as in a plain ssh login: a hang-up ends it, and the kernel hangs up its foreground job. A watcher',

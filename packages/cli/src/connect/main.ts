@@ -8,7 +8,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { EXIT, parseCommandArgs, UsageError, usageOf } from '@ide-companion/command/commandSpec';
-import { ENV } from '@ide-companion/protocol';
+import { cleanText, ENV } from '@ide-companion/protocol';
 import { CONNECT_COMMAND_SPEC } from './commandSpec.js';
 import { PathMap, PathMapError } from './pathMap.js';
 import { runRelay, type RelayTarget } from './relay.js';
@@ -74,18 +74,21 @@ function targetOf(values: Record<string, unknown>): RelayTarget {
   return { port: n };
 }
 
-/** Where messages go: --log, else stderr only when a person runs it (the CLI gives it a pipe for stdin, and its own terminal for stderr). */
+/**
+ * Where messages go: --log, else stderr only when a person runs it (the CLI gives it a pipe for stdin, and its own
+ * terminal for stderr). Without control characters: a line may echo a path or the companion's words, and a log is read in a terminal.
+ */
 function logger(file: string | undefined): (line: string) => void {
   if (file) {
     return (line) => {
       try {
-        fs.appendFileSync(file, `${new Date().toISOString()} ide-companion connect[${process.pid}]: ${line}\n`, { mode: 0o600 });
+        fs.appendFileSync(file, `${new Date().toISOString()} ide-companion connect[${process.pid}]: ${cleanText(line)}\n`, { mode: 0o600 });
       } catch {
         // A log that cannot be written must not stop the relay.
       }
     };
   }
-  return process.stdin.isTTY ? (line) => process.stderr.write(`ide-companion connect: ${line}\n`) : () => undefined;
+  return process.stdin.isTTY ? (line) => process.stderr.write(`ide-companion connect: ${cleanText(line)}\n`) : () => undefined;
 }
 
 export async function connect(argv: string[]): Promise<number> {

@@ -20,7 +20,7 @@ import { HttpClientTransport } from '@ide-companion/client/httpTransport';
 import { LineReader, LOOPBACK_HOST, MAX_MESSAGE_BYTES, MCP_ENDPOINT_PATH, oversizeMessage } from '@ide-companion/protocol';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { MessageTranslator, type FromCli, type RpcMessage } from './translate.js';
-import { ResilientUpstream } from './resilientUpstream.js';
+import { ResilientUpstream, UNREACHABLE } from './resilientUpstream.js';
 import type { HttpClientTransportOptions } from '@ide-companion/client/httpTransport';
 import type { PathMap } from './pathMap.js';
 import { outline, stringAt, type Outline } from './jsonOutline.js';
@@ -59,9 +59,6 @@ function peek(line: Buffer): { message: RpcMessage; shape: Outline } | undefined
   }
   return { message: { jsonrpc: '2.0', method, ...(idSpan ? { id: id as string | number | null } : {}) }, shape: shape! };
 }
-
-/** The companion's own refusals are answered by it; these mean nobody answers there. */
-const GONE = /ECONNREFUSED|ENOENT|ECONNRESET|EPIPE|socket hang up|Maximum reconnection attempts/;
 
 function describe(target: RelayTarget): string {
   return 'socketPath' in target ? target.socketPath : `${LOOPBACK_HOST}:${target.port}`;
@@ -164,7 +161,7 @@ export function runRelay(options: RelayOptions): Promise<number> {
     upstream.onmessage = (message) => receive(message as RpcMessage, undefined);
     upstream.onerror = (err) => {
       log(`companion: ${err.message}`);
-      if (GONE.test(err.message)) void finish(1, `the companion at ${describe(target)} is gone`);
+      if (UNREACHABLE.test(err.message)) void finish(1, `the companion at ${describe(target)} is gone`);
     };
 
     /** `message` to the companion, as `body` (its text as it came, or rewritten in place). */
@@ -175,7 +172,7 @@ export function runRelay(options: RelayOptions): Promise<number> {
         if (message.method !== undefined && message.id !== undefined && message.id !== null) {
           write({ jsonrpc: '2.0', id: message.id, error: { code: -32000, message: `ide-companion connect: ${err.message}` } });
         }
-        if (GONE.test(err.message)) void finish(1, `the companion at ${describe(target)} is gone (${err.message})`);
+        if (UNREACHABLE.test(err.message)) void finish(1, `the companion at ${describe(target)} is gone (${err.message})`);
       });
 
     /** A message from the CLI (`text`: as it came), translated (or answered here), then sent. */

@@ -15,8 +15,10 @@ import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 export const RECONNECT_INTERVAL_MS = 250;
 /** A handshake that does not finish in this time is dropped and tried again. */
 const HANDSHAKE_TIMEOUT_MS = 5_000;
+/** Nobody answers there: the companion is gone (the relay ends on it, unless it reconnects). */
+export const UNREACHABLE = /ECONNREFUSED|ENOENT|ECONNRESET|EPIPE|socket hang up|Maximum reconnection attempts/;
 /** Nobody answers at the socket, or the companion there does not know our session (a newer one took the socket). */
-const GONE = /ECONNREFUSED|ENOENT|ECONNRESET|EPIPE|socket hang up|Maximum reconnection attempts|Not Found|\b404\b/;
+const GONE = new RegExp(`${UNREACHABLE.source}|Not Found|\\b404\\b`);
 const INITIALIZED = '{"jsonrpc":"2.0","method":"notifications/initialized"}';
 
 interface Sent {

@@ -14,7 +14,8 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { RegisteredTool } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { cleanText, cleanToolText } from '@ide-companion/protocol';
+import { cleanToolText } from '@ide-companion/protocol';
+import { toolError } from '@ide-companion/server/tools/toolDefinition';
 import { withOurInstallHint } from '@ide-companion/client/discovery';
 import { type CompanionClient } from '@ide-companion/client/companionClient';
 import { DEFAULT_CALL_TIMEOUT_MS, EDITOR_TOOLS, MAX_RESULT_CHARS, type EditorToolName } from './editorTools.js';
@@ -27,10 +28,6 @@ export interface EditorToolsServerOptions {
   callTimeoutMs?: number;
   /** Debug lines (connection changes); never tokens or file contents. */
   log?: (line: string) => void;
-}
-
-function toolError(text: string): CallToolResult {
-  return { isError: true, content: [{ type: 'text', text: cleanText(text) }] };
 }
 
 /**

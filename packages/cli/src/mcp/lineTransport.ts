@@ -9,6 +9,8 @@
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { JSONRPCMessageSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { LineReader, MAX_MESSAGE_BYTES, oversizeMessage } from '@ide-companion/protocol';
+import { RpcErrorCode } from '@ide-companion/server/http/jsonRpcError';
+import { faultReply, idOf, NOT_JSON_RPC } from '@ide-companion/server/http/rpcConformance';
 
 export class LineTransport implements Transport {
   onmessage?: (message: JSONRPCMessage) => void;
@@ -28,7 +30,7 @@ export class LineTransport implements Transport {
       onLine: (line) => this.receive(line),
       onOversize: (max) => {
         this.log(`refused a message from the agent: ${oversizeMessage(max)}`);
-        void this.send({ jsonrpc: '2.0', id: null, error: { code: -32600, message: `Invalid Request: ${oversizeMessage(max)}` } } as unknown as JSONRPCMessage);
+        void this.send(faultReply(null, { code: RpcErrorCode.InvalidRequest, message: `Invalid Request: ${oversizeMessage(max)}` }));
       },
     });
   }
@@ -65,18 +67,12 @@ export class LineTransport implements Transport {
       json = JSON.parse(text);
     } catch (err) {
       this.log(`refused a line from the agent: not JSON (${(err as Error).message.slice(0, 200)})`);
-      void this.send({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error: not JSON' } } as unknown as JSONRPCMessage);
+      void this.send(faultReply(null, { code: RpcErrorCode.ParseError, message: 'Parse error: not JSON' }));
       return;
     }
     const parsed = JSONRPCMessageSchema.safeParse(json);
     if (!parsed.success) {
-      const id = typeof json === 'object' && json !== null && 'id' in json ? (json as { id: unknown }).id : null;
-      const answerId = typeof id === 'string' || typeof id === 'number' ? id : null;
-      void this.send({
-        jsonrpc: '2.0',
-        id: answerId,
-        error: { code: -32600, message: 'Invalid Request: not a JSON-RPC 2.0 message' },
-      } as unknown as JSONRPCMessage);
+      void this.send(faultReply(idOf(json), NOT_JSON_RPC));
       return;
     }
     this.onmessage?.(parsed.data);

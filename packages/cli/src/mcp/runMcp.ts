@@ -11,6 +11,7 @@ import * as path from 'node:path';
 import { CompanionClient } from '@ide-companion/client/companionClient';
 import { VERSION } from '@ide-companion/client/version';
 import { EXIT, parseCommandArgs, UsageError, usageOf } from '@ide-companion/command/commandSpec';
+import { printError } from '../runCommand.js';
 import { MCP_COMMAND_SPEC } from './commandSpec.js';
 import { DEFAULT_CALL_TIMEOUT_MS } from './editorTools.js';
 import { EditorToolsServer } from './editorToolsServer.js';
@@ -29,27 +30,16 @@ function positiveMs(raw: unknown, option: string, fallback: number): number {
   return ms;
 }
 
+/** A bad option throws: runCommand prints it (cleaned) with the usage and exits 2. */
 export async function runMcp(argv: string[]): Promise<number> {
-  let values;
-  try {
-    ({ values } = parseCommandArgs(MCP_COMMAND_SPEC, argv));
-  } catch (err) {
-    process.stderr.write(`ide-companion mcp: ${(err as Error).message}\n\n${mcpUsage()}`);
-    return EXIT.USAGE;
-  }
-  let callTimeoutMs: number;
-  let retryMs: number;
-  try {
-    callTimeoutMs = positiveMs(values['call-timeout'], 'call-timeout', DEFAULT_CALL_TIMEOUT_MS);
-    retryMs = positiveMs(values['retry'], 'retry', 2_000);
-  } catch (err) {
-    process.stderr.write(`ide-companion mcp: ${(err as Error).message}\n\n${mcpUsage()}`);
-    return EXIT.USAGE;
-  }
+  const { values } = parseCommandArgs(MCP_COMMAND_SPEC, argv);
+  const callTimeoutMs = positiveMs(values['call-timeout'], 'call-timeout', DEFAULT_CALL_TIMEOUT_MS);
+  const retryMs = positiveMs(values['retry'], 'retry', 2_000);
   const cwd = path.resolve(typeof values['cwd'] === 'string' ? values['cwd'] : process.cwd());
   let logged = 0;
   const log = (line: string) => {
-    if (logged++ < MAX_LOG_LINES) process.stderr.write(`ide-companion mcp: ${line}\n`);
+    // Cleaned as every line we write: a line may name the editor or echo what the agent sent.
+    if (logged++ < MAX_LOG_LINES) printError('mcp', line);
   };
 
   const client = new CompanionClient({
@@ -76,7 +66,7 @@ export async function runMcp(argv: string[]): Promise<number> {
   try {
     await tools.server.connect(transport);
   } catch (err) {
-    process.stderr.write(`ide-companion mcp: could not start: ${(err as Error).message}\n`);
+    printError('mcp', `could not start: ${(err as Error).message}`);
     await client.stop();
     return EXIT.ERROR;
   }

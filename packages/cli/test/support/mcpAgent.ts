@@ -65,8 +65,8 @@ export class ScriptedEditor {
   readonly fromHost: any[] = [];
   readonly host: ChildProcessWithoutNullStreams;
   readonly exited: Promise<void>;
-  constructor(workspace: string, tmpdir: string, capabilities: string[]) {
-    this.host = spawn(process.execPath, [bin, 'bridge', '--name', 'scripted', '--display-name', 'Scripted Editor', '--workspace', workspace], {
+  constructor(workspace: string, tmpdir: string, capabilities: string[], displayName = 'Scripted Editor') {
+    this.host = spawn(process.execPath, [bin, 'bridge', '--name', 'scripted', '--display-name', displayName, '--workspace', workspace], {
       env: isolatedEnv(tmpdir),
     });
     this.exited = new Promise((resolve) => this.host.once('exit', () => resolve()));

@@ -1,7 +1,7 @@
 /**
  * `diagnosticItems`: an end's diagnostics as its editor holds them, unshaped
- * (Vim: the quickfix and location lists, ALE, vim-lsp, coc.nvim; Neovim:
- * vim.diagnostic). The host
+ * (Vim: the quickfix and location lists, ALE, vim-lsp, coc.nvim; Emacs: flymake, flycheck;
+ * Neovim: vim.diagnostic). The host
  * shapes them into `getDiagnostics`' answer (packages/server
  * diagnosticItems.ts), so severity names, 0- or 1-based positions, byte
  * columns, the filter by path and the dedupe are written once, in TypeScript.
@@ -19,6 +19,10 @@ import { lazySchema } from '../lazySchema.js';
  * - `lsp`: `diagnostic`, an LSP Diagnostic (0-based, numeric severity);
  * - `coc`: coc.nvim's list entry (`lnum`, `col`, `end_lnum`, `end_col` in
  *   characters, `severity` Error/Warning/Information/Hint, `message`, `code`);
+ * - `emacs`: a flymake diagnostic or flycheck error (`start`, `end`:
+ *   `{line, character}`, 1-based characters; `severity` the name of
+ *   flymake's type category or flycheck's level: `:error`, `flymake-warning`,
+ *   `info`...; `message`, `source`, `code`);
  * - `nvim`: Neovim's vim.diagnostic (`lnum`, `col`, `end_lnum`, `end_col`,
  *   0-based, columns in bytes, `severity` 1-4, `message`, `source`, `code`),
  *   with `line` and `endLine` as for `qf`.
@@ -26,7 +30,7 @@ import { lazySchema } from '../lazySchema.js';
  * who reported it when the item does not say.
  */
 export const DiagnosticItemSchema = /* @__PURE__ */ lazySchema(() =>
-  z.looseObject({ kind: z.enum(['qf', 'lsp', 'coc', 'nvim']), path: z.string(), source: z.optional(z.string()) }),
+  z.looseObject({ kind: z.enum(['qf', 'lsp', 'coc', 'emacs', 'nvim']), path: z.string(), source: z.optional(z.string()) }),
 );
 export type DiagnosticItem = z.infer<typeof DiagnosticItemSchema>;
 

@@ -59,11 +59,17 @@ export interface HostGoneWords {
   acceptUnsent: string;
   /** Appended to the end's "host stopped" line when proposals or accepted texts were kept. */
   keptAtDeath: string;
+  /** The end's line when its running host died and it started a new one; `{how}`: how it ended ("exit code 9"). */
+  restarted: string;
+  /** … died `{count}` times within the end's window of 3 minutes, so it is left stopped. */
+  notRestarted: string;
 }
 
 export function hostGoneWords(ide: string): HostGoneWords {
   return {
     acceptUnsent: `the companion is not running, so the accept reached no one; your proposal for {file} is kept in its buffer${savesIt(ide)}`,
     keptAtDeath: `; your proposal for {files} is kept in ${KEPT_IN[ide] ?? 'its buffer'}${savesIt(ide)}`,
+    restarted: 'the companion host stopped ({how}) and was restarted',
+    notRestarted: 'the companion host stopped {count} times in 3 minutes ({how}); it is not restarted',
   };
 }

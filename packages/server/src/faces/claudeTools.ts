@@ -19,14 +19,12 @@ import {
   ClaudeTabNameArgumentsSchema,
   type Diagnostic,
   type GetOpenEditorsResult,
-  type Range,
 } from '@ide-companion/protocol';
 import { describeError } from '../logger.js';
 import { readOriginal } from '../readOriginal.js';
 import { checkDocumentDirty } from '../tools/checkDocumentDirty.js';
 import { getDiagnostics } from '../tools/getDiagnostics.js';
 import { getOpenEditors } from '../tools/getOpenEditors.js';
-import { runTool } from '../tools/index.js';
 import { openFile } from '../tools/openFile.js';
 import { saveDocument } from '../tools/saveDocument.js';
 import { textResult, toolError, type ToolDefinition, type ToolEnvironment } from '../tools/toolDefinition.js';
@@ -34,26 +32,8 @@ import { checkToolPath, controlCharacterRefusal, pathOf } from '../tools/workspa
 import { AGENT_DISPLAY_NAMES } from '@ide-companion/shared/agentPaths';
 import { selectionOf, type ClaudeSession } from './claude.js';
 import { claudeTab } from './claudeTabs.js';
+import { ask, diagnosticsByFile, isResult, json, zeroBased } from './faceAnswers.js';
 import { MAX_SEARCHED_BYTES, lineCountOf, openFileTarget } from './openFileRange.js';
-
-const json = (value: unknown): CallToolResult => textResult(JSON.stringify(value));
-
-/** The JSON answer of one of our tools, or its error as Claude's tool error. */
-async function ask<T>(definition: ToolDefinition, args: unknown, env: ToolEnvironment, session: ClaudeSession): Promise<T | CallToolResult> {
-  const result = await runTool(definition, args, env, { sessionId: session.id });
-  if (result.isError) return result;
-  const block = result.content[0];
-  return JSON.parse(block?.type === 'text' ? block.text : 'null') as T;
-}
-
-function isResult(value: unknown): value is CallToolResult {
-  return typeof value === 'object' && value !== null && 'content' in value && Array.isArray((value as CallToolResult).content);
-}
-
-const zeroBased = (range: Range) => ({
-  start: { line: range.start.line - 1, character: range.start.character - 1 },
-  end: { line: range.end.line - 1, character: range.end.character - 1 },
-});
 
 /** Claude's path arguments (a path or a `file://` URI), in every tool: one with a control character is refused before anything else. */
 const PATH_ARGUMENTS = [['filePath'], ['old_file_path'], ['new_file_path'], ['uri']] as const;
@@ -131,12 +111,10 @@ export function registerClaudeTools(server: McpServer, offered: readonly ToolDef
       'Diagnostics the editor shows, for one file (uri) or all.',
       ClaudeDiagnosticsArgumentsSchema,
       async ({ uri }: { uri?: string }) => {
-        const answer = await ask<{ diagnostics: Diagnostic[] }>(getDiagnostics, uri === undefined ? {} : { path: pathOf(uri) }, env, session);
+        const answer = await ask<{ diagnostics: Diagnostic[] }>(getDiagnostics, uri === undefined ? {} : { path: pathOf(uri) }, env, session.id);
         if (isResult(answer)) return answer;
-        const byFile = new Map<string, Diagnostic[]>();
-        for (const d of answer.diagnostics) byFile.set(d.path, [...(byFile.get(d.path) ?? []), d]);
         return json(
-          [...byFile].map(([file, list]) => ({
+          [...diagnosticsByFile(answer.diagnostics)].map(([file, list]) => ({
             uri: pathToFileURL(file).href,
             diagnostics: list.map((d) => ({ message: d.message, severity: SEVERITY[d.severity], range: zeroBased(d.range), source: d.source, code: d.code })),
           })),
@@ -146,7 +124,7 @@ export function registerClaudeTools(server: McpServer, offered: readonly ToolDef
   }
   if (has(getOpenEditors)) {
     register('getOpenEditors', 'The files open in the editor.', ClaudeNoArgumentsSchema, async () => {
-      const answer = await ask<GetOpenEditorsResult>(getOpenEditors, {}, env, session);
+      const answer = await ask<GetOpenEditorsResult>(getOpenEditors, {}, env, session.id);
       if (isResult(answer)) return answer;
       const selection = selectionOf(env.context.snapshot(), env.context.selectionBackward);
       // One file read at a time (where the editor gave no line count): a long list never holds many files at once.
@@ -161,7 +139,7 @@ export function registerClaudeTools(server: McpServer, offered: readonly ToolDef
       'Whether a file open in the editor has unsaved changes.',
       ClaudeFilePathArgumentsSchema,
       async ({ filePath }: { filePath: string }) => {
-        const answer = await ask<{ isOpen: boolean; isDirty: boolean }>(checkDocumentDirty, { path: pathOf(filePath) }, env, session);
+        const answer = await ask<{ isOpen: boolean; isDirty: boolean }>(checkDocumentDirty, { path: pathOf(filePath) }, env, session.id);
         if (isResult(answer)) return answer;
         return json(
           answer.isOpen
@@ -173,7 +151,7 @@ export function registerClaudeTools(server: McpServer, offered: readonly ToolDef
   }
   if (has(saveDocument)) {
     register('saveDocument', 'Save a file open in the editor.', ClaudeFilePathArgumentsSchema, async ({ filePath }: { filePath: string }) => {
-      const answer = await ask<{ saved: boolean; message?: string }>(saveDocument, { path: pathOf(filePath) }, env, session);
+      const answer = await ask<{ saved: boolean; message?: string }>(saveDocument, { path: pathOf(filePath) }, env, session.id);
       if (isResult(answer)) return answer;
       return json({ success: answer.saved, filePath, saved: answer.saved, message: answer.message ?? 'Document saved successfully' });
     });
@@ -197,12 +175,12 @@ export function registerClaudeTools(server: McpServer, offered: readonly ToolDef
             ...(args.makeFrontmost !== undefined && { focus: args.makeFrontmost }),
           },
           env,
-          session,
+          session.id,
         );
         if (isResult(answer)) return answer;
         // makeFrontmost false asks for details instead of a sentence (claudecode.nvim, the VS Code extension).
         if (args.makeFrontmost === false) {
-          const listed = has(getOpenEditors) ? await ask<GetOpenEditorsResult>(getOpenEditors, {}, env, session) : undefined;
+          const listed = has(getOpenEditors) ? await ask<GetOpenEditorsResult>(getOpenEditors, {}, env, session.id) : undefined;
           const languageId = listed && !isResult(listed) ? listed.editors.find((e) => e.path === answer.opened)?.languageId : undefined;
           return json({ success: true, filePath: answer.opened, languageId, lineCount: await lineCountOf(answer.opened) });
         }

@@ -11,12 +11,13 @@
  * on the same diff coordinator and context: a diff's outcome reaches the CLI
  * as the answer to its blocking open_diff.
  */
-import * as http from 'node:http';
+import type * as http from 'node:http';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { DiffAcceptedNotification, type CompanionNotification, type IdeContext } from '@ide-companion/protocol';
+import { DiffAcceptedNotification, type ClaudeSelectionChanged, type CompanionNotification, type IdeContext } from '@ide-companion/protocol';
 import { listenPrivately, SOCKET_HOST } from '../companionSocket.js';
 import { createMcpHttpHandler } from '../http/mcpHttpHandler.js';
+import { closeServer, mcpServer } from '../http/mcpServer.js';
 import { socketHostRule } from '../http/requestGuard.js';
 import type { Logger } from '../logger.js';
 import { isProcessAlive } from '@ide-companion/shared/processAlive';
@@ -64,6 +65,8 @@ export interface CopilotFaceOptions {
   logger: Logger;
   /** A session's McpServer, with Copilot's tools. */
   createServer: () => Promise<McpServer>;
+  /** What the user has selected now (Claude's shape, which Copilot CLI reads too), for a stream that opens. */
+  currentSelection: () => ClaudeSelectionChanged | undefined;
   onSessionClosed: (sessionId: string) => void;
   onSessionsChanged: () => void;
 }
@@ -85,7 +88,10 @@ export class CopilotFace {
       createServer: options.createServer,
       // What the user has selected now, as the CLI's stream opens.
       onStreamOpen: (id) => {
-        if (this.lastSelection !== undefined) this.send(id, COPILOT_NOTIFICATION.selectionChanged, JSON.parse(this.lastSelection) as object);
+        const selection = options.currentSelection();
+        if (!selection) return;
+        this.lastSelection = JSON.stringify(selection);
+        this.send(id, COPILOT_NOTIFICATION.selectionChanged, selection);
       },
       onSessionClosed: (id) => {
         this.waiting.get(id)?.settleAll();
@@ -102,8 +108,7 @@ export class CopilotFace {
       sessions: this.sessions,
       logger: options.logger,
     });
-    this.server = http.createServer({ requestTimeout: 120_000 }, handler);
-    this.server.on('clientError', (_err, socket) => socket.destroy());
+    this.server = mcpServer(handler);
   }
 
   /** The header the lock file names: the CLI sends it on every request. */
@@ -145,8 +150,10 @@ export class CopilotFace {
       );
   }
 
-  /** The context changed: every session hears `selection_changed` when the active file or selection differs. */
+  /** The context changed: every session hears `selection_changed` when the active file or selection differs from what they last heard. */
   contextChanged(context: IdeContext, selectionBackward: boolean): void {
+    // Nobody to tell (the usual case: the face is up for a user who has Copilot CLI): a stream that opens asks currentSelection.
+    if (this.sessions.size === 0) return;
     const selection = selectionOf(context, selectionBackward);
     if (!selection) return;
     const key = JSON.stringify(selection);
@@ -174,11 +181,7 @@ export class CopilotFace {
     for (const diffs of this.waiting.values()) diffs.settleAll();
     this.waiting.clear();
     await this.sessions.closeAll();
-    await new Promise<void>((resolve) => {
-      if (!this.server.listening) return resolve();
-      this.server.close(() => resolve());
-      this.server.closeAllConnections();
-    });
+    await closeServer(this.server);
   }
 
   private send(id: string, method: string, params: object): void {

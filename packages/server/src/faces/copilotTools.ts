@@ -13,14 +13,12 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Diagnostic } from '@ide-companion/protocol';
 import { describeError } from '../logger.js';
 import { getDiagnostics } from '../tools/getDiagnostics.js';
-import { runTool } from '../tools/index.js';
-import { textResult, toolError, type ToolDefinition, type ToolEnvironment } from '../tools/toolDefinition.js';
+import { toolError, type ToolDefinition, type ToolEnvironment } from '../tools/toolDefinition.js';
 import { controlCharacterRefusal, pathOf } from '../tools/workspacePaths.js';
 import { AGENT_DISPLAY_NAMES } from '@ide-companion/shared/agentPaths';
 import { selectionOf } from './claude.js';
 import { copilotOutcome, type CopilotFace } from './copilot.js';
-
-const json = (value: unknown): CallToolResult => textResult(JSON.stringify(value));
+import { ask, diagnosticsByFile, isResult, json, zeroBased } from './faceAnswers.js';
 
 const OpenDiffArguments = z.object({
   original_file_path: z.string().check(z.minLength(1), z.describe('Absolute path of the file the proposal is for.')),
@@ -61,26 +59,13 @@ export function registerCopilotTools(server: McpServer, offered: readonly ToolDe
       'Diagnostics the editor shows, for one file (uri) or all.',
       DiagnosticsArguments,
       async ({ uri }: { uri?: string }, sessionId) => {
-        const result = await runTool(getDiagnostics, uri === undefined ? {} : { path: pathOf(uri) }, env, { sessionId });
-        if (result.isError) return result;
-        const block = result.content[0];
-        const { diagnostics } = JSON.parse(block?.type === 'text' ? block.text : '{"diagnostics":[]}') as { diagnostics: Diagnostic[] };
-        const byFile = new Map<string, Diagnostic[]>();
-        for (const d of diagnostics) byFile.set(d.path, [...(byFile.get(d.path) ?? []), d]);
+        const answer = await ask<{ diagnostics: Diagnostic[] }>(getDiagnostics, uri === undefined ? {} : { path: pathOf(uri) }, env, sessionId);
+        if (isResult(answer)) return answer;
         return json(
-          [...byFile].map(([file, list]) => ({
+          [...diagnosticsByFile(answer.diagnostics)].map(([file, list]) => ({
             uri: pathToFileURL(file).href,
             filePath: file,
-            diagnostics: list.map((d) => ({
-              message: d.message,
-              severity: d.severity,
-              range: {
-                start: { line: d.range.start.line - 1, character: d.range.start.character - 1 },
-                end: { line: d.range.end.line - 1, character: d.range.end.character - 1 },
-              },
-              source: d.source,
-              code: d.code,
-            })),
+            diagnostics: list.map((d) => ({ message: d.message, severity: d.severity, range: zeroBased(d.range), source: d.source, code: d.code })),
           })),
         );
       },

@@ -7,7 +7,8 @@
  * before initialize cannot open the session either.
  */
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { InvalidRequest, shownName, type RequestId, type RpcFault } from '../http/rpcConformance.js';
+import { RpcErrorCode } from '../http/jsonRpcError.js';
+import { shownName, type RequestId, type RpcFault } from '../http/rpcConformance.js';
 
 export type Admission = 'pass' | 'drop' | RpcFault;
 
@@ -24,13 +25,17 @@ export class McpLifecycle {
   admit(message: JSONRPCMessage): Admission {
     if (!('method' in message) || !('id' in message)) return this.ready ? 'pass' : 'drop';
     if (message.method === 'initialize') {
-      if (this.state !== 'new') return { code: InvalidRequest, message: 'Invalid Request: initialize was already sent on this connection (once per session)' };
+      if (this.state !== 'new')
+        return { code: RpcErrorCode.InvalidRequest, message: 'Invalid Request: initialize was already sent on this connection (once per session)' };
       this.state = 'initializing';
       this.initializeId = message.id;
       return 'pass';
     }
     if (this.ready || message.method === 'ping') return 'pass';
-    return { code: InvalidRequest, message: `Invalid Request: ${shownName(message.method)} before initialize was answered; send initialize first` };
+    return {
+      code: RpcErrorCode.InvalidRequest,
+      message: `Invalid Request: ${shownName(message.method)} before initialize was answered; send initialize first`,
+    };
   }
 
   /** A reply of ours is going out: initialize's result opens the session, its error lets the client try again. */

@@ -29,11 +29,17 @@ export interface OpenFileTarget {
   message: string;
 }
 
+/** How many newlines `text` holds before offset `end`: counted, not split (a file of megabytes makes no array of its lines). */
+function newlines(text: string, end = text.length): number {
+  let count = 0;
+  for (let i = text.indexOf('\n'); i !== -1 && i < end; i = text.indexOf('\n', i + 1)) count++;
+  return count;
+}
+
 /** 1-based line and column (in characters) of offset `at` in `text`. */
 function positionOf(text: string, at: number): { line: number; column: number } {
-  const before = text.slice(0, at);
-  const lineStart = before.lastIndexOf('\n') + 1;
-  return { line: before.split('\n').length, column: [...before.slice(lineStart)].length + 1 };
+  const lineStart = at === 0 ? 0 : text.lastIndexOf('\n', at - 1) + 1;
+  return { line: newlines(text, at) + 1, column: [...text.slice(lineStart, at)].length + 1 };
 }
 
 /**
@@ -81,6 +87,6 @@ export async function lineCountOf(file: string): Promise<number | undefined> {
   const content = await readOriginal(file, MAX_SEARCHED_BYTES).catch(() => undefined);
   if (content === undefined) return undefined;
   if (content === '') return 1;
-  const lines = content.split('\n').length;
+  const lines = newlines(content) + 1;
   return content.endsWith('\n') ? lines - 1 : lines;
 }

@@ -1,10 +1,11 @@
 /** HTTP error answers in the JSON-RPC error shape MCP clients expect. */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
-/** JSON-RPC error codes used in HTTP-level refusals. */
+/** The JSON-RPC error codes we answer with (HTTP-level refusals, rpcConformance.ts, mcpLifecycle.ts). */
 export const RpcErrorCode = {
   ParseError: -32700,
   InvalidRequest: -32600,
+  InvalidParams: -32602,
   /** Used by the MCP SDK for unknown sessions and auth failures. */
   ServerError: -32001,
   RequestTooLarge: -32002,

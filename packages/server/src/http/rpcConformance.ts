@@ -14,9 +14,9 @@
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { JSONRPCMessage, JSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
+import { RpcErrorCode } from './jsonRpcError.js';
 
-export const InvalidRequest = -32600;
-export const InvalidParams = -32602;
+const { InvalidRequest, InvalidParams } = RpcErrorCode;
 
 /** A JSON-RPC error to answer instead of handing the message on. */
 export interface RpcFault {

@@ -11,7 +11,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { claudeProposeWriteTurns, startAnthropicMock } from '../anthropicMock.js';
-import { claudeCommand, claudeSubmit, findClaudeCode, makeClaudeHome, waitClaudeIdeConnected } from '../claudeCode.js';
+import { claudeCommand, findClaudeCode, makeClaudeHome, waitClaudeIdeConnected } from '../claudeCode.js';
 import { skipUnless, which } from '../external.js';
 import { submitLine } from '../geminiTui.js';
 import { proposeWriteTurns, startOpenAiMock } from '../openAiMock.js';
@@ -149,7 +149,7 @@ export const REAL_AGENT_SCENARIOS: readonly Scenario[] = [
       await waitClaudeIdeConnected(tui, ctx.driver.displayName);
       await listsAgent(ctx, 'Claude Code');
       const selected = await selectWord(ctx, file);
-      await claudeSubmit(tui, 'please change claude-real.txt');
+      await tui.submit('please change claude-real.txt');
       await editAndAccept(ctx, tui, file, 'line from the model\n');
       if (selected)
         assert.ok(
@@ -157,7 +157,7 @@ export const REAL_AGENT_SCENARIOS: readonly Scenario[] = [
           "the end's selection reaches the model",
         );
 
-      await claudeSubmit(tui, 'once more');
+      await tui.submit('once more');
       await ctx.session.shownProposal(file);
       await ctx.session.reject(file);
       await waitFor(() => tui.screen().includes('Rejected write to claude-real.txt'), 'Claude Code to hear the rejection', AGENT_TIMEOUT_MS).catch(
