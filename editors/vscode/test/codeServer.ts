@@ -86,7 +86,7 @@ export interface Window {
     sessions: number;
     pendingDiffs: Array<{ id: string; filePath: string }>;
   }>;
-  /** Closes the window as the user does, answering "Leave" when VS Code asks (unsaved changes not yet backed up). */
+  /** Closes the window as the user does (leaves the page, then closes the tab), answering "Leave" when VS Code asks (unsaved changes not yet backed up). */
   close(): Promise<void>;
   /** Reloads the window (the browser's reload), answering "Leave" the same way. */
   reload(): Promise<void>;
@@ -273,6 +273,15 @@ export class CodeServer {
       close: async () => {
         this.pages.delete(page);
         page.once('dialog', (d) => void d.accept());
+        // The workbench tells code-server it is going (its extension host is told to stop) in its beforeunload and
+        // pagehide handlers. Closing the tab outright gives them Chromium's close deadline (~500 ms): a renderer starved
+        // that long (a loaded CI machine) is torn down first, and code-server keeps that extension host for a
+        // reconnection (3 h). Leaving the page first runs them in its own renderer, with no deadline; then the tab closes.
+        await Promise.all([
+          page.waitForURL('about:blank', { timeout: 60_000 }),
+          // Rejected when the navigation destroys the context it ran in.
+          page.evaluate("location.href = 'about:blank'").catch(() => undefined),
+        ]);
         await page.close({ runBeforeUnload: true });
       },
       reload: async () => {
