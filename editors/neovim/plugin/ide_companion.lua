@@ -12,13 +12,6 @@ end
 require('ide_companion.commands').define()
 
 -- Without a setup() call in the user's config, start with the defaults once Neovim has started.
-if vim.v.vim_did_enter == 1 then
+require('ide_companion').once_entered(function()
   require('ide_companion')._auto_setup()
-else
-  vim.api.nvim_create_autocmd('VimEnter', {
-    once = true,
-    callback = function()
-      require('ide_companion')._auto_setup()
-    end,
-  })
-end
+end)

@@ -89,6 +89,37 @@ describe('Neovim diffs', { skip, timeout: 180_000 }, () => {
     }
   });
 
+  test('an accept its CLI never wrote comes back kept without taking the window of the diff the user is in, and says so', async () => {
+    const { s, c, discovery } = await startWithClient({ files: { 'gone.txt': 'gone on disk\n', 'new.txt': 'new on disk\n' } });
+    const c2 = await connectFromDiscovery(discovery);
+    try {
+      const gone = path.join(s.workspace, 'gone.txt');
+      const fresh = path.join(s.workspace, 'new.txt');
+      await openDiff(c2.client, gone, 'accepted, never written\n');
+      const d1 = await waitForDiff(s, gone);
+      await inProposal(s, d1.proposal, 'write');
+      await c2.waitForNotification('ide/diffAccepted');
+      await openDiff(c.client, fresh, 'the new proposal\n');
+      const d2 = await waitForDiff(s, fresh);
+      const window = await s.lua<number>('return vim.fn.win_getid()');
+      assert.equal(await s.lua('return vim.api.nvim_get_current_buf()'), d2.proposal, 'the new diff has the window');
+      await c2.close();
+      const keptBuf = () =>
+        s.lua<number>(
+          "for _, b in ipairs(vim.api.nvim_list_bufs()) do if vim.api.nvim_buf_get_name(b):match('/gone%.txt$') and vim.bo[b].buftype == 'nofile' and vim.api.nvim_buf_get_lines(b, 0, -1, false)[1] == 'accepted, never written' then return b end end return 0",
+        );
+      await waitFor(async () => (await keptBuf()) > 0, 'the kept proposal', TIMEOUT);
+      assert.equal(await s.lua('return vim.fn.win_getid()'), window, "the window stays the new diff's");
+      assert.equal(await s.lua('return vim.api.nvim_get_current_buf()'), d2.proposal);
+      assert.equal(await s.lua('return vim.api.nvim_get_mode().mode'), 'n');
+      await waitFor(async () => /kept in its buffer.*, shown beside your windows without taking yours/.test(await s.messages()), 'the line saying so', TIMEOUT);
+      assert.equal(fs.readFileSync(gone, 'utf8'), 'gone on disk\n');
+    } finally {
+      await c.close();
+      await s.close();
+    }
+  });
+
   test('closeDiff from the CLI closes the tab and answers the edited proposal as JSON, without an outcome', async () => {
     const { s, c } = await startWithClient({ files: { 'k.txt': 'old\n' } });
     try {

@@ -422,10 +422,23 @@ describe('Neovim companion lifecycle', { skip, timeout: 120_000 }, () => {
       const text = ((await s.lua<string[]>('return vim.api.nvim_buf_get_lines(0, 0, -1, false)')) ?? []).join('\n');
       assert.match(text, /OK:? Node\.js v\d+/);
       assert.match(text, /OK:? host: .*ide-companion-host\.mjs \(the plugin's own\)/);
-      assert.match(text, new RegExp(`OK:? discovery file: ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
+      const escaped = file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+      assert.match(text, new RegExp(`OK:? discovery file ${escaped}`));
       assert.match(text, /OK:? terminals get GEMINI_CLI_IDE_PID=/);
-      assert.ok(text.includes(`socket: ${content.socketPath}`), 'the socket is shown');
+      assert.ok(text.includes(`socket ${content.socketPath}`), 'the socket is shown');
       assert.doesNotMatch(text, /ERROR/);
+      // The host's items are made when :checkhealth runs: a discovery file gone since is said missing.
+      fs.rmSync(file);
+      await s.nvim.command('bwipeout!');
+      await s.nvim.command('checkhealth ide_companion');
+      const again = ((await s.lua<string[]>('return vim.api.nvim_buf_get_lines(0, 0, -1, false)')) ?? []).join('\n');
+      assert.match(again, new RegExp(`ERROR:? discovery file ${escaped} is missing`));
+      // And this Neovim's env is checked as it is now: a :terminal started after this would connect elsewhere.
+      await s.lua("vim.env.GEMINI_CLI_IDE_PID = '1'");
+      await s.nvim.command('bwipeout!');
+      await s.nvim.command('checkhealth ide_companion');
+      const env = ((await s.lua<string[]>('return vim.api.nvim_buf_get_lines(0, 0, -1, false)')) ?? []).join('\n');
+      assert.match(env, /WARNING:? the terminal environment is not set/);
     } finally {
       await s.close();
     }

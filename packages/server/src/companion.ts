@@ -116,7 +116,7 @@ export interface CompanionOptions {
    * Remove the discovery and lock files and the socket folder even when this
    * process is killed with -9 (default false): a small `sh` waits on a pipe
    * from it (reaper.ts). Where no editor cleans up after this process:
-   * `serve`, `bridge`, VS Code's extension host.
+   * `serve`, `bridge`, VS Code's extension host, Neovim's host.
    */
   reapOnKill?: boolean;
   /**

@@ -89,6 +89,23 @@ function fromCoc(item: Fields, path: string, source: string | undefined): Diagno
   };
 }
 
+/** Neovim's vim.diagnostic: 0-based lines, 0-based byte columns, LSP's severity numbers. */
+function fromNvim(item: Fields, path: string, source: string | undefined): Diagnostic {
+  const lnum = int(item['lnum']);
+  const col = int(item['col']);
+  const start = position(lnum + 1, charColumn(item['line'], col + 1));
+  const end = position(int(item['end_lnum'], lnum) + 1, charColumn(item['endLine'], int(item['end_col'], col) + 1));
+  const code = codeOf(item['code']);
+  return {
+    path,
+    range: { start, end },
+    severity: LSP_SEVERITY[int(item['severity'], 1)] ?? 'error',
+    message: str(item['message']) ?? '',
+    ...((str(item['source']) ?? source) && { source: str(item['source']) ?? source }),
+    ...(code !== undefined && { code: String(code) }),
+  };
+}
+
 /** flymake's `:error` and `flymake-error`, flycheck's `error`; any other level (`:note`, `info`, a checker's own) is information. */
 const EMACS_SEVERITY: Readonly<Record<string, DiagnosticSeverity>> = { error: 'error', warning: 'warning' };
 
@@ -110,7 +127,7 @@ function fromEmacs(item: Fields, path: string, source: string | undefined): Diag
   };
 }
 
-const READERS = { qf: fromQuickfix, lsp: fromLsp, coc: fromCoc, emacs: fromEmacs } as const;
+const READERS = { qf: fromQuickfix, lsp: fromLsp, coc: fromCoc, emacs: fromEmacs, nvim: fromNvim } as const;
 
 /**
  * The diagnostics of `items`: of the file `only` (absolute) when given, else

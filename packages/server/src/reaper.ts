@@ -5,7 +5,7 @@
  * companion; the pipe ends only when the companion's process does, however it
  * ends, and the shell then removes the files it was given. Used where no
  * editor cleans up after the companion's process: `serve`, `bridge` (Vim's,
- * Emacs's and scripts' host) and VS Code's extension host. Not on Windows.
+ * Emacs's and scripts' host), VS Code's extension host and Neovim's host. Not on Windows.
  */
 import type { ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';

@@ -105,6 +105,28 @@ test('one file asked: its items only, through a symlink too; the same problem tw
   );
 });
 
+test("Neovim's vim.diagnostic: 0-based lines and byte columns, severity numbers", () => {
+  const raw = { kind: 'nvim', path: file, lnum: 0, col: 3, end_lnum: 2, end_col: 1, message: 'm' } as const;
+  assert.deepEqual(diagnosticsFromItems([{ ...raw, severity: 2, source: 'tsc', code: 2304 }]).diagnostics, [
+    {
+      path: file,
+      range: { start: { line: 1, character: 4 }, end: { line: 3, character: 2 } },
+      severity: 'warning',
+      message: 'm',
+      source: 'tsc',
+      code: '2304',
+    },
+  ]);
+  assert.deepEqual(
+    [1, 3, 4, 9].map((severity) => diagnosticsFromItems([{ ...raw, severity }]).diagnostics[0]!.severity),
+    ['error', 'information', 'hint', 'error'],
+  );
+  assert.ok(!('source' in diagnosticsFromItems([{ ...raw, severity: 1 }]).diagnostics[0]!));
+  // The lines' text turns bytes into characters: "é" is 2 bytes.
+  const multibyte = diagnosticsFromItems([{ ...raw, severity: 1, line: 'éé-x', endLine: 'éz' }]).diagnostics[0]!;
+  assert.deepEqual(multibyte.range, { start: { line: 1, character: 3 }, end: { line: 3, character: 2 } });
+});
+
 test("Emacs's items (flymake, flycheck): 1-based characters, severity from the type's category or the level, the workspace when no file is asked", () => {
   const emacs = (fields: Record<string, unknown>): DiagnosticItem => ({ kind: 'emacs', path: file, ...fields });
   const outside = path.join(path.dirname(fs.realpathSync(dir.path)), 'elsewhere.el');

@@ -9,12 +9,10 @@ local function diff_command(action)
     local diff = require('ide_companion.diff')
     local d, count = diff.current()
     if d then
-      diff[action](d.id)
-    elseif (count or 0) == 0 then
-      vim.notify('ide-companion: no diff is open', vim.log.levels.WARN)
-    else
-      vim.notify('ide-companion: several diffs are open; run this in the diff\'s tab', vim.log.levels.WARN)
+      return diff[action](d.id)
     end
+    local why = (count or 0) == 0 and 'no diff is open' or "several diffs are open; run this in the diff's tab"
+    require('ide_companion.host').say(why, vim.log.levels.WARN)
   end
 end
 

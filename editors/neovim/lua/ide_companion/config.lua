@@ -1,58 +1,41 @@
 -- Options for ide-companion, their defaults, and validation.
--- Every option is documented in doc/ide-companion.txt (|ide-companion-config|).
 local M = {}
 
-local plugin_root = (function()
-  -- This file is <root>/lua/ide_companion/config.lua.
-  local source = debug.getinfo(1, 'S').source:sub(2)
-  return vim.fn.fnamemodify(source, ':p:h:h:h')
-end)()
-
+-- This file is <root>/lua/ide_companion/config.lua.
+local plugin_root = vim.fn.fnamemodify(debug.getinfo(1, 'S').source:sub(2), ':p:h:h:h')
 M.plugin_root = plugin_root
 
+-- Each one is described in doc/ide-companion.txt (|ide-companion-config|).
 M.defaults = {
-  -- Start the companion when Neovim starts (or when setup() runs after startup).
   auto_start = true,
-  -- The Node.js (>= 20) executable that runs the host.
   node = 'node',
-  -- The host script; by default the plugin's own (host/, built by an install or
-  -- by `npm install` in a clone), else the one in the `ide-companion` package on PATH.
+  -- The plugin's own host (built by an install or `npm install`), else the `ide-companion` package's on PATH.
   host = plugin_root .. '/host/ide-companion-host.mjs',
-  -- Extra workspace roots, besides the global, tab-local and window-local cwds.
   roots = {},
-  -- Workspace trust reported to Gemini CLI: nil reports nothing (the CLI's own
-  -- trusted-folders setting decides), true or false overrides it.
   trusted = nil,
-  -- Where the host writes its log (never tokens or file contents).
   log_file = vim.fn.stdpath('cache') .. '/ide-companion.log',
-  -- How :Gemini opens the CLI.
-  terminal = {
-    cmd = { 'gemini' },
-    split = 'botright vsplit',
-  },
-  -- The agents served, of 'gemini', 'qwen', 'claude', 'copilot' ('opencode' serves it through Claude's face;
-  -- Gemini CLI is always served); nil: $IDE_COMPANION_AGENTS, else all (Copilot CLI when the user has it).
+  terminal = { cmd = { 'gemini' }, split = 'botright vsplit' },
   agents = nil,
-  -- Name and display name in the discovery file; `/ide status` shows the display name.
   ide_info = { name = 'neovim', displayName = 'Neovim' },
 }
 
+-- Each option's type (`?`: may be nil), in the order checked.
+local ORDER = { 'auto_start', 'node', 'host', 'roots', 'log_file', 'terminal', 'ide_info', 'agents', 'trusted', 'terminal.cmd', 'terminal.split' }
+local TYPES = { 'boolean', 'string', 'string', 'table', 'string', 'table', 'table', 'table?', 'boolean?', 'table', 'string' }
+
 local function check_type(name, value, expected)
-  if type(value) ~= expected then
-    error(string.format('ide-companion: option %s must be a %s, got %s', name, expected, type(value)), 3)
+  if type(value) ~= expected:gsub('%?$', '') and not (value == nil and expected:find('%?$')) then
+    error(string.format('ide-companion: option %s must be a %s, got %s', name, expected:gsub('%?$', ''), type(value)), 3)
   end
 end
 
--- The host in the `ide-companion` package on PATH (npm install -g): what a plugin
--- from git runs when its build step has not built its own. nil when there is none.
+--- The host in the `ide-companion` package on PATH (npm install -g): what a plugin
+--- from git runs when its build step has not built its own; nil when there is none.
+--- npm links the command to <package>/packages/cli/bin/ide-companion.js.
 local function package_host()
   local exe = vim.fn.exepath('ide-companion')
-  if exe == '' then
-    return nil
-  end
-  -- npm links the command to <package>/packages/cli/bin/ide-companion.js.
-  local file = vim.fn.fnamemodify(vim.fn.resolve(exe), ':p:h:h:h:h') .. '/editors/neovim/host/ide-companion-host.mjs'
-  return vim.fn.filereadable(file) == 1 and file or nil
+  local file = exe ~= '' and vim.fn.fnamemodify(vim.fn.resolve(exe), ':p:h:h:h:h') .. '/editors/neovim/host/ide-companion-host.mjs'
+  return file and vim.fn.filereadable(file) == 1 and file or nil
 end
 
 --- Merges `user` over the defaults and validates the result. Raises on a bad option.
@@ -61,48 +44,30 @@ function M.resolve(user)
   if type(user) ~= 'table' then
     error('ide-companion: setup() takes a table of options', 2)
   end
-  local cfg = vim.tbl_deep_extend('force', vim.deepcopy(M.defaults), user)
   for key in pairs(user) do
-    if M.defaults[key] == nil and key ~= 'trusted' and key ~= 'agents' then
+    if not vim.tbl_contains(ORDER, key) or key:find('%.') then
       error('ide-companion: unknown option ' .. tostring(key), 2)
     end
   end
-  check_type('auto_start', cfg.auto_start, 'boolean')
-  check_type('node', cfg.node, 'string')
-  check_type('host', cfg.host, 'string')
-  -- Which host runs, for :checkhealth.
-  if user.host ~= nil then
-    cfg.host_origin = 'the `host` option'
-  elseif vim.fn.filereadable(cfg.host) == 1 then
-    cfg.host_origin = "the plugin's own"
-  else
-    local found = package_host()
-    cfg.host_origin = found and 'the ide-companion package on PATH' or "the plugin's own"
-    cfg.host = found or cfg.host
-  end
-  check_type('roots', cfg.roots, 'table')
-  check_type('log_file', cfg.log_file, 'string')
-  check_type('terminal', cfg.terminal, 'table')
-  check_type('ide_info', cfg.ide_info, 'table')
-  if cfg.agents ~= nil then
-    check_type('agents', cfg.agents, 'table')
-  end
-  if cfg.trusted ~= nil then
-    check_type('trusted', cfg.trusted, 'boolean')
-  end
-  if type(cfg.terminal.cmd) == 'string' then
+  local cfg = vim.tbl_deep_extend('force', vim.deepcopy(M.defaults), user)
+  if type(cfg.terminal) == 'table' and type(cfg.terminal.cmd) == 'string' then
     cfg.terminal.cmd = { cfg.terminal.cmd }
   end
-  check_type('terminal.cmd', cfg.terminal.cmd, 'table')
-  check_type('terminal.split', cfg.terminal.split, 'string')
+  for i, name in ipairs(ORDER) do
+    local value = name:find('^terminal%.') and cfg.terminal[name:sub(10)] or cfg[name]
+    check_type(name, value, TYPES[i])
+  end
+  -- Which host runs, for :checkhealth.
+  local found = user.host == nil and vim.fn.filereadable(cfg.host) ~= 1 and package_host()
+  cfg.host = found or cfg.host
+  cfg.host_origin = user.host ~= nil and 'the `host` option' or found and 'the ide-companion package on PATH' or "the plugin's own"
   -- tbl_deep_extend merges lists by index: a user's roots replace the defaults' (empty) list.
   cfg.roots = vim.tbl_map(function(root)
-    check_type('roots[]', root, 'string')
-    local abs = vim.fn.fnamemodify(vim.fn.expand(root), ':p')
-    if #abs > 1 then
-      abs = abs:gsub('/$', '')
+    if type(root) ~= 'string' then
+      error('ide-companion: option roots[] must be a string, got ' .. type(root), 3)
     end
-    return abs
+    local abs = vim.fn.fnamemodify(vim.fn.expand(root), ':p')
+    return #abs > 1 and abs:gsub('/$', '') or abs
   end, user.roots or {})
   return cfg
 end

@@ -1,49 +1,52 @@
--- The Node host: started as an RPC job, talked to with rpcnotify only (never
--- rpcrequest, so nothing here can block typing), and calling back into the
--- on_* functions below through nvim_exec_lua.
+-- The Node host: an RPC job, sent rpcnotify only (no rpcrequest: nothing here can block typing),
+-- calling back into the on_* functions below through nvim_exec_lua.
 local M = {}
 
-local STDERR_LINES_KEPT = 40
-local STOP_GRACE_MS = 3000
 -- A host that keeps dying is left stopped: 5 deaths within 3 minutes, like language clients.
-local MAX_DEATHS = 5
-local DEATH_WINDOW_S = 180
+local MAX_DEATHS, DEATH_WINDOW_S = 5, 180
 local deaths = {}
 
--- status: 'stopped' | 'starting' | 'running' | 'stopping'
 M.state = {
-  status = 'stopped',
+  status = 'stopped', -- 'stopped' | 'starting' | 'running' | 'stopping'
   job = nil,
   info = nil, -- what the host reported in on_started
   env = nil, -- GEMINI_CLI_IDE_* currently exported into vim.env
   sessions = {},
+  report = nil, -- the host's :GeminiStatus lines (statusReport.ts)
+  words = nil, -- the host's words, kept for when it is gone
   stderr = {},
   last_error = nil,
 }
 local state = M.state
 local ready_callbacks = {}
-local listeners = { started = {}, stopped = {} }
 
-local function notify(msg, level)
+--- Every message of the plugin.
+function M.say(msg, level)
   vim.notify('ide-companion: ' .. msg, level or vim.log.levels.INFO)
 end
+local notify = M.say
 
-local function emit(event)
-  for _, fn in ipairs(listeners[event]) do
-    pcall(fn)
-  end
+--- `template` with `value` put for `key`, literally (never a format string).
+function M.put(template, key, value)
+  return (template:gsub(key, function()
+    return value
+  end))
 end
 
---- Registers fn for "started" (the companion listens) or "stopped" (the host is gone).
-function M.on(event, fn)
-  table.insert(listeners[event], fn)
+--- The host's words (on_started), kept for when it is gone.
+function M.word(name)
+  return (state.words or {})[name] or name
+end
+
+local function fail(msg)
+  state.last_error = msg
+  notify(msg, vim.log.levels.ERROR)
+  return false
 end
 
 local function apply_env(env)
   for key in pairs(state.env or {}) do
-    if env == nil or env[key] == nil then
-      vim.env[key] = nil
-    end
+    vim.env[key] = nil
   end
   for key, value in pairs(env or {}) do
     vim.env[key] = value
@@ -51,107 +54,57 @@ local function apply_env(env)
   state.env = env
 end
 
-local function keep_stderr(lines)
-  for _, line in ipairs(lines) do
-    if line ~= '' then
-      table.insert(state.stderr, line)
-      if #state.stderr > STDERR_LINES_KEPT then
-        table.remove(state.stderr, 1)
-      end
-    end
-  end
-end
-
 local function reset(job)
   if state.job ~= job then
     return
   end
   local was = state.status
-  state.status = 'stopped'
-  state.job = nil
-  state.info = nil
-  state.sessions = {}
+  state.status, state.job, state.info, state.report, state.sessions = 'stopped', nil, nil, nil, {}
   apply_env(nil)
   ready_callbacks = {}
   if was ~= 'stopped' then
-    emit('stopped')
+    -- Its diffs can no longer be answered.
+    require('ide_companion.context').detach()
+    require('ide_companion.diff').close_all()
   end
 end
 
---- The dead host's discovery file, and its socket folder (TMP/ide-companion-UID/PID-PORT: only that shape).
-local function remove_files_of(info)
-  if not info then
-    return
-  end
-  local file = info.discoveryFile
-  if type(file) == 'string' and vim.fn.fnamemodify(file, ':t'):match('^gemini%-ide%-server%-%d+%-%d+%.json$') then
-    os.remove(file)
-  end
-  if type(info.socketPath) == 'string' then
-    local dir = vim.fn.fnamemodify(info.socketPath, ':h')
-    if vim.fn.fnamemodify(dir, ':t'):match('^%d+%-%d+$') and vim.fn.fnamemodify(dir, ':h:t'):match('^ide%-companion%-%d+$') then
-      vim.fn.delete(dir, 'rf')
-    end
-  end
-end
-
---- A running host died unasked (killed, out of memory, crashed): its discovery
---- file and socket folder go now (it could not remove them, and the discovery
---- file names this Neovim, which lives on), the proposals stay for the user, and
---- a new host starts at once; after too many deaths it is left stopped. One
---- line says what happened, never the host's raw log (that stays in :GeminiLog).
+--- A running host died unasked: its reaper removes its files, the proposals stay, a new host starts
+--- backing off (0, 0.5, 1, 2 s), or none after too many deaths. One line says so, never the raw log.
 local function died(job, code)
-  local info = state.info
   local kept = require('ide_companion.diff').keep_all()
+  local proposals = #kept == 0 and '' or M.put(M.word('keptAtDeath'), '{files}', table.concat(kept, ', '))
   reset(job)
-  remove_files_of(info)
   local now = os.time()
-  local recent = {}
-  for _, t in ipairs(deaths) do
-    if now - t < DEATH_WINDOW_S then
-      table.insert(recent, t)
-    end
-  end
-  table.insert(recent, now)
-  deaths = recent
-  local proposals = require('ide_companion.diff').kept_words(kept)
+  deaths = vim.tbl_filter(function(t)
+    return now - t < DEATH_WINDOW_S
+  end, deaths)
+  table.insert(deaths, now)
   if #deaths >= MAX_DEATHS then
     state.last_error = string.format('the companion host stopped %d times in %d minutes (exit code %d); it is not restarted', #deaths, DEATH_WINDOW_S / 60, code)
-    notify(state.last_error .. proposals .. '. :GeminiStart tries again, :checkhealth ide_companion tells why', vim.log.levels.ERROR)
-    return
+    return notify(state.last_error .. proposals .. '. :GeminiStart tries again, :checkhealth ide_companion tells why', vim.log.levels.ERROR)
   end
   state.last_error = string.format('the companion host stopped (exit code %d) and was restarted', code)
   notify(state.last_error .. proposals, vim.log.levels.WARN)
-  -- Back off as it keeps dying: 0, 0.5, 1, 2 s.
-  local delay = #deaths == 1 and 0 or 250 * 2 ^ (#deaths - 1)
   vim.defer_fn(function()
     require('ide_companion').start()
-  end, delay)
+  end, #deaths == 1 and 0 or 250 * 2 ^ (#deaths - 1))
 end
 
 --- Sends a notification to the host; false when it is not running.
-function M.notify(method, payload)
-  if not state.job then
-    return false
-  end
-  local ok = pcall(vim.rpcnotify, state.job, method, payload)
-  return ok
+function M.notify(method, ...)
+  return state.job ~= nil and (pcall(vim.rpcnotify, state.job, method, ...))
 end
 
---- Sends an editor event (the vocabulary of docs/editor-protocol.md); false when the host is not running.
+--- Sends an editor event (docs/editor-protocol.md); false when the host is not running.
 function M.event(ev)
   return M.notify('event', ev)
 end
 
---- A cursor move in the file of the last `focus` or `cursor` event sent: the
---- host adds that path. Numbers rather than an event table: less to convert
---- and encode on every reported move. The anchor and kind, in Visual mode, are
---- the event's `anchor` and `selectionKind`.
-function M.cursor(line, character, anchor_line, anchor_character, kind)
-  if not state.job then
-    return false
-  end
-  return (pcall(vim.rpcnotify, state.job, 'cursor', line, character, anchor_line, anchor_character, kind))
+--- A cursor move in the file of the last focus or cursor sent (the host adds
+--- its path): numbers, no table, on every reported move.
+function M.cursor(...)
+  return M.notify('cursor', ...)
 end
 
 function M.is_running()
@@ -162,12 +115,10 @@ end
 function M.when_ready(fn)
   if state.status == 'running' then
     fn()
-    return true
   elseif state.status == 'starting' then
     table.insert(ready_callbacks, fn)
-    return true
   end
-  return false
+  return state.status == 'running' or state.status == 'starting'
 end
 
 --- Starts the host. `hello` is its first message (pid, roots, capabilities, ...).
@@ -176,49 +127,41 @@ function M.start(cfg, hello)
     return true
   end
   if vim.fn.executable(cfg.node) ~= 1 then
-    state.last_error = 'Node.js not found: ' .. cfg.node .. ' (set the `node` option; Node >= 20 is needed)'
-    notify(state.last_error, vim.log.levels.ERROR)
-    return false
+    return fail('Node.js not found: ' .. cfg.node .. ' (set the `node` option; Node >= 20 is needed)')
   end
   if vim.fn.filereadable(cfg.host) ~= 1 then
-    state.last_error = 'host script not found: ' .. cfg.host
-    notify(state.last_error, vim.log.levels.ERROR)
-    return false
+    return fail('host script not found: ' .. cfg.host)
   end
-  state.stderr = {}
-  state.last_error = nil
+  state.stderr, state.last_error = {}, nil
   local job
   job = vim.fn.jobstart({ cfg.node, cfg.host }, {
     rpc = true,
     on_stderr = function(_, data)
-      keep_stderr(data)
+      -- The last 40 lines, for the message of a host that fails.
+      vim.list_extend(state.stderr, vim.tbl_filter(function(l)
+        return l ~= ''
+      end, data))
+      state.stderr = vim.list_slice(state.stderr, math.max(1, #state.stderr - 39))
     end,
     on_exit = function(_, code)
       if state.job == job and state.status == 'running' then
         return died(job, code)
       end
-      local expected = state.status == 'stopping'
-      if state.job == job and not expected and code ~= 0 then
-        state.last_error = string.format('host exited with code %d: %s', code, table.concat(state.stderr, ' | '))
-        notify(state.last_error, vim.log.levels.ERROR)
+      if state.job == job and state.status ~= 'stopping' and code ~= 0 then
+        fail(string.format('host exited with code %d: %s', code, table.concat(state.stderr, ' | ')))
       end
       reset(job)
     end,
   })
   if job <= 0 then
-    state.last_error = 'could not start ' .. cfg.node
-    notify(state.last_error, vim.log.levels.ERROR)
-    return false
+    return fail('could not start ' .. cfg.node)
   end
-  state.job = job
-  state.status = 'starting'
+  state.job, state.status = job, 'starting'
   -- Neovim ends its jobs when it exits: that exit is expected, not an error to show.
   vim.api.nvim_create_autocmd('VimLeavePre', {
     group = vim.api.nvim_create_augroup('ide_companion_host', { clear = true }),
     callback = function()
-      if state.job then
-        state.status = 'stopping'
-      end
+      state.status = state.job and 'stopping' or state.status
     end,
   })
   -- Queued in the pipe until the host attaches; it then handles messages in order.
@@ -226,7 +169,7 @@ function M.start(cfg, hello)
   return true
 end
 
---- Asks the host to stop (it removes its discovery file, then exits); kills it if it does not.
+--- Asks the host to stop (it removes its discovery file, then exits); kills it after 3 s if it does not.
 function M.stop()
   local job = state.job
   if not job then
@@ -238,7 +181,7 @@ function M.stop()
     if state.job == job then
       pcall(vim.fn.jobstop, job)
     end
-  end, STOP_GRACE_MS)
+  end, 3000)
   return true
 end
 
@@ -248,55 +191,67 @@ function M.on_started(info)
   if state.status ~= 'starting' then
     return false
   end
-  state.status = 'running'
-  state.info = info
-  require('ide_companion.diff').set_words(info.words)
+  state.status, state.info, state.words, state.report = 'running', info, info.words, info.report
   apply_env(info.env)
   local callbacks = ready_callbacks
   ready_callbacks = {}
   for _, fn in ipairs(callbacks) do
-    local ok, err = pcall(fn)
-    if not ok then
+    xpcall(fn, function(err)
       notify(tostring(err), vim.log.levels.ERROR)
-    end
+    end)
   end
-  emit('started')
+  pcall(require('ide_companion.context').attach, require('ide_companion')._cfg())
   return true
 end
 
 --- The roots changed: the workspace path in the terminal env with them.
-function M.on_env(env, workspace_path)
+function M.on_env(env, workspace_path, report)
   if state.status ~= 'running' then
     return false
   end
   apply_env(env)
-  if state.info then
-    state.info.env = env
-    state.info.workspacePath = workspace_path
+  state.info.env, state.info.workspacePath, state.report = env, workspace_path, report
+  return true
+end
+
+function M.on_sessions(sessions, report)
+  state.sessions, state.report = sessions, report or state.report
+  return true
+end
+
+--- The host's :checkhealth items, made now (its files checked, this Neovim's
+--- terminal env beside its own); nil if it does not answer within 2 s.
+function M.health()
+  local env = vim.empty_dict()
+  for key in pairs(state.env or {}) do
+    env[key] = vim.env[key] or ''
   end
+  state.health = nil
+  M.notify('health', env)
+  vim.wait(2000, function()
+    return state.health ~= nil
+  end)
+  return state.health
+end
+
+function M.on_health(items)
+  state.health = items
   return true
 end
 
-function M.on_sessions(sessions)
-  state.sessions = sessions
-  return true
-end
-
---- A mention no connected agent took (it went away meanwhile).
-function M.on_unheard_mention(path)
-  vim.notify('ide-companion: no Claude Code took ' .. vim.fn.fnamemodify(path, ':~:.') .. ': none is connected', vim.log.levels.WARN)
-  return true
-end
-
---- Something the user should know that stops nothing (a workspace folder refused).
+--- Something the user should know that stops nothing (a workspace folder refused, a mention nobody took).
 function M.on_warning(message)
   notify(tostring(message), vim.log.levels.WARN)
   return true
 end
 
+--- A mention no connected agent took (its path: what the soak's barrier waits on).
+function M.on_unheard_mention(_, message)
+  return M.on_warning(message)
+end
+
 function M.on_failed(message)
-  state.last_error = 'companion failed to start: ' .. tostring(message)
-  notify(state.last_error, vim.log.levels.ERROR)
+  fail('companion failed to start: ' .. tostring(message))
   return true
 end
 

@@ -6,35 +6,19 @@ local M = {}
 
 M.config = nil
 local setup_done = false
-local context_attached = false
 
 local function cfg()
-  if not M.config then
-    M.config = config.resolve({})
-  end
+  M.config = M.config or config.resolve({})
   return M.config
 end
 
-local function ensure_helptags()
-  local doc = config.plugin_root .. '/doc'
-  if vim.fn.isdirectory(doc) == 1 and vim.fn.filereadable(doc .. '/tags') == 0 then
-    pcall(vim.cmd, 'silent helptags ' .. vim.fn.fnameescape(doc))
+--- Runs fn now if Neovim has started, else once it has.
+function M.once_entered(fn)
+  if vim.v.vim_did_enter == 1 then
+    return fn()
   end
+  vim.api.nvim_create_autocmd('VimEnter', { once = true, callback = fn })
 end
-
-host.on('started', function()
-  local context = require('ide_companion.context')
-  context.attach(cfg())
-  context_attached = true
-end)
-
-host.on('stopped', function()
-  if context_attached then
-    require('ide_companion.context').detach()
-    context_attached = false
-  end
-  require('ide_companion.diff').close_all()
-end)
 
 --- Configures the plugin (see :help ide-companion-config) and, with auto_start, starts the companion.
 function M.setup(opts)
@@ -42,18 +26,14 @@ function M.setup(opts)
   setup_done = true
   require('ide_companion.commands').define()
   require('ide_companion.terminal').watch_terminals()
-  ensure_helptags()
+  local doc = config.plugin_root .. '/doc'
+  if vim.fn.isdirectory(doc) == 1 and vim.fn.filereadable(doc .. '/tags') == 0 then
+    pcall(vim.cmd, 'silent helptags ' .. vim.fn.fnameescape(doc))
+  end
   if M.config.auto_start then
-    if vim.v.vim_did_enter == 1 then
+    M.once_entered(function()
       M.start()
-    else
-      vim.api.nvim_create_autocmd('VimEnter', {
-        once = true,
-        callback = function()
-          M.start()
-        end,
-      })
-    end
+    end)
   end
 end
 
@@ -67,78 +47,34 @@ end
 --- Starts the host and its companion. Returns false if it could not be started.
 function M.start()
   local c = cfg()
-  local roots = require('ide_companion.roots').collect(c.roots)
+  local roots = require('ide_companion.context').roots(c.roots)
   -- The hello of docs/editor-protocol.md: who this editor is and what it can do.
-  return host.start(c, {
-    type = 'hello',
-    protocol = 1,
-    pid = vim.fn.getpid(),
-    roots = roots,
-    trusted = c.trusted,
-    logFile = c.log_file,
-    ide = c.ide_info,
-    capabilities = require('ide_companion.actions').CAPABILITIES,
-    agents = c.agents,
-  })
+  return host.start(c, { type = 'hello', protocol = 1, pid = vim.fn.getpid(), roots = roots, trusted = c.trusted, logFile = c.log_file,
+    ide = c.ide_info, capabilities = require('ide_companion.actions').CAPABILITIES, agents = c.agents })
 end
 
-function M.stop()
-  return host.stop()
-end
+M.stop = host.stop
+M.is_running = host.is_running
 
 --- "Send to agent": the current file, or lines first..last of it, to the
---- connected agents that take a mention (Claude Code's at_mentioned; Gemini CLI
---- and Qwen Code have no such channel). Says so when none is connected.
+--- connected agents that take a mention (Claude Code's at_mentioned); the host says when none took it.
 function M.send_to_agent(first, last)
   local path = vim.api.nvim_buf_get_name(0)
   if path == '' or vim.bo.buftype ~= '' then
-    vim.notify('ide-companion: this buffer is not a file', vim.log.levels.WARN)
-    return false
-  end
-  local claude = false
-  for _, session in ipairs(host.state.sessions or {}) do
-    claude = claude or session.agent == 'Claude Code'
-  end
-  if not claude then
-    vim.notify('ide-companion: no Claude Code is connected (only Claude Code takes what you send; run `claude --ide`)', vim.log.levels.WARN)
-    return false
+    return host.say('this buffer is not a file', vim.log.levels.WARN) and false
   end
   return host.event({ type = 'mention', path = vim.fn.resolve(vim.fn.fnamemodify(path, ':p')), startLine = first, endLine = last })
 end
 
-function M.is_running()
-  return host.is_running()
-end
-
---- Status as lines of text (what :GeminiStatus prints).
+--- Status as lines of text (what :GeminiStatus prints): the host's report, and the diffs open here.
 function M.status_lines()
   local s = host.state
-  local lines = {}
-  if s.status == 'running' and s.info then
-    table.insert(lines, string.format('ide-companion: running on 127.0.0.1:%d (host pid %d)', s.info.port, s.info.hostPid))
-    table.insert(lines, 'workspace: ' .. (s.info.workspacePath or ''))
-    table.insert(lines, 'discovery file: ' .. tostring(s.info.discoveryFile))
-    if s.info.socketPath then
-      table.insert(lines, 'socket: ' .. s.info.socketPath)
-    end
-    table.insert(lines, 'agents: ' .. table.concat(s.info.agents or { 'Gemini CLI' }, ', '))
-    local n = #s.sessions
-    table.insert(lines, string.format('%d CLI session%s connected', n, n == 1 and '' or 's'))
-    for _, session in ipairs(s.sessions) do
-      table.insert(
-        lines,
-        string.format('  %s: %s %s (%s)', session.agent or 'Gemini CLI', session.client, session.version, session.streamOpen and 'listening' or 'connecting')
-      )
-    end
-    local diffs = require('ide_companion.diff').list()
-    for _, d in ipairs(diffs) do
-      table.insert(lines, 'pending diff: ' .. d.path)
-    end
-  else
-    table.insert(lines, 'ide-companion: ' .. s.status)
-    if s.last_error then
-      table.insert(lines, 'last error: ' .. s.last_error)
-    end
+  if s.status ~= 'running' or not s.report then
+    return { 'ide-companion: ' .. s.status, s.last_error and 'last error: ' .. s.last_error or nil }
+  end
+  local lines = vim.deepcopy(s.report.lines)
+  for _, d in ipairs(require('ide_companion.diff').list()) do
+    table.insert(lines, 'pending diff: ' .. d.path)
   end
   return lines
 end

@@ -1,24 +1,17 @@
--- Gemini CLI in a split terminal, tied to this Neovim. The GEMINI_CLI_IDE_*
--- variables are also in vim.env once the companion listens, so every
--- :terminal (and :!cmd, jobstart) started after that inherits them.
--- One terminal per Neovim: :Gemini again shows it instead of starting another,
--- and quitting Neovim ends it with everything it started.
+-- The agent's CLI in a split terminal, one per Neovim, ended with Neovim. Every other :terminal
+-- inherits the GEMINI_CLI_IDE_* variables from vim.env once the companion listens.
 local uv = vim.uv or vim.loop
 local host = require('ide_companion.host')
 
 local M = {}
 
--- The running CLI: { buf, job, pid } or nil.
-local term = nil
-
-local function notify(msg, level)
-  vim.notify('ide-companion: ' .. msg, level or vim.log.levels.INFO)
-end
+local term = nil -- the running CLI: { buf, job, pid }
+local told_container = false
+local notify = host.say
+local group = vim.api.nvim_create_augroup('ide_companion_terminal', { clear = true })
 
 local function running()
-  return term ~= nil
-    and vim.api.nvim_buf_is_valid(term.buf)
-    and vim.fn.jobwait({ term.job }, 0)[1] == -1
+  return term ~= nil and vim.api.nvim_buf_is_valid(term.buf) and vim.fn.jobwait({ term.job }, 0)[1] == -1
 end
 
 --- Why `cmd` cannot run, or nil if its program is found.
@@ -26,99 +19,51 @@ local function missing(cmd)
   local program = cmd[1]
   if type(program) ~= 'string' or program == '' then
     return 'terminal.cmd is empty'
-  end
-  if vim.fn.executable(program) == 1 then
+  elseif vim.fn.executable(program) == 1 then
     return nil
+  elseif program == 'gemini' then
+    return '`gemini` was not found on PATH. Install Gemini CLI (npm install -g @google/gemini-cli), or set terminal.cmd in setup() to where it is.'
   end
-  if program == 'gemini' then
-    return '`gemini` was not found on PATH. Install Gemini CLI (npm install -g @google/gemini-cli), '
-      .. 'or set terminal.cmd in setup() to where it is.'
-  end
-  return string.format('%s (terminal.cmd) was not found or is not executable.', program)
+  return program .. ' (terminal.cmd) was not found or is not executable.'
 end
 
---- The CLI's process group, ended with SIGTERM: Neovim's SIGHUP on exit is
---- not enough (a gemini that ignores it lived on, re-parented to init).
-local function kill_group(pid)
-  if pid and pid > 0 then
-    -- A terminal job leads its own session and process group (setsid on its pty).
-    pcall(uv.kill, -pid, 'sigterm')
-    pcall(uv.kill, pid, 'sigterm')
-  end
-end
-
---- Ends the CLI this Neovim started, if it runs.
+--- Ends the CLI's process group (a terminal job leads its own) with SIGTERM: Neovim's SIGHUP on
+--- exit is not enough (a gemini that ignored it lived on).
 function M.stop()
   if not running() then
     return false
   end
   local t = term
   term = nil
-  kill_group(t.pid)
+  if t.pid > 0 then
+    pcall(uv.kill, -t.pid, 'sigterm')
+    pcall(uv.kill, t.pid, 'sigterm')
+  end
   pcall(vim.fn.jobstop, t.job)
   return true
 end
 
-local group = vim.api.nvim_create_augroup('ide_companion_terminal', { clear = true })
-vim.api.nvim_create_autocmd('VimLeavePre', {
-  group = group,
-  callback = function()
-    M.stop()
-  end,
-})
+vim.api.nvim_create_autocmd('VimLeavePre', { group = group, callback = M.stop })
 
---- Shows the CLI's buffer: in its window if this tab has one, else in a new split.
-local function show(cfg, buf)
-  for _, win in ipairs(vim.api.nvim_tabpage_list_wins(0)) do
-    if vim.api.nvim_win_get_buf(win) == buf then
-      vim.api.nvim_set_current_win(win)
-      return
-    end
-  end
-  vim.cmd(cfg.terminal.split)
-  vim.api.nvim_win_set_buf(0, buf)
+--- In a container gemini dials host.docker.internal, not this Neovim, unless
+--- REMOTE_CONTAINERS is set: the host's words for it (absent outside one), said once.
+local function container_words(which)
+  local words = not told_container and host.state.info and host.state.info.words[which] or nil
+  told_container = told_container or words ~= nil
+  return words
 end
 
---- In a container or toolbox (/.dockerenv, /run/.containerenv) gemini dials
---- host.docker.internal, not this Neovim on loopback, unless REMOTE_CONTAINERS
---- is set: the companion's hint says so (packages/protocol/src/containerHost.ts).
-local function container_hint()
-  return host.state.info and host.state.info.containerHint or nil
-end
-
-local told_container = false
-
---- The env of :Gemini's terminal: the companion's, plus REMOTE_CONTAINERS=1
---- in a container (where this Neovim and its gemini are both inside), said once.
-local function terminal_env()
-  local env = vim.deepcopy(host.state.env or {})
-  if container_hint() then
-    env.REMOTE_CONTAINERS = '1'
-    if not told_container then
-      told_container = true
-      notify('in a container: :Gemini sets REMOTE_CONTAINERS=1 so gemini dials this Neovim on 127.0.0.1; '
-        .. 'in another terminal run `export REMOTE_CONTAINERS=1` before gemini')
-    end
-  end
-  return env
-end
-
---- From setup(): a gemini the user starts in a :terminal of their own cannot
---- connect from a container unless told; the fix is said when such a terminal opens.
+--- From setup(): a gemini the user starts in a :terminal of their own is told the fix as that terminal opens.
 function M.watch_terminals()
   vim.api.nvim_create_autocmd('TermOpen', {
     group = group,
     callback = function(ev)
-      if told_container or not container_hint() or (term and term.buf == ev.buf) then
-        return
+      local words = not (term and term.buf == ev.buf) and container_words('containerTerminal')
+      if words then
+        vim.schedule(function()
+          notify(words, vim.log.levels.WARN)
+        end)
       end
-      told_container = true
-      vim.schedule(function()
-        notify(
-          'in a container, gemini dials host.docker.internal, not this Neovim: run `export REMOTE_CONTAINERS=1` in this terminal before gemini (:Gemini does it for you)',
-          vim.log.levels.WARN
-        )
-      end)
     end,
   })
 end
@@ -127,11 +72,18 @@ local function start(cfg, cmd)
   vim.cmd(cfg.terminal.split)
   vim.cmd('enew')
   local win, buf = vim.api.nvim_get_current_win(), vim.api.nvim_get_current_buf()
-  -- The env explicitly too: a terminal must name this Neovim even if vim.env was changed since.
-  local env = terminal_env()
-  local ok, job
+  -- The env explicitly too (vim.env may have changed); in a container, with REMOTE_CONTAINERS=1.
+  local env = vim.deepcopy(host.state.env or {})
+  if host.state.info and host.state.info.containerHint then
+    env.REMOTE_CONTAINERS = '1'
+    local words = container_words('containerGemini')
+    if words then
+      notify(words)
+    end
+  end
   -- Ours before TermOpen runs: no warning about the terminal that has the fix.
   term = { buf = buf }
+  local ok, job
   if vim.fn.has('nvim-0.11') == 1 then
     ok, job = pcall(vim.fn.jobstart, cmd, { term = true, env = env })
   else
@@ -144,38 +96,41 @@ local function start(cfg, cmd)
       pcall(vim.api.nvim_win_close, win, true)
     end
     pcall(vim.api.nvim_buf_delete, buf, { force = true })
-    local reason = tostring(job):gsub('^.-:%d+: ', '')
-    notify('could not start ' .. table.concat(cmd, ' ') .. ': ' .. reason, vim.log.levels.ERROR)
+    notify('could not start ' .. table.concat(cmd, ' ') .. ': ' .. tostring(job):gsub('^.-:%d+: ', ''), vim.log.levels.ERROR)
     return false
   end
   term = { buf = buf, job = job, pid = vim.fn.jobpid(job) }
   return true
 end
 
---- Opens the CLI (cfg.terminal.cmd plus `args`) in a split, or shows the one
---- already running; waits for the companion if it is starting.
+--- Opens the CLI (cfg.terminal.cmd plus `args`) in a split, or shows the running one, once the companion listens.
 function M.open(cfg, args)
+  local cmd = vim.list_extend(vim.deepcopy(cfg.terminal.cmd), args or {})
+  local function run()
+    if not running() and not start(cfg, cmd) then
+      return
+    end
+    local win = vim.tbl_filter(function(w)
+      return vim.api.nvim_win_get_buf(w) == term.buf
+    end, vim.api.nvim_tabpage_list_wins(0))[1]
+    if win then
+      vim.api.nvim_set_current_win(win)
+    else
+      vim.cmd(cfg.terminal.split)
+      vim.api.nvim_win_set_buf(0, term.buf)
+    end
+    vim.cmd('startinsert')
+  end
   if running() then
-    if args and #args > 0 then
+    if #cmd > #cfg.terminal.cmd then
       notify('Gemini CLI already runs in this Neovim: showing it; the arguments apply once it has exited', vim.log.levels.WARN)
     end
-    show(cfg, term.buf)
-    vim.cmd('startinsert')
-    return true
+    return run() or true
   end
-  local cmd = vim.list_extend(vim.deepcopy(cfg.terminal.cmd), args or {})
   local why = missing(cmd)
   if why then
     notify(why, vim.log.levels.ERROR)
     return false
-  end
-  local function run()
-    if running() then
-      show(cfg, term.buf)
-    elseif not start(cfg, cmd) then
-      return
-    end
-    vim.cmd('startinsert')
   end
   if host.when_ready(run) then
     return true
@@ -184,12 +139,9 @@ function M.open(cfg, args)
   return false
 end
 
---- For :GeminiStatus and tests: the CLI's terminal, if one runs.
+--- For tests: the CLI's terminal, if one runs.
 function M.info()
-  if not running() then
-    return nil
-  end
-  return { buf = term.buf, job = term.job, pid = term.pid }
+  return running() and vim.deepcopy(term) or nil
 end
 
 return M

@@ -8,17 +8,21 @@ import { Companion } from '@ide-companion/server/companion';
 import { COMPANION_VERSION } from '@ide-companion/shared/version';
 import { EditorEventError, applyEditorEvent, parseEditorEvent } from '@ide-companion/server/editorEvents';
 import { describeError } from '@ide-companion/server/logger';
-import { type SessionInfo } from '@ide-companion/server/sessions';
 import { AGENT_DISPLAY_NAMES, parseAgents } from '@ide-companion/shared/agentPaths';
 import { hostGoneWords, type EditorEvent, type HostGoneWords, type Hello, type IdeInfo } from '@ide-companion/protocol';
+import type { SessionInfo } from '@ide-companion/server/sessions';
 import type { FileLogger } from './fileLogger.js';
 import type { LuaBridge } from './luaBridge.js';
 import { neovimEditor } from './neovimEditor.js';
 import { PositionIntake } from '@ide-companion/server/positionIntake';
 import { parseRpcMessage, type RpcMessage } from './rpcMessages.js';
+import { statusReport, type StatusReport } from './statusReport.js';
+import { healthItems, type HealthItem } from '@ide-companion/server/healthLines';
+import { neovimWords, type NeovimWords } from './neovimWords.js';
 
 const HOST_MODULE = 'ide_companion.host';
 const CONTEXT_MODULE = 'ide_companion.context';
+const PID_ENV = 'GEMINI_CLI_IDE_PID';
 export const DEFAULT_IDE_INFO: IdeInfo = { name: 'neovim', displayName: 'Neovim' };
 /** How long a stop may wait on Neovim: a Neovim that died never answers the diff closes it sends. */
 const SHUTDOWN_GRACE_MS = 2_000;
@@ -37,8 +41,10 @@ export interface StartedInfo {
   socketPath?: string;
   /** The agents served, as the user reads them ("Claude Code"). */
   agents: string[];
-  /** The words to show once this host is gone (diffWords.ts): diff.lua keeps them. */
-  words: HostGoneWords;
+  /** The words to show once this host is gone (diffWords.ts) and the plugin's own: the Lua keeps them. */
+  words: HostGoneWords & NeovimWords;
+  /** :GeminiStatus, renewed by on_sessions and on_env. */
+  report: StatusReport;
 }
 
 export class NeovimHost {
@@ -86,6 +92,7 @@ export class NeovimHost {
   private dispatch(method: string, args: unknown): void {
     const message = parseRpcMessage(method, args);
     if (message.method === 'hello') return this.start(message.hello);
+    if (message.method === 'health') return this.report('on_health', this.health(message.env));
     if (message.method === 'stop') {
       void this.shutdown('stop requested');
       return;
@@ -98,7 +105,7 @@ export class NeovimHost {
     // The shorthand names the renamed file from now on.
     if (event.type === 'rename' && this.positionPath === event.from) this.positionPath = event.to;
     if (event.type === 'mention') {
-      if (!applyEditorEvent(companion, event)) this.report('on_unheard_mention', event.path);
+      if (!applyEditorEvent(companion, event)) this.report('on_unheard_mention', event.path, neovimWords(companion.containerHint).unheardMention);
       return;
     }
     if (!intake.apply(event)) this.logger.info('decision for a diff no longer pending', { type: event.type });
@@ -128,6 +135,8 @@ export class NeovimHost {
       logger: this.logger,
       trusted: hello.trusted,
       handleSignals: true,
+      // Killed with -9, the host cannot remove its files, and Neovim lives on: its reaper does.
+      reapOnKill: true,
       ...(hello.agents && { agents: parseAgents(hello.agents.join(',')) }),
     });
     this.companion = companion;
@@ -138,8 +147,9 @@ export class NeovimHost {
     if (companion.rootsRefused) this.report('on_warning', companion.rootsRefused);
     this.started = companion.start().then(
       async () => {
-        companion.onDidChangeSessions((sessions) => this.report('on_sessions', sessions.map(describeSession)));
-        companion.context.onDidChangeRoots(() => this.report('on_env', { ...companion.terminalEnv }, companion.workspacePath));
+        const report = () => statusReport(reported(companion), companion.sessionList);
+        companion.onDidChangeSessions((sessions) => this.report('on_sessions', sessions.map(describeSession), report()));
+        companion.context.onDidChangeRoots(() => this.report('on_env', { ...companion.terminalEnv }, companion.workspacePath, report()));
         const info: StartedInfo = {
           port: companion.port,
           discoveryFile: companion.discoveryFilePath,
@@ -150,7 +160,8 @@ export class NeovimHost {
           containerHint: companion.containerHint,
           socketPath: companion.socketPath,
           agents: companion.agents.map((a) => AGENT_DISPLAY_NAMES[a]),
-          words: hostGoneWords(companion.ideInfo.name),
+          words: { ...hostGoneWords(companion.ideInfo.name), ...neovimWords(companion.containerHint) },
+          report: report(),
         };
         await this.lua.call(HOST_MODULE, 'on_started', info);
       },
@@ -160,6 +171,40 @@ export class NeovimHost {
         this.exit(1);
       },
     );
+  }
+
+  /**
+   * :checkhealth's items, made now: the shared report (healthLines.ts) between
+   * what only Neovim's has: the Node.js running the host, and whether this
+   * Neovim's env (`env`, what :terminal inherits) is the companion's.
+   */
+  private health(env: Record<string, string>): HealthItem[] {
+    const c = this.companion;
+    if (!c) return [{ level: 'warn', text: 'the companion is starting' }];
+    const own = Object.entries(c.terminalEnv).filter((e): e is [string, string] => e[1] !== undefined);
+    return [
+      { level: 'ok', text: `Node.js ${process.version} (${process.execPath})` },
+      ...healthItems({
+        ide: c.ideInfo.name,
+        displayName: c.ideInfo.displayName,
+        pid: process.pid,
+        port: c.port,
+        idePid: c.idePid,
+        workspacePath: c.workspacePath,
+        sessions: c.sessionList.map((session) => AGENT_DISPLAY_NAMES[session.agent]),
+        agents: c.agents.map((a) => AGENT_DISPLAY_NAMES[a]),
+        ...(c.discoveryFilePath && { discoveryFile: c.discoveryFilePath }),
+        ...(c.socketPath && { socketPath: c.socketPath }),
+        ...(c.containerHint && { containerHint: c.containerHint }),
+      }),
+      own.every(([key, value]) => env[key] === value)
+        ? { level: 'ok', text: `terminals get ${PID_ENV}=${c.terminalEnv[PID_ENV]} and the port` }
+        : {
+            level: 'warn',
+            text: 'the terminal environment is not set: gemini in :terminal may connect elsewhere',
+            advice: ['run :GeminiStop, then :GeminiStart'],
+          },
+    ];
   }
 
   private report(fn: string, ...args: unknown[]): void {
@@ -175,6 +220,11 @@ function isPositionPayload(args: unknown): boolean {
   if (typeof payload !== 'object' || payload === null) return false;
   const type = (payload as { type?: unknown }).type;
   return type === 'focus' || type === 'cursor';
+}
+
+function reported(c: Companion) {
+  const { port, discoveryFilePath, socketPath, workspacePath } = c;
+  return { port, discoveryFilePath, socketPath, workspacePath, agentNames: c.agents.map((a) => AGENT_DISPLAY_NAMES[a]) };
 }
 
 function describeSession(session: SessionInfo): Record<string, unknown> {

@@ -8,7 +8,8 @@
  * `focus`/`cursor` event, sent as positional values (`line, character,
  * anchorLine?, anchorCharacter?, selectionKind?`, no table to convert and
  * encode on every move); the host adds that path (neovimHost.ts) and
- * validates the event it makes like any other.
+ * validates the event it makes like any other. `health` asks for the
+ * :checkhealth items made now, with this Neovim's values of the terminal env.
  */
 import * as z from 'zod/mini';
 import { HelloSchema, type EditorEvent, type Hello } from '@ide-companion/protocol';
@@ -16,10 +17,12 @@ import { EditorEventError, parseEditorEvent } from '@ide-companion/server/editor
 import { BufferStateSchema, textFromBuffer } from './bufferText.js';
 
 const DiffAcceptSchema = z.object({ id: z.string().check(z.minLength(1)), buffer: BufferStateSchema });
+const EnvSchema = z.record(z.string(), z.string());
 
 export type RpcMessage =
   | { method: 'hello'; hello: Hello }
   | { method: 'stop' }
+  | { method: 'health'; env: Record<string, string> }
   | { method: 'event'; event: EditorEvent }
   | { method: 'cursor'; cursor: { line: unknown; character: unknown }; anchor?: { line: unknown; character: unknown }; selectionKind?: unknown };
 
@@ -45,6 +48,8 @@ export function parseRpcMessage(method: string, args: unknown): RpcMessage {
       return { method, hello: parse(HelloSchema, payload, 'hello') };
     case 'stop':
       return { method };
+    case 'health':
+      return { method, env: parse(EnvSchema, payload, 'health') };
     case 'event':
       return { method, event: parseEditorEvent(payload) };
     case 'cursor': {

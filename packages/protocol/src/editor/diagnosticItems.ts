@@ -1,6 +1,7 @@
 /**
  * `diagnosticItems`: an end's diagnostics as its editor holds them, unshaped
- * (Vim: the quickfix and location lists, ALE, vim-lsp, coc.nvim; Emacs: flymake, flycheck). The host
+ * (Vim: the quickfix and location lists, ALE, vim-lsp, coc.nvim; Emacs: flymake, flycheck;
+ * Neovim: vim.diagnostic). The host
  * shapes them into `getDiagnostics`' answer (packages/server
  * diagnosticItems.ts), so severity names, 0- or 1-based positions, byte
  * columns, the filter by path and the dedupe are written once, in TypeScript.
@@ -21,12 +22,15 @@ import { lazySchema } from '../lazySchema.js';
  * - `emacs`: a flymake diagnostic or flycheck error (`start`, `end`:
  *   `{line, character}`, 1-based characters; `severity` the name of
  *   flymake's type category or flycheck's level: `:error`, `flymake-warning`,
- *   `info`...; `message`, `source`, `code`).
+ *   `info`...; `message`, `source`, `code`);
+ * - `nvim`: Neovim's vim.diagnostic (`lnum`, `col`, `end_lnum`, `end_col`,
+ *   0-based, columns in bytes, `severity` 1-4, `message`, `source`, `code`),
+ *   with `line` and `endLine` as for `qf`.
  * `path`: the file, absolute ('' for an item of no file: left out); `source`:
  * who reported it when the item does not say.
  */
 export const DiagnosticItemSchema = /* @__PURE__ */ lazySchema(() =>
-  z.looseObject({ kind: z.enum(['qf', 'lsp', 'coc', 'emacs']), path: z.string(), source: z.optional(z.string()) }),
+  z.looseObject({ kind: z.enum(['qf', 'lsp', 'coc', 'emacs', 'nvim']), path: z.string(), source: z.optional(z.string()) }),
 );
 export type DiagnosticItem = z.infer<typeof DiagnosticItemSchema>;
 

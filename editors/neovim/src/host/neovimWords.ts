@@ -1,0 +1,50 @@
+/**
+ * What the Neovim plugin shows, in words made here (the Lua only shows them):
+ * the diff window's hint bar and the container notices. `{file}` is put in by
+ * the Lua (the file's name relative to Neovim's cwd), literally.
+ */
+
+/** The keys first: a bar too narrow is cut at its end, not where the keys are. */
+const KEYS = ':w accepts, :q! rejects';
+const SAVE = ' · :w FILE saves it';
+
+export interface DiffHints {
+  proposed: string;
+  unsaved: string;
+  /** Kept once the agent's session went away. */
+  sessionGone: string;
+}
+
+/** The hint bar of a proposal window from `agent`. */
+export function diffHints(agent: string): DiffHints {
+  return {
+    proposed: `${KEYS} · ${agent} proposes changes to {file}`,
+    unsaved: `${KEYS} · {file} has unsaved changes (diff against disk; kept in its buffer)`,
+    sessionGone: `kept: the ${agent} session went away${SAVE}`,
+  };
+}
+
+export interface NeovimWords {
+  /** The hint of a proposal kept when the host is gone (it cannot send these then). */
+  keptNotRunning: string;
+  keptStopped: string;
+  /** A mention no connected agent took. */
+  unheardMention: string;
+  /** In a container: said once by :Gemini, or when the user opens a terminal of their own. */
+  containerGemini?: string;
+  containerTerminal?: string;
+}
+
+export function neovimWords(containerHint: string | undefined): NeovimWords {
+  return {
+    keptNotRunning: `kept: the companion is not running${SAVE}`,
+    keptStopped: `kept: the companion stopped${SAVE}`,
+    unheardMention: 'no Claude Code is connected (only Claude Code takes what you send; run `claude --ide`)',
+    ...(containerHint !== undefined && {
+      containerGemini:
+        'in a container: :Gemini sets REMOTE_CONTAINERS=1 so gemini dials this Neovim on 127.0.0.1; in another terminal run `export REMOTE_CONTAINERS=1` before gemini',
+      containerTerminal:
+        'in a container, gemini dials host.docker.internal, not this Neovim: run `export REMOTE_CONTAINERS=1` in this terminal before gemini (:Gemini does it for you)',
+    }),
+  };
+}
