@@ -9,6 +9,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { DISCOVERY_FILE_PREFIX, discoveryDir, parseDiscoveryFileName, type DiscoveryFile, type IdeInfo } from '@ide-companion/protocol';
+import { readRegularFileSync } from '@ide-companion/shared/regularFile';
 import { checkAgainstContract } from './discoveryContract.js';
 
 /** The legacy name `gemini-ide-server-<PID>.json`, still read first by the CLI. */
@@ -105,30 +106,21 @@ export function readDiscoveryFile(file: string): DiscoveryFileRead {
   return read;
 }
 
-/** Opens without blocking (a FIFO must not hang us), checks owner and type, reads at most MAX_DISCOVERY_FILE_BYTES. */
+/** Read as a regular file of at most MAX_DISCOVERY_FILE_BYTES (a FIFO must not hang us), its owner noted. */
 function readText(file: string, read: DiscoveryFileRead): string | undefined {
-  let fd: number | undefined;
-  try {
-    fd = fs.openSync(file, fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0));
-    const st = fs.fstatSync(fd);
-    read.ownerUid = st.uid;
+  const r = readRegularFileSync(file, MAX_DISCOVERY_FILE_BYTES);
+  if (r.stat) {
     const uid = currentUid();
-    read.ownedByUser = uid === undefined || st.uid === uid;
-    if (!st.isFile()) {
-      read.readError = 'cannot read: not a regular file';
-      return undefined;
-    }
-    if (st.size > MAX_DISCOVERY_FILE_BYTES) {
-      read.readError = `cannot read: ${st.size} bytes, more than a discovery file holds`;
-      return undefined;
-    }
-    return fs.readFileSync(fd, 'utf8');
-  } catch (err) {
-    read.readError = `cannot read: ${code(err)}`;
-    return undefined;
-  } finally {
-    if (fd !== undefined) fs.closeSync(fd);
+    read.ownerUid = r.stat.uid;
+    read.ownedByUser = uid === undefined || r.stat.uid === uid;
   }
+  if ('text' in r) return r.text;
+  read.readError = !r.stat
+    ? `cannot read: ${r.refused}`
+    : !r.stat.isFile()
+      ? 'cannot read: not a regular file'
+      : `cannot read: ${r.stat.size} bytes, more than a discovery file holds`;
+  return undefined;
 }
 
 function describeContent(read: DiscoveryFileRead, json: Record<string, unknown>): void {

@@ -7,6 +7,7 @@
  * QWEN_CODE_IDE_SERVER_PORT and QWEN_CODE_IDE_WORKSPACE_PATH.
  */
 import assert from 'node:assert/strict';
+import { execFileSync, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
@@ -86,6 +87,22 @@ test("a lock file whose IDE is dead is swept; a live one, another's, or one that
   write('notes.txt', JSON.stringify({ ppid: 999_999_999 }));
   assert.deepEqual(sweepStaleQwenLockFiles(dir), ['1111.lock']);
   assert.deepEqual(fs.readdirSync(dir).sort(), ['2222.lock', '3333.lock', 'notes.txt']);
+});
+
+// The sweep read each N.lock with readFileSync: a FIFO by that name in the user's folder held the companion's start
+// until some writer came. It reads a regular file only now, opened without blocking.
+test('a FIFO named like a lock file is left, and never holds the sweep', { skip: process.platform === 'win32' }, (t) => {
+  const tmp = makeTempDir('ide-companion-qwen-fifo-');
+  t.after(() => tmp.cleanup());
+  const fifo = path.join(tmp.path, '4444.lock');
+  execFileSync('mkfifo', [fifo]);
+  // Whoever opens the FIFO to write, 3 s from now, ends a read blocked on it (so the old code ends too).
+  const writer = spawn('sh', ['-c', 'sleep 3; printf "{}" > "$1"', 'sh', fifo], { stdio: 'ignore' });
+  t.after(() => writer.kill());
+  const started = Date.now();
+  assert.deepEqual(sweepStaleQwenLockFiles(tmp.path), []);
+  assert.ok(Date.now() - started < 1_000, `the sweep took ${Date.now() - started} ms`);
+  assert.equal(fs.lstatSync(fifo).isFIFO(), true, 'left in place');
 });
 
 test("the folder is Qwen Code's: QWEN_HOME/ide when set, else ~/.qwen/ide", () => {

@@ -18,8 +18,12 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { DiscoveryFileError, sweepDeadPidEntries, writeFileAtomicPrivate } from '../discoveryFile.js';
 import { isProcessAlive } from '@ide-companion/shared/processAlive';
+import { readRegularFileSync } from '@ide-companion/shared/regularFile';
 
 import { portLockFileName } from '@ide-companion/shared/agentPaths';
+
+/** A lock file or our record of folders is a few hundred bytes: anything larger is not ours to parse. */
+const MAX_LOCK_FILE_BYTES = 1024 * 1024;
 
 const LOCK_NAME = /^(\d+)\.lock$/;
 
@@ -91,7 +95,10 @@ export function sweepStaleLockFiles(dir: string, pidKey: string, isAlive: (pid: 
 
 function pidIn(file: string, key: string): number | undefined {
   try {
-    const pid = (JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, unknown>)[key];
+    // A FIFO named like a lock file must not hold the companion's start.
+    const r = readRegularFileSync(file, MAX_LOCK_FILE_BYTES);
+    if (!('text' in r)) return undefined;
+    const pid = (JSON.parse(r.text) as Record<string, unknown>)[key];
     return typeof pid === 'number' ? pid : undefined;
   } catch {
     return undefined;
@@ -106,7 +113,8 @@ export function agentFoldersRecord(env: NodeJS.ProcessEnv = process.env): string
 
 function readRecord(file: string): string[] {
   try {
-    const list: unknown = JSON.parse(fs.readFileSync(file, 'utf8'));
+    const r = readRegularFileSync(file, MAX_LOCK_FILE_BYTES);
+    const list: unknown = 'text' in r ? JSON.parse(r.text) : [];
     return Array.isArray(list) ? list.filter((d): d is string => typeof d === 'string' && path.isAbsolute(d)) : [];
   } catch {
     return [];
