@@ -7,7 +7,7 @@ import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { skipUnless, waitFor } from '@ide-companion/testkit';
+import { makeTempDir, skipUnless, waitFor } from '@ide-companion/testkit';
 import { LuaBridge } from '../src/host/luaBridge.js';
 import { hasNvim, startWithClient, TIMEOUT } from './harness.js';
 
@@ -67,7 +67,21 @@ describe('Neovim capabilities as MCP tools', { skip, timeout: 120_000 }, () => {
           code: 'unused-local',
         },
       ]);
-      assert.equal((await call('getDiagnostics', { severity: 'error' })).diagnostics.length, 1, 'workspace-wide, errors only');
+      // A buffer outside the workspace (the user's other file) has an error too: an ask for every file gets the workspace's.
+      const elsewhere = makeTempDir('ide-companion-nvim-elsewhere-');
+      try {
+        const outside = path.join(fs.realpathSync(elsewhere.path), 'outside.lua');
+        fs.writeFileSync(outside, 'x\n');
+        await s.lua(
+          `local buf = vim.fn.bufadd(...)
+           vim.fn.bufload(buf)
+           vim.diagnostic.set(vim.api.nvim_create_namespace('test-lsp'), buf, { { lnum = 0, col = 0, severity = vim.diagnostic.severity.ERROR, message = 'not in the workspace' } })`,
+          outside,
+        );
+        assert.equal((await call('getDiagnostics', { severity: 'error' })).diagnostics.length, 1, 'workspace-wide, errors only');
+      } finally {
+        elsewhere.cleanup();
+      }
 
       // openFile puts the cursor at line 3, character 2 of b.txt.
       assert.deepEqual(await call('openFile', { path: b, line: 3, column: 2 }), { opened: b, line: 3, column: 2 });

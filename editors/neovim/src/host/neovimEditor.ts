@@ -31,8 +31,8 @@ export interface DiffSpec {
 }
 
 /** Neovim's actions, with the capabilities the Lua side declared in its hello. */
-export function neovimEditor(lua: LuaBridge, declared: readonly string[]): EditorActions {
-  const all = new NeovimEditor(lua);
+export function neovimEditor(lua: LuaBridge, declared: readonly string[], roots?: () => readonly string[] | undefined): EditorActions {
+  const all = new NeovimEditor(lua, roots);
   const bind = <K extends keyof NeovimEditor>(k: K) => (all[k] as (...a: never[]) => unknown).bind(all) as NeovimEditor[K];
   return editorWithCapabilities(
     { showDiff: bind('showDiff'), diffText: bind('diffText'), closeDiff: bind('closeDiff') },
@@ -51,7 +51,10 @@ export function neovimEditor(lua: LuaBridge, declared: readonly string[]): Edito
 }
 
 class NeovimEditor implements EditorActions {
-  constructor(private readonly lua: LuaBridge) {}
+  constructor(
+    private readonly lua: LuaBridge,
+    private readonly roots?: () => readonly string[] | undefined,
+  ) {}
 
   async showDiff(diff: PendingDiff, words?: ActionParams<'showDiff'>['words']): Promise<void> {
     const spec: DiffSpec = {
@@ -95,9 +98,9 @@ class NeovimEditor implements EditorActions {
     return { selection: raw ? selectionFromNeovim(raw) : null };
   }
 
-  /** vim.diagnostic as Neovim has it, shaped (and kept to params.path) as every end's (server/diagnosticItems.ts). */
+  /** vim.diagnostic as Neovim has it, shaped (and kept to params.path, else to the workspace) as every end's (server/diagnosticItems.ts). */
   async getDiagnostics(params: ActionParams<'getDiagnostics'>): Promise<ActionResult<'getDiagnostics'>> {
-    return diagnosticsFromItems((await this.lua.call<DiagnosticItem[] | null>(ACTIONS_MODULE, 'diagnostics')) ?? [], params.path);
+    return diagnosticsFromItems((await this.lua.call<DiagnosticItem[] | null>(ACTIONS_MODULE, 'diagnostics')) ?? [], params.path, this.roots?.());
   }
 
   checkDocumentDirty(params: ActionParams<'checkDocumentDirty'>): Promise<ActionResult<'checkDocumentDirty'>> {

@@ -125,7 +125,8 @@ export class NeovimHost {
     }
     if (hello.logFile) this.logger.open(hello.logFile);
     // The Lua side declares what it answers (actions.lua CAPABILITIES).
-    const editor = neovimEditor(this.lua, hello.capabilities ?? []);
+    // An ask for every file's diagnostics gets the workspace's, as every end's.
+    const editor = neovimEditor(this.lua, hello.capabilities ?? [], () => this.companion?.context.getRoots());
     // Created at once so context events that follow `hello` land in its tracker while it binds.
     const companion = new Companion({
       ideInfo: hello.ide ?? DEFAULT_IDE_INFO,
