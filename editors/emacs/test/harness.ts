@@ -67,6 +67,9 @@ export function elispString(text: string): string {
   return `"${text.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
 }
 
+/** The sessions started in another's folder: that one's close ends them first (its cleanup removes the folder they write in). */
+const sharing = new WeakMap<EmacsSession, EmacsSession[]>();
+
 export async function startEmacs(options: StartOptions = {}): Promise<EmacsSession> {
   if (!emacsPath || !emacsclientPath) throw new Error('emacs or emacsclient not installed');
   const shared = options.sameFolderAs;
@@ -149,11 +152,13 @@ export async function startEmacs(options: StartOptions = {}): Promise<EmacsSessi
     async close() {
       if (closed) return;
       closed = true;
+      for (const other of sharing.get(session) ?? []) await other.close();
       await tmux.stop();
       await waitFor(() => !discoveryFileOf(discoveryDir, pid), 'the host to exit', 5000).catch(() => undefined);
       tmpDir.cleanup();
     },
   };
+  if (shared) sharing.set(shared, [...(sharing.get(shared) ?? []), session]);
   return session;
 }
 
