@@ -8,7 +8,7 @@
  * fields, severities said `Information`, and an openDiff reusing a tab name
  * left the first diff pending (close_tab then closed the wrong one).
  */
-import { test } from 'node:test';
+import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -173,13 +173,19 @@ test('diffs are named by tab_name: a tab name reused for another file closes the
   ]);
 });
 
-test('opencode dials without a subprotocol and names itself opencode: its session is listed as opencode; a whole-file mention reaches it with all its lines', async (t) => {
+/** A companion, and opencode on Claude's face as opencode dials it: no subprotocol, its own name. */
+async function withOpencode(t: TestContext) {
   const editor = new CapableEditor();
   const h: Harness = await startCompanion({ editor });
   t.after(() => h.cleanup());
   const lock = JSON.parse(fs.readFileSync(h.companion.claudeLockFilePath!, 'utf8')) as { authToken: string };
   const opencode = await connectClaudeClient({ port: h.companion.port, token: lock.authToken, protocol: null, clientName: 'opencode' });
   t.after(() => opencode.close());
+  return { editor, h, opencode };
+}
+
+test('opencode dials without a subprotocol and names itself opencode: its session is listed as opencode; a whole-file mention reaches it with all its lines', async (t) => {
+  const { h, opencode } = await withOpencode(t);
   await waitFor(() => h.companion.sessionList[0]?.clientName === 'opencode', 'the session listed');
   assert.equal(h.companion.sessionList[0]!.agent, 'opencode');
   const file = path.join(h.workspace, 'm.txt');
@@ -191,12 +197,7 @@ test('opencode dials without a subprotocol and names itself opencode: its sessio
 
 test("opencode's proposal is shown as opencode's, not Claude Code's: the face it borrows does not name it", async (t) => {
   // Before: Claude's openDiff labelled every proposal "Claude Code", so a user of opencode read the wrong agent's name.
-  const editor = new CapableEditor();
-  const h: Harness = await startCompanion({ editor });
-  t.after(() => h.cleanup());
-  const lock = JSON.parse(fs.readFileSync(h.companion.claudeLockFilePath!, 'utf8')) as { authToken: string };
-  const opencode = await connectClaudeClient({ port: h.companion.port, token: lock.authToken, protocol: null, clientName: 'opencode' });
-  t.after(() => opencode.close());
+  const { editor, h, opencode } = await withOpencode(t);
   await waitFor(() => h.companion.sessionList[0]?.agent === 'opencode', 'the session listed as opencode');
   const file = path.join(h.workspace, 'p.txt');
   fs.writeFileSync(file, 'one\n');
