@@ -57,11 +57,11 @@ function servesAgent(dir: string, port: number | undefined, pid: number): boolea
 
 /** The agents a companion on `port`, of the IDE `pid`, serves: Gemini CLI, and each agent whose lock file names them. */
 export function agentsServed(port: number | undefined, pid: number, env: NodeJS.ProcessEnv = process.env): AgentName[] {
-  return AGENTS.filter((agent) => agent === 'gemini' || servesAgent(LOCK_DIRS[agent](env), port, pid));
+  return AGENTS.filter((agent) => agent === 'gemini' || (agent !== 'codex' && servesAgent(LOCK_DIRS[agent](env), port, pid)));
 }
 
-/** Where each agent with lock files looks for them. */
-const LOCK_DIRS = { qwen: qwenIdeDir, claude: claudeIdeDir, copilot: copilotIdeDir } as const satisfies Record<Exclude<AgentName, 'gemini'>, unknown>;
+/** Where each agent with lock files looks for them. Codex CLI has none: one socket per user, routed to every companion (codexSocketPath). */
+const LOCK_DIRS = { qwen: qwenIdeDir, claude: claudeIdeDir, copilot: copilotIdeDir } as const satisfies Record<Exclude<AgentName, 'gemini' | 'codex'>, unknown>;
 
 export async function listCompanions(
   options: { tmpdir?: string; probePorts?: boolean; host?: string; env?: NodeJS.ProcessEnv } = {},

@@ -51,11 +51,14 @@ import {
   claudeIdeDir,
   copilotIdeDir,
   parseAgents,
+  userHasCodex,
   userHasCopilot,
+  codexSocketPath,
   type AgentName,
 } from '@ide-companion/shared/agentPaths';
 import { CopilotFace, copilotLockFile, sweepStaleCopilotLockFiles, type CopilotLockFile } from './faces/copilot.js';
 import { registerCopilotTools } from './faces/copilotTools.js';
+import { CodexFace } from './faces/codexFace.js';
 import { ClaudeFace, claudeLockFile, selectionOf, sweepStaleClaudeLockFiles, type ClaudeSession } from './faces/claude.js';
 import { PortLockFile } from './faces/lockFile.js';
 import { registerClaudeTools } from './faces/claudeTools.js';
@@ -137,7 +140,12 @@ export interface CompanionOptions {
   claudeIdeDir?: string;
   /** Where Copilot CLI's lock file goes (default $COPILOT_HOME/ide or ~/.copilot/ide). For tests. */
   copilotIdeDir?: string;
+  /** Codex CLI's IPC socket (default $CODEX_HOME/ipc/ipc.sock or ~/.codex/ipc/ipc.sock). For tests. */
+  codexSocketPath?: string;
 }
+
+/** How long start waits for the Codex face to join (or become) the router; it keeps trying after. */
+const CODEX_JOIN_WAIT_MS = 1_000;
 
 type State = 'new' | 'starting' | 'running' | 'stopping' | 'stopped';
 
@@ -174,6 +182,8 @@ export class Companion {
   private copilotSocketPath: string | undefined;
   /** Copilot CLI's face (MCP over a Unix socket of its own); undefined when Copilot CLI is not served. */
   private readonly copilot: CopilotFace | undefined;
+  /** Codex CLI's face (a client of the per-user router on its IPC socket); undefined when Codex CLI is not served. */
+  private readonly codex: CodexFace | undefined;
   /** Claude Code's WebSocket face; undefined when Claude Code is not served. */
   private readonly claude: ClaudeFace | undefined;
   /** The agents asked for; those whose lock file could not be written drop out (`agents`). */
@@ -235,7 +245,7 @@ export class Companion {
     );
     this.chosenAgents = options.agents ?? agentsFromEnv(this.logger);
     // Unnamed, Copilot CLI is served only to a user who has it (its folder or COPILOT_HOME): no ~/.copilot for others.
-    const unnamed = AGENTS.filter((a) => a !== 'copilot' || userHasCopilot());
+    const unnamed = AGENTS.filter((a) => (a !== 'copilot' || userHasCopilot()) && (a !== 'codex' || userHasCodex()));
     this.wantedAgents = AGENTS.filter((a) => a === 'gemini' || (this.chosenAgents ?? unnamed).includes(a));
     this.claude = this.wantedAgents.includes('claude')
       ? new ClaudeFace({
@@ -260,6 +270,16 @@ export class Companion {
             currentSelection: () => selectionOf(this.context.snapshot(), this.context.selectionBackward),
             onSessionClosed: (id) => void this.diffs.sessionClosed(id),
             onSessionsChanged: () => this.emitSessions(),
+          })
+        : undefined;
+    // Unnamed, Codex CLI is served only to a user who has it ($CODEX_HOME or ~/.codex): no ~/.codex for others.
+    this.codex =
+      this.wantedAgents.includes('codex') && (options.unixSocket ?? true) && process.platform !== 'win32'
+        ? new CodexFace({
+            socketPath: options.codexSocketPath ?? codexSocketPath(),
+            logger: this.logger,
+            roots: () => this.context.getRoots(),
+            context: () => ({ context: this.context.snapshot(), selectionBackward: this.context.selectionBackward }),
           })
         : undefined;
     const handlerOptions: Omit<McpHttpHandlerOptions, 'hosts' | 'tokens'> = {
@@ -366,7 +386,9 @@ export class Companion {
   get agents(): AgentName[] {
     if (this.state === 'new' || this.state === 'starting') return [...this.wantedAgents];
     const locks = { qwen: this.qwenLock, claude: this.claudeLock, copilot: this.copilotLock };
-    return this.wantedAgents.filter((a) => a === 'gemini' || locks[a] !== undefined);
+    return this.wantedAgents.filter(
+      (a) => a === 'gemini' || (a === 'codex' ? this.codex?.refusal === undefined && this.codex !== undefined : locks[a] !== undefined),
+    );
   }
 
   /**
@@ -419,6 +441,7 @@ export class Companion {
       await this.listenOnSocket();
       await this.bindWorkspaceSockets();
       await this.listenForCopilot();
+      await this.joinCodex();
       this.writeDiscoveryFile();
       if (this.options.reapOnKill) this.reaper = await startReaper(this.ownedPaths());
     } catch (err) {
@@ -462,6 +485,7 @@ export class Companion {
     await this.claude?.close();
     await this.workspaceSockets?.close();
     await this.copilot?.close();
+    await this.codex?.stop();
     this.context.dispose();
     await Promise.all([this.httpServer, this.socketServer].map((server) => closeServer(server)));
     this.state = 'stopped';
@@ -669,6 +693,29 @@ export class Companion {
     } catch (err) {
       this.logger.warn('Copilot CLI is not served: its socket could not be made', { error: describeError(err) });
     }
+  }
+
+  /** Codex CLI's face joins the per-user router (or becomes it); start waits a moment for it, no longer: it keeps trying. */
+  private async joinCodex(): Promise<void> {
+    if (!this.codex) return;
+    let timer: NodeJS.Timeout | undefined;
+    const waited = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, CODEX_JOIN_WAIT_MS);
+      timer.unref();
+    });
+    await Promise.race([this.codex.start(), waited]);
+    clearTimeout(timer);
+  }
+
+  /** Codex CLI's face, when served: whether this companion routes, and why it is not served when refused. */
+  get codexState(): { socketPath: string; connected: boolean; router: boolean; refused?: string } | undefined {
+    if (!this.codex) return undefined;
+    return {
+      socketPath: this.options.codexSocketPath ?? codexSocketPath(),
+      connected: this.codex.connected,
+      router: this.codex.isRouter,
+      ...(this.codex.refusal !== undefined && { refused: this.codex.refusal }),
+    };
   }
 
   /** A Copilot CLI session's McpServer: Copilot's vocabulary over the same tools. */

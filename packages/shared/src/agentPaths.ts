@@ -6,7 +6,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { CLAUDE_ENV } from '@ide-companion/protocol';
+import { CLAUDE_ENV, CODEX_ENV, CODEX_IPC } from '@ide-companion/protocol';
 
 export const QWEN_ENV = {
   SERVER_PORT: 'QWEN_CODE_IDE_SERVER_PORT',
@@ -14,7 +14,7 @@ export const QWEN_ENV = {
 } as const;
 
 /** The agents a companion can serve, each a face; Gemini CLI's face is the core one (docs/agents.md). */
-export const AGENTS = ['gemini', 'qwen', 'claude', 'copilot'] as const;
+export const AGENTS = ['gemini', 'qwen', 'claude', 'copilot', 'codex'] as const;
 export type AgentName = (typeof AGENTS)[number];
 /**
  * Agents that use another's face: opencode reads Claude Code's lock files
@@ -40,6 +40,7 @@ export const AGENT_DISPLAY_NAMES: Readonly<Record<SessionAgent, string>> = {
   qwen: 'Qwen Code',
   claude: 'Claude Code',
   copilot: 'GitHub Copilot CLI',
+  codex: 'Codex CLI',
   opencode: 'opencode',
 };
 
@@ -97,6 +98,20 @@ export function agentHomeFromEnv(agent: keyof typeof HOME_VARIABLES, env: NodeJS
  */
 export function userHasCopilot(env: NodeJS.ProcessEnv = process.env): boolean {
   return agentHomeFromEnv('copilot', env) || fs.existsSync(path.dirname(copilotIdeDir(env)));
+}
+
+/**
+ * Whether the user has Codex CLI ($CODEX_HOME set, or ~/.codex there): only
+ * then is it served unless named, so no `~/.codex` appears for anyone else.
+ */
+export function userHasCodex(env: NodeJS.ProcessEnv = process.env): boolean {
+  return Boolean(env[CODEX_ENV.HOME]) || fs.existsSync(path.join(os.homedir() || os.tmpdir(), '.codex'));
+}
+
+/** Codex CLI's IPC socket, the one 0.171.0 tries first: $CODEX_HOME/ipc/ipc.sock, else ~/.codex/ipc/ipc.sock. */
+export function codexSocketPath(env: NodeJS.ProcessEnv = process.env): string {
+  const home = env[CODEX_ENV.HOME];
+  return path.join(home ? path.resolve(home) : path.join(os.homedir() || os.tmpdir(), '.codex'), CODEX_IPC.dir, CODEX_IPC.socket);
 }
 
 /** GitHub Copilot CLI's folder of lock files: $COPILOT_HOME/ide, else ~/.copilot/ide. */
