@@ -52,6 +52,8 @@ test('codex is an agent to name; the router is made 0700/0600 and answers ide-co
   focus(h, path.join(ws, 'src', 'a.ts'), 'one\ntwo three\n', { line: 2, character: 9 }, 'three');
   await new Promise((r) => setTimeout(r, 100));
   const answer = await askCodexIdeContext(socketPath, ws);
+  // The older CLI (ipc.rs before 0.171.0) initializes first, as clientType "desktop": the same answer.
+  assert.deepEqual((await askCodexIdeContext(socketPath, ws, 6_000, { initialize: true })).result, answer.result);
   assert.equal(answer.resultType, 'success', JSON.stringify(answer));
   assert.equal(answer.method, 'ide-context');
   assert.equal(typeof answer.handledByClientId, 'string');
@@ -226,11 +228,19 @@ test('hostile frames: an oversized length, bad JSON, an unknown type, a request 
   }
   // The router and the face are unharmed.
   assert.equal((await askCodexIdeContext(socketPath, path.join(dir, 'ws'))).resultType, 'success');
-  // A request before initialize is an error, not a crash; an uninitialized client is offered nothing.
+  // A request without initialize is answered: Codex CLI 0.171.0 asks so (sourceClientId "codex-tui").
   const early = await CodexWire.connect(socketPath);
-  early.send({ type: 'request', requestId: 'r1', sourceClientId: 'x', version: 0, method: 'ide-context', params: { workspaceRoot: path.join(dir, 'ws') } });
-  const refused = await early.next(2_000);
-  assert.equal(refused.resultType, 'error');
+  early.send({
+    type: 'request',
+    requestId: 'r1',
+    sourceClientId: 'codex-tui',
+    version: 0,
+    method: 'ide-context',
+    params: { workspaceRoot: path.join(dir, 'ws') },
+  });
+  const answered = await early.next(4_000);
+  assert.equal(answered.resultType, 'success');
+  assert.equal(answered.requestId, 'r1');
   early.close();
 });
 

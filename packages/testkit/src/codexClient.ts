@@ -80,8 +80,12 @@ export class CodexWire {
   }
 }
 
-/** One `/ide` as the CLI makes it; resolves the ide-context response frame (success or error). */
-export async function askCodexIdeContext(socketPath: string, workspaceRoot: string, timeoutMs = 6_000): Promise<any> {
+/**
+ * One `/ide` as the CLI makes it; resolves the ide-context response frame
+ * (success or error). 0.171.0 asks at once as "codex-tui"; the older ipc.rs
+ * (`initialize: true`) first initializes as clientType "desktop".
+ */
+export async function askCodexIdeContext(socketPath: string, workspaceRoot: string, timeoutMs = 6_000, options: { initialize?: boolean } = {}): Promise<any> {
   const deadline = Date.now() + timeoutMs;
   const wire = await CodexWire.connect(socketPath);
   try {
@@ -94,19 +98,23 @@ export async function askCodexIdeContext(socketPath: string, workspaceRoot: stri
           wire.send({ type: 'client-discovery-response', requestId: frame.requestId, response: { canHandle: false } });
       }
     };
-    const initId = randomUUID();
-    wire.send({
-      type: 'request',
-      requestId: initId,
-      sourceClientId: 'initializing-client',
-      version: 0,
-      method: 'initialize',
-      params: { clientType: 'desktop' },
-    });
-    const init = await awaitResponse(initId);
-    if (init.resultType !== 'success') throw new Error(`initialize failed: ${JSON.stringify(init)}`);
+    let clientId = 'codex-tui';
+    if (options.initialize) {
+      const initId = randomUUID();
+      wire.send({
+        type: 'request',
+        requestId: initId,
+        sourceClientId: 'initializing-client',
+        version: 0,
+        method: 'initialize',
+        params: { clientType: 'desktop' },
+      });
+      const init = await awaitResponse(initId);
+      if (init.resultType !== 'success') throw new Error(`initialize failed: ${JSON.stringify(init)}`);
+      clientId = init.result.clientId;
+    }
     const requestId = randomUUID();
-    wire.send({ type: 'request', requestId, sourceClientId: init.result.clientId, version: 0, method: 'ide-context', params: { workspaceRoot } });
+    wire.send({ type: 'request', requestId, sourceClientId: clientId, version: 0, method: 'ide-context', params: { workspaceRoot } });
     return await awaitResponse(requestId);
   } finally {
     wire.close();

@@ -34,3 +34,5 @@ export * from './packageOnPath.js';
 export * from './discoveryFiles.js';
 export * from './installers.js';
 export * from './codexClient.js';
+export * from './responsesMock.js';
+export * from './codexCli.js';

@@ -144,7 +144,7 @@ export class CodexRouter {
       if (first) this.announce(client, 'connected');
       return;
     }
-    if (client.id === undefined) return this.fail(client, request, CODEX_ERROR.invalidRequest);
+    // 0.171.0 asks without initializing (sourceClientId "codex-tui"): a client that never initialized may ask, and is offered nothing.
     if (client.inFlight >= this.limits.maxInFlight) return this.fail(client, request, CODEX_ERROR.invalidRequest);
     const others = this.initialized(client);
     if (others.length === 0) return this.fail(client, request, CODEX_ERROR.noClientFound);
@@ -215,15 +215,18 @@ export class CodexRouter {
     if (response) {
       forwarded.asker.conn.send({ ...response, requestId: forwarded.requestId, method: response.method ?? forwarded.method, handledByClientId });
     } else {
+      this.logger.info('Codex IPC: a request is answered with an error', { method: forwarded.method, error });
       forwarded.asker.conn.send({ type: 'response', requestId: forwarded.requestId, resultType: 'error', method: forwarded.method, handledByClientId, error });
     }
   }
 
   private fail(client: RouterClient, request: CodexRequest, error: string): void {
+    this.logger.info('Codex IPC: a request is answered with an error', { method: request.method, error });
     client.conn.send({ type: 'response', requestId: request.requestId, resultType: 'error', method: request.method, handledByClientId: 'server', error });
   }
 
   private gone(client: RouterClient): void {
+    // Its waits end with it: discoveries it asked, answers it owed.
     this.clients.delete(client);
     for (const [id, discovery] of this.discoveries) {
       if (discovery.asker === client) {
