@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { isProcessAlive } from '@ide-companion/server';
+import { startTestCompanion } from '@ide-companion/server/testing';
 import { binEnv, runBin, setup } from './support/clientCommands.js';
 
 test('list: shows every companion with IDE, PID, port, workspace and liveness', async () => {
@@ -103,6 +104,32 @@ test('an unknown command reaches the terminal without control characters, near m
       // eslint-disable-next-line no-control-regex
       assert.doesNotMatch(r.stderr, /[\x00-\x08\x0b-\x1f\x7f-\x9f]/);
     }
+  } finally {
+    await s.cleanup();
+  }
+});
+
+test("list and doctor: Codex CLI's socket (one per user) said once, with what its /ide gets for this folder", async () => {
+  const s = await startTestCompanion({ agents: ['gemini', 'codex'] });
+  try {
+    const file = path.join(s.workspace, 'main.ts');
+    fs.writeFileSync(file, 'x\n');
+    s.companion.context.focus(file, { cursor: { line: 1, character: 1 } });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const env = binEnv(s.tmp, { CODEX_HOME: path.join(s.tmp, 'codex') });
+    const socket = path.join(s.tmp, 'codex', 'ipc', 'ipc.sock');
+    const list = await runBin(['list'], { cwd: s.workspace, env });
+    assert.equal(list.code, 0, list.stderr);
+    assert.ok(list.stdout.includes(`Codex CLI (${socket}): answered for ${s.workspace} (active file ${file})`), list.stdout);
+    const doctor = await runBin(['doctor'], { cwd: s.workspace, env });
+    assert.ok(doctor.stdout.includes(`Codex CLI's /ide: answered for ${s.workspace} (active file ${file})`), doctor.stdout);
+    // Another folder: the router says no editor has it.
+    const elsewhere = fs.mkdtempSync(path.join(s.tmp, 'elsewhere-'));
+    const other = await runBin(['list'], { cwd: elsewhere, env });
+    assert.ok(other.stdout.includes(`answered no-client-found for ${elsewhere}`), other.stdout);
+    // No socket: nothing said.
+    const none = await runBin(['list'], { cwd: s.workspace, env: binEnv(s.tmp, { CODEX_HOME: path.join(s.tmp, 'no-codex') }) });
+    assert.equal(none.stdout.includes('Codex CLI ('), false, none.stdout);
   } finally {
     await s.cleanup();
   }
