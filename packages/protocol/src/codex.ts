@@ -136,12 +136,15 @@ export type CodexFrame = z.infer<typeof CodexFrameSchema>;
 
 /** A frame's bytes: the u32 little-endian length, then the JSON. */
 export function encodeCodexFrame(message: unknown): Uint8Array {
-  const payload = new TextEncoder().encode(JSON.stringify(message));
-  const frame = new Uint8Array(4 + payload.length);
-  new DataView(frame.buffer).setUint32(0, payload.length, true);
-  frame.set(payload, 4);
-  return frame;
+  const text = JSON.stringify(message);
+  // One allocation: UTF-8 takes at most 3 bytes per UTF-16 unit.
+  const frame = new Uint8Array(4 + text.length * 3);
+  const { written } = utf8Encoder.encodeInto(text, frame.subarray(4));
+  new DataView(frame.buffer).setUint32(0, written, true);
+  return frame.subarray(0, 4 + written);
 }
+
+const utf8Encoder = new TextEncoder();
 
 /** Why a byte stream is not frames: the connection that sent it is closed. */
 export class CodexFrameError extends Error {}

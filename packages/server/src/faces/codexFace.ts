@@ -17,7 +17,7 @@ import { randomUUID } from 'node:crypto';
 import { CODEX_ERROR, CODEX_METHOD, CODEX_MAX_RESPONSE_FRAME_BYTES, type CodexFrame, type CodexRequest, type IdeContext } from '@ide-companion/protocol';
 import { describeError, type Logger } from '../logger.js';
 import { codexIdeContext, rootHolding } from './codexContext.js';
-import { CodexConnection } from './codexFrames.js';
+import { CodexConnection, type CodexLink } from './codexFrames.js';
 import { CodexRouter, DEFAULT_CODEX_ROUTER_LIMITS, type CodexRouterLimits } from './codexRouter.js';
 import { bindCodexSocket, CodexSocketRefused, checkCodexSocketDir, ensureCodexSocketDir, removeCodexSocket, socketAt } from './codexSocket.js';
 
@@ -41,7 +41,7 @@ type State = 'idle' | 'connecting' | 'connected' | 'refused' | 'stopped';
 
 export class CodexFace {
   private state: State = 'idle';
-  private conn: CodexConnection | undefined;
+  private conn: CodexLink | undefined;
   private router: { router: CodexRouter; ino: number } | undefined;
   private clientIdValue: string | undefined;
   private retryTimer: NodeJS.Timeout | undefined;
@@ -101,18 +101,21 @@ export class CodexFace {
       ensureCodexSocketDir(socketPath);
       socketAt(socketPath);
       let socket = await connectTo(socketPath);
-      if (!socket) {
-        if (!this.router) {
-          const router = new CodexRouter(logger, this.options.routerLimits ?? DEFAULT_CODEX_ROUTER_LIMITS);
-          const bound = await bindCodexSocket(router.server, socketPath);
-          if (bound !== 'in-use') {
-            this.router = { router, ino: bound };
-            logger.info('Codex IPC: this companion now routes Codex CLI requests', { socket: socketPath });
-            this.watchOwnership();
-          }
+      if (!socket && !this.router) {
+        const router = new CodexRouter(logger, this.options.routerLimits ?? DEFAULT_CODEX_ROUTER_LIMITS);
+        const bound = await bindCodexSocket(router.server, socketPath);
+        if (bound !== 'in-use') {
+          this.router = { router, ino: bound };
+          if ((this.state as State) === 'stopped') return void (await this.dropRouter());
+          logger.info('Codex IPC: this companion now routes Codex CLI requests', { socket: socketPath });
+          this.watchOwnership();
+          // Its own face is a client without a socket: no frames between the two.
+          this.joinLocally(router);
+          this.failures = 0;
+          return;
         }
-        socket = await connectTo(socketPath);
       }
+      socket ??= await connectTo(socketPath);
       if (!socket) throw new Error('nobody answers on the socket');
       // The folder as the CLI checks it, again: it may have changed since ensure (a router of theirs made it).
       checkCodexSocketDir(path.dirname(socketPath));
@@ -141,6 +144,27 @@ export class CodexFace {
     const delay = Math.min(2_000, 50 * 2 ** Math.min(this.failures, 5)) + Math.floor(Math.random() * 100);
     this.retryTimer = setTimeout(() => void this.attach(), delay);
     this.retryTimer.unref();
+  }
+
+  private joinLocally(router: CodexRouter): void {
+    const { clientId, link } = router.attachLocal(
+      (frame) => this.receive(link, frame),
+      (reason) => this.lost(link, reason),
+    );
+    this.clientIdValue = clientId;
+    this.conn = link;
+    this.state = 'connected';
+    this.wake();
+  }
+
+  /** The link to the router ended: join again (another may route now). */
+  private lost(link: CodexLink, reason?: string): void {
+    if (this.conn !== link) return;
+    this.conn = undefined;
+    this.clientIdValue = undefined;
+    if (this.state === 'stopped') return;
+    this.options.logger.info('Codex IPC: the router went away; joining again', { reason });
+    this.retry();
   }
 
   private initialize(socket: net.Socket): Promise<void> {
@@ -178,12 +202,7 @@ export class CodexFace {
               reject(new Error(reason ?? 'the router closed the connection'));
               return;
             }
-            if (this.conn !== conn) return;
-            this.conn = undefined;
-            this.clientIdValue = undefined;
-            if (this.state === 'stopped') return;
-            this.options.logger.info('Codex IPC: the router went away; joining again', { reason });
-            this.retry();
+            this.lost(conn, reason);
           },
         },
         this.options.logger,
@@ -199,7 +218,7 @@ export class CodexFace {
     });
   }
 
-  private receive(conn: CodexConnection, frame: CodexFrame): void {
+  private receive(conn: CodexLink, frame: CodexFrame): void {
     if (frame.type === 'client-discovery-request') {
       const match = this.match(frame.request);
       conn.send({

@@ -16,7 +16,14 @@ export interface CodexConnectionHandlers {
   onClose: (reason?: string) => void;
 }
 
-export class CodexConnection {
+/** Where frames go: a socket connection, or the router's own face in its process (codexRouter's attachLocal). */
+export interface CodexLink {
+  send(frame: CodexFrame): void;
+  close(reason?: string): void;
+  readonly isClosed: boolean;
+}
+
+export class CodexConnection implements CodexLink {
   private readonly decoder: CodexFrameDecoder;
   private closed = false;
 

@@ -21,7 +21,7 @@ import {
   type CodexResponse,
 } from '@ide-companion/protocol';
 import type { Logger } from '../logger.js';
-import { CodexConnection } from './codexFrames.js';
+import { CodexConnection, type CodexLink } from './codexFrames.js';
 
 export interface CodexRouterLimits {
   /** Connections at once; one more is closed at once. */
@@ -37,7 +37,7 @@ export interface CodexRouterLimits {
 export const DEFAULT_CODEX_ROUTER_LIMITS: CodexRouterLimits = { maxClients: 64, maxInFlight: 8, discoveryTimeoutMs: 1_500, answerTimeoutMs: 3_500 };
 
 interface RouterClient {
-  conn: CodexConnection;
+  conn: CodexLink;
   /** Set by initialize; until then the client is offered nothing. */
   id: string | undefined;
   /** Requests forwarded to it whose answers are awaited: its frames may then be larger. */
@@ -89,6 +89,41 @@ export class CodexRouter {
   async close(): Promise<void> {
     for (const client of [...this.clients]) client.conn.close();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  /**
+   * The router's own process as a client without a socket: frames between
+   * the two are calls (no framing, no JSON). `onFrame` is the face's
+   * receiver; the link returned is where the face sends. Initialized at once.
+   */
+  attachLocal(onFrame: (frame: CodexFrame) => void, onClose: (reason?: string) => void): { clientId: string; link: CodexLink } {
+    const client: RouterClient = { conn: undefined as never, id: `client-${randomUUID()}`, answering: 0, inFlight: 0 };
+    let closed = false;
+    const end = (reason?: string) => {
+      if (closed) return;
+      closed = true;
+      this.gone(client);
+      onClose(reason);
+    };
+    // Router to face.
+    client.conn = {
+      send: (frame) => !closed && onFrame(frame),
+      close: end,
+      get isClosed() {
+        return closed;
+      },
+    };
+    this.clients.add(client);
+    this.announce(client, 'connected');
+    // Face to router.
+    const link: CodexLink = {
+      send: (frame) => !closed && this.receive(client, frame),
+      close: end,
+      get isClosed() {
+        return closed;
+      },
+    };
+    return { clientId: client.id!, link };
   }
 
   private accept(socket: net.Socket): void {
