@@ -36,10 +36,10 @@ function cutSelection(text: string): string {
   return Array.from(text).slice(0, CODEX_MAX_SELECTION_CHARS).join('');
 }
 
-/** Relative to the root when inside it ("src/a.ts"), else the absolute path. */
+/** Relative to the root when inside it ("src/a.ts"), else the absolute path (both are absolute and normalized: the tracker's and the roots'). */
 function relativeTo(root: string, fsPath: string): string {
-  const relative = path.relative(root, fsPath);
-  return relative !== '' && !relative.startsWith('..') && !path.isAbsolute(relative) ? relative : fsPath;
+  const prefix = root.endsWith(path.sep) ? root : root + path.sep;
+  return fsPath.startsWith(prefix) && fsPath.length > prefix.length ? fsPath.slice(prefix.length) : fsPath;
 }
 
 /** The longest of `roots` that is `workspaceRoot` or holds it; undefined when none does. */

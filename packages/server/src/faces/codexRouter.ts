@@ -73,6 +73,8 @@ export class CodexRouter {
   private readonly clients = new Set<RouterClient>();
   private readonly discoveries = new Map<string, Discovery>();
   private readonly forwarded = new Map<string, Forwarded>();
+  /** Ids of the router's own discoveries and forwards: only their peers see them, a counter is enough (and cheaper than a UUID per request). */
+  private nextId = 0;
 
   constructor(
     private readonly logger: Logger,
@@ -183,7 +185,7 @@ export class CodexRouter {
     if (client.inFlight >= this.limits.maxInFlight) return this.fail(client, request, CODEX_ERROR.invalidRequest);
     const others = this.initialized(client);
     if (others.length === 0) return this.fail(client, request, CODEX_ERROR.noClientFound);
-    const discoveryId = randomUUID();
+    const discoveryId = `d${this.nextId++}`;
     client.inFlight += 1;
     const discovery: Discovery = {
       asker: client,
@@ -218,7 +220,7 @@ export class CodexRouter {
       asker.inFlight -= 1;
       return this.fail(asker, request, CODEX_ERROR.noClientFound);
     }
-    const forwardId = randomUUID();
+    const forwardId = `f${this.nextId++}`;
     const handler = best.client;
     handler.answering += 1;
     this.forwarded.set(forwardId, {
