@@ -1,5 +1,5 @@
 /**
- * Claude Code and Qwen Code, the real pinned CLIs, typed into VS Code's
+ * Claude Code, Qwen Code and Codex CLI, the real pinned CLIs, typed into VS Code's
  * integrated terminal (code-server 4.100.3 driven by Chromium, as in
  * extension.test.ts). What tells each agent which editor to use is what our
  * extension put into the terminal (CLAUDE_CODE_SSE_PORT,
@@ -9,7 +9,9 @@
  * companion, gets VS Code's selection in its model request, and its proposed
  * write opens as a VS Code diff: edited by the user and accepted, the user's
  * bytes land; rejected, the file stays as it was. Claude Code installs no
- * extension of its own. HOME is code-server's private one; the models are our
+ * extension of its own. Codex CLI's `/ide` asks the per-user router on
+ * ~/.codex/ipc/ipc.sock, which one of the two windows' companions owns: the
+ * window used last answers, with VS Code's selection. HOME is code-server's private one; the models are our
  * mocks on loopback; an HTTPS proxy on a dead loopback port stops every other
  * request.
  */
@@ -20,6 +22,10 @@ import * as path from 'node:path';
 import {
   claudeProposeWriteTurns,
   CLAUDE_TEST_API_KEY,
+  findCodexCli,
+  makeCodexHome,
+  startResponsesMock,
+  type ResponsesMock,
   findClaudeCode,
   findQwenCode,
   HEADLESS_TRIGGER_ENV,
@@ -48,6 +54,8 @@ const skip =
   skipUnless(CHROMIUM !== undefined, 'chromium', 'apt-get install -y chromium');
 const skipClaude = skipUnless(claude !== undefined, 'Claude Code 2.1.332', 'run scripts/install-claude-code.sh');
 const skipQwen = skipUnless(qwen !== undefined, 'Qwen Code 0.24.4', 'run scripts/install-qwen-code.sh');
+const codex = findCodexCli();
+const skipCodex = skipUnless(codex !== undefined, 'Codex CLI 0.171.0', 'run scripts/install-codex-cli.sh');
 
 /** Each CLI starts in 3-10 s here; a shared 2-core machine can take many times that. */
 const START_TIMEOUT_MS = 90_000;
@@ -245,7 +253,7 @@ function qwenPromptWith(model: OpenAiMock, prompt: string): string | undefined {
   return undefined;
 }
 
-describe("Claude Code and Qwen Code in VS Code's integrated terminal", { skip, timeout: 2 * TEST_TIMEOUT_MS + 60_000 }, () => {
+describe("Claude Code, Qwen Code and Codex CLI in VS Code's integrated terminal", { skip, timeout: 3 * TEST_TIMEOUT_MS + 60_000 }, () => {
   let cs: CodeServer;
   let win: Window;
   /** Another window on the same folder, opened first: its companion's lock files name the folder too. */
@@ -256,19 +264,25 @@ describe("Claude Code and Qwen Code in VS Code's integrated terminal", { skip, t
   let bin: { path: string; cleanup: () => void };
   let claudeModel: AnthropicMock;
   let qwenModel: OpenAiMock;
-  /** Claude Code edits a.txt, Qwen Code b.txt. */
+  let codexModel: ResponsesMock;
+  /** Claude Code edits a.txt, Qwen Code b.txt; Codex CLI is asked about c.txt. */
   const fileA = () => path.join(ws, 'a.txt');
   const fileB = () => path.join(ws, 'b.txt');
+  const fileC = () => path.join(ws, 'c.txt');
   const codeLog = () => path.join(bin.path, 'code.log');
 
   before(async () => {
     bin = makeTempDir('ide-companion-vscode-agents-');
     // The lock files go where the agents, with code-server's HOME, look by default: ~/.claude/ide and ~/.qwen/ide.
-    cs = new CodeServer({ env: { CLAUDE_CONFIG_DIR: undefined, QWEN_HOME: undefined, IDE_COMPANION_AGENTS: undefined } });
+    cs = new CodeServer({ env: { CLAUDE_CONFIG_DIR: undefined, QWEN_HOME: undefined, CODEX_HOME: undefined, IDE_COMPANION_AGENTS: undefined } });
     ws = path.join(cs.dir, 'ws');
     fs.mkdirSync(ws);
     fs.writeFileSync(fileA(), ORIGINAL);
     fs.writeFileSync(fileB(), ORIGINAL);
+    fs.writeFileSync(fileC(), ORIGINAL);
+    // Codex CLI's folder in code-server's HOME (~/.codex): the user has Codex, so each window's companion serves it.
+    codexModel = await startResponsesMock(['Hello.', 'Done.']);
+    makeCodexHome(cs.home, { baseUrl: codexModel.baseUrl, project: ws });
     // One session each: a write the user edits and accepts, then one rejected.
     claudeModel = await startAnthropicMock([
       ...claudeProposeWriteTurns(fileA(), 'line from the model\n'),
@@ -296,6 +310,10 @@ describe("Claude Code and Qwen Code in VS Code's integrated terminal", { skip, t
       const command = shellCommand(qwenArgv(qwen, qwenModel.baseUrl), NO_EGRESS, HEADLESS_TRIGGER_ENV);
       fs.writeFileSync(path.join(bin.path, 'qwen'), `#!/bin/sh\nexec ${command} "$@"\n`, { mode: 0o755 });
     }
+    if (codex) {
+      const command = shellCommand([codex.binary], { CODEX_MOCK_KEY: 'test-key', ...NO_EGRESS }, [...HEADLESS_TRIGGER_ENV, 'OPENAI_API_KEY']);
+      fs.writeFileSync(path.join(bin.path, 'codex'), `#!/bin/sh\nexec ${command} "$@"\n`, { mode: 0o755 });
+    }
     // Desktop VS Code's terminals have its `code` command, which Claude Code would install its extension with
     // (`code --install-extension anthropic.claude-code`); code-server's have `code-server`. This `code` is
     // code-server's, and it records every call.
@@ -313,6 +331,7 @@ describe("Claude Code and Qwen Code in VS Code's integrated terminal", { skip, t
     await cs?.stop();
     await claudeModel?.close();
     await qwenModel?.close();
+    await codexModel?.close();
     bin?.cleanup();
   });
 
@@ -444,6 +463,39 @@ describe("Claude Code and Qwen Code in VS Code's integrated terminal", { skip, t
       // Time for Qwen Code to act on the outcome: it must not write.
       await sleep(1_000);
       assert.equal(fs.readFileSync(fileB(), 'utf8'), USER_TEXT);
+    },
+  );
+  test(
+    "Codex CLI typed into the terminal: /ide takes the context of the window used last on the folder (two windows' companions share one router), and VS Code's selection reaches the model",
+    { skip: skipCodex, timeout: TEST_TIMEOUT_MS },
+    async (t) => {
+      const socket = path.join(cs.home, '.codex', 'ipc', 'ipc.sock');
+      assert.ok(fs.lstatSync(socket).isSocket(), "a window's companion owns Codex's socket in HOME");
+      const term = await Terminal.open(win, 'Codex CLI');
+      let pid: number | undefined;
+      t.after(() => closeTerminal(win, pid));
+      // The user selects "line" on c.txt's first line in this window (the decoy, on the same folder, has nothing open).
+      await select(win, fileC(), 0, 9, 13);
+      await term.submit('codex');
+      await term.waitFor((s) => s.includes('Ask Codex to do anything'), 'Codex CLI to start', START_TIMEOUT_MS);
+      pid = (await waitFor(() => agentProcess(fs.realpathSync(codex!.binary), ws), "Codex CLI's process", STEP_TIMEOUT_MS, 250)).pid;
+      await term.submit('/ide');
+      await term.waitFor((s) => s.includes('IDE context is on'), 'Codex CLI to take the IDE context');
+      await term.submit('what is selected');
+      const asked = await waitFor(
+        () => codexModel.requests().find((r) => r.includes('what is selected') && r.includes('Context from my IDE setup')),
+        'the prompt with the IDE context',
+        STEP_TIMEOUT_MS,
+        250,
+      ).catch((err: Error) => term.fail(err));
+      const text = (JSON.parse(asked) as { input: Array<{ content?: Array<{ text?: string }> }> }).input
+        .flatMap((m) => m.content ?? [])
+        .map((c) => c.text ?? '')
+        .find((c) => c.includes('Context from my IDE setup'))!;
+      // Codex's own words (prompt.rs): the active file relative to the folder, the selected text, then the request.
+      assert.ok(text.includes('## Active file: c.txt\n'), `the active file: ${text}`);
+      assert.ok(text.includes('## Active selection of the file:\nline\n'), `the selection: ${text}`);
+      assert.ok(text.endsWith('## My request for Codex:\nwhat is selected'), `the request: ${text}`);
     },
   );
 });
