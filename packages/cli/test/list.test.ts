@@ -109,7 +109,7 @@ test('an unknown command reaches the terminal without control characters, near m
   }
 });
 
-test("list and doctor: Codex CLI's socket (one per user) said once, with what its /ide gets for this folder", async () => {
+test("list, status and doctor: Codex CLI's socket (one per user) said once, with what its /ide gets for this folder", async () => {
   const s = await startTestCompanion({ agents: ['gemini', 'codex'] });
   try {
     const file = path.join(s.workspace, 'main.ts');
@@ -121,6 +121,8 @@ test("list and doctor: Codex CLI's socket (one per user) said once, with what it
     const list = await runBin(['list'], { cwd: s.workspace, env });
     assert.equal(list.code, 0, list.stderr);
     assert.ok(list.stdout.includes(`Codex CLI (${socket}): answered for ${s.workspace} (active file ${file})`), list.stdout);
+    const status = await runBin(['status'], { cwd: s.workspace, env });
+    assert.ok(status.stdout.includes(`Codex CLI's /ide here (${socket}): answered for ${s.workspace} (active file ${file})`), status.stdout);
     const doctor = await runBin(['doctor'], { cwd: s.workspace, env });
     assert.ok(doctor.stdout.includes(`Codex CLI's /ide: answered for ${s.workspace} (active file ${file})`), doctor.stdout);
     // Another folder: the router says no editor has it.
