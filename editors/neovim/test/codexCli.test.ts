@@ -9,7 +9,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { codexCommand, findCodexCli, makeCodexHome, skipUnless, startResponsesMock, waitFor, which } from '@ide-companion/testkit';
+import { codexCommand, codexIdeOn, findCodexCli, makeCodexHome, skipUnless, startResponsesMock, waitFor, which } from '@ide-companion/testkit';
 import { besideNeovim } from './agentBeside.js';
 import { hasNvim } from './harness.js';
 
@@ -40,10 +40,7 @@ test("codex's /ide beside Neovim: the selection made in Neovim reaches the model
 
   tui.start(codexCommand(codex!, { home }), { cwd: s.workspace });
   await tui.waitForText('Ask Codex to do anything', 60_000);
-  await tui.submit('/ide', 10_000);
-  await tui.waitForText('IDE context is on', 15_000).catch((err: Error) => {
-    throw new Error(`${err.message}\n--- codex ---\n${tui.screen()}`);
-  });
+  await codexIdeOn(tui);
   await tui.submit('what is selected', 10_000);
   const asked = await waitFor(
     () => model.requests().find((r) => r.includes('what is selected') && r.includes('Context from my IDE setup')),

@@ -11,9 +11,9 @@
  * bytes land; rejected, the file stays as it was. Claude Code installs no
  * extension of its own. Codex CLI's `/ide` asks the per-user router on
  * ~/.codex/ipc/ipc.sock, which one of the two windows' companions owns: the
- * window used last answers, with VS Code's selection. HOME is code-server's private one; the models are our
- * mocks on loopback; an HTTPS proxy on a dead loopback port stops every other
- * request.
+ * window used last answers, with VS Code's selection. HOME is code-server's
+ * private one; the models are our mocks on loopback; an HTTPS proxy on a dead
+ * loopback port stops every other request.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -480,6 +480,10 @@ describe("Claude Code, Qwen Code and Codex CLI in VS Code's integrated terminal"
       await term.waitFor((s) => s.includes('Ask Codex to do anything'), 'Codex CLI to start', START_TIMEOUT_MS);
       pid = (await waitFor(() => agentProcess(fs.realpathSync(codex!.binary), ws), "Codex CLI's process", STEP_TIMEOUT_MS, 250)).pid;
       await term.submit('/ide');
+      // Codex's command popup may take the first Enter (completing "/ide"): Enter again until the command ran.
+      for (let attempt = 0; attempt < 3 && !(await term.screen()).includes('IDE context is on'); attempt++) {
+        await waitFor(async () => (await term.screen()).includes('IDE context is on'), '/ide to run', 5_000, 250).catch(() => term.press('Enter'));
+      }
       await term.waitFor((s) => s.includes('IDE context is on'), 'Codex CLI to take the IDE context');
       await term.submit('what is selected');
       const asked = await waitFor(

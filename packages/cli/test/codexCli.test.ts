@@ -10,7 +10,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { codexCommand, findCodexCli, makeCodexHome, skipUnless, startResponsesMock, waitFor, which } from '@ide-companion/testkit';
+import { codexCommand, codexIdeOn, findCodexCli, makeCodexHome, skipUnless, startResponsesMock, waitFor, which } from '@ide-companion/testkit';
 import { serveDirs, startServe } from './support/serveInTmux.js';
 
 const codex = findCodexCli();
@@ -24,7 +24,7 @@ test("codex's /ide in the project takes serve's context: the file saved there re
   const home = path.join(dirs.root, 'home');
   const model = await startResponsesMock(['Hello.', 'Done.']);
   const codexHome = makeCodexHome(home, { baseUrl: model.baseUrl, project });
-  const { serve, tui } = await startServe(t, dirs, model, { HOME: home, CODEX_HOME: codexHome }, 'codex there takes the context with /ide', [160, 45]);
+  const { tui } = await startServe(t, dirs, model, { HOME: home, CODEX_HOME: codexHome }, 'codex there takes the context with /ide', [160, 45]);
   const socket = path.join(codexHome, 'ipc', 'ipc.sock');
   assert.ok(fs.lstatSync(socket).isSocket(), 'serve owns the IPC socket');
   // A save in the project: serve's active file.
@@ -33,10 +33,7 @@ test("codex's /ide in the project takes serve's context: the file saved there re
 
   tui.start(codexCommand(codex!, { home }), { cwd: project });
   await tui.waitForText('Ask Codex to do anything', 60_000);
-  await tui.submit('/ide', 10_000);
-  await tui.waitForText('IDE context is on', 15_000).catch((err: Error) => {
-    throw new Error(`${err.message}\n--- codex ---\n${tui.screen()}\n--- serve ---\n${serve.screen()}`);
-  });
+  await codexIdeOn(tui);
   await tui.submit('what am I looking at', 10_000);
   const asked = await waitFor(
     () => model.requests().find((r) => r.includes('what am I looking at') && r.includes('Context from my IDE setup')),

@@ -12,6 +12,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { repoRoot } from './geminiCli.js';
 import { shellCommand, STRAY_IDE_ENV } from './geminiHome.js';
+import type { Tmux } from './tmux.js';
 
 export interface CodexCliInstall {
   binary: string;
@@ -69,4 +70,18 @@ export function codexCommand(install: CodexCliInstall, options: { home: string }
     },
     [...STRAY_IDE_ENV, 'OPENAI_API_KEY'],
   );
+}
+
+/**
+ * Types `/ide` into Codex CLI's TUI and waits until it says the IDE context is
+ * on; its command popup may take the first Enter (completing the command), so
+ * Enter again meanwhile. Throws with the screen.
+ */
+export async function codexIdeOn(tui: Tmux, timeoutMs = 15_000): Promise<void> {
+  await tui.submit('/ide', 10_000);
+  const deadline = Date.now() + timeoutMs;
+  while (!tui.screen().includes('IDE context is on')) {
+    if (Date.now() > deadline) throw new Error(`Codex CLI never took the IDE context\n--- codex ---\n${tui.screen()}`);
+    await tui.waitForText('IDE context is on', 4_000).catch(() => tui.keys('Enter'));
+  }
 }
