@@ -57,7 +57,7 @@ interface Discovery {
   request: CodexRequest;
   waiting: Set<RouterClient>;
   candidates: Candidate[];
-  timer: NodeJS.Timeout;
+  timer: NodeJS.Timeout | undefined;
 }
 
 interface Forwarded {
@@ -65,7 +65,7 @@ interface Forwarded {
   requestId: string;
   method: string;
   handler: RouterClient;
-  timer: NodeJS.Timeout;
+  timer: NodeJS.Timeout | undefined;
 }
 
 export class CodexRouter {
@@ -192,10 +192,12 @@ export class CodexRouter {
       request,
       waiting: new Set(others),
       candidates: [],
-      timer: setTimeout(() => this.decide(discoveryId), this.limits.discoveryTimeoutMs),
+      timer: undefined,
     };
     this.discoveries.set(discoveryId, discovery);
     for (const other of others) other.conn.send({ type: 'client-discovery-request', requestId: discoveryId, request });
+    // The router's own face answers within the send: a timer only for the answers still out.
+    if (this.discoveries.has(discoveryId)) discovery.timer = setTimeout(() => this.decide(discoveryId), this.limits.discoveryTimeoutMs);
   }
 
   private discoveryAnswer(client: RouterClient, discoveryId: string, answer: { canHandle: boolean; rootLength?: number; activeAt?: number }): void {
@@ -223,14 +225,10 @@ export class CodexRouter {
     const forwardId = `f${this.nextId++}`;
     const handler = best.client;
     handler.answering += 1;
-    this.forwarded.set(forwardId, {
-      asker,
-      requestId: request.requestId,
-      method: request.method,
-      handler,
-      timer: setTimeout(() => this.settle(forwardId, undefined, CODEX_ERROR.timeout), this.limits.answerTimeoutMs),
-    });
+    const forwarded: Forwarded = { asker, requestId: request.requestId, method: request.method, handler, timer: undefined };
+    this.forwarded.set(forwardId, forwarded);
     handler.conn.send({ ...request, requestId: forwardId });
+    if (this.forwarded.has(forwardId)) forwarded.timer = setTimeout(() => this.settle(forwardId, undefined, CODEX_ERROR.timeout), this.limits.answerTimeoutMs);
   }
 
   private response(client: RouterClient, response: CodexResponse): void {
