@@ -54,6 +54,7 @@ import {
   userHasCodex,
   userHasCopilot,
   codexSocketPath,
+  codexLegacySocketPaths,
   type AgentName,
 } from '@ide-companion/shared/agentPaths';
 import { CopilotFace, copilotLockFile, sweepStaleCopilotLockFiles, type CopilotLockFile } from './faces/copilot.js';
@@ -277,6 +278,7 @@ export class Companion {
       this.wantedAgents.includes('codex') && (options.unixSocket ?? true) && process.platform !== 'win32'
         ? new CodexFace({
             socketPath: options.codexSocketPath ?? codexSocketPath(),
+            legacySocketPaths: codexLegacySocketPaths(options.tmpdir ?? os.tmpdir()),
             logger: this.logger,
             roots: () => this.context.getRoots(),
             context: () => ({ context: this.context.snapshot(), selectionBackward: this.context.selectionBackward }),

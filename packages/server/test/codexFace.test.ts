@@ -335,3 +335,36 @@ test("OpenAI's router holds the socket: the face joins it as a vscode client and
   await h.companion.stop();
   assert.ok(fs.lstatSync(socketPath).isSocket());
 });
+
+test("OpenAI's older router on the legacy socket (TMPDIR/codex-ipc/ipc-UID.sock), nobody on CODEX_HOME's: the face joins it and binds nothing that would hide it", async (t) => {
+  const tmp = tmpFolder(t);
+  const socketPath = path.join(tmp, 'codex', 'ipc', 'ipc.sock');
+  const legacy = path.join(tmp, 'codex-ipc', `ipc-${process.getuid!()}.sock`);
+  fs.mkdirSync(path.dirname(legacy), { recursive: true, mode: 0o700 });
+  const initialized: string[] = [];
+  const foreign = net.createServer((socket) => {
+    const wire = CodexWire.wrap(socket);
+    void (async () => {
+      const init = await wire.next();
+      initialized.push(init.method);
+      wire.send({
+        type: 'response',
+        requestId: init.requestId,
+        resultType: 'success',
+        method: 'initialize',
+        handledByClientId: 'server',
+        result: { clientId: 'c1' },
+      });
+    })();
+  });
+  await new Promise<void>((r) => foreign.listen(legacy, r));
+  t.after(() => new Promise<void>((r) => foreign.close(() => r())));
+  const h = await startCompanion({ agents: ['gemini', 'codex'], codexSocketPath: socketPath, tmp, workspace: path.join(tmp, 'ws') });
+  t.after(() => h.cleanup());
+  assert.deepEqual(h.companion.codexState, { socketPath, connected: true, router: false });
+  assert.deepEqual(initialized, ['initialize']);
+  assert.equal(fs.existsSync(socketPath), false, 'no socket of ours in front of theirs');
+  // Ours leaves theirs: stopping closes our connection (their server's close waits for it).
+  await h.companion.stop();
+  assert.ok(fs.lstatSync(legacy).isSocket());
+});

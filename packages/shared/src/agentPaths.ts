@@ -114,6 +114,17 @@ export function codexSocketPath(env: NodeJS.ProcessEnv = process.env): string {
   return path.join(home ? path.resolve(home) : path.join(os.homedir() || os.tmpdir(), '.codex'), CODEX_IPC.dir, CODEX_IPC.socket);
 }
 
+/**
+ * The sockets 0.171.0 tries after `codexSocketPath`, in order (an older router
+ * of OpenAI's holds one): `TMPDIR/codex-ipc/ipc-UID.sock`, or for root
+ * `ipc.sock` then `ipc-0.sock`.
+ */
+export function codexLegacySocketPaths(tmpdir: string = os.tmpdir()): string[] {
+  const dir = path.join(tmpdir, CODEX_IPC.legacyDir);
+  const uid = typeof process.getuid === 'function' ? process.getuid() : undefined;
+  return uid === 0 ? [path.join(dir, CODEX_IPC.socket), path.join(dir, 'ipc-0.sock')] : [path.join(dir, `ipc-${uid}.sock`)];
+}
+
 /** GitHub Copilot CLI's folder of lock files: $COPILOT_HOME/ide, else ~/.copilot/ide. */
 export function copilotIdeDir(env: NodeJS.ProcessEnv = process.env): string {
   return agentIdeDir('copilot', env);

@@ -26,6 +26,8 @@ export const CODEX_CLIENT_TYPE = 'vscode';
 
 export interface CodexFaceOptions {
   socketPath: string;
+  /** Where the CLI looks next (codexLegacySocketPaths): a router of OpenAI's there is joined, never shadowed by ours. */
+  legacySocketPaths?: readonly string[];
   logger: Logger;
   /** The editor's workspace folders now. */
   roots: () => readonly string[];
@@ -101,6 +103,9 @@ export class CodexFace {
       ensureCodexSocketDir(socketPath);
       socketAt(socketPath);
       let socket = await connectTo(socketPath);
+      // Nobody on the first path, an (older) router of OpenAI's on a later one: the CLI stops at the first
+      // that answers, so binding the first would hide theirs. Join theirs instead.
+      if (!socket && !this.router) socket = await this.legacyRouter();
       if (!socket && !this.router) {
         const router = new CodexRouter(logger, this.options.routerLimits ?? DEFAULT_CODEX_ROUTER_LIMITS);
         const bound = await bindCodexSocket(router.server, socketPath);
@@ -144,6 +149,24 @@ export class CodexFace {
     const delay = Math.min(2_000, 50 * 2 ** Math.min(this.failures, 5)) + Math.floor(Math.random() * 100);
     this.retryTimer = setTimeout(() => void this.attach(), delay);
     this.retryTimer.unref();
+  }
+
+  /** A connection to a router on one of the later paths, as the CLI would reach it (its checks first); undefined when none answers. */
+  private async legacyRouter(): Promise<net.Socket | undefined> {
+    for (const legacy of this.options.legacySocketPaths ?? []) {
+      try {
+        checkCodexSocketDir(path.dirname(legacy));
+        if (socketAt(legacy) !== 'ours') continue;
+      } catch {
+        continue; // The CLI would refuse it too.
+      }
+      const socket = await connectTo(legacy).catch(() => undefined);
+      if (socket) {
+        this.options.logger.info('Codex IPC: joining the router on the legacy socket', { socket: legacy });
+        return socket;
+      }
+    }
+    return undefined;
   }
 
   private joinLocally(router: CodexRouter): void {
