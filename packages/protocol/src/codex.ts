@@ -18,8 +18,9 @@ export const CODEX_ENV = {
 } as const;
 
 /**
- * Where 0.171.0 looks, in order (strace of `/ide`): `$CODEX_HOME/ipc/ipc.sock`,
- * then `$TMPDIR/codex-ipc/ipc.sock`, then the legacy `$TMPDIR/codex-ipc/ipc-UID.sock`.
+ * Where 0.171.0 looks, in order (strace of `/ide`), stopping at the first it
+ * connects to: `$CODEX_HOME/ipc/ipc.sock`, then the legacy
+ * `$TMPDIR/codex-ipc/ipc-UID.sock` (for root `ipc.sock`, then `ipc-0.sock`).
  */
 export const CODEX_IPC = { dir: 'ipc', socket: 'ipc.sock', legacyDir: 'codex-ipc' } as const;
 
