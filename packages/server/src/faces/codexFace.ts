@@ -209,6 +209,12 @@ export class CodexFace {
                 conn.close('initialize refused');
                 return;
               }
+              // Stopped meanwhile: this connection is not kept.
+              if (this.state === 'stopped') {
+                conn.close();
+                resolve();
+                return;
+              }
               this.clientIdValue = clientId;
               this.conn = conn;
               this.state = 'connected';
