@@ -368,3 +368,17 @@ test("OpenAI's older router on the legacy socket (TMPDIR/codex-ipc/ipc-UID.sock)
   await h.companion.stop();
   assert.ok(fs.lstatSync(legacy).isSocket());
 });
+
+test('three companions starting at once: one binds the socket, the others join it; each answers for its folder', async (t) => {
+  const dir = tmpFolder(t);
+  const socketPath = path.join(dir, 'codex', 'ipc', 'ipc.sock');
+  const names = ['one', 'two', 'three'];
+  const hs = await Promise.all(names.map((name) => codexCompanion(t, socketPath, path.join(dir, name))));
+  assert.equal(hs.filter((h) => h.companion.codexState?.router).length, 1, 'exactly one router');
+  assert.ok(hs.every((h) => h.companion.codexState?.connected));
+  for (const [i, h] of hs.entries()) focus(h, path.join(dir, names[i]!, `${names[i]}.txt`), 'x\n');
+  for (const name of names) {
+    const answer = await askCodexIdeContext(socketPath, path.join(dir, name));
+    assert.equal(answer.result?.ideContext.activeFile.label, `${name}.txt`, JSON.stringify(answer));
+  }
+});

@@ -102,13 +102,14 @@ export class CodexFace {
     try {
       ensureCodexSocketDir(socketPath);
       socketAt(socketPath);
-      let socket = await connectTo(socketPath);
+      const first = await connectTo(socketPath);
+      let socket = typeof first === 'string' ? undefined : first;
       // Nobody on the first path, an (older) router of OpenAI's on a later one: the CLI stops at the first
       // that answers, so binding the first would hide theirs. Join theirs instead.
       if (!socket && !this.router) socket = await this.legacyRouter();
       if (!socket && !this.router) {
         const router = new CodexRouter(logger, this.options.routerLimits ?? DEFAULT_CODEX_ROUTER_LIMITS);
-        const bound = await bindCodexSocket(router.server, socketPath);
+        const bound = await bindCodexSocket(router.server, socketPath, first === 'refused');
         if (bound !== 'in-use') {
           this.router = { router, ino: bound };
           if ((this.state as State) === 'stopped') return void (await this.dropRouter());
@@ -120,8 +121,11 @@ export class CodexFace {
           return;
         }
       }
-      socket ??= await connectTo(socketPath);
-      if (!socket) throw new Error('nobody answers on the socket');
+      if (!socket) {
+        const again = await connectTo(socketPath);
+        if (typeof again === 'string') throw new Error(`nobody answers on the socket (${again})`);
+        socket = again;
+      }
       // The folder as the CLI checks it, again: it may have changed since ensure (a router of theirs made it).
       checkCodexSocketDir(path.dirname(socketPath));
       await this.initialize(socket);
@@ -161,7 +165,7 @@ export class CodexFace {
         continue; // The CLI would refuse it too.
       }
       const socket = await connectTo(legacy).catch(() => undefined);
-      if (socket) {
+      if (socket && typeof socket !== 'string') {
         this.options.logger.info('Codex IPC: joining the router on the legacy socket', { socket: legacy });
         return socket;
       }
@@ -333,8 +337,8 @@ function realpathOr(p: string): string {
   }
 }
 
-/** A connected socket, or undefined when nobody listens (no socket file, or a stale one). */
-function connectTo(socketPath: string): Promise<net.Socket | undefined> {
+/** A connected socket, or why not when nobody listens: no socket file ('absent'), or a stale one ('refused'). */
+function connectTo(socketPath: string): Promise<net.Socket | 'absent' | 'refused'> {
   return new Promise((resolve, reject) => {
     const socket = net.connect(socketPath);
     socket.once('connect', () => {
@@ -343,7 +347,8 @@ function connectTo(socketPath: string): Promise<net.Socket | undefined> {
     });
     socket.once('error', (err: NodeJS.ErrnoException) => {
       socket.destroy();
-      if (err.code === 'ENOENT' || err.code === 'ECONNREFUSED') resolve(undefined);
+      if (err.code === 'ENOENT') resolve('absent');
+      else if (err.code === 'ECONNREFUSED') resolve('refused');
       else reject(err);
     });
   });

@@ -61,13 +61,16 @@ export function socketAt(socketPath: string): 'none' | 'ours' {
 }
 
 /**
- * Binds `server` at `socketPath` (0600), removing first a stale socket of
- * ours (one nobody listens on: the caller's connect was refused). Resolves
- * the socket's inode (so only that one is removed on stop), or 'in-use' when
- * another process bound it first (it won the race: connect to it).
+ * Binds `server` at `socketPath` (0600). `stale`: the caller's connect was
+ * refused (a socket of ours nobody listens on, as a killed router leaves),
+ * which is removed first; otherwise nothing is removed, so of companions
+ * starting at once the first to bind wins and the others get 'in-use'
+ * (connect to it). Resolves the socket's inode (so only that one is removed
+ * on stop), or 'in-use'.
  */
-export async function bindCodexSocket(server: net.Server, socketPath: string): Promise<number | 'in-use'> {
-  if (socketAt(socketPath) === 'ours') fs.rmSync(socketPath, { force: true });
+export async function bindCodexSocket(server: net.Server, socketPath: string, stale: boolean): Promise<number | 'in-use'> {
+  // Two replacing one stale socket at once can still both bind (one removes the other's): the loser sees its inode gone and steps down (codexFace).
+  if (stale && socketAt(socketPath) === 'ours') fs.rmSync(socketPath, { force: true });
   const bound = await new Promise<boolean>((resolve, reject) => {
     const onError = (err: NodeJS.ErrnoException) => (err.code === 'EADDRINUSE' ? resolve(false) : reject(err));
     server.once('error', onError);
