@@ -7,6 +7,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as os from 'node:os';
@@ -381,4 +382,37 @@ test('three companions starting at once: one binds the socket, the others join i
     const answer = await askCodexIdeContext(socketPath, path.join(dir, name));
     assert.equal(answer.result?.ideContext.activeFile.label, `${name}.txt`, JSON.stringify(answer));
   }
+});
+
+test("the router's process killed (-9, its socket file left behind): a companion that was its client takes over and /ide answers within 2 s", async (t) => {
+  const dir = tmpFolder(t);
+  const socketPath = path.join(dir, 'codex', 'ipc', 'ipc.sock');
+  // The router: a companion in a process of its own, started first.
+  const script = `
+    const { startTestCompanion } = await import(${JSON.stringify(new URL('../src/testing.js', import.meta.url).href)});
+    const h = await startTestCompanion({ tmp: ${JSON.stringify(path.join(dir, 'router'))}, agents: ['gemini', 'codex'], codexSocketPath: ${JSON.stringify(socketPath)} });
+    process.stdout.write(h.companion.codexState.router ? 'router\\n' : 'client\\n');
+    setInterval(() => undefined, 1000);
+  `;
+  fs.mkdirSync(path.join(dir, 'router'));
+  const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+  t.after(() => child.kill('SIGKILL'));
+  const said = await new Promise<string>((resolve) => child.stdout.once('data', (d: Buffer) => resolve(d.toString().trim())));
+  assert.equal(said, 'router');
+  const h = await codexCompanion(t, socketPath, path.join(dir, 'ws'));
+  assert.equal(h.companion.codexState?.router, false);
+  focus(h, path.join(dir, 'ws', 'f.txt'), 'f\n');
+
+  child.kill('SIGKILL');
+  await new Promise((resolve) => child.once('exit', resolve));
+  assert.ok(fs.lstatSync(socketPath).isSocket(), 'the killed router left its socket file');
+  const started = Date.now();
+  let answer: any;
+  while (Date.now() - started < 2_000) {
+    answer = await askCodexIdeContext(socketPath, path.join(dir, 'ws'), 1_000).catch(() => undefined);
+    if (answer?.resultType === 'success') break;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  assert.equal(answer?.resultType, 'success', `no answer within 2 s: ${JSON.stringify(answer)}`);
+  assert.equal(h.companion.codexState?.router, true);
 });
