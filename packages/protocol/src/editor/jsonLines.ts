@@ -29,7 +29,7 @@ export const HelloSchema = /* @__PURE__ */ lazySchema(() =>
     capabilities: z.optional(z.array(z.string())),
     /** A file the host also logs to (Neovim's `:GeminiLog`). */
     logFile: z.optional(z.string().check(z.minLength(1))),
-    /** The agents served, of gemini, qwen, claude (the user's choice; default $IDE_COMPANION_AGENTS, else all). */
+    /** The agents served, of gemini, qwen, claude, copilot, codex, opencode (the user's choice; default $IDE_COMPANION_AGENTS, else all the user has). */
     agents: z.optional(z.array(z.string())),
   }),
 );
