@@ -26,7 +26,8 @@ import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { DiffAcceptedNotification, DiffRejectedNotification, diffWords, type CompanionNotification } from '@ide-companion/protocol';
-import type { DiffCloseReason, EditorActions, PendingDiff } from './editorActions.js';
+import type { RemoteBase } from '@ide-companion/protocol';
+import { shownPathOf, type DiffCloseReason, type EditorActions, type PendingDiff } from './editorActions.js';
 import { readOriginal } from './readOriginal.js';
 import { describeError, type Logger } from './logger.js';
 
@@ -137,16 +138,23 @@ export class DiffCoordinator {
 
   /**
    * Opens a diff for `sessionId` (`agent`: who proposed it, as the user reads
-   * it). Throws DiffError with a message for the CLI.
+   * it). `remote`: the file as the CLI's machine has it, sent up by the relay
+   * there (tools/openDiff.ts): the base shown instead of this machine's copy.
+   * Throws DiffError with a message for the CLI.
    */
-  async open(sessionId: string, filePath: string, newContent: string, agent = 'Gemini CLI'): Promise<PendingDiff> {
+  async open(sessionId: string, filePath: string, newContent: string, agent = 'Gemini CLI', remote?: RemoteBase): Promise<PendingDiff> {
     if (!this.editor) throw new DiffError('this companion does not show diffs');
     if (!path.isAbsolute(filePath)) throw new DiffError(`filePath must be an absolute path, got ${JSON.stringify(filePath)}`);
     let originalContent: string | undefined;
-    try {
-      originalContent = await readOriginal(filePath, this.maxOriginalBytes);
-    } catch (err) {
-      throw new DiffError(`could not read ${filePath}: ${describeError(err)}`);
+    if (remote) {
+      if (remote.error !== undefined) throw new DiffError(`could not read ${remote.path} on ${remote.host || "the CLI's machine"}: ${remote.error}`);
+      originalContent = remote.content ?? undefined;
+    } else {
+      try {
+        originalContent = await readOriginal(filePath, this.maxOriginalBytes);
+      } catch (err) {
+        throw new DiffError(`could not read ${filePath}: ${describeError(err)}`);
+      }
     }
     const key = keyOf(filePath);
     const previous = this.byKey.get(key);
@@ -161,7 +169,16 @@ export class DiffCoordinator {
       await this.closeView(previous, 'replaced');
       this.notify(previous.sessionId, { method: DiffRejectedNotification.method, params: { filePath: previous.filePath } });
     }
-    const diff: PendingDiff = { id: randomUUID(), filePath, newContent, originalContent, sessionId, agent, openedAt: Date.now() };
+    const diff: PendingDiff = {
+      id: randomUUID(),
+      filePath,
+      newContent,
+      originalContent,
+      sessionId,
+      agent,
+      openedAt: Date.now(),
+      ...(remote && { remote: { path: remote.path, host: remote.host } }),
+    };
     this.byKey.set(key, diff);
     try {
       await this.editor.showDiff(diff, this.shownWords(diff));
@@ -178,7 +195,8 @@ export class DiffCoordinator {
     const diff = this.take(id);
     if (!diff) return false;
     const finalContent = content ?? diff.newContent;
-    this.rememberUnwritten(diff, finalContent);
+    // The agent writes its own machine's file: this one's is not watched for it, nor shown again as unwritten.
+    if (!diff.remote) this.rememberUnwritten(diff, finalContent);
     this.notify(diff.sessionId, { method: DiffAcceptedNotification.method, params: { filePath: diff.filePath, content: finalContent } });
     this.logger.info('diff accepted', { filePath: diff.filePath, edited: finalContent !== diff.newContent });
     return true;
@@ -256,7 +274,7 @@ export class DiffCoordinator {
   }
 
   private shownWords(diff: PendingDiff) {
-    return diffWords.shown(path.basename(diff.filePath), diff.agent, this.ideName);
+    return diffWords.shown(path.basename(diff.filePath), diff.agent, this.ideName, diff.remote && shownPathOf(diff));
   }
 
   /** The agent wrote the file: the editor rereads the user's buffers of it (one watcher here for every end). */
