@@ -28,6 +28,16 @@ export const REMOTE_START_TIMEOUT_MS = 120_000;
 export const REMOTE_STEP_TIMEOUT_MS = 60_000;
 export const ORIGINAL_TEXT = 'original line\n';
 export const PROPOSED_TEXT = 'line from the model\n';
+/** The remote checkout's a.txt and b.txt in the SSH flow: not this machine's copy, which the review must not show. */
+export const REMOTE_ORIGINAL_TEXT = 'remote original line\n';
+
+/** What the review must show when the file the agent writes is elsewhere (the SSH flow): its name and its content. */
+export interface ExpectedReview {
+  /** The file as the editor names it (`HOST:PATH` on the remote). */
+  shownPath: string;
+  /** The left side: that file's content there. */
+  base: string;
+}
 
 /**
  * The `skip` options of the flows (node:test's): each flow needs the pinned CLI and tmux, and
@@ -58,8 +68,11 @@ export interface EditorHost {
   scratch: string;
   /** Makes seen.txt (in the project) the editor's active file (the flows wait until the context shows it). */
   focusSeen(): Promise<void>;
-  /** The proposal for a.txt is shown in the editor; the user edits it and accepts. Returns the text accepted. */
-  editAndAccept(file: string): Promise<string>;
+  /**
+   * The proposal for `file` is shown in the editor; the user edits it and accepts. Returns the text accepted.
+   * `expect`: the review names that path and its left side holds that base (asserted by the end).
+   */
+  editAndAccept(file: string, expect?: ExpectedReview): Promise<string>;
   /** The editor's screen, for failures. */
   describe(): string;
   /**
@@ -164,6 +177,8 @@ async function converse(
     report?: { list: () => string[]; read: (name: string) => string };
     /** The round after the editor's restart (when the host can restart): b.txt where the CLI writes it. */
     again?: { file: string; read: () => string };
+    /** What each round's review must show, by the file's name (the SSH flow: the remote file). */
+    expect?: (name: string) => ExpectedReview;
   },
 ): Promise<string | undefined> {
   const fail = (err: Error) => {
@@ -174,7 +189,7 @@ async function converse(
     const { status } = await waitIdeConnected(gemini, REMOTE_START_TIMEOUT_MS);
     assert.equal(status, `Connected to ${host.displayName}`);
     await submitLine(gemini, 'please write a.txt');
-    const accepted = await host.editAndAccept(path.join(host.workspace, 'a.txt'));
+    const accepted = await host.editAndAccept(path.join(host.workspace, 'a.txt'), at.expect?.('a.txt'));
     await holds(at.file, at.read, accepted);
     await gemini.waitForText(/Done\./, REMOTE_STEP_TIMEOUT_MS);
     if (at.again && host.restart) {
@@ -182,7 +197,7 @@ async function converse(
       await host.restart();
       await sleep(1_000);
       await submitLine(gemini, `please write ${AGAIN_FILE}`);
-      const acceptedAgain = await host.editAndAccept(path.join(host.workspace, AGAIN_FILE));
+      const acceptedAgain = await host.editAndAccept(path.join(host.workspace, AGAIN_FILE), at.expect?.(AGAIN_FILE));
       await holds(at.again.file, at.again.read, acceptedAgain);
       await gemini.waitForText(AGAIN_DONE, REMOTE_STEP_TIMEOUT_MS);
     }
@@ -462,12 +477,16 @@ export async function sshFlow(t: TestContext, host: EditorHost): Promise<void> {
   });
   for (const dir of [remoteProject, geminiHome]) fs.rmSync(dir, { recursive: true, force: true });
   fs.mkdirSync(remoteProject);
-  fs.writeFileSync(path.join(remoteProject, 'a.txt'), ORIGINAL_TEXT);
+  // The remote checkout differs from this one: the review must show the remote file, the one the agent writes.
+  fs.writeFileSync(path.join(remoteProject, 'a.txt'), REMOTE_ORIGINAL_TEXT);
   makeGeminiHome(geminiHome);
   writeTurns(path.join(geminiHome, 'turns.jsonl'), host.restart !== undefined);
-  fs.writeFileSync(path.join(remoteProject, AGAIN_FILE), ORIGINAL_TEXT);
+  fs.writeFileSync(path.join(remoteProject, AGAIN_FILE), REMOTE_ORIGINAL_TEXT);
   fs.writeFileSync(path.join(host.workspace, AGAIN_FILE), ORIGINAL_TEXT);
   for (const dir of [remoteProject, geminiHome]) chownTree(dir, sshd.uid, sshd.gid);
+  // The name the relay there gives its machine (os.hostname()), as the editor shows it.
+  const remoteHost = sshd.run(`node -p "require('os').hostname()"`).stdout.trim();
+  assert.ok(remoteHost, 'the remote names itself');
 
   // The companion's port is not reachable from the remote: only the forwarded socket is.
   const discoveryDir = path.join(host.tmpdir, 'gemini', 'ide');
@@ -533,13 +552,16 @@ export async function sshFlow(t: TestContext, host: EditorHost): Promise<void> {
     },
     report: { list: () => sshd.run('ls /tmp').stdout.split('\n'), read: (n) => sshd.run(`cat /tmp/${n}`).stdout },
     again: { file: `${remoteProject}/${AGAIN_FILE} on the remote`, read: () => sshd.run(`cat ${remoteProject}/${AGAIN_FILE}`).stdout },
+    expect: (name) => ({ shownPath: `${remoteHost}:${remoteProject}/${name}`, base: REMOTE_ORIGINAL_TEXT }),
   });
   assert.ok(request);
-  assert.equal(
-    fs.readFileSync(path.join(host.workspace, 'a.txt'), 'utf8'),
-    ORIGINAL_TEXT,
-    "the CLI wrote its own copy, on the remote; this machine's is the editor's",
-  );
+  for (const name of ['a.txt', ...(host.restart ? [AGAIN_FILE] : [])]) {
+    assert.equal(
+      fs.readFileSync(path.join(host.workspace, name), 'utf8'),
+      ORIGINAL_TEXT,
+      `the CLI wrote its own copy of ${name}, on the remote; this machine's is the editor's`,
+    );
+  }
   assert.match(request, new RegExp(`${remoteProject}/seen\\.txt`), 'the model saw the open file by its remote path');
   assert.ok(!request.includes(host.workspace), 'no path of this machine reached the model');
 
