@@ -94,10 +94,18 @@ describe('gemini elsewhere, with ide-companion serve here', { timeout: 8 * 60_00
   );
 
   test(
-    'in a container made from the compose service of docs/remote.md (its volumes as written, run by podman): connected; serve restarted, the same gemini goes on with it',
-    { skip: skip.podman },
+    'in a container made from the compose service of docs/remote.md by podman-compose (the file and the command line as written there): connected; serve restarted, the same gemini goes on with it; the container stopped, serve ends the session',
+    { skip: skip.compose },
     async (t) => {
       await containerFlow(t, await serveHost(t), 'compose');
+    },
+  );
+
+  test(
+    'in a dev container made from the devcontainer.json of docs/remote.md (as the devcontainer CLI runs it with podman): connected; serve restarted, the same gemini goes on with it; the container stopped, serve ends the session',
+    { skip: skip.podman },
+    async (t) => {
+      await containerFlow(t, await serveHost(t), 'devcontainer');
     },
   );
 
