@@ -119,6 +119,19 @@ describe('the review base sent up by the relay (--remote-files)', { timeout: 4 *
     const bigDiff = await shown(plainRelay, 'f.txt', big, forged);
     assert.equal(bigDiff.diff.originalContent, LOCAL);
     h.companion.diffs.reject(bigDiff.diff.id);
+    // With --remote-files, a large one with a _meta of its own: the base beside what it had.
+    const withMeta = await shown(relay, 'f.txt', big, { progressToken: 7 });
+    assert.equal(withMeta.diff.originalContent, REMOTE);
+    h.companion.diffs.reject(withMeta.diff.id);
+    // The key spelt with an escape, in a large message written as its bytes: still taken out.
+    const before = h.view.shown.length;
+    const escaped = `{"jsonrpc":"2.0","id":"raw-1","method":"tools/call","params":{"_meta":{"ide-companion\\/remoteBase":${JSON.stringify(forged[REMOTE_BASE_META_KEY])}},"name":"openDiff","arguments":{"filePath":${JSON.stringify(remote('f.txt'))},"newContent":${JSON.stringify(big)}}}}\n`;
+    assert.equal((JSON.parse(escaped).params._meta as Record<string, unknown>)[REMOTE_BASE_META_KEY] !== undefined, true);
+    plainRelay.child.stdin!.write(escaped);
+    const raw = await waitFor(() => h.view.shown.slice(before).find((d) => d.filePath === local('f.txt')), 'the raw openDiff', TIMEOUT);
+    assert.equal(raw.originalContent, LOCAL);
+    assert.equal(raw.remote, undefined);
+    h.companion.diffs.reject(raw.id);
   });
 
   test('on the port (a CLI here), the key is refused: only the relay on the socket sends a base', async () => {

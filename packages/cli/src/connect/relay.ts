@@ -24,7 +24,7 @@ import { ResilientUpstream, UNREACHABLE } from './resilientUpstream.js';
 import type { HttpClientTransportOptions } from '@ide-companion/client/httpTransport';
 import type { PathMap } from './pathMap.js';
 import { outline, stringAt, type Outline } from './jsonOutline.js';
-import { baseSlot, cliFileOf, isOpenDiff, readBase, withBase } from './remoteBase.js';
+import { baseSlot, cliFileOf, isOpenDiff, mayHoldBaseKey, readBase, withBase } from './remoteBase.js';
 import type { RemoteBase } from '@ide-companion/protocol';
 
 export type RelayTarget = { socketPath: string } | { port: number };
@@ -210,8 +210,11 @@ export function runRelay(options: RelayOptions): Promise<number> {
         const peeked = peek(line);
         const params = peeked?.shape.get('params');
         const openDiff = peeked !== undefined && isOpenDiff({ ...peeked.message, params: { name: stringAt(line, params?.get('name')) } });
-        // The CLI's own _meta of an openDiff is read whole: what it holds under our key must go (remoteBase.ts).
-        const translated = peeked && !(openDiff && params?.has('_meta')) ? translator.fromCliBytes(line, peeked.message, peeked.shape) : undefined;
+        // An openDiff's own _meta that may hold our key is read whole, so that it goes (remoteBase.ts); so is any
+        // _meta when the base is to be added beside it.
+        const meta = openDiff ? params?.get('_meta') : undefined;
+        const parseWhole = meta !== undefined && (options.remoteFiles === true || mayHoldBaseKey(line, meta));
+        const translated = peeked && !parseWhole ? translator.fromCliBytes(line, peeked.message, peeked.shape) : undefined;
         if (translated) {
           const file = openDiff && options.remoteFiles ? stringAt(line, peeked!.shape.get('params.arguments')?.get('filePath')) : undefined;
           if (file === undefined || !('forward' in translated) || !file.startsWith('/')) return forward(peeked!.message, line, translated);

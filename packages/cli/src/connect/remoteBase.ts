@@ -15,7 +15,7 @@ import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { REMOTE_BASE_META_KEY, type RemoteBase } from '@ide-companion/protocol';
-import type { Fields, Outline } from './jsonOutline.js';
+import type { Fields, Outline, Span } from './jsonOutline.js';
 import type { RpcMessage } from './translate.js';
 
 /** The largest remote file sent up as a base; a larger one refuses the diff (as the companion refuses a larger local one). */
@@ -72,6 +72,15 @@ export async function readBase(filePath: string, maxBytes = REMOTE_BASE_MAX_BYTE
   } finally {
     await handle.close().catch(() => undefined);
   }
+}
+
+/**
+ * Whether a large message's `_meta` (its bytes at `span`) may hold the key: it names it, or holds an escape (which
+ * could spell it). One that cannot is left as the CLI sent it (a progress token, say), read from its outline.
+ */
+export function mayHoldBaseKey(bytes: Buffer, span: Span): boolean {
+  const meta = bytes.subarray(span.start, span.end);
+  return meta.includes(0x5c) || meta.includes(REMOTE_BASE_META_KEY);
 }
 
 /** `message` (an openDiff call) with the CLI's own value under the key taken out, and `base` put there when given. */
