@@ -260,6 +260,8 @@ export function runRelay(options: RelayOptions): Promise<number> {
     stdin.once('end', () => void finish(0, 'the CLI closed stdin'));
     stdin.once('error', (err: Error) => void finish(0, `stdin: ${err.message}`));
     void upstream.start();
-    log(`relaying to ${describe(target)}${map.identity ? '' : ` (paths: ${map.roots.map((r) => `${r.host}=${r.cli}`).join(', ')})`}`);
+    log(
+      `relaying to ${describe(target)}${map.identity ? '' : ` (paths: ${map.roots.map((r) => `${r.host}=${r.cli}`).join(', ')})`}${options.remoteFiles ? '; diff bases read here' : ''}`,
+    );
   });
 }
