@@ -26,7 +26,7 @@ export const openDiff = defineTool({
   requires: 'diffs',
   async handler({ filePath, newContent }, env, call) {
     try {
-      await env.diffs.open(call.sessionId, filePath, newContent, env.agentOf?.(call.sessionId), remoteBaseOf(env, call));
+      await env.diffs.open(call.sessionId, filePath, newContent, env.agentOf?.(call.sessionId), { remote: remoteBaseOf(env, call) });
       return { content: [] };
     } catch (err) {
       // `check`'s session asks for this refusal on purpose (http/checkProbe.ts).
