@@ -297,7 +297,7 @@ export class Companion {
     const wantsSocket = (options.unixSocket ?? true) && process.platform !== 'win32';
     if (wantsSocket) {
       // The relay carries Gemini CLI (docs/remote.md): the socket takes its token alone.
-      const socketHandler = createMcpHttpHandler({ ...handlerOptions, tokens: [[this.token, 'gemini']], hosts: socketHostRule(SOCKET_HOST) });
+      const socketHandler = createMcpHttpHandler({ ...handlerOptions, tokens: [[this.token, 'gemini']], hosts: socketHostRule(SOCKET_HOST), onSocket: true });
       this.socketServer = mcpServer(socketHandler);
       // The folder's permissions admit the caller (workspaceSockets.ts); the token is added here, so none leaves this machine.
       this.workspaceSockets = new WorkspaceSockets({
@@ -752,6 +752,7 @@ export class Companion {
       editorTimeoutMs: this.options.editorTimeoutMs,
       agentOf: (id) => AGENT_DISPLAY_NAMES[this.sessions.agentOf(id) ?? (this.claude?.owns(id) ? 'claude' : this.copilot?.owns(id) ? 'copilot' : 'gemini')],
       isCheckProbe: (id) => this.sessions.isCheckProbe(id),
+      openedOnSocket: (id) => this.sessions.openedOnSocket(id),
     };
   }
 
