@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
-import { CodexFrameDecoder, encodeCodexFrame, CODEX_MAX_RESPONSE_FRAME_BYTES } from '@ide-companion/protocol';
+import { CodexFrameDecoder, encodeCodexFrame, CODEX_MAX_RESPONSE_FRAME_BYTES } from '@ide-companion/protocol/codexFrames';
 import { codexSocketPath } from '@ide-companion/shared/agentPaths';
 
 /** What the probe reads of a frame; anything else in it is left alone. */

@@ -6,7 +6,8 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { CLAUDE_ENV, CODEX_ENV, CODEX_IPC } from '@ide-companion/protocol';
+import { CLAUDE_ENV } from '@ide-companion/protocol';
+import { CODEX_ENV, CODEX_IPC } from '@ide-companion/protocol/codexFrames';
 
 export const QWEN_ENV = {
   SERVER_PORT: 'QWEN_CODE_IDE_SERVER_PORT',

@@ -8,6 +8,8 @@ import { discoverCompanion, withOurInstallHint, redactDiscovery, type DiscoveryR
 import { detectEditor } from '@ide-companion/client/ideDetection';
 import { agentsServed } from '@ide-companion/client/companions';
 import { servedAgentNames, userHasCodex } from '@ide-companion/shared/agentPaths';
+// Imported, not import()ed: a lazy module's imports are bundled lazily too, the whole protocol (and zod) with them.
+import { probeCodex } from '@ide-companion/client/codexProbe';
 import { doctorNotes, findInstaller } from '../editors.js';
 
 /** The `ide-companion install` id for an editor, if it has an installer: the one place doctor looks installers up. */
@@ -89,7 +91,6 @@ export const doctorCommand: Command = {
 
 /** What Codex CLI's /ide here would get (its IPC socket, asked as 0.171.0 asks); nothing when no socket is there and the user has no Codex. */
 async function codexFinding(cwd: string): Promise<Finding | undefined> {
-  const { probeCodex } = await import('@ide-companion/client/codexProbe');
   const probe = await probeCodex(cwd);
   if (probe.state === 'absent') return userHasCodex() ? { ok: undefined, topic: 'codex', text: probe.detail } : undefined;
   const advice =
