@@ -31,3 +31,4 @@ export * from './editor/jsonLines.js';
 export * from './claude.js';
 export * from './terminalText.js';
 export * from './lineReader.js';
+export * from './amp.js';

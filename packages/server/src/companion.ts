@@ -48,18 +48,23 @@ import {
   AGENTS,
   AGENTS_ENV,
   agentHomeFromEnv,
+  ampIdeDir,
+  ampLockFileName,
   claudeIdeDir,
   copilotIdeDir,
   parseAgents,
+  userHasAmp,
   userHasCopilot,
   type AgentName,
 } from '@ide-companion/shared/agentPaths';
 import { CopilotFace, copilotLockFile, sweepStaleCopilotLockFiles, type CopilotLockFile } from './faces/copilot.js';
 import { registerCopilotTools } from './faces/copilotTools.js';
+import { AmpFace, ampLockFile, sweepStaleAmpLockFiles } from './faces/amp.js';
+import { answerAmpRequest } from './faces/ampRequests.js';
 import { ClaudeFace, claudeLockFile, selectionOf, sweepStaleClaudeLockFiles, type ClaudeSession } from './faces/claude.js';
 import { PortLockFile } from './faces/lockFile.js';
 import { registerClaudeTools } from './faces/claudeTools.js';
-import { MAX_MESSAGE_BYTES, type ClaudeAtMentioned, type ClaudeLockFile } from '@ide-companion/protocol';
+import { AMP_ENV, MAX_MESSAGE_BYTES, type AmpLockFile, type ClaudeAtMentioned, type ClaudeLockFile } from '@ide-companion/protocol';
 import { COMPANION_VERSION } from '@ide-companion/shared/version';
 import { availableTools, registerTools } from './tools/index.js';
 import type { ToolDefinition, ToolEnvironment } from './tools/toolDefinition.js';
@@ -137,6 +142,8 @@ export interface CompanionOptions {
   claudeIdeDir?: string;
   /** Where Copilot CLI's lock file goes (default $COPILOT_HOME/ide or ~/.copilot/ide). For tests. */
   copilotIdeDir?: string;
+  /** Where Amp's lock file goes (default <AMP_DATA_HOME, $XDG_DATA_HOME or ~/.local/share>/amp/ide). For tests. */
+  ampIdeDir?: string;
 }
 
 type State = 'new' | 'starting' | 'running' | 'stopping' | 'stopped';
@@ -158,6 +165,7 @@ export class Companion {
   private readonly qwenToken = generateAuthToken();
   private readonly claudeToken = generateAuthToken();
   private readonly copilotToken = generateAuthToken();
+  private readonly ampToken = generateAuthToken();
   private readonly sessions: SessionRegistry;
   private readonly httpServer: http.Server;
   /** The same handler on the Unix socket; undefined where there is none. */
@@ -170,6 +178,9 @@ export class Companion {
   private qwenLock: PortLockFile<QwenLockFile> | undefined;
   private claudeLock: PortLockFile<ClaudeLockFile> | undefined;
   private copilotLock: PortLockFile<CopilotLockFile> | undefined;
+  private ampLock: PortLockFile<AmpLockFile> | undefined;
+  /** Amp's WebSocket face (on the companion's port, `?auth=`); undefined when Amp is not served. */
+  private readonly amp: AmpFace | undefined;
   /** Copilot CLI's socket, in the companion's private folder; undefined until it listens. */
   private copilotSocketPath: string | undefined;
   /** Copilot CLI's face (MCP over a Unix socket of its own); undefined when Copilot CLI is not served. */
@@ -228,14 +239,22 @@ export class Companion {
     // An outcome goes to the session that opened the diff: a Claude session hears it as openDiff's answer.
     this.diffs = new DiffCoordinator(
       options.editor,
-      (id, n) => (this.claude?.owns(id) ? this.claude.deliver(id, n) : this.copilot?.owns(id) ? this.copilot.deliver(id, n) : this.sessions.notify(id, n)),
+      (id, n) =>
+        this.claude?.owns(id)
+          ? this.claude.deliver(id, n)
+          : this.copilot?.owns(id)
+            ? this.copilot.deliver(id, n)
+            : this.amp?.owns(id)
+              ? this.amp.deliver(id, n)
+              : this.sessions.notify(id, n),
       this.logger,
       options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
       this.ideInfo.name,
     );
     this.chosenAgents = options.agents ?? agentsFromEnv(this.logger);
     // Unnamed, Copilot CLI is served only to a user who has it (its folder or COPILOT_HOME): no ~/.copilot for others.
-    const unnamed = AGENTS.filter((a) => a !== 'copilot' || userHasCopilot());
+    // Amp likewise: only to a user who has its data folder (or AMP_DATA_HOME).
+    const unnamed = AGENTS.filter((a) => (a !== 'copilot' || userHasCopilot()) && (a !== 'amp' || userHasAmp()));
     this.wantedAgents = AGENTS.filter((a) => a === 'gemini' || (this.chosenAgents ?? unnamed).includes(a));
     this.claude = this.wantedAgents.includes('claude')
       ? new ClaudeFace({
@@ -262,6 +281,26 @@ export class Companion {
             onSessionsChanged: () => this.emitSessions(),
           })
         : undefined;
+    this.amp = this.wantedAgents.includes('amp')
+      ? new AmpFace({
+          token: this.ampToken,
+          hosts: loopbackHostRule(() => this.port),
+          maxPayload: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+          keepAliveMs: options.keepAliveMs ?? DEFAULT_KEEP_ALIVE_MS,
+          logger: this.logger,
+          answer: (session, id, method, params) =>
+            answerAmpRequest(
+              { env: this.toolEnvironment(), offered: this.tools, maxFileBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES },
+              session,
+              id,
+              method,
+              params,
+            ),
+          onSessionClosed: (id) => void this.diffs.sessionClosed(id),
+          onSessionsChanged: () => this.emitSessions(),
+          currentContext: () => ({ context: this.context.snapshot(), selectionBackward: this.context.selectionBackward }),
+        })
+      : undefined;
     const handlerOptions: Omit<McpHttpHandlerOptions, 'hosts' | 'tokens'> = {
       maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
       sessions: this.sessions,
@@ -270,8 +309,15 @@ export class Companion {
     const portTokens = [[this.token, 'gemini'], ...(this.wantedAgents.includes('qwen') ? [[this.qwenToken, 'qwen'] as const] : [])] as const;
     // The port and the sockets serve the same sessions; only the Host each accepts differs.
     this.httpServer = mcpServer(createMcpHttpHandler({ ...handlerOptions, tokens: portTokens, hosts: loopbackHostRule(() => this.port) }));
-    const claude = this.claude;
-    if (claude) this.httpServer.on('upgrade', (req, socket, head) => claude.handleUpgrade(req, socket, head));
+    const { claude, amp } = this;
+    // One port, two WebSocket faces: Amp's upgrade carries `?auth=`, Claude Code's a header.
+    if (claude || amp) {
+      this.httpServer.on('upgrade', (req, socket, head) => {
+        if (amp && AmpFace.claims(req)) amp.handleUpgrade(req, socket, head);
+        else if (claude) claude.handleUpgrade(req, socket, head);
+        else socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\n\r\nNot Found: no WebSocket here without ?auth=\n');
+      });
+    }
     const wantsSocket = (options.unixSocket ?? true) && process.platform !== 'win32';
     if (wantsSocket) {
       // The relay carries Gemini CLI (docs/remote.md): the socket takes its token alone.
@@ -359,13 +405,13 @@ export class Companion {
 
   /** Every connected CLI: Gemini's and Qwen's HTTP sessions, then Claude Code's WebSockets. */
   get sessionList(): SessionInfo[] {
-    return [...this.sessions.list(), ...(this.claude?.list() ?? []), ...(this.copilot?.list() ?? [])];
+    return [...this.sessions.list(), ...(this.claude?.list() ?? []), ...(this.copilot?.list() ?? []), ...(this.amp?.list() ?? [])];
   }
 
   /** The agents this companion serves (a lock file that could not be written drops its agent, said in the log). */
   get agents(): AgentName[] {
     if (this.state === 'new' || this.state === 'starting') return [...this.wantedAgents];
-    const locks = { qwen: this.qwenLock, claude: this.claudeLock, copilot: this.copilotLock };
+    const locks = { qwen: this.qwenLock, claude: this.claudeLock, copilot: this.copilotLock, amp: this.ampLock };
     return this.wantedAgents.filter((a) => a === 'gemini' || locks[a] !== undefined);
   }
 
@@ -381,7 +427,11 @@ export class Companion {
       ...(endLine !== undefined && { lineEnd: endLine - 1 }),
     };
     const lines = startLine !== undefined ? { start: startLine - 1, end: (endLine ?? startLine) - 1, text: null } : undefined;
-    return (this.claude?.mention(mention) ?? 0) + (this.copilot?.mention(filePath, pathToFileURL(filePath).href, lines) ?? 0);
+    return (
+      (this.claude?.mention(mention) ?? 0) +
+      (this.copilot?.mention(filePath, pathToFileURL(filePath).href, lines) ?? 0) +
+      (this.amp?.mention(filePath, this.context.getRoots(), startLine, endLine) ?? 0)
+    );
   }
 
   onDidChangeSessions(listener: (sessions: SessionInfo[]) => void): () => void {
@@ -415,6 +465,12 @@ export class Companion {
         if (sweptLocks.length > 0) this.logger.info('removed Claude Code lock files of dead processes', { files: sweptLocks });
         this.claudeLock = new PortLockFile(claudeDir, this.port, this.named('claude', this.options.claudeIdeDir));
       }
+      if (this.amp) {
+        const ampDir = this.options.ampIdeDir ?? ampIdeDir();
+        const sweptLocks = sweepStaleAmpLockFiles(ampDir);
+        if (sweptLocks.length > 0) this.logger.info('removed Amp lock files of dead processes', { files: sweptLocks });
+        this.ampLock = new PortLockFile(ampDir, this.port, this.named('amp', this.options.ampIdeDir), ampLockFileName);
+      }
       this.removeExitCleanup = registerExitCleanup(() => this.removeFilesSync(), this.options.handleSignals ?? true);
       await this.listenOnSocket();
       await this.bindWorkspaceSockets();
@@ -433,6 +489,7 @@ export class Companion {
         this.sessions.broadcast({ method: ContextUpdateNotification.method, params: context });
         this.claude?.contextChanged(context, this.context.selectionBackward);
         this.copilot?.contextChanged(context, this.context.selectionBackward);
+        this.amp?.contextChanged(context, this.context.selectionBackward);
       }),
       this.context.onDidChangeRoots(() => {
         this.cachedTerminalEnv = undefined;
@@ -462,6 +519,7 @@ export class Companion {
     await this.claude?.close();
     await this.workspaceSockets?.close();
     await this.copilot?.close();
+    await this.amp?.close();
     this.context.dispose();
     await Promise.all([this.httpServer, this.socketServer].map((server) => closeServer(server)));
     this.state = 'stopped';
@@ -559,6 +617,15 @@ export class Companion {
       this.claudeLock = undefined;
     }
     try {
+      const written = this.ampLock?.write(
+        ampLockFile({ port: this.port, token: this.ampToken, idePid: this.idePid, roots: this.context.getRoots(), ideName: this.ideInfo.displayName }),
+      );
+      if (written === false) this.agentAbsent('amp');
+    } catch (err) {
+      this.logger.warn('no Amp lock file: its folder was refused', { error: describeError(err) });
+      this.ampLock = undefined;
+    }
+    try {
       if (this.copilotLock && this.copilotSocketPath !== undefined) {
         this.copilotLock.write(
           copilotLockFile({
@@ -578,23 +645,25 @@ export class Companion {
   }
 
   /** Whether the user named `agent`, or its folder (its own variable; a test's option): then that folder is made when missing. */
-  private named(agent: 'qwen' | 'claude', givenDir: string | undefined): boolean {
-    return givenDir !== undefined || agentHomeFromEnv(agent) || (this.chosenAgents?.includes(agent) ?? false);
+  private named(agent: 'qwen' | 'claude' | 'amp', givenDir: string | undefined): boolean {
+    const fromEnv = agent === 'amp' ? Boolean(process.env[AMP_ENV.DATA_HOME]) : agentHomeFromEnv(agent);
+    return givenDir !== undefined || fromEnv || (this.chosenAgents?.includes(agent) ?? false);
   }
 
   /** An agent with no config folder here, not named: not served, and nothing made in the user's home (docs/agents.md). */
-  private agentAbsent(agent: 'qwen' | 'claude'): void {
-    const lock = agent === 'qwen' ? this.qwenLock : this.claudeLock;
+  private agentAbsent(agent: 'qwen' | 'claude' | 'amp'): void {
+    const lock = agent === 'qwen' ? this.qwenLock : agent === 'claude' ? this.claudeLock : this.ampLock;
     this.logger.info(
       `${AGENT_DISPLAY_NAMES[agent]} not served: it has no folder here (${path.dirname(lock!.dir)}); name it in \`agents\` or ${AGENTS_ENV} to serve it anyway`,
     );
     if (agent === 'qwen') this.qwenLock = undefined;
-    else this.claudeLock = undefined;
+    else if (agent === 'claude') this.claudeLock = undefined;
+    else this.ampLock = undefined;
   }
 
   /** The files and the socket folder this companion made (what its reaper removes). */
   private ownedPaths(): string[] {
-    return [this.discovery?.path, this.qwenLock?.path, this.claudeLock?.path, this.copilotLock?.path, this.socketDir].filter(
+    return [this.discovery?.path, this.qwenLock?.path, this.claudeLock?.path, this.copilotLock?.path, this.ampLock?.path, this.socketDir].filter(
       (p): p is string => p !== undefined,
     );
   }
@@ -607,6 +676,7 @@ export class Companion {
     this.qwenLock?.removeSync();
     this.claudeLock?.removeSync();
     this.copilotLock?.removeSync();
+    this.ampLock?.removeSync();
     this.socket?.removeSync();
     this.workspaceSockets?.removeSync();
     this.removeEmptyTmpFolders();
@@ -640,6 +710,11 @@ export class Companion {
   /** Claude Code's lock file, when this companion serves Claude Code (docs/agents.md). */
   get claudeLockFilePath(): string | undefined {
     return this.claudeLock?.path;
+  }
+
+  /** Amp's lock file, when this companion serves Amp (docs/agents.md). */
+  get ampLockFilePath(): string | undefined {
+    return this.ampLock?.path;
   }
 
   /** Copilot CLI's lock file, when this companion serves Copilot CLI (docs/agents.md). */
@@ -701,7 +776,10 @@ export class Companion {
       editor: this.options.editor,
       logger: this.logger,
       editorTimeoutMs: this.options.editorTimeoutMs,
-      agentOf: (id) => AGENT_DISPLAY_NAMES[this.sessions.agentOf(id) ?? (this.claude?.owns(id) ? 'claude' : this.copilot?.owns(id) ? 'copilot' : 'gemini')],
+      agentOf: (id) =>
+        AGENT_DISPLAY_NAMES[
+          this.sessions.agentOf(id) ?? (this.claude?.owns(id) ? 'claude' : this.copilot?.owns(id) ? 'copilot' : this.amp?.owns(id) ? 'amp' : 'gemini')
+        ],
       isCheckProbe: (id) => this.sessions.isCheckProbe(id),
     };
   }

@@ -83,6 +83,7 @@ export async function startTestCompanion(options: TestCompanionOptions = {}): Pr
     qwenIdeDir: path.join(tmp, 'qwen', 'ide'),
     claudeIdeDir: path.join(tmp, 'claude', 'ide'),
     copilotIdeDir: path.join(tmp, 'copilot', 'ide'),
+    ampIdeDir: path.join(tmp, 'amp', 'ide'),
     ...companionOptions,
   });
   if (start) await companion.start();
