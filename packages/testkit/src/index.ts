@@ -33,3 +33,4 @@ export * from './copilotCli.js';
 export * from './packageOnPath.js';
 export * from './discoveryFiles.js';
 export * from './installers.js';
+export * from './ampClient.js';

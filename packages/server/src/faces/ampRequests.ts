@@ -187,11 +187,12 @@ async function diagnostics(ctx: AmpRequestContext, session: AmpSession, given: s
     const block = answer.content[0];
     throw new Error(block?.type === 'text' ? block.text : 'getDiagnostics failed');
   }
-  const prefix = isFolder ? path.normalize(p + path.sep) : undefined;
+  // What lies under the path asked (amp.nvim matches by prefix): a file's own, or a folder's files.
+  const under = isFolder ? (file: string) => file.startsWith(path.normalize(p + path.sep)) : (file: string) => file === path.normalize(p);
   const byUri = new Map<string, AmpDiagnostic[]>();
   const lines = new Map<string, string[]>();
   for (const d of answer.diagnostics) {
-    if (prefix !== undefined && !d.path.startsWith(prefix)) continue;
+    if (!under(d.path)) continue;
     const uri = pathToFileURL(d.path).href;
     if (!lines.has(d.path)) lines.set(d.path, await fileLines(d.path, ctx.maxFileBytes));
     const startLine = d.range.start.line - 1;
