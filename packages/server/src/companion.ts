@@ -469,7 +469,16 @@ export class Companion {
         const ampDir = this.options.ampIdeDir ?? ampIdeDir();
         const sweptLocks = sweepStaleAmpLockFiles(ampDir);
         if (sweptLocks.length > 0) this.logger.info('removed Amp lock files of dead processes', { files: sweptLocks });
-        this.ampLock = new PortLockFile(ampDir, this.port, this.named('amp', this.options.ampIdeDir), ampLockFileName);
+        const named = this.named('amp', this.options.ampIdeDir);
+        // Amp's folder is in the user's data home (~/.local/share), itself made when missing for a user who named Amp.
+        if (named) {
+          try {
+            fs.mkdirSync(path.dirname(path.dirname(ampDir)), { recursive: true, mode: 0o700 });
+          } catch {
+            // Refused: the lock file's write says why, and Amp alone is not served.
+          }
+        }
+        this.ampLock = new PortLockFile(ampDir, this.port, named, ampLockFileName);
       }
       this.removeExitCleanup = registerExitCleanup(() => this.removeFilesSync(), this.options.handleSignals ?? true);
       await this.listenOnSocket();
