@@ -159,7 +159,8 @@ export class AmpFace {
   /** The context changed: each session hears the selection and the visible files when they differ from what it heard last. */
   contextChanged(context: IdeContext, selectionBackward: boolean): void {
     if (this.sessions.size === 0) return;
-    for (const session of this.sessions.values()) this.tell(session, context, selectionBackward);
+    const told = toldOf(context, selectionBackward);
+    for (const session of this.sessions.values()) this.tell(session, told);
   }
 
   /** "Send to agent": `@file` or `@file#Lx-y` (relative to its root) appended to every connected Amp's prompt. Returns how many heard it. */
@@ -194,18 +195,15 @@ export class AmpFace {
     if (wss) await new Promise<void>((resolve) => wss.close(() => resolve()));
   }
 
-  private tell(session: AmpSession, context: IdeContext, backward: boolean): void {
-    const selection = ampSelection(context, backward);
-    const selectionKey = selection && JSON.stringify(selection);
-    if (selection && selectionKey !== session.lastSelection) {
-      session.lastSelection = selectionKey;
-      session.notify(AMP_NOTIFICATION.selectionDidChange, selection);
+  private tell(session: AmpSession, told: Told): void {
+    if (told.selection && told.selectionKey !== session.lastSelection) {
+      session.lastSelection = told.selectionKey;
+      session.notify(AMP_NOTIFICATION.selectionDidChange, told.selection);
     }
-    const visible = ampVisibleFiles(context);
-    const visibleKey = JSON.stringify(visible);
-    if (visibleKey !== session.lastVisible) {
-      session.lastVisible = visibleKey;
-      session.notify(AMP_NOTIFICATION.visibleFilesDidChange, visible);
+    // The files' URIs are made only for a session that has not heard this list.
+    if (told.visibleKey !== session.lastVisible) {
+      session.lastVisible = told.visibleKey;
+      session.notify(AMP_NOTIFICATION.visibleFilesDidChange, ampVisibleFiles(told.context));
     }
   }
 
@@ -234,7 +232,7 @@ export class AmpFace {
     this.options.onSessionsChanged();
     // What the user sees now, as amp.nvim sends on connect.
     const { context, selectionBackward } = this.options.currentContext();
-    this.tell(session, context, selectionBackward);
+    this.tell(session, toldOf(context, selectionBackward));
   }
 
   private async receive(session: AmpSession, data: RawData, isBinary: boolean): Promise<void> {
@@ -283,6 +281,22 @@ export class AmpFace {
     }, this.options.keepAliveMs);
     this.pinger.unref();
   }
+}
+
+/** What a context change tells Amp, computed once for every session. */
+interface Told {
+  context: IdeContext;
+  selection: AmpSelectionDidChange | undefined;
+  selectionKey: string | undefined;
+  visibleKey: string;
+}
+
+function toldOf(context: IdeContext, backward: boolean): Told {
+  const selection = ampSelection(context, backward);
+  const files = context.workspaceState?.openFiles ?? [];
+  // The active file first, then the rest in order: the same key for the same list told.
+  const visibleKey = files.map((f) => (f.isActive ? `*${f.path}` : f.path)).join('\0');
+  return { context, selection, selectionKey: selection && JSON.stringify(selection), visibleKey };
 }
 
 type Envelope = { id: AmpId; method: string; params: unknown } | { id?: AmpId; error: AmpError };
