@@ -209,6 +209,30 @@ test('an editFile waiting for the user is answered rejected when Amp goes away, 
   assert.equal(fs.readFileSync(file, 'utf8'), 'one\n');
 });
 
+test('a second editFile of the same file replaces the first: the first is answered rejected, the second waits for the user and lands', async (t) => {
+  const h = await withAmp(t);
+  const amp = await connect(t, h);
+  const file = path.join(h.workspace, 'a.txt');
+  fs.writeFileSync(file, 'one\n');
+  const first = amp.request('editFile', { path: file, fullContent: 'first\n' });
+  await waitFor(() => h.view.shown[0], 'the first diff');
+  const second = amp.request('editFile', { path: file, fullContent: 'second\n' });
+  const firstAnswer = (await first).editFile;
+  assert.equal(firstAnswer.success, false);
+  assert.equal(firstAnswer.appliedChanges, false);
+  const shown = await waitFor(() => h.view.shown[1], 'the second diff');
+  assert.equal(shown.newContent, 'second\n');
+  assert.deepEqual(
+    h.companion.diffs.list().map((d) => d.id),
+    [shown.id],
+    'one diff open, the second',
+  );
+  h.companion.diffs.accept(shown.id);
+  const answer = (await second).editFile;
+  assert.equal(answer.success, true, answer.message);
+  assert.equal(fs.readFileSync(file, 'utf8'), 'second\n');
+});
+
 test('getDiagnostics (a file, or a folder by prefix) through the editor; openURI opens file:// inside the roots and refuses the rest', async (t) => {
   const asked: Array<ActionParams<'getDiagnostics'>> = [];
   const opened: Array<ActionParams<'openFile'>> = [];

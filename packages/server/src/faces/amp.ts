@@ -44,6 +44,8 @@ export interface AmpEditOutcome {
   accepted: boolean;
   /** The user's final text (their edits included) when accepted. */
   content?: string;
+  /** Not the user's answer: a newer editFile of the same file took its place. */
+  replaced?: boolean;
 }
 
 /** How a request is answered: its result under the method's key, or an error. */
@@ -88,9 +90,9 @@ export class AmpSession {
     return this.send({ serverNotification: { [name]: params } });
   }
 
-  /** Waits for the diff of `filePath` to be decided; a second editFile of the same file settles the first as rejected. */
+  /** Waits for the diff of `filePath` to be decided (ampRequests.ts closes an earlier one of the same file first). */
   waitEdit(filePath: string): Promise<AmpEditOutcome> {
-    this.edits.get(filePath)?.({ accepted: false });
+    this.settleEdit(filePath, { accepted: false, replaced: true });
     return new Promise((resolve) => this.edits.set(filePath, resolve));
   }
 

@@ -139,6 +139,12 @@ async function editFile(ctx: AmpRequestContext, session: AmpSession, given: stri
   if (Buffer.byteLength(fullContent) > ctx.maxFileBytes) {
     return { success: false, message: `editFile refused ${given}: the content is over the ${ctx.maxFileBytes}-byte limit`, appliedChanges: false };
   }
+  if (session.edits.has(target)) {
+    // A newer proposal for the same file: the earlier one is answered and its diff closed without a notification,
+    // which would otherwise settle this one.
+    session.settleEdit(target, { accepted: false, replaced: true });
+    await env.diffs.close(session.id, target);
+  }
   const outcome = session.waitEdit(target);
   try {
     await env.diffs.open(session.id, target, fullContent, AGENT_DISPLAY_NAMES.amp);
@@ -147,7 +153,8 @@ async function editFile(ctx: AmpRequestContext, session: AmpSession, given: stri
     env.logger.warn('Amp editFile refused', { filePath: target, error: describeError(err) });
     return { success: false, message: `editFile could not show the change to ${given}: ${describeError(err)}`, appliedChanges: false };
   }
-  const { accepted, content } = await outcome;
+  const { accepted, content, replaced } = await outcome;
+  if (replaced) return { success: false, message: `A newer editFile of ${given} replaced this one; the file is unchanged`, appliedChanges: false };
   if (!accepted) return { success: false, message: `The user rejected the changes to ${given}; the file is unchanged`, appliedChanges: false };
   const finalContent = content ?? fullContent;
   // Checked again right before writing: a link put there while the user decided sends the write nowhere else.
