@@ -53,6 +53,22 @@ test("install neovim runs the registry's installer: --dry-run changes nothing, a
   }
 });
 
+test('install prints no control character an installer line echoes from the environment', async () => {
+  const s = await setup({ start: false });
+  try {
+    // OSC 52 (a clipboard write) in a folder name the installer names in its log
+    const data = `${s.tmp}/xdg\x1b]52;c;aGk=\x07data`;
+    const env = binEnv(s.tmp, { XDG_DATA_HOME: data });
+    const dry = await runBin(['install', 'neovim', '--dry-run'], { cwd: s.workspace, env });
+    assert.equal(dry.code, 0, dry.stderr);
+    assert.match(dry.stderr, /xdg\]52;c;aGk=data/, 'the installer named the folder');
+    // eslint-disable-next-line no-control-regex -- finding control characters is the point
+    assert.doesNotMatch(dry.stderr + dry.stdout, /[\x00-\x08\x0b-\x1f\x7f-\x9f]/);
+  } finally {
+    await s.cleanup();
+  }
+});
+
 test('the registry finds an installer by id, display name or a fork it serves', async () => {
   const { findInstaller } = await import('../src/editors.js');
   assert.equal((await findInstaller('neovim'))?.id, 'neovim');

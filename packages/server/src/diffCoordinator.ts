@@ -21,6 +21,12 @@
  * reverting it with git) is not an unwritten accept (issue 30). The same
  * watch asks the editor to `reload` the user's buffers of the file: one
  * watcher, here, for every end (the ends used to poll or watch each their own).
+ *
+ * An agent that writes its own proposal on accept (Copilot CLI: its `SAVED`
+ * carries no text) would drop the user's edits made in the diff. For its
+ * diffs, an edited accept waits for the agent's write of its proposal and
+ * then puts the user's text in its place: only over exactly that proposal,
+ * in a regular file, replaced whole (a temporary file renamed over it).
  */
 import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
@@ -52,6 +58,8 @@ interface Unwritten {
 
 /** How long after an accept a write that is not the accepted text still reloads the user's buffer (a CLI that reformats). */
 export const RELOAD_OTHER_WRITES_MS = 60_000;
+/** How long an edited accept waits for an agent that writes its own proposal to write it (it writes at once). */
+export const OWN_PROPOSAL_WAIT_MS = 60_000;
 /** Quiet time after the last change event before the file is read: a write in several chunks is seen whole. */
 const WRITE_SETTLE_MS = 30;
 
@@ -111,6 +119,24 @@ function fileHolds(file: string, content: string): boolean {
   }
 }
 
+/**
+ * Puts `text` in place of `file` if it holds exactly `expected` (a regular file, not a link): a temporary file in its
+ * folder, with its mode, renamed over it. False when the file holds anything else by then.
+ */
+function replaceIfHolds(file: string, expected: string, text: string): boolean {
+  const stat = fs.lstatSync(file);
+  if (!stat.isFile() || !fileHolds(file, expected)) return false;
+  const temp = path.join(path.dirname(file), `.${path.basename(file)}.ide-companion-${randomUUID()}`);
+  try {
+    fs.writeFileSync(temp, text, { flag: 'wx', mode: stat.mode & 0o7777 });
+    fs.renameSync(temp, file);
+    return true;
+  } catch (err) {
+    fs.rmSync(temp, { force: true });
+    throw err;
+  }
+}
+
 /** Diffs are keyed by normalized path so `/a/./b` and `/a/b` are one file. */
 function keyOf(filePath: string): string {
   return path.normalize(filePath);
@@ -120,6 +146,8 @@ export class DiffCoordinator {
   private readonly byKey = new Map<string, PendingDiff>();
   /** Accepted texts by session, then file: kept for the user if the session ends before its CLI wrote them. */
   private readonly unwritten = new Map<string, Map<string, Unwritten>>();
+  /** Pending diffs (by id) whose agent writes its own proposal on accept, whatever the user made of it. */
+  private readonly ownWriters = new Set<string>();
 
   constructor(
     private readonly editor: EditorActions | undefined,
@@ -137,9 +165,16 @@ export class DiffCoordinator {
 
   /**
    * Opens a diff for `sessionId` (`agent`: who proposed it, as the user reads
-   * it). Throws DiffError with a message for the CLI.
+   * it; `writesOwnProposal`: its agent writes its proposal on accept, not the
+   * text accepted). Throws DiffError with a message for the CLI.
    */
-  async open(sessionId: string, filePath: string, newContent: string, agent = 'Gemini CLI'): Promise<PendingDiff> {
+  async open(
+    sessionId: string,
+    filePath: string,
+    newContent: string,
+    agent = 'Gemini CLI',
+    options: { writesOwnProposal?: boolean } = {},
+  ): Promise<PendingDiff> {
     if (!this.editor) throw new DiffError('this companion does not show diffs');
     if (!path.isAbsolute(filePath)) throw new DiffError(`filePath must be an absolute path, got ${JSON.stringify(filePath)}`);
     let originalContent: string | undefined;
@@ -163,6 +198,7 @@ export class DiffCoordinator {
     }
     const diff: PendingDiff = { id: randomUUID(), filePath, newContent, originalContent, sessionId, agent, openedAt: Date.now() };
     this.byKey.set(key, diff);
+    if (options.writesOwnProposal) this.ownWriters.add(diff.id);
     try {
       await this.editor.showDiff(diff, this.shownWords(diff));
     } catch (err) {
@@ -179,6 +215,7 @@ export class DiffCoordinator {
     if (!diff) return false;
     const finalContent = content ?? diff.newContent;
     this.rememberUnwritten(diff, finalContent);
+    if (this.ownWriters.delete(diff.id) && finalContent !== diff.newContent) this.landEditsOverOwnWrite(diff, finalContent);
     this.notify(diff.sessionId, { method: DiffAcceptedNotification.method, params: { filePath: diff.filePath, content: finalContent } });
     this.logger.info('diff accepted', { filePath: diff.filePath, edited: finalContent !== diff.newContent });
     return true;
@@ -188,6 +225,7 @@ export class DiffCoordinator {
   reject(id: string): boolean {
     const diff = this.take(id);
     if (!diff) return false;
+    this.ownWriters.delete(diff.id);
     this.notify(diff.sessionId, { method: DiffRejectedNotification.method, params: { filePath: diff.filePath } });
     this.logger.info('diff rejected', { filePath: diff.filePath });
     return true;
@@ -253,6 +291,22 @@ export class DiffCoordinator {
       if (holds || Date.now() - entry.acceptedAt < RELOAD_OTHER_WRITES_MS) this.reload(entry, holds);
     });
     bySession.set(key, entry);
+  }
+
+  /** The agent will write its own proposal: once it has, the user's text takes its place (watched before the outcome goes out). */
+  private landEditsOverOwnWrite(diff: PendingDiff, text: string): void {
+    watchWrites(diff.filePath, diff.newContent, OWN_PROPOSAL_WAIT_MS, (holds) => {
+      if (!holds) return;
+      try {
+        if (replaceIfHolds(diff.filePath, diff.newContent, text))
+          this.logger.info("the agent wrote its own proposal: the user's edits put in its place", { filePath: diff.filePath });
+      } catch (err) {
+        this.logger.warn("could not put the user's edits in place of the agent's write; they stay in the editor", {
+          filePath: diff.filePath,
+          error: describeError(err),
+        });
+      }
+    });
   }
 
   private shownWords(diff: PendingDiff) {
@@ -322,6 +376,7 @@ export class DiffCoordinator {
   }
 
   private async closeView(diff: PendingDiff, reason: DiffCloseReason): Promise<void> {
+    this.ownWriters.delete(diff.id);
     try {
       await this.editor?.closeDiff(diff, reason, diffWords.closed(reason, path.basename(diff.filePath), diff.agent, this.ideName, diff.kept));
     } catch (err) {

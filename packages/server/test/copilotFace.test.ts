@@ -131,6 +131,52 @@ test("Copilot's tools over the same core: selection_changed on connect and as it
   await waitFor(() => copilot.notifications.find((n) => n.method === 'add_file_reference'), 'add_file_reference');
 });
 
+test("an edited accept is not lost to Copilot CLI's own write: once it writes its proposal (its SAVED carries no text), the user's bytes take its place; an unedited accept and another write are left alone", async (t) => {
+  const h = await withCopilot(t);
+  const file = path.join(h.workspace, 'a.txt');
+  fs.writeFileSync(file, 'one\ntwo\n', { mode: 0o640 });
+  const copilot = await connectCopilotClient(lockOf(h));
+  t.after(() => copilot.close());
+  const proposeAndAccept = async (tab: string, proposal: string, userText: string | undefined): Promise<void> => {
+    const answer = copilot.client.callTool({
+      name: 'open_diff',
+      arguments: { original_file_path: file, new_file_contents: proposal, tab_name: tab },
+    }) as Promise<any>;
+    const shown = await waitFor(() => h.view.shown.find((d) => d.newContent === proposal), 'the diff shown');
+    h.companion.diffs.accept(shown.id, userText);
+    assert.equal(JSON.parse((await answer).content[0].text).result, 'SAVED');
+    // As Copilot CLI 1.0.102 does on SAVED: it writes its own proposal.
+    fs.writeFileSync(file, proposal);
+  };
+  const userText = 'the user’s line 😀\nno final newline';
+  await proposeAndAccept('[Copilot CLI] - a.txt (1)', 'from the model\n', userText);
+  await waitFor(() => fs.readFileSync(file, 'utf8') === userText, "the user's text in place of the CLI's write", 5_000).catch((err: Error) => {
+    throw new Error(`${err.message}; a.txt holds ${JSON.stringify(fs.readFileSync(file, 'utf8'))}`);
+  });
+  assert.equal(fs.statSync(file).mode & 0o777, 0o640, 'the file keeps its mode');
+  assert.deepEqual(
+    fs.readdirSync(h.workspace).filter((name) => name.includes('ide-companion')),
+    [],
+    'no temporary file left',
+  );
+
+  // Unedited: the CLI's write stands, and nothing else is written.
+  await proposeAndAccept('[Copilot CLI] - a.txt (2)', 'second\n', undefined);
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  assert.equal(fs.readFileSync(file, 'utf8'), 'second\n');
+  // Edited, but the file then holds something else than the proposal (the user's own save): left as it is.
+  const answer = copilot.client.callTool({
+    name: 'open_diff',
+    arguments: { original_file_path: file, new_file_contents: 'third\n', tab_name: '[Copilot CLI] - a.txt (3)' },
+  }) as Promise<any>;
+  const shown = await waitFor(() => h.view.shown.find((d) => d.newContent === 'third\n'), 'the third diff');
+  h.companion.diffs.accept(shown.id, 'third, edited\n');
+  await answer;
+  fs.writeFileSync(file, 'something else\n');
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  assert.equal(fs.readFileSync(file, 'utf8'), 'something else\n');
+});
+
 test('Copilot CLI is served when the user has it or names it; its folder and the dead lock files swept', (t) => {
   assert.deepEqual(parseAgents('copilot'), ['gemini', 'copilot']);
   assert.deepEqual(parseAgents('opencode'), ['gemini', 'claude']);

@@ -2,6 +2,7 @@
 import { detectEditor } from '@ide-companion/client/ideDetection';
 import { findIdeProcess } from '@ide-companion/client/processTree';
 import { COMPANION_VERSION } from '@ide-companion/shared/version';
+import { cleanText } from '@ide-companion/protocol';
 import { type InstallOptions, type InstallResult } from '@ide-companion/command/editorEnd';
 import { ensureBundles } from '../build/ensureBundles.js';
 import { findInstaller, installers, type Installable } from '../editors.js';
@@ -38,7 +39,8 @@ function installerCommand(name: 'install' | 'uninstall', act: (installer: Instal
           throw new UsageError(`no installer for '${editor}'${id ? `; did you mean 'ide-companion ${name} ${id}'?` : ''} (available: ${known})`);
         }
         const lines: string[] = [];
-        const log = (line: string) => (c.json ? lines.push(line) : process.stderr.write(`${line}\n`));
+        // An installer's lines echo paths from the environment and its tools' output: cleaned, like every text we print.
+        const log = (line: string) => (c.json ? lines.push(line) : process.stderr.write(`${cleanText(line)}\n`));
         const dryRun = values['dry-run'] === true;
         if (name === 'install' && !dryRun) ensureBundles(log);
         const result = await act(installer, { env: process.env, cwd: c.cwd, dryRun, log });

@@ -82,7 +82,7 @@ export function registerCopilotTools(server: McpServer, offered: readonly ToolDe
         const { outcome, replacedFile } = diffs.wait(tab_name, original_file_path);
         if (replacedFile !== undefined) await env.diffs.close(sessionId, replacedFile);
         try {
-          await env.diffs.open(sessionId, original_file_path, new_file_contents, AGENT_DISPLAY_NAMES.copilot);
+          await env.diffs.open(sessionId, original_file_path, new_file_contents, AGENT_DISPLAY_NAMES.copilot, { writesOwnProposal: true });
         } catch (err) {
           diffs.settleTab(tab_name, copilotOutcome({ success: false, result: 'REJECTED', trigger: 'error', message: describeError(err) }));
           env.logger.warn('open_diff refused', { filePath: original_file_path, error: describeError(err) });
