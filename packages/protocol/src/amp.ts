@@ -18,6 +18,17 @@ export const AMP_ENV = {
   XDG_DATA_HOME: 'XDG_DATA_HOME',
 } as const;
 
+/**
+ * How Amp's `editFile` reaches the file, the user's choice (the companion's
+ * `ampEditFile` option, else this variable): `review` (the default) opens the
+ * diff view and answers once the user decides; `buffer` writes through the
+ * editor's buffer as one change the user can undo (amp.nvim's way), where the
+ * editor declares `writeBuffer` (elsewhere: review).
+ */
+export const AMP_EDIT_ENV = 'IDE_COMPANION_AMP_EDIT';
+export const AMP_EDIT_MODES = ['review', 'buffer'] as const;
+export type AmpEditMode = (typeof AMP_EDIT_MODES)[number];
+
 /** The query parameter carrying the lock file's token on the upgrade request. */
 export const AMP_AUTH_QUERY = 'auth';
 /** amp.nvim refuses tokens outside these lengths before comparing: so do we. */

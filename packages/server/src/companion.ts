@@ -64,7 +64,16 @@ import { answerAmpRequest } from './faces/ampRequests.js';
 import { ClaudeFace, claudeLockFile, selectionOf, sweepStaleClaudeLockFiles, type ClaudeSession } from './faces/claude.js';
 import { PortLockFile } from './faces/lockFile.js';
 import { registerClaudeTools } from './faces/claudeTools.js';
-import { AMP_ENV, MAX_MESSAGE_BYTES, type AmpLockFile, type ClaudeAtMentioned, type ClaudeLockFile } from '@ide-companion/protocol';
+import {
+  AMP_EDIT_ENV,
+  AMP_EDIT_MODES,
+  AMP_ENV,
+  MAX_MESSAGE_BYTES,
+  type AmpEditMode,
+  type AmpLockFile,
+  type ClaudeAtMentioned,
+  type ClaudeLockFile,
+} from '@ide-companion/protocol';
 import { COMPANION_VERSION } from '@ide-companion/shared/version';
 import { availableTools, registerTools } from './tools/index.js';
 import type { ToolDefinition, ToolEnvironment } from './tools/toolDefinition.js';
@@ -142,6 +151,8 @@ export interface CompanionOptions {
   claudeIdeDir?: string;
   /** Where Copilot CLI's lock file goes (default $COPILOT_HOME/ide or ~/.copilot/ide). For tests. */
   copilotIdeDir?: string;
+  /** How Amp's editFile reaches the file: `review` (default) or `buffer` (docs/agents.md); unset: IDE_COMPANION_AMP_EDIT, else review. */
+  ampEditFile?: AmpEditMode;
   /** Where Amp's lock file goes (default <AMP_DATA_HOME, $XDG_DATA_HOME or ~/.local/share>/amp/ide). For tests. */
   ampIdeDir?: string;
 }
@@ -181,6 +192,8 @@ export class Companion {
   private ampLock: PortLockFile<AmpLockFile> | undefined;
   /** Amp's WebSocket face (on the companion's port, `?auth=`); undefined when Amp is not served. */
   private readonly amp: AmpFace | undefined;
+  /** How Amp's editFile reaches the file (ampEditFile, IDE_COMPANION_AMP_EDIT). */
+  private readonly ampEditMode: AmpEditMode;
   /** Copilot CLI's socket, in the companion's private folder; undefined until it listens. */
   private copilotSocketPath: string | undefined;
   /** Copilot CLI's face (MCP over a Unix socket of its own); undefined when Copilot CLI is not served. */
@@ -281,6 +294,7 @@ export class Companion {
             onSessionsChanged: () => this.emitSessions(),
           })
         : undefined;
+    this.ampEditMode = options.ampEditFile ?? ampEditFromEnv(this.logger);
     this.amp = this.wantedAgents.includes('amp')
       ? new AmpFace({
           token: this.ampToken,
@@ -290,7 +304,7 @@ export class Companion {
           logger: this.logger,
           answer: (session, id, method, params) =>
             answerAmpRequest(
-              { env: this.toolEnvironment(), offered: this.tools, maxFileBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES },
+              { env: this.toolEnvironment(), offered: this.tools, maxFileBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES, editMode: this.ampEditMode },
               session,
               id,
               method,
@@ -825,4 +839,13 @@ function agentsFromEnv(logger: Logger): readonly AgentName[] | undefined {
     logger.warn(`${AGENTS_ENV} ignored: the agents you have are served`, { error: describeError(err) });
     return undefined;
   }
+}
+
+/** Amp's editFile mode from IDE_COMPANION_AMP_EDIT (`review` or `buffer`); unset or unknown: review (said in the log). */
+function ampEditFromEnv(logger: Logger): AmpEditMode {
+  const text = process.env[AMP_EDIT_ENV]?.trim().toLowerCase();
+  if (!text) return 'review';
+  if ((AMP_EDIT_MODES as readonly string[]).includes(text)) return text as AmpEditMode;
+  logger.warn(`${AMP_EDIT_ENV} ignored: choose ${AMP_EDIT_MODES.join(' or ')}; Amp's edits are reviewed`);
+  return 'review';
 }

@@ -233,6 +233,49 @@ test('a second editFile of the same file replaces the first: the first is answer
   assert.equal(fs.readFileSync(file, 'utf8'), 'second\n');
 });
 
+test("editFile in `buffer` mode goes through the editor's writeBuffer (no review), never around the path checks; without it, review", async (t) => {
+  const written: Array<ActionParams<'writeBuffer'>> = [];
+  let refuse: string | undefined;
+  const editor = new (class extends RecordingEditor {
+    writeBuffer(params: ActionParams<'writeBuffer'>): void {
+      if (refuse) throw new Error(refuse);
+      written.push(params);
+      fs.writeFileSync(params.path, params.content);
+    }
+  })();
+  const h = await withAmp(t, { editor, ampEditFile: 'buffer' });
+  const amp = await connect(t, h);
+  const file = path.join(h.workspace, 'a.txt');
+  fs.writeFileSync(file, 'one\n');
+  const answer = (await amp.request('editFile', { path: file, fullContent: 'two\n' })).editFile;
+  assert.deepEqual(answer, { success: true, message: `Written to ${file} through the editor's buffer; the user can undo it there`, appliedChanges: true });
+  assert.deepEqual(written, [{ path: file, content: 'two\n' }]);
+  assert.equal(h.view.shown.length, 0, 'no review in buffer mode');
+
+  refuse = `${file} has unsaved changes in the editor`;
+  const refused = (await amp.request('editFile', { path: file, fullContent: 'three\n' })).editFile;
+  assert.equal(refused.success, false);
+  assert.match(refused.message, /has unsaved changes in the editor/);
+  refuse = undefined;
+
+  const outside = path.join(h.tmp, 'outside.txt');
+  fs.writeFileSync(outside, 'keep\n');
+  assert.equal((await amp.request('editFile', { path: outside, fullContent: 'x\n' })).editFile.success, false);
+  assert.equal(written.length, 1, 'the editor was not asked for a path outside the roots');
+  assert.equal(fs.readFileSync(outside, 'utf8'), 'keep\n');
+
+  // An editor without writeBuffer: the same setting reviews.
+  const plain = await withAmp(t, { ampEditFile: 'buffer' });
+  const amp2 = await connect(t, plain);
+  const other = path.join(plain.workspace, 'b.txt');
+  fs.writeFileSync(other, 'one\n');
+  const reviewed = amp2.request('editFile', { path: other, fullContent: 'two\n' });
+  const shown = await waitFor(() => plain.view.shown[0], 'reviewed where the editor cannot write its buffer');
+  plain.companion.diffs.accept(shown.id);
+  assert.equal((await reviewed).editFile.success, true);
+  assert.equal(fs.readFileSync(other, 'utf8'), 'two\n');
+});
+
 test('getDiagnostics (a file, or a folder by prefix) through the editor; openURI opens file:// inside the roots and refuses the rest', async (t) => {
   const asked: Array<ActionParams<'getDiagnostics'>> = [];
   const opened: Array<ActionParams<'openFile'>> = [];

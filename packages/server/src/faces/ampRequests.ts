@@ -16,6 +16,7 @@ import {
   AMP_ERROR,
   AmpRequestParamsSchemas,
   type AmpDiagnostic,
+  type AmpEditMode,
   type AmpDiagnosticsResult,
   type AmpEditFileResult,
   type AmpId,
@@ -27,6 +28,7 @@ import {
 import { AGENT_DISPLAY_NAMES } from '@ide-companion/shared/agentPaths';
 import { readOriginal } from '../readOriginal.js';
 import { describeError } from '../logger.js';
+import { askEditor } from '../tools/askEditor.js';
 import { getDiagnostics } from '../tools/getDiagnostics.js';
 import { openFile } from '../tools/openFile.js';
 import type { ToolDefinition, ToolEnvironment } from '../tools/toolDefinition.js';
@@ -40,6 +42,8 @@ export interface AmpRequestContext {
   offered: readonly ToolDefinition[];
   /** Largest file read or proposed. */
   maxFileBytes: number;
+  /** editFile through the diff view (`review`) or the editor's buffer (`buffer`, where the editor declares writeBuffer). */
+  editMode: AmpEditMode;
 }
 
 /** Answers one Amp request. */
@@ -134,6 +138,7 @@ async function editFile(ctx: AmpRequestContext, session: AmpSession, given: stri
   const { env } = ctx;
   const target = editTarget(given, env.context.getRoots());
   if (target instanceof Error) return { success: false, message: `editFile refused ${given}: ${target.message}`, appliedChanges: false };
+  if (ctx.editMode === 'buffer' && env.editor?.writeBuffer) return writeThroughBuffer(ctx, given, target, fullContent);
   if (!env.diffs.enabled)
     return { success: false, message: 'editFile: this editor shows no diffs, so nothing is changed without review', appliedChanges: false };
   if (Buffer.byteLength(fullContent) > ctx.maxFileBytes) {
@@ -179,6 +184,21 @@ async function editFile(ctx: AmpRequestContext, session: AmpSession, given: stri
       : `The user accepted the changes to ${given}`,
     appliedChanges: true,
   };
+}
+
+/**
+ * The `buffer` mode: the text goes through the editor's buffer of the file as
+ * one change the user can undo, and is saved there (no review, as amp.nvim
+ * does). The editor refuses a buffer with unsaved changes of the user's.
+ */
+async function writeThroughBuffer(ctx: AmpRequestContext, given: string, target: string, fullContent: string): Promise<AmpEditFileResult> {
+  try {
+    await askEditor(ctx.env, 'writeBuffer', { path: target, content: fullContent });
+  } catch (err) {
+    ctx.env.logger.warn('Amp editFile: the editor did not write its buffer', { filePath: target, error: describeError(err) });
+    return { success: false, message: `editFile could not write ${given} through the editor: ${describeError(err)}`, appliedChanges: false };
+  }
+  return { success: true, message: `Written to ${given} through the editor's buffer; the user can undo it there`, appliedChanges: true };
 }
 
 const SEVERITY: Record<Diagnostic['severity'], AmpDiagnostic['severity']> = { error: 'error', warning: 'warning', information: 'info', hint: 'hint' };
