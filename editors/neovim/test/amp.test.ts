@@ -74,3 +74,35 @@ test("Amp hears Neovim's selection and :GeminiSend; its editFile is reviewed in 
   assert.equal((await amp.request('openURI', { uri: `file://${other}` })).openURI.success, true);
   await waitFor(async () => (await s.nvim.call('expand', ['%:p'])) === other, 'Neovim shows b.txt', TIMEOUT);
 });
+
+test(
+  "Amp's editFile in buffer mode (IDE_COMPANION_AMP_EDIT=buffer): written through Neovim's buffer, bytes exact, undone with u; a buffer with unsaved changes refuses",
+  { skip, timeout: 120_000 },
+  async (t) => {
+    const saved = process.env['IDE_COMPANION_AMP_EDIT'];
+    process.env['IDE_COMPANION_AMP_EDIT'] = 'buffer';
+    t.after(() => (saved === undefined ? delete process.env['IDE_COMPANION_AMP_EDIT'] : (process.env['IDE_COMPANION_AMP_EDIT'] = saved)));
+    const { s, amp } = await ampBesideNeovim(t, { 'a.txt': 'alpha\nbeta\n', 'b.txt': 'keep\n' });
+    const file = path.join(s.workspace, 'a.txt');
+    await s.nvim.command('edit a.txt');
+
+    const answer = (await amp.request('editFile', { path: file, fullContent: 'alpha\nBETA ✓\ngamma' })).editFile;
+    assert.equal(answer.success, true, answer.message);
+    assert.equal(answer.appliedChanges, true);
+    assert.deepEqual(fs.readFileSync(file), Buffer.from('alpha\nBETA ✓\ngamma'), 'the bytes exactly, no final newline added');
+    assert.deepEqual(await s.lua('return vim.api.nvim_buf_get_lines(0, 0, -1, false)'), ['alpha', 'BETA ✓', 'gamma']);
+    assert.deepEqual(await s.lua('return require("ide_companion.diff").list()'), [], 'no review');
+    await s.nvim.command('undo');
+    assert.deepEqual(await s.lua('return vim.api.nvim_buf_get_lines(0, 0, -1, false)'), ['alpha', 'beta'], 'one change, undone with u');
+
+    // A file not loaded is loaded, written, and listed; a buffer with unsaved changes (the undo above) is refused.
+    const other = path.join(s.workspace, 'b.txt');
+    assert.equal((await amp.request('editFile', { path: other, fullContent: 'changed\n' })).editFile.success, true);
+    assert.equal(fs.readFileSync(other, 'utf8'), 'changed\n');
+    const refused = (await amp.request('editFile', { path: file, fullContent: 'no\n' })).editFile;
+    assert.equal(refused.success, false);
+    assert.match(refused.message, /unsaved changes in Neovim/);
+    assert.deepEqual(fs.readFileSync(file), Buffer.from('alpha\nBETA ✓\ngamma'), 'the file is left');
+    assert.deepEqual(await s.lua('return vim.api.nvim_buf_get_lines(0, 0, -1, false)'), ['alpha', 'beta'], "the user's buffer is left");
+  },
+);
