@@ -165,7 +165,8 @@ A `gemini' started from now on connects to this Emacs, not another one."
                      :capabilities ["openFile" "getOpenEditors" "getSelection" "getDiagnostics" "diagnosticItems"
                                     "checkDocumentDirty" "saveDocument" "reload" "writeBuffer"])
                (and trusted (list :trustedFolders trusted))
-               (and ide-companion-agents (list :agents (vconcat ide-companion-agents))))))))
+               (and ide-companion-agents (list :agents (vconcat ide-companion-agents)))
+               (and ide-companion-amp-edit-file (list :ampEditFile ide-companion-amp-edit-file)))))))
 
 (defun ide-companion--filter (process chunk)
   "Split CHUNK, output of the host PROCESS, into lines and handle each."

@@ -1,5 +1,5 @@
 /**
- * Amp's editFile in `buffer` mode (IDE_COMPANION_AMP_EDIT=buffer, issue 31)
+ * Amp's editFile in `buffer` mode (ide-companion-amp-edit-file, issue 31)
  * against a real Emacs: the text goes through the buffer visiting the file
  * as one change the user undoes, saved byte for byte (no final newline
  * added); a file no buffer visits is visited and written; a buffer with
@@ -25,8 +25,8 @@ test(
     const s = await startEmacs({
       files: { 'a.txt': 'alpha\nbeta\n', 'b.txt': 'keep\n' },
       open: ['a.txt'],
-      init: '(setq ide-companion-agents \'("gemini" "amp"))',
-      env: { AMP_DATA_HOME: data.path, IDE_COMPANION_AMP_EDIT: 'buffer' },
+      init: '(setq ide-companion-agents \'("gemini" "amp") ide-companion-amp-edit-file "buffer")',
+      env: { AMP_DATA_HOME: data.path },
     });
     t.after(() => s.close());
     const { content } = await s.discovery();

@@ -16,8 +16,12 @@ import { hasNvim, inProposal, startNeovim, TIMEOUT, waitForDiff, type NeovimSess
 
 const skip = skipUnless(hasNvim, 'nvim', 'apt-get install -y neovim');
 
-async function ampBesideNeovim(t: import('node:test').TestContext, files: Record<string, string>): Promise<{ s: NeovimSession; amp: AmpClient }> {
-  const s = await startNeovim({ setup: "{ agents = { 'gemini', 'amp' } }", files });
+async function ampBesideNeovim(
+  t: import('node:test').TestContext,
+  files: Record<string, string>,
+  setup = "{ agents = { 'gemini', 'amp' } }",
+): Promise<{ s: NeovimSession; amp: AmpClient }> {
+  const s = await startNeovim({ setup, files });
   t.after(() => s.close());
   const { content } = await s.discovery();
   const lockFile = path.join(s.tmp, 'data', 'amp', 'ide', `${content.port}.json`);
@@ -76,13 +80,10 @@ test("Amp hears Neovim's selection and :GeminiSend; its editFile is reviewed in 
 });
 
 test(
-  "Amp's editFile in buffer mode (IDE_COMPANION_AMP_EDIT=buffer): written through Neovim's buffer, bytes exact, undone with u; a buffer with unsaved changes refuses",
+  "Amp's editFile in buffer mode (setup's amp_edit_file = 'buffer'): written through Neovim's buffer, bytes exact, undone with u; a buffer with unsaved changes refuses",
   { skip, timeout: 120_000 },
   async (t) => {
-    const saved = process.env['IDE_COMPANION_AMP_EDIT'];
-    process.env['IDE_COMPANION_AMP_EDIT'] = 'buffer';
-    t.after(() => (saved === undefined ? delete process.env['IDE_COMPANION_AMP_EDIT'] : (process.env['IDE_COMPANION_AMP_EDIT'] = saved)));
-    const { s, amp } = await ampBesideNeovim(t, { 'a.txt': 'alpha\nbeta\n', 'b.txt': 'keep\n' });
+    const { s, amp } = await ampBesideNeovim(t, { 'a.txt': 'alpha\nbeta\n', 'b.txt': 'keep\n' }, "{ agents = { 'gemini', 'amp' }, amp_edit_file = 'buffer' }");
     const file = path.join(s.workspace, 'a.txt');
     await s.nvim.command('edit a.txt');
 
@@ -104,5 +105,8 @@ test(
     assert.match(refused.message, /unsaved changes in Neovim/);
     assert.deepEqual(fs.readFileSync(file), Buffer.from('alpha\nBETA ✓\ngamma'), 'the file is left');
     assert.deepEqual(await s.lua('return vim.api.nvim_buf_get_lines(0, 0, -1, false)'), ['alpha', 'beta'], "the user's buffer is left");
+    const bad = await s.lua<[boolean, string]>("local ok, err = pcall(require('ide_companion.config').resolve, { amp_edit_file = 'diff' }) return { ok, err }");
+    assert.equal(bad[0], false);
+    assert.match(bad[1], /amp_edit_file must be 'review' or 'buffer', got "diff"/);
   },
 );

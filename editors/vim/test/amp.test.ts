@@ -1,5 +1,5 @@
 /**
- * Amp's editFile in `buffer` mode (IDE_COMPANION_AMP_EDIT=buffer, issue 31)
+ * Amp's editFile in `buffer` mode (g:ide_companion_amp_edit_file, issue 31)
  * against a real Vim: the text goes through Vim's buffer as one change the
  * user undoes with u, written byte for byte; a buffer no window shows is
  * written too and stays loaded (its undo kept); one with unsaved changes
@@ -24,8 +24,8 @@ test(
     const s = await startVim({
       files: { 'a.txt': 'alpha\nbeta\n', 'b.txt': 'keep\n' },
       open: ['a.txt'],
-      vimrc: ["let g:ide_companion_agents = ['gemini', 'amp']"],
-      env: { AMP_DATA_HOME: data.path, IDE_COMPANION_AMP_EDIT: 'buffer' },
+      vimrc: ["let g:ide_companion_agents = ['gemini', 'amp']", "let g:ide_companion_amp_edit_file = 'buffer'"],
+      env: { AMP_DATA_HOME: data.path },
     });
     t.after(() => s.close());
     const { content } = await s.discovery();

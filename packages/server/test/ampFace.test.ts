@@ -250,7 +250,7 @@ test("editFile in `buffer` mode goes through the editor's writeBuffer (no review
   const answer = (await amp.request('editFile', { path: file, fullContent: 'two\n' })).editFile;
   assert.deepEqual(answer, { success: true, message: `Written to ${file} through the editor's buffer; the user can undo it there`, appliedChanges: true });
   assert.deepEqual(written, [{ path: file, content: 'two\n' }]);
-  assert.equal(h.view.shown.length, 0, 'no review in buffer mode');
+  assert.equal(editor.shown.length, 0, 'no review in buffer mode');
 
   refuse = `${file} has unsaved changes in the editor`;
   const refused = (await amp.request('editFile', { path: file, fullContent: 'three\n' })).editFile;
@@ -274,6 +274,36 @@ test("editFile in `buffer` mode goes through the editor's writeBuffer (no review
   plain.companion.diffs.accept(shown.id);
   assert.equal((await reviewed).editFile.success, true);
   assert.equal(fs.readFileSync(other, 'utf8'), 'two\n');
+});
+
+test('IDE_COMPANION_AMP_EDIT chooses the mode when no option does; an unknown value reviews', async (t) => {
+  const saved = process.env['IDE_COMPANION_AMP_EDIT'];
+  t.after(() => (saved === undefined ? delete process.env['IDE_COMPANION_AMP_EDIT'] : (process.env['IDE_COMPANION_AMP_EDIT'] = saved)));
+  for (const [value, buffered] of [
+    ['buffer', true],
+    ['Buffer ', true],
+    ['review', false],
+    ['diff', false],
+  ] as const) {
+    process.env['IDE_COMPANION_AMP_EDIT'] = value;
+    const written: string[] = [];
+    const editor = new (class extends RecordingEditor {
+      writeBuffer(params: ActionParams<'writeBuffer'>): void {
+        written.push(params.path);
+        fs.writeFileSync(params.path, params.content);
+      }
+    })();
+    const h = await withAmp(t, { editor });
+    const amp = await connect(t, h);
+    const file = path.join(h.workspace, 'a.txt');
+    fs.writeFileSync(file, 'one\n');
+    const answer = amp.request('editFile', { path: file, fullContent: 'two\n' });
+    if (!buffered) h.companion.diffs.accept((await waitFor(() => editor.shown[0], `reviewed with ${value}`)).id);
+    assert.equal((await answer).editFile.success, true, value);
+    assert.deepEqual(written, buffered ? [file] : [], value);
+    assert.equal(fs.readFileSync(file, 'utf8'), 'two\n', value);
+    assert.equal(editor.shown.length, buffered ? 0 : 1, value);
+  }
 });
 
 test('getDiagnostics (a file, or a folder by prefix) through the editor; openURI opens file:// inside the roots and refuses the rest', async (t) => {

@@ -142,6 +142,10 @@ function! s:probe_done(generation, node, host, version) abort
   if type(get(g:, 'ide_companion_agents', v:null)) == v:t_list
     let hello.agents = g:ide_companion_agents
   endif
+  " g:ide_companion_amp_edit_file ('review' or 'buffer'): how Amp's editFile reaches the file; the host checks it.
+  if type(get(g:, 'ide_companion_amp_edit_file', v:null)) == v:t_string
+    let hello.ampEditFile = g:ide_companion_amp_edit_file
+  endif
   " Vim has no workspace trust: unless the user states one, Gemini CLI applies its own.
   if has_key(g:, 'ide_companion_trusted')
     let hello.trusted = g:ide_companion_trusted ? v:true : v:false
