@@ -306,6 +306,61 @@ test('IDE_COMPANION_AMP_EDIT chooses the mode when no option does; an unknown va
   }
 });
 
+test('hostile paths and params on every request: each answered (refused), nothing outside the roots read or changed, the face alive', async (t) => {
+  const h = await withAmp(t, { maxBodyBytes: 256 * 1024 });
+  const amp = await connect(t, h);
+  const outside = path.join(h.tmp, 'outside.txt');
+  fs.writeFileSync(outside, 'secret\n');
+  fs.symlinkSync(outside, path.join(h.workspace, 'link.txt'));
+  const fifo = path.join(h.workspace, 'fifo');
+  execFileSync('mkfifo', [fifo]);
+  const paths = [
+    outside,
+    path.join(h.workspace, '..', 'outside.txt'),
+    path.join(h.workspace, 'link.txt'),
+    fifo,
+    '/dev/zero',
+    '/',
+    h.workspace,
+    '',
+    'relative.txt',
+    path.join(h.workspace, 'a\u0000b'),
+    path.join(h.workspace, 'lone\ud800.txt'),
+    path.join(h.workspace, 'x'.repeat(5000)),
+    `file://${outside}`,
+    `file://${h.workspace}/%2e%2e/outside.txt`,
+    'file://remote.example/etc/passwd',
+  ];
+  const paramsOf = (p: string) =>
+    [
+      ['readFile', { path: p }],
+      ['editFile', { path: p, fullContent: 'pwned\n' }],
+      ['getDiagnostics', { path: p }],
+      ['openURI', { uri: p }],
+    ] as const;
+  for (const p of paths) {
+    for (const [method, params] of paramsOf(p)) {
+      const answer = await amp.request(method, params);
+      const result = answer[method];
+      assert.ok(answer.error !== undefined || result !== undefined, `${method} ${JSON.stringify(p)} answered`);
+      if (method === 'readFile' && result) assert.ok(result.success === false || !result.content?.includes('secret'), `${method} ${JSON.stringify(p)}`);
+      if (method === 'editFile' && result) assert.equal(result.success, false, `${method} ${JSON.stringify(p)}`);
+    }
+  }
+  for (const params of [null, 7, 'x', [], { path: ['a'] }, { __proto__: { path: outside } }, { path: outside, fullContent: 7 }]) {
+    for (const method of ['readFile', 'editFile', 'getDiagnostics', 'openURI']) {
+      const answer = await amp.request(method, params);
+      assert.ok(
+        answer.error !== undefined || answer[method]?.success === false || Array.isArray(answer[method]?.entries),
+        `${method} ${JSON.stringify(params)}`,
+      );
+    }
+  }
+  assert.equal(fs.readFileSync(outside, 'utf8'), 'secret\n', 'nothing outside changed');
+  assert.equal(h.view.shown.length, 0, 'no diff shown for any of them');
+  assert.deepEqual((await amp.request('ping', { message: 'alive' })).ping, { message: 'alive' });
+});
+
 test('getDiagnostics (a file, or a folder by prefix) through the editor; openURI opens file:// inside the roots and refuses the rest', async (t) => {
   const asked: Array<ActionParams<'getDiagnostics'>> = [];
   const opened: Array<ActionParams<'openFile'>> = [];
