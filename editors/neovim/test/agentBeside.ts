@@ -7,15 +7,15 @@ import type { TestContext } from 'node:test';
 import { Tmux, waitFor } from '@ide-companion/testkit';
 import { startNeovim, type NeovimSession, type StartOptions } from './harness.js';
 
-/** Neovim with `options` and the agent's mock model from `startModel`, a tmux pane of `size` for the agent; all end after `t`. Resolves once Neovim's companion is discoverable. */
+/** Neovim with `options` and the agent's mock model from `startModel` (given Neovim, for its workspace), a tmux pane of `size` for the agent; all end after `t`. Resolves once Neovim's companion is discoverable. */
 export async function besideNeovim<M extends { close(): Promise<void> }>(
   t: TestContext,
   options: StartOptions,
-  startModel: () => Promise<M>,
+  startModel: (s: NeovimSession) => Promise<M>,
   size: [number, number],
 ): Promise<{ s: NeovimSession; model: M; tui: Tmux }> {
   const s = await startNeovim(options);
-  const model = await startModel().catch(async (err: unknown) => {
+  const model = await startModel(s).catch(async (err: unknown) => {
     await s.close();
     throw err;
   });

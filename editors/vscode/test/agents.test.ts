@@ -1,6 +1,6 @@
 /**
- * Claude Code and Qwen Code, the real pinned CLIs, typed into VS Code's
- * integrated terminal (code-server 4.100.3 driven by Chromium, as in
+ * Claude Code, Qwen Code, GitHub Copilot CLI and opencode, the real pinned
+ * CLIs, typed into VS Code's integrated terminal (code-server 4.100.3 driven by Chromium, as in
  * extension.test.ts). What tells each agent which editor to use is what our
  * extension put into the terminal (CLAUDE_CODE_SSE_PORT,
  * ENABLE_IDE_INTEGRATION, CLAUDE_CODE_IDE_SKIP_AUTO_INSTALL;
@@ -9,7 +9,9 @@
  * companion, gets VS Code's selection in its model request, and its proposed
  * write opens as a VS Code diff: edited by the user and accepted, the user's
  * bytes land; rejected, the file stays as it was. Claude Code installs no
- * extension of its own. HOME is code-server's private one; the models are our
+ * extension of its own. Copilot CLI finds the window by its lock file in
+ * ~/.copilot/ide (its proposal accepted lands, a rejected one leaves the
+ * file); opencode by Claude Code's lock file, run as docs/agents.md says. HOME is code-server's private one; the models are our
  * mocks on loopback; an HTTPS proxy on a dead loopback port stops every other
  * request.
  */
@@ -19,6 +21,11 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import {
   claudeProposeWriteTurns,
+  COPILOT_AGENT_PROMPT,
+  findCopilotCli,
+  findOpencode,
+  OPENCODE_AGENT_PROMPT,
+  opencodeCommand,
   CLAUDE_TEST_API_KEY,
   findClaudeCode,
   findQwenCode,
@@ -48,6 +55,10 @@ const skip =
   skipUnless(CHROMIUM !== undefined, 'chromium', 'apt-get install -y chromium');
 const skipClaude = skipUnless(claude !== undefined, 'Claude Code 2.1.332', 'run scripts/install-claude-code.sh');
 const skipQwen = skipUnless(qwen !== undefined, 'Qwen Code 0.24.4', 'run scripts/install-qwen-code.sh');
+const copilot = findCopilotCli();
+const opencode = findOpencode();
+const skipCopilot = skipUnless(copilot !== undefined, 'GitHub Copilot CLI 1.0.102', 'run scripts/install-copilot-cli.sh');
+const skipOpencode = skipUnless(opencode !== undefined, 'opencode 1.18.33', 'run scripts/install-opencode.sh');
 
 /** Each CLI starts in 3-10 s here; a shared 2-core machine can take many times that. */
 const START_TIMEOUT_MS = 90_000;
@@ -245,7 +256,7 @@ function qwenPromptWith(model: OpenAiMock, prompt: string): string | undefined {
   return undefined;
 }
 
-describe("Claude Code and Qwen Code in VS Code's integrated terminal", { skip, timeout: 2 * TEST_TIMEOUT_MS + 60_000 }, () => {
+describe("Claude Code, Qwen Code, Copilot CLI and opencode in VS Code's integrated terminal", { skip, timeout: 4 * TEST_TIMEOUT_MS + 60_000 }, () => {
   let cs: CodeServer;
   let win: Window;
   /** Another window on the same folder, opened first: its companion's lock files name the folder too. */
@@ -256,25 +267,57 @@ describe("Claude Code and Qwen Code in VS Code's integrated terminal", { skip, t
   let bin: { path: string; cleanup: () => void };
   let claudeModel: AnthropicMock;
   let qwenModel: OpenAiMock;
-  /** Claude Code edits a.txt, Qwen Code b.txt. */
+  let copilotModel: OpenAiMock;
+  let opencodeModel: OpenAiMock;
+  /** Claude Code edits a.txt, Qwen Code b.txt, Copilot CLI c.txt; opencode reads d.txt's selection. */
   const fileA = () => path.join(ws, 'a.txt');
   const fileB = () => path.join(ws, 'b.txt');
+  const fileC = () => path.join(ws, 'c.txt');
+  const fileD = () => path.join(ws, 'd.txt');
+  /** Copilot CLI and opencode take any window on their folder: the decoy goes before they start. */
+  let decoyOpen = true;
+  async function closeDecoy(): Promise<void> {
+    if (!decoyOpen) return;
+    decoyOpen = false;
+    await decoy.close();
+  }
   const codeLog = () => path.join(bin.path, 'code.log');
+  const copilotLogs = () => path.join(bin.path, 'copilot-logs');
+  /** What Copilot CLI logged of its IDE connection. */
+  const copilotIdeLog = () =>
+    (fs.existsSync(copilotLogs()) ? fs.readdirSync(copilotLogs()) : [])
+      .flatMap((name) => fs.readFileSync(path.join(copilotLogs(), name), 'utf8').split('\n'))
+      .filter((line) => /\bIDE\b|lock file|MCP/i.test(line))
+      .slice(-40)
+      .join('\n');
 
   before(async () => {
     bin = makeTempDir('ide-companion-vscode-agents-');
     // The lock files go where the agents, with code-server's HOME, look by default: ~/.claude/ide and ~/.qwen/ide.
-    cs = new CodeServer({ env: { CLAUDE_CONFIG_DIR: undefined, QWEN_HOME: undefined, IDE_COMPANION_AGENTS: undefined } });
+    cs = new CodeServer({ env: { CLAUDE_CONFIG_DIR: undefined, QWEN_HOME: undefined, COPILOT_HOME: undefined, IDE_COMPANION_AGENTS: undefined } });
     ws = path.join(cs.dir, 'ws');
     fs.mkdirSync(ws);
     fs.writeFileSync(fileA(), ORIGINAL);
     fs.writeFileSync(fileB(), ORIGINAL);
+    fs.writeFileSync(fileC(), ORIGINAL);
+    fs.writeFileSync(fileD(), 'alpha line\nbeta line\n');
     // One session each: a write the user edits and accepts, then one rejected.
     claudeModel = await startAnthropicMock([
       ...claudeProposeWriteTurns(fileA(), 'line from the model\n'),
       ...claudeProposeWriteTurns(fileA(), 'second proposal\n'),
     ]);
     qwenModel = await startOpenAiMock([...proposeWriteTurns(fileB(), 'line from the model\n'), ...proposeWriteTurns(fileB(), 'second proposal\n')]);
+    copilotModel = await startOpenAiMock(
+      [
+        { text: 'Hello.' },
+        { tool: 'edit', args: { path: fileC(), old_str: 'original line', new_str: 'line from the model' } },
+        { text: 'Done.' },
+        { tool: 'edit', args: { path: fileC(), old_str: 'no final newline', new_str: 'rejected text' } },
+        { text: 'Done.' },
+      ],
+      COPILOT_AGENT_PROMPT,
+    );
+    opencodeModel = await startOpenAiMock([{ text: 'Done.' }], OPENCODE_AGENT_PROMPT);
     makeClaudeHome(cs.home, [ws]);
     makeQwenHome(path.join(cs.home, '.qwen'));
     // `claude` and `qwen`: the pinned CLIs on our models, with what makes them headless (CI) left out. Everything
@@ -296,6 +339,21 @@ describe("Claude Code and Qwen Code in VS Code's integrated terminal", { skip, t
       const command = shellCommand(qwenArgv(qwen, qwenModel.baseUrl), NO_EGRESS, HEADLESS_TRIGGER_ENV);
       fs.writeFileSync(path.join(bin.path, 'qwen'), `#!/bin/sh\nexec ${command} "$@"\n`, { mode: 0o755 });
     }
+    // Copilot CLI's folder in HOME: the user has it, so the companion serves it (docs/agents.md).
+    if (copilot) {
+      fs.mkdirSync(path.join(cs.home, '.copilot'), { recursive: true });
+      const env = { COPILOT_PROVIDER_BASE_URL: copilotModel.baseUrl, COPILOT_PROVIDER_API_KEY: 'test-key', COPILOT_MODEL: 'fake', ...NO_EGRESS };
+      // Its IDE discovery is logged at debug level: shown when the test fails.
+      const argv = [copilot.binary, '--log-level', 'debug', '--log-dir', copilotLogs()];
+      const command = shellCommand(argv, env, [...HEADLESS_TRIGGER_ENV, 'GH_TOKEN', 'GITHUB_TOKEN', 'COPILOT_GITHUB_TOKEN']);
+      fs.writeFileSync(path.join(bin.path, 'copilot'), `#!/bin/sh\nexec ${command} "$@"\n`, { mode: 0o755 });
+    }
+    // opencode as the user runs it in an editor's terminal (docs/agents.md): `env -u CLAUDE_CODE_SSE_PORT opencode`,
+    // typed below; the wrapper only points it at our model (its config in HOME) and keeps it off the network.
+    if (opencode) {
+      const command = opencodeCommand(opencode, { home: cs.home, baseUrl: opencodeModel.baseUrl, keepTerminalEnv: true });
+      fs.writeFileSync(path.join(bin.path, 'opencode'), `#!/bin/sh\nexec ${command} "$@"\n`, { mode: 0o755 });
+    }
     // Desktop VS Code's terminals have its `code` command, which Claude Code would install its extension with
     // (`code --install-extension anthropic.claude-code`); code-server's have `code-server`. This `code` is
     // code-server's, and it records every call.
@@ -313,6 +371,8 @@ describe("Claude Code and Qwen Code in VS Code's integrated terminal", { skip, t
     await cs?.stop();
     await claudeModel?.close();
     await qwenModel?.close();
+    await copilotModel?.close();
+    await opencodeModel?.close();
     bin?.cleanup();
   });
 
@@ -444,6 +504,139 @@ describe("Claude Code and Qwen Code in VS Code's integrated terminal", { skip, t
       // Time for Qwen Code to act on the outcome: it must not write.
       await sleep(1_000);
       assert.equal(fs.readFileSync(fileB(), 'utf8'), USER_TEXT);
+    },
+  );
+  test(
+    "Copilot CLI typed into the terminal connects to this window by its lock file in ~/.copilot/ide (listed as GitHub Copilot CLI), gets VS Code's selection; its edit opens as a VS Code diff, edited and accepted with the title-bar button: the user's bytes land (not its own write); the next one rejected leaves the file",
+    { skip: skipCopilot, timeout: TEST_TIMEOUT_MS },
+    async (t) => {
+      await closeDecoy();
+      const term = await Terminal.open(win, 'Copilot CLI');
+      let pid: number | undefined;
+      t.after(async () => {
+        await rejectAllDiffs(win).catch(() => undefined);
+        await closeTerminal(win, pid);
+      });
+      const locks = fs.readdirSync(path.join(cs.home, '.copilot', 'ide')).filter((name) => name.endsWith('.lock'));
+      assert.equal(locks.length, 1, "the companion wrote Copilot CLI's lock file in HOME");
+      await term.submit('copilot');
+      pid = (await waitFor(() => agentProcess(copilot!.binary, ws), "Copilot CLI's process", START_TIMEOUT_MS, 250)).pid;
+      // In VS Code's terminal it first offers to set up a Shift+Enter key binding: the user declines (Esc).
+      await term.waitFor((s) => s.includes('Set up terminal for multi-line input'), "Copilot CLI's terminal-setup question", START_TIMEOUT_MS);
+      await term.press('Escape');
+      await term.waitFor((s) => s.includes('Skipped terminal setup'), 'the question gone');
+      // It may ask whether to trust the folder (yes: Enter); it is connected once this window lists it (its "Connected
+      // to code-server" line is not always printed), with no question left on its screen.
+      let trusted = false;
+      await waitFor(
+        async () => {
+          const screen = await term.screen();
+          if (screen.includes('Do you trust the files in this folder?')) {
+            if (!trusted) await term.press('Enter');
+            trusted = true;
+            return false;
+          }
+          return (await agentsOf(win)).includes('copilot');
+        },
+        'Copilot CLI connected to this window',
+        START_TIMEOUT_MS,
+        250,
+      ).catch((err: Error) => term.fail(new Error(`${err.message}\n--- Copilot CLI's log of its IDE connection ---\n${copilotIdeLog()}`)));
+      // A first turn: Copilot CLI reloads its MCP servers (the IDE's among them) as its session starts (docs/agents.md).
+      await sleep(1_000);
+      await term.submit('hello');
+      await term.waitFor((s) => s.includes('Hello.'), "Copilot CLI's first answer");
+      await sleep(2_000);
+
+      // The user selects "line" on c.txt's first line, then asks: Copilot CLI's request carries it.
+      await select(win, fileC(), 0, 9, 13);
+      await sleep(1_000);
+      await term.submit('please change c.txt');
+      await diffFor(win, fileC(), term);
+      const request = copilotModel.agentRequests().find((body) => body.includes('please change c.txt')) ?? '';
+      const users = (JSON.parse(request || '{"messages":[]}') as { messages: Array<{ role: string; content: unknown }> }).messages.filter(
+        (m) => m.role === 'user',
+      );
+      const asked = String(users.at(-1)?.content ?? '');
+      assert.ok(
+        asked.includes('<ide_selection>') && asked.includes('File: c.txt (line 1)') && asked.includes('```\nline\n```'),
+        `the selection reaches the model: ${asked}`,
+      );
+      assert.equal(await activeElementIsTerminal(win.page), true, "the diff must not steal focus from Copilot CLI's terminal");
+
+      // The user rewrites the proposal and accepts it. Copilot CLI 1.0.102 may close and reopen its diff while its IDE
+      // connection settles: the user edits and accepts the one open. Its SAVED carries no text and it writes its own
+      // proposal: the companion then puts the user's bytes in its place (docs/agents.md).
+      await term.waitFor((s) => s.includes('Do you want to edit'), "Copilot CLI's own question");
+      const written = () => fs.readFileSync(fileC(), 'utf8') === USER_TEXT;
+      for (let attempt = 0; attempt < 4 && !written(); attempt++) {
+        const open = await waitFor(async () => (await win.api()).pendingDiffs.find((d) => d.filePath === fileC()), 'a diff of c.txt open', 8_000).catch(
+          () => undefined,
+        );
+        // None open again: the CLI has written (what, fileHolds below says).
+        if (!open) break;
+        await sleep(1_000);
+        await win
+          .eval(
+            `const doc = vscode.workspace.textDocuments.find((d) => d.uri.scheme === 'ide-companion-proposal' && d.uri.query === args.id);
+             const edit = new vscode.WorkspaceEdit();
+             edit.replace(doc.uri, new vscode.Range(0, 0, doc.lineCount, 0), args.text);
+             if (!(await vscode.workspace.applyEdit(edit))) throw new Error('the edit failed');`,
+            { id: open.id, text: USER_TEXT },
+          )
+          .catch(() => undefined);
+        await win.page
+          .locator('[aria-label^="Accept Proposed Change"]')
+          .first()
+          .click()
+          .catch(() => undefined);
+        await waitFor(written, "the user's text in c.txt", 8_000).catch(() => undefined);
+      }
+      await fileHolds(fileC(), USER_TEXT, term, "the user's text in c.txt after Copilot CLI's write");
+      await waitFor(async () => (await diffTabCount(win)) === 0, 'the diff tab to close', STEP_TIMEOUT_MS);
+      await term.waitFor((s) => s.includes('Done.'), 'Copilot CLI to finish its turn');
+
+      // The next one, rejected with the title-bar button: the file stays.
+      await sleep(1_000);
+      await term.submit('once more');
+      await diffFor(win, fileC(), term);
+      await term.waitFor((s) => s.includes('Do you want to edit'), "Copilot CLI's own question");
+      await sleep(1_000);
+      await win.page.locator('[aria-label^="Reject Proposed Change"]').first().click();
+      await waitFor(async () => (await win.api()).pendingDiffs.length === 0 && (await diffTabCount(win)) === 0, 'the diff to close', STEP_TIMEOUT_MS).catch(
+        (err: Error) => term.fail(err),
+      );
+      await term.waitFor((s) => !s.includes('Do you want to edit'), 'Copilot CLI to drop its question');
+      await sleep(1_000);
+      assert.equal(fs.readFileSync(fileC(), 'utf8'), USER_TEXT, 'the rejected edit never reached the file');
+    },
+  );
+
+  test(
+    "opencode typed into the terminal as docs/agents.md says (env -u CLAUDE_CODE_SSE_PORT opencode) connects to this window by Claude Code's lock file, listed as opencode; VS Code's selection reaches its model",
+    { skip: skipOpencode, timeout: TEST_TIMEOUT_MS },
+    async (t) => {
+      await closeDecoy();
+      const term = await Terminal.open(win, 'opencode');
+      let pid: number | undefined;
+      t.after(() => closeTerminal(win, pid));
+      await term.submit('env -u CLAUDE_CODE_SSE_PORT opencode');
+      await term.waitFor((s) => s.includes('Ask anything'), 'opencode to start', START_TIMEOUT_MS);
+      pid = (await waitFor(() => agentProcess(opencode!.binary, ws), "opencode's process", STEP_TIMEOUT_MS, 250)).pid;
+      await waitFor(async () => (await agentsOf(win)).includes('opencode'), 'this window to list opencode', START_TIMEOUT_MS, 250).catch((err: Error) =>
+        term.fail(err),
+      );
+
+      // The user selects "beta" on d.txt's second line, then asks: opencode's request carries it and its file.
+      await select(win, fileD(), 1, 0, 4);
+      await sleep(1_000);
+      await term.submit('what is selected');
+      const request = await waitFor(
+        () => opencodeModel.agentRequests().find((body) => body.includes('what is selected')),
+        "opencode's request",
+        STEP_TIMEOUT_MS,
+      ).catch((err: Error) => term.fail(err));
+      assert.ok(request.includes('beta') && request.includes(fileD()), `the selection and its file reach the model: ${request.slice(-1500)}`);
     },
   );
 });

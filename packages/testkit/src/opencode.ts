@@ -33,7 +33,15 @@ export function findOpencode(): OpencodeInstall | undefined {
  * `baseUrl`. CLAUDE_CODE_SSE_PORT is left out on purpose: opencode takes
  * it and then dials without the token (docs/agents.md).
  */
-export function opencodeCommand(install: OpencodeInstall, options: { home: string; baseUrl: string; tmpdir?: string }): string {
+export function opencodeCommand(
+  install: OpencodeInstall,
+  options: {
+    home: string;
+    baseUrl: string;
+    tmpdir?: string;
+    /** In an editor's terminal: what the terminal gives is left as it is. */ keepTerminalEnv?: boolean;
+  },
+): string {
   const config = join(options.home, 'opencode.json');
   mkdirSync(options.home, { recursive: true });
   writeFileSync(
@@ -76,6 +84,8 @@ export function opencodeCommand(install: OpencodeInstall, options: { home: strin
       TERM: 'xterm-256color',
     },
     // opencode reads ~/.claude/ide under HOME; a CLAUDE_CONFIG_DIR inherited would only mislead the reader.
-    [...STRAY_IDE_ENV, 'CLAUDE_CODE_SSE_PORT', 'OPENCODE_EDITOR_SSE_PORT', 'CLAUDE_CONFIG_DIR'],
+    options.keepTerminalEnv
+      ? ['CI', 'GITHUB_ACTIONS', 'CLAUDE_CONFIG_DIR']
+      : [...STRAY_IDE_ENV, 'CLAUDE_CODE_SSE_PORT', 'OPENCODE_EDITOR_SSE_PORT', 'CLAUDE_CONFIG_DIR'],
   );
 }
