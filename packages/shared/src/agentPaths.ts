@@ -107,12 +107,13 @@ export function copilotIdeDir(env: NodeJS.ProcessEnv = process.env): string {
 
 /**
  * Amp's data folder, as its CLI and amp.nvim find it: AMP_DATA_HOME, else
- * $XDG_DATA_HOME (Linux), else ~/.local/share.
+ * $XDG_DATA_HOME (not on Windows or macOS), else ~/.local/share.
  */
 function ampDataHome(env: NodeJS.ProcessEnv): string {
   const override = env[AMP_ENV.DATA_HOME];
   if (override) return path.resolve(override);
-  const xdg = process.platform === 'linux' || process.platform === 'freebsd' ? env[AMP_ENV.XDG_DATA_HOME] : undefined;
+  // As amp.nvim reads Amp's own rule: XDG_DATA_HOME counts except on Windows and macOS.
+  const xdg = process.platform !== 'win32' && process.platform !== 'darwin' ? env[AMP_ENV.XDG_DATA_HOME] : undefined;
   return xdg ? path.resolve(xdg) : path.join(os.homedir() || os.tmpdir(), '.local', 'share');
 }
 
