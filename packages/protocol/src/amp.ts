@@ -16,6 +16,8 @@ export const AMP_ENV = {
   DATA_HOME: 'AMP_DATA_HOME',
   /** Linux's data folder, read when AMP_DATA_HOME is unset. */
   XDG_DATA_HOME: 'XDG_DATA_HOME',
+  /** The CLI's access token: set, the user has Amp (only its presence is read, never its value). */
+  API_KEY: 'AMP_API_KEY',
 } as const;
 
 /**

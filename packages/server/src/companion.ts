@@ -669,7 +669,8 @@ export class Companion {
 
   /** Whether the user named `agent`, or its folder (its own variable; a test's option): then that folder is made when missing. */
   private named(agent: 'qwen' | 'claude' | 'amp', givenDir: string | undefined): boolean {
-    const fromEnv = agent === 'amp' ? Boolean(process.env[AMP_ENV.DATA_HOME]) : agentHomeFromEnv(agent);
+    // Amp's variables: its data folder's, or the CLI's access token (a user of Amp, whose CLI makes that folder too).
+    const fromEnv = agent === 'amp' ? Boolean(process.env[AMP_ENV.DATA_HOME] || process.env[AMP_ENV.API_KEY]) : agentHomeFromEnv(agent);
     return givenDir !== undefined || fromEnv || (this.chosenAgents?.includes(agent) ?? false);
   }
 

@@ -160,3 +160,10 @@ test('Amp named in IDE_COMPANION_AGENTS: its data folder and ide folder are made
   assert.equal(mode(path.dirname(ide)), '700');
   assert.deepEqual(c.companion.agents, ['gemini', 'amp']);
 });
+
+test("Amp's CLI token (AMP_API_KEY) set: the user has Amp, its folders are made and it is served", async (t) => {
+  const c = await companionWith(t, {}, { XDG_DATA_HOME: '', AMP_DATA_HOME: '', AMP_API_KEY: 'sgamp_test' });
+  await c.start();
+  assert.ok(fs.existsSync(path.join(c.home, '.local', 'share', 'amp', 'ide', `${c.companion.port}.json`)));
+  assert.ok(c.companion.agents.includes('amp'));
+});

@@ -123,11 +123,12 @@ export function ampIdeDir(env: NodeJS.ProcessEnv = process.env): string {
 }
 
 /**
- * Whether the user has Amp (its `amp` data folder, or AMP_DATA_HOME set): only
- * then is it served unless named, so no `~/.local/share/amp` appears for others.
+ * Whether the user has Amp (its `amp` data folder, AMP_DATA_HOME, or the
+ * CLI's AMP_API_KEY set): only then is it served unless named, so no
+ * `~/.local/share/amp` appears for others.
  */
 export function userHasAmp(env: NodeJS.ProcessEnv = process.env): boolean {
-  return Boolean(env[AMP_ENV.DATA_HOME]) || fs.existsSync(path.dirname(ampIdeDir(env)));
+  return Boolean(env[AMP_ENV.DATA_HOME]) || Boolean(env[AMP_ENV.API_KEY]) || fs.existsSync(path.dirname(ampIdeDir(env)));
 }
 
 /** Amp's lock file name for a companion on `port` (amp.nvim's `<PORT>.json`). */
