@@ -14,20 +14,26 @@
  *   limit, interleaved: the same JSON
  *   written at once by a bare SSE server (bench/lib/bare-sse-server.mjs) and
  *   by a bare WebSocket server, to clients of the same kinds.
+ * - Codex CLI (issue 31) asks rather than listens: each sample is one `/ide`
+ *   as 0.171.0 makes it (a fresh connection to its IPC socket, ide-context,
+ *   the answer) through the router and the companion's face, after a cursor
+ *   move; the limit, interleaved: the same request to a bare framed server
+ *   on a Unix socket answering the same ideContext at once.
  * - Idle memory: a companion serving Gemini alone and one serving all three,
  *   each in a fresh node process, started and left idle (no client), RSS and
  *   heap after a GC; alternated, medians. Goal: all three ≤ 1.1 × one.
  */
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
+import * as net from 'node:net';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { WebSocketServer } from 'ws';
-import { connectAmpClient, connectClaudeClient, connectCopilotClient } from '@ide-companion/testkit';
+import { askCodexIdeContext, connectAmpClient, connectClaudeClient, connectCopilotClient } from '@ide-companion/testkit';
 import { activeFileOf, connectClient, log, machine, makeFiles, runBench, scaled, sleep, startCompanion, summarize, withTimeout } from './lib/common.mjs';
 import { NotificationLog } from './lib/notificationLog.mjs';
 import { startBareSseServer } from './lib/bare-sse-server.mjs';
-import { ContextUpdateNotification } from '@ide-companion/protocol';
+import { CodexFrameDecoder, ContextUpdateNotification, encodeCodexFrame } from '@ide-companion/protocol';
 
 const SAMPLES = scaled(50, 3);
 const MEMORY_ROUNDS = scaled(5, 1);
@@ -65,6 +71,21 @@ async function connectBareWs(port, record) {
   return { close: () => socket.close() };
 }
 
+/** A bare framed server on a Unix socket: answers every request at once with `answer()`, the Codex limit. */
+async function startBareCodexServer(socketPath, answer) {
+  const server = net.createServer((socket) => {
+    const decoder = new CodexFrameDecoder(() => 1024 * 1024);
+    socket.on('data', (chunk) => {
+      for (const frame of decoder.push(chunk)) {
+        socket.write(encodeCodexFrame({ type: 'response', requestId: frame.requestId, resultType: 'success', method: 'ide-context', result: answer() }));
+      }
+    });
+    socket.on('error', () => undefined);
+  });
+  await new Promise((resolve) => server.listen(socketPath, resolve));
+  return { close: () => new Promise((resolve) => server.close(() => resolve())) };
+}
+
 /** RSS and heap (MiB) of a fresh process running one idle companion with `agents`. */
 function idleMemory(agents) {
   const script = `
@@ -93,7 +114,7 @@ const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.l
 const MiB = (bytes) => Math.round((bytes / 1024 / 1024) * 100) / 100;
 
 runBench(async () => {
-  const { companion, workspace, tmp, cleanup } = await startCompanion({ agents: ['gemini', 'qwen', 'claude', 'copilot', 'amp'] });
+  const { companion, workspace, tmp, cleanup } = await startCompanion({ agents: ['gemini', 'qwen', 'claude', 'copilot', 'codex', 'amp'] });
   const [file] = makeFiles(workspace, 1);
   const qwenLock = JSON.parse(fs.readFileSync(path.join(tmp, 'qwen', 'ide', `${companion.port}.lock`), 'utf8'));
   const claudeLock = JSON.parse(fs.readFileSync(companion.claudeLockFilePath, 'utf8'));
@@ -220,12 +241,14 @@ runBench(async () => {
       };
     }
 
+    results.codex = await codexRoundTrips(companion, workspace, tmp, file);
+
     log(`idle memory: ${MEMORY_ROUNDS} rounds of one companion serving Gemini CLI alone, then every face`);
     const one = [];
     const three = [];
     for (let r = 0; r < MEMORY_ROUNDS; r++) {
       one.push(await idleMemory(['gemini']));
-      three.push(await idleMemory(['gemini', 'qwen', 'claude', 'copilot', 'amp']));
+      three.push(await idleMemory(['gemini', 'qwen', 'claude', 'copilot', 'codex', 'amp']));
     }
     const rss = { one: median(one.map((m) => m.rss)), three: median(three.map((m) => m.rss)) };
     const heap = { one: median(one.map((m) => m.heapUsed)), three: median(three.map((m) => m.heapUsed)) };
@@ -249,6 +272,45 @@ runBench(async () => {
     await cleanup();
   }
 });
+
+/** Codex CLI's /ide through the router and the face, after each cursor move, beside the bare framed server answering the same. */
+async function codexRoundTrips(companion, workspace, tmp, file) {
+  const socketPath = companion.codexState.socketPath;
+  let last;
+  const bare = await startBareCodexServer(path.join(tmp, 'bare-codex.sock'), () => last);
+  log(`codex: ${SAMPLES} /ide requests (and 5 warm-up), each after a cursor move, ${PAUSE_MS} ms apart, each beside the bare framed server`);
+  const samples = [];
+  const limit = [];
+  try {
+    for (let i = -5; i < SAMPLES; i++) {
+      const line = 2_000 + i;
+      companion.context.setCursor(file, { line, character: 12 }, `selected ${line}`);
+      await sleep(PAUSE_MS);
+      let start = performance.now();
+      const answer = await askCodexIdeContext(socketPath, workspace, WAIT_MS);
+      const took = performance.now() - start;
+      if (answer.result?.ideContext?.activeFile?.activeSelectionContent !== `selected ${line}`)
+        throw new Error(`codex: the answer lacks the selection: ${JSON.stringify(answer)}`);
+      last = answer.result;
+      await sleep(PAUSE_MS);
+      start = performance.now();
+      await askCodexIdeContext(path.join(tmp, 'bare-codex.sock'), workspace, WAIT_MS);
+      const limitMs = performance.now() - start;
+      if (i >= 0) {
+        samples.push(took);
+        limit.push(limitMs);
+      }
+    }
+  } finally {
+    await bare.close();
+  }
+  return {
+    eventMs: summarize(samples),
+    limitMs: summarize(limit),
+    p50VsLimit: Math.round((summarize(samples).p50 / summarize(limit).p50) * 100) / 100,
+    overLimitMs: Math.round((summarize(samples).p50 - summarize(limit).p50) * 1000) / 1000,
+  };
+}
 
 async function waitUntil(condition, what) {
   const deadline = Date.now() + WAIT_MS;

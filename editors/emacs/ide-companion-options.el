@@ -46,10 +46,11 @@ Commands in a row make one report.  Read when `ide-companion-mode' starts."
 
 (defcustom ide-companion-agents nil
   "The terminal agents served, a list of agent names.
-Of \"gemini\" (always served), \"qwen\", \"claude\", \"copilot\", \"amp\",
-\"opencode\"; nil: $IDE_COMPANION_AGENTS, else all.  Read at the next start."
+Of \"gemini\" (always served), \"qwen\", \"claude\", \"copilot\",
+\"codex\", \"amp\", \"opencode\"; nil: $IDE_COMPANION_AGENTS, else all.
+Read at the next start."
   :type '(repeat (choice (const "gemini") (const "qwen") (const "claude")
-                         (const "copilot") (const "amp") (const "opencode"))))
+                         (const "copilot") (const "codex") (const "amp") (const "opencode"))))
 
 (defcustom ide-companion-amp-edit-file nil
   "How Amp's editFile reaches the file.

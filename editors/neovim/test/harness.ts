@@ -61,6 +61,8 @@ export interface StartOptions {
   sameFolderAs?: NeovimSession;
   /** The user has Copilot CLI: COPILOT_HOME=tmp/home/.copilot, so the host serves it there (issue 31). */
   copilot?: boolean;
+  /** The user has Codex CLI: CODEX_HOME=tmp/home/.codex, so the host serves its socket there (issue 31). */
+  codex?: boolean;
 }
 
 /**
@@ -115,9 +117,16 @@ export async function startNeovim(options: StartOptions = {}): Promise<NeovimSes
     // Claude Code's lock files go where a Claude Code run with HOME=tmp/home reads them (claudeCode.test.ts).
     CLAUDE_CONFIG_DIR: path.join(tmp, 'home', '.claude'),
     ...(options.copilot && { COPILOT_HOME: path.join(tmp, 'home', '.copilot') }),
+    ...(options.codex && { CODEX_HOME: path.join(tmp, 'home', '.codex') }),
   };
   for (const key of Object.keys(env))
-    if (key.startsWith('GEMINI_CLI_IDE_') || key.startsWith('QWEN_CODE_IDE_') || key === 'CLAUDE_CODE_SSE_PORT' || (key === 'COPILOT_HOME' && !options.copilot))
+    if (
+      key.startsWith('GEMINI_CLI_IDE_') ||
+      key.startsWith('QWEN_CODE_IDE_') ||
+      key === 'CLAUDE_CODE_SSE_PORT' ||
+      (key === 'COPILOT_HOME' && !options.copilot) ||
+      (key === 'CODEX_HOME' && !options.codex)
+    )
       delete env[key];
   const proc = spawn(nvimPath, ['--headless', '--clean', '-n', '--listen', socket], { cwd: workspace, env, stdio: 'ignore' });
   let closed = false;

@@ -5,11 +5,12 @@
  * remoteFlows). The diff opens in Neovim; the user rewrites the proposal and
  * accepts with :w.
  */
+import assert from 'node:assert/strict';
 import { describe, test, type TestContext } from 'node:test';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { containerFlow, type EditorHost, ORIGINAL_TEXT, remoteFlowSkips, sandboxFlow, skipUnless, sshFlow } from '@ide-companion/testkit';
-import { hasNvim, inProposal, startNeovim, waitForDiff } from './harness.js';
+import { bufferLines, hasNvim, inProposal, startNeovim, waitForDiff } from './harness.js';
 
 const skip = remoteFlowSkips(skipUnless(hasNvim, 'nvim', 'apt-get install -y neovim'));
 
@@ -28,8 +29,10 @@ async function neovimHost(t: TestContext): Promise<EditorHost> {
     tmpdir: s.tmp,
     scratch,
     focusSeen: () => s.nvim.command('edit seen.txt'),
-    async editAndAccept(file) {
+    async editAndAccept(file, expect) {
       const diff = await waitForDiff(s, file);
+      // The left side is the file the agent writes (the remote one over SSH), not this machine's copy.
+      if (expect) assert.equal(`${(await bufferLines(s, diff.original)).join('\n')}\n`, expect.base);
       await s.lua("vim.api.nvim_buf_set_lines(..., 0, -1, false, { '" + EDITED_LINE + "' })", diff.proposal);
       await inProposal(s, diff.proposal, 'write');
       return `${EDITED_LINE}\n`;

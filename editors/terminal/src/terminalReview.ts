@@ -11,7 +11,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import * as readline from 'node:readline';
 import type { ReadStream } from 'node:tty';
-import type { DiffCloseReason, EditorActions, PendingDiff } from '@ide-companion/server/editorActions';
+import { shownPathOf, type DiffCloseReason, type EditorActions, type PendingDiff } from '@ide-companion/server/editorActions';
 import { keepProposal, proposalFileName, ProposalDraft } from '@ide-companion/server/keptProposals';
 import { paint, renderUnifiedDiff } from './renderDiff.js';
 import type { StatusLine } from './statusLine.js';
@@ -81,7 +81,7 @@ export class TerminalReview implements EditorActions {
     this.queue.push({ diff, proposal: diff.newContent, draft: new ProposalDraft(diff.id, diff.filePath) });
     this.options.onEvent?.({ event: 'diffOpened', filePath: diff.filePath, session: diff.sessionId, bytes: Buffer.byteLength(diff.newContent) });
     if (this.current) {
-      this.options.screen.setNotice(`queued: a proposal for ${visibleLine(diff.filePath)} (${this.queue.length} waiting)`);
+      this.options.screen.setNotice(`queued: a proposal for ${visibleLine(shownPathOf(diff))} (${this.queue.length} waiting)`);
     } else {
       this.next();
     }
@@ -112,7 +112,7 @@ export class TerminalReview implements EditorActions {
               ? 'the companion stopped'
               : `the ${diff.agent} session ended`;
       this.options.screen.setPrompt('');
-      this.print(`\n${paint(`Proposal for ${visibleLine(diff.filePath)} closed: ${why}.`, 'dim', this.options.color)}\n`);
+      this.print(`\n${paint(`Proposal for ${visibleLine(shownPathOf(diff))} closed: ${why}.`, 'dim', this.options.color)}\n`);
       if (kept) this.print(`${paint(`It is kept in ${visibleLine(kept)}: copy it over the file to apply it.`, 'bold', this.options.color)}\n`);
       if (!this.editing) this.next();
     }
@@ -157,8 +157,8 @@ export class TerminalReview implements EditorActions {
   private render(entry: Entry): void {
     const { diff } = entry;
     const edited = entry.proposal !== diff.newContent ? ' (with your edits)' : '';
-    const title = paint(`${diff.agent} proposes a change to ${visibleLine(diff.filePath)}${edited}:`, 'bold', this.options.color);
-    const body = renderUnifiedDiff(diff.filePath, diff.originalContent, entry.proposal, { color: this.options.color });
+    const title = paint(`${diff.agent} proposes a change to ${visibleLine(shownPathOf(diff))}${edited}:`, 'bold', this.options.color);
+    const body = renderUnifiedDiff(shownPathOf(diff), diff.originalContent, entry.proposal, { color: this.options.color });
     const keys = this.inputClosed ? `(no terminal input: answer this proposal in the ${diff.agent} terminal)\n` : this.raw ? `(${KEYS_HINT})\n` : '';
     this.print(`\n${title}\n${body}${keys}`);
     this.options.screen.setPrompt(this.inputClosed ? '' : PROMPT);
@@ -192,7 +192,11 @@ export class TerminalReview implements EditorActions {
         entry?.draft.drop();
         this.options.screen.setPrompt('');
         this.print(
-          paint(`Accepted${edited ? ' with your edits' : ''}: ${entry.diff.agent} writes ${visibleLine(entry.diff.filePath)}.\n`, 'green', this.options.color),
+          paint(
+            `Accepted${edited ? ' with your edits' : ''}: ${entry.diff.agent} writes ${visibleLine(shownPathOf(entry.diff))}.\n`,
+            'green',
+            this.options.color,
+          ),
         );
         this.options.onEvent?.({ event: 'diffAccepted', filePath: entry.diff.filePath, edited });
         this.next();
@@ -203,7 +207,7 @@ export class TerminalReview implements EditorActions {
         this.options.outcomes.reject(entry.diff.id);
         entry?.draft.drop();
         this.options.screen.setPrompt('');
-        this.print(paint(`Rejected: ${visibleLine(entry.diff.filePath)} stays as it is.\n`, 'red', this.options.color));
+        this.print(paint(`Rejected: ${visibleLine(shownPathOf(entry.diff))} stays as it is.\n`, 'red', this.options.color));
         this.options.onEvent?.({ event: 'diffRejected', filePath: entry.diff.filePath });
         this.next();
         return;

@@ -126,3 +126,31 @@ test('an unknown command reaches the terminal without control characters, near m
     await s.cleanup();
   }
 });
+
+test("list, status and doctor: Codex CLI's socket (one per user) said once, with what its /ide gets for this folder", async () => {
+  const s = await startTestCompanion({ agents: ['gemini', 'codex'] });
+  try {
+    const file = path.join(s.workspace, 'main.ts');
+    fs.writeFileSync(file, 'x\n');
+    s.companion.context.focus(file, { cursor: { line: 1, character: 1 } });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const env = binEnv(s.tmp, { CODEX_HOME: path.join(s.tmp, 'codex') });
+    const socket = path.join(s.tmp, 'codex', 'ipc', 'ipc.sock');
+    const list = await runBin(['list'], { cwd: s.workspace, env });
+    assert.equal(list.code, 0, list.stderr);
+    assert.ok(list.stdout.includes(`Codex CLI (${socket}): answered for ${s.workspace} (active file ${file})`), list.stdout);
+    const status = await runBin(['status'], { cwd: s.workspace, env });
+    assert.ok(status.stdout.includes(`Codex CLI's /ide here (${socket}): answered for ${s.workspace} (active file ${file})`), status.stdout);
+    const doctor = await runBin(['doctor'], { cwd: s.workspace, env });
+    assert.ok(doctor.stdout.includes(`Codex CLI's /ide: answered for ${s.workspace} (active file ${file})`), doctor.stdout);
+    // Another folder: the router says no editor has it.
+    const elsewhere = fs.mkdtempSync(path.join(s.tmp, 'elsewhere-'));
+    const other = await runBin(['list'], { cwd: elsewhere, env });
+    assert.ok(other.stdout.includes(`answered no-client-found for ${elsewhere}`), other.stdout);
+    // No socket: nothing said.
+    const none = await runBin(['list'], { cwd: s.workspace, env: binEnv(s.tmp, { CODEX_HOME: path.join(s.tmp, 'no-codex') }) });
+    assert.equal(none.stdout.includes('Codex CLI ('), false, none.stdout);
+  } finally {
+    await s.cleanup();
+  }
+});

@@ -5,6 +5,7 @@
  * (testkit's remoteFlows). The user reviews the proposal in serve's terminal:
  * edits it in $EDITOR (CRLF, non-ASCII, no final newline) and accepts.
  */
+import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, test, type TestContext } from 'node:test';
@@ -57,9 +58,16 @@ async function serveHost(t: TestContext): Promise<EditorHost> {
     scratch,
     // A saved file: serve's watcher makes it the active file.
     focusSeen: async () => fs.writeFileSync(path.join(workspace, 'seen.txt'), 'seen\n'),
-    async editAndAccept(file) {
-      await serve.waitForText(`proposes a change to ${file}`, REMOTE_STEP_TIMEOUT_MS);
+    async editAndAccept(file, expect) {
+      await serve.waitForText(`proposes a change to ${expect?.shownPath ?? file}`, REMOTE_STEP_TIMEOUT_MS);
       await serve.waitForText('[a]ccept', REMOTE_STEP_TIMEOUT_MS);
+      if (expect) {
+        // The left side ("current") is the file the agent writes, not this machine's copy.
+        const screen = serve.screen();
+        assert.ok(screen.includes(`--- ${expect.shownPath}`), screen);
+        for (const line of expect.base.trimEnd().split('\n')) assert.ok(screen.includes(`-${line}`), `the base line ${line} shown as current:\n${screen}`);
+        assert.ok(!screen.includes(`-${ORIGINAL_TEXT.trimEnd()}`), `this machine's copy is not the base:\n${screen}`);
+      }
       serve.type('e');
       await serve.waitForText('(with your edits)', REMOTE_STEP_TIMEOUT_MS);
       serve.type('a');
@@ -86,10 +94,18 @@ describe('gemini elsewhere, with ide-companion serve here', { timeout: 8 * 60_00
   );
 
   test(
-    'in a container made from the compose service of docs/remote.md (its volumes as written, run by podman): connected; serve restarted, the same gemini goes on with it',
-    { skip: skip.podman },
+    'in a container made from the compose service of docs/remote.md by podman-compose (the file and the command line as written there): connected; serve restarted, the same gemini goes on with it; the container stopped, serve ends the session',
+    { skip: skip.compose },
     async (t) => {
       await containerFlow(t, await serveHost(t), 'compose');
+    },
+  );
+
+  test(
+    'in a dev container made from the devcontainer.json of docs/remote.md (as the devcontainer CLI runs it with podman): connected; serve restarted, the same gemini goes on with it; the container stopped, serve ends the session',
+    { skip: skip.podman },
+    async (t) => {
+      await containerFlow(t, await serveHost(t), 'devcontainer');
     },
   );
 

@@ -42,6 +42,7 @@ test('container before the editor: the words name the stable address and the rel
   assert.ok(fs.statSync(path.join(path.dirname(socket), 'connect.mjs')).isFile(), "the relay's copy in the stable folder");
   const stdioArgs = words.args.find((a) => a.startsWith('GEMINI_CLI_IDE_SERVER_STDIO_ARGS='))!;
   assert.match(stdioArgs, new RegExp(`--socket","/run/ide-companion/${path.basename(socket)}","--reconnect"`));
+  assert.ok(!stdioArgs.includes('--remote-files'), 'a container mounts the project, one file on both sides: its relay sends no diff base');
   const h = await startTestCompanion({ tmp, workspace });
   t.after(() => h.cleanup());
   const after = JSON.parse(run(['container', '--podman', '--json'], workspace, env).stdout) as { args: string[]; served: boolean };

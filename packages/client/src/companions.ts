@@ -66,12 +66,14 @@ function servesAgent(dir: string, port: number | undefined, pid: number, fileNam
 
 /** The agents a companion on `port`, of the IDE `pid`, serves: Gemini CLI, and each agent whose lock file names them. */
 export function agentsServed(port: number | undefined, pid: number, env: NodeJS.ProcessEnv = process.env): AgentName[] {
-  return AGENTS.filter((agent) => agent === 'gemini' || servesAgent(LOCK_DIRS[agent](env), port, pid, agent === 'amp' ? ampLockFileName : portLockFileName));
+  return AGENTS.filter(
+    (agent) => agent === 'gemini' || (agent !== 'codex' && servesAgent(LOCK_DIRS[agent](env), port, pid, agent === 'amp' ? ampLockFileName : portLockFileName)),
+  );
 }
 
-/** Where each agent with lock files looks for them. */
+/** Where each agent with lock files looks for them. Codex CLI has none: one socket per user, routed to every companion (codexSocketPath). */
 const LOCK_DIRS = { qwen: qwenIdeDir, claude: claudeIdeDir, copilot: copilotIdeDir, amp: ampIdeDir } as const satisfies Record<
-  Exclude<AgentName, 'gemini'>,
+  Exclude<AgentName, 'gemini' | 'codex'>,
   unknown
 >;
 

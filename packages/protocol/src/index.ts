@@ -31,4 +31,5 @@ export * from './editor/jsonLines.js';
 export * from './claude.js';
 export * from './terminalText.js';
 export * from './lineReader.js';
+export * from './codex.js';
 export * from './amp.js';

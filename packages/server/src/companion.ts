@@ -54,13 +54,17 @@ import {
   copilotIdeDir,
   parseAgents,
   userHasAmp,
+  userHasCodex,
   userHasCopilot,
+  codexSocketPath,
+  codexLegacySocketPaths,
   type AgentName,
 } from '@ide-companion/shared/agentPaths';
 import { CopilotFace, copilotLockFile, sweepStaleCopilotLockFiles, type CopilotLockFile } from './faces/copilot.js';
 import { registerCopilotTools } from './faces/copilotTools.js';
 import { AmpFace, ampLockFile, sweepStaleAmpLockFiles } from './faces/amp.js';
 import { answerAmpRequest } from './faces/ampRequests.js';
+import { CodexFace } from './faces/codexFace.js';
 import { ClaudeFace, claudeLockFile, selectionOf, sweepStaleClaudeLockFiles, type ClaudeSession } from './faces/claude.js';
 import { PortLockFile } from './faces/lockFile.js';
 import { registerClaudeTools } from './faces/claudeTools.js';
@@ -155,7 +159,12 @@ export interface CompanionOptions {
   ampEditFile?: AmpEditMode;
   /** Where Amp's lock file goes (default <AMP_DATA_HOME, $XDG_DATA_HOME or ~/.local/share>/amp/ide). For tests. */
   ampIdeDir?: string;
+  /** Codex CLI's IPC socket (default $CODEX_HOME/ipc/ipc.sock or ~/.codex/ipc/ipc.sock). For tests. */
+  codexSocketPath?: string;
 }
+
+/** How long start waits for the Codex face to join (or become) the router; it keeps trying after. */
+const CODEX_JOIN_WAIT_MS = 1_000;
 
 type State = 'new' | 'starting' | 'running' | 'stopping' | 'stopped';
 
@@ -198,6 +207,8 @@ export class Companion {
   private copilotSocketPath: string | undefined;
   /** Copilot CLI's face (MCP over a Unix socket of its own); undefined when Copilot CLI is not served. */
   private readonly copilot: CopilotFace | undefined;
+  /** Codex CLI's face (a client of the per-user router on its IPC socket); undefined when Codex CLI is not served. */
+  private readonly codex: CodexFace | undefined;
   /** Claude Code's WebSocket face; undefined when Claude Code is not served. */
   private readonly claude: ClaudeFace | undefined;
   /** The agents asked for; those whose lock file could not be written drop out (`agents`). */
@@ -266,8 +277,8 @@ export class Companion {
     );
     this.chosenAgents = options.agents ?? agentsFromEnv(this.logger);
     // Unnamed, Copilot CLI is served only to a user who has it (its folder or COPILOT_HOME): no ~/.copilot for others.
-    // Amp likewise: only to a user who has its data folder (or AMP_DATA_HOME).
-    const unnamed = AGENTS.filter((a) => (a !== 'copilot' || userHasCopilot()) && (a !== 'amp' || userHasAmp()));
+    // Amp and Codex CLI likewise: only to a user who has them (Amp's data folder or variables; $CODEX_HOME or ~/.codex).
+    const unnamed = AGENTS.filter((a) => (a !== 'copilot' || userHasCopilot()) && (a !== 'amp' || userHasAmp()) && (a !== 'codex' || userHasCodex()));
     this.wantedAgents = AGENTS.filter((a) => a === 'gemini' || (this.chosenAgents ?? unnamed).includes(a));
     this.claude = this.wantedAgents.includes('claude')
       ? new ClaudeFace({
@@ -315,6 +326,17 @@ export class Companion {
           currentContext: () => ({ context: this.context.snapshot(), selectionBackward: this.context.selectionBackward }),
         })
       : undefined;
+    // Unnamed, Codex CLI is served only to a user who has it ($CODEX_HOME or ~/.codex): no ~/.codex for others.
+    this.codex =
+      this.wantedAgents.includes('codex') && (options.unixSocket ?? true) && process.platform !== 'win32'
+        ? new CodexFace({
+            socketPath: options.codexSocketPath ?? codexSocketPath(),
+            legacySocketPaths: codexLegacySocketPaths(options.tmpdir ?? os.tmpdir()),
+            logger: this.logger,
+            roots: () => this.context.getRoots(),
+            context: () => ({ context: this.context.snapshot(), selectionBackward: this.context.selectionBackward }),
+          })
+        : undefined;
     const handlerOptions: Omit<McpHttpHandlerOptions, 'hosts' | 'tokens'> = {
       maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
       sessions: this.sessions,
@@ -335,7 +357,7 @@ export class Companion {
     const wantsSocket = (options.unixSocket ?? true) && process.platform !== 'win32';
     if (wantsSocket) {
       // The relay carries Gemini CLI (docs/remote.md): the socket takes its token alone.
-      const socketHandler = createMcpHttpHandler({ ...handlerOptions, tokens: [[this.token, 'gemini']], hosts: socketHostRule(SOCKET_HOST) });
+      const socketHandler = createMcpHttpHandler({ ...handlerOptions, tokens: [[this.token, 'gemini']], hosts: socketHostRule(SOCKET_HOST), onSocket: true });
       this.socketServer = mcpServer(socketHandler);
       // The folder's permissions admit the caller (workspaceSockets.ts); the token is added here, so none leaves this machine.
       this.workspaceSockets = new WorkspaceSockets({
@@ -426,7 +448,9 @@ export class Companion {
   get agents(): AgentName[] {
     if (this.state === 'new' || this.state === 'starting') return [...this.wantedAgents];
     const locks = { qwen: this.qwenLock, claude: this.claudeLock, copilot: this.copilotLock, amp: this.ampLock };
-    return this.wantedAgents.filter((a) => a === 'gemini' || locks[a] !== undefined);
+    return this.wantedAgents.filter(
+      (a) => a === 'gemini' || (a === 'codex' ? this.codex?.refusal === undefined && this.codex !== undefined : locks[a] !== undefined),
+    );
   }
 
   /**
@@ -498,6 +522,7 @@ export class Companion {
       await this.listenOnSocket();
       await this.bindWorkspaceSockets();
       await this.listenForCopilot();
+      await this.joinCodex();
       this.writeDiscoveryFile();
       if (this.options.reapOnKill) this.reaper = await startReaper(this.ownedPaths());
     } catch (err) {
@@ -543,6 +568,7 @@ export class Companion {
     await this.workspaceSockets?.close();
     await this.copilot?.close();
     await this.amp?.close();
+    await this.codex?.stop();
     this.context.dispose();
     await Promise.all([this.httpServer, this.socketServer].map((server) => closeServer(server)));
     this.state = 'stopped';
@@ -770,6 +796,29 @@ export class Companion {
     }
   }
 
+  /** Codex CLI's face joins the per-user router (or becomes it); start waits a moment for it, no longer: it keeps trying. */
+  private async joinCodex(): Promise<void> {
+    if (!this.codex) return;
+    let timer: NodeJS.Timeout | undefined;
+    const waited = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, CODEX_JOIN_WAIT_MS);
+      timer.unref();
+    });
+    await Promise.race([this.codex.start(), waited]);
+    clearTimeout(timer);
+  }
+
+  /** Codex CLI's face, when served: whether this companion routes, and why it is not served when refused. */
+  get codexState(): { socketPath: string; connected: boolean; router: boolean; refused?: string } | undefined {
+    if (!this.codex) return undefined;
+    return {
+      socketPath: this.options.codexSocketPath ?? codexSocketPath(),
+      connected: this.codex.connected,
+      router: this.codex.isRouter,
+      ...(this.codex.refusal !== undefined && { refused: this.codex.refusal }),
+    };
+  }
+
   /** A Copilot CLI session's McpServer: Copilot's vocabulary over the same tools. */
   private async createCopilotServer(): Promise<McpServer> {
     const { McpServer } = await loadSdk();
@@ -805,6 +854,7 @@ export class Companion {
           this.sessions.agentOf(id) ?? (this.claude?.owns(id) ? 'claude' : this.copilot?.owns(id) ? 'copilot' : this.amp?.owns(id) ? 'amp' : 'gemini')
         ],
       isCheckProbe: (id) => this.sessions.isCheckProbe(id),
+      openedOnSocket: (id) => this.sessions.openedOnSocket(id),
     };
   }
 

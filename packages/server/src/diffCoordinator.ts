@@ -32,7 +32,8 @@ import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { DiffAcceptedNotification, DiffRejectedNotification, diffWords, type CompanionNotification } from '@ide-companion/protocol';
-import type { DiffCloseReason, EditorActions, PendingDiff } from './editorActions.js';
+import type { RemoteBase } from '@ide-companion/protocol';
+import { shownPathOf, type DiffCloseReason, type EditorActions, type PendingDiff } from './editorActions.js';
 import { readOriginal } from './readOriginal.js';
 import { describeError, type Logger } from './logger.js';
 
@@ -166,22 +167,30 @@ export class DiffCoordinator {
   /**
    * Opens a diff for `sessionId` (`agent`: who proposed it, as the user reads
    * it; `writesOwnProposal`: its agent writes its proposal on accept, not the
-   * text accepted). Throws DiffError with a message for the CLI.
+   * text accepted; `remote`: the file as the CLI's machine has it, sent up by
+   * the relay there (tools/openDiff.ts): the base shown instead of this
+   * machine's copy). Throws DiffError with a message for the CLI.
    */
   async open(
     sessionId: string,
     filePath: string,
     newContent: string,
     agent = 'Gemini CLI',
-    options: { writesOwnProposal?: boolean } = {},
+    options: { writesOwnProposal?: boolean; remote?: RemoteBase | undefined } = {},
   ): Promise<PendingDiff> {
+    const { remote } = options;
     if (!this.editor) throw new DiffError('this companion does not show diffs');
     if (!path.isAbsolute(filePath)) throw new DiffError(`filePath must be an absolute path, got ${JSON.stringify(filePath)}`);
     let originalContent: string | undefined;
-    try {
-      originalContent = await readOriginal(filePath, this.maxOriginalBytes);
-    } catch (err) {
-      throw new DiffError(`could not read ${filePath}: ${describeError(err)}`);
+    if (remote) {
+      if (remote.error !== undefined) throw new DiffError(`could not read ${remote.path} on ${remote.host || "the CLI's machine"}: ${remote.error}`);
+      originalContent = remote.content ?? undefined;
+    } else {
+      try {
+        originalContent = await readOriginal(filePath, this.maxOriginalBytes);
+      } catch (err) {
+        throw new DiffError(`could not read ${filePath}: ${describeError(err)}`);
+      }
     }
     const key = keyOf(filePath);
     const previous = this.byKey.get(key);
@@ -196,7 +205,16 @@ export class DiffCoordinator {
       await this.closeView(previous, 'replaced');
       this.notify(previous.sessionId, { method: DiffRejectedNotification.method, params: { filePath: previous.filePath } });
     }
-    const diff: PendingDiff = { id: randomUUID(), filePath, newContent, originalContent, sessionId, agent, openedAt: Date.now() };
+    const diff: PendingDiff = {
+      id: randomUUID(),
+      filePath,
+      newContent,
+      originalContent,
+      sessionId,
+      agent,
+      openedAt: Date.now(),
+      ...(remote && { remote: { path: remote.path, host: remote.host } }),
+    };
     this.byKey.set(key, diff);
     if (options.writesOwnProposal) this.ownWriters.add(diff.id);
     try {
@@ -214,7 +232,8 @@ export class DiffCoordinator {
     const diff = this.take(id);
     if (!diff) return false;
     const finalContent = content ?? diff.newContent;
-    this.rememberUnwritten(diff, finalContent);
+    // The agent writes its own machine's file: this one's is not watched for it, nor shown again as unwritten.
+    if (!diff.remote) this.rememberUnwritten(diff, finalContent);
     if (this.ownWriters.delete(diff.id) && finalContent !== diff.newContent) this.landEditsOverOwnWrite(diff, finalContent);
     this.notify(diff.sessionId, { method: DiffAcceptedNotification.method, params: { filePath: diff.filePath, content: finalContent } });
     this.logger.info('diff accepted', { filePath: diff.filePath, edited: finalContent !== diff.newContent });
@@ -310,7 +329,7 @@ export class DiffCoordinator {
   }
 
   private shownWords(diff: PendingDiff) {
-    return diffWords.shown(path.basename(diff.filePath), diff.agent, this.ideName);
+    return diffWords.shown(path.basename(diff.filePath), diff.agent, this.ideName, diff.remote && shownPathOf(diff));
   }
 
   /** The agent wrote the file: the editor rereads the user's buffers of it (one watcher here for every end). */

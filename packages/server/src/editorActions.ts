@@ -20,8 +20,17 @@ export interface PendingDiff {
   readonly filePath: string;
   /** The whole proposed file. */
   readonly newContent: string;
-  /** The file on disk when the diff opened (read by the companion: regular files only); undefined for a new file. */
+  /**
+   * The file when the diff opened, undefined for a new file: read by the companion (regular files only), or, for a
+   * CLI on another machine (`remote`), by the relay there.
+   */
   readonly originalContent: string | undefined;
+  /**
+   * The file the agent writes is on another machine (an SSH remote's own checkout, sent up by the relay,
+   * tools/openDiff.ts): its path there and that machine's name. The base is that file's; this machine's copy is
+   * not written by the agent.
+   */
+  readonly remote?: { readonly path: string; readonly host: string };
   /** The CLI session that asked, which alone hears the outcome. */
   readonly sessionId: string;
   /** Who proposed it, as a user reads it ("Claude Code"): every end shows it. */
@@ -32,6 +41,12 @@ export interface PendingDiff {
 }
 
 type MaybePromise<T> = T | Promise<T>;
+
+/** The file a diff is about as the user reads it: its path, or `HOST:PATH` when the agent writes it on another machine. */
+export function shownPathOf(diff: Pick<PendingDiff, 'filePath' | 'remote'>): string {
+  if (!diff.remote) return diff.filePath;
+  return diff.remote.host ? `${diff.remote.host}:${diff.remote.path}` : diff.remote.path;
+}
 
 export interface EditorActions {
   /** Shows the diff. Throwing (or rejecting) makes openDiff answer isError with the message. */

@@ -18,6 +18,7 @@ export {
   type DiffActions,
   type EditorActions,
   type PendingDiff,
+  shownPathOf,
   type DiffCloseReason,
 } from './editorActions.js';
 export { applyEditorEvent, parseEditorEvent, EditorEventError } from './editorEvents.js';

@@ -70,6 +70,8 @@ class Session {
     readonly agent: AgentName,
     /** Opened by `ide-companion check` (http/checkProbe.ts): its deliberate bad calls are no warnings. */
     readonly checkProbe: boolean,
+    /** Opened on one of the companion's Unix sockets (the relay's way in), not its port. */
+    readonly onSocket: boolean,
   ) {}
 
   info(): SessionInfo {
@@ -105,6 +107,11 @@ export class SessionRegistry {
     return this.sessions.get(id)?.agent;
   }
 
+  /** Whether the session was opened on one of the companion's Unix sockets: the relay's, which alone may send an openDiff's remote base. */
+  openedOnSocket(id: string): boolean {
+    return this.sessions.get(id)?.onSocket ?? false;
+  }
+
   /** Whether `ide-companion check` opened the session, proven by its initialize (http/checkProbe.ts). */
   isCheckProbe(id: string): boolean {
     return this.sessions.get(id)?.checkProbe ?? false;
@@ -124,7 +131,7 @@ export class SessionRegistry {
   }
 
   /** POST initialize without a session id: a new session. */
-  async initialize(req: IncomingMessage, res: ServerResponse, body: unknown, agent: AgentName = 'gemini', checkProbe = false): Promise<void> {
+  async initialize(req: IncomingMessage, res: ServerResponse, body: unknown, agent: AgentName = 'gemini', checkProbe = false, onSocket = false): Promise<void> {
     if (this.closed) throw new Error('companion is stopping');
     // Counted from now until the session is in the map (or the initialize failed), never twice.
     this.initializing++;
@@ -134,13 +141,21 @@ export class SessionRegistry {
       pending = false;
     };
     try {
-      await this.open(req, res, body, agent, checkProbe, settled);
+      await this.open(req, res, body, agent, checkProbe, onSocket, settled);
     } finally {
       settled();
     }
   }
 
-  private async open(req: IncomingMessage, res: ServerResponse, body: unknown, agent: AgentName, checkProbe: boolean, settled: () => void): Promise<void> {
+  private async open(
+    req: IncomingMessage,
+    res: ServerResponse,
+    body: unknown,
+    agent: AgentName,
+    checkProbe: boolean,
+    onSocket: boolean,
+    settled: () => void,
+  ): Promise<void> {
     const server = await this.options.createServer();
     const toolExists = toolLookup(() => server);
     let session: Session | undefined;
@@ -148,7 +163,7 @@ export class SessionRegistry {
       newSessionId: randomUUID,
       onSessionInitialized: (id) => {
         settled();
-        session = new Session(id, transport, server, agent, checkProbe);
+        session = new Session(id, transport, server, agent, checkProbe, onSocket);
         this.sessions.set(id, session);
         this.arm(session);
       },

@@ -83,6 +83,7 @@ export async function startTestCompanion(options: TestCompanionOptions = {}): Pr
     qwenIdeDir: path.join(tmp, 'qwen', 'ide'),
     claudeIdeDir: path.join(tmp, 'claude', 'ide'),
     copilotIdeDir: path.join(tmp, 'copilot', 'ide'),
+    codexSocketPath: path.join(tmp, 'codex', 'ipc', 'ipc.sock'),
     ampIdeDir: path.join(tmp, 'amp', 'ide'),
     ...companionOptions,
   });

@@ -71,3 +71,27 @@ test('each item says ok, warn, error or info and why; the host checks the files 
     fs.rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test("Codex CLI's item: this companion routes, joined another's router, or refused and why", () => {
+  const facts = { ide: 'vim', displayName: 'Vim', pid: 7, port: 1, agents: ['Gemini CLI', 'Codex CLI'], sessions: [] };
+  const codexItem = (codex: { socketPath: string; connected: boolean; router: boolean; refused?: string }) =>
+    healthItems({ ...facts, codex }).find((i) => i.text.includes('Codex CLI') && !i.text.startsWith('agents'));
+  assert.deepEqual(codexItem({ socketPath: '/h/.codex/ipc/ipc.sock', connected: true, router: true }), {
+    level: 'ok',
+    text: 'Codex CLI: this companion routes /h/.codex/ipc/ipc.sock; codex there takes the context with /ide',
+  });
+  assert.equal(
+    codexItem({ socketPath: '/s', connected: true, router: false })?.text,
+    'Codex CLI: joined the router on /s; codex there takes the context with /ide',
+  );
+  assert.equal(codexItem({ socketPath: '/s', connected: false, router: false })?.level, 'warn');
+  assert.deepEqual(codexItem({ socketPath: '/s', connected: false, router: false, refused: '/s is not a socket' }), {
+    level: 'warn',
+    text: 'Codex CLI not served: /s is not a socket',
+    advice: ['codex /ide gets no context from this editor'],
+  });
+  assert.equal(
+    healthItems({ ...facts, agents: ['Gemini CLI'] }).some((i) => i.text.startsWith('Codex CLI')),
+    false,
+  );
+});

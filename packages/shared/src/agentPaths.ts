@@ -6,7 +6,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { AMP_ENV, CLAUDE_ENV } from '@ide-companion/protocol';
+import { AMP_ENV, CLAUDE_ENV, CODEX_ENV, CODEX_IPC } from '@ide-companion/protocol';
 
 export const QWEN_ENV = {
   SERVER_PORT: 'QWEN_CODE_IDE_SERVER_PORT',
@@ -14,7 +14,7 @@ export const QWEN_ENV = {
 } as const;
 
 /** The agents a companion can serve, each a face; Gemini CLI's face is the core one (docs/agents.md). */
-export const AGENTS = ['gemini', 'qwen', 'claude', 'copilot', 'amp'] as const;
+export const AGENTS = ['gemini', 'qwen', 'claude', 'copilot', 'codex', 'amp'] as const;
 export type AgentName = (typeof AGENTS)[number];
 /**
  * Agents that use another's face: opencode reads Claude Code's lock files
@@ -40,6 +40,7 @@ export const AGENT_DISPLAY_NAMES: Readonly<Record<SessionAgent, string>> = {
   qwen: 'Qwen Code',
   claude: 'Claude Code',
   copilot: 'GitHub Copilot CLI',
+  codex: 'Codex CLI',
   amp: 'Amp',
   opencode: 'opencode',
 };
@@ -98,6 +99,31 @@ export function agentHomeFromEnv(agent: keyof typeof HOME_VARIABLES, env: NodeJS
  */
 export function userHasCopilot(env: NodeJS.ProcessEnv = process.env): boolean {
   return agentHomeFromEnv('copilot', env) || fs.existsSync(path.dirname(copilotIdeDir(env)));
+}
+
+/**
+ * Whether the user has Codex CLI ($CODEX_HOME set, or ~/.codex there): only
+ * then is it served unless named, so no `~/.codex` appears for anyone else.
+ */
+export function userHasCodex(env: NodeJS.ProcessEnv = process.env): boolean {
+  return Boolean(env[CODEX_ENV.HOME]) || fs.existsSync(path.join(os.homedir() || os.tmpdir(), '.codex'));
+}
+
+/** Codex CLI's IPC socket, the one 0.171.0 tries first: $CODEX_HOME/ipc/ipc.sock, else ~/.codex/ipc/ipc.sock. */
+export function codexSocketPath(env: NodeJS.ProcessEnv = process.env): string {
+  const home = env[CODEX_ENV.HOME];
+  return path.join(home ? path.resolve(home) : path.join(os.homedir() || os.tmpdir(), '.codex'), CODEX_IPC.dir, CODEX_IPC.socket);
+}
+
+/**
+ * The sockets 0.171.0 tries after `codexSocketPath`, in order (an older router
+ * of OpenAI's holds one): `TMPDIR/codex-ipc/ipc-UID.sock`, or for root
+ * `ipc.sock` then `ipc-0.sock`.
+ */
+export function codexLegacySocketPaths(tmpdir: string = os.tmpdir()): string[] {
+  const dir = path.join(tmpdir, CODEX_IPC.legacyDir);
+  const uid = typeof process.getuid === 'function' ? process.getuid() : undefined;
+  return uid === 0 ? [path.join(dir, CODEX_IPC.socket), path.join(dir, 'ipc-0.sock')] : [path.join(dir, `ipc-${uid}.sock`)];
 }
 
 /** GitHub Copilot CLI's folder of lock files: $COPILOT_HOME/ide, else ~/.copilot/ide. */

@@ -28,21 +28,33 @@ export const REMOTE_START_TIMEOUT_MS = 120_000;
 export const REMOTE_STEP_TIMEOUT_MS = 60_000;
 export const ORIGINAL_TEXT = 'original line\n';
 export const PROPOSED_TEXT = 'line from the model\n';
+/** The remote checkout's a.txt and b.txt in the SSH flow: not this machine's copy, which the review must not show. */
+export const REMOTE_ORIGINAL_TEXT = 'remote original line\n';
+
+/** What the review must show when the file the agent writes is elsewhere (the SSH flow): its name and its content. */
+export interface ExpectedReview {
+  /** The file as the editor names it (`HOST:PATH` on the remote). */
+  shownPath: string;
+  /** The left side: that file's content there. */
+  base: string;
+}
 
 /**
  * The `skip` options of the flows (node:test's): each flow needs the pinned CLI and tmux, and
  * Podman with the test image or sshd in a namespace; `base` is the end's own reason to skip.
  */
-export function remoteFlowSkips(base: string | false = false): { podman: string | false; ssh: string | false } {
+export function remoteFlowSkips(base: string | false = false): { podman: string | false; compose: string | false; ssh: string | false } {
   const common =
     base ||
     skipUnless(findGeminiCli() !== undefined, 'Gemini CLI 0.61.0', 'run scripts/install-gemini-cli.sh') ||
     skipUnless(which('tmux') !== undefined, 'tmux', 'apt-get install tmux');
-  if (common) return { podman: common, ssh: common };
+  if (common) return { podman: common, compose: common, ssh: common };
   const podman = podmanProblem();
   const sshd = sshdProblem();
+  const podmanSkip = skipUnless(!podman, `podman (${podman})`, 'apt-get install podman runc mmdebstrap; bash scripts/build-container-image.sh');
   return {
-    podman: skipUnless(!podman, `podman (${podman})`, 'apt-get install podman runc mmdebstrap; bash scripts/build-container-image.sh'),
+    podman: podmanSkip,
+    compose: podmanSkip || skipUnless(which('podman-compose') !== undefined, 'podman-compose (Debian 12: 1.0.3)', 'apt-get install podman-compose'),
     ssh: skipUnless(!sshd, `sshd in a network namespace (${sshd})`, 'apt-get install openssh-server socat iproute2; run as root'),
   };
 }
@@ -58,8 +70,11 @@ export interface EditorHost {
   scratch: string;
   /** Makes seen.txt (in the project) the editor's active file (the flows wait until the context shows it). */
   focusSeen(): Promise<void>;
-  /** The proposal for a.txt is shown in the editor; the user edits it and accepts. Returns the text accepted. */
-  editAndAccept(file: string): Promise<string>;
+  /**
+   * The proposal for `file` is shown in the editor; the user edits it and accepts. Returns the text accepted.
+   * `expect`: the review names that path and its left side holds that base (asserted by the end).
+   */
+  editAndAccept(file: string, expect?: ExpectedReview): Promise<string>;
   /** The editor's screen, for failures. */
   describe(): string;
   /**
@@ -164,6 +179,8 @@ async function converse(
     report?: { list: () => string[]; read: (name: string) => string };
     /** The round after the editor's restart (when the host can restart): b.txt where the CLI writes it. */
     again?: { file: string; read: () => string };
+    /** What each round's review must show, by the file's name (the SSH flow: the remote file). */
+    expect?: (name: string) => ExpectedReview;
   },
 ): Promise<string | undefined> {
   const fail = (err: Error) => {
@@ -174,7 +191,7 @@ async function converse(
     const { status } = await waitIdeConnected(gemini, REMOTE_START_TIMEOUT_MS);
     assert.equal(status, `Connected to ${host.displayName}`);
     await submitLine(gemini, 'please write a.txt');
-    const accepted = await host.editAndAccept(path.join(host.workspace, 'a.txt'));
+    const accepted = await host.editAndAccept(path.join(host.workspace, 'a.txt'), at.expect?.('a.txt'));
     await holds(at.file, at.read, accepted);
     await gemini.waitForText(/Done\./, REMOTE_STEP_TIMEOUT_MS);
     if (at.again && host.restart) {
@@ -182,7 +199,7 @@ async function converse(
       await host.restart();
       await sleep(1_000);
       await submitLine(gemini, `please write ${AGAIN_FILE}`);
-      const acceptedAgain = await host.editAndAccept(path.join(host.workspace, AGAIN_FILE));
+      const acceptedAgain = await host.editAndAccept(path.join(host.workspace, AGAIN_FILE), at.expect?.(AGAIN_FILE));
       await holds(at.again.file, at.again.read, acceptedAgain);
       await gemini.waitForText(AGAIN_DONE, REMOTE_STEP_TIMEOUT_MS);
     }
@@ -207,59 +224,70 @@ function nodeAndCliMounts(): { mounts: Array<[string, string]>; geminiJs: string
   };
 }
 
-/**
- * The compose service of docs/remote.md as `podman run` words: its volumes
- * and working directory as written there (`.` the project, the stable folder
- * for `${XDG_RUNTIME_DIR}/ide-companion`), after the one-time
- * `ide-companion container --podman --at /workspaces/proj` the doc says to
- * run. The image, command and `~/.gemini` are the test's (the flow's own
- * mounts). The project must be named `proj`, as in the doc.
- */
-function composeWords(host: EditorHost): string[] {
-  const doc = fs.readFileSync(path.join(repoRoot, 'docs', 'remote.md'), 'utf8');
-  const yaml = /```yaml\n([\s\S]*?)```/.exec(doc)?.[1];
-  assert.ok(yaml, 'the compose service in docs/remote.md');
-  const once = /^ {4}(ide-companion container [^\n]*?) > \/dev\/null$/m.exec(doc)?.[1]?.split(' ');
-  assert.ok(once, 'the one-time command in docs/remote.md');
-  const { socket } = JSON.parse(runIdeCompanion(host, [...once.slice(1), '--json'])) as { socket: string };
-  const stable = path.dirname(socket);
-  assert.equal(path.basename(host.workspace), 'proj', 'the project is named as in the doc');
-  const words: string[] = [];
-  const workdir = /^\s+working_dir: (\S+)$/m.exec(yaml)?.[1];
-  assert.ok(workdir);
-  words.push('-w', workdir);
-  for (const [, volume] of yaml.matchAll(/^\s+- (\S+:\S+)$/gm)) {
-    if (volume!.startsWith('~/')) continue;
-    const [from, ...rest] = volume!.split(':');
-    const source = from === '.' ? host.workspace : from!.replace('${XDG_RUNTIME_DIR}/ide-companion', stable);
-    words.push('-v', [source, ...rest].join(':'));
-  }
-  return words;
+const DOC = path.join(repoRoot, 'docs', 'remote.md');
+
+/** The scripted gemini as a `gemini` command in the container (the image stands in for one with gemini installed). */
+function geminiLauncher(host: EditorHost, geminiJs: string): string {
+  const launcher = path.join(host.scratch, 'gemini-in-container');
+  fs.writeFileSync(launcher, `#!/bin/sh\nexec node ${geminiJs} --fake-responses /turns.jsonl --model gemini-2.5-flash --approval-mode default "$@"\n`, {
+    mode: 0o755,
+  });
+  return launcher;
 }
 
 /**
- * gemini in a `--network=none` container started with `ide-companion
- * container --podman`'s words (split as a shell splits `$(...)`), the project
- * at /workspaces/NAME: the model sees container paths, the accepted bytes land
- * in the host file through the mount.
+ * A one-time command of docs/remote.md, run as the doc says: by sh, in the project, with `ide-companion` on PATH and
+ * the editor's TMPDIR. Returns the stable folder it wrote into (as `container --json` names it).
  */
-export async function containerFlow(t: TestContext, host: EditorHost, from: 'command' | 'compose' = 'command'): Promise<void> {
-  await focusSeen(host);
-  const words = from === 'compose' ? composeWords(host) : runIdeCompanion(host, ['container', '--podman']).split(/\s+/);
-  const name = path.basename(host.workspace);
-  const projectThere = `/workspaces/${name}`;
-  assert.ok(words.includes(`${host.workspace}:${projectThere}`), words.join(' '));
-  const containerName = `ide-companion-test-${process.pid}-${Date.now()}`;
-  const cliTmp = path.join(host.scratch, 'container-tmp');
-  const home = makeGeminiHome(path.join(host.scratch, 'container-home'));
-  const turns = writeTurns(path.join(host.scratch, 'turns.jsonl'), host.restart !== undefined);
-  fs.writeFileSync(path.join(host.workspace, AGAIN_FILE), ORIGINAL_TEXT);
-  fs.mkdirSync(cliTmp);
-  const gemini = new Tmux(200, 50);
-  t.after(async () => {
-    await gemini.stop();
-    removeContainer(containerName);
+function runOnce(host: EditorHost, command: string, at: string): string {
+  const bin = path.join(host.scratch, 'bin');
+  fs.mkdirSync(bin, { recursive: true });
+  fs.writeFileSync(path.join(bin, 'ide-companion'), `#!/bin/sh\nexec ${process.execPath} ${IDE_COMPANION_BIN} "$@"\n`, { mode: 0o755 });
+  const r = spawnSync('sh', ['-c', command], {
+    cwd: host.workspace,
+    env: { ...process.env, TMPDIR: host.tmpdir, PATH: `${bin}:${process.env['PATH'] ?? ''}` },
+    encoding: 'utf8',
+    timeout: 30_000,
   });
+  assert.equal(r.status, 0, `${command}: ${r.stderr}`);
+  const { socket } = JSON.parse(runIdeCompanion(host, ['container', '--podman', '--at', at, '--json'])) as { socket: string };
+  return path.dirname(socket);
+}
+
+/**
+ * A folder holding `ide-companion` -> the stable folder, to be XDG_RUNTIME_DIR for what reads
+ * `${XDG_RUNTIME_DIR}/ide-companion` (the compose file, devcontainer.json's `${localEnv:XDG_RUNTIME_DIR}`): the
+ * editor's stable folder is under its TMPDIR here (no XDG_RUNTIME_DIR), so the doc's words reach it as written.
+ */
+function runtimeDirFor(host: EditorHost, stable: string): string {
+  const xdg = path.join(host.scratch, 'xdg');
+  fs.mkdirSync(xdg, { recursive: true });
+  if (path.join(xdg, 'ide-companion') !== stable) fs.symlinkSync(stable, path.join(xdg, 'ide-companion'));
+  return xdg;
+}
+
+/** How a container flow starts gemini and stops its container, and what `doctor` there is run with. */
+interface ContainerLaunch {
+  /** `podman run` words giving a container the same mounts and working folder, for `doctor` there. */
+  words: string[];
+  /** Starts gemini in the terminal. */
+  start(gemini: Tmux): void;
+  /** Stops the container (the fault of docs/reliability.md). */
+  stop(): void;
+}
+
+function stopContainer(nameOrId: string): void {
+  const stopped = spawnSync('podman', [...PODMAN_GLOBAL_FLAGS, 'stop', '-t', '1', nameOrId], { encoding: 'utf8', timeout: 60_000 });
+  assert.equal(stopped.status, 0, stopped.stderr);
+}
+
+/** The command line `ide-companion container --podman` prints, with the test's own mounts. */
+function commandLaunch(t: TestContext, host: EditorHost, name: string, cliTmp: string, turns: string): ContainerLaunch {
+  const words = runIdeCompanion(host, ['container', '--podman']).split(/\s+/);
+  assert.ok(words.includes(`${host.workspace}:/workspaces/${name}`), words.join(' '));
+  const containerName = `ide-companion-test-${process.pid}-${Date.now()}`;
+  t.after(() => removeContainer(containerName));
+  const home = makeGeminiHome(path.join(host.scratch, 'container-home'));
   const { mounts, geminiJs } = nodeAndCliMounts();
   const command = [
     'podman',
@@ -292,6 +320,217 @@ export async function containerFlow(t: TestContext, host: EditorHost, from: 'com
     '--approval-mode',
     'default',
   ];
+  return {
+    words,
+    start: (gemini) => gemini.start(shellCommand(command), { cwd: host.scratch }),
+    stop: () => stopContainer(containerName),
+  };
+}
+
+/**
+ * The compose service of docs/remote.md run by podman-compose (Debian 12's
+ * 1.0.3) as the doc says: its YAML written as `compose.yaml` in the project,
+ * the one-time command first, then the doc's `podman-compose run …` line. The
+ * test's own, beside what the doc says: `IMAGE` is the test image; an override
+ * file (`-f`, merged by podman-compose) adds `network_mode: none`, this
+ * machine's ulimits, the mounted node and CLI with a `gemini` command, the
+ * scripted turns, the CLI's /tmp (its report) and the dummy key; `-p` names
+ * the project per run; `--podman-path` is a podman that adds this machine's
+ * runtime flags and drops the project network podman-compose 1.0.3 adds to
+ * every container even with `network_mode: none` (podman refuses the two
+ * together). `~/.gemini` is the test's HOME's, `${XDG_RUNTIME_DIR}` the
+ * folder whose `ide-companion` is the editor's stable folder.
+ */
+function composeLaunch(t: TestContext, host: EditorHost, name: string, cliTmp: string, turns: string): ContainerLaunch {
+  const doc = fs.readFileSync(DOC, 'utf8');
+  const yaml = /```yaml\n([\s\S]*?)```/.exec(doc)?.[1];
+  assert.ok(yaml, 'the compose service in docs/remote.md');
+  const once = /^ {4}(ide-companion container [^\n]*? > \/dev\/null)$/m.exec(doc)?.[1];
+  assert.ok(once, 'the one-time command in docs/remote.md');
+  const run = /^ {4}podman-compose (run [^\n]*)$/m.exec(doc)?.[1]?.split(' ');
+  assert.ok(run, 'the podman-compose line in docs/remote.md');
+  assert.equal(name, 'proj', 'the project is named as in the doc');
+  const workdir = /^\s+working_dir: (\S+)$/m.exec(yaml)?.[1];
+  assert.ok(workdir);
+  const stable = runOnce(host, once, workdir);
+  const xdg = runtimeDirFor(host, stable);
+  const home = makeGeminiHome(path.join(host.scratch, 'compose-home'));
+  const composeFile = path.join(host.workspace, 'compose.yaml');
+  assert.match(yaml, /^\s+image: IMAGE$/m);
+  fs.writeFileSync(composeFile, yaml.replace(/^(\s+image:) IMAGE$/m, `$1 ${TEST_IMAGE}`));
+  const { mounts, geminiJs } = nodeAndCliMounts();
+  const override = path.join(host.scratch, 'compose.test.yaml');
+  // JSON is YAML.
+  const service = {
+    network_mode: 'none',
+    ulimits: { nofile: 20000, nproc: 4096 },
+    environment: ['GEMINI_API_KEY=dummy'],
+    volumes: [
+      ...mounts.map(([from, to]) => `${from}:${to}:ro`),
+      `${geminiLauncher(host, geminiJs)}:/usr/local/bin/gemini:ro`,
+      `${turns}:/turns.jsonl:ro`,
+      `${cliTmp}:/tmp`,
+    ],
+  };
+  fs.writeFileSync(override, JSON.stringify({ services: { gemini: service } }));
+  const podman = path.join(host.scratch, 'compose-podman');
+  fs.writeFileSync(
+    podman,
+    `#!/bin/sh
+# This machine's runtime flags; without the network podman-compose 1.0.3 adds beside network_mode: none.
+none=
+for a in "$@"; do [ "$a" = none ] && none=1; done
+n=$#
+while [ "$n" -gt 0 ]; do
+  a=$1; shift; n=$((n - 1))
+  if [ -n "$none" ] && { [ "$a" = --net ] || [ "$a" = --network-alias ]; }; then shift; n=$((n - 1)); continue; fi
+  set -- "$@" "$a"
+done
+exec ${which('podman')!} ${PODMAN_GLOBAL_FLAGS.join(' ')} "$@"
+`,
+    { mode: 0o755 },
+  );
+  const project = `idecompaniontest${process.pid}x${Date.now()}`;
+  const containers = () =>
+    spawnSync('podman', [...PODMAN_GLOBAL_FLAGS, 'ps', '-aq', '--filter', `label=io.podman.compose.project=${project}`], { encoding: 'utf8' })
+      .stdout.split('\n')
+      .filter(Boolean);
+  t.after(() => {
+    for (const id of containers()) removeContainer(id);
+    spawnSync('podman', [...PODMAN_GLOBAL_FLAGS, 'network', 'rm', '-f', `${project}_default`], { stdio: 'ignore', timeout: 30_000 });
+    fs.rmSync(composeFile, { force: true });
+  });
+  const argv = ['podman-compose', '--podman-path', podman, '-p', project, '-f', composeFile, '-f', override, ...run];
+  // For doctor: the service's volumes and working folder as podman -v words.
+  const words = ['-w', workdir];
+  for (const [, volume] of yaml.matchAll(/^\s+- (\S+:\S+)$/gm)) {
+    const [from, ...rest] = volume!.split(':');
+    const source = from === '.' ? host.workspace : from === '~/.gemini' ? path.join(home, '.gemini') : from!.replace('${XDG_RUNTIME_DIR}', xdg);
+    words.push('-v', [source, ...rest].join(':'));
+  }
+  return {
+    words,
+    start: (gemini) => gemini.start(shellCommand(argv, { XDG_RUNTIME_DIR: xdg, HOME: home }), { cwd: host.workspace }),
+    stop: () => {
+      const running = containers();
+      assert.equal(running.length, 1, `one container of the compose project: ${running.join(' ')}`);
+      stopContainer(running[0]!);
+    },
+  };
+}
+
+/**
+ * The devcontainer.json of docs/remote.md, turned into what the devcontainer
+ * CLI (not installed here) does with it for Podman:
+ *   - `initializeCommand`: run by sh on this machine, in the project, before the container;
+ *   - the container: `podman run -d` with `workspaceMount` (default `source=${localWorkspaceFolder},
+ *     target=/workspaces/${localWorkspaceFolderBasename},type=bind`) and each of `mounts` as `--mount`,
+ *     `containerEnv` as `-e`, `runArgs` as they are, then `--entrypoint /bin/sh IMAGE -c <a loop that
+ *     waits>` (`overrideCommand`'s default: the container outlives any one command);
+ *   - gemini in it: `podman exec -it -w workspaceFolder` (default `/workspaces/${localWorkspaceFolderBasename}`)
+ *     with `remoteEnv` as `-e`, which is what `devcontainer exec … gemini` and the editor's terminal do;
+ *   - `${localEnv:NAME}`, `${localWorkspaceFolder}`, `${localWorkspaceFolderBasename}` and
+ *     `${containerWorkspaceFolder}` replaced first, in every string; any other `${…}` fails the test.
+ * The test's own, added to the doc's: `IMAGE` is the test image, `runArgs` gets `--network=none` and this
+ * machine's ulimits, `mounts` the node and CLI with a `gemini` command, the scripted turns and the CLI's
+ * /tmp; `${localEnv:HOME}` is the test's HOME, `${localEnv:XDG_RUNTIME_DIR}` the folder whose
+ * `ide-companion` is the editor's stable folder, `${localEnv:GEMINI_API_KEY}` a dummy.
+ */
+function devcontainerLaunch(t: TestContext, host: EditorHost, name: string, cliTmp: string, turns: string): ContainerLaunch {
+  const doc = fs.readFileSync(DOC, 'utf8');
+  const json = /```json\n([\s\S]*?)```/.exec(doc)?.[1];
+  assert.ok(json, 'the devcontainer.json in docs/remote.md');
+  const config = JSON.parse(json) as {
+    image: string;
+    initializeCommand?: string;
+    workspaceMount?: string;
+    workspaceFolder?: string;
+    mounts?: string[];
+    runArgs?: string[];
+    containerEnv?: Record<string, string>;
+    remoteEnv?: Record<string, string>;
+  };
+  assert.equal(config.image, 'IMAGE');
+  assert.ok(config.initializeCommand, 'the devcontainer.json writes the relay and discovery file with initializeCommand');
+  const home = makeGeminiHome(path.join(host.scratch, 'devcontainer-home'));
+  const { mounts, geminiJs } = nodeAndCliMounts();
+  const folder = config.workspaceFolder ?? `/workspaces/${name}`;
+  const local: Record<string, string> = { HOME: home, GEMINI_API_KEY: 'dummy' };
+  const variables: Record<string, string> = {
+    localWorkspaceFolder: host.workspace,
+    localWorkspaceFolderBasename: name,
+    containerWorkspaceFolder: folder,
+    containerWorkspaceFolderBasename: path.posix.basename(folder),
+  };
+  const expand = (s: string): string =>
+    s.replace(/\$\{([^}]*)\}/g, (_m, v: string) => {
+      const value = v.startsWith('localEnv:') ? local[v.slice('localEnv:'.length)] : variables[v];
+      assert.ok(value !== undefined, `devcontainer.json's \${${v}}: not a variable the test sets`);
+      return value;
+    });
+  local['XDG_RUNTIME_DIR'] = runtimeDirFor(host, runOnce(host, expand(config.initializeCommand), folder));
+  const workspaceMount = expand(config.workspaceMount ?? 'source=${localWorkspaceFolder},target=/workspaces/${localWorkspaceFolderBasename},type=bind');
+  const mountWords = [workspaceMount, ...(config.mounts ?? []).map(expand)].flatMap((m) => ['--mount', m]);
+  const testMounts = [
+    ...mounts.map(([from, to]) => `source=${from},target=${to},type=bind,readonly`),
+    `source=${geminiLauncher(host, geminiJs)},target=/usr/local/bin/gemini,type=bind,readonly`,
+    `source=${turns},target=/turns.jsonl,type=bind,readonly`,
+    `source=${cliTmp},target=/tmp,type=bind`,
+  ];
+  const env = (vars: Record<string, string> | undefined) => Object.entries(vars ?? {}).flatMap(([k, v]) => ['-e', `${k}=${expand(v)}`]);
+  const runArgs = [...(config.runArgs ?? []).map(expand), '--network=none', '--ulimit', 'nofile=20000:20000', '--ulimit', 'nproc=4096:4096'];
+  const containerName = `ide-companion-test-dc-${process.pid}-${Date.now()}`;
+  t.after(() => removeContainer(containerName));
+  const started = spawnSync(
+    'podman',
+    [
+      ...PODMAN_GLOBAL_FLAGS,
+      'run',
+      '-d',
+      '--name',
+      containerName,
+      ...mountWords,
+      ...testMounts.flatMap((m) => ['--mount', m]),
+      ...env(config.containerEnv),
+      ...runArgs,
+      '--entrypoint',
+      '/bin/sh',
+      TEST_IMAGE,
+      '-c',
+      'echo Container started; trap "exit 0" 15; while sleep 1 & wait $!; do :; done',
+    ],
+    { encoding: 'utf8', timeout: 120_000 },
+  );
+  assert.equal(started.status, 0, `the dev container: ${started.stderr}`);
+  const exec = ['podman', ...PODMAN_GLOBAL_FLAGS, 'exec', '-it', '-w', folder, ...env(config.remoteEnv), containerName, 'gemini'];
+  return {
+    words: [...mountWords, '-w', folder],
+    start: (gemini) => gemini.start(shellCommand(exec), { cwd: host.scratch }),
+    stop: () => stopContainer(containerName),
+  };
+}
+
+/**
+ * gemini in a `--network=none` container, the project at /workspaces/NAME:
+ * started with `ide-companion container --podman`'s words (split as a shell
+ * splits `$(...)`), from the compose service of docs/remote.md run by
+ * podman-compose, or from its devcontainer.json as the devcontainer CLI would
+ * run it. The model sees container paths, the accepted bytes land in the host
+ * file through the mount.
+ */
+export async function containerFlow(t: TestContext, host: EditorHost, from: 'command' | 'compose' | 'devcontainer' = 'command'): Promise<void> {
+  await focusSeen(host);
+  const name = path.basename(host.workspace);
+  const projectThere = `/workspaces/${name}`;
+  const cliTmp = path.join(host.scratch, 'container-tmp');
+  const turns = writeTurns(path.join(host.scratch, 'turns.jsonl'), host.restart !== undefined);
+  fs.writeFileSync(path.join(host.workspace, AGAIN_FILE), ORIGINAL_TEXT);
+  fs.mkdirSync(cliTmp);
+  const gemini = new Tmux(200, 50);
+  t.after(() => gemini.stop());
+  const launch = (from === 'compose' ? composeLaunch : from === 'devcontainer' ? devcontainerLaunch : commandLaunch)(t, host, name, cliTmp, turns);
+  const words = launch.words;
+  const { mounts } = nodeAndCliMounts();
   // doctor there: with the words, it would connect through the relay; without them, it says to use them.
   const doctor = (extra: string[]) =>
     spawnSync(
@@ -327,7 +566,7 @@ export async function containerFlow(t: TestContext, host: EditorHost, from: 'com
   assert.match(lost.stdout, /in a container \(\/run\/\.containerenv\), and no companion serves \/tmp here/);
   assert.match(lost.stdout, /podman run --rm -it \$\(ide-companion container --podman\) IMAGE gemini/);
 
-  gemini.start(shellCommand(command), { cwd: host.scratch });
+  launch.start(gemini);
   const file = path.join(host.workspace, 'a.txt');
   const againFile = path.join(host.workspace, AGAIN_FILE);
   const request = await converse(host, gemini, {
@@ -347,8 +586,7 @@ export async function containerFlow(t: TestContext, host: EditorHost, from: 'com
   }
   if (host.noSession) {
     // The container stopped under a connected gemini: the relay goes with it, the editor ends that session.
-    const stopped = spawnSync('podman', [...PODMAN_GLOBAL_FLAGS, 'stop', '-t', '1', containerName], { encoding: 'utf8', timeout: 60_000 });
-    assert.equal(stopped.status, 0, stopped.stderr);
+    launch.stop();
     await host.noSession();
   }
 }
@@ -462,12 +700,16 @@ export async function sshFlow(t: TestContext, host: EditorHost): Promise<void> {
   });
   for (const dir of [remoteProject, geminiHome]) fs.rmSync(dir, { recursive: true, force: true });
   fs.mkdirSync(remoteProject);
-  fs.writeFileSync(path.join(remoteProject, 'a.txt'), ORIGINAL_TEXT);
+  // The remote checkout differs from this one: the review must show the remote file, the one the agent writes.
+  fs.writeFileSync(path.join(remoteProject, 'a.txt'), REMOTE_ORIGINAL_TEXT);
   makeGeminiHome(geminiHome);
   writeTurns(path.join(geminiHome, 'turns.jsonl'), host.restart !== undefined);
-  fs.writeFileSync(path.join(remoteProject, AGAIN_FILE), ORIGINAL_TEXT);
+  fs.writeFileSync(path.join(remoteProject, AGAIN_FILE), REMOTE_ORIGINAL_TEXT);
   fs.writeFileSync(path.join(host.workspace, AGAIN_FILE), ORIGINAL_TEXT);
   for (const dir of [remoteProject, geminiHome]) chownTree(dir, sshd.uid, sshd.gid);
+  // The name the relay there gives its machine (os.hostname()), as the editor shows it.
+  const remoteHost = sshd.run(`node -p "require('os').hostname()"`).stdout.trim();
+  assert.ok(remoteHost, 'the remote names itself');
 
   // The companion's port is not reachable from the remote: only the forwarded socket is.
   const discoveryDir = path.join(host.tmpdir, 'gemini', 'ide');
@@ -533,13 +775,16 @@ export async function sshFlow(t: TestContext, host: EditorHost): Promise<void> {
     },
     report: { list: () => sshd.run('ls /tmp').stdout.split('\n'), read: (n) => sshd.run(`cat /tmp/${n}`).stdout },
     again: { file: `${remoteProject}/${AGAIN_FILE} on the remote`, read: () => sshd.run(`cat ${remoteProject}/${AGAIN_FILE}`).stdout },
+    expect: (name) => ({ shownPath: `${remoteHost}:${remoteProject}/${name}`, base: REMOTE_ORIGINAL_TEXT }),
   });
   assert.ok(request);
-  assert.equal(
-    fs.readFileSync(path.join(host.workspace, 'a.txt'), 'utf8'),
-    ORIGINAL_TEXT,
-    "the CLI wrote its own copy, on the remote; this machine's is the editor's",
-  );
+  for (const name of ['a.txt', ...(host.restart ? [AGAIN_FILE] : [])]) {
+    assert.equal(
+      fs.readFileSync(path.join(host.workspace, name), 'utf8'),
+      ORIGINAL_TEXT,
+      `the CLI wrote its own copy of ${name}, on the remote; this machine's is the editor's`,
+    );
+  }
   assert.match(request, new RegExp(`${remoteProject}/seen\\.txt`), 'the model saw the open file by its remote path');
   assert.ok(!request.includes(host.workspace), 'no path of this machine reached the model');
 

@@ -198,6 +198,7 @@ export class NeovimHost {
         ...(c.discoveryFilePath && { discoveryFile: c.discoveryFilePath }),
         ...(c.socketPath && { socketPath: c.socketPath }),
         ...(c.containerHint && { containerHint: c.containerHint }),
+        ...(c.codexState && { codex: c.codexState }),
       }),
       own.every(([key, value]) => env[key] === value)
         ? { level: 'ok', text: `terminals get ${PID_ENV}=${c.terminalEnv[PID_ENV]} and the port` }

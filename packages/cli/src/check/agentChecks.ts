@@ -15,6 +15,9 @@ import { SOCKET_HOST } from '@ide-companion/server/companionSocket';
 import { CHECK_PROBE_HEADER, checkProbeProof } from '@ide-companion/server/http/checkProbe';
 import { isProcessAlive } from '@ide-companion/shared/processAlive';
 import { describeError } from '@ide-companion/server/logger';
+import { probeCodex } from '@ide-companion/client/codexProbe';
+import { readDiscoveryFile } from '@ide-companion/client/discoveryFiles';
+import { splitWorkspacePath } from '@ide-companion/protocol';
 import type { CheckId } from './catalogue.js';
 import type { CheckRun } from './checkRun.js';
 import { CliLikeSession } from './cliLikeSession.js';
@@ -59,6 +62,7 @@ export async function checkAgents(run: CheckRun, env: NodeJS.ProcessEnv): Promis
   await checkQwen(run, env);
   await checkClaude(run, env);
   await checkCopilot(run, env);
+  await checkCodex(run, env);
   await checkAmp(run, env);
 }
 
@@ -147,6 +151,25 @@ async function checkAmp(run: CheckRun, env: NodeJS.ProcessEnv): Promise<void> {
   for (const [what, auth, headers] of probes) if ((await upgrade(auth, headers)) === 101) accepted.push(what);
   if (accepted.length === 0) record.pass('agents.amp.refusals', 'refused with an empty or wrong token, with an Origin and with a foreign Host');
   else record.fail('agents.amp.refusals', `the upgrade was accepted with ${accepted.join(', ')}: a web page (or anyone on this machine) can drive the editor`);
+}
+
+/**
+ * Codex CLI's socket (one per user, routed to every companion serving it):
+ * the checks 0.171.0 makes, then its ide-context for the companion's first
+ * folder. No socket: skipped (nobody serves Codex CLI here).
+ */
+async function checkCodex(run: CheckRun, env: NodeJS.ProcessEnv): Promise<void> {
+  const { record, target } = run;
+  const workspacePath = target.discoveryFile ? readDiscoveryFile(target.discoveryFile).workspacePath : undefined;
+  const root = workspacePath ? splitWorkspacePath(workspacePath, path.delimiter)[0] : undefined;
+  if (root === undefined) {
+    record.skip('agents.codex.ideContext', 'the companion names no workspace folder to ask Codex context for');
+    return;
+  }
+  const probe = await probeCodex(root, env, run.timeouts.requestMs);
+  if (probe.state === 'absent') record.skip('agents.codex.ideContext', probe.detail);
+  else if (probe.ok === true) record.pass('agents.codex.ideContext', `${probe.socketPath}: ${probe.detail}`);
+  else record.fail('agents.codex.ideContext', `${probe.socketPath}: ${probe.detail}`);
 }
 
 async function checkCopilot(run: CheckRun, env: NodeJS.ProcessEnv): Promise<void> {

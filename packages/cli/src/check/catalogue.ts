@@ -314,6 +314,12 @@ export const CHECKS = [
     title: 'a request before initialize and a second initialize get errors; nothing is notified before initialized',
     source: 'MCP lifecycle (initialization first, once)',
   },
+  {
+    id: 'agents.codex.ideContext',
+    group: 'agents',
+    title: "Codex CLI's IPC socket passes the CLI's checks and answers its ide-context for the companion's folder",
+    source: '@openai/codex 0.171.0 (tui ide_context/ipc.rs: the socket checks, the frames, ide-context)',
+  },
 ] as const satisfies readonly CheckDefinition[];
 
 export type CheckId = (typeof CHECKS)[number]['id'];

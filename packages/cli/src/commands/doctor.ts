@@ -7,7 +7,7 @@
 import { discoverCompanion, withOurInstallHint, redactDiscovery, type DiscoveryResult } from '@ide-companion/client/discovery';
 import { detectEditor } from '@ide-companion/client/ideDetection';
 import { agentsServed } from '@ide-companion/client/companions';
-import { servedAgentNames } from '@ide-companion/shared/agentPaths';
+import { servedAgentNames, userHasCodex } from '@ide-companion/shared/agentPaths';
 import { doctorNotes, findInstaller } from '../editors.js';
 
 /** The `ide-companion install` id for an editor, if it has an installer: the one place doctor looks installers up. */
@@ -39,6 +39,8 @@ export const doctorCommand: Command = {
       const d = await discoverCompanion({ cwd: c.cwd, wellKnownPorts: false });
       const findings = await examine(d);
       for (const note of await doctorNotes(process.env)) findings.push({ ok: note.ok, topic: note.editor, text: note.text, advice: note.advice });
+      const codex = await codexFinding(d.realCwd);
+      if (codex) findings.push(codex);
       let connected = false;
       let tools: string[] = [];
       if (!d.problem) {
@@ -84,6 +86,17 @@ export const doctorCommand: Command = {
       return wouldConnect ? EXIT.OK : EXIT.NO;
     }),
 };
+
+/** What Codex CLI's /ide here would get (its IPC socket, asked as 0.171.0 asks); nothing when no socket is there and the user has no Codex. */
+async function codexFinding(cwd: string): Promise<Finding | undefined> {
+  const { probeCodex } = await import('@ide-companion/client/codexProbe');
+  const probe = await probeCodex(cwd);
+  if (probe.state === 'absent') return userHasCodex() ? { ok: undefined, topic: 'codex', text: probe.detail } : undefined;
+  const advice =
+    probe.ok === false ? 'Open this folder in an editor whose companion serves Codex CLI (its `agents` option, or IDE_COMPANION_AGENTS=codex).' : undefined;
+  // Said, never failed: doctor is about the agent in this terminal; Codex's socket is another's.
+  return { ok: probe.ok === true ? true : undefined, topic: 'codex', text: `Codex CLI's /ide: ${probe.detail}`, advice };
+}
 
 async function examine(d: DiscoveryResult): Promise<Finding[]> {
   const out: Finding[] = [];

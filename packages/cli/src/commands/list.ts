@@ -2,6 +2,7 @@
 import { discoverCompanion } from '@ide-companion/client/discovery';
 import { listCompanions, type CompanionListing } from '@ide-companion/client/companions';
 import { servedAgentNames } from '@ide-companion/shared/agentPaths';
+import { probeCodex } from '@ide-companion/client/codexProbe';
 import type { Command } from './types.js';
 import { LIST_SPEC, parseCommandArgs, usageOf } from '../commandTable.js';
 import { EXIT, common, print, printJson, runWithExitCodes } from '../client/output.js';
@@ -56,6 +57,9 @@ export const listCommand: Command = {
           )
           .join('\n'),
       );
+      // Codex CLI has one socket per user, routed to every companion that serves it: said once, for this folder.
+      const codex = await probeCodex(c.cwd, process.env, 1_500);
+      if (codex.state !== 'absent') print(`Codex CLI (${codex.socketPath}): ${codex.detail}`);
       return EXIT.OK;
     }),
 };

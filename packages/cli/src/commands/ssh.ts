@@ -170,7 +170,13 @@ export const sshCommand: Command = {
           return EXIT.ERROR;
         }
         // 2. The private folder and its files, through stdin.
-        const there = { cliRoot, relay: `${REMOTE_DIR_PLACEHOLDER}/${REMOTE.relay}`, socketPath: `${REMOTE_DIR_PLACEHOLDER}/${REMOTE.socket}` };
+        // Another machine's checkout: the agent writes its files there, so the relay sends each diff's base from there.
+        const there = {
+          cliRoot,
+          relay: `${REMOTE_DIR_PLACEHOLDER}/${REMOTE.relay}`,
+          socketPath: `${REMOTE_DIR_PLACEHOLDER}/${REMOTE.socket}`,
+          remoteFiles: true,
+        };
         const setup = runSsh([...sshOptions, ...mux, destination, 'sh', '-s'], {
           input: setupScript({
             [REMOTE.relay]: fs.readFileSync(plan.relay, 'utf8'),

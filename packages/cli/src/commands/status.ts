@@ -4,6 +4,7 @@ import type { Command } from './types.js';
 import { STATUS_SPEC, parseCommandArgs, usageOf } from '../commandTable.js';
 import { EXIT, common, print, printJson, runWithExitCodes } from '../client/output.js';
 import { makeClient } from '../client/makeClient.js';
+import { probeCodex } from '@ide-companion/client/codexProbe';
 
 const usage = usageOf(STATUS_SPEC);
 
@@ -35,6 +36,9 @@ export const statusCommand: Command = {
           if (report.containerHint) text += `\n\nContainer: ${report.containerHint}`;
           if (report.geminiCli)
             text += `\n\nNote: gemini itself would not connect here. It logs "${report.geminiCli.reason}" and /ide status shows: ${report.geminiCli.status}`;
+          // Codex CLI asks its own per-user socket, not this companion: what its /ide here would get, when there is one.
+          const codex = await probeCodex(c.cwd, process.env, 1_500);
+          if (codex.state !== 'absent') text += `\n\nCodex CLI's /ide here (${codex.socketPath}): ${codex.detail}`;
           print(text);
         }
         return report.status === 'connected' ? EXIT.OK : EXIT.NO;

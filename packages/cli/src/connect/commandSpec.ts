@@ -36,6 +36,10 @@ print or run it for you (docs/remote.md).`,
       type: 'boolean',
       help: 'the socket is a workspace socket (the stable address): no token, and the CLI keeps its session while the editor restarts',
     },
+    'remote-files': {
+      type: 'boolean',
+      help: "the CLI's files are not the editor's (an SSH remote's checkout): each diff's base is the file here, read by the relay",
+    },
     log: { type: 'string', arg: 'FILE', help: 'append what happens to FILE (never the token or file contents)' },
   },
   exits: {

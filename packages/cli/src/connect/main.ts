@@ -106,7 +106,7 @@ export async function connect(argv: string[]): Promise<number> {
     const reconnect = values['reconnect'] === true;
     // A workspace socket's companion adds its own token: none is read (nor mounted, nor copied over SSH).
     const token = reconnect ? undefined : readToken(values, 'socketPath' in target ? target.socketPath : undefined);
-    return await runRelay({ target, token, map, log, reconnect });
+    return await runRelay({ target, token, map, log, reconnect, remoteFiles: values['remote-files'] === true });
   } catch (err) {
     log(err instanceof Error ? err.message : String(err));
     if (err instanceof UsageError || err instanceof PathMapError) return EXIT.USAGE;

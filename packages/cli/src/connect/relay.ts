@@ -24,6 +24,8 @@ import { ResilientUpstream, UNREACHABLE } from './resilientUpstream.js';
 import type { HttpClientTransportOptions } from '@ide-companion/client/httpTransport';
 import type { PathMap } from './pathMap.js';
 import { outline, stringAt, type Outline } from './jsonOutline.js';
+import { baseSlot, cliFileOf, isOpenDiff, mayHoldBaseKey, readBase, withBase } from './remoteBase.js';
+import type { RemoteBase } from '@ide-companion/protocol';
 
 export type RelayTarget = { socketPath: string } | { port: number };
 
@@ -34,6 +36,11 @@ export interface RelayOptions {
   /** Keep the CLI's session when the companion goes away, and go on with the next one at the same socket (resilientUpstream.ts). */
   reconnect?: boolean;
   map: PathMap;
+  /**
+   * The CLI's files are not the editor's (an SSH remote's own checkout): each openDiff carries the file as it is
+   * here, read by the relay, as the review's base (remoteBase.ts).
+   */
+  remoteFiles?: boolean;
   /** One line per event worth knowing; never a token or a file's content. */
   log: (line: string) => void;
   stdin?: NodeJS.ReadableStream;
@@ -85,6 +92,8 @@ export function runRelay(options: RelayOptions): Promise<number> {
   const initializing = new Map<string | number, () => void>();
   /** Settles when no initialize is in flight: a message sent meanwhile would reach the companion without a session. */
   let sessionReady: Promise<void> = Promise.resolve();
+  /** Settles once the last message forwarded was sent: one waiting for its base (a file read) holds the ones after it. */
+  let sent: Promise<void> = Promise.resolve();
   let finished = false;
   /** Takes a message's text from the companion as it is, when nothing in it needs reading (set below). */
   let passOn: (text: string) => boolean = () => false;
@@ -175,8 +184,11 @@ export function runRelay(options: RelayOptions): Promise<number> {
         if (UNREACHABLE.test(err.message)) void finish(1, `the companion at ${describe(target)} is gone (${err.message})`);
       });
 
-    /** A message from the CLI (`text`: as it came), translated (or answered here), then sent. */
-    const forward = (message: RpcMessage, text: string | Buffer, translated: FromCli) => {
+    /**
+     * A message from the CLI (`text`: as it came), translated (or answered here), then sent. `base`: an openDiff of
+     * `base.file` (the CLI's path) whose body, once that file is read here, is `base.body(read)` (--remote-files).
+     */
+    const forward = (message: RpcMessage, text: string | Buffer, translated: FromCli, base?: { file: string; body: (read: RemoteBase) => string | Buffer }) => {
       if ('answer' in translated) return write(translated.answer);
       const body = translated.bytes ?? (translated.forward === message ? text : JSON.stringify(translated.forward));
       if (message.method === 'initialize' && message.id !== undefined && message.id !== null) {
@@ -186,15 +198,29 @@ export function runRelay(options: RelayOptions): Promise<number> {
         return;
       }
       // After the session's initialize answer, in the order the CLI sent them.
-      void sessionReady.then(() => send(message, body));
+      const ready = sessionReady;
+      const prepared = base ? readBase(base.file).then(base.body) : body;
+      const before = sent;
+      sent = Promise.all([before, ready, prepared]).then(([, , b]) => void send(message, b));
     };
 
     const onLine = (line: Buffer) => {
       if (line.length > LARGE_BYTES) {
         // A whole file in openDiff: read from its outline, its path rewritten where it stands.
         const peeked = peek(line);
-        const translated = peeked && translator.fromCliBytes(line, peeked.message, peeked.shape);
-        if (translated) return forward(peeked.message, line, translated);
+        const params = peeked?.shape.get('params');
+        const openDiff = peeked !== undefined && isOpenDiff({ ...peeked.message, params: { name: stringAt(line, params?.get('name')) } });
+        // An openDiff's own _meta that may hold our key is read whole, so that it goes (remoteBase.ts); so is any
+        // _meta when the base is to be added beside it.
+        const meta = openDiff ? params?.get('_meta') : undefined;
+        const parseWhole = meta !== undefined && (options.remoteFiles === true || mayHoldBaseKey(line, meta));
+        const translated = peeked && !parseWhole ? translator.fromCliBytes(line, peeked.message, peeked.shape) : undefined;
+        if (translated) {
+          const file = openDiff && options.remoteFiles ? stringAt(line, peeked!.shape.get('params.arguments')?.get('filePath')) : undefined;
+          if (file === undefined || !('forward' in translated) || !file.startsWith('/')) return forward(peeked!.message, line, translated);
+          const slot = baseSlot(translated.bytes ?? line, peeked!.shape);
+          if (slot) return forward(peeked!.message, line, translated, { file, body: slot });
+        }
       }
       const text = line.toString('utf8');
       if (text.trim() === '') return;
@@ -209,7 +235,14 @@ export function runRelay(options: RelayOptions): Promise<number> {
         write({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid Request: one JSON-RPC object per line' } });
         return;
       }
-      forward(message, text, translator.fromCli(message));
+      if (!isOpenDiff(message)) return forward(message, text, translator.fromCli(message));
+      // The CLI's own value under our key goes, whatever else happens (remoteBase.ts).
+      const stripped = withBase(message, undefined);
+      const translated = translator.fromCli(stripped);
+      const file = options.remoteFiles ? cliFileOf(message) : undefined;
+      if (file === undefined || !('forward' in translated)) return forward(message, text, translated);
+      const sending = translated.forward;
+      forward(message, text, translated, { file, body: (read) => JSON.stringify(withBase(sending, read)) });
     };
 
     // Lines split as bytes, each joined once (a large openDiff arrives in many chunks), each at most
@@ -227,6 +260,8 @@ export function runRelay(options: RelayOptions): Promise<number> {
     stdin.once('end', () => void finish(0, 'the CLI closed stdin'));
     stdin.once('error', (err: Error) => void finish(0, `stdin: ${err.message}`));
     void upstream.start();
-    log(`relaying to ${describe(target)}${map.identity ? '' : ` (paths: ${map.roots.map((r) => `${r.host}=${r.cli}`).join(', ')})`}`);
+    log(
+      `relaying to ${describe(target)}${map.identity ? '' : ` (paths: ${map.roots.map((r) => `${r.host}=${r.cli}`).join(', ')})`}${options.remoteFiles ? '; diff bases read here' : ''}`,
+    );
   });
 }

@@ -88,6 +88,8 @@ export interface ThereOptions {
   socketPath: string;
   /** The command that runs the relay there (default `node`). */
   node?: string;
+  /** That CLI's files are its own, not the editor's (an SSH remote): the relay sends each diff's base from there. */
+  remoteFiles?: boolean;
 }
 
 /** Where things are in a container or sandbox: the stable folder at /run/ide-companion, the workspace's socket in it. */
@@ -99,6 +101,7 @@ export function thereFor(plan: RemotePlan, cliRoot: string, relay: string = THER
 export function relayArgs(plan: RemotePlan, there: ThereOptions): string[] {
   const args = [there.relay, '--socket', there.socketPath, '--reconnect'];
   if (plan.hostRoot !== there.cliRoot) args.push('--map', `${plan.hostRoot}=${there.cliRoot}`);
+  if (there.remoteFiles) args.push('--remote-files');
   return args;
 }
 

@@ -24,7 +24,7 @@ export const ShowDiffParamsSchema = /* @__PURE__ */ lazySchema(() =>
     diffId: z.string().check(z.minLength(1)),
     filePath: z.string().check(z.minLength(1)),
     newContent: z.string(),
-    /** The file as it is on disk, read by the companion; null for a new file. */
+    /** The file as it is on disk, read by the companion (over SSH: the remote file, read by the relay there); null for a new file. */
     originalContent: z.nullable(z.string()),
     /** Who proposed it ("Claude Code"), for the view's title; absent from older companions. */
     agent: z.optional(z.string()),

@@ -26,10 +26,15 @@ function savesIt(ide: string): string {
 }
 
 export const diffWords = {
-  /** `showDiff`'s words: the proposal, or (the user's buffer modified) that the diff is against the disk. */
-  shown: (file: string, agent: string, ide: string) => ({
-    proposed: `${agent} proposes changes to ${file}${DECIDE_KEYS[ide] ? `: ${DECIDE_KEYS[ide]}` : ''}`,
-    unsaved: `${file} has unsaved changes: the diff is against the file on disk; your changes stay in the buffer`,
+  /**
+   * `showDiff`'s words: the proposal, or (the user's buffer modified) that the diff is against the disk. `remote`: the
+   * file the agent writes is on another machine (`HOST:PATH`, an SSH remote's checkout), and the diff is against it.
+   */
+  shown: (file: string, agent: string, ide: string, remote?: string) => ({
+    proposed: `${agent} proposes changes to ${remote ?? file}${DECIDE_KEYS[ide] ? `: ${DECIDE_KEYS[ide]}` : ''}`,
+    unsaved: remote
+      ? `${file} has unsaved changes here: the diff is against ${remote}, the file ${agent} writes; your changes stay in the buffer`
+      : `${file} has unsaved changes: the diff is against the file on disk; your changes stay in the buffer`,
   }),
   /** `reload` with the user's buffer modified: their changes are never dropped. */
   notReloaded: (file: string, agent: string) =>

@@ -20,6 +20,8 @@ export interface McpHttpHandlerOptions {
   /** The tokens accepted, each naming the agent it was given to. */
   tokens: ReadonlyArray<readonly [token: string, agent: AgentName]>;
   maxBodyBytes: number;
+  /** A Unix socket's listener (the relay's way in): its sessions may send an openDiff's remote base (tools/openDiff.ts). */
+  onSocket?: boolean;
   sessions: SessionRegistry;
   logger: Logger;
 }
@@ -84,7 +86,7 @@ export function createMcpHttpHandler(options: McpHttpHandlerOptions) {
           );
           return;
         }
-        await sessions.initialize(req, res, body, agent, isCheckProbe(req));
+        await sessions.initialize(req, res, body, agent, isCheckProbe(req), options.onSocket ?? false);
         return;
       }
       sendJsonRpcError(res, 400, RpcErrorCode.InvalidRequest, await sessionlessRefusal(body));

@@ -38,8 +38,11 @@ export function availableTools(hasEditor: boolean, capabilities: readonly Capabi
 export function registerTools(server: McpServer, tools: readonly ToolDefinition[], env: ToolEnvironment): void {
   for (const definition of tools) {
     const { tool } = definition;
-    server.registerTool(tool.name, { description: tool.description, inputSchema: tool.arguments }, (args: unknown, extra: { sessionId?: string }) =>
-      runTool(definition, args, env, { sessionId: extra.sessionId ?? 'unknown-session' }),
+    server.registerTool(
+      tool.name,
+      { description: tool.description, inputSchema: tool.arguments },
+      (args: unknown, extra: { sessionId?: string; _meta?: Record<string, unknown> }) =>
+        runTool(definition, args, env, { sessionId: extra.sessionId ?? 'unknown-session', ...(extra._meta && { meta: extra._meta }) }),
     );
   }
 }

@@ -25,6 +25,8 @@ export interface ToolEnvironment {
   agentOf?: (sessionId: string) => string;
   /** Whether `ide-companion check` opened the session (http/checkProbe.ts): its refusals are logged below the warnings. */
   isCheckProbe?: (sessionId: string) => boolean;
+  /** Whether a session came in on a Unix socket (the relay's way in), not the port: only such may send an openDiff's remote base. */
+  openedOnSocket?: (sessionId: string) => boolean;
 }
 
 export interface ToolCall {
@@ -32,6 +34,8 @@ export interface ToolCall {
   sessionId: string;
   /** The `path` argument as checked (workspacePaths.ts), for tools that re-check it after the editor used it. */
   checked?: CheckedPath;
+  /** The request's `params._meta`, as the client sent it (tools/openDiff.ts reads the relay's remote base there). */
+  meta?: Record<string, unknown>;
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any

@@ -1,0 +1,95 @@
+/**
+ * What Codex CLI's `/ide` would get here (issue 31), asked as 0.171.0 asks:
+ * the checks it makes on its IPC socket's folder and file, then one
+ * `ide-context {workspaceRoot}` over the socket (as "codex-tui", no
+ * initialize), within a deadline. For `doctor`, `list` and `check`.
+ */
+import { randomUUID } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as net from 'node:net';
+import * as path from 'node:path';
+import { CodexFrameDecoder, encodeCodexFrame, CODEX_MAX_RESPONSE_FRAME_BYTES } from '@ide-companion/protocol';
+import { codexSocketPath } from '@ide-companion/shared/agentPaths';
+
+/** What the probe reads of a frame; anything else in it is left alone. */
+interface Frame {
+  type?: string;
+  requestId?: string;
+  resultType?: string;
+  error?: unknown;
+  result?: { ideContext?: { activeFile?: { fsPath?: string } } };
+}
+
+export interface CodexProbe {
+  socketPath: string;
+  /** absent: no socket; refused: the CLI would refuse it; silent: nobody answered; answered: success or an error string. */
+  state: 'absent' | 'refused' | 'silent' | 'answered';
+  detail: string;
+  /** resultType of the answer. */
+  ok?: boolean;
+  /** The answer's active file (fsPath), when it had one. */
+  activeFile?: string;
+}
+
+/** The CLI's checks on the socket (ipc.rs): undefined when it would connect. */
+export function codexSocketProblem(socketPath: string): string | undefined {
+  const uid = typeof process.getuid === 'function' ? process.getuid() : undefined;
+  const dir = fs.lstatSync(path.dirname(socketPath));
+  if (!dir.isDirectory() || (uid !== undefined && dir.uid !== uid)) return `${path.dirname(socketPath)} is not a directory of yours`;
+  if ((dir.mode & 0o022) !== 0) return `${path.dirname(socketPath)} is writable by others: Codex CLI refuses it`;
+  const sock = fs.lstatSync(socketPath);
+  if (!sock.isSocket() || (uid !== undefined && sock.uid !== uid)) return `${socketPath} is not a socket of yours`;
+  return undefined;
+}
+
+export async function probeCodex(workspaceRoot: string, env: NodeJS.ProcessEnv = process.env, timeoutMs = 3_000): Promise<CodexProbe> {
+  const socketPath = codexSocketPath(env);
+  if (!fs.existsSync(socketPath)) return { socketPath, state: 'absent', detail: `no socket at ${socketPath}: no editor serves Codex CLI` };
+  let problem: string | undefined;
+  try {
+    problem = codexSocketProblem(socketPath);
+  } catch (err) {
+    problem = (err as Error).message;
+  }
+  if (problem) return { socketPath, state: 'refused', detail: problem };
+  return new Promise<CodexProbe>((resolve) => {
+    const socket = net.connect(socketPath);
+    const decoder = new CodexFrameDecoder(() => CODEX_MAX_RESPONSE_FRAME_BYTES);
+    const requestId = randomUUID();
+    const done = (probe: Omit<CodexProbe, 'socketPath'>) => {
+      clearTimeout(timer);
+      socket.destroy();
+      resolve({ socketPath, ...probe });
+    };
+    const timer = setTimeout(() => done({ state: 'silent', detail: `nothing answered on ${socketPath} within ${timeoutMs} ms` }), timeoutMs);
+    socket.once('error', (err) => done({ state: 'silent', detail: `${socketPath}: ${err.message}` }));
+    socket.once('close', () => done({ state: 'silent', detail: `${socketPath} closed the connection` }));
+    socket.once('connect', () =>
+      socket.write(encodeCodexFrame({ type: 'request', requestId, sourceClientId: 'codex-tui', version: 0, method: 'ide-context', params: { workspaceRoot } })),
+    );
+    socket.on('data', (chunk: Buffer) => {
+      let frames: Frame[];
+      try {
+        frames = decoder.push(chunk) as Frame[];
+      } catch (err) {
+        return done({ state: 'silent', detail: `${socketPath} sent what is not a frame: ${(err as Error).message}` });
+      }
+      for (const frame of frames) {
+        if (frame?.type === 'client-discovery-request') {
+          socket.write(encodeCodexFrame({ type: 'client-discovery-response', requestId: frame.requestId, response: { canHandle: false } }));
+        } else if (frame?.type === 'response' && frame.requestId === requestId) {
+          if (frame.resultType === 'success') {
+            const activeFile = frame.result?.ideContext?.activeFile?.fsPath;
+            return done({
+              state: 'answered',
+              ok: true,
+              detail: `answered for ${workspaceRoot}${activeFile ? ` (active file ${activeFile})` : ' (no active file)'}`,
+              ...(activeFile && { activeFile }),
+            });
+          }
+          return done({ state: 'answered', ok: false, detail: `answered ${String(frame.error)} for ${workspaceRoot}` });
+        }
+      }
+    });
+  });
+}

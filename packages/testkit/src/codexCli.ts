@@ -1,0 +1,87 @@
+/**
+ * The pinned Codex CLI (issue 31), installed by scripts/install-codex-cli.sh
+ * into .tools/codex-cli (never committed), and what a test needs to run it
+ * offline: a private CODEX_HOME whose config.toml names a custom provider
+ * (`wire_api = "responses"`, the only one 0.171.0 takes) at testkit's
+ * Responses API mock on loopback, the folder trusted, no sign-in, and a
+ * dead proxy for anything else. Its IDE socket is then
+ * CODEX_HOME/ipc/ipc.sock: the companion under test must be given the same
+ * CODEX_HOME.
+ */
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { repoRoot } from './geminiCli.js';
+import { shellCommand, STRAY_IDE_ENV } from './geminiHome.js';
+import type { Tmux } from './tmux.js';
+
+export interface CodexCliInstall {
+  binary: string;
+  version: string;
+}
+
+export function findCodexCli(): CodexCliInstall | undefined {
+  const modules = join(process.env['CODEX_CLI_DIR'] ?? join(repoRoot, '.tools', 'codex-cli'), 'node_modules');
+  const binary = join(modules, '@openai', 'codex-linux-x64', 'vendor', 'x86_64-unknown-linux-musl', 'bin', 'codex');
+  const pkg = join(modules, '@openai', 'codex', 'package.json');
+  if (process.arch !== 'x64' || !existsSync(binary) || !existsSync(pkg)) return undefined;
+  return { binary, version: (JSON.parse(readFileSync(pkg, 'utf8')) as { version: string }).version };
+}
+
+/** A CODEX_HOME in `home` (`home/.codex`) whose model is the mock at `baseUrl`, `project` trusted. Returns the CODEX_HOME. */
+export function makeCodexHome(home: string, options: { baseUrl: string; project: string }): string {
+  const codexHome = join(home, '.codex');
+  mkdirSync(codexHome, { recursive: true, mode: 0o700 });
+  const toml = (s: string) => JSON.stringify(s);
+  writeFileSync(
+    join(codexHome, 'config.toml'),
+    [
+      'model = "mock-model"',
+      'model_provider = "mock"',
+      'check_for_update_on_startup = false',
+      '[model_providers.mock]',
+      'name = "mock"',
+      `base_url = ${toml(options.baseUrl)}`,
+      'wire_api = "responses"',
+      'env_key = "CODEX_MOCK_KEY"',
+      'request_max_retries = 0',
+      'stream_max_retries = 0',
+      `[projects.${toml(options.project)}]`,
+      'trust_level = "trusted"',
+      '',
+    ].join('\n'),
+  );
+  return codexHome;
+}
+
+/** The sh command line that runs Codex CLI's TUI with `home` as HOME and `home/.codex` as CODEX_HOME. */
+export function codexCommand(install: CodexCliInstall, options: { home: string }): string {
+  return shellCommand(
+    [install.binary],
+    {
+      HOME: options.home,
+      CODEX_HOME: join(options.home, '.codex'),
+      CODEX_MOCK_KEY: 'test-key',
+      XDG_CACHE_HOME: join(options.home, '.cache'),
+      XDG_CONFIG_HOME: join(options.home, '.config'),
+      HTTPS_PROXY: 'http://127.0.0.1:9',
+      HTTP_PROXY: 'http://127.0.0.1:9',
+      NO_PROXY: '127.0.0.1,localhost',
+      TERM: 'xterm-256color',
+    },
+    [...STRAY_IDE_ENV, 'OPENAI_API_KEY'],
+  );
+}
+
+/**
+ * Types `/ide` into Codex CLI's TUI and waits until it says the IDE context is
+ * on; its command popup may take the first Enter (completing the command), so
+ * Enter again meanwhile. Throws with the screen.
+ */
+export async function codexIdeOn(tui: Tmux, timeoutMs = 15_000): Promise<void> {
+  await tui.submit('/ide', 10_000);
+  const deadline = Date.now() + timeoutMs;
+  while (!tui.screen().includes('IDE context is on')) {
+    if (Date.now() > deadline) throw new Error(`Codex CLI never took the IDE context\n--- codex ---\n${tui.screen()}`);
+    await tui.waitForText('IDE context is on', 4_000).catch(() => tui.keys('Enter'));
+  }
+}
