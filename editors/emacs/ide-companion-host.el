@@ -161,11 +161,12 @@ A `gemini' started from now on connects to this Emacs, not another one."
       (ide-companion--send
        (append (list :type "hello" :protocol 1 :ide '(:name "emacs" :displayName "Emacs") :pid (emacs-pid)
                      :roots (vconcat ide-companion--roots)
-                     ;; `reload' is no tool: diffs'.
+                     ;; `reload' and `writeBuffer' are no tools.
                      :capabilities ["openFile" "getOpenEditors" "getSelection" "getDiagnostics" "diagnosticItems"
-                                    "checkDocumentDirty" "saveDocument" "reload"])
+                                    "checkDocumentDirty" "saveDocument" "reload" "writeBuffer"])
                (and trusted (list :trustedFolders trusted))
-               (and ide-companion-agents (list :agents (vconcat ide-companion-agents))))))))
+               (and ide-companion-agents (list :agents (vconcat ide-companion-agents)))
+               (and ide-companion-amp-edit-file (list :ampEditFile ide-companion-amp-edit-file)))))))
 
 (defun ide-companion--filter (process chunk)
   "Split CHUNK, output of the host PROCESS, into lines and handle each."

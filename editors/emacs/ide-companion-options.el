@@ -47,10 +47,17 @@ Commands in a row make one report.  Read when `ide-companion-mode' starts."
 (defcustom ide-companion-agents nil
   "The terminal agents served, a list of agent names.
 Of \"gemini\" (always served), \"qwen\", \"claude\", \"copilot\",
-\"codex\", \"opencode\"; nil: $IDE_COMPANION_AGENTS, else all.  Read at
-the next start."
+\"codex\", \"amp\", \"opencode\"; nil: $IDE_COMPANION_AGENTS, else all.
+Read at the next start."
   :type '(repeat (choice (const "gemini") (const "qwen") (const "claude")
-                         (const "copilot") (const "codex") (const "opencode"))))
+                         (const "copilot") (const "codex") (const "amp") (const "opencode"))))
+
+(defcustom ide-companion-amp-edit-file nil
+  "How Amp's editFile reaches the file.
+\"review\": in the diff view, the user accepts, edits or rejects; \"buffer\":
+written through the file's buffer as one change the user can undo.  nil:
+$IDE_COMPANION_AMP_EDIT, else review.  Read at the next start."
+  :type '(choice (const :tag "Default" nil) (const "review") (const "buffer")))
 
 (defcustom ide-companion-ready-hook nil
   "Hook run when the companion host is listening and Gemini CLI can connect."

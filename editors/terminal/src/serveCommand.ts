@@ -51,6 +51,7 @@ function agentHints(agents: readonly AgentName[]): string {
     agents.includes('claude') ? 'claude there connects with --ide (or /ide), opencode by itself' : '',
     agents.includes('copilot') ? 'copilot there connects with /ide' : '',
     agents.includes('codex') ? 'codex there takes the context with /ide' : '',
+    agents.includes('amp') ? 'amp there connects with --ide' : '',
   ].filter((h) => h !== '');
   return hints.length > 0 ? `(${hints.join('; ')}.)\n` : '';
 }

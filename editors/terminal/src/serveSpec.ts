@@ -16,7 +16,7 @@ here as a diff to accept, reject, or edit in $VISUAL/$EDITOR first (one key).`,
     agents: {
       type: 'string',
       arg: 'LIST',
-      help: "the agents served, of gemini,qwen,claude,copilot,codex (opencode: Claude's face) (default: $IDE_COMPANION_AGENTS, else all the user has)",
+      help: "the agents served, of gemini,qwen,claude,copilot,codex,amp (opencode: Claude's face) (default: $IDE_COMPANION_AGENTS, else all the user has)",
     },
     json: { type: 'boolean', help: 'log events as JSON lines on stdout (the review goes to stderr)' },
     'no-color': { type: 'boolean', help: 'plain output (also when NO_COLOR is set)' },

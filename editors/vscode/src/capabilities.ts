@@ -3,6 +3,7 @@
  * open a file at a line, the open editors, the selection, diagnostics,
  * unsaved state, save. Shapes as in docs/editor-protocol.md.
  */
+import * as fs from 'node:fs';
 import * as vscode from 'vscode';
 import type { Cursor, Diagnostic, DiagnosticSeverity, GetOpenEditorsResult, GetSelectionResult } from '@ide-companion/protocol';
 import type { CapabilityActions } from '@ide-companion/server/editorActions';
@@ -118,6 +119,39 @@ export const vscodeCapabilities: CapabilityActions = {
     if (!document.isDirty) return { saved: true, message: 'no unsaved changes' };
     const saved = await document.save();
     return saved ? { saved: true } : { saved: false, message: `VS Code could not save ${params.path}` };
+  },
+
+  /**
+   * Amp's editFile in `buffer` mode: the document (opened, or a new file made) takes the text as one edit the user
+   * undoes, in the text's line endings (CRLF when every break is one), then is saved. A document with unsaved
+   * changes is the user's: refused.
+   */
+  async writeBuffer(params) {
+    const uri = vscode.Uri.file(params.path);
+    let document = documentFor(params.path);
+    if (!document) {
+      if (!fs.existsSync(params.path)) {
+        const create = new vscode.WorkspaceEdit();
+        create.createFile(uri, { ignoreIfExists: true });
+        if (!(await vscode.workspace.applyEdit(create))) throw new Error(`VS Code could not create ${params.path}`);
+      }
+      document = await vscode.workspace.openTextDocument(uri);
+    }
+    if (document.isDirty) throw new Error(`${params.path} has unsaved changes in VS Code; save or undo them first`);
+    const breaks = params.content.split('\n').length - 1;
+    const crlf = breaks > 0 && params.content.split('\r\n').length - 1 === breaks;
+    const eol = crlf ? vscode.EndOfLine.CRLF : vscode.EndOfLine.LF;
+    // The line endings first, on their own (in one edit with the text, VS Code's undo of it lost text).
+    if (document.eol !== eol) {
+      const endings = new vscode.WorkspaceEdit();
+      endings.set(uri, [vscode.TextEdit.setEndOfLine(eol)]);
+      if (!(await vscode.workspace.applyEdit(endings))) throw new Error(`VS Code did not change the line endings of ${params.path}`);
+    }
+    const whole = new vscode.Range(document.positionAt(0), document.positionAt(document.getText().length));
+    const edit = new vscode.WorkspaceEdit();
+    edit.replace(uri, whole, crlf ? params.content.replace(/\r\n/g, '\n') : params.content);
+    if (!(await vscode.workspace.applyEdit(edit))) throw new Error(`VS Code did not apply the edit to ${params.path}`);
+    if (!(await document.save())) throw new Error(`VS Code could not save ${params.path}`);
   },
 
   // The companion takes back an openFile whose path was swapped while VS Code opened it: its tabs close, unless unsaved.

@@ -170,6 +170,8 @@ class CompanionExtension implements vscode.Disposable {
     };
     const setting = vscode.workspace.getConfiguration('ideCompanion').inspect<string[]>('agents');
     const chosenAgents = setting?.workspaceFolderValue ?? setting?.workspaceValue ?? setting?.globalValue;
+    const ampSetting = vscode.workspace.getConfiguration('ideCompanion').inspect<string>('ampEditFile');
+    const ampEditFile = ampSetting?.workspaceFolderValue ?? ampSetting?.workspaceValue ?? ampSetting?.globalValue;
     const companion = new Companion({
       ideInfo: this.ideInfo,
       workspaceRoots: workspaceRoots(),
@@ -182,6 +184,8 @@ class CompanionExtension implements vscode.Disposable {
       reapOnKill: true,
       // Only a list the user set names agents (whose folders are then made); the default serves the agents the user has.
       ...(chosenAgents && { agents: parseAgents(chosenAgents.join(',')) }),
+      // Only a value the user set: unset, IDE_COMPANION_AMP_EDIT decides, else review.
+      ...((ampEditFile === 'review' || ampEditFile === 'buffer') && { ampEditFile }),
     });
     this.companion = companion;
     if (companion.rootsRefused) void vscode.window.showWarningMessage(`Gemini CLI companion: ${companion.rootsRefused}`);

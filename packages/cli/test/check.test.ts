@@ -36,15 +36,16 @@ function runBin(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv
 }
 
 test('our companion passes every check through the library, and check leaves no diff open and no file changed', { timeout: 120_000 }, async () => {
-  const h = await startOurCompanion({ agents: ['gemini', 'qwen', 'claude', 'copilot', 'codex'] });
+  const h = await startOurCompanion({ agents: ['gemini', 'qwen', 'claude', 'copilot', 'codex', 'amp'] });
   try {
     const before = fs.readFileSync(h.file, 'utf8');
-    // Where this companion's Qwen, Claude and Copilot lock files and its Codex socket are: their faces are checked too.
+    // Where this companion's Qwen, Claude, Copilot and Amp lock files and its Codex socket are: their faces are checked too.
     const env = {
       ...process.env,
       QWEN_HOME: path.join(h.tmp, 'qwen'),
       CLAUDE_CONFIG_DIR: path.join(h.tmp, 'claude'),
       COPILOT_HOME: path.join(h.tmp, 'copilot'),
+      AMP_DATA_HOME: h.tmp,
       CODEX_HOME: path.join(h.tmp, 'codex'),
     };
     const report = await runCheck({ port: h.companion.port, token: h.companion.authToken, tmpdir: h.tmp, env });
@@ -68,24 +69,35 @@ test('our companion passes every check through the library, and check leaves no 
   }
 });
 
-test('a companion that serves neither Qwen Code, Claude Code nor Copilot CLI has their checks skipped, saying so', { timeout: 120_000 }, async () => {
-  const h = await startOurCompanion({ agents: ['gemini'] });
-  try {
-    const env = { ...process.env, QWEN_HOME: path.join(h.tmp, 'qwen'), CLAUDE_CONFIG_DIR: path.join(h.tmp, 'claude'), CODEX_HOME: path.join(h.tmp, 'codex') };
-    const report = await runCheck({ port: h.companion.port, token: h.companion.authToken, tmpdir: h.tmp, env, diffs: false });
-    const agents = report.results.filter((r) => r.group === 'agents');
-    assert.deepEqual(
-      agents.map((r) => r.status),
-      ['skip', 'skip', 'skip', 'skip', 'skip', 'skip', 'skip', 'skip', 'skip', 'skip'],
-    );
-    assert.match(agents[9]!.reason, /no editor serves Codex CLI/);
-    assert.match(agents[0]!.reason, /does not serve Qwen Code/);
-    assert.match(agents[2]!.reason, /does not serve Copilot CLI/);
-    assert.match(agents[4]!.reason, /does not serve Claude Code/);
-  } finally {
-    await h.cleanup();
-  }
-});
+test(
+  'a companion that serves neither Qwen Code, Claude Code, Copilot CLI, Codex CLI nor Amp has their checks skipped, saying so',
+  { timeout: 120_000 },
+  async () => {
+    const h = await startOurCompanion({ agents: ['gemini'] });
+    try {
+      const env = {
+        ...process.env,
+        QWEN_HOME: path.join(h.tmp, 'qwen'),
+        CLAUDE_CONFIG_DIR: path.join(h.tmp, 'claude'),
+        CODEX_HOME: path.join(h.tmp, 'codex'),
+        AMP_DATA_HOME: h.tmp,
+      };
+      const report = await runCheck({ port: h.companion.port, token: h.companion.authToken, tmpdir: h.tmp, env, diffs: false });
+      const agents = report.results.filter((r) => r.group === 'agents');
+      assert.deepEqual(
+        agents.map((r) => r.status),
+        ['skip', 'skip', 'skip', 'skip', 'skip', 'skip', 'skip', 'skip', 'skip', 'skip', 'skip', 'skip', 'skip'],
+      );
+      assert.match(agents[12]!.reason, /no editor serves Codex CLI/);
+      assert.match(agents[0]!.reason, /does not serve Qwen Code/);
+      assert.match(agents[2]!.reason, /does not serve Copilot CLI/);
+      assert.match(agents[4]!.reason, /does not serve Amp/);
+      assert.match(agents[7]!.reason, /does not serve Claude Code/);
+    } finally {
+      await h.cleanup();
+    }
+  },
+);
 
 test('the real bin: check --port --token --json exits 0 on our companion and finds its discovery file', { timeout: 120_000 }, async () => {
   const h = await startOurCompanion();

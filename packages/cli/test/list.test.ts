@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { isProcessAlive } from '@ide-companion/server';
+import { ensureDiscoveryDir, isProcessAlive } from '@ide-companion/server';
 import { startTestCompanion } from '@ide-companion/server/testing';
 import { binEnv, runBin, setup } from './support/clientCommands.js';
 
@@ -33,6 +33,24 @@ test('list: shows every companion with IDE, PID, port, workspace and liveness', 
     const text = await runBin(['list'], { cwd: s.workspace, env: binEnv(s.tmp) });
     assert.match(text.stdout, /^\*\s+Test IDE\s+\d+\s+\d+\s+alive\s+Gemini CLI, Qwen Code, Claude Code, opencode\s+/m);
     assert.match(text.stdout, /Old IDE\s+\d+\s+9\s+stale\s+Gemini CLI\s+\/somewhere/);
+  } finally {
+    await s.cleanup();
+  }
+});
+
+test('list and doctor: a companion serving Amp names it (its lock file PORT.json names the port and IDE PID)', async () => {
+  const s = await startTestCompanion({ agents: ['gemini', 'amp'] });
+  ensureDiscoveryDir(s.tmp);
+  try {
+    const env = binEnv(s.tmp, { AMP_DATA_HOME: s.tmp });
+    const r = await runBin(['list', '--json'], { cwd: s.workspace, env });
+    assert.equal(r.code, 0, r.stderr);
+    const live = (JSON.parse(r.stdout) as Array<Record<string, unknown>>).find((x) => x['port'] === s.companion.port)!;
+    assert.deepEqual(live['agents'], ['gemini', 'amp']);
+    const text = await runBin(['list'], { cwd: s.workspace, env });
+    assert.match(text.stdout, /^\*\s+Test IDE\s+\d+\s+\d+\s+alive\s+Gemini CLI, Amp\s+/m);
+    const doctor = await runBin(['doctor'], { cwd: s.workspace, env });
+    assert.match(doctor.stdout, /it serves Gemini CLI, Amp \(amp: amp --ide\)/);
   } finally {
     await s.cleanup();
   }

@@ -8,7 +8,16 @@ import * as path from 'node:path';
 import { LOOPBACK_HOST, splitWorkspacePath, type IdeInfo } from '@ide-companion/protocol';
 import { isProcessAlive } from '@ide-companion/shared/processAlive';
 import { discoveryDirectory, listDiscoveryDir, readDiscoveryFile } from './discoveryFiles.js';
-import { AGENTS, claudeIdeDir, copilotIdeDir, portLockFileName, qwenIdeDir, type AgentName } from '@ide-companion/shared/agentPaths';
+import {
+  AGENTS,
+  ampIdeDir,
+  ampLockFileName,
+  claudeIdeDir,
+  copilotIdeDir,
+  portLockFileName,
+  qwenIdeDir,
+  type AgentName,
+} from '@ide-companion/shared/agentPaths';
 
 export interface CompanionListing {
   file: string;
@@ -24,7 +33,7 @@ export interface CompanionListing {
   portOpen?: boolean;
   /** A problem with the file itself. */
   problem?: string;
-  /** The agents it serves: Gemini CLI always, Qwen Code, Claude Code and Copilot CLI when their lock files for its port name its IDE's PID (docs/agents.md). */
+  /** The agents it serves: Gemini CLI always, Qwen Code, Claude Code, Copilot CLI and Amp when their lock files for its port name its IDE's PID (docs/agents.md). */
   agents: AgentName[];
 }
 
@@ -45,10 +54,10 @@ export async function portAccepts(port: number, host = LOOPBACK_HOST, timeoutMs 
 }
 
 /** Whether an agent's lock file for `port` (in `dir`) names `pid` (Qwen's as `ppid`, Claude's as `pid`): the same companion serves that agent. */
-function servesAgent(dir: string, port: number | undefined, pid: number): boolean {
+function servesAgent(dir: string, port: number | undefined, pid: number, fileName = portLockFileName): boolean {
   if (port === undefined) return false;
   try {
-    const lock = JSON.parse(fs.readFileSync(path.join(dir, portLockFileName(port)), 'utf8')) as { ppid?: unknown; pid?: unknown };
+    const lock = JSON.parse(fs.readFileSync(path.join(dir, fileName(port)), 'utf8')) as { ppid?: unknown; pid?: unknown };
     return (lock.ppid ?? lock.pid) === pid;
   } catch {
     return false;
@@ -57,11 +66,16 @@ function servesAgent(dir: string, port: number | undefined, pid: number): boolea
 
 /** The agents a companion on `port`, of the IDE `pid`, serves: Gemini CLI, and each agent whose lock file names them. */
 export function agentsServed(port: number | undefined, pid: number, env: NodeJS.ProcessEnv = process.env): AgentName[] {
-  return AGENTS.filter((agent) => agent === 'gemini' || (agent !== 'codex' && servesAgent(LOCK_DIRS[agent](env), port, pid)));
+  return AGENTS.filter(
+    (agent) => agent === 'gemini' || (agent !== 'codex' && servesAgent(LOCK_DIRS[agent](env), port, pid, agent === 'amp' ? ampLockFileName : portLockFileName)),
+  );
 }
 
 /** Where each agent with lock files looks for them. Codex CLI has none: one socket per user, routed to every companion (codexSocketPath). */
-const LOCK_DIRS = { qwen: qwenIdeDir, claude: claudeIdeDir, copilot: copilotIdeDir } as const satisfies Record<Exclude<AgentName, 'gemini' | 'codex'>, unknown>;
+const LOCK_DIRS = { qwen: qwenIdeDir, claude: claudeIdeDir, copilot: copilotIdeDir, amp: ampIdeDir } as const satisfies Record<
+  Exclude<AgentName, 'gemini' | 'codex'>,
+  unknown
+>;
 
 export async function listCompanions(
   options: { tmpdir?: string; probePorts?: boolean; host?: string; env?: NodeJS.ProcessEnv } = {},

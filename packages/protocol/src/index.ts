@@ -32,3 +32,4 @@ export * from './claude.js';
 export * from './terminalText.js';
 export * from './lineReader.js';
 export * from './codex.js';
+export * from './amp.js';

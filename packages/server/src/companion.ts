@@ -48,9 +48,12 @@ import {
   AGENTS,
   AGENTS_ENV,
   agentHomeFromEnv,
+  ampIdeDir,
+  ampLockFileName,
   claudeIdeDir,
   copilotIdeDir,
   parseAgents,
+  userHasAmp,
   userHasCodex,
   userHasCopilot,
   codexSocketPath,
@@ -59,11 +62,22 @@ import {
 } from '@ide-companion/shared/agentPaths';
 import { CopilotFace, copilotLockFile, sweepStaleCopilotLockFiles, type CopilotLockFile } from './faces/copilot.js';
 import { registerCopilotTools } from './faces/copilotTools.js';
+import { AmpFace, ampLockFile, sweepStaleAmpLockFiles } from './faces/amp.js';
+import { answerAmpRequest } from './faces/ampRequests.js';
 import { CodexFace } from './faces/codexFace.js';
 import { ClaudeFace, claudeLockFile, selectionOf, sweepStaleClaudeLockFiles, type ClaudeSession } from './faces/claude.js';
 import { PortLockFile } from './faces/lockFile.js';
 import { registerClaudeTools } from './faces/claudeTools.js';
-import { MAX_MESSAGE_BYTES, type ClaudeAtMentioned, type ClaudeLockFile } from '@ide-companion/protocol';
+import {
+  AMP_EDIT_ENV,
+  AMP_EDIT_MODES,
+  AMP_ENV,
+  MAX_MESSAGE_BYTES,
+  type AmpEditMode,
+  type AmpLockFile,
+  type ClaudeAtMentioned,
+  type ClaudeLockFile,
+} from '@ide-companion/protocol';
 import { COMPANION_VERSION } from '@ide-companion/shared/version';
 import { availableTools, registerTools } from './tools/index.js';
 import type { ToolDefinition, ToolEnvironment } from './tools/toolDefinition.js';
@@ -141,6 +155,10 @@ export interface CompanionOptions {
   claudeIdeDir?: string;
   /** Where Copilot CLI's lock file goes (default $COPILOT_HOME/ide or ~/.copilot/ide). For tests. */
   copilotIdeDir?: string;
+  /** How Amp's editFile reaches the file: `review` (default) or `buffer` (docs/agents.md); unset: IDE_COMPANION_AMP_EDIT, else review. */
+  ampEditFile?: AmpEditMode;
+  /** Where Amp's lock file goes (default <AMP_DATA_HOME, $XDG_DATA_HOME or ~/.local/share>/amp/ide). For tests. */
+  ampIdeDir?: string;
   /** Codex CLI's IPC socket (default $CODEX_HOME/ipc/ipc.sock or ~/.codex/ipc/ipc.sock). For tests. */
   codexSocketPath?: string;
 }
@@ -167,6 +185,7 @@ export class Companion {
   private readonly qwenToken = generateAuthToken();
   private readonly claudeToken = generateAuthToken();
   private readonly copilotToken = generateAuthToken();
+  private readonly ampToken = generateAuthToken();
   private readonly sessions: SessionRegistry;
   private readonly httpServer: http.Server;
   /** The same handler on the Unix socket; undefined where there is none. */
@@ -179,6 +198,11 @@ export class Companion {
   private qwenLock: PortLockFile<QwenLockFile> | undefined;
   private claudeLock: PortLockFile<ClaudeLockFile> | undefined;
   private copilotLock: PortLockFile<CopilotLockFile> | undefined;
+  private ampLock: PortLockFile<AmpLockFile> | undefined;
+  /** Amp's WebSocket face (on the companion's port, `?auth=`); undefined when Amp is not served. */
+  private readonly amp: AmpFace | undefined;
+  /** How Amp's editFile reaches the file (ampEditFile, IDE_COMPANION_AMP_EDIT). */
+  private readonly ampEditMode: AmpEditMode;
   /** Copilot CLI's socket, in the companion's private folder; undefined until it listens. */
   private copilotSocketPath: string | undefined;
   /** Copilot CLI's face (MCP over a Unix socket of its own); undefined when Copilot CLI is not served. */
@@ -239,14 +263,22 @@ export class Companion {
     // An outcome goes to the session that opened the diff: a Claude session hears it as openDiff's answer.
     this.diffs = new DiffCoordinator(
       options.editor,
-      (id, n) => (this.claude?.owns(id) ? this.claude.deliver(id, n) : this.copilot?.owns(id) ? this.copilot.deliver(id, n) : this.sessions.notify(id, n)),
+      (id, n) =>
+        this.claude?.owns(id)
+          ? this.claude.deliver(id, n)
+          : this.copilot?.owns(id)
+            ? this.copilot.deliver(id, n)
+            : this.amp?.owns(id)
+              ? this.amp.deliver(id, n)
+              : this.sessions.notify(id, n),
       this.logger,
       options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
       this.ideInfo.name,
     );
     this.chosenAgents = options.agents ?? agentsFromEnv(this.logger);
     // Unnamed, Copilot CLI is served only to a user who has it (its folder or COPILOT_HOME): no ~/.copilot for others.
-    const unnamed = AGENTS.filter((a) => (a !== 'copilot' || userHasCopilot()) && (a !== 'codex' || userHasCodex()));
+    // Amp and Codex CLI likewise: only to a user who has them (Amp's data folder or variables; $CODEX_HOME or ~/.codex).
+    const unnamed = AGENTS.filter((a) => (a !== 'copilot' || userHasCopilot()) && (a !== 'amp' || userHasAmp()) && (a !== 'codex' || userHasCodex()));
     this.wantedAgents = AGENTS.filter((a) => a === 'gemini' || (this.chosenAgents ?? unnamed).includes(a));
     this.claude = this.wantedAgents.includes('claude')
       ? new ClaudeFace({
@@ -273,6 +305,27 @@ export class Companion {
             onSessionsChanged: () => this.emitSessions(),
           })
         : undefined;
+    this.ampEditMode = options.ampEditFile ?? ampEditFromEnv(this.logger);
+    this.amp = this.wantedAgents.includes('amp')
+      ? new AmpFace({
+          token: this.ampToken,
+          hosts: loopbackHostRule(() => this.port),
+          maxPayload: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+          keepAliveMs: options.keepAliveMs ?? DEFAULT_KEEP_ALIVE_MS,
+          logger: this.logger,
+          answer: (session, id, method, params) =>
+            answerAmpRequest(
+              { env: this.toolEnvironment(), offered: this.tools, maxFileBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES, editMode: this.ampEditMode },
+              session,
+              id,
+              method,
+              params,
+            ),
+          onSessionClosed: (id) => void this.diffs.sessionClosed(id),
+          onSessionsChanged: () => this.emitSessions(),
+          currentContext: () => ({ context: this.context.snapshot(), selectionBackward: this.context.selectionBackward }),
+        })
+      : undefined;
     // Unnamed, Codex CLI is served only to a user who has it ($CODEX_HOME or ~/.codex): no ~/.codex for others.
     this.codex =
       this.wantedAgents.includes('codex') && (options.unixSocket ?? true) && process.platform !== 'win32'
@@ -292,8 +345,15 @@ export class Companion {
     const portTokens = [[this.token, 'gemini'], ...(this.wantedAgents.includes('qwen') ? [[this.qwenToken, 'qwen'] as const] : [])] as const;
     // The port and the sockets serve the same sessions; only the Host each accepts differs.
     this.httpServer = mcpServer(createMcpHttpHandler({ ...handlerOptions, tokens: portTokens, hosts: loopbackHostRule(() => this.port) }));
-    const claude = this.claude;
-    if (claude) this.httpServer.on('upgrade', (req, socket, head) => claude.handleUpgrade(req, socket, head));
+    const { claude, amp } = this;
+    // One port, two WebSocket faces: Amp's upgrade carries `?auth=`, Claude Code's a header.
+    if (claude || amp) {
+      this.httpServer.on('upgrade', (req, socket, head) => {
+        if (amp && AmpFace.claims(req)) amp.handleUpgrade(req, socket, head);
+        else if (claude) claude.handleUpgrade(req, socket, head);
+        else socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\n\r\nNot Found: no WebSocket here without ?auth=\n');
+      });
+    }
     const wantsSocket = (options.unixSocket ?? true) && process.platform !== 'win32';
     if (wantsSocket) {
       // The relay carries Gemini CLI (docs/remote.md): the socket takes its token alone.
@@ -381,13 +441,13 @@ export class Companion {
 
   /** Every connected CLI: Gemini's and Qwen's HTTP sessions, then Claude Code's WebSockets. */
   get sessionList(): SessionInfo[] {
-    return [...this.sessions.list(), ...(this.claude?.list() ?? []), ...(this.copilot?.list() ?? [])];
+    return [...this.sessions.list(), ...(this.claude?.list() ?? []), ...(this.copilot?.list() ?? []), ...(this.amp?.list() ?? [])];
   }
 
   /** The agents this companion serves (a lock file that could not be written drops its agent, said in the log). */
   get agents(): AgentName[] {
     if (this.state === 'new' || this.state === 'starting') return [...this.wantedAgents];
-    const locks = { qwen: this.qwenLock, claude: this.claudeLock, copilot: this.copilotLock };
+    const locks = { qwen: this.qwenLock, claude: this.claudeLock, copilot: this.copilotLock, amp: this.ampLock };
     return this.wantedAgents.filter(
       (a) => a === 'gemini' || (a === 'codex' ? this.codex?.refusal === undefined && this.codex !== undefined : locks[a] !== undefined),
     );
@@ -405,7 +465,11 @@ export class Companion {
       ...(endLine !== undefined && { lineEnd: endLine - 1 }),
     };
     const lines = startLine !== undefined ? { start: startLine - 1, end: (endLine ?? startLine) - 1, text: null } : undefined;
-    return (this.claude?.mention(mention) ?? 0) + (this.copilot?.mention(filePath, pathToFileURL(filePath).href, lines) ?? 0);
+    return (
+      (this.claude?.mention(mention) ?? 0) +
+      (this.copilot?.mention(filePath, pathToFileURL(filePath).href, lines) ?? 0) +
+      (this.amp?.mention(filePath, this.context.getRoots(), startLine, endLine) ?? 0)
+    );
   }
 
   onDidChangeSessions(listener: (sessions: SessionInfo[]) => void): () => void {
@@ -439,6 +503,21 @@ export class Companion {
         if (sweptLocks.length > 0) this.logger.info('removed Claude Code lock files of dead processes', { files: sweptLocks });
         this.claudeLock = new PortLockFile(claudeDir, this.port, this.named('claude', this.options.claudeIdeDir));
       }
+      if (this.amp) {
+        const ampDir = this.options.ampIdeDir ?? ampIdeDir();
+        const sweptLocks = sweepStaleAmpLockFiles(ampDir);
+        if (sweptLocks.length > 0) this.logger.info('removed Amp lock files of dead processes', { files: sweptLocks });
+        const named = this.named('amp', this.options.ampIdeDir);
+        // Amp's folder is in the user's data home (~/.local/share), itself made when missing for a user who named Amp.
+        if (named) {
+          try {
+            fs.mkdirSync(path.dirname(path.dirname(ampDir)), { recursive: true, mode: 0o700 });
+          } catch {
+            // Refused: the lock file's write says why, and Amp alone is not served.
+          }
+        }
+        this.ampLock = new PortLockFile(ampDir, this.port, named, ampLockFileName);
+      }
       this.removeExitCleanup = registerExitCleanup(() => this.removeFilesSync(), this.options.handleSignals ?? true);
       await this.listenOnSocket();
       await this.bindWorkspaceSockets();
@@ -458,6 +537,7 @@ export class Companion {
         this.sessions.broadcast({ method: ContextUpdateNotification.method, params: context });
         this.claude?.contextChanged(context, this.context.selectionBackward);
         this.copilot?.contextChanged(context, this.context.selectionBackward);
+        this.amp?.contextChanged(context, this.context.selectionBackward);
       }),
       this.context.onDidChangeRoots(() => {
         this.cachedTerminalEnv = undefined;
@@ -487,6 +567,7 @@ export class Companion {
     await this.claude?.close();
     await this.workspaceSockets?.close();
     await this.copilot?.close();
+    await this.amp?.close();
     await this.codex?.stop();
     this.context.dispose();
     await Promise.all([this.httpServer, this.socketServer].map((server) => closeServer(server)));
@@ -585,6 +666,15 @@ export class Companion {
       this.claudeLock = undefined;
     }
     try {
+      const written = this.ampLock?.write(
+        ampLockFile({ port: this.port, token: this.ampToken, idePid: this.idePid, roots: this.context.getRoots(), ideName: this.ideInfo.displayName }),
+      );
+      if (written === false) this.agentAbsent('amp');
+    } catch (err) {
+      this.logger.warn('no Amp lock file: its folder was refused', { error: describeError(err) });
+      this.ampLock = undefined;
+    }
+    try {
       if (this.copilotLock && this.copilotSocketPath !== undefined) {
         this.copilotLock.write(
           copilotLockFile({
@@ -604,23 +694,26 @@ export class Companion {
   }
 
   /** Whether the user named `agent`, or its folder (its own variable; a test's option): then that folder is made when missing. */
-  private named(agent: 'qwen' | 'claude', givenDir: string | undefined): boolean {
-    return givenDir !== undefined || agentHomeFromEnv(agent) || (this.chosenAgents?.includes(agent) ?? false);
+  private named(agent: 'qwen' | 'claude' | 'amp', givenDir: string | undefined): boolean {
+    // Amp's variables: its data folder's, or the CLI's access token (a user of Amp, whose CLI makes that folder too).
+    const fromEnv = agent === 'amp' ? Boolean(process.env[AMP_ENV.DATA_HOME] || process.env[AMP_ENV.API_KEY]) : agentHomeFromEnv(agent);
+    return givenDir !== undefined || fromEnv || (this.chosenAgents?.includes(agent) ?? false);
   }
 
   /** An agent with no config folder here, not named: not served, and nothing made in the user's home (docs/agents.md). */
-  private agentAbsent(agent: 'qwen' | 'claude'): void {
-    const lock = agent === 'qwen' ? this.qwenLock : this.claudeLock;
+  private agentAbsent(agent: 'qwen' | 'claude' | 'amp'): void {
+    const lock = agent === 'qwen' ? this.qwenLock : agent === 'claude' ? this.claudeLock : this.ampLock;
     this.logger.info(
       `${AGENT_DISPLAY_NAMES[agent]} not served: it has no folder here (${path.dirname(lock!.dir)}); name it in \`agents\` or ${AGENTS_ENV} to serve it anyway`,
     );
     if (agent === 'qwen') this.qwenLock = undefined;
-    else this.claudeLock = undefined;
+    else if (agent === 'claude') this.claudeLock = undefined;
+    else this.ampLock = undefined;
   }
 
   /** The files and the socket folder this companion made (what its reaper removes). */
   private ownedPaths(): string[] {
-    return [this.discovery?.path, this.qwenLock?.path, this.claudeLock?.path, this.copilotLock?.path, this.socketDir].filter(
+    return [this.discovery?.path, this.qwenLock?.path, this.claudeLock?.path, this.copilotLock?.path, this.ampLock?.path, this.socketDir].filter(
       (p): p is string => p !== undefined,
     );
   }
@@ -633,6 +726,7 @@ export class Companion {
     this.qwenLock?.removeSync();
     this.claudeLock?.removeSync();
     this.copilotLock?.removeSync();
+    this.ampLock?.removeSync();
     this.socket?.removeSync();
     this.workspaceSockets?.removeSync();
     this.removeEmptyTmpFolders();
@@ -666,6 +760,11 @@ export class Companion {
   /** Claude Code's lock file, when this companion serves Claude Code (docs/agents.md). */
   get claudeLockFilePath(): string | undefined {
     return this.claudeLock?.path;
+  }
+
+  /** Amp's lock file, when this companion serves Amp (docs/agents.md). */
+  get ampLockFilePath(): string | undefined {
+    return this.ampLock?.path;
   }
 
   /** Copilot CLI's lock file, when this companion serves Copilot CLI (docs/agents.md). */
@@ -750,7 +849,10 @@ export class Companion {
       editor: this.options.editor,
       logger: this.logger,
       editorTimeoutMs: this.options.editorTimeoutMs,
-      agentOf: (id) => AGENT_DISPLAY_NAMES[this.sessions.agentOf(id) ?? (this.claude?.owns(id) ? 'claude' : this.copilot?.owns(id) ? 'copilot' : 'gemini')],
+      agentOf: (id) =>
+        AGENT_DISPLAY_NAMES[
+          this.sessions.agentOf(id) ?? (this.claude?.owns(id) ? 'claude' : this.copilot?.owns(id) ? 'copilot' : this.amp?.owns(id) ? 'amp' : 'gemini')
+        ],
       isCheckProbe: (id) => this.sessions.isCheckProbe(id),
       openedOnSocket: (id) => this.sessions.openedOnSocket(id),
     };
@@ -788,4 +890,13 @@ function agentsFromEnv(logger: Logger): readonly AgentName[] | undefined {
     logger.warn(`${AGENTS_ENV} ignored: the agents you have are served`, { error: describeError(err) });
     return undefined;
   }
+}
+
+/** Amp's editFile mode from IDE_COMPANION_AMP_EDIT (`review` or `buffer`); unset or unknown: review (said in the log). */
+function ampEditFromEnv(logger: Logger): AmpEditMode {
+  const text = process.env[AMP_EDIT_ENV]?.trim().toLowerCase();
+  if (!text) return 'review';
+  if ((AMP_EDIT_MODES as readonly string[]).includes(text)) return text as AmpEditMode;
+  logger.warn(`${AMP_EDIT_ENV} ignored: choose ${AMP_EDIT_MODES.join(' or ')}; Amp's edits are reviewed`);
+  return 'review';
 }

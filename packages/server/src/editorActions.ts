@@ -66,6 +66,8 @@ export interface EditorActions {
   closeFile?(params: ActionParams<'closeFile'>): MaybePromise<void>;
   /** Rereads the user's buffers of a file the agent wrote after an accept (diffCoordinator.ts). Declared by name (`reload`), no tool. */
   reload?(params: ActionParams<'reload'>): MaybePromise<void>;
+  /** Puts an agent's text in the file's buffer as one undoable change and saves it (Amp's editFile, `buffer` mode). Declared by name, no tool. */
+  writeBuffer?(params: ActionParams<'writeBuffer'>): MaybePromise<void>;
 }
 
 /** The capabilities an editor declares by implementing their methods. */
@@ -75,7 +77,7 @@ export function capabilitiesOf(editor: EditorActions | undefined): Capability[] 
 }
 
 export type DiffActions = Pick<EditorActions, 'showDiff' | 'diffText' | 'closeDiff'>;
-export type CapabilityActions = Required<Pick<EditorActions, Capability>> & Pick<EditorActions, 'closeFile' | 'reload'>;
+export type CapabilityActions = Required<Pick<EditorActions, Capability>> & Pick<EditorActions, 'closeFile' | 'reload' | 'writeBuffer'>;
 
 /**
  * An editor whose capabilities are the ones it declared (a script's or a
@@ -89,5 +91,6 @@ export function editorWithCapabilities(diffs: DiffActions, all: CapabilityAction
   if (declared.includes('openFile') && all.closeFile) editor.closeFile = all.closeFile;
   // reload is no tool: an editor declares it by name, as it declares a capability.
   if (declared.includes('reload') && all.reload) editor.reload = all.reload;
+  if (declared.includes('writeBuffer') && all.writeBuffer) editor.writeBuffer = all.writeBuffer;
   return editor;
 }

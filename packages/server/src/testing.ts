@@ -84,6 +84,7 @@ export async function startTestCompanion(options: TestCompanionOptions = {}): Pr
     claudeIdeDir: path.join(tmp, 'claude', 'ide'),
     copilotIdeDir: path.join(tmp, 'copilot', 'ide'),
     codexSocketPath: path.join(tmp, 'codex', 'ipc', 'ipc.sock'),
+    ampIdeDir: path.join(tmp, 'amp', 'ide'),
     ...companionOptions,
   });
   if (start) await companion.start();

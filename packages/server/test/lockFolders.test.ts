@@ -130,3 +130,40 @@ test("an agent's own variable naming its folder counts as having it: the folder 
   assert.ok(fs.existsSync(path.join(qwenHome, 'ide', `${c.companion.port}.lock`)));
   assert.deepEqual(c.companion.agents, ['gemini', 'qwen']);
 });
+
+test('Amp by the same rule: a user without its data folder gets none and is not served it; one with it is, its ide folder 0700', async (t) => {
+  const none = await companionWith(t, {}, { XDG_DATA_HOME: '', AMP_DATA_HOME: '' });
+  await none.start();
+  assert.deepEqual(fs.readdirSync(none.home), ['ws']);
+  assert.equal(none.companion.agents.includes('amp'), false);
+
+  // Its data folder where XDG_DATA_HOME says (made before the companion, which decides its agents as it is made).
+  const data = makeTempDir('ide-companion-amp-data-');
+  t.after(() => data.cleanup());
+  fs.mkdirSync(path.join(data.path, 'amp'), { mode: 0o755 });
+  const has = await companionWith(t, {}, { XDG_DATA_HOME: data.path, AMP_DATA_HOME: '' });
+  await has.start();
+  const lock = path.join(data.path, 'amp', 'ide', `${has.companion.port}.json`);
+  assert.equal(has.companion.ampLockFilePath, lock);
+  assert.equal(mode(lock), '600');
+  assert.equal(mode(path.dirname(lock)), '700');
+  assert.equal(mode(path.join(data.path, 'amp')), '755', "the user's folder keeps its mode");
+  assert.ok(has.companion.agents.includes('amp'));
+});
+
+test('Amp named in IDE_COMPANION_AGENTS: its data folder and ide folder are made', async (t) => {
+  const c = await companionWith(t, {}, { IDE_COMPANION_AGENTS: 'amp', XDG_DATA_HOME: '', AMP_DATA_HOME: '' });
+  await c.start();
+  const ide = path.join(c.home, '.local', 'share', 'amp', 'ide');
+  assert.ok(fs.existsSync(path.join(ide, `${c.companion.port}.json`)));
+  assert.equal(mode(ide), '700');
+  assert.equal(mode(path.dirname(ide)), '700');
+  assert.deepEqual(c.companion.agents, ['gemini', 'amp']);
+});
+
+test("Amp's CLI token (AMP_API_KEY) set: the user has Amp, its folders are made and it is served", async (t) => {
+  const c = await companionWith(t, {}, { XDG_DATA_HOME: '', AMP_DATA_HOME: '', AMP_API_KEY: 'sgamp_test' });
+  await c.start();
+  assert.ok(fs.existsSync(path.join(c.home, '.local', 'share', 'amp', 'ide', `${c.companion.port}.json`)));
+  assert.ok(c.companion.agents.includes('amp'));
+});

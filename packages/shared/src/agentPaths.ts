@@ -6,7 +6,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { CLAUDE_ENV } from '@ide-companion/protocol';
+import { AMP_ENV, CLAUDE_ENV } from '@ide-companion/protocol';
 import { CODEX_ENV, CODEX_IPC } from '@ide-companion/protocol/codexFrames';
 
 export const QWEN_ENV = {
@@ -15,7 +15,7 @@ export const QWEN_ENV = {
 } as const;
 
 /** The agents a companion can serve, each a face; Gemini CLI's face is the core one (docs/agents.md). */
-export const AGENTS = ['gemini', 'qwen', 'claude', 'copilot', 'codex'] as const;
+export const AGENTS = ['gemini', 'qwen', 'claude', 'copilot', 'codex', 'amp'] as const;
 export type AgentName = (typeof AGENTS)[number];
 /**
  * Agents that use another's face: opencode reads Claude Code's lock files
@@ -42,6 +42,7 @@ export const AGENT_DISPLAY_NAMES: Readonly<Record<SessionAgent, string>> = {
   claude: 'Claude Code',
   copilot: 'GitHub Copilot CLI',
   codex: 'Codex CLI',
+  amp: 'Amp',
   opencode: 'opencode',
 };
 
@@ -129,6 +130,37 @@ export function codexLegacySocketPaths(tmpdir: string = os.tmpdir()): string[] {
 /** GitHub Copilot CLI's folder of lock files: $COPILOT_HOME/ide, else ~/.copilot/ide. */
 export function copilotIdeDir(env: NodeJS.ProcessEnv = process.env): string {
   return agentIdeDir('copilot', env);
+}
+
+/**
+ * Amp's data folder, as its CLI and amp.nvim find it: AMP_DATA_HOME, else
+ * $XDG_DATA_HOME (not on Windows or macOS), else ~/.local/share.
+ */
+function ampDataHome(env: NodeJS.ProcessEnv): string {
+  const override = env[AMP_ENV.DATA_HOME];
+  if (override) return path.resolve(override);
+  // As amp.nvim reads Amp's own rule: XDG_DATA_HOME counts except on Windows and macOS.
+  const xdg = process.platform !== 'win32' && process.platform !== 'darwin' ? env[AMP_ENV.XDG_DATA_HOME] : undefined;
+  return xdg ? path.resolve(xdg) : path.join(os.homedir() || os.tmpdir(), '.local', 'share');
+}
+
+/** Amp's folder of lock files: `<data home>/amp/ide`. */
+export function ampIdeDir(env: NodeJS.ProcessEnv = process.env): string {
+  return path.join(ampDataHome(env), 'amp', 'ide');
+}
+
+/**
+ * Whether the user has Amp (its `amp` data folder, AMP_DATA_HOME, or the
+ * CLI's AMP_API_KEY set): only then is it served unless named, so no
+ * `~/.local/share/amp` appears for others.
+ */
+export function userHasAmp(env: NodeJS.ProcessEnv = process.env): boolean {
+  return Boolean(env[AMP_ENV.DATA_HOME]) || Boolean(env[AMP_ENV.API_KEY]) || fs.existsSync(path.dirname(ampIdeDir(env)));
+}
+
+/** Amp's lock file name for a companion on `port` (amp.nvim's `<PORT>.json`). */
+export function ampLockFileName(port: number): string {
+  return `${port}.json`;
 }
 
 /** An agent's lock file name for a companion on `port` (Qwen's and Claude's alike). */

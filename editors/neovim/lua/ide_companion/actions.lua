@@ -5,8 +5,8 @@ local context = require('ide_companion.context')
 local M = {}
 
 --- What this end declares in its hello: the companion offers a tool for each
---- (`reload`, answered by diff.lua, has none).
-M.CAPABILITIES = { 'openFile', 'getOpenEditors', 'getSelection', 'getDiagnostics', 'checkDocumentDirty', 'saveDocument', 'reload' }
+--- (`reload`, answered by diff.lua, and `writeBuffer` have none).
+M.CAPABILITIES = { 'openFile', 'getOpenEditors', 'getSelection', 'getDiagnostics', 'checkDocumentDirty', 'saveDocument', 'reload', 'writeBuffer' }
 
 --- The listed buffer showing `path`, or nil (bufnr() matches patterns, so compare names).
 local function buffer_of(path)
@@ -137,6 +137,34 @@ function M.save(params)
     vim.cmd('silent write')
   end)
   return ok and { saved = true } or { saved = false, message = tostring(err) }
+end
+
+--- writeBuffer (Amp's editFile, `buffer` mode): the file's buffer, loaded if need be, takes `content`
+--- ({lines, fileformat, eol}, split by the host) as one change the user undoes with `u`, then is written.
+--- A buffer with unsaved changes is the user's: refused.
+function M.write_buffer(params)
+  local buf = buffer_of(params.path)
+  if not buf then
+    buf = vim.fn.bufadd(params.path)
+    vim.bo[buf].buflisted = true
+  end
+  vim.fn.bufload(buf)
+  if vim.bo[buf].modified then
+    error(params.path .. ' has unsaved changes in Neovim; save or undo them first', 0)
+  end
+  local content = params.content
+  vim.bo[buf].fileformat = content.fileformat
+  -- "\n" is one empty line; {''} alone is Vim's "no lines" state, which writes "".
+  local one_empty = content.eol and #content.lines == 1 and content.lines[1] == ''
+  vim.api.nvim_buf_set_lines(buf, 0, -1, false, one_empty and { '', '' } or content.lines)
+  if one_empty then
+    vim.api.nvim_buf_set_lines(buf, 1, 2, false, {})
+  end
+  vim.bo[buf].endofline, vim.bo[buf].fixendofline = content.eol, content.eol
+  vim.api.nvim_buf_call(buf, function()
+    vim.cmd('silent write')
+  end)
+  return vim.NIL
 end
 
 --- closeFile (an openFile whose path was swapped meanwhile): the buffer goes unless modified.

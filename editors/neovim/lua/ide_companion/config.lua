@@ -16,12 +16,14 @@ M.defaults = {
   log_file = vim.fn.stdpath('cache') .. '/ide-companion.log',
   terminal = { cmd = { 'gemini' }, split = 'botright vsplit' },
   agents = nil,
+  -- Amp's editFile: 'review' (the diff view) or 'buffer' (written through the buffer, undoable); nil: $IDE_COMPANION_AMP_EDIT, else review.
+  amp_edit_file = nil,
   ide_info = { name = 'neovim', displayName = 'Neovim' },
 }
 
 -- Each option's type (`?`: may be nil), in the order checked.
-local ORDER = { 'auto_start', 'node', 'host', 'roots', 'log_file', 'terminal', 'ide_info', 'agents', 'trusted', 'terminal.cmd', 'terminal.split' }
-local TYPES = { 'boolean', 'string', 'string', 'table', 'string', 'table', 'table', 'table?', 'boolean?', 'table', 'string' }
+local ORDER = { 'auto_start', 'node', 'host', 'roots', 'log_file', 'terminal', 'ide_info', 'agents', 'trusted', 'amp_edit_file', 'terminal.cmd', 'terminal.split' }
+local TYPES = { 'boolean', 'string', 'string', 'table', 'string', 'table', 'table', 'table?', 'boolean?', 'string?', 'table', 'string' }
 
 local function check_type(name, value, expected)
   if type(value) ~= expected:gsub('%?$', '') and not (value == nil and expected:find('%?$')) then
@@ -56,6 +58,9 @@ function M.resolve(user)
   for i, name in ipairs(ORDER) do
     local value = name:find('^terminal%.') and cfg.terminal[name:sub(10)] or cfg[name]
     check_type(name, value, TYPES[i])
+  end
+  if cfg.amp_edit_file ~= nil and cfg.amp_edit_file ~= 'review' and cfg.amp_edit_file ~= 'buffer' then
+    error("ide-companion: option amp_edit_file must be 'review' or 'buffer', got " .. vim.inspect(cfg.amp_edit_file), 2)
   end
   -- Which host runs, for :checkhealth.
   local found = user.host == nil and vim.fn.filereadable(cfg.host) ~= 1 and package_host()

@@ -50,7 +50,8 @@ function M.start()
   local roots = require('ide_companion.context').roots(c.roots)
   -- The hello of docs/editor-protocol.md: who this editor is and what it can do.
   return host.start(c, { type = 'hello', protocol = 1, pid = vim.fn.getpid(), roots = roots, trusted = c.trusted, logFile = c.log_file,
-    ide = c.ide_info, capabilities = require('ide_companion.actions').CAPABILITIES, agents = c.agents })
+    ide = c.ide_info, capabilities = require('ide_companion.actions').CAPABILITIES, agents = c.agents,
+    ampEditFile = c.amp_edit_file })
 end
 
 M.stop = host.stop

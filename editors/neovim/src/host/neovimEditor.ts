@@ -45,6 +45,7 @@ export function neovimEditor(lua: LuaBridge, declared: readonly string[], roots?
       saveDocument: bind('saveDocument'),
       closeFile: bind('closeFile'),
       reload: bind('reload'),
+      writeBuffer: bind('writeBuffer'),
     },
     declared,
   );
@@ -83,6 +84,11 @@ class NeovimEditor implements EditorActions {
 
   async reload(params: ActionParams<'reload'>): Promise<void> {
     await this.lua.call(DIFF_MODULE, 'reload', params);
+  }
+
+  /** The text split into the buffer's exact lines here (bufferText.ts), so that its save writes the same bytes. */
+  async writeBuffer(params: ActionParams<'writeBuffer'>): Promise<void> {
+    await this.lua.call(ACTIONS_MODULE, 'write_buffer', { path: params.path, content: bufferFromText(params.content) });
   }
 
   async openFile(params: ActionParams<'openFile'>): Promise<void> {

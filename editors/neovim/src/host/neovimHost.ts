@@ -139,6 +139,7 @@ export class NeovimHost {
       // Killed with -9, the host cannot remove its files, and Neovim lives on: its reaper does.
       reapOnKill: true,
       ...(hello.agents && { agents: parseAgents(hello.agents.join(',')) }),
+      ...(hello.ampEditFile && { ampEditFile: hello.ampEditFile }),
     });
     this.companion = companion;
     this.intake = new PositionIntake(companion, {

@@ -5,8 +5,8 @@
 
 let s:root = expand('<sfile>:p:h:h:h')
 let s:MIN_NODE_MAJOR = 20
-" `reload` and `diagnosticItems` are no tools: actions Vim answers (diff.vim, diagnostics.vim).
-let s:CAPABILITIES = ['openFile', 'getOpenEditors', 'getSelection', 'getDiagnostics', 'diagnosticItems', 'checkDocumentDirty', 'saveDocument', 'reload']
+" `reload`, `diagnosticItems` and `writeBuffer` are no tools: actions Vim answers (diff.vim, diagnostics.vim, actions.vim).
+let s:CAPABILITIES = ['openFile', 'getOpenEditors', 'getSelection', 'getDiagnostics', 'diagnosticItems', 'checkDocumentDirty', 'saveDocument', 'reload', 'writeBuffer']
 
 " 'stopped', 'starting' (node probe or handshake under way) or 'running' (ready received).
 let s:status = 'stopped'
@@ -141,6 +141,10 @@ function! s:probe_done(generation, node, host, version) abort
   " g:ide_companion_agents (['gemini', 'claude', ...]); unset: all the user has.
   if type(get(g:, 'ide_companion_agents', v:null)) == v:t_list
     let hello.agents = g:ide_companion_agents
+  endif
+  " g:ide_companion_amp_edit_file ('review' or 'buffer'): how Amp's editFile reaches the file; the host checks it.
+  if type(get(g:, 'ide_companion_amp_edit_file', v:null)) == v:t_string
+    let hello.ampEditFile = g:ide_companion_amp_edit_file
   endif
   " Vim has no workspace trust: unless the user states one, Gemini CLI applies its own.
   if has_key(g:, 'ide_companion_trusted')

@@ -9,8 +9,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { HttpClientTransport } from '@ide-companion/client/httpTransport';
-import { CLAUDE_AUTH_HEADER, CLAUDE_SUBPROTOCOL, LOOPBACK_HOST, MCP_ENDPOINT_PATH } from '@ide-companion/protocol';
-import { claudeIdeDir, copilotIdeDir, portLockFileName, qwenIdeDir } from '@ide-companion/shared/agentPaths';
+import { AMP_AUTH_QUERY, CLAUDE_AUTH_HEADER, CLAUDE_SUBPROTOCOL, LOOPBACK_HOST, MCP_ENDPOINT_PATH } from '@ide-companion/protocol';
+import { ampIdeDir, ampLockFileName, claudeIdeDir, copilotIdeDir, portLockFileName, qwenIdeDir } from '@ide-companion/shared/agentPaths';
 import { SOCKET_HOST } from '@ide-companion/server/companionSocket';
 import { CHECK_PROBE_HEADER, checkProbeProof } from '@ide-companion/server/http/checkProbe';
 import { isProcessAlive } from '@ide-companion/shared/processAlive';
@@ -28,8 +28,8 @@ interface LockRead {
   problem?: string;
 }
 
-function readLock(dir: string, port: number): LockRead | undefined {
-  const file = path.join(dir, portLockFileName(port));
+function readLock(dir: string, port: number, fileName = portLockFileName): LockRead | undefined {
+  const file = path.join(dir, fileName(port));
   if (!fs.existsSync(file)) return undefined;
   try {
     return { file, json: JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, unknown> };
@@ -39,8 +39,8 @@ function readLock(dir: string, port: number): LockRead | undefined {
 }
 
 /** The lock file in `dir` naming the companion's port; without one the companion does not serve `agent`: its checks `ids` are skipped, never failed. */
-function servedLock(run: CheckRun, agent: string, dir: string, ids: readonly CheckId[]): LockRead | undefined {
-  const lock = readLock(dir, run.target.port);
+function servedLock(run: CheckRun, agent: string, dir: string, ids: readonly CheckId[], fileName = portLockFileName): LockRead | undefined {
+  const lock = readLock(dir, run.target.port, fileName);
   if (!lock) {
     const why = `no ${agent} lock file names port ${run.target.port} in ${dir}: this companion does not serve ${agent}`;
     for (const id of ids) run.record.skip(id, why);
@@ -63,6 +63,94 @@ export async function checkAgents(run: CheckRun, env: NodeJS.ProcessEnv): Promis
   await checkClaude(run, env);
   await checkCopilot(run, env);
   await checkCodex(run, env);
+  await checkAmp(run, env);
+}
+
+/** Amp's lock file, a session that answers ping and authenticate as amp.nvim does, and the upgrade's refusals. */
+async function checkAmp(run: CheckRun, env: NodeJS.ProcessEnv): Promise<void> {
+  const { record, target } = run;
+  const lock = servedLock(run, 'Amp', ampIdeDir(env), ['agents.amp.lockFile', 'agents.amp.session', 'agents.amp.refusals'], ampLockFileName);
+  if (!lock) return;
+  const json = lock.json;
+  const problem =
+    lock.problem ??
+    modeProblem(lock.file) ??
+    (json?.['port'] !== target.port ? `names port ${String(json?.['port'])}, not ${target.port}` : undefined) ??
+    (typeof json?.['pid'] !== 'number' || !isProcessAlive(json['pid']) ? `its pid ${String(json?.['pid'])} is not running` : undefined) ??
+    (!Array.isArray(json?.['workspaceFolders']) ? 'has no workspaceFolders' : undefined) ??
+    (typeof json?.['ideName'] !== 'string' ? 'has no ideName' : undefined) ??
+    (typeof json?.['authToken'] !== 'string' ? 'holds no authToken' : undefined);
+  if (problem) record.fail('agents.amp.lockFile', `${lock.file} ${problem}`);
+  else record.pass('agents.amp.lockFile', `${lock.file}: private, port ${target.port}, pid ${String(json!['pid'])} running`);
+  const token = typeof json?.['authToken'] === 'string' ? json['authToken'] : undefined;
+  if (!token) {
+    record.fail('agents.amp.session', 'the lock file holds no token to connect with');
+    record.skip('agents.amp.refusals', 'no token to compare against');
+    return;
+  }
+  const { default: WebSocket } = await import('ws');
+  const url = (auth: string) => `ws://${LOOPBACK_HOST}:${target.port}/?${AMP_AUTH_QUERY}=${encodeURIComponent(auth)}`;
+  // The session: ping and authenticate, each answered under its id.
+  try {
+    const answers = await new Promise<string[]>((resolve, reject) => {
+      const socket = new WebSocket(url(token), { handshakeTimeout: run.timeouts.connectMs });
+      const timer = setTimeout(() => {
+        socket.terminate();
+        reject(new Error(`no answer within ${run.timeouts.requestMs} ms`));
+      }, run.timeouts.requestMs);
+      const got: string[] = [];
+      socket.once('open', () => {
+        socket.send(JSON.stringify({ clientRequest: { id: 'check-1', ping: { message: 'check' } } }));
+        socket.send(JSON.stringify({ clientRequest: { id: 'check-2', authenticate: {} } }));
+      });
+      socket.on('message', (data) => {
+        const answer = (
+          JSON.parse(data.toString()) as {
+            serverResponse?: { id?: unknown; error?: { message?: string }; ping?: { message?: string }; authenticate?: { authenticated?: boolean } };
+          }
+        ).serverResponse;
+        if (!answer) return;
+        if (answer.error) return reject(new Error(String(answer.error.message)));
+        if (answer.id === 'check-1' && answer.ping?.message === 'check') got.push('ping');
+        if (answer.id === 'check-2' && answer.authenticate?.authenticated === true) got.push('authenticate');
+        if (got.length === 2) {
+          clearTimeout(timer);
+          socket.close();
+          resolve(got);
+        }
+      });
+      socket.once('unexpected-response', (_req, res) => reject(new Error(`the upgrade got HTTP ${res.statusCode}`)));
+      socket.once('error', reject);
+    });
+    record.pass('agents.amp.session', `answered ${answers.join(' and ')}`);
+  } catch (err) {
+    record.fail('agents.amp.session', `no Amp session: ${describeError(err)}`);
+  }
+  const upgrade = (auth: string, headers: Record<string, string>): Promise<number | string> =>
+    new Promise((resolve) => {
+      const marked = { [CHECK_PROBE_HEADER]: checkProbeProof(token), ...headers };
+      const socket = new WebSocket(url(auth), { headers: marked, handshakeTimeout: run.timeouts.connectMs });
+      socket.once('open', () => {
+        socket.close();
+        resolve(101);
+      });
+      socket.once('unexpected-response', (_req, res) => {
+        resolve(res.statusCode ?? 0);
+        socket.terminate();
+      });
+      socket.once('error', (err) => resolve(describeError(err)));
+    });
+  const wrong = token.replace(/.$/, (c) => (c === '0' ? '1' : '0'));
+  const probes: Array<[string, string, Record<string, string>]> = [
+    ['an empty token', '', {}],
+    ['a wrong token', wrong, {}],
+    ['Origin: http://evil.example', token, { Origin: 'http://evil.example' }],
+    ['a foreign Host', token, { Host: `evil.example:${target.port}` }],
+  ];
+  const accepted: string[] = [];
+  for (const [what, auth, headers] of probes) if ((await upgrade(auth, headers)) === 101) accepted.push(what);
+  if (accepted.length === 0) record.pass('agents.amp.refusals', 'refused with an empty or wrong token, with an Origin and with a foreign Host');
+  else record.fail('agents.amp.refusals', `the upgrade was accepted with ${accepted.join(', ')}: a web page (or anyone on this machine) can drive the editor`);
 }
 
 /**

@@ -267,6 +267,24 @@ export const CHECKS = [
     source: '@github/copilot 1.0.102 (StreamableHTTPClientTransport over the Unix socket)',
   },
   {
+    id: 'agents.amp.lockFile',
+    group: 'agents',
+    title: "Amp's lock file <PORT>.json for this port: 0600 in a 0700 folder, the same port, a live pid, workspace folders, ideName",
+    source: 'sourcegraph/amp.nvim lockfile.lua (the lock file Amp reads)',
+  },
+  {
+    id: 'agents.amp.session',
+    group: 'agents',
+    title: "a WebSocket with ?auth=<the lock file's token> answers ping and authenticate under their ids",
+    source: 'sourcegraph/amp.nvim server/init.lua (clientRequest / serverResponse)',
+  },
+  {
+    id: 'agents.amp.refusals',
+    group: 'agents',
+    title: 'the Amp upgrade is refused with an empty or wrong token, with an Origin, and with a foreign Host',
+    source: 'CVE-2025-52882 (Origin); amp.nvim handshake.lua (the auth query parameter)',
+  },
+  {
     id: 'agents.claude.lockFile',
     group: 'agents',
     title: "Claude Code's lock file for this port: 0600 in a 0700 folder, transport ws, a live pid, workspace folders",

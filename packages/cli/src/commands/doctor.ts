@@ -142,7 +142,7 @@ async function examine(d: DiscoveryResult): Promise<Finding[]> {
     out.push({
       ok: undefined,
       topic: 'agents',
-      text: `it serves ${servedAgentNames(agents).join(', ')}${agents.includes('claude') ? " (claude outside the editor's terminals: claude --ide)" : ''}`,
+      text: `it serves ${servedAgentNames(agents).join(', ')}${agents.includes('claude') ? " (claude outside the editor's terminals: claude --ide)" : ''}${agents.includes('amp') ? ' (amp: amp --ide)' : ''}`,
     });
   }
 

@@ -62,6 +62,16 @@ export const ReloadParamsSchema = /* @__PURE__ */ lazySchema(() =>
 );
 
 /**
+ * `writeBuffer`: an agent's whole new text of a file goes through the
+ * editor's own buffer as one change the user can undo, then is saved (Amp's
+ * `editFile` when the user chose `buffer` over review). The companion checked
+ * the path (a regular file inside the roots, or a new file whose folder is).
+ * A buffer with unsaved changes of the user's is refused (an error). Declared
+ * by name, as `reload`; no tool.
+ */
+export const WriteBufferParamsSchema = /* @__PURE__ */ lazySchema(() => z.object({ path: z.string().check(z.minLength(1)), content: z.string() }));
+
+/**
  * The text of the selection the editor has now, read for the host (asked of
  * ends whose focus/cursor events carry an `anchor`): at most `maxChars`
  * characters of it from its start, null when nothing is selected. The host
@@ -101,6 +111,7 @@ export const EDITOR_ACTIONS = {
   closeFile: actionType('closeFile', CloseFileParamsSchema, z.null(), 5_000),
   selectedText: actionType('selectedText', SelectedTextParamsSchema, SelectedTextResultSchema, 2_000),
   reload: actionType('reload', ReloadParamsSchema, z.null(), 5_000),
+  writeBuffer: actionType('writeBuffer', WriteBufferParamsSchema, z.null(), 10_000),
   diagnosticItems: actionType('diagnosticItems', DiagnosticItemsParamsSchema, DiagnosticItemsResultSchema, 5_000),
 } as const;
 

@@ -8,6 +8,7 @@ import * as z from 'zod/mini';
 import { lazySchema } from '../lazySchema.js';
 import { AbsolutePathSchema } from '../editorTypes.js';
 import { IdeInfoSchema } from '../discovery.js';
+import { AMP_EDIT_MODES } from '../amp.js';
 import { CapabilitySchema, type EditorActionName, type ActionParams } from './actions.js';
 import { EditorEventSchema } from './events.js';
 
@@ -31,6 +32,8 @@ export const HelloSchema = /* @__PURE__ */ lazySchema(() =>
     logFile: z.optional(z.string().check(z.minLength(1))),
     /** The agents served, of gemini, qwen, claude, copilot, codex, opencode (the user's choice; default $IDE_COMPANION_AGENTS, else all the user has). */
     agents: z.optional(z.array(z.string())),
+    /** How Amp's editFile reaches the file: `review` (the diff view) or `buffer` (writeBuffer); default $IDE_COMPANION_AMP_EDIT, else review. */
+    ampEditFile: z.optional(z.enum(AMP_EDIT_MODES)),
   }),
 );
 export type Hello = z.infer<typeof HelloSchema>;

@@ -35,8 +35,10 @@ export class PortLockFile<T> {
     readonly dir: string,
     readonly port: number,
     readonly createConfigDir = true,
+    /** The file's name for the port: `<PORT>.lock` (Qwen's, Claude's, Copilot's), `<PORT>.json` (Amp's). */
+    fileName: (port: number) => string = portLockFileName,
   ) {
-    this.path = path.join(dir, portLockFileName(port));
+    this.path = path.join(dir, fileName(port));
   }
 
   /** Writes the file; false when the agent has no config folder here and was not chosen by name (nothing made). */
@@ -89,8 +91,13 @@ function userFolder(dir: string, create: boolean): boolean {
  * `pidKey` dead). Other users' files and files that do not parse are left.
  * Returns the names removed.
  */
-export function sweepStaleLockFiles(dir: string, pidKey: string, isAlive: (pid: number) => boolean = isProcessAlive): string[] {
-  return sweepDeadPidEntries(dir, (name, file) => (LOCK_NAME.test(name) ? pidIn(file, pidKey) : undefined), isAlive);
+export function sweepStaleLockFiles(
+  dir: string,
+  pidKey: string,
+  isAlive: (pid: number) => boolean = isProcessAlive,
+  namePattern: RegExp = LOCK_NAME,
+): string[] {
+  return sweepDeadPidEntries(dir, (name, file) => (namePattern.test(name) ? pidIn(file, pidKey) : undefined), isAlive);
 }
 
 function pidIn(file: string, key: string): number | undefined {

@@ -70,6 +70,30 @@ export function upgradeGuard(hosts: HostRule, token: string, header: string): (r
     });
 }
 
+/**
+ * A guard for WebSocket upgrades whose token rides in the URL's query
+ * (Amp's face: `?auth=TOKEN`, as Amp's CLI dials): the same Host and Origin
+ * rules, the token compared in constant time; a second `auth` is refused.
+ */
+export function queryTokenGuard(hosts: HostRule, token: string, parameter: string): (req: IncomingMessage) => Refusal | undefined {
+  const tokenMatches = tokenChecker(token);
+  return (req) =>
+    checkRequest(req, hosts, () => {
+      const values = queryValues(req.url, parameter);
+      const candidate = values.length === 1 ? values[0] : undefined;
+      return credentialRefusal(values.length === 0 ? undefined : values, tokenMatches(candidate), `token in the query parameter ${parameter}`);
+    });
+}
+
+/** Every value of `parameter` in a request's URL; none for a URL that does not parse. */
+export function queryValues(url: string | undefined, parameter: string): string[] {
+  try {
+    return new URL(url ?? '/', 'ws://localhost').searchParams.getAll(parameter);
+  } catch {
+    return [];
+  }
+}
+
 function credentialRefusal(value: unknown, matches: boolean, what: string): Refusal | undefined {
   if (matches) return undefined;
   const reason = value === undefined ? `missing ${what}` : `invalid ${what}`;

@@ -21,7 +21,11 @@ function withoutAbsent<P>(params: P): P {
   return Object.fromEntries(Object.entries(params).filter(([, v]) => v !== undefined)) as P;
 }
 
-export async function askEditor<N extends Capability | 'closeFile'>(env: ToolEnvironment, name: N, params: ActionParams<N>): Promise<ActionResult<N>> {
+export async function askEditor<N extends Capability | 'closeFile' | 'writeBuffer'>(
+  env: ToolEnvironment,
+  name: N,
+  params: ActionParams<N>,
+): Promise<ActionResult<N>> {
   const editor = env.editor;
   const method = editor?.[name] as ((p: ActionParams<N>) => unknown) | undefined;
   if (!editor || !method) throw new EditorActionError(`the editor does not offer ${name}`);

@@ -1,0 +1,384 @@
+/**
+ * Amp's face (issue 31): the same companion reached the way Amp's CLI
+ * (`amp --ide`) reaches an IDE, as sourcegraph/amp.nvim serves it. Its lock
+ * file `<data home>/amp/ide/<PORT>.json` names the companion's own port and a
+ * token of the face's; the CLI opens a WebSocket there with `?auth=TOKEN`
+ * (told apart from Claude Code's upgrade by that parameter) and sends
+ * envelopes `{clientRequest: {id, <method>}}`, answered from the core
+ * (ampRequests.ts: path checks, the diff coordinator, the editor's actions).
+ * It hears `selectionDidChange` and `visibleFilesDidChange` from the context
+ * tracker and `appendToPrompt` from "send to agent".
+ */
+import { randomUUID } from 'node:crypto';
+import { STATUS_CODES, type IncomingMessage } from 'node:http';
+import * as path from 'node:path';
+import type { Duplex } from 'node:stream';
+import { pathToFileURL } from 'node:url';
+import type { RawData, WebSocket, WebSocketServer } from 'ws';
+import {
+  AMP_AUTH_QUERY,
+  AMP_ERROR,
+  AMP_NOTIFICATION,
+  AMP_TOKEN_LENGTH,
+  DiffAcceptedNotification,
+  type AmpError,
+  type AmpId,
+  type AmpLockFile,
+  type AmpSelectionDidChange,
+  type AmpVisibleFilesDidChange,
+  type CompanionNotification,
+  type IdeContext,
+} from '@ide-companion/protocol';
+import { isProcessAlive } from '@ide-companion/shared/processAlive';
+import { checkProbeTest, logRefusal } from '../http/checkProbe.js';
+import { queryTokenGuard, queryValues, type HostRule, type Refusal } from '../http/requestGuard.js';
+import { describeError, type Logger } from '../logger.js';
+import type { SessionInfo } from '../sessions.js';
+import { selectionOf } from './claude.js';
+import { sweepStaleLockFiles } from './lockFile.js';
+
+export { ampIdeDir, ampLockFileName } from '@ide-companion/shared/agentPaths';
+
+/** What editFile's caller hears once the user decides on the diff. */
+export interface AmpEditOutcome {
+  accepted: boolean;
+  /** The user's final text (their edits included) when accepted. */
+  content?: string;
+  /** Not the user's answer: a newer editFile of the same file took its place. */
+  replaced?: boolean;
+}
+
+/** How a request is answered: its result under the method's key, or an error. */
+export type AmpAnswer = { result: object } | { error: AmpError };
+
+export interface AmpFaceOptions {
+  token: string;
+  hosts: HostRule;
+  /** Largest frame accepted. */
+  maxPayload: number;
+  keepAliveMs: number;
+  logger: Logger;
+  /** Answers one parsed envelope (ampRequests.ts). */
+  answer: (session: AmpSession, id: AmpId, method: string, params: unknown) => Promise<AmpAnswer>;
+  onSessionClosed: (sessionId: string) => void;
+  onSessionsChanged: () => void;
+  /** The context now, for a CLI that just connected. */
+  currentContext: () => { context: IdeContext; selectionBackward: boolean };
+}
+
+/** One Amp connection. */
+export class AmpSession {
+  readonly connectedAt = Date.now();
+  alive = true;
+  lastSelection: string | undefined;
+  lastVisible: string | undefined;
+  /** editFile calls waiting for the user, by file. */
+  readonly edits = new Map<string, (outcome: AmpEditOutcome) => void>();
+
+  constructor(
+    readonly id: string,
+    readonly socket: WebSocket,
+  ) {}
+
+  send(envelope: object): boolean {
+    if (this.socket.readyState !== this.socket.OPEN) return false;
+    this.socket.send(JSON.stringify(envelope));
+    return true;
+  }
+
+  notify(name: string, params: object): boolean {
+    return this.send({ serverNotification: { [name]: params } });
+  }
+
+  /** Waits for the diff of `filePath` to be decided (ampRequests.ts closes an earlier one of the same file first). */
+  waitEdit(filePath: string): Promise<AmpEditOutcome> {
+    this.settleEdit(filePath, { accepted: false, replaced: true });
+    return new Promise((resolve) => this.edits.set(filePath, resolve));
+  }
+
+  settleEdit(filePath: string, outcome: AmpEditOutcome): void {
+    const settle = this.edits.get(filePath);
+    this.edits.delete(filePath);
+    settle?.(outcome);
+  }
+
+  settleAll(): void {
+    for (const file of [...this.edits.keys()]) this.settleEdit(file, { accepted: false });
+  }
+}
+
+export class AmpFace {
+  private readonly sessions = new Map<string, AmpSession>();
+  private readonly guard: (req: IncomingMessage) => Refusal | undefined;
+  private readonly isCheckProbe: (req: IncomingMessage) => boolean;
+  private wss: WebSocketServer | undefined;
+  private wssLoading: Promise<WebSocketServer> | undefined;
+  private pinger: NodeJS.Timeout | undefined;
+  private closing = false;
+
+  constructor(private readonly options: AmpFaceOptions) {
+    this.guard = queryTokenGuard(options.hosts, options.token, AMP_AUTH_QUERY);
+    this.isCheckProbe = checkProbeTest([options.token]);
+  }
+
+  /** Whether an upgrade is Amp's: it carries the `auth` query parameter (Claude Code's carries a header). */
+  static claims(req: IncomingMessage): boolean {
+    return queryValues(req.url, AMP_AUTH_QUERY).length > 0;
+  }
+
+  /** The HTTP server's `upgrade` for Amp: refused before upgrading anything the guard refuses. */
+  handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
+    const refusal = this.closing ? { status: 503, message: 'Service Unavailable: the companion is stopping' } : (tokenLengthRefusal(req) ?? this.guard(req));
+    if (refusal) {
+      logRefusal(this.options.logger, this.isCheckProbe(req), 'Amp WebSocket upgrade refused', { status: refusal.status, reason: refusal.message });
+      const headers = Object.entries({ 'Content-Type': 'text/plain', Connection: 'close', ...refusal.headers }).map(([k, v]) => `${k}: ${v}\r\n`);
+      socket.end(`HTTP/1.1 ${refusal.status} ${STATUS_CODES[refusal.status] ?? 'Error'}\r\n${headers.join('')}\r\n${refusal.message}\n`);
+      return;
+    }
+    socket.on('error', () => socket.destroy());
+    void this.server().then(
+      (wss) => wss.handleUpgrade(req, socket, head, (ws) => this.accept(ws)),
+      (err: unknown) => {
+        this.options.logger.error('could not load the WebSocket server', { error: describeError(err) });
+        socket.destroy();
+      },
+    );
+  }
+
+  owns(sessionId: string): boolean {
+    return this.sessions.has(sessionId);
+  }
+
+  /** A diff's outcome from the coordinator: the answer to the session's waiting editFile. */
+  deliver(sessionId: string, notification: CompanionNotification): void {
+    const session = this.sessions.get(sessionId);
+    if (!session) return;
+    const { filePath, content } = notification.params as { filePath: string; content?: string };
+    const accepted = notification.method === DiffAcceptedNotification.method;
+    session.settleEdit(filePath, accepted ? { accepted, content } : { accepted });
+  }
+
+  /** The context changed: each session hears the selection and the visible files when they differ from what it heard last. */
+  contextChanged(context: IdeContext, selectionBackward: boolean): void {
+    if (this.sessions.size === 0) return;
+    const told = toldOf(context, selectionBackward);
+    for (const session of this.sessions.values()) this.tell(session, told);
+  }
+
+  /** "Send to agent": `@file` or `@file#Lx-y` (relative to its root) appended to every connected Amp's prompt. Returns how many heard it. */
+  mention(filePath: string, roots: readonly string[], startLine?: number, endLine?: number): number {
+    const message = ampReference(filePath, roots, startLine, endLine);
+    let sent = 0;
+    for (const session of this.sessions.values()) if (session.notify(AMP_NOTIFICATION.appendToPrompt, { message })) sent++;
+    return sent;
+  }
+
+  list(): SessionInfo[] {
+    return [...this.sessions.values()].map((s) => ({
+      id: s.id,
+      clientName: 'amp',
+      clientVersion: undefined,
+      streamOpen: true,
+      connectedAt: s.connectedAt,
+      agent: 'amp',
+    }));
+  }
+
+  get sessionCount(): number {
+    return this.sessions.size;
+  }
+
+  async close(): Promise<void> {
+    this.closing = true;
+    clearInterval(this.pinger);
+    this.pinger = undefined;
+    for (const session of [...this.sessions.values()]) this.drop(session, 1001, 'the companion stopped');
+    const wss = this.wss;
+    if (wss) await new Promise<void>((resolve) => wss.close(() => resolve()));
+  }
+
+  private tell(session: AmpSession, told: Told): void {
+    if (told.selection && told.selectionKey !== session.lastSelection) {
+      session.lastSelection = told.selectionKey;
+      session.notify(AMP_NOTIFICATION.selectionDidChange, told.selection);
+    }
+    // The files' URIs are made only for a session that has not heard this list.
+    if (told.visibleKey !== session.lastVisible) {
+      session.lastVisible = told.visibleKey;
+      session.notify(AMP_NOTIFICATION.visibleFilesDidChange, ampVisibleFiles(told.context));
+    }
+  }
+
+  private server(): Promise<WebSocketServer> {
+    this.wssLoading ??= import('ws').then(({ WebSocketServer }) => {
+      this.wss = new WebSocketServer({ noServer: true, maxPayload: this.options.maxPayload });
+      return this.wss;
+    });
+    return this.wssLoading;
+  }
+
+  private accept(ws: WebSocket): void {
+    if (this.closing) {
+      ws.close(1001, 'the companion is stopping');
+      return;
+    }
+    const session = new AmpSession(randomUUID(), ws);
+    this.sessions.set(session.id, session);
+    ws.on('pong', () => (session.alive = true));
+    ws.on('close', () => this.drop(session));
+    // A frame over maxPayload closes the socket (1009) in `ws`; nothing else it raises may crash the companion.
+    ws.on('error', (err) => this.options.logger.warn('Amp connection error', { session: session.id, error: describeError(err) }));
+    ws.on('message', (data: RawData, isBinary: boolean) => void this.receive(session, data, isBinary));
+    this.startPinging();
+    this.options.logger.info('Amp connected', { session: session.id });
+    this.options.onSessionsChanged();
+    // What the user sees now, as amp.nvim sends on connect.
+    const { context, selectionBackward } = this.options.currentContext();
+    this.tell(session, toldOf(context, selectionBackward));
+  }
+
+  private async receive(session: AmpSession, data: RawData, isBinary: boolean): Promise<void> {
+    const envelope = parseEnvelope(data, isBinary);
+    if ('error' in envelope) {
+      session.send({ serverResponse: { ...(envelope.id !== undefined && { id: envelope.id }), error: envelope.error } });
+      return;
+    }
+    const { id, method, params } = envelope;
+    let answer: AmpAnswer;
+    try {
+      answer = await this.options.answer(session, id, method, params);
+    } catch (err) {
+      this.options.logger.warn('Amp request failed', { method, error: describeError(err) });
+      answer = { error: { code: AMP_ERROR.invalidRequest, message: `${method} failed: ${describeError(err)}` } };
+    }
+    session.send({ serverResponse: 'error' in answer ? { id, error: answer.error } : { id, [method]: answer.result } });
+  }
+
+  private drop(session: AmpSession, code?: number, reason?: string): void {
+    if (!this.sessions.delete(session.id)) return;
+    session.settleAll();
+    if (code !== undefined && session.socket.readyState === session.socket.OPEN) session.socket.close(code, reason);
+    this.options.onSessionClosed(session.id);
+    this.options.onSessionsChanged();
+    this.options.logger.info('Amp disconnected', { session: session.id });
+    if (this.sessions.size === 0) {
+      clearInterval(this.pinger);
+      this.pinger = undefined;
+    }
+  }
+
+  /** Pings while someone is connected (amp.nvim: every 30 s); a session silent since the last ping is ended. */
+  private startPinging(): void {
+    if (this.pinger) return;
+    this.pinger = setInterval(() => {
+      for (const session of [...this.sessions.values()]) {
+        if (!session.alive) {
+          session.socket.terminate();
+          this.drop(session);
+          continue;
+        }
+        session.alive = false;
+        session.socket.ping();
+      }
+    }, this.options.keepAliveMs);
+    this.pinger.unref();
+  }
+}
+
+/** What a context change tells Amp, computed once for every session. */
+interface Told {
+  context: IdeContext;
+  selection: AmpSelectionDidChange | undefined;
+  selectionKey: string | undefined;
+  visibleKey: string;
+}
+
+function toldOf(context: IdeContext, backward: boolean): Told {
+  const selection = ampSelection(context, backward);
+  const files = context.workspaceState?.openFiles ?? [];
+  // The active file first, then the rest in order: the same key for the same list told.
+  const visibleKey = files.map((f) => (f.isActive ? `*${f.path}` : f.path)).join('\0');
+  return { context, selection, selectionKey: selection && JSON.stringify(selection), visibleKey };
+}
+
+type Envelope = { id: AmpId; method: string; params: unknown } | { id?: AmpId; error: AmpError };
+
+/** One frame read as `{clientRequest: {id, <method>: params}}`, or the error to answer with. */
+export function parseEnvelope(data: RawData, isBinary: boolean): Envelope {
+  if (isBinary) return { error: { code: AMP_ERROR.invalidRequest, message: 'Invalid Request: send each envelope as one text frame of JSON' } };
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(rawText(data));
+  } catch {
+    return { error: { code: AMP_ERROR.parse, message: 'Parse error: the frame is not JSON' } };
+  }
+  const request = isObject(parsed) ? parsed['clientRequest'] : undefined;
+  if (!isObject(request))
+    return { error: { code: AMP_ERROR.invalidRequest, message: 'Invalid Request: expected {"clientRequest": {"id": ..., "<method>": {...}}}' } };
+  const id = request['id'];
+  if (typeof id !== 'string' && (typeof id !== 'number' || !Number.isFinite(id))) {
+    return { error: { code: AMP_ERROR.invalidRequest, message: 'Invalid Request: clientRequest.id must be a string or a number' } };
+  }
+  const methods = Object.keys(request).filter((k) => k !== 'id');
+  if (methods.length !== 1) {
+    return { id, error: { code: AMP_ERROR.invalidRequest, message: `Invalid Request: clientRequest must name one method, got ${methods.length}` } };
+  }
+  return { id, method: methods[0]!, params: request[methods[0]!] };
+}
+
+function rawText(data: RawData): string {
+  if (Array.isArray(data)) return Buffer.concat(data).toString('utf8');
+  return Buffer.from(data as ArrayBuffer).toString('utf8');
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** amp.nvim's bounds on the token's length, checked before the constant-time compare (which sees only a bounded string). */
+function tokenLengthRefusal(req: IncomingMessage): Refusal | undefined {
+  const values = queryValues(req.url, AMP_AUTH_QUERY);
+  const length = values.length === 1 ? values[0]!.length : 0;
+  if (values.length !== 1 || (length >= AMP_TOKEN_LENGTH.min && length <= AMP_TOKEN_LENGTH.max)) return undefined;
+  return { status: 401, message: 'Unauthorized: invalid token in the query parameter auth', headers: { 'WWW-Authenticate': 'Bearer' } };
+}
+
+/** The active file's selection as Amp counts (0-based), or undefined with no active file. */
+export function ampSelection(context: IdeContext, backward = false): AmpSelectionDidChange | undefined {
+  const selection = selectionOf(context, backward);
+  if (!selection) return undefined;
+  const { start, end } = selection.selection;
+  return {
+    uri: selection.fileUrl,
+    selections: [
+      { range: { startLine: start.line, startCharacter: start.character, endLine: end.line, endCharacter: end.character }, content: selection.text },
+    ],
+  };
+}
+
+/** The files the editor reports open, as `file://` URIs (the active one first). */
+export function ampVisibleFiles(context: IdeContext): AmpVisibleFilesDidChange {
+  const files = [...(context.workspaceState?.openFiles ?? [])].sort((a, b) => Number(b.isActive ?? false) - Number(a.isActive ?? false));
+  return { uris: files.map((f) => pathToFileURL(f.path).href) };
+}
+
+/** amp.nvim's reference for "send to agent": `@path` relative to the root holding it (else absolute), `#Lx` or `#Lx-y` (1-based). */
+export function ampReference(filePath: string, roots: readonly string[], startLine?: number, endLine?: number): string {
+  const root = roots.find((r) => {
+    const rel = path.relative(r, filePath);
+    return rel !== '' && !rel.startsWith('..') && !path.isAbsolute(rel);
+  });
+  let ref = `@${root ? path.relative(root, filePath) : filePath}`;
+  if (startLine !== undefined) ref += endLine !== undefined && endLine !== startLine ? `#L${startLine}-${endLine}` : `#L${startLine}`;
+  return ref;
+}
+
+/** The lock file Amp reads. */
+export function ampLockFile(input: { port: number; token: string; idePid: number; roots: readonly string[]; ideName: string }): AmpLockFile {
+  return { port: input.port, authToken: input.token, pid: input.idePid, workspaceFolders: [...input.roots], ideName: input.ideName };
+}
+
+const AMP_LOCK_NAME = /^(\d+)\.json$/;
+
+/** Removes our own Amp lock files whose IDE is gone (their pid dead). */
+export function sweepStaleAmpLockFiles(dir: string, isAlive: (pid: number) => boolean = isProcessAlive): string[] {
+  return sweepStaleLockFiles(dir, 'pid', isAlive, AMP_LOCK_NAME);
+}

@@ -1,0 +1,262 @@
+/**
+ * Amp's requests answered from the core, each a thin mapping: readFile and
+ * editFile through the workspace path checks (regular files inside the
+ * roots; readFile with the diff coordinator's size cap), editFile through
+ * the diff view (the user accepts, edits or rejects; the answer waits and
+ * says what happened, and an accepted text is written here, as amp.nvim's
+ * editFile writes the file), getDiagnostics through the editor's action,
+ * openURI through openFile for a `file://` URI inside the roots. What is
+ * refused is answered `success: false` with the reason (as amp.nvim does);
+ * a malformed request gets a JSON-RPC error code.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import {
+  AMP_ERROR,
+  AmpRequestParamsSchemas,
+  type AmpDiagnostic,
+  type AmpEditMode,
+  type AmpDiagnosticsResult,
+  type AmpEditFileResult,
+  type AmpId,
+  type AmpOpenUriResult,
+  type AmpReadFileResult,
+  type AmpRequestName,
+  type Diagnostic,
+} from '@ide-companion/protocol';
+import { AGENT_DISPLAY_NAMES } from '@ide-companion/shared/agentPaths';
+import { readOriginal } from '../readOriginal.js';
+import { describeError } from '../logger.js';
+import { askEditor } from '../tools/askEditor.js';
+import { getDiagnostics } from '../tools/getDiagnostics.js';
+import { openFile } from '../tools/openFile.js';
+import type { ToolDefinition, ToolEnvironment } from '../tools/toolDefinition.js';
+import { checkToolPath, controlCharacterIn } from '../tools/workspacePaths.js';
+import type { AmpAnswer, AmpSession } from './amp.js';
+import { ask, isResult } from './faceAnswers.js';
+
+export interface AmpRequestContext {
+  env: ToolEnvironment;
+  /** The tools this companion offers (what its editor can do). */
+  offered: readonly ToolDefinition[];
+  /** Largest file read or proposed. */
+  maxFileBytes: number;
+  /** editFile through the diff view (`review`) or the editor's buffer (`buffer`, where the editor declares writeBuffer). */
+  editMode: AmpEditMode;
+}
+
+/** Answers one Amp request. */
+export async function answerAmpRequest(ctx: AmpRequestContext, session: AmpSession, _id: AmpId, method: string, params: unknown): Promise<AmpAnswer> {
+  if (!(method in AmpRequestParamsSchemas)) {
+    return { error: { code: AMP_ERROR.methodNotFound, message: `Method not found: ${method}`, data: 'Unknown IDE request method' } };
+  }
+  const name = method as AmpRequestName;
+  const parsed = AmpRequestParamsSchemas[name].safeParse(params ?? {});
+  if (!parsed.success) {
+    return {
+      error: {
+        code: AMP_ERROR.invalidParams,
+        message: 'Invalid params',
+        data: `${name}: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(params)'} ${i.message}`).join('; ')}`,
+      },
+    };
+  }
+  const args = parsed.data as Record<string, string>;
+  switch (name) {
+    case 'ping':
+      return { result: { message: args['message'] } };
+    case 'authenticate':
+      // The token was checked on the upgrade: a connection that got here is authenticated.
+      return { result: { authenticated: true } };
+    case 'readFile':
+      return { result: await readFile(ctx, args['path']!) };
+    case 'editFile':
+      return { result: await editFile(ctx, session, args['path']!, args['fullContent']!) };
+    case 'getDiagnostics':
+      return { result: await diagnostics(ctx, session, args['path']!) };
+    case 'openURI':
+      return { result: await openUri(ctx, session, args['uri']!) };
+  }
+}
+
+/** A path or a `file://` URI as a path; an Error for anything else. */
+function localPath(given: string): string | Error {
+  const control = controlCharacterIn(given);
+  if (control) return new Error(control);
+  if (!given.startsWith('file://')) return given;
+  try {
+    const p = fileURLToPath(given);
+    return controlCharacterIn(p) ? new Error(controlCharacterIn(p)) : p;
+  } catch (err) {
+    return new Error(describeError(err));
+  }
+}
+
+async function readFile(ctx: AmpRequestContext, given: string): Promise<AmpReadFileResult> {
+  const p = localPath(given);
+  const checked = p instanceof Error ? p : checkToolPath(p, ctx.env.context.getRoots(), 'act');
+  if (checked instanceof Error) return { success: false, message: `readFile refused ${given}: ${checked.message}` };
+  try {
+    const content = await readOriginal(checked.path, ctx.maxFileBytes);
+    if (content === undefined) return { success: false, message: `readFile: ${given} does not exist` };
+    return { success: true, content, encoding: 'utf-8' };
+  } catch (err) {
+    return { success: false, message: `readFile could not read ${given}: ${describeError(err)}` };
+  }
+}
+
+/**
+ * Where editFile may write: an existing regular file inside the roots (its
+ * resolved path), or a new file whose folder is inside them.
+ */
+function editTarget(given: string, roots: readonly string[]): string | Error {
+  const p = localPath(given);
+  if (p instanceof Error) return p;
+  if (!path.isAbsolute(p)) return new Error('it is not an absolute path');
+  if (fs.existsSync(p)) {
+    const checked = checkToolPath(p, roots, 'act');
+    return checked instanceof Error ? checked : checked.path;
+  }
+  const folder = checkToolPath(path.dirname(p), roots, 'act');
+  // The folder is no regular file, so the check refuses it for that alone: inside the roots is what counts here.
+  if (folder instanceof Error && !/not a regular file/.test(folder.message)) return new Error(`its folder is refused: ${folder.message}`);
+  const parent = folder instanceof Error ? realFolder(path.dirname(p)) : folder.path;
+  if (parent === undefined) return new Error('its folder does not exist');
+  return path.join(parent, path.basename(p));
+}
+
+function realFolder(dir: string): string | undefined {
+  try {
+    return fs.statSync(dir).isDirectory() ? fs.realpathSync(dir) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+async function editFile(ctx: AmpRequestContext, session: AmpSession, given: string, fullContent: string): Promise<AmpEditFileResult> {
+  const { env } = ctx;
+  const target = editTarget(given, env.context.getRoots());
+  if (target instanceof Error) return { success: false, message: `editFile refused ${given}: ${target.message}`, appliedChanges: false };
+  if (ctx.editMode === 'buffer' && env.editor?.writeBuffer) return writeThroughBuffer(ctx, given, target, fullContent);
+  if (!env.diffs.enabled)
+    return { success: false, message: 'editFile: this editor shows no diffs, so nothing is changed without review', appliedChanges: false };
+  if (Buffer.byteLength(fullContent) > ctx.maxFileBytes) {
+    return { success: false, message: `editFile refused ${given}: the content is over the ${ctx.maxFileBytes}-byte limit`, appliedChanges: false };
+  }
+  if (session.edits.has(target)) {
+    // A newer proposal for the same file: the earlier one is answered and its diff closed without a notification,
+    // which would otherwise settle this one.
+    session.settleEdit(target, { accepted: false, replaced: true });
+    await env.diffs.close(session.id, target);
+  }
+  const outcome = session.waitEdit(target);
+  try {
+    await env.diffs.open(session.id, target, fullContent, AGENT_DISPLAY_NAMES.amp);
+  } catch (err) {
+    session.settleEdit(target, { accepted: false });
+    env.logger.warn('Amp editFile refused', { filePath: target, error: describeError(err) });
+    return { success: false, message: `editFile could not show the change to ${given}: ${describeError(err)}`, appliedChanges: false };
+  }
+  const { accepted, content, replaced } = await outcome;
+  if (replaced) return { success: false, message: `A newer editFile of ${given} replaced this one; the file is unchanged`, appliedChanges: false };
+  if (!accepted) return { success: false, message: `The user rejected the changes to ${given}; the file is unchanged`, appliedChanges: false };
+  const finalContent = content ?? fullContent;
+  // Checked again right before writing: a link put there while the user decided sends the write nowhere else.
+  const again = editTarget(given, env.context.getRoots());
+  if (again instanceof Error || again !== target) {
+    return { success: false, message: `editFile refused ${given} after review: the path changed while the user decided`, appliedChanges: false };
+  }
+  try {
+    await fs.promises.writeFile(target, finalContent);
+  } catch (err) {
+    return {
+      success: false,
+      message: `The user accepted the changes to ${given}, but they could not be written: ${describeError(err)}`,
+      appliedChanges: false,
+    };
+  }
+  const edited = finalContent !== fullContent;
+  return {
+    success: true,
+    message: edited
+      ? `The user edited and accepted the changes to ${given}; the file now holds their version (read it again)`
+      : `The user accepted the changes to ${given}`,
+    appliedChanges: true,
+  };
+}
+
+/**
+ * The `buffer` mode: the text goes through the editor's buffer of the file as
+ * one change the user can undo, and is saved there (no review, as amp.nvim
+ * does). The editor refuses a buffer with unsaved changes of the user's.
+ */
+async function writeThroughBuffer(ctx: AmpRequestContext, given: string, target: string, fullContent: string): Promise<AmpEditFileResult> {
+  try {
+    await askEditor(ctx.env, 'writeBuffer', { path: target, content: fullContent });
+  } catch (err) {
+    ctx.env.logger.warn('Amp editFile: the editor did not write its buffer', { filePath: target, error: describeError(err) });
+    return { success: false, message: `editFile could not write ${given} through the editor: ${describeError(err)}`, appliedChanges: false };
+  }
+  return { success: true, message: `Written to ${given} through the editor's buffer; the user can undo it there`, appliedChanges: true };
+}
+
+const SEVERITY: Record<Diagnostic['severity'], AmpDiagnostic['severity']> = { error: 'error', warning: 'warning', information: 'info', hint: 'hint' };
+
+/** Diagnostics under `given` (a file, or a folder: every file below it, as amp.nvim matches by prefix). */
+async function diagnostics(ctx: AmpRequestContext, session: AmpSession, given: string): Promise<AmpDiagnosticsResult> {
+  if (!ctx.offered.includes(getDiagnostics)) return { entries: [] };
+  const p = localPath(given);
+  if (p instanceof Error) throw new Error(`getDiagnostics refused ${given}: ${p.message}`);
+  const isFolder = fs.statSync(p, { throwIfNoEntry: false })?.isDirectory() ?? false;
+  const answer = await ask<{ diagnostics: Diagnostic[] }>(getDiagnostics, isFolder ? {} : { path: p }, ctx.env, session.id);
+  if (isResult(answer)) {
+    const block = answer.content[0];
+    throw new Error(block?.type === 'text' ? block.text : 'getDiagnostics failed');
+  }
+  // What lies under the path asked (amp.nvim matches by prefix): a file's own, or a folder's files.
+  const under = isFolder ? (file: string) => file.startsWith(path.normalize(p + path.sep)) : (file: string) => file === path.normalize(p);
+  const byUri = new Map<string, AmpDiagnostic[]>();
+  const lines = new Map<string, string[]>();
+  for (const d of answer.diagnostics) {
+    if (!under(d.path)) continue;
+    const uri = pathToFileURL(d.path).href;
+    if (!lines.has(d.path)) lines.set(d.path, await fileLines(d.path, ctx.maxFileBytes));
+    const startLine = d.range.start.line - 1;
+    const entry: AmpDiagnostic = {
+      range: { startLine, startCharacter: d.range.start.character - 1, endLine: d.range.end.line - 1, endCharacter: d.range.end.character - 1 },
+      severity: SEVERITY[d.severity],
+      description: d.message,
+      lineContent: lines.get(d.path)![startLine] ?? '',
+      startOffset: d.range.start.character - 1,
+      endOffset: d.range.end.character - 1,
+    };
+    const list = byUri.get(uri);
+    if (list) list.push(entry);
+    else byUri.set(uri, [entry]);
+  }
+  return { entries: [...byUri].map(([uri, list]) => ({ uri, diagnostics: list })) };
+}
+
+/** A file's lines as on disk, for lineContent; none when it cannot be read as a regular file. */
+async function fileLines(file: string, maxBytes: number): Promise<string[]> {
+  try {
+    return ((await readOriginal(file, maxBytes)) ?? '').split('\n');
+  } catch {
+    return [];
+  }
+}
+
+async function openUri(ctx: AmpRequestContext, session: AmpSession, uri: string): Promise<AmpOpenUriResult> {
+  if (!uri.startsWith('file://')) return { success: false, message: `Unsupported URI scheme: only file:// URIs inside the workspace are opened, not ${uri}` };
+  if (!ctx.offered.includes(openFile)) return { success: false, message: 'This editor cannot open files for the agent' };
+  const p = localPath(uri);
+  if (p instanceof Error) return { success: false, message: `openURI refused ${uri}: ${p.message}` };
+  // openFile's own path check (regular file inside the roots) runs in ask.
+  const answer = await ask<{ opened: string }>(openFile, { path: p }, ctx.env, session.id);
+  if (isResult(answer)) {
+    const block = answer.content[0];
+    return { success: false, message: block?.type === 'text' ? block.text : `could not open ${uri}` };
+  }
+  return { success: true, message: `Opened ${uri}` };
+}
