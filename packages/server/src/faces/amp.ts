@@ -36,6 +36,7 @@ import { describeError, type Logger } from '../logger.js';
 import type { SessionInfo } from '../sessions.js';
 import { selectionOf } from './claude.js';
 import { sweepStaleLockFiles } from './lockFile.js';
+import { KeepAlive } from './keepAlive.js';
 
 export { ampIdeDir, ampLockFileName } from '@ide-companion/shared/agentPaths';
 
@@ -69,7 +70,6 @@ export interface AmpFaceOptions {
 /** One Amp connection. */
 export class AmpSession {
   readonly connectedAt = Date.now();
-  alive = true;
   lastSelection: string | undefined;
   lastVisible: string | undefined;
   /** editFile calls waiting for the user, by file. */
@@ -113,10 +113,11 @@ export class AmpFace {
   private readonly isCheckProbe: (req: IncomingMessage) => boolean;
   private wss: WebSocketServer | undefined;
   private wssLoading: Promise<WebSocketServer> | undefined;
-  private pinger: NodeJS.Timeout | undefined;
+  private readonly keepAlive: KeepAlive;
   private closing = false;
 
   constructor(private readonly options: AmpFaceOptions) {
+    this.keepAlive = new KeepAlive(options.keepAliveMs);
     this.guard = queryTokenGuard(options.hosts, options.token, AMP_AUTH_QUERY);
     this.isCheckProbe = checkProbeTest([options.token]);
   }
@@ -190,8 +191,7 @@ export class AmpFace {
 
   async close(): Promise<void> {
     this.closing = true;
-    clearInterval(this.pinger);
-    this.pinger = undefined;
+    this.keepAlive.stop();
     for (const session of [...this.sessions.values()]) this.drop(session, 1001, 'the companion stopped');
     const wss = this.wss;
     if (wss) await new Promise<void>((resolve) => wss.close(() => resolve()));
@@ -224,12 +224,11 @@ export class AmpFace {
     }
     const session = new AmpSession(randomUUID(), ws);
     this.sessions.set(session.id, session);
-    ws.on('pong', () => (session.alive = true));
+    this.keepAlive.watch(ws, () => this.drop(session));
     ws.on('close', () => this.drop(session));
     // A frame over maxPayload closes the socket (1009) in `ws`; nothing else it raises may crash the companion.
     ws.on('error', (err) => this.options.logger.warn('Amp connection error', { session: session.id, error: describeError(err) }));
     ws.on('message', (data: RawData, isBinary: boolean) => void this.receive(session, data, isBinary));
-    this.startPinging();
     this.options.logger.info('Amp connected', { session: session.id });
     this.options.onSessionsChanged();
     // What the user sees now, as amp.nvim sends on connect.
@@ -261,27 +260,7 @@ export class AmpFace {
     this.options.onSessionClosed(session.id);
     this.options.onSessionsChanged();
     this.options.logger.info('Amp disconnected', { session: session.id });
-    if (this.sessions.size === 0) {
-      clearInterval(this.pinger);
-      this.pinger = undefined;
-    }
-  }
-
-  /** Pings while someone is connected (amp.nvim: every 30 s); a session silent since the last ping is ended. */
-  private startPinging(): void {
-    if (this.pinger) return;
-    this.pinger = setInterval(() => {
-      for (const session of [...this.sessions.values()]) {
-        if (!session.alive) {
-          session.socket.terminate();
-          this.drop(session);
-          continue;
-        }
-        session.alive = false;
-        session.socket.ping();
-      }
-    }, this.options.keepAliveMs);
-    this.pinger.unref();
+    this.keepAlive.forget(session.socket);
   }
 }
 

@@ -39,6 +39,7 @@ import { toolCallFault, toolLookup } from '../http/rpcConformance.js';
 import { lineCountOf } from './openFileRange.js';
 import { TabbedDiffs } from './tabbedDiffs.js';
 import { WebSocketTransport } from './webSocketTransport.js';
+import { KeepAlive } from './keepAlive.js';
 
 export { claudeIdeDir } from '@ide-companion/shared/agentPaths';
 
@@ -77,7 +78,6 @@ export class ClaudeSession {
   /** openDiff calls waiting for the user, by tab name (tabbedDiffs.ts). */
   readonly diffs = new TabbedDiffs<Outcome>(closedOutcome);
   server: McpServer | undefined;
-  alive = true;
   lastSelection: string | undefined;
   /** Whether the CLI said `notifications/initialized`: nothing of ours but answers goes out before (MCP lifecycle). */
   ready = false;
@@ -114,10 +114,11 @@ export class ClaudeFace {
   private readonly isCheckProbe: (req: IncomingMessage) => boolean;
   private wss: WebSocketServer | undefined;
   private wssLoading: Promise<WebSocketServer> | undefined;
-  private pinger: NodeJS.Timeout | undefined;
+  private readonly keepAlive: KeepAlive;
   private closing = false;
 
   constructor(private readonly options: ClaudeFaceOptions) {
+    this.keepAlive = new KeepAlive(options.keepAliveMs);
     this.guard = upgradeGuard(options.hosts, options.token, CLAUDE_AUTH_HEADER);
     this.isCheckProbe = checkProbeTest([options.token]);
   }
@@ -208,8 +209,7 @@ export class ClaudeFace {
   /** Ends every connection (their openDiff calls answered TAB_CLOSED first). */
   async close(): Promise<void> {
     this.closing = true;
-    clearInterval(this.pinger);
-    this.pinger = undefined;
+    this.keepAlive.stop();
     for (const session of [...this.sessions.values()]) this.drop(session, 1001, 'the companion stopped');
     const wss = this.wss;
     if (wss) await new Promise<void>((resolve) => wss.close(() => resolve()));
@@ -238,9 +238,8 @@ export class ClaudeFace {
     const toolExists = toolLookup(() => session.server);
     const transport = new WebSocketTransport(ws, session.id, { vet: (request) => toolCallFault(request, toolExists) });
     this.sessions.set(session.id, session);
-    ws.on('pong', () => (session.alive = true));
+    this.keepAlive.watch(ws, () => this.drop(session));
     ws.on('close', () => this.drop(session));
-    this.startPinging();
     try {
       const server = await this.options.createServer(session);
       session.server = server;
@@ -275,27 +274,7 @@ export class ClaudeFace {
     this.options.onSessionClosed(session.id);
     this.options.onSessionsChanged();
     this.options.logger.info('Claude Code disconnected', { session: session.id });
-    if (this.sessions.size === 0) {
-      clearInterval(this.pinger);
-      this.pinger = undefined;
-    }
-  }
-
-  /** Pings while someone is connected (idle costs nothing); a session silent since the last ping is ended. */
-  private startPinging(): void {
-    if (this.pinger) return;
-    this.pinger = setInterval(() => {
-      for (const session of [...this.sessions.values()]) {
-        if (!session.alive) {
-          session.socket.terminate();
-          this.drop(session);
-          continue;
-        }
-        session.alive = false;
-        session.socket.ping();
-      }
-    }, this.options.keepAliveMs);
-    this.pinger.unref();
+    this.keepAlive.forget(session.socket);
   }
 }
 
