@@ -152,15 +152,7 @@ function M.write_buffer(params)
   if vim.bo[buf].modified then
     error(params.path .. ' has unsaved changes in Neovim; save or undo them first', 0)
   end
-  local content = params.content
-  vim.bo[buf].fileformat = content.fileformat
-  -- "\n" is one empty line; {''} alone is Vim's "no lines" state, which writes "".
-  local one_empty = content.eol and #content.lines == 1 and content.lines[1] == ''
-  vim.api.nvim_buf_set_lines(buf, 0, -1, false, one_empty and { '', '' } or content.lines)
-  if one_empty then
-    vim.api.nvim_buf_set_lines(buf, 1, 2, false, {})
-  end
-  vim.bo[buf].endofline, vim.bo[buf].fixendofline = content.eol, content.eol
+  require('ide_companion.diff').set_text(buf, params.content)
   vim.api.nvim_buf_call(buf, function()
     vim.cmd('silent write')
   end)

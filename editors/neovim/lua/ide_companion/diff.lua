@@ -34,13 +34,8 @@ local function buffers_of(path)
   end, vim.api.nvim_list_bufs())
 end
 
---- The current buffer made a scratch buffer holding `content` ({lines, fileformat, eol}) as the same
---- bytes, named for the file alone (a tab label cuts every folder to one letter: issue 30).
-local function scratch(side, path, content, buftype, bufhidden)
-  local buf = vim.api.nvim_get_current_buf()
-  counter = counter + 1
-  vim.bo[buf].buftype, vim.bo[buf].bufhidden, vim.bo[buf].swapfile = buftype, bufhidden, false
-  pcall(vim.api.nvim_buf_set_name, buf, string.format('ide-companion://%d/%s/%s', counter, side, vim.fn.fnamemodify(path, ':t')))
+--- `buf` holds `content` ({lines, fileformat, eol}, split by the host) as the same bytes once written.
+function M.set_text(buf, content)
   vim.bo[buf].fileformat = content.fileformat
   -- "\n" is one empty line; setting {''} alone gives Vim's "no lines" state, which writes "".
   local one_empty = content.eol and #content.lines == 1 and content.lines[1] == ''
@@ -48,7 +43,18 @@ local function scratch(side, path, content, buftype, bufhidden)
   if one_empty then
     vim.api.nvim_buf_set_lines(buf, 1, 2, false, {})
   end
-  vim.bo[buf].endofline, vim.bo[buf].fixendofline, vim.bo[buf].modified = content.eol, content.eol, false
+  vim.bo[buf].endofline, vim.bo[buf].fixendofline = content.eol, content.eol
+end
+
+--- The current buffer made a scratch buffer holding `content` ({lines, fileformat, eol}) as the same
+--- bytes, named for the file alone (a tab label cuts every folder to one letter: issue 30).
+local function scratch(side, path, content, buftype, bufhidden)
+  local buf = vim.api.nvim_get_current_buf()
+  counter = counter + 1
+  vim.bo[buf].buftype, vim.bo[buf].bufhidden, vim.bo[buf].swapfile = buftype, bufhidden, false
+  pcall(vim.api.nvim_buf_set_name, buf, string.format('ide-companion://%d/%s/%s', counter, side, vim.fn.fnamemodify(path, ':t')))
+  M.set_text(buf, content)
+  vim.bo[buf].modified = false
   vim.api.nvim_buf_call(buf, function()
     pcall(vim.cmd, 'silent doautocmd filetypedetect BufRead ' .. vim.fn.fnameescape(path))
   end)

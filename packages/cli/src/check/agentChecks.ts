@@ -58,6 +58,27 @@ function modeProblem(file: string): string | undefined {
   return undefined;
 }
 
+/**
+ * The HTTP status a WebSocket upgrade to `url` got: 101 when it was accepted (then closed), or why it never answered.
+ * Marked as check's (a proof under the token): the companion's log tells these probes from an attack.
+ */
+async function upgradeStatus(run: CheckRun, token: string, url: string, headers: Record<string, string>, protocols: string[] = []): Promise<number | string> {
+  const { default: WebSocket } = await import('ws');
+  return new Promise((resolve) => {
+    const marked = { [CHECK_PROBE_HEADER]: checkProbeProof(token), ...headers };
+    const socket = new WebSocket(url, protocols, { headers: marked, handshakeTimeout: run.timeouts.connectMs });
+    socket.once('open', () => {
+      socket.close();
+      resolve(101);
+    });
+    socket.once('unexpected-response', (_req, res) => {
+      resolve(res.statusCode ?? 0);
+      socket.terminate();
+    });
+    socket.once('error', (err) => resolve(describeError(err)));
+  });
+}
+
 export async function checkAgents(run: CheckRun, env: NodeJS.ProcessEnv): Promise<void> {
   await checkQwen(run, env);
   await checkClaude(run, env);
@@ -126,20 +147,7 @@ async function checkAmp(run: CheckRun, env: NodeJS.ProcessEnv): Promise<void> {
   } catch (err) {
     record.fail('agents.amp.session', `no Amp session: ${describeError(err)}`);
   }
-  const upgrade = (auth: string, headers: Record<string, string>): Promise<number | string> =>
-    new Promise((resolve) => {
-      const marked = { [CHECK_PROBE_HEADER]: checkProbeProof(token), ...headers };
-      const socket = new WebSocket(url(auth), { headers: marked, handshakeTimeout: run.timeouts.connectMs });
-      socket.once('open', () => {
-        socket.close();
-        resolve(101);
-      });
-      socket.once('unexpected-response', (_req, res) => {
-        resolve(res.statusCode ?? 0);
-        socket.terminate();
-      });
-      socket.once('error', (err) => resolve(describeError(err)));
-    });
+  const upgrade = (auth: string, headers: Record<string, string>): Promise<number | string> => upgradeStatus(run, token, url(auth), headers);
   const wrong = token.replace(/.$/, (c) => (c === '0' ? '1' : '0'));
   const probes: Array<[string, string, Record<string, string>]> = [
     ['an empty token', '', {}],
@@ -278,22 +286,8 @@ async function checkClaude(run: CheckRun, env: NodeJS.ProcessEnv): Promise<void>
   }
   const { default: WebSocket } = await import('ws');
   const url = `ws://${LOOPBACK_HOST}:${target.port}`;
-  /** The HTTP status an upgrade got: 101 when it was accepted (then closed), or why it never answered. */
   const upgrade = (headers: Record<string, string>, path = '', protocols: string[] = [CLAUDE_SUBPROTOCOL]): Promise<number | string> =>
-    new Promise((resolve) => {
-      // Marked as check's (a proof under the token): the companion's log tells these probes from an attack.
-      const marked = { [CHECK_PROBE_HEADER]: checkProbeProof(token), ...headers };
-      const socket = new WebSocket(`${url}${path}`, protocols, { headers: marked, handshakeTimeout: run.timeouts.connectMs });
-      socket.once('open', () => {
-        socket.close();
-        resolve(101);
-      });
-      socket.once('unexpected-response', (_req, res) => {
-        resolve(res.statusCode ?? 0);
-        socket.terminate();
-      });
-      socket.once('error', (err) => resolve(describeError(err)));
-    });
+    upgradeStatus(run, token, `${url}${path}`, headers, protocols);
 
   // The session: initialize, initialized, tools/list, as Claude Code does.
   try {
