@@ -9,7 +9,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { codexCommand, codexIdeOn, findCodexCli, makeCodexHome, skipUnless, startResponsesMock, waitFor, which } from '@ide-companion/testkit';
+import { codexCommand, askCodexWithIde, findCodexCli, makeCodexHome, skipUnless, startResponsesMock, waitFor, which } from '@ide-companion/testkit';
 import { besideNeovim } from './agentBeside.js';
 import { hasNvim } from './harness.js';
 
@@ -39,20 +39,7 @@ test("codex's /ide beside Neovim: the selection made in Neovim reaches the model
   await new Promise((resolve) => setTimeout(resolve, 500));
 
   tui.start(codexCommand(codex!, { home }), { cwd: s.workspace });
-  await tui.waitForText('Ask Codex to do anything', 60_000);
-  await codexIdeOn(tui);
-  await tui.submit('what is selected', 10_000);
-  const asked = await waitFor(
-    () => model.requests().find((r) => r.includes('what is selected') && r.includes('Context from my IDE setup')),
-    'the prompt with the IDE context',
-    60_000,
-  ).catch((err: Error) => {
-    throw new Error(`${err.message}\n--- codex ---\n${tui.screen()}`);
-  });
-  const text = (JSON.parse(asked) as { input: Array<{ role?: string; content?: Array<{ text?: string }> }> }).input
-    .flatMap((m) => m.content ?? [])
-    .map((c) => c.text ?? '')
-    .find((c) => c.includes('Context from my IDE setup'))!;
+  const text = await askCodexWithIde(tui, model, 'what is selected');
   assert.ok(text.includes('## Active file: a.txt\n'), `the active file: ${text}`);
   assert.ok(text.includes('## Active selection of the file:\nbeta\n'), `the selection: ${text}`);
   assert.ok(text.includes('## Open tabs:\n- a.txt: a.txt\n- b.txt: b.txt\n'), `the tabs: ${text}`);

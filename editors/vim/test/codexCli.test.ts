@@ -11,7 +11,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import {
   codexCommand,
-  codexIdeOn,
+  askCodexWithIde,
   findCodexCli,
   makeCodexHome,
   makeTempDir,
@@ -56,20 +56,7 @@ test(
     await new Promise((resolve) => setTimeout(resolve, 1_000));
 
     tui.start(codexCommand(codex!, { home }), { cwd: s.workspace });
-    await tui.waitForText('Ask Codex to do anything', 60_000);
-    await codexIdeOn(tui);
-    await tui.submit('what is selected', 10_000);
-    const asked = await waitFor(
-      () => model.requests().find((r) => r.includes('what is selected') && r.includes('Context from my IDE setup')),
-      'the prompt with the IDE context',
-      60_000,
-    ).catch((err: Error) => {
-      throw new Error(`${err.message}\n--- codex ---\n${tui.screen()}`);
-    });
-    const text = (JSON.parse(asked) as { input: Array<{ content?: Array<{ text?: string }> }> }).input
-      .flatMap((m) => m.content ?? [])
-      .map((c) => c.text ?? '')
-      .find((c) => c.includes('Context from my IDE setup'))!;
+    const text = await askCodexWithIde(tui, model, 'what is selected');
     assert.ok(text.includes('## Active file: a.txt\n'), `the active file: ${text}`);
     assert.ok(text.includes('## Active selection of the file:\nbeta\n'), `the selection: ${text}`);
     assert.ok(text.endsWith('## My request for Codex:\nwhat is selected'), `the request: ${text}`);

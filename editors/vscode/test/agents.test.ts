@@ -24,6 +24,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import {
   claudeProposeWriteTurns,
+  codexIdeContextOf,
   findCodexCli,
   makeCodexHome,
   startResponsesMock,
@@ -556,16 +557,9 @@ describe(
         }
         await term.waitFor((s) => s.includes('IDE context is on'), 'Codex CLI to take the IDE context');
         await term.submit('what is selected');
-        const asked = await waitFor(
-          () => codexModel.requests().find((r) => r.includes('what is selected') && r.includes('Context from my IDE setup')),
-          'the prompt with the IDE context',
-          STEP_TIMEOUT_MS,
-          250,
-        ).catch((err: Error) => term.fail(err));
-        const text = (JSON.parse(asked) as { input: Array<{ content?: Array<{ text?: string }> }> }).input
-          .flatMap((m) => m.content ?? [])
-          .map((c) => c.text ?? '')
-          .find((c) => c.includes('Context from my IDE setup'))!;
+        const text = await waitFor(() => codexIdeContextOf(codexModel, 'what is selected'), 'the prompt with the IDE context', STEP_TIMEOUT_MS, 250).catch(
+          (err: Error) => term.fail(err),
+        );
         // Codex's own words (prompt.rs): the active file relative to the folder, the selected text, then the request.
         assert.ok(text.includes('## Active file: e.txt\n'), `the active file: ${text}`);
         assert.ok(text.includes('## Active selection of the file:\nline\n'), `the selection: ${text}`);

@@ -10,7 +10,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { codexCommand, codexIdeOn, findCodexCli, makeCodexHome, skipUnless, startResponsesMock, waitFor, which } from '@ide-companion/testkit';
+import { codexCommand, askCodexWithIde, findCodexCli, makeCodexHome, skipUnless, startResponsesMock, which } from '@ide-companion/testkit';
 import { serveDirs, startServe } from './support/serveInTmux.js';
 
 const codex = findCodexCli();
@@ -32,20 +32,7 @@ test("codex's /ide in the project takes serve's context: the file saved there re
   await new Promise((resolve) => setTimeout(resolve, 1_000));
 
   tui.start(codexCommand(codex!, { home }), { cwd: project });
-  await tui.waitForText('Ask Codex to do anything', 60_000);
-  await codexIdeOn(tui);
-  await tui.submit('what am I looking at', 10_000);
-  const asked = await waitFor(
-    () => model.requests().find((r) => r.includes('what am I looking at') && r.includes('Context from my IDE setup')),
-    'the prompt with the IDE context',
-    60_000,
-  ).catch((err: Error) => {
-    throw new Error(`${err.message}\n--- codex ---\n${tui.screen()}`);
-  });
-  const text = JSON.stringify(JSON.parse(asked));
-  assert.ok(
-    text.includes('## Active file: notes.md'),
-    `the active file reaches the model: ${text.slice(text.indexOf('Context from my IDE'), text.indexOf('Context from my IDE') + 300)}`,
-  );
-  assert.ok(text.includes('## My request for Codex:\\nwhat am I looking at'), 'the request follows the context');
+  const text = await askCodexWithIde(tui, model, 'what am I looking at');
+  assert.ok(text.includes('## Active file: notes.md'), `the active file reaches the model: ${text}`);
+  assert.ok(text.endsWith('## My request for Codex:\nwhat am I looking at'), `the request follows the context: ${text}`);
 });

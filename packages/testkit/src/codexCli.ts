@@ -12,7 +12,9 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { repoRoot } from './geminiCli.js';
 import { shellCommand, STRAY_IDE_ENV } from './geminiHome.js';
+import type { ResponsesMock } from './responsesMock.js';
 import type { Tmux } from './tmux.js';
+import { waitFor } from './wait.js';
 
 export interface CodexCliInstall {
   binary: string;
@@ -84,4 +86,30 @@ export async function codexIdeOn(tui: Tmux, timeoutMs = 15_000): Promise<void> {
     if (Date.now() > deadline) throw new Error(`Codex CLI never took the IDE context\n--- codex ---\n${tui.screen()}`);
     await tui.waitForText('IDE context is on', 4_000).catch(() => tui.keys('Enter'));
   }
+}
+
+/** The "Context from my IDE setup" part (Codex's own words, prompt.rs) of the first request to `model` that asks `prompt` with it. */
+export function codexIdeContextOf(model: ResponsesMock, prompt: string): string | undefined {
+  const asked = model.requests().find((r) => r.includes(prompt) && r.includes(CODEX_IDE_HEADING));
+  if (!asked) return undefined;
+  return (JSON.parse(asked) as { input: Array<{ content?: Array<{ text?: string }> }> }).input
+    .flatMap((m) => m.content ?? [])
+    .map((c) => c.text ?? '')
+    .find((c) => c.includes(CODEX_IDE_HEADING));
+}
+
+const CODEX_IDE_HEADING = 'Context from my IDE setup';
+
+/**
+ * Codex CLI's TUI in `tui`, started: once it is ready, `/ide` on, then
+ * `prompt` asked; resolves with the IDE context its request to `model`
+ * carried. Throws with the screen.
+ */
+export async function askCodexWithIde(tui: Tmux, model: ResponsesMock, prompt: string): Promise<string> {
+  await tui.waitForText('Ask Codex to do anything', 60_000);
+  await codexIdeOn(tui);
+  await tui.submit(prompt, 10_000);
+  return waitFor(() => codexIdeContextOf(model, prompt), 'the prompt with the IDE context', 60_000).catch((err: Error) => {
+    throw new Error(`${err.message}\n--- codex ---\n${tui.screen()}`);
+  });
 }
