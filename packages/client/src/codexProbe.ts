@@ -4,9 +4,7 @@
  * `ide-context {workspaceRoot}` over the socket (as "codex-tui", no
  * initialize), within a deadline. For `doctor`, `list` and `check`.
  */
-import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
-import * as net from 'node:net';
 import * as path from 'node:path';
 import { CodexFrameDecoder, encodeCodexFrame, CODEX_MAX_RESPONSE_FRAME_BYTES } from '@ide-companion/protocol/codexFrames';
 import { codexSocketPath } from '@ide-companion/shared/agentPaths';
@@ -52,6 +50,8 @@ export async function probeCodex(workspaceRoot: string, env: NodeJS.ProcessEnv =
     problem = (err as Error).message;
   }
   if (problem) return { socketPath, state: 'refused', detail: problem };
+  // Loaded only with a socket to ask: doctor and list start without them (bench/command-start.mjs).
+  const [net, { randomUUID }] = await Promise.all([import('node:net'), import('node:crypto')]);
   return new Promise<CodexProbe>((resolve) => {
     const socket = net.connect(socketPath);
     const decoder = new CodexFrameDecoder(() => CODEX_MAX_RESPONSE_FRAME_BYTES);
