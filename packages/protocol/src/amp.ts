@@ -1,12 +1,14 @@
 /**
- * Amp's IDE protocol (issue 31; sourcegraph/amp.nvim is the reference, the
- * CLI `@ampcode/cli` ships as a compiled binary): the editor writes
- * `<AMP_DATA_HOME or $XDG_DATA_HOME or ~/.local/share>/amp/ide/<PORT>.json`
- * and hosts a loopback WebSocket on PORT, the token in the `auth` query
- * parameter. Each text frame is one JSON envelope: the CLI sends
- * `{clientRequest: {id, <method>: {...}}}`, the editor answers
- * `{serverResponse: {id, <method>: {...}}}` (or `{serverResponse: {id, error}}`)
- * and tells `{serverNotification: {<name>: {...}}}`.
+ * Amp's IDE protocol (issue 31), as the CLI `@ampcode/cli`
+ * 0.0.1790142911-g7618fb speaks it (its IDE client read from the JavaScript
+ * its Bun-compiled binary carries; sourcegraph/amp.nvim serves the same):
+ * the editor writes `<$XDG_DATA_HOME or ~/.local/share>/amp/ide/<PORT>.json`
+ * and hosts a WebSocket the CLI opens as `ws://localhost:PORT?auth=TOKEN`.
+ * Each text frame is one JSON envelope: the CLI sends `{clientRequest: {id,
+ * <method>: {...}}}` (ids "1", "2", ...; only ping, getDiagnostics and
+ * openURI), the editor answers `{serverResponse: {id, <method>: {...}}}` (or
+ * `{serverResponse: {id, error: {code, message}}}`) and tells
+ * `{serverNotification: {<name>: {...}}}`, one per envelope.
  */
 import * as z from 'zod/mini';
 import { lazySchema } from './lazySchema.js';
@@ -44,11 +46,17 @@ export const AmpLockFileSchema = /* @__PURE__ */ lazySchema(() =>
     pid: z.int(),
     workspaceFolders: z.array(z.string()),
     ideName: z.string(),
+    /** The CLI's: absent means "ws" (ours); "query" is its own for editors it reads through their state files. */
+    connection: z.optional(z.enum(['ws', 'query'])),
   }),
 );
 export type AmpLockFile = z.infer<typeof AmpLockFileSchema>;
 
-/** The requests the CLI makes, by the key that names each inside `clientRequest`. */
+/**
+ * The requests answered, by the key that names each inside `clientRequest`:
+ * the CLI sends ping, getDiagnostics and openURI; authenticate, readFile and
+ * editFile are amp.nvim's.
+ */
 export const AMP_REQUESTS = ['ping', 'authenticate', 'readFile', 'editFile', 'getDiagnostics', 'openURI'] as const;
 export type AmpRequestName = (typeof AMP_REQUESTS)[number];
 

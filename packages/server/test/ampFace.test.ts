@@ -14,8 +14,20 @@ import { WebSocket } from 'ws';
 import { connectAmpClient, waitFor, type AmpClient } from '@ide-companion/testkit';
 import type { ActionParams, ActionResult } from '@ide-companion/protocol';
 import { ampIdeDir, parseAgents } from '@ide-companion/shared/agentPaths';
-import { ampReference, sweepStaleAmpLockFiles } from '../src/faces/amp.js';
+import { COMPANION_VERSION } from '@ide-companion/shared/version';
+import { ampLockFile, ampReference, sweepStaleAmpLockFiles } from '../src/faces/amp.js';
 import { RecordingEditor, startCompanion, type Harness } from './helpers.js';
+
+test("the lock file's ideName is one the CLI keeps: it skips and deletes WebSocket lock files naming VS Code, Cursor or Windsurf", () => {
+  // The CLI's list of IDEs it reads through their state files instead (read from its binary).
+  const skipped = (name: string) => ['vscode', 'vs code', 'cursor', 'windsurf'].some((n) => name.toLowerCase().includes(n));
+  for (const ideName of ['VS Code', 'Cursor', 'Windsurf', 'vscode-insiders']) {
+    const lock = ampLockFile({ port: 1, token: 't', idePid: 2, roots: ['/w'], ideName });
+    assert.equal(skipped(lock.ideName), false, `${ideName} became ${lock.ideName}`);
+    assert.equal(lock.ideName, 'IDE Companion');
+  }
+  assert.equal(ampLockFile({ port: 1, token: 't', idePid: 2, roots: ['/w'], ideName: 'Neovim' }).ideName, 'Neovim');
+});
 
 async function withAmp(t: import('node:test').TestContext, options: Parameters<typeof startCompanion>[0] = {}): Promise<Harness> {
   const h = await startCompanion({ agents: ['gemini', 'claude', 'amp'], ...options });
@@ -100,13 +112,13 @@ test('bad envelopes get a clear error answer and change nothing; the connection 
   assert.equal((await amp.raw('{"clientRequest":{"ping":{}}}')).error.code, -32600);
   assert.equal((await amp.raw('{"clientRequest":{"id":"a","ping":{},"readFile":{}}}')).error.code, -32600);
   assert.deepEqual(await amp.request('launchMissiles', {}), {
-    id: 'req-1',
+    id: '1',
     error: { code: -32601, message: 'Method not found: launchMissiles', data: 'Unknown IDE request method' },
   });
   const bad = await amp.request('readFile', { path: 7 });
   assert.equal(bad.error.code, -32602);
-  assert.deepEqual(await amp.request('ping', { message: 'hi' }), { id: 'req-3', ping: { message: 'hi' } });
-  assert.deepEqual(await amp.request('authenticate', {}), { id: 'req-4', authenticate: { authenticated: true } });
+  assert.deepEqual(await amp.request('ping', { message: 'hi' }), { id: '3', ping: { message: 'hi' } });
+  assert.deepEqual(await amp.request('authenticate', {}), { id: '4', authenticate: { authenticated: true } });
 });
 
 test('a frame over the size cap closes that connection alone', async (t) => {
@@ -116,7 +128,7 @@ test('a frame over the size cap closes that connection alone', async (t) => {
   amp.socket.send(JSON.stringify({ clientRequest: { id: 1, readFile: { path: 'x'.repeat(100 * 1024) } } }));
   assert.equal(await closed, 1009);
   const again = await connect(t, h);
-  assert.deepEqual(await again.request('ping', { message: 'still here' }), { id: 'req-1', ping: { message: 'still here' } });
+  assert.deepEqual(await again.request('ping', { message: 'still here' }), { id: '1', ping: { message: 'still here' } });
 });
 
 test('readFile: a regular file inside the roots; outside, a FIFO, a folder, oversized or missing → success false with the reason', async (t) => {
@@ -447,12 +459,60 @@ test('selectionDidChange and visibleFilesDidChange on connect and as the user mo
   assert.deepEqual(appended.params, { message: '@a.txt#L1-2' });
   h.companion.mention(file);
   await waitFor(() => amp.notifications.some((n) => n.name === 'appendToPrompt' && n.params.message === '@a.txt'), 'a whole file');
+
+  // What the CLI made of it all: every frame parsed by its schemas, its status the active file and selection.
+  assert.deepEqual(amp.dropped, []);
+  assert.deepEqual(amp.status, {
+    pluginVersion: COMPANION_VERSION,
+    pluginDirectory: undefined,
+    openFile: `file://${file}`,
+    selections: [{ range: { startLine: 1, startCharacter: 0, endLine: 1, endCharacter: 2 }, content: 'two' }],
+    visibleFiles: [`file://${file}`],
+  });
+});
+
+test('as the CLI uses the face: its liveness ping, pluginMetadata on connect, getDiagnostics and openURI through its sendRequest', async (t) => {
+  const editor = new (class extends RecordingEditor {
+    getDiagnostics(): ActionResult<'getDiagnostics'> {
+      return { diagnostics: [{ path: file, range: { start: { line: 1, character: 1 }, end: { line: 1, character: 4 } }, severity: 'warning', message: 'w' }] };
+    }
+    openFile(): void {}
+  })();
+  const h: Harness = await withAmp(t, { editor });
+  const file = path.join(h.workspace, 'a.txt');
+  fs.writeFileSync(file, 'one\n');
+  const amp = await connect(t, h);
+  assert.equal(await amp.isConnected(), true);
+  await waitFor(() => amp.status.pluginVersion === COMPANION_VERSION, 'pluginMetadata with the companion version');
+  assert.deepEqual(amp.notifications.find((n) => n.name === 'pluginMetadata')?.params, { version: COMPANION_VERSION });
+  assert.deepEqual(await amp.call('getDiagnostics', { path: file }), {
+    entries: [
+      {
+        uri: `file://${file}`,
+        diagnostics: [
+          {
+            range: { startLine: 0, startCharacter: 0, endLine: 0, endCharacter: 3 },
+            severity: 'warning',
+            description: 'w',
+            lineContent: 'one',
+            startOffset: 0,
+            endOffset: 3,
+          },
+        ],
+      },
+    ],
+  });
+  const opened = await amp.call('openURI', { uri: `file://${file}` });
+  assert.equal(opened.success, true);
+  await assert.rejects(amp.call('openURI', { uri: '' }), /"code":-32602/);
+  assert.deepEqual(amp.dropped, []);
 });
 
 test('Amp is served when the user has it or names it; its folder; dead lock files swept; references', (t) => {
   assert.deepEqual(parseAgents('amp'), ['gemini', 'amp']);
   assert.equal(ampIdeDir({ AMP_DATA_HOME: '/x/d' }), path.join('/x/d', 'amp', 'ide'));
-  if (process.platform === 'linux') assert.equal(ampIdeDir({ XDG_DATA_HOME: '/x/xdg' }), path.join('/x/xdg', 'amp', 'ide'));
+  // The CLI reads XDG_DATA_HOME on every platform.
+  assert.equal(ampIdeDir({ XDG_DATA_HOME: '/x/xdg' }), path.join('/x/xdg', 'amp', 'ide'));
   assert.match(ampIdeDir({}), /[\\/]\.local[\\/]share[\\/]amp[\\/]ide$/);
   const dir = fs.mkdtempSync(path.join(fs.realpathSync(process.env['TMPDIR'] ?? '/tmp'), 'ide-companion-amp-sweep-'));
   t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
@@ -470,5 +530,5 @@ test('Claude Code’s WebSocket on the same port is untouched by Amp’s', async
   // Claude Code's upgrade (no ?auth=) still reaches Claude's face and its checks.
   assert.equal(await upgradeStatus(port, ''), 401);
   const amp = await connect(t, h);
-  assert.deepEqual(await amp.request('ping', {}), { id: 'req-1', ping: {} });
+  assert.deepEqual(await amp.request('ping', {}), { id: '1', ping: {} });
 });

@@ -133,14 +133,15 @@ export function copilotIdeDir(env: NodeJS.ProcessEnv = process.env): string {
 }
 
 /**
- * Amp's data folder, as its CLI and amp.nvim find it: AMP_DATA_HOME, else
- * $XDG_DATA_HOME (not on Windows or macOS), else ~/.local/share.
+ * Amp's data folder, as its CLI finds it: $XDG_DATA_HOME, else
+ * ~/.local/share; AMP_DATA_HOME (amp.nvim's override, which the CLI does not
+ * read) first, for tests.
  */
 function ampDataHome(env: NodeJS.ProcessEnv): string {
   const override = env[AMP_ENV.DATA_HOME];
   if (override) return path.resolve(override);
-  // As amp.nvim reads Amp's own rule: XDG_DATA_HOME counts except on Windows and macOS.
-  const xdg = process.platform !== 'win32' && process.platform !== 'darwin' ? env[AMP_ENV.XDG_DATA_HOME] : undefined;
+  // The CLI reads XDG_DATA_HOME on every platform (amp.nvim skips it on Windows and macOS).
+  const xdg = env[AMP_ENV.XDG_DATA_HOME];
   return xdg ? path.resolve(xdg) : path.join(os.homedir() || os.tmpdir(), '.local', 'share');
 }
 

@@ -30,6 +30,7 @@ import {
   type IdeContext,
 } from '@ide-companion/protocol';
 import { isProcessAlive } from '@ide-companion/shared/processAlive';
+import { COMPANION_VERSION } from '@ide-companion/shared/version';
 import { checkProbeTest, logRefusal } from '../http/checkProbe.js';
 import { queryTokenGuard, queryValues, type HostRule, type Refusal } from '../http/requestGuard.js';
 import { describeError, type Logger } from '../logger.js';
@@ -232,6 +233,8 @@ export class AmpFace {
     this.options.logger.info('Amp connected', { session: session.id });
     this.options.onSessionsChanged();
     // What the user sees now, as amp.nvim sends on connect.
+    // The CLI shows the plugin's version in its IDE status.
+    session.notify(AMP_NOTIFICATION.pluginMetadata, { version: COMPANION_VERSION });
     const { context, selectionBackward } = this.options.currentContext();
     this.tell(session, toldOf(context, selectionBackward));
   }
@@ -350,9 +353,20 @@ export function ampReference(filePath: string, roots: readonly string[], startLi
   return ref;
 }
 
+/**
+ * The CLI reaches IDEs whose name holds one of these through their own state
+ * files, never a WebSocket: it skips (and deletes) a WebSocket lock file so named.
+ */
+const AMP_FILE_QUERY_IDE = /vscode|vs code|cursor|windsurf/i;
+
+/** The name the CLI shows; one it would skip becomes the companion's own. */
+export function ampIdeName(ideName: string): string {
+  return AMP_FILE_QUERY_IDE.test(ideName) ? 'IDE Companion' : ideName;
+}
+
 /** The lock file Amp reads. */
 export function ampLockFile(input: { port: number; token: string; idePid: number; roots: readonly string[]; ideName: string }): AmpLockFile {
-  return { port: input.port, authToken: input.token, pid: input.idePid, workspaceFolders: [...input.roots], ideName: input.ideName };
+  return { port: input.port, authToken: input.token, pid: input.idePid, workspaceFolders: [...input.roots], ideName: ampIdeName(input.ideName) };
 }
 
 const AMP_LOCK_NAME = /^(\d+)\.json$/;
