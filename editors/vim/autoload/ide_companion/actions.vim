@@ -127,9 +127,7 @@ endfunction
 
 " writeBuffer (Amp's editFile, `buffer` mode): the file's buffer, loaded if
 " need be, takes the text as one change the user undoes with u, then is
-" written. A buffer with unsaved changes is the user's: refused. A buffer no
-" window shows is written in a split that is then hidden, not closed: closing
-" would unload it, and its undo with it.
+" written. A buffer with unsaved changes is the user's: refused.
 function! s:write_buffer(params) abort
   let buf = get(ide_companion#util#buffers_of(a:params.path), 0, -1)
   if buf < 0
@@ -141,22 +139,8 @@ function! s:write_buffer(params) abort
     throw fnamemodify(a:params.path, ':~:.') . ' has unsaved changes in Vim; save or undo them first'
   endif
   let s:pending_text = a:params.content
-  let wins = win_findbuf(buf)
   try
-    if !empty(wins)
-      call win_execute(wins[0], 'call ide_companion#actions#fill_and_write()')
-      return v:null
-    endif
-    let back = win_getid()
-    try
-      execute 'silent keepalt keepjumps noswapfile sbuffer' buf
-      call ide_companion#actions#fill_and_write()
-    finally
-      if bufnr('') == buf && win_getid() != back
-        hide
-      endif
-      call win_gotoid(back)
-    endtry
+    call ide_companion#util#in_window_of(buf, 'call ide_companion#actions#fill_and_write()')
   finally
     unlet! s:pending_text
   endtry

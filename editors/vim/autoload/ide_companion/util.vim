@@ -64,8 +64,9 @@ function! ide_companion#util#in_window_of(buf, cmd) abort
     execute 'silent keepalt keepjumps noswapfile sbuffer' a:buf
     execute a:cmd
   finally
+    " Hidden, not closed: closing would unload the buffer, and its undo with it.
     if bufnr('') == a:buf && win_getid() != back
-      close
+      hide
     endif
     call win_gotoid(back)
   endtry
