@@ -10,7 +10,7 @@ import * as path from 'node:path';
 import { test, type TestContext } from 'node:test';
 import { startTestCompanion } from '@ide-companion/server/testing';
 import { connectEditorClient, makeTempDir, repoRoot, runNode, waitFor, type RunResult } from '@ide-companion/testkit';
-import type { DiscoveryFile } from '@ide-companion/protocol';
+import { AGENT_LOCKS, type DiscoveryFile } from '@ide-companion/protocol';
 import { CHECK_PROPOSAL_LABEL, CHECKS, estimateTokenBits, exitCodeOf, nonLoopbackAddresses, runCheck, type CheckReport } from '../src/check/index.js';
 
 const BIN = path.join(repoRoot, 'packages', 'cli', 'bin', 'ide-companion.js');
@@ -90,9 +90,51 @@ test(
       );
       assert.match(agents[12]!.reason, /no editor serves Codex CLI/);
       assert.match(agents[0]!.reason, /does not serve Qwen Code/);
-      assert.match(agents[2]!.reason, /does not serve Copilot CLI/);
+      assert.match(agents[2]!.reason, /does not serve GitHub Copilot CLI/);
       assert.match(agents[4]!.reason, /does not serve Amp/);
       assert.match(agents[7]!.reason, /does not serve Claude Code/);
+    } finally {
+      await h.cleanup();
+    }
+  },
+);
+
+test(
+  "each agent's lock file is checked against that agent's own schema (protocol's AGENT_LOCKS): a field its CLI needs taken out fails it",
+  { timeout: 120_000 },
+  async () => {
+    const h = await startOurCompanion({ agents: ['gemini', 'qwen', 'claude', 'copilot', 'amp'] });
+    try {
+      const env = {
+        ...process.env,
+        QWEN_HOME: path.join(h.tmp, 'qwen'),
+        CLAUDE_CONFIG_DIR: path.join(h.tmp, 'claude'),
+        COPILOT_HOME: path.join(h.tmp, 'copilot'),
+        AMP_DATA_HOME: h.tmp,
+        CODEX_HOME: path.join(h.tmp, 'codex'),
+      };
+      // A field each CLI reads and that no hand-written rule of check named before (ideName: Qwen's, Claude's, Copilot's).
+      const taken: Record<string, { dir: string; field: string }> = {
+        qwen: { dir: path.join(h.tmp, 'qwen', 'ide'), field: 'ideName' },
+        claude: { dir: path.join(h.tmp, 'claude', 'ide'), field: 'ideName' },
+        copilot: { dir: path.join(h.tmp, 'copilot', 'ide'), field: 'ideName' },
+        amp: { dir: path.join(h.tmp, 'amp', 'ide'), field: 'ideName' },
+      };
+      for (const contract of AGENT_LOCKS) {
+        const { dir, field } = taken[contract.agent]!;
+        const file = path.join(dir, contract.fileName(h.companion.port));
+        const json = JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, unknown>;
+        assert.ok(field in json, `${file} has ${field}`);
+        delete json[field];
+        fs.writeFileSync(file, JSON.stringify(json), { mode: 0o600 });
+      }
+      const report = await runCheck({ port: h.companion.port, token: h.companion.authToken, tmpdir: h.tmp, env, diffs: false });
+      for (const contract of AGENT_LOCKS) {
+        const result = report.results.find((r) => r.id === `agents.${contract.agent}.lockFile`)!;
+        assert.equal(result.status, 'fail', `${contract.agent}: ${result.reason}`);
+        assert.match(result.reason, /is not what .* reads \(ideName: /, contract.agent);
+        assert.ok(result.reason.endsWith(contract.refusal), result.reason);
+      }
     } finally {
       await h.cleanup();
     }

@@ -33,3 +33,7 @@ export * from './terminalText.js';
 export * from './lineReader.js';
 export * from './codex.js';
 export * from './amp.js';
+export * from './qwen.js';
+export * from './copilot.js';
+export * from './lockFileNames.js';
+export * from './agentLocks.js';

@@ -159,12 +159,4 @@ export function userHasAmp(env: NodeJS.ProcessEnv = process.env): boolean {
   return Boolean(env[AMP_ENV.DATA_HOME]) || Boolean(env[AMP_ENV.API_KEY]) || fs.existsSync(path.dirname(ampIdeDir(env)));
 }
 
-/** Amp's lock file name for a companion on `port` (amp.nvim's `<PORT>.json`). */
-export function ampLockFileName(port: number): string {
-  return `${port}.json`;
-}
-
-/** An agent's lock file name for a companion on `port` (Qwen's and Claude's alike). */
-export function portLockFileName(port: number): string {
-  return `${port}.lock`;
-}
+export { ampLockFileName, portLockFileName } from '@ide-companion/protocol/lockFileNames';

@@ -9,8 +9,9 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { HttpClientTransport } from '@ide-companion/client/httpTransport';
-import { AMP_AUTH_QUERY, CLAUDE_AUTH_HEADER, CLAUDE_SUBPROTOCOL, LOOPBACK_HOST, MCP_ENDPOINT_PATH } from '@ide-companion/protocol';
-import { ampIdeDir, ampLockFileName, claudeIdeDir, copilotIdeDir, portLockFileName, qwenIdeDir } from '@ide-companion/shared/agentPaths';
+import { AGENT_LOCKS, AMP_AUTH_QUERY, CLAUDE_AUTH_HEADER, CLAUDE_SUBPROTOCOL, LOOPBACK_HOST, MCP_ENDPOINT_PATH } from '@ide-companion/protocol';
+import type { AgentLockContract } from '@ide-companion/protocol';
+import { AGENT_DISPLAY_NAMES, ampIdeDir, claudeIdeDir, copilotIdeDir, qwenIdeDir } from '@ide-companion/shared/agentPaths';
 import { SOCKET_HOST } from '@ide-companion/server/companionSocket';
 import { CHECK_PROBE_HEADER, checkProbeProof } from '@ide-companion/server/http/checkProbe';
 import { isProcessAlive } from '@ide-companion/shared/processAlive';
@@ -25,28 +26,76 @@ import { CliLikeSession } from './cliLikeSession.js';
 interface LockRead {
   file: string;
   json?: Record<string, unknown>;
-  problem?: string;
 }
 
-function readLock(dir: string, port: number, fileName = portLockFileName): LockRead | undefined {
-  const file = path.join(dir, fileName(port));
-  if (!fs.existsSync(file)) return undefined;
+/** Where each agent's lock files are, and the checks that need its file (skipped, never failed, without one). */
+const LOCK_PLACES: Readonly<Record<AgentLockContract['agent'], { dir: (env: NodeJS.ProcessEnv) => string; ids: readonly CheckId[] }>> = {
+  qwen: { dir: qwenIdeDir, ids: ['agents.qwen.lockFile', 'agents.qwen.session'] },
+  copilot: { dir: copilotIdeDir, ids: ['agents.copilot.lockFile', 'agents.copilot.session'] },
+  amp: { dir: ampIdeDir, ids: ['agents.amp.lockFile', 'agents.amp.session', 'agents.amp.refusals'] },
+  claude: {
+    dir: claudeIdeDir,
+    ids: ['agents.claude.lockFile', 'agents.claude.session', 'agents.claude.refusals', 'agents.claude.handshake', 'agents.claude.lifecycle'],
+  },
+};
+
+/** What the agent's CLI needs of the file beyond its schema. */
+const LOCK_EXTRAS: Partial<Record<AgentLockContract['agent'], (json: Record<string, unknown>) => string | undefined>> = {
+  copilot: (json) => (fs.existsSync(json['socketPath'] as string) ? undefined : `names no socket that exists (${String(json['socketPath'])})`),
+};
+
+/**
+ * The agent's lock file naming the companion's port, checked against the
+ * agent's own contract (protocol's AGENT_LOCKS: schema, liveness field, port):
+ * one check for every agent. Without a file the companion does not serve the
+ * agent: its checks are skipped, never failed. The file's JSON is returned
+ * even when it failed, for the session checks to try its token.
+ */
+function checkLockFile(run: CheckRun, contract: AgentLockContract, env: NodeJS.ProcessEnv): LockRead | undefined {
+  const { record, target } = run;
+  const { dir, ids } = LOCK_PLACES[contract.agent];
+  const name = AGENT_DISPLAY_NAMES[contract.agent];
+  const file = path.join(dir(env), contract.fileName(target.port));
+  if (!fs.existsSync(file)) {
+    const why = `no ${name} lock file names port ${target.port} in ${dir(env)}: this companion does not serve ${name}`;
+    for (const id of ids) record.skip(id, why);
+    return undefined;
+  }
+  const lockFileId = ids[0]!;
+  let json: Record<string, unknown> | undefined;
+  let problem: string | undefined;
   try {
-    return { file, json: JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, unknown> };
+    json = JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, unknown>;
   } catch (err) {
-    return { file, problem: `does not parse: ${describeError(err)}` };
+    problem = `does not parse: ${describeError(err)}`;
   }
+  if (json !== undefined) {
+    const parsed = contract.schema.safeParse(json);
+    const pid = json[contract.pidField];
+    problem =
+      (parsed.success ? undefined : `is not what ${name} reads (${schemaIssues(parsed.error)}): ${contract.refusal}`) ??
+      modeProblem(file) ??
+      (contract.namesPort && json['port'] !== target.port ? `names port ${String(json['port'])}, not ${target.port}` : undefined) ??
+      (typeof pid !== 'number' || !isProcessAlive(pid) ? `its ${contract.pidField} ${String(pid)} is not running: ${contract.refusal}` : undefined) ??
+      LOCK_EXTRAS[contract.agent]?.(json);
+  }
+  if (problem) record.fail(lockFileId, `${file} ${problem}`);
+  else {
+    const port = contract.namesPort ? `port ${target.port}, ` : '';
+    record.pass(lockFileId, `${file}: private, ${port}${contract.pidField} ${String(json![contract.pidField])} running`);
+  }
+  return { file, json };
 }
 
-/** The lock file in `dir` naming the companion's port; without one the companion does not serve `agent`: its checks `ids` are skipped, never failed. */
-function servedLock(run: CheckRun, agent: string, dir: string, ids: readonly CheckId[], fileName = portLockFileName): LockRead | undefined {
-  const lock = readLock(dir, run.target.port, fileName);
-  if (!lock) {
-    const why = `no ${agent} lock file names port ${run.target.port} in ${dir}: this companion does not serve ${agent}`;
-    for (const id of ids) run.record.skip(id, why);
-  }
-  return lock;
+/** A schema's issues as one short phrase: each field's path and message. */
+function schemaIssues(error: { issues: ReadonlyArray<{ path: ReadonlyArray<PropertyKey>; message: string }> }): string {
+  return error.issues
+    .slice(0, 3)
+    .map((issue) => `${issue.path.map(String).join('.') || 'the file'}: ${issue.message}`)
+    .join('; ');
 }
+
+const lockOf = (agent: AgentLockContract['agent']): AgentLockContract => AGENT_LOCKS.find((c) => c.agent === agent)!;
 
 /** What is wrong with a lock file's place and modes, or undefined. */
 function modeProblem(file: string): string | undefined {
@@ -90,19 +139,9 @@ export async function checkAgents(run: CheckRun, env: NodeJS.ProcessEnv): Promis
 /** Amp's lock file, a session that answers ping and authenticate as amp.nvim does, and the upgrade's refusals. */
 async function checkAmp(run: CheckRun, env: NodeJS.ProcessEnv): Promise<void> {
   const { record, target } = run;
-  const lock = servedLock(run, 'Amp', ampIdeDir(env), ['agents.amp.lockFile', 'agents.amp.session', 'agents.amp.refusals'], ampLockFileName);
+  const lock = checkLockFile(run, lockOf('amp'), env);
   if (!lock) return;
   const json = lock.json;
-  const problem =
-    lock.problem ??
-    modeProblem(lock.file) ??
-    (json?.['port'] !== target.port ? `names port ${String(json?.['port'])}, not ${target.port}` : undefined) ??
-    (typeof json?.['pid'] !== 'number' || !isProcessAlive(json['pid']) ? `its pid ${String(json?.['pid'])} is not running` : undefined) ??
-    (!Array.isArray(json?.['workspaceFolders']) ? 'has no workspaceFolders' : undefined) ??
-    (typeof json?.['ideName'] !== 'string' ? 'has no ideName' : undefined) ??
-    (typeof json?.['authToken'] !== 'string' ? 'holds no authToken' : undefined);
-  if (problem) record.fail('agents.amp.lockFile', `${lock.file} ${problem}`);
-  else record.pass('agents.amp.lockFile', `${lock.file}: private, port ${target.port}, pid ${String(json!['pid'])} running`);
   const token = typeof json?.['authToken'] === 'string' ? json['authToken'] : undefined;
   if (!token) {
     record.fail('agents.amp.session', 'the lock file holds no token to connect with');
@@ -182,23 +221,11 @@ async function checkCodex(run: CheckRun, env: NodeJS.ProcessEnv): Promise<void> 
 
 async function checkCopilot(run: CheckRun, env: NodeJS.ProcessEnv): Promise<void> {
   const { record } = run;
-  const lock = servedLock(run, 'Copilot CLI', copilotIdeDir(env), ['agents.copilot.lockFile', 'agents.copilot.session']);
+  const lock = checkLockFile(run, lockOf('copilot'), env);
   if (!lock) return;
   const json = lock.json;
   const socketPath = typeof json?.['socketPath'] === 'string' ? json['socketPath'] : undefined;
   const headers = typeof json?.['headers'] === 'object' && json['headers'] !== null ? (json['headers'] as Record<string, string>) : undefined;
-  const problem =
-    lock.problem ??
-    modeProblem(lock.file) ??
-    (typeof json?.['pid'] !== 'number' || !isProcessAlive(json['pid']) ? `its pid ${String(json?.['pid'])} is not running: Copilot CLI skips it` : undefined) ??
-    (!Array.isArray(json?.['workspaceFolders']) ? 'has no workspaceFolders' : undefined) ??
-    (typeof json?.['timestamp'] !== 'number' || typeof json?.['ideName'] !== 'string' || typeof json?.['scheme'] !== 'string'
-      ? 'lacks timestamp, ideName or scheme: Copilot CLI refuses the file'
-      : undefined) ??
-    (socketPath === undefined || !fs.existsSync(socketPath) ? `names no socket that exists (${String(socketPath)})` : undefined) ??
-    (headers === undefined ? 'holds no headers to send' : undefined);
-  if (problem) record.fail('agents.copilot.lockFile', `${lock.file} ${problem}`);
-  else record.pass('agents.copilot.lockFile', `${lock.file}: private, pid ${String(json!['pid'])} running, socket ${socketPath}`);
   if (socketPath === undefined || headers === undefined) {
     record.fail('agents.copilot.session', 'the lock file names no socket or headers to connect with');
     return;
@@ -223,20 +250,9 @@ async function checkCopilot(run: CheckRun, env: NodeJS.ProcessEnv): Promise<void
 
 async function checkQwen(run: CheckRun, env: NodeJS.ProcessEnv): Promise<void> {
   const { record, target } = run;
-  const lock = servedLock(run, 'Qwen Code', qwenIdeDir(env), ['agents.qwen.lockFile', 'agents.qwen.session']);
+  const lock = checkLockFile(run, lockOf('qwen'), env);
   if (!lock) return;
   const json = lock.json;
-  const problem =
-    lock.problem ??
-    modeProblem(lock.file) ??
-    (json?.['port'] !== target.port ? `names port ${String(json?.['port'])}, not ${target.port}` : undefined) ??
-    (typeof json?.['ppid'] !== 'number' || !isProcessAlive(json['ppid'])
-      ? `its ppid ${String(json?.['ppid'])} is not running: Qwen Code deletes such files`
-      : undefined) ??
-    (typeof json?.['authToken'] !== 'string' ? 'holds no authToken' : undefined) ??
-    (typeof json?.['ideInfo'] !== 'object' ? 'has no ideInfo: Qwen Code 0.24 then refuses every terminal but VS Code’s' : undefined);
-  if (problem) record.fail('agents.qwen.lockFile', `${lock.file} ${problem}`);
-  else record.pass('agents.qwen.lockFile', `${lock.file}: private, port ${target.port}, ppid ${String(json!['ppid'])} running`);
   if (typeof json?.['authToken'] !== 'string') {
     record.fail('agents.qwen.session', 'the lock file holds no token to connect with');
     return;
@@ -256,28 +272,9 @@ async function checkQwen(run: CheckRun, env: NodeJS.ProcessEnv): Promise<void> {
 
 async function checkClaude(run: CheckRun, env: NodeJS.ProcessEnv): Promise<void> {
   const { record, target } = run;
-  const lock = servedLock(run, 'Claude Code', claudeIdeDir(env), [
-    'agents.claude.lockFile',
-    'agents.claude.session',
-    'agents.claude.refusals',
-    'agents.claude.handshake',
-    'agents.claude.lifecycle',
-  ]);
+  const lock = checkLockFile(run, lockOf('claude'), env);
   if (!lock) return;
   const json = lock.json;
-  const problem =
-    lock.problem ??
-    modeProblem(lock.file) ??
-    (json?.['transport'] !== 'ws' ? `names transport ${JSON.stringify(json?.['transport'])}, not "ws"` : undefined) ??
-    (typeof json?.['pid'] !== 'number' || !isProcessAlive(json['pid']) ? `its pid ${String(json?.['pid'])} is not running` : undefined) ??
-    (!Array.isArray(json?.['workspaceFolders']) ? 'has no workspaceFolders: Claude Code cannot match the folder it runs in' : undefined) ??
-    (typeof json?.['authToken'] !== 'string' ? 'holds no authToken' : undefined);
-  if (problem) record.fail('agents.claude.lockFile', `${lock.file} ${problem}`);
-  else
-    record.pass(
-      'agents.claude.lockFile',
-      `${lock.file}: private, pid ${String(json!['pid'])} running, ${(json!['workspaceFolders'] as unknown[]).length} folder(s)`,
-    );
   const token = typeof json?.['authToken'] === 'string' ? json['authToken'] : undefined;
   if (!token) {
     record.fail('agents.claude.session', 'the lock file holds no token to connect with');

@@ -14,7 +14,13 @@
 import type * as http from 'node:http';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { DiffAcceptedNotification, type ClaudeSelectionChanged, type CompanionNotification, type IdeContext } from '@ide-companion/protocol';
+import {
+  DiffAcceptedNotification,
+  type ClaudeSelectionChanged,
+  type CompanionNotification,
+  type CopilotLockFile,
+  type IdeContext,
+} from '@ide-companion/protocol';
 import { listenPrivately, SOCKET_HOST } from '../companionSocket.js';
 import { createMcpHttpHandler } from '../http/mcpHttpHandler.js';
 import { closeServer, mcpServer } from '../http/mcpServer.js';
@@ -27,21 +33,7 @@ import { sweepStaleLockFiles } from './lockFile.js';
 import { TabbedDiffs } from './tabbedDiffs.js';
 
 export { copilotIdeDir } from '@ide-companion/shared/agentPaths';
-
-/** What Copilot CLI reads from the lock file (its schema, cli-main.js of 1.0.102). */
-export interface CopilotLockFile {
-  socketPath: string;
-  scheme: 'unix';
-  /** Sent verbatim on every request: the face's token. */
-  headers: Record<string, string>;
-  /** The IDE's PID: the CLI skips files whose pid is dead. */
-  pid: number;
-  /** When written (ms): a fresh file's socket is probed for longer. */
-  timestamp: number;
-  workspaceFolders: string[];
-  ideName: string;
-  isTrusted?: boolean;
-}
+export type { CopilotLockFile } from '@ide-companion/protocol';
 
 /** open_diff's answer, JSON in one text block: `SAVED` approves the CLI's edit. */
 export type CopilotDiffOutcome = { success: boolean; result: 'SAVED' | 'REJECTED'; trigger: string; message: string };

@@ -13,23 +13,7 @@ import { sweepStaleLockFiles } from './lockFile.js';
 
 export { QWEN_ENV, qwenIdeDir } from '@ide-companion/shared/agentPaths';
 
-/** What Qwen Code reads from the lock file. */
-export interface QwenLockFile {
-  port: number;
-  /** The workspace roots joined with the platform's path delimiter, as Qwen Code's own companion writes them. */
-  workspacePath: string;
-  /** The IDE's PID: Qwen Code deletes lock files whose ppid is dead. */
-  ppid: number;
-  authToken: string;
-  ideName: string;
-  /**
-   * Not in Qwen Code's companion spec, but read by its CLI (0.24.4) to know
-   * the IDE: without it Qwen Code needs TERM_PROGRAM=vscode and refuses every
-   * other terminal ("IDE integration is not supported in your current
-   * environment"), as Gemini CLI does without its discovery file's ideInfo.
-   */
-  ideInfo: { name: string; displayName: string };
-}
+export type { QwenLockFile } from '@ide-companion/protocol';
 
 /** Removes our own Qwen lock files whose IDE is gone (their ppid dead), as Qwen Code does when it reads them. */
 export function sweepStaleQwenLockFiles(dir: string, isAlive: (pid: number) => boolean = isProcessAlive): string[] {
