@@ -11,7 +11,7 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const load = (file) => import(new URL(`../${file}`, import.meta.url).href);
 
 const [{ writeHostBundle, writeSdkChunk }, { sdkChunkPath }, neovim, jsonlines, serve, mcp, relay] = await Promise.all([
-  load('packages/testkit/dist/src/bundle.js'),
+  load('packages/bundler/dist/src/bundle.js'),
   load('packages/server/dist/src/shippedFiles.js'),
   load('editors/neovim/dist/src/build/bundleHost.js'),
   load('editors/jsonlines/dist/src/build/bundleHost.js'),

@@ -3,7 +3,7 @@
 // into one CommonJS file, dist/extension.cjs: VS Code 1.100 loads extensions with
 // require(), and the .cjs name keeps it CommonJS inside this "type": "module" package.
 import { build } from 'esbuild';
-import { BUNDLE_ALIASES } from '@ide-companion/testkit';
+import { BUNDLE_ALIASES } from '@ide-companion/bundler';
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
 

@@ -58,7 +58,7 @@ function newestSourceMtime(): number {
   for (const dir of [
     path.join(EXTENSION_ROOT, 'src'),
     path.join(EXTENSION_ROOT, 'scripts'),
-    ...['protocol', 'server', 'testkit'].map((p) => path.join(repo, 'packages', p, 'src')),
+    ...['protocol', 'server', 'bundler'].map((p) => path.join(repo, 'packages', p, 'src')),
   ]) {
     if (fs.existsSync(dir)) walk(dir);
   }

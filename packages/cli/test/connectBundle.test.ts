@@ -8,7 +8,8 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { makeTempDir, staleBundleReason } from '@ide-companion/testkit';
+import { staleBundleReason } from '@ide-companion/bundler';
+import { makeTempDir } from '@ide-companion/testkit';
 import { RELAY_BUNDLE } from '../src/connect/build/bundle.js';
 
 test('npm install (npm run bundle) built bin/ide-companion-connect.mjs from the current sources', { timeout: 120_000 }, async () => {

@@ -1,7 +1,7 @@
 /** The serve bundle the bin runs is built from the current sources. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { staleBundleReason } from '@ide-companion/testkit';
+import { staleBundleReason } from '@ide-companion/bundler';
 import { SERVE_BUNDLE } from '../src/build/bundleServe.js';
 
 test('npm install (npm run bundle) built the serve bundle from the current sources', { timeout: 120_000 }, async () => {

@@ -8,7 +8,6 @@ export * from './fakeResponses.js';
 export * from './mcpClient.js';
 export * from './realIdeClient.js';
 export * from './runNode.js';
-export * from './bundle.js';
 export * from './processes.js';
 export * from './editorClient.js';
 export * from './socketProbe.js';

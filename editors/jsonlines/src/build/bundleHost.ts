@@ -4,7 +4,7 @@
  */
 import { existsSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import type { HostBundle } from '@ide-companion/testkit';
+import type { HostBundle } from '@ide-companion/bundler';
 import { sdkChunkPath, shippedFolder } from '@ide-companion/server/shippedFiles';
 
 /** `editors/jsonlines` (this file compiles to dist/src/build/). */

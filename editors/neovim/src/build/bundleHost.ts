@@ -5,7 +5,7 @@
  * installer copies all of host/).
  */
 import { join } from 'node:path';
-import type { HostBundle } from '@ide-companion/testkit';
+import type { HostBundle } from '@ide-companion/bundler';
 import { sdkChunkPath } from '@ide-companion/server/shippedFiles';
 import { HOST_BUNDLE_PATH, PLUGIN_ROOT } from '../pluginFiles.js';
 

@@ -1,6 +1,6 @@
 /** bin/ide-companion-serve.mjs: `serve` and everything it imports in one file. */
 import { join } from 'node:path';
-import type { HostBundle } from '@ide-companion/testkit';
+import type { HostBundle } from '@ide-companion/bundler';
 import { sdkChunkPath, shippedFolder } from '@ide-companion/server/shippedFiles';
 
 /** `packages/cli` (this file compiles to dist/src/build/). */

@@ -26,7 +26,7 @@ import { COMPANION_VERSION } from '@ide-companion/shared/version';
 import { INSTALL_MARKER } from '@ide-companion/command/pluginInstall';
 import { LISP_FILES } from '@ide-companion/emacs';
 import { build, type BuildOptions, type Plugin } from 'esbuild';
-import { bundleOptions } from '@ide-companion/testkit';
+import { bundleOptions } from '@ide-companion/bundler';
 import { ensureVsix } from 'ide-companion-vscode';
 import { COMMANDS } from '../commands/index.js';
 import { findInstaller } from '../editors.js';

@@ -4,7 +4,7 @@
  * container (or copied to an SSH remote) whose only Node is the CLI's.
  */
 import { join } from 'node:path';
-import type { HostBundle } from '@ide-companion/testkit';
+import type { HostBundle } from '@ide-companion/bundler';
 import { shippedFolder } from '@ide-companion/server/shippedFiles';
 
 /** `packages/cli` (this file compiles to dist/src/connect/build/). */

@@ -5,7 +5,7 @@
  * PATH), so the extension runs this file with node and needs nothing else.
  */
 import { join } from 'node:path';
-import type { HostBundle } from '@ide-companion/testkit';
+import type { HostBundle } from '@ide-companion/bundler';
 import { shippedFolder } from '@ide-companion/server/shippedFiles';
 
 /** `packages/cli` (this file compiles to dist/src/mcp/build/). */
