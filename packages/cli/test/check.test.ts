@@ -11,6 +11,7 @@ import { test, type TestContext } from 'node:test';
 import { startTestCompanion } from '@ide-companion/server/testing';
 import { connectEditorClient, makeTempDir, repoRoot, runNode, waitFor, type RunResult } from '@ide-companion/testkit';
 import { AGENT_LOCKS, type DiscoveryFile } from '@ide-companion/protocol';
+import { ampIdeDir, claudeIdeDir, copilotIdeDir, qwenIdeDir } from '@ide-companion/shared/agentPaths';
 import { CHECK_PROPOSAL_LABEL, CHECKS, estimateTokenBits, exitCodeOf, nonLoopbackAddresses, runCheck, type CheckReport } from '../src/check/index.js';
 
 const BIN = path.join(repoRoot, 'packages', 'cli', 'bin', 'ide-companion.js');
@@ -22,6 +23,18 @@ async function startOurCompanion(options: Parameters<typeof startTestCompanion>[
   fs.writeFileSync(file, 'export const x = 1;\n');
   t.companion.context.focus(file, { cursor: { line: 1, character: 8 } });
   return { ...t, file };
+}
+
+/** The environment with every agent's folder (Qwen's, Claude's, Copilot's, Amp's lock files, Codex's socket) under `tmp`. */
+function agentHomesIn(tmp: string): NodeJS.ProcessEnv {
+  return {
+    ...process.env,
+    QWEN_HOME: path.join(tmp, 'qwen'),
+    CLAUDE_CONFIG_DIR: path.join(tmp, 'claude'),
+    COPILOT_HOME: path.join(tmp, 'copilot'),
+    AMP_DATA_HOME: tmp,
+    CODEX_HOME: path.join(tmp, 'codex'),
+  };
 }
 
 function failures(report: CheckReport): string[] {
@@ -40,14 +53,7 @@ test('our companion passes every check through the library, and check leaves no 
   try {
     const before = fs.readFileSync(h.file, 'utf8');
     // Where this companion's Qwen, Claude, Copilot and Amp lock files and its Codex socket are: their faces are checked too.
-    const env = {
-      ...process.env,
-      QWEN_HOME: path.join(h.tmp, 'qwen'),
-      CLAUDE_CONFIG_DIR: path.join(h.tmp, 'claude'),
-      COPILOT_HOME: path.join(h.tmp, 'copilot'),
-      AMP_DATA_HOME: h.tmp,
-      CODEX_HOME: path.join(h.tmp, 'codex'),
-    };
+    const env = agentHomesIn(h.tmp);
     const report = await runCheck({ port: h.companion.port, token: h.companion.authToken, tmpdir: h.tmp, env });
     assert.deepEqual(failures(report), []);
     assert.equal(exitCodeOf(report), 0);
@@ -75,13 +81,7 @@ test(
   async () => {
     const h = await startOurCompanion({ agents: ['gemini'] });
     try {
-      const env = {
-        ...process.env,
-        QWEN_HOME: path.join(h.tmp, 'qwen'),
-        CLAUDE_CONFIG_DIR: path.join(h.tmp, 'claude'),
-        CODEX_HOME: path.join(h.tmp, 'codex'),
-        AMP_DATA_HOME: h.tmp,
-      };
+      const env = agentHomesIn(h.tmp);
       const report = await runCheck({ port: h.companion.port, token: h.companion.authToken, tmpdir: h.tmp, env, diffs: false });
       const agents = report.results.filter((r) => r.group === 'agents');
       assert.deepEqual(
@@ -105,24 +105,12 @@ test(
   async () => {
     const h = await startOurCompanion({ agents: ['gemini', 'qwen', 'claude', 'copilot', 'amp'] });
     try {
-      const env = {
-        ...process.env,
-        QWEN_HOME: path.join(h.tmp, 'qwen'),
-        CLAUDE_CONFIG_DIR: path.join(h.tmp, 'claude'),
-        COPILOT_HOME: path.join(h.tmp, 'copilot'),
-        AMP_DATA_HOME: h.tmp,
-        CODEX_HOME: path.join(h.tmp, 'codex'),
-      };
-      // A field each CLI reads and that no hand-written rule of check named before (ideName: Qwen's, Claude's, Copilot's).
-      const taken: Record<string, { dir: string; field: string }> = {
-        qwen: { dir: path.join(h.tmp, 'qwen', 'ide'), field: 'ideName' },
-        claude: { dir: path.join(h.tmp, 'claude', 'ide'), field: 'ideName' },
-        copilot: { dir: path.join(h.tmp, 'copilot', 'ide'), field: 'ideName' },
-        amp: { dir: path.join(h.tmp, 'amp', 'ide'), field: 'ideName' },
-      };
+      const env = agentHomesIn(h.tmp);
+      // A field each CLI reads that no hand-written rule of check named before for Qwen, Claude and Copilot.
+      const field = 'ideName';
+      const dirs = { qwen: qwenIdeDir(env), claude: claudeIdeDir(env), copilot: copilotIdeDir(env), amp: ampIdeDir(env) };
       for (const contract of AGENT_LOCKS) {
-        const { dir, field } = taken[contract.agent]!;
-        const file = path.join(dir, contract.fileName(h.companion.port));
+        const file = path.join(dirs[contract.agent], contract.fileName(h.companion.port));
         const json = JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, unknown>;
         assert.ok(field in json, `${file} has ${field}`);
         delete json[field];
