@@ -38,7 +38,9 @@ test('container before the editor: the words name the stable address and the rel
   assert.equal(words.served, false);
   assert.equal(words.socket, socket);
   assert.ok(words.args.includes(`${path.dirname(socket)}:/run/ide-companion:ro`), words.args.join(' '));
-  assert.ok(words.args.includes(`${path.dirname(socket)}/gemini-ide:/tmp/gemini/ide:ro`), 'the discovery files: a folder of the stable one');
+  const own = path.join(path.dirname(socket), 'projects', workspace);
+  assert.ok(words.args.includes(`${own}:/tmp/gemini/ide:ro`), "the discovery files: this project's own folder of the stable one");
+  assert.deepEqual(fs.readdirSync(own).filter((n) => n.startsWith('gemini-ide-server-')).length, 1, 'one discovery file: this project at this place');
   assert.ok(fs.statSync(path.join(path.dirname(socket), 'connect.mjs')).isFile(), "the relay's copy in the stable folder");
   const stdioArgs = words.args.find((a) => a.startsWith('GEMINI_CLI_IDE_SERVER_STDIO_ARGS='))!;
   assert.match(stdioArgs, new RegExp(`--socket","/run/ide-companion/${path.basename(socket)}","--reconnect"`));
