@@ -142,12 +142,7 @@ export const STABLE_RELAY_NAME = 'connect.mjs';
 /** Bounds of the sweep of project folders (entries read), so a huge tree never stalls the command. */
 const SWEEP_MAX_ENTRIES = 5_000;
 
-/** `projects/<dir>` in the stable folder: the project folder `dir` (an absolute path here) mirrored. */
-export function projectDiscoveryDir(socketDir: string, dir: string): string {
-  return path.join(socketDir, PROJECTS_DIR, path.resolve(dir));
-}
-
-/** Makes `projects/<dir>` privately, each level 0700, ours, not a link (ensurePrivateDirectory refuses otherwise). */
+/** Makes `projects/<dir>` (the project folder `dir`, an absolute path here, mirrored) privately, each level 0700, ours, not a link (ensurePrivateDirectory refuses otherwise). */
 function ensureProjectDiscoveryDir(socketDir: string, dir: string): string {
   let current = path.join(socketDir, PROJECTS_DIR);
   ensurePrivateDirectory(current);
