@@ -38,7 +38,9 @@ test('container before the editor: the words name the stable address and the rel
   assert.equal(words.served, false);
   assert.equal(words.socket, socket);
   assert.ok(words.args.includes(`${path.dirname(socket)}:/run/ide-companion:ro`), words.args.join(' '));
-  assert.ok(words.args.includes(`${path.dirname(socket)}/gemini-ide:/tmp/gemini/ide:ro`), 'the discovery files: a folder of the stable one');
+  const own = path.join(path.dirname(socket), 'projects', workspace);
+  assert.ok(words.args.includes(`${own}:/tmp/gemini/ide:ro`), "the discovery files: this project's own folder of the stable one");
+  assert.deepEqual(fs.readdirSync(own).filter((n) => n.startsWith('gemini-ide-server-')).length, 1, 'one discovery file: this project at this place');
   assert.ok(fs.statSync(path.join(path.dirname(socket), 'connect.mjs')).isFile(), "the relay's copy in the stable folder");
   const stdioArgs = words.args.find((a) => a.startsWith('GEMINI_CLI_IDE_SERVER_STDIO_ARGS='))!;
   assert.match(stdioArgs, new RegExp(`--socket","/run/ide-companion/${path.basename(socket)}","--reconnect"`));
@@ -142,5 +144,56 @@ test(
       assert.match(r.stdout, /the workspace socket's companion adds its own/, 'the token finding says where the token is');
       assert.doesNotMatch(r.stdout, /REMOTE_CONTAINERS/, 'no advice about dialling a port: the relay dials none');
     }
+  },
+);
+
+/*
+ * Issue 35: every container mounted one folder holding the discovery file of
+ * every project, all at /workspaces/proj and all PID 1, and gemini took the
+ * first it read: the container of one project reached another's editor.
+ */
+test(
+  "container: two projects at one container path each mount a folder with their own discovery alone; the shared folder of before and a gone project's files are swept",
+  { timeout: 60_000 },
+  (t) => {
+    const { tmp, env } = setup(t);
+    const stable = stableSocketDir({ tmpdir: tmp });
+    const projects = ['a', 'b', 'gone'].map((name) => path.join(tmp, name, 'proj'));
+    for (const p of projects) fs.mkdirSync(p, { recursive: true });
+    // What an earlier version left: the folder every container mounted, a file of some project in it.
+    fs.mkdirSync(path.join(stable, 'gemini-ide'), { recursive: true, mode: 0o700 });
+    fs.writeFileSync(path.join(stable, 'gemini-ide', 'gemini-ide-server-1-4242.json'), '{"workspacePath":"/workspaces/proj"}');
+    const mounted = (p: string) => {
+      const r = run(['container', '--podman'], p, env);
+      assert.equal(r.code, 0, r.stderr);
+      const mount = r.stdout.split(/\s+/).find((w) => w.endsWith(':/tmp/gemini/ide:ro'))!;
+      return mount.slice(0, -':/tmp/gemini/ide:ro'.length);
+    };
+    const gone = mounted(projects[2]!);
+    fs.rmSync(path.dirname(projects[2]!), { recursive: true });
+    const seen = projects.slice(0, 2).map((p) => {
+      const dir = mounted(p);
+      assert.equal(dir, path.join(stable, 'projects', p));
+      const files = fs.readdirSync(dir).filter((n) => n.startsWith('gemini-ide-server-'));
+      assert.equal(files.length, 1, `${p}: one discovery file where gemini looks`);
+      const there = JSON.parse(fs.readFileSync(path.join(dir, files[0]!), 'utf8')) as { workspacePath: string; stdio: { args: string[] } };
+      assert.equal(there.workspacePath, '/workspaces/proj');
+      assert.deepEqual(there.stdio.args.slice(there.stdio.args.indexOf('--map'), there.stdio.args.indexOf('--map') + 2), ['--map', `${p}=/workspaces/proj`]);
+      assert.ok(there.stdio.args.includes(`/run/ide-companion/${path.basename(workspaceSocketPath(stable, p))}`), "its own project's socket");
+      return dir;
+    });
+    assert.notEqual(seen[0], seen[1]);
+    assert.equal(fs.existsSync(path.join(stable, 'gemini-ide')), false, 'the folder every project shared is gone');
+    assert.equal(fs.existsSync(gone), false, 'the folder of a project gone from this machine is swept');
+    // The same project at a place nested with an earlier one: gemini would take either, so the earlier goes.
+    const a = projects[0]!;
+    const again = run(['container', '--podman', '--at', '/workspaces'], a, env);
+    assert.equal(again.code, 0, again.stderr);
+    const files = fs.readdirSync(seen[0]!).filter((n) => n.startsWith('gemini-ide-server-'));
+    assert.equal(files.length, 1, files.join(' '));
+    assert.equal((JSON.parse(fs.readFileSync(path.join(seen[0]!, files[0]!), 'utf8')) as { workspacePath: string }).workspacePath, '/workspaces');
+    // A place not nested with it stays beside it.
+    assert.equal(run(['container', '--podman', '--at', '/src'], a, env).code, 0);
+    assert.equal(fs.readdirSync(seen[0]!).filter((n) => n.startsWith('gemini-ide-server-')).length, 2);
   },
 );

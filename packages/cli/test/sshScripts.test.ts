@@ -7,7 +7,7 @@
  * discovery file only into folders of the user's alone.
  */
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test, type TestContext } from 'node:test';
@@ -178,6 +178,28 @@ test('enter: a link planted at the final name in our own folder is replaced, not
   assert.ok(fs.readFileSync(r.seen, 'utf8').startsWith(DISCOVERY), fs.readFileSync(r.seen, 'utf8'));
   // Folders it found stay; its file goes (within a second of the shell's end).
   await cleanedUp(() => assert.deepEqual(fs.readdirSync(ide), []));
+});
+
+test("enter: our files of earlier sessions whose shell is gone are swept; a live session's and a companion's stay", async (t) => {
+  const r = remote(t);
+  const ide = path.join(r.tmpdir, 'gemini', 'ide');
+  fs.mkdirSync(ide, { recursive: true, mode: 0o700 });
+  // A PID gone, and one alive as the remote user (another session's shell).
+  const dead = spawnSync('sh', ['-c', 'echo $$']).stdout.toString().trim();
+  const live = spawn('sleep', ['30'], { stdio: 'ignore', ...(asRoot && { uid: NOBODY, gid: NOBODY }) });
+  t.after(() => live.kill('SIGKILL'));
+  const names = {
+    deadOurs: `gemini-ide-server-${dead}-1.json`,
+    liveOurs: `gemini-ide-server-${live.pid}-1.json`,
+    companion: `gemini-ide-server-${dead}-4242.json`,
+  };
+  for (const name of Object.values(names)) fs.writeFileSync(path.join(ide, name), DISCOVERY);
+  if (asRoot) for (const p of [path.dirname(ide), ide, ...Object.values(names).map((n) => path.join(ide, n))]) fs.chownSync(p, NOBODY, NOBODY);
+  const run = runEnter(r);
+  assert.equal(run.status, 0, run.stderr);
+  const left = fs.readFileSync(r.seen, 'utf8');
+  assert.ok(left.startsWith(DISCOVERY), left);
+  await cleanedUp(() => assert.deepEqual(fs.readdirSync(ide).sort(), [names.companion, names.liveOurs].sort()));
 });
 
 test('enter: a fresh TMPDIR: folders made 0700, the file 0600 while the shell runs, and all of it gone after', async (t) => {

@@ -91,8 +91,8 @@ export interface EditorHost {
 export const AGAIN_FILE = 'b.txt';
 const AGAIN_DONE = 'Done again.';
 
-/** The scripted model turns: write a.txt, then say Done; with `again`, then write b.txt and say Done again. */
-export function writeTurns(file: string, again = false): string {
+/** The scripted model turns: write a.txt (or `target`), then say Done; with `again`, then write b.txt and say Done again. */
+export function writeTurns(file: string, again = false, target = 'a.txt'): string {
   const turn = (parts: unknown[]) =>
     JSON.stringify({
       method: 'generateContentStream',
@@ -106,7 +106,7 @@ export function writeTurns(file: string, again = false): string {
   fs.writeFileSync(
     file,
     [
-      turn([{ functionCall: { name: 'write_file', args: { file_path: 'a.txt', content: PROPOSED_TEXT } } }]),
+      turn([{ functionCall: { name: 'write_file', args: { file_path: target, content: PROPOSED_TEXT } } }]),
       turn([{ text: 'Done.' }]),
       ...(again
         ? [turn([{ functionCall: { name: 'write_file', args: { file_path: AGAIN_FILE, content: PROPOSED_TEXT } } }]), turn([{ text: AGAIN_DONE }])]
@@ -281,31 +281,29 @@ function stopContainer(nameOrId: string): void {
   assert.equal(stopped.status, 0, stopped.stderr);
 }
 
-/** The command line `ide-companion container --podman` prints, with the test's own mounts. */
-function commandLaunch(t: TestContext, host: EditorHost, name: string, cliTmp: string, turns: string): ContainerLaunch {
-  const words = runIdeCompanion(host, ['container', '--podman']).split(/\s+/);
-  assert.ok(words.includes(`${host.workspace}:/workspaces/${name}`), words.join(' '));
-  const containerName = `ide-companion-test-${process.pid}-${Date.now()}`;
-  t.after(() => removeContainer(containerName));
-  const home = makeGeminiHome(path.join(host.scratch, 'container-home'));
+/**
+ * `podman run` of the real gemini (scripted turns, diffs reviewed in the IDE) in a `--network=none` container
+ * given `words` (`ide-companion container --podman`'s), with the test's own mounts: this machine's node and CLI,
+ * a HOME of the test's (makeGeminiHome) and, with `cliTmp`, the container's /tmp (the discovery folder is
+ * mounted inside it).
+ */
+export function containerGeminiArgv(options: { words: readonly string[]; name: string; home: string; turns: string; cliTmp?: string }): string[] {
   const { mounts, geminiJs } = nodeAndCliMounts();
-  const command = [
+  return [
     'podman',
     ...PODMAN_GLOBAL_FLAGS,
     'run',
     '-it',
     ...PODMAN_RUN_FLAGS,
     '--name',
-    containerName,
-    ...words,
+    options.name,
+    ...options.words,
     ...mounts.flatMap(([from, to]) => ['-v', `${from}:${to}:ro`]),
     '-v',
-    `${home}:/root`,
+    `${options.home}:/root`,
     '-v',
-    `${turns}:/turns.jsonl:ro`,
-    // The container's /tmp, to read the CLI's error report from here (the discovery file is mounted inside it).
-    '-v',
-    `${cliTmp}:/tmp`,
+    `${options.turns}:/turns.jsonl:ro`,
+    ...(options.cliTmp ? ['-v', `${options.cliTmp}:/tmp`] : []),
     '-e',
     'HOME=/root',
     '-e',
@@ -320,6 +318,16 @@ function commandLaunch(t: TestContext, host: EditorHost, name: string, cliTmp: s
     '--approval-mode',
     'default',
   ];
+}
+
+/** The command line `ide-companion container --podman` prints, with the test's own mounts. */
+function commandLaunch(t: TestContext, host: EditorHost, name: string, cliTmp: string, turns: string): ContainerLaunch {
+  const words = runIdeCompanion(host, ['container', '--podman']).split(/\s+/);
+  assert.ok(words.includes(`${host.workspace}:/workspaces/${name}`), words.join(' '));
+  const containerName = `ide-companion-test-${process.pid}-${Date.now()}`;
+  t.after(() => removeContainer(containerName));
+  const home = makeGeminiHome(path.join(host.scratch, 'container-home'));
+  const command = containerGeminiArgv({ words, name: containerName, home, turns, cliTmp });
   return {
     words,
     start: (gemini) => gemini.start(shellCommand(command), { cwd: host.scratch }),
@@ -405,7 +413,12 @@ exec ${which('podman')!} ${PODMAN_GLOBAL_FLAGS.join(' ')} "$@"
   const words = ['-w', workdir];
   for (const [, volume] of yaml.matchAll(/^\s+- (\S+:\S+)$/gm)) {
     const [from, ...rest] = volume!.split(':');
-    const source = from === '.' ? host.workspace : from === '~/.gemini' ? path.join(home, '.gemini') : from!.replace('${XDG_RUNTIME_DIR}', xdg);
+    const source =
+      from === '.'
+        ? host.workspace
+        : from === '~/.gemini'
+          ? path.join(home, '.gemini')
+          : from!.replace('${XDG_RUNTIME_DIR}', xdg).replace('${PWD}', host.workspace);
     words.push('-v', [source, ...rest].join(':'));
   }
   return {

@@ -2,9 +2,9 @@
  * `ide-companion container --podman|--docker [--at PATH]`: the options to add
  * to the user's `podman run` / `docker run` so gemini inside reaches the editor
  * here with no network at all: the project mounted at PATH, the stable
- * address's folder (workspaceSockets.ts) and the relay mounted, and a
- * discovery file (no port, the relay over stdio, paths mapped) where gemini
- * looks. One line of words for `podman run --rm -it $(ide-companion container
+ * address's folder (workspaceSockets.ts) and the relay mounted, and this
+ * project's own folder of discovery files (no port, the relay over stdio,
+ * paths mapped) where gemini looks. One line of words for `podman run --rm -it $(ide-companion container
  * --podman) IMAGE gemini` (docs/remote.md). Nothing in it names one editor's
  * run: made once (a devcontainer.json, a compose file), before or after the
  * editor starts, it reaches whichever companion serves the project.
@@ -25,7 +25,8 @@ export function containerArgs(options: { runtime: 'podman' | 'docker'; cwd: stri
     const there = thereFor(plan, cliRoot, THERE.stableRelay);
     const discoveryDir = writeContainerFiles(plan, there);
     const workdir = plan.relative ? path.posix.join(cliRoot, ...plan.relative.split(path.sep)) : cliRoot;
-    // Two mounts of the stable folder, named by no editor's run: its sockets and relay, and gemini's discovery files.
+    // Two mounts of the stable folder, named by no editor's run: its sockets and relay, and this project's own
+    // folder of discovery files (only this project's: gemini would take another's at the same path).
     const args = [
       '-v',
       `${plan.hostRoot}:${cliRoot}`,

@@ -79,7 +79,11 @@ export function setupScript(files: Record<string, string>): string {
  * made 0700 or verified (a real folder, not a link, ours, writable by no one
  * else: `ls -ldn`, which every sh has, where test's -O is not POSIX), and
  * the file is written under a fresh name (mktemp: O_EXCL, 0600) then renamed,
- * which replaces a link instead of following it. A folder refused is said,
+ * which replaces a link instead of following it. Our files of earlier
+ * sessions whose shell is gone (their watcher killed too) are swept there:
+ * only ours are named with port 1 (a companion's names its real port), and
+ * each session's shell runs on this machine, in this PID namespace, so a PID
+ * gone here is a session gone. A folder refused is said,
  * and the shell goes on without the file (gemini there then does not find the
  * editor); the empty folders we made go with the cleanup.
  */
@@ -107,6 +111,12 @@ export function enterScript(plan: RemotePlan, cliRoot: string, dirVar = '$IDE_CO
     "trap 'cleanup; exit 129' HUP",
     "trap 'cleanup; exit 143' TERM",
     'if private_dir "$top" && made_top=$made && made= && private_dir "$ide" && made_ide=$made; then',
+    '  # Files of earlier sessions of ours (port 1) whose shell is gone (a session killed with its watcher): swept.',
+    '  for g in "$ide"/gemini-ide-server-*-1.json; do',
+    '    p=${g##*/gemini-ide-server-}; p=${p%-1.json}',
+    '    case "$p" in \'\'|*[!0-9]*) continue;; esac',
+    '    kill -0 "$p" 2>/dev/null || rm -f "$g"',
+    '  done',
     '  t=$(umask 077; mktemp "$ide/.gemini-ide-server-$$.XXXXXXXX") && cat "$d/discovery.json" > "$t" && mv -f "$t" "$f" && written=1 ||',
     '    { [ -z "$t" ] || rm -f "$t"; echo "ide-companion ssh: cannot write $f: gemini here will not find the editor" >&2; }',
     'else',
