@@ -107,6 +107,12 @@ function wayProblem(dir: string, me: number): string | undefined {
   return undefined;
 }
 
+/** Why another user could put another folder in place of `dir` (the folders on its way only, not `dir` itself). */
+export function folderWayProblem(dir: string): string | undefined {
+  const me = currentUid();
+  return me === undefined ? undefined : wayProblem(dir, me);
+}
+
 export interface SocketFolderOptions {
   /**
    * The folder above must not be writable by group or others either, sticky or not: Codex's home (CODEX_HOME,
