@@ -396,7 +396,8 @@ describe('the relay over loopback TCP, and its life', { timeout: 4 * TIMEOUT }, 
         });
       const foreignRun = await run(['--socket', foreign]);
       assert.equal(foreignRun.code, 3);
-      assert.equal(foreignRun.stderr, '', 'nothing on stderr: it would draw over the CLI');
+      // A refusal is the one thing said on stderr (the CLI's terminal) as well: once, without the token.
+      assert.match(foreignRun.stderr, /^ide-companion connect: refusing to dial: \S+mcp\.sock belongs to another user \(uid 65534, we are 0\)\n$/);
       assert.match(fs.readFileSync(path.join(tmp.path, 'log'), 'utf8'), /belongs to another user \(uid 65534/);
       assert.equal((await run(['--socket', path.join(tmp.path, 'missing.sock')])).code, 3);
       assert.equal((await run(['--port', '1'])).code, 3, 'no token anywhere');

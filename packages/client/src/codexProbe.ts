@@ -8,6 +8,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { CodexFrameDecoder, encodeCodexFrame, CODEX_MAX_RESPONSE_FRAME_BYTES } from '@ide-companion/protocol/codexFrames';
 import { codexSocketPath } from '@ide-companion/shared/agentPaths';
+import { checkSocketToDial } from '@ide-companion/shared/privateSocket';
 
 /** What the probe reads of a frame; anything else in it is left alone. */
 interface Frame {
@@ -29,27 +30,29 @@ export interface CodexProbe {
   activeFile?: string;
 }
 
-/** The CLI's checks on the socket (ipc.rs): undefined when it would connect. */
+/**
+ * The CLI's checks on the socket (ipc.rs), and the companion's besides (shared/privateSocket.ts: Codex's home
+ * private, no folder on the way another user could swap): undefined when it would connect and a companion serve it.
+ */
 export function codexSocketProblem(socketPath: string): string | undefined {
-  const uid = typeof process.getuid === 'function' ? process.getuid() : undefined;
-  const dir = fs.lstatSync(path.dirname(socketPath));
-  if (!dir.isDirectory() || (uid !== undefined && dir.uid !== uid)) return `${path.dirname(socketPath)} is not a directory of yours`;
-  if ((dir.mode & 0o022) !== 0) return `${path.dirname(socketPath)} is writable by others: Codex CLI refuses it`;
-  const sock = fs.lstatSync(socketPath);
-  if (!sock.isSocket() || (uid !== undefined && sock.uid !== uid)) return `${socketPath} is not a socket of yours`;
-  return undefined;
+  const check = checkSocketToDial(socketPath, { privateParent: true });
+  return check.ok || check.absent ? undefined : check.reason;
 }
 
 export async function probeCodex(workspaceRoot: string, env: NodeJS.ProcessEnv = process.env, timeoutMs = 3_000): Promise<CodexProbe> {
   const socketPath = codexSocketPath(env);
-  if (!fs.existsSync(socketPath)) return { socketPath, state: 'absent', detail: `no socket at ${socketPath}: no editor serves Codex CLI` };
+  const absent: CodexProbe = { socketPath, state: 'absent', detail: `no socket at ${socketPath}: no editor serves Codex CLI` };
+  // No Codex home: nothing of Codex's here to judge (a user without Codex hears nothing of it).
+  if (!fs.existsSync(path.dirname(path.dirname(socketPath)))) return absent;
+  // Refused before absent: a companion refuses such a folder too (and binds nothing there), saying why.
   let problem: string | undefined;
   try {
     problem = codexSocketProblem(socketPath);
   } catch (err) {
     problem = (err as Error).message;
   }
-  if (problem) return { socketPath, state: 'refused', detail: problem };
+  if (problem) return { socketPath, state: 'refused', detail: `${problem}: Codex CLI's socket is not served there` };
+  if (!fs.existsSync(socketPath)) return absent;
   // Loaded only with a socket to ask: doctor and list start without them (bench/command-start.mjs).
   const [net, { randomUUID }] = await Promise.all([import('node:net'), import('node:crypto')]);
   return new Promise<CodexProbe>((resolve) => {

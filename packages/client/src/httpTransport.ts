@@ -40,6 +40,12 @@ export interface HttpClientTransportOptions {
    * the transport neither parses nor delivers it.
    */
   passThrough?: (text: string) => boolean;
+  /**
+   * Asked right before each new connection is dialled (not for one kept alive): an error refuses the dial, and
+   * the request fails with it. The relay checks its socket there (shared/privateSocket.ts), so the GET stream's
+   * and each reconnect's dial are checked as the first one was.
+   */
+  beforeDial?: () => Error | undefined;
 }
 
 /** Same message shape as the SDK's StreamableHTTPError. */
@@ -76,7 +82,7 @@ export class HttpClientTransport implements Transport {
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage) => void;
 
-  private readonly agent = new http.Agent({ keepAlive: true });
+  private readonly agent: http.Agent;
   private readonly requests = new Set<http.ClientRequest>();
   private readonly reconnection: HttpReconnectionOptions;
   private started = false;
@@ -91,6 +97,20 @@ export class HttpClientTransport implements Transport {
     private readonly options: HttpClientTransportOptions = {},
   ) {
     this.reconnection = options.reconnectionOptions ?? DEFAULT_RECONNECTION;
+    this.agent = new http.Agent({ keepAlive: true });
+    const beforeDial = options.beforeDial;
+    if (beforeDial) {
+      // The agent dials through createConnection; a refusal reaches the request as its error (no socket made).
+      type Dial = (o: object, cb: (err: Error | null, s?: unknown) => void) => unknown;
+      const agent = this.agent as unknown as { createConnection: Dial };
+      const dial = agent.createConnection.bind(agent);
+      agent.createConnection = (o, cb) => {
+        const refused = beforeDial();
+        if (!refused) return dial(o, cb);
+        cb(refused);
+        return undefined;
+      };
+    }
   }
 
   get sessionId(): string | undefined {

@@ -22,7 +22,8 @@ import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { listenPrivately, MAX_SOCKET_PATH_BYTES, socketBaseDir } from './companionSocket.js';
-import { ensurePrivateDirectory } from './discoveryFile.js';
+import { folderWayProblem, socketFolderProblem } from '@ide-companion/shared/privateSocket';
+import { DiscoveryFileError, ensurePrivateDirectory } from './discoveryFile.js';
 import { closeServer, mcpServer } from './http/mcpServer.js';
 
 /** How often a companion checks the sockets of its folders that another one owns (and takes over a dead one's). */
@@ -41,10 +42,18 @@ export function stableSocketDir(options: { tmpdir?: string; env?: NodeJS.Process
   return path.join(socketBaseDir(options.tmpdir ?? os.tmpdir()), 'workspaces');
 }
 
-/** The folder, made privately (0700, ours, not a link) with its parent when that is ours to make. */
+/**
+ * The folder, made privately (0700, ours, not a link) with its parent when that is ours to make; refused when a
+ * folder on the way lets another user swap it (shared/privateSocket.ts: the check the relay makes before each dial).
+ */
 export function ensureStableSocketDir(dir: string): string {
+  // The way first, before anything is made on it; then the folder is made private (or chmod-ed so) and checked whole.
+  const way = folderWayProblem(dir);
+  if (way) throw new DiscoveryFileError(`${way}; no workspace socket is bound there`);
   if (path.basename(dir) === 'workspaces') ensurePrivateDirectory(path.dirname(dir));
   ensurePrivateDirectory(dir);
+  const made = socketFolderProblem(dir);
+  if (made) throw new DiscoveryFileError(`${made.reason}; no workspace socket is bound there`);
   return dir;
 }
 

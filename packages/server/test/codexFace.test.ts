@@ -178,7 +178,7 @@ test('refused, with a clear log and no crash: a folder writable by others, a fil
         fs.mkdirSync(path.dirname(path.dirname(p)), { recursive: true });
         fs.symlinkSync(path.join(dir, 'elsewhere'), path.dirname(p));
       },
-      /not a directory/,
+      /is a symbolic link, not a folder of ours/,
     ],
   ];
   for (const [name, prepare, message] of cases) {

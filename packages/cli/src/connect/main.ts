@@ -9,6 +9,7 @@ import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { EXIT, parseCommandArgs, UsageError, usageOf } from '@ide-companion/command/commandSpec';
 import { cleanText, ENV } from '@ide-companion/protocol';
+import { checkSocketToDial } from '@ide-companion/shared/privateSocket';
 import { CONNECT_COMMAND_SPEC } from './commandSpec.js';
 import { PathMap, PathMapError } from './pathMap.js';
 import { runRelay, type RelayTarget } from './relay.js';
@@ -17,6 +18,13 @@ export const TOKEN_FILE_NAME = 'token';
 
 class StartError extends Error {
   override name = 'StartError';
+}
+
+/** The socket refused at start (shared/privateSocket.ts): said as every refusal is. */
+class RefusedAtStart extends StartError {
+  constructor(readonly reason: string) {
+    super(reason);
+  }
 }
 
 const uid = (): number | undefined => (typeof process.getuid === 'function' ? process.getuid() : undefined);
@@ -60,13 +68,15 @@ function targetOf(values: Record<string, unknown>): RelayTarget {
   if (values['reconnect'] === true && socket === undefined) throw new UsageError('--reconnect goes with --socket (a workspace socket)');
   if (socket !== undefined) {
     const socketPath = path.resolve(socket);
-    // A workspace socket may come later (a container started before the editor); its folder must be ours now.
-    if (values['reconnect'] === true) {
-      checkOwned(path.dirname(socketPath), 'the socket folder', (st) => st.isDirectory(), 'folder');
-      if (fs.existsSync(socketPath)) checkOwned(socketPath, 'the socket', (st) => st.isSocket(), 'socket');
-      return { socketPath };
+    // A workspace socket (--reconnect) may come later, and its folder be refused for a while: each dial is
+    // checked as it comes (relay.ts), and the CLI's session waits meanwhile. One companion's socket is checked now.
+    if (values['reconnect'] !== true) {
+      const check = checkSocketToDial(socketPath);
+      if (!check.ok) {
+        if (check.absent) throw new StartError(`${socketPath}: not found`);
+        throw new RefusedAtStart(check.reason);
+      }
     }
-    checkOwned(socketPath, 'the socket', (st) => st.isSocket(), 'socket');
     return { socketPath };
   }
   const n = Number(port);
@@ -88,7 +98,23 @@ function logger(file: string | undefined): (line: string) => void {
       }
     };
   }
-  return process.stdin.isTTY ? (line) => process.stderr.write(`ide-companion connect: ${cleanText(line)}\n`) : () => undefined;
+  return process.stdin.isTTY ? toStderr : () => undefined;
+}
+
+const toStderr = (line: string): void => void process.stderr.write(`ide-companion connect: ${cleanText(line)}\n`);
+
+/**
+ * Why a dial is refused (shared/privateSocket.ts): in the log, and on stderr even under a CLI, once per reason:
+ * another user may be trying to take the CLI's session, which the person must see, and once keeps it off the CLI's screen.
+ */
+function refusalReporter(log: (line: string) => void): (reason: string) => void {
+  const said = new Set<string>();
+  return (reason) => {
+    if (said.has(reason) || said.size >= 32) return;
+    said.add(reason);
+    if (log !== toStderr) toStderr(`refusing to dial: ${reason}`);
+    log(`refusing to dial: ${reason}`);
+  };
 }
 
 export async function connect(argv: string[]): Promise<number> {
@@ -98,17 +124,20 @@ export async function connect(argv: string[]): Promise<number> {
     return EXIT.OK;
   }
   let log: (line: string) => void = logger(undefined);
+  let refused = refusalReporter(log);
   try {
     const { values } = parseCommandArgs(CONNECT_COMMAND_SPEC, argv);
     log = logger(values['log'] as string | undefined);
+    refused = refusalReporter(log);
     const map = PathMap.parse((values['map'] as string[] | undefined) ?? []);
     const target = targetOf(values);
     const reconnect = values['reconnect'] === true;
     // A workspace socket's companion adds its own token: none is read (nor mounted, nor copied over SSH).
     const token = reconnect ? undefined : readToken(values, 'socketPath' in target ? target.socketPath : undefined);
-    return await runRelay({ target, token, map, log, reconnect, remoteFiles: values['remote-files'] === true });
+    return await runRelay({ target, token, map, log, refused, reconnect, remoteFiles: values['remote-files'] === true });
   } catch (err) {
-    log(err instanceof Error ? err.message : String(err));
+    if (err instanceof RefusedAtStart) refused(err.reason);
+    else log(err instanceof Error ? err.message : String(err));
     if (err instanceof UsageError || err instanceof PathMapError) return EXIT.USAGE;
     if (err instanceof StartError) return EXIT.ERROR;
     throw err;

@@ -26,6 +26,7 @@ import type { PathMap } from './pathMap.js';
 import { outline, stringAt, type Outline } from './jsonOutline.js';
 import { baseSlot, cliFileOf, isOpenDiff, mayHoldBaseKey, readBase, withBase } from './remoteBase.js';
 import type { RemoteBase } from '@ide-companion/protocol';
+import { checkSocketToDial, dialRefusal } from '@ide-companion/shared/privateSocket';
 
 export type RelayTarget = { socketPath: string } | { port: number };
 
@@ -43,6 +44,8 @@ export interface RelayOptions {
   remoteFiles?: boolean;
   /** One line per event worth knowing; never a token or a file's content. */
   log: (line: string) => void;
+  /** Says why a dial to the socket was refused (shared/privateSocket.ts); once per reason is the caller's. */
+  refused?: (reason: string) => void;
   stdin?: NodeJS.ReadableStream;
   stdout?: NodeJS.WritableStream;
 }
@@ -67,6 +70,14 @@ function peek(line: Buffer): { message: RpcMessage; shape: Outline } | undefined
   return { message: { jsonrpc: '2.0', method, ...(idSpan ? { id: id as string | number | null } : {}) }, shape: shape! };
 }
 
+/** The check before a dial to the socket: undefined to dial, else the error the dial fails with (nothing dialled). */
+function beforeDial(socketPath: string, refused: ((reason: string) => void) | undefined): Error | undefined {
+  const check = checkSocketToDial(socketPath);
+  if (check.ok) return undefined;
+  if (!check.absent) refused?.(check.reason);
+  return dialRefusal(socketPath, check);
+}
+
 function describe(target: RelayTarget): string {
   return 'socketPath' in target ? target.socketPath : `${LOOPBACK_HOST}:${target.port}`;
 }
@@ -82,6 +93,9 @@ export function runRelay(options: RelayOptions): Promise<number> {
     headers: options.token === undefined ? {} : { Authorization: `Bearer ${options.token}` },
     ...('socketPath' in target ? { socketPath: target.socketPath } : {}),
     passThrough: (text: string) => passOn(text),
+    // Every dial, not only the first: the GET stream's and each reconnect's go by path too, and what is at the
+    // path may have changed since. Refused, the dial is not made (the companion counts as not there).
+    ...('socketPath' in target ? { beforeDial: () => beforeDial(target.socketPath, options.refused) } : {}),
     // A dropped GET stream is reopened once at once; a companion that is gone ends the relay.
     reconnectionOptions: { initialReconnectionDelay: 200, maxReconnectionDelay: 1000, reconnectionDelayGrowFactor: 2, maxRetries: 2 },
   };

@@ -10,13 +10,16 @@
  */
 import { HttpClientTransport, type HttpClientTransportOptions } from '@ide-companion/client/httpTransport';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { REFUSED_DIAL } from '@ide-companion/shared/privateSocket';
 
 /** How often the socket is tried while no companion answers there: a companion that (re)starts is reached within this and a handshake. */
 export const RECONNECT_INTERVAL_MS = 250;
 /** A handshake that does not finish in this time is dropped and tried again. */
 const HANDSHAKE_TIMEOUT_MS = 5_000;
-/** Nobody answers there: the companion is gone (the relay ends on it, unless it reconnects). */
-export const UNREACHABLE = /ECONNREFUSED|ENOENT|ECONNRESET|EPIPE|socket hang up|Maximum reconnection attempts/;
+/** The check before a dial refused it (shared/privateSocket.ts): nothing was dialled. */
+const REFUSED = new RegExp(`${REFUSED_DIAL} [^\n]*`);
+/** Nobody answers there, or the socket is refused: the companion is gone (the relay ends on it, unless it reconnects). */
+export const UNREACHABLE = new RegExp(`ECONNREFUSED|ENOENT|ECONNRESET|EPIPE|socket hang up|Maximum reconnection attempts|${REFUSED_DIAL}`);
 /** Nobody answers at the socket, or the companion there does not know our session (a newer one took the socket). */
 const GONE = new RegExp(`${UNREACHABLE.source}|Not Found|\\b404\\b`);
 const INITIALIZED = '{"jsonrpc":"2.0","method":"notifications/initialized"}';
@@ -44,6 +47,8 @@ export class ResilientUpstream {
   private initializedSent = false;
   private protocol: string | undefined;
   private downSince: number | undefined;
+  /** Why the last dial was refused (the relay said it once), while it is. */
+  private refusal: string | undefined;
   private timer: NodeJS.Timeout | undefined;
   private closed = false;
 
@@ -99,6 +104,10 @@ export class ResilientUpstream {
   }
 
   private unavailable(): string {
+    if (this.refusal) {
+      // Not in the words UNREACHABLE looks for: the relay ends on those, and this relay stays.
+      return `the relay ${this.refusal.replace(REFUSED_DIAL, 'refuses to dial')}. The session is kept: it goes on once that is fixed and an editor companion serves the folder.`;
+    }
     const since = this.downSince === undefined ? '' : ` for ${Math.round((Date.now() - this.downSince) / 1000)} s`;
     return `no editor companion serves ${this.options.where} now${since} (the editor was closed or is restarting). The session is kept: it goes on when the editor (or ide-companion serve) runs in the project again.`;
   }
@@ -138,8 +147,10 @@ export class ResilientUpstream {
     if (transport !== this.current) return;
     this.current = undefined;
     this.downSince = Date.now();
+    this.refusal = REFUSED.exec(reason)?.[0];
     void transport.close().catch(() => undefined);
-    this.options.log(`the companion at ${this.options.where} went away (${reason}); the CLI's session is kept, waiting for the next one`);
+    // A refusal is said once per reason where it was made.
+    if (!this.refusal) this.options.log(`the companion at ${this.options.where} went away (${reason}); the CLI's session is kept, waiting for the next one`);
     this.schedule();
   }
 
@@ -175,9 +186,11 @@ export class ResilientUpstream {
       if (this.closed || this.current) throw new Error('no longer needed');
       this.current = transport;
       this.downSince = undefined;
+      this.refusal = undefined;
       this.options.log(`reconnected to the companion at ${this.options.where}; the CLI's session goes on`);
       if (this.initializedSent) await transport.sendText(JSON.parse(INITIALIZED) as JSONRPCMessage, INITIALIZED);
-    } catch {
+    } catch (err) {
+      this.refusal = REFUSED.exec((err as Error).message)?.[0];
       if (transport === this.current) this.current = undefined;
       void transport.close().catch(() => undefined);
       this.schedule();

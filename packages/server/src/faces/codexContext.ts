@@ -6,7 +6,7 @@
  * is Codex's own but the shape.
  */
 import * as path from 'node:path';
-import { CODEX_MAX_SELECTION_CHARS, type CodexFileDescriptor, type CodexIdeContext, type IdeContext } from '@ide-companion/protocol';
+import { CODEX_MAX_SELECTION_CHARS, type CodexFileDescriptor, type CodexIdeContext, type CodexRequest, type IdeContext } from '@ide-companion/protocol';
 import { selectionOf } from './claude.js';
 
 /** At most this many tabs: the context tracker sends 10; a bound all the same. */
@@ -50,4 +50,10 @@ export function rootHolding(roots: readonly string[], workspaceRoot: string): st
     if (holds && (best === undefined || root.length > best.length)) best = root;
   }
   return best;
+}
+
+/** The workspace root an ide-context asks for: an absolute path, else undefined (no folder holds it: no-client-found). */
+export function codexWorkspaceRoot(request: CodexRequest): string | undefined {
+  const root = (request.params as { workspaceRoot?: unknown } | undefined)?.workspaceRoot;
+  return typeof root === 'string' && root.startsWith('/') ? root : undefined;
 }

@@ -16,7 +16,7 @@ import * as path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { CODEX_ERROR, CODEX_METHOD, CODEX_MAX_RESPONSE_FRAME_BYTES, type CodexFrame, type CodexRequest, type IdeContext } from '@ide-companion/protocol';
 import { describeError, type Logger } from '../logger.js';
-import { codexIdeContext, rootHolding } from './codexContext.js';
+import { codexIdeContext, codexWorkspaceRoot, rootHolding } from './codexContext.js';
 import { CodexConnection, type CodexLink } from './codexFrames.js';
 import { CodexRouter, DEFAULT_CODEX_ROUTER_LIMITS, type CodexRouterLimits } from './codexRouter.js';
 import { bindCodexSocket, CodexSocketRefused, checkCodexSocketDir, ensureCodexSocketDir, removeCodexSocket, socketAt } from './codexSocket.js';
@@ -127,7 +127,13 @@ export class CodexFace {
         socket = again;
       }
       // The folder as the CLI checks it, again: it may have changed since ensure (a router of theirs made it).
-      checkCodexSocketDir(path.dirname(socketPath));
+      // Refused, the connection made is closed: the router must not keep a client nobody reads.
+      try {
+        checkCodexSocketDir(path.dirname(socketPath));
+      } catch (err) {
+        socket.destroy();
+        throw err;
+      }
       await this.initialize(socket);
       this.failures = 0;
     } catch (err) {
@@ -159,7 +165,7 @@ export class CodexFace {
   private async legacyRouter(): Promise<net.Socket | undefined> {
     for (const legacy of this.options.legacySocketPaths ?? []) {
       try {
-        checkCodexSocketDir(path.dirname(legacy));
+        checkCodexSocketDir(path.dirname(legacy), 'legacy');
         if (socketAt(legacy) !== 'ours') continue;
       } catch {
         continue; // The CLI would refuse it too.
@@ -262,7 +268,7 @@ export class CodexFace {
       return;
     }
     if (frame.type !== 'request') return; // Broadcasts, and answers we did not ask for, are not ours to act on.
-    const root = frame.method === CODEX_METHOD.ideContext ? workspaceRootOf(frame) : undefined;
+    const root = frame.method === CODEX_METHOD.ideContext ? codexWorkspaceRoot(frame) : undefined;
     const held = root !== undefined ? this.match(frame) : undefined;
     if (root === undefined || held === undefined) {
       conn.send({ type: 'response', requestId: frame.requestId, resultType: 'error', method: frame.method, error: CODEX_ERROR.noClientFound });
@@ -281,7 +287,7 @@ export class CodexFace {
   /** Our folder that holds the request's root (the longest), with its length; undefined when none does or it is not ide-context. */
   private match(request: CodexRequest): { root: string; length: number } | undefined {
     if (request.method !== CODEX_METHOD.ideContext) return undefined;
-    const asked = workspaceRootOf(request);
+    const asked = codexWorkspaceRoot(request);
     if (asked === undefined) return undefined;
     const roots = this.options.roots();
     const root = rootHolding(roots, asked) ?? rootHolding(roots.map(realpathOr), asked);
@@ -322,11 +328,6 @@ export class CodexFace {
     removeCodexSocket(this.options.socketPath, owned.ino);
     await owned.router.close();
   }
-}
-
-function workspaceRootOf(request: CodexRequest): string | undefined {
-  const root = (request.params as { workspaceRoot?: unknown } | undefined)?.workspaceRoot;
-  return typeof root === 'string' && root.startsWith('/') ? root : undefined;
 }
 
 function realpathOr(p: string): string {

@@ -14,6 +14,12 @@ export interface CodexConnectionHandlers {
   onFrame: (frame: CodexFrame) => void;
   /** Once, however it ended; `reason` says why when it was not a plain close. */
   onClose: (reason?: string) => void;
+  /**
+   * The router's deadlines for a peer: its first frame whole within `firstFrameMs` of connecting, and each frame
+   * whole within `frameMs` of its first bytes; one missed closes the connection (a silent or trickling peer holds
+   * no place). None for the face's own connection to a router.
+   */
+  deadlines?: { firstFrameMs: number; frameMs: number };
 }
 
 /** Where frames go: a socket connection, or the router's own face in its process (codexRouter's attachLocal). */
@@ -26,6 +32,9 @@ export interface CodexLink {
 export class CodexConnection implements CodexLink {
   private readonly decoder: CodexFrameDecoder;
   private closed = false;
+  private framed = false;
+  /** The deadline running now (the first frame's, or the partial frame's), and since when its frame is awaited. */
+  private deadline: NodeJS.Timeout | undefined;
 
   constructor(
     readonly socket: net.Socket,
@@ -36,6 +45,17 @@ export class CodexConnection implements CodexLink {
     socket.on('data', (chunk: Buffer) => this.receive(chunk));
     socket.on('error', (err) => this.close(describeError(err)));
     socket.on('close', () => this.close());
+    const deadlines = handlers.deadlines;
+    if (deadlines) this.arm(deadlines.firstFrameMs, `no whole frame within ${deadlines.firstFrameMs} ms of connecting`);
+  }
+
+  private arm(ms: number, reason: string): void {
+    clearTimeout(this.deadline);
+    this.deadline = setTimeout(() => {
+      this.logger.warn('Codex IPC: a peer was too slow; its connection is closed', { reason });
+      this.close(reason);
+    }, ms);
+    this.deadline.unref();
   }
 
   get isClosed(): boolean {
@@ -51,6 +71,7 @@ export class CodexConnection implements CodexLink {
   close(reason?: string): void {
     if (this.closed) return;
     this.closed = true;
+    clearTimeout(this.deadline);
     this.socket.destroy();
     this.handlers.onClose(reason);
   }
@@ -65,6 +86,18 @@ export class CodexConnection implements CodexLink {
       this.logger.warn('Codex IPC: a peer sent what is not a frame; its connection is closed', { reason });
       this.close(reason);
       return;
+    }
+    const deadlines = this.handlers.deadlines;
+    if (deadlines) {
+      // A frame completed: the next one's clock starts with its first bytes. Before the first frame, its own deadline runs.
+      if (values.length > 0) {
+        this.framed = true;
+        clearTimeout(this.deadline);
+        this.deadline = undefined;
+      }
+      if (this.framed && this.decoder.pending > 0 && this.deadline === undefined) {
+        this.arm(deadlines.frameMs, `a frame not whole within ${deadlines.frameMs} ms of its first bytes`);
+      }
     }
     for (const value of values) {
       if (this.closed) return;

@@ -21,11 +21,20 @@ import {
   type CodexResponse,
 } from '@ide-companion/protocol';
 import type { Logger } from '../logger.js';
+import { codexWorkspaceRoot } from './codexContext.js';
 import { CodexConnection, type CodexLink } from './codexFrames.js';
 
 export interface CodexRouterLimits {
-  /** Connections at once; one more is closed at once. */
+  /**
+   * Connections at once. One more takes the place of the least recently heard client that has not initialized
+   * and waits for nothing (a silent or idle peer; Codex CLI, which does not initialize, only while it waits for
+   * nothing); when every place is an initialized client's or a waiting one's, it is closed at once.
+   */
   maxClients: number;
+  /** A connection's first frame must be whole within this (Codex CLI writes its request at once). */
+  firstFrameTimeoutMs: number;
+  /** Each frame must be whole within this of its first bytes: a trickled frame holds no place. */
+  frameTimeoutMs: number;
   /** Requests of one client waiting at once; one more is answered with an error. */
   maxInFlight: number;
   /** How long the router waits for discovery answers (the CLI waits 6 s for everything). */
@@ -34,7 +43,14 @@ export interface CodexRouterLimits {
   answerTimeoutMs: number;
 }
 
-export const DEFAULT_CODEX_ROUTER_LIMITS: CodexRouterLimits = { maxClients: 64, maxInFlight: 8, discoveryTimeoutMs: 1_500, answerTimeoutMs: 3_500 };
+export const DEFAULT_CODEX_ROUTER_LIMITS: CodexRouterLimits = {
+  maxClients: 64,
+  firstFrameTimeoutMs: 2_000,
+  frameTimeoutMs: 2_000,
+  maxInFlight: 8,
+  discoveryTimeoutMs: 1_500,
+  answerTimeoutMs: 3_500,
+};
 
 interface RouterClient {
   conn: CodexLink;
@@ -44,6 +60,10 @@ interface RouterClient {
   answering: number;
   /** Its own requests still waiting. */
   inFlight: number;
+  /** When it last sent a whole frame (or connected): the least recently heard gives its place first. */
+  heardAt: number;
+  /** Over a socket (the router's own face is not). */
+  remote: boolean;
 }
 
 interface Candidate {
@@ -99,7 +119,7 @@ export class CodexRouter {
    * receiver; the link returned is where the face sends. Initialized at once.
    */
   attachLocal(onFrame: (frame: CodexFrame) => void, onClose: (reason?: string) => void): { clientId: string; link: CodexLink } {
-    const client: RouterClient = { conn: undefined as never, id: `client-${randomUUID()}`, answering: 0, inFlight: 0 };
+    const client: RouterClient = { conn: undefined as never, id: `client-${randomUUID()}`, answering: 0, inFlight: 0, heardAt: Date.now(), remote: false };
     let closed = false;
     const end = (reason?: string) => {
       if (closed) return;
@@ -130,21 +150,40 @@ export class CodexRouter {
 
   private accept(socket: net.Socket): void {
     if (this.clients.size >= this.limits.maxClients) {
-      this.logger.warn('Codex IPC: too many clients; a connection is refused', { max: this.limits.maxClients });
-      socket.destroy();
-      return;
+      const idle = this.evictable();
+      if (!idle) {
+        this.logger.warn('Codex IPC: too many clients; a connection is refused', { max: this.limits.maxClients });
+        socket.destroy();
+        return;
+      }
+      this.logger.warn('Codex IPC: too many clients; the least recently heard idle one is closed for a new one', { max: this.limits.maxClients });
+      idle.conn.close('its place was given to a new connection');
     }
-    const client: RouterClient = { conn: undefined as never, id: undefined, answering: 0, inFlight: 0 };
+    const client: RouterClient = { conn: undefined as never, id: undefined, answering: 0, inFlight: 0, heardAt: Date.now(), remote: true };
     client.conn = new CodexConnection(
       socket,
       {
         maxFrameBytes: () => (client.answering > 0 ? CODEX_MAX_RESPONSE_FRAME_BYTES : CODEX_MAX_CLIENT_FRAME_BYTES),
-        onFrame: (frame) => this.receive(client, frame),
+        onFrame: (frame) => {
+          client.heardAt = Date.now();
+          this.receive(client, frame);
+        },
         onClose: () => this.gone(client),
+        deadlines: { firstFrameMs: this.limits.firstFrameTimeoutMs, frameMs: this.limits.frameTimeoutMs },
       },
       this.logger,
     );
     this.clients.add(client);
+  }
+
+  /** The client whose place a new connection takes: not initialized, waiting for nothing, heard least recently. */
+  private evictable(): RouterClient | undefined {
+    let best: RouterClient | undefined;
+    for (const c of this.clients) {
+      if (!c.remote || c.id !== undefined || c.inFlight > 0 || c.answering > 0) continue;
+      if (!best || c.heardAt < best.heardAt) best = c;
+    }
+    return best;
   }
 
   private receive(client: RouterClient, frame: CodexFrame): void {
@@ -183,6 +222,8 @@ export class CodexRouter {
     }
     // 0.171.0 asks without initializing (sourceClientId "codex-tui"): a client that never initialized may ask, and is offered nothing.
     if (client.inFlight >= this.limits.maxInFlight) return this.fail(client, request, CODEX_ERROR.invalidRequest);
+    // As Codex's own router: an ide-context that names no workspace root is nobody's to answer, asked of no one.
+    if (request.method === CODEX_METHOD.ideContext && codexWorkspaceRoot(request) === undefined) return this.fail(client, request, CODEX_ERROR.noClientFound);
     const others = this.initialized(client);
     if (others.length === 0) return this.fail(client, request, CODEX_ERROR.noClientFound);
     const discoveryId = `d${this.nextId++}`;

@@ -1,14 +1,16 @@
 /**
  * Codex's per-user IPC socket on disk: where it is, the same-user checks the
  * CLI makes (its folder a directory of ours, not group/world writable; the
- * socket a socket of ours), and taking it over when nobody listens. Node has
- * no SO_PEERCRED, so where the CLI checks its peer's uid we rely on the
- * folder (0700 when we make it) and the socket (0600): no other user reaches
- * it (docs/agents.md).
+ * socket a socket of ours) and ours besides (shared/privateSocket.ts: Codex's
+ * home private, no folder on the way another user could swap), and taking it
+ * over when nobody listens. Node has no SO_PEERCRED, so where the CLI checks
+ * its peer's uid we rely on the folder (0700 when we make it) and the socket
+ * (0600): no other user reaches it (docs/agents.md).
  */
 import * as fs from 'node:fs';
 import type * as net from 'node:net';
 import * as path from 'node:path';
+import { socketFolderProblem } from '@ide-companion/shared/privateSocket';
 
 /** Why the socket's folder or file is not used: said in the log, Codex CLI alone is not served. */
 export class CodexSocketRefused extends Error {}
@@ -17,21 +19,24 @@ const currentUid = (): number | undefined => (typeof process.getuid === 'functio
 
 export { codexSocketPath } from '@ide-companion/shared/agentPaths';
 
-/** The folder as the CLI checks it: a directory (not a link) of ours, not writable by group or others. Throws CodexSocketRefused. */
-export function checkCodexSocketDir(dir: string): void {
-  const st = fs.lstatSync(dir);
-  if (!st.isDirectory()) throw new CodexSocketRefused(`${dir} is not a directory (a link or a file); Codex CLI's socket is not served there`);
-  const uid = currentUid();
-  if (uid !== undefined && st.uid !== uid)
-    throw new CodexSocketRefused(`${dir} belongs to another user (uid ${st.uid}); Codex CLI's socket is not served there`);
-  if ((st.mode & 0o022) !== 0) {
-    throw new CodexSocketRefused(`${dir} is writable by others (mode ${(st.mode & 0o777).toString(8)}); Codex CLI refuses it, and so do we`);
-  }
+/**
+ * The folder as the CLI checks it (a directory, not a link, of ours, not writable by group or others), and more
+ * (shared/privateSocket.ts): Codex's home above it not writable by others either (its config and credentials are
+ * there), nor any folder on the way one another user could swap (a CODEX_HOME that is a link into another user's
+ * 0777 folder). `legacy`: TMPDIR/codex-ipc, whose parent is TMPDIR. Throws CodexSocketRefused: said in the log and in the health report, and nothing is bound there.
+ */
+export function checkCodexSocketDir(dir: string, home: 'home' | 'legacy' = 'home'): void {
+  // The legacy folder (TMPDIR/codex-ipc) is in the shared TMPDIR: its parent is checked as the way (sticky /tmp is fine).
+  const problem = socketFolderProblem(dir, { privateParent: home === 'home' });
+  if (problem) throw new CodexSocketRefused(`${problem.reason}; Codex CLI's socket is not served there`);
 }
 
 /** The socket's folder, made 0700 when missing (its parent, Codex's home, too: it is made only for a user who has or named Codex). */
 export function ensureCodexSocketDir(socketPath: string): void {
   const dir = path.dirname(socketPath);
+  // The way checked before anything is made on it: nothing of ours goes into a folder another user can swap.
+  const before = socketFolderProblem(dir, { privateParent: true });
+  if (before && !before.absent) throw new CodexSocketRefused(`${before.reason}; Codex CLI's socket is not served there`);
   try {
     fs.mkdirSync(path.dirname(dir), { recursive: true, mode: 0o700 });
     fs.mkdirSync(dir, { mode: 0o700 });
