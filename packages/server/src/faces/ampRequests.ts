@@ -221,7 +221,7 @@ async function diagnostics(ctx: AmpRequestContext, session: AmpSession, given: s
   for (const d of answer.diagnostics) {
     if (!under(d.path)) continue;
     const uri = pathToFileURL(d.path).href;
-    if (!lines.has(d.path)) lines.set(d.path, await fileLines(d.path, ctx.maxFileBytes));
+    if (!lines.has(d.path)) lines.set(d.path, await fileLines(d.path, ctx.env.context.getRoots(), ctx.maxFileBytes));
     const startLine = d.range.start.line - 1;
     const entry: AmpDiagnostic = {
       range: { startLine, startCharacter: d.range.start.character - 1, endLine: d.range.end.line - 1, endCharacter: d.range.end.character - 1 },
@@ -238,10 +238,15 @@ async function diagnostics(ctx: AmpRequestContext, session: AmpSession, given: s
   return { entries: [...byUri].map(([uri, list]) => ({ uri, diagnostics: list })) };
 }
 
-/** A file's lines as on disk, for lineContent; none when it cannot be read as a regular file. */
-async function fileLines(file: string, maxBytes: number): Promise<string[]> {
+/**
+ * A file's lines as on disk, for lineContent; none when it cannot be read as a regular file, or lies outside the roots
+ * (the editor may name any file, a link's target too: no outside file's text is returned).
+ */
+async function fileLines(file: string, roots: readonly string[], maxBytes: number): Promise<string[]> {
+  const checked = checkToolPath(file, roots, 'act');
+  if (checked instanceof Error) return [];
   try {
-    return ((await readOriginal(file, maxBytes)) ?? '').split('\n');
+    return ((await readOriginal(checked.path, maxBytes)) ?? '').split('\n');
   } catch {
     return [];
   }
