@@ -46,10 +46,10 @@ async function connect(t: import('node:test').TestContext, h: Harness): Promise<
   return amp;
 }
 
-/** The status of an upgrade to the companion's port (101 when accepted). */
+/** The status of an upgrade to the companion's port (101 when accepted); `query` may start with a path of its own. */
 function upgradeStatus(port: number, query: string, headers: Record<string, string> = {}): Promise<number> {
   return new Promise((resolve, reject) => {
-    const ws = new WebSocket(`ws://127.0.0.1:${port}/${query}`, { headers });
+    const ws = new WebSocket(`ws://127.0.0.1:${port}${query.startsWith('/') ? '' : '/'}${query}`, { headers });
     ws.once('open', () => {
       ws.close();
       resolve(101);
@@ -95,6 +95,18 @@ test('the upgrade is refused without the token, with a wrong one or another face
   assert.equal(await upgradeStatus(port, `?auth=${authToken}`, { Host: `evil.example:${port}` }), 403);
   assert.equal(h.companion.sessionList.length, 0);
   assert.equal(await upgradeStatus(port, `?auth=${authToken}`, { Host: `localhost:${port}` }), 101);
+});
+
+test('the upgrade is accepted only on the path the CLI dials (`ws://localhost:PORT?auth=`), refused on any other', async (t) => {
+  const h = await withAmp(t);
+  const { port, authToken } = lockOf(h);
+  for (const target of ['/ws', '/amp', '/%2F', '/index.html', '/.well-known/x', '/ws/..%2F']) {
+    assert.equal(await upgradeStatus(port, `${target}?auth=${authToken}`), 404, target);
+  }
+  assert.equal(h.companion.sessionList.length, 0, 'no session from any of them');
+  // The CLI's own URL, as testkit's client dials it.
+  const amp = await connect(t, h);
+  assert.deepEqual(await amp.request('ping', { message: 'here' }), { id: '1', ping: { message: 'here' } });
 });
 
 test('the token is compared in constant time (the shared checker), never with ===', () => {
@@ -433,6 +445,51 @@ test('getDiagnostics (a file, or a folder by prefix) through the editor; openURI
     assert.equal(answer.success, false, uri);
   }
   assert.equal(opened.length, 1, 'the editor opened nothing else');
+});
+
+test('getDiagnostics gives no line of a file outside the roots (asked by path, through a link, or named by the editor): its diagnostics, lineContent empty', async (t) => {
+  let named: string[] = [];
+  const editor = new (class extends RecordingEditor {
+    getDiagnostics(): ActionResult<'getDiagnostics'> {
+      return {
+        diagnostics: named.map((file) => ({
+          path: file,
+          range: { start: { line: 1, character: 1 }, end: { line: 1, character: 4 } },
+          severity: 'error' as const,
+          message: 'm',
+        })),
+      };
+    }
+  })();
+  const h: Harness = await withAmp(t, { editor });
+  const amp = await connect(t, h);
+  const outside = path.join(h.tmp, 'secret.txt');
+  fs.writeFileSync(outside, 'the secret line\n');
+  const link = path.join(h.workspace, 'link.txt');
+  fs.symlinkSync(outside, link);
+  const inside = path.join(h.workspace, 'a.txt');
+  fs.writeFileSync(inside, 'shown line\n');
+  for (const file of [outside, link, '/etc/passwd']) {
+    named = [file];
+    const entries = (await amp.call('getDiagnostics', { path: file })).entries as Array<{ uri: string; diagnostics: Array<{ lineContent: string }> }>;
+    assert.equal(entries.length, 1, file);
+    assert.deepEqual(
+      entries[0]!.diagnostics.map((d) => d.lineContent),
+      [''],
+      `${file}: no line of it`,
+    );
+  }
+  // The folder asked for holds the link: the editor names it, its line stays unread.
+  named = [link, inside];
+  const folder = (await amp.call('getDiagnostics', { path: h.workspace })).entries as Array<{ uri: string; diagnostics: Array<{ lineContent: string }> }>;
+  assert.deepEqual(
+    folder.map((e) => [e.uri, e.diagnostics[0]!.lineContent]),
+    [
+      [`file://${link}`, ''],
+      [`file://${inside}`, 'shown line'],
+    ],
+  );
+  assert.deepEqual(amp.dropped, []);
 });
 
 test('selectionDidChange and visibleFilesDidChange on connect and as the user moves; appendToPrompt on "send to agent"', async (t) => {

@@ -36,3 +36,4 @@ export * from './codexClient.js';
 export * from './responsesMock.js';
 export * from './codexCli.js';
 export * from './ampClient.js';
+export * from './swapRacer.js';

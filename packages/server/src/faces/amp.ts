@@ -130,7 +130,9 @@ export class AmpFace {
 
   /** The HTTP server's `upgrade` for Amp: refused before upgrading anything the guard refuses. */
   handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
-    const refusal = this.closing ? { status: 503, message: 'Service Unavailable: the companion is stopping' } : (tokenLengthRefusal(req) ?? this.guard(req));
+    const refusal = this.closing
+      ? { status: 503, message: 'Service Unavailable: the companion is stopping' }
+      : (tokenLengthRefusal(req) ?? this.guard(req) ?? ampTargetRefusal(req));
     if (refusal) {
       logRefusal(this.options.logger, this.isCheckProbe(req), 'Amp WebSocket upgrade refused', { status: refusal.status, reason: refusal.message });
       const headers = Object.entries({ 'Content-Type': 'text/plain', Connection: 'close', ...refusal.headers }).map(([k, v]) => `${k}: ${v}\r\n`);
@@ -316,6 +318,16 @@ function rawText(data: RawData): string {
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** amp.nvim's bounds on the token's length, checked before the constant-time compare (which sees only a bounded string). */
+/** Where the CLI dials: `ws://localhost:PORT?auth=TOKEN`, no path (read from its binary; testkit's ampClient.ts dials the same). */
+export const AMP_WEBSOCKET_PATH = '/';
+
+/** An upgrade on any other path is no Amp CLI's: refused, as Claude's face refuses one off its own path. */
+function ampTargetRefusal(req: IncomingMessage): Refusal | undefined {
+  const pathname = (req.url ?? '/').split('?')[0];
+  if (pathname === AMP_WEBSOCKET_PATH) return undefined;
+  return { status: 404, message: `Not Found: Amp's WebSocket is at ${AMP_WEBSOCKET_PATH}` };
+}
+
 function tokenLengthRefusal(req: IncomingMessage): Refusal | undefined {
   const values = queryValues(req.url, AMP_AUTH_QUERY);
   const length = values.length === 1 ? values[0]!.length : 0;

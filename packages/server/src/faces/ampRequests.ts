@@ -1,7 +1,9 @@
 /**
  * Amp's requests answered from the core, each a thin mapping: readFile and
  * editFile through the workspace path checks (regular files inside the
- * roots; readFile with the diff coordinator's size cap), editFile through
+ * roots; readFile with the diff coordinator's size cap; read and written by
+ * descriptor, shared/pinnedFiles.ts, so a link swapped in after the check is
+ * refused, never followed), editFile through
  * the diff view (the user accepts, edits or rejects; the answer waits and
  * says what happened, and an accepted text is written here, as amp.nvim's
  * editFile writes the file), getDiagnostics through the editor's action,
@@ -26,7 +28,7 @@ import {
   type Diagnostic,
 } from '@ide-companion/protocol';
 import { AGENT_DISPLAY_NAMES } from '@ide-companion/shared/agentPaths';
-import { readOriginal } from '../readOriginal.js';
+import { readPinned, writePinned } from '@ide-companion/shared/pinnedFiles';
 import { describeError } from '../logger.js';
 import { askEditor } from '../tools/askEditor.js';
 import { getDiagnostics } from '../tools/getDiagnostics.js';
@@ -98,7 +100,8 @@ async function readFile(ctx: AmpRequestContext, given: string): Promise<AmpReadF
   const checked = p instanceof Error ? p : checkToolPath(p, ctx.env.context.getRoots(), 'act');
   if (checked instanceof Error) return { success: false, message: `readFile refused ${given}: ${checked.message}` };
   try {
-    const content = await readOriginal(checked.path, ctx.maxFileBytes);
+    // By descriptor, inside the roots: a file or folder swapped for a link since the check is refused, not read through.
+    const content = await readPinned(checked.path, ctx.maxFileBytes, { roots: ctx.env.context.getRoots(), use: 'read' });
     if (content === undefined) return { success: false, message: `readFile: ${given} does not exist` };
     return { success: true, content, encoding: 'utf-8' };
   } catch (err) {
@@ -168,7 +171,8 @@ async function editFile(ctx: AmpRequestContext, session: AmpSession, given: stri
     return { success: false, message: `editFile refused ${given} after review: the path changed while the user decided`, appliedChanges: false };
   }
   try {
-    await fs.promises.writeFile(target, finalContent);
+    // By descriptor (shared/pinnedFiles.ts): a link swapped in after that check is replaced, never written through.
+    writePinned(target, finalContent, { roots: env.context.getRoots(), use: 'write' });
   } catch (err) {
     return {
       success: false,
@@ -221,7 +225,7 @@ async function diagnostics(ctx: AmpRequestContext, session: AmpSession, given: s
   for (const d of answer.diagnostics) {
     if (!under(d.path)) continue;
     const uri = pathToFileURL(d.path).href;
-    if (!lines.has(d.path)) lines.set(d.path, await fileLines(d.path, ctx.maxFileBytes));
+    if (!lines.has(d.path)) lines.set(d.path, await fileLines(d.path, ctx.env.context.getRoots(), ctx.maxFileBytes));
     const startLine = d.range.start.line - 1;
     const entry: AmpDiagnostic = {
       range: { startLine, startCharacter: d.range.start.character - 1, endLine: d.range.end.line - 1, endCharacter: d.range.end.character - 1 },
@@ -238,10 +242,15 @@ async function diagnostics(ctx: AmpRequestContext, session: AmpSession, given: s
   return { entries: [...byUri].map(([uri, list]) => ({ uri, diagnostics: list })) };
 }
 
-/** A file's lines as on disk, for lineContent; none when it cannot be read as a regular file. */
-async function fileLines(file: string, maxBytes: number): Promise<string[]> {
+/**
+ * A file's lines as on disk, for lineContent; none when it cannot be read as a regular file, or lies outside the roots
+ * (the editor may name any file, a link's target too: no outside file's text is returned).
+ */
+async function fileLines(file: string, roots: readonly string[], maxBytes: number): Promise<string[]> {
+  const checked = checkToolPath(file, roots, 'act');
+  if (checked instanceof Error) return [];
   try {
-    return ((await readOriginal(file, maxBytes)) ?? '').split('\n');
+    return ((await readPinned(checked.path, maxBytes, { roots, use: 'read' })) ?? '').split('\n');
   } catch {
     return [];
   }

@@ -21,7 +21,7 @@ import {
   type GetOpenEditorsResult,
 } from '@ide-companion/protocol';
 import { describeError } from '../logger.js';
-import { readOriginal } from '../readOriginal.js';
+import { readPinned } from '@ide-companion/shared/pinnedFiles';
 import { checkDocumentDirty } from '../tools/checkDocumentDirty.js';
 import { getDiagnostics } from '../tools/getDiagnostics.js';
 import { getOpenEditors } from '../tools/getOpenEditors.js';
@@ -182,7 +182,7 @@ export function registerClaudeTools(server: McpServer, offered: readonly ToolDef
         if (args.makeFrontmost === false) {
           const listed = has(getOpenEditors) ? await ask<GetOpenEditorsResult>(getOpenEditors, {}, env, session.id) : undefined;
           const languageId = listed && !isResult(listed) ? listed.editors.find((e) => e.path === answer.opened)?.languageId : undefined;
-          return json({ success: true, filePath: answer.opened, languageId, lineCount: await lineCountOf(answer.opened) });
+          return json({ success: true, filePath: answer.opened, languageId, lineCount: await lineCountOf(answer.opened, env.context.getRoots()) });
         }
         return textResult(message.replace(file, answer.opened));
       },
@@ -204,7 +204,8 @@ async function searchableText(file: string, roots: readonly string[]): Promise<s
   const checked = checkToolPath(file, roots, 'act');
   if (checked instanceof Error) return undefined;
   try {
-    return await readOriginal(checked.path, MAX_SEARCHED_BYTES);
+    // By descriptor, inside the roots: a link swapped in since the check is refused, never searched through.
+    return await readPinned(checked.path, MAX_SEARCHED_BYTES, { roots, use: 'read' });
   } catch {
     return undefined;
   }

@@ -6,7 +6,7 @@
  * in the file's text, so every editor only selects a range (1-based, end
  * excluded: our `openFile`'s `endLine`/`endColumn`).
  */
-import { readOriginal } from '../readOriginal.js';
+import { readPinned } from '@ide-companion/shared/pinnedFiles';
 
 /** Largest file searched for the anchors. */
 export const MAX_SEARCHED_BYTES = 8 * 1024 * 1024;
@@ -80,11 +80,11 @@ const asStart = (p: { line: number; column: number }) => ({ line: p.line, column
 
 /**
  * How many lines `file` has, as editors count them (a final newline opens no line); undefined when it may not be
- * read (absent, over MAX_SEARCHED_BYTES, no regular file). Read as a diff's original is: asynchronously, bounded, a
- * FIFO or device refused on its descriptor.
+ * read (absent, over MAX_SEARCHED_BYTES, no regular file, a link swapped in, outside `roots` when given). Read by
+ * descriptor as a diff's original is (shared/pinnedFiles.ts): asynchronously, bounded, a FIFO or device refused.
  */
-export async function lineCountOf(file: string): Promise<number | undefined> {
-  const content = await readOriginal(file, MAX_SEARCHED_BYTES).catch(() => undefined);
+export async function lineCountOf(file: string, roots?: readonly string[]): Promise<number | undefined> {
+  const content = await readPinned(file, MAX_SEARCHED_BYTES, { roots, use: 'read' }).catch(() => undefined);
   if (content === undefined) return undefined;
   if (content === '') return 1;
   const lines = newlines(content) + 1;

@@ -1,6 +1,6 @@
 /** Reads a request body as JSON, bounded, holding as few copies of it as it can. */
 import type { IncomingMessage } from 'node:http';
-import { allocateReleasable } from '../releasableBuffer.js';
+import { allocateReleasable } from '@ide-companion/shared/releasableBuffer';
 import { parseJsonBytes } from './largeJson.js';
 
 export type BodyResult =
@@ -16,7 +16,7 @@ export type BodyResult =
  * largeJson.ts). Neither the bytes nor a string of them outlive this call: a
  * 32 MiB diff otherwise stays in memory three times over while the tool runs.
  * A large body's buffer gives its memory back as soon as it is parsed, not at
- * the next full GC (releasableBuffer.ts).
+ * the next full GC (shared/releasableBuffer.ts).
  * Past the limit the rest is drained and discarded so the client can read our
  * 413 instead of a reset socket.
  */
