@@ -376,9 +376,8 @@ test('the CLI gone after the user edited and accepted in serve, before it wrote:
     const accepted = await waitFor(() => cli.notifications.find((n) => n.method === 'ide/diffAccepted'), 'the CLI told');
     assert.equal(accepted.params.content, edited);
     assert.deepEqual(draftsIn(tmp.path), [], 'a decided proposal leaves no draft');
-    // The CLI dies before it writes: its session ends.
-    await (cli.client.transport as any).terminateSession();
-    await cli.client.close();
+    // The CLI dies before it writes: its stream closes, no DELETE (the real CLI sends none), and its session ends.
+    await cli.close();
     const kept = await waitFor(() => events.find((e) => e.event === 'diffKept'), 'the accepted text kept', 10_000);
     assert.equal(kept.filePath, target);
     assert.equal(fs.readFileSync(kept.keptIn, 'utf8'), edited, 'kept byte for byte');
@@ -386,6 +385,48 @@ test('the CLI gone after the user edited and accepted in serve, before it wrote:
     assert.equal((fs.statSync(path.dirname(kept.keptIn)).mode & 0o777).toString(8), '700');
     await waitFor(() => served.review.includes(`It is kept in ${kept.keptIn}`), 'its path printed');
     assert.equal(fs.readFileSync(target, 'utf8'), 'on disk\n', 'the file untouched');
+  } finally {
+    child.kill('SIGTERM');
+    await new Promise((r) => child.once('exit', r));
+    tmp.cleanup();
+  }
+});
+
+// Issue 39: `ide-companion diff FILE NEW` (no --write) accepted in serve printed the text, then serve called it a "kept" proposal.
+test('`ide-companion diff a.txt NEW` accepted in serve: the command prints the text, rc 0, and serve keeps nothing nor says it did', async () => {
+  const tmp = makeTempDir();
+  const workspace = path.join(tmp.path, 'ws');
+  fs.mkdirSync(workspace);
+  fs.writeFileSync(path.join(workspace, 'a.txt'), 'on disk\n');
+  fs.writeFileSync(path.join(workspace, 'NEW'), 'the new text\n');
+  const served = await serveOnPipes(tmp.path, workspace, editorWriting(tmp.path, 'unused'));
+  const { child, events } = served;
+  try {
+    await waitFor(() => events.find((e) => e.event === 'listening'), 'listening event', 20_000);
+    const { spawn } = await import('node:child_process');
+    const diff = spawn(process.execPath, [bin, 'diff', 'a.txt', 'NEW'], {
+      cwd: workspace,
+      env: { ...process.env, TMPDIR: tmp.path },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    diff.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+    const exited = new Promise<number | null>((r) => diff.once('exit', (code) => r(code)));
+    await waitFor(() => events.find((e) => e.event === 'diffOpened'), 'the proposal shown', 15_000);
+    child.stdin!.write('a\n');
+    assert.equal(await exited, 0);
+    assert.equal(out, 'the new text\n');
+    await waitFor(() => events.findLast((e) => e.event === 'sessions')?.count === 0, 'the session ended', 10_000);
+    // Longer than serve's stream grace: a session that merely went away would have been kept by now.
+    await new Promise((r) => setTimeout(r, 3_000));
+    assert.equal(
+      events.find((e) => e.event === 'diffKept'),
+      undefined,
+      'nothing kept',
+    );
+    assert.doesNotMatch(served.review, /kept/i);
+    assert.equal(fs.readFileSync(path.join(workspace, 'a.txt'), 'utf8'), 'on disk\n', 'no --write: the file untouched');
+    assert.deepEqual(draftsIn(tmp.path), []);
   } finally {
     child.kill('SIGTERM');
     await new Promise((r) => child.once('exit', r));

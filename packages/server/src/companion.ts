@@ -257,7 +257,7 @@ export class Companion {
         if (this.seedPending) void this.seedPending.then(send);
         else send();
       },
-      onSessionClosed: (id) => void this.diffs.sessionClosed(id),
+      onSessionClosed: (id, endedByClient) => void this.diffs.sessionClosed(id, endedByClient),
       onSessionsChanged: () => this.emitSessions(),
     });
     // An outcome goes to the session that opened the diff: a Claude session hears it as openDiff's answer.
