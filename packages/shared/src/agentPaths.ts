@@ -110,10 +110,20 @@ export function userHasCodex(env: NodeJS.ProcessEnv = process.env): boolean {
   return Boolean(env[CODEX_ENV.HOME]) || fs.existsSync(path.join(os.homedir() || os.tmpdir(), '.codex'));
 }
 
+/** Codex CLI's home: $CODEX_HOME, else ~/.codex. */
+export function codexHome(env: NodeJS.ProcessEnv = process.env): string {
+  const home = env[CODEX_ENV.HOME];
+  return home ? path.resolve(home) : path.join(os.homedir() || os.tmpdir(), '.codex');
+}
+
+/** Whether the user set CODEX_HOME: a user of Codex CLI, whose folder may be made. */
+export function codexHomeFromEnv(env: NodeJS.ProcessEnv = process.env): boolean {
+  return Boolean(env[CODEX_ENV.HOME]);
+}
+
 /** Codex CLI's IPC socket, the one 0.171.0 tries first: $CODEX_HOME/ipc/ipc.sock, else ~/.codex/ipc/ipc.sock. */
 export function codexSocketPath(env: NodeJS.ProcessEnv = process.env): string {
-  const home = env[CODEX_ENV.HOME];
-  return path.join(home ? path.resolve(home) : path.join(os.homedir() || os.tmpdir(), '.codex'), CODEX_IPC.dir, CODEX_IPC.socket);
+  return path.join(codexHome(env), CODEX_IPC.dir, CODEX_IPC.socket);
 }
 
 /**
