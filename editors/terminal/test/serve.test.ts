@@ -154,6 +154,9 @@ describe('ide-companion serve', { skip }, () => {
     await proposed(f, 'new file\n', '+new file');
     tmux.type('r');
     assert.deepEqual(await outcome(f), { method: 'ide/diffRejected', params: { filePath: f } });
+    // Issue 39: a rejected new file "stayed as it is"; it is not made.
+    await tmux.waitForText('reject.txt is not created.');
+    assert.equal(fs.existsSync(f), false);
   });
 
   test('a key and Enter arriving in one read still decide; a paste of several keys does not', async () => {
