@@ -141,9 +141,12 @@ async function run(argv: string[]): Promise<number> {
       `(/ide status there shows "Connected to ${SERVE_IDE_INFO.displayName}".) Proposed edits appear here. Ctrl+C stops.\n` +
       waitingLine(companion.agentsNotServed),
   );
-  if (companion.socketPath)
+  // The project's stable address (docs/remote.md), what the recipes mount and forward: it outlives this serve, unlike its own socket.
+  const stable = [...new Set(roots.flatMap((r) => companion!.workspaceSocketPaths[r] ?? []))];
+  const sockets = stable.length > 0 ? stable : companion.socketPath ? [companion.socketPath] : [];
+  if (sockets.length > 0)
     screen.print(
-      `Also on ${companion.socketPath}: gemini in a container, --sandbox or over SSH connects through it (ide-companion container, sandbox or ssh HOST).\n`,
+      `Also on ${sockets.join(', ')}: gemini in a container, --sandbox or over SSH connects through it (ide-companion container, sandbox or ssh HOST).\n`,
     );
   const left = draftsLeftBehind();
   if (left.length > 0) {
