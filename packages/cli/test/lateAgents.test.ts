@@ -186,3 +186,36 @@ test('the real Qwen Code, first run after serve started (no ~/.qwen then): it co
   tui.start(qwenCommand(qwen!, { home, tmpdir: dirs.tmpdir, qwenHome, baseUrl: model.baseUrl }), { cwd: dirs.project });
   assert.match(await waitQwenIdeConnected(tui), /Connected to IDE Companion \(terminal\)/);
 });
+
+// Issue 39, item 15: opencode reads Claude Code's lock files; a user of opencode without ~/.claude was not served unless they named it.
+test(
+  "opencode first run after serve started (its data folder appears, no ~/.claude): Claude Code's face serves it, ~/.claude/ide made where opencode looks",
+  { timeout: 60_000 },
+  async (t) => {
+    const tmp = makeTempDir('ide-companion-late-agents-');
+    const home = path.join(tmp.path, 'home');
+    const tmpdir = path.join(tmp.path, 'tmp');
+    const project = path.join(tmp.path, 'proj');
+    for (const dir of [home, tmpdir, project]) fs.mkdirSync(dir);
+    const { child, events } = serveJson(project, freshUserEnv(home, tmpdir));
+    t.after(async () => {
+      child.kill('SIGTERM');
+      await new Promise((r) => child.once('exit', r));
+      tmp.cleanup();
+    });
+    const { port } = await waitFor(() => events.find((e) => e.event === 'listening'), 'serve listening', 20_000);
+    assert.ok(
+      events.some((e) => typeof e.message === 'string' && e.message.startsWith('Claude Code and opencode not served yet')),
+      'the log names opencode with Claude Code',
+    );
+    fs.mkdirSync(path.join(home, '.local', 'share', 'opencode'), { recursive: true });
+    await waitFor(() => events.find((e) => e.event === 'agents' && e.served.includes('claude')), 'Claude Code and opencode served', 10_000);
+    assert.ok(events.some((e) => e.message === "Claude Code and opencode served: opencode's folder appeared"));
+    const lock = JSON.parse(fs.readFileSync(path.join(home, '.claude', 'ide', `${port}.lock`), 'utf8'));
+    assert.equal((fs.statSync(path.join(home, '.claude')).mode & 0o777).toString(8), '700');
+    // As opencode 1.18.33 dials: the token, no subprotocol, its clientInfo.
+    const opencode = await connectClaudeClient({ port, token: lock.authToken, protocol: null, clientName: 'opencode' });
+    await waitFor(() => events.findLast((e) => e.event === 'sessions')?.count === 1, 'its session', 10_000);
+    await opencode.close();
+  },
+);

@@ -59,6 +59,8 @@ import {
   userHasAmp,
   userHasCodex,
   userHasCopilot,
+  userHasOpencode,
+  opencodeDataDir,
   codexHome,
   codexSocketPath,
   codexLegacySocketPaths,
@@ -220,7 +222,7 @@ export class Companion {
   /** The agents the user named (`agents`, IDE_COMPANION_AGENTS); undefined: the default. A named agent's config folder is made when missing. */
   private readonly chosenAgents: readonly AgentName[] | undefined;
   /** Agents not named whose folder is missing (not run yet by this user): served once it appears (folderArrivals.ts). */
-  private arrivals: FolderArrivals<AgentName> | undefined;
+  private arrivals: FolderArrivals<AgentName | 'opencode'> | undefined;
   /** A waiting agent's lock file, until its folder appears. */
   private readonly parkedLocks = new Map<'qwen' | 'claude' | 'amp', PortLockFile<never>>();
   /** Why an agent asked for is not served: its folder or socket refused (said in the log too). */
@@ -480,7 +482,7 @@ export class Companion {
     const out: Partial<Record<AgentName, { why: AgentNotServedReason; folder?: string; detail?: string }>> = {};
     for (const agent of AGENTS) {
       if (served.includes(agent)) continue;
-      const folder = this.arrivals?.pending.get(agent);
+      const folder = this.arrivals?.pending.get(agent) ?? (agent === 'claude' ? this.arrivals?.pending.get('opencode') : undefined);
       const detail = agent === 'codex' ? (this.codex?.refusal ?? this.refusals.get(agent)) : this.refusals.get(agent);
       out[agent] = !this.wantedAgents.includes(agent)
         ? { why: 'not chosen' }
@@ -754,7 +756,9 @@ export class Companion {
   private named(agent: 'qwen' | 'claude' | 'amp', givenDir: string | undefined): boolean {
     // Amp's variables: its data folder's, or the CLI's access token (a user of Amp, whose CLI makes that folder too).
     const fromEnv = agent === 'amp' ? Boolean(process.env[AMP_ENV.DATA_HOME] || process.env[AMP_ENV.API_KEY]) : agentHomeFromEnv(agent);
-    return givenDir !== undefined || fromEnv || (this.chosenAgents?.includes(agent) ?? false);
+    // opencode reads Claude Code's lock files: a user who has opencode gets ~/.claude/ide, where it looks.
+    const borrower = agent === 'claude' && this.chosenAgents === undefined && userHasOpencode();
+    return givenDir !== undefined || fromEnv || borrower || (this.chosenAgents?.includes(agent) ?? false);
   }
 
   /**
@@ -769,21 +773,35 @@ export class Companion {
     else if (agent === 'claude') this.claudeLock = undefined;
     else this.ampLock = undefined;
     this.awaitFolder(agent, path.dirname(lock.dir));
+    // opencode's first run serves it too (its data folder), unless the user chose the agents.
+    if (agent === 'claude' && this.chosenAgents === undefined) this.awaitFolder('opencode', opencodeDataDir());
   }
 
   /** Serves `agent` once `folder` appears (said in the log now, and then). */
-  private awaitFolder(agent: AgentName, folder: string): void {
+  private awaitFolder(agent: AgentName | 'opencode', folder: string): void {
+    if (agent === 'opencode') {
+      this.arrivals?.add('opencode', folder);
+      return;
+    }
     this.logger.info(
       `${servedAgentNames([agent]).join(' and ')} not served yet: no ${folder} here; served as soon as it appears (the agent's first run makes it), or name it in \`agents\` or ${AGENTS_ENV} to serve it now`,
     );
-    this.arrivals ??= new FolderArrivals<AgentName>((arrived) => void this.folderArrived(arrived));
+    this.arrivals ??= new FolderArrivals<AgentName | 'opencode'>((arrived) => void this.folderArrived(arrived));
     this.arrivals.add(agent, folder);
   }
 
   /** An awaited agent's folder appeared: its lock file, socket or router, then the discovery file saying so. */
-  private async folderArrived(agent: AgentName): Promise<void> {
+  private async folderArrived(arrived: AgentName | 'opencode'): Promise<void> {
     await this.startPromise?.catch(() => undefined);
     if (this.state !== 'running') return;
+    // opencode's folder: Claude Code's face, its ~/.claude/ide made (where opencode looks); its own folder is no longer awaited.
+    const agent: AgentName = arrived === 'opencode' ? 'claude' : arrived;
+    if (arrived === 'opencode') {
+      const parked = this.parkedLocks.get('claude');
+      if (!parked) return;
+      this.parkedLocks.set('claude', new PortLockFile(parked.dir, parked.port, true) as PortLockFile<never>);
+      this.arrivals?.delete('claude');
+    } else if (arrived === 'claude') this.arrivals?.delete('opencode');
     const before = this.ownedPaths();
     if (agent === 'copilot') await this.listenForCopilot();
     else if (agent === 'codex') await this.joinCodex();
@@ -805,7 +823,8 @@ export class Companion {
       this.logger.error('could not rewrite the discovery file', { error: describeError(err) });
     }
     const served = this.servedNow();
-    if (served.includes(agent)) this.logger.info(`${servedAgentNames([agent]).join(' and ')} served: its folder appeared`);
+    if (served.includes(agent))
+      this.logger.info(`${servedAgentNames([agent]).join(' and ')} served: ${arrived === 'opencode' ? "opencode's" : 'its'} folder appeared`);
     const added = this.ownedPaths().filter((p) => !before.includes(p));
     if (this.options.reapOnKill && added.length > 0) {
       const reaper = await startReaper(added);

@@ -40,6 +40,12 @@ export class FolderArrivals<K extends string> {
     this.check();
   }
 
+  /** Stops awaiting `key` (another way served it). */
+  delete(key: K): void {
+    this.awaited.delete(key);
+    if (this.awaited.size === 0) this.stopAll();
+  }
+
   close(): void {
     this.closed = true;
     this.awaited.clear();

@@ -169,6 +169,21 @@ export function userHasAmp(env: NodeJS.ProcessEnv = process.env): boolean {
   return Boolean(env[AMP_ENV.DATA_HOME]) || Boolean(env[AMP_ENV.API_KEY]) || fs.existsSync(path.dirname(ampIdeDir(env)));
 }
 
+/** opencode's data folder, as it finds it: `$XDG_DATA_HOME/opencode`, else `~/.local/share/opencode` (made on its first run). */
+export function opencodeDataDir(env: NodeJS.ProcessEnv = process.env): string {
+  const xdg = env[AMP_ENV.XDG_DATA_HOME];
+  return path.join(xdg ? path.resolve(xdg) : path.join(os.homedir() || os.tmpdir(), '.local', 'share'), 'opencode');
+}
+
+/**
+ * Whether the user has opencode (its data folder): then Claude Code's face,
+ * the one opencode uses, is served by default, its `~/.claude/ide` made if
+ * missing, since that is where opencode itself looks (docs/agents.md).
+ */
+export function userHasOpencode(env: NodeJS.ProcessEnv = process.env): boolean {
+  return fs.existsSync(opencodeDataDir(env));
+}
+
 /** Amp's lock file name for a companion on `port` (amp.nvim's `<PORT>.json`). */
 export function ampLockFileName(port: number): string {
   return `${port}.json`;
