@@ -61,7 +61,7 @@ export const neovimInstaller: EditorInstaller = {
         ],
         // A stale help index from the source tree would point at nothing; setup() rebuilds it.
         finish: (staging) => (fs.rmSync(path.join(staging, 'doc', 'tags'), { force: true }), []),
-        done: 'Neovim starts the companion at startup; :GeminiStatus shows it, :Gemini opens Gemini CLI in a split.',
+        done: 'Neovim starts the companion at startup; :GeminiStatus shows it, :Gemini opens Gemini CLI in a split; Qwen Code, Claude Code, opencode, Copilot CLI, Codex CLI and Amp find it too (docs/agents.md).',
       },
       options,
     );

@@ -13,7 +13,7 @@ import { parseCommandArgs } from '@ide-companion/command/commandSpec';
 import { type EditorActions } from '@ide-companion/server/editorActions';
 import { type EditorCommand } from '@ide-companion/command/editorEnd';
 import { type SessionInfo } from '@ide-companion/server/sessions';
-import { AGENT_DISPLAY_NAMES, parseAgents, type AgentName } from '@ide-companion/shared/agentPaths';
+import { AGENT_DISPLAY_NAMES, parseAgents, servedAgentNames, type AgentName } from '@ide-companion/shared/agentPaths';
 import { draftsLeftBehind } from '@ide-companion/server/keptProposals';
 import { paint } from './renderDiff.js';
 import { SERVE_IDE_INFO, serveSpec } from './serveSpec.js';
@@ -54,6 +54,14 @@ function agentHints(agents: readonly AgentName[]): string {
     agents.includes('amp') ? 'amp there connects with --ide' : '',
   ].filter((h) => h !== '');
   return hints.length > 0 ? `(${hints.join('; ')}.)\n` : '';
+}
+
+/** The agents awaited (their folder not there yet): served once it appears. */
+function waitingLine(notServed: Companion['agentsNotServed']): string {
+  const waiting = Object.entries(notServed).flatMap(([agent, why]) =>
+    why?.why === 'folder missing' ? [`${servedAgentNames([agent as AgentName]).join(', ')} (no ${why.folder})`] : [],
+  );
+  return waiting.length > 0 ? `Not served yet: ${waiting.join(', ')}; each is served as soon as its folder appears (its first run makes it).\n` : '';
 }
 
 async function run(argv: string[]): Promise<number> {
@@ -120,16 +128,25 @@ async function run(argv: string[]): Promise<number> {
   });
 
   event({ event: 'listening', port: companion.port, workspace: roots, discoveryFile: companion.discoveryFilePath, pid: process.pid });
+  // An agent first run after serve started (its folder appears then) is served from then on: said once.
+  companion.onDidChangeAgents((served) => {
+    screen.print(`Now serving ${servedAgentNames(served).join(', ')}: a folder appeared.\n${agentHints(served)}`);
+    event({ event: 'agents', served });
+  });
   const connect = roots.map((r) => `  cd ${r} && gemini`).join('\n');
   screen.print(
-    `${paint('ide-companion serve', 'bold', color)}: companion for ${companion.agents.map((a) => AGENT_DISPLAY_NAMES[a]).join(', ')} on 127.0.0.1:${companion.port}\n` +
+    `${paint('ide-companion serve', 'bold', color)}: companion for ${servedAgentNames(companion.agents).join(', ')} on 127.0.0.1:${companion.port}\n` +
       `Connect from another terminal:\n${connect}\n` +
       agentHints(companion.agents) +
-      `(/ide status there shows "Connected to ${SERVE_IDE_INFO.displayName}".) Proposed edits appear here. Ctrl+C stops.\n`,
+      `(/ide status there shows "Connected to ${SERVE_IDE_INFO.displayName}".) Proposed edits appear here. Ctrl+C stops.\n` +
+      waitingLine(companion.agentsNotServed),
   );
-  if (companion.socketPath)
+  // The project's stable address (docs/remote.md), what the recipes mount and forward: it outlives this serve, unlike its own socket.
+  const stable = [...new Set(roots.flatMap((r) => companion!.workspaceSocketPaths[r] ?? []))];
+  const sockets = stable.length > 0 ? stable : companion.socketPath ? [companion.socketPath] : [];
+  if (sockets.length > 0)
     screen.print(
-      `Also on ${companion.socketPath}: gemini in a container, --sandbox or over SSH connects through it (ide-companion container, sandbox or ssh HOST).\n`,
+      `Also on ${sockets.join(', ')}: gemini in a container, --sandbox or over SSH connects through it (ide-companion container, sandbox or ssh HOST).\n`,
     );
   const left = draftsLeftBehind();
   if (left.length > 0) {

@@ -207,7 +207,16 @@ export class TerminalReview implements EditorActions {
         this.options.outcomes.reject(entry.diff.id);
         entry?.draft.drop();
         this.options.screen.setPrompt('');
-        this.print(paint(`Rejected: ${visibleLine(shownPathOf(entry.diff))} stays as it is.\n`, 'red', this.options.color));
+        // A proposed new file is not there to stay as it is: it is not made.
+        this.print(
+          paint(
+            entry.diff.originalContent === undefined
+              ? `Rejected: ${visibleLine(shownPathOf(entry.diff))} is not created.\n`
+              : `Rejected: ${visibleLine(shownPathOf(entry.diff))} stays as it is.\n`,
+            'red',
+            this.options.color,
+          ),
+        );
         this.options.onEvent?.({ event: 'diffRejected', filePath: entry.diff.filePath });
         this.next();
         return;

@@ -22,6 +22,7 @@ import {
   type RecordingClient,
   editorWriting,
 } from '@ide-companion/testkit';
+import { stableSocketDir, workspaceSocketPath } from '@ide-companion/server/workspaceSockets';
 
 const bin = path.join(repoRoot, 'packages', 'cli', 'bin', 'ide-companion.js');
 const skip = skipUnless(which('tmux') !== undefined, 'tmux', 'apt-get install tmux');
@@ -97,8 +98,13 @@ describe('ide-companion serve', { skip }, () => {
     const name = fs.readdirSync(discoveryDir).find((n) => n.startsWith('gemini-ide-server-'))!;
     const tools = await assertServesSocket(path.join(discoveryDir, name));
     assert.ok(tools.includes('openDiff') && tools.includes('closeDiff'));
-    const socketPath = JSON.parse(fs.readFileSync(path.join(discoveryDir, name), 'utf8')).socketPath;
-    assert.ok(tmux.screen().replace(/\n/g, '').includes(`Also on ${socketPath}`), 'the banner names the socket');
+    // Issue 39: the banner named this process's socket; docs/remote.md's recipes use the project's stable address.
+    const runtime = process.env['XDG_RUNTIME_DIR'];
+    const stableDir = runtime && path.isAbsolute(runtime) ? path.join(runtime, 'ide-companion') : stableSocketDir({ tmpdir: tmp.path });
+    const stable = workspaceSocketPath(stableDir, workspace);
+    assert.ok(tmux.screen().replace(/\n/g, '').includes(`Also on ${stable}:`), `the banner names the stable address ${stable}`);
+    const perProcess = JSON.parse(fs.readFileSync(path.join(discoveryDir, name), 'utf8')).socketPath;
+    assert.ok(!tmux.screen().replace(/\n/g, '').includes(perProcess), 'not the per-process socket');
   });
 
   test('the status line shows the connected CLI session', async () => {
@@ -154,6 +160,9 @@ describe('ide-companion serve', { skip }, () => {
     await proposed(f, 'new file\n', '+new file');
     tmux.type('r');
     assert.deepEqual(await outcome(f), { method: 'ide/diffRejected', params: { filePath: f } });
+    // Issue 39: a rejected new file "stayed as it is"; it is not made.
+    await tmux.waitForText('reject.txt is not created.');
+    assert.equal(fs.existsSync(f), false);
   });
 
   test('a key and Enter arriving in one read still decide; a paste of several keys does not', async () => {
@@ -208,7 +217,7 @@ describe('ide-companion serve', { skip }, () => {
     assert.ok(!text.includes('\x1b'), text);
     const pane = visiblePane(tmux);
     assert.ok(!pane.includes('hidden?'), 'nothing proposed');
-    assert.match(pane, /Rejected: .*before-the-hostile-path\.txt stays as it is/, 'what was printed before is still on screen');
+    assert.match(pane, /Rejected: .*before-the-hostile-path\.txt is not created/, 'what was printed before is still on screen');
   });
 
   test('editing works for any file name: the temp file is safely named and passed as one argument', async () => {
@@ -376,9 +385,8 @@ test('the CLI gone after the user edited and accepted in serve, before it wrote:
     const accepted = await waitFor(() => cli.notifications.find((n) => n.method === 'ide/diffAccepted'), 'the CLI told');
     assert.equal(accepted.params.content, edited);
     assert.deepEqual(draftsIn(tmp.path), [], 'a decided proposal leaves no draft');
-    // The CLI dies before it writes: its session ends.
-    await (cli.client.transport as any).terminateSession();
-    await cli.client.close();
+    // The CLI dies before it writes: its stream closes, no DELETE (the real CLI sends none), and its session ends.
+    await cli.close();
     const kept = await waitFor(() => events.find((e) => e.event === 'diffKept'), 'the accepted text kept', 10_000);
     assert.equal(kept.filePath, target);
     assert.equal(fs.readFileSync(kept.keptIn, 'utf8'), edited, 'kept byte for byte');
@@ -386,6 +394,48 @@ test('the CLI gone after the user edited and accepted in serve, before it wrote:
     assert.equal((fs.statSync(path.dirname(kept.keptIn)).mode & 0o777).toString(8), '700');
     await waitFor(() => served.review.includes(`It is kept in ${kept.keptIn}`), 'its path printed');
     assert.equal(fs.readFileSync(target, 'utf8'), 'on disk\n', 'the file untouched');
+  } finally {
+    child.kill('SIGTERM');
+    await new Promise((r) => child.once('exit', r));
+    tmp.cleanup();
+  }
+});
+
+// Issue 39: `ide-companion diff FILE NEW` (no --write) accepted in serve printed the text, then serve called it a "kept" proposal.
+test('`ide-companion diff a.txt NEW` accepted in serve: the command prints the text, rc 0, and serve keeps nothing nor says it did', async () => {
+  const tmp = makeTempDir();
+  const workspace = path.join(tmp.path, 'ws');
+  fs.mkdirSync(workspace);
+  fs.writeFileSync(path.join(workspace, 'a.txt'), 'on disk\n');
+  fs.writeFileSync(path.join(workspace, 'NEW'), 'the new text\n');
+  const served = await serveOnPipes(tmp.path, workspace, editorWriting(tmp.path, 'unused'));
+  const { child, events } = served;
+  try {
+    await waitFor(() => events.find((e) => e.event === 'listening'), 'listening event', 20_000);
+    const { spawn } = await import('node:child_process');
+    const diff = spawn(process.execPath, [bin, 'diff', 'a.txt', 'NEW'], {
+      cwd: workspace,
+      env: { ...process.env, TMPDIR: tmp.path },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    diff.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+    const exited = new Promise<number | null>((r) => diff.once('exit', (code) => r(code)));
+    await waitFor(() => events.find((e) => e.event === 'diffOpened'), 'the proposal shown', 40_000);
+    child.stdin!.write('a\n');
+    assert.equal(await exited, 0);
+    assert.equal(out, 'the new text\n');
+    await waitFor(() => events.findLast((e) => e.event === 'sessions')?.count === 0, 'the session ended', 10_000);
+    // Longer than serve's stream grace: a session that merely went away would have been kept by now.
+    await new Promise((r) => setTimeout(r, 3_000));
+    assert.equal(
+      events.find((e) => e.event === 'diffKept'),
+      undefined,
+      'nothing kept',
+    );
+    assert.doesNotMatch(served.review, /kept/i);
+    assert.equal(fs.readFileSync(path.join(workspace, 'a.txt'), 'utf8'), 'on disk\n', 'no --write: the file untouched');
+    assert.deepEqual(draftsIn(tmp.path), []);
   } finally {
     child.kill('SIGTERM');
     await new Promise((r) => child.once('exit', r));

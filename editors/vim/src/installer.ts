@@ -73,7 +73,7 @@ export const vimInstaller: EditorInstaller = {
           fs.rmSync(path.join(staging, 'doc', 'tags'), { force: true });
           return buildHelpTags(path.join(staging, 'doc'), env) ? [] : ['Run `:helptags ALL` in Vim for `:help ide-companion`.'];
         },
-        done: 'Vim starts the companion at startup; :GeminiStatus shows it, :Gemini opens Gemini CLI in a split.',
+        done: 'Vim starts the companion at startup; :GeminiStatus shows it, :Gemini opens Gemini CLI in a split; Qwen Code, Claude Code, opencode, Copilot CLI, Codex CLI and Amp find it too (docs/agents.md).',
       },
       options,
     );

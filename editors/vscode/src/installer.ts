@@ -154,7 +154,9 @@ export const vscodeInstaller: EditorInstaller = {
     }
     const parts: string[] = [];
     if (done.length > 0)
-      parts.push(`Installed the Gemini CLI companion in ${done.join(', ')}. Reload open windows ("Developer: Reload Window"), then run "Gemini CLI: Run".`);
+      parts.push(
+        `Installed the Gemini CLI companion in ${done.join(', ')}. Reload open windows ("Developer: Reload Window"), then run "Gemini CLI: Run"; Qwen Code, Claude Code, opencode, Copilot CLI, Codex CLI and Amp in its terminals find it too (docs/agents.md).`,
+      );
     if (failed.length > 0) parts.push(`Failed in ${failed.join('; ')}.`);
     return { success: done.length > 0 && failed.length === 0, message: parts.join(' '), changed: done.length > 0 ? [vsix] : [] };
   },

@@ -212,6 +212,7 @@ docs/remote.md.`,
     1: 'no companion with a socket serves this folder',
     2: USAGE_ERROR,
     3: 'ssh could not connect, or the remote folder could not be made',
+    4: "the connection dropped under the remote shell (or ssh refused to forward the socket: ssh's message says which)",
   },
 };
 
@@ -242,9 +243,9 @@ export function commandSpec(name: string): CommandSpec {
 export function exitCodeMarkdown(table: readonly CommandSpec[]): string {
   const cell = (c: CommandSpec, code: ExitCode) => c.exits[code] ?? '';
   return [
-    '| command | 0 | 1 | 2 | 3 |',
-    '| --- | --- | --- | --- | --- |',
-    ...table.map((c) => `| \`${c.name}\` | ${cell(c, 0)} | ${cell(c, 1)} | ${cell(c, 2)} | ${cell(c, 3)} |`),
+    '| command | 0 | 1 | 2 | 3 | 4 |',
+    '| --- | --- | --- | --- | --- | --- |',
+    ...table.map((c) => `| \`${c.name}\` | ${cell(c, 0)} | ${cell(c, 1)} | ${cell(c, 2)} | ${cell(c, 3)} | ${cell(c, 4)} |`),
   ].join('\n');
 }
 

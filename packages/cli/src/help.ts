@@ -13,7 +13,7 @@ function help(): string {
   const table = COMMANDS.map((c) => c.spec);
   const width = Math.max(...table.map((c) => c.name.length));
   const lines = table.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`);
-  return `Usage: ide-companion COMMAND [OPTIONS]\n\nGemini CLI's IDE integration for any editor.\n\nCommands:\n${lines.join('\n')}\n\n${exitCodeTable(table)}\n\nRun 'ide-companion help COMMAND' for a command's options.\n`;
+  return `Usage: ide-companion COMMAND [OPTIONS]\n\nAn IDE mode for terminal coding agents (Gemini CLI, Qwen Code, Claude Code, opencode,\nCopilot CLI, Codex CLI, Amp) in any editor: Neovim, Vim, Emacs, VS Code, or serve.\n\nCommands:\n${lines.join('\n')}\n\n${exitCodeTable(table)}\n\nRun 'ide-companion help COMMAND' for a command's options.\n`;
 }
 
 export async function helpMain(argv: string[]): Promise<number> {
@@ -28,8 +28,19 @@ export async function helpMain(argv: string[]): Promise<number> {
   }
   if (name === 'help') {
     const entry = COMMANDS.find((c) => c.name === rest[0]);
+    if (!entry && rest.length > 0) {
+      // `help instal`: the near miss named, as for `ide-companion instal`.
+      const meant = nearestName(
+        rest[0]!,
+        COMMANDS.map((c) => c.name),
+      );
+      process.stderr.write(
+        `ide-companion: no command '${cleanText(rest[0]!)}'${meant ? `; did you mean 'ide-companion help ${meant}'?` : ''} ('ide-companion --help' lists them)\n`,
+      );
+      return EXIT.USAGE;
+    }
     process.stdout.write(entry ? usageOf(entry.spec) : help());
-    return entry || rest.length === 0 ? EXIT.OK : EXIT.USAGE;
+    return EXIT.OK;
   }
   // A near miss gets one line, not the whole help.
   const meant = nearestName(

@@ -10,7 +10,18 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { codexCommand, askCodexWithIde, findCodexCli, makeCodexHome, skipUnless, startResponsesMock, which } from '@ide-companion/testkit';
+import {
+  codexCommand,
+  codexDaemonPids,
+  askCodexWithIde,
+  findCodexCli,
+  makeCodexHome,
+  skipUnless,
+  startResponsesMock,
+  stopCodexDaemons,
+  waitFor,
+  which,
+} from '@ide-companion/testkit';
 import { serveDirs, startServe } from './support/serveInTmux.js';
 
 const codex = findCodexCli();
@@ -35,4 +46,10 @@ test("codex's /ide in the project takes serve's context: the file saved there re
   const text = await askCodexWithIde(tui, model, 'what am I looking at');
   assert.ok(text.includes('## Active file: notes.md'), `the active file reaches the model: ${text}`);
   assert.ok(text.endsWith('## My request for Codex:\nwhat am I looking at'), `the request follows the context: ${text}`);
+  // Issue 39: Codex CLI's TUI leaves its `app-server --managed-daemon` running (parent PID 1) once it ends; the test ends it.
+  await tui.stop();
+  const left = codexDaemonPids(codexHome);
+  t.diagnostic(`Codex daemons left by the TUI: ${left.length}`);
+  assert.deepEqual(stopCodexDaemons(codexHome).sort(), left.sort());
+  await waitFor(() => codexDaemonPids(codexHome).length === 0 || undefined, 'no Codex daemon left for this CODEX_HOME', 5_000);
 });

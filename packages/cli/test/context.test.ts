@@ -66,6 +66,9 @@ test('context --watch --json: one line per change, survives a companion restart,
       lines().some((l) => l.status === 'disconnected'),
       'the drop was reported',
     );
+    // Issue 39: the user's own stop read "[disconnected: IDE integration stopped.]"; it says what happened.
+    assert.deepEqual(lines().at(-1), { status: 'stopped', signal: 'SIGHUP' });
+    assert.equal(lines().filter((l) => l.details === 'IDE integration stopped.').length, 0, 'no disconnection reported for the stop');
   } finally {
     run.child.kill('SIGKILL');
     await second?.cleanup();

@@ -19,6 +19,10 @@ test('install without EDITOR lists the registry (exit 0)', async () => {
     );
     assert.ok(out.installers.some((i: { id: string }) => i.id === 'neovim'));
     assert.equal(out.detectedEditor.name, 'neovim');
+    // Issue 39: the Gemini CLI extension was listed as an editor ("gemini  Gemini CLI (editor found, not installed)").
+    const text = await runBin(['install'], { cwd: s.workspace, env: binEnv(s.tmp, { HOME: s.tmp, PATH: path.dirname(process.execPath) }) });
+    assert.match(text.stdout, /^ {2}gemini +Gemini CLI extension \(gemini not found, not installed\)$/m);
+    assert.match(text.stdout, /^ {2}neovim +Neovim \(editor (not )?found, (not )?installed\)$/m);
   } finally {
     await s.cleanup();
   }
@@ -47,6 +51,8 @@ test("install neovim runs the registry's installer: --dry-run changes nothing, a
     const real = await runBin(['install', 'Neovim'], { cwd: s.workspace, env });
     assert.equal(real.code, 0, real.stderr);
     assert.match(real.stdout, /^✔ /);
+    // Issue 39: the message named Gemini CLI alone.
+    assert.match(real.stdout, /Qwen Code, Claude Code, opencode, Copilot CLI, Codex CLI and Amp find it too/);
     assert.ok(fs.existsSync(`${data}/nvim/site/pack/ide-companion/start/ide-companion`));
   } finally {
     await s.cleanup();
@@ -111,6 +117,11 @@ test("a near miss gets one line naming what was meant: `instal`, `install neovin
     const editor = await runBin(['install', 'neovin'], { cwd: s.workspace, env });
     assert.equal(editor.code, 2);
     assert.match(editor.stderr, /^ide-companion install: no installer for 'neovin'; did you mean 'ide-companion install neovim'\? \(available: /);
+    // Issue 39: `help instal` named nothing.
+    const help = await runBin(['help', 'instal'], { cwd: s.workspace, env });
+    assert.equal(help.code, 2);
+    assert.equal(help.stderr, "ide-companion: no command 'instal'; did you mean 'ide-companion help install'? ('ide-companion --help' lists them)\n");
+    assert.equal(help.stdout, '');
     const far = await runBin(['install', 'no-such-editor'], { cwd: s.workspace, env });
     assert.doesNotMatch(far.stderr, /did you mean/);
   } finally {

@@ -146,7 +146,8 @@ test("list, status and doctor: Codex CLI's socket (one per user) said once, with
     // Another folder: the router says no editor has it.
     const elsewhere = fs.mkdtempSync(path.join(s.tmp, 'elsewhere-'));
     const other = await runBin(['list'], { cwd: elsewhere, env });
-    assert.ok(other.stdout.includes(`answered no-client-found for ${elsewhere}`), other.stdout);
+    assert.ok(other.stdout.includes(`no editor serves ${elsewhere}: Codex CLI's /ide gets no context here`), other.stdout);
+    assert.equal(other.stdout.includes('no-client-found'), false, 'no router jargon');
     // No socket: nothing said.
     const none = await runBin(['list'], { cwd: s.workspace, env: binEnv(s.tmp, { CODEX_HOME: path.join(s.tmp, 'no-codex') }) });
     assert.equal(none.stdout.includes('Codex CLI ('), false, none.stdout);

@@ -113,8 +113,9 @@ test(
     const relayArgs = there.stdio.args
       .slice(1)
       .map((a) => a.replace(/^\/run\/ide-companion/, path.dirname(workspaceSocketPath(stableSocketDir({ tmpdir: tmp }), workspace))));
+    // Here the container's path is this one: the map names the workspace on both sides.
     const mapAt = relayArgs.indexOf('--map');
-    if (mapAt !== -1) relayArgs.splice(mapAt, 2);
+    if (mapAt !== -1) relayArgs.splice(mapAt, 2, '--map', `${workspace}=${workspace}`);
     const ideDir = path.join(tmp, 'gemini', 'ide');
     fs.mkdirSync(ideDir, { recursive: true });
     fs.writeFileSync(
@@ -128,7 +129,9 @@ test(
     const doctorEnv = { ...env, GEMINI_CLI_IDE_PID: String(process.pid) };
     const before = run(['doctor'], workspace, doctorEnv);
     assert.equal(before.code, 1, before.stdout);
-    assert.match(before.stdout, /no editor companion serves/);
+    // Issue 39: it named the socket, not the project, and said "for 0 s" (a relay just started has seen nothing for any time).
+    assert.ok(before.stdout.includes(`no editor companion serves ${workspace} (through `), before.stdout);
+    assert.doesNotMatch(before.stdout, / for 0 s/);
     assert.match(before.stdout, /Start your editor \(or `ide-companion serve`\) in the project on its machine: nothing here needs changing/);
     const h = await startTestCompanion({ tmp, workspace });
     t.after(() => h.cleanup());

@@ -82,7 +82,8 @@ test('status: no companion at all (exit 1) and a bad option (exit 2)', async () 
 
 // Regression: in a container without REMOTE_CONTAINERS, status, context and diff dialled
 // host.docker.internal and failed, and status did not say what to set for gemini.
-test('in a container without REMOTE_CONTAINERS: status, context and diff reach the companion here; status says what to export', async (t) => {
+// Issue 39: status then said "Connected" (rc 0) where doctor said gemini would NOT connect (rc 1): doctor was right.
+test('in a container without REMOTE_CONTAINERS: context and diff reach the companion here; status agrees with doctor that gemini would not, and says what to export', async (t) => {
   if (!['/.dockerenv', '/run/.containerenv'].some((f) => fs.existsSync(f))) return t.skip('not in a container (the library test covers the rule)');
   const s = await setup();
   try {
@@ -90,9 +91,22 @@ test('in a container without REMOTE_CONTAINERS: status, context and diff reach t
     const env = binEnv(s.tmp);
     for (const v of ['REMOTE_CONTAINERS', 'SSH_CONNECTION', 'VSCODE_REMOTE_CONTAINERS_SESSION']) delete env[v];
     const status = await runBin(['status'], { cwd: s.workspace, env });
-    assert.equal(status.code, 0, status.stderr);
-    assert.match(status.stdout, /^🟢 Connected to Test IDE/);
+    const doctor = await runBin(['doctor'], { cwd: s.workspace, env });
+    assert.equal(doctor.code, 1, doctor.stdout);
+    assert.match(doctor.stdout, /would NOT connect/);
+    assert.equal(status.code, doctor.code, status.stdout);
+    assert.match(status.stdout, /^🔴 Disconnected: Failed to connect to IDE companion extension in Test IDE\./);
+    assert.match(status.stdout, /gemini started here would NOT connect: it dials host\.docker\.internal/);
+    assert.match(status.stdout, /ide-companion's own commands reach Test IDE: Connected to Test IDE/);
+    assert.equal(JSON.parse((await runBin(['status', '--json'], { cwd: s.workspace, env })).stdout).geminiWouldConnect, false);
     assert.match(status.stdout, /Container: .*export REMOTE_CONTAINERS=1/);
+    // With what the hint says exported, both say connected.
+    const exported = { ...env, REMOTE_CONTAINERS: '1' };
+    const statusThen = await runBin(['status'], { cwd: s.workspace, env: exported });
+    const doctorThen = await runBin(['doctor'], { cwd: s.workspace, env: exported });
+    assert.equal(statusThen.code, 0, statusThen.stdout);
+    assert.equal(doctorThen.code, 0, doctorThen.stdout);
+    assert.match(statusThen.stdout, /^🟢 Connected to Test IDE/);
     const context = await runBin(['context'], { cwd: s.workspace, env });
     assert.equal(context.code, 0, context.stderr);
     const diff = runBin(['diff', 'one.ts', '-', '--json'], { cwd: s.workspace, env, stdin: 'y\n' });

@@ -6,7 +6,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { CodexFrameDecoder, encodeCodexFrame, CODEX_MAX_RESPONSE_FRAME_BYTES } from '@ide-companion/protocol/codexFrames';
+import { CODEX_ERROR, CodexFrameDecoder, encodeCodexFrame, CODEX_MAX_RESPONSE_FRAME_BYTES } from '@ide-companion/protocol/codexFrames';
 import { codexSocketPath } from '@ide-companion/shared/agentPaths';
 import { checkSocketToDial } from '@ide-companion/shared/privateSocket';
 
@@ -90,7 +90,12 @@ export async function probeCodex(workspaceRoot: string, env: NodeJS.ProcessEnv =
               ...(activeFile && { activeFile }),
             });
           }
-          return done({ state: 'answered', ok: false, detail: `answered ${String(frame.error)} for ${workspaceRoot}` });
+          // The router's error codes in words: what Codex CLI's /ide gets here.
+          const detail =
+            frame.error === CODEX_ERROR.noClientFound
+              ? `no editor serves ${workspaceRoot}: Codex CLI's /ide gets no context here`
+              : `the editors answered an error for ${workspaceRoot} (${String(frame.error)})`;
+          return done({ state: 'answered', ok: false, detail });
         }
       }
     });

@@ -5,7 +5,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { LOOPBACK_HOST, splitWorkspacePath, type IdeInfo } from '@ide-companion/protocol';
+import { AGENT_NOT_SERVED_REASONS, LOOPBACK_HOST, splitWorkspacePath, type AgentNotServedReason, type IdeInfo } from '@ide-companion/protocol';
 import { isProcessAlive } from '@ide-companion/shared/processAlive';
 import { discoveryDirectory, listDiscoveryDir, readDiscoveryFile } from './discoveryFiles.js';
 import {
@@ -33,8 +33,46 @@ export interface CompanionListing {
   portOpen?: boolean;
   /** A problem with the file itself. */
   problem?: string;
-  /** The agents it serves: Gemini CLI always, Qwen Code, Claude Code, Copilot CLI and Amp when their lock files for its port name its IDE's PID (docs/agents.md). */
+  /**
+   * The agents it serves: as its discovery file says (ours say, Codex CLI
+   * included), else Gemini CLI, and Qwen Code, Claude Code, Copilot CLI and
+   * Amp when their lock files for its port name its IDE's PID (docs/agents.md).
+   */
   agents: AgentName[];
+  /** Each agent it does not serve, and why, as its discovery file says (empty when it says nothing). */
+  notServed: Partial<Record<AgentName, AgentNotServed>>;
+}
+
+export interface AgentNotServed {
+  why: AgentNotServedReason;
+  /** `folder missing`: the folder awaited. */
+  folder?: string;
+  /** `refused`: what was refused. */
+  detail?: string;
+}
+
+/** What a discovery file of ours says of its agents (`agents`), read loosely: anything unexpected is left out. */
+export function declaredAgents(
+  json: Record<string, unknown> | undefined,
+): { served: AgentName[]; notServed: Partial<Record<AgentName, AgentNotServed>> } | undefined {
+  const agents = json?.['agents'] as { served?: unknown; notServed?: unknown } | undefined;
+  if (typeof agents !== 'object' || agents === null || !Array.isArray(agents.served)) return undefined;
+  const known = (a: unknown): a is AgentName => typeof a === 'string' && (AGENTS as readonly string[]).includes(a);
+  const served = AGENTS.filter((a) => a === 'gemini' || (agents.served as unknown[]).includes(a));
+  const notServed: Partial<Record<AgentName, AgentNotServed>> = {};
+  if (typeof agents.notServed === 'object' && agents.notServed !== null) {
+    for (const [agent, value] of Object.entries(agents.notServed as Record<string, unknown>)) {
+      const v = value as { why?: unknown; folder?: unknown; detail?: unknown } | null;
+      if (!known(agent) || served.includes(agent) || typeof v !== 'object' || v === null) continue;
+      if (!(AGENT_NOT_SERVED_REASONS as readonly unknown[]).includes(v.why)) continue;
+      notServed[agent] = {
+        why: v.why as AgentNotServedReason,
+        ...(typeof v.folder === 'string' && { folder: v.folder }),
+        ...(typeof v.detail === 'string' && { detail: v.detail }),
+      };
+    }
+  }
+  return { served, notServed };
 }
 
 /** True when a TCP connection to host:port succeeds within timeoutMs. */
@@ -96,8 +134,11 @@ export async function listCompanions(
       ide: read.ideInfo,
       problem: read.readError,
       agents: [],
+      notServed: {},
     };
-    listing.agents = agentsServed(listing.port, listing.pid, env);
+    const declared = declaredAgents(json);
+    listing.agents = declared?.served ?? agentsServed(listing.port, listing.pid, env);
+    listing.notServed = declared?.notServed ?? {};
     if (read.workspacePath !== undefined) {
       listing.workspacePath = read.workspacePath;
       listing.roots = splitWorkspacePath(read.workspacePath, path.delimiter);
@@ -112,4 +153,43 @@ export async function listCompanions(
     );
   }
   return listings.sort((a, b) => b.pid - a.pid);
+}
+
+/** Each face's commands: the agent is installed here when one of them is on PATH. */
+const AGENT_COMMANDS: Readonly<Record<AgentName, readonly string[]>> = {
+  gemini: ['gemini'],
+  qwen: ['qwen'],
+  claude: ['claude', 'opencode'],
+  copilot: ['copilot'],
+  codex: ['codex'],
+  amp: ['amp'],
+};
+
+/** Whether `command` is an executable file in one of PATH's folders. */
+export function onPath(command: string, env: NodeJS.ProcessEnv = process.env): boolean {
+  for (const dir of (env['PATH'] ?? '').split(path.delimiter)) {
+    if (dir === '') continue;
+    try {
+      fs.accessSync(path.join(dir, command), fs.constants.X_OK);
+      return true;
+    } catch {
+      // Not here.
+    }
+  }
+  return false;
+}
+
+/** Why `agent` is not served, in words (`list`, `doctor`); `folder missing` says "not installed" when none of its commands is on PATH. */
+export function notServedWords(agent: AgentName, reason: AgentNotServed, env: NodeJS.ProcessEnv = process.env): string {
+  switch (reason.why) {
+    case 'not chosen':
+      return "not chosen (the editor's agents option or IDE_COMPANION_AGENTS leaves it out)";
+    case 'folder missing': {
+      const folder = reason.folder ?? 'its folder';
+      if (!AGENT_COMMANDS[agent].some((c) => onPath(c, env))) return `not installed (no ${AGENT_COMMANDS[agent].join(' or ')} on PATH, no ${folder})`;
+      return `not served yet: no ${folder}; served within seconds of its first run, which makes it`;
+    }
+    case 'refused':
+      return `refused${reason.detail ? `: ${reason.detail}` : ''} (see the editor's log)`;
+  }
 }

@@ -6,7 +6,7 @@ import * as path from 'node:path';
 import type { File, IdeContext } from '@ide-companion/protocol';
 import type { CompanionClient } from './companionClient.js';
 import { withOurInstallHint, type ConnectionTarget } from './discovery.js';
-import { containerHintFor } from '@ide-companion/protocol';
+import { LOOPBACK_HOST, containerHintFor } from '@ide-companion/protocol';
 
 /** A target without its token: safe to print. */
 export type PublicTarget =
@@ -43,6 +43,8 @@ export interface StatusReport {
    * the reason it logs at start-up.
    */
   geminiCli?: { status: string; reason: string };
+  /** Whether gemini started here would connect (doctor's verdict): connected, and neither note above applies. */
+  geminiWouldConnect: boolean;
   /** Set when gemini here would dial host.docker.internal: what to set (containerHint). */
   containerHint?: string;
 }
@@ -92,10 +94,19 @@ export function buildStatus(client: CompanionClient): StatusReport {
     openFiles: context?.workspaceState?.openFiles ?? [],
     context,
     reasons: discovery?.reasons ?? [],
+    geminiWouldConnect: false,
   };
   const hint = discovery ? containerHintFor(discovery.host) : undefined;
   if (hint) report.containerHint = hint;
   if (discovery && !discovery.ide) report.geminiCli = { status: CLI_DISABLED_STATUS, reason: UNSUPPORTED_ENVIRONMENT_MESSAGE };
+  else if (discovery && state.status === 'connected' && target?.kind === 'http' && target.host === LOOPBACK_HOST && discovery.host.host !== LOOPBACK_HOST) {
+    // Reached on loopback only because this client tries it first in a container; gemini dials the container's host, where nothing answers.
+    report.geminiCli = {
+      status: `🔴 Disconnected: Failed to connect to IDE companion extension in ${displayName}.`,
+      reason: `it dials ${discovery.host.host}, not ${LOOPBACK_HOST}: ${discovery.host.reason}`,
+    };
+  }
+  report.geminiWouldConnect = state.status === 'connected' && report.geminiCli === undefined;
   if (target) {
     report.companion = {
       target: publicTarget(target),

@@ -16,6 +16,8 @@ export const EXIT = {
   USAGE: 2,
   /** An error stopped the command before it had an answer (diff: no companion, diffs not offered, connection lost). */
   ERROR: 3,
+  /** A connection made, then lost under the user (ssh: the remote shell's connection dropped). */
+  LOST: 4,
 } as const;
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
 

@@ -27,6 +27,8 @@ export interface InstallResult {
 export interface EditorInstaller {
   /** True when this editor is present on the machine (binary on PATH, config dir...). */
   detect?(options?: InstallOptions): Promise<boolean>;
+  /** What `install`'s list calls it and what `detect` finds, when it is no editor (`Gemini CLI extension`, `gemini`); default its display name, `editor`. */
+  listed?: { name: string; found: string };
   install(options: InstallOptions): Promise<InstallResult>;
   /** True when the companion is already installed for this editor. */
   isInstalled?(options?: InstallOptions): Promise<boolean>;

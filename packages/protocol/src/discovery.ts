@@ -5,6 +5,13 @@
 import * as z from 'zod/mini';
 import { lazySchema } from './lazySchema.js';
 
+/**
+ * Why a companion does not serve an agent: the user's choice left it out, its
+ * folder is not there yet (served once it appears), or what it needs was refused.
+ */
+export const AGENT_NOT_SERVED_REASONS = ['not chosen', 'folder missing', 'refused'] as const;
+export type AgentNotServedReason = (typeof AGENT_NOT_SERVED_REASONS)[number];
+
 export const IdeInfoSchema = /* @__PURE__ */ lazySchema(() =>
   z.object({
     /** Short lowercase identifier, e.g. `neovim`. */
@@ -27,6 +34,16 @@ export const DiscoveryFileSchema = /* @__PURE__ */ lazySchema(() =>
      * through the relay (docs/remote.md). The CLI ignores fields it does not know.
      */
     socketPath: z.optional(z.string().check(z.minLength(1))),
+    /**
+     * Ours too: the agents served (faces: gemini, qwen, claude, ...) and, for
+     * each other, why not, for `list` and `doctor` (docs/agents.md).
+     */
+    agents: z.optional(
+      z.object({
+        served: z.array(z.string()),
+        notServed: z.record(z.string(), z.object({ why: z.enum(AGENT_NOT_SERVED_REASONS), folder: z.optional(z.string()), detail: z.optional(z.string()) })),
+      }),
+    ),
   }),
 );
 export type DiscoveryFile = z.infer<typeof DiscoveryFileSchema>;

@@ -19,6 +19,7 @@ import {
   LOOPBACK_HOST,
   containerHint,
   joinWorkspacePaths,
+  type AgentNotServedReason,
   type Capability,
   type DiscoveryFile,
   type IdeInfo,
@@ -37,6 +38,7 @@ import { closeServer, mcpServer } from './http/mcpServer.js';
 import { loopbackHostRule, socketHostRule } from './http/requestGuard.js';
 import { registerExitCleanup } from './lifecycle.js';
 import { startReaper, type Reaper } from './reaper.js';
+import { FolderArrivals } from './folderArrivals.js';
 import { loadSdk } from './lazySdk.js';
 import { describeError, silentLogger, type Logger } from './logger.js';
 import { describeRootRefusals } from './workspaceRoots.js';
@@ -53,9 +55,13 @@ import {
   claudeIdeDir,
   copilotIdeDir,
   parseAgents,
+  servedAgentNames,
   userHasAmp,
   userHasCodex,
   userHasCopilot,
+  userHasOpencode,
+  opencodeDataDir,
+  codexHome,
   codexSocketPath,
   codexLegacySocketPaths,
   type AgentName,
@@ -215,6 +221,15 @@ export class Companion {
   private readonly wantedAgents: readonly AgentName[];
   /** The agents the user named (`agents`, IDE_COMPANION_AGENTS); undefined: the default. A named agent's config folder is made when missing. */
   private readonly chosenAgents: readonly AgentName[] | undefined;
+  /** Agents not named whose folder is missing (not run yet by this user): served once it appears (folderArrivals.ts). */
+  private arrivals: FolderArrivals<AgentName | 'opencode'> | undefined;
+  /** A waiting agent's lock file, until its folder appears. */
+  private readonly parkedLocks = new Map<'qwen' | 'claude' | 'amp', PortLockFile<never>>();
+  /** Why an agent asked for is not served: its folder or socket refused (said in the log too). */
+  private readonly refusals = new Map<AgentName, string>();
+  /** Reapers of the lock files written after start (an agent whose folder appeared). */
+  private readonly lateReapers: Reaper[] = [];
+  private readonly agentListeners = new Set<(agents: AgentName[]) => void>();
   private removeExitCleanup: (() => void) | undefined;
   private reaper: Reaper | undefined;
   private unsubscribers: Array<() => void> = [];
@@ -257,7 +272,7 @@ export class Companion {
         if (this.seedPending) void this.seedPending.then(send);
         else send();
       },
-      onSessionClosed: (id) => void this.diffs.sessionClosed(id),
+      onSessionClosed: (id, endedByClient) => void this.diffs.sessionClosed(id, endedByClient),
       onSessionsChanged: () => this.emitSessions(),
     });
     // An outcome goes to the session that opened the diff: a Claude session hears it as openDiff's answer.
@@ -276,10 +291,9 @@ export class Companion {
       this.ideInfo.name,
     );
     this.chosenAgents = options.agents ?? agentsFromEnv(this.logger);
-    // Unnamed, Copilot CLI is served only to a user who has it (its folder or COPILOT_HOME): no ~/.copilot for others.
-    // Amp and Codex CLI likewise: only to a user who has them (Amp's data folder or variables; $CODEX_HOME or ~/.codex).
-    const unnamed = AGENTS.filter((a) => (a !== 'copilot' || userHasCopilot()) && (a !== 'amp' || userHasAmp()) && (a !== 'codex' || userHasCodex()));
-    this.wantedAgents = AGENTS.filter((a) => a === 'gemini' || (this.chosenAgents ?? unnamed).includes(a));
+    // Unnamed, every agent is wanted, and served to a user who has it (its folder, or its variable): no ~/.copilot,
+    // ~/.codex or ~/.claude is made for others. One whose folder appears later is served then (start: awaitFolder).
+    this.wantedAgents = AGENTS.filter((a) => a === 'gemini' || (this.chosenAgents ?? AGENTS).includes(a));
     this.claude = this.wantedAgents.includes('claude')
       ? new ClaudeFace({
           token: this.claudeToken,
@@ -326,7 +340,6 @@ export class Companion {
           currentContext: () => ({ context: this.context.snapshot(), selectionBackward: this.context.selectionBackward }),
         })
       : undefined;
-    // Unnamed, Codex CLI is served only to a user who has it ($CODEX_HOME or ~/.codex): no ~/.codex for others.
     this.codex =
       this.wantedAgents.includes('codex') && (options.unixSocket ?? true) && process.platform !== 'win32'
         ? new CodexFace({
@@ -447,10 +460,43 @@ export class Companion {
   /** The agents this companion serves (a lock file that could not be written drops its agent, said in the log). */
   get agents(): AgentName[] {
     if (this.state === 'new' || this.state === 'starting') return [...this.wantedAgents];
+    return this.servedNow();
+  }
+
+  private servedNow(): AgentName[] {
     const locks = { qwen: this.qwenLock, claude: this.claudeLock, copilot: this.copilotLock, amp: this.ampLock };
     return this.wantedAgents.filter(
-      (a) => a === 'gemini' || (a === 'codex' ? this.codex?.refusal === undefined && this.codex !== undefined : locks[a] !== undefined),
+      (a) =>
+        a === 'gemini' ||
+        (a === 'codex' ? this.codex !== undefined && this.codex.refusal === undefined && !this.arrivals?.pending.has('codex') : locks[a] !== undefined),
     );
+  }
+
+  /**
+   * Each agent not served, and why: not chosen (the user's `agents` or
+   * IDE_COMPANION_AGENTS left it out), its folder missing (served once it
+   * appears), or refused (its folder or socket; said in the log).
+   */
+  get agentsNotServed(): Partial<Record<AgentName, { why: AgentNotServedReason; folder?: string; detail?: string }>> {
+    const served = this.servedNow();
+    const out: Partial<Record<AgentName, { why: AgentNotServedReason; folder?: string; detail?: string }>> = {};
+    for (const agent of AGENTS) {
+      if (served.includes(agent)) continue;
+      const folder = this.arrivals?.pending.get(agent) ?? (agent === 'claude' ? this.arrivals?.pending.get('opencode') : undefined);
+      const detail = agent === 'codex' ? (this.codex?.refusal ?? this.refusals.get(agent)) : this.refusals.get(agent);
+      out[agent] = !this.wantedAgents.includes(agent)
+        ? { why: 'not chosen' }
+        : folder !== undefined
+          ? { why: 'folder missing', folder }
+          : { why: 'refused', ...(detail !== undefined && { detail }) };
+    }
+    return out;
+  }
+
+  /** Called when an agent becomes served after start (its folder appeared), with every agent served. */
+  onDidChangeAgents(listener: (agents: AgentName[]) => void): () => void {
+    this.agentListeners.add(listener);
+    return () => this.agentListeners.delete(listener);
   }
 
   /**
@@ -503,21 +549,9 @@ export class Companion {
         if (sweptLocks.length > 0) this.logger.info('removed Claude Code lock files of dead processes', { files: sweptLocks });
         this.claudeLock = new PortLockFile(claudeDir, this.port, this.named('claude', this.options.claudeIdeDir));
       }
-      if (this.amp) {
-        const ampDir = this.options.ampIdeDir ?? ampIdeDir();
-        const sweptLocks = sweepStaleAmpLockFiles(ampDir);
-        if (sweptLocks.length > 0) this.logger.info('removed Amp lock files of dead processes', { files: sweptLocks });
-        const named = this.named('amp', this.options.ampIdeDir);
-        // Amp's folder is in the user's data home (~/.local/share), itself made when missing for a user who named Amp.
-        if (named) {
-          try {
-            fs.mkdirSync(path.dirname(path.dirname(ampDir)), { recursive: true, mode: 0o700 });
-          } catch {
-            // Refused: the lock file's write says why, and Amp alone is not served.
-          }
-        }
-        this.ampLock = new PortLockFile(ampDir, this.port, named, ampLockFileName);
-      }
+      // Unnamed, Amp is served only to a user who has it (its data folder, or its variables): no ~/.local/share/amp for others.
+      if (this.amp && !this.named('amp', undefined) && !userHasAmp()) this.awaitFolder('amp', path.dirname(ampIdeDir()));
+      else if (this.amp) this.makeAmpLock();
       this.removeExitCleanup = registerExitCleanup(() => this.removeFilesSync(), this.options.handleSignals ?? true);
       await this.listenOnSocket();
       await this.bindWorkspaceSockets();
@@ -553,12 +587,30 @@ export class Companion {
     this.logger.info('companion listening', { port: this.port, socket: this.socketPath, discoveryFile: this.discovery.path, workspace: this.workspacePath });
   }
 
+  /** Amp's lock file (written with the discovery file). */
+  private makeAmpLock(): void {
+    const ampDir = this.options.ampIdeDir ?? ampIdeDir();
+    const sweptLocks = sweepStaleAmpLockFiles(ampDir);
+    if (sweptLocks.length > 0) this.logger.info('removed Amp lock files of dead processes', { files: sweptLocks });
+    const named = this.named('amp', this.options.ampIdeDir);
+    // Amp's folder is in the user's data home (~/.local/share), itself made when missing for a user who named Amp.
+    if (named) {
+      try {
+        fs.mkdirSync(path.dirname(path.dirname(ampDir)), { recursive: true, mode: 0o700 });
+      } catch {
+        // Refused: the lock file's write says why, and Amp alone is not served.
+      }
+    }
+    this.ampLock = new PortLockFile(ampDir, this.port, named, ampLockFileName);
+  }
+
   private async doStop(): Promise<void> {
     await this.startPromise?.catch(() => undefined);
     if (this.state === 'stopped') return;
     this.state = 'stopping';
     // The files go first, so no new CLI finds a server that is going away.
     this.removeFilesSync();
+    this.agentListeners.clear();
     this.removeExitCleanup?.();
     for (const unsubscribe of this.unsubscribers) unsubscribe();
     this.unsubscribers = [];
@@ -638,9 +690,6 @@ export class Companion {
       ideInfo: this.ideInfo,
       ...(this.socketPath !== undefined && { socketPath: this.socketPath }),
     };
-    // Made again if the last other companion removed it, empty, since we started.
-    ensureDiscoveryDir(this.options.tmpdir ?? os.tmpdir());
-    this.discovery!.write(content);
     // Each other agent's folder refused, or absent (a user of Gemini CLI alone), costs that agent alone, said in the log.
     try {
       const written = this.qwenLock?.write({
@@ -653,7 +702,7 @@ export class Companion {
       });
       if (written === false) this.agentAbsent('qwen');
     } catch (err) {
-      this.logger.warn('no Qwen Code lock file: its folder was refused', { error: describeError(err) });
+      this.refused('qwen', 'no Qwen Code lock file: its folder was refused', err);
       this.qwenLock = undefined;
     }
     try {
@@ -662,7 +711,7 @@ export class Companion {
       );
       if (written === false) this.agentAbsent('claude');
     } catch (err) {
-      this.logger.warn('no Claude Code lock file: its folder was refused', { error: describeError(err) });
+      this.refused('claude', 'no Claude Code lock file: its folder was refused', err);
       this.claudeLock = undefined;
     }
     try {
@@ -671,7 +720,7 @@ export class Companion {
       );
       if (written === false) this.agentAbsent('amp');
     } catch (err) {
-      this.logger.warn('no Amp lock file: its folder was refused', { error: describeError(err) });
+      this.refused('amp', 'no Amp lock file: its folder was refused', err);
       this.ampLock = undefined;
     }
     try {
@@ -688,27 +737,100 @@ export class Companion {
         );
       }
     } catch (err) {
-      this.logger.warn('no Copilot CLI lock file: its folder was refused', { error: describeError(err) });
+      this.refused('copilot', 'no Copilot CLI lock file: its folder was refused', err);
       this.copilotLock = undefined;
     }
+    // After the lock files: the file says which agents they serve (list, doctor).
+    content.agents = { served: this.servedNow(), notServed: this.agentsNotServed };
+    // Made again if the last other companion removed it, empty, since we started.
+    ensureDiscoveryDir(this.options.tmpdir ?? os.tmpdir());
+    this.discovery!.write(content);
+  }
+
+  private refused(agent: AgentName, message: string, err: unknown): void {
+    this.refusals.set(agent, describeError(err));
+    this.logger.warn(message, { error: describeError(err) });
   }
 
   /** Whether the user named `agent`, or its folder (its own variable; a test's option): then that folder is made when missing. */
   private named(agent: 'qwen' | 'claude' | 'amp', givenDir: string | undefined): boolean {
     // Amp's variables: its data folder's, or the CLI's access token (a user of Amp, whose CLI makes that folder too).
     const fromEnv = agent === 'amp' ? Boolean(process.env[AMP_ENV.DATA_HOME] || process.env[AMP_ENV.API_KEY]) : agentHomeFromEnv(agent);
-    return givenDir !== undefined || fromEnv || (this.chosenAgents?.includes(agent) ?? false);
+    // opencode reads Claude Code's lock files: a user who has opencode gets ~/.claude/ide, where it looks.
+    const borrower = agent === 'claude' && this.chosenAgents === undefined && userHasOpencode();
+    return givenDir !== undefined || fromEnv || borrower || (this.chosenAgents?.includes(agent) ?? false);
   }
 
-  /** An agent with no config folder here, not named: not served, and nothing made in the user's home (docs/agents.md). */
+  /**
+   * An agent with no config folder here, not named: not served yet, and
+   * nothing made in the user's home (docs/agents.md); its lock file is written
+   * once the folder appears (the agent's first run).
+   */
   private agentAbsent(agent: 'qwen' | 'claude' | 'amp'): void {
-    const lock = agent === 'qwen' ? this.qwenLock : agent === 'claude' ? this.claudeLock : this.ampLock;
-    this.logger.info(
-      `${AGENT_DISPLAY_NAMES[agent]} not served: it has no folder here (${path.dirname(lock!.dir)}); name it in \`agents\` or ${AGENTS_ENV} to serve it anyway`,
-    );
+    const lock = (agent === 'qwen' ? this.qwenLock : agent === 'claude' ? this.claudeLock : this.ampLock) as PortLockFile<never>;
+    this.parkedLocks.set(agent, lock);
     if (agent === 'qwen') this.qwenLock = undefined;
     else if (agent === 'claude') this.claudeLock = undefined;
     else this.ampLock = undefined;
+    this.awaitFolder(agent, path.dirname(lock.dir));
+    // opencode's first run serves it too (its data folder), unless the user chose the agents.
+    if (agent === 'claude' && this.chosenAgents === undefined) this.awaitFolder('opencode', opencodeDataDir());
+  }
+
+  /** Serves `agent` once `folder` appears (said in the log now, and then). */
+  private awaitFolder(agent: AgentName | 'opencode', folder: string): void {
+    if (agent === 'opencode') {
+      this.arrivals?.add('opencode', folder);
+      return;
+    }
+    this.logger.info(
+      `${servedAgentNames([agent]).join(' and ')} not served yet: no ${folder} here; served as soon as it appears (the agent's first run makes it), or name it in \`agents\` or ${AGENTS_ENV} to serve it now`,
+    );
+    this.arrivals ??= new FolderArrivals<AgentName | 'opencode'>((arrived) => void this.folderArrived(arrived));
+    this.arrivals.add(agent, folder);
+  }
+
+  /** An awaited agent's folder appeared: its lock file, socket or router, then the discovery file saying so. */
+  private async folderArrived(arrived: AgentName | 'opencode'): Promise<void> {
+    await this.startPromise?.catch(() => undefined);
+    if (this.state !== 'running') return;
+    // opencode's folder: Claude Code's face, its ~/.claude/ide made (where opencode looks); its own folder is no longer awaited.
+    const agent: AgentName = arrived === 'opencode' ? 'claude' : arrived;
+    if (arrived === 'opencode') {
+      const parked = this.parkedLocks.get('claude');
+      if (!parked) return;
+      this.parkedLocks.set('claude', new PortLockFile(parked.dir, parked.port, true) as PortLockFile<never>);
+      this.arrivals?.delete('claude');
+    } else if (arrived === 'claude') this.arrivals?.delete('opencode');
+    const before = this.ownedPaths();
+    if (agent === 'copilot') await this.listenForCopilot();
+    else if (agent === 'codex') await this.joinCodex();
+    else {
+      const lock = this.parkedLocks.get(agent as 'qwen' | 'claude' | 'amp');
+      this.parkedLocks.delete(agent as 'qwen' | 'claude' | 'amp');
+      if (agent === 'qwen') this.qwenLock = lock as PortLockFile<QwenLockFile> | undefined;
+      else if (agent === 'claude') this.claudeLock = lock as PortLockFile<ClaudeLockFile> | undefined;
+      else if (agent === 'amp') {
+        if (lock) this.ampLock = lock as PortLockFile<AmpLockFile>;
+        else this.makeAmpLock();
+      }
+    }
+    if (this.state !== 'running') return;
+    this.cachedTerminalEnv = undefined;
+    try {
+      this.writeDiscoveryFile();
+    } catch (err) {
+      this.logger.error('could not rewrite the discovery file', { error: describeError(err) });
+    }
+    const served = this.servedNow();
+    if (served.includes(agent))
+      this.logger.info(`${servedAgentNames([agent]).join(' and ')} served: ${arrived === 'opencode' ? "opencode's" : 'its'} folder appeared`);
+    const added = this.ownedPaths().filter((p) => !before.includes(p));
+    if (this.options.reapOnKill && added.length > 0) {
+      const reaper = await startReaper(added);
+      if (reaper) this.lateReapers.push(reaper);
+    }
+    for (const listener of this.agentListeners) listener(served);
   }
 
   /** The files and the socket folder this companion made (what its reaper removes). */
@@ -720,8 +842,10 @@ export class Companion {
 
   /** What no process may find once this companion is gone: the discovery and lock files, the socket. */
   private removeFilesSync(): void {
+    this.arrivals?.close();
     this.reaper?.dispose();
     this.reaper = undefined;
+    for (const reaper of this.lateReapers.splice(0)) reaper.dispose();
     this.discovery?.removeSync();
     this.qwenLock?.removeSync();
     this.claudeLock?.removeSync();
@@ -780,25 +904,36 @@ export class Companion {
   private async listenForCopilot(): Promise<void> {
     if (!this.copilot) return;
     if (this.socketDir === undefined) {
+      this.refusals.set('copilot', 'the companion has no private socket folder');
       this.logger.warn('Copilot CLI is not served: the companion has no private socket folder');
       return;
     }
+    // Unnamed, served only to a user who has it (its folder, or COPILOT_HOME): no ~/.copilot for others.
+    if (!(this.chosenAgents?.includes('copilot') ?? false) && !userHasCopilot()) {
+      this.awaitFolder('copilot', path.dirname(copilotIdeDir()));
+      return;
+    }
+    const dir = this.options.copilotIdeDir ?? copilotIdeDir();
     const socketPath = path.join(this.socketDir, 'copilot.sock');
     try {
       await this.copilot.listen(socketPath);
-      const dir = this.options.copilotIdeDir ?? copilotIdeDir();
       const swept = sweepStaleCopilotLockFiles(dir);
       if (swept.length > 0) this.logger.info('removed Copilot CLI lock files of dead processes', { files: swept });
       this.copilotSocketPath = socketPath;
       this.copilotLock = new PortLockFile(dir, this.port);
     } catch (err) {
-      this.logger.warn('Copilot CLI is not served: its socket could not be made', { error: describeError(err) });
+      this.refused('copilot', 'Copilot CLI is not served: its socket could not be made', err);
     }
   }
 
   /** Codex CLI's face joins the per-user router (or becomes it); start waits a moment for it, no longer: it keeps trying. */
   private async joinCodex(): Promise<void> {
     if (!this.codex) return;
+    // Unnamed, served only to a user who has it ($CODEX_HOME, or ~/.codex): no ~/.codex for others.
+    if (!(this.chosenAgents?.includes('codex') ?? false) && !userHasCodex()) {
+      this.awaitFolder('codex', codexHome());
+      return;
+    }
     let timer: NodeJS.Timeout | undefined;
     const waited = new Promise<void>((resolve) => {
       timer = setTimeout(resolve, CODEX_JOIN_WAIT_MS);

@@ -277,14 +277,16 @@ export class DiffCoordinator {
   /**
    * The session went away: its diffs close (nobody is left to hear an
    * outcome), and what it was told to write and did not comes back to the user.
+   * A session its client ended (`endedInOrder`: DELETE, as `ide-companion diff`
+   * without --write does once it printed the text) took the text: nothing is kept.
    */
-  async sessionClosed(sessionId: string): Promise<void> {
+  async sessionClosed(sessionId: string, endedInOrder = false): Promise<void> {
     await this.closeWhere((d) => d.sessionId === sessionId, 'sessionClosed');
     const unwritten = this.unwritten.get(sessionId);
     this.unwritten.delete(sessionId);
     for (const entry of unwritten?.values() ?? []) {
       entry.stopWatch();
-      await this.keepUnwritten(entry);
+      if (!endedInOrder) await this.keepUnwritten(entry);
     }
   }
 

@@ -47,7 +47,8 @@ export interface SessionRegistryOptions {
   /** The session's GET stream just opened: the moment to push the current context. */
   onStreamOpen: (sessionId: string) => void;
   onSessionsChanged: () => void;
-  onSessionClosed: (sessionId: string) => void;
+  /** `endedByClient`: the client sent DELETE (the real CLIs never do; our commands do), rather than going away. */
+  onSessionClosed: (sessionId: string, endedByClient: boolean) => void;
   /**
    * Checks a notification before it goes out; default: as Gemini CLI's
    * schema reads it. A face with notifications of its own (Copilot CLI's)
@@ -61,6 +62,8 @@ class Session {
   stream: EventStream | undefined;
   /** Whether a GET stream was ever open: then its closing means the CLI is likely gone. */
   hadStream = false;
+  /** The client ended it with DELETE (our `diff`, `context`): it took what it was told, nothing of it is left to keep. */
+  endedByClient = false;
   expiry: NodeJS.Timeout | undefined;
   readonly connectedAt = Date.now();
   constructor(
@@ -196,8 +199,10 @@ export class SessionRegistry {
       return;
     }
     this.arm(session);
-    if (req.method === 'DELETE') await session.transport.handleDelete(req, res);
-    else await session.transport.handlePost(req, res, body);
+    if (req.method === 'DELETE') {
+      session.endedByClient = true;
+      await session.transport.handleDelete(req, res);
+    } else await session.transport.handlePost(req, res, body);
   }
 
   /** Sends one notification to one session, validated first; false if it was not sent. */
@@ -298,7 +303,7 @@ export class SessionRegistry {
     session.stream?.end();
     if (!this.sessions.delete(session.id)) return;
     this.options.logger.info('CLI session closed', { session: session.id });
-    this.options.onSessionClosed(session.id);
+    this.options.onSessionClosed(session.id, session.endedByClient);
     this.options.onSessionsChanged();
   }
 }

@@ -106,3 +106,26 @@ test('a CLI that wrote the accepted text, then the file reverted by the user bef
   assert.equal(h.view.shown.length, 1, 'no kept proposal for a change that was written');
   assert.equal(fs.readFileSync(file, 'utf8'), 'committed\n');
 });
+
+test('a client that ends its session in order after an accept (DELETE, as `ide-companion diff` without --write does): it took the text, nothing is kept', async (t) => {
+  const h = await startCompanion(options);
+  t.after(() => h.cleanup());
+  const file = path.join(h.workspace, 'd.txt');
+  fs.writeFileSync(file, 'on disk\n');
+  const cli = await connectClient(h.companion);
+  await cli.client.callTool({ name: 'openDiff', arguments: { filePath: file, newContent: 'NEW\n' } });
+  const shown = await waitFor(() => h.view.shown[0], 'the diff shown');
+  h.companion.diffs.accept(shown.id);
+  await waitFor(() => cli.notifications.find((n) => n.method === 'ide/diffAccepted'), 'the client told');
+  await cli.transport.terminateSession();
+  await cli.close();
+  await waitFor(() => h.companion.sessionList.length === 0, 'the session ended');
+  await sleep(300);
+  assert.equal(h.view.shown.length, 1, 'the accepted text is not shown again');
+  assert.equal(
+    h.view.closed.some((c) => c.reason === 'sessionClosed'),
+    false,
+    'no view closed as kept',
+  );
+  assert.equal(fs.readFileSync(file, 'utf8'), 'on disk\n');
+});

@@ -110,10 +110,20 @@ export function userHasCodex(env: NodeJS.ProcessEnv = process.env): boolean {
   return Boolean(env[CODEX_ENV.HOME]) || fs.existsSync(path.join(os.homedir() || os.tmpdir(), '.codex'));
 }
 
+/** Codex CLI's home: $CODEX_HOME, else ~/.codex. */
+export function codexHome(env: NodeJS.ProcessEnv = process.env): string {
+  const home = env[CODEX_ENV.HOME];
+  return home ? path.resolve(home) : path.join(os.homedir() || os.tmpdir(), '.codex');
+}
+
+/** Whether the user set CODEX_HOME: a user of Codex CLI, whose folder may be made. */
+export function codexHomeFromEnv(env: NodeJS.ProcessEnv = process.env): boolean {
+  return Boolean(env[CODEX_ENV.HOME]);
+}
+
 /** Codex CLI's IPC socket, the one 0.171.0 tries first: $CODEX_HOME/ipc/ipc.sock, else ~/.codex/ipc/ipc.sock. */
 export function codexSocketPath(env: NodeJS.ProcessEnv = process.env): string {
-  const home = env[CODEX_ENV.HOME];
-  return path.join(home ? path.resolve(home) : path.join(os.homedir() || os.tmpdir(), '.codex'), CODEX_IPC.dir, CODEX_IPC.socket);
+  return path.join(codexHome(env), CODEX_IPC.dir, CODEX_IPC.socket);
 }
 
 /**
@@ -157,6 +167,21 @@ export function ampIdeDir(env: NodeJS.ProcessEnv = process.env): string {
  */
 export function userHasAmp(env: NodeJS.ProcessEnv = process.env): boolean {
   return Boolean(env[AMP_ENV.DATA_HOME]) || Boolean(env[AMP_ENV.API_KEY]) || fs.existsSync(path.dirname(ampIdeDir(env)));
+}
+
+/** opencode's data folder, as it finds it: `$XDG_DATA_HOME/opencode`, else `~/.local/share/opencode` (made on its first run). */
+export function opencodeDataDir(env: NodeJS.ProcessEnv = process.env): string {
+  const xdg = env[AMP_ENV.XDG_DATA_HOME];
+  return path.join(xdg ? path.resolve(xdg) : path.join(os.homedir() || os.tmpdir(), '.local', 'share'), 'opencode');
+}
+
+/**
+ * Whether the user has opencode (its data folder): then Claude Code's face,
+ * the one opencode uses, is served by default, its `~/.claude/ide` made if
+ * missing, since that is where opencode itself looks (docs/agents.md).
+ */
+export function userHasOpencode(env: NodeJS.ProcessEnv = process.env): boolean {
+  return fs.existsSync(opencodeDataDir(env));
 }
 
 export { ampLockFileName, portLockFileName } from '@ide-companion/protocol/lockFileNames';

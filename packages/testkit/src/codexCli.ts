@@ -8,7 +8,7 @@
  * CODEX_HOME/ipc/ipc.sock: the companion under test must be given the same
  * CODEX_HOME.
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { repoRoot } from './geminiCli.js';
 import { shellCommand, STRAY_IDE_ENV } from './geminiHome.js';
@@ -29,9 +29,54 @@ export function findCodexCli(): CodexCliInstall | undefined {
   return { binary, version: (JSON.parse(readFileSync(pkg, 'utf8')) as { version: string }).version };
 }
 
+/**
+ * The processes Codex CLI left running for `codexHome`: its TUI starts an
+ * `app-server --managed-daemon` that detaches (its parent becomes PID 1) and
+ * outlives the TUI and the test. Found by their environment (CODEX_HOME),
+ * which they inherit; Linux only (/proc), empty elsewhere.
+ */
+export function codexDaemonPids(codexHome: string): number[] {
+  const wanted = `CODEX_HOME=${codexHome}\0`;
+  let entries: string[];
+  try {
+    entries = readdirSync('/proc').filter((n) => /^\d+$/.test(n));
+  } catch {
+    return [];
+  }
+  const pids: number[] = [];
+  for (const name of entries) {
+    try {
+      const args = readFileSync(`/proc/${name}/cmdline`, 'utf8');
+      if (!args.includes('app-server')) continue;
+      if (`${readFileSync(`/proc/${name}/environ`, 'utf8')}\0`.includes(wanted)) pids.push(Number(name));
+    } catch {
+      // Gone meanwhile, or not ours to read.
+    }
+  }
+  return pids;
+}
+
+/** Ends the daemons Codex CLI left for `codexHome` (SIGKILL: the test's home goes with them); their pids. */
+export function stopCodexDaemons(codexHome: string): number[] {
+  const pids = codexDaemonPids(codexHome);
+  for (const pid of pids) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // Gone already.
+    }
+  }
+  return pids;
+}
+
+/** Every CODEX_HOME made in this process: their daemons end when it exits, whatever its tests did (issue 39). */
+const codexHomes = new Set<string>();
+
 /** A CODEX_HOME in `home` (`home/.codex`) whose model is the mock at `baseUrl`, `project` trusted. Returns the CODEX_HOME. */
 export function makeCodexHome(home: string, options: { baseUrl: string; project: string }): string {
   const codexHome = join(home, '.codex');
+  if (codexHomes.size === 0) process.once('exit', () => codexHomes.forEach((h) => stopCodexDaemons(h)));
+  codexHomes.add(codexHome);
   mkdirSync(codexHome, { recursive: true, mode: 0o700 });
   const toml = (s: string) => JSON.stringify(s);
   writeFileSync(

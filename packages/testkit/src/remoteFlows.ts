@@ -810,6 +810,10 @@ export async function sshFlow(t: TestContext, host: EditorHost): Promise<void> {
     assert.ok(master, 'the ssh master connection of this flow');
     process.kill(Number(master.trim().split(/\s+/)[0]), 'SIGKILL');
     await host.noSession();
+    // Issue 39: a dropped connection has its own exit status and words (it exited 3, "ssh could not connect").
+    const ended = await shell.waitForText(/Pane is dead \(status \d+/, REMOTE_STEP_TIMEOUT_MS);
+    assert.match(ended, /Pane is dead \(status 4/, ended);
+    assert.match(ended, /ide-companion ssh: the connection to remote dropped/, ended);
   } else {
     // Leaving: gemini, then the shell. Nothing of ours stays on the remote.
     shell.keys('C-c');

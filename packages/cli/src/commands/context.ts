@@ -4,7 +4,7 @@ import { toModelJson } from '@ide-companion/client/contextStore';
 import { withOurInstallHint } from '@ide-companion/client/discovery';
 import type { Command } from './types.js';
 import { CONTEXT_SPEC, parseCommandArgs, usageOf } from '../commandTable.js';
-import { EXIT, common, print, printError, printJson, printJsonLine, runWithExitCodes } from '../client/output.js';
+import { EXIT, common, printError, printJson, printJsonLine, runWithExitCodes } from '../client/output.js';
 import { makeClient } from '../client/makeClient.js';
 
 const usage = usageOf(CONTEXT_SPEC);
@@ -43,7 +43,7 @@ async function watch(c: ReturnType<typeof common>): Promise<number> {
     if (ctx) show(toModelJson(ctx));
   });
   let lastLine = '';
-  client.onStatusChange((s) => {
+  const unsubscribe = client.onStatusChange((s) => {
     // Retries pass through "connecting" every few seconds: report only real changes.
     if (s.status === 'connecting') return;
     const key = `${s.status}\u0000${s.details ?? ''}`;
@@ -54,12 +54,14 @@ async function watch(c: ReturnType<typeof common>): Promise<number> {
     else process.stderr.write(`[${cleanText(line)}]\n`);
   });
   client.start();
-  await new Promise<void>((resolve) => {
+  const signal = await new Promise<NodeJS.Signals>((resolve) => {
     // A closed terminal too: the session is ended (DELETE) rather than left to expire.
-    const stop = () => resolve();
-    for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.once(signal, stop);
+    for (const s of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.once(s, () => resolve(s));
   });
+  // The user stopped watching: that is no disconnection of the IDE's (the client's own "stopped" is not reported).
+  unsubscribe();
   await client.stop();
-  if (!c.json) print('');
+  if (c.json) printJsonLine({ status: 'stopped', signal });
+  else process.stderr.write(`\n[stopped watching (${signal === 'SIGINT' ? 'Ctrl-C' : signal})]\n`);
   return EXIT.OK;
 }

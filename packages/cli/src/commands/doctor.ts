@@ -6,8 +6,8 @@
  */
 import { discoverCompanion, withOurInstallHint, redactDiscovery, type DiscoveryResult } from '@ide-companion/client/discovery';
 import { detectEditor } from '@ide-companion/client/ideDetection';
-import { agentsServed } from '@ide-companion/client/companions';
-import { servedAgentNames, userHasCodex } from '@ide-companion/shared/agentPaths';
+import { agentsServed, declaredAgents, notServedWords } from '@ide-companion/client/companions';
+import { AGENTS, servedAgentNames, userHasCodex } from '@ide-companion/shared/agentPaths';
 // Imported, not import()ed: a lazy module's imports are bundled lazily too, the whole protocol (and zod) with them.
 import { probeCodex } from '@ide-companion/client/codexProbe';
 import { doctorNotes, findInstaller } from '../editors.js';
@@ -138,12 +138,18 @@ async function examine(d: DiscoveryResult): Promise<Finding[]> {
   }
   if (d.chosen) out.push({ ok: undefined, topic: 'choice', text: `chosen ${d.chosen.fileName}: ${d.chosenBecause}` });
   if (d.chosen?.port !== undefined) {
-    const agents = agentsServed(d.chosen.port, d.chosen.pid);
+    const declared = declaredAgents(d.chosen.config);
+    const agents = declared?.served ?? agentsServed(d.chosen.port, d.chosen.pid);
     out.push({
       ok: undefined,
       topic: 'agents',
       text: `it serves ${servedAgentNames(agents).join(', ')}${agents.includes('claude') ? " (claude outside the editor's terminals: claude --ide)" : ''}${agents.includes('amp') ? ' (amp: amp --ide)' : ''}`,
     });
+    // Each agent it does not serve, and why (its discovery file says; an older companion's says nothing).
+    for (const agent of AGENTS) {
+      const reason = declared?.notServed[agent];
+      if (reason) out.push({ ok: undefined, topic: 'agents', text: `${servedAgentNames([agent]).join(', ')}: ${notServedWords(agent, reason)}` });
+    }
   }
 
   if (d.workspace.ok) {

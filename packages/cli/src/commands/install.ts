@@ -71,13 +71,14 @@ async function listInstallers(json: boolean): Promise<number> {
     (await installers()).map(async (i) => ({
       id: i.id,
       displayName: i.displayName,
+      listed: i.listed,
       detected: i.detect ? await i.detect({ env: process.env }).catch(() => false) : undefined,
       installed: i.isInstalled ? await i.isInstalled({ env: process.env }).catch(() => false) : undefined,
       installedVersion: (await i.installedVersion?.({ env: process.env }).catch(() => undefined)) ?? null,
     })),
   );
   if (json) {
-    printJson({ installers: rows, detectedEditor: here ?? null, version: COMPANION_VERSION });
+    printJson({ installers: rows.map(({ listed: _listed, ...row }) => row), detectedEditor: here ?? null, version: COMPANION_VERSION });
     return EXIT.OK;
   }
   const lines = [here ? `This terminal seems to run in ${here.displayName} (${here.evidence}).` : 'No editor detected for this terminal.', ''];
@@ -90,10 +91,11 @@ async function listInstallers(json: boolean): Promise<number> {
         : r.installedVersion && r.installedVersion !== COMPANION_VERSION
           ? `installed ${r.installedVersion}: run install again for ${COMPANION_VERSION}`
           : 'installed';
-      const bits = [r.detected === undefined ? '' : r.detected ? 'editor found' : 'editor not found', r.installed === undefined ? '' : installed].filter(
+      const found = r.listed?.found ?? 'editor';
+      const bits = [r.detected === undefined ? '' : r.detected ? `${found} found` : `${found} not found`, r.installed === undefined ? '' : installed].filter(
         Boolean,
       );
-      lines.push(`  ${r.id.padEnd(10)} ${r.displayName}${bits.length ? ` (${bits.join(', ')})` : ''}`);
+      lines.push(`  ${r.id.padEnd(10)} ${r.listed?.name ?? r.displayName}${bits.length ? ` (${bits.join(', ')})` : ''}`);
     }
     lines.push('', 'Run: ide-companion install EDITOR');
   }

@@ -1,7 +1,7 @@
 /** `ide-companion list`: every companion on this machine. */
 import { discoverCompanion } from '@ide-companion/client/discovery';
-import { listCompanions, type CompanionListing } from '@ide-companion/client/companions';
-import { servedAgentNames } from '@ide-companion/shared/agentPaths';
+import { listCompanions, notServedWords, type CompanionListing } from '@ide-companion/client/companions';
+import { AGENTS, servedAgentNames } from '@ide-companion/shared/agentPaths';
 import { probeCodex } from '@ide-companion/client/codexProbe';
 import type { Command } from './types.js';
 import { LIST_SPEC, parseCommandArgs, usageOf } from '../commandTable.js';
@@ -57,6 +57,15 @@ export const listCommand: Command = {
           )
           .join('\n'),
       );
+      // Why each live companion leaves an agent out (its discovery file says; an older companion's says nothing).
+      for (const r of rows) {
+        if (r.state !== 'alive') continue;
+        const why = AGENTS.flatMap((agent) => {
+          const reason = r.notServed[agent];
+          return reason ? [`  ${servedAgentNames([agent]).join(', ')}: ${notServedWords(agent, reason)}`] : [];
+        });
+        if (why.length > 0) print(`Not served by PID ${r.pid} (${r.ide?.displayName ?? '?'}):\n${why.join('\n')}`);
+      }
       // Codex CLI has one socket per user, routed to every companion that serves it: said once, for this folder.
       const codex = await probeCodex(c.cwd, process.env, 1_500);
       if (codex.state !== 'absent') print(`Codex CLI (${codex.socketPath}): ${codex.detail}`);

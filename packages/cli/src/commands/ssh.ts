@@ -216,8 +216,15 @@ export const sshCommand: Command = {
           { stdio: 'inherit' },
         );
         const code = await new Promise<number | null>((resolve) => shell.once('exit', (c) => resolve(c)));
-        // The remote shell's own status is the user's business; ssh's 255 is a connection that failed.
-        return code === 255 || code === null ? EXIT.ERROR : EXIT.OK;
+        // The remote shell's own status is the user's business; ssh's 255 here, once connected, is the connection lost.
+        if (code === 255 || code === null) {
+          printError(
+            'ssh',
+            `the connection to ${destination} dropped (ssh exited ${code ?? 'on a signal'}; or it refused to forward the socket, as its message above says): run ide-companion ssh again to go on; a gemini there ended with it`,
+          );
+          return EXIT.LOST;
+        }
+        return EXIT.OK;
       } finally {
         runSsh([...mux, '-O', 'exit', destination]);
         fs.rmSync(path.dirname(control), { recursive: true, force: true });

@@ -34,14 +34,20 @@ export const statusCommand: Command = {
             text += `\n\nHow the companion was looked for:\n${report.reasons.map((r) => `  - ${r}`).join('\n')}`;
           }
           if (report.containerHint) text += `\n\nContainer: ${report.containerHint}`;
-          if (report.geminiCli)
-            text += `\n\nNote: gemini itself would not connect here. It logs "${report.geminiCli.reason}" and /ide status shows: ${report.geminiCli.status}`;
+          if (report.geminiCli) {
+            // What gemini would do decides, as in doctor: this client reached the companion where gemini does not.
+            text =
+              `${report.geminiCli.status}\n(gemini started here would NOT connect: ${report.geminiCli.reason}. ` +
+              `ide-companion's own commands reach ${report.ideDisplayName ?? 'the IDE'}: ${report.headline.replace(/^🟢 /, '')}.)` +
+              text.slice(report.headline.length);
+          }
           // Codex CLI asks its own per-user socket, not this companion: what its /ide here would get, when there is one.
           const codex = await probeCodex(c.cwd, process.env, 1_500);
           if (codex.state !== 'absent') text += `\n\nCodex CLI's /ide here (${codex.socketPath}): ${codex.detail}`;
           print(text);
         }
-        return report.status === 'connected' ? EXIT.OK : EXIT.NO;
+        // The same answer as doctor's: 0 only when gemini started here would connect.
+        return report.geminiWouldConnect ? EXIT.OK : EXIT.NO;
       } finally {
         await client.stop();
       }

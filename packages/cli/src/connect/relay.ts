@@ -100,7 +100,11 @@ export function runRelay(options: RelayOptions): Promise<number> {
     reconnectionOptions: { initialReconnectionDelay: 200, maxReconnectionDelay: 1000, reconnectionDelayGrowFactor: 2, maxRetries: 2 },
   };
   const upstream = options.reconnect
-    ? new ResilientUpstream(url, transportOptions, { where: describe(target), log })
+    ? new ResilientUpstream(url, transportOptions, {
+        // The project the user runs in, by its path here; the socket after it.
+        where: map.roots.length > 0 ? `${map.roots.map((r) => r.cli).join(', ')} (through ${describe(target)})` : describe(target),
+        log,
+      })
     : new HttpClientTransport(url, transportOptions);
   /** Initialize requests in flight, each with what releases the messages waiting for its session. */
   const initializing = new Map<string | number, () => void>();

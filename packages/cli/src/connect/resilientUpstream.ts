@@ -108,7 +108,9 @@ export class ResilientUpstream {
       // Not in the words UNREACHABLE looks for: the relay ends on those, and this relay stays.
       return `the relay ${this.refusal.replace(REFUSED_DIAL, 'refuses to dial')}. The session is kept: it goes on once that is fixed and an editor companion serves the folder.`;
     }
-    const since = this.downSince === undefined ? '' : ` for ${Math.round((Date.now() - this.downSince) / 1000)} s`;
+    // A relay just started (doctor's) has seen it down for no time at all: "for 0 s" would say nothing true.
+    const seconds = this.downSince === undefined ? 0 : Math.round((Date.now() - this.downSince) / 1000);
+    const since = seconds >= 1 ? ` for ${seconds} s` : '';
     return `no editor companion serves ${this.options.where} now${since} (the editor was closed or is restarting). The session is kept: it goes on when the editor (or ide-companion serve) runs in the project again.`;
   }
 

@@ -57,6 +57,8 @@ function copyAsGeminiWould(source: string, dest: string): void {
 }
 
 export const geminiInstaller: EditorInstaller = {
+  // Not an editor: the list names the extension, and whether the gemini command is there.
+  listed: { name: 'Gemini CLI extension', found: 'gemini' },
   async detect(options?: InstallOptions) {
     return findGemini(options?.env ?? process.env) !== undefined;
   },
