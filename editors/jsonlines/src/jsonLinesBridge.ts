@@ -122,7 +122,8 @@ export class JsonLinesBridge {
           await this.request('openFile', params);
         },
         getOpenEditors: () => this.request('getOpenEditors', {}),
-        getSelection: () => this.request('getSelection', {}),
+        // Once the cursor moved on from a selection none is left (positionIntake.ts), whatever Visual marks the editor keeps.
+        getSelection: async () => (this.intake?.noSelection ? { selection: null } : this.request('getSelection', {})),
         // An end that declares diagnosticItems hands its editor's lists over unshaped: the host shapes them, and keeps an ask for no file to the workspace.
         getDiagnostics: declared.includes('diagnosticItems')
           ? async (params) => diagnosticsFromItems((await this.request('diagnosticItems', {})).items, params.path, this.companion?.context.getRoots())

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { MAX_SELECTED_TEXT_LENGTH, SELECTED_TEXT_TRUNCATION_MARKER } from '@ide-companion/protocol';
-import { skipUnless, waitFor } from '@ide-companion/testkit';
+import { skipUnless, sleep, waitFor } from '@ide-companion/testkit';
 import { hasNvim, openFiles, startWithClient, TIMEOUT } from './harness.js';
 
 const skip = skipUnless(hasNvim, 'nvim', 'apt-get install -y neovim');
@@ -64,7 +64,7 @@ describe('Neovim context', { skip, timeout: 120_000 }, () => {
     }
   });
 
-  test('the visual selection is sent as text (charwise with multibyte ends, linewise) and cleared on leaving Visual mode', async () => {
+  test('the visual selection is sent as text (charwise with multibyte ends, linewise) and cleared once the cursor moves out of it', async () => {
     const { s, c } = await startWithClient({ files: { 'v.txt': 'héllo wörld\n€uro 😀x\nlast\n' } });
     try {
       await s.nvim.command('edit v.txt');
@@ -78,9 +78,62 @@ describe('Neovim context', { skip, timeout: 120_000 }, () => {
       // Past V's one-line selection (ModeChanged sends it at once; it may flush before j's).
       file = await c.waitForContext((ctx) => (openFiles(ctx)[0]?.selectedText?.startsWith('héllo wörld\n') ? openFiles(ctx)[0] : undefined), 'linewise');
       assert.equal(file.selectedText, 'héllo wörld\n€uro 😀x');
-      await s.nvim.input('<Esc>');
+      await s.nvim.input('<Esc>k');
       file = await c.waitForContext((ctx) => (openFiles(ctx)[0] && !openFiles(ctx)[0]!.selectedText ? openFiles(ctx)[0] : undefined), 'selection cleared');
       assert.equal(file.selectedText, undefined);
+    } finally {
+      await c.close();
+      await s.close();
+    }
+  });
+
+  /**
+   * Issue 39: select, then ask in the agent's split. <Esc>, or <C-w>w from
+   * Visual mode into the :terminal running the agent, cleared the selection
+   * within a millisecond, for the context and getSelection alike; now it
+   * stands until the cursor moves in a file.
+   */
+  test('a selection stands through <Esc> and the way into a :terminal and back, and goes once the cursor moves in the file', async () => {
+    const { s, c } = await startWithClient({ files: { 'v.txt': 'héllo wörld\n€uro 😀x\nlast\n' } });
+    try {
+      const v = path.join(s.workspace, 'v.txt');
+      const getSelection = async () => {
+        const result = (await c.client.callTool({ name: 'getSelection', arguments: {} })) as { content: Array<{ text: string }> };
+        return (JSON.parse(result.content[0]!.text) as { selection: { path: string; text: string } | null }).selection;
+      };
+      /** What the agent sees once Neovim has sent where it is now: past its cursor timer, a request answered behind it. */
+      const seen = async () => {
+        await sleep(100);
+        await c.client.callTool({ name: 'getOpenEditors', arguments: {} });
+        return { context: openFiles(c.lastContext()!)[0]?.selectedText, tool: (await getSelection())?.text };
+      };
+      const both = (text: string | undefined) => ({ context: text, tool: text });
+      const buftype = () => s.lua<string>('return vim.bo.buftype');
+      await s.nvim.command('edit v.txt');
+      await s.nvim.input('gg0lvj');
+      await c.waitForContext((ctx) => openFiles(ctx)[0]?.selectedText === 'éllo wörld\n€u', 'the selection');
+      assert.deepEqual(await seen(), both('éllo wörld\n€u'));
+      await s.nvim.input('<Esc>');
+      assert.deepEqual(await seen(), both('éllo wörld\n€u'), 'after <Esc>');
+      // Into a terminal (the agent's split, in Terminal mode) and back: no move in the file.
+      await s.nvim.command('belowright split | terminal');
+      await s.nvim.input('i');
+      assert.equal(await buftype(), 'terminal');
+      assert.deepEqual(await seen(), both('éllo wörld\n€u'), 'in the terminal');
+      assert.equal((await getSelection())!.path, v);
+      await s.nvim.input('<C-\\><C-n><C-w>p');
+      await waitFor(async () => (await buftype()) === '', 'back in v.txt', TIMEOUT);
+      assert.deepEqual(await seen(), both('éllo wörld\n€u'), 'back in the file');
+      // The cursor moves: gone, from both.
+      await s.nvim.input('j');
+      await c.waitForContext((ctx) => openFiles(ctx)[0]?.selectedText === undefined, 'the selection cleared');
+      assert.deepEqual(await seen(), both(undefined));
+      // <C-w>w straight from Visual mode into the terminal: the selection goes along.
+      await s.nvim.input('0vl');
+      await c.waitForContext((ctx) => openFiles(ctx)[0]?.selectedText === 'la', 'the second selection');
+      await s.nvim.input('<C-w>w');
+      await waitFor(async () => (await buftype()) === 'terminal', 'the terminal window', TIMEOUT);
+      assert.deepEqual(await seen(), both('la'), '<C-w>w into the terminal');
     } finally {
       await c.close();
       await s.close();

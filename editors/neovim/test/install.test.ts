@@ -5,7 +5,7 @@ import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { neovimInstaller } from '../src/installer.js';
-import { assertLeavesForeignFolder, discoveryFileOf, makeTempDir, skipUnless, waitFor } from '@ide-companion/testkit';
+import { assertLeavesForeignFolder, assertUninstallLeavesTheHome, discoveryFileOf, makeTempDir, skipUnless, waitFor } from '@ide-companion/testkit';
 import { parseDiscoveryFile } from '@ide-companion/protocol';
 import { hasNvim, nvimPath, TIMEOUT } from './harness.js';
 
@@ -45,6 +45,15 @@ describe('Neovim installer', { timeout: 120_000 }, () => {
       fs.writeFileSync(path.join(target, 'lua', 'stale.lua'), '');
       assert.equal((await installer.install({ env })).success, true);
       assert.equal(fs.existsSync(path.join(target, 'lua', 'stale.lua')), false, 'reinstall replaces the old copy');
+    } finally {
+      dir.cleanup();
+    }
+  });
+
+  test('uninstall leaves the home as it was: site/pack and the folders above go if install made them, site stays if the user had it', async () => {
+    const { dir, env, target } = sandbox();
+    try {
+      await assertUninstallLeavesTheHome(neovimInstaller, env, dir.path, target, path.join(dir.path, 'data', 'nvim', 'site'));
     } finally {
       dir.cleanup();
     }

@@ -109,7 +109,7 @@ describe('Vim context', { skip: skipVim, timeout: 180_000 }, () => {
     }
   });
 
-  test('the visual selection: characterwise, linewise and blockwise, cleared when Visual mode ends', async () => {
+  test('the visual selection: characterwise, linewise and blockwise, cleared once the cursor moves out of it', async () => {
     const { s, c } = await startWithClient({ files: { 'u.txt': TEXT }, open: ['u.txt'] });
     try {
       const selected = (want: string) => c.waitForContext((ctx) => openFiles(ctx)[0]?.selectedText === want, `selection ${JSON.stringify(want)}`);
@@ -128,11 +128,66 @@ describe('Vim context', { skip: skipVim, timeout: 180_000 }, () => {
       s.type('jl');
       await selected('él\nur');
       s.keys('Escape');
+      s.type('l');
       const file = await c.waitForContext(
         (ctx) => (openFiles(ctx)[0] && openFiles(ctx)[0]!.selectedText === undefined ? openFiles(ctx)[0] : undefined),
         'selection cleared',
       );
       assert.equal(file.selectedText, undefined);
+    } finally {
+      await c.close();
+      await s.close();
+    }
+  });
+
+  /**
+   * Issue 39: select, then ask in the agent's split. The end of Visual mode
+   * (<Esc>, or CTRL-W w from it into the terminal) cleared the selection the
+   * agent sees; now it stands until the cursor moves in a file, for the
+   * context and getSelection alike.
+   */
+  test('a selection stands through <Esc> and the way into a terminal and back, and goes once the cursor moves in the file', async () => {
+    const { s, c } = await startWithClient({ files: { 'u.txt': TEXT }, open: ['u.txt'] });
+    try {
+      const u = path.join(s.workspace, 'u.txt');
+      const getSelection = async () => {
+        const result = (await c.client.callTool({ name: 'getSelection', arguments: {} })) as { content: Array<{ text: string }> };
+        return (JSON.parse(result.content[0]!.text) as { selection: { path: string; text: string } | null }).selection;
+      };
+      /** What the agent sees once Vim has sent where it is now: its pending update flushed, a request answered behind it. */
+      const seen = async () => {
+        await s.expr('ide_companion#context#flush_now()');
+        await c.client.callTool({ name: 'getOpenEditors', arguments: {} });
+        return { context: openFiles(c.lastContext()!)[0]?.selectedText, tool: (await getSelection())?.text };
+      };
+      const both = (text: string | undefined) => ({ context: text, tool: text });
+      const mode = (want: string) => waitFor(async () => (await s.expr<string>('mode()')) === want, `mode ${want}`, TIMEOUT);
+      s.type('lvj');
+      await c.waitForContext((ctx) => openFiles(ctx)[0]?.selectedText === 'éllo wörld\n€u', 'the selection');
+      assert.deepEqual(await seen(), both('éllo wörld\n€u'));
+      s.keys('Escape');
+      await mode('n');
+      assert.deepEqual(await seen(), both('éllo wörld\n€u'), 'after <Esc>');
+      // Into a terminal (the agent's split) and back: no move in the file.
+      command(s, 'terminal ++rows=5 sh');
+      await waitFor(async () => (await s.expr<string>('&buftype')) === 'terminal', 'the terminal window', TIMEOUT);
+      assert.deepEqual(await seen(), both('éllo wörld\n€u'), 'in the terminal');
+      assert.equal((await getSelection())!.path, u);
+      s.keys('C-w');
+      s.type('p');
+      await waitFor(async () => (await s.expr<string>('&buftype')) === '', 'back in u.txt', TIMEOUT);
+      assert.deepEqual(await seen(), both('éllo wörld\n€u'), 'back in the file');
+      // The cursor moves: gone, from both.
+      s.type('j');
+      await c.waitForContext((ctx) => openFiles(ctx)[0]?.selectedText === undefined, 'the selection cleared');
+      assert.deepEqual(await seen(), both(undefined));
+      // CTRL-W w straight from Visual mode into the terminal: the selection goes along.
+      s.type('0vl');
+      await c.waitForContext((ctx) => openFiles(ctx)[0]?.selectedText === '\ti', 'the second selection');
+      s.keys('C-w');
+      s.type('w');
+      await waitFor(async () => (await s.expr<string>('&buftype')) === 'terminal', 'the terminal window', TIMEOUT);
+      assert.deepEqual(await seen(), both('\ti'), 'CTRL-W w into the terminal');
     } finally {
       await c.close();
       await s.close();

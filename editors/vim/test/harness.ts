@@ -148,6 +148,10 @@ export interface StartOptions {
   dirs?: { tmp: string; workspace: string };
   /** Wait for the companion to run (default true). */
   waitForCompanion?: boolean;
+  /** The sh command line that runs Vim's (`vim ...`): in a container, say. Default: as is. */
+  wrap?: (vim: string) => string[];
+  /** Variables not inherited from the test runner (default testkit's STRAY_IDE_ENV). */
+  unset?: readonly string[];
 }
 
 export async function startVim(options: StartOptions = {}): Promise<VimSession> {
@@ -188,17 +192,12 @@ export async function startVim(options: StartOptions = {}): Promise<VimSession> 
   );
   const tmux = new Tmux(200, 50);
   fs.mkdirSync(home, { recursive: true });
-  tmux.start(
-    shellCommand([vimPath, '-N', '-u', vimrc, '-i', 'NONE', '-n', ...(options.open ?? [])], {
-      HOME: home,
-      TMPDIR: tmp,
-      LANG: 'C.UTF-8',
-      TERM: 'xterm-256color',
-      SHELL: '/bin/sh',
-      ...options.env,
-    }),
-    { cwd: workspace },
+  const command = shellCommand(
+    [vimPath, '-N', '-u', vimrc, '-i', 'NONE', '-n', ...(options.open ?? [])],
+    { HOME: home, TMPDIR: tmp, LANG: 'C.UTF-8', TERM: 'xterm-256color', SHELL: '/bin/sh', ...options.env },
+    options.unset,
   );
+  tmux.start(options.wrap ? shellCommand(options.wrap(command), {}, []) : command, { cwd: workspace });
   let closed = false;
   const kill = () => tmux.kill();
   process.once('exit', kill);

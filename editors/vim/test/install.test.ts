@@ -5,7 +5,16 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseDiscoveryFile } from '@ide-companion/protocol';
-import { assertLeavesForeignFolder, discoveryFileOf, makeTempDir, repoRoot, shellCommand, Tmux, waitFor } from '@ide-companion/testkit';
+import {
+  assertLeavesForeignFolder,
+  assertUninstallLeavesTheHome,
+  discoveryFileOf,
+  makeTempDir,
+  repoRoot,
+  shellCommand,
+  Tmux,
+  waitFor,
+} from '@ide-companion/testkit';
 import { BRIDGE_HOST_PATH } from '@ide-companion/jsonlines';
 import { vimInstaller } from '../src/installer.js';
 import { hasHost, skipVim, TIMEOUT, vimPath } from './harness.js';
@@ -58,6 +67,15 @@ describe('Vim installer', { timeout: 120_000 }, () => {
       }
     },
   );
+
+  test('uninstall leaves the home as it was: ~/.vim/pack and ~/.vim go if install made them, ~/.vim stays if the user had it', async () => {
+    const { dir, env, target } = sandbox();
+    try {
+      await assertUninstallLeavesTheHome(vimInstaller, env, dir.path, target, path.join(dir.path, '.vim'));
+    } finally {
+      dir.cleanup();
+    }
+  });
 
   test('refuses to replace a directory it did not write', async () => {
     const { dir, env, target } = sandbox();

@@ -117,7 +117,9 @@ export function installPlugin(plugin: PluginInstall, options: InstallOptions): I
   const staging = `${target}.new-${process.pid}`;
   try {
     fs.rmSync(staging, { recursive: true, force: true });
-    fs.mkdirSync(staging, { recursive: true });
+    // The first folder above the copy this install made (~/.vim, say), else the one an earlier install made: uninstall removes them once empty.
+    const first = fs.mkdirSync(staging, { recursive: true });
+    const made = first !== undefined && first !== staging ? first : readMarker(target).made;
     for (const file of plugin.files) {
       log(`copying ${file.to}`);
       fs.mkdirSync(path.dirname(path.join(staging, file.to)), { recursive: true });
@@ -126,7 +128,7 @@ export function installPlugin(plugin: PluginInstall, options: InstallOptions): I
     notes.push(...(plugin.finish?.(staging) ?? []));
     fs.writeFileSync(
       path.join(staging, INSTALL_MARKER),
-      `${JSON.stringify({ version: COMPANION_VERSION, source: plugin.source, installedAt: new Date().toISOString() }, null, 2)}\n`,
+      `${JSON.stringify({ version: COMPANION_VERSION, source: plugin.source, installedAt: new Date().toISOString(), ...(made && { made }) }, null, 2)}\n`,
     );
     fs.mkdirSync(path.dirname(target), { recursive: true });
     fs.rmSync(target, { recursive: true, force: true });
@@ -139,14 +141,22 @@ export function installPlugin(plugin: PluginInstall, options: InstallOptions): I
   return { success: true, message: [`Installed ${plugin.what} into ${target}. ${plugin.done}`, ...notes].join(' '), changed: [target] };
 }
 
+/** What an installer wrote into `target`'s marker: its version, and the first folder above it the install made (each undefined when not there). */
+function readMarker(target: string): { version?: string; made?: string } {
+  try {
+    const marker = JSON.parse(fs.readFileSync(path.join(target, INSTALL_MARKER), 'utf8')) as { version?: unknown; made?: unknown };
+    return {
+      ...(typeof marker.version === 'string' && { version: marker.version }),
+      ...(typeof marker.made === 'string' && path.isAbsolute(marker.made) && { made: marker.made }),
+    };
+  } catch {
+    return {};
+  }
+}
+
 /** The version an installer wrote into `target`'s marker (undefined: none there, or from before versions were recorded). */
 export function installedPluginVersion(target: string): string | undefined {
-  try {
-    const marker = JSON.parse(fs.readFileSync(path.join(target, INSTALL_MARKER), 'utf8')) as { version?: unknown };
-    return typeof marker.version === 'string' ? marker.version : undefined;
-  } catch {
-    return undefined;
-  }
+  return readMarker(target).version;
 }
 
 /** Removes a plugin copy `installPlugin` wrote (its marker says so); refuses any other folder. */
@@ -156,14 +166,17 @@ export function uninstallPlugin(what: string, target: string, options: InstallOp
     return { success: false, message: `${target} was not written by \`ide-companion install\` (a manual install or a link?); left as it is.` };
   }
   if (options.dryRun) return { success: true, message: `Would remove ${target}.`, changed: [] };
+  const { made } = readMarker(target);
   try {
     fs.rmSync(target, { recursive: true, force: true });
   } catch (err) {
     return { success: false, message: `Could not remove ${target}: ${(err as Error).message}` };
   }
-  // The folders install made for it (Vim's and Neovim's pack/ide-companion/start), when nothing else is in them.
-  for (let dir = path.dirname(target); ; dir = path.dirname(dir)) {
-    const ours = path.basename(dir) === 'ide-companion' || path.basename(path.dirname(dir)) === 'ide-companion';
+  // The folders install made for it, when nothing else is in them: up to the first it made (~/.vim/pack, or ~/.vim
+  // in a new home), never one the user had; an install that noted none made at least pack/ide-companion/start.
+  const madeByInstall = (dir: string) => made !== undefined && (dir === made || !path.relative(made, dir).startsWith('..'));
+  for (let dir = path.dirname(target); dir !== path.dirname(dir); dir = path.dirname(dir)) {
+    const ours = madeByInstall(dir) || path.basename(dir) === 'ide-companion' || path.basename(path.dirname(dir)) === 'ide-companion';
     if (!ours || fs.readdirSync(dir).length > 0) break;
     fs.rmdirSync(dir);
   }

@@ -430,7 +430,10 @@ export class Companion {
     return joinWorkspacePaths(this.context.getRoots(), path.delimiter);
   }
 
-  /** GEMINI_CLI_IDE_* (and each served agent's variables) for the editor's integrated terminals; recomputed only when roots change. */
+  /**
+   * GEMINI_CLI_IDE_* (and each served agent's variables, and REMOTE_CONTAINERS in a container) for the
+   * editor's integrated terminals; recomputed only when roots change.
+   */
   get terminalEnv(): TerminalEnv {
     this.cachedTerminalEnv ??= buildTerminalEnv({
       port: this.port,
@@ -439,6 +442,7 @@ export class Companion {
       idePid: this.idePid,
       qwen: this.qwenLock !== undefined,
       claude: this.claudeLock !== undefined,
+      container: this.containerHint !== undefined,
     });
     return this.cachedTerminalEnv;
   }

@@ -35,7 +35,7 @@ export interface HealthFacts {
   agents: readonly string[];
   discoveryFile?: string;
   socketPath?: string;
-  /** What to export when a gemini beside the editor would dial host.docker.internal (server/terminalEnv.ts). */
+  /** Set where a gemini beside the editor would dial host.docker.internal: its terminals get REMOTE_CONTAINERS=1 (server/terminalEnv.ts). */
   containerHint?: string;
   /** Codex CLI's face, when served (Companion.codexState). */
   codex?: { socketPath: string; connected: boolean; router: boolean; refused?: string };
@@ -79,7 +79,11 @@ export function healthItems(f: HealthFacts): HealthItem[] {
   if (f.codex) items.push(codexItem(f.codex));
   items.push(
     f.containerHint
-      ? { level: 'warn', text: 'container: gemini started here would dial host.docker.internal', advice: [f.containerHint] }
+      ? // No advice on an ok item: Neovim 0.7's health#report_ok takes none.
+        {
+          level: 'ok',
+          text: `container: this ${f.displayName}'s terminals get REMOTE_CONTAINERS=1, so gemini there dials 127.0.0.1; in a shell it did not start, \`export REMOTE_CONTAINERS=1\` before gemini`,
+        }
       : { level: 'ok', text: 'container: none, or REMOTE_CONTAINERS/SSH_CONNECTION set: gemini dials 127.0.0.1' },
   );
   return items;

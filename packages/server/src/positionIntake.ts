@@ -8,6 +8,11 @@
  *   (`selectionBackward`) is worked out from the range;
  * - a position repeated (CursorMoved and ModeChanged for one key) changes
  *   nothing and reads nothing;
+ * - a selection that ends without a move (<Esc>, or the way into the agent's
+ *   terminal, which sends nothing) stands until the cursor moves in a file, as
+ *   claudecode.nvim keeps it: the user selects, then asks in the agent's split.
+ *   Its cursor may land on either end (a yank goes to the start); the end is
+ *   asked for the text of the selection just ended if it was not read yet;
  * - the cap on the text and its marker stay the tracker's (truncateSelectedText):
  *   the end is asked for one character past it, enough to know it was cut.
  */
@@ -37,8 +42,12 @@ export function isBackward(cursor: Cursor, anchor: Cursor): boolean {
 export class PositionIntake {
   /** The last position applied: path, cursor, anchor and kind, as one comparable key. */
   private lastKey: string | undefined;
-  /** The selection range being shown and the text last read for it (undefined: none read yet). */
-  private selection: { path: string; key: string; backward: boolean; text: string | undefined } | undefined;
+  /**
+   * The selection range being shown and the text last read for it (undefined: none read yet); `ends`
+   * are where a cursor with no selection leaves it standing (its two ends, then where the cursor stayed).
+   */
+  private selection: { path: string; ends: Cursor[]; backward: boolean; text: string | undefined } | undefined;
+  private cleared = false;
   private reading = false;
   private readTimer: NodeJS.Timeout | undefined;
   private lastReadAt = -Infinity;
@@ -59,17 +68,33 @@ export class PositionIntake {
     if (event.type === 'cursor' && key === this.lastKey) return true;
     this.lastKey = key;
     if (event.anchor === undefined || event.cursor === undefined) {
+      const kept = this.selection;
+      const at = event.cursor;
+      if (kept && at && event.selectedText === undefined && kept.path === event.path && kept.ends.some((end) => samePosition(end, at))) {
+        kept.ends = [at];
+        return applyEditorEvent(this.companion, { ...event, selectedText: kept.text, selectionBackward: (kept.text && kept.backward) || undefined });
+      }
       this.selection = undefined;
+      this.cleared = !event.selectedText;
       return applyEditorEvent(this.companion, event);
     }
+    this.cleared = false;
     const backward = isBackward(event.cursor, event.anchor);
     // Until the new text is read, the last one read in this file stands.
     const shown = this.selection?.path === event.path ? this.selection.text : undefined;
-    this.selection = { path: event.path, key, backward, text: shown };
+    this.selection = { path: event.path, ends: [event.cursor, event.anchor], backward, text: shown };
     const { anchor: _a, selectionKind: _k, ...rest } = event;
     applyEditorEvent(this.companion, { ...rest, selectedText: shown, selectionBackward: backward || undefined });
     this.scheduleRead();
     return true;
+  }
+
+  /**
+   * The last position the end sent has no selection, live or standing (above): getSelection
+   * answers none without asking (the end's own answer would be its last Visual selection).
+   */
+  get noSelection(): boolean {
+    return this.cleared;
   }
 
   dispose(): void {
@@ -110,6 +135,10 @@ export class PositionIntake {
     now.text = text || undefined;
     this.companion.context.setSelection(now.path, now.text, now.text ? now.backward : undefined);
   }
+}
+
+function samePosition(a: Cursor, b: Cursor): boolean {
+  return a.line === b.line && a.character === b.character;
 }
 
 function positionKey(event: PositionEvent): string {

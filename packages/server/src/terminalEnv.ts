@@ -1,5 +1,5 @@
 /** The environment a companion puts into its integrated terminals, so `gemini` (and `qwen`) there finds this instance. */
-import { CLAUDE_ENV, ENV } from '@ide-companion/protocol';
+import { CLAUDE_ENV, CONTAINER_ENV, ENV } from '@ide-companion/protocol';
 import { QWEN_ENV } from '@ide-companion/shared/agentPaths';
 
 export interface TerminalEnvInput {
@@ -11,6 +11,11 @@ export interface TerminalEnvInput {
   qwen?: boolean;
   /** Claude Code's too: the port it connects to first, and IDE integration on. */
   claude?: boolean;
+  /**
+   * In a container, where gemini and qwen dial host.docker.internal unless told they run beside
+   * their IDE (protocol/containerHost.ts): they do, in its terminals, so REMOTE_CONTAINERS=1 too.
+   */
+  container?: boolean;
 }
 
 export type TerminalEnv = Readonly<Record<string, string>>;
@@ -28,5 +33,6 @@ export function buildTerminalEnv(input: TerminalEnvInput): TerminalEnv {
       // Claude Code in VS Code's (or a JetBrains IDE's) terminal installs its own extension unless told not to: two companions would compete.
       [CLAUDE_ENV.SKIP_AUTO_INSTALL]: 'true',
     }),
+    ...(input.container && { [CONTAINER_ENV.REMOTE_CONTAINERS]: '1' }),
   });
 }

@@ -43,7 +43,10 @@ test('each item says ok, warn, error or info and why; the host checks the files 
     assert.deepEqual(gone.slice(2), [
       { level: 'error', text: `discovery file ${discoveryFile} is missing`, advice: ['the CLI cannot find this Emacs', restart] },
       { level: 'error', text: `socket ${socketPath} is missing`, advice: ['gemini elsewhere cannot reach this Emacs', restart] },
-      { level: 'warn', text: 'container: gemini started here would dial host.docker.internal', advice: ['export GEMINI_CLI_IDE_SERVER_HOST=127.0.0.1'] },
+      {
+        level: 'ok',
+        text: "container: this Emacs's terminals get REMOTE_CONTAINERS=1, so gemini there dials 127.0.0.1; in a shell it did not start, `export REMOTE_CONTAINERS=1` before gemini",
+      },
     ]);
     // A plain file where the socket was is no socket.
     fs.writeFileSync(socketPath, '');
@@ -63,8 +66,7 @@ test('each item says ok, warn, error or info and why; the host checks the files 
       'info workspace: /w',
     ]);
     assert.deepEqual(healthLines([gone.at(-1)!]), [
-      'WARN container: gemini started here would dial host.docker.internal',
-      '     export GEMINI_CLI_IDE_SERVER_HOST=127.0.0.1',
+      "ok   container: this Emacs's terminals get REMOTE_CONTAINERS=1, so gemini there dials 127.0.0.1; in a shell it did not start, `export REMOTE_CONTAINERS=1` before gemini",
     ]);
   } finally {
     server.close();

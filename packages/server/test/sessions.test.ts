@@ -4,7 +4,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
 import { sleep, waitFor } from '@ide-companion/testkit';
-import { CONTEXT_SEED_WAIT_MS, realScheduler, type Scheduler } from '../src/index.js';
+import { buildTerminalEnv, CONTEXT_SEED_WAIT_MS, realScheduler, type Scheduler } from '../src/index.js';
 import { connectClient, INIT_BODY, mcpHeaders, rawRequest, RecordingEditor, startCompanion } from './helpers.js';
 
 test('context is pushed as soon as the GET stream opens, and on every change', async () => {
@@ -225,6 +225,12 @@ test("getActiveFile answers in the architecture doc's text format", async () => 
   }
 });
 
+test('in a container the terminals get REMOTE_CONTAINERS=1 too: gemini there dials this companion on loopback (issue 39)', () => {
+  const base = { port: 1, workspacePath: '/w', authToken: 't', idePid: 2 };
+  assert.equal(buildTerminalEnv(base)['REMOTE_CONTAINERS'], undefined);
+  assert.equal(buildTerminalEnv({ ...base, container: true })['REMOTE_CONTAINERS'], '1');
+});
+
 test('the terminal env ties a terminal to this instance', async () => {
   const h = await startCompanion({ idePid: 4242 });
   try {
@@ -240,6 +246,8 @@ test('the terminal env ties a terminal to this instance', async () => {
       CLAUDE_CODE_SSE_PORT: String(h.companion.port),
       ENABLE_IDE_INTEGRATION: 'true',
       CLAUDE_CODE_IDE_SKIP_AUTO_INSTALL: 'true',
+      // In a container (this machine is one) gemini there dials loopback, where this companion is (editorSeam.test.ts).
+      ...(h.companion.containerHint !== undefined && { REMOTE_CONTAINERS: '1' }),
     });
     assert.match(h.companion.discoveryFilePath!, /gemini-ide-server-4242-\d+\.json$/);
     const other = path.join(h.tmp, 'other');

@@ -32,6 +32,7 @@ export * from './copilotCli.js';
 export * from './packageOnPath.js';
 export * from './discoveryFiles.js';
 export * from './installers.js';
+export * from './fakeContainer.js';
 export * from './codexClient.js';
 export * from './responsesMock.js';
 export * from './codexCli.js';

@@ -84,20 +84,22 @@ function M.open_editors()
 end
 
 --- The selection: the live one in Visual mode, else the last one ('< and '>) of
---- the current or alternate file buffer. Its ends as Neovim has them (line,
+--- the current file buffer, or of `active` (the host's active file: from the
+--- agent's terminal), or of the alternate one. Its ends as Neovim has them (line,
 --- 0-based byte) and its lines: the host makes the text and the characters.
-function M.selection()
+function M.selection(active)
   local buf, mode = vim.api.nvim_get_current_buf(), vim.api.nvim_get_mode().mode
   local kind, s, e
   if context.open_file_of(buf) and (mode == 'v' or mode == 'V' or mode == '\22') then
     local v, dot = vim.fn.getpos('v'), vim.fn.getpos('.')
     kind, s, e = mode, { v[2], v[3] - 1 }, { dot[2], dot[3] - 1 }
   else
-    buf = context.open_file_of(buf) and buf or vim.fn.bufnr('#')
+    buf = context.open_file_of(buf) and buf or active and buffer_of(active) or vim.fn.bufnr('#')
     if buf < 1 or not context.open_file_of(buf) then
       return vim.NIL
     end
-    kind, s, e = vim.fn.visualmode(), vim.api.nvim_buf_get_mark(buf, '<'), vim.api.nvim_buf_get_mark(buf, '>')
+    -- visualmode() is the buffer's own.
+    kind, s, e = vim.api.nvim_buf_call(buf, vim.fn.visualmode), vim.api.nvim_buf_get_mark(buf, '<'), vim.api.nvim_buf_get_mark(buf, '>')
     if kind == '' or s[1] == 0 then
       return vim.NIL
     end

@@ -66,15 +66,18 @@ local function char_len(s, i)
   return b >= 0xF0 and 4 or b >= 0xE0 and 3 or b >= 0xC0 and 2 or 1
 end
 
---- selectedText: the current window's selection, nil outside Visual and Select mode. Read up to the
---- line of its 4 * max-th byte, `max` characters surely in (none is over 4 bytes), and cut past that:
---- the host cuts it to the CLI's limit and marks the cut.
+--- selectedText: the current window's selection, or the one just ended there (its marks: asked after
+--- <Esc>, the host keeps it). Read up to the line of its 4 * max-th byte, `max` characters surely in
+--- (none is over 4 bytes), and cut past that: the host cuts it to the CLI's limit and marks the cut.
 function M.selected_text(max)
   local kind = KINDS[vim.api.nvim_get_mode().mode:sub(1, 1)]
-  if not kind then
-    return nil
-  end
   local a, b = vim.fn.getpos('v'), vim.fn.getpos('.')
+  if not kind then
+    kind, a, b = KINDS[vim.fn.visualmode()], vim.fn.getpos("'<"), vim.fn.getpos("'>")
+    if not kind or a[2] == 0 or not open_file_of(0) then
+      return nil
+    end
+  end
   local sl, sc, el, ec = a[2], a[3], b[2], b[3]
   if sl > el or (sl == el and sc > ec) then
     sl, sc, el, ec = el, ec, sl, sc

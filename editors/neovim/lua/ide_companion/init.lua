@@ -25,7 +25,6 @@ function M.setup(opts)
   M.config = config.resolve(opts)
   setup_done = true
   require('ide_companion.commands').define()
-  require('ide_companion.terminal').watch_terminals()
   local doc = config.plugin_root .. '/doc'
   if vim.fn.isdirectory(doc) == 1 and vim.fn.filereadable(doc .. '/tags') == 0 then
     pcall(vim.cmd, 'silent helptags ' .. vim.fn.fnameescape(doc))

@@ -6,7 +6,6 @@ local host = require('ide_companion.host')
 local M = {}
 
 local term = nil -- the running CLI: { buf, job, pid }
-local told_container = false
 local notify = host.say
 local group = vim.api.nvim_create_augroup('ide_companion_terminal', { clear = true })
 
@@ -45,51 +44,18 @@ end
 
 vim.api.nvim_create_autocmd('VimLeavePre', { group = group, callback = M.stop })
 
---- In a container gemini dials host.docker.internal, not this Neovim, unless
---- REMOTE_CONTAINERS is set: the host's words for it (absent outside one), said once.
-local function container_words(which)
-  local words = not told_container and host.state.info and host.state.info.words[which] or nil
-  told_container = told_container or words ~= nil
-  return words
-end
-
---- From setup(): a gemini the user starts in a :terminal of their own is told the fix as that terminal opens.
-function M.watch_terminals()
-  vim.api.nvim_create_autocmd('TermOpen', {
-    group = group,
-    callback = function(ev)
-      local words = not (term and term.buf == ev.buf) and container_words('containerTerminal')
-      if words then
-        vim.schedule(function()
-          notify(words, vim.log.levels.WARN)
-        end)
-      end
-    end,
-  })
-end
-
 local function start(cfg, cmd)
   vim.cmd(cfg.terminal.split)
   vim.cmd('enew')
   local win, buf = vim.api.nvim_get_current_win(), vim.api.nvim_get_current_buf()
-  -- The env explicitly too (vim.env may have changed); in a container, with REMOTE_CONTAINERS=1.
+  -- The env explicitly too (vim.env may have changed); in a container it has REMOTE_CONTAINERS=1 (the host's rule).
   local env = vim.deepcopy(host.state.env or {})
-  if host.state.info and host.state.info.containerHint then
-    env.REMOTE_CONTAINERS = '1'
-    local words = container_words('containerGemini')
-    if words then
-      notify(words)
-    end
-  end
-  -- Ours before TermOpen runs: no warning about the terminal that has the fix.
-  term = { buf = buf }
   local ok, job
   if vim.fn.has('nvim-0.11') == 1 then
     ok, job = pcall(vim.fn.jobstart, cmd, { term = true, env = env })
   else
     ok, job = pcall(vim.fn.termopen, cmd, { env = env })
   end
-  term = nil
   if not ok or type(job) ~= 'number' or job <= 0 then
     -- No empty split left behind.
     if vim.api.nvim_win_is_valid(win) and #vim.api.nvim_tabpage_list_wins(0) > 1 then

@@ -31,8 +31,17 @@ export interface DiffSpec {
 }
 
 /** Neovim's actions, with the capabilities the Lua side declared in its hello. */
-export function neovimEditor(lua: LuaBridge, declared: readonly string[], roots?: () => readonly string[] | undefined): EditorActions {
-  const all = new NeovimEditor(lua, roots);
+export function neovimEditor(
+  lua: LuaBridge,
+  declared: readonly string[],
+  roots?: () => readonly string[] | undefined,
+  /**
+   * Where getSelection looks out of Visual mode: null once the cursor moved on from the last selection
+   * (PositionIntake.noSelection: it answers none), else the active file (the user may be in the agent's terminal).
+   */
+  selectionFile?: () => string | null | undefined,
+): EditorActions {
+  const all = new NeovimEditor(lua, roots, selectionFile);
   const bind = <K extends keyof NeovimEditor>(k: K) => (all[k] as (...a: never[]) => unknown).bind(all) as NeovimEditor[K];
   return editorWithCapabilities(
     { showDiff: bind('showDiff'), diffText: bind('diffText'), closeDiff: bind('closeDiff') },
@@ -55,6 +64,7 @@ class NeovimEditor implements EditorActions {
   constructor(
     private readonly lua: LuaBridge,
     private readonly roots?: () => readonly string[] | undefined,
+    private readonly selectionFile?: () => string | null | undefined,
   ) {}
 
   async showDiff(diff: PendingDiff, words?: ActionParams<'showDiff'>['words']): Promise<void> {
@@ -100,7 +110,9 @@ class NeovimEditor implements EditorActions {
   }
 
   async getSelection(): Promise<ActionResult<'getSelection'>> {
-    const raw = await this.lua.call<NeovimSelection | null>(ACTIONS_MODULE, 'selection');
+    const file = this.selectionFile?.();
+    if (file === null) return { selection: null };
+    const raw = await this.lua.call<NeovimSelection | null>(ACTIONS_MODULE, 'selection', file);
     return { selection: raw ? selectionFromNeovim(raw) : null };
   }
 

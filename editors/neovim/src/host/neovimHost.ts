@@ -105,7 +105,7 @@ export class NeovimHost {
     // The shorthand names the renamed file from now on.
     if (event.type === 'rename' && this.positionPath === event.from) this.positionPath = event.to;
     if (event.type === 'mention') {
-      if (!applyEditorEvent(companion, event)) this.report('on_unheard_mention', event.path, neovimWords(companion.containerHint).unheardMention);
+      if (!applyEditorEvent(companion, event)) this.report('on_unheard_mention', event.path, neovimWords().unheardMention);
       return;
     }
     if (!intake.apply(event)) this.logger.info('decision for a diff no longer pending', { type: event.type });
@@ -126,7 +126,12 @@ export class NeovimHost {
     if (hello.logFile) this.logger.open(hello.logFile);
     // The Lua side declares what it answers (actions.lua CAPABILITIES).
     // An ask for every file's diagnostics gets the workspace's, as every end's.
-    const editor = neovimEditor(this.lua, hello.capabilities ?? [], () => this.companion?.context.getRoots());
+    const editor = neovimEditor(
+      this.lua,
+      hello.capabilities ?? [],
+      () => this.companion?.context.getRoots(),
+      () => (this.intake?.noSelection ? null : this.companion?.context.activeFile()?.filePath),
+    );
     // Created at once so context events that follow `hello` land in its tracker while it binds.
     const companion = new Companion({
       ideInfo: hello.ide ?? DEFAULT_IDE_INFO,
@@ -162,7 +167,7 @@ export class NeovimHost {
           containerHint: companion.containerHint,
           socketPath: companion.socketPath,
           agents: companion.agents.map((a) => AGENT_DISPLAY_NAMES[a]),
-          words: { ...hostGoneWords(companion.ideInfo.name), ...neovimWords(companion.containerHint) },
+          words: { ...hostGoneWords(companion.ideInfo.name), ...neovimWords() },
           report: report(),
         };
         await this.lua.call(HOST_MODULE, 'on_started', info);

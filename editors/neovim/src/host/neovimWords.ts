@@ -1,6 +1,6 @@
 /**
  * What the Neovim plugin shows, in words made here (the Lua only shows them):
- * the diff window's hint bar and the container notices. `{file}` is put in by
+ * the diff window's hint bar and the kept and mention notices. `{file}` is put in by
  * the Lua (the file's name relative to Neovim's cwd), literally.
  */
 
@@ -30,21 +30,12 @@ export interface NeovimWords {
   keptStopped: string;
   /** A mention no connected agent took. */
   unheardMention: string;
-  /** In a container: said once by :Gemini, or when the user opens a terminal of their own. */
-  containerGemini?: string;
-  containerTerminal?: string;
 }
 
-export function neovimWords(containerHint: string | undefined): NeovimWords {
+export function neovimWords(): NeovimWords {
   return {
     keptNotRunning: `kept: the companion is not running${SAVE}`,
     keptStopped: `kept: the companion stopped${SAVE}`,
     unheardMention: 'no Claude Code is connected (only Claude Code takes what you send; run `claude --ide`)',
-    ...(containerHint !== undefined && {
-      containerGemini:
-        'in a container: :Gemini sets REMOTE_CONTAINERS=1 so gemini dials this Neovim on 127.0.0.1; in another terminal run `export REMOTE_CONTAINERS=1` before gemini',
-      containerTerminal:
-        'in a container, gemini dials host.docker.internal, not this Neovim: run `export REMOTE_CONTAINERS=1` in this terminal before gemini (:Gemini does it for you)',
-    }),
   };
 }

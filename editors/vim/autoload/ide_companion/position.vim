@@ -58,14 +58,15 @@ function! ide_companion#position#current() abort
   return result
 endfunction
 
-" selectedText: the live selection's text, at least `max` characters of it
-" (or all), or v:null outside Visual and Select mode.
+" selectedText: the live selection's text, or the one just ended in this
+" file (asked after <Esc>: the host keeps it), at least `max` characters of it (or all).
 function! ide_companion#position#selected_text(max) abort
   let kind = get(s:KINDS, mode(), [''])[0]
+  let [v, c] = kind ==# '' ? [getpos("'<")[1:2], getpos("'>")[1:2]] : [getpos('v')[1:2], getpos('.')[1:2]]
+  let kind = kind ==# '' && ide_companion#util#open_file_of(bufnr('')) !=# '' && v[0] > 0 ? visualmode() : kind
   if kind ==# ''
     return v:null
   endif
-  let [v, c] = [getpos('v')[1:2], getpos('.')[1:2]]
   let [a, b] = c[0] < v[0] || (c[0] == v[0] && c[1] < v[1]) ? [c, v] : [v, c]
   let text = s:text_between(kind, a[0], a[1], b[0], b[1], a:max)
   return text ==# '' ? v:null : text

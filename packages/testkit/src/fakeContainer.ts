@@ -1,0 +1,30 @@
+/**
+ * A container or toolbox as Gemini CLI tells one (protocol/containerHost.ts),
+ * for an editor under test and everything it starts: a private mount
+ * namespace whose /run holds the marker file the CLI looks for, seen by that
+ * process tree alone (unshare -m, as root). Without REMOTE_CONTAINERS,
+ * SSH_CONNECTION or VSCODE_REMOTE_CONTAINERS_SESSION (CONTAINER_UNSET) the CLI
+ * there dials host.docker.internal, as a user's does.
+ */
+import { spawnSync } from 'node:child_process';
+import { skipUnless, which } from './external.js';
+
+export const FAKE_CONTAINER_MARKER = '/run/.containerenv';
+
+/** The variables that send the CLI to loopback in a container: unset them for the editor under test. */
+export const CONTAINER_UNSET = ['REMOTE_CONTAINERS', 'SSH_CONNECTION', 'VSCODE_REMOTE_CONTAINERS_SESSION'] as const;
+
+/** argv that runs the sh command line `sh` in the fake container. */
+export function inFakeContainer(sh: string): string[] {
+  return ['unshare', '-m', '--propagation', 'private', 'sh', '-c', `mount -t tmpfs tmpfs /run && : > ${FAKE_CONTAINER_MARKER} && ${sh}`];
+}
+
+let can: boolean | undefined;
+/** Why a fake container cannot be made here, or false. */
+export function skipFakeContainer(): string | false {
+  if (can === undefined) {
+    const probe = inFakeContainer(`test -e ${FAKE_CONTAINER_MARKER}`);
+    can = which('unshare') !== undefined && spawnSync(probe[0]!, probe.slice(1)).status === 0;
+  }
+  return skipUnless(can, 'a private mount namespace (unshare -m, as root)', 'run the tests as root');
+}
