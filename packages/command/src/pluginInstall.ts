@@ -115,9 +115,11 @@ export function installPlugin(plugin: PluginInstall, options: InstallOptions): I
     return { success: true, message: [`Would install ${plugin.what} into ${target}.`, ...notes].join(' '), changed: [] };
   }
   const staging = `${target}.new-${process.pid}`;
+  // The outermost folder this install makes above the target (`~/.emacs.d`, `~/.vim/pack`): uninstall removes it once empty.
+  const made = madeFolder(target);
   try {
     fs.rmSync(staging, { recursive: true, force: true });
-    fs.mkdirSync(staging, { recursive: true });
+    const first = fs.mkdirSync(staging, { recursive: true });
     for (const file of plugin.files) {
       log(`copying ${file.to}`);
       fs.mkdirSync(path.dirname(path.join(staging, file.to)), { recursive: true });
@@ -126,7 +128,7 @@ export function installPlugin(plugin: PluginInstall, options: InstallOptions): I
     notes.push(...(plugin.finish?.(staging) ?? []));
     fs.writeFileSync(
       path.join(staging, INSTALL_MARKER),
-      `${JSON.stringify({ version: COMPANION_VERSION, source: plugin.source, installedAt: new Date().toISOString() }, null, 2)}\n`,
+      `${JSON.stringify({ version: COMPANION_VERSION, source: plugin.source, installedAt: new Date().toISOString(), ...madeField(made ?? (first !== staging ? first : undefined)) }, null, 2)}\n`,
     );
     fs.mkdirSync(path.dirname(target), { recursive: true });
     fs.rmSync(target, { recursive: true, force: true });
@@ -149,6 +151,20 @@ export function installedPluginVersion(target: string): string | undefined {
   }
 }
 
+/** The folder an earlier install of `target` recorded as made (its marker's `made`), if any. */
+function madeFolder(target: string): string | undefined {
+  try {
+    const made = (JSON.parse(fs.readFileSync(path.join(target, INSTALL_MARKER), 'utf8')) as { made?: unknown }).made;
+    return typeof made === 'string' && target.startsWith(made + path.sep) ? made : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function madeField(made: string | undefined): { made?: string } {
+  return made === undefined ? {} : { made };
+}
+
 /** Removes a plugin copy `installPlugin` wrote (its marker says so); refuses any other folder. */
 export function uninstallPlugin(what: string, target: string, options: InstallOptions, leftovers: readonly string[] = []): InstallResult {
   if (!fs.existsSync(target)) return { success: true, message: `${capitalized(what)} is not installed (${target} does not exist).`, changed: [] };
@@ -156,14 +172,19 @@ export function uninstallPlugin(what: string, target: string, options: InstallOp
     return { success: false, message: `${target} was not written by \`ide-companion install\` (a manual install or a link?); left as it is.` };
   }
   if (options.dryRun) return { success: true, message: `Would remove ${target}.`, changed: [] };
+  const made = madeFolder(target);
   try {
     fs.rmSync(target, { recursive: true, force: true });
   } catch (err) {
     return { success: false, message: `Could not remove ${target}: ${(err as Error).message}` };
   }
-  // The folders install made for it (Vim's and Neovim's pack/ide-companion/start), when nothing else is in them.
+  // The folders install made for it (up to the one its marker names; Vim's and Neovim's pack/ide-companion/start
+  // from installs before markers named it), when nothing else is in them.
   for (let dir = path.dirname(target); ; dir = path.dirname(dir)) {
-    const ours = path.basename(dir) === 'ide-companion' || path.basename(path.dirname(dir)) === 'ide-companion';
+    const ours =
+      (made !== undefined && (dir === made || dir.startsWith(made + path.sep))) ||
+      path.basename(dir) === 'ide-companion' ||
+      path.basename(path.dirname(dir)) === 'ide-companion';
     if (!ours || fs.readdirSync(dir).length > 0) break;
     fs.rmdirSync(dir);
   }
