@@ -16,11 +16,12 @@
 import * as fs from 'node:fs';
 import * as z from 'zod/mini';
 import { COMPANION_VERSION } from '@ide-companion/shared/version';
-import { AGENT_DISPLAY_NAMES } from '@ide-companion/shared/agentPaths';
+import { AGENT_DISPLAY_NAMES, AGENT_SHORT_NAMES, servedAgentNames } from '@ide-companion/shared/agentPaths';
 import { EditorEventError, parseEditorEvent } from '@ide-companion/server/editorEvents';
 import { editorWithCapabilities, type EditorActions } from '@ide-companion/server/editorActions';
 import { describeError, silentLogger, type Logger } from '@ide-companion/server/logger';
 import { type Companion } from '@ide-companion/server/companion';
+import type { SessionInfo } from '@ide-companion/server/sessions';
 import { PositionIntake } from '@ide-companion/server/positionIntake';
 import { diagnosticsFromItems } from '@ide-companion/server/diagnosticItems';
 import { healthItems, healthLines } from '@ide-companion/server/healthLines';
@@ -32,6 +33,7 @@ import {
   MAX_MESSAGE_BYTES,
   oversizeMessage,
   sessionChangeWords,
+  sessionsWords,
   ResponseSchema,
   type ActionParams,
   type ActionResult,
@@ -163,14 +165,24 @@ export class JsonLinesBridge {
       agents: companion.agents.map((a) => AGENT_DISPLAY_NAMES[a]),
       words: hostGoneWords(companion.ideInfo.name),
       health: this.health(),
+      ...this.sessionsWords([]),
     });
     let agents: string[] = [];
     companion.onDidChangeSessions((s) => {
       const before = agents;
       agents = s.map((session) => AGENT_DISPLAY_NAMES[session.agent]);
-      this.send({ type: 'sessions', count: s.length, agents, said: sessionChangeWords(before, agents), health: this.health(s) });
+      this.send({ type: 'sessions', count: s.length, agents, said: sessionChangeWords(before, agents), health: this.health(s), ...this.sessionsWords(s) });
     });
     for (const event of this.early.splice(0)) this.apply(event);
+  }
+
+  /** Who is served and connected, as the end shows it (sessionsWords): the agents the sessions belong to, never a guess. */
+  private sessionsWords(sessions: readonly SessionInfo[]): { summary: string; label: string } {
+    return sessionsWords(
+      servedAgentNames(this.companion!.agents),
+      sessions.map((session) => AGENT_DISPLAY_NAMES[session.agent]),
+      sessions.map((session) => AGENT_SHORT_NAMES[session.agent]),
+    );
   }
 
   /** The shared health report (server/healthLines.ts) as lines, made now. */

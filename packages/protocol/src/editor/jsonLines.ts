@@ -73,6 +73,9 @@ export interface Ready {
   words: HostGoneWords;
   /** The shared health report (server/healthLines.ts) as lines, made now: the end shows them in its health check; `sessions` brings them anew. */
   health: string[];
+  /** The agents served and the sessions connected, in a line and in a word (sessionsWords); `sessions` brings them anew. */
+  summary: string;
+  label: string;
 }
 
 export type Request = { [N in EditorActionName]: { type: 'request'; id: number; action: N; params: ActionParams<N> } }[EditorActionName];
@@ -81,6 +84,15 @@ export type Request = { [N in EditorActionName]: { type: 'request'; id: number; 
 export type HostLine =
   | Ready
   | Request
-  | { type: 'sessions'; count: number; agents: string[]; /** What to show for the change (sessionWords.ts). */ said: string[]; health: string[] }
+  | {
+      type: 'sessions';
+      count: number;
+      agents: string[];
+      /** What to show for the change (sessionWords.ts). */
+      said: string[];
+      health: string[];
+      summary: string;
+      label: string;
+    }
   | { type: 'health'; health: string[] }
   | { type: 'error'; message: string };
