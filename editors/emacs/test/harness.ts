@@ -139,7 +139,8 @@ export async function startEmacs(options: StartOptions = {}): Promise<EmacsSessi
     discoveryDir,
     eval: evalRaw,
     async evalJson<T>(expr: string) {
-      return JSON.parse(unprin1(await evalRaw(`(json-serialize ${expr})`))) as T;
+      // Emacs 30's json-serialize gives UTF-8 bytes (a unibyte string, printed as octal escapes): decoded, it prints as 28's does.
+      return JSON.parse(unprin1(await evalRaw(`(decode-coding-string (json-serialize ${expr}) 'utf-8)`))) as T;
     },
     async discovery() {
       await waitFor(async () => (await evalRaw('(and ide-companion--ready t)')).trim() === 't', 'the companion to be ready', TIMEOUT).catch(
