@@ -154,7 +154,10 @@ It lands in its prompt as an @-mention; the host says when no agent takes it."
                   (or ide-companion--last-error "the host did not answer within 20 seconds")))
     (let ((default-directory (file-name-as-directory (or (and buffer-file-name (ide-companion--project-root default-directory))
                                                          (car ide-companion--roots) default-directory))))
-      (setq ide-companion--gemini-buffer (ide-companion--open-terminal ide-companion-gemini-command "*gemini*")))))
+      (setq ide-companion--gemini-buffer (ide-companion--open-terminal ide-companion-gemini-command "*gemini*")))
+    ;; In a container the host's variables send gemini to loopback: said, with what other terminals need.
+    (when (plist-get ide-companion--ready :containerSaid)
+      (message "ide-companion: %s" (plist-get ide-companion--ready :containerSaid)))))
 
 (defun ide-companion--doctor-lines ()
   "The findings of `ide-companion-doctor', one string each.

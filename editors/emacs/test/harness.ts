@@ -54,6 +54,10 @@ export interface StartOptions {
   env?: Record<string, string>;
   /** Load vterm (elpa-vterm). */
   vterm?: boolean;
+  /** The command that runs Emacs's (a shell string): in a container, say. Default: as is. */
+  wrap?: (emacs: string) => string[];
+  /** Variables Emacs does not inherit from the test runner (default testkit's STRAY_IDE_ENV). */
+  unset?: readonly string[];
 }
 
 /** Turns emacsclient's printed string (prin1 syntax) back into the string. */
@@ -101,15 +105,12 @@ export async function startEmacs(options: StartOptions = {}): Promise<EmacsSessi
     ].join('\n'),
   );
   const tmux = new Tmux(200, 50);
-  tmux.start(
-    shellCommand([emacsPath, '-nw', '-Q', '-l', init, ...(options.open ?? [])], {
-      TMPDIR: tmp,
-      HOME: home,
-      TERM: 'xterm-256color',
-      ...options.env,
-    }),
-    { cwd: workspace },
+  const command = shellCommand(
+    [emacsPath, '-nw', '-Q', '-l', init, ...(options.open ?? [])],
+    { TMPDIR: tmp, HOME: home, TERM: 'xterm-256color', ...options.env },
+    options.unset,
   );
+  tmux.start(options.wrap ? shellCommand(options.wrap(command), {}, []) : command, { cwd: workspace });
   const socket = path.join(serverDir, 'emacs');
   const evalRaw = (expr: string) =>
     new Promise<string>((resolve, reject) => {

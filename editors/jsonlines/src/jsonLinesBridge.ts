@@ -26,6 +26,8 @@ import { PositionIntake } from '@ide-companion/server/positionIntake';
 import { diagnosticsFromItems } from '@ide-companion/server/diagnosticItems';
 import { healthItems, healthLines } from '@ide-companion/server/healthLines';
 import {
+  CONTAINER_ENV,
+  containerTerminalWords,
   EDITOR_ACTIONS,
   HelloSchema,
   hostGoneWords,
@@ -152,15 +154,17 @@ export class JsonLinesBridge {
       readSelectedText: async (maxChars) => (await this.request('selectedText', { maxChars })).text,
       onReadError: (err) => this.error(`could not read the selected text: ${describeError(err)}`),
     });
+    const containerHint = companion.containerHint;
     this.send({
       type: 'ready',
       port: companion.port,
       discoveryFile: companion.discoveryFilePath ?? '',
       workspacePath: companion.workspacePath,
-      env: { ...companion.terminalEnv },
+      // In a container, gemini in the editor's terminals dials loopback, where this host listens, as it does in Neovim's.
+      env: { ...companion.terminalEnv, ...(containerHint && { [CONTAINER_ENV.REMOTE_CONTAINERS]: '1' }) },
       capabilities: [...companion.capabilities],
       version: COMPANION_VERSION,
-      ...(companion.containerHint ? { containerHint: companion.containerHint } : {}),
+      ...(containerHint ? { containerHint, containerSaid: containerTerminalWords(companion.ideInfo.displayName) } : {}),
       ...(companion.socketPath ? { socketPath: companion.socketPath } : {}),
       agents: companion.agents.map((a) => AGENT_DISPLAY_NAMES[a]),
       words: hostGoneWords(companion.ideInfo.name),

@@ -65,6 +65,8 @@ export interface Ready {
   version: string;
   /** Present when a gemini started beside the editor would dial host.docker.internal: what to export (for the editor's health check). */
   containerHint?: string;
+  /** Present with containerHint: `env` then carries REMOTE_CONTAINERS=1 for the editor's terminals, and this says so (containerWords.ts), shown as the agent's terminal opens. */
+  containerSaid?: string;
   /** The companion's Unix socket, for gemini in a container, its --sandbox or over SSH (docs/remote.md); shown by the health check. */
   socketPath?: string;
   /** The agents served, as the user reads them ("Claude Code"); shown by the health check. */
