@@ -20,9 +20,9 @@
 (declare-function ide-companion-accept "ide-companion" ())
 (declare-function ide-companion-reject "ide-companion" ())
 
-(defun ide-companion--diff-buffer (role path text)
-  "A new buffer for the ROLE side of a diff of PATH, holding exactly TEXT."
-  (with-current-buffer (generate-new-buffer (format "*gemini %s: %s*" role (file-name-nondirectory path)))
+(defun ide-companion--diff-buffer (agent role path text)
+  "A new buffer for the ROLE side of AGENT's diff of PATH, holding exactly TEXT."
+  (with-current-buffer (generate-new-buffer (format "*%s %s: %s*" agent role (file-name-nondirectory path)))
     (insert text)
     ;; The mode's hooks could start linters or servers on a scratch buffer.
     (let ((buffer-file-name path))
@@ -44,11 +44,11 @@ One to keep at once (PARAMS' kept) gets its proposal buffer only."
     (when old (ide-companion--settle old) (ide-companion--end-view old))
     ;; This proposal stands instead of a text accepted earlier.
     (remhash path ide-companion--accepted)
-    (let ((diff (ide-companion--make-diff
-                 :id id :path path :new-content (plist-get params :newContent)
-                 :agent (or (plist-get params :agent) "Gemini CLI")
-                 :window-config (unless kept (current-window-configuration))
-                 :proposal (ide-companion--diff-buffer "proposal" path (plist-get params :newContent)))))
+    (let* ((agent (or (plist-get params :agent) "Gemini CLI"))
+           (diff (ide-companion--make-diff
+                  :id id :path path :new-content (plist-get params :newContent) :agent agent
+                  :window-config (unless kept (current-window-configuration))
+                  :proposal (ide-companion--diff-buffer agent "proposal" path (plist-get params :newContent)))))
       (with-current-buffer (ide-companion--diff-proposal diff)
         (setq ide-companion--diff-id id)
         (ide-companion-proposal-mode 1)
@@ -57,7 +57,7 @@ One to keep at once (PARAMS' kept) gets its proposal buffer only."
       (if kept
           (ide-companion--display-kept (ide-companion--diff-proposal diff))
         (with-current-buffer (setf (ide-companion--diff-original diff)
-                                   (ide-companion--diff-buffer (if original "original" "new file") path (or original "")))
+                                   (ide-companion--diff-buffer agent (if original "original" "new file") path (or original "")))
           (setq ide-companion--diff-id id buffer-read-only t))
         (if (eq ide-companion-diff-layout 'ediff)
             (ide-companion--display-ediff diff)
@@ -175,7 +175,7 @@ The host died, maybe before it passed the accept on."
     (maphash
      (lambda (path text)
        (unless (ide-companion--file-holds-p path text)
-         (let ((diff (ide-companion--make-diff :path path :proposal (ide-companion--diff-buffer "proposal" path text))))
+         (let ((diff (ide-companion--make-diff :path path :proposal (ide-companion--diff-buffer "ide-companion" "proposal" path text))))
            (ide-companion--end-view diff t)
            (ide-companion--display-kept (ide-companion--diff-proposal diff))
            (push (file-name-nondirectory path) kept))))

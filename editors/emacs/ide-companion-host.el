@@ -139,7 +139,6 @@ A `gemini' started from now on connects to this Emacs, not another one."
   "Run the host and send it `hello'."
   (setq ide-companion--partial nil
         ide-companion--ready nil
-        ide-companion--sessions 0
         ide-companion--last-error nil
         ide-companion--focused nil
         ide-companion--roots (ide-companion--initial-roots))
@@ -231,16 +230,16 @@ A `gemini' started from now on connects to this Emacs, not another one."
   (run-hooks 'ide-companion-ready-hook))
 
 (defun ide-companion--on-sessions (message)
-  "Take MESSAGE: how many CLI sessions are connected, what to say, the health."
-  (setq ide-companion--sessions (or (plist-get message :count) 0))
+  "Take MESSAGE: the sessions in the host's words, what to say, the health."
   (ide-companion--keep-health message)
   (dolist (line (plist-get message :said)) (message "ide-companion: %s" line))
   (force-mode-line-update t))
 
 (defun ide-companion--keep-health (message)
-  "Keep the health lines of MESSAGE, the running host's, with its `ready'."
-  (when ide-companion--ready
-    (setq ide-companion--ready (plist-put ide-companion--ready :health (plist-get message :health)))))
+  "Keep the health lines and session words of MESSAGE with the host's `ready'."
+  (cl-loop for (key value) on message by #'cddr
+           when (and ide-companion--ready (memq key '(:health :summary :label)))
+           do (setq ide-companion--ready (plist-put ide-companion--ready key value))))
 
 (defun ide-companion--health ()
   "The running host's health lines, made now (the last ones if it is slow)."
@@ -291,21 +290,19 @@ it keeps dying."
 (defun ide-companion--forget-host ()
   "Reset the state tied to a host that is gone."
   (setq ide-companion--process nil
-        ide-companion--ready nil
-        ide-companion--sessions 0)
+        ide-companion--ready nil)
   (ide-companion--restore-env)
   (ide-companion--end-all-diffs nil)
   (force-mode-line-update t))
 
 (defun ide-companion--stop ()
-  "End the host (it deletes its discovery file when its stdin closes)."
+  "End the host and wait, bounded, for its exit (its files go first)."
   (let ((process ide-companion--process))
     (when (and process (process-live-p process))
-      (let ((ide-companion--stopping t)
-            (discovery (plist-get ide-companion--ready :discoveryFile)))
+      (let ((ide-companion--stopping t))
         (ignore-errors (process-send-eof process))
-        ;; Its discovery file gone is what matters: its exit may go unnoticed as Emacs ends.
-        (ide-companion--wait 3 (lambda () (and discovery (not (file-exists-p discovery)))))
+        ;; Its exit, bounded: killed while it closes its sessions, it leaves Codex's socket behind.
+        (ide-companion--wait 5 #'ignore)
         (when (process-live-p process) (delete-process process))))
     (ide-companion--forget-host)))
 

@@ -71,7 +71,6 @@ $IDE_COMPANION_AMP_EDIT, else review.  Read at the next start."
 (defvar ide-companion--process nil "The running host process, or nil.")
 (defvar ide-companion--partial nil "Chunks of the host's unfinished output line, newest first.")
 (defvar ide-companion--ready nil "The host's `ready' message as a plist once it listens, else nil.")
-(defvar ide-companion--sessions 0 "How many CLI sessions are connected.")
 (defvar ide-companion--last-error nil "Why the companion last failed to start or stopped, as a sentence.")
 (defvar ide-companion--stopping nil "Non-nil while `ide-companion-stop' ends the host on purpose.")
 (defvar ide-companion--saved-env nil "Alist of (NAME . VALUE-BEFORE) of the variables set for terminals.")

@@ -63,9 +63,8 @@
   (cond
    (ide-companion--ready
     (let ((diffs (hash-table-count ide-companion--diffs)))
-      (format "ide-companion: listening on port %s for Gemini CLI; %d session%s connected%s; discovery file %s"
-              (plist-get ide-companion--ready :port)
-              ide-companion--sessions (if (= ide-companion--sessions 1) "" "s")
+      (format "ide-companion: listening on port %s %s%s; discovery file %s"
+              (plist-get ide-companion--ready :port) (plist-get ide-companion--ready :summary)
               (if (> diffs 0) (format ", %d diff%s open" diffs (if (= diffs 1) "" "s")) "")
               (plist-get ide-companion--ready :discoveryFile))))
    ((ide-companion--running-p) "ide-companion: the host is starting")
@@ -82,9 +81,7 @@ to accept (\\[ide-companion-accept]) or reject (\\[ide-companion-reject]).
 \\[ide-companion-gemini] opens Gemini CLI in a terminal."
   :global t
   :group 'ide-companion
-  :lighter (:eval (cond ((and ide-companion--ready (> ide-companion--sessions 0)) (format " Gemini[%d]" ide-companion--sessions))
-                        (ide-companion--ready " Gemini")
-                        (t " Gemini!")))
+  :lighter (:eval (if ide-companion--ready (concat " " (plist-get ide-companion--ready :label)) " IDE!"))
   (dolist (hook ide-companion--hooks)
     (funcall (if ide-companion-mode #'add-hook #'remove-hook) (car hook) (cdr hook)))
   (remove-function after-focus-change-function #'ide-companion--focus-change)
@@ -121,7 +118,7 @@ It lands in its prompt as an @-mention; the host says when no agent takes it."
     (user-error "Ide-companion: not running (M-x ide-companion-start)")))
 
 (defun ide-companion-stop ()
-  "Stop the companion; Gemini CLI sessions connected to it disconnect."
+  "Stop the companion; the agent sessions connected to it disconnect."
   (interactive)
   (ide-companion--stop)
   (message "ide-companion: stopped"))
@@ -134,12 +131,12 @@ It lands in its prompt as an @-mention; the host says when no agent takes it."
 (defun ide-companion-accept ()
   "Accept the diff of this buffer (or the only open one) as edited."
   (interactive)
-  (ide-companion--accept-diff (or (ide-companion--current-diff) (user-error "No Gemini diff is open"))))
+  (ide-companion--accept-diff (or (ide-companion--current-diff) (user-error "No diff is open"))))
 
 (defun ide-companion-reject ()
   "Reject the diff of this buffer (or the only open one)."
   (interactive)
-  (ide-companion--reject-diff (or (ide-companion--current-diff) (user-error "No Gemini diff is open"))))
+  (ide-companion--reject-diff (or (ide-companion--current-diff) (user-error "No diff is open"))))
 
 ;;;###autoload
 (defun ide-companion-gemini ()
@@ -157,7 +154,10 @@ It lands in its prompt as an @-mention; the host says when no agent takes it."
                   (or ide-companion--last-error "the host did not answer within 20 seconds")))
     (let ((default-directory (file-name-as-directory (or (and buffer-file-name (ide-companion--project-root default-directory))
                                                          (car ide-companion--roots) default-directory))))
-      (setq ide-companion--gemini-buffer (ide-companion--open-terminal ide-companion-gemini-command "*gemini*")))))
+      (setq ide-companion--gemini-buffer (ide-companion--open-terminal ide-companion-gemini-command "*gemini*")))
+    ;; In a container the host's variables send gemini to loopback: said, with what other terminals need.
+    (when (plist-get ide-companion--ready :containerSaid)
+      (message "ide-companion: %s" (plist-get ide-companion--ready :containerSaid)))))
 
 (defun ide-companion--doctor-lines ()
   "The findings of `ide-companion-doctor', one string each.

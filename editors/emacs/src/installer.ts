@@ -2,8 +2,8 @@
  * `ide-companion install emacs`: copies the Emacs package (the .el files, the
  * README and the bundled bridge host under host/) into
  * `~/.emacs.d/site-lisp/ide-companion` (or `$XDG_CONFIG_HOME/emacs/...` when
- * that is the Emacs directory in use) and prints the use-package form that
- * loads it. A copy, not a link: it must keep working when this package's
+ * that is the Emacs directory in use) and prints the init file's lines that
+ * load it (initForm); `uninstall` names them again. A copy, not a link: it must keep working when this package's
  * directory (an npx cache) goes away. The release's package file installed
  * with `M-x package-install-file` lands in `elpa/ide-companion-VERSION`
  * instead: `install` lists it as installed and `uninstall` removes it too.
@@ -54,11 +54,26 @@ export function elpaInstalls(env: NodeJS.ProcessEnv = process.env): Array<{ dir:
   });
 }
 
-/** The form to put in init.el, with the path as the user would write it. */
-export function usePackageForm(target: string, env: NodeJS.ProcessEnv = process.env): string {
+/**
+ * The lines to put in the init file, with the path as the user would write it.
+ * Plain Emacs 27+ (use-package is built in only from 29), and harmless once
+ * the package is gone: `require` with NOERROR, so a start after `uninstall`
+ * does not stop at these lines.
+ */
+export function initForm(target: string, env: NodeJS.ProcessEnv = process.env): string {
+  return `(add-to-list 'load-path ${JSON.stringify(shownPath(target, env))})\n(when (require 'ide-companion nil t)\n  (ide-companion-mode 1))`;
+}
+
+/** PATH with the home folder as `~`, as the user writes it. */
+function shownPath(file: string, env: NodeJS.ProcessEnv): string {
   const home = env['HOME'] || os.homedir();
-  const shown = target.startsWith(home + path.sep) ? `~${target.slice(home.length)}` : target;
-  return `(use-package ide-companion\n  :load-path ${JSON.stringify(shown)}\n  :config (ide-companion-mode 1))`;
+  return file.startsWith(home + path.sep) ? `~${file.slice(home.length)}` : file;
+}
+
+/** The init file Emacs reads (`~/.emacs` when it exists, else init.el in the Emacs directory), as the user writes it. */
+function initFile(env: NodeJS.ProcessEnv): string {
+  const dotEmacs = path.join(env['HOME'] || os.homedir(), '.emacs');
+  return shownPath(fs.existsSync(dotEmacs) ? dotEmacs : path.join(emacsUserDirectory(env), 'init.el'), env);
 }
 
 /** Source files and where each goes inside the target. */
@@ -77,10 +92,18 @@ export const emacsInstaller: EditorInstaller = {
     return (await siteLisp.installedVersion(options)) ?? elpaInstalls(options.env ?? process.env).at(-1)?.version;
   },
 
-  /** The site-lisp copy `install` made, and every package `package-install-file` made. */
+  /** The site-lisp copy `install` made (then it names the init file's lines), and every package `package-install-file` made. */
   async uninstall(options: InstallOptions): Promise<InstallResult> {
-    const packages = elpaInstalls(options.env ?? process.env).map((p) => p.dir);
-    const copy = await siteLisp.uninstall(options);
+    const env = options.env ?? process.env;
+    const packages = elpaInstalls(env).map((p) => p.dir);
+    const removed = await siteLisp.uninstall(options);
+    const copy =
+      (removed.changed?.length ?? 0) > 0
+        ? {
+            ...removed,
+            message: `${removed.message} Take the lines \`install\` printed out of your init file (${initFile(env)}; left in, they do nothing):\n\n${initForm(emacsInstallTarget(env), env)}\n\n(or the use-package form an older install printed).`,
+          }
+        : removed;
     if (packages.length === 0) return copy;
     const fromCopy = (copy.changed?.length ?? 0) > 0 || !copy.success ? `${copy.message} ` : '';
     if (options.dryRun) return { success: copy.success, message: `${fromCopy}Would remove ${packages.join(', ')}.`, changed: [] };
@@ -119,7 +142,7 @@ export const emacsInstaller: EditorInstaller = {
         source: PACKAGE_ROOT,
         target,
         files: runtimeFiles(),
-        done: `Add this to your init file:\n\n${usePackageForm(target, env)}\n\nthen M-x ide-companion-gemini opens Gemini CLI in a terminal tied to this Emacs.`,
+        done: `Add these lines to your init file (${initFile(env)}):\n\n${initForm(target, env)}\n\nthen M-x ide-companion-gemini opens Gemini CLI in a terminal tied to this Emacs.`,
       },
       options,
     );

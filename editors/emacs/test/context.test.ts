@@ -97,7 +97,10 @@ describe('Emacs context', { skip, timeout: 180_000 }, () => {
         'm',
       ),
     );
-    assert.match(await emacs.evalJson<string>('(ide-companion--status-text)'), /listening on port \d+ for Gemini CLI; 1 session connected/);
+    assert.match(
+      await emacs.evalJson<string>('(ide-companion--status-text)'),
+      /listening on port \d+ for Gemini CLI, .*; 1 session connected \(Gemini CLI\); discovery file /,
+    );
   });
 
   test("a region made upward, or flipped with C-x C-x, reaches Claude Code's selection_changed with its own lines", async (t) => {

@@ -1,9 +1,13 @@
 /** The `emacs` the tests run (IDE_COMPANION_EMACS picks another, for a version matrix). */
 import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { skipUnless, which } from '@ide-companion/testkit';
 
-export const emacsPath = process.env['IDE_COMPANION_EMACS'] || which('emacs');
-export const emacsclientPath = which('emacsclient');
+const chosen = process.env['IDE_COMPANION_EMACS'];
+export const emacsPath = chosen || which('emacs');
+/** The chosen Emacs's own emacsclient beside it (scripts/install-emacs-30.sh puts one there), else the one on PATH. */
+export const emacsclientPath = (chosen && [path.join(path.dirname(chosen), 'emacsclient')].find((p) => fs.existsSync(p))) || which('emacsclient');
 export const hasEmacs = emacsPath !== undefined;
 
 /** Why Emacs cannot be run as the tests run it here (emacs -nw in tmux, reached with emacsclient), or false. */

@@ -54,6 +54,10 @@ export interface StartOptions {
   env?: Record<string, string>;
   /** Load vterm (elpa-vterm). */
   vterm?: boolean;
+  /** The command that runs Emacs's (a shell string): in a container, say. Default: as is. */
+  wrap?: (emacs: string) => string[];
+  /** Variables Emacs does not inherit from the test runner (default testkit's STRAY_IDE_ENV). */
+  unset?: readonly string[];
 }
 
 /** Turns emacsclient's printed string (prin1 syntax) back into the string. */
@@ -101,15 +105,12 @@ export async function startEmacs(options: StartOptions = {}): Promise<EmacsSessi
     ].join('\n'),
   );
   const tmux = new Tmux(200, 50);
-  tmux.start(
-    shellCommand([emacsPath, '-nw', '-Q', '-l', init, ...(options.open ?? [])], {
-      TMPDIR: tmp,
-      HOME: home,
-      TERM: 'xterm-256color',
-      ...options.env,
-    }),
-    { cwd: workspace },
+  const command = shellCommand(
+    [emacsPath, '-nw', '-Q', '-l', init, ...(options.open ?? [])],
+    { TMPDIR: tmp, HOME: home, TERM: 'xterm-256color', ...options.env },
+    options.unset,
   );
+  tmux.start(options.wrap ? shellCommand(options.wrap(command), {}, []) : command, { cwd: workspace });
   const socket = path.join(serverDir, 'emacs');
   const evalRaw = (expr: string) =>
     new Promise<string>((resolve, reject) => {
@@ -139,7 +140,8 @@ export async function startEmacs(options: StartOptions = {}): Promise<EmacsSessi
     discoveryDir,
     eval: evalRaw,
     async evalJson<T>(expr: string) {
-      return JSON.parse(unprin1(await evalRaw(`(json-serialize ${expr})`))) as T;
+      // Emacs 30's json-serialize gives UTF-8 bytes (a unibyte string, printed as octal escapes): decoded, it prints as 28's does.
+      return JSON.parse(unprin1(await evalRaw(`(decode-coding-string (json-serialize ${expr}) 'utf-8)`))) as T;
     },
     async discovery() {
       await waitFor(async () => (await evalRaw('(and ide-companion--ready t)')).trim() === 't', 'the companion to be ready', TIMEOUT).catch(

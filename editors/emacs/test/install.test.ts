@@ -1,8 +1,10 @@
 /**
  * `ide-companion install emacs`: the installer copies the package and the
- * bundled host where Emacs users keep site-lisp, and a plain Emacs that puts
- * that directory on its load-path (what the printed use-package form does)
- * runs the copied host and gets ready.
+ * bundled host where Emacs users keep site-lisp and prints the lines for the
+ * init file; an Emacs whose init file holds them (any version: issue 39, the
+ * use-package form it printed broke Emacs 28's start) runs the copied host
+ * and gets ready. `uninstall` names those lines again, starts with them left
+ * in do not fail, and the folders install made go with it.
  */
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
@@ -10,10 +12,9 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { makeTempDir, skipUnless } from '@ide-companion/testkit';
 import { INSTALL_MARKER } from '@ide-companion/command/pluginInstall';
-import { emacsInstaller, usePackageForm } from '../src/installer.js';
+import { emacsInstaller, initForm } from '../src/installer.js';
 import { HOST_BUNDLE_PATH } from '../src/packageFiles.js';
 import { emacsBatch, hasEmacs } from './emacs.js';
-import { elispString } from './harness.js';
 
 function sandbox() {
   const dir = makeTempDir('ide-companion-emacs-install-');
@@ -34,8 +35,8 @@ describe('Emacs installer', { timeout: 120_000 }, () => {
       const result = await emacsInstaller.install({ env });
       assert.equal(result.success, true, result.message);
       assert.deepEqual(result.changed, [target]);
-      assert.ok(result.message.includes(usePackageForm(target, env)), result.message);
-      assert.match(result.message, /:load-path "~\/\.emacs\.d\/site-lisp\/ide-companion"/);
+      assert.ok(result.message.includes(initForm(target, env)), result.message);
+      assert.match(result.message, /\(add-to-list 'load-path "~\/\.emacs\.d\/site-lisp\/ide-companion"\)/);
       for (const file of ['ide-companion.el', 'README.md', 'host/ide-companion-bridge.mjs', INSTALL_MARKER]) {
         assert.ok(fs.existsSync(path.join(target, file)), file);
       }
@@ -75,29 +76,61 @@ describe('Emacs installer', { timeout: 120_000 }, () => {
     }
   });
 
-  test('Emacs loads the installed copy and runs its host', { skip: skipUnless(hasEmacs, 'emacs', 'apt-get install -y emacs-nox') }, async () => {
+  test(
+    "the printed lines, as the init file of this Emacs, load the copy and run its host; after uninstall the same init starts clean, and install's folders are gone",
+    { skip: skipUnless(hasEmacs, 'emacs', 'apt-get install -y emacs-nox') },
+    async () => {
+      const { dir, env } = sandbox();
+      try {
+        const result = await emacsInstaller.install({ env });
+        assert.equal(result.success, true, result.message);
+        const target = result.changed![0]!;
+        // What the user pastes: the lines between the blank lines of the message.
+        const form = /\n\n(\(add-to-list[\s\S]*?)\n\n/.exec(result.message)?.[1];
+        assert.ok(form, result.message);
+        const init = path.join(dir.path, '.emacs.d', 'init.el');
+        fs.writeFileSync(init, `(setq user-init-file-ran 'before)\n${form}\n(setq user-init-file-ran t)\n`);
+        const start = (check: string) => emacsBatch(['-l', init, '--eval', check], { env, cwd: dir.path });
+        const loaded = start(
+          `(progn (princ (format "ran=%s host=%s\\n" user-init-file-ran (ide-companion--host-file)))
+                  (princ (format "ready=%s\\n" (and (ide-companion--wait-ready 20) (plist-get ide-companion--ready :port))))
+                  (ide-companion-mode -1))`,
+        );
+        assert.equal(loaded.status, 0, loaded.output);
+        assert.match(loaded.output, new RegExp(`ran=t host=${path.join(target, 'host', 'ide-companion-bridge.mjs').replace(/[.]/g, '\\.')}`));
+        assert.match(loaded.output, /ready=\d+/, loaded.output);
+        // Its folder too, left empty (the last companion to stop removes it).
+        assert.equal(fs.existsSync(path.join(dir.path, 'gemini', 'ide')), false, 'the discovery file is gone after the mode is off');
+
+        const removed = await emacsInstaller.uninstall!({ env });
+        assert.equal(removed.success, true, removed.message);
+        assert.ok(removed.message.includes(`\n\n${form}\n\n`), `uninstall names the lines install printed: ${removed.message}`);
+        assert.match(removed.message, /~\/\.emacs\.d\/init\.el/);
+        // The user has not taken them out yet: Emacs starts, the init file runs to its end, no mode.
+        const after = start('(princ (format "ran=%s mode=%s\\n" user-init-file-ran (fboundp (quote ide-companion-mode))))');
+        assert.equal(after.status, 0, after.output);
+        assert.match(after.output, /ran=t mode=nil/);
+        assert.doesNotMatch(after.output, /Cannot open load file|error/i);
+        assert.equal(fs.existsSync(path.join(dir.path, '.emacs.d', 'site-lisp')), false, 'the site-lisp folder install made');
+        assert.deepEqual(fs.readdirSync(path.join(dir.path, '.emacs.d')), ['init.el'], "the Emacs folder stays: it holds the user's init file");
+      } finally {
+        dir.cleanup();
+      }
+    },
+  );
+
+  test('uninstall removes the Emacs folder install made, once empty, and only that', async () => {
     const { dir, env } = sandbox();
     try {
-      const result = await emacsInstaller.install({ env });
-      assert.equal(result.success, true, result.message);
-      const target = result.changed![0]!;
-      const r = emacsBatch(
-        [
-          '--eval',
-          `(progn (add-to-list 'load-path ${elispString(target)}) (require 'ide-companion)
-                  (princ (format "host=%s\\n" (ide-companion--host-file)))
-                  (ide-companion-mode 1)
-                  (princ (format "ready=%s\\n" (and (ide-companion--wait-ready 20) (plist-get ide-companion--ready :port))))
-                  (princ (format "%s\\n" (ide-companion--status-text)))
-                  (ide-companion-mode -1))`,
-        ],
-        { env, cwd: dir.path },
-      );
-      assert.equal(r.status, 0, r.output);
-      assert.match(r.output, new RegExp(`host=${path.join(target, 'host', 'ide-companion-bridge.mjs').replace(/[.]/g, '\\.')}`));
-      assert.match(r.output, /ready=\d+/, r.output);
-      // Its folder too, left empty (the last companion to stop removes it).
-      assert.equal(fs.existsSync(path.join(dir.path, 'gemini', 'ide')), false, 'the discovery file is gone after the mode is off');
+      assert.equal((await emacsInstaller.install({ env })).success, true);
+      assert.equal((await emacsInstaller.install({ env })).success, true, 'a reinstall keeps what the first install made');
+      assert.equal((await emacsInstaller.uninstall!({ env })).success, true);
+      assert.equal(fs.existsSync(path.join(dir.path, '.emacs.d')), false, '~/.emacs.d did not exist before install');
+      // A site-lisp the user had stays, empty or not.
+      fs.mkdirSync(path.join(dir.path, '.emacs.d', 'site-lisp'), { recursive: true });
+      assert.equal((await emacsInstaller.install({ env })).success, true);
+      assert.equal((await emacsInstaller.uninstall!({ env })).success, true);
+      assert.deepEqual(fs.readdirSync(path.join(dir.path, '.emacs.d', 'site-lisp')), []);
     } finally {
       dir.cleanup();
     }

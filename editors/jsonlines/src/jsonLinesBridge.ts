@@ -16,15 +16,17 @@
 import * as fs from 'node:fs';
 import * as z from 'zod/mini';
 import { COMPANION_VERSION } from '@ide-companion/shared/version';
-import { AGENT_DISPLAY_NAMES } from '@ide-companion/shared/agentPaths';
+import { AGENT_DISPLAY_NAMES, AGENT_SHORT_NAMES, servedAgentNames } from '@ide-companion/shared/agentPaths';
 import { EditorEventError, parseEditorEvent } from '@ide-companion/server/editorEvents';
 import { editorWithCapabilities, type EditorActions } from '@ide-companion/server/editorActions';
 import { describeError, silentLogger, type Logger } from '@ide-companion/server/logger';
 import { type Companion } from '@ide-companion/server/companion';
+import type { SessionInfo } from '@ide-companion/server/sessions';
 import { PositionIntake } from '@ide-companion/server/positionIntake';
 import { diagnosticsFromItems } from '@ide-companion/server/diagnosticItems';
 import { healthItems, healthLines } from '@ide-companion/server/healthLines';
 import {
+  containerTerminalWords,
   EDITOR_ACTIONS,
   HelloSchema,
   hostGoneWords,
@@ -32,6 +34,7 @@ import {
   MAX_MESSAGE_BYTES,
   oversizeMessage,
   sessionChangeWords,
+  sessionsWords,
   ResponseSchema,
   type ActionParams,
   type ActionResult,
@@ -151,27 +154,39 @@ export class JsonLinesBridge {
       readSelectedText: async (maxChars) => (await this.request('selectedText', { maxChars })).text,
       onReadError: (err) => this.error(`could not read the selected text: ${describeError(err)}`),
     });
+    const containerHint = companion.containerHint;
     this.send({
       type: 'ready',
       port: companion.port,
       discoveryFile: companion.discoveryFilePath ?? '',
       workspacePath: companion.workspacePath,
+      // In a container it holds REMOTE_CONTAINERS=1 (server/terminalEnv.ts): gemini there dials loopback, where this host listens.
       env: { ...companion.terminalEnv },
       capabilities: [...companion.capabilities],
       version: COMPANION_VERSION,
-      ...(companion.containerHint ? { containerHint: companion.containerHint } : {}),
+      ...(containerHint ? { containerHint, containerSaid: containerTerminalWords(companion.ideInfo.displayName) } : {}),
       ...(companion.socketPath ? { socketPath: companion.socketPath } : {}),
       agents: companion.agents.map((a) => AGENT_DISPLAY_NAMES[a]),
       words: hostGoneWords(companion.ideInfo.name),
       health: this.health(),
+      ...this.sessionsWords([]),
     });
     let agents: string[] = [];
     companion.onDidChangeSessions((s) => {
       const before = agents;
       agents = s.map((session) => AGENT_DISPLAY_NAMES[session.agent]);
-      this.send({ type: 'sessions', count: s.length, agents, said: sessionChangeWords(before, agents), health: this.health(s) });
+      this.send({ type: 'sessions', count: s.length, agents, said: sessionChangeWords(before, agents), health: this.health(s), ...this.sessionsWords(s) });
     });
     for (const event of this.early.splice(0)) this.apply(event);
+  }
+
+  /** Who is served and connected, as the end shows it (sessionsWords): the agents the sessions belong to, never a guess. */
+  private sessionsWords(sessions: readonly SessionInfo[]): { summary: string; label: string } {
+    return sessionsWords(
+      servedAgentNames(this.companion!.agents),
+      sessions.map((session) => AGENT_DISPLAY_NAMES[session.agent]),
+      sessions.map((session) => AGENT_SHORT_NAMES[session.agent]),
+    );
   }
 
   /** The shared health report (server/healthLines.ts) as lines, made now. */

@@ -77,8 +77,15 @@ describe('ide-companion bridge (JSON lines)', () => {
     assert.deepEqual(ready.capabilities, ['openFile', 'getDiagnostics']);
     assert.equal(ready.workspacePath, fs.realpathSync(tmp.path));
     // In a container where gemini would dial host.docker.internal (the host runs without the variables that avoid it), the editor is told what to export.
-    if (CONTAINER_MARKER_FILES.some((f) => fs.existsSync(f))) assert.match(ready.containerHint, /export REMOTE_CONTAINERS=1/);
-    else assert.equal(ready.containerHint, undefined);
+    // Its terminals are given the variable, and the words that say so (issue 39: Vim and Emacs started gemini disconnected there).
+    if (CONTAINER_MARKER_FILES.some((f) => fs.existsSync(f))) {
+      assert.match(ready.containerHint, /export REMOTE_CONTAINERS=1/);
+      assert.equal(ready.env.REMOTE_CONTAINERS, '1');
+      assert.match(ready.containerSaid, /^in a container: terminals opened from Scripted Editor carry REMOTE_CONTAINERS=1/);
+    } else {
+      assert.equal(ready.containerHint, undefined);
+      assert.equal(ready.env.REMOTE_CONTAINERS, undefined);
+    }
     const discovery = JSON.parse(fs.readFileSync(ready.discoveryFile, 'utf8'));
     assert.deepEqual(discovery.ideInfo, { name: 'scripted', displayName: 'Scripted Editor' });
   });

@@ -26,6 +26,7 @@ export * from './editor/events.js';
 export * from './editor/actions.js';
 export * from './editor/diagnosticItems.js';
 export * from './editor/sessionWords.js';
+export * from './editor/containerWords.js';
 export * from './editor/diffWords.js';
 export * from './editor/jsonLines.js';
 export * from './claude.js';

@@ -45,6 +45,16 @@ export const AGENT_DISPLAY_NAMES: Readonly<Record<SessionAgent, string>> = {
   amp: 'Amp',
   opencode: 'opencode',
 };
+/** The agents' names where room is short (Emacs's mode line). */
+export const AGENT_SHORT_NAMES: Readonly<Record<SessionAgent, string>> = {
+  gemini: 'Gemini',
+  qwen: 'Qwen',
+  claude: 'Claude',
+  copilot: 'Copilot',
+  codex: 'Codex',
+  amp: 'Amp',
+  opencode: 'opencode',
+};
 
 /**
  * Parses a user's list of agents ("gemini,qwen,claude", any case, spaces

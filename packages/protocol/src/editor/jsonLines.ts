@@ -65,6 +65,8 @@ export interface Ready {
   version: string;
   /** Present when a gemini started beside the editor would dial host.docker.internal: what to export (for the editor's health check). */
   containerHint?: string;
+  /** Present with containerHint: `env` then carries REMOTE_CONTAINERS=1 for the editor's terminals, and this says so (containerWords.ts), shown as the agent's terminal opens. */
+  containerSaid?: string;
   /** The companion's Unix socket, for gemini in a container, its --sandbox or over SSH (docs/remote.md); shown by the health check. */
   socketPath?: string;
   /** The agents served, as the user reads them ("Claude Code"); shown by the health check. */
@@ -73,6 +75,9 @@ export interface Ready {
   words: HostGoneWords;
   /** The shared health report (server/healthLines.ts) as lines, made now: the end shows them in its health check; `sessions` brings them anew. */
   health: string[];
+  /** The agents served and the sessions connected, in a line and in a word (sessionsWords); `sessions` brings them anew. */
+  summary: string;
+  label: string;
 }
 
 export type Request = { [N in EditorActionName]: { type: 'request'; id: number; action: N; params: ActionParams<N> } }[EditorActionName];
@@ -81,6 +86,15 @@ export type Request = { [N in EditorActionName]: { type: 'request'; id: number; 
 export type HostLine =
   | Ready
   | Request
-  | { type: 'sessions'; count: number; agents: string[]; /** What to show for the change (sessionWords.ts). */ said: string[]; health: string[] }
+  | {
+      type: 'sessions';
+      count: number;
+      agents: string[];
+      /** What to show for the change (sessionWords.ts). */
+      said: string[];
+      health: string[];
+      summary: string;
+      label: string;
+    }
   | { type: 'health'; health: string[] }
   | { type: 'error'; message: string };

@@ -8,3 +8,18 @@ export function sessionChangeWords(before: readonly string[], after: readonly st
   const was = new Set(before);
   return [...[...now].filter((a) => !was.has(a)).map((a) => `${a} connected`), ...[...was].filter((a) => !now.has(a)).map((a) => `${a} disconnected`)];
 }
+
+/**
+ * How an end names its sessions: `summary` in a line (Emacs's status: "for
+ * Gemini CLI, Claude Code; 1 session connected (GitHub Copilot CLI)"),
+ * `label` in a word (its mode line: "Copilot[1]", "Gemini+Claude[2]", "IDE"
+ * with none). `served`: the agents served; `sessions`, `short`: each
+ * connected session's agent, by its name and its short name.
+ */
+export function sessionsWords(served: readonly string[], sessions: readonly string[], short: readonly string[]): { summary: string; label: string } {
+  const n = sessions.length;
+  return {
+    summary: `for ${served.join(', ')}; ${n} session${n === 1 ? '' : 's'} connected${n > 0 ? ` (${[...new Set(sessions)].join(', ')})` : ''}`,
+    label: n > 0 ? `${[...new Set(short)].join('+')}[${n}]` : 'IDE',
+  };
+}
