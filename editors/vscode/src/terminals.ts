@@ -7,14 +7,23 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { CONTAINER_ENV } from '@ide-companion/protocol';
 import type { TerminalEnv } from '@ide-companion/server/terminalEnv';
 
-export function applyTerminalEnv(collection: vscode.GlobalEnvironmentVariableCollection, env: TerminalEnv): void {
+/**
+ * `inContainer`: gemini here would dial host.docker.internal (the companion's
+ * containerHint), where this window's companion is not: REMOTE_CONTAINERS=1
+ * sends it to 127.0.0.1, as in a VS Code dev container.
+ */
+export function applyTerminalEnv(collection: vscode.GlobalEnvironmentVariableCollection, env: TerminalEnv, inContainer = false): void {
   // Per window: another window's companion has another port and token.
   collection.persistent = false;
-  collection.description = 'Connects Gemini CLI in this terminal to this window (ide-companion).';
+  collection.description = inContainer
+    ? `Connects Gemini CLI in this terminal to this window (ide-companion); ${CONTAINER_ENV.REMOTE_CONTAINERS}=1 so that in this container it dials 127.0.0.1, not host.docker.internal.`
+    : 'Connects Gemini CLI in this terminal to this window (ide-companion).';
   collection.clear();
   for (const [name, value] of Object.entries(env)) collection.replace(name, value);
+  if (inContainer) collection.replace(CONTAINER_ENV.REMOTE_CONTAINERS, '1');
 }
 
 /** Asks for the folder in a multi-root workspace; undefined when the user cancelled. */
