@@ -8,6 +8,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { CONTAINER_ENV } from '@ide-companion/protocol';
+import { startSessionReaper, type SessionReaper } from '@ide-companion/server/reaper';
 import type { TerminalEnv } from '@ide-companion/server/terminalEnv';
 
 /**
@@ -119,11 +120,48 @@ export async function runGemini(): Promise<vscode.Terminal | undefined> {
   if (cwd === undefined) return undefined;
   const terminal = vscode.window.createTerminal({
     name: 'Gemini CLI',
+    // Not kept for the window to come back to (code-server's persistent sessions): it ends with the window.
+    isTransient: true,
     ...(cwd && { cwd }),
     ...(found && { shellPath: found.program, shellArgs: [] }),
     ...(found?.PATH !== undefined && { env: { PATH: found.PATH } }),
   });
+  endWithWindow(terminal);
   terminal.show(false);
   if (!found) terminal.sendText(command, true);
   return terminal;
+}
+
+/**
+ * The reapers of the terminals "Gemini CLI: Run" opened: each ends its
+ * terminal's session when this extension host ends, however it ends (the
+ * window closed or reloaded, code-server stopped or Ctrl-C'd). code-server
+ * keeps a window's terminals running for it to come back (persistent
+ * sessions, on by default), and gemini outlived the hangup its terminal got
+ * when code-server was Ctrl-C'd: it ran on, disconnected, with no window
+ * (issue 39).
+ */
+const reapers = new Map<vscode.Terminal, Promise<SessionReaper | undefined>>();
+
+function endWithWindow(terminal: vscode.Terminal): void {
+  reapers.set(
+    terminal,
+    Promise.resolve(terminal.processId).then((pid) => (pid ? startSessionReaper(pid) : undefined)),
+  );
+}
+
+/** A terminal closed: a program that ended by itself leaves nothing to end; one closed by the user ends now; by the window going, with this host. */
+export function terminalClosed(terminal: vscode.Terminal): void {
+  const reaper = reapers.get(terminal);
+  if (!reaper) return;
+  const reason = terminal.exitStatus?.reason;
+  if (reason === vscode.TerminalExitReason.Shutdown) return;
+  reapers.delete(terminal);
+  void reaper.then((r) => (reason === vscode.TerminalExitReason.Process ? r?.dispose() : r?.end()));
+}
+
+/** This extension host is going: every terminal Run opened ends now. */
+export function endRunTerminals(): void {
+  for (const reaper of reapers.values()) void reaper.then((r) => r?.end());
+  reapers.clear();
 }
