@@ -42,6 +42,9 @@ mkdir -p "$CACHE" "$WORK/rg"
 cp "$RG" "$WORK/rg/rg"
 tar czf "$CACHE/ripgrep-$RIPGREP_ASSET_VERSION-$RG_TARGET.tar.gz" -C "$WORK/rg" rg
 
+# argon2 (here) and lib/vscode's native modules build against this Node's own headers, not downloaded ones.
+use_node_headers
+
 # Scripts are skipped first so the pinned ripgrep can be checked before code-server's
 # postinstall (npm install in lib/vscode) runs.
 npm_into "$DEST" code-server --ignore-scripts "code-server@$VERSION"

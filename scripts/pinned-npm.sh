@@ -17,3 +17,18 @@ npm_into() {
   [ -f package.json ] || echo "{\"name\":\"$name-pinned\",\"private\":true}" > package.json
   npm install --no-audit --no-fund --loglevel=error "$@"
 }
+
+# use_node_headers: native modules (node-gyp) build against the headers of the Node running this, which it
+# ships beside its binary (include/node, as the official and NodeSource builds do): npm's nodedir names them.
+# Otherwise node-gyp downloads them from nodejs.org, which fails offline; it worked only where a ~/.npmrc set
+# nodedir (a clean HOME, as CI's, has none). An npm_config_nodedir already set is kept.
+use_node_headers() {
+  [ -n "${npm_config_nodedir:-}" ] && return 0
+  local prefix
+  prefix="$(dirname "$(dirname "$(node -p process.execPath)")")"
+  if [ -e "$prefix/include/node/common.gypi" ]; then
+    export npm_config_nodedir="$prefix"
+  else
+    echo "note: no Node headers in $prefix/include/node: node-gyp will download them" >&2
+  fi
+}

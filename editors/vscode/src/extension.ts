@@ -20,7 +20,7 @@ import { warnAboutGoogleCompanion } from './googleGuard.js';
 import { idePidFor, ideInfoFor } from './ideInfo.js';
 import { OutputChannelLogger } from './logger.js';
 import { CompanionStatusBar, SHOW_STATUS_COMMAND } from './statusBar.js';
-import { applyTerminalEnv, runGemini } from './terminals.js';
+import { applyTerminalEnv, endRunTerminals, runGemini, terminalClosed } from './terminals.js';
 
 /** What `activate` returns: for other extensions and the tests, never the token. */
 export interface CompanionApi {
@@ -77,6 +77,7 @@ class CompanionExtension implements vscode.Disposable {
       command(SHOW_STATUS_COMMAND, () => this.statusBar.showQuickPick()),
       command('ideCompanion.showLog', () => this.logger.show()),
       command('ideCompanion.sendToAgent', () => this.sendToAgent()),
+      vscode.window.onDidCloseTerminal((t) => terminalClosed(t)),
       vscode.workspace.onDidChangeConfiguration((e) => {
         if (e.affectsConfiguration('ideCompanion.enabled')) void this.applyEnabled();
       }),
@@ -206,7 +207,9 @@ class CompanionExtension implements vscode.Disposable {
     }
     this.error = undefined;
     feed.start();
-    const applyEnv = () => applyTerminalEnv(this.context.environmentVariableCollection, companion.terminalEnv);
+    const inContainer = companion.containerHint !== undefined;
+    if (inContainer) this.logger.info('in a container: terminals get REMOTE_CONTAINERS=1, so gemini there dials this window on 127.0.0.1');
+    const applyEnv = () => applyTerminalEnv(this.context.environmentVariableCollection, companion.terminalEnv, inContainer);
     applyEnv();
     companion.context.onDidChangeRoots(() => applyEnv());
     companion.onDidChangeSessions(() => this.statusBar.update());
@@ -268,5 +271,6 @@ export async function deactivate(): Promise<void> {
   current = undefined;
   // First, so this host's own handed-over edits are left for the window that comes next.
   extension?.stopWatchingHandovers();
+  endRunTerminals();
   await extension?.stop('window closing');
 }

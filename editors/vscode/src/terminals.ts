@@ -7,14 +7,24 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { CONTAINER_ENV } from '@ide-companion/protocol';
+import { startSessionReaper, type SessionReaper } from '@ide-companion/server/reaper';
 import type { TerminalEnv } from '@ide-companion/server/terminalEnv';
 
-export function applyTerminalEnv(collection: vscode.GlobalEnvironmentVariableCollection, env: TerminalEnv): void {
+/**
+ * `inContainer`: gemini here would dial host.docker.internal (the companion's
+ * containerHint), where this window's companion is not: REMOTE_CONTAINERS=1
+ * sends it to 127.0.0.1, as in a VS Code dev container.
+ */
+export function applyTerminalEnv(collection: vscode.GlobalEnvironmentVariableCollection, env: TerminalEnv, inContainer = false): void {
   // Per window: another window's companion has another port and token.
   collection.persistent = false;
-  collection.description = 'Connects Gemini CLI in this terminal to this window (ide-companion).';
+  collection.description = inContainer
+    ? `Connects Gemini CLI in this terminal to this window (ide-companion); ${CONTAINER_ENV.REMOTE_CONTAINERS}=1 so that in this container it dials 127.0.0.1, not host.docker.internal.`
+    : 'Connects Gemini CLI in this terminal to this window (ide-companion).';
   collection.clear();
   for (const [name, value] of Object.entries(env)) collection.replace(name, value);
+  if (inContainer) collection.replace(CONTAINER_ENV.REMOTE_CONTAINERS, '1');
 }
 
 /** Asks for the folder in a multi-root workspace; undefined when the user cancelled. */
@@ -49,27 +59,109 @@ export function findExecutable(program: string, pathVariable = process.env['PATH
 }
 
 /**
- * Opens gemini in a new terminal. The command, when it is one program found
- * from this window, runs as the terminal's own process: a login shell that
- * resets PATH (a profile that sets it anew) would not find it ("gemini:
- * command not found", issue 30). A command line of several words is the
- * user's own: typed into the shell as they wrote it, as is a program not
- * found here (the shell may find it), with the fix said in case it does not.
+ * The PATH of the process that started this extension host (code-server's
+ * server, VS Code's main process), read from /proc (Linux): VS Code gives
+ * the extension host the login shell's environment, so a profile that resets
+ * PATH hides what was on the PATH code-server was started with.
+ */
+export function launchPath(ppid = process.ppid): string | undefined {
+  try {
+    const entry = fs
+      .readFileSync(`/proc/${ppid}/environ`, 'utf8')
+      .split('\0')
+      .find((e) => e.startsWith('PATH='));
+    return entry?.slice('PATH='.length);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Where `program` is: on this window's PATH, else on the PATH its extension
+ * host was started with (then `PATH` is that one, for the terminal, so a
+ * `#!/usr/bin/env node` script finds the node it was installed with).
+ */
+export function findProgram(program: string, hostPath = process.env['PATH'] ?? '', startPath = launchPath()): { program: string; PATH?: string } | undefined {
+  const here = findExecutable(program, hostPath);
+  if (here) return { program: here };
+  const there = startPath !== undefined && startPath !== hostPath ? findExecutable(program, startPath) : undefined;
+  return there ? { program: there, PATH: startPath! } : undefined;
+}
+
+/**
+ * Opens gemini in a new terminal. The command, when it is one program,
+ * runs as the terminal's own process: a login shell that resets PATH (a
+ * profile that sets it anew) would not find it ("gemini: command not found",
+ * issues 30 and 39), and neither does the window, whose environment comes
+ * from that shell: it is looked for on the PATH the window was started with
+ * too. Found nowhere, a modal says so with the fix, and no terminal opens. A
+ * command line of several words is the user's own: typed into the shell.
  */
 export async function runGemini(): Promise<vscode.Terminal | undefined> {
   const command = (vscode.workspace.getConfiguration('ideCompanion').get<string>('geminiCommand') || 'gemini').trim();
   const oneProgram = !/\s/.test(command);
-  const program = oneProgram ? findExecutable(command) : undefined;
-  if (oneProgram && !program) {
-    // The shell may still find it (its profile can add to PATH): typed there, and the fix said in case it does not.
-    void vscode.window.showWarningMessage(
-      `\`${command}\` is not on this window's PATH. If the terminal says "command not found": install Gemini CLI (npm install -g @google/gemini-cli), or set "ideCompanion.geminiCommand" to its full path.`,
+  const startPath = launchPath();
+  const found = oneProgram ? findProgram(command, process.env['PATH'], startPath) : undefined;
+  if (oneProgram && !found) {
+    const settings = 'Open Settings';
+    const where = startPath === undefined ? "this window's PATH" : "this window's PATH, nor on the PATH it was started with";
+    const answer = await vscode.window.showErrorMessage(
+      `Gemini CLI: \`${command}\` was not found on ${where}.`,
+      {
+        modal: true,
+        detail: `Install Gemini CLI (npm install -g @google/gemini-cli), or set "ideCompanion.geminiCommand" to its full path (\`which ${command}\` in a shell that finds it).`,
+      },
+      settings,
     );
+    if (answer === settings) await vscode.commands.executeCommand('workbench.action.openSettings', 'ideCompanion.geminiCommand');
+    return undefined;
   }
   const cwd = await pickFolder();
   if (cwd === undefined) return undefined;
-  const terminal = vscode.window.createTerminal({ name: 'Gemini CLI', ...(cwd && { cwd }), ...(program && { shellPath: program, shellArgs: [] }) });
+  const terminal = vscode.window.createTerminal({
+    name: 'Gemini CLI',
+    // Not kept for the window to come back to (code-server's persistent sessions): it ends with the window.
+    isTransient: true,
+    ...(cwd && { cwd }),
+    ...(found && { shellPath: found.program, shellArgs: [] }),
+    ...(found?.PATH !== undefined && { env: { PATH: found.PATH } }),
+  });
+  endWithWindow(terminal);
   terminal.show(false);
-  if (!program) terminal.sendText(command, true);
+  if (!found) terminal.sendText(command, true);
   return terminal;
+}
+
+/**
+ * The reapers of the terminals "Gemini CLI: Run" opened: each ends its
+ * terminal's session when this extension host ends, however it ends (the
+ * window closed or reloaded, code-server stopped or Ctrl-C'd). code-server
+ * keeps a window's terminals running for it to come back (persistent
+ * sessions, on by default), and gemini outlived the hangup its terminal got
+ * when code-server was Ctrl-C'd: it ran on, disconnected, with no window
+ * (issue 39).
+ */
+const reapers = new Map<vscode.Terminal, Promise<SessionReaper | undefined>>();
+
+function endWithWindow(terminal: vscode.Terminal): void {
+  reapers.set(
+    terminal,
+    Promise.resolve(terminal.processId).then((pid) => (pid ? startSessionReaper(pid) : undefined)),
+  );
+}
+
+/** A terminal closed: a program that ended by itself leaves nothing to end; one closed by the user ends now; by the window going, with this host. */
+export function terminalClosed(terminal: vscode.Terminal): void {
+  const reaper = reapers.get(terminal);
+  if (!reaper) return;
+  const reason = terminal.exitStatus?.reason;
+  if (reason === vscode.TerminalExitReason.Shutdown) return;
+  reapers.delete(terminal);
+  void reaper.then((r) => (reason === vscode.TerminalExitReason.Process ? r?.dispose() : r?.end()));
+}
+
+/** This extension host is going: every terminal Run opened ends now. */
+export function endRunTerminals(): void {
+  for (const reaper of reapers.values()) void reaper.then((r) => r?.end());
+  reapers.clear();
 }

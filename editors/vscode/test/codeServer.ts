@@ -113,8 +113,14 @@ export class CodeServer {
   private readonly config: string;
   private readonly env: NodeJS.ProcessEnv;
 
-  /** `env`: variables set (a string) or removed (undefined) in code-server's environment, hence its windows' and terminals'. */
-  constructor(options: { env?: Record<string, string | undefined> } = {}) {
+  private readonly wrap: (argv: string[]) => string[];
+
+  /**
+   * `env`: variables set (a string) or removed (undefined) in code-server's environment, hence its windows' and terminals'.
+   * `wrap`: the command line that runs code-server's (e.g. in a namespace of its own); it must exec it, keeping its PID.
+   */
+  constructor(options: { env?: Record<string, string | undefined>; wrap?: (argv: string[]) => string[] } = {}) {
+    this.wrap = options.wrap ?? ((argv) => argv);
     const { path: dir, cleanup } = makeTempDir('ide-companion-vscode-');
     this.dir = dir;
     this.cleanupDir = cleanup;
@@ -173,27 +179,25 @@ export class CodeServer {
       if (r.status !== 0) throw new Error(`could not install ${vsix}: ${r.stderr || r.stdout}`);
     }
 
-    this.proc = spawn(
+    const [program, ...argv] = this.wrap([
       process.execPath,
-      [
-        CODE_SERVER_ENTRY,
-        '--bind-addr',
-        '127.0.0.1:0',
-        '--auth',
-        'none',
-        '--config',
-        this.config,
-        '--user-data-dir',
-        this.userDataDir,
-        '--extensions-dir',
-        this.extensionsDir,
-        '--disable-telemetry',
-        '--disable-update-check',
-        '--disable-getting-started-override',
-        '--ignore-last-opened',
-      ],
-      { env: this.env, stdio: ['ignore', 'pipe', 'pipe'], detached: true },
-    );
+      CODE_SERVER_ENTRY,
+      '--bind-addr',
+      '127.0.0.1:0',
+      '--auth',
+      'none',
+      '--config',
+      this.config,
+      '--user-data-dir',
+      this.userDataDir,
+      '--extensions-dir',
+      this.extensionsDir,
+      '--disable-telemetry',
+      '--disable-update-check',
+      '--disable-getting-started-override',
+      '--ignore-last-opened',
+    ]);
+    this.proc = spawn(program!, argv, { env: this.env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
     const onData = (chunk: Buffer) => {
       this.log += chunk.toString();
       if (this.log.length > 200_000) this.log = this.log.slice(-100_000);
