@@ -207,9 +207,9 @@ class CompanionExtension implements vscode.Disposable {
     }
     this.error = undefined;
     feed.start();
-    const inContainer = companion.containerHint !== undefined;
-    if (inContainer) this.logger.info('in a container: terminals get REMOTE_CONTAINERS=1, so gemini there dials this window on 127.0.0.1');
-    const applyEnv = () => applyTerminalEnv(this.context.environmentVariableCollection, companion.terminalEnv, inContainer);
+    if (companion.containerHint !== undefined)
+      this.logger.info('in a container: terminals get REMOTE_CONTAINERS=1, so gemini there dials this window on 127.0.0.1');
+    const applyEnv = () => applyTerminalEnv(this.context.environmentVariableCollection, companion.terminalEnv);
     applyEnv();
     companion.context.onDidChangeRoots(() => applyEnv());
     companion.onDidChangeSessions(() => this.statusBar.update());

@@ -12,11 +12,13 @@ import { startSessionReaper, type SessionReaper } from '@ide-companion/server/re
 import type { TerminalEnv } from '@ide-companion/server/terminalEnv';
 
 /**
- * `inContainer`: gemini here would dial host.docker.internal (the companion's
- * containerHint), where this window's companion is not: REMOTE_CONTAINERS=1
- * sends it to 127.0.0.1, as in a VS Code dev container.
+ * In a container the companion's variables hold REMOTE_CONTAINERS=1
+ * (server/terminalEnv.ts): gemini there would dial host.docker.internal,
+ * where this window's companion is not; with it, 127.0.0.1, as in a VS Code
+ * dev container. The description says so.
  */
-export function applyTerminalEnv(collection: vscode.GlobalEnvironmentVariableCollection, env: TerminalEnv, inContainer = false): void {
+export function applyTerminalEnv(collection: vscode.GlobalEnvironmentVariableCollection, env: TerminalEnv): void {
+  const inContainer = env[CONTAINER_ENV.REMOTE_CONTAINERS] !== undefined;
   // Per window: another window's companion has another port and token.
   collection.persistent = false;
   collection.description = inContainer
@@ -24,7 +26,6 @@ export function applyTerminalEnv(collection: vscode.GlobalEnvironmentVariableCol
     : 'Connects Gemini CLI in this terminal to this window (ide-companion).';
   collection.clear();
   for (const [name, value] of Object.entries(env)) collection.replace(name, value);
-  if (inContainer) collection.replace(CONTAINER_ENV.REMOTE_CONTAINERS, '1');
 }
 
 /** Asks for the folder in a multi-root workspace; undefined when the user cancelled. */
