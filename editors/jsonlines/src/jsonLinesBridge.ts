@@ -122,6 +122,7 @@ export class JsonLinesBridge {
       },
       {
         openFile: async (params) => {
+          this.intake?.expectMove();
           await this.request('openFile', params);
         },
         getOpenEditors: () => this.request('getOpenEditors', {}),

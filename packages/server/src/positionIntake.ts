@@ -97,6 +97,14 @@ export class PositionIntake {
     return this.cleared;
   }
 
+  /**
+   * The end is about to move its cursor or selection itself (openFile with a range): until it reports the
+   * new position, getSelection asks the end rather than answering from the last position it sent.
+   */
+  expectMove(): void {
+    this.cleared = false;
+  }
+
   dispose(): void {
     clearTimeout(this.readTimer);
     this.readTimer = undefined;
