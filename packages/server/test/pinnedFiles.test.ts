@@ -72,7 +72,7 @@ for (const viaProc of [true, false]) {
       fs.symlinkSync(outsideFile, path.join(root, 'out.txt'));
       fs.symlinkSync(dir.path, path.join(root, 'outdir'));
       await assert.rejects(readPinned(outsideFile, 1024, { roots: [root] }), OutsideRootsError);
-      await assert.rejects(readPinned(path.join(root, 'out.txt'), 1024, { roots: [root] }), /outside the workspace folders .*it leads to/);
+      await assert.rejects(readPinned(path.join(root, 'out.txt'), 1024, { roots: [root] }), /outside the workspace folders .*through a link/);
       await assert.rejects(readPinned(path.join(root, 'outdir', path.basename(outsideFile)), 1024, { roots: [root] }), OutsideRootsError);
       assert.throws(() => writePinned(path.join(root, 'out.txt'), 'x', { roots: [root] }), OutsideRootsError);
       assert.throws(() => writePinned(path.join(root, 'outdir', 'new.txt'), 'x', { roots: [root] }), OutsideRootsError);

@@ -181,7 +181,8 @@ function locate(file: string, options: PinOptions): Located | undefined {
 }
 
 function outside(file: string, roots: readonly string[], real?: string): OutsideRootsError {
-  const leads = real !== undefined && real !== path.normalize(file) ? ` (it leads to ${real})` : '';
+  // Where a link leads is not echoed: the name given is enough to act on, and an error stays its length.
+  const leads = real !== undefined && real !== path.normalize(file) ? ' (through a link)' : '';
   return new OutsideRootsError(`${file} is outside the workspace folders (${roots.join(', ') || 'none'})${leads}`);
 }
 
