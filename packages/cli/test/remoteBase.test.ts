@@ -81,7 +81,7 @@ describe('the review base sent up by the relay (--remote-files)', { timeout: 4 *
     fs.mkdirSync(remote('dir.txt'));
     const before = h.view.shown.length;
     for (const [name, why] of [
-      ['fifo.txt', /it is not a regular file/],
+      ['fifo.txt', /it is a FIFO; only regular files can be diffed/],
       ['dir.txt', /it is a directory/],
     ] as const) {
       const r: any = await relay.client.callTool({ name: 'openDiff', arguments: { filePath: remote(name), newContent: 'x' } });

@@ -288,6 +288,7 @@ export class Companion {
               : this.sessions.notify(id, n),
       this.logger,
       options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+      () => this.context.getRoots(),
       this.ideInfo.name,
     );
     this.chosenAgents = options.agents ?? agentsFromEnv(this.logger);

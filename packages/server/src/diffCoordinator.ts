@@ -27,10 +27,18 @@
  * diffs, an edited accept waits for the agent's write of its proposal and
  * then puts the user's text in its place: only over exactly that proposal,
  * in a regular file, replaced whole (a temporary file renamed over it).
+ *
+ * Roots: a diff is only for a file inside the workspace roots, by its real
+ * path (a link inside leading out is refused): one rule here for every face
+ * (Gemini's and Qwen's openDiff, Claude's, Copilot's open_diff, Amp's
+ * editFile). Every read or write of the file here goes by descriptor
+ * (shared/pinnedFiles.ts): a folder or the file swapped for a link after the
+ * check is refused, never followed (issue 35).
  */
 import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { OutsideRootsError, insideRootsByName, pinnedFileHolds, writePinned } from '@ide-companion/shared/pinnedFiles';
 import { DiffAcceptedNotification, DiffRejectedNotification, diffWords, type CompanionNotification } from '@ide-companion/protocol';
 import type { RemoteBase } from '@ide-companion/protocol';
 import { shownPathOf, type DiffCloseReason, type EditorActions, type PendingDiff } from './editorActions.js';
@@ -70,7 +78,7 @@ const WRITE_SETTLE_MS = 30;
  * whether the file now holds `content`; once it does, the watch ends. A no-op
  * when the folder cannot be watched. Returns a function that stops the watch.
  */
-function watchWrites(file: string, content: string, timeoutMs: number, onWrite: (holds: boolean) => void): () => void {
+function watchWrites(file: string, holds: () => boolean, timeoutMs: number, onWrite: (holds: boolean) => void): () => void {
   const base = path.basename(file);
   let watcher: fs.FSWatcher | undefined;
   let settle: NodeJS.Timeout | undefined;
@@ -88,9 +96,9 @@ function watchWrites(file: string, content: string, timeoutMs: number, onWrite: 
       clearTimeout(settle);
       settle = setTimeout(() => {
         if (!watcher) return;
-        const holds = fileHolds(file, content);
-        if (holds) stop();
-        onWrite(holds);
+        const held = holds();
+        if (held) stop();
+        onWrite(held);
       }, WRITE_SETTLE_MS);
       settle.unref();
     });
@@ -99,43 +107,6 @@ function watchWrites(file: string, content: string, timeoutMs: number, onWrite: 
     stop();
   }
   return stop;
-}
-
-/**
- * Whether `file` holds exactly `content` (its size compared first: most checks read nothing). A regular file only,
- * opened without blocking and checked on its descriptor, as readOriginal reads: a FIFO or device put there never holds
- * the event loop.
- */
-function fileHolds(file: string, content: string): boolean {
-  let fd: number | undefined;
-  try {
-    fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
-    const stat = fs.fstatSync(fd);
-    if (!stat.isFile() || stat.size !== Buffer.byteLength(content)) return false;
-    return fs.readFileSync(fd, 'utf8') === content;
-  } catch {
-    return false;
-  } finally {
-    if (fd !== undefined) fs.closeSync(fd);
-  }
-}
-
-/**
- * Puts `text` in place of `file` if it holds exactly `expected` (a regular file, not a link): a temporary file in its
- * folder, with its mode, renamed over it. False when the file holds anything else by then.
- */
-function replaceIfHolds(file: string, expected: string, text: string): boolean {
-  const stat = fs.lstatSync(file);
-  if (!stat.isFile() || !fileHolds(file, expected)) return false;
-  const temp = path.join(path.dirname(file), `.${path.basename(file)}.ide-companion-${randomUUID()}`);
-  try {
-    fs.writeFileSync(temp, text, { flag: 'wx', mode: stat.mode & 0o7777 });
-    fs.renameSync(temp, file);
-    return true;
-  } catch (err) {
-    fs.rmSync(temp, { force: true });
-    throw err;
-  }
 }
 
 /** Diffs are keyed by normalized path so `/a/./b` and `/a/b` are one file. */
@@ -156,9 +127,19 @@ export class DiffCoordinator {
     private readonly logger: Logger,
     /** Largest file read to show beside a proposal. */
     private readonly maxOriginalBytes: number,
+    /** The workspace roots as they stand: a diff is only for a file inside them. */
+    private readonly roots: () => readonly string[],
     /** The end's `hello.ide.name`: which keys the words name (diffWords.ts). */
     private readonly ideName = '',
   ) {}
+
+  /**
+   * Whether `file` holds exactly `content`, read by descriptor inside the roots (its size compared first: most checks
+   * read nothing); false for a link, a FIFO, a file outside. Synchronous: watchers decide at once.
+   */
+  private holds(file: string, content: string): boolean {
+    return pinnedFileHolds(file, content, { roots: this.roots() });
+  }
 
   get enabled(): boolean {
     return this.editor !== undefined;
@@ -182,13 +163,18 @@ export class DiffCoordinator {
     if (!this.editor) throw new DiffError('this companion does not show diffs');
     if (!path.isAbsolute(filePath)) throw new DiffError(`filePath must be an absolute path, got ${JSON.stringify(filePath)}`);
     let originalContent: string | undefined;
+    const roots = this.roots();
     if (remote) {
+      // Not a file of this machine's: its name, mapped by the relay, must still be inside the roots.
+      if (!insideRootsByName(filePath, roots)) throw new DiffError(`refused ${filePath}: it is outside the workspace folders (${roots.join(', ') || 'none'})`);
       if (remote.error !== undefined) throw new DiffError(`could not read ${remote.path} on ${remote.host || "the CLI's machine"}: ${remote.error}`);
       originalContent = remote.content ?? undefined;
     } else {
       try {
-        originalContent = await readOriginal(filePath, this.maxOriginalBytes);
+        // Inside the roots by its real path (a link inside leading out is refused, its target never shown), read by descriptor.
+        originalContent = await readOriginal(filePath, this.maxOriginalBytes, roots);
       } catch (err) {
+        if (err instanceof OutsideRootsError) throw new DiffError(`refused ${err.message}`);
         throw new DiffError(`could not read ${filePath}: ${describeError(err)}`);
       }
     }
@@ -296,7 +282,7 @@ export class DiffCoordinator {
     if (!bySession) this.unwritten.set(diff.sessionId, (bySession = new Map()));
     // What the CLI has written since (or what is too old to matter) is forgotten: a live session holds only what is still unwritten.
     for (const [key, entry] of bySession) {
-      const holds = fileHolds(entry.filePath, entry.content);
+      const holds = this.holds(entry.filePath, entry.content);
       if (now - entry.acceptedAt <= UNWRITTEN_TTL_MS && !holds) continue;
       entry.stopWatch();
       bySession.delete(key);
@@ -307,27 +293,39 @@ export class DiffCoordinator {
     bySession.get(key)?.stopWatch();
     // Watched before the outcome goes out: the CLI writes as soon as it hears it.
     const entry: Unwritten = { filePath: diff.filePath, sessionId: diff.sessionId, agent: diff.agent, content, acceptedAt: now, stopWatch: () => undefined };
-    entry.stopWatch = watchWrites(diff.filePath, content, UNWRITTEN_TTL_MS, (holds) => {
-      if (holds && bySession.get(key) === entry) bySession.delete(key);
-      if (holds || Date.now() - entry.acceptedAt < RELOAD_OTHER_WRITES_MS) this.reload(entry, holds);
-    });
+    entry.stopWatch = watchWrites(
+      diff.filePath,
+      () => this.holds(diff.filePath, content),
+      UNWRITTEN_TTL_MS,
+      (holds) => {
+        if (holds && bySession.get(key) === entry) bySession.delete(key);
+        if (holds || Date.now() - entry.acceptedAt < RELOAD_OTHER_WRITES_MS) this.reload(entry, holds);
+      },
+    );
     bySession.set(key, entry);
   }
 
   /** The agent will write its own proposal: once it has, the user's text takes its place (watched before the outcome goes out). */
   private landEditsOverOwnWrite(diff: PendingDiff, text: string): void {
-    watchWrites(diff.filePath, diff.newContent, OWN_PROPOSAL_WAIT_MS, (holds) => {
-      if (!holds) return;
-      try {
-        if (replaceIfHolds(diff.filePath, diff.newContent, text))
+    watchWrites(
+      diff.filePath,
+      () => this.holds(diff.filePath, diff.newContent),
+      OWN_PROPOSAL_WAIT_MS,
+      (holds) => {
+        if (!holds) return;
+        try {
+          // By descriptor, inside the roots, only over exactly the agent's proposal: a folder swapped for a link
+          // during the wait is refused, and nothing is written (issue 35).
+          writePinned(diff.filePath, text, { roots: this.roots(), expect: diff.newContent });
           this.logger.info("the agent wrote its own proposal: the user's edits put in its place", { filePath: diff.filePath });
-      } catch (err) {
-        this.logger.warn("could not put the user's edits in place of the agent's write; they stay in the editor", {
-          filePath: diff.filePath,
-          error: describeError(err),
-        });
-      }
-    });
+        } catch (err) {
+          this.logger.warn("could not put the user's edits in place of the agent's write; they stay in the editor", {
+            filePath: diff.filePath,
+            error: describeError(err),
+          });
+        }
+      },
+    );
   }
 
   private shownWords(diff: PendingDiff) {
@@ -348,7 +346,7 @@ export class DiffCoordinator {
     if (!this.editor) return;
     let onDisk: string | undefined;
     try {
-      onDisk = await readOriginal(filePath, this.maxOriginalBytes);
+      onDisk = await readOriginal(filePath, this.maxOriginalBytes, this.roots());
     } catch {
       onDisk = undefined;
     }

@@ -72,7 +72,7 @@ for (const viaProc of [true, false]) {
       fs.symlinkSync(outsideFile, path.join(root, 'out.txt'));
       fs.symlinkSync(dir.path, path.join(root, 'outdir'));
       await assert.rejects(readPinned(outsideFile, 1024, { roots: [root] }), OutsideRootsError);
-      await assert.rejects(readPinned(path.join(root, 'out.txt'), 1024, { roots: [root] }), /outside the workspace folders .*it leads to/);
+      await assert.rejects(readPinned(path.join(root, 'out.txt'), 1024, { roots: [root] }), /outside the workspace folders .*through a link/);
       await assert.rejects(readPinned(path.join(root, 'outdir', path.basename(outsideFile)), 1024, { roots: [root] }), OutsideRootsError);
       assert.throws(() => writePinned(path.join(root, 'out.txt'), 'x', { roots: [root] }), OutsideRootsError);
       assert.throws(() => writePinned(path.join(root, 'outdir', 'new.txt'), 'x', { roots: [root] }), OutsideRootsError);
@@ -146,29 +146,24 @@ for (const kind of ['file', 'folder'] as const) {
         const file = kind === 'file' ? path.join(shared.ws, 'r.txt') : path.join(shared.ws, 'sub', 'r.txt');
         const entry = kind === 'file' ? file : path.join(shared.ws, 'sub');
         const target = kind === 'file' ? shared.secret : shared.outside;
-        // No swap: both work.
+        // No swap: both work (during the race, how many get through depends on the machine's load: not asserted).
         assert.equal(await readPinned(file, 1 << 20, { roots }), inside);
         writePinned(file, inside, { roots, expect: inside });
 
         let outsideReads = 0;
-        let reads = 0;
         await race(user, entry, kind, target, inside, async () => {
           try {
             const text = await readPinned(file, 1 << 20, { roots });
             if (text === shared.secretText) outsideReads++;
-            if (text === inside) reads++;
           } catch (err) {
             assert.ok(err instanceof PinnedFileError || ['ENOENT', 'ENOTDIR'].includes((err as NodeJS.ErrnoException).code ?? ''), String(err));
           }
         });
         assert.equal(outsideReads, 0, `the outside file was read ${outsideReads} times of ${ROUNDS}`);
-        assert.ok(reads > 0, 'some reads got the workspace file');
 
-        let writes = 0;
         await race(user, entry, kind, target, inside, async (i) => {
           try {
             writePinned(file, `accepted ${i}\n`, { roots });
-            writes++;
           } catch (err) {
             assert.ok(err instanceof PinnedFileError || ['ENOENT', 'ENOTDIR'].includes((err as NodeJS.ErrnoException).code ?? ''), String(err));
           }
@@ -176,7 +171,6 @@ for (const kind of ['file', 'folder'] as const) {
         });
         assert.equal(fs.readFileSync(shared.secret, 'utf8'), shared.secretText, "the outside file's bytes are unchanged");
         assert.deepEqual(fs.readdirSync(shared.outside), ['r.txt'], 'nothing was made outside');
-        assert.ok(writes > 0, 'some writes went through');
       } finally {
         shared.cleanup();
       }

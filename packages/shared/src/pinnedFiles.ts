@@ -77,6 +77,11 @@ export interface PinOptions {
   roots?: readonly string[] | undefined;
   /** For the refusals' words; 'diff' by default. */
   use?: PinnedUse;
+  /**
+   * `file` is a real path the caller found earlier (its links resolved then): none is followed now either, so a
+   * link put on the way since is refused rather than followed. Without it, links are followed once, on each call.
+   */
+  resolved?: boolean;
 }
 
 const { O_RDONLY, O_WRONLY, O_CREAT, O_EXCL, O_DIRECTORY, O_NOFOLLOW } = fs.constants;
@@ -136,6 +141,15 @@ export function rootHolding(real: string, roots: readonly string[]): string | un
 }
 
 /**
+ * Whether `file` is inside one of `roots` by name alone (normalized, nothing resolved; a root compared as named and
+ * by its real path): for a path that is not on this machine (the CLI's, across a relay).
+ */
+export function insideRootsByName(file: string, roots: readonly string[]): boolean {
+  const p = path.normalize(file);
+  return roots.some((root) => isBelow(path.normalize(root), p) || isBelow(realOrUndefined(root) ?? path.normalize(root), p));
+}
+
+/**
  * The real path of `file` (absolute): its links followed once, now; a file that does not exist is its folder's
  * real path and its name. Undefined when its folder does not exist.
  */
@@ -150,7 +164,7 @@ export function realPathOf(file: string): string | undefined {
 /** Finds `file` (see realPathOf) and, when roots are given, checks it is inside one. Undefined: its folder is missing. */
 function locate(file: string, options: PinOptions): Located | undefined {
   if (!path.isAbsolute(file)) throw new PinnedFileError(`${file} is not an absolute path`);
-  const real = realPathOf(file);
+  const real = options.resolved ? path.normalize(file) : realPathOf(file);
   if (real === undefined) {
     // A missing folder inside the roots is a new file's; outside them it is refused all the same.
     if (options.roots && !rootHolding(path.normalize(file), options.roots)) throw outside(file, options.roots);
@@ -167,7 +181,8 @@ function locate(file: string, options: PinOptions): Located | undefined {
 }
 
 function outside(file: string, roots: readonly string[], real?: string): OutsideRootsError {
-  const leads = real !== undefined && real !== path.normalize(file) ? ` (it leads to ${real})` : '';
+  // Where a link leads is not echoed: the name given is enough to act on, and an error stays its length.
+  const leads = real !== undefined && real !== path.normalize(file) ? ' (through a link)' : '';
   return new OutsideRootsError(`${file} is outside the workspace folders (${roots.join(', ') || 'none'})${leads}`);
 }
 

@@ -100,6 +100,13 @@ export interface SwapRacerOptions {
   /** Bounds: the racer stops after this many swaps or this long, whichever first. */
   maxSwaps?: number;
   maxMs?: number;
+  /**
+   * How long the link stays up each time, in microseconds: an attacker keeps it up long enough to span a use after a
+   * check (a write and a rename), and puts it up again at once. 0 (the default): as fast as it can.
+   */
+  linkUs?: number;
+  /** How long the real entry stays back each time, at most (at random), in microseconds; 0 by default. */
+  realUs?: number;
 }
 
 export interface SwapRacer {
@@ -110,7 +117,12 @@ export interface SwapRacer {
 /** The racer, run as the second user: swaps until told to stop (stdin closed) or its bounds are reached. */
 const RACER = String.raw`
 const fs = require('node:fs');
-const { entry, kind, target, text, maxSwaps, maxMs } = JSON.parse(process.argv[1]);
+const { entry, kind, target, text, maxSwaps, maxMs, linkUs, realUs } = JSON.parse(process.argv[1]);
+function dwell(us) {
+  if (!us) return;
+  const until = process.hrtime.bigint() + BigInt(Math.floor(us * 1000));
+  while (process.hrtime.bigint() < until);
+}
 const end = Date.now() + maxMs;
 let swaps = 0, stopped = false, error;
 process.stdin.on('data', () => {});
@@ -119,15 +131,19 @@ const rm = (p) => fs.rmSync(p, { force: true });
 function swapFile() {
   fs.symlinkSync(target, entry + '.l');
   fs.renameSync(entry + '.l', entry);
+  dwell(linkUs);
   fs.writeFileSync(entry + '.f', text);
   fs.renameSync(entry + '.f', entry);
+  dwell(Math.random() * realUs);
 }
 function swapFolder() {
   fs.renameSync(entry, entry + '.real');
   fs.symlinkSync(target, entry + '.l');
   fs.renameSync(entry + '.l', entry);
+  dwell(linkUs);
   fs.unlinkSync(entry);
   fs.renameSync(entry + '.real', entry);
+  dwell(Math.random() * realUs);
 }
 rm(entry + '.l'); rm(entry + '.f');
 process.stdout.write('ready\n');
@@ -159,6 +175,8 @@ export async function startSwapRacer(options: SwapRacerOptions): Promise<SwapRac
     text: options.text ?? '',
     maxSwaps: options.maxSwaps ?? 1_000_000,
     maxMs: options.maxMs ?? 30_000,
+    linkUs: options.linkUs ?? 0,
+    realUs: options.realUs ?? 0,
   };
   const child: ChildProcess = spawn(process.execPath, ['-e', RACER, JSON.stringify(args)], {
     uid: options.user.uid,

@@ -2,6 +2,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { resolveToRealPath } from '@ide-companion/client/paths';
+import { writePinned } from '@ide-companion/shared/pinnedFiles';
 import { withOurInstallHint } from '@ide-companion/client/discovery';
 import type { Command } from './types.js';
 import { DIFF_SPEC, parseCommandArgs, usageOf } from '../commandTable.js';
@@ -72,7 +73,9 @@ export const diffCommand: Command = {
         }
         let written = false;
         if (values['write']) {
-          fs.writeFileSync(filePath, outcome.content);
+          // By descriptor along the real path found at the start: a folder or the file swapped for a link since is
+          // refused (said, exit 1), never written through (shared/pinnedFiles.ts).
+          writePinned(filePath, outcome.content, { resolved: true });
           written = true;
         }
         if (c.json) printJson({ status: 'accepted', filePath, content: outcome.content, written });

@@ -217,7 +217,8 @@ export function runRelay(options: RelayOptions): Promise<number> {
       }
       // After the session's initialize answer, in the order the CLI sent them.
       const ready = sessionReady;
-      const prepared = base ? readBase(base.file).then(base.body) : body;
+      // Inside the CLI's roots of the map, when there is one (the relay knows no other workspace).
+      const prepared = base ? readBase(base.file, undefined, map.identity ? undefined : map.roots.map((r) => r.cli)).then(base.body) : body;
       const before = sent;
       sent = Promise.all([before, ready, prepared]).then(([, , b]) => void send(message, b));
     };

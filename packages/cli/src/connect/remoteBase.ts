@@ -3,16 +3,15 @@
  * relay `ide-companion ssh` starts on the remote): there the agent writes its
  * own checkout, not the editor's copy, so the editor must show that file as
  * "current". The relay reads it where it runs, as the companion reads a local
- * one (regular files only, opened without blocking, bounded), and sends it in
+ * one (by descriptor, regular files only, opened without blocking, bounded), and sends it in
  * the openDiff's `params._meta` under REMOTE_BASE_META_KEY.
  *
  * Whatever the CLI itself put under that key is taken out, with or without
  * --remote-files: the companion trusts the key from the relay's socket
  * session, so only the relay may fill it.
  */
-import { constants } from 'node:fs';
-import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
+import { PinnedFileError, readPinned } from '@ide-companion/shared/pinnedFiles';
 import * as path from 'node:path';
 import { REMOTE_BASE_META_KEY, type RemoteBase } from '@ide-companion/protocol';
 import type { Fields, Outline, Span } from './jsonOutline.js';
@@ -35,42 +34,19 @@ export function cliFileOf(message: RpcMessage): string | undefined {
   return typeof filePath === 'string' && path.posix.isAbsolute(filePath) ? filePath : undefined;
 }
 
-/** The file at `filePath` on this machine as a base: its content, null when missing, or why it cannot be one. */
-export async function readBase(filePath: string, maxBytes = REMOTE_BASE_MAX_BYTES): Promise<RemoteBase> {
+/**
+ * The file at `filePath` on this machine as a base: its content, null when missing, or why it cannot be one. Read
+ * by descriptor (shared/pinnedFiles.ts): with `roots` (the CLI's side of the path map), only inside them by its real
+ * path, and a file or folder swapped for a link while it is read is refused, never followed.
+ */
+export async function readBase(filePath: string, maxBytes = REMOTE_BASE_MAX_BYTES, roots?: readonly string[]): Promise<RemoteBase> {
   const where = { path: filePath, host: os.hostname() };
-  const refused = (why: string): RemoteBase => ({ ...where, content: null, error: why });
-  let handle: fs.FileHandle;
   try {
-    handle = await fs.open(filePath, constants.O_RDONLY | constants.O_NONBLOCK);
+    const content = await readPinned(filePath, maxBytes, { roots, use: 'diff' });
+    return { ...where, content: content ?? null };
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return { ...where, content: null };
-    return refused(code === 'EISDIR' ? 'it is a directory; only regular files can be diffed' : (code ?? (err as Error).message));
-  }
-  try {
-    const stat = await handle.stat();
-    if (!stat.isFile()) return refused(`it is ${stat.isDirectory() ? 'a directory' : 'not a regular file'}; only regular files can be diffed`);
-    const tooLarge = refused(`it is over the ${maxBytes}-byte limit for diffs`);
-    if (stat.size > maxBytes) return tooLarge;
-    // Sized by stat, grown if the file grows meanwhile, never past the limit.
-    let buffer = Buffer.allocUnsafe(stat.size + 1);
-    let length = 0;
-    for (;;) {
-      if (length === buffer.length) {
-        if (length > maxBytes) return tooLarge;
-        const grown = Buffer.allocUnsafe(Math.min(buffer.length * 2, maxBytes + 1));
-        buffer.copy(grown, 0, 0, length);
-        buffer = grown;
-      }
-      const { bytesRead } = await handle.read(buffer, length, buffer.length - length, null);
-      if (bytesRead === 0) break;
-      length += bytesRead;
-    }
-    return { ...where, content: buffer.toString('utf8', 0, length) };
-  } catch (err) {
-    return refused((err as NodeJS.ErrnoException).code ?? (err as Error).message);
-  } finally {
-    await handle.close().catch(() => undefined);
+    const why = err instanceof PinnedFileError ? err.message.replace(filePath, 'it') : ((err as NodeJS.ErrnoException).code ?? (err as Error).message);
+    return { ...where, content: null, error: why };
   }
 }
 
