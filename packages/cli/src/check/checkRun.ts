@@ -2,7 +2,10 @@
  * State shared by the check groups of one run: the target, the timeouts, the
  * recorder, every notification received, the sessions opened, and the diffs
  * still open, so that cleanup closes every diff and session the run opened and
- * removes its scratch directory (the user's files are never touched).
+ * removes its scratch directory (the user's files are never touched). The
+ * scratch directory lies in the companion's first workspace folder, hidden
+ * (`.ide-companion-check-XXXXXX`): a companion shows a diff only for a file
+ * inside its roots (docs/reliability.md), and check writes nothing else there.
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -10,7 +13,8 @@ import * as path from 'node:path';
 import { CliLikeSession, type ReceivedNotification } from './cliLikeSession.js';
 import type { Recorder } from './report.js';
 import type { Target } from './target.js';
-import { CloseDiffTool, OpenDiffTool } from '@ide-companion/protocol';
+import { CloseDiffTool, GetWorkspaceFoldersTool, OpenDiffTool, splitWorkspacePath } from '@ide-companion/protocol';
+import { readDiscoveryFile } from '@ide-companion/client/discoveryFiles';
 
 export interface CheckTimeouts {
   /** Any single request (tools/call, raw probes). */
@@ -64,12 +68,29 @@ export class CheckRun {
     return session;
   }
 
-  /** A fresh absolute path in the run's own temp dir, holding `original` (the diff's left side). */
-  scratchFile(stem: string, original = labelled('original content\n')): string {
-    this.scratchDir ??= fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'ide-companion-check-')));
+  /** A fresh absolute path in the run's own scratch dir, holding `original` (the diff's left side). */
+  async scratchFile(stem: string, original = labelled('original content\n')): Promise<string> {
+    this.scratchDir ??= fs.realpathSync(fs.mkdtempSync(path.join((await this.firstRoot()) ?? os.tmpdir(), '.ide-companion-check-')));
     const file = path.join(this.scratchDir, `${stem}-${++this.counter}.txt`);
     fs.writeFileSync(file, original);
     return file;
+  }
+
+  /** The companion's first workspace folder: from its discovery file, else as getWorkspaceFolders answers; undefined if neither says. */
+  private async firstRoot(): Promise<string | undefined> {
+    const named = this.target.discoveryFile ? readDiscoveryFile(this.target.discoveryFile).workspacePath : undefined;
+    const fromFile = named ? splitWorkspacePath(named, path.delimiter)[0] : undefined;
+    if (fromFile && fs.existsSync(fromFile)) return fromFile;
+    try {
+      const session = await this.openSession('check-roots');
+      const result = await session.callTool(GetWorkspaceFoldersTool.name, {}, this.timeouts.requestMs);
+      const text = result.content?.find((c) => c.type === 'text')?.text;
+      const folders = text ? (JSON.parse(text) as { folders?: unknown }).folders : undefined;
+      const first = Array.isArray(folders) ? folders.find((f): f is string => typeof f === 'string' && path.isAbsolute(f) && fs.existsSync(f)) : undefined;
+      return first;
+    } catch {
+      return undefined;
+    }
   }
 
   /** openDiff: remember to close it whatever happens next. */

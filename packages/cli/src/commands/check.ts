@@ -43,7 +43,7 @@ async function run(argv: string[]): Promise<number> {
         printError(
           'check',
           diffs
-            ? `checking ${where}. It will open and close a few test diffs there (labelled as check's, of files in a temporary folder); --no-diffs skips them.`
+            ? `checking ${where}. It will open and close a few test diffs there (labelled as check's, of files in a temporary folder of its own in the workspace); --no-diffs skips them.`
             : `checking ${where} without opening any diff (--no-diffs).`,
         );
       },
