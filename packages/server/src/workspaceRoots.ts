@@ -9,6 +9,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { realOrUndefined } from '@ide-companion/shared/realPaths';
 
 export interface RootRefusal {
   root: string;
@@ -16,13 +17,7 @@ export interface RootRefusal {
   reason: string;
 }
 
-function real(p: string): string | undefined {
-  try {
-    return fs.realpathSync(p);
-  } catch {
-    return undefined;
-  }
-}
+const real = realOrUndefined;
 
 /** Why `root` (absolute) may not be a workspace root, or undefined when it may. */
 export function rootRefusal(root: string, home: string | undefined = os.homedir()): string | undefined {

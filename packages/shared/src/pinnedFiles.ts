@@ -38,6 +38,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
 import { allocateReleasable } from './releasableBuffer.js';
+import { isInside, realOrUndefined } from './realPaths.js';
 
 /** Why a file cannot be read or written by descriptor: a link, a swap, outside the roots. The message names the file. */
 export class PinnedFileError extends Error {
@@ -114,18 +115,8 @@ interface Located {
   name: string;
 }
 
-function realOrUndefined(p: string): string | undefined {
-  try {
-    return fs.realpathSync(p);
-  } catch {
-    return undefined;
-  }
-}
-
-function isBelow(parent: string, child: string): boolean {
-  const rel = path.relative(parent, child);
-  return rel !== '' && !rel.startsWith('..') && !path.isAbsolute(rel);
-}
+/** Strictly below: a root is a folder, never the file itself. */
+const isBelow = (parent: string, child: string) => isInside(parent, child, false);
 
 /**
  * The deepest of `roots` (by its real path) holding `real`, or undefined. `real` is a real path (links resolved);
@@ -172,6 +163,9 @@ function locate(file: string, options: PinOptions): Located | undefined {
   }
   let anchor = path.parse(real).root;
   if (options.roots) {
+    // A workspace folder itself is no file: say so, not that it lies outside (it holds nothing, being the root).
+    if (options.roots.some((r) => (realOrUndefined(r) ?? path.normalize(r)) === real))
+      throw new NotARegularFileError(`${file} is a directory; only regular files can be ${DONE[options.use ?? 'diff']}`);
     const root = rootHolding(real, options.roots);
     if (root === undefined) throw outside(file, options.roots, real);
     anchor = root;

@@ -34,6 +34,7 @@ import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { PathLocation } from '@ide-companion/protocol';
 import { kindOf } from '../readOriginal.js';
+import { isInside, realOrUndefined } from '@ide-companion/shared/realPaths';
 
 export type PathUse = 'act' | 'read';
 
@@ -75,18 +76,8 @@ export interface CheckedPath {
   recheck(afterWrite?: boolean): Error | undefined;
 }
 
-function real(p: string): string | undefined {
-  try {
-    return fs.realpathSync(p);
-  } catch {
-    return undefined;
-  }
-}
-
-function isBelow(parent: string, child: string): boolean {
-  const rel = path.relative(parent, child);
-  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
-}
+const real = realOrUndefined;
+const isBelow = (parent: string, child: string) => isInside(parent, child, true);
 
 /** The regular file at `p` (links followed), or why it is not one. */
 function regularFile(p: string): fs.Stats | Error {
