@@ -17,23 +17,9 @@ if [ -x "$DEST/bin/nvim" ] && "$DEST/bin/nvim" --headless --clean -es +'lua io.w
   echo "Neovim 0.10 already in $DEST"
   exit 0
 fi
-command -v patchelf >/dev/null || { echo "install-neovim-0.10: patchelf is needed (apt-get install patchelf)" >&2; exit 1; }
-
-work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
-mkdir -p "$work/lists/partial" "$work/cache/archives/partial" "$work/debs"
-echo "deb http://deb.debian.org/debian $SUITE main" > "$work/sources.list"
-apt_opts=(
-  -o "Dir::Etc::SourceList=$work/sources.list" -o Dir::Etc::SourceParts=/dev/null
-  -o "Dir::State::Lists=$work/lists" -o "Dir::Cache=$work/cache" -o Debug::NoLocking=1
-  -o APT::Architecture=amd64 -o APT::Architectures=amd64 -o APT::Sandbox::User=root
-)
-apt-get "${apt_opts[@]}" update -qq
-(cd "$work/debs" && apt-get "${apt_opts[@]}" download "${PACKAGES[@]}" >/dev/null)
-
-rm -rf "$DEST.partial"
-mkdir -p "$DEST.partial/root" "$DEST.partial/bin"
-for deb in "$work"/debs/*.deb; do dpkg -x "$deb" "$DEST.partial/root"; done
+# shellcheck source=unpack-debs.sh
+. "$ROOT/scripts/unpack-debs.sh"
+unpack_debs "$SUITE" "$DEST" "${PACKAGES[@]}"
 lib="$DEST/root/usr/lib/x86_64-linux-gnu"
 # Patched in place (paths of the final folder), so the runtime is found next to the binary;
 # a symlink in bin/ keeps the name `nvim`. Running it through the loader instead breaks the TUI.

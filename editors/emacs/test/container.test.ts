@@ -10,7 +10,6 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import {
@@ -24,22 +23,17 @@ import {
   STRAY_IDE_ENV,
   waitFor,
   waitIdeConnected,
-  which,
   writeFakeResponses,
   writeFileTurns,
+  CONTAINER_UNSET,
+  inFakeContainer,
+  skipFakeContainer,
 } from '@ide-companion/testkit';
 import { skipEmacsInTmux } from './emacs.js';
 import { elispString, mxGemini, startEmacs } from './harness.js';
 
-const MARKER = '/run/.containerenv';
-const inContainer = (sh: string) => ['unshare', '-m', '--propagation', 'private', 'sh', '-c', `mount -t tmpfs tmpfs /run && : > ${MARKER} && ${sh}`];
-const canFakeContainer =
-  which('unshare') !== undefined && spawnSync(inContainer(`test -e ${MARKER}`)[0]!, inContainer(`test -e ${MARKER}`).slice(1)).status === 0;
 const cli = findGeminiCli();
-const skip =
-  skipEmacsInTmux ||
-  skipUnless(cli !== undefined, 'Gemini CLI 0.61.0', 'run scripts/install-gemini-cli.sh') ||
-  skipUnless(canFakeContainer, 'a private mount namespace (unshare -m, as root)', 'run the tests as root');
+const skip = skipEmacsInTmux || skipUnless(cli !== undefined, 'Gemini CLI 0.61.0', 'run scripts/install-gemini-cli.sh') || skipFakeContainer();
 
 /** The CLI takes ~5 s to start when the machine is idle; a shared 2-core machine can take many times that. */
 const START_TIMEOUT_MS = 120_000;
@@ -48,9 +42,9 @@ test('in a container, M-x ide-companion-gemini runs gemini connected to this Ema
   const emacs = await startEmacs({
     files: { 'a.txt': 'a\n' },
     open: ['a.txt'],
-    wrap: (command) => inContainer(`exec ${command}`),
+    wrap: (command) => inFakeContainer(`exec ${command}`),
     // What the user's shell has in a container: none of the variables that send gemini to loopback.
-    unset: [...STRAY_IDE_ENV, 'REMOTE_CONTAINERS', 'SSH_CONNECTION', 'VSCODE_REMOTE_CONTAINERS_SESSION'],
+    unset: [...STRAY_IDE_ENV, ...CONTAINER_UNSET],
   });
   let geminiPid: number | undefined;
   t.after(async () => {

@@ -13,7 +13,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { makeTempDir, waitFor, which } from '@ide-companion/testkit';
+import { findGeminiCli, makeTempDir, skipUnless, waitFor, which } from '@ide-companion/testkit';
 import { ensureVsix, vscodeInstaller, EXTENSION_ID } from '../src/installer.js';
 import type { CompanionApi } from '../src/extension.js';
 
@@ -23,6 +23,15 @@ export const CODE_SERVER_ENTRY = path.join(REPO_ROOT, '.tools/code-server/node_m
 export const DRIVER_PATH = path.join(EXTENSION_ROOT, 'test', 'driver');
 export const CHROMIUM = process.env['IDE_COMPANION_CHROMIUM'] ?? which('chromium') ?? which('chromium-browser');
 export const hasCodeServer = fs.existsSync(CODE_SERVER_ENTRY);
+
+/** Why a test of code-server in chromium with the real Gemini CLI cannot run here (as external.ts says), or false. */
+export function skipCodeServerWithGemini(): string | false {
+  return (
+    skipUnless(hasCodeServer, 'code-server 4.100.3', 'run scripts/install-code-server.sh') ||
+    skipUnless(CHROMIUM !== undefined, 'chromium', 'apt-get install -y chromium') ||
+    skipUnless(findGeminiCli() !== undefined, 'Gemini CLI 0.61.0', 'run scripts/install-gemini-cli.sh')
+  );
+}
 
 const EVAL_TIMEOUT_MS = 60_000;
 const CHROMIUM_FLAGS = [

@@ -12,7 +12,6 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import {
@@ -22,25 +21,17 @@ import {
   HEADLESS_TRIGGER_ENV,
   makeGeminiRunDirs,
   shellCommand,
-  skipUnless,
   waitFor,
   waitIdeConnected,
-  which,
   writeFileTurns,
+  inFakeContainer,
+  skipFakeContainer,
 } from '@ide-companion/testkit';
-import { CHROMIUM, CodeServer, hasCodeServer } from './codeServer.js';
+import { CodeServer, skipCodeServerWithGemini } from './codeServer.js';
 import { palette, runGemini, terminalText, terminalUi } from './workbench.js';
 
-const MARKER = '/run/.containerenv';
-const inContainer = (sh: string) => ['unshare', '-m', '--propagation', 'private', 'sh', '-c', `mount -t tmpfs tmpfs /run && : > ${MARKER} && ${sh}`];
-const canFakeContainer =
-  which('unshare') !== undefined && spawnSync(inContainer(`test -e ${MARKER}`)[0]!, inContainer(`test -e ${MARKER}`).slice(1)).status === 0;
 const cli = findGeminiCli();
-const skip =
-  skipUnless(hasCodeServer, 'code-server 4.100.3', 'run scripts/install-code-server.sh') ||
-  skipUnless(CHROMIUM !== undefined, 'chromium', 'apt-get install -y chromium') ||
-  skipUnless(cli !== undefined, 'Gemini CLI 0.61.0', 'run scripts/install-gemini-cli.sh') ||
-  skipUnless(canFakeContainer, 'a private mount namespace (unshare -m, as root)', 'run the tests as root');
+const skip = skipCodeServerWithGemini() || skipFakeContainer();
 
 const CLI_START_TIMEOUT_MS = 120_000;
 const STEP_TIMEOUT_MS = 60_000;
@@ -59,7 +50,7 @@ describe('VS Code in a container: "Gemini CLI: Run"', { skip, timeout: 8 * 60_00
         VSCODE_REMOTE_CONTAINERS_SESSION: undefined,
         XDG_RUNTIME_DIR: path.join(dirs.path, 'run'),
       },
-      wrap: (argv) => inContainer(`exec ${shellCommand(argv, {}, [])}`),
+      wrap: (argv) => inFakeContainer(`exec ${shellCommand(argv, {}, [])}`),
     });
     // The pinned CLI with scripted turns, and nothing of the test's: REMOTE_CONTAINERS comes from the window, or not at all.
     const { REMOTE_CONTAINERS: _set, ...env } = geminiEnv({ home: dirs.home, tmpdir: cs.tmpdir });

@@ -22,18 +22,14 @@ import {
   makeGeminiRunDirs,
   makeTempDir,
   shellCommand,
-  skipUnless,
   waitIdeConnected,
   writeFileTurns,
 } from '@ide-companion/testkit';
-import { CHROMIUM, CodeServer, hasCodeServer } from './codeServer.js';
+import { CodeServer, skipCodeServerWithGemini } from './codeServer.js';
 import { palette, runGemini, terminalUi } from './workbench.js';
 
 const cli = findGeminiCli();
-const skip =
-  skipUnless(hasCodeServer, 'code-server 4.100.3', 'run scripts/install-code-server.sh') ||
-  skipUnless(CHROMIUM !== undefined, 'chromium', 'apt-get install -y chromium') ||
-  skipUnless(cli !== undefined, 'Gemini CLI 0.61.0', 'run scripts/install-gemini-cli.sh');
+const skip = skipCodeServerWithGemini();
 
 const CLI_START_TIMEOUT_MS = 120_000;
 const STEP_TIMEOUT_MS = 60_000;

@@ -20,19 +20,15 @@ import {
   HEADLESS_TRIGGER_ENV,
   makeGeminiRunDirs,
   shellCommand,
-  skipUnless,
   waitFor,
   waitIdeConnected,
   writeFileTurns,
 } from '@ide-companion/testkit';
-import { CHROMIUM, CodeServer, hasCodeServer, type Window } from './codeServer.js';
+import { CodeServer, skipCodeServerWithGemini, type Window } from './codeServer.js';
 import { runGemini, terminalUi } from './workbench.js';
 
 const cli = findGeminiCli();
-const skip =
-  skipUnless(hasCodeServer, 'code-server 4.100.3', 'run scripts/install-code-server.sh') ||
-  skipUnless(CHROMIUM !== undefined, 'chromium', 'apt-get install -y chromium') ||
-  skipUnless(cli !== undefined, 'Gemini CLI 0.61.0', 'run scripts/install-gemini-cli.sh');
+const skip = skipCodeServerWithGemini();
 
 const CLI_START_TIMEOUT_MS = 120_000;
 const END_TIMEOUT_MS = 30_000;
