@@ -13,7 +13,7 @@ import * as path from 'node:path';
 import { MAX_SELECTED_TEXT_LENGTH, SELECTED_TEXT_TRUNCATION_MARKER, type IdeContext } from '@ide-companion/protocol';
 import { assertServesSocket, connectClaudeClient, makeTempDir, waitFor } from '@ide-companion/testkit';
 import { skipEmacsInTmux } from './emacs.js';
-import { connectFromDiscovery, startEmacs, TIMEOUT } from './harness.js';
+import { connectFromDiscovery, quitRegion, startEmacs, TIMEOUT } from './harness.js';
 
 const skip = skipEmacsInTmux;
 
@@ -53,8 +53,11 @@ describe('Emacs context', { skip, timeout: 180_000 }, () => {
     // The region's text.
     emacs.tmux.keys('C-a', 'C-Space', 'C-e');
     files = await client.waitForContext((c) => (openFiles(c)[0]?.selectedText === 'béta line 😀x' ? openFiles(c) : undefined), 'the region');
-    emacs.tmux.keys('C-g');
-    await client.waitForContext((c) => openFiles(c)[0]?.selectedText === undefined, 'the region cleared');
+    // Quit without moving point: the region stands (the user may be on the way to the agent) until point moves.
+    await quitRegion(emacs);
+    assert.equal(openFiles(client.lastContext()!)[0]?.selectedText, 'béta line 😀x', 'the region standing after C-g');
+    emacs.tmux.keys('C-a');
+    await client.waitForContext((c) => openFiles(c)[0]?.selectedText === undefined, 'the region cleared once point moves');
 
     // Switching buffers moves focus; timestamps are real and ordered.
     emacs.tmux.keys('C-x', 'b');
@@ -159,8 +162,9 @@ describe('Emacs context', { skip, timeout: 180_000 }, () => {
       isEmpty: false,
     });
 
-    // C-g alone: quitting drops the keys typed after it.
-    emacs.tmux.keys('C-g');
+    // Quit, then move point: the region stands until point moves.
+    await quitRegion(emacs);
+    emacs.tmux.keys('C-f');
     await selectionWith('', 'the region cleared');
     // Backward within a line: "our" of line 4, point before it.
     emacs.tmux.keys('M->', 'C-p', 'C-e', 'C-Space', 'C-b', 'C-b', 'C-b');
@@ -171,7 +175,8 @@ describe('Emacs context', { skip, timeout: 180_000 }, () => {
     });
 
     // The control: a region made forward, from line 2 down into line 3.
-    emacs.tmux.keys('C-g');
+    await quitRegion(emacs);
+    emacs.tmux.keys('C-f');
     await selectionWith('', 'the region cleared again');
     emacs.tmux.keys('M-<', 'C-n', 'C-f', 'C-Space', 'C-n');
     const forward = (await selectionWith('wo\nt', 'a region made forward')) as { start: { line: number }; end: { line: number; character: number } };
@@ -192,12 +197,14 @@ describe('Emacs context', { skip, timeout: 180_000 }, () => {
     emacs.tmux.keys('C-p', 'C-p', 'C-p', 'C-p', 'C-p');
     assert.equal((await selected(`${lines.slice(0, 295).join('\n')}\n`, 'five lines fewer')).cursor?.line, 296);
     // Made upward from the end: point at the start.
-    emacs.tmux.keys('C-g');
+    await quitRegion(emacs);
+    emacs.tmux.keys('C-f');
     await client.waitForContext((c) => openFiles(c)[0]?.selectedText === undefined, 'the region cleared');
     emacs.tmux.keys('M->', 'C-Space', 'M-1', 'M-1', 'C-p');
     assert.equal((await selected(`${lines.slice(289).join('\n')}\n`, 'the last eleven lines, made upward')).cursor?.line, 290);
     // Leftward within a line, from after 😀 back to "n".
-    emacs.tmux.keys('C-g');
+    await quitRegion(emacs);
+    emacs.tmux.keys('C-f');
     await client.waitForContext((c) => openFiles(c)[0]?.selectedText === undefined, 'the region cleared again');
     emacs.tmux.keys('M-<', 'C-f', 'C-f', 'C-f', 'C-f', 'C-f', 'C-f', 'C-f', 'C-f', 'C-Space', 'C-b', 'C-b', 'C-b', 'C-b');
     assert.deepEqual((await selected('nï 😀', 'a backward region in a line')).cursor, { line: 1, character: 5 });

@@ -199,3 +199,18 @@ export async function mxGemini(emacs: EmacsSession, kind: 'term' | 'vterm', time
   });
   return Number((await emacs.eval('(process-id (get-buffer-process ide-companion--gemini-buffer))')).trim());
 }
+
+/**
+ * C-g on the region, then waits until Emacs has quit it and reported point. Keys sent with C-g in one go are
+ * dropped (quitting discards pending input), so the next keys go after this. Point has not moved: the region
+ * stands in the context until point moves in the file (PositionIntake).
+ */
+export async function quitRegion(emacs: EmacsSession): Promise<void> {
+  emacs.tmux.keys('C-g');
+  await waitFor(
+    async () =>
+      (await emacs.eval('(if (or (buffer-local-value (quote mark-active) (window-buffer (selected-window))) ide-companion--moved) 1 0)')).trim() === '0',
+    'the region quit and point reported',
+    TIMEOUT,
+  );
+}

@@ -11,7 +11,7 @@ import * as path from 'node:path';
 import { sleep, waitFor, type EditorClient } from '@ide-companion/testkit';
 import type { IdeContext } from '@ide-companion/protocol';
 import { skipEmacsInTmux } from './emacs.js';
-import { connectFromDiscovery, mxGemini, startEmacs, TIMEOUT } from './harness.js';
+import { connectFromDiscovery, mxGemini, quitRegion, startEmacs, TIMEOUT } from './harness.js';
 
 const skip = skipEmacsInTmux;
 
@@ -44,9 +44,14 @@ test("the region survives the move into the agent's terminal and typing there, u
   assert.equal(activeFile(context)?.path, file);
   assert.equal(activeFile(context)?.selectedText, 'beta', 'the context, from the terminal');
 
-  // Back in the file, point moves: the region ends, as the user made it end.
+  // Back in the file, C-g: point has not moved, the region stands in the context.
   await emacs.eval(`(progn (select-window (get-buffer-window (find-buffer-visiting ${JSON.stringify(file)}))) t)`);
-  emacs.tmux.keys('C-g', 'C-f');
+  await quitRegion(emacs);
+  await sleep(500);
+  assert.equal(activeFile(client.lastContext())?.selectedText, 'beta', 'the context after C-g');
+  // Then point moves: the region ends, as the user made it end. (C-f sent with C-g would be dropped by the quit.)
+  emacs.tmux.keys('C-f');
   await waitFor(async () => (await selection(client)) === null, 'the region gone once point moves in the file', TIMEOUT);
-  await client.waitForContext((c) => activeFile(c)?.selectedText === undefined, 'the context without the region');
+  const moved = await client.waitForContext((c) => (activeFile(c)?.selectedText === undefined ? activeFile(c) : undefined), 'the context without the region');
+  assert.deepEqual(moved?.cursor, { line: 2, character: 6 });
 });
