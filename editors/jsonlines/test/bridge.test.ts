@@ -198,10 +198,15 @@ describe('ide-companion bridge (JSON lines)', () => {
     const fifo = file('pipe');
     execFileSync('mkfifo', [fifo]);
     const shows = editor.fromHost.filter((m) => m.action === 'showDiff').length;
-    for (const target of [fifo, tmp.path, '/dev/zero']) {
+    // Inside the workspace: not a regular file. /dev/zero lies outside it, which is refused first (issue 35).
+    for (const [target, why] of [
+      [fifo, /only regular files can be diffed/],
+      [tmp.path, /only regular files can be diffed/],
+      ['/dev/zero', /outside the workspace folders/],
+    ] as const) {
       const r: any = await peer.client.callTool({ name: 'openDiff', arguments: { filePath: target, newContent: 'x' } });
       assert.equal(r.isError, true, target);
-      assert.match(text(r), /only regular files can be diffed/);
+      assert.match(text(r), why);
     }
     assert.equal(editor.fromHost.filter((m) => m.action === 'showDiff').length, shows);
   });

@@ -116,7 +116,8 @@ describe('Neovim capabilities as MCP tools', { skip, timeout: 120_000 }, () => {
       await s.nvim.command('edit a.lua');
       await s.nvim.input('2G7|vll');
       await waitFor(async () => (await s.nvim.mode).mode === 'v', 'Visual mode', TIMEOUT);
-      const { selection } = await call('getSelection');
+      // Until Neovim's (debounced) position reaches the host, the last position it sent had none (positionIntake.ts).
+      const selection = await waitFor(async () => (await call('getSelection')).selection ?? undefined, 'the selection', TIMEOUT);
       assert.deepEqual(selection, { path: a, text: 'ünï', start: { line: 2, character: 7 }, end: { line: 2, character: 9 } });
       await s.nvim.input('<Esc>');
     } finally {

@@ -67,6 +67,9 @@ export function kindOf(stat: fs.Stats): string {
 
 /** What the file is read or written for, in the refusals' words. */
 export type PinnedUse = 'diff' | 'read' | 'write';
+/** The longest name one folder entry may have (Linux's and macOS's NAME_MAX, in bytes). */
+const NAME_MAX = 255;
+
 const DONE: Record<PinnedUse, string> = { diff: 'diffed', read: 'read', write: 'written' };
 const FOR: Record<PinnedUse, string> = { diff: 'diffs', read: 'reads', write: 'writes' };
 
@@ -155,6 +158,8 @@ export function realPathOf(file: string): string | undefined {
 /** Finds `file` (see realPathOf) and, when roots are given, checks it is inside one. Undefined: its folder is missing. */
 function locate(file: string, options: PinOptions): Located | undefined {
   if (!path.isAbsolute(file)) throw new PinnedFileError(`${file} is not an absolute path`);
+  // No file system holds a longer name; opened through /proc, the error would echo that path, not the one given.
+  if (file.split(path.sep).some((name) => Buffer.byteLength(name) > NAME_MAX)) throw new PinnedFileError(`${file} holds a name over ${NAME_MAX} bytes`);
   const real = options.resolved ? path.normalize(file) : realPathOf(file);
   if (real === undefined) {
     // A missing folder inside the roots is a new file's; outside them it is refused all the same.
