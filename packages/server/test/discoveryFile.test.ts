@@ -28,8 +28,11 @@ test('the file holds port, every workspace root (OS delimiter), token, ideInfo a
       authToken: h.companion.authToken,
       ideInfo: { name: 'test-ide', displayName: 'Test IDE' },
       socketPath: h.companion.socketPath,
+      // Which agents this companion serves, and why not the others (list and doctor read it): as the companion says.
+      agents: { served: h.companion.agents, notServed: h.companion.agentsNotServed },
     });
     assert.ok(h.companion.socketPath);
+    assert.ok(content.agents.served.includes('gemini'));
   } finally {
     await h.cleanup();
   }

@@ -69,6 +69,9 @@ export function stopCodexDaemons(codexHome: string): number[] {
   return pids;
 }
 
+/** The model makeCodexHome names: Codex's status line shows it once its background server has started. */
+const CODEX_MOCK_MODEL = 'mock-model';
+
 /** Every CODEX_HOME made in this process: their daemons end when it exits, whatever its tests did (issue 39). */
 const codexHomes = new Set<string>();
 
@@ -82,7 +85,7 @@ export function makeCodexHome(home: string, options: { baseUrl: string; project:
   writeFileSync(
     join(codexHome, 'config.toml'),
     [
-      'model = "mock-model"',
+      `model = ${toml(CODEX_MOCK_MODEL)}`,
       'model_provider = "mock"',
       'check_for_update_on_startup = false',
       '[model_providers.mock]',
@@ -152,6 +155,11 @@ const CODEX_IDE_HEADING = 'Context from my IDE setup';
  */
 export async function askCodexWithIde(tui: Tmux, model: ResponsesMock, prompt: string): Promise<string> {
   await tui.waitForText('Ask Codex to do anything', 60_000);
+  // The prompt shows before Codex's background server is up (its first start in a CODEX_HOME copies ~420 MB into
+  // it): until then /ide only says "Waiting for startup". The status line naming the model says it is up.
+  await tui.waitForText(`${CODEX_MOCK_MODEL} default`, 120_000).catch((err: Error) => {
+    throw new Error(`${err.message}\n--- codex ---\n${tui.screen()}`);
+  });
   await codexIdeOn(tui);
   await tui.submit(prompt, 10_000);
   return waitFor(() => codexIdeContextOf(model, prompt), 'the prompt with the IDE context', 60_000).catch((err: Error) => {
