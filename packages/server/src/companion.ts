@@ -19,7 +19,6 @@ import {
   LOOPBACK_HOST,
   containerHint,
   joinWorkspacePaths,
-  type AgentNotServedReason,
   type Capability,
   type DiscoveryFile,
   type IdeInfo,
@@ -38,52 +37,31 @@ import { closeServer, mcpServer } from './http/mcpServer.js';
 import { loopbackHostRule, socketHostRule } from './http/requestGuard.js';
 import { registerExitCleanup } from './lifecycle.js';
 import { startReaper, type Reaper } from './reaper.js';
-import { FolderArrivals } from './folderArrivals.js';
+import { AgentRoster, type AgentsNotServed } from './agentRoster.js';
 import { loadSdk } from './lazySdk.js';
 import { describeError, silentLogger, type Logger } from './logger.js';
 import { describeRootRefusals } from './workspaceRoots.js';
 import { SessionRegistry, type SessionInfo } from './sessions.js';
 import { buildTerminalEnv, type TerminalEnv } from './terminalEnv.js';
-import { qwenIdeDir, sweepStaleQwenLockFiles, type QwenLockFile } from './faces/qwen.js';
 import {
   AGENT_DISPLAY_NAMES,
   AGENTS,
   AGENTS_ENV,
-  agentHomeFromEnv,
-  ampIdeDir,
-  ampLockFileName,
-  claudeIdeDir,
   copilotIdeDir,
   parseAgents,
-  servedAgentNames,
-  userHasAmp,
-  userHasCodex,
-  userHasCopilot,
-  userHasOpencode,
-  opencodeDataDir,
-  codexHome,
   codexSocketPath,
   codexLegacySocketPaths,
   type AgentName,
 } from '@ide-companion/shared/agentPaths';
-import { CopilotFace, copilotLockFile, sweepStaleCopilotLockFiles, type CopilotLockFile } from './faces/copilot.js';
+import { CopilotFace, copilotLockFile, sweepStaleCopilotLockFiles } from './faces/copilot.js';
 import { registerCopilotTools } from './faces/copilotTools.js';
-import { AmpFace, ampLockFile, sweepStaleAmpLockFiles } from './faces/amp.js';
+import { AmpFace, ampLockFile } from './faces/amp.js';
 import { answerAmpRequest } from './faces/ampRequests.js';
 import { CodexFace } from './faces/codexFace.js';
-import { ClaudeFace, claudeLockFile, selectionOf, sweepStaleClaudeLockFiles, type ClaudeSession } from './faces/claude.js';
+import { ClaudeFace, claudeLockFile, selectionOf, type ClaudeSession } from './faces/claude.js';
 import { PortLockFile } from './faces/lockFile.js';
 import { registerClaudeTools } from './faces/claudeTools.js';
-import {
-  AMP_EDIT_ENV,
-  AMP_EDIT_MODES,
-  AMP_ENV,
-  MAX_MESSAGE_BYTES,
-  type AmpEditMode,
-  type AmpLockFile,
-  type ClaudeAtMentioned,
-  type ClaudeLockFile,
-} from '@ide-companion/protocol';
+import { AMP_EDIT_ENV, AMP_EDIT_MODES, MAX_MESSAGE_BYTES, type AmpEditMode, type ClaudeAtMentioned } from '@ide-companion/protocol';
 import { COMPANION_VERSION } from '@ide-companion/shared/version';
 import { availableTools, registerTools } from './tools/index.js';
 import type { ToolDefinition, ToolEnvironment } from './tools/toolDefinition.js';
@@ -201,10 +179,8 @@ export class Companion {
   private readonly workspaceSockets: WorkspaceSockets | undefined;
   private readonly sessionListeners = new Set<(sessions: SessionInfo[]) => void>();
   private discovery: DiscoveryFileHandle | undefined;
-  private qwenLock: PortLockFile<QwenLockFile> | undefined;
-  private claudeLock: PortLockFile<ClaudeLockFile> | undefined;
-  private copilotLock: PortLockFile<CopilotLockFile> | undefined;
-  private ampLock: PortLockFile<AmpLockFile> | undefined;
+  /** The agents served beyond Gemini CLI (their lock files), and those awaited or refused (agentRoster.ts). */
+  private readonly roster: AgentRoster;
   /** Amp's WebSocket face (on the companion's port, `?auth=`); undefined when Amp is not served. */
   private readonly amp: AmpFace | undefined;
   /** How Amp's editFile reaches the file (ampEditFile, IDE_COMPANION_AMP_EDIT). */
@@ -219,17 +195,6 @@ export class Companion {
   private readonly claude: ClaudeFace | undefined;
   /** The agents asked for; those whose lock file could not be written drop out (`agents`). */
   private readonly wantedAgents: readonly AgentName[];
-  /** The agents the user named (`agents`, IDE_COMPANION_AGENTS); undefined: the default. A named agent's config folder is made when missing. */
-  private readonly chosenAgents: readonly AgentName[] | undefined;
-  /** Agents not named whose folder is missing (not run yet by this user): served once it appears (folderArrivals.ts). */
-  private arrivals: FolderArrivals<AgentName | 'opencode'> | undefined;
-  /** A waiting agent's lock file, until its folder appears. */
-  private readonly parkedLocks = new Map<'qwen' | 'claude' | 'amp', PortLockFile<never>>();
-  /** Why an agent asked for is not served: its folder or socket refused (said in the log too). */
-  private readonly refusals = new Map<AgentName, string>();
-  /** Reapers of the lock files written after start (an agent whose folder appeared). */
-  private readonly lateReapers: Reaper[] = [];
-  private readonly agentListeners = new Set<(agents: AgentName[]) => void>();
   private removeExitCleanup: (() => void) | undefined;
   private reaper: Reaper | undefined;
   private unsubscribers: Array<() => void> = [];
@@ -291,10 +256,10 @@ export class Companion {
       () => this.context.getRoots(),
       this.ideInfo.name,
     );
-    this.chosenAgents = options.agents ?? agentsFromEnv(this.logger);
+    const chosenAgents = options.agents ?? agentsFromEnv(this.logger);
     // Unnamed, every agent is wanted, and served to a user who has it (its folder, or its variable): no ~/.copilot,
-    // ~/.codex or ~/.claude is made for others. One whose folder appears later is served then (start: awaitFolder).
-    this.wantedAgents = AGENTS.filter((a) => a === 'gemini' || (this.chosenAgents ?? AGENTS).includes(a));
+    // ~/.codex or ~/.claude is made for others. One whose folder appears later is served then (agentRoster.ts).
+    this.wantedAgents = AGENTS.filter((a) => a === 'gemini' || (chosenAgents ?? AGENTS).includes(a));
     this.claude = this.wantedAgents.includes('claude')
       ? new ClaudeFace({
           token: this.claudeToken,
@@ -351,6 +316,23 @@ export class Companion {
             context: () => ({ context: this.context.snapshot(), selectionBackward: this.context.selectionBackward }),
           })
         : undefined;
+    this.roster = new AgentRoster({
+      logger: this.logger,
+      wanted: this.wantedAgents,
+      chosen: chosenAgents,
+      dirs: { qwen: options.qwenIdeDir, claude: options.claudeIdeDir, amp: options.ampIdeDir },
+      reapOnKill: options.reapOnKill ?? false,
+      codex: this.codex,
+      running: async () => {
+        await this.startPromise?.catch(() => undefined);
+        return this.state === 'running';
+      },
+      serveLate: (agent) => (agent === 'copilot' ? this.listenForCopilot() : this.joinCodex()),
+      changed: () => {
+        this.cachedTerminalEnv = undefined;
+        this.rewriteDiscoveryFile();
+      },
+    });
     const handlerOptions: Omit<McpHttpHandlerOptions, 'hosts' | 'tokens'> = {
       maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
       sessions: this.sessions,
@@ -441,8 +423,8 @@ export class Companion {
       workspacePath: this.workspacePath,
       authToken: this.token,
       idePid: this.idePid,
-      qwen: this.qwenLock !== undefined,
-      claude: this.claudeLock !== undefined,
+      qwen: this.roster.locks.qwen !== undefined,
+      claude: this.roster.locks.claude !== undefined,
       container: this.containerHint !== undefined,
     });
     return this.cachedTerminalEnv;
@@ -465,43 +447,17 @@ export class Companion {
   /** The agents this companion serves (a lock file that could not be written drops its agent, said in the log). */
   get agents(): AgentName[] {
     if (this.state === 'new' || this.state === 'starting') return [...this.wantedAgents];
-    return this.servedNow();
+    return this.roster.served();
   }
 
-  private servedNow(): AgentName[] {
-    const locks = { qwen: this.qwenLock, claude: this.claudeLock, copilot: this.copilotLock, amp: this.ampLock };
-    return this.wantedAgents.filter(
-      (a) =>
-        a === 'gemini' ||
-        (a === 'codex' ? this.codex !== undefined && this.codex.refusal === undefined && !this.arrivals?.pending.has('codex') : locks[a] !== undefined),
-    );
-  }
-
-  /**
-   * Each agent not served, and why: not chosen (the user's `agents` or
-   * IDE_COMPANION_AGENTS left it out), its folder missing (served once it
-   * appears), or refused (its folder or socket; said in the log).
-   */
-  get agentsNotServed(): Partial<Record<AgentName, { why: AgentNotServedReason; folder?: string; detail?: string }>> {
-    const served = this.servedNow();
-    const out: Partial<Record<AgentName, { why: AgentNotServedReason; folder?: string; detail?: string }>> = {};
-    for (const agent of AGENTS) {
-      if (served.includes(agent)) continue;
-      const folder = this.arrivals?.pending.get(agent) ?? (agent === 'claude' ? this.arrivals?.pending.get('opencode') : undefined);
-      const detail = agent === 'codex' ? (this.codex?.refusal ?? this.refusals.get(agent)) : this.refusals.get(agent);
-      out[agent] = !this.wantedAgents.includes(agent)
-        ? { why: 'not chosen' }
-        : folder !== undefined
-          ? { why: 'folder missing', folder }
-          : { why: 'refused', ...(detail !== undefined && { detail }) };
-    }
-    return out;
+  /** Each agent not served, and why (agentRoster.ts). */
+  get agentsNotServed(): AgentsNotServed {
+    return this.roster.notServed();
   }
 
   /** Called when an agent becomes served after start (its folder appeared), with every agent served. */
   onDidChangeAgents(listener: (agents: AgentName[]) => void): () => void {
-    this.agentListeners.add(listener);
-    return () => this.agentListeners.delete(listener);
+    return this.roster.onDidChange(listener);
   }
 
   /**
@@ -542,21 +498,7 @@ export class Companion {
     });
     try {
       this.discovery = new DiscoveryFileHandle(dir, this.idePid, this.port);
-      if (this.wantedAgents.includes('qwen')) {
-        const qwenDir = this.options.qwenIdeDir ?? qwenIdeDir();
-        const sweptLocks = sweepStaleQwenLockFiles(qwenDir);
-        if (sweptLocks.length > 0) this.logger.info('removed Qwen Code lock files of dead processes', { files: sweptLocks });
-        this.qwenLock = new PortLockFile(qwenDir, this.port, this.named('qwen', this.options.qwenIdeDir));
-      }
-      if (this.claude) {
-        const claudeDir = this.options.claudeIdeDir ?? claudeIdeDir();
-        const sweptLocks = sweepStaleClaudeLockFiles(claudeDir);
-        if (sweptLocks.length > 0) this.logger.info('removed Claude Code lock files of dead processes', { files: sweptLocks });
-        this.claudeLock = new PortLockFile(claudeDir, this.port, this.named('claude', this.options.claudeIdeDir));
-      }
-      // Unnamed, Amp is served only to a user who has it (its data folder, or its variables): no ~/.local/share/amp for others.
-      if (this.amp && !this.named('amp', undefined) && !userHasAmp()) this.awaitFolder('amp', path.dirname(ampIdeDir()));
-      else if (this.amp) this.makeAmpLock();
+      this.roster.open(this.port, { claude: this.claude !== undefined, amp: this.amp !== undefined });
       this.removeExitCleanup = registerExitCleanup(() => this.removeFilesSync(), this.options.handleSignals ?? true);
       await this.listenOnSocket();
       await this.bindWorkspaceSockets();
@@ -581,32 +523,11 @@ export class Companion {
       this.context.onDidChangeRoots(() => {
         this.cachedTerminalEnv = undefined;
         void this.bindWorkspaceSockets();
-        try {
-          this.writeDiscoveryFile();
-        } catch (err) {
-          this.logger.error('could not rewrite the discovery file', { error: describeError(err) });
-        }
+        this.rewriteDiscoveryFile();
       }),
     );
     this.state = 'running';
     this.logger.info('companion listening', { port: this.port, socket: this.socketPath, discoveryFile: this.discovery.path, workspace: this.workspacePath });
-  }
-
-  /** Amp's lock file (written with the discovery file). */
-  private makeAmpLock(): void {
-    const ampDir = this.options.ampIdeDir ?? ampIdeDir();
-    const sweptLocks = sweepStaleAmpLockFiles(ampDir);
-    if (sweptLocks.length > 0) this.logger.info('removed Amp lock files of dead processes', { files: sweptLocks });
-    const named = this.named('amp', this.options.ampIdeDir);
-    // Amp's folder is in the user's data home (~/.local/share), itself made when missing for a user who named Amp.
-    if (named) {
-      try {
-        fs.mkdirSync(path.dirname(path.dirname(ampDir)), { recursive: true, mode: 0o700 });
-      } catch {
-        // Refused: the lock file's write says why, and Amp alone is not served.
-      }
-    }
-    this.ampLock = new PortLockFile(ampDir, this.port, named, ampLockFileName);
   }
 
   private async doStop(): Promise<void> {
@@ -615,7 +536,6 @@ export class Companion {
     this.state = 'stopping';
     // The files go first, so no new CLI finds a server that is going away.
     this.removeFilesSync();
-    this.agentListeners.clear();
     this.removeExitCleanup?.();
     for (const unsubscribe of this.unsubscribers) unsubscribe();
     this.unsubscribers = [];
@@ -696,166 +616,44 @@ export class Companion {
       ...(this.socketPath !== undefined && { socketPath: this.socketPath }),
     };
     // Each other agent's folder refused, or absent (a user of Gemini CLI alone), costs that agent alone, said in the log.
-    try {
-      const written = this.qwenLock?.write({
-        port: this.port,
-        workspacePath: this.workspacePath,
-        ppid: this.idePid,
-        authToken: this.qwenToken,
-        ideName: this.ideInfo.displayName,
-        ideInfo: this.ideInfo,
-      });
-      if (written === false) this.agentAbsent('qwen');
-    } catch (err) {
-      this.refused('qwen', 'no Qwen Code lock file: its folder was refused', err);
-      this.qwenLock = undefined;
-    }
-    try {
-      const written = this.claudeLock?.write(
-        claudeLockFile({ idePid: this.idePid, roots: this.context.getRoots(), ideName: this.ideInfo.displayName, token: this.claudeToken }),
-      );
-      if (written === false) this.agentAbsent('claude');
-    } catch (err) {
-      this.refused('claude', 'no Claude Code lock file: its folder was refused', err);
-      this.claudeLock = undefined;
-    }
-    try {
-      const written = this.ampLock?.write(
-        ampLockFile({ port: this.port, token: this.ampToken, idePid: this.idePid, roots: this.context.getRoots(), ideName: this.ideInfo.displayName }),
-      );
-      if (written === false) this.agentAbsent('amp');
-    } catch (err) {
-      this.refused('amp', 'no Amp lock file: its folder was refused', err);
-      this.ampLock = undefined;
-    }
-    try {
-      if (this.copilotLock && this.copilotSocketPath !== undefined) {
-        this.copilotLock.write(
-          copilotLockFile({
-            socketPath: this.copilotSocketPath,
-            headers: this.copilot!.headers,
-            idePid: this.idePid,
-            roots: this.context.getRoots(),
-            ideName: this.ideInfo.displayName,
-            trusted: this.options.trusted,
-          }),
-        );
-      }
-    } catch (err) {
-      this.refused('copilot', 'no Copilot CLI lock file: its folder was refused', err);
-      this.copilotLock = undefined;
-    }
+    const roots = this.context.getRoots();
+    const { port, workspacePath } = content;
+    const { idePid } = this;
+    const ideName = this.ideInfo.displayName;
+    this.roster.writeLocks({
+      qwen: () => ({ port, workspacePath, ppid: idePid, authToken: this.qwenToken, ideName, ideInfo: this.ideInfo }),
+      claude: () => claudeLockFile({ idePid, roots, ideName, token: this.claudeToken }),
+      amp: () => ampLockFile({ port, token: this.ampToken, idePid, roots, ideName }),
+      copilot: () =>
+        copilotLockFile({ socketPath: this.copilotSocketPath!, headers: this.copilot!.headers, idePid, roots, ideName, trusted: this.options.trusted }),
+    });
     // After the lock files: the file says which agents they serve (list, doctor).
-    content.agents = { served: this.servedNow(), notServed: this.agentsNotServed };
+    content.agents = { served: this.roster.served(), notServed: this.roster.notServed() };
     // Made again if the last other companion removed it, empty, since we started.
     ensureDiscoveryDir(this.options.tmpdir ?? os.tmpdir());
     this.discovery!.write(content);
   }
 
-  private refused(agent: AgentName, message: string, err: unknown): void {
-    this.refusals.set(agent, describeError(err));
-    this.logger.warn(message, { error: describeError(err) });
-  }
-
-  /** Whether the user named `agent`, or its folder (its own variable; a test's option): then that folder is made when missing. */
-  private named(agent: 'qwen' | 'claude' | 'amp', givenDir: string | undefined): boolean {
-    // Amp's variables: its data folder's, or the CLI's access token (a user of Amp, whose CLI makes that folder too).
-    const fromEnv = agent === 'amp' ? Boolean(process.env[AMP_ENV.DATA_HOME] || process.env[AMP_ENV.API_KEY]) : agentHomeFromEnv(agent);
-    // opencode reads Claude Code's lock files: a user who has opencode gets ~/.claude/ide, where it looks.
-    const borrower = agent === 'claude' && this.chosenAgents === undefined && userHasOpencode();
-    return givenDir !== undefined || fromEnv || borrower || (this.chosenAgents?.includes(agent) ?? false);
-  }
-
-  /**
-   * An agent with no config folder here, not named: not served yet, and
-   * nothing made in the user's home (docs/agents.md); its lock file is written
-   * once the folder appears (the agent's first run).
-   */
-  private agentAbsent(agent: 'qwen' | 'claude' | 'amp'): void {
-    const lock = (agent === 'qwen' ? this.qwenLock : agent === 'claude' ? this.claudeLock : this.ampLock) as PortLockFile<never>;
-    this.parkedLocks.set(agent, lock);
-    if (agent === 'qwen') this.qwenLock = undefined;
-    else if (agent === 'claude') this.claudeLock = undefined;
-    else this.ampLock = undefined;
-    this.awaitFolder(agent, path.dirname(lock.dir));
-    // opencode's first run serves it too (its data folder), unless the user chose the agents.
-    if (agent === 'claude' && this.chosenAgents === undefined) this.awaitFolder('opencode', opencodeDataDir());
-  }
-
-  /** Serves `agent` once `folder` appears (said in the log now, and then). */
-  private awaitFolder(agent: AgentName | 'opencode', folder: string): void {
-    if (agent === 'opencode') {
-      this.arrivals?.add('opencode', folder);
-      return;
-    }
-    this.logger.info(
-      `${servedAgentNames([agent]).join(' and ')} not served yet: no ${folder} here; served as soon as it appears (the agent's first run makes it), or name it in \`agents\` or ${AGENTS_ENV} to serve it now`,
-    );
-    this.arrivals ??= new FolderArrivals<AgentName | 'opencode'>((arrived) => void this.folderArrived(arrived));
-    this.arrivals.add(agent, folder);
-  }
-
-  /** An awaited agent's folder appeared: its lock file, socket or router, then the discovery file saying so. */
-  private async folderArrived(arrived: AgentName | 'opencode'): Promise<void> {
-    await this.startPromise?.catch(() => undefined);
-    if (this.state !== 'running') return;
-    // opencode's folder: Claude Code's face, its ~/.claude/ide made (where opencode looks); its own folder is no longer awaited.
-    const agent: AgentName = arrived === 'opencode' ? 'claude' : arrived;
-    if (arrived === 'opencode') {
-      const parked = this.parkedLocks.get('claude');
-      if (!parked) return;
-      this.parkedLocks.set('claude', new PortLockFile(parked.dir, parked.port, true) as PortLockFile<never>);
-      this.arrivals?.delete('claude');
-    } else if (arrived === 'claude') this.arrivals?.delete('opencode');
-    const before = this.ownedPaths();
-    if (agent === 'copilot') await this.listenForCopilot();
-    else if (agent === 'codex') await this.joinCodex();
-    else {
-      const lock = this.parkedLocks.get(agent as 'qwen' | 'claude' | 'amp');
-      this.parkedLocks.delete(agent as 'qwen' | 'claude' | 'amp');
-      if (agent === 'qwen') this.qwenLock = lock as PortLockFile<QwenLockFile> | undefined;
-      else if (agent === 'claude') this.claudeLock = lock as PortLockFile<ClaudeLockFile> | undefined;
-      else if (agent === 'amp') {
-        if (lock) this.ampLock = lock as PortLockFile<AmpLockFile>;
-        else this.makeAmpLock();
-      }
-    }
-    if (this.state !== 'running') return;
-    this.cachedTerminalEnv = undefined;
+  /** After start (roots changed, an agent's folder appeared): a failure is said in the log. */
+  private rewriteDiscoveryFile(): void {
     try {
       this.writeDiscoveryFile();
     } catch (err) {
       this.logger.error('could not rewrite the discovery file', { error: describeError(err) });
     }
-    const served = this.servedNow();
-    if (served.includes(agent))
-      this.logger.info(`${servedAgentNames([agent]).join(' and ')} served: ${arrived === 'opencode' ? "opencode's" : 'its'} folder appeared`);
-    const added = this.ownedPaths().filter((p) => !before.includes(p));
-    if (this.options.reapOnKill && added.length > 0) {
-      const reaper = await startReaper(added);
-      if (reaper) this.lateReapers.push(reaper);
-    }
-    for (const listener of this.agentListeners) listener(served);
   }
 
   /** The files and the socket folder this companion made (what its reaper removes). */
   private ownedPaths(): string[] {
-    return [this.discovery?.path, this.qwenLock?.path, this.claudeLock?.path, this.copilotLock?.path, this.ampLock?.path, this.socketDir].filter(
-      (p): p is string => p !== undefined,
-    );
+    return [this.discovery?.path, ...this.roster.paths(), this.socketDir].filter((p): p is string => p !== undefined);
   }
 
   /** What no process may find once this companion is gone: the discovery and lock files, the socket. */
   private removeFilesSync(): void {
-    this.arrivals?.close();
     this.reaper?.dispose();
     this.reaper = undefined;
-    for (const reaper of this.lateReapers.splice(0)) reaper.dispose();
     this.discovery?.removeSync();
-    this.qwenLock?.removeSync();
-    this.claudeLock?.removeSync();
-    this.copilotLock?.removeSync();
-    this.ampLock?.removeSync();
+    this.roster.removeSync();
     this.socket?.removeSync();
     this.workspaceSockets?.removeSync();
     this.removeEmptyTmpFolders();
@@ -883,22 +681,22 @@ export class Companion {
 
   /** Qwen Code's lock file, when this companion serves Qwen Code (docs/agents.md). */
   get qwenLockFilePath(): string | undefined {
-    return this.qwenLock?.path;
+    return this.roster.locks.qwen?.path;
   }
 
   /** Claude Code's lock file, when this companion serves Claude Code (docs/agents.md). */
   get claudeLockFilePath(): string | undefined {
-    return this.claudeLock?.path;
+    return this.roster.locks.claude?.path;
   }
 
   /** Amp's lock file, when this companion serves Amp (docs/agents.md). */
   get ampLockFilePath(): string | undefined {
-    return this.ampLock?.path;
+    return this.roster.locks.amp?.path;
   }
 
   /** Copilot CLI's lock file, when this companion serves Copilot CLI (docs/agents.md). */
   get copilotLockFilePath(): string | undefined {
-    return this.copilotLock?.path;
+    return this.roster.locks.copilot?.path;
   }
 
   /**
@@ -909,15 +707,11 @@ export class Companion {
   private async listenForCopilot(): Promise<void> {
     if (!this.copilot) return;
     if (this.socketDir === undefined) {
-      this.refusals.set('copilot', 'the companion has no private socket folder');
+      this.roster.refusals.set('copilot', 'the companion has no private socket folder');
       this.logger.warn('Copilot CLI is not served: the companion has no private socket folder');
       return;
     }
-    // Unnamed, served only to a user who has it (its folder, or COPILOT_HOME): no ~/.copilot for others.
-    if (!(this.chosenAgents?.includes('copilot') ?? false) && !userHasCopilot()) {
-      this.awaitFolder('copilot', path.dirname(copilotIdeDir()));
-      return;
-    }
+    if (this.roster.awaits('copilot')) return;
     const dir = this.options.copilotIdeDir ?? copilotIdeDir();
     const socketPath = path.join(this.socketDir, 'copilot.sock');
     try {
@@ -925,20 +719,16 @@ export class Companion {
       const swept = sweepStaleCopilotLockFiles(dir);
       if (swept.length > 0) this.logger.info('removed Copilot CLI lock files of dead processes', { files: swept });
       this.copilotSocketPath = socketPath;
-      this.copilotLock = new PortLockFile(dir, this.port);
+      this.roster.locks.copilot = new PortLockFile(dir, this.port);
     } catch (err) {
-      this.refused('copilot', 'Copilot CLI is not served: its socket could not be made', err);
+      this.roster.refused('copilot', 'Copilot CLI is not served: its socket could not be made', err);
     }
   }
 
   /** Codex CLI's face joins the per-user router (or becomes it); start waits a moment for it, no longer: it keeps trying. */
   private async joinCodex(): Promise<void> {
     if (!this.codex) return;
-    // Unnamed, served only to a user who has it ($CODEX_HOME, or ~/.codex): no ~/.codex for others.
-    if (!(this.chosenAgents?.includes('codex') ?? false) && !userHasCodex()) {
-      this.awaitFolder('codex', codexHome());
-      return;
-    }
+    if (this.roster.awaits('codex')) return;
     let timer: NodeJS.Timeout | undefined;
     const waited = new Promise<void>((resolve) => {
       timer = setTimeout(resolve, CODEX_JOIN_WAIT_MS);

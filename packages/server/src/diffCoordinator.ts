@@ -38,11 +38,10 @@
 import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { OutsideRootsError, insideRootsByName, pinnedFileHolds, writePinned } from '@ide-companion/shared/pinnedFiles';
+import { OutsideRootsError, insideRootsByName, pinnedFileHolds, readPinned, writePinned } from '@ide-companion/shared/pinnedFiles';
 import { DiffAcceptedNotification, DiffRejectedNotification, diffWords, type CompanionNotification } from '@ide-companion/protocol';
 import type { RemoteBase } from '@ide-companion/protocol';
 import { shownPathOf, type DiffCloseReason, type EditorActions, type PendingDiff } from './editorActions.js';
-import { readOriginal } from './readOriginal.js';
 import { describeError, type Logger } from './logger.js';
 
 export type Notify = (sessionId: string, notification: CompanionNotification) => void;
@@ -172,7 +171,7 @@ export class DiffCoordinator {
     } else {
       try {
         // Inside the roots by its real path (a link inside leading out is refused, its target never shown), read by descriptor.
-        originalContent = await readOriginal(filePath, this.maxOriginalBytes, roots);
+        originalContent = await readPinned(filePath, this.maxOriginalBytes, { roots });
       } catch (err) {
         if (err instanceof OutsideRootsError) throw new DiffError(`refused ${err.message}`);
         throw new DiffError(`could not read ${filePath}: ${describeError(err)}`);
@@ -346,7 +345,7 @@ export class DiffCoordinator {
     if (!this.editor) return;
     let onDisk: string | undefined;
     try {
-      onDisk = await readOriginal(filePath, this.maxOriginalBytes, this.roots());
+      onDisk = await readPinned(filePath, this.maxOriginalBytes, { roots: this.roots() });
     } catch {
       onDisk = undefined;
     }

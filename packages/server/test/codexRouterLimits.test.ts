@@ -43,6 +43,26 @@ async function codexCompanion(t: import('node:test').TestContext, socketPath: st
   return h;
 }
 
+/** A face's context where nothing is open. */
+const emptyContext = () => ({ context: { workspaceState: { openFiles: [], isTrusted: true } }, selectionBackward: false });
+
+/** A client that initializes as the VS Code extension does, answered. */
+async function initializedClient(t: import('node:test').TestContext, socketPath: string): Promise<CodexWire> {
+  const wire = await CodexWire.connect(socketPath);
+  t.after(() => wire.close());
+  wire.send({ type: 'request', requestId: 'i', sourceClientId: 'initializing-client', version: 0, method: 'initialize', params: { clientType: 'vscode' } });
+  assert.equal((await wire.next()).resultType, 'success');
+  return wire;
+}
+
+/** A CODEX_HOME of `mode` (made, then chmod-ed past the umask). */
+function homeOfMode(dir: string, name: string, mode: number): string {
+  const home = path.join(dir, name);
+  fs.mkdirSync(home);
+  fs.chmodSync(home, mode);
+  return home;
+}
+
 const header = (n: number): Buffer => {
   const b = Buffer.alloc(4);
   b.writeUInt32LE(n);
@@ -115,24 +135,14 @@ test('a full router: an initialized client keeps its place, an idle one gives it
     socketPath,
     logger: silentLogger,
     roots: () => [ws],
-    context: () => ({ context: { workspaceState: { openFiles: [], isTrusted: true } }, selectionBackward: false }),
+    context: emptyContext,
     routerLimits: limits,
   });
   t.after(() => face.stop());
   await face.start();
   assert.ok(face.isRouter);
   // The face is one client; an initialized one is another; two silent ones fill the router.
-  const initialized = await CodexWire.connect(socketPath);
-  t.after(() => initialized.close());
-  initialized.send({
-    type: 'request',
-    requestId: 'i',
-    sourceClientId: 'initializing-client',
-    version: 0,
-    method: 'initialize',
-    params: { clientType: 'vscode' },
-  });
-  assert.equal((await initialized.next()).resultType, 'success');
+  const initialized = await initializedClient(t, socketPath);
   const idle = [await CodexWire.connect(socketPath), await CodexWire.connect(socketPath)];
   t.after(() => idle.forEach((w) => w.close()));
   await new Promise((r) => setTimeout(r, 100));
@@ -167,7 +177,7 @@ test('a connection refused by the re-check (the folder turned writable by others
     socketPath,
     logger: { ...silentLogger, warn: (m: string) => warnings.push(m) },
     roots: () => [dir],
-    context: () => ({ context: { workspaceState: { openFiles: [], isTrusted: true } }, selectionBackward: false }),
+    context: emptyContext,
   });
   t.after(() => face.stop());
   const ready = face.start();
@@ -188,32 +198,17 @@ test("a CODEX_HOME others can write to, sticky or not, or a link into another us
   const cases: Array<{ name: string; home: () => string; reason: RegExp; rootOnly?: boolean; untouched?: string }> = [
     {
       name: 'CODEX_HOME 0777',
-      home: () => {
-        const home = path.join(dir, 'open-home');
-        fs.mkdirSync(home);
-        fs.chmodSync(home, 0o777);
-        return home;
-      },
+      home: () => homeOfMode(dir, 'open-home', 0o777),
       reason: /open-home is writable by other users without the sticky bit \(mode 0777\)/,
     },
     {
       name: 'CODEX_HOME 1777 (sticky)',
-      home: () => {
-        const home = path.join(dir, 'sticky-home');
-        fs.mkdirSync(home);
-        fs.chmodSync(home, 0o1777);
-        return home;
-      },
+      home: () => homeOfMode(dir, 'sticky-home', 0o1777),
       reason: /sticky-home is writable by others \(mode 1777\)/,
     },
     {
       name: 'CODEX_HOME 0770 (its group)',
-      home: () => {
-        const home = path.join(dir, 'group-home');
-        fs.mkdirSync(home);
-        fs.chmodSync(home, 0o770);
-        return home;
-      },
+      home: () => homeOfMode(dir, 'group-home', 0o770),
       reason: /group-home is writable by other users without the sticky bit \(mode 0770\)/,
     },
     {
@@ -264,10 +259,7 @@ test("an ide-context without a workspace root: no-client-found at once, as Codex
   const ws = path.join(dir, 'ws');
   await codexCompanion(t, socketPath, ws);
   // A client that would take anything it is offered.
-  const eager = await CodexWire.connect(socketPath);
-  t.after(() => eager.close());
-  eager.send({ type: 'request', requestId: 'i', sourceClientId: 'initializing-client', version: 0, method: 'initialize', params: { clientType: 'vscode' } });
-  assert.equal((await eager.next()).resultType, 'success');
+  const eager = await initializedClient(t, socketPath);
   const offered: string[] = [];
   const taking = (async () => {
     for (;;) {

@@ -1,9 +1,11 @@
 /**
- * A user's file read and written by descriptor (shared/pinnedFiles.ts, issue 35): the plain cases, the refusals,
+ * A user's file read and written by descriptor (shared/pinnedFiles.ts, issue 35): the plain cases (a diff's original
+ * read exactly, small and large through a releasable buffer), the refusals,
  * and a second local user racing swaps of a file and of a folder for links to root's 0600 file outside the
  * workspace while we read and write: never the outside file's text returned, never its bytes changed.
  */
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, test } from 'node:test';
@@ -24,6 +26,29 @@ after(() => dir.cleanup());
 /** Rounds per race and its bound in time. */
 const ROUNDS = 400;
 const RACE_MS = 60_000;
+
+test("a diff's original: missing is undefined (a new file); small, large (past the releasable-buffer threshold) and empty files read back exactly", async () => {
+  assert.equal(await readPinned(path.join(dir.path, 'missing.txt'), 1024), undefined);
+  for (const [name, text] of [
+    ['small.txt', 'é € 🚀 "q"\n'],
+    ['large.txt', 'const s = "é € 🚀";\r\n'.repeat(150_000)], // ~3.6 MiB
+    ['empty.txt', ''],
+  ] as const) {
+    const file = path.join(dir.path, name);
+    fs.writeFileSync(file, text);
+    assert.equal(await readPinned(file, 64 * 1024 * 1024), text, name);
+  }
+});
+
+test('over the limit, a directory or a FIFO: a clear error', async () => {
+  const big = path.join(dir.path, 'big.txt');
+  fs.writeFileSync(big, 'x'.repeat(2048));
+  await assert.rejects(readPinned(big, 1024), /over the 1024-byte limit/);
+  await assert.rejects(readPinned(dir.path, 1024), NotARegularFileError);
+  const fifo = path.join(dir.path, 'fifo');
+  execFileSync('mkfifo', [fifo]);
+  await assert.rejects(readPinned(fifo, 1024), /a FIFO/);
+});
 
 for (const viaProc of [true, false]) {
   const how = viaProc ? '' : ' (the fallback without /proc/self/fd)';

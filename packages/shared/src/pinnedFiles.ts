@@ -121,17 +121,32 @@ interface Located {
 /** Strictly below: a root is a folder, never the file itself. */
 const isBelow = (parent: string, child: string) => isInside(parent, child, false);
 
+/** A root as paths below it are compared: its real path (the user's `/tmp` link is its target), else as named. */
+const realRoot = (root: string): string => realOrUndefined(root) ?? path.normalize(root);
+
 /**
- * The deepest of `roots` (by its real path) holding `real`, or undefined. `real` is a real path (links resolved);
- * a root named through a link (the user's `/tmp` link) is compared by its real path.
+ * The deepest of `roots` holding `real` (a real path, links resolved), each root compared by its real path: the root
+ * as given and that real path, or undefined. `orSame`: a root is its own holder (a tool's path may name one).
  */
-export function rootHolding(real: string, roots: readonly string[]): string | undefined {
-  let best: string | undefined;
-  for (const root of roots) {
-    const r = realOrUndefined(root) ?? path.normalize(root);
-    if (isBelow(r, real) && (best === undefined || r.length > best.length)) best = r;
+export function rootEntryHolding(real: string, roots: readonly string[], orSame = false): { root: string; real: string } | undefined {
+  return deepestHolding(
+    real,
+    roots.map((root) => ({ root, real: realRoot(root) })),
+    orSame,
+  );
+}
+
+function deepestHolding<R extends { real: string }>(real: string, roots: readonly R[], orSame = false): R | undefined {
+  let best: R | undefined;
+  for (const r of roots) {
+    if (isInside(r.real, real, orSame) && (best === undefined || r.real.length > best.real.length)) best = r;
   }
   return best;
+}
+
+/** The real path of the deepest of `roots` holding `real` (see rootEntryHolding), or undefined. */
+export function rootHolding(real: string, roots: readonly string[]): string | undefined {
+  return rootEntryHolding(real, roots)?.real;
 }
 
 /**
@@ -140,7 +155,7 @@ export function rootHolding(real: string, roots: readonly string[]): string | un
  */
 export function insideRootsByName(file: string, roots: readonly string[]): boolean {
   const p = path.normalize(file);
-  return roots.some((root) => isBelow(path.normalize(root), p) || isBelow(realOrUndefined(root) ?? path.normalize(root), p));
+  return roots.some((root) => isBelow(path.normalize(root), p) || isBelow(realRoot(root), p));
 }
 
 /**
@@ -168,12 +183,14 @@ function locate(file: string, options: PinOptions): Located | undefined {
   }
   let anchor = path.parse(real).root;
   if (options.roots) {
+    // Each root's real path found once per call (a watcher checks on every write it sees).
+    const realRoots = options.roots.map((root) => ({ real: realRoot(root) }));
     // A workspace folder itself is no file: say so, not that it lies outside (it holds nothing, being the root).
-    if (options.roots.some((r) => (realOrUndefined(r) ?? path.normalize(r)) === real))
+    if (realRoots.some((r) => r.real === real))
       throw new NotARegularFileError(`${file} is a directory; only regular files can be ${DONE[options.use ?? 'diff']}`);
-    const root = rootHolding(real, options.roots);
+    const root = deepestHolding(real, realRoots);
     if (root === undefined) throw outside(file, options.roots, real);
-    anchor = root;
+    anchor = root.real;
   }
   const folders = path.relative(anchor, path.dirname(real)).split(path.sep).filter(Boolean);
   return { real, anchor, folders, name: path.basename(real) };

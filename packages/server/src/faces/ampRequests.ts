@@ -247,10 +247,11 @@ async function diagnostics(ctx: AmpRequestContext, session: AmpSession, given: s
  * (the editor may name any file, a link's target too: no outside file's text is returned).
  */
 async function fileLines(file: string, roots: readonly string[], maxBytes: number): Promise<string[]> {
-  const checked = checkToolPath(file, roots, 'act');
-  if (checked instanceof Error) return [];
+  // A name the editor gave with a control character is no file of ours to read (as the tools' path check says).
+  if (controlCharacterIn(file)) return [];
   try {
-    return ((await readPinned(checked.path, maxBytes, { roots, use: 'read' })) ?? '').split('\n');
+    // Inside the roots by its real path, a regular file, read by descriptor: one check, pinnedFiles' own.
+    return (await readPinned(file, maxBytes, { roots, use: 'read' }))?.split('\n') ?? [];
   } catch {
     return [];
   }

@@ -28,7 +28,7 @@ import { getOpenEditors } from '../tools/getOpenEditors.js';
 import { openFile } from '../tools/openFile.js';
 import { saveDocument } from '../tools/saveDocument.js';
 import { textResult, toolError, type ToolDefinition, type ToolEnvironment } from '../tools/toolDefinition.js';
-import { checkToolPath, controlCharacterRefusal, pathOf } from '../tools/workspacePaths.js';
+import { controlCharacterRefusal, pathOf } from '../tools/workspacePaths.js';
 import { AGENT_DISPLAY_NAMES } from '@ide-companion/shared/agentPaths';
 import { selectionOf, type ClaudeSession } from './claude.js';
 import { claudeTab } from './claudeTabs.js';
@@ -201,11 +201,10 @@ async function closeTab(env: ToolEnvironment, session: ClaudeSession, tabName: s
  * and bounded: a FIFO would freeze the companion, /dev/zero grow it without end.
  */
 async function searchableText(file: string, roots: readonly string[]): Promise<string | undefined> {
-  const checked = checkToolPath(file, roots, 'act');
-  if (checked instanceof Error) return undefined;
   try {
-    // By descriptor, inside the roots: a link swapped in since the check is refused, never searched through.
-    return await readPinned(checked.path, MAX_SEARCHED_BYTES, { roots, use: 'read' });
+    // By descriptor, inside the roots by its real path, a regular file (openFile's own check, made once here, not
+    // twice): a link swapped in since is refused, never searched through.
+    return await readPinned(file, MAX_SEARCHED_BYTES, { roots, use: 'read' });
   } catch {
     return undefined;
   }

@@ -33,8 +33,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { PathLocation } from '@ide-companion/protocol';
-import { kindOf } from '../readOriginal.js';
-import { isInside, realOrUndefined } from '@ide-companion/shared/realPaths';
+import { kindOf, rootEntryHolding } from '@ide-companion/shared/pinnedFiles';
+import { realOrUndefined } from '@ide-companion/shared/realPaths';
 
 export type PathUse = 'act' | 'read';
 
@@ -77,7 +77,6 @@ export interface CheckedPath {
 }
 
 const real = realOrUndefined;
-const isBelow = (parent: string, child: string) => isInside(parent, child, true);
 
 /** The regular file at `p` (links followed), or why it is not one. */
 function regularFile(p: string): fs.Stats | Error {
@@ -111,17 +110,12 @@ export function checkToolPath(filePath: string, roots: readonly string[], use: P
   const resolved = real(filePath);
   if (!resolved) return new Error('it does not exist');
   // The deepest root holding it: nested roots name the file from the nearest.
-  let best: { root: string; rel: string } | undefined;
-  for (const root of roots) {
-    const r = real(root) ?? root;
-    if (!isBelow(r, resolved)) continue;
-    const rel = path.relative(r, resolved);
-    if (!best || rel.length < best.rel.length) best = { root, rel };
-  }
+  const best = rootEntryHolding(resolved, roots, true);
   if (!best) return new Error(`it is outside the workspace folders (${roots.join(', ') || 'none'})`);
   const file = regularFile(resolved);
   if (file instanceof Error) return file;
-  const handed = best.rel === '' ? best.root : path.join(best.root, best.rel);
+  const rel = path.relative(best.real, resolved);
+  const handed = rel === '' ? best.root : path.join(best.root, rel);
   return {
     path: handed,
     recheck(afterWrite = false) {
