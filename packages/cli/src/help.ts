@@ -16,6 +16,15 @@ function help(): string {
   return `Usage: ide-companion COMMAND [OPTIONS]\n\nAn IDE mode for terminal coding agents (Gemini CLI, Qwen Code, Claude Code, opencode,\nCopilot CLI, Codex CLI, Amp) in any editor: Neovim, Vim, Emacs, VS Code, or serve.\n\nCommands:\n${lines.join('\n')}\n\n${exitCodeTable(table)}\n\nRun 'ide-companion help COMMAND' for a command's options.\n`;
 }
 
+/** "; did you mean 'ide-companion BEFORE NAME'?" for the command whose name is nearest `name`; '' when none is near. */
+function didYouMean(name: string, before = ''): string {
+  const meant = nearestName(
+    name,
+    COMMANDS.map((c) => c.name),
+  );
+  return meant ? `; did you mean 'ide-companion ${before}${meant}'?` : '';
+}
+
 export async function helpMain(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
   if (!name || name === '--help' || name === '-h') {
@@ -30,25 +39,16 @@ export async function helpMain(argv: string[]): Promise<number> {
     const entry = COMMANDS.find((c) => c.name === rest[0]);
     if (!entry && rest.length > 0) {
       // `help instal`: the near miss named, as for `ide-companion instal`.
-      const meant = nearestName(
-        rest[0]!,
-        COMMANDS.map((c) => c.name),
-      );
-      process.stderr.write(
-        `ide-companion: no command '${cleanText(rest[0]!)}'${meant ? `; did you mean 'ide-companion help ${meant}'?` : ''} ('ide-companion --help' lists them)\n`,
-      );
+      process.stderr.write(`ide-companion: no command '${cleanText(rest[0]!)}'${didYouMean(rest[0]!, 'help ')} ('ide-companion --help' lists them)\n`);
       return EXIT.USAGE;
     }
     process.stdout.write(entry ? usageOf(entry.spec) : help());
     return EXIT.OK;
   }
   // A near miss gets one line, not the whole help.
-  const meant = nearestName(
-    name,
-    COMMANDS.map((c) => c.name),
-  );
+  const meant = didYouMean(name);
   if (meant) {
-    process.stderr.write(`ide-companion: unknown command '${cleanText(name)}'; did you mean 'ide-companion ${meant}'? ('ide-companion --help' lists them)\n`);
+    process.stderr.write(`ide-companion: unknown command '${cleanText(name)}'${meant} ('ide-companion --help' lists them)\n`);
     return EXIT.USAGE;
   }
   process.stderr.write(`ide-companion: unknown command '${cleanText(name)}'\n\n${help()}`);

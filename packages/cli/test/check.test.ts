@@ -77,6 +77,41 @@ test('our companion passes every check through the library, and check leaves no 
 });
 
 test(
+  'without a discovery file naming its roots, check asks them on its own session: its diffs are in the workspace, and it opens no session more',
+  { timeout: 120_000 },
+  async () => {
+    const h = await startOurCompanion({ agents: ['gemini'] });
+    const elsewhere = makeTempDir();
+    try {
+      // Each session the companion sees, by id, in each of two runs: with its discovery file, then without (another tmpdir).
+      const seen = new Set<string>();
+      const stop = h.companion.onDidChangeSessions((list) => list.forEach((s) => seen.add(s.id)));
+      const sessionsOf = async (tmpdir: string) => {
+        seen.clear();
+        const report = await runCheck({ port: h.companion.port, token: h.companion.authToken, tmpdir, env: agentHomesIn(h.tmp) });
+        assert.deepEqual(failures(report), []);
+        await waitFor(() => h.companion.sessionList.length === 0, 'the check to end its sessions');
+        return { report, sessions: seen.size };
+      };
+      const named = await sessionsOf(h.tmp);
+      assert.equal(named.report.target.discoveryFile, h.companion.discoveryFilePath);
+      const shownBefore = h.view.shown.length;
+      const asked = await sessionsOf(elsewhere.path);
+      stop();
+      assert.equal(asked.report.target.discoveryFile, undefined);
+      assert.equal(asked.sessions, named.sessions, 'as many sessions as with the discovery file');
+      assert.ok(h.view.shown.length - shownBefore >= 3, `diffs shown: ${h.view.shown.length - shownBefore}`);
+      for (const diff of h.view.shown.slice(shownBefore))
+        assert.match(path.relative(h.workspace, diff.filePath), /^\.ide-companion-check-[^/]+\/[^/]+$/, diff.filePath);
+      assert.deepEqual(fs.readdirSync(h.workspace), ['main.ts']);
+    } finally {
+      elsewhere.cleanup();
+      await h.cleanup();
+    }
+  },
+);
+
+test(
   'a companion that serves neither Qwen Code, Claude Code, Copilot CLI, Codex CLI nor Amp has their checks skipped, saying so',
   { timeout: 120_000 },
   async () => {

@@ -5,9 +5,9 @@
  * `list` and `doctor` say which agents are served and, for each other, why.
  * At the wire for every agent, with the real Qwen Code where it is installed.
  */
-import { test } from 'node:test';
+import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as readline from 'node:readline';
@@ -51,34 +51,41 @@ function freshUserEnv(home: string, tmpdir: string): NodeJS.ProcessEnv {
   return env;
 }
 
-function serveJson(project: string, env: NodeJS.ProcessEnv): { child: ChildProcess; events: any[] } {
-  const child = spawn(process.execPath, [IDE_COMPANION_BIN, 'serve', '--json'], { cwd: project, env, stdio: ['pipe', 'pipe', 'pipe'] });
+/**
+ * `serve --json` in a fresh project, as a user with none of the agents' variables and a home holding only `homeDirs`;
+ * `serveEnv` added for serve alone. Stopped and removed after the test, unless the test stopped it itself.
+ */
+async function serveFresh(t: TestContext, options: { homeDirs?: string[]; serveEnv?: NodeJS.ProcessEnv } = {}) {
+  const tmp = makeTempDir('ide-companion-late-agents-');
+  const home = path.join(tmp.path, 'home');
+  const tmpdir = path.join(tmp.path, 'tmp');
+  const project = path.join(tmp.path, 'proj');
+  const env = freshUserEnv(home, tmpdir);
+  for (const dir of [home, tmpdir, project, ...(options.homeDirs ?? []).map((d) => path.join(home, d))]) fs.mkdirSync(dir);
+  const child = spawn(process.execPath, [IDE_COMPANION_BIN, 'serve', '--json'], {
+    cwd: project,
+    env: { ...env, ...options.serveEnv },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   const events: any[] = [];
   readline.createInterface({ input: child.stdout! }).on('line', (l) => events.push(JSON.parse(l)));
   child.stderr!.resume();
-  return { child, events };
+  t.after(async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGTERM');
+      await new Promise((r) => child.once('exit', r));
+    }
+    tmp.cleanup();
+  });
+  const { port } = (await waitFor(() => events.find((e) => e.event === 'listening'), 'serve listening', 20_000)) as { port: number };
+  return { root: tmp.path, home, project, env, child, events, port };
 }
 
 test(
   'agents whose folders appear after serve started are served within seconds; list and doctor say which are served and why the others are not',
   { timeout: 60_000 },
   async (t) => {
-    const tmp = makeTempDir('ide-companion-late-agents-');
-    const home = path.join(tmp.path, 'home');
-    const tmpdir = path.join(tmp.path, 'tmp');
-    const project = path.join(tmp.path, 'proj');
-    for (const dir of [home, tmpdir, project]) fs.mkdirSync(dir);
-    const env = freshUserEnv(home, tmpdir);
-    const { child, events } = serveJson(project, env);
-    t.after(async () => {
-      if (child.exitCode === null) {
-        child.kill('SIGTERM');
-        await new Promise((r) => child.once('exit', r));
-      }
-      tmp.cleanup();
-    });
-    const listening = await waitFor(() => events.find((e) => e.event === 'listening'), 'serve listening', 20_000);
-    const port = listening.port as number;
+    const { root, home, project, env, child, events, port } = await serveFresh(t);
     assert.deepEqual(fs.readdirSync(home), [], 'nothing made in a home without the agents');
 
     // Before: served Gemini CLI alone, and each other agent's folder missing, in list and doctor.
@@ -90,7 +97,7 @@ test(
     const listText = await runBin(['list'], { cwd: project, env: { ...env, PATH: path.dirname(process.execPath) } });
     assert.match(listText.stdout, new RegExp(`Qwen Code: not installed \\(no qwen on PATH, no ${path.join(home, '.qwen').replace(/[.]/g, '\\.')}\\)`));
     // With the command on PATH, it is an agent not run yet.
-    const bin = path.join(tmp.path, 'bin');
+    const bin = path.join(root, 'bin');
     fs.mkdirSync(bin);
     fs.writeFileSync(path.join(bin, 'codex'), '#!/bin/sh\n', { mode: 0o755 });
     const doctor = await runBin(['doctor'], { cwd: project, env: { ...env, PATH: `${bin}${path.delimiter}${env['PATH']}` } });
@@ -146,19 +153,7 @@ test(
 );
 
 test('list and doctor: an agent left out by the user is "not chosen"', { timeout: 60_000 }, async (t) => {
-  const tmp = makeTempDir('ide-companion-late-agents-');
-  const home = path.join(tmp.path, 'home');
-  const tmpdir = path.join(tmp.path, 'tmp');
-  const project = path.join(tmp.path, 'proj');
-  for (const dir of [home, tmpdir, project, path.join(home, '.qwen')]) fs.mkdirSync(dir);
-  const env = freshUserEnv(home, tmpdir);
-  const { child, events } = serveJson(project, { ...env, IDE_COMPANION_AGENTS: 'gemini,claude' });
-  t.after(async () => {
-    child.kill('SIGTERM');
-    await new Promise((r) => child.once('exit', r));
-    tmp.cleanup();
-  });
-  const { port } = await waitFor(() => events.find((e) => e.event === 'listening'), 'serve listening', 20_000);
+  const { home, project, env, port } = await serveFresh(t, { homeDirs: ['.qwen'], serveEnv: { IDE_COMPANION_AGENTS: 'gemini,claude' } });
   assert.equal(fs.existsSync(path.join(home, '.qwen', 'ide')), false, 'not chosen: no lock file though its folder is there');
   const doctor = await runBin(['doctor'], { cwd: project, env });
   assert.ok(doctor.stdout.includes("[agents] Qwen Code: not chosen (the editor's agents option or IDE_COMPANION_AGENTS leaves it out)"), doctor.stdout);
@@ -192,18 +187,7 @@ test(
   "opencode first run after serve started (its data folder appears, no ~/.claude): Claude Code's face serves it, ~/.claude/ide made where opencode looks",
   { timeout: 60_000 },
   async (t) => {
-    const tmp = makeTempDir('ide-companion-late-agents-');
-    const home = path.join(tmp.path, 'home');
-    const tmpdir = path.join(tmp.path, 'tmp');
-    const project = path.join(tmp.path, 'proj');
-    for (const dir of [home, tmpdir, project]) fs.mkdirSync(dir);
-    const { child, events } = serveJson(project, freshUserEnv(home, tmpdir));
-    t.after(async () => {
-      child.kill('SIGTERM');
-      await new Promise((r) => child.once('exit', r));
-      tmp.cleanup();
-    });
-    const { port } = await waitFor(() => events.find((e) => e.event === 'listening'), 'serve listening', 20_000);
+    const { home, events, port } = await serveFresh(t);
     assert.ok(
       events.some((e) => typeof e.message === 'string' && e.message.startsWith('Claude Code and opencode not served yet')),
       'the log names opencode with Claude Code',

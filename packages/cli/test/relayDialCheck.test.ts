@@ -81,61 +81,66 @@ test(
     if (!isRoot) return t.skip('needs root to make folders of another user');
     const tmp = makeTempDir('relay-dial-check-');
     t.after(() => tmp.cleanup());
-    const cases: Array<{ name: string; prepare: (dir: string) => Promise<string>; reason: RegExp }> = [
+    // Each case makes its folder `dir` and returns where the counting server listens, and the socket the relay is
+    // given when it is another path (a link to it).
+    const cases: Array<{ name: string; dir: string; prepare: (dir: string) => { listen: string; dial?: string }; reason: RegExp }> = [
       {
         name: 'a group-writable folder',
-        prepare: async (dir) => {
+        dir: 'mode',
+        prepare: (dir) => {
           fs.mkdirSync(dir, { mode: 0o700 });
           fs.chmodSync(dir, 0o770);
-          return path.join(dir, 'x.sock');
+          return { listen: path.join(dir, 'x.sock') };
         },
         reason: /mode is writable by others \(mode 0770\)/,
       },
       {
         name: 'a folder of another user',
-        prepare: async (dir) => {
+        dir: 'owner',
+        prepare: (dir) => {
           fs.mkdirSync(dir, { mode: 0o700 });
           fs.chownSync(dir, NOBODY, NOBODY);
-          return path.join(dir, 'x.sock');
+          return { listen: path.join(dir, 'x.sock') };
         },
         reason: /owner belongs to another user \(uid 65534, we are 0\)/,
       },
       {
         name: 'the folder a link to a private one',
-        prepare: async (dir) => {
+        dir: 'folder-link',
+        prepare: (dir) => {
           fs.mkdirSync(`${dir}-real`, { mode: 0o700 });
           fs.symlinkSync(`${dir}-real`, dir);
-          return path.join(dir, 'x.sock');
+          return { listen: path.join(dir, 'x.sock') };
         },
         reason: /folder-link is a symbolic link, not a folder of ours/,
       },
       {
         name: 'the socket a link',
-        prepare: async (dir) => {
+        dir: 'socket-link',
+        prepare: (dir) => {
           fs.mkdirSync(dir, { mode: 0o700 });
           fs.symlinkSync(path.join(tmp.path, 'socket-link-target.sock'), path.join(dir, 'x.sock'));
-          return path.join(tmp.path, 'socket-link-target.sock');
+          return { listen: path.join(tmp.path, 'socket-link-target.sock'), dial: path.join(dir, 'x.sock') };
         },
         reason: /x\.sock is a symbolic link, not a socket of ours/,
       },
       {
         name: 'a shared 0777 folder without the sticky bit above',
-        prepare: async (dir) => {
+        dir: 'shared',
+        prepare: (dir) => {
           fs.mkdirSync(dir, { mode: 0o777 });
           fs.chmodSync(dir, 0o777);
           fs.mkdirSync(path.join(dir, 'ours'), { mode: 0o700 });
-          return path.join(dir, 'ours', 'x.sock');
+          return { listen: path.join(dir, 'ours', 'x.sock') };
         },
         reason: /shared is writable by other users without the sticky bit \(mode 0777\)/,
       },
     ];
-    const dirNames = ['mode', 'owner', 'folder-link', 'socket-link', 'shared'];
-    for (const [i, c] of cases.entries()) {
-      const dir = path.join(tmp.path, dirNames[i]!);
-      const listenAt = await c.prepare(dir);
-      const server = await countingServer(listenAt);
-      const socketPath = c.name === 'the socket a link' ? path.join(dir, 'x.sock') : listenAt;
-      const log = path.join(tmp.path, `${dirNames[i]}.log`);
+    for (const c of cases) {
+      const { listen, dial } = c.prepare(path.join(tmp.path, c.dir));
+      const server = await countingServer(listen);
+      const socketPath = dial ?? listen;
+      const log = path.join(tmp.path, `${c.dir}.log`);
       const relay = scriptedRelay(['--socket', socketPath, '--reconnect', '--log', log]);
       try {
         relay.send({ jsonrpc: '2.0', id: 'init', method: 'initialize', params: INIT });

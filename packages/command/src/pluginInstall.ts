@@ -9,6 +9,7 @@ import { childProcess } from './childProcess.js';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { EditorInstaller, InstallOptions, InstallResult } from './editorEnd.js';
+import { isInside } from '@ide-companion/shared/realPaths';
 import { COMPANION_VERSION } from '@ide-companion/shared/version';
 
 /** Marks a directory an installer wrote, so it is replaced on reinstall and nothing else is. */
@@ -174,7 +175,7 @@ export function uninstallPlugin(what: string, target: string, options: InstallOp
   }
   // The folders install made for it, when nothing else is in them: up to the first it made (~/.vim/pack, or ~/.vim
   // in a new home), never one the user had; an install that noted none made at least pack/ide-companion/start.
-  const madeByInstall = (dir: string) => made !== undefined && (dir === made || !path.relative(made, dir).startsWith('..'));
+  const madeByInstall = (dir: string) => made !== undefined && isInside(made, dir, true);
   for (let dir = path.dirname(target); dir !== path.dirname(dir); dir = path.dirname(dir)) {
     const ours = madeByInstall(dir) || path.basename(dir) === 'ide-companion' || path.basename(path.dirname(dir)) === 'ide-companion';
     if (!ours || fs.readdirSync(dir).length > 0) break;

@@ -17,11 +17,10 @@ import { CHECK_PROBE_HEADER, checkProbeProof } from '@ide-companion/server/http/
 import { isProcessAlive } from '@ide-companion/shared/processAlive';
 import { describeError } from '@ide-companion/server/logger';
 import { probeCodex } from '@ide-companion/client/codexProbe';
-import { readDiscoveryFile } from '@ide-companion/client/discoveryFiles';
-import { splitWorkspacePath } from '@ide-companion/protocol';
 import type { CheckId } from './catalogue.js';
 import type { CheckRun } from './checkRun.js';
 import { CliLikeSession } from './cliLikeSession.js';
+import { namedFirstRoot } from './target.js';
 
 interface LockRead {
   file: string;
@@ -207,8 +206,7 @@ async function checkAmp(run: CheckRun, env: NodeJS.ProcessEnv): Promise<void> {
  */
 async function checkCodex(run: CheckRun, env: NodeJS.ProcessEnv): Promise<void> {
   const { record, target } = run;
-  const workspacePath = target.discoveryFile ? readDiscoveryFile(target.discoveryFile).workspacePath : undefined;
-  const root = workspacePath ? splitWorkspacePath(workspacePath, path.delimiter)[0] : undefined;
+  const root = namedFirstRoot(target);
   if (root === undefined) {
     record.skip('agents.codex.ideContext', 'the companion names no workspace folder to ask Codex context for');
     return;

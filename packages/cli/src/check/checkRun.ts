@@ -12,9 +12,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { CliLikeSession, type ReceivedNotification } from './cliLikeSession.js';
 import type { Recorder } from './report.js';
-import type { Target } from './target.js';
-import { CloseDiffTool, GetWorkspaceFoldersTool, OpenDiffTool, splitWorkspacePath } from '@ide-companion/protocol';
-import { readDiscoveryFile } from '@ide-companion/client/discoveryFiles';
+import { namedFirstRoot, type Target } from './target.js';
+import { CloseDiffTool, GetWorkspaceFoldersTool, OpenDiffTool } from '@ide-companion/protocol';
 
 export interface CheckTimeouts {
   /** Any single request (tools/call, raw probes). */
@@ -68,26 +67,27 @@ export class CheckRun {
     return session;
   }
 
-  /** A fresh absolute path in the run's own scratch dir, holding `original` (the diff's left side). */
-  async scratchFile(stem: string, original = labelled('original content\n')): Promise<string> {
-    this.scratchDir ??= fs.realpathSync(fs.mkdtempSync(path.join((await this.firstRoot()) ?? os.tmpdir(), '.ide-companion-check-')));
+  /**
+   * A fresh absolute path in the run's own scratch dir, holding `original` (the diff's left side). `session`, the
+   * caller's, asks for the roots when the discovery file does not name them: no session of its own, which the
+   * session checks would count.
+   */
+  async scratchFile(session: CliLikeSession, stem: string, original = labelled('original content\n')): Promise<string> {
+    this.scratchDir ??= fs.realpathSync(fs.mkdtempSync(path.join((await this.firstRoot(session)) ?? os.tmpdir(), '.ide-companion-check-')));
     const file = path.join(this.scratchDir, `${stem}-${++this.counter}.txt`);
     fs.writeFileSync(file, original);
     return file;
   }
 
   /** The companion's first workspace folder: from its discovery file, else as getWorkspaceFolders answers; undefined if neither says. */
-  private async firstRoot(): Promise<string | undefined> {
-    const named = this.target.discoveryFile ? readDiscoveryFile(this.target.discoveryFile).workspacePath : undefined;
-    const fromFile = named ? splitWorkspacePath(named, path.delimiter)[0] : undefined;
+  private async firstRoot(session: CliLikeSession): Promise<string | undefined> {
+    const fromFile = namedFirstRoot(this.target);
     if (fromFile && fs.existsSync(fromFile)) return fromFile;
     try {
-      const session = await this.openSession('check-roots');
       const result = await session.callTool(GetWorkspaceFoldersTool.name, {}, this.timeouts.requestMs);
       const text = result.content?.find((c) => c.type === 'text')?.text;
       const folders = text ? (JSON.parse(text) as { folders?: unknown }).folders : undefined;
-      const first = Array.isArray(folders) ? folders.find((f): f is string => typeof f === 'string' && path.isAbsolute(f) && fs.existsSync(f)) : undefined;
-      return first;
+      return Array.isArray(folders) ? folders.find((f): f is string => typeof f === 'string' && path.isAbsolute(f) && fs.existsSync(f)) : undefined;
     } catch {
       return undefined;
     }

@@ -52,7 +52,7 @@ async function checkRelativePath(run: CheckRun, session: CliLikeSession): Promis
 
 /** diff.open, diff.closeDiffJson, diff.closeDiffSilent; true when openDiff works. */
 async function checkOpenAndClose(run: CheckRun, session: CliLikeSession): Promise<boolean> {
-  const file = await run.scratchFile('open');
+  const file = await run.scratchFile(session, 'open');
   const proposal = labelled(`proposed content\nline 2 "quoted" \\ backslash\n`);
   const startedAt = Date.now();
   let result: CallToolResult;
@@ -124,7 +124,7 @@ function largeProposal(): string {
 }
 
 async function checkBodyLimit(run: CheckRun, session: CliLikeSession): Promise<void> {
-  const file = await run.scratchFile('large');
+  const file = await run.scratchFile(session, 'large');
   const proposal = largeProposal();
   const mib = (Buffer.byteLength(proposal) / (1024 * 1024)).toFixed(1);
   try {
@@ -171,7 +171,7 @@ export async function checkSessionIsolation(run: CheckRun, first: CliLikeSession
     }
     return;
   }
-  const file = await run.scratchFile('isolation');
+  const file = await run.scratchFile(first, 'isolation');
   try {
     const result = await run.openDiff(first, file, labelled('session isolation\n'));
     if (result.isError) run.forgetDiff(file);

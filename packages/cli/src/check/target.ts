@@ -5,7 +5,7 @@
 import * as path from 'node:path';
 import { discoverCompanion, withOurInstallHint } from '@ide-companion/client/discovery';
 import { discoveryDirectory, findDiscoveryFileForPort, readDiscoveryFile } from '@ide-companion/client/discoveryFiles';
-import type { IdeInfo } from '@ide-companion/protocol';
+import { splitWorkspacePath, type IdeInfo } from '@ide-companion/protocol';
 import { UsageError } from '@ide-companion/command/commandSpec';
 
 export interface TargetOptions {
@@ -35,6 +35,12 @@ export interface Target {
 export async function resolveTarget(options: TargetOptions): Promise<Target> {
   const target = await resolvePortAndToken(options);
   return target.discoveryFile ? { ...target, ide: readDiscoveryFile(target.discoveryFile).ideInfo } : target;
+}
+
+/** The companion's first workspace folder as its discovery file names it; undefined without a file or a folder in it. */
+export function namedFirstRoot(target: Target): string | undefined {
+  const workspacePath = target.discoveryFile ? readDiscoveryFile(target.discoveryFile).workspacePath : undefined;
+  return workspacePath ? splitWorkspacePath(workspacePath, path.delimiter)[0] : undefined;
 }
 
 async function resolvePortAndToken(options: TargetOptions): Promise<Target> {

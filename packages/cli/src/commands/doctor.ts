@@ -6,8 +6,8 @@
  */
 import { discoverCompanion, withOurInstallHint, redactDiscovery, type DiscoveryResult } from '@ide-companion/client/discovery';
 import { detectEditor } from '@ide-companion/client/ideDetection';
-import { agentsServed, declaredAgents, notServedWords } from '@ide-companion/client/companions';
-import { AGENTS, servedAgentNames, userHasCodex } from '@ide-companion/shared/agentPaths';
+import { agentsServed, declaredAgents } from '@ide-companion/client/companions';
+import { servedAgentNames, userHasCodex } from '@ide-companion/shared/agentPaths';
 // Imported, not import()ed: a lazy module's imports are bundled lazily too, the whole protocol (and zod) with them.
 import { probeCodex } from '@ide-companion/client/codexProbe';
 import { doctorNotes, findInstaller } from '../editors.js';
@@ -17,6 +17,7 @@ async function installerIdFor(editorName: string): Promise<string | undefined> {
   return (await findInstaller(editorName))?.id;
 }
 import { ENV, LOOPBACK_HOST, containerHintFor } from '@ide-companion/protocol';
+import { notServedLines } from './notServed.js';
 import type { Command } from './types.js';
 import { DOCTOR_SPEC, parseCommandArgs, usageOf } from '../commandTable.js';
 import { EXIT, common, mark, print, printJson, runWithExitCodes } from '../client/output.js';
@@ -146,10 +147,7 @@ async function examine(d: DiscoveryResult): Promise<Finding[]> {
       text: `it serves ${servedAgentNames(agents).join(', ')}${agents.includes('claude') ? " (claude outside the editor's terminals: claude --ide)" : ''}${agents.includes('amp') ? ' (amp: amp --ide)' : ''}`,
     });
     // Each agent it does not serve, and why (its discovery file says; an older companion's says nothing).
-    for (const agent of AGENTS) {
-      const reason = declared?.notServed[agent];
-      if (reason) out.push({ ok: undefined, topic: 'agents', text: `${servedAgentNames([agent]).join(', ')}: ${notServedWords(agent, reason)}` });
-    }
+    for (const text of notServedLines(declared?.notServed ?? {})) out.push({ ok: undefined, topic: 'agents', text });
   }
 
   if (d.workspace.ok) {

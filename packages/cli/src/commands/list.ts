@@ -1,8 +1,9 @@
 /** `ide-companion list`: every companion on this machine. */
 import { discoverCompanion } from '@ide-companion/client/discovery';
-import { listCompanions, notServedWords, type CompanionListing } from '@ide-companion/client/companions';
-import { AGENTS, servedAgentNames } from '@ide-companion/shared/agentPaths';
+import { listCompanions, type CompanionListing } from '@ide-companion/client/companions';
+import { servedAgentNames } from '@ide-companion/shared/agentPaths';
 import { probeCodex } from '@ide-companion/client/codexProbe';
+import { notServedLines } from './notServed.js';
 import type { Command } from './types.js';
 import { LIST_SPEC, parseCommandArgs, usageOf } from '../commandTable.js';
 import { EXIT, common, print, printJson, runWithExitCodes } from '../client/output.js';
@@ -60,10 +61,7 @@ export const listCommand: Command = {
       // Why each live companion leaves an agent out (its discovery file says; an older companion's says nothing).
       for (const r of rows) {
         if (r.state !== 'alive') continue;
-        const why = AGENTS.flatMap((agent) => {
-          const reason = r.notServed[agent];
-          return reason ? [`  ${servedAgentNames([agent]).join(', ')}: ${notServedWords(agent, reason)}`] : [];
-        });
+        const why = notServedLines(r.notServed).map((line) => `  ${line}`);
         if (why.length > 0) print(`Not served by PID ${r.pid} (${r.ide?.displayName ?? '?'}):\n${why.join('\n')}`);
       }
       // Codex CLI has one socket per user, routed to every companion that serves it: said once, for this folder.

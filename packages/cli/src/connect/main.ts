@@ -9,7 +9,7 @@ import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { EXIT, parseCommandArgs, UsageError, usageOf } from '@ide-companion/command/commandSpec';
 import { cleanText, ENV } from '@ide-companion/protocol';
-import { checkSocketToDial } from '@ide-companion/shared/privateSocket';
+import { checkSocketToDial, REFUSED_DIAL } from '@ide-companion/shared/privateSocket';
 import { CONNECT_COMMAND_SPEC } from './commandSpec.js';
 import { PathMap, PathMapError } from './pathMap.js';
 import { runRelay, type RelayTarget } from './relay.js';
@@ -21,11 +21,7 @@ class StartError extends Error {
 }
 
 /** The socket refused at start (shared/privateSocket.ts): said as every refusal is. */
-class RefusedAtStart extends StartError {
-  constructor(readonly reason: string) {
-    super(reason);
-  }
-}
+class RefusedAtStart extends StartError {}
 
 const uid = (): number | undefined => (typeof process.getuid === 'function' ? process.getuid() : undefined);
 
@@ -112,8 +108,8 @@ function refusalReporter(log: (line: string) => void): (reason: string) => void 
   return (reason) => {
     if (said.has(reason) || said.size >= 32) return;
     said.add(reason);
-    if (log !== toStderr) toStderr(`refusing to dial: ${reason}`);
-    log(`refusing to dial: ${reason}`);
+    if (log !== toStderr) toStderr(`${REFUSED_DIAL}: ${reason}`);
+    log(`${REFUSED_DIAL}: ${reason}`);
   };
 }
 
@@ -136,7 +132,7 @@ export async function connect(argv: string[]): Promise<number> {
     const token = reconnect ? undefined : readToken(values, 'socketPath' in target ? target.socketPath : undefined);
     return await runRelay({ target, token, map, log, refused, reconnect, remoteFiles: values['remote-files'] === true });
   } catch (err) {
-    if (err instanceof RefusedAtStart) refused(err.reason);
+    if (err instanceof RefusedAtStart) refused(err.message);
     else log(err instanceof Error ? err.message : String(err));
     if (err instanceof UsageError || err instanceof PathMapError) return EXIT.USAGE;
     if (err instanceof StartError) return EXIT.ERROR;

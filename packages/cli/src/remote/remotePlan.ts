@@ -135,10 +135,10 @@ export function writeDiscoveryFileThere(plan: RemotePlan, there: ThereOptions): 
  * project's path, mirrored, so a compose file (`${PWD}`) or a devcontainer.json
  * (`${localWorkspaceFolder}`) can name it without running anything.
  */
-export const PROJECTS_DIR = 'projects';
+const PROJECTS_DIR = 'projects';
 /** Where the files of every project were before (one folder mounted by all): swept at each `container` run. */
 const LEGACY_DISCOVERY_DIR = 'gemini-ide';
-export const STABLE_RELAY_NAME = 'connect.mjs';
+const STABLE_RELAY_NAME = 'connect.mjs';
 /** Bounds of the sweep of project folders (entries read), so a huge tree never stalls the command. */
 const SWEEP_MAX_ENTRIES = 5_000;
 
@@ -183,7 +183,7 @@ function placeFiles(dir: string): Array<{ name: string; workspacePath: string | 
  * editor), and the discovery files of project folders whose project is gone
  * from this machine (moved or deleted), with the folders left empty. Bounded.
  */
-export function sweepContainerFiles(socketDir: string): void {
+function sweepContainerFiles(socketDir: string): void {
   const legacy = path.join(socketDir, LEGACY_DISCOVERY_DIR);
   try {
     if (fs.lstatSync(legacy).isDirectory()) fs.rmSync(legacy, { recursive: true, force: true });
@@ -249,6 +249,7 @@ export function writeContainerFiles(plan: RemotePlan, there: ThereOptions, env: 
   const logical = env['PWD'];
   if (logical && path.isAbsolute(logical) && path.resolve(logical) !== here && sameFolder(logical, here)) folders.push(path.resolve(logical));
   const id = (parseInt(createHash('sha256').update(there.cliRoot).digest('hex').slice(0, 8), 16) % 65534) + 2;
+  const name = discoveryFileName(1, id);
   const content = JSON.stringify(discoveryFileThere(plan, there));
   let first: string | undefined;
   for (const folder of folders) {
@@ -258,7 +259,6 @@ export function writeContainerFiles(plan: RemotePlan, there: ThereOptions, env: 
     } catch (err) {
       throw new RemotePlanError(`the project's discovery folder cannot be made: ${(err as Error).message}`);
     }
-    const name = discoveryFileName(1, id);
     for (const other of placeFiles(dir)) {
       if (other.name !== name && (other.workspacePath === undefined || nested(other.workspacePath, there.cliRoot)))
         fs.rmSync(path.join(dir, other.name), { force: true });
