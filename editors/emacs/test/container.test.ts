@@ -10,21 +10,18 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import * as fs from 'node:fs';
 import * as path from 'node:path';
 import {
   findGeminiCli,
-  geminiArgv,
-  geminiEnv,
-  HEADLESS_TRIGGER_ENV,
+  geminiEnvInContainer,
   makeGeminiHome,
-  shellCommand,
   skipUnless,
   STRAY_IDE_ENV,
   waitFor,
   waitIdeConnected,
   writeFakeResponses,
   writeFileTurns,
+  writeGeminiScript,
   CONTAINER_UNSET,
   inFakeContainer,
   skipFakeContainer,
@@ -62,9 +59,7 @@ test('in a container, M-x ide-companion-gemini runs gemini connected to this Ema
   const home = makeGeminiHome(path.join(emacs.tmp, 'gemini-home'));
   const turns = path.join(emacs.tmp, 'turns.jsonl');
   writeFakeResponses(turns, writeFileTurns('a.txt', 'b\n'));
-  const { REMOTE_CONTAINERS: _set, ...env } = geminiEnv({ home, tmpdir: emacs.tmp });
-  const wrapper = path.join(emacs.tmp, 'gemini.sh');
-  fs.writeFileSync(wrapper, `#!/bin/sh\nexec ${shellCommand(geminiArgv(cli!, turns), env, HEADLESS_TRIGGER_ENV)} "$@"\n`, { mode: 0o755 });
+  const wrapper = writeGeminiScript(path.join(emacs.tmp, 'gemini.sh'), cli!, turns, geminiEnvInContainer({ home, tmpdir: emacs.tmp }));
   await emacs.discovery();
   await emacs.eval(`(setq ide-companion-gemini-command ${elispString(wrapper)})`);
 

@@ -12,17 +12,15 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import {
   findGeminiCli,
-  geminiArgv,
   geminiEnv,
-  HEADLESS_TRIGGER_ENV,
   makeGeminiHome,
-  shellCommand,
   skipUnless,
   submitLine,
   waitFor,
   waitIdeConnected,
   writeFakeResponses,
   writeFileTurns,
+  writeGeminiScript,
 } from '@ide-companion/testkit';
 import { skipEmacsInTmux } from './emacs.js';
 import { elispString, mxGemini, startEmacs, VTERM_DIR, waitForProposalBuffer } from './harness.js';
@@ -66,10 +64,7 @@ test(
     const home = makeGeminiHome(path.join(emacs.tmp, 'gemini-home'));
     const turns = path.join(emacs.tmp, 'turns.jsonl');
     writeFakeResponses(turns, writeFileTurns('a.txt', PROPOSAL));
-    const wrapper = path.join(emacs.tmp, 'gemini.sh');
-    fs.writeFileSync(wrapper, `#!/bin/sh\nexec ${shellCommand(geminiArgv(cli!, turns), geminiEnv({ home, tmpdir: emacs.tmp }), HEADLESS_TRIGGER_ENV)} "$@"\n`, {
-      mode: 0o755,
-    });
+    const wrapper = writeGeminiScript(path.join(emacs.tmp, 'gemini.sh'), cli!, turns, geminiEnv({ home, tmpdir: emacs.tmp }));
     await emacs.discovery();
     await emacs.eval(`(setq ide-companion-gemini-command ${elispString(wrapper)})`);
 

@@ -8,7 +8,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as path from 'node:path';
-import { sleep, waitFor, type EditorClient } from '@ide-companion/testkit';
+import { sleep, waitFor } from '@ide-companion/testkit';
 import type { IdeContext } from '@ide-companion/protocol';
 import { skipEmacsInTmux } from './emacs.js';
 import { connectFromDiscovery, mxGemini, quitRegion, startEmacs, TIMEOUT } from './harness.js';
@@ -16,11 +16,6 @@ import { connectFromDiscovery, mxGemini, quitRegion, startEmacs, TIMEOUT } from 
 const skip = skipEmacsInTmux;
 
 const activeFile = (context: IdeContext | undefined) => context?.workspaceState?.openFiles?.find((f) => f.isActive);
-
-async function selection(client: EditorClient): Promise<{ text: string } | null> {
-  const r = (await client.client.callTool({ name: 'getSelection', arguments: {} })) as { content: Array<{ text: string }> };
-  return (JSON.parse(r.content[0]!.text) as { selection: { text: string } | null }).selection;
-}
 
 test("the region survives the move into the agent's terminal and typing there, until point moves in the file", { skip, timeout: 120_000 }, async (t) => {
   const emacs = await startEmacs({ files: { 'a.txt': 'alpha\nbeta gamma\n' }, open: ['a.txt'] });
@@ -32,14 +27,14 @@ test("the region survives the move into the agent's terminal and typing there, u
 
   emacs.tmux.keys('M-<', 'C-n', 'C-Space', 'M-f');
   await client.waitForContext((c) => activeFile(c)?.selectedText === 'beta', 'the region in the context');
-  assert.equal((await selection(client))?.text, 'beta');
+  assert.equal((await client.getSelection())?.text, 'beta');
 
   // The user moves into the agent's terminal (M-x ide-companion-gemini) and types there.
   await mxGemini(emacs, 'term');
   emacs.tmux.type('what does it do');
   await sleep(1_000);
   assert.equal(await emacs.evalJson<string>('(buffer-name (window-buffer (selected-window)))'), '*gemini*', 'the keyboard is in the terminal');
-  assert.equal((await selection(client))?.text, 'beta', 'getSelection, from the terminal');
+  assert.equal((await client.getSelection())?.text, 'beta', 'getSelection, from the terminal');
   const context = client.lastContext();
   assert.equal(activeFile(context)?.path, file);
   assert.equal(activeFile(context)?.selectedText, 'beta', 'the context, from the terminal');
@@ -51,7 +46,7 @@ test("the region survives the move into the agent's terminal and typing there, u
   assert.equal(activeFile(client.lastContext())?.selectedText, 'beta', 'the context after C-g');
   // Then point moves: the region ends, as the user made it end. (C-f sent with C-g would be dropped by the quit.)
   emacs.tmux.keys('C-f');
-  await waitFor(async () => (await selection(client)) === null, 'the region gone once point moves in the file', TIMEOUT);
+  await waitFor(async () => (await client.getSelection()) === null, 'the region gone once point moves in the file', TIMEOUT);
   const moved = await client.waitForContext((c) => (activeFile(c)?.selectedText === undefined ? activeFile(c) : undefined), 'the context without the region');
   assert.deepEqual(moved?.cursor, { line: 2, character: 6 });
 });

@@ -13,7 +13,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { connectCopilotClient, makeTempDir, waitFor } from '@ide-companion/testkit';
+import { connectCopilotClient, makeTempDir, processRunning, waitFor } from '@ide-companion/testkit';
 import { skipEmacsInTmux } from './emacs.js';
 import { elispString, startEmacs, TIMEOUT, waitForProposalBuffer } from './harness.js';
 
@@ -77,14 +77,7 @@ test(
         const quit = Date.now();
         emacs.tmux.keys('C-x', 'C-c');
         // Gone, or a zombie not reaped yet.
-        const exited = () => {
-          try {
-            return /^\d+ \(.*\) [ZX]/.test(fs.readFileSync(`/proc/${emacs.pid}/stat`, 'utf8'));
-          } catch {
-            return true;
-          }
-        };
-        await waitFor(exited, 'Emacs to exit', TIMEOUT).catch((err: Error) => {
+        await waitFor(() => !processRunning(emacs.pid), 'Emacs to exit', TIMEOUT).catch((err: Error) => {
           throw new Error(`${err.message}\n--- screen ---\n${emacs.tmux.screen()}`);
         });
         t.diagnostic(`C-x C-c to Emacs gone: ${Date.now() - quit} ms (the host's exit waited for, at most 5 s)`);

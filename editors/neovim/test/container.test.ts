@@ -14,7 +14,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import {
   CONTAINER_UNSET,
-  geminiEnv,
+  geminiEnvInContainer,
   inFakeContainer,
   skipFakeContainer,
   STRAY_IDE_ENV,
@@ -34,10 +34,7 @@ test('in a container, a :terminal of the user has REMOTE_CONTAINERS=1, and :Gemi
     size: [200, 50],
     wrap: (nvim) => inFakeContainer(`exec ${nvim}`),
     // What the user's shell has in a container: none of the variables that send gemini to loopback.
-    env: (dir) => {
-      const { REMOTE_CONTAINERS: _set, ...env } = geminiEnv(dir);
-      return { ...env, XDG_RUNTIME_DIR: path.join(dir.path, 'run'), SHELL: '/bin/sh' };
-    },
+    env: (dir) => ({ ...geminiEnvInContainer(dir), XDG_RUNTIME_DIR: path.join(dir.path, 'run'), SHELL: '/bin/sh' }),
     unset: [...STRAY_IDE_ENV, ...CONTAINER_UNSET],
   });
   t.after(close);

@@ -97,15 +97,11 @@ describe('Neovim context', { skip, timeout: 120_000 }, () => {
     const { s, c } = await startWithClient({ files: { 'v.txt': 'héllo wörld\n€uro 😀x\nlast\n' } });
     try {
       const v = path.join(s.workspace, 'v.txt');
-      const getSelection = async () => {
-        const result = (await c.client.callTool({ name: 'getSelection', arguments: {} })) as { content: Array<{ text: string }> };
-        return (JSON.parse(result.content[0]!.text) as { selection: { path: string; text: string } | null }).selection;
-      };
       /** What the agent sees once Neovim has sent where it is now: past its cursor timer, a request answered behind it. */
       const seen = async () => {
         await sleep(100);
         await c.client.callTool({ name: 'getOpenEditors', arguments: {} });
-        return { context: openFiles(c.lastContext()!)[0]?.selectedText, tool: (await getSelection())?.text };
+        return { context: openFiles(c.lastContext()!)[0]?.selectedText, tool: (await c.getSelection())?.text };
       };
       const both = (text: string | undefined) => ({ context: text, tool: text });
       const buftype = () => s.lua<string>('return vim.bo.buftype');
@@ -120,7 +116,7 @@ describe('Neovim context', { skip, timeout: 120_000 }, () => {
       await s.nvim.input('i');
       assert.equal(await buftype(), 'terminal');
       assert.deepEqual(await seen(), both('éllo wörld\n€u'), 'in the terminal');
-      assert.equal((await getSelection())!.path, v);
+      assert.equal((await c.getSelection())!.path, v);
       await s.nvim.input('<C-\\><C-n><C-w>p');
       await waitFor(async () => (await buftype()) === '', 'back in v.txt', TIMEOUT);
       assert.deepEqual(await seen(), both('éllo wörld\n€u'), 'back in the file');

@@ -6,19 +6,17 @@
  * container); the keyboard after a diff is the conformance suite's
  * (packages/testkit/src/conformance/agentTerminal.ts).
  */
-import * as fs from 'node:fs';
 import * as path from 'node:path';
 import {
   findGeminiCli,
-  geminiArgv,
   geminiEnv,
-  HEADLESS_TRIGGER_ENV,
   makeGeminiRunDirs,
   shellCommand,
   skipUnless,
   Tmux,
   waitFor,
   which,
+  writeGeminiScript,
   type FakeTurn,
   type GeminiRunDirs,
 } from '@ide-companion/testkit';
@@ -72,10 +70,7 @@ export async function startGeminiInTmux(options: GeminiInTmuxOptions) {
   };
   try {
     // What :Gemini runs: the pinned CLI with scripted turns, reviewing diffs in the IDE.
-    const wrapper = path.join(dir.path, 'gemini.sh');
-    fs.writeFileSync(wrapper, `#!/bin/sh\nexec ${shellCommand(geminiArgv(findGeminiCli()!, dir.fakeResponses), {}, HEADLESS_TRIGGER_ENV)} "$@"\n`, {
-      mode: 0o755,
-    });
+    const wrapper = writeGeminiScript(path.join(dir.path, 'gemini.sh'), findGeminiCli()!, dir.fakeResponses);
     const socket = path.join(dir.path, 'nvim.sock');
     const setup = `require('ide_companion').setup({ terminal = { cmd = { '${wrapper}' } }, log_file = '${path.join(dir.path, 'host.log')}' })`;
     const argv = [

@@ -16,18 +16,16 @@ import * as path from 'node:path';
 import {
   CONTAINER_UNSET,
   findGeminiCli,
-  geminiArgv,
-  geminiEnv,
-  HEADLESS_TRIGGER_ENV,
+  geminiEnvInContainer,
   inFakeContainer,
   makeGeminiRunDirs,
-  shellCommand,
   skipFakeContainer,
   skipUnless,
   STRAY_IDE_ENV,
   waitFor,
   waitIdeConnected,
   writeFileTurns,
+  writeGeminiScript,
 } from '@ide-companion/testkit';
 import { skipVim, startVim, vimString, type VimSession } from './harness.js';
 
@@ -53,15 +51,13 @@ test('in a container, :Gemini connects to this Vim, and a :terminal of the user 
     await s?.close();
     dir.cleanup();
   });
-  const wrapper = path.join(dir.path, 'gemini.sh');
-  fs.writeFileSync(wrapper, `#!/bin/sh\nexec ${shellCommand(geminiArgv(cli!, dir.fakeResponses), {}, HEADLESS_TRIGGER_ENV)} "$@"\n`, { mode: 0o755 });
-  // What the user's shell has in a container: none of the variables that send gemini to loopback.
-  const { REMOTE_CONTAINERS: _set, ...env } = geminiEnv(dir);
+  const wrapper = writeGeminiScript(path.join(dir.path, 'gemini.sh'), cli!, dir.fakeResponses);
   s = await startVim({
     dirs: { tmp: dir.tmpdir, workspace: dir.workspace },
     open: ['a.txt'],
     vimrc: [`let g:ide_companion_gemini_cmd = [${vimString(wrapper)}]`],
-    env,
+    // What the user's shell has in a container: none of the variables that send gemini to loopback.
+    env: geminiEnvInContainer(dir),
     unset: [...STRAY_IDE_ENV, ...CONTAINER_UNSET],
     wrap: (vim) => inFakeContainer(`exec ${vim}`),
   });

@@ -150,15 +150,11 @@ describe('Vim context', { skip: skipVim, timeout: 180_000 }, () => {
     const { s, c } = await startWithClient({ files: { 'u.txt': TEXT }, open: ['u.txt'] });
     try {
       const u = path.join(s.workspace, 'u.txt');
-      const getSelection = async () => {
-        const result = (await c.client.callTool({ name: 'getSelection', arguments: {} })) as { content: Array<{ text: string }> };
-        return (JSON.parse(result.content[0]!.text) as { selection: { path: string; text: string } | null }).selection;
-      };
       /** What the agent sees once Vim has sent where it is now: its pending update flushed, a request answered behind it. */
       const seen = async () => {
         await s.expr('ide_companion#context#flush_now()');
         await c.client.callTool({ name: 'getOpenEditors', arguments: {} });
-        return { context: openFiles(c.lastContext()!)[0]?.selectedText, tool: (await getSelection())?.text };
+        return { context: openFiles(c.lastContext()!)[0]?.selectedText, tool: (await c.getSelection())?.text };
       };
       const both = (text: string | undefined) => ({ context: text, tool: text });
       const mode = (want: string) => waitFor(async () => (await s.expr<string>('mode()')) === want, `mode ${want}`, TIMEOUT);
@@ -172,7 +168,7 @@ describe('Vim context', { skip: skipVim, timeout: 180_000 }, () => {
       command(s, 'terminal ++rows=5 sh');
       await waitFor(async () => (await s.expr<string>('&buftype')) === 'terminal', 'the terminal window', TIMEOUT);
       assert.deepEqual(await seen(), both('éllo wörld\n€u'), 'in the terminal');
-      assert.equal((await getSelection())!.path, u);
+      assert.equal((await c.getSelection())!.path, u);
       s.keys('C-w');
       s.type('p');
       await waitFor(async () => (await s.expr<string>('&buftype')) === '', 'back in u.txt', TIMEOUT);

@@ -9,18 +9,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import {
-  findGeminiCli,
-  geminiArgv,
-  geminiEnv,
-  HEADLESS_TRIGGER_ENV,
-  makeGeminiRunDirs,
-  shellCommand,
-  skipUnless,
-  waitIdeConnected,
-  waitFor,
-  writeFileTurns,
-} from '@ide-companion/testkit';
+import { findGeminiCli, geminiEnv, makeGeminiRunDirs, skipUnless, waitIdeConnected, waitFor, writeFileTurns, writeGeminiScript } from '@ide-companion/testkit';
 import { gotoBuffer, skipVim, startVim, vimString, waitForDiff, type VimSession } from './harness.js';
 
 const cli = findGeminiCli();
@@ -53,8 +42,7 @@ test(
     });
     const file = path.join(fs.realpathSync(dir.workspace), 'a.txt');
     // What :Gemini runs: the pinned CLI with scripted turns, reviewing diffs in the IDE.
-    const wrapper = path.join(dir.path, 'gemini.sh');
-    fs.writeFileSync(wrapper, `#!/bin/sh\nexec ${shellCommand(geminiArgv(cli!, dir.fakeResponses), {}, HEADLESS_TRIGGER_ENV)} "$@"\n`, { mode: 0o755 });
+    const wrapper = writeGeminiScript(path.join(dir.path, 'gemini.sh'), cli!, dir.fakeResponses);
     s = await startVim({
       dirs: { tmp: dir.tmpdir, workspace: dir.workspace },
       open: ['a.txt'],

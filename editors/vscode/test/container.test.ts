@@ -12,18 +12,16 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import * as fs from 'node:fs';
 import * as path from 'node:path';
 import {
   findGeminiCli,
-  geminiArgv,
-  geminiEnv,
-  HEADLESS_TRIGGER_ENV,
+  geminiEnvInContainer,
   makeGeminiRunDirs,
   shellCommand,
   waitFor,
   waitIdeConnected,
   writeFileTurns,
+  writeGeminiScript,
   inFakeContainer,
   skipFakeContainer,
 } from '@ide-companion/testkit';
@@ -53,8 +51,7 @@ describe('VS Code in a container: "Gemini CLI: Run"', { skip, timeout: 8 * 60_00
       wrap: (argv) => inFakeContainer(`exec ${shellCommand(argv, {}, [])}`),
     });
     // The pinned CLI with scripted turns, and nothing of the test's: REMOTE_CONTAINERS comes from the window, or not at all.
-    const { REMOTE_CONTAINERS: _set, ...env } = geminiEnv({ home: dirs.home, tmpdir: cs.tmpdir });
-    fs.writeFileSync(wrapper, `#!/bin/sh\nexec ${shellCommand(geminiArgv(cli!, dirs.fakeResponses), env, HEADLESS_TRIGGER_ENV)} "$@"\n`, { mode: 0o755 });
+    writeGeminiScript(wrapper, cli!, dirs.fakeResponses, geminiEnvInContainer({ home: dirs.home, tmpdir: cs.tmpdir }));
     await cs.start();
   });
 

@@ -15,18 +15,16 @@ import {
   connectClaudeClient,
   connectRecordingClient,
   findGeminiCli,
-  geminiArgv,
   geminiEnv,
-  HEADLESS_TRIGGER_ENV,
   makeGeminiRunDirs,
   processRunning,
   runNode,
-  shellCommand,
   skipUnless,
   submitLine,
   waitFor,
   waitIdeConnected,
   writeFileTurns,
+  writeGeminiScript,
   type RecordingClient,
 } from '@ide-companion/testkit';
 import { createVSIX } from '@vscode/vsce';
@@ -775,12 +773,7 @@ describe('VS Code extension in code-server', { skip, timeout: 10 * 60_000 }, () 
       t.after(() => dirs.cleanup());
       const file = path.join(dirs.workspace, 'a.txt');
       // What "Gemini CLI: Run" types: the pinned CLI with scripted turns; TMPDIR is code-server's, where the companion writes.
-      const wrapper = path.join(dirs.path, 'gemini.sh');
-      fs.writeFileSync(
-        wrapper,
-        `#!/bin/sh\nexec ${shellCommand(geminiArgv(cli!, dirs.fakeResponses), geminiEnv({ home: dirs.home, tmpdir: cs.tmpdir }), HEADLESS_TRIGGER_ENV)} "$@"\n`,
-        { mode: 0o755 },
-      );
+      const wrapper = writeGeminiScript(path.join(dirs.path, 'gemini.sh'), cli!, dirs.fakeResponses, geminiEnv({ home: dirs.home, tmpdir: cs.tmpdir }));
       const w = await cs.openWindow(dirs.workspace);
       t.after(() => w.close().catch(() => undefined));
       const screen = () => terminalText(w.page);

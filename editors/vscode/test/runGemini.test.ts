@@ -14,17 +14,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import {
-  findGeminiCli,
-  geminiArgv,
-  geminiEnv,
-  HEADLESS_TRIGGER_ENV,
-  makeGeminiRunDirs,
-  makeTempDir,
-  shellCommand,
-  waitIdeConnected,
-  writeFileTurns,
-} from '@ide-companion/testkit';
+import { findGeminiCli, geminiEnv, makeGeminiRunDirs, makeTempDir, waitIdeConnected, writeFileTurns, writeGeminiScript } from '@ide-companion/testkit';
 import { CodeServer, skipCodeServerWithGemini } from './codeServer.js';
 import { palette, runGemini, terminalUi } from './workbench.js';
 
@@ -42,11 +32,7 @@ describe('VS Code: "Gemini CLI: Run" with a login shell that resets PATH', { ski
   before(async () => {
     // `gemini` is on the PATH code-server (hence the window) was started with...
     cs = new CodeServer({ env: { PATH: `${bin.path}${path.delimiter}${process.env['PATH'] ?? ''}` } });
-    fs.writeFileSync(
-      path.join(bin.path, 'gemini'),
-      `#!/bin/sh\nexec ${shellCommand(geminiArgv(cli!, dirs.fakeResponses), geminiEnv({ home: dirs.home, tmpdir: cs.tmpdir }), HEADLESS_TRIGGER_ENV)} "$@"\n`,
-      { mode: 0o755 },
-    );
+    writeGeminiScript(path.join(bin.path, 'gemini'), cli!, dirs.fakeResponses, geminiEnv({ home: dirs.home, tmpdir: cs.tmpdir }));
     // ...and the user's login shell resets it.
     fs.writeFileSync(path.join(cs.home, '.bash_profile'), 'export PATH=/usr/bin:/bin\n');
     await cs.start();

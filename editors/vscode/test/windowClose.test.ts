@@ -11,19 +11,8 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import * as fs from 'node:fs';
 import * as path from 'node:path';
-import {
-  findGeminiCli,
-  geminiArgv,
-  geminiEnv,
-  HEADLESS_TRIGGER_ENV,
-  makeGeminiRunDirs,
-  shellCommand,
-  waitFor,
-  waitIdeConnected,
-  writeFileTurns,
-} from '@ide-companion/testkit';
+import { findGeminiCli, geminiEnv, makeGeminiRunDirs, waitFor, waitIdeConnected, writeFileTurns, writeGeminiScript } from '@ide-companion/testkit';
 import { CodeServer, skipCodeServerWithGemini, type Window } from './codeServer.js';
 import { runGemini, terminalUi } from './workbench.js';
 
@@ -56,11 +45,7 @@ describe('VS Code with default settings: closing the window', { skip, timeout: 8
 
   before(async () => {
     cs = new CodeServer();
-    fs.writeFileSync(
-      wrapper,
-      `#!/bin/sh\nexec ${shellCommand(geminiArgv(cli!, dirs.fakeResponses), geminiEnv({ home: dirs.home, tmpdir: cs.tmpdir }), HEADLESS_TRIGGER_ENV)} "$@"\n`,
-      { mode: 0o755 },
-    );
+    writeGeminiScript(wrapper, cli!, dirs.fakeResponses, geminiEnv({ home: dirs.home, tmpdir: cs.tmpdir }));
     // code-server's default, which the other tests turn off.
     await cs.start({ settings: { 'terminal.integrated.enablePersistentSessions': true } });
   });

@@ -3,7 +3,7 @@
  * connected with what the editor's discovery file says, plus waits on the
  * context and notifications it receives. One for every editor's harness.
  */
-import { ContextUpdateNotification, type DiscoveryFile, type IdeContext } from '@ide-companion/protocol';
+import { ContextUpdateNotification, GetSelectionResultSchema, type DiscoveryFile, type IdeContext, type Selection } from '@ide-companion/protocol';
 import { connectRecordingClient, type RecordingClient } from './mcpClient.js';
 import { waitFor } from './wait.js';
 
@@ -13,6 +13,8 @@ export interface EditorClient extends RecordingClient {
   /** Waits for a context update for which `probe` returns a value; the error shows the last context seen. */
   waitForContext<T>(probe: (context: IdeContext) => T | undefined | false, what: string): Promise<T>;
   waitForNotification(method: string, filter?: (params: any) => boolean): Promise<any>;
+  /** What the getSelection tool answers now (checked against its schema): the selection the agent gets, or null. */
+  getSelection(): Promise<Selection | null>;
 }
 
 export async function connectEditorClient(discovery: DiscoveryFile, timeoutMs: number): Promise<EditorClient> {
@@ -40,6 +42,10 @@ export async function connectEditorClient(discovery: DiscoveryFile, timeoutMs: n
       }),
     waitForNotification: (method, filter = () => true) =>
       waitFor(() => notifications.find((n) => n.method === method && filter(n.params))?.params, method, timeoutMs),
+    getSelection: async () => {
+      const result = (await recording.client.callTool({ name: 'getSelection', arguments: {} })) as { content: Array<{ text: string }> };
+      return GetSelectionResultSchema.parse(JSON.parse(result.content[0]!.text)).selection;
+    },
   };
 }
 

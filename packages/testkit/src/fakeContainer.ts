@@ -8,11 +8,18 @@
  */
 import { spawnSync } from 'node:child_process';
 import { skipUnless, which } from './external.js';
+import { geminiEnv } from './geminiHome.js';
 
 export const FAKE_CONTAINER_MARKER = '/run/.containerenv';
 
 /** The variables that send the CLI to loopback in a container: unset them for the editor under test. */
 export const CONTAINER_UNSET = ['REMOTE_CONTAINERS', 'SSH_CONNECTION', 'VSCODE_REMOTE_CONTAINERS_SESSION'] as const;
+
+/** geminiEnv as a user's shell in a container has it: without REMOTE_CONTAINERS (the editor's terminals must bring it). */
+export function geminiEnvInContainer(options: { home: string; tmpdir: string }): Record<string, string> {
+  const { REMOTE_CONTAINERS: _set, ...env } = geminiEnv(options);
+  return env;
+}
 
 /** argv that runs the sh command line `sh` in the fake container. */
 export function inFakeContainer(sh: string): string[] {

@@ -125,6 +125,16 @@ export function geminiEnv(options: { home: string; tmpdir: string }): Record<str
   };
 }
 
+/**
+ * Writes `file`, an executable sh script that runs the pinned CLI with scripted turns and `env` (what an
+ * editor's "run gemini" setting is pointed at in a test), and returns it. The IDE's variables come from the
+ * terminal the editor opens, so only the headless-making ones are unset.
+ */
+export function writeGeminiScript(file: string, cli: GeminiCliInstall, fakeResponses: string, env: Record<string, string> = {}): string {
+  writeFileSync(file, `#!/bin/sh\nexec ${shellCommand(geminiArgv(cli, fakeResponses), env, HEADLESS_TRIGGER_ENV)} "$@"\n`, { mode: 0o755 });
+  return file;
+}
+
 /** The sh command line that runs geminiArgv with geminiEnv and nothing stray or headless-making inherited. */
 export function geminiCommand(cli: GeminiCliInstall, options: GeminiRunOptions): string {
   return shellCommand(geminiArgv(cli, options.fakeResponses), { ...geminiEnv(options), ...options.env }, [...STRAY_IDE_ENV, ...HEADLESS_TRIGGER_ENV]);

@@ -30,18 +30,25 @@ export interface DiffSpec {
   kept?: boolean;
 }
 
+/** What the host's PositionIntake knows of the selection (positionIntake.ts), as the JSON-lines bridge uses it too. */
+export interface PositionHooks {
+  /**
+   * Where getSelection looks out of Visual mode: null once the cursor moved on from the last selection
+   * (PositionIntake.noSelection: it answers none), else the active file (the user may be in the agent's terminal).
+   */
+  selectionFile: () => string | null | undefined;
+  /** openFile is about to move the cursor or select (PositionIntake.expectMove): getSelection asks Neovim until it reports. */
+  expectMove: () => void;
+}
+
 /** Neovim's actions, with the capabilities the Lua side declared in its hello. */
 export function neovimEditor(
   lua: LuaBridge,
   declared: readonly string[],
   roots?: () => readonly string[] | undefined,
-  /**
-   * Where getSelection looks out of Visual mode: null once the cursor moved on from the last selection
-   * (PositionIntake.noSelection: it answers none), else the active file (the user may be in the agent's terminal).
-   */
-  selectionFile?: () => string | null | undefined,
+  position?: PositionHooks,
 ): EditorActions {
-  const all = new NeovimEditor(lua, roots, selectionFile);
+  const all = new NeovimEditor(lua, roots, position);
   const bind = <K extends keyof NeovimEditor>(k: K) => (all[k] as (...a: never[]) => unknown).bind(all) as NeovimEditor[K];
   return editorWithCapabilities(
     { showDiff: bind('showDiff'), diffText: bind('diffText'), closeDiff: bind('closeDiff') },
@@ -64,7 +71,7 @@ class NeovimEditor implements EditorActions {
   constructor(
     private readonly lua: LuaBridge,
     private readonly roots?: () => readonly string[] | undefined,
-    private readonly selectionFile?: () => string | null | undefined,
+    private readonly position?: PositionHooks,
   ) {}
 
   async showDiff(diff: PendingDiff, words?: ActionParams<'showDiff'>['words']): Promise<void> {
@@ -102,6 +109,7 @@ class NeovimEditor implements EditorActions {
   }
 
   async openFile(params: ActionParams<'openFile'>): Promise<void> {
+    this.position?.expectMove();
     await this.lua.call(ACTIONS_MODULE, 'open_file', params);
   }
 
@@ -110,7 +118,7 @@ class NeovimEditor implements EditorActions {
   }
 
   async getSelection(): Promise<ActionResult<'getSelection'>> {
-    const file = this.selectionFile?.();
+    const file = this.position?.selectionFile();
     if (file === null) return { selection: null };
     const raw = await this.lua.call<NeovimSelection | null>(ACTIONS_MODULE, 'selection', file);
     return { selection: raw ? selectionFromNeovim(raw) : null };

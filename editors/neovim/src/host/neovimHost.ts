@@ -126,12 +126,10 @@ export class NeovimHost {
     if (hello.logFile) this.logger.open(hello.logFile);
     // The Lua side declares what it answers (actions.lua CAPABILITIES).
     // An ask for every file's diagnostics gets the workspace's, as every end's.
-    const editor = neovimEditor(
-      this.lua,
-      hello.capabilities ?? [],
-      () => this.companion?.context.getRoots(),
-      () => (this.intake?.noSelection ? null : this.companion?.context.activeFile()?.filePath),
-    );
+    const editor = neovimEditor(this.lua, hello.capabilities ?? [], () => this.companion?.context.getRoots(), {
+      selectionFile: () => (this.intake?.noSelection ? null : this.companion?.context.activeFile()?.filePath),
+      expectMove: () => this.intake?.expectMove(),
+    });
     // Created at once so context events that follow `hello` land in its tracker while it binds.
     const companion = new Companion({
       ideInfo: hello.ide ?? DEFAULT_IDE_INFO,
