@@ -55,7 +55,8 @@ describe('Vim capabilities as MCP tools', { skip: skipVim, timeout: 180_000 }, (
       assert.deepEqual(await call(c, 'getSelection'), { selection: null });
       s.type('0vfe');
       await waitFor(async () => (await s.expr<string>('mode()')) === 'v', 'Visual mode', TIMEOUT);
-      const live = (await call(c, 'getSelection')).selection;
+      // Until Vim's (debounced) position reaches the host, the last position it sent had none (positionIntake.ts).
+      const live = await waitFor(async () => (await call(c, 'getSelection')).selection ?? undefined, 'the selection', TIMEOUT);
       assert.deepEqual(live, { path: u, text: 'thrée', start: { line: 3, character: 1 }, end: { line: 3, character: 5 } });
       // Out of Visual mode (and in a terminal window) the last selection of the active file is the answer.
       s.keys('Escape');
