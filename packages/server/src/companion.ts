@@ -12,7 +12,6 @@ import type * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import {
   ContextUpdateNotification,
@@ -59,9 +58,10 @@ import { AmpFace, ampLockFile } from './faces/amp.js';
 import { answerAmpRequest } from './faces/ampRequests.js';
 import { CodexFace } from './faces/codexFace.js';
 import { ClaudeFace, claudeLockFile, selectionOf, type ClaudeSession } from './faces/claude.js';
+import { isWebSocketFace, upgradeRouter, type SessionFace } from './faces/sessionFace.js';
 import { PortLockFile } from './faces/lockFile.js';
 import { registerClaudeTools } from './faces/claudeTools.js';
-import { AMP_EDIT_ENV, AMP_EDIT_MODES, MAX_MESSAGE_BYTES, type AmpEditMode, type ClaudeAtMentioned } from '@ide-companion/protocol';
+import { AMP_EDIT_ENV, AMP_EDIT_MODES, MAX_MESSAGE_BYTES, type AmpEditMode } from '@ide-companion/protocol';
 import { COMPANION_VERSION } from '@ide-companion/shared/version';
 import { availableTools, registerTools } from './tools/index.js';
 import type { ToolDefinition, ToolEnvironment } from './tools/toolDefinition.js';
@@ -193,6 +193,8 @@ export class Companion {
   private readonly codex: CodexFace | undefined;
   /** Claude Code's WebSocket face; undefined when Claude Code is not served. */
   private readonly claude: ClaudeFace | undefined;
+  /** The faces with sessions of their own, each called the same way (faces/sessionFace.ts): Claude Code's, Copilot CLI's, Amp's, when served. */
+  private readonly faces: readonly SessionFace[];
   /** The agents asked for; those whose lock file could not be written drop out (`agents`). */
   private readonly wantedAgents: readonly AgentName[];
   private removeExitCleanup: (() => void) | undefined;
@@ -243,14 +245,11 @@ export class Companion {
     // An outcome goes to the session that opened the diff: a Claude session hears it as openDiff's answer.
     this.diffs = new DiffCoordinator(
       options.editor,
-      (id, n) =>
-        this.claude?.owns(id)
-          ? this.claude.deliver(id, n)
-          : this.copilot?.owns(id)
-            ? this.copilot.deliver(id, n)
-            : this.amp?.owns(id)
-              ? this.amp.deliver(id, n)
-              : this.sessions.notify(id, n),
+      (id, n) => {
+        const face = this.faces.find((f) => f.owns(id));
+        if (face) face.deliver(id, n);
+        else this.sessions.notify(id, n);
+      },
       this.logger,
       options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
       () => this.context.getRoots(),
@@ -341,15 +340,10 @@ export class Companion {
     const portTokens = [[this.token, 'gemini'], ...(this.wantedAgents.includes('qwen') ? [[this.qwenToken, 'qwen'] as const] : [])] as const;
     // The port and the sockets serve the same sessions; only the Host each accepts differs.
     this.httpServer = mcpServer(createMcpHttpHandler({ ...handlerOptions, tokens: portTokens, hosts: loopbackHostRule(() => this.port) }));
-    const { claude, amp } = this;
-    // One port, two WebSocket faces: Amp's upgrade carries `?auth=`, Claude Code's a header.
-    if (claude || amp) {
-      this.httpServer.on('upgrade', (req, socket, head) => {
-        if (amp && AmpFace.claims(req)) amp.handleUpgrade(req, socket, head);
-        else if (claude) claude.handleUpgrade(req, socket, head);
-        else socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\n\r\nNot Found: no WebSocket here without ?auth=\n');
-      });
-    }
+    this.faces = [this.claude, this.copilot, this.amp].filter((face): face is NonNullable<typeof face> => face !== undefined);
+    // One port for every WebSocket face: each says which upgrades are its own (sessionFace.ts).
+    const webSocketFaces = this.faces.filter(isWebSocketFace);
+    if (webSocketFaces.length > 0) this.httpServer.on('upgrade', upgradeRouter(webSocketFaces));
     const wantsSocket = (options.unixSocket ?? true) && process.platform !== 'win32';
     if (wantsSocket) {
       // The relay carries Gemini CLI (docs/remote.md): the socket takes its token alone.
@@ -441,7 +435,7 @@ export class Companion {
 
   /** Every connected CLI: Gemini's and Qwen's HTTP sessions, then Claude Code's WebSockets. */
   get sessionList(): SessionInfo[] {
-    return [...this.sessions.list(), ...(this.claude?.list() ?? []), ...(this.copilot?.list() ?? []), ...(this.amp?.list() ?? [])];
+    return [...this.sessions.list(), ...this.faces.flatMap((face) => face.list())];
   }
 
   /** The agents this companion serves (a lock file that could not be written drops its agent, said in the log). */
@@ -466,17 +460,8 @@ export class Companion {
    * Returns how many heard it: 0 when none is connected.
    */
   mention(filePath: string, startLine?: number, endLine?: number): number {
-    const mention: ClaudeAtMentioned = {
-      filePath,
-      ...(startLine !== undefined && { lineStart: startLine - 1 }),
-      ...(endLine !== undefined && { lineEnd: endLine - 1 }),
-    };
-    const lines = startLine !== undefined ? { start: startLine - 1, end: (endLine ?? startLine) - 1, text: null } : undefined;
-    return (
-      (this.claude?.mention(mention) ?? 0) +
-      (this.copilot?.mention(filePath, pathToFileURL(filePath).href, lines) ?? 0) +
-      (this.amp?.mention(filePath, this.context.getRoots(), startLine, endLine) ?? 0)
-    );
+    const mention = { filePath, startLine, endLine, roots: this.context.getRoots() };
+    return this.faces.reduce((heard, face) => heard + face.mention(mention), 0);
   }
 
   onDidChangeSessions(listener: (sessions: SessionInfo[]) => void): () => void {
@@ -516,9 +501,7 @@ export class Companion {
     this.unsubscribers.push(
       this.context.onDidChange((context) => {
         this.sessions.broadcast({ method: ContextUpdateNotification.method, params: context });
-        this.claude?.contextChanged(context, this.context.selectionBackward);
-        this.copilot?.contextChanged(context, this.context.selectionBackward);
-        this.amp?.contextChanged(context, this.context.selectionBackward);
+        for (const face of this.faces) face.contextChanged(context, this.context.selectionBackward);
       }),
       this.context.onDidChangeRoots(() => {
         this.cachedTerminalEnv = undefined;
@@ -541,10 +524,8 @@ export class Companion {
     this.unsubscribers = [];
     await this.diffs.closeAll();
     await this.sessions.closeAll();
-    await this.claude?.close();
+    for (const face of this.faces) await face.close();
     await this.workspaceSockets?.close();
-    await this.copilot?.close();
-    await this.amp?.close();
     await this.codex?.stop();
     this.context.dispose();
     await Promise.all([this.httpServer, this.socketServer].map((server) => closeServer(server)));

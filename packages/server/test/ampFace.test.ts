@@ -589,3 +589,12 @@ test('Claude Code’s WebSocket on the same port is untouched by Amp’s', async
   const amp = await connect(t, h);
   assert.deepEqual(await amp.request('ping', {}), { id: '1', ping: {} });
 });
+
+test('one port, each WebSocket face takes its own upgrades (faces/sessionFace.ts): Amp alone 404s a plain one, Claude Code alone takes a marked one to its own checks', async (t) => {
+  const ampAlone = await withAmp(t, { agents: ['gemini', 'amp'] });
+  assert.equal(await upgradeStatus(ampAlone.companion.port, ''), 404, 'a plain upgrade with no face that takes plain ones');
+  assert.equal(await upgradeStatus(ampAlone.companion.port, '?auth=wrong'), 401, "Amp's own checks refuse a wrong token");
+  const claudeAlone = await withAmp(t, { agents: ['gemini', 'claude'] });
+  assert.equal(await upgradeStatus(claudeAlone.companion.port, '?auth=wrong'), 401, "Claude Code's checks refuse it (no header token)");
+  assert.equal(await upgradeStatus(claudeAlone.companion.port, ''), 401);
+});

@@ -38,6 +38,7 @@ import type { SessionInfo } from '../sessions.js';
 import { selectionOf } from './claude.js';
 import { sweepStaleLockFiles } from './lockFile.js';
 import { KeepAlive } from './keepAlive.js';
+import type { FileMention, UpgradeClaim, WebSocketFace } from './sessionFace.js';
 
 export { ampIdeDir, ampLockFileName } from '@ide-companion/shared/agentPaths';
 
@@ -108,7 +109,7 @@ export class AmpSession {
   }
 }
 
-export class AmpFace {
+export class AmpFace implements WebSocketFace {
   private readonly sessions = new Map<string, AmpSession>();
   private readonly guard: (req: IncomingMessage) => Refusal | undefined;
   private readonly isCheckProbe: (req: IncomingMessage) => boolean;
@@ -123,9 +124,9 @@ export class AmpFace {
     this.isCheckProbe = checkProbeTest([options.token]);
   }
 
-  /** Whether an upgrade is Amp's: it carries the `auth` query parameter (Claude Code's carries a header). */
-  static claims(req: IncomingMessage): boolean {
-    return queryValues(req.url, AMP_AUTH_QUERY).length > 0;
+  /** An upgrade is Amp's when it carries the `auth` query parameter (Claude Code's carries a header). */
+  claimsUpgrade(req: IncomingMessage): UpgradeClaim {
+    return queryValues(req.url, AMP_AUTH_QUERY).length > 0 ? 'marked' : undefined;
   }
 
   /** The HTTP server's `upgrade` for Amp: refused before upgrading anything the guard refuses. */
@@ -170,7 +171,7 @@ export class AmpFace {
   }
 
   /** "Send to agent": `@file` or `@file#Lx-y` (relative to its root) appended to every connected Amp's prompt. Returns how many heard it. */
-  mention(filePath: string, roots: readonly string[], startLine?: number, endLine?: number): number {
+  mention({ filePath, roots, startLine, endLine }: FileMention): number {
     const message = ampReference(filePath, roots, startLine, endLine);
     let sent = 0;
     for (const session of this.sessions.values()) if (session.notify(AMP_NOTIFICATION.appendToPrompt, { message })) sent++;

@@ -40,6 +40,7 @@ import { lineCountOf } from './openFileRange.js';
 import { TabbedDiffs } from './tabbedDiffs.js';
 import { WebSocketTransport } from './webSocketTransport.js';
 import { KeepAlive } from './keepAlive.js';
+import type { FileMention, UpgradeClaim, WebSocketFace } from './sessionFace.js';
 
 export { claudeIdeDir } from '@ide-companion/shared/agentPaths';
 
@@ -108,7 +109,7 @@ function closedOutcome(): Outcome {
   return textOutcome(CLAUDE_DIFF_OUTCOME.closed);
 }
 
-export class ClaudeFace {
+export class ClaudeFace implements WebSocketFace {
   private readonly sessions = new Map<string, ClaudeSession>();
   private readonly guard: (req: IncomingMessage) => Refusal | undefined;
   private readonly isCheckProbe: (req: IncomingMessage) => boolean;
@@ -121,6 +122,11 @@ export class ClaudeFace {
     this.keepAlive = new KeepAlive(options.keepAliveMs);
     this.guard = upgradeGuard(options.hosts, options.token, CLAUDE_AUTH_HEADER);
     this.isCheckProbe = checkProbeTest([options.token]);
+  }
+
+  /** Claude Code's upgrade is a plain one (its token in a header, checked by handleUpgrade). */
+  claimsUpgrade(): UpgradeClaim {
+    return 'plain';
   }
 
   /** The HTTP server's `upgrade` event: refuses before upgrading anything the guard refuses. */
@@ -174,8 +180,13 @@ export class ClaudeFace {
     }
   }
 
-  /** "Send to agent": every connected Claude Code hears at_mentioned. Returns how many did. */
-  mention(mention: ClaudeAtMentioned): number {
+  /** "Send to agent": every connected Claude Code hears at_mentioned (0-based lines). Returns how many did. */
+  mention({ filePath, startLine, endLine }: FileMention): number {
+    const mention: ClaudeAtMentioned = {
+      filePath,
+      ...(startLine !== undefined && { lineStart: startLine - 1 }),
+      ...(endLine !== undefined && { lineEnd: endLine - 1 }),
+    };
     // opencode (1.18.33) drops an at_mentioned without both lines: a whole file goes to it as all its lines, counted once.
     const whole = mention.lineStart === undefined || mention.lineEnd === undefined;
     const counted: ClaudeSession[] = [];

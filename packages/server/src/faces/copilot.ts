@@ -12,6 +12,7 @@
  * as the answer to its blocking open_diff.
  */
 import type * as http from 'node:http';
+import { pathToFileURL } from 'node:url';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import {
@@ -30,6 +31,7 @@ import { isProcessAlive } from '@ide-companion/shared/processAlive';
 import { SessionRegistry, type SessionInfo } from '../sessions.js';
 import { selectionOf } from './claude.js';
 import { sweepStaleLockFiles } from './lockFile.js';
+import type { FileMention, SessionFace } from './sessionFace.js';
 import { TabbedDiffs } from './tabbedDiffs.js';
 
 export { copilotIdeDir } from '@ide-companion/shared/agentPaths';
@@ -63,7 +65,7 @@ export interface CopilotFaceOptions {
   onSessionsChanged: () => void;
 }
 
-export class CopilotFace {
+export class CopilotFace implements SessionFace {
   readonly sessions: SessionRegistry;
   readonly server: http.Server;
   /** open_diff calls waiting for the user, per session, by tab name. */
@@ -155,12 +157,13 @@ export class CopilotFace {
   }
 
   /** "Send to agent": a file (`add_file_reference`) or lines of it (`add_selection`, 0-based). Returns how many heard it. */
-  mention(filePath: string, fileUrl: string, lines?: { start: number; end: number; text: string | null }): number {
+  mention({ filePath, startLine, endLine }: FileMention): number {
+    const lines = startLine !== undefined ? { start: startLine - 1, end: (endLine ?? startLine) - 1 } : undefined;
     const params = {
       filePath,
-      fileUrl,
+      fileUrl: pathToFileURL(filePath).href,
       selection: lines ? { start: { line: lines.start, character: 0 }, end: { line: lines.end, character: 0 } } : null,
-      selectedText: lines?.text ?? null,
+      selectedText: null,
     };
     return this.sessions.broadcast({ method: lines ? COPILOT_NOTIFICATION.addSelection : COPILOT_NOTIFICATION.addFileReference, params } as never);
   }
