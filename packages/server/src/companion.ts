@@ -760,10 +760,7 @@ export class Companion {
       editor: this.options.editor,
       logger: this.logger,
       editorTimeoutMs: this.options.editorTimeoutMs,
-      agentOf: (id) =>
-        AGENT_DISPLAY_NAMES[
-          this.sessions.agentOf(id) ?? (this.claude?.owns(id) ? 'claude' : this.copilot?.owns(id) ? 'copilot' : this.amp?.owns(id) ? 'amp' : 'gemini')
-        ],
+      agentOf: (id) => AGENT_DISPLAY_NAMES[this.sessions.agentOf(id) ?? this.faces.find((face) => face.owns(id))?.agent ?? 'gemini'],
       isCheckProbe: (id) => this.sessions.isCheckProbe(id),
       openedOnSocket: (id) => this.sessions.openedOnSocket(id),
     };

@@ -110,6 +110,7 @@ export class AmpSession {
 }
 
 export class AmpFace implements WebSocketFace {
+  readonly agent = 'amp' as const;
   private readonly sessions = new Map<string, AmpSession>();
   private readonly guard: (req: IncomingMessage) => Refusal | undefined;
   private readonly isCheckProbe: (req: IncomingMessage) => boolean;

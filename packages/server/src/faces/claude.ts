@@ -110,6 +110,7 @@ function closedOutcome(): Outcome {
 }
 
 export class ClaudeFace implements WebSocketFace {
+  readonly agent = 'claude' as const;
   private readonly sessions = new Map<string, ClaudeSession>();
   private readonly guard: (req: IncomingMessage) => Refusal | undefined;
   private readonly isCheckProbe: (req: IncomingMessage) => boolean;

@@ -66,6 +66,7 @@ export interface CopilotFaceOptions {
 }
 
 export class CopilotFace implements SessionFace {
+  readonly agent = 'copilot' as const;
   readonly sessions: SessionRegistry;
   readonly server: http.Server;
   /** open_diff calls waiting for the user, per session, by tab name. */

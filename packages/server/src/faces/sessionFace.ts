@@ -6,6 +6,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { CompanionNotification, IdeContext } from '@ide-companion/protocol';
+import type { AgentName } from '@ide-companion/shared/agentPaths';
 import type { SessionInfo } from '../sessions.js';
 
 /** "Send to agent": a file, or lines of it (1-based, inclusive), with the workspace roots it lies under. */
@@ -17,6 +18,8 @@ export interface FileMention {
 }
 
 export interface SessionFace {
+  /** The agent its sessions are (by this name in a diff's words and in the logs). */
+  readonly agent: AgentName;
   /** Whether the session is one of this face's. */
   owns(sessionId: string): boolean;
   /** A diff's outcome for one of its sessions (the answer to its waiting call, in its agent's words). */
