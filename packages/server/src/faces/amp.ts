@@ -10,11 +10,10 @@
  * tracker and `appendToPrompt` from "send to agent".
  */
 import { randomUUID } from 'node:crypto';
-import { STATUS_CODES, type IncomingMessage } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import * as path from 'node:path';
-import type { Duplex } from 'node:stream';
 import { pathToFileURL } from 'node:url';
-import type { RawData, WebSocket, WebSocketServer } from 'ws';
+import type { RawData, WebSocket } from 'ws';
 import {
   AMP_AUTH_QUERY,
   AMP_ERROR,
@@ -31,14 +30,13 @@ import {
 } from '@ide-companion/protocol';
 import { isProcessAlive } from '@ide-companion/shared/processAlive';
 import { COMPANION_VERSION } from '@ide-companion/shared/version';
-import { checkProbeTest, logRefusal } from '../http/checkProbe.js';
 import { queryTokenGuard, queryValues, type HostRule, type Refusal } from '../http/requestGuard.js';
-import { describeError, type Logger } from '../logger.js';
+import { describeError } from '../logger.js';
 import type { SessionInfo } from '../sessions.js';
 import { selectionOf } from './claude.js';
 import { sweepStaleLockFiles } from './lockFile.js';
-import { KeepAlive } from './keepAlive.js';
-import type { FileMention, UpgradeClaim, WebSocketFace } from './sessionFace.js';
+import type { FileMention, UpgradeClaim } from './sessionFace.js';
+import { WebSocketFaceBase, type WebSocketFaceOptions } from './webSocketFace.js';
 
 export { ampIdeDir, ampLockFileName } from '@ide-companion/shared/agentPaths';
 
@@ -54,17 +52,10 @@ export interface AmpEditOutcome {
 /** How a request is answered: its result under the method's key, or an error. */
 export type AmpAnswer = { result: object } | { error: AmpError };
 
-export interface AmpFaceOptions {
-  token: string;
+export interface AmpFaceOptions extends WebSocketFaceOptions {
   hosts: HostRule;
-  /** Largest frame accepted. */
-  maxPayload: number;
-  keepAliveMs: number;
-  logger: Logger;
   /** Answers one parsed envelope (ampRequests.ts). */
   answer: (session: AmpSession, id: AmpId, method: string, params: unknown) => Promise<AmpAnswer>;
-  onSessionClosed: (sessionId: string) => void;
-  onSessionsChanged: () => void;
   /** The context now, for a CLI that just connected. */
   currentContext: () => { context: IdeContext; selectionBackward: boolean };
 }
@@ -109,50 +100,18 @@ export class AmpSession {
   }
 }
 
-export class AmpFace implements WebSocketFace {
+export class AmpFace extends WebSocketFaceBase<AmpSession> {
   readonly agent = 'amp' as const;
-  private readonly sessions = new Map<string, AmpSession>();
   private readonly guard: (req: IncomingMessage) => Refusal | undefined;
-  private readonly isCheckProbe: (req: IncomingMessage) => boolean;
-  private wss: WebSocketServer | undefined;
-  private wssLoading: Promise<WebSocketServer> | undefined;
-  private readonly keepAlive: KeepAlive;
-  private closing = false;
 
   constructor(private readonly options: AmpFaceOptions) {
-    this.keepAlive = new KeepAlive(options.keepAliveMs);
+    super(options, { refused: 'Amp WebSocket upgrade refused', disconnected: 'Amp disconnected' });
     this.guard = queryTokenGuard(options.hosts, options.token, AMP_AUTH_QUERY);
-    this.isCheckProbe = checkProbeTest([options.token]);
   }
 
   /** An upgrade is Amp's when it carries the `auth` query parameter (Claude Code's carries a header). */
   claimsUpgrade(req: IncomingMessage): UpgradeClaim {
     return queryValues(req.url, AMP_AUTH_QUERY).length > 0 ? 'marked' : undefined;
-  }
-
-  /** The HTTP server's `upgrade` for Amp: refused before upgrading anything the guard refuses. */
-  handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
-    const refusal = this.closing
-      ? { status: 503, message: 'Service Unavailable: the companion is stopping' }
-      : (tokenLengthRefusal(req) ?? this.guard(req) ?? ampTargetRefusal(req));
-    if (refusal) {
-      logRefusal(this.options.logger, this.isCheckProbe(req), 'Amp WebSocket upgrade refused', { status: refusal.status, reason: refusal.message });
-      const headers = Object.entries({ 'Content-Type': 'text/plain', Connection: 'close', ...refusal.headers }).map(([k, v]) => `${k}: ${v}\r\n`);
-      socket.end(`HTTP/1.1 ${refusal.status} ${STATUS_CODES[refusal.status] ?? 'Error'}\r\n${headers.join('')}\r\n${refusal.message}\n`);
-      return;
-    }
-    socket.on('error', () => socket.destroy());
-    void this.server().then(
-      (wss) => wss.handleUpgrade(req, socket, head, (ws) => this.accept(ws)),
-      (err: unknown) => {
-        this.options.logger.error('could not load the WebSocket server', { error: describeError(err) });
-        socket.destroy();
-      },
-    );
-  }
-
-  owns(sessionId: string): boolean {
-    return this.sessions.has(sessionId);
   }
 
   /** A diff's outcome from the coordinator: the answer to the session's waiting editFile. */
@@ -190,18 +149,6 @@ export class AmpFace implements WebSocketFace {
     }));
   }
 
-  get sessionCount(): number {
-    return this.sessions.size;
-  }
-
-  async close(): Promise<void> {
-    this.closing = true;
-    this.keepAlive.stop();
-    for (const session of [...this.sessions.values()]) this.drop(session, 1001, 'the companion stopped');
-    const wss = this.wss;
-    if (wss) await new Promise<void>((resolve) => wss.close(() => resolve()));
-  }
-
   private tell(session: AmpSession, told: Told): void {
     if (told.selection && told.selectionKey !== session.lastSelection) {
       session.lastSelection = told.selectionKey;
@@ -214,23 +161,16 @@ export class AmpFace implements WebSocketFace {
     }
   }
 
-  private server(): Promise<WebSocketServer> {
-    this.wssLoading ??= import('ws').then(({ WebSocketServer }) => {
-      this.wss = new WebSocketServer({ noServer: true, maxPayload: this.options.maxPayload });
-      return this.wss;
-    });
-    return this.wssLoading;
+  protected refusal(req: IncomingMessage): Refusal | undefined {
+    return tokenLengthRefusal(req) ?? this.guard(req) ?? ampTargetRefusal(req);
   }
 
-  private accept(ws: WebSocket): void {
-    if (this.closing) {
-      ws.close(1001, 'the companion is stopping');
-      return;
-    }
-    const session = new AmpSession(randomUUID(), ws);
-    this.sessions.set(session.id, session);
-    this.keepAlive.watch(ws, () => this.drop(session));
-    ws.on('close', () => this.drop(session));
+  protected open(ws: WebSocket): AmpSession {
+    return new AmpSession(randomUUID(), ws);
+  }
+
+  protected started(session: AmpSession): void {
+    const ws = session.socket;
     // A frame over maxPayload closes the socket (1009) in `ws`; nothing else it raises may crash the companion.
     ws.on('error', (err) => this.options.logger.warn('Amp connection error', { session: session.id, error: describeError(err) }));
     ws.on('message', (data: RawData, isBinary: boolean) => void this.receive(session, data, isBinary));
@@ -241,6 +181,11 @@ export class AmpFace implements WebSocketFace {
     session.notify(AMP_NOTIFICATION.pluginMetadata, { version: COMPANION_VERSION });
     const { context, selectionBackward } = this.options.currentContext();
     this.tell(session, toldOf(context, selectionBackward));
+  }
+
+  /** Its editFile calls answered rejected. */
+  protected settle(session: AmpSession): void {
+    session.settleAll();
   }
 
   private async receive(session: AmpSession, data: RawData, isBinary: boolean): Promise<void> {
@@ -258,16 +203,6 @@ export class AmpFace implements WebSocketFace {
       answer = { error: { code: AMP_ERROR.invalidRequest, message: `${method} failed: ${describeError(err)}` } };
     }
     session.send({ serverResponse: 'error' in answer ? { id, error: answer.error } : { id, [method]: answer.result } });
-  }
-
-  private drop(session: AmpSession, code?: number, reason?: string): void {
-    if (!this.sessions.delete(session.id)) return;
-    session.settleAll();
-    if (code !== undefined && session.socket.readyState === session.socket.OPEN) session.socket.close(code, reason);
-    this.options.onSessionClosed(session.id);
-    this.options.onSessionsChanged();
-    this.options.logger.info('Amp disconnected', { session: session.id });
-    this.keepAlive.forget(session.socket);
   }
 }
 

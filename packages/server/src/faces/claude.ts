@@ -9,10 +9,9 @@
  * blocking openDiff instead of a notification.
  */
 import { randomUUID } from 'node:crypto';
-import { STATUS_CODES, type IncomingMessage } from 'node:http';
-import type { Duplex } from 'node:stream';
+import type { IncomingMessage } from 'node:http';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { WebSocket, WebSocketServer } from 'ws';
+import type { WebSocket } from 'ws';
 import {
   CLAUDE_AUTH_HEADER,
   CLAUDE_DIFF_OUTCOME,
@@ -28,9 +27,8 @@ import {
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { pathToFileURL } from 'node:url';
 import type { HostRule, Refusal } from '../http/requestGuard.js';
-import { checkProbeTest, logRefusal } from '../http/checkProbe.js';
 import { upgradeGuard } from '../http/requestGuard.js';
-import { describeError, type Logger } from '../logger.js';
+import { describeError } from '../logger.js';
 import { isProcessAlive } from '@ide-companion/shared/processAlive';
 import type { SessionInfo } from '../sessions.js';
 import { AGENT_DISPLAY_NAMES } from '@ide-companion/shared/agentPaths';
@@ -39,8 +37,8 @@ import { toolCallFault, toolLookup } from '../http/rpcConformance.js';
 import { lineCountOf } from './openFileRange.js';
 import { TabbedDiffs } from './tabbedDiffs.js';
 import { WebSocketTransport } from './webSocketTransport.js';
-import { KeepAlive } from './keepAlive.js';
-import type { FileMention, UpgradeClaim, WebSocketFace } from './sessionFace.js';
+import type { FileMention, UpgradeClaim } from './sessionFace.js';
+import { WebSocketFaceBase, type WebSocketFaceOptions } from './webSocketFace.js';
 
 export { claudeIdeDir } from '@ide-companion/shared/agentPaths';
 
@@ -52,19 +50,10 @@ export function agentOfClient(name: string | undefined): 'claude' | 'opencode' {
 /** What openDiff's caller gets when the user decides (or the diff goes). */
 type Outcome = CallToolResult;
 
-export interface ClaudeFaceOptions {
-  token: string;
+export interface ClaudeFaceOptions extends WebSocketFaceOptions {
   hosts: HostRule;
-  /** Largest message accepted (the same bound as an HTTP body). */
-  maxPayload: number;
-  /** How often an idle connection is pinged; one left unanswered ends it. */
-  keepAliveMs: number;
-  logger: Logger;
   /** A session's McpServer, with Claude's tools for that session. */
   createServer: (session: ClaudeSession) => Promise<McpServer>;
-  /** The session went away: its diffs close as a Gemini session's do. */
-  onSessionClosed: (sessionId: string) => void;
-  onSessionsChanged: () => void;
   /** The selection now, for a session that just connected. */
   currentSelection: () => ClaudeSelectionChanged | undefined;
 }
@@ -79,6 +68,8 @@ export class ClaudeSession {
   /** openDiff calls waiting for the user, by tab name (tabbedDiffs.ts). */
   readonly diffs = new TabbedDiffs<Outcome>(closedOutcome);
   server: McpServer | undefined;
+  /** Made as the connection opens (the face's open), before the session's server. */
+  transport: WebSocketTransport | undefined;
   lastSelection: string | undefined;
   /** Whether the CLI said `notifications/initialized`: nothing of ours but answers goes out before (MCP lifecycle). */
   ready = false;
@@ -109,49 +100,19 @@ function closedOutcome(): Outcome {
   return textOutcome(CLAUDE_DIFF_OUTCOME.closed);
 }
 
-export class ClaudeFace implements WebSocketFace {
+export class ClaudeFace extends WebSocketFaceBase<ClaudeSession> {
   readonly agent = 'claude' as const;
-  private readonly sessions = new Map<string, ClaudeSession>();
   private readonly guard: (req: IncomingMessage) => Refusal | undefined;
-  private readonly isCheckProbe: (req: IncomingMessage) => boolean;
-  private wss: WebSocketServer | undefined;
-  private wssLoading: Promise<WebSocketServer> | undefined;
-  private readonly keepAlive: KeepAlive;
-  private closing = false;
 
   constructor(private readonly options: ClaudeFaceOptions) {
-    this.keepAlive = new KeepAlive(options.keepAliveMs);
+    // Only a client that asks for `mcp` gets as far as `ws` (upgradeTargetRefusal).
+    super(options, { refused: 'WebSocket upgrade refused', disconnected: 'Claude Code disconnected' }, { handleProtocols: () => CLAUDE_SUBPROTOCOL });
     this.guard = upgradeGuard(options.hosts, options.token, CLAUDE_AUTH_HEADER);
-    this.isCheckProbe = checkProbeTest([options.token]);
   }
 
-  /** Claude Code's upgrade is a plain one (its token in a header, checked by handleUpgrade). */
+  /** Claude Code's upgrade is a plain one (its token in a header, checked by refusal). */
   claimsUpgrade(): UpgradeClaim {
     return 'plain';
-  }
-
-  /** The HTTP server's `upgrade` event: refuses before upgrading anything the guard refuses. */
-  handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
-    const refusal = this.closing ? { status: 503, message: 'Service Unavailable: the companion is stopping' } : (this.guard(req) ?? upgradeTargetRefusal(req));
-    if (refusal) {
-      // `check`'s deliberate probes, proven by a token holder, are no attack (http/checkProbe.ts).
-      logRefusal(this.options.logger, this.isCheckProbe(req), 'WebSocket upgrade refused', { status: refusal.status, reason: refusal.message });
-      const headers = Object.entries({ 'Content-Type': 'text/plain', Connection: 'close', ...refusal.headers }).map(([k, v]) => `${k}: ${v}\r\n`);
-      socket.end(`HTTP/1.1 ${refusal.status} ${STATUS_CODES[refusal.status] ?? 'Error'}\r\n${headers.join('')}\r\n${refusal.message}\n`);
-      return;
-    }
-    socket.on('error', () => socket.destroy());
-    void this.server().then(
-      (wss) => wss.handleUpgrade(req, socket, head, (ws) => void this.accept(ws)),
-      (err: unknown) => {
-        this.options.logger.error('could not load the WebSocket server', { error: describeError(err) });
-        socket.destroy();
-      },
-    );
-  }
-
-  owns(sessionId: string): boolean {
-    return this.sessions.has(sessionId);
   }
 
   /** A diff's outcome from the coordinator: the answer to the session's blocking openDiff. */
@@ -214,44 +175,19 @@ export class ClaudeFace implements WebSocketFace {
     }));
   }
 
-  get sessionCount(): number {
-    return this.sessions.size;
+  protected refusal(req: IncomingMessage): Refusal | undefined {
+    return this.guard(req) ?? upgradeTargetRefusal(req);
   }
 
-  /** Ends every connection (their openDiff calls answered TAB_CLOSED first). */
-  async close(): Promise<void> {
-    this.closing = true;
-    this.keepAlive.stop();
-    for (const session of [...this.sessions.values()]) this.drop(session, 1001, 'the companion stopped');
-    const wss = this.wss;
-    if (wss) await new Promise<void>((resolve) => wss.close(() => resolve()));
-  }
-
-  private server(): Promise<WebSocketServer> {
-    this.wssLoading ??= import('ws').then(({ WebSocketServer }) => {
-      this.wss = new WebSocketServer({
-        noServer: true,
-        maxPayload: this.options.maxPayload,
-        // Only a client that asks for `mcp` gets this far (upgradeTargetRefusal).
-        handleProtocols: () => CLAUDE_SUBPROTOCOL,
-      });
-      return this.wss;
-    });
-    return this.wssLoading;
-  }
-
-  private async accept(ws: WebSocket): Promise<void> {
-    if (this.closing) {
-      ws.close(1001, 'the companion is stopping');
-      return;
-    }
+  protected open(ws: WebSocket): ClaudeSession {
     const session = new ClaudeSession(randomUUID(), ws);
     // Made at once: it keeps what the CLI sends while the session's server is being made.
     const toolExists = toolLookup(() => session.server);
-    const transport = new WebSocketTransport(ws, session.id, { vet: (request) => toolCallFault(request, toolExists) });
-    this.sessions.set(session.id, session);
-    this.keepAlive.watch(ws, () => this.drop(session));
-    ws.on('close', () => this.drop(session));
+    session.transport = new WebSocketTransport(ws, session.id, { vet: (request) => toolCallFault(request, toolExists) });
+    return session;
+  }
+
+  protected async started(session: ClaudeSession): Promise<void> {
     try {
       const server = await this.options.createServer(session);
       session.server = server;
@@ -271,22 +207,20 @@ export class ClaudeFace implements WebSocketFace {
           session.notify(CLAUDE_NOTIFICATION.selectionChanged, selection);
         }
       };
-      await server.connect(transport);
+      await server.connect(session.transport!);
     } catch (err) {
       this.options.logger.error('could not start a Claude Code session', { error: describeError(err) });
       this.drop(session, 1011, 'the companion could not start a session');
     }
   }
 
-  private drop(session: ClaudeSession, code?: number, reason?: string): void {
-    if (!this.sessions.delete(session.id)) return;
+  /** Its openDiff calls answered TAB_CLOSED. */
+  protected settle(session: ClaudeSession): void {
     session.diffs.settleAll();
-    if (code !== undefined && session.socket.readyState === session.socket.OPEN) session.socket.close(code, reason);
+  }
+
+  protected override released(session: ClaudeSession): void {
     void session.server?.close().catch(() => undefined);
-    this.options.onSessionClosed(session.id);
-    this.options.onSessionsChanged();
-    this.options.logger.info('Claude Code disconnected', { session: session.id });
-    this.keepAlive.forget(session.socket);
   }
 }
 
