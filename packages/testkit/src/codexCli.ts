@@ -33,7 +33,9 @@ export function findCodexCli(): CodexCliInstall | undefined {
  * The processes Codex CLI left running for `codexHome`: its TUI starts an
  * `app-server --managed-daemon` that detaches (its parent becomes PID 1) and
  * outlives the TUI and the test. Found by their environment (CODEX_HOME),
- * which they inherit; Linux only (/proc), empty elsewhere.
+ * which they inherit, or by their program, which Codex copies into
+ * CODEX_HOME/packages (a CODEX_HOME by default, as in VS Code's terminal,
+ * is in no environment); Linux only (/proc), empty elsewhere.
  */
 export function codexDaemonPids(codexHome: string): number[] {
   const wanted = `CODEX_HOME=${codexHome}\0`;
@@ -48,7 +50,7 @@ export function codexDaemonPids(codexHome: string): number[] {
     try {
       const args = readFileSync(`/proc/${name}/cmdline`, 'utf8');
       if (!args.includes('app-server')) continue;
-      if (`${readFileSync(`/proc/${name}/environ`, 'utf8')}\0`.includes(wanted)) pids.push(Number(name));
+      if (args.startsWith(`${codexHome}/`) || `${readFileSync(`/proc/${name}/environ`, 'utf8')}\0`.includes(wanted)) pids.push(Number(name));
     } catch {
       // Gone meanwhile, or not ours to read.
     }
