@@ -22,6 +22,11 @@ import {
 } from './harness.js';
 
 const skip = skipUnless(hasNvim, 'nvim', 'apt-get install -y neovim');
+/**
+ * How long a killed host may take to be replaced: the plugin's restart backoff and the new host's start. A bound for a
+ * loaded machine (2 cores at load ~20 once took over 2 s), not a measure: bench/ measures starts.
+ */
+const RESTART_BOUND_MS = 10_000;
 
 describe('Neovim companion lifecycle', { skip, timeout: 120_000 }, () => {
   test(':GeminiStop removes the discovery file and the terminal env; :GeminiStart brings a new companion', async () => {
@@ -241,7 +246,7 @@ describe('Neovim companion lifecycle', { skip, timeout: 120_000 }, () => {
       process.kill(hostPid, 'SIGKILL');
       const killedAt = Date.now();
 
-      await waitFor(() => !fs.existsSync(first.path), "the dead host's discovery file to go", 2_000);
+      await waitFor(() => !fs.existsSync(first.path), "the dead host's discovery file to go", RESTART_BOUND_MS);
       assert.equal(fs.existsSync(path.dirname(first.content.socketPath!)), false, 'its socket folder too');
       const second = await waitFor(
         async () => {
@@ -249,11 +254,11 @@ describe('Neovim companion lifecycle', { skip, timeout: 120_000 }, () => {
           return d && d.path !== first.path ? d : undefined;
         },
         "a new host's discovery file",
-        2_000,
+        RESTART_BOUND_MS,
       );
       const again = await connectFromDiscovery(second.content);
       await again.close();
-      assert.ok(Date.now() - killedAt < 2_000, `the next CLI connected ${Date.now() - killedAt} ms after the kill`);
+      assert.ok(Date.now() - killedAt < RESTART_BOUND_MS, `the next CLI connected ${Date.now() - killedAt} ms after the kill`);
       assert.equal(await s.lua('return vim.env.GEMINI_CLI_IDE_SERVER_PORT'), String(second.content.port), 'terminals now name the new host');
       assert.deepEqual(
         await s.lua('return vim.api.nvim_buf_get_lines(..., 0, -1, false)', diff.proposal),
@@ -274,7 +279,7 @@ describe('Neovim companion lifecycle', { skip, timeout: 120_000 }, () => {
 
   // Issue 21: the user's :w passed the accept to a host that died before it told the CLI (kill -9 with the
   // accept still in its pipe): the tab was already gone, so the accepted text, edits and all, went too.
-  test('a host killed with an accept in flight: the accepted text comes back byte for byte in a kept tab, said so; a new host serves within 2 s', async () => {
+  test('a host killed with an accept in flight: the accepted text comes back byte for byte in a kept tab, said so; a new host serves again', async () => {
     const { s, c: client } = await startWithClient({ files: { 'a.txt': 'on disk\n' } });
     try {
       const first = await s.discovery();
@@ -301,19 +306,19 @@ describe('Neovim companion lifecycle', { skip, timeout: 120_000 }, () => {
       }
       const killedAt = Date.now();
 
-      await waitFor(() => !fs.existsSync(first.path), "the dead host's discovery file to go", 2_000);
+      await waitFor(() => !fs.existsSync(first.path), "the dead host's discovery file to go", RESTART_BOUND_MS);
       const second = await waitFor(
         async () => {
           const d = await s.discovery().catch(() => undefined);
           return d && d.path !== first.path ? d : undefined;
         },
         "a new host's discovery file",
-        2_000,
+        RESTART_BOUND_MS,
       );
       const again = await connectFromDiscovery(second.content);
       await again.close();
       const connectedMs = Date.now() - killedAt;
-      assert.ok(connectedMs < 2_000, `a client connected to the new host ${connectedMs} ms after the kill`);
+      assert.ok(connectedMs < RESTART_BOUND_MS, `a client connected to the new host ${connectedMs} ms after the kill`);
 
       const kept = await keptAcceptedBuffer(s);
       assert.ok(kept, 'a kept buffer with the accepted text');
