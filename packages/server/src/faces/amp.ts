@@ -33,7 +33,7 @@ import { COMPANION_VERSION } from '@ide-companion/shared/version';
 import { queryTokenGuard, queryValues, type HostRule, type Refusal } from '../http/requestGuard.js';
 import { describeError } from '../logger.js';
 import type { SessionInfo } from '../sessions.js';
-import { selectionOf } from './claude.js';
+import { selectionOf } from './selection.js';
 import { sweepStaleLockFiles } from './lockFile.js';
 import type { FileMention, UpgradeClaim } from './sessionFace.js';
 import { WebSocketFaceBase, type WebSocketFaceOptions } from './webSocketFace.js';

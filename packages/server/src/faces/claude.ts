@@ -25,7 +25,6 @@ import {
   type IdeContext,
 } from '@ide-companion/protocol';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { pathToFileURL } from 'node:url';
 import type { HostRule, Refusal } from '../http/requestGuard.js';
 import { upgradeGuard } from '../http/requestGuard.js';
 import { describeError } from '../logger.js';
@@ -39,6 +38,7 @@ import { TabbedDiffs } from './tabbedDiffs.js';
 import { WebSocketTransport } from './webSocketTransport.js';
 import type { FileMention, UpgradeClaim } from './sessionFace.js';
 import { WebSocketFaceBase, type WebSocketFaceOptions } from './webSocketFace.js';
+import { selectionOf } from './selection.js';
 
 export { claudeIdeDir } from '@ide-companion/shared/agentPaths';
 
@@ -267,28 +267,6 @@ export function claudeLockFile(input: { idePid: number; roots: readonly string[]
 /** Removes our own Claude lock files whose IDE is gone (their pid dead). */
 export function sweepStaleClaudeLockFiles(dir: string, isAlive: (pid: number) => boolean = isProcessAlive): string[] {
   return sweepStaleLockFiles(dir, 'pid', isAlive);
-}
-
-/**
- * The active file's selection as Claude Code counts (0-based). The context
- * has the cursor and the selected text, not where the selection starts: the
- * cursor is its end, where a selection made forward leaves it, or, when the
- * editor said it was made backward, its start.
- */
-export function selectionOf(context: IdeContext, backward = false): ClaudeSelectionChanged | undefined {
-  const active = context.workspaceState?.openFiles?.find((f) => f.isActive);
-  if (!active) return undefined;
-  const text = active.selectedText ?? '';
-  const cursor = active.cursor ? { line: active.cursor.line - 1, character: active.cursor.character - 1 } : { line: 0, character: 0 };
-  const lines = text.split('\n');
-  const last = lines.length - 1;
-  let start = cursor;
-  let end = cursor;
-  if (text !== '' && backward) end = { line: cursor.line + last, character: last === 0 ? cursor.character + text.length : lines[last]!.length };
-  else if (text !== '')
-    start =
-      last === 0 ? { line: cursor.line, character: Math.max(0, cursor.character - text.length + 1) } : { line: Math.max(0, cursor.line - last), character: 0 };
-  return { text, filePath: active.path, fileUrl: pathToFileURL(active.path).href, selection: { start, end, isEmpty: text === '' } };
 }
 
 async function withLines(mention: ClaudeAtMentioned): Promise<ClaudeAtMentioned> {

@@ -7,7 +7,7 @@
  */
 import * as path from 'node:path';
 import { CODEX_MAX_SELECTION_CHARS, type CodexFileDescriptor, type CodexIdeContext, type CodexRequest, type IdeContext } from '@ide-companion/protocol';
-import { selectionOf } from './claude.js';
+import { selectionOf } from './selection.js';
 
 /** At most this many tabs: the context tracker sends 10; a bound all the same. */
 const MAX_TABS = 100;

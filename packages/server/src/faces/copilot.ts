@@ -29,7 +29,7 @@ import { socketHostRule } from '../http/requestGuard.js';
 import type { Logger } from '../logger.js';
 import { isProcessAlive } from '@ide-companion/shared/processAlive';
 import { SessionRegistry, type SessionInfo } from '../sessions.js';
-import { selectionOf } from './claude.js';
+import { selectionOf } from './selection.js';
 import { sweepStaleLockFiles } from './lockFile.js';
 import type { FileMention, SessionFace } from './sessionFace.js';
 import { TabbedDiffs } from './tabbedDiffs.js';

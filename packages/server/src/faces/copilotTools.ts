@@ -16,7 +16,7 @@ import { getDiagnostics } from '../tools/getDiagnostics.js';
 import { toolError, type ToolDefinition, type ToolEnvironment } from '../tools/toolDefinition.js';
 import { controlCharacterRefusal, pathOf } from '../tools/workspacePaths.js';
 import { AGENT_DISPLAY_NAMES } from '@ide-companion/shared/agentPaths';
-import { selectionOf } from './claude.js';
+import { selectionOf } from './selection.js';
 import { copilotOutcome, type CopilotFace } from './copilot.js';
 import { ask, diagnosticsByFile, isResult, json, zeroBased } from './faceAnswers.js';
 
