@@ -101,10 +101,6 @@ export abstract class WebSocketFaceBase<S extends WebSocketSession> implements W
     return this.sessions.has(sessionId);
   }
 
-  get sessionCount(): number {
-    return this.sessions.size;
-  }
-
   /** Ends every connection (their waiting calls answered first). */
   async close(): Promise<void> {
     this.closing = true;
