@@ -122,8 +122,9 @@ export class JsonLinesBridge {
       },
       {
         openFile: async (params) => {
-          this.intake?.expectMove();
           await this.request('openFile', params);
+          // After its answer: a position the end sent before the move has come in by then (one ordered stream) and cannot undo it.
+          this.intake?.expectMove();
         },
         getOpenEditors: () => this.request('getOpenEditors', {}),
         // Once the cursor moved on from a selection none is left (positionIntake.ts), whatever Visual marks the editor keeps.

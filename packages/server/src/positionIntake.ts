@@ -98,8 +98,9 @@ export class PositionIntake {
   }
 
   /**
-   * The end is about to move its cursor or selection itself (openFile with a range): until it reports the
-   * new position, getSelection asks the end rather than answering from the last position it sent.
+   * The end moved its cursor or selection itself (openFile with a range), its answer just in: until it reports
+   * the new position, getSelection asks the end rather than answering from the last position it sent. Called
+   * after the answer, so a position sent before the move (in flight meanwhile) cannot undo it.
    */
   expectMove(): void {
     this.cleared = false;

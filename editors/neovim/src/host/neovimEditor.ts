@@ -37,7 +37,7 @@ export interface PositionHooks {
    * (PositionIntake.noSelection: it answers none), else the active file (the user may be in the agent's terminal).
    */
   selectionFile: () => string | null | undefined;
-  /** openFile is about to move the cursor or select (PositionIntake.expectMove): getSelection asks Neovim until it reports. */
+  /** openFile moved the cursor or selected (PositionIntake.expectMove): getSelection asks Neovim until it reports. */
   expectMove: () => void;
 }
 
@@ -109,8 +109,9 @@ class NeovimEditor implements EditorActions {
   }
 
   async openFile(params: ActionParams<'openFile'>): Promise<void> {
-    this.position?.expectMove();
     await this.lua.call(ACTIONS_MODULE, 'open_file', params);
+    // After its answer: a position Neovim sent before the move has come in by then (one ordered channel) and cannot undo it.
+    this.position?.expectMove();
   }
 
   getOpenEditors(): Promise<ActionResult<'getOpenEditors'>> {
