@@ -117,7 +117,7 @@ runBench(async () => {
   const { companion, workspace, tmp, cleanup } = await startCompanion({ agents: ['gemini', 'qwen', 'claude', 'copilot', 'codex', 'amp'] });
   const [file] = makeFiles(workspace, 1);
   const qwenLock = JSON.parse(fs.readFileSync(path.join(tmp, 'qwen', 'ide', `${companion.port}.lock`), 'utf8'));
-  const claudeLock = JSON.parse(fs.readFileSync(companion.claudeLockFilePath, 'utf8'));
+  const claudeLock = JSON.parse(fs.readFileSync(companion.lockFilePath('claude'), 'utf8'));
   const bareSse = await startBareSseServer();
   const bareSseLog = new NotificationLog();
   const bareSseClient = await connectClient(bareSse, bareSseLog.record);
@@ -158,7 +158,7 @@ runBench(async () => {
     // Copilot CLI (issue 31): the MCP SDK client over the companion's Unix socket with the lock file's header.
     copilot: {
       connect: async (log) => {
-        const client = await connectCopilotClient(JSON.parse(fs.readFileSync(companion.copilotLockFilePath, 'utf8')));
+        const client = await connectCopilotClient(JSON.parse(fs.readFileSync(companion.lockFilePath('copilot'), 'utf8')));
         client.client.fallbackNotificationHandler = async (n) => log.record(n.method, n.params, performance.now());
         return client;
       },
@@ -168,7 +168,7 @@ runBench(async () => {
     // Amp (issue 31): a WebSocket on the same port with the lock file's token in `?auth=`; it hears selectionDidChange.
     amp: {
       connect: async (log) => {
-        const client = await connectAmpClient(JSON.parse(fs.readFileSync(companion.ampLockFilePath, 'utf8')));
+        const client = await connectAmpClient(JSON.parse(fs.readFileSync(companion.lockFilePath('amp'), 'utf8')));
         client.socket.on('message', (data) => {
           const at = performance.now();
           const note = JSON.parse(data.toString()).serverNotification;
@@ -275,7 +275,7 @@ runBench(async () => {
 
 /** Codex CLI's /ide through the router and the face, after each cursor move, beside the bare framed server answering the same. */
 async function codexRoundTrips(companion, workspace, tmp, file) {
-  const socketPath = companion.codexState.socketPath;
+  const socketPath = companion.faceState('codex').socketPath;
   let last;
   const bare = await startBareCodexServer(path.join(tmp, 'bare-codex.sock'), () => last);
   log(`codex: ${SAMPLES} /ide requests (and 5 warm-up), each after a cursor move, ${PAUSE_MS} ms apart, each beside the bare framed server`);

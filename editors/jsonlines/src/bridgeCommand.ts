@@ -89,7 +89,7 @@ async function run(argv: string[]): Promise<number> {
       // The editor's choice of agents (Vim's g:ide_companion_agents, Emacs's ide-companion-agents).
       ...(hello.agents && { agents: parseAgents(hello.agents.join(',')) }),
       // Amp's editFile through review or the editor's buffer (Vim's g:ide_companion_amp_edit_file, Emacs's ide-companion-amp-edit-file).
-      ...(hello.ampEditFile && { ampEditFile: hello.ampEditFile }),
+      ...(hello.ampEditFile && { faceSettings: { amp: { editFile: hello.ampEditFile } } }),
     });
     await companion.start();
   } catch (err) {

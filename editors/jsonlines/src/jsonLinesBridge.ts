@@ -207,7 +207,7 @@ export class JsonLinesBridge {
         ...(companion.discoveryFilePath && { discoveryFile: companion.discoveryFilePath }),
         ...(companion.socketPath && { socketPath: companion.socketPath }),
         ...(companion.containerHint && { containerHint: companion.containerHint }),
-        ...(companion.codexState && { codex: companion.codexState }),
+        faces: companion.faceHealth,
       }),
     );
   }

@@ -186,7 +186,7 @@ class CompanionExtension implements vscode.Disposable {
       // Only a list the user set names agents (whose folders are then made); the default serves the agents the user has.
       ...(chosenAgents && { agents: parseAgents(chosenAgents.join(',')) }),
       // Only a value the user set: unset, IDE_COMPANION_AMP_EDIT decides, else review.
-      ...((ampEditFile === 'review' || ampEditFile === 'buffer') && { ampEditFile }),
+      ...((ampEditFile === 'review' || ampEditFile === 'buffer') && { faceSettings: { amp: { editFile: ampEditFile } } }),
     });
     this.companion = companion;
     if (companion.rootsRefused) void vscode.window.showWarningMessage(`Gemini CLI companion: ${companion.rootsRefused}`);

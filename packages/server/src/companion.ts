@@ -42,27 +42,12 @@ import { describeError, silentLogger, type Logger } from './logger.js';
 import { describeRootRefusals } from './workspaceRoots.js';
 import { SessionRegistry, type SessionInfo } from './sessions.js';
 import { buildTerminalEnv, type TerminalEnv } from './terminalEnv.js';
-import {
-  AGENT_DISPLAY_NAMES,
-  AGENTS,
-  AGENTS_ENV,
-  copilotIdeDir,
-  parseAgents,
-  codexSocketPath,
-  codexLegacySocketPaths,
-  type AgentName,
-} from '@ide-companion/shared/agentPaths';
-import { CopilotFace, copilotLockFile, sweepStaleCopilotLockFiles } from './faces/copilot.js';
-import { registerCopilotTools } from './faces/copilotTools.js';
-import { AmpFace, ampLockFile } from './faces/amp.js';
-import { answerAmpRequest } from './faces/ampRequests.js';
-import { CodexFace } from './faces/codexFace.js';
-import { ClaudeFace, claudeLockFile, type ClaudeSession } from './faces/claude.js';
-import { selectionOf } from './faces/selection.js';
+import { AGENT_DISPLAY_NAMES, AGENTS, AGENTS_ENV, parseAgents, type AgentName } from '@ide-companion/shared/agentPaths';
+import type { AgentFace, FaceHost } from './faces/agentFace.js';
+import { faceDefinition, type FaceSettings } from './faces/registry.js';
 import { isWebSocketFace, upgradeRouter, type SessionFace } from './faces/sessionFace.js';
-import { PortLockFile } from './faces/lockFile.js';
-import { registerClaudeTools } from './faces/claudeTools.js';
-import { AMP_EDIT_ENV, AMP_EDIT_MODES, MAX_MESSAGE_BYTES, type AmpEditMode } from '@ide-companion/protocol';
+import type { HealthItem } from './healthLines.js';
+import { MAX_MESSAGE_BYTES } from '@ide-companion/protocol';
 import { COMPANION_VERSION } from '@ide-companion/shared/version';
 import { availableTools, registerTools } from './tools/index.js';
 import type { ToolDefinition, ToolEnvironment } from './tools/toolDefinition.js';
@@ -128,28 +113,20 @@ export interface CompanionOptions {
    */
   unixSocket?: boolean;
   /**
-   * The agents served (default all: Gemini CLI, Qwen Code, Claude Code;
-   * Gemini's face is the core one and always on). Qwen Code gets its lock
-   * file and terminal variables (faces/qwen.ts); Claude Code its lock file,
-   * variables and a WebSocket on the same port (faces/claude.ts). The
-   * folders override where their lock files go (default $QWEN_HOME/ide or
-   * ~/.qwen/ide; $CLAUDE_CONFIG_DIR/ide or ~/.claude/ide). For tests.
+   * The agents served (default: every agent the user has; unset,
+   * IDE_COMPANION_AGENTS). Gemini CLI's face is the core one and always on;
+   * each other agent's is a line of faces/registry.ts.
    */
   agents?: readonly AgentName[];
-  qwenIdeDir?: string;
-  claudeIdeDir?: string;
-  /** Where Copilot CLI's lock file goes (default $COPILOT_HOME/ide or ~/.copilot/ide). For tests. */
-  copilotIdeDir?: string;
-  /** How Amp's editFile reaches the file: `review` (default) or `buffer` (docs/agents.md); unset: IDE_COMPANION_AMP_EDIT, else review. */
-  ampEditFile?: AmpEditMode;
-  /** Where Amp's lock file goes (default <AMP_DATA_HOME, $XDG_DATA_HOME or ~/.local/share>/amp/ide). For tests. */
-  ampIdeDir?: string;
-  /** Codex CLI's IPC socket (default $CODEX_HOME/ipc/ipc.sock or ~/.codex/ipc/ipc.sock). For tests. */
-  codexSocketPath?: string;
+  /**
+   * Where each face's discovery goes instead of the agent's own folder (its
+   * lock files' folder; Codex CLI's socket). For tests: a path given counts
+   * as the agent named, its folders made.
+   */
+  facePaths?: Partial<Record<AgentName, string>>;
+  /** The user's choices for the faces that take some (Amp's editFile mode). */
+  faceSettings?: FaceSettings;
 }
-
-/** How long start waits for the Codex face to join (or become) the router; it keeps trying after. */
-const CODEX_JOIN_WAIT_MS = 1_000;
 
 type State = 'new' | 'starting' | 'running' | 'stopping' | 'stopped';
 
@@ -165,12 +142,8 @@ export class Companion {
   /** Why some of `workspaceRoots` were refused (workspaceRoots.ts), for the end to tell the user; undefined when none was. */
   readonly rootsRefused: string | undefined;
   private readonly tools: readonly ToolDefinition[];
-  /** Gemini CLI's token (discovery file, terminals, the socket); Qwen's and Claude's faces have their own, so each session knows its agent. */
+  /** Gemini CLI's token (discovery file, terminals, the socket); every other face has its own, so each session knows its agent. */
   private readonly token = generateAuthToken();
-  private readonly qwenToken = generateAuthToken();
-  private readonly claudeToken = generateAuthToken();
-  private readonly copilotToken = generateAuthToken();
-  private readonly ampToken = generateAuthToken();
   private readonly sessions: SessionRegistry;
   private readonly httpServer: http.Server;
   /** The same handler on the Unix socket; undefined where there is none. */
@@ -182,19 +155,9 @@ export class Companion {
   private discovery: DiscoveryFileHandle | undefined;
   /** The agents served beyond Gemini CLI (their lock files), and those awaited or refused (agentRoster.ts). */
   private readonly roster: AgentRoster;
-  /** Amp's WebSocket face (on the companion's port, `?auth=`); undefined when Amp is not served. */
-  private readonly amp: AmpFace | undefined;
-  /** How Amp's editFile reaches the file (ampEditFile, IDE_COMPANION_AMP_EDIT). */
-  private readonly ampEditMode: AmpEditMode;
-  /** Copilot CLI's socket, in the companion's private folder; undefined until it listens. */
-  private copilotSocketPath: string | undefined;
-  /** Copilot CLI's face (MCP over a Unix socket of its own); undefined when Copilot CLI is not served. */
-  private readonly copilot: CopilotFace | undefined;
-  /** Codex CLI's face (a client of the per-user router on its IPC socket); undefined when Codex CLI is not served. */
-  private readonly codex: CodexFace | undefined;
-  /** Claude Code's WebSocket face; undefined when Claude Code is not served. */
-  private readonly claude: ClaudeFace | undefined;
-  /** The faces with sessions of their own, each called the same way (faces/sessionFace.ts): Claude Code's, Copilot CLI's, Amp's, when served. */
+  /** The faces of the agents asked for beyond Gemini CLI's (faces/registry.ts), served or not (the roster says). */
+  private readonly agentFaces: readonly AgentFace[];
+  /** The faces with sessions of their own, each called the same way (faces/sessionFace.ts). */
   private readonly faces: readonly SessionFace[];
   /** The agents asked for; those whose lock file could not be written drop out (`agents`). */
   private readonly wantedAgents: readonly AgentName[];
@@ -224,7 +187,7 @@ export class Companion {
     }
     if (options.trusted !== undefined) this.context.setTrusted(options.trusted);
     if (options.contextSeed) this.seedPending = this.boundSeed(options.contextSeed);
-    // Gemini's and Qwen's sessions and Copilot's face keep the same limits.
+    // The core's sessions and every face's keep the same limits.
     const sessionLimits = {
       graceMs: options.sessionGraceMs ?? DEFAULT_SESSION_GRACE_MS,
       streamGraceMs: options.streamGraceMs ?? DEFAULT_STREAM_GRACE_MS,
@@ -243,7 +206,7 @@ export class Companion {
       onSessionClosed: (id, endedByClient) => void this.diffs.sessionClosed(id, endedByClient),
       onSessionsChanged: () => this.emitSessions(),
     });
-    // An outcome goes to the session that opened the diff: a Claude session hears it as openDiff's answer.
+    // An outcome goes to the session that opened the diff: a face's session hears it in its agent's words.
     this.diffs = new DiffCoordinator(
       options.editor,
       (id, n) => {
@@ -257,77 +220,44 @@ export class Companion {
       this.ideInfo.name,
     );
     const chosenAgents = options.agents ?? agentsFromEnv(this.logger);
-    // Unnamed, every agent is wanted, and served to a user who has it (its folder, or its variable): no ~/.copilot,
-    // ~/.codex or ~/.claude is made for others. One whose folder appears later is served then (agentRoster.ts).
+    // Unnamed, every agent is wanted, and served to a user who has it (its folder, or its variable): no agent's
+    // folder is made for others. One whose folder appears later is served then (agentRoster.ts).
     this.wantedAgents = AGENTS.filter((a) => a === 'gemini' || (chosenAgents ?? AGENTS).includes(a));
-    this.claude = this.wantedAgents.includes('claude')
-      ? new ClaudeFace({
-          token: this.claudeToken,
-          hosts: loopbackHostRule(() => this.port),
-          maxPayload: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
-          keepAliveMs: options.keepAliveMs ?? DEFAULT_KEEP_ALIVE_MS,
-          logger: this.logger,
-          createServer: (session) => this.createClaudeServer(session),
-          onSessionClosed: (id) => void this.diffs.sessionClosed(id),
-          onSessionsChanged: () => this.emitSessions(),
-          currentSelection: () => selectionOf(this.context.snapshot(), this.context.selectionBackward),
-        })
-      : undefined;
-    this.copilot =
-      this.wantedAgents.includes('copilot') && (options.unixSocket ?? true) && process.platform !== 'win32'
-        ? new CopilotFace({
-            token: this.copilotToken,
-            maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
-            ...sessionLimits,
-            createServer: () => this.createCopilotServer(),
-            currentSelection: () => selectionOf(this.context.snapshot(), this.context.selectionBackward),
-            onSessionClosed: (id) => void this.diffs.sessionClosed(id),
-            onSessionsChanged: () => this.emitSessions(),
-          })
-        : undefined;
-    this.ampEditMode = options.ampEditFile ?? ampEditFromEnv(this.logger);
-    this.amp = this.wantedAgents.includes('amp')
-      ? new AmpFace({
-          token: this.ampToken,
-          hosts: loopbackHostRule(() => this.port),
-          maxPayload: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
-          keepAliveMs: options.keepAliveMs ?? DEFAULT_KEEP_ALIVE_MS,
-          logger: this.logger,
-          answer: (session, id, method, params) =>
-            answerAmpRequest(
-              { env: this.toolEnvironment(), offered: this.tools, maxFileBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES, editMode: this.ampEditMode },
-              session,
-              id,
-              method,
-              params,
-            ),
-          onSessionClosed: (id) => void this.diffs.sessionClosed(id),
-          onSessionsChanged: () => this.emitSessions(),
-          currentContext: () => ({ context: this.context.snapshot(), selectionBackward: this.context.selectionBackward }),
-        })
-      : undefined;
-    this.codex =
-      this.wantedAgents.includes('codex') && (options.unixSocket ?? true) && process.platform !== 'win32'
-        ? new CodexFace({
-            socketPath: options.codexSocketPath ?? codexSocketPath(),
-            legacySocketPaths: codexLegacySocketPaths(options.tmpdir ?? os.tmpdir()),
-            logger: this.logger,
-            roots: () => this.context.getRoots(),
-            context: () => ({ context: this.context.snapshot(), selectionBackward: this.context.selectionBackward }),
-          })
-        : undefined;
+    const unixSockets = (options.unixSocket ?? true) && process.platform !== 'win32';
+    const host: FaceHost = {
+      logger: this.logger,
+      ideInfo: this.ideInfo,
+      idePid: this.idePid,
+      context: this.context,
+      diffs: this.diffs,
+      tools: this.tools,
+      limits: { ...sessionLimits, maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES },
+      trusted: options.trusted,
+      tmpdir: options.tmpdir ?? os.tmpdir(),
+      unixSockets,
+      portHosts: loopbackHostRule(() => this.port),
+      port: () => this.port,
+      socketDir: () => this.socketDir,
+      workspacePath: () => this.workspacePath,
+      toolEnvironment: () => this.toolEnvironment(),
+      mcpServer: () => this.newMcpServer(),
+      sessionClosed: (id) => void this.diffs.sessionClosed(id),
+      sessionsChanged: () => this.emitSessions(),
+    };
+    this.agentFaces = this.wantedAgents.flatMap((agent) => {
+      const face = faceDefinition(agent)?.create(host, { path: options.facePaths?.[agent], settings: options.faceSettings?.[agent as keyof FaceSettings] });
+      return face ? [face] : [];
+    });
     this.roster = new AgentRoster({
       logger: this.logger,
+      faces: this.agentFaces,
       wanted: this.wantedAgents,
       chosen: chosenAgents,
-      dirs: { qwen: options.qwenIdeDir, claude: options.claudeIdeDir, amp: options.ampIdeDir },
       reapOnKill: options.reapOnKill ?? false,
-      codex: this.codex,
       running: async () => {
         await this.startPromise?.catch(() => undefined);
         return this.state === 'running';
       },
-      serveLate: (agent) => (agent === 'copilot' ? this.listenForCopilot() : this.joinCodex()),
       changed: () => {
         this.cachedTerminalEnv = undefined;
         this.rewriteDiscoveryFile();
@@ -338,15 +268,14 @@ export class Companion {
       sessions: this.sessions,
       logger: this.logger,
     };
-    const portTokens = [[this.token, 'gemini'], ...(this.wantedAgents.includes('qwen') ? [[this.qwenToken, 'qwen'] as const] : [])] as const;
+    const portTokens = [[this.token, 'gemini'] as const, ...this.agentFaces.flatMap((f) => (f.portToken ? [[f.portToken, f.agent] as const] : []))];
     // The port and the sockets serve the same sessions; only the Host each accepts differs.
     this.httpServer = mcpServer(createMcpHttpHandler({ ...handlerOptions, tokens: portTokens, hosts: loopbackHostRule(() => this.port) }));
-    this.faces = [this.claude, this.copilot, this.amp].filter((face): face is NonNullable<typeof face> => face !== undefined);
+    this.faces = this.agentFaces.flatMap((face) => face.sessions ?? []);
     // One port for every WebSocket face: each says which upgrades are its own (sessionFace.ts).
     const webSocketFaces = this.faces.filter(isWebSocketFace);
     if (webSocketFaces.length > 0) this.httpServer.on('upgrade', upgradeRouter(webSocketFaces));
-    const wantsSocket = (options.unixSocket ?? true) && process.platform !== 'win32';
-    if (wantsSocket) {
+    if (unixSockets) {
       // The relay carries Gemini CLI (docs/remote.md): the socket takes its token alone.
       const socketHandler = createMcpHttpHandler({ ...handlerOptions, tokens: [[this.token, 'gemini']], hosts: socketHostRule(SOCKET_HOST), onSocket: true });
       this.socketServer = mcpServer(socketHandler);
@@ -418,8 +347,7 @@ export class Companion {
       workspacePath: this.workspacePath,
       authToken: this.token,
       idePid: this.idePid,
-      qwen: this.roster.locks.qwen !== undefined,
-      claude: this.roster.locks.claude !== undefined,
+      faces: Object.assign({}, ...this.servedFaces().map((face) => face.terminalEnv?.())) as Record<string, string>,
       container: this.containerHint !== undefined,
     });
     return this.cachedTerminalEnv;
@@ -434,7 +362,7 @@ export class Companion {
     return containerHint(process.env, fs.existsSync);
   }
 
-  /** Every connected CLI: Gemini's and Qwen's HTTP sessions, then Claude Code's WebSockets. */
+  /** Every connected CLI: the core's HTTP sessions (Gemini CLI's, and a face's with a port token), then each face's own. */
   get sessionList(): SessionInfo[] {
     return [...this.sessions.list(), ...this.faces.flatMap((face) => face.list())];
   }
@@ -443,6 +371,12 @@ export class Companion {
   get agents(): AgentName[] {
     if (this.state === 'new' || this.state === 'starting') return [...this.wantedAgents];
     return this.roster.served();
+  }
+
+  /** The faces of the agents served now. */
+  private servedFaces(): AgentFace[] {
+    const served = this.roster.served();
+    return this.agentFaces.filter((face) => served.includes(face.agent));
   }
 
   /** Each agent not served, and why (agentRoster.ts). */
@@ -457,7 +391,7 @@ export class Companion {
 
   /**
    * "Send to agent": the file, or lines of it (1-based, inclusive), to every
-   * connected agent that takes a mention (Claude Code's at_mentioned).
+   * connected agent that takes a mention (each face says how).
    * Returns how many heard it: 0 when none is connected.
    */
   mention(filePath: string, startLine?: number, endLine?: number): number {
@@ -484,12 +418,11 @@ export class Companion {
     });
     try {
       this.discovery = new DiscoveryFileHandle(dir, this.idePid, this.port);
-      this.roster.open(this.port, { claude: this.claude !== undefined, amp: this.amp !== undefined });
       this.removeExitCleanup = registerExitCleanup(() => this.removeFilesSync(), this.options.handleSignals ?? true);
       await this.listenOnSocket();
       await this.bindWorkspaceSockets();
-      await this.listenForCopilot();
-      await this.joinCodex();
+      // The faces after the socket: a face may serve in its folder.
+      await this.roster.open(this.port);
       this.writeDiscoveryFile();
       if (this.options.reapOnKill) this.reaper = await startReaper(this.ownedPaths());
     } catch (err) {
@@ -527,7 +460,7 @@ export class Companion {
     await this.sessions.closeAll();
     for (const face of this.faces) await face.close();
     await this.workspaceSockets?.close();
-    await this.codex?.stop();
+    for (const face of this.agentFaces) await face.stop?.();
     this.context.dispose();
     await Promise.all([this.httpServer, this.socketServer].map((server) => closeServer(server)));
     this.state = 'stopped';
@@ -598,17 +531,7 @@ export class Companion {
       ...(this.socketPath !== undefined && { socketPath: this.socketPath }),
     };
     // Each other agent's folder refused, or absent (a user of Gemini CLI alone), costs that agent alone, said in the log.
-    const roots = this.context.getRoots();
-    const { port, workspacePath } = content;
-    const { idePid } = this;
-    const ideName = this.ideInfo.displayName;
-    this.roster.writeLocks({
-      qwen: () => ({ port, workspacePath, ppid: idePid, authToken: this.qwenToken, ideName, ideInfo: this.ideInfo }),
-      claude: () => claudeLockFile({ idePid, roots, ideName, token: this.claudeToken }),
-      amp: () => ampLockFile({ port, token: this.ampToken, idePid, roots, ideName }),
-      copilot: () =>
-        copilotLockFile({ socketPath: this.copilotSocketPath!, headers: this.copilot!.headers, idePid, roots, ideName, trusted: this.options.trusted }),
-    });
+    this.roster.writeLocks();
     // After the lock files: the file says which agents they serve (list, doctor).
     content.agents = { served: this.roster.served(), notServed: this.roster.notServed() };
     // Made again if the last other companion removed it, empty, since we started.
@@ -661,95 +584,29 @@ export class Companion {
     }
   }
 
-  /** Qwen Code's lock file, when this companion serves Qwen Code (docs/agents.md). */
-  get qwenLockFilePath(): string | undefined {
-    return this.roster.locks.qwen?.path;
+  /** `agent`'s lock file, when this companion serves it (docs/agents.md). */
+  lockFilePath(agent: AgentName): string | undefined {
+    return this.roster.lockPath(agent);
   }
 
-  /** Claude Code's lock file, when this companion serves Claude Code (docs/agents.md). */
-  get claudeLockFilePath(): string | undefined {
-    return this.roster.locks.claude?.path;
+  /** Where `agent`'s face is (its `state`), when it says. */
+  faceState(agent: AgentName): object | undefined {
+    return this.agentFaces.find((face) => face.agent === agent)?.state?.();
   }
 
-  /** Amp's lock file, when this companion serves Amp (docs/agents.md). */
-  get ampLockFilePath(): string | undefined {
-    return this.roster.locks.amp?.path;
+  /** What the faces say of themselves in the ends' health checks (Codex CLI's router). */
+  get faceHealth(): HealthItem[] {
+    return this.agentFaces.flatMap((face) => face.health?.() ?? []);
   }
 
-  /** Copilot CLI's lock file, when this companion serves Copilot CLI (docs/agents.md). */
-  get copilotLockFilePath(): string | undefined {
-    return this.roster.locks.copilot?.path;
-  }
-
-  /**
-   * Copilot CLI's socket in the companion's private folder, and its lock
-   * file: without the folder (no Unix socket), or with its folder refused,
-   * Copilot CLI alone is not served, said in the log.
-   */
-  private async listenForCopilot(): Promise<void> {
-    if (!this.copilot) return;
-    if (this.socketDir === undefined) {
-      this.roster.refusals.set('copilot', 'the companion has no private socket folder');
-      this.logger.warn('Copilot CLI is not served: the companion has no private socket folder');
-      return;
-    }
-    if (this.roster.awaits('copilot')) return;
-    const dir = this.options.copilotIdeDir ?? copilotIdeDir();
-    const socketPath = path.join(this.socketDir, 'copilot.sock');
-    try {
-      await this.copilot.listen(socketPath);
-      const swept = sweepStaleCopilotLockFiles(dir);
-      if (swept.length > 0) this.logger.info('removed Copilot CLI lock files of dead processes', { files: swept });
-      this.copilotSocketPath = socketPath;
-      this.roster.locks.copilot = new PortLockFile(dir, this.port);
-    } catch (err) {
-      this.roster.refused('copilot', 'Copilot CLI is not served: its socket could not be made', err);
-    }
-  }
-
-  /** Codex CLI's face joins the per-user router (or becomes it); start waits a moment for it, no longer: it keeps trying. */
-  private async joinCodex(): Promise<void> {
-    if (!this.codex) return;
-    if (this.roster.awaits('codex')) return;
-    let timer: NodeJS.Timeout | undefined;
-    const waited = new Promise<void>((resolve) => {
-      timer = setTimeout(resolve, CODEX_JOIN_WAIT_MS);
-      timer.unref();
-    });
-    await Promise.race([this.codex.start(), waited]);
-    clearTimeout(timer);
-  }
-
-  /** Codex CLI's face, when served: whether this companion routes, and why it is not served when refused. */
-  get codexState(): { socketPath: string; connected: boolean; router: boolean; refused?: string } | undefined {
-    if (!this.codex) return undefined;
-    return {
-      socketPath: this.options.codexSocketPath ?? codexSocketPath(),
-      connected: this.codex.connected,
-      router: this.codex.isRouter,
-      ...(this.codex.refusal !== undefined && { refused: this.codex.refusal }),
-    };
-  }
-
-  /** A Copilot CLI session's McpServer: Copilot's vocabulary over the same tools. */
-  private async createCopilotServer(): Promise<McpServer> {
+  /** An McpServer named for this companion, with no tool yet: each face registers its own words over the tools. */
+  private async newMcpServer(): Promise<McpServer> {
     const { McpServer } = await loadSdk();
-    const server = new McpServer({ name: `ide-companion (${this.ideInfo.name})`, version: COMPANION_VERSION });
-    registerCopilotTools(server, this.tools, this.toolEnvironment(), this.copilot!);
-    return server;
-  }
-
-  /** A Claude Code session's McpServer: Claude's vocabulary over the same tools. */
-  private async createClaudeServer(session: ClaudeSession): Promise<McpServer> {
-    const { McpServer } = await loadSdk();
-    const server = new McpServer({ name: `ide-companion (${this.ideInfo.name})`, version: COMPANION_VERSION });
-    registerClaudeTools(server, this.tools, this.toolEnvironment(), session);
-    return server;
+    return new McpServer({ name: `ide-companion (${this.ideInfo.name})`, version: COMPANION_VERSION });
   }
 
   private async createMcpServer(): Promise<McpServer> {
-    const { McpServer } = await loadSdk();
-    const server = new McpServer({ name: `ide-companion (${this.ideInfo.name})`, version: COMPANION_VERSION });
+    const server = await this.newMcpServer();
     registerTools(server, this.tools, this.toolEnvironment());
     return server;
   }
@@ -799,13 +656,4 @@ function agentsFromEnv(logger: Logger): readonly AgentName[] | undefined {
     logger.warn(`${AGENTS_ENV} ignored: the agents you have are served`, { error: describeError(err) });
     return undefined;
   }
-}
-
-/** Amp's editFile mode from IDE_COMPANION_AMP_EDIT (`review` or `buffer`); unset or unknown: review (said in the log). */
-function ampEditFromEnv(logger: Logger): AmpEditMode {
-  const text = process.env[AMP_EDIT_ENV]?.trim().toLowerCase();
-  if (!text) return 'review';
-  if ((AMP_EDIT_MODES as readonly string[]).includes(text)) return text as AmpEditMode;
-  logger.warn(`${AMP_EDIT_ENV} ignored: choose ${AMP_EDIT_MODES.join(' or ')}; Amp's edits are reviewed`);
-  return 'review';
 }

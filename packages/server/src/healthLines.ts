@@ -37,8 +37,8 @@ export interface HealthFacts {
   socketPath?: string;
   /** Set where a gemini beside the editor would dial host.docker.internal: its terminals get REMOTE_CONTAINERS=1 (server/terminalEnv.ts). */
   containerHint?: string;
-  /** Codex CLI's face, when served (Companion.codexState). */
-  codex?: { socketPath: string; connected: boolean; router: boolean; refused?: string };
+  /** What the faces say of themselves (Companion.faceHealth: Codex CLI's router). */
+  faces?: readonly HealthItem[];
 }
 
 /** Per end: where the user chooses the agents served, and how to restart the companion. */
@@ -76,7 +76,7 @@ export function healthItems(f: HealthFacts): HealthItem[] {
       level: 'ok',
       text: `socket ${f.socketPath}: for gemini in a container, --sandbox or over SSH (ide-companion container, sandbox or ssh HOST)`,
     });
-  if (f.codex) items.push(codexItem(f.codex));
+  items.push(...(f.faces ?? []));
   items.push(
     f.containerHint
       ? // No advice on an ok item: Neovim 0.7's health#report_ok takes none.
@@ -87,22 +87,6 @@ export function healthItems(f: HealthFacts): HealthItem[] {
       : { level: 'ok', text: 'container: none, or REMOTE_CONTAINERS/SSH_CONNECTION set: gemini dials 127.0.0.1' },
   );
   return items;
-}
-
-/** Codex CLI's socket: ours (this companion routes), another's router we joined, or refused (why). */
-function codexItem(codex: NonNullable<HealthFacts['codex']>): HealthItem {
-  if (codex.refused !== undefined)
-    return { level: 'warn', text: `Codex CLI not served: ${codex.refused}`, advice: ['codex /ide gets no context from this editor'] };
-  if (!codex.connected)
-    return {
-      level: 'warn',
-      text: `Codex CLI: not joined to the router on ${codex.socketPath} yet (it keeps trying)`,
-      advice: ['codex /ide may say to open the project in VS Code'],
-    };
-  return {
-    level: 'ok',
-    text: `Codex CLI: ${codex.router ? 'this companion routes' : 'joined the router on'} ${codex.socketPath}; codex there takes the context with /ide`,
-  };
 }
 
 const WORDS = { ok: 'ok  ', warn: 'WARN', error: 'FAIL', info: 'info' } as const;

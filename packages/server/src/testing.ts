@@ -9,6 +9,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { Companion, type CompanionOptions } from './companion.js';
 import type { ActionParams } from '@ide-companion/protocol';
+import type { AgentName } from '@ide-companion/shared/agentPaths';
 import type { DiffCloseReason, EditorActions, PendingDiff } from './editorActions.js';
 
 /** An editor's diff actions that record what the companion asks; the test plays the user. */
@@ -63,6 +64,17 @@ export interface TestCompanionOptions extends Partial<CompanionOptions> {
   start?: boolean;
 }
 
+/** Every face's discovery in the test's folder, never the user's ~/.qwen or ~/.claude. */
+function defaultFacePaths(tmp: string): Partial<Record<AgentName, string>> {
+  return {
+    qwen: path.join(tmp, 'qwen', 'ide'),
+    claude: path.join(tmp, 'claude', 'ide'),
+    copilot: path.join(tmp, 'copilot', 'ide'),
+    codex: path.join(tmp, 'codex', 'ipc', 'ipc.sock'),
+    amp: path.join(tmp, 'amp', 'ide'),
+  };
+}
+
 /**
  * A Companion named "Test IDE" for `tmp/ws`, not handling signals, with a
  * RecordingEditor unless `editor` is given (`editor: undefined`: none).
@@ -80,12 +92,10 @@ export async function startTestCompanion(options: TestCompanionOptions = {}): Pr
     handleSignals: false,
     editor: view,
     // The other agents' lock files in the test's folder, never the user's ~/.qwen or ~/.claude.
-    qwenIdeDir: path.join(tmp, 'qwen', 'ide'),
-    claudeIdeDir: path.join(tmp, 'claude', 'ide'),
-    copilotIdeDir: path.join(tmp, 'copilot', 'ide'),
-    codexSocketPath: path.join(tmp, 'codex', 'ipc', 'ipc.sock'),
-    ampIdeDir: path.join(tmp, 'amp', 'ide'),
+    facePaths: defaultFacePaths(tmp),
     ...companionOptions,
+    // A test's own paths join these, never open the user's folders.
+    ...(companionOptions.facePaths && { facePaths: { ...defaultFacePaths(tmp), ...companionOptions.facePaths } }),
   });
   if (start) await companion.start();
   return {

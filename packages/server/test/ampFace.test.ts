@@ -36,7 +36,7 @@ async function withAmp(t: import('node:test').TestContext, options: Parameters<t
 }
 
 function lockOf(h: Harness): { port: number; authToken: string; pid: number; workspaceFolders: string[]; ideName: string } {
-  return JSON.parse(fs.readFileSync(h.companion.ampLockFilePath!, 'utf8'));
+  return JSON.parse(fs.readFileSync(h.companion.lockFilePath('amp')!, 'utf8'));
 }
 
 async function connect(t: import('node:test').TestContext, h: Harness): Promise<AmpClient> {
@@ -64,7 +64,7 @@ function upgradeStatus(port: number, query: string, headers: Record<string, stri
 
 test("the lock file Amp reads: private, the companion's port and a token of its own; gone on stop", async (t) => {
   const h = await withAmp(t);
-  const file = h.companion.ampLockFilePath!;
+  const file = h.companion.lockFilePath('amp')!;
   assert.equal(file, path.join(h.tmp, 'amp', 'ide', `${h.companion.port}.json`));
   assert.equal((fs.statSync(file).mode & 0o777).toString(8), '600');
   assert.equal((fs.statSync(path.dirname(file)).mode & 0o777).toString(8), '700');
@@ -267,7 +267,7 @@ test("editFile in `buffer` mode goes through the editor's writeBuffer (no review
       fs.writeFileSync(params.path, params.content);
     }
   })();
-  const h = await withAmp(t, { editor, ampEditFile: 'buffer' });
+  const h = await withAmp(t, { editor, faceSettings: { amp: { editFile: 'buffer' } } });
   const amp = await connect(t, h);
   const file = path.join(h.workspace, 'a.txt');
   fs.writeFileSync(file, 'one\n');
@@ -289,7 +289,7 @@ test("editFile in `buffer` mode goes through the editor's writeBuffer (no review
   assert.equal(fs.readFileSync(outside, 'utf8'), 'keep\n');
 
   // An editor without writeBuffer: the same setting reviews.
-  const plain = await withAmp(t, { ampEditFile: 'buffer' });
+  const plain = await withAmp(t, { faceSettings: { amp: { editFile: 'buffer' } } });
   const amp2 = await connect(t, plain);
   const other = path.join(plain.workspace, 'b.txt');
   fs.writeFileSync(other, 'one\n');

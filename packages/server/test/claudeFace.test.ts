@@ -22,7 +22,7 @@ async function withCompanion(t: import('node:test').TestContext, options: Parame
 }
 
 function lockOf(h: Harness): Record<string, any> {
-  return JSON.parse(fs.readFileSync(h.companion.claudeLockFilePath!, 'utf8')) as Record<string, any>;
+  return JSON.parse(fs.readFileSync(h.companion.lockFilePath('claude')!, 'utf8')) as Record<string, any>;
 }
 
 async function connect(h: Harness) {
@@ -31,7 +31,7 @@ async function connect(h: Harness) {
 
 test("the lock file Claude Code reads: private, the companion's port, IDE pid, folders and a token of its own; rewritten with the roots, gone on stop", async (t) => {
   const h = await withCompanion(t, { idePid: process.pid });
-  const file = h.companion.claudeLockFilePath!;
+  const file = h.companion.lockFilePath('claude')!;
   assert.equal(file, path.join(h.tmp, 'claude', 'ide', `${h.companion.port}.lock`));
   assert.equal((fs.statSync(file).mode & 0o777).toString(8), '600');
   assert.equal((fs.statSync(path.dirname(file)).mode & 0o777).toString(8), '700');
@@ -47,14 +47,14 @@ test("the lock file Claude Code reads: private, the companion's port, IDE pid, f
   fs.mkdirSync(other);
   h.companion.context.setRoots([h.workspace, other]);
   assert.deepEqual(lockOf(h)['workspaceFolders'], [h.workspace, other]);
-  assert.deepEqual(h.companion.agents, ['gemini', 'qwen', 'claude']);
+  assert.deepEqual(h.companion.agents, ['gemini', 'qwen', 'claude', 'copilot', 'codex', 'amp']);
   await h.companion.stop();
   assert.equal(fs.existsSync(file), false);
 });
 
 test('with Claude Code left out: no lock file, no variables, and no WebSocket', async (t) => {
   const h = await withCompanion(t, { agents: ['gemini', 'qwen'] });
-  assert.equal(h.companion.claudeLockFilePath, undefined);
+  assert.equal(h.companion.lockFilePath('claude'), undefined);
   assert.equal(fs.existsSync(path.join(h.tmp, 'claude')), false);
   assert.equal(h.companion.terminalEnv['CLAUDE_CODE_SSE_PORT'], undefined);
   assert.deepEqual(h.companion.agents, ['gemini', 'qwen']);

@@ -36,7 +36,7 @@ async function withClaude(t: import('node:test').TestContext) {
   const editor = new CapableEditor();
   const h: Harness = await startCompanion({ editor });
   t.after(() => h.cleanup());
-  const lock = JSON.parse(fs.readFileSync(h.companion.claudeLockFilePath!, 'utf8')) as { authToken: string };
+  const lock = JSON.parse(fs.readFileSync(h.companion.lockFilePath('claude')!, 'utf8')) as { authToken: string };
   const claude = await connectClaudeClient({ port: h.companion.port, token: lock.authToken });
   t.after(() => claude.close());
   return { h, editor, claude };
@@ -178,7 +178,7 @@ async function withOpencode(t: TestContext) {
   const editor = new CapableEditor();
   const h: Harness = await startCompanion({ editor });
   t.after(() => h.cleanup());
-  const lock = JSON.parse(fs.readFileSync(h.companion.claudeLockFilePath!, 'utf8')) as { authToken: string };
+  const lock = JSON.parse(fs.readFileSync(h.companion.lockFilePath('claude')!, 'utf8')) as { authToken: string };
   const opencode = await connectClaudeClient({ port: h.companion.port, token: lock.authToken, protocol: null, clientName: 'opencode' });
   t.after(() => opencode.close());
   return { editor, h, opencode };

@@ -18,7 +18,7 @@ import { startCompanion, type Harness } from './helpers.js';
 async function withCompanion(t: import('node:test').TestContext): Promise<{ h: Harness; token: string }> {
   const h = await startCompanion();
   t.after(() => h.cleanup());
-  const token = (JSON.parse(fs.readFileSync(h.companion.claudeLockFilePath!, 'utf8')) as { authToken: string }).authToken;
+  const token = (JSON.parse(fs.readFileSync(h.companion.lockFilePath('claude')!, 'utf8')) as { authToken: string }).authToken;
   return { h, token };
 }
 

@@ -16,7 +16,7 @@ import { randomUUID } from 'node:crypto';
 import { askCodexIdeContext, CodexWire } from '@ide-companion/testkit';
 import { parseAgents } from '@ide-companion/shared/agentPaths';
 import { silentLogger } from '../src/logger.js';
-import { startCompanion, type Harness } from './helpers.js';
+import { codexState, startCompanion, type Harness } from './helpers.js';
 
 function tmpFolder(t: import('node:test').TestContext): string {
   const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'codex-face-')));
@@ -26,7 +26,7 @@ function tmpFolder(t: import('node:test').TestContext): string {
 
 async function codexCompanion(t: import('node:test').TestContext, socketPath: string, workspace: string): Promise<Harness> {
   fs.mkdirSync(workspace, { recursive: true });
-  const h = await startCompanion({ agents: ['gemini', 'codex'], codexSocketPath: socketPath, workspace });
+  const h = await startCompanion({ agents: ['gemini', 'codex'], facePaths: { codex: socketPath }, workspace });
   t.after(() => h.cleanup());
   return h;
 }
@@ -44,7 +44,7 @@ test('codex is an agent to name; the router is made 0700/0600 and answers ide-co
   const ws = path.join(dir, 'ws');
   const h = await codexCompanion(t, socketPath, ws);
   assert.ok(h.companion.agents.includes('codex'));
-  assert.deepEqual(h.companion.codexState, { socketPath, connected: true, router: true });
+  assert.deepEqual(codexState(h.companion), { socketPath, connected: true, router: true });
   assert.equal((fs.statSync(path.dirname(socketPath)).mode & 0o777).toString(8), '700');
   assert.equal((fs.statSync(socketPath).mode & 0o777).toString(8), '600');
   assert.ok(fs.lstatSync(socketPath).isSocket());
@@ -83,8 +83,8 @@ test('routing by root: the longest folder holding the asked root wins; a root no
   const socketPath = path.join(dir, 'codex', 'ipc', 'ipc.sock');
   const outer = await codexCompanion(t, socketPath, path.join(dir, 'repo'));
   const inner = await codexCompanion(t, socketPath, path.join(dir, 'repo', 'packages', 'app'));
-  assert.equal(outer.companion.codexState?.router, true);
-  assert.equal(inner.companion.codexState?.router, false);
+  assert.equal(codexState(outer.companion)?.router, true);
+  assert.equal(codexState(inner.companion)?.router, false);
   focus(outer, path.join(dir, 'repo', 'README.md'), 'outer\n');
   focus(inner, path.join(dir, 'repo', 'packages', 'app', 'main.ts'), 'inner\n');
 
@@ -123,7 +123,7 @@ test("the router's companion goes away: another takes the socket and the CLI's n
   const a = await codexCompanion(t, socketPath, path.join(dir, 'a'));
   const b = await codexCompanion(t, socketPath, path.join(dir, 'b'));
   focus(b, path.join(dir, 'b', 'kept.txt'), 'b\n');
-  assert.equal(a.companion.codexState?.router, true);
+  assert.equal(codexState(a.companion)?.router, true);
   await a.companion.stop();
   const started = Date.now();
   let answer: any;
@@ -139,7 +139,7 @@ test("the router's companion goes away: another takes the socket and the CLI's n
   assert.equal(answer?.resultType, 'success', `no answer within 2 s: ${JSON.stringify(answer)}`);
   assert.ok(Date.now() - started < 2_000);
   assert.equal(answer.result.ideContext.activeFile.label, 'kept.txt');
-  assert.equal(b.companion.codexState?.router, true);
+  assert.equal(codexState(b.companion)?.router, true);
 });
 
 test('a stale socket of ours (nobody listening) is replaced; a killed router leaves one, the next start takes it', async (t) => {
@@ -154,7 +154,7 @@ test('a stale socket of ours (nobody listening) is replaced; a killed router lea
   fs.renameSync(`${socketPath}.keep`, socketPath);
   assert.ok(fs.lstatSync(socketPath).isSocket());
   const h = await codexCompanion(t, socketPath, path.join(dir, 'ws'));
-  assert.equal(h.companion.codexState?.router, true);
+  assert.equal(codexState(h.companion)?.router, true);
   focus(h, path.join(dir, 'ws', 'f.txt'), 'f\n');
   assert.equal((await askCodexIdeContext(socketPath, path.join(dir, 'ws'))).resultType, 'success');
 });
@@ -188,12 +188,12 @@ test('refused, with a clear log and no crash: a folder writable by others, a fil
     const warnings: string[] = [];
     const h = await startCompanion({
       agents: ['gemini', 'codex'],
-      codexSocketPath: socketPath,
+      facePaths: { codex: socketPath },
       workspace: path.join(dir, 'ws'),
       logger: { ...silentLogger, warn: (m: string) => warnings.push(m) },
     });
     t.after(() => h.cleanup());
-    assert.match(h.companion.codexState?.refused ?? '', message, name);
+    assert.match(codexState(h.companion)?.refused ?? '', message, name);
     assert.ok(!h.companion.agents.includes('codex'), name);
     assert.ok(
       warnings.some((w) => /Codex CLI is not served/.test(w)),
@@ -311,8 +311,8 @@ test("OpenAI's router holds the socket: the face joins it as a vscode client and
   t.after(() => new Promise<void>((r) => foreign.close(() => r())));
   const ws = path.join(dir, 'ws');
   const h = await codexCompanion(t, socketPath, ws);
-  assert.equal(h.companion.codexState?.router, false);
-  assert.equal(h.companion.codexState?.connected, true);
+  assert.equal(codexState(h.companion)?.router, false);
+  assert.equal(codexState(h.companion)?.connected, true);
   assert.equal(initialize.method, 'initialize');
   assert.equal(initialize.sourceClientId, 'initializing-client');
   assert.deepEqual(initialize.params, { clientType: 'vscode' });
@@ -360,9 +360,9 @@ test("OpenAI's older router on the legacy socket (TMPDIR/codex-ipc/ipc-UID.sock)
   });
   await new Promise<void>((r) => foreign.listen(legacy, r));
   t.after(() => new Promise<void>((r) => foreign.close(() => r())));
-  const h = await startCompanion({ agents: ['gemini', 'codex'], codexSocketPath: socketPath, tmp, workspace: path.join(tmp, 'ws') });
+  const h = await startCompanion({ agents: ['gemini', 'codex'], facePaths: { codex: socketPath }, tmp, workspace: path.join(tmp, 'ws') });
   t.after(() => h.cleanup());
-  assert.deepEqual(h.companion.codexState, { socketPath, connected: true, router: false });
+  assert.deepEqual(codexState(h.companion), { socketPath, connected: true, router: false });
   assert.deepEqual(initialized, ['initialize']);
   assert.equal(fs.existsSync(socketPath), false, 'no socket of ours in front of theirs');
   // Ours leaves theirs: stopping closes our connection (their server's close waits for it).
@@ -375,8 +375,8 @@ test('three companions starting at once: one binds the socket, the others join i
   const socketPath = path.join(dir, 'codex', 'ipc', 'ipc.sock');
   const names = ['one', 'two', 'three'];
   const hs = await Promise.all(names.map((name) => codexCompanion(t, socketPath, path.join(dir, name))));
-  assert.equal(hs.filter((h) => h.companion.codexState?.router).length, 1, 'exactly one router');
-  assert.ok(hs.every((h) => h.companion.codexState?.connected));
+  assert.equal(hs.filter((h) => codexState(h.companion)?.router).length, 1, 'exactly one router');
+  assert.ok(hs.every((h) => codexState(h.companion)?.connected));
   for (const [i, h] of hs.entries()) focus(h, path.join(dir, names[i]!, `${names[i]}.txt`), 'x\n');
   for (const name of names) {
     const answer = await askCodexIdeContext(socketPath, path.join(dir, name));
@@ -390,8 +390,8 @@ test("the router's process killed (-9, its socket file left behind): a companion
   // The router: a companion in a process of its own, started first.
   const script = `
     const { startTestCompanion } = await import(${JSON.stringify(new URL('../src/testing.js', import.meta.url).href)});
-    const h = await startTestCompanion({ tmp: ${JSON.stringify(path.join(dir, 'router'))}, agents: ['gemini', 'codex'], codexSocketPath: ${JSON.stringify(socketPath)} });
-    process.stdout.write(h.companion.codexState.router ? 'router\\n' : 'client\\n');
+    const h = await startTestCompanion({ tmp: ${JSON.stringify(path.join(dir, 'router'))}, agents: ['gemini', 'codex'], facePaths: { codex: ${JSON.stringify(socketPath)} } });
+    process.stdout.write(h.companion.faceState('codex').router ? 'router\\n' : 'client\\n');
     setInterval(() => undefined, 1000);
   `;
   fs.mkdirSync(path.join(dir, 'router'));
@@ -400,7 +400,7 @@ test("the router's process killed (-9, its socket file left behind): a companion
   const said = await new Promise<string>((resolve) => child.stdout.once('data', (d: Buffer) => resolve(d.toString().trim())));
   assert.equal(said, 'router');
   const h = await codexCompanion(t, socketPath, path.join(dir, 'ws'));
-  assert.equal(h.companion.codexState?.router, false);
+  assert.equal(codexState(h.companion)?.router, false);
   focus(h, path.join(dir, 'ws', 'f.txt'), 'f\n');
 
   child.kill('SIGKILL');
@@ -414,5 +414,5 @@ test("the router's process killed (-9, its socket file left behind): a companion
     await new Promise((r) => setTimeout(r, 50));
   }
   assert.equal(answer?.resultType, 'success', `no answer within 2 s: ${JSON.stringify(answer)}`);
-  assert.equal(h.companion.codexState?.router, true);
+  assert.equal(codexState(h.companion)?.router, true);
 });

@@ -19,7 +19,7 @@ import { healthItems } from '../src/healthLines.js';
 import { silentLogger } from '../src/logger.js';
 import { CodexFace } from '../src/faces/codexFace.js';
 import { DEFAULT_CODEX_ROUTER_LIMITS } from '../src/faces/codexRouter.js';
-import { startCompanion, type Harness } from './helpers.js';
+import { codexState, startCompanion, type Harness } from './helpers.js';
 
 const NOBODY = 65534;
 /** The CLI's /ide must be answered within this, whatever else holds connections. */
@@ -35,7 +35,7 @@ async function codexCompanion(t: import('node:test').TestContext, socketPath: st
   fs.mkdirSync(workspace, { recursive: true });
   const h = await startCompanion({
     agents: ['gemini', 'codex'],
-    codexSocketPath: socketPath,
+    facePaths: { codex: socketPath },
     workspace,
     ...(warnings && { logger: { ...silentLogger, warn: (m: string, f?: Record<string, unknown>) => warnings.push(`${m} ${JSON.stringify(f ?? {})}`) } }),
   });
@@ -235,7 +235,7 @@ test("a CODEX_HOME others can write to, sticky or not, or a link into another us
     const socketPath = path.join(home, 'ipc', 'ipc.sock');
     const warnings: string[] = [];
     const h = await codexCompanion(t, socketPath, path.join(dir, 'ws'), warnings);
-    const state = h.companion.codexState;
+    const state = codexState(h.companion);
     assert.match(state?.refused ?? '', c.reason, `${c.name}: ${JSON.stringify(state)}`);
     assert.ok(!h.companion.agents.includes('codex'), c.name);
     assert.ok(
@@ -243,7 +243,7 @@ test("a CODEX_HOME others can write to, sticky or not, or a link into another us
       `${c.name}: ${warnings.join('; ')}`,
     );
     // What the health check (and so each editor's) shows.
-    const item = healthItems({ ide: 'neovim', displayName: 'Neovim', pid: 1, port: 1, sessions: [], agents: [], codex: state! }).find((i) =>
+    const item = healthItems({ ide: 'neovim', displayName: 'Neovim', pid: 1, port: 1, sessions: [], agents: [], faces: h.companion.faceHealth }).find((i) =>
       /Codex CLI/.test(i.text),
     );
     assert.match(item?.text ?? '', c.reason, c.name);

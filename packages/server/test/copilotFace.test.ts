@@ -22,12 +22,12 @@ async function withCopilot(t: import('node:test').TestContext): Promise<Harness>
 }
 
 function lockOf(h: Harness): { socketPath: string; headers: Record<string, string>; [key: string]: unknown } {
-  return JSON.parse(fs.readFileSync(h.companion.copilotLockFilePath!, 'utf8'));
+  return JSON.parse(fs.readFileSync(h.companion.lockFilePath('copilot')!, 'utf8'));
 }
 
 test("the lock file Copilot CLI reads: private, the companion's socket and a header of its own; gone on stop", async (t) => {
   const h = await withCopilot(t);
-  const file = h.companion.copilotLockFilePath!;
+  const file = h.companion.lockFilePath('copilot')!;
   assert.equal(path.dirname(file), path.join(h.tmp, 'copilot', 'ide'));
   assert.equal((fs.statSync(file).mode & 0o777).toString(8), '600');
   assert.equal((fs.statSync(path.dirname(file)).mode & 0o777).toString(8), '700');

@@ -42,7 +42,7 @@ test('a diff outside the roots, or for a link inside them leading out, is refuse
     assert.equal(r.isError, true, filePath);
     assert.match(text(r), /outside the workspace folders/, filePath);
   }
-  const lock = JSON.parse(fs.readFileSync(h.companion.copilotLockFilePath!, 'utf8'));
+  const lock = JSON.parse(fs.readFileSync(h.companion.lockFilePath('copilot')!, 'utf8'));
   const copilot = await connectCopilotClient(lock);
   t.after(() => copilot.close());
   const r: any = await copilot.client.callTool({

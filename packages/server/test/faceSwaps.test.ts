@@ -145,14 +145,14 @@ const EDIT_ROUNDS = 1000;
 const BATCH = 4;
 
 async function ampOf(t: import('node:test').TestContext, h: Harness) {
-  const lock = JSON.parse(fs.readFileSync(h.companion.ampLockFilePath!, 'utf8')) as { port: number; authToken: string };
+  const lock = JSON.parse(fs.readFileSync(h.companion.lockFilePath('amp')!, 'utf8')) as { port: number; authToken: string };
   const amp = await connectAmpClient(lock);
   t.after(() => amp.close());
   return amp;
 }
 
 async function claudeOf(t: import('node:test').TestContext, h: Harness) {
-  const lock = JSON.parse(fs.readFileSync(h.companion.claudeLockFilePath!, 'utf8')) as { authToken: string };
+  const lock = JSON.parse(fs.readFileSync(h.companion.lockFilePath('claude')!, 'utf8')) as { authToken: string };
   const claude = await connectClaudeClient({ port: h.companion.port, token: lock.authToken });
   t.after(() => claude.close());
   return claude;

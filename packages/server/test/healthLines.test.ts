@@ -6,6 +6,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { test } from 'node:test';
 import { healthItems, healthLines } from '../src/healthLines.js';
+import { codexHealthItem, type CodexFaceState } from '../src/faces/codexEntry.js';
 
 test('each item says ok, warn, error or info and why; the host checks the files itself', async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ide-companion-health-'));
@@ -76,8 +77,8 @@ test('each item says ok, warn, error or info and why; the host checks the files 
 
 test("Codex CLI's item: this companion routes, joined another's router, or refused and why", () => {
   const facts = { ide: 'vim', displayName: 'Vim', pid: 7, port: 1, agents: ['Gemini CLI', 'Codex CLI'], sessions: [] };
-  const codexItem = (codex: { socketPath: string; connected: boolean; router: boolean; refused?: string }) =>
-    healthItems({ ...facts, codex }).find((i) => i.text.includes('Codex CLI') && !i.text.startsWith('agents'));
+  const codexItem = (codex: CodexFaceState) =>
+    healthItems({ ...facts, faces: [codexHealthItem(codex)] }).find((i) => i.text.includes('Codex CLI') && !i.text.startsWith('agents'));
   assert.deepEqual(codexItem({ socketPath: '/h/.codex/ipc/ipc.sock', connected: true, router: true }), {
     level: 'ok',
     text: 'Codex CLI: this companion routes /h/.codex/ipc/ipc.sock; codex there takes the context with /ide',

@@ -2,6 +2,7 @@
 import * as http from 'node:http';
 import { connectRecordingClient, type RecordingClient } from '@ide-companion/testkit';
 import type { Companion } from '../src/index.js';
+import type { CodexFaceState } from '../src/faces/codexEntry.js';
 
 /** A started companion for `ws` in a private temp dir, with a RecordingEditor unless told otherwise. */
 export { RecordingEditor, startTestCompanion as startCompanion, type TestCompanion as Harness } from '../src/testing.js';
@@ -73,4 +74,9 @@ export function mcpHeaders(token: string, port: number, extra: Record<string, st
     Accept: 'application/json, text/event-stream',
     ...extra,
   };
+}
+
+/** Where a companion's Codex CLI face is (Companion.faceState); undefined when Codex CLI was not asked for. */
+export function codexState(companion: Companion): CodexFaceState | undefined {
+  return companion.faceState('codex') as CodexFaceState | undefined;
 }

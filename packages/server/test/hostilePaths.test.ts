@@ -62,7 +62,7 @@ async function withCompanion(t: import('node:test').TestContext): Promise<{ h: H
 }
 
 function claudeToken(h: Harness): string {
-  return JSON.parse(fs.readFileSync(h.companion.claudeLockFilePath!, 'utf8')).authToken as string;
+  return JSON.parse(fs.readFileSync(h.companion.lockFilePath('claude')!, 'utf8')).authToken as string;
 }
 
 async function makeFifo(p: string): Promise<void> {

@@ -144,7 +144,7 @@ test('Amp by the same rule: a user without its data folder gets none and is not 
   const has = await companionWith(t, {}, { XDG_DATA_HOME: data.path, AMP_DATA_HOME: '' });
   await has.start();
   const lock = path.join(data.path, 'amp', 'ide', `${has.companion.port}.json`);
-  assert.equal(has.companion.ampLockFilePath, lock);
+  assert.equal(has.companion.lockFilePath('amp'), lock);
   assert.equal(mode(lock), '600');
   assert.equal(mode(path.dirname(lock)), '700');
   assert.equal(mode(path.join(data.path, 'amp')), '755', "the user's folder keeps its mode");

@@ -27,8 +27,7 @@ function companionIn(t: import('node:test').TestContext, options: { agents?: Arr
     tmpdir: tmp.path,
     logger: silentLogger,
     handleSignals: false,
-    qwenIdeDir: qwenDir,
-    claudeIdeDir: path.join(tmp.path, 'claude', 'ide'),
+    facePaths: { qwen: qwenDir, claude: path.join(tmp.path, 'claude', 'ide') },
     ...options,
   });
   t.after(async () => {
@@ -42,7 +41,7 @@ test("the lock file Qwen Code reads: private, with the companion's port, workspa
   const { companion, workspace, qwenDir } = companionIn(t);
   await companion.start();
   const file = path.join(qwenDir, `${companion.port}.lock`);
-  assert.equal(companion.qwenLockFilePath, file);
+  assert.equal(companion.lockFilePath('qwen'), file);
   assert.equal((fs.statSync(file).mode & 0o777).toString(8), '600');
   assert.equal((fs.statSync(qwenDir).mode & 0o777).toString(8), '700');
   const lock = JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, unknown>;
@@ -71,7 +70,7 @@ test("the lock file Qwen Code reads: private, with the companion's port, workspa
 test('with the Qwen face off: no lock file and no Qwen variables', async (t) => {
   const { companion, qwenDir } = companionIn(t, { agents: ['gemini', 'claude'] });
   await companion.start();
-  assert.equal(companion.qwenLockFilePath, undefined);
+  assert.equal(companion.lockFilePath('qwen'), undefined);
   assert.equal(fs.existsSync(qwenDir), false);
   assert.equal(companion.terminalEnv['QWEN_CODE_IDE_SERVER_PORT'], undefined);
 });

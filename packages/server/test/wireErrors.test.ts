@@ -33,7 +33,7 @@ describe('JSON-RPC and MCP errors on the HTTP faces', () => {
 
   before(async () => {
     h = await startCompanion();
-    qwenToken = (JSON.parse(fs.readFileSync(h.companion.qwenLockFilePath!, 'utf8')) as { authToken: string }).authToken;
+    qwenToken = (JSON.parse(fs.readFileSync(h.companion.lockFilePath('qwen')!, 'utf8')) as { authToken: string }).authToken;
   });
   after(() => h.cleanup());
 

@@ -142,7 +142,7 @@ export class NeovimHost {
       // Killed with -9, the host cannot remove its files, and Neovim lives on: its reaper does.
       reapOnKill: true,
       ...(hello.agents && { agents: parseAgents(hello.agents.join(',')) }),
-      ...(hello.ampEditFile && { ampEditFile: hello.ampEditFile }),
+      ...(hello.ampEditFile && { faceSettings: { amp: { editFile: hello.ampEditFile } } }),
     });
     this.companion = companion;
     this.intake = new PositionIntake(companion, {
@@ -201,7 +201,7 @@ export class NeovimHost {
         ...(c.discoveryFilePath && { discoveryFile: c.discoveryFilePath }),
         ...(c.socketPath && { socketPath: c.socketPath }),
         ...(c.containerHint && { containerHint: c.containerHint }),
-        ...(c.codexState && { codex: c.codexState }),
+        faces: c.faceHealth,
       }),
       own.every(([key, value]) => env[key] === value)
         ? { level: 'ok', text: `terminals get ${PID_ENV}=${c.terminalEnv[PID_ENV]} and the port` }
