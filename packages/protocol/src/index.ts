@@ -36,5 +36,6 @@ export * from './codex.js';
 export * from './amp.js';
 export * from './qwen.js';
 export * from './copilot.js';
+export * from './droid.js';
 export * from './lockFileNames.js';
 export * from './agentLocks.js';
