@@ -8,13 +8,7 @@ VERSION="${CLAUDE_CODE_VERSION:-2.1.332}"
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 DEST="${CLAUDE_CODE_DIR:-$ROOT/.tools/claude-code}"
 . "$ROOT/scripts/pinned-npm.sh"
-case "$(uname -s)-$(uname -m)" in
-  Linux-x86_64) PLATFORM=linux-x64 ;;
-  Linux-aarch64) PLATFORM=linux-arm64 ;;
-  Darwin-arm64) PLATFORM=darwin-arm64 ;;
-  Darwin-x86_64) PLATFORM=darwin-x64 ;;
-  *) echo "no Claude Code build for $(uname -s)-$(uname -m)" >&2; exit 1 ;;
-esac
+PLATFORM="$(npm_platform "Claude Code")"
 PKG="@anthropic-ai/claude-code-$PLATFORM"
 BIN="$DEST/node_modules/$PKG/claude"
 if [ -x "$BIN" ] && "$BIN" --version 2>/dev/null | grep -q "^$VERSION "; then

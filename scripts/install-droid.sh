@@ -10,13 +10,7 @@ VERSION="${DROID_VERSION:-0.225.2}"
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 DEST="${DROID_DIR:-$ROOT/.tools/droid}"
 . "$ROOT/scripts/pinned-npm.sh"
-case "$(uname -s)-$(uname -m)" in
-  Linux-x86_64) PLATFORM=linux-x64 ;;
-  Linux-aarch64) PLATFORM=linux-arm64 ;;
-  Darwin-arm64) PLATFORM=darwin-arm64 ;;
-  Darwin-x86_64) PLATFORM=darwin-x64 ;;
-  *) echo "no Factory Droid build for $(uname -s)-$(uname -m)" >&2; exit 1 ;;
-esac
+PLATFORM="$(npm_platform "Factory Droid")"
 PKG="@factory/cli-$PLATFORM"
 BIN="$DEST/node_modules/$PKG/bin/droid"
 if installed_at "$DEST" "$PKG" "$VERSION" && [ -x "$BIN" ]; then

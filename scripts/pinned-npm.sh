@@ -32,3 +32,15 @@ use_node_headers() {
     echo "note: no Node headers in $prefix/include/node: node-gyp will download them" >&2
   fi
 }
+
+# npm_platform NAME: the npm platform suffix of this machine (linux-x64, darwin-arm64...) for a native
+# binary package; none: says NAME has no build here and exits.
+npm_platform() {
+  case "$(uname -s)-$(uname -m)" in
+    Linux-x86_64) echo linux-x64 ;;
+    Linux-aarch64) echo linux-arm64 ;;
+    Darwin-arm64) echo darwin-arm64 ;;
+    Darwin-x86_64) echo darwin-x64 ;;
+    *) echo "no $1 build for $(uname -s)-$(uname -m)" >&2; exit 1 ;;
+  esac
+}
