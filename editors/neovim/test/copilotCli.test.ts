@@ -65,15 +65,24 @@ test(
     // IDE again, once or twice, often after this first turn: each connect forgets the selection until the IDE's
     // selection_changed comes on it, and a prompt sent in between carries none (docs/agents.md). The user asks once its
     // IDE connection has settled, as its own log tells.
+    const ideLog = () =>
+      (fs.existsSync(logDir) ? fs.readdirSync(logDir).flatMap((name) => fs.readFileSync(path.join(logDir, name), 'utf8').split('\n')) : [])
+        .filter((line) => /\bIDE\b|MCP host|selection_changed|Detected mentions/.test(line))
+        .slice(-40)
+        .join('\n');
     const logged = (err: Error) => {
-      const log = fs.existsSync(logDir) ? fs.readdirSync(logDir).flatMap((name) => fs.readFileSync(path.join(logDir, name), 'utf8').split('\n')) : [];
-      const ide = log.filter((line) => /\bIDE\b|MCP host/.test(line)).slice(-40);
-      throw new Error(`${err.message}\n--- Copilot CLI's log of its IDE connection ---\n${ide.join('\n')}\n--- screen ---\n${tui.screen()}`);
+      throw new Error(`${err.message}\n--- Copilot CLI's log of its IDE connection ---\n${ideLog()}\n--- screen ---\n${tui.screen()}`);
     };
     await waitFor(() => (copilotIdeState(logDir).settledMs ?? 0) >= SETTLED_MS, "Copilot CLI's IDE connection to settle", 60_000, 250).catch(logged);
 
-    // The user selects "beta" in Neovim, then asks (once Copilot CLI took it): its request carries the selection.
-    await s.nvim.input('2G0ve');
+    // The user puts the cursor on "beta", selects it, then asks: its request carries the selection. Each step once
+    // Copilot CLI took the last: two selection_changed that reach it together may be taken in the wrong order, the stale
+    // one last (docs/agents.md; seen here: the selection, then the cursor move before it).
+    await s.nvim.input('2G0');
+    await waitFor(() => /\ba\.txt \[1:0-1:0\]$/.test(copilotIdeState(logDir).selection ?? ''), "Copilot CLI to take Neovim's cursor", 60_000, 250).catch(
+      logged,
+    );
+    await s.nvim.input('ve');
     await waitFor(
       () => /\ba\.txt \[1:0-1:[1-9]\d*\]$/.test(copilotIdeState(logDir).selection ?? ''),
       "Copilot CLI to take Neovim's selection",
@@ -90,7 +99,7 @@ test(
     // Copilot CLI's own words: the selection (selection_changed) as an <ide_selection> block, the file relative to its folder.
     assert.ok(
       asked.includes('<ide_selection>') && asked.includes('File: a.txt (line 2)') && asked.includes('```\nbeta\n```'),
-      `the selection reaches the model: ${asked}`,
+      `the selection reaches the model: ${asked}\n--- Copilot CLI's log of its IDE connection ---\n${ideLog()}`,
     );
     await s.nvim.input('<Esc>');
     await tui.waitForText('Done.', 60_000);
