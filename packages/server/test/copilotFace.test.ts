@@ -9,6 +9,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import type { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { connectCopilotClient, waitFor } from '@ide-companion/testkit';
 import type { ActionParams, ActionResult } from '@ide-companion/protocol';
 import { copilotIdeDir, parseAgents } from '@ide-companion/shared/agentPaths';
@@ -129,6 +130,28 @@ test("Copilot's tools over the same core: selection_changed on connect and as it
   });
   h.companion.mention(file);
   await waitFor(() => copilot.notifications.find((n) => n.method === 'add_file_reference'), 'add_file_reference');
+});
+
+test("Copilot CLI's reconnect (1.0.102 reloads its MCP host and connects again: the old session ended with DELETE, a new one made) hears the selection again as the new stream opens, though the old session heard it already: the new connection starts with none", async (t) => {
+  const h = await withCopilot(t);
+  const file = path.join(h.workspace, 'a.txt');
+  fs.writeFileSync(file, 'one\ntwo\n');
+  h.companion.context.focus(file, { cursor: { line: 1, character: 1 } });
+  const first = await connectCopilotClient(lockOf(h));
+  t.after(() => first.close());
+  h.companion.context.setCursor(file, { line: 2, character: 3 }, 'two');
+  await waitFor(() => first.notifications.find((n) => n.method === 'selection_changed' && n.params.text === 'two'), 'the selection on the first connection');
+  // As its disconnectFromIdeInternal does: terminateSession (DELETE), then close.
+  await (first.client.transport as StreamableHTTPClientTransport).terminateSession();
+  await first.close();
+  await waitFor(() => !h.companion.sessionList.some((s) => s.agent === 'copilot'), 'the first session gone');
+
+  const second = await connectCopilotClient(lockOf(h));
+  t.after(() => second.close());
+  const heard = await waitFor(() => second.notifications.find((n) => n.method === 'selection_changed'), 'selection_changed on the new stream');
+  assert.equal(heard.params.text, 'two');
+  assert.equal(heard.params.filePath, file);
+  assert.deepEqual(heard.params.selection, { start: { line: 1, character: 0 }, end: { line: 1, character: 2 }, isEmpty: false });
 });
 
 test("an edited accept is not lost to Copilot CLI's own write: once it writes its proposal (its SAVED carries no text), the user's bytes take its place; an unedited accept and another write are left alone", async (t) => {
