@@ -548,9 +548,14 @@ export class Companion {
     }
   }
 
-  /** The files and the socket folder this companion made (what its reaper removes). */
+  /**
+   * The files and the socket folder this companion made (what its reaper
+   * removes, in this order): the discovery file last, so that once it is gone
+   * nothing of this companion is left to find (an end that waits for it then
+   * finds no socket folder or lock file either).
+   */
   private ownedPaths(): string[] {
-    return [this.discovery?.path, ...this.roster.paths(), this.socketDir].filter((p): p is string => p !== undefined);
+    return [this.socketDir, ...this.roster.paths(), this.discovery?.path].filter((p): p is string => p !== undefined);
   }
 
   /** What no process may find once this companion is gone: the discovery and lock files, the socket. */
