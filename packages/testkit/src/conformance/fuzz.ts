@@ -235,8 +235,11 @@ export function unclearError(message: string, args: unknown): string | undefined
   if (/\n\s+at .+:\d+:\d+/.test(message)) return 'a stack trace in the error';
   // Quoting what was given is clear; a dump of internals is not.
   let own = message;
-  for (const value of Object.values(typeof args === 'object' && args !== null ? args : {}))
-    if (typeof value === 'string' && value.length > 20) own = own.replaceAll(JSON.stringify(value).slice(1, -1), '').replaceAll(value, '');
+  // The longest first: a shorter argument made of the same characters would cut a longer one quoted whole into pieces.
+  const given = Object.values(typeof args === 'object' && args !== null ? args : {})
+    .filter((value): value is string => typeof value === 'string' && value.length > 20)
+    .sort((a, b) => b.length - a.length);
+  for (const value of given) own = own.replaceAll(JSON.stringify(value).slice(1, -1), '').replaceAll(value, '');
   if (own.length > 2000) return `an error of ${message.length} characters`;
   return undefined;
 }
