@@ -120,11 +120,11 @@ export interface CompanionOptions {
   agents?: readonly AgentName[];
   /**
    * Where each face's discovery goes instead of the agent's own folder (its
-   * lock files' folder; Codex CLI's socket). For tests: a path given counts
+   * lock files' folder, or its socket). For tests: a path given counts
    * as the agent named, its folders made.
    */
   facePaths?: Partial<Record<AgentName, string>>;
-  /** The user's choices for the faces that take some (Amp's editFile mode). */
+  /** The user's choices for the faces that take some. */
   faceSettings?: FaceSettings;
 }
 
@@ -599,7 +599,7 @@ export class Companion {
     return this.agentFaces.find((face) => face.agent === agent)?.state?.();
   }
 
-  /** What the faces say of themselves in the ends' health checks (Codex CLI's router). */
+  /** What the faces say of themselves in the ends' health checks. */
   get faceHealth(): HealthItem[] {
     return this.agentFaces.flatMap((face) => face.health?.() ?? []);
   }
