@@ -129,7 +129,8 @@ runBench(async () => {
   const claudeFace = (options) => ({
     connect: async (log) => {
       const client = await connectClaudeClient({ port: companion.port, token: claudeLock.authToken, ...options });
-      client.socket.on('message', (data) => {
+      // Timed first, as the bare client times: the test client's own handling (its parse, Amp's schema check) is no part of the face's cost.
+      client.socket.prependListener('message', (data) => {
         const at = performance.now();
         const message = JSON.parse(data.toString());
         if (message.method) log.record(message.method, message.params, at);
@@ -169,7 +170,7 @@ runBench(async () => {
     amp: {
       connect: async (log) => {
         const client = await connectAmpClient(JSON.parse(fs.readFileSync(companion.lockFilePath('amp'), 'utf8')));
-        client.socket.on('message', (data) => {
+        client.socket.prependListener('message', (data) => {
           const at = performance.now();
           const note = JSON.parse(data.toString()).serverNotification;
           if (note) for (const [name, params] of Object.entries(note)) log.record(name, params, at);

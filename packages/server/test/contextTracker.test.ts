@@ -146,6 +146,17 @@ test('cursor and selection apply to the active file; a cursor in another file fo
   assert.equal(open(t)[0]!.path, files[1]);
   assert.deepEqual(open(t)[0]!.cursor, { line: 9, character: 9 });
   assert.throws(() => t.setCursor(files[1]!, { line: 0, character: 1 }), /line/);
+  // What CursorSchema refuses, the tracker's own guard refuses: nothing kept of it.
+  for (const bad of [
+    { line: 1.5, character: 1 },
+    { line: 2, character: 0 },
+    { line: 2 ** 53, character: 1 },
+    { line: '3', character: 1 },
+  ]) {
+    assert.throws(() => t.setCursor(files[1]!, bad as never), /1-based line and character/);
+    assert.throws(() => t.focus(files[0]!, { cursor: bad as never }), /1-based line and character/);
+  }
+  assert.deepEqual(open(t)[0]!.cursor, { line: 9, character: 9 });
   t.dispose();
 });
 

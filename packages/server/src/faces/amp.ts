@@ -74,13 +74,18 @@ export class AmpSession {
   ) {}
 
   send(envelope: object): boolean {
-    if (this.socket.readyState !== this.socket.OPEN) return false;
-    this.socket.send(JSON.stringify(envelope));
-    return true;
+    return this.sendFrame(JSON.stringify(envelope));
   }
 
   notify(name: string, params: object): boolean {
-    return this.send({ serverNotification: { [name]: params } });
+    return this.sendFrame(notificationFrame(name, JSON.stringify(params)));
+  }
+
+  /** Sends a frame made once (notificationFrame): the context's fan-out serializes each selection once. */
+  sendFrame(frame: string): boolean {
+    if (this.socket.readyState !== this.socket.OPEN) return false;
+    this.socket.send(frame);
+    return true;
   }
 
   /** Waits for the diff of `filePath` to be decided (ampRequests.ts closes an earlier one of the same file first). */
@@ -150,9 +155,9 @@ export class AmpFace extends WebSocketFaceBase<AmpSession> {
   }
 
   private tell(session: AmpSession, told: Told): void {
-    if (told.selection && told.selectionKey !== session.lastSelection) {
+    if (told.selectionKey !== undefined && told.selectionKey !== session.lastSelection) {
       session.lastSelection = told.selectionKey;
-      session.notify(AMP_NOTIFICATION.selectionDidChange, told.selection);
+      session.sendFrame((told.selectionFrame ??= notificationFrame(AMP_NOTIFICATION.selectionDidChange, told.selectionKey)));
     }
     // The files' URIs are made only for a session that has not heard this list.
     if (told.visibleKey !== session.lastVisible) {
@@ -209,8 +214,10 @@ export class AmpFace extends WebSocketFaceBase<AmpSession> {
 /** What a context change tells Amp, computed once for every session. */
 interface Told {
   context: IdeContext;
-  selection: AmpSelectionDidChange | undefined;
+  /** The selection serialized: what a session heard last is compared by it, and its frame is made from it. */
   selectionKey: string | undefined;
+  /** The selectionDidChange frame, made for the first session that needs it. */
+  selectionFrame?: string;
   visibleKey: string;
 }
 
@@ -219,10 +226,15 @@ function toldOf(context: IdeContext, backward: boolean): Told {
   const files = context.workspaceState?.openFiles ?? [];
   // The active file first, then the rest in order: the same key for the same list told.
   const visibleKey = files.map((f) => (f.isActive ? `*${f.path}` : f.path)).join('\0');
-  return { context, selection, selectionKey: selection && JSON.stringify(selection), visibleKey };
+  return { context, selectionKey: selection && JSON.stringify(selection), visibleKey };
 }
 
 type Envelope = { id: AmpId; method: string; params: unknown } | { id?: AmpId; error: AmpError };
+
+/** Amp's server notification around params already serialized. */
+function notificationFrame(name: string, paramsJson: string): string {
+  return `{"serverNotification":{${JSON.stringify(name)}:${paramsJson}}}`;
+}
 
 /** One frame read as `{clientRequest: {id, <method>: params}}`, or the error to answer with. */
 export function parseEnvelope(data: RawData, isBinary: boolean): Envelope {

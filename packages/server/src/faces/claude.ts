@@ -86,10 +86,20 @@ export class ClaudeSession {
 
   /** Sends a notification; false (nothing sent) before the session is initialized or once the socket closed. */
   notify(method: string, params: object): boolean {
+    return this.sendFrame(notificationFrame(method, JSON.stringify(params)));
+  }
+
+  /** Sends a frame made once for every session (notificationFrame). */
+  sendFrame(frame: string): boolean {
     if (!this.reachable) return false;
-    this.socket.send(JSON.stringify({ jsonrpc: '2.0', method, params }));
+    this.socket.send(frame);
     return true;
   }
+}
+
+/** A JSON-RPC notification around params already serialized: the context's fan-out serializes each selection once. */
+function notificationFrame(method: string, paramsJson: string): string {
+  return `{"jsonrpc":"2.0","method":${JSON.stringify(method)},"params":${paramsJson}}`;
 }
 
 function textOutcome(...texts: string[]): Outcome {
@@ -134,11 +144,12 @@ export class ClaudeFace extends WebSocketFaceBase<ClaudeSession> {
     const selection = selectionOf(context, selectionBackward);
     if (!selection) return;
     const key = JSON.stringify(selection);
+    let frame: string | undefined;
     for (const session of this.sessions.values()) {
       // One not yet initialized hears the selection of the moment when it is (accept's oninitialized).
       if (!session.ready || session.lastSelection === key) continue;
       session.lastSelection = key;
-      session.notify(CLAUDE_NOTIFICATION.selectionChanged, selection);
+      session.sendFrame((frame ??= notificationFrame(CLAUDE_NOTIFICATION.selectionChanged, key)));
     }
   }
 

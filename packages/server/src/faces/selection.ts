@@ -25,5 +25,13 @@ export function selectionOf(context: IdeContext, backward = false): ClaudeSelect
   else if (text !== '')
     start =
       last === 0 ? { line: cursor.line, character: Math.max(0, cursor.character - text.length + 1) } : { line: Math.max(0, cursor.line - last), character: 0 };
-  return { text, filePath: active.path, fileUrl: pathToFileURL(active.path).href, selection: { start, end, isEmpty: text === '' } };
+  return { text, filePath: active.path, fileUrl: fileUrlOf(active.path), selection: { start, end, isEmpty: text === '' } };
+}
+
+/** The last path's URL, kept: cursor moves stay in one file, and its URL is made each time by URL parsing. */
+let lastUrl: { path: string; href: string } | undefined;
+
+function fileUrlOf(filePath: string): string {
+  if (lastUrl?.path !== filePath) lastUrl = { path: filePath, href: pathToFileURL(filePath).href };
+  return lastUrl.href;
 }
