@@ -35,7 +35,7 @@ function agentHomesIn(tmp: string): NodeJS.ProcessEnv {
     AMP_DATA_HOME: tmp,
     CODEX_HOME: path.join(tmp, 'codex'),
     // Factory Droid's folder is in the home directory (~/.factory/ide).
-    HOME: path.join(tmp, 'droid'),
+    HOME: tmp,
   };
 }
 
