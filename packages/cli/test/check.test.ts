@@ -114,7 +114,7 @@ test(
 );
 
 test(
-  'a companion that serves neither Qwen Code, Claude Code, Copilot CLI, Codex CLI nor Amp has their checks skipped, saying so',
+  'a companion that serves neither Qwen Code, Claude Code, Copilot CLI, Codex CLI, Amp nor Factory Droid has their checks skipped, saying so',
   { timeout: 120_000 },
   async () => {
     const h = await startOurCompanion({ agents: ['gemini'] });
@@ -124,13 +124,15 @@ test(
       const agents = report.results.filter((r) => r.group === 'agents');
       assert.deepEqual(
         agents.map((r) => r.status),
-        ['skip', 'skip', 'skip', 'skip', 'skip', 'skip', 'skip', 'skip', 'skip', 'skip', 'skip', 'skip', 'skip'],
+        agents.map(() => 'skip'),
       );
-      assert.match(agents[12]!.reason, /no editor serves Codex CLI/);
+      assert.equal(agents.length, 15);
+      assert.match(agents[14]!.reason, /no editor serves Codex CLI/);
       assert.match(agents[0]!.reason, /does not serve Qwen Code/);
       assert.match(agents[2]!.reason, /does not serve GitHub Copilot CLI/);
-      assert.match(agents[4]!.reason, /does not serve Amp/);
-      assert.match(agents[7]!.reason, /does not serve Claude Code/);
+      assert.match(agents[4]!.reason, /names this companion's IDE: this companion does not serve Factory Droid/);
+      assert.match(agents[6]!.reason, /does not serve Amp/);
+      assert.match(agents[9]!.reason, /does not serve Claude Code/);
     } finally {
       await h.cleanup();
     }

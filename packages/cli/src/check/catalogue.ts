@@ -275,7 +275,7 @@ export const CHECKS = [
   {
     id: 'agents.droid.session',
     group: 'agents',
-    title: "the lock file's port opens an MCP session (http://localhost:PORT/mcp, no token) listing Droid's four tools",
+    title: "the lock file's port opens an MCP session (http://localhost:PORT/mcp, no token) listing openDiff and closeDiff, and nothing but Droid's four tools",
     source: 'Factory Droid 0.225.2 (its VS Code client: openDiff, closeDiff, openFile, getIdeDiagnostics)',
   },
   {
