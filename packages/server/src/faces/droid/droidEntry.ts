@@ -7,11 +7,10 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { DROID_ENV, type DroidLockFile } from '@ide-companion/protocol';
+import { DROID_ENV, type Diagnostic, type DroidLockFile } from '@ide-companion/protocol';
 import { droidIdeDir } from '@ide-companion/shared/agentPaths';
 import { isProcessAlive } from '@ide-companion/shared/processAlive';
 import type { HealthItem } from '../../healthLines.js';
-import { describeError } from '../../logger.js';
 import { getDiagnostics } from '../../tools/getDiagnostics.js';
 import type { FaceDefinition } from '../agentFace.js';
 import { ask, isResult } from '../faceAnswers.js';
@@ -51,24 +50,15 @@ export const droidFace: FaceDefinition = {
         return n;
       },
       context: () => ({ context: host.context.snapshot(), selectionBackward: host.context.selectionBackward }),
+      diagnosticsOf: async (file) => {
+        if (!host.tools.includes(getDiagnostics)) return undefined;
+        const answer = await ask<{ diagnostics: Diagnostic[] }>(getDiagnostics, { path: file }, host.toolEnvironment(), 'droid-face');
+        return isResult(answer) ? undefined : { filePath: file, ...droidDiagnostics(answer.diagnostics) };
+      },
       uid: typeof process.getuid === 'function' ? process.getuid() : -1,
       onSessionClosed: (id) => host.sessionClosed(id),
       onSessionsChanged: () => host.sessionsChanged(),
     });
-    // The active file's diagnostics pushed as it changes (the CLI's footer counts the errors).
-    let lastDiagnosed: string | undefined;
-    const pushDiagnostics = async () => {
-      const active = host.context.snapshot().workspaceState?.openFiles?.find((f) => f.isActive)?.path;
-      if (active === undefined || active === lastDiagnosed || face.sessions.size === 0 || !host.tools.includes(getDiagnostics)) return;
-      lastDiagnosed = active;
-      const answer = await ask<{ diagnostics: never[] }>(getDiagnostics, { path: active }, host.toolEnvironment(), 'droid-face');
-      if (!isResult(answer)) face.diagnostics({ filePath: active, ...droidDiagnostics(answer.diagnostics) });
-    };
-    const contextChanged = face.contextChanged.bind(face);
-    face.contextChanged = (context, backward) => {
-      contextChanged(context, backward);
-      pushDiagnostics().catch((err: unknown) => host.logger.info('Factory Droid: no diagnostics to push', { error: describeError(err) }));
-    };
     return {
       agent: 'droid',
       get discovery() {

@@ -23,7 +23,7 @@ import {
 import { createMcpHttpHandler } from '../../http/mcpHttpHandler.js';
 import { closeServer, mcpServer } from '../../http/mcpServer.js';
 import { admissionGuard, loopbackHostRule, type Refusal } from '../../http/requestGuard.js';
-import type { Logger } from '../../logger.js';
+import { describeError, type Logger } from '../../logger.js';
 import { SessionRegistry, type SessionInfo } from '../../sessions.js';
 import { selectionOf } from '../selection.js';
 import type { SessionFace } from '../sessionFace.js';
@@ -49,6 +49,8 @@ export interface DroidFaceOptions {
   lineCount: (file: string) => number;
   /** The context as it stands, for a stream that opens. */
   context: () => { context: IdeContext; selectionBackward: boolean };
+  /** A file's diagnostics as the CLI takes them (`{filePath, diagnostics}`), or undefined when the editor has none to give. */
+  diagnosticsOf: (file: string) => Promise<object | undefined>;
   /** Who may connect: the uid owning the peer's socket must be this one. */
   uid: number;
   onSessionClosed: (sessionId: string) => void;
@@ -62,6 +64,7 @@ export class DroidFace implements SessionFace {
   private heartbeat: NodeJS.Timeout | undefined;
   private lastActive: string | undefined;
   private lastOpen: string | undefined;
+  private lastDiagnosed: string | undefined;
   /** Each connection's verdict, decided once at its first request (the peer's socket does not change owner). */
   private readonly admitted = new WeakMap<Socket, Refusal | undefined>();
 
@@ -144,11 +147,14 @@ export class DroidFace implements SessionFace {
     const openKey = JSON.stringify(open);
     if (openKey !== this.lastOpen) this.sessions.broadcast(note(DROID_NOTIFICATION.openFiles, open));
     this.lastOpen = openKey;
-  }
-
-  /** Diagnostics pushed for one file (after the active file changed): every session keeps them for its footer. */
-  diagnostics(params: object): number {
-    return this.sessions.broadcast(note(DROID_NOTIFICATION.diagnostics, params));
+    // A new active file: its diagnostics, asked of the editor, for every session's footer.
+    if (active && active.path !== this.lastDiagnosed) {
+      this.lastDiagnosed = active.path;
+      this.options.diagnosticsOf(active.path).then(
+        (params) => params && this.sessions.broadcast(note(DROID_NOTIFICATION.diagnostics, params)),
+        (err: unknown) => this.options.logger.info('Factory Droid: no diagnostics to push', { error: describeError(err) }),
+      );
+    }
   }
 
   /** The CLI takes no mention. */

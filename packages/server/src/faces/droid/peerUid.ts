@@ -4,7 +4,7 @@
  * its address pair (its local address is our remote one and the reverse).
  * Factory Droid sends no token, so its face admits a connection only when
  * this uid is ours. Without /proc (macOS, Windows) nothing can be told:
- * `peerUidSupported` is false and the face is not served (docs/security.md).
+ * `peerUidSupported` is false and the face is not served (docs/agents.md, docs/reliability.md).
  */
 import * as fs from 'node:fs';
 import * as net from 'node:net';
