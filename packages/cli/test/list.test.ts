@@ -31,7 +31,10 @@ test('list: shows every companion with IDE, PID, port, workspace and liveness', 
     assert.equal(stale['chosenHere'], false);
     assert.equal(r.stdout.includes(s.companion.authToken), false);
     const text = await runBin(['list'], { cwd: s.workspace, env: binEnv(s.tmp) });
-    assert.match(text.stdout, /^\*\s+Test IDE\s+\d+\s+\d+\s+alive\s+Gemini CLI, Qwen Code, Claude Code, opencode, GitHub Copilot CLI, Codex CLI, Amp, Factory Droid\s+/m);
+    assert.match(
+      text.stdout,
+      /^\*\s+Test IDE\s+\d+\s+\d+\s+alive\s+Gemini CLI, Qwen Code, Claude Code, opencode, GitHub Copilot CLI, Codex CLI, Amp, Factory Droid\s+/m,
+    );
     assert.match(text.stdout, /Old IDE\s+\d+\s+9\s+stale\s+Gemini CLI\s+\/somewhere/);
   } finally {
     await s.cleanup();
