@@ -14,6 +14,7 @@ import { pathToFileURL } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { DROID_ENV, DROID_NOTIFICATION, DroidActiveFileParamsSchema, DroidLockFileSchema, type ActionParams, type ActionResult } from '@ide-companion/protocol';
+import { droidIdeDir, parseAgents } from '@ide-companion/shared/agentPaths';
 import { inCI, waitFor } from '@ide-companion/testkit';
 import { RecordingEditor, rawRequest, startCompanion, type Harness } from './helpers.js';
 import { kernelHex, peerUid } from '../src/faces/droid/peerUid.js';
@@ -255,4 +256,17 @@ test('a connection from another user (nobody, 65534) is refused with 403, its se
   // The same request as us is taken (the refusal was the uid's).
   const ours = await run(process.execPath, ['-e', script]);
   assert.match(ours.stdout, /^200 /, ours.stdout + ours.stderr);
+});
+
+test("Droid's folder is $HOME/.factory/ide (the CLI's os.homedir()); a lock file of a dead IDE there is swept at start, a live one kept", async (t) => {
+  assert.equal(droidIdeDir({ HOME: '/x/home' }), path.join('/x/home', '.factory', 'ide'));
+  assert.deepEqual(parseAgents('droid'), ['gemini', 'droid']);
+  const tmp = fs.realpathSync(fs.mkdtempSync(path.join(process.env['TMPDIR'] ?? '/tmp', 'ide-companion-droid-sweep-')));
+  const dir = path.join(tmp, '.factory', 'ide');
+  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  fs.writeFileSync(path.join(dir, '1111.lock'), JSON.stringify({ pid: 999_999_999, ideName: 'Gone', workspaceFolders: ['/w'] }));
+  fs.writeFileSync(path.join(dir, '2222.lock'), JSON.stringify({ pid: process.pid, ideName: 'Live', workspaceFolders: ['/w'] }));
+  const h = await withDroid(t, { tmp });
+  t.after(() => fs.rmSync(tmp, { recursive: true, force: true }));
+  assert.deepEqual(fs.readdirSync(dir).sort(), ['2222.lock', path.basename(h.companion.lockFilePath('droid')!)].sort());
 });

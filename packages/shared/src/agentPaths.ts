@@ -6,7 +6,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { AMP_ENV, CLAUDE_ENV, DROID_ENV, DROID_IDE_DIR } from '@ide-companion/protocol';
+import { AMP_ENV, CLAUDE_ENV, DROID_IDE_DIR } from '@ide-companion/protocol';
 import { CODEX_ENV, CODEX_IPC } from '@ide-companion/protocol/codexFrames';
 
 export const QWEN_ENV = {
@@ -202,15 +202,6 @@ export function userHasOpencode(env: NodeJS.ProcessEnv = process.env): boolean {
  */
 export function droidIdeDir(env: NodeJS.ProcessEnv = process.env): string {
   return path.join(env['HOME'] || os.homedir() || os.tmpdir(), ...DROID_IDE_DIR);
-}
-
-/**
- * Whether the user has Factory Droid (`~/.factory`, which its first run
- * makes, or FACTORY_API_KEY set; its value is never read): only then is it
- * served unless named, so no `~/.factory` appears for others.
- */
-export function userHasDroid(env: NodeJS.ProcessEnv = process.env): boolean {
-  return Boolean(env[DROID_ENV.API_KEY]) || fs.existsSync(path.dirname(droidIdeDir(env)));
 }
 
 export { ampLockFileName, portLockFileName } from '@ide-companion/protocol/lockFileNames';
