@@ -10,7 +10,6 @@
  * editor's accept or reject reaches no one (DroidFace.deliver), and nothing
  * is written by us.
  */
-import { pathToFileURL } from 'node:url';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import {
@@ -96,6 +95,3 @@ export function droidDiagnostics(diagnostics: readonly Diagnostic[]): DroidDiagn
     })),
   };
 }
-
-/** The file's URI as the CLI sends it (pathToFileURL of the file). */
-export const droidUri = (file: string): string => pathToFileURL(file).href;
