@@ -11,7 +11,7 @@ import { test, type TestContext } from 'node:test';
 import { startTestCompanion } from '@ide-companion/server/testing';
 import { connectEditorClient, makeTempDir, repoRoot, runNode, waitFor, type RunResult } from '@ide-companion/testkit';
 import { AGENT_LOCKS, type DiscoveryFile } from '@ide-companion/protocol';
-import { ampIdeDir, claudeIdeDir, copilotIdeDir, qwenIdeDir } from '@ide-companion/shared/agentPaths';
+import { ampIdeDir, claudeIdeDir, copilotIdeDir, droidIdeDir, qwenIdeDir } from '@ide-companion/shared/agentPaths';
 import { CHECK_PROPOSAL_LABEL, CHECKS, estimateTokenBits, exitCodeOf, nonLoopbackAddresses, runCheck, type CheckReport } from '../src/check/index.js';
 
 const BIN = path.join(repoRoot, 'packages', 'cli', 'bin', 'ide-companion.js');
@@ -34,6 +34,8 @@ function agentHomesIn(tmp: string): NodeJS.ProcessEnv {
     COPILOT_HOME: path.join(tmp, 'copilot'),
     AMP_DATA_HOME: tmp,
     CODEX_HOME: path.join(tmp, 'codex'),
+    // Factory Droid's folder is in the home directory (~/.factory/ide).
+    HOME: tmp,
   };
 }
 
@@ -49,10 +51,10 @@ function runBin(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv
 }
 
 test('our companion passes every check through the library, and check leaves no diff open and no file changed', { timeout: 120_000 }, async () => {
-  const h = await startOurCompanion({ agents: ['gemini', 'qwen', 'claude', 'copilot', 'codex', 'amp'] });
+  const h = await startOurCompanion({ agents: ['gemini', 'qwen', 'claude', 'copilot', 'codex', 'amp', 'droid'] });
   try {
     const before = fs.readFileSync(h.file, 'utf8');
-    // Where this companion's Qwen, Claude, Copilot and Amp lock files and its Codex socket are: their faces are checked too.
+    // Where this companion's Qwen, Claude, Copilot, Amp and Droid lock files and its Codex socket are: their faces are checked too.
     const env = agentHomesIn(h.tmp);
     const report = await runCheck({ port: h.companion.port, token: h.companion.authToken, tmpdir: h.tmp, env });
     assert.deepEqual(failures(report), []);
@@ -112,7 +114,7 @@ test(
 );
 
 test(
-  'a companion that serves neither Qwen Code, Claude Code, Copilot CLI, Codex CLI nor Amp has their checks skipped, saying so',
+  'a companion that serves neither Qwen Code, Claude Code, Copilot CLI, Codex CLI, Amp nor Factory Droid has their checks skipped, saying so',
   { timeout: 120_000 },
   async () => {
     const h = await startOurCompanion({ agents: ['gemini'] });
@@ -122,13 +124,15 @@ test(
       const agents = report.results.filter((r) => r.group === 'agents');
       assert.deepEqual(
         agents.map((r) => r.status),
-        ['skip', 'skip', 'skip', 'skip', 'skip', 'skip', 'skip', 'skip', 'skip', 'skip', 'skip', 'skip', 'skip'],
+        agents.map(() => 'skip'),
       );
-      assert.match(agents[12]!.reason, /no editor serves Codex CLI/);
+      assert.equal(agents.length, 15);
+      assert.match(agents[14]!.reason, /no editor serves Codex CLI/);
       assert.match(agents[0]!.reason, /does not serve Qwen Code/);
       assert.match(agents[2]!.reason, /does not serve GitHub Copilot CLI/);
-      assert.match(agents[4]!.reason, /does not serve Amp/);
-      assert.match(agents[7]!.reason, /does not serve Claude Code/);
+      assert.match(agents[4]!.reason, /names this companion's IDE: this companion does not serve Factory Droid/);
+      assert.match(agents[6]!.reason, /does not serve Amp/);
+      assert.match(agents[9]!.reason, /does not serve Claude Code/);
     } finally {
       await h.cleanup();
     }
@@ -139,14 +143,16 @@ test(
   "each agent's lock file is checked against that agent's own schema (protocol's AGENT_LOCKS): a field its CLI needs taken out fails it",
   { timeout: 120_000 },
   async () => {
-    const h = await startOurCompanion({ agents: ['gemini', 'qwen', 'claude', 'copilot', 'amp'] });
+    const h = await startOurCompanion({ agents: ['gemini', 'qwen', 'claude', 'copilot', 'amp', 'droid'] });
     try {
       const env = agentHomesIn(h.tmp);
       // A field each CLI reads that no hand-written rule of check named before for Qwen, Claude and Copilot.
       const field = 'ideName';
-      const dirs = { qwen: qwenIdeDir(env), claude: claudeIdeDir(env), copilot: copilotIdeDir(env), amp: ampIdeDir(env) };
+      const dirs = { qwen: qwenIdeDir(env), claude: claudeIdeDir(env), copilot: copilotIdeDir(env), amp: ampIdeDir(env), droid: droidIdeDir(env) };
       for (const contract of AGENT_LOCKS) {
-        const file = path.join(dirs[contract.agent], contract.fileName(h.companion.port));
+        // Droid's is named by its face's own port.
+        const file = contract.ownPort ? h.companion.lockFilePath(contract.agent)! : path.join(dirs[contract.agent], contract.fileName(h.companion.port));
+        assert.equal(path.dirname(file), dirs[contract.agent]);
         const json = JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, unknown>;
         assert.ok(field in json, `${file} has ${field}`);
         delete json[field];

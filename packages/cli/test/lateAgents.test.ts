@@ -92,7 +92,7 @@ test(
     const before = await runBin(['list', '--json'], { cwd: project, env });
     const row = (JSON.parse(before.stdout) as any[]).find((r) => r.port === port);
     assert.deepEqual(row.agents, ['gemini']);
-    for (const agent of ['qwen', 'claude', 'copilot', 'codex', 'amp']) assert.equal(row.notServed[agent]?.why, 'folder missing', agent);
+    for (const agent of ['qwen', 'claude', 'copilot', 'codex', 'amp', 'droid']) assert.equal(row.notServed[agent]?.why, 'folder missing', agent);
     assert.equal(row.notServed.qwen.folder, path.join(home, '.qwen'));
     const listText = await runBin(['list'], { cwd: project, env: { ...env, PATH: path.dirname(process.execPath) } });
     assert.match(listText.stdout, new RegExp(`Qwen Code: not installed \\(no qwen on PATH, no ${path.join(home, '.qwen').replace(/[.]/g, '\\.')}\\)`));
@@ -109,11 +109,11 @@ test(
 
     // The user runs each agent for the first time: its folder appears.
     const madeAt = Date.now();
-    for (const folder of ['.qwen', '.claude', '.copilot', '.codex', path.join('.local', 'share', 'amp')])
+    for (const folder of ['.qwen', '.claude', '.copilot', '.codex', path.join('.local', 'share', 'amp'), '.factory'])
       fs.mkdirSync(path.join(home, folder), { recursive: true });
-    const served = await waitFor(() => events.findLast((e) => e.event === 'agents' && e.served.length === 6), 'every agent served', 10_000);
+    const served = await waitFor(() => events.findLast((e) => e.event === 'agents' && e.served.length === 7), 'every agent served', 10_000);
     const took = Date.now() - madeAt;
-    assert.deepEqual(served.served, ['gemini', 'qwen', 'claude', 'copilot', 'codex', 'amp']);
+    assert.deepEqual(served.served, ['gemini', 'qwen', 'claude', 'copilot', 'codex', 'amp', 'droid']);
     // Amp's parent (~/.local/share) was missing too: found by the slow poll (2 s), the others by the watch at once.
     assert.ok(took < 5_000, `served ${took} ms after the folders appeared`);
 
@@ -126,6 +126,9 @@ test(
     const copilotLock = JSON.parse(fs.readFileSync(path.join(home, '.copilot', 'ide', `${port}.lock`), 'utf8'));
     const copilot = await connectCopilotClient(copilotLock);
     assert.ok(fs.existsSync(path.join(home, '.local', 'share', 'amp', 'ide', `${port}.json`)), "Amp's lock file");
+    // Factory Droid's is named by its face's own port.
+    const droidLocks = fs.readdirSync(path.join(home, '.factory', 'ide')).filter((n) => n.endsWith('.lock'));
+    assert.equal(droidLocks.length, 1, "Droid's lock file");
     const codex = await askCodexIdeContext(path.join(home, '.codex', 'ipc', 'ipc.sock'), fs.realpathSync(project));
     assert.equal(codex.resultType, 'success', JSON.stringify(codex));
     await waitFor(() => events.findLast((e) => e.event === 'sessions')?.count === 3, 'Qwen, Claude and Copilot sessions connected', 10_000);
@@ -133,10 +136,10 @@ test(
 
     const after = await runBin(['list', '--json'], { cwd: project, env });
     const rowAfter = (JSON.parse(after.stdout) as any[]).find((r) => r.port === port);
-    assert.deepEqual(rowAfter.agents, ['gemini', 'qwen', 'claude', 'copilot', 'codex', 'amp']);
+    assert.deepEqual(rowAfter.agents, ['gemini', 'qwen', 'claude', 'copilot', 'codex', 'amp', 'droid']);
     assert.deepEqual(rowAfter.notServed, {});
     const listAfter = await runBin(['list'], { cwd: project, env });
-    assert.match(listAfter.stdout, /Gemini CLI, Qwen Code, Claude Code, opencode, GitHub Copilot CLI, Codex CLI, Amp/);
+    assert.match(listAfter.stdout, /Gemini CLI, Qwen Code, Claude Code, opencode, GitHub Copilot CLI, Codex CLI, Amp, Factory Droid/);
 
     // Stopped, it leaves none of the files it wrote late.
     child.kill('SIGTERM');
@@ -147,6 +150,7 @@ test(
       path.join(home, '.copilot', 'ide', `${port}.lock`),
       path.join(home, '.local', 'share', 'amp', 'ide', `${port}.json`),
       path.join(home, '.codex', 'ipc', 'ipc.sock'),
+      path.join(home, '.factory', 'ide', droidLocks[0]!),
     ])
       assert.equal(fs.existsSync(file), false, file);
   },

@@ -25,13 +25,16 @@ test('list: shows every companion with IDE, PID, port, workspace and liveness', 
     assert.deepEqual(live['ide'], { name: 'test-ide', displayName: 'Test IDE' });
     assert.deepEqual(live['roots'], [s.workspace]);
     // It serves every other agent too (the test's folders given count as named): their lock files name the same port and IDE PID.
-    assert.deepEqual(live['agents'], ['gemini', 'qwen', 'claude', 'copilot', 'codex', 'amp']);
+    assert.deepEqual(live['agents'], ['gemini', 'qwen', 'claude', 'copilot', 'codex', 'amp', 'droid']);
     const stale = rows.find((x) => x['pid'] === dead)!;
     assert.equal(stale['state'], 'stale');
     assert.equal(stale['chosenHere'], false);
     assert.equal(r.stdout.includes(s.companion.authToken), false);
     const text = await runBin(['list'], { cwd: s.workspace, env: binEnv(s.tmp) });
-    assert.match(text.stdout, /^\*\s+Test IDE\s+\d+\s+\d+\s+alive\s+Gemini CLI, Qwen Code, Claude Code, opencode, GitHub Copilot CLI, Codex CLI, Amp\s+/m);
+    assert.match(
+      text.stdout,
+      /^\*\s+Test IDE\s+\d+\s+\d+\s+alive\s+Gemini CLI, Qwen Code, Claude Code, opencode, GitHub Copilot CLI, Codex CLI, Amp, Factory Droid\s+/m,
+    );
     assert.match(text.stdout, /Old IDE\s+\d+\s+9\s+stale\s+Gemini CLI\s+\/somewhere/);
   } finally {
     await s.cleanup();

@@ -14,6 +14,7 @@ import {
   ampLockFileName,
   claudeIdeDir,
   copilotIdeDir,
+  droidIdeDir,
   portLockFileName,
   qwenIdeDir,
   type AgentName,
@@ -105,12 +106,28 @@ function servesAgent(dir: string, port: number | undefined, pid: number, fileNam
 /** The agents a companion on `port`, of the IDE `pid`, serves: Gemini CLI, and each agent whose lock file names them. */
 export function agentsServed(port: number | undefined, pid: number, env: NodeJS.ProcessEnv = process.env): AgentName[] {
   return AGENTS.filter(
-    (agent) => agent === 'gemini' || (agent !== 'codex' && servesAgent(LOCK_DIRS[agent](env), port, pid, agent === 'amp' ? ampLockFileName : portLockFileName)),
+    (agent) =>
+      agent === 'gemini' ||
+      (agent === 'droid'
+        ? namesPid(LOCK_DIRS[agent](env), pid)
+        : agent !== 'codex' && servesAgent(LOCK_DIRS[agent](env), port, pid, agent === 'amp' ? ampLockFileName : portLockFileName)),
   );
 }
 
+/** Whether a lock file in `dir` names the IDE `pid` (Factory Droid's: named by a port of its face's own, not the companion's). */
+function namesPid(dir: string, pid: number): boolean {
+  let names: string[];
+  try {
+    names = fs.readdirSync(dir).filter((n) => /^\d+\.lock$/.test(n));
+  } catch {
+    return false;
+  }
+  // A folder of a few files; bounded all the same.
+  return names.slice(0, 256).some((n) => servesAgent(dir, Number(n.slice(0, -5)), pid));
+}
+
 /** Where each agent with lock files looks for them. Codex CLI has none: one socket per user, routed to every companion (codexSocketPath). */
-const LOCK_DIRS = { qwen: qwenIdeDir, claude: claudeIdeDir, copilot: copilotIdeDir, amp: ampIdeDir } as const satisfies Record<
+const LOCK_DIRS = { qwen: qwenIdeDir, claude: claudeIdeDir, copilot: copilotIdeDir, amp: ampIdeDir, droid: droidIdeDir } as const satisfies Record<
   Exclude<AgentName, 'gemini' | 'codex'>,
   unknown
 >;

@@ -9,12 +9,13 @@ import type * as z from 'zod/mini';
 import { AmpLockFileSchema } from './amp.js';
 import { ClaudeLockFileSchema } from './claude.js';
 import { CopilotLockFileSchema } from './copilot.js';
+import { DroidLockFileSchema } from './droid.js';
 import { ampLockFileName, portLockFileName } from './lockFileNames.js';
 import { QwenLockFileSchema } from './qwen.js';
 
 export interface AgentLockContract {
   /** The agent, as `IDE_COMPANION_AGENTS` names it. */
-  readonly agent: 'qwen' | 'claude' | 'copilot' | 'amp';
+  readonly agent: 'qwen' | 'claude' | 'copilot' | 'amp' | 'droid';
   readonly schema: z.ZodMiniType;
   /** The field holding the IDE's PID: a file whose process is gone is stale. */
   readonly pidField: 'pid' | 'ppid';
@@ -22,6 +23,12 @@ export interface AgentLockContract {
   readonly namesPort: boolean;
   /** The lock file's name for a companion on `port`. */
   readonly fileName: (port: number) => string;
+  /**
+   * The file is named by a port of the face's own, not the companion's
+   * (Factory Droid's: the CLI dials the port in the name): the companion's
+   * file is the one whose pid field names its IDE.
+   */
+  readonly ownPort?: true;
   /** What the CLI does with a file that fails the schema or whose process is gone. */
   readonly refusal: string;
 }
@@ -44,5 +51,14 @@ export const AGENT_LOCKS: readonly AgentLockContract[] = [
     namesPort: false,
     fileName: portLockFileName,
     refusal: 'Claude Code does not list the editor in /ide',
+  },
+  {
+    agent: 'droid',
+    schema: DroidLockFileSchema,
+    pidField: 'pid',
+    namesPort: false,
+    fileName: portLockFileName,
+    ownPort: true,
+    refusal: 'Factory Droid skips it, or deletes it when its pid is dead',
   },
 ];

@@ -72,6 +72,7 @@ function defaultFacePaths(tmp: string): Partial<Record<AgentName, string>> {
     copilot: path.join(tmp, 'copilot', 'ide'),
     codex: path.join(tmp, 'codex', 'ipc', 'ipc.sock'),
     amp: path.join(tmp, 'amp', 'ide'),
+    droid: path.join(tmp, '.factory', 'ide'),
   };
 }
 

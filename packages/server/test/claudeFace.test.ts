@@ -47,7 +47,7 @@ test("the lock file Claude Code reads: private, the companion's port, IDE pid, f
   fs.mkdirSync(other);
   h.companion.context.setRoots([h.workspace, other]);
   assert.deepEqual(lockOf(h)['workspaceFolders'], [h.workspace, other]);
-  assert.deepEqual(h.companion.agents, ['gemini', 'qwen', 'claude', 'copilot', 'codex', 'amp']);
+  assert.deepEqual(h.companion.agents, ['gemini', 'qwen', 'claude', 'copilot', 'codex', 'amp', 'droid']);
   await h.companion.stop();
   assert.equal(fs.existsSync(file), false);
 });

@@ -246,6 +246,8 @@ test('the terminal env ties a terminal to this instance', async () => {
       CLAUDE_CODE_SSE_PORT: String(h.companion.port),
       ENABLE_IDE_INTEGRATION: 'true',
       CLAUDE_CODE_IDE_SKIP_AUTO_INSTALL: 'true',
+      // Factory Droid's (droidFace.test.ts): the port of its own, named by its lock file.
+      FACTORY_VSCODE_MCP_PORT: path.basename(h.companion.lockFilePath('droid')!, '.lock'),
       // In a container (this machine is one) gemini there dials loopback, where this companion is (editorSeam.test.ts).
       ...(h.companion.containerHint !== undefined && { REMOTE_CONTAINERS: '1' }),
     });

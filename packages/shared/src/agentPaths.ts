@@ -6,7 +6,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { AMP_ENV, CLAUDE_ENV } from '@ide-companion/protocol';
+import { AMP_ENV, CLAUDE_ENV, DROID_IDE_DIR } from '@ide-companion/protocol';
 import { CODEX_ENV, CODEX_IPC } from '@ide-companion/protocol/codexFrames';
 
 export const QWEN_ENV = {
@@ -15,7 +15,7 @@ export const QWEN_ENV = {
 } as const;
 
 /** The agents a companion can serve, each a face; Gemini CLI's face is the core one (docs/agents.md). */
-export const AGENTS = ['gemini', 'qwen', 'claude', 'copilot', 'codex', 'amp'] as const;
+export const AGENTS = ['gemini', 'qwen', 'claude', 'copilot', 'codex', 'amp', 'droid'] as const;
 export type AgentName = (typeof AGENTS)[number];
 /**
  * Agents that use another's face: opencode reads Claude Code's lock files
@@ -43,6 +43,7 @@ export const AGENT_DISPLAY_NAMES: Readonly<Record<SessionAgent, string>> = {
   copilot: 'GitHub Copilot CLI',
   codex: 'Codex CLI',
   amp: 'Amp',
+  droid: 'Factory Droid',
   opencode: 'opencode',
 };
 /** The agents' names where room is short (Emacs's mode line). */
@@ -53,6 +54,7 @@ export const AGENT_SHORT_NAMES: Readonly<Record<SessionAgent, string>> = {
   copilot: 'Copilot',
   codex: 'Codex',
   amp: 'Amp',
+  droid: 'Droid',
   opencode: 'opencode',
 };
 
@@ -192,6 +194,14 @@ export function opencodeDataDir(env: NodeJS.ProcessEnv = process.env): string {
  */
 export function userHasOpencode(env: NodeJS.ProcessEnv = process.env): boolean {
   return fs.existsSync(opencodeDataDir(env));
+}
+
+/**
+ * Factory Droid's folder of lock files: `~/.factory/ide` (os.homedir(), which
+ * is $HOME, as the CLI reads it; its FACTORY_HOME_OVERRIDE does not move this folder).
+ */
+export function droidIdeDir(env: NodeJS.ProcessEnv = process.env): string {
+  return path.join(env['HOME'] || os.homedir() || os.tmpdir(), ...DROID_IDE_DIR);
 }
 
 export { ampLockFileName, portLockFileName } from '@ide-companion/protocol/lockFileNames';

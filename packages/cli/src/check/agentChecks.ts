@@ -11,7 +11,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { HttpClientTransport } from '@ide-companion/client/httpTransport';
 import { AGENT_LOCKS, AMP_AUTH_QUERY, CLAUDE_AUTH_HEADER, CLAUDE_SUBPROTOCOL, LOOPBACK_HOST, MCP_ENDPOINT_PATH } from '@ide-companion/protocol';
 import type { AgentLockContract } from '@ide-companion/protocol';
-import { AGENT_DISPLAY_NAMES, ampIdeDir, claudeIdeDir, copilotIdeDir, qwenIdeDir } from '@ide-companion/shared/agentPaths';
+import { AGENT_DISPLAY_NAMES, ampIdeDir, claudeIdeDir, copilotIdeDir, droidIdeDir, qwenIdeDir } from '@ide-companion/shared/agentPaths';
+import { parseAnyDiscoveryFileName } from '@ide-companion/client/discoveryFiles';
 import { SOCKET_HOST } from '@ide-companion/server/companionSocket';
 import { CHECK_PROBE_HEADER, checkProbeProof } from '@ide-companion/server/http/checkProbe';
 import { isProcessAlive } from '@ide-companion/shared/processAlive';
@@ -31,6 +32,7 @@ interface LockRead {
 const LOCK_PLACES: Readonly<Record<AgentLockContract['agent'], { dir: (env: NodeJS.ProcessEnv) => string; ids: readonly CheckId[] }>> = {
   qwen: { dir: qwenIdeDir, ids: ['agents.qwen.lockFile', 'agents.qwen.session'] },
   copilot: { dir: copilotIdeDir, ids: ['agents.copilot.lockFile', 'agents.copilot.session'] },
+  droid: { dir: droidIdeDir, ids: ['agents.droid.lockFile', 'agents.droid.session'] },
   amp: { dir: ampIdeDir, ids: ['agents.amp.lockFile', 'agents.amp.session', 'agents.amp.refusals'] },
   claude: {
     dir: claudeIdeDir,
@@ -54,9 +56,11 @@ function checkLockFile(run: CheckRun, contract: AgentLockContract, env: NodeJS.P
   const { record, target } = run;
   const { dir, ids } = LOCK_PLACES[contract.agent];
   const name = AGENT_DISPLAY_NAMES[contract.agent];
-  const file = path.join(dir(env), contract.fileName(target.port));
-  if (!fs.existsSync(file)) {
-    const why = `no ${name} lock file names port ${target.port} in ${dir(env)}: this companion does not serve ${name}`;
+  const file = contract.ownPort ? lockNamingIde(dir(env), target.discoveryFile) : path.join(dir(env), contract.fileName(target.port));
+  if (file === undefined || !fs.existsSync(file)) {
+    const why = contract.ownPort
+      ? `no ${name} lock file in ${dir(env)} names this companion's IDE: this companion does not serve ${name}`
+      : `no ${name} lock file names port ${target.port} in ${dir(env)}: this companion does not serve ${name}`;
     for (const id of ids) record.skip(id, why);
     return undefined;
   }
@@ -84,6 +88,29 @@ function checkLockFile(run: CheckRun, contract: AgentLockContract, env: NodeJS.P
     record.pass(lockFileId, `${file}: private, ${port}${contract.pidField} ${String(json![contract.pidField])} running`);
   }
   return { file, json };
+}
+
+/**
+ * The lock file of a face with a port of its own (Factory Droid's, named by
+ * that port): the one whose pid is the IDE's the discovery file names.
+ */
+function lockNamingIde(dir: string, discoveryFile: string | undefined): string | undefined {
+  const pid = discoveryFile === undefined ? undefined : parseAnyDiscoveryFileName(path.basename(discoveryFile))?.pid;
+  if (pid === undefined) return undefined;
+  let names: string[];
+  try {
+    names = fs.readdirSync(dir).filter((n) => /^\d+\.lock$/.test(n));
+  } catch {
+    return undefined;
+  }
+  for (const n of names.slice(0, 256)) {
+    try {
+      if ((JSON.parse(fs.readFileSync(path.join(dir, n), 'utf8')) as { pid?: unknown }).pid === pid) return path.join(dir, n);
+    } catch {
+      // Not a lock file of ours to judge.
+    }
+  }
+  return undefined;
 }
 
 /** A schema's issues as one short phrase: each field's path and message. */
@@ -133,6 +160,40 @@ export async function checkAgents(run: CheckRun, env: NodeJS.ProcessEnv): Promis
   await checkCopilot(run, env);
   await checkCodex(run, env);
   await checkAmp(run, env);
+  await checkDroid(run, env);
+}
+
+/**
+ * Factory Droid's lock file (named by its face's own port) and a session on
+ * that port as the CLI opens one (no token): the four tools it calls listed.
+ */
+async function checkDroid(run: CheckRun, env: NodeJS.ProcessEnv): Promise<void> {
+  const { record } = run;
+  const lock = checkLockFile(run, lockOf('droid'), env);
+  if (!lock) return;
+  const port = Number(path.basename(lock.file, '.lock'));
+  const transport = new HttpClientTransport(new URL(`http://${LOOPBACK_HOST}:${port}${MCP_ENDPOINT_PATH}`));
+  const client = new Client({ name: 'ide-companion-check', version: '0' });
+  try {
+    const options = { timeout: run.timeouts.requestMs };
+    await client.connect(transport, options);
+    const tools = (await client.listTools(undefined, options)).tools.map((t) => t.name).sort();
+    await transport.terminateSession().catch(() => undefined);
+    // The diff tools always (the others where the editor has what they need), and nothing the CLI would offer its model unasked.
+    const four = ['closeDiff', 'getIdeDiagnostics', 'openDiff', 'openFile'];
+    const extra = tools.filter((name) => !four.includes(name));
+    if (tools.includes('openDiff') && tools.includes('closeDiff') && extra.length === 0)
+      record.pass('agents.droid.session', `port ${port}: tools ${tools.join(', ')}`);
+    else
+      record.fail(
+        'agents.droid.session',
+        `port ${port}: tools/list is not among Droid's four (${four.join(', ')}) with openDiff and closeDiff: ${tools.join(', ')}`,
+      );
+  } catch (err) {
+    record.fail('agents.droid.session', `port ${port} opened no session: ${describeError(err)}`);
+  } finally {
+    await client.close().catch(() => undefined);
+  }
 }
 
 /** Amp's lock file, a session that answers ping and authenticate as amp.nvim does, and the upgrade's refusals. */

@@ -267,6 +267,18 @@ export const CHECKS = [
     source: '@github/copilot 1.0.102 (StreamableHTTPClientTransport over the Unix socket)',
   },
   {
+    id: 'agents.droid.lockFile',
+    group: 'agents',
+    title: "Factory Droid's lock file <ITS PORT>.lock naming this IDE: 0600 in a 0700 folder, a live pid, ideName, workspace folders",
+    source: 'Factory Droid 0.225.2 (the IDE lock files it reads; docs/agents.md)',
+  },
+  {
+    id: 'agents.droid.session',
+    group: 'agents',
+    title: "the lock file's port opens an MCP session (http://localhost:PORT/mcp, no token) listing openDiff and closeDiff, and nothing but Droid's four tools",
+    source: 'Factory Droid 0.225.2 (its VS Code client: openDiff, closeDiff, openFile, getIdeDiagnostics)',
+  },
+  {
     id: 'agents.amp.lockFile',
     group: 'agents',
     title: "Amp's lock file <PORT>.json for this port: 0600 in a 0700 folder, the same port, a live pid, workspace folders, ideName",

@@ -11,6 +11,7 @@ const AGENT_COMMANDS: Readonly<Record<AgentName, readonly string[]>> = {
   copilot: ['copilot'],
   codex: ['codex'],
   amp: ['amp'],
+  droid: ['droid'],
 };
 
 /** Why `agent` is not served, in words; `folder missing` says "not installed" when none of its commands is on PATH. */

@@ -10,9 +10,10 @@ import { ampFace, type AmpFaceSettings } from './ampEntry.js';
 import { claudeFace } from './claudeEntry.js';
 import { codexFace } from './codexEntry.js';
 import { copilotFace } from './copilotEntry.js';
+import { droidFace } from './droid/droidEntry.js';
 import { qwenFace } from './qwenEntry.js';
 
-export const FACES: readonly FaceDefinition<never>[] = [qwenFace, claudeFace, copilotFace, codexFace, ampFace];
+export const FACES: readonly FaceDefinition<never>[] = [qwenFace, claudeFace, copilotFace, codexFace, ampFace, droidFace];
 
 /** The user's choices for the faces that take some (CompanionOptions.faceSettings). */
 export interface FaceSettings {

@@ -11,7 +11,7 @@ import { readJsonBody } from './body.js';
 import { RpcErrorCode, sendJsonRpcError } from './jsonRpcError.js';
 import { EMPTY_BATCH } from './rpcConformance.js';
 import { checkProbeTest, logRefusal } from './checkProbe.js';
-import { requestGuard, type HostRule } from './requestGuard.js';
+import { requestGuard, type HostRule, type Refusal } from './requestGuard.js';
 import { AGENT_DISPLAY_NAMES, type AgentName } from '@ide-companion/shared/agentPaths';
 
 export interface McpHttpHandlerOptions {
@@ -19,6 +19,8 @@ export interface McpHttpHandlerOptions {
   hosts: HostRule;
   /** The tokens accepted, each naming the agent it was given to. */
   tokens: ReadonlyArray<readonly [token: string, agent: AgentName]>;
+  /** In the token guard's place, for a listener whose agent sends no token (admissionGuard): who the request is, or why not. */
+  guard?: (req: IncomingMessage) => Refusal | AgentName;
   maxBodyBytes: number;
   /** A Unix socket's listener (the relay's way in): its sessions may send an openDiff's remote base (tools/openDiff.ts). */
   onSocket?: boolean;
@@ -30,7 +32,7 @@ const MIB = 1024 * 1024;
 
 export function createMcpHttpHandler(options: McpHttpHandlerOptions) {
   const { sessions, logger } = options;
-  const guard = requestGuard(options.hosts, options.tokens);
+  const guard = options.guard ?? requestGuard(options.hosts, options.tokens);
   const isCheckProbe = checkProbeTest(options.tokens.map(([token]) => token));
 
   async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {

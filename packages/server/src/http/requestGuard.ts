@@ -85,6 +85,19 @@ export function queryTokenGuard(hosts: HostRule, token: string, parameter: strin
     });
 }
 
+/**
+ * A guard for a listener whose agent sends no credential at all (a face on a
+ * port of its own): the same Host and Origin rules, then `admit` in the
+ * token's place (a check of who connects); the answer is `agent`, or why not.
+ */
+export function admissionGuard(
+  hosts: HostRule,
+  agent: AgentName,
+  admit: (req: IncomingMessage) => Refusal | undefined,
+): (req: IncomingMessage) => Refusal | AgentName {
+  return (req) => checkRequest(req, hosts, () => admit(req)) ?? agent;
+}
+
 /** Every value of `parameter` in a request's URL; none for a URL that does not parse. */
 export function queryValues(url: string | undefined, parameter: string): string[] {
   try {
