@@ -2,7 +2,7 @@
  * Amp's editFile in `buffer` mode (ide-companion-amp-edit-file, issue 31)
  * against a real Emacs: the text goes through the buffer visiting the file
  * as one change the user undoes, saved byte for byte (no final newline
- * added); a file no buffer visits is visited and written; a buffer with
+ * added); a file no buffer visits is just written; a buffer with
  * unsaved changes refuses. Amp's side is testkit's ampClient (the real `amp`
  * cannot start offline: docs/agents.md).
  */

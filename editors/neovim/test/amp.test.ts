@@ -96,7 +96,7 @@ test(
     await s.nvim.command('undo');
     assert.deepEqual(await s.lua('return vim.api.nvim_buf_get_lines(0, 0, -1, false)'), ['alpha', 'beta'], 'one change, undone with u');
 
-    // A file not loaded is loaded, written, and listed; a buffer with unsaved changes (the undo above) is refused.
+    // A file no buffer shows is just written; a buffer with unsaved changes (the undo above) is refused.
     const other = path.join(s.workspace, 'b.txt');
     assert.equal((await amp.request('editFile', { path: other, fullContent: 'changed\n' })).editFile.success, true);
     assert.equal(fs.readFileSync(other, 'utf8'), 'changed\n');
