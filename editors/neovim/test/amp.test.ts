@@ -105,6 +105,9 @@ test(
     assert.match(refused.message, /unsaved changes in Neovim/);
     assert.deepEqual(fs.readFileSync(file), Buffer.from('alpha\nBETA ✓\ngamma'), 'the file is left');
     assert.deepEqual(await s.lua('return vim.api.nvim_buf_get_lines(0, 0, -1, false)'), ['alpha', 'beta'], "the user's buffer is left");
+    await s.nvim.command('edit! | setlocal readonly');
+    assert.match((await amp.request('editFile', { path: file, fullContent: 'no\n' })).editFile.message, /a\.txt is read-only in Neovim/);
+    assert.deepEqual(fs.readFileSync(file), Buffer.from('alpha\nBETA ✓\ngamma'), 'the file is left');
     const bad = await s.lua<[boolean, string]>("local ok, err = pcall(require('ide_companion.config').resolve, { amp_edit_file = 'diff' }) return { ok, err }");
     assert.equal(bad[0], false);
     assert.match(bad[1], /amp_edit_file must be 'review' or 'buffer', got "diff"/);

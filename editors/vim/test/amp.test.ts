@@ -53,5 +53,8 @@ test(
     assert.equal(refused.success, false);
     assert.match(refused.message, /unsaved changes in Vim/);
     assert.deepEqual(fs.readFileSync(file), Buffer.from('alpha\nBETA ✓\ngamma'), 'the file is left');
+    await s.ex('edit! | setlocal readonly');
+    assert.match((await amp.request('editFile', { path: file, fullContent: 'no\n' })).editFile.message, /a\.txt is read-only in Vim/);
+    assert.deepEqual(fs.readFileSync(file), Buffer.from('alpha\nBETA ✓\ngamma'), 'the file is left');
   },
 );
