@@ -53,6 +53,15 @@ test(
     assert.equal(refused.success, false);
     assert.match(refused.message, /unsaved changes in Vim/);
     assert.deepEqual(fs.readFileSync(file), Buffer.from('alpha\nBETA ✓\ngamma'), 'the file is left');
+    // Past 'undoreload' (10,000 lines) too, the write is undone with u.
+    const big = path.join(s.workspace, 'big.txt');
+    fs.writeFileSync(big, 'line\n'.repeat(12_000));
+    await s.ex(`split ${big}`);
+    assert.equal((await amp.request('editFile', { path: big, fullContent: 'short\n' })).editFile.success, true);
+    assert.deepEqual(await s.expr('getline(1, "$")'), ['short']);
+    await s.ex('undo');
+    assert.equal(await s.expr('line("$")'), 12_000, 'a big file undone too');
+    await s.ex('close!');
     await s.ex('edit! | setlocal readonly');
     assert.match((await amp.request('editFile', { path: file, fullContent: 'no\n' })).editFile.message, /a\.txt is read-only in Vim/);
     assert.deepEqual(fs.readFileSync(file), Buffer.from('alpha\nBETA ✓\ngamma'), 'the file is left');
