@@ -50,8 +50,7 @@ export async function writeUnderBuffer(env: ToolEnvironment, write: BufferWrite)
   const shown = path.basename(target);
   if (Buffer.byteLength(content) > write.maxBytes) throw new BufferWriteRefused(`the content is over the ${write.maxBytes}-byte limit`);
   const stat = fs.statSync(target, { throwIfNoEntry: false });
-  // Root may write any file: the owner's write bit is what the user set.
-  if (stat && ((stat.mode & 0o200) === 0 || !writable(target))) throw new BufferWriteRefused(`${shown} is read-only; nothing was written`);
+  if (stat && !writable(target, stat)) throw new BufferWriteRefused(`${shown} is read-only; nothing was written`);
   const state = await askEditor(env, 'checkDocumentDirty', { path: target });
   if (state.isDirty) throw new BufferWriteRefused(`${shown} has unsaved changes in ${ideName}; save or undo them first`);
   if (state.readOnly) throw new BufferWriteRefused(`${shown} is read-only in ${ideName}; nothing was written`);
@@ -74,7 +73,9 @@ export async function writeUnderBuffer(env: ToolEnvironment, write: BufferWrite)
   return undefined;
 }
 
-function writable(file: string): boolean {
+/** Whether the user may write `file`: root may write any, so for root no write bit set is read-only. */
+function writable(file: string, stat: fs.Stats): boolean {
+  if (process.getuid?.() === 0) return (stat.mode & 0o222) !== 0;
   try {
     fs.accessSync(file, fs.constants.W_OK);
     return true;

@@ -301,6 +301,23 @@ test('editFile in `buffer` mode: the companion writes under the buffer (bytes ex
   assert.equal(editor.reloads.length, 1, 'no buffer shows them: nothing to reread');
 });
 
+test('editFile in `buffer` mode: an end that fails to reread its buffer is named in the answer; the file is written all the same', async (t) => {
+  const editor = new (class extends BufferEditor {
+    override reload(): void {
+      throw new Error('no window');
+    }
+  })();
+  const h = await withAmp(t, { editor, faceSettings: { amp: { editFile: 'buffer' } } });
+  const amp = await connect(t, h);
+  const file = path.join(h.workspace, 'a.txt');
+  fs.writeFileSync(file, 'one\n');
+  editor.buffers.set(file, {});
+  const answer = (await amp.request('editFile', { path: file, fullContent: 'two\n' })).editFile;
+  assert.equal(answer.success, true);
+  assert.match(answer.message, /but Test IDE did not reread its buffer of it \(no window\): reload it there$/);
+  assert.equal(fs.readFileSync(file, 'utf8'), 'two\n');
+});
+
 test('editFile in `buffer` mode refuses a buffer with unsaved changes, a read-only one, one changed on disk, a read-only file: clear words, nothing written', async (t) => {
   const editor = new BufferEditor();
   const h = await withAmp(t, { editor, faceSettings: { amp: { editFile: 'buffer' } } });
