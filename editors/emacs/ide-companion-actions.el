@@ -128,10 +128,13 @@ The host shapes them (severities, the file asked, the workspace)."
     (list :items (vconcat (nreverse items)))))
 
 (defun ide-companion--document-dirty (params)
-  "Answer checkDocumentDirty for the path in PARAMS."
+  "Answer checkDocumentDirty for the path in PARAMS.
+Read-only and changed on disk refuse a write under the buffer (the host's rule)."
   (let ((buffer (find-buffer-visiting (plist-get params :path))))
     (list :isOpen (if buffer t :false)
-          :isDirty (if (and buffer (buffer-modified-p buffer)) t :false))))
+          :isDirty (if (and buffer (buffer-modified-p buffer)) t :false)
+          :readOnly (if (and buffer (buffer-local-value 'buffer-read-only buffer)) t :false)
+          :changedOnDisk (if (and buffer (not (verify-visited-file-modtime buffer))) t :false))))
 
 (defun ide-companion--save-document (params)
   "Answer saveDocument: save the buffer visiting the path in PARAMS."
@@ -146,39 +149,6 @@ The host shapes them (severities, the file asked, the workspace)."
         (if (buffer-modified-p buffer)
             (list :saved :false :message "Emacs did not save the buffer")
           (list :saved t))))))
-
-(defun ide-companion--write-buffer (params)
-  "Answer writeBuffer: the content in PARAMS through the buffer of its path.
-The buffer visiting the path (visited if need be) takes the text as one
-change the user undoes, then is saved with the same bytes: CRLF when every
-line break of the text is one, no final newline added.  A buffer with
-unsaved changes is the user's, and one whose file changed on disk would
-ask before saving: both are refused."
-  (let ((path (plist-get params :path))
-        (content (plist-get params :content)))
-    (unless (and (stringp path) (stringp content))
-      (error "The writeBuffer request lacks path or content"))
-    (let ((buffer (or (find-buffer-visiting path) (find-file-noselect path))))
-      (with-current-buffer buffer
-        (when (buffer-modified-p)
-          (error "%s has unsaved changes in Emacs; save or undo them first" (abbreviate-file-name path)))
-        (unless (verify-visited-file-modtime buffer)
-          (error "%s changed on disk since Emacs read it" (abbreviate-file-name path)))
-        (when buffer-read-only
-          (error "%s is read-only in Emacs" (abbreviate-file-name path)))
-        (let* ((dos (and (string-match-p "\n" content)
-                         (not (string-match-p "\\(?:\\`\\|[^\r]\\)\n" content))))
-               (text (if dos (replace-regexp-in-string "\r\n" "\n" content t t) content)))
-          (setq buffer-file-coding-system (if dos 'utf-8-dos 'utf-8-unix))
-          (undo-boundary)
-          (save-restriction
-            (widen)
-            (erase-buffer)
-            (insert text))
-          (undo-boundary)
-          (let ((require-final-newline nil))
-            (save-buffer)))))
-    :null))
 
 (defun ide-companion--close-file (params)
   "Answer closeFile: kill the unmodified buffer visiting the path in PARAMS."
@@ -198,7 +168,6 @@ ask before saving: both are refused."
     ("checkDocumentDirty" . ide-companion--document-dirty)
     ("saveDocument" . ide-companion--save-document)
     ("closeFile" . ide-companion--close-file)
-    ("writeBuffer" . ide-companion--write-buffer)
     ("selectedText" . ide-companion--selected-text)
     ("reload" . ide-companion--reload))
   "Handlers of the host's requests, by action name.")

@@ -209,7 +209,8 @@ A modified buffer is never reverted: the host's words say so."
     (let ((buffer (find-buffer-visiting path)))
       (cond ((not buffer))
             ((buffer-modified-p buffer) (display-warning 'ide-companion warning))
-            (t (with-current-buffer buffer (revert-buffer t t t)))))
+            ;; Boundaries around it: the user undoes the reread as one change.
+            (t (with-current-buffer buffer (undo-boundary) (revert-buffer t t t) (undo-boundary)))))
     :null))
 
 (defun ide-companion--current-diff ()

@@ -160,9 +160,9 @@ A `gemini' started from now on connects to this Emacs, not another one."
       (ide-companion--send
        (append (list :type "hello" :protocol 1 :ide '(:name "emacs" :displayName "Emacs") :pid (emacs-pid)
                      :roots (vconcat ide-companion--roots)
-                     ;; `reload' and `writeBuffer' are no tools.
+                     ;; `reload' is no tool.
                      :capabilities ["openFile" "getOpenEditors" "getSelection" "getDiagnostics" "diagnosticItems"
-                                    "checkDocumentDirty" "saveDocument" "reload" "writeBuffer"])
+                                    "checkDocumentDirty" "saveDocument" "reload"])
                (and trusted (list :trustedFolders trusted))
                (and ide-companion-agents (list :agents (vconcat ide-companion-agents)))
                (and ide-companion-amp-edit-file (list :ampEditFile ide-companion-amp-edit-file)))))))

@@ -2,7 +2,7 @@
  * Amp's editFile in `buffer` mode (ide-companion-amp-edit-file, issue 31)
  * against a real Emacs: the text goes through the buffer visiting the file
  * as one change the user undoes, saved byte for byte (no final newline
- * added); a file no buffer visits is visited and written; a buffer with
+ * added); a file no buffer visits is just written; a buffer with
  * unsaved changes refuses. Amp's side is testkit's ampClient (the real `amp`
  * cannot start offline: docs/agents.md).
  */
@@ -53,5 +53,17 @@ test(
     assert.equal(refused.success, false);
     assert.match(refused.message, /unsaved changes in Emacs/);
     assert.deepEqual(fs.readFileSync(file), Buffer.from('alpha\nBETA ✓\ngamma'), 'the file is left');
+
+    // Emacs tells the host of a buffer whose file changed on disk since it read it, and of a read-only one: both refused.
+    await s.eval(`(with-current-buffer (find-buffer-visiting ${elispString(file)}) (revert-buffer t t t))`);
+    fs.writeFileSync(file, 'theirs\n');
+    fs.utimesSync(file, new Date(), new Date(Date.now() + 60_000));
+    const stale = (await amp.request('editFile', { path: file, fullContent: 'no\n' })).editFile;
+    assert.match(stale.message, /a\.txt changed on disk since Emacs read it/);
+    assert.equal(fs.readFileSync(file, 'utf8'), 'theirs\n', 'the file is left');
+    await s.eval(`(with-current-buffer (find-buffer-visiting ${elispString(file)}) (revert-buffer t t t) (read-only-mode 1))`);
+    const readOnly = (await amp.request('editFile', { path: file, fullContent: 'no\n' })).editFile;
+    assert.match(readOnly.message, /a\.txt is read-only in Emacs/);
+    assert.equal(fs.readFileSync(file, 'utf8'), 'theirs\n', 'the file is left');
   },
 );

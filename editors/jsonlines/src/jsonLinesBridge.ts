@@ -141,9 +141,6 @@ export class JsonLinesBridge {
         reload: async (params) => {
           await this.request('reload', params);
         },
-        writeBuffer: async (params) => {
-          await this.request('writeBuffer', params);
-        },
       },
       declared,
     );

@@ -96,7 +96,7 @@ test(
     await s.nvim.command('undo');
     assert.deepEqual(await s.lua('return vim.api.nvim_buf_get_lines(0, 0, -1, false)'), ['alpha', 'beta'], 'one change, undone with u');
 
-    // A file not loaded is loaded, written, and listed; a buffer with unsaved changes (the undo above) is refused.
+    // A file no buffer shows is just written; a buffer with unsaved changes (the undo above) is refused.
     const other = path.join(s.workspace, 'b.txt');
     assert.equal((await amp.request('editFile', { path: other, fullContent: 'changed\n' })).editFile.success, true);
     assert.equal(fs.readFileSync(other, 'utf8'), 'changed\n');
@@ -105,6 +105,18 @@ test(
     assert.match(refused.message, /unsaved changes in Neovim/);
     assert.deepEqual(fs.readFileSync(file), Buffer.from('alpha\nBETA ✓\ngamma'), 'the file is left');
     assert.deepEqual(await s.lua('return vim.api.nvim_buf_get_lines(0, 0, -1, false)'), ['alpha', 'beta'], "the user's buffer is left");
+    // Past 'undoreload' (10,000 lines) too, the write is undone with u.
+    const big = path.join(s.workspace, 'big.txt');
+    fs.writeFileSync(big, 'line\n'.repeat(12_000));
+    await s.nvim.command(`split ${big}`);
+    assert.equal((await amp.request('editFile', { path: big, fullContent: 'short\n' })).editFile.success, true);
+    assert.deepEqual(await s.lua('return vim.api.nvim_buf_get_lines(0, 0, -1, false)'), ['short']);
+    await s.nvim.command('undo');
+    assert.equal(await s.lua('return vim.api.nvim_buf_line_count(0)'), 12_000, 'a big file undone too');
+    await s.nvim.command('close!');
+    await s.nvim.command('edit! | setlocal readonly');
+    assert.match((await amp.request('editFile', { path: file, fullContent: 'no\n' })).editFile.message, /a\.txt is read-only in Neovim/);
+    assert.deepEqual(fs.readFileSync(file), Buffer.from('alpha\nBETA ✓\ngamma'), 'the file is left');
     const bad = await s.lua<[boolean, string]>("local ok, err = pcall(require('ide_companion.config').resolve, { amp_edit_file = 'diff' }) return { ok, err }");
     assert.equal(bad[0], false);
     assert.match(bad[1], /amp_edit_file must be 'review' or 'buffer', got "diff"/);

@@ -1,8 +1,8 @@
 /**
  * Amp's editFile in `buffer` mode (g:ide_companion_amp_edit_file, issue 31)
  * against a real Vim: the text goes through Vim's buffer as one change the
- * user undoes with u, written byte for byte; a buffer no window shows is
- * written too and stays loaded (its undo kept); one with unsaved changes
+ * user undoes with u, written byte for byte; a file no buffer shows is
+ * just written; a buffer with unsaved changes
  * refuses. Amp's side is testkit's ampClient (the real `amp` cannot start
  * offline: docs/agents.md).
  */
@@ -16,7 +16,7 @@ import { hasVim, startVim, TIMEOUT } from './harness.js';
 const skip = skipUnless(hasVim, 'vim', 'apt-get install -y vim');
 
 test(
-  "Amp's buffer-mode editFile in Vim: one undoable change, written exactly; a hidden buffer too; unsaved changes refuse",
+  "Amp's buffer-mode editFile in Vim: one undoable change, written exactly; a file not loaded just written; unsaved changes refuse",
   { skip, timeout: 120_000 },
   async (t) => {
     const data = makeTempDir('ide-companion-vim-amp-');
@@ -46,12 +46,24 @@ test(
     const other = path.join(s.workspace, 'b.txt');
     assert.equal((await amp.request('editFile', { path: other, fullContent: 'changed\n' })).editFile.success, true);
     assert.equal(fs.readFileSync(other, 'utf8'), 'changed\n');
-    assert.equal(await s.expr(`bufloaded(${JSON.stringify(other)})`), 1, 'still loaded, so its undo is kept');
-    assert.equal(await s.expr('winnr("$")'), 1, 'the split it was written in is gone');
+    assert.equal(await s.expr(`bufloaded(${JSON.stringify(other)})`), 0, 'no buffer shows it: just written');
+    assert.equal(await s.expr('winnr("$")'), 1, 'no window opened for it');
 
     const refused = (await amp.request('editFile', { path: file, fullContent: 'no\n' })).editFile;
     assert.equal(refused.success, false);
     assert.match(refused.message, /unsaved changes in Vim/);
+    assert.deepEqual(fs.readFileSync(file), Buffer.from('alpha\nBETA ✓\ngamma'), 'the file is left');
+    // Past 'undoreload' (10,000 lines) too, the write is undone with u.
+    const big = path.join(s.workspace, 'big.txt');
+    fs.writeFileSync(big, 'line\n'.repeat(12_000));
+    await s.ex(`split ${big}`);
+    assert.equal((await amp.request('editFile', { path: big, fullContent: 'short\n' })).editFile.success, true);
+    assert.deepEqual(await s.expr('getline(1, "$")'), ['short']);
+    await s.ex('undo');
+    assert.equal(await s.expr('line("$")'), 12_000, 'a big file undone too');
+    await s.ex('close!');
+    await s.ex('edit! | setlocal readonly');
+    assert.match((await amp.request('editFile', { path: file, fullContent: 'no\n' })).editFile.message, /a\.txt is read-only in Vim/);
     assert.deepEqual(fs.readFileSync(file), Buffer.from('alpha\nBETA ✓\ngamma'), 'the file is left');
   },
 );

@@ -122,9 +122,8 @@ export const vscodeCapabilities: CapabilityActions = {
   },
 
   /**
-   * Amp's editFile in `buffer` mode: the document (opened, or a new file made) takes the text as one edit the user
-   * undoes, in the text's line endings (CRLF when every break is one), then is saved. A document with unsaved
-   * changes is the user's: refused.
+   * Amp's editFile in `buffer` mode, after the companion's checks (server/src/bufferWrites.ts): the document (opened, or a new file made) takes the text as one edit the user undoes, in the
+   * text's line endings (CRLF when every break is one), then is saved.
    */
   async writeBuffer(params) {
     const uri = vscode.Uri.file(params.path);
@@ -137,6 +136,7 @@ export const vscodeCapabilities: CapabilityActions = {
       }
       document = await vscode.workspace.openTextDocument(uri);
     }
+    // Typed in since the companion's check: still the user's.
     if (document.isDirty) throw new Error(`${params.path} has unsaved changes in VS Code; save or undo them first`);
     const breaks = params.content.split('\n').length - 1;
     const crlf = breaks > 0 && params.content.split('\r\n').length - 1 === breaks;

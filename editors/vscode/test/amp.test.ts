@@ -58,7 +58,7 @@ test("Amp's buffer-mode editFile in VS Code: one undoable edit, saved exactly; u
 
   const refused = (await amp.request('editFile', { path: file, fullContent: 'no\n' })).editFile;
   assert.equal(refused.success, false);
-  assert.match(refused.message, /unsaved changes in VS Code/);
+  assert.match(refused.message, /unsaved changes in code-server/, "the host says it, in the editor's name");
   assert.deepEqual(fs.readFileSync(file), Buffer.from('alpha\nBETA ✓\ngamma'), 'the file is left');
 });
 

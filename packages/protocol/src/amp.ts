@@ -25,9 +25,9 @@ export const AMP_ENV = {
 /**
  * How Amp's `editFile` reaches the file, the user's choice (the companion's
  * `ampEditFile` option, else this variable): `review` (the default) opens the
- * diff view and answers once the user decides; `buffer` writes through the
+ * diff view and answers once the user decides; `buffer` writes under the
  * editor's buffer as one change the user can undo (amp.nvim's way), where the
- * editor declares `writeBuffer` (elsewhere: review).
+ * editor can (server/src/bufferWrites.ts; elsewhere: review).
  */
 export const AMP_EDIT_ENV = 'IDE_COMPANION_AMP_EDIT';
 export const AMP_EDIT_MODES = ['review', 'buffer'] as const;

@@ -66,7 +66,11 @@ export interface EditorActions {
   closeFile?(params: ActionParams<'closeFile'>): MaybePromise<void>;
   /** Rereads the user's buffers of a file the agent wrote after an accept (diffCoordinator.ts). Declared by name (`reload`), no tool. */
   reload?(params: ActionParams<'reload'>): MaybePromise<void>;
-  /** Puts an agent's text in the file's buffer as one undoable change and saves it (Amp's editFile, `buffer` mode). Declared by name, no tool. */
+  /**
+   * An in-process end's own write of an agent's text into its document, as one undoable change, saved (VS Code; Amp's
+   * editFile, `buffer` mode), asked after the companion's checks (bufferWrites.ts). Ends without it get the file
+   * written by the companion and a `reload`.
+   */
   writeBuffer?(params: ActionParams<'writeBuffer'>): MaybePromise<void>;
 }
 
@@ -91,6 +95,5 @@ export function editorWithCapabilities(diffs: DiffActions, all: CapabilityAction
   if (declared.includes('openFile') && all.closeFile) editor.closeFile = all.closeFile;
   // reload is no tool: an editor declares it by name, as it declares a capability.
   if (declared.includes('reload') && all.reload) editor.reload = all.reload;
-  if (declared.includes('writeBuffer') && all.writeBuffer) editor.writeBuffer = all.writeBuffer;
   return editor;
 }

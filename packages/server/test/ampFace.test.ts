@@ -257,12 +257,103 @@ test('a second editFile of the same file replaces the first: the first is answer
   assert.equal(fs.readFileSync(file, 'utf8'), 'second\n');
 });
 
-test("editFile in `buffer` mode goes through the editor's writeBuffer (no review), never around the path checks; without it, review", async (t) => {
+/** An end as the script ends are for buffer writes: it tells whether a buffer is dirty and rereads one (RecordingEditor's reload). */
+class BufferEditor extends RecordingEditor {
+  /** Each path's buffer, as the end would answer for it; absent: no buffer shows it. */
+  buffers = new Map<string, Partial<ActionResult<'checkDocumentDirty'>>>();
+  asked: string[] = [];
+  checkDocumentDirty(params: ActionParams<'checkDocumentDirty'>): ActionResult<'checkDocumentDirty'> {
+    this.asked.push(params.path);
+    const buffer = this.buffers.get(params.path);
+    return { isOpen: buffer !== undefined, isDirty: false, ...buffer };
+  }
+}
+
+test('editFile in `buffer` mode: the companion writes under the buffer (bytes exact) and asks the end to reread it; unshown and new files just written', async (t) => {
+  const editor = new BufferEditor();
+  const h = await withAmp(t, { editor, faceSettings: { amp: { editFile: 'buffer' } } });
+  const amp = await connect(t, h);
+  const file = path.join(h.workspace, 'a.txt');
+  fs.writeFileSync(file, 'one\n');
+  editor.buffers.set(file, {});
+  const text = 'alpha\r\nBETA ✓ é\r\ngamma';
+  const answer = (await amp.request('editFile', { path: file, fullContent: text })).editFile;
+  assert.deepEqual(answer, { success: true, message: `Written to ${file} under the editor's buffer; the user can undo it there`, appliedChanges: true });
+  assert.deepEqual(fs.readFileSync(file), Buffer.from(text, 'utf8'), 'CRLF, non-ASCII, no final newline: the bytes exactly');
+  assert.deepEqual(editor.reloads, [
+    {
+      path: file,
+      holdsAccepted: false,
+      unsavedWarning: `a.txt was written by Amp but was not reloaded: it has unsaved changes (reloading from disk would drop them)`,
+    },
+  ]);
+  assert.equal(editor.shown.length, 0, 'no review in buffer mode');
+
+  const unshown = path.join(h.workspace, 'b.txt');
+  fs.writeFileSync(unshown, 'keep\n', { mode: 0o640 });
+  fs.chmodSync(unshown, 0o640);
+  assert.equal((await amp.request('editFile', { path: unshown, fullContent: 'changed\n' })).editFile.success, true);
+  assert.equal(fs.readFileSync(unshown, 'utf8'), 'changed\n');
+  assert.equal(fs.statSync(unshown).mode & 0o777, 0o640, 'its mode kept');
+  const fresh = path.join(h.workspace, 'new.txt');
+  assert.equal((await amp.request('editFile', { path: fresh, fullContent: 'new\n' })).editFile.success, true);
+  assert.equal(fs.readFileSync(fresh, 'utf8'), 'new\n');
+  assert.equal(editor.reloads.length, 1, 'no buffer shows them: nothing to reread');
+});
+
+test('editFile in `buffer` mode: an end that fails to reread its buffer is named in the answer; the file is written all the same', async (t) => {
+  const editor = new (class extends BufferEditor {
+    override reload(): void {
+      throw new Error('no window');
+    }
+  })();
+  const h = await withAmp(t, { editor, faceSettings: { amp: { editFile: 'buffer' } } });
+  const amp = await connect(t, h);
+  const file = path.join(h.workspace, 'a.txt');
+  fs.writeFileSync(file, 'one\n');
+  editor.buffers.set(file, {});
+  const answer = (await amp.request('editFile', { path: file, fullContent: 'two\n' })).editFile;
+  assert.equal(answer.success, true);
+  assert.match(answer.message, /but Test IDE did not reread its buffer of it \(no window\): reload it there$/);
+  assert.equal(fs.readFileSync(file, 'utf8'), 'two\n');
+});
+
+test('editFile in `buffer` mode refuses a buffer with unsaved changes, a read-only one, one changed on disk, a read-only file: clear words, nothing written', async (t) => {
+  const editor = new BufferEditor();
+  const h = await withAmp(t, { editor, faceSettings: { amp: { editFile: 'buffer' } } });
+  const amp = await connect(t, h);
+  const file = path.join(h.workspace, 'a.txt');
+  fs.writeFileSync(file, 'one\n');
+  for (const [state, words] of [
+    [{ isDirty: true }, 'a.txt has unsaved changes in Test IDE; save or undo them first'],
+    [{ readOnly: true }, 'a.txt is read-only in Test IDE; nothing was written'],
+    [{ changedOnDisk: true }, 'a.txt changed on disk since Test IDE read it; revert its buffer first'],
+  ] as const) {
+    editor.buffers.set(file, state);
+    const refused = (await amp.request('editFile', { path: file, fullContent: 'two\n' })).editFile;
+    assert.deepEqual(refused, { success: false, message: `editFile refused ${file}: ${words}`, appliedChanges: false });
+    assert.equal(fs.readFileSync(file, 'utf8'), 'one\n', 'the file is left');
+  }
+  editor.buffers.set(file, {});
+  fs.chmodSync(file, 0o444);
+  const readOnly = (await amp.request('editFile', { path: file, fullContent: 'two\n' })).editFile;
+  assert.deepEqual(readOnly, { success: false, message: `editFile refused ${file}: a.txt is read-only; nothing was written`, appliedChanges: false });
+  assert.equal(fs.readFileSync(file, 'utf8'), 'one\n');
+  assert.equal(editor.reloads.length, 0, 'nothing reread');
+
+  const outside = path.join(h.tmp, 'outside.txt');
+  fs.writeFileSync(outside, 'keep\n');
+  const asked = editor.asked.length;
+  assert.equal((await amp.request('editFile', { path: outside, fullContent: 'x\n' })).editFile.success, false);
+  assert.equal(editor.asked.length, asked, 'the editor was not asked for a path outside the roots');
+  assert.equal(fs.readFileSync(outside, 'utf8'), 'keep\n');
+});
+
+test('editFile in `buffer` mode: an in-process end writes its own document after the same checks; an end that cannot, reviews', async (t) => {
   const written: Array<ActionParams<'writeBuffer'>> = [];
-  let refuse: string | undefined;
-  const editor = new (class extends RecordingEditor {
+  const editor = new (class extends BufferEditor {
+    override reload = undefined as never;
     writeBuffer(params: ActionParams<'writeBuffer'>): void {
-      if (refuse) throw new Error(refuse);
       written.push(params);
       fs.writeFileSync(params.path, params.content);
     }
@@ -271,30 +362,20 @@ test("editFile in `buffer` mode goes through the editor's writeBuffer (no review
   const amp = await connect(t, h);
   const file = path.join(h.workspace, 'a.txt');
   fs.writeFileSync(file, 'one\n');
-  const answer = (await amp.request('editFile', { path: file, fullContent: 'two\n' })).editFile;
-  assert.deepEqual(answer, { success: true, message: `Written to ${file} through the editor's buffer; the user can undo it there`, appliedChanges: true });
+  editor.buffers.set(file, { isDirty: true });
+  assert.match((await amp.request('editFile', { path: file, fullContent: 'two\n' })).editFile.message, /unsaved changes in Test IDE/);
+  assert.deepEqual(written, [], 'not asked past the check');
+  editor.buffers.set(file, {});
+  assert.equal((await amp.request('editFile', { path: file, fullContent: 'two\n' })).editFile.success, true);
   assert.deepEqual(written, [{ path: file, content: 'two\n' }]);
-  assert.equal(editor.shown.length, 0, 'no review in buffer mode');
 
-  refuse = `${file} has unsaved changes in the editor`;
-  const refused = (await amp.request('editFile', { path: file, fullContent: 'three\n' })).editFile;
-  assert.equal(refused.success, false);
-  assert.match(refused.message, /has unsaved changes in the editor/);
-  refuse = undefined;
-
-  const outside = path.join(h.tmp, 'outside.txt');
-  fs.writeFileSync(outside, 'keep\n');
-  assert.equal((await amp.request('editFile', { path: outside, fullContent: 'x\n' })).editFile.success, false);
-  assert.equal(written.length, 1, 'the editor was not asked for a path outside the roots');
-  assert.equal(fs.readFileSync(outside, 'utf8'), 'keep\n');
-
-  // An editor without writeBuffer: the same setting reviews.
+  // An editor that cannot tell a dirty buffer: the same setting reviews.
   const plain = await withAmp(t, { faceSettings: { amp: { editFile: 'buffer' } } });
   const amp2 = await connect(t, plain);
   const other = path.join(plain.workspace, 'b.txt');
   fs.writeFileSync(other, 'one\n');
   const reviewed = amp2.request('editFile', { path: other, fullContent: 'two\n' });
-  const shown = await waitFor(() => plain.view.shown[0], 'reviewed where the editor cannot write its buffer');
+  const shown = await waitFor(() => plain.view.shown[0], 'reviewed where the editor cannot write under its buffer');
   plain.companion.diffs.accept(shown.id);
   assert.equal((await reviewed).editFile.success, true);
   assert.equal(fs.readFileSync(other, 'utf8'), 'two\n');
@@ -310,13 +391,7 @@ test('IDE_COMPANION_AMP_EDIT chooses the mode when no option does; an unknown va
     ['diff', false],
   ] as const) {
     process.env['IDE_COMPANION_AMP_EDIT'] = value;
-    const written: string[] = [];
-    const editor = new (class extends RecordingEditor {
-      writeBuffer(params: ActionParams<'writeBuffer'>): void {
-        written.push(params.path);
-        fs.writeFileSync(params.path, params.content);
-      }
-    })();
+    const editor = new BufferEditor();
     const h = await withAmp(t, { editor });
     const amp = await connect(t, h);
     const file = path.join(h.workspace, 'a.txt');
@@ -324,7 +399,7 @@ test('IDE_COMPANION_AMP_EDIT chooses the mode when no option does; an unknown va
     const answer = amp.request('editFile', { path: file, fullContent: 'two\n' });
     if (!buffered) h.companion.diffs.accept((await waitFor(() => editor.shown[0], `reviewed with ${value}`)).id);
     assert.equal((await answer).editFile.success, true, value);
-    assert.deepEqual(written, buffered ? [file] : [], value);
+    assert.deepEqual(editor.asked, buffered ? [file] : [], value);
     assert.equal(fs.readFileSync(file, 'utf8'), 'two\n', value);
     assert.equal(editor.shown.length, buffered ? 0 : 1, value);
   }

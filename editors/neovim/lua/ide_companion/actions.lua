@@ -5,8 +5,8 @@ local context = require('ide_companion.context')
 local M = {}
 
 --- What this end declares in its hello: the companion offers a tool for each
---- (`reload`, answered by diff.lua, and `writeBuffer` have none).
-M.CAPABILITIES = { 'openFile', 'getOpenEditors', 'getSelection', 'getDiagnostics', 'checkDocumentDirty', 'saveDocument', 'reload', 'writeBuffer' }
+--- (`reload`, answered by diff.lua, has none).
+M.CAPABILITIES = { 'openFile', 'getOpenEditors', 'getSelection', 'getDiagnostics', 'checkDocumentDirty', 'saveDocument', 'reload' }
 
 --- The listed buffer showing `path`, or nil (bufnr() matches patterns, so compare names).
 local function buffer_of(path)
@@ -125,7 +125,7 @@ end
 
 function M.dirty(params)
   local buf = buffer_of(params.path)
-  return { isOpen = buf ~= nil, isDirty = buf ~= nil and context.buf_option(buf, 'modified') }
+  return { isOpen = buf ~= nil, isDirty = buf ~= nil and context.buf_option(buf, 'modified'), readOnly = buf ~= nil and context.buf_option(buf, 'readonly') }
 end
 
 function M.save(params)
@@ -139,26 +139,6 @@ function M.save(params)
     vim.cmd('silent write')
   end)
   return ok and { saved = true } or { saved = false, message = tostring(err) }
-end
-
---- writeBuffer (Amp's editFile, `buffer` mode): the file's buffer, loaded if need be, takes `content`
---- ({lines, fileformat, eol}, split by the host) as one change the user undoes with `u`, then is written.
---- A buffer with unsaved changes is the user's: refused.
-function M.write_buffer(params)
-  local buf = buffer_of(params.path)
-  if not buf then
-    buf = vim.fn.bufadd(params.path)
-    vim.bo[buf].buflisted = true
-  end
-  vim.fn.bufload(buf)
-  if vim.bo[buf].modified then
-    error(params.path .. ' has unsaved changes in Neovim; save or undo them first', 0)
-  end
-  require('ide_companion.diff').set_text(buf, params.content)
-  vim.api.nvim_buf_call(buf, function()
-    vim.cmd('silent write')
-  end)
-  return vim.NIL
 end
 
 --- closeFile (an openFile whose path was swapped meanwhile): the buffer goes unless modified.

@@ -219,10 +219,12 @@ function M.reload(params)
       notify(params.unsavedWarning, vim.log.levels.WARN)
     else
       vim.api.nvim_buf_call(buf, function()
-        -- A local 'autoread' makes :checktime reload without the prompt.
-        vim.cmd('setlocal autoread')
+        -- A local 'autoread' makes :checktime reload without the prompt; 'undoreload' keeps undo at any size.
+        local ur = vim.o.undoreload
+        vim.cmd('setlocal autoread | set undoreload=2147483647')
         pcall(vim.cmd, 'silent checktime ' .. tonumber(buf))
         vim.cmd('set autoread<')
+        vim.o.undoreload = ur
       end)
     end
   end

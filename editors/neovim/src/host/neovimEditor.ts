@@ -61,7 +61,6 @@ export function neovimEditor(
       saveDocument: bind('saveDocument'),
       closeFile: bind('closeFile'),
       reload: bind('reload'),
-      writeBuffer: bind('writeBuffer'),
     },
     declared,
   );
@@ -101,11 +100,6 @@ class NeovimEditor implements EditorActions {
 
   async reload(params: ActionParams<'reload'>): Promise<void> {
     await this.lua.call(DIFF_MODULE, 'reload', params);
-  }
-
-  /** The text split into the buffer's exact lines here (bufferText.ts), so that its save writes the same bytes. */
-  async writeBuffer(params: ActionParams<'writeBuffer'>): Promise<void> {
-    await this.lua.call(ACTIONS_MODULE, 'write_buffer', { path: params.path, content: bufferFromText(params.content) });
   }
 
   async openFile(params: ActionParams<'openFile'>): Promise<void> {

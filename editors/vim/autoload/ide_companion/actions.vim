@@ -13,7 +13,6 @@ let s:HANDLERS = {
       \ 'diagnosticItems': {p -> ide_companion#diagnostics#items()},
       \ 'checkDocumentDirty': {p -> s:dirty(p.path)},
       \ 'saveDocument': {p -> s:save(p.path)},
-      \ 'writeBuffer': {p -> s:write_buffer(p)},
       \ 'closeFile': {p -> s:close_file(p.path)},
       \ 'selectedText': {p -> {'text': ide_companion#position#selected_text(p.maxChars)}},
       \ }
@@ -122,35 +121,8 @@ endfunction
 
 function! s:dirty(path) abort
   let buf = get(ide_companion#util#buffers_of(a:path, 1), 0, -1)
-  return {'isOpen': buf > 0 ? v:true : v:false, 'isDirty': buf > 0 && getbufvar(buf, '&modified') ? v:true : v:false}
-endfunction
-
-" writeBuffer (Amp's editFile, `buffer` mode): the file's buffer, loaded if
-" need be, takes the text as one change the user undoes with u, then is
-" written. A buffer with unsaved changes is the user's: refused.
-function! s:write_buffer(params) abort
-  let buf = get(ide_companion#util#buffers_of(a:params.path), 0, -1)
-  if buf < 0
-    let buf = bufadd(a:params.path)
-    call setbufvar(buf, '&buflisted', 1)
-  endif
-  call bufload(buf)
-  if getbufvar(buf, '&modified')
-    throw fnamemodify(a:params.path, ':~:.') . ' has unsaved changes in Vim; save or undo them first'
-  endif
-  let s:pending_text = a:params.content
-  try
-    call ide_companion#util#in_window_of(buf, 'call ide_companion#actions#fill_and_write()')
-  finally
-    unlet! s:pending_text
-  endtry
-  return v:null
-endfunction
-
-" The current buffer takes the pending text (one undo block) and is written.
-function! ide_companion#actions#fill_and_write() abort
-  call ide_companion#text#fill(s:pending_text)
-  silent write
+  return {'isOpen': buf > 0 ? v:true : v:false, 'isDirty': buf > 0 && getbufvar(buf, '&modified') ? v:true : v:false,
+        \ 'readOnly': buf > 0 && getbufvar(buf, '&readonly') ? v:true : v:false}
 endfunction
 
 function! s:save(path) abort

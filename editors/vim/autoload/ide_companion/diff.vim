@@ -221,11 +221,14 @@ function! ide_companion#diff#reload(params) abort
     if getbufvar(buf, '&modified')
       call ide_companion#util#warn(a:params.unsavedWarning)
     else
-      " 'autoread' meanwhile: entering the changed buffer would stop at the prompt.
-      let had = getbufvar(buf, '&autoread')
+      " 'autoread' meanwhile: entering the changed buffer would stop at the prompt;
+      " 'undoreload': the user undoes the reread at any size.
+      let [had, ur] = [getbufvar(buf, '&autoread'), &undoreload]
       call setbufvar(buf, '&autoread', 1)
+      set undoreload=2147483647
       call ide_companion#util#in_window_of(buf, 'silent! edit!')
       call setbufvar(buf, '&autoread', had)
+      let &undoreload = ur
     endif
   endfor
   return v:null

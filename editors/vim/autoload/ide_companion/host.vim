@@ -5,8 +5,8 @@
 
 let s:root = expand('<sfile>:p:h:h:h')
 let s:MIN_NODE_MAJOR = 20
-" `reload`, `diagnosticItems` and `writeBuffer` are no tools: actions Vim answers (diff.vim, diagnostics.vim, actions.vim).
-let s:CAPABILITIES = ['openFile', 'getOpenEditors', 'getSelection', 'getDiagnostics', 'diagnosticItems', 'checkDocumentDirty', 'saveDocument', 'reload', 'writeBuffer']
+" `reload` and `diagnosticItems` are no tools: actions Vim answers (diff.vim, diagnostics.vim).
+let s:CAPABILITIES = ['openFile', 'getOpenEditors', 'getSelection', 'getDiagnostics', 'diagnosticItems', 'checkDocumentDirty', 'saveDocument', 'reload']
 
 " 'stopped', 'starting' (node probe or handshake under way) or 'running' (ready received).
 let s:status = 'stopped'

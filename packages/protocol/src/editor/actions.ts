@@ -7,7 +7,7 @@
  */
 import * as z from 'zod/mini';
 import { lazySchema } from '../lazySchema.js';
-import { CheckDocumentDirtyParamsSchema, CheckDocumentDirtyResultSchema } from '../checkDocumentDirty.js';
+import { CheckDocumentDirtyParamsSchema } from '../checkDocumentDirty.js';
 import { EditorDiagnosticsSchema, GetDiagnosticsParamsSchema } from '../getDiagnostics.js';
 import { GetOpenEditorsParamsSchema, GetOpenEditorsResultSchema } from '../getOpenEditors.js';
 import { GetSelectionParamsSchema, GetSelectionResultSchema } from '../getSelection.js';
@@ -62,12 +62,20 @@ export const ReloadParamsSchema = /* @__PURE__ */ lazySchema(() =>
 );
 
 /**
- * `writeBuffer`: an agent's whole new text of a file goes through the
- * editor's own buffer as one change the user can undo, then is saved (Amp's
- * `editFile` when the user chose `buffer` over review). The companion checked
- * the path (a regular file inside the roots, or a new file whose folder is).
- * A buffer with unsaved changes of the user's is refused (an error). Declared
- * by name, as `reload`; no tool.
+ * The editor's answer to `checkDocumentDirty`: the tool's fields, and what
+ * the companion checks before it writes a file under a buffer (Amp's
+ * `buffer` mode, server/src/bufferWrites.ts): `readOnly`, the buffer is
+ * read-only in the editor; `changedOnDisk`, the file changed on disk since
+ * the buffer read it (ends that can tell). The tool answers the first two only.
+ */
+export const EditorDirtyResultSchema = /* @__PURE__ */ lazySchema(() =>
+  z.object({ isOpen: z.boolean(), isDirty: z.boolean(), readOnly: z.optional(z.boolean()), changedOnDisk: z.optional(z.boolean()) }),
+);
+/**
+ * `writeBuffer`: an in-process end's own way to put Amp's text in its
+ * document (VS Code: one edit the user undoes, saved), asked after the
+ * companion's checks (bufferWrites.ts). A script end declares none: the
+ * companion writes the file and asks it to `reload`.
  */
 export const WriteBufferParamsSchema = /* @__PURE__ */ lazySchema(() => z.object({ path: z.string().check(z.minLength(1)), content: z.string() }));
 
@@ -106,7 +114,7 @@ export const EDITOR_ACTIONS = {
   getOpenEditors: actionType('getOpenEditors', GetOpenEditorsParamsSchema, GetOpenEditorsResultSchema, 5_000),
   getSelection: actionType('getSelection', GetSelectionParamsSchema, GetSelectionResultSchema, 5_000),
   getDiagnostics: actionType('getDiagnostics', GetDiagnosticsParamsSchema, EditorDiagnosticsSchema, 5_000),
-  checkDocumentDirty: actionType('checkDocumentDirty', CheckDocumentDirtyParamsSchema, CheckDocumentDirtyResultSchema, 5_000),
+  checkDocumentDirty: actionType('checkDocumentDirty', CheckDocumentDirtyParamsSchema, EditorDirtyResultSchema, 5_000),
   saveDocument: actionType('saveDocument', SaveDocumentParamsSchema, SaveDocumentResultSchema, 5_000),
   closeFile: actionType('closeFile', CloseFileParamsSchema, z.null(), 5_000),
   selectedText: actionType('selectedText', SelectedTextParamsSchema, SelectedTextResultSchema, 2_000),

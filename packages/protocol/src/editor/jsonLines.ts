@@ -32,7 +32,7 @@ export const HelloSchema = /* @__PURE__ */ lazySchema(() =>
     logFile: z.optional(z.string().check(z.minLength(1))),
     /** The agents served, of gemini, qwen, claude, copilot, codex, opencode (the user's choice; default $IDE_COMPANION_AGENTS, else all the user has). */
     agents: z.optional(z.array(z.string())),
-    /** How Amp's editFile reaches the file: `review` (the diff view) or `buffer` (writeBuffer); default $IDE_COMPANION_AMP_EDIT, else review. */
+    /** How Amp's editFile reaches the file: `review` (the diff view) or `buffer` (written under the buffer: server bufferWrites.ts); default $IDE_COMPANION_AMP_EDIT, else review. */
     ampEditFile: z.optional(z.enum(AMP_EDIT_MODES)),
   }),
 );

@@ -32,7 +32,13 @@ export const ampFace: FaceDefinition<AmpFaceSettings> = {
       keepAliveMs: host.limits.keepAliveMs,
       logger: host.logger,
       answer: (session, id, method, params) =>
-        answerAmpRequest({ env: host.toolEnvironment(), offered: host.tools, maxFileBytes: host.limits.maxBodyBytes, editMode }, session, id, method, params),
+        answerAmpRequest(
+          { env: host.toolEnvironment(), offered: host.tools, maxFileBytes: host.limits.maxBodyBytes, editMode, ideName: host.ideInfo.displayName },
+          session,
+          id,
+          method,
+          params,
+        ),
       onSessionClosed: (id) => host.sessionClosed(id),
       onSessionsChanged: () => host.sessionsChanged(),
       currentContext: () => ({ context: host.context.snapshot(), selectionBackward: host.context.selectionBackward }),

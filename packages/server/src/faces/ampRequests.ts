@@ -29,8 +29,8 @@ import {
 } from '@ide-companion/protocol';
 import { AGENT_DISPLAY_NAMES } from '@ide-companion/shared/agentPaths';
 import { readPinned, writePinned } from '@ide-companion/shared/pinnedFiles';
+import { BufferWriteRefused, canWriteBuffers, writeUnderBuffer } from '../bufferWrites.js';
 import { describeError } from '../logger.js';
-import { askEditor } from '../tools/askEditor.js';
 import { getDiagnostics } from '../tools/getDiagnostics.js';
 import { openFile } from '../tools/openFile.js';
 import type { ToolDefinition, ToolEnvironment } from '../tools/toolDefinition.js';
@@ -44,8 +44,10 @@ export interface AmpRequestContext {
   offered: readonly ToolDefinition[];
   /** Largest file read or proposed. */
   maxFileBytes: number;
-  /** editFile through the diff view (`review`) or the editor's buffer (`buffer`, where the editor declares writeBuffer). */
+  /** editFile through the diff view (`review`) or under the editor's buffer (`buffer`, where the editor can: bufferWrites.ts). */
   editMode: AmpEditMode;
+  /** The editor's name as the user reads it ("Neovim"), for the refusals. */
+  ideName: string;
 }
 
 /** Answers one Amp request. */
@@ -141,7 +143,7 @@ async function editFile(ctx: AmpRequestContext, session: AmpSession, given: stri
   const { env } = ctx;
   const target = editTarget(given, env.context.getRoots());
   if (target instanceof Error) return { success: false, message: `editFile refused ${given}: ${target.message}`, appliedChanges: false };
-  if (ctx.editMode === 'buffer' && env.editor?.writeBuffer) return writeThroughBuffer(ctx, given, target, fullContent);
+  if (ctx.editMode === 'buffer' && canWriteBuffers(env.editor)) return writeThroughBuffer(ctx, given, target, fullContent);
   if (!env.diffs.enabled)
     return { success: false, message: 'editFile: this editor shows no diffs, so nothing is changed without review', appliedChanges: false };
   if (Buffer.byteLength(fullContent) > ctx.maxFileBytes) {
@@ -191,18 +193,20 @@ async function editFile(ctx: AmpRequestContext, session: AmpSession, given: stri
 }
 
 /**
- * The `buffer` mode: the text goes through the editor's buffer of the file as
- * one change the user can undo, and is saved there (no review, as amp.nvim
- * does). The editor refuses a buffer with unsaved changes of the user's.
+ * The `buffer` mode: the text is written under the user's buffer of the file,
+ * which the user undoes there (no review, as amp.nvim does): the companion's
+ * one rule (bufferWrites.ts) refuses a buffer with unsaved changes.
  */
 async function writeThroughBuffer(ctx: AmpRequestContext, given: string, target: string, fullContent: string): Promise<AmpEditFileResult> {
+  let note: string | undefined;
   try {
-    await askEditor(ctx.env, 'writeBuffer', { path: target, content: fullContent });
+    note = await writeUnderBuffer(ctx.env, { target, content: fullContent, agent: AGENT_DISPLAY_NAMES.amp, ideName: ctx.ideName, maxBytes: ctx.maxFileBytes });
   } catch (err) {
-    ctx.env.logger.warn('Amp editFile: the editor did not write its buffer', { filePath: target, error: describeError(err) });
-    return { success: false, message: `editFile could not write ${given} through the editor: ${describeError(err)}`, appliedChanges: false };
+    if (!(err instanceof BufferWriteRefused)) ctx.env.logger.warn('Amp editFile: the buffer write failed', { filePath: target, error: describeError(err) });
+    return { success: false, message: `editFile refused ${given}: ${describeError(err)}`, appliedChanges: false };
   }
-  return { success: true, message: `Written to ${given} through the editor's buffer; the user can undo it there`, appliedChanges: true };
+  const message = `Written to ${given} under the editor's buffer; the user can undo it there`;
+  return { success: true, message: note ? `${message}, but ${note}` : message, appliedChanges: true };
 }
 
 const SEVERITY: Record<Diagnostic['severity'], AmpDiagnostic['severity']> = { error: 'error', warning: 'warning', information: 'info', hint: 'hint' };

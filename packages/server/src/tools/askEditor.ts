@@ -21,7 +21,7 @@ function withoutAbsent<P>(params: P): P {
   return Object.fromEntries(Object.entries(params).filter(([, v]) => v !== undefined)) as P;
 }
 
-export async function askEditor<N extends Capability | 'closeFile' | 'writeBuffer'>(
+export async function askEditor<N extends Capability | 'closeFile' | 'reload' | 'writeBuffer'>(
   env: ToolEnvironment,
   name: N,
   params: ActionParams<N>,
