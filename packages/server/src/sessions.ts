@@ -57,6 +57,14 @@ export interface SessionRegistryOptions {
   validate?: (notification: CompanionNotification) => CompanionNotification;
 }
 
+/** What a face that holds MCP sessions of its own passes through to its registry (Copilot CLI's, Factory Droid's). */
+export type SessionLimits = Pick<SessionRegistryOptions, 'graceMs' | 'streamGraceMs' | 'maxSessions' | 'keepAliveMs' | 'createServer' | 'logger'>;
+
+/** Those fields alone, out of a face's options. */
+export function sessionLimits({ graceMs, streamGraceMs, maxSessions, keepAliveMs, createServer, logger }: SessionLimits): SessionLimits {
+  return { graceMs, streamGraceMs, maxSessions, keepAliveMs, createServer, logger };
+}
+
 class Session {
   /** The GET stream, written by us (http/eventStream.ts), not by the SDK's transport. */
   stream: EventStream | undefined;

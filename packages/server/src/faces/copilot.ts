@@ -13,7 +13,6 @@
  */
 import type * as http from 'node:http';
 import { pathToFileURL } from 'node:url';
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import {
   DiffAcceptedNotification,
@@ -26,9 +25,8 @@ import { listenPrivately, SOCKET_HOST } from '../companionSocket.js';
 import { createMcpHttpHandler } from '../http/mcpHttpHandler.js';
 import { closeServer, mcpServer } from '../http/mcpServer.js';
 import { socketHostRule } from '../http/requestGuard.js';
-import type { Logger } from '../logger.js';
 import { isProcessAlive } from '@ide-companion/shared/processAlive';
-import { SessionRegistry, type SessionInfo } from '../sessions.js';
+import { SessionRegistry, sessionLimits, type SessionInfo, type SessionLimits } from '../sessions.js';
 import { selectionOf } from './selection.js';
 import { sweepStaleLockFiles } from './lockFile.js';
 import type { FileMention, SessionFace } from './sessionFace.js';
@@ -49,16 +47,9 @@ export function copilotOutcome(outcome: CopilotDiffOutcome): CallToolResult {
 
 const closedOutcome = () => copilotOutcome({ success: false, result: 'REJECTED', trigger: 'closed', message: 'The diff was closed without a decision' });
 
-export interface CopilotFaceOptions {
+export interface CopilotFaceOptions extends SessionLimits {
   token: string;
   maxBodyBytes: number;
-  graceMs: number;
-  streamGraceMs: number;
-  maxSessions: number;
-  keepAliveMs: number;
-  logger: Logger;
-  /** A session's McpServer, with Copilot's tools. */
-  createServer: () => Promise<McpServer>;
   /** What the user has selected now (Claude's shape, which Copilot CLI reads too), for a stream that opens. */
   currentSelection: () => ClaudeSelectionChanged | undefined;
   onSessionClosed: (sessionId: string) => void;
@@ -75,12 +66,7 @@ export class CopilotFace implements SessionFace {
 
   constructor(private readonly options: CopilotFaceOptions) {
     this.sessions = new SessionRegistry({
-      graceMs: options.graceMs,
-      streamGraceMs: options.streamGraceMs,
-      maxSessions: options.maxSessions,
-      keepAliveMs: options.keepAliveMs,
-      logger: options.logger,
-      createServer: options.createServer,
+      ...sessionLimits(options),
       // What the user has selected now, as the CLI's stream opens.
       onStreamOpen: (id) => {
         const selection = options.currentSelection();

@@ -11,7 +11,6 @@
 import type * as http from 'node:http';
 import type { Socket } from 'node:net';
 import * as path from 'node:path';
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import {
   DROID_NOTIFICATION,
   LOOPBACK_HOST,
@@ -23,8 +22,8 @@ import {
 import { createMcpHttpHandler } from '../../http/mcpHttpHandler.js';
 import { closeServer, mcpServer } from '../../http/mcpServer.js';
 import { admissionGuard, loopbackHostRule, type Refusal } from '../../http/requestGuard.js';
-import { describeError, type Logger } from '../../logger.js';
-import { SessionRegistry, type SessionInfo } from '../../sessions.js';
+import { describeError } from '../../logger.js';
+import { SessionRegistry, sessionLimits, type SessionInfo, type SessionLimits } from '../../sessions.js';
 import { selectionOf } from '../selection.js';
 import type { SessionFace } from '../sessionFace.js';
 import { peerUid } from './peerUid.js';
@@ -34,17 +33,10 @@ export const DROID_HEARTBEAT_MS = 20_000;
 
 const METHODS = new Set<string>(Object.values(DROID_NOTIFICATION));
 
-export interface DroidFaceOptions {
+export interface DroidFaceOptions extends SessionLimits {
   maxBodyBytes: number;
-  graceMs: number;
-  streamGraceMs: number;
-  maxSessions: number;
-  keepAliveMs: number;
   /** How often every session hears a heartbeat. */
   heartbeatMs: number;
-  logger: Logger;
-  /** A session's McpServer, with Droid's tools. */
-  createServer: () => Promise<McpServer>;
   /** The line count of an active file (the CLI requires it; it does not use it). */
   lineCount: (file: string) => number;
   /** The context as it stands, for a stream that opens. */
@@ -70,12 +62,7 @@ export class DroidFace implements SessionFace {
 
   constructor(private readonly options: DroidFaceOptions) {
     this.sessions = new SessionRegistry({
-      graceMs: options.graceMs,
-      streamGraceMs: options.streamGraceMs,
-      maxSessions: options.maxSessions,
-      keepAliveMs: options.keepAliveMs,
-      logger: options.logger,
-      createServer: options.createServer,
+      ...sessionLimits(options),
       // What the user has open now, as the stream opens (the CLI shows it at once), and a first heartbeat.
       onStreamOpen: (id) => {
         const { context, selectionBackward } = options.context();
