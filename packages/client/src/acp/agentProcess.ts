@@ -90,6 +90,8 @@ export class AgentProcess {
   private readable(): ReadableStream<AnyMessage> {
     const { child } = this;
     const maxBytes = this.options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
+    // Once the SDK cancels the stream (the connection closed), what the agent still sends is dropped.
+    let open = true;
     return new ReadableStream<AnyMessage>({
       start: (controller) => {
         const reader = new LineReader({
@@ -97,19 +99,20 @@ export class AgentProcess {
           onLine: (line) => {
             const message = parseMessage(line);
             if (typeof message === 'string') this.problem(message);
-            else if (message) controller.enqueue(message);
+            else if (message && open) controller.enqueue(message);
           },
           onOversize: (max) => this.problem(`the agent sent a ${oversizeMessage(max)}`),
         });
         child.stdout.on('data', (chunk: Buffer) => reader.push(chunk));
         child.stdout.once('close', () => {
           reader.end();
-          try {
-            controller.close();
-          } catch {
-            // Already closed by a cancel.
-          }
+          if (!open) return;
+          open = false;
+          controller.close();
         });
+      },
+      cancel: () => {
+        open = false;
       },
     });
   }
