@@ -275,3 +275,17 @@ test('agent --list: the known ACP agents, found on PATH or not', async () => {
     dir.cleanup();
   }
 });
+
+test('agent: an agent that never answers initialize is stopped after --timeout; exit 3', async () => {
+  const s = await setup({ start: false });
+  try {
+    const term = startAgentTerminal(['--no-ide', '--timeout', '1500', '--', process.execPath, FAKE_AGENT, 'mute', path.join(s.tmp, 'log.jsonl')], {
+      cwd: s.workspace,
+      env: binEnv(s.tmp),
+    });
+    assert.equal(await term.exit(), 3);
+    assert.match(term.out(), /the agent \(.*\) did not answer initialize \(start-up time allowed: 1500 ms\)/);
+  } finally {
+    await s.cleanup();
+  }
+});

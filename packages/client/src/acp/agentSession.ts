@@ -73,8 +73,9 @@ export class AgentSession {
         if (params.sessionId === sessionId) ui.update(params.update);
       });
     const connection = app.connect(proc.stream);
-    const deadline = Date.now() + (options.startTimeoutMs ?? 60_000);
-    const bounded = <T>(what: string, p: Promise<T>) => race(proc, options.command, what, p, deadline - Date.now());
+    const startMs = options.startTimeoutMs ?? 60_000;
+    const deadline = Date.now() + startMs;
+    const bounded = <T>(what: string, p: Promise<T>) => race(proc, options.command, `${what} (start-up time allowed: ${startMs} ms)`, p, deadline - Date.now());
     try {
       const init: InitializeResponse = await bounded(
         'initialize',
@@ -160,10 +161,7 @@ async function race<T>(proc: AgentProcess, command: string, what: string, p: Pro
     timeoutMs === undefined
       ? new Promise<never>(() => undefined)
       : new Promise<never>((_, reject) => {
-          timer = setTimeout(
-            () => reject(new AgentError(`the agent (${command}) did not answer ${what} within ${Math.round(timeoutMs / 1000)} s`)),
-            Math.max(0, timeoutMs),
-          );
+          timer = setTimeout(() => reject(new AgentError(`the agent (${command}) did not answer ${what}`)), Math.max(0, timeoutMs));
         });
   const exit = proc.exited.then((e) => {
     throw new AgentError(describeExit(command, e));
