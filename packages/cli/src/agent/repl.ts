@@ -55,8 +55,9 @@ export async function runAgentRepl(o: ReplOptions): Promise<number> {
       ui.cancelQuestion();
       session.cancel();
       rl.close();
-      // A pipe's stdin would keep the process up until the other end closes it.
-      process.stdin.destroy();
+      ui.close();
+      // A pipe's stdin would keep the process up until the other end closes it (readline paused a tty's).
+      if (!terminal) process.stdin.destroy();
       await session.close();
       await companion?.stop();
       resolveExit(code);

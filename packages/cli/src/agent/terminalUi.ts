@@ -21,6 +21,12 @@ export class TerminalUi implements AgentUi {
   private readonly toolTitles = new Map<string, string>();
 
   private rl: Interface | undefined;
+  private closed = false;
+
+  /** Nothing more is printed (the session is ending: a disconnection then is ours). */
+  close(): void {
+    this.closed = true;
+  }
 
   constructor(private readonly out: NodeJS.WritableStream) {}
 
@@ -31,13 +37,14 @@ export class TerminalUi implements AgentUi {
 
   /** Text that continues the current line (the agent's message). */
   private stream(text: string): void {
-    if (!text) return;
+    if (!text || this.closed) return;
     this.out.write(text);
     this.midLine = !text.endsWith('\n');
   }
 
   /** A line of its own: the streamed message is ended first. */
   line(text: string): void {
+    if (this.closed) return;
     if (this.midLine) this.out.write('\n');
     this.midLine = false;
     this.out.write(`${cleanText(text)}\n`);
