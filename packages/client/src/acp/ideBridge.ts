@@ -90,7 +90,11 @@ export class IdeBridge {
     }
     if (!this.saidNoEditor) {
       this.saidNoEditor = true;
-      ui.notice(`no editor connected${companion?.status.details ? ` (${companion.status.details})` : ''}: the agent's writes are asked here`);
+      const why =
+        companion?.status.status === 'connected'
+          ? 'the editor offers no diffs'
+          : `no editor connected${companion?.status.details ? ` (${companion.status.details})` : ''}`;
+      ui.notice(`${why}: the agent's writes are asked here`);
     }
     return this.askInTerminal(file, shown, params.content);
   }
