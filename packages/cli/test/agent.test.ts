@@ -178,7 +178,10 @@ test('agent: malformed lines are told (bounded) and skipped; the turn and the te
     r.term.type('go');
     await r.term.waitOut(/the agent wrote a line that is not JSON, ignored: "this is not json"/, 'the garbage told');
     await r.term.waitOut(/JSON that is not a JSON-RPC 2\.0 message, ignored: "\[1,2,3\]"/, 'the array told');
+    await r.term.waitOut(/escapes: .* done\n/, 'the chunk with terminal escapes');
     await r.term.waitOut(/\n> $/, 'the turn ended and the prompt is back');
+    // eslint-disable-next-line no-control-regex -- matching control characters is the point
+    assert.doesNotMatch(r.term.out(), /[\u001b\u0007\r]/, 'no terminal control reaches the screen');
     r.term.type('/ide status');
     await r.term.waitOut(/Connected to Test IDE \(diffs in the editor\)/, '/ide status answered');
     await quit(r.term);
