@@ -216,6 +216,33 @@ docs/remote.md.`,
   },
 };
 
+export const AGENT_SPEC: CommandSpec = {
+  name: 'agent',
+  summary: 'run an ACP agent (gemini --acp, claude-agent-acp, ...) in this terminal, with your editor as its IDE',
+  argsLast: '[--] COMMAND [ARGS...]',
+  description: `Starts COMMAND as an Agent Client Protocol agent and talks to it here, in
+plain lines: its messages streamed, tool calls and plans on lines of their
+own, a prompt line with history. Toward the editor it is a CLI with IDE mode:
+it connects to the companion of the editor this terminal runs in (or that
+'serve' runs for this folder), sends the editor's context (active file,
+cursor, selection) with each prompt, and opens the agent's writes as diffs in
+the editor: a file is written only on accept, with your edits. Without an
+editor, writes are asked here. Reads and writes outside the folder are refused.
+
+At the prompt: /ide status, /cancel (or Ctrl-C: cancels the running turn),
+/quit (or Ctrl-C twice, or end of input). --list names the ACP agents found
+on PATH. docs/acp.md.
+
+  ide-companion agent -- gemini --acp`,
+  options: {
+    list: { type: 'boolean', help: 'list the known ACP agents and which are on PATH' },
+    cwd: { type: 'string', arg: 'DIR', help: "the session's folder and workspace (default: the current directory)" },
+    timeout: { type: 'string', arg: 'MS', help: 'how long the agent has to start, and the editor to answer (default 60000)' },
+    'no-ide': { type: 'boolean', help: 'do not connect to an editor (writes are asked in the terminal)' },
+  },
+  exits: { 0: 'ended by the user (--list: an agent found)', 1: '--list: none found', 2: USAGE_ERROR, 3: 'the agent could not start, or exited' },
+};
+
 /** The specs of this package's own commands. */
 export const OWN_COMMANDS: readonly CommandSpec[] = [
   STATUS_SPEC,
@@ -231,6 +258,7 @@ export const OWN_COMMANDS: readonly CommandSpec[] = [
   CONTAINER_SPEC,
   SANDBOX_SPEC,
   SSH_SPEC,
+  AGENT_SPEC,
 ];
 
 export function commandSpec(name: string): CommandSpec {

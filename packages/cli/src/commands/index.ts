@@ -45,6 +45,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   own('container', './container.js'),
   own('sandbox', './sandbox.js'),
   own('ssh', './ssh.js'),
+  own('agent', './agent.js'),
   { name: 'bridge', spec: bridgeSpec, module: '@ide-companion/jsonlines/bridgeCommand', export: 'bridgeCommand' },
 ];
 
