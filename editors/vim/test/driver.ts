@@ -78,16 +78,23 @@ export const vimDriver: EndDriver = {
   agentTerminal: { endings: ENDING_KEYS, variants: { terminal: false }, quietAfterEnd: true },
   endOfLine: 'onLastCharacter',
   restartsHost: true,
-  async start(files) {
+  async start(files, options) {
     const dirs = makeTempDir('ide-companion-vim-conformance-');
     const tmp = fs.realpathSync(dirs.path);
     const workspace = path.join(tmp, 'ws');
     fs.mkdirSync(workspace);
     const qwenHome = path.join(tmp, 'qwen');
     const claudeConfigDir = path.join(tmp, 'claude');
+    // Every agent's folder named, so the host serves every face.
+    const agentHomes = { AMP_DATA_HOME: path.join(tmp, 'amp'), COPILOT_HOME: path.join(tmp, 'copilot'), CODEX_HOME: path.join(tmp, 'codex') };
     let s: Awaited<ReturnType<typeof startVim>>;
     try {
-      s = await startVim({ files, dirs: { tmp, workspace }, env: { QWEN_HOME: qwenHome, CLAUDE_CONFIG_DIR: claudeConfigDir } });
+      s = await startVim({
+        files,
+        dirs: { tmp, workspace },
+        env: { QWEN_HOME: qwenHome, CLAUDE_CONFIG_DIR: claudeConfigDir, ...agentHomes },
+        ...(options?.ampEditFile && { vimrc: [`let g:ide_companion_amp_edit_file = '${options.ampEditFile}'`] }),
+      });
     } catch (err) {
       dirs.cleanup();
       throw err;
@@ -98,6 +105,9 @@ export const vimDriver: EndDriver = {
       tmpdir: tmp,
       qwenHome,
       claudeConfigDir,
+      ampDataHome: agentHomes.AMP_DATA_HOME,
+      copilotHome: agentHomes.COPILOT_HOME,
+      codexHome: agentHomes.CODEX_HOME,
       discovery: () => s.discovery(),
       async open(file) {
         s.keys('Escape');
@@ -142,6 +152,17 @@ export const vimDriver: EndDriver = {
       },
       async setWarning(file) {
         await s.expr(`setqflist([{'filename': ${vimString(file)}, 'lnum': 1, 'col': 1, 'type': 'W', 'text': 'w'}])`);
+      },
+      async mention(file, startLine, endLine) {
+        await session.open(file);
+        await s.ex(`${startLine},${endLine}GeminiSend`);
+      },
+      bufferText: async (file) =>
+        (await s.expr<string | null>(
+          `bufloaded(${vimString(file)}) ? join(getbufline(${vimString(file)}, 1, '$'), "\\n") .. (getbufvar(${vimString(file)}, '&eol') ? "\\n" : '') : v:null`,
+        )) ?? undefined,
+      async undo(file) {
+        await s.ex(`execute 'buffer' fnameescape(${vimString(file)}) | undo`);
       },
       // "N CLI session(s) (AGENT, ...)".
       agentStatus: async () => [...(await s.ex('GeminiStatus')).matchAll(/CLI sessions? \(([^)]*)\)/g)].map((m) => m[1]).join(', '),
