@@ -153,6 +153,8 @@ export interface EndDriver {
   readonly displayName: string;
   /** Every optional action this end does not have, with why. */
   readonly unsupported: Partial<Record<EndAction, string>>;
+  /** What the end does for some agents and not others (by the face table's name, then `mention`, `diagnostics`, `diffs`, `wrongToken`), with why. */
+  readonly unsupportedForFace?: Readonly<Record<string, Partial<Record<string, string>>>>;
   /** Where the end of a line is when the cursor is sent there: Vim and Neovim rest on its last character, Emacs and VS Code after it. */
   readonly endOfLine: 'onLastCharacter' | 'afterLastCharacter';
   /** After `killHost`, the editor starts a new companion (Neovim, Vim, Emacs); `serve` and the bridge are the companion. */

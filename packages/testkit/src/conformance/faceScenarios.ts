@@ -86,6 +86,7 @@ function scenariosOf(face: FaceEntry): Scenario[] {
     {
       name: `${face.name}: "Send to agent" reaches it as the file's lines`,
       needs: [...face.needs, 'mention'],
+      face: { name: face.name, aspect: 'mention' },
       files: { [fileOf(face, 'mention')]: ORIGINAL },
       ...lacking('mention'),
       async run(ctx) {

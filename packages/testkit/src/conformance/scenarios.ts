@@ -39,6 +39,8 @@ export interface Scenario {
   requires?: () => string | false;
   /** Why no end can run it (the agent lacks what it needs): reported skipped with it. */
   unsupported?: string;
+  /** The agent and what of it the scenario checks, where an end may do it for some agents only (`unsupportedForFace`). */
+  face?: { name: string; aspect: string };
   /** Run in a session of its own, started with these options (closed after it). */
   startOptions?: StartOptions;
   timeoutMs?: number;

@@ -66,7 +66,9 @@ export function conformanceSuite(driver: EndDriver, options: SuiteOptions = {}):
     });
     for (const scenario of SCENARIOS) {
       // Declared unsupported: known before the end starts, so it is said in the test's own line.
-      const declared = scenario.needs.map((n) => driver.unsupported[n]).find(Boolean);
+      const declared =
+        scenario.needs.map((n) => driver.unsupported[n]).find(Boolean) ??
+        (scenario.face && driver.unsupportedForFace?.[scenario.face.name]?.[scenario.face.aspect]);
       // A program the scenario runs (a real agent CLI) missing: skipped here, a failure in CI (external.ts).
       const missing = scenario.requires?.();
       const skip = scenario.unsupported ?? (declared ? `unsupported by ${driver.name}: ${declared}` : missing);
