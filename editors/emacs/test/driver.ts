@@ -190,6 +190,11 @@ export const emacsDriver: EndDriver = {
         (await emacs.evalJson<string | null>(
           `(let ((b (find-buffer-visiting ${elispString(file)}))) (if b (with-current-buffer b (buffer-substring-no-properties (point-min) (point-max))) :null))`,
         )) ?? undefined,
+      async swapOnOpen(file, swap) {
+        await emacs.eval(
+          `(add-hook 'find-file-hook (lambda () (when (and (equal buffer-file-name ${elispString(file)}) (file-symlink-p ${elispString(swap)})) (rename-file ${elispString(swap)} ${elispString(file)} t))))`,
+        );
+      },
       async undo(file) {
         await emacs.eval(`(with-current-buffer (find-buffer-visiting ${elispString(file)}) (undo-only) t)`);
       },

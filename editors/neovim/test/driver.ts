@@ -152,6 +152,14 @@ export const neovimDriver: EndDriver = {
             file,
           )
           .then((text) => text ?? undefined),
+      async swapOnOpen(file, swap) {
+        await s.lua(
+          `local file, swap = ...
+           vim.api.nvim_create_autocmd('BufReadPre', { pattern = file, once = true, callback = function() assert(vim.loop.fs_rename(swap, file)) end })`,
+          file,
+          swap,
+        );
+      },
       async undo(file) {
         await s.lua("vim.api.nvim_buf_call(vim.fn.bufnr(...), function() vim.cmd('undo') end)", file);
       },

@@ -170,6 +170,9 @@ export const vimDriver: EndDriver = {
         (await s.expr<string | null>(
           `bufloaded(${vimString(file)}) ? join(getbufline(${vimString(file)}, 1, '$'), "\\n") .. (getbufvar(${vimString(file)}, '&eol') ? "\\n" : '') : v:null`,
         )) ?? undefined,
+      async swapOnOpen(file, swap) {
+        await s.ex(`autocmd BufReadPre ${file} ++once call rename(${vimString(swap)}, ${vimString(file)})`);
+      },
       async undo(file) {
         await s.ex(`execute 'buffer' fnameescape(${vimString(file)}) | undo`);
       },

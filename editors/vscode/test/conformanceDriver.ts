@@ -97,7 +97,10 @@ async function startAgentTerminal(win: Window, command: string): Promise<AgentTe
 export const vscodeDriver: EndDriver = {
   name: 'vscode',
   displayName: 'code-server',
-  unsupported: { agentStatus: 'its status bar item is drawn by the workbench, not read here (extension.test.ts)' },
+  unsupported: {
+    agentStatus: 'its status bar item is drawn by the workbench, not read here (extension.test.ts)',
+    swapOnOpen: 'VS Code reads the file in its own process, with no hook before the read a test can use to swap it',
+  },
   agentTerminal: { endings: ENDING_KEYS, variants: { terminal: false } },
   endOfLine: 'afterLastCharacter',
   // One extension host per window: the window does not start another (extension.test.ts covers the next window).

@@ -111,6 +111,8 @@ export interface EndSession {
   bufferText?(file: string): Promise<string | undefined>;
   /** The user undoes the last change in the editor's buffer of `file` (`u`, `C-/`, Ctrl+Z), leaving it unsaved. */
   undo?(file: string): Promise<void>;
+  /** The next time the editor opens `file`, `swap` is renamed over it as the editor starts reading (a racing process at the worst moment, made deterministic). */
+  swapOnOpen?(file: string, swap: string): Promise<void>;
 
   /** The agents the end itself shows as connected now (from its status command or line; not the ones it serves). */
   agentStatus?(): Promise<string>;
@@ -137,6 +139,8 @@ export type EndAction =
   | 'agentTerminal'
   | 'setWarning'
   | 'mention'
+  /** `swapOnOpen`, and `bufferText` to see the end closed what it opened. */
+  | 'swapOnOpen'
   /** A second session whose Amp face writes editFile through the editor's buffer (`bufferText` and `undo` with it). */
   | 'ampBuffer';
 

@@ -11,6 +11,7 @@
  */
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
+import { pathToFileURL } from 'node:url';
 import { waitFor } from '../wait.js';
 import type { EndSession } from './driver.js';
 import { FACE_TIMEOUT_MS } from './faces.js';
@@ -60,7 +61,7 @@ function scenariosOf(face: FaceEntry): Scenario[] {
     async run(ctx) {
       const link = await connected(ctx, face);
       const f = ctx.file(file);
-      const diff = link.openDiff!(f, PROPOSAL, `${name} ${file}`);
+      const diff = link.openDiff!(f, PROPOSAL, `${name} ${file}`, name === 'accept');
       assert.equal((await ctx.session.shownProposal(f)).replace(/\n$/, ''), PROPOSAL.replace(/\n$/, ''), 'the end shows the proposal');
       await decide(ctx, f, diff);
     },
@@ -199,5 +200,27 @@ const AMP_BUFFER: Scenario = {
   },
 };
 
-/** Every face's scenarios, then Amp's buffer mode. */
-export const FACE_SCENARIOS: readonly Scenario[] = [...FACES.flatMap(scenariosOf), AMP_BUFFER];
+/** Amp's own requests, through the same path checks as every tool: readFile reads inside the roots only; openURI opens a file:// in the end. */
+const AMP_REQUESTS: Scenario = {
+  name: 'Amp: readFile reads a workspace file and refuses one outside; openURI opens a workspace file in the end',
+  needs: [],
+  files: { 'amp-read.txt': 'read me ✓\n', 'amp-open.txt': 'open me\n' },
+  async run(ctx) {
+    const amp = await connectAmp(ctx.session);
+    ctx.defer(() => amp.close());
+    const read = ctx.file('amp-read.txt');
+    assert.equal((await amp.request('readFile', { path: read })).readFile.content, 'read me ✓\n');
+    const outside = (await amp.request('readFile', { path: '/etc/passwd' })).readFile;
+    assert.equal(outside.success, false, 'a file outside the workspace is refused');
+    const open = ctx.file('amp-open.txt');
+    const cannotOpen = ctx.driver.unsupported.capabilityTools;
+    if (cannotOpen) return ctx.note(`openURI is left out: ${cannotOpen}`);
+    const opened = (await amp.request('openURI', { uri: pathToFileURL(open).href })).openURI;
+    assert.equal(opened.success, true, opened.message);
+    if (!ctx.session.cursor) return ctx.note(`where the end's cursor is, is not read: ${ctx.driver.unsupported.cursor ?? 'no reason given'}`);
+    await waitFor(async () => (await ctx.session.cursor!()).path === open, 'the end to show the opened file', FACE_TIMEOUT_MS);
+  },
+};
+
+/** Every face's scenarios, then Amp's own requests and its buffer mode. */
+export const FACE_SCENARIOS: readonly Scenario[] = [...FACES.flatMap(scenariosOf), AMP_REQUESTS, AMP_BUFFER];

@@ -11,7 +11,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { AMP_NOTIFICATION, CLAUDE_DIFF_OUTCOME, CLAUDE_NOTIFICATION, CODEX_IPC } from '@ide-companion/protocol';
+import { AMP_NOTIFICATION, CLAUDE_DIFF_OUTCOME, CLAUDE_NOTIFICATION, CODEX_IPC, parseDiscoveryFileName } from '@ide-companion/protocol';
 import { connectAmpClient, type AmpClient } from '../ampClient.js';
 import { connectClaudeClient, type ClaudeTestClient } from '../claudeClient.js';
 import { askCodexIdeContext } from '../codexClient.js';
@@ -42,8 +42,8 @@ export interface FaceLink {
   mentioned?(file: string, startLine: number, endLine: number): Promise<void>;
   /** The diagnostics of `file` as the agent reads them: 1-based line, severity in lower case. */
   diagnostics?(file: string): Promise<Array<{ line: number; severity: string }>>;
-  /** Asks for `proposal` as the new text of `file`; `tab` names it where the agent names its diffs. */
-  openDiff?(file: string, proposal: string, tab: string): FaceDiff;
+  /** Asks for `proposal` as the new text of `file`; `tab` names it where the agent names its diffs; `edited`: the user will edit it. */
+  openDiff?(file: string, proposal: string, tab: string, edited?: boolean): FaceDiff;
   close(): Promise<void>;
 }
 
@@ -323,16 +323,23 @@ const copilot: FaceEntry = {
 };
 
 /** Amp's lock file (`AMP_DATA_HOME/amp/ide/PORT.json`) for the end's port, once written. */
-export async function readAmpLock(session: EndSession): Promise<{ port: number; authToken: string; workspaceFolders: string[] }> {
+export async function readAmpLock(session: EndSession): Promise<{ port: number; authToken: string; pid: number; workspaceFolders: string[] }> {
   const { content } = await session.discovery();
   const file = path.join(session.ampDataHome, 'amp', 'ide', `${content.port}.json`);
   await waitFor(() => fs.existsSync(file), `Amp's lock file ${file}`, FACE_TIMEOUT_MS);
   return JSON.parse(fs.readFileSync(file, 'utf8'));
 }
 
-/** Connects as Amp does, from its lock file. */
+/** Connects as Amp does, from its lock file (checked first as the CLI reads it: private, naming the end's pid and workspace). */
 export async function connectAmp(session: EndSession): Promise<AmpClient> {
-  return connectAmpClient(await readAmpLock(session));
+  const lock = await readAmpLock(session);
+  const { path: discovery } = await session.discovery();
+  const file = path.join(session.ampDataHome, 'amp', 'ide', `${lock.port}.json`);
+  assert.equal((fs.statSync(file).mode & 0o777).toString(8), '600', "Amp's lock file is the user's alone");
+  assert.ok(lock.workspaceFolders.includes(session.workspace), `the workspace in ${JSON.stringify(lock.workspaceFolders)}`);
+  // The IDE's pid, which Amp checks is alive: the one the discovery file names.
+  assert.equal(lock.pid, parseDiscoveryFileName(path.basename(discovery))?.pid, "the end's pid");
+  return connectAmpClient(lock);
 }
 
 const amp: FaceEntry = {
@@ -367,14 +374,15 @@ const amp: FaceEntry = {
           .filter((e) => e.uri === pathToFileURL(file).href)
           .flatMap((e) => e.diagnostics.map((d) => ({ line: d.range.startLine + 1, severity: severityOf(d.severity) })));
       },
-      openDiff(file, proposal) {
+      openDiff(file, proposal, _tab, edited) {
         const answer = a.request('editFile', { path: file, fullContent: proposal }).then((r) => r.editFile);
         answer.catch(() => undefined);
         return {
           async accepted() {
             const r = await answerOf(answer, 'editFile to answer after the accept');
-            // Amp's face writes the user's text itself.
+            // Amp's face writes the user's text itself, and says the user edited it.
             assert.deepEqual([r.success, r.appliedChanges], [true, true], r.message);
+            if (edited) assert.match(r.message, /edited and accepted/);
           },
           async rejected() {
             const r = await answerOf(answer, 'editFile to answer after the reject');

@@ -7,3 +7,4 @@ export * from './realAgents.js';
 export * from './agentTerminal.js';
 export * from './faceTable.js';
 export * from './faceScenarios.js';
+export * from './hostilePaths.js';

@@ -10,6 +10,7 @@ import type { EndAction, EndDriver, EndSession } from './driver.js';
 import { AGENT_TERMINAL_SCENARIO } from './agentTerminal.js';
 import { connectGemini, type GeminiFace } from './faces.js';
 import { FACE_SCENARIOS } from './faceScenarios.js';
+import { HOSTILE_PATH_SCENARIOS } from './hostilePaths.js';
 import { REAL_AGENT_SCENARIOS } from './realAgents.js';
 import { SCENARIOS as CORE_SCENARIOS, type Scenario, type ScenarioContext } from './scenarios.js';
 
@@ -17,6 +18,7 @@ import { SCENARIOS as CORE_SCENARIOS, type Scenario, type ScenarioContext } from
 const SCENARIOS: readonly Scenario[] = [
   ...CORE_SCENARIOS.filter((s) => !s.name.startsWith('fault:')),
   ...FACE_SCENARIOS,
+  ...HOSTILE_PATH_SCENARIOS,
   ...REAL_AGENT_SCENARIOS,
   AGENT_TERMINAL_SCENARIO,
   ...CORE_SCENARIOS.filter((s) => s.name.startsWith('fault:')),
@@ -32,6 +34,7 @@ const SESSION_ACTIONS: Partial<Record<EndAction, readonly string[]>> = {
   setWarning: ['setWarning'],
   mention: ['mention'],
   ampBuffer: ['bufferText', 'undo'],
+  swapOnOpen: ['swapOnOpen', 'bufferText'],
 };
 
 /** Why `driver` cannot run `scenario` (its own words), or undefined when it can; throws when a driver lacks an action without saying why. */
