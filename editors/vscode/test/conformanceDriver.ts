@@ -99,7 +99,7 @@ export const vscodeDriver: EndDriver = {
   displayName: 'code-server',
   unsupported: {
     agentStatus: 'its status bar item is drawn by the workbench, not read here (extension.test.ts)',
-    swapOnOpen: 'VS Code reads the file in its own process, with no hook before the read a test can use to swap it',
+    swapOnOpen: "the swap at VS Code's open event is extension.test.ts's (its tab closed); no driver hook here",
   },
   agentTerminal: { endings: ENDING_KEYS, variants: { terminal: false } },
   endOfLine: 'afterLastCharacter',
