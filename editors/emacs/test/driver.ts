@@ -88,16 +88,22 @@ export const emacsDriver: EndDriver = {
   },
   endOfLine: 'afterLastCharacter',
   restartsHost: true,
-  async start(files) {
+  async start(files, options) {
     const agents = makeTempDir('ide-companion-emacs-agents-');
     const qwenHome = path.join(agents.path, 'qwen');
     const claudeConfigDir = path.join(agents.path, 'claude');
+    // Every agent's folder named, so the host serves every face.
+    const agentHomes = {
+      AMP_DATA_HOME: path.join(agents.path, 'amp'),
+      COPILOT_HOME: path.join(agents.path, 'copilot'),
+      CODEX_HOME: path.join(agents.path, 'codex'),
+    };
     let emacs: Awaited<ReturnType<typeof startEmacs>>;
     try {
       emacs = await startEmacs({
         files,
-        init: WARNING_BACKEND,
-        env: { QWEN_HOME: qwenHome, CLAUDE_CONFIG_DIR: claudeConfigDir },
+        init: WARNING_BACKEND + (options?.ampEditFile ? `\n(setq ide-companion-amp-edit-file ${elispString(options.ampEditFile)})` : ''),
+        env: { QWEN_HOME: qwenHome, CLAUDE_CONFIG_DIR: claudeConfigDir, ...agentHomes },
         vterm: VTERM_DIR !== undefined,
       });
       await emacs.discovery();
@@ -113,6 +119,9 @@ export const emacsDriver: EndDriver = {
       tmpdir: emacs.tmp,
       qwenHome,
       claudeConfigDir,
+      ampDataHome: agentHomes.AMP_DATA_HOME,
+      copilotHome: agentHomes.COPILOT_HOME,
+      codexHome: agentHomes.CODEX_HOME,
       discovery: () => emacs.discovery(),
       async open(file) {
         await emacs.eval(`(progn (find-file ${elispString(file)}) t)`);
@@ -168,6 +177,27 @@ export const emacsDriver: EndDriver = {
           'flymake to report the warning',
           TIMEOUT,
         ).then(() => undefined),
+      async mention(file, startLine, endLine) {
+        // The region from line startLine to the end of endLine, then M-x ide-companion-send-to-agent.
+        await emacs.eval(
+          `(with-current-buffer (find-file-noselect ${elispString(file)})
+             (save-excursion
+               (goto-char (point-min)) (forward-line ${startLine - 1})
+               (let ((start (point))) (forward-line ${endLine - startLine}) (ide-companion-send-to-agent start (line-end-position)))) t)`,
+        );
+      },
+      bufferText: async (file) =>
+        (await emacs.evalJson<string | null>(
+          `(let ((b (find-buffer-visiting ${elispString(file)}))) (if b (with-current-buffer b (buffer-substring-no-properties (point-min) (point-max))) :null))`,
+        )) ?? undefined,
+      async swapOnOpen(file, swap) {
+        await emacs.eval(
+          `(add-hook 'find-file-hook (lambda () (when (and (equal buffer-file-name ${elispString(file)}) (file-symlink-p ${elispString(swap)})) (rename-file ${elispString(swap)} ${elispString(file)} t))))`,
+        );
+      },
+      async undo(file) {
+        await emacs.eval(`(with-current-buffer (find-buffer-visiting ${elispString(file)}) (undo-only) t)`);
+      },
       // "N CLI sessions (AGENT, ...)" in the doctor's host line.
       agentStatus: async () => /CLI sessions? \(([^)]*)\)/.exec(await emacs.evalJson<string>('(string-join (ide-companion--doctor-lines) "\\n")'))?.[1] ?? '',
       async killHost() {

@@ -65,6 +65,8 @@ export const bridgeDriver: EndDriver = {
     cursor: 'the scripted editor has no cursor of its own to read back',
     agentStatus: 'the scripted editor shows no status of its own',
     agentTerminal: 'the scripted editor has no terminal to run an agent in',
+    setWarning: 'the scripted editor declares no capabilities: no diagnostics to list',
+    ampBuffer: "the scripted editor declares no writeBuffer: Amp's edits are reviewed",
   },
   endOfLine: 'afterLastCharacter',
   restartsHost: false,
@@ -75,7 +77,9 @@ export const bridgeDriver: EndDriver = {
     for (const [name, text] of Object.entries(files)) fs.writeFileSync(path.join(workspace, name), text);
     const qwenHome = path.join(tmp.path, 'qwen');
     const claudeConfigDir = path.join(tmp.path, 'claude');
-    const env: NodeJS.ProcessEnv = { ...process.env, TMPDIR: tmp.path, QWEN_HOME: qwenHome, CLAUDE_CONFIG_DIR: claudeConfigDir };
+    // Every agent's folder named, so the bridge serves every face.
+    const agentHomes = { AMP_DATA_HOME: path.join(tmp.path, 'amp'), COPILOT_HOME: path.join(tmp.path, 'copilot'), CODEX_HOME: path.join(tmp.path, 'codex') };
+    const env: NodeJS.ProcessEnv = { ...process.env, TMPDIR: tmp.path, QWEN_HOME: qwenHome, CLAUDE_CONFIG_DIR: claudeConfigDir, ...agentHomes };
     for (const name of Object.values(CONTAINER_ENV)) delete env[name];
     const editor = new ScriptedEditor(['--name', 'scripted', '--display-name', 'Scripted Editor', '--workspace', workspace], env);
     editor.send({ type: 'hello', protocol: 1, pid: process.pid, capabilities: [] });
@@ -91,6 +95,9 @@ export const bridgeDriver: EndDriver = {
       tmpdir: tmp.path,
       qwenHome,
       claudeConfigDir,
+      ampDataHome: agentHomes.AMP_DATA_HOME,
+      copilotHome: agentHomes.COPILOT_HOME,
+      codexHome: agentHomes.CODEX_HOME,
       async discovery() {
         const file = ready.discoveryFile as string;
         await waitFor(() => fs.existsSync(file), 'the discovery file', TIMEOUT);
@@ -126,6 +133,9 @@ export const bridgeDriver: EndDriver = {
       },
       async showsProposal(file) {
         return editor.diffs.has(file);
+      },
+      async mention(file, startLine, endLine) {
+        editor.send({ type: 'mention', path: file, startLine, endLine });
       },
       async killHost() {
         editor.host.kill('SIGKILL');

@@ -75,8 +75,15 @@ export const neovimDriver: EndDriver = {
   agentTerminal: { endings: ENDING_KEYS, variants: { terminal: false } },
   endOfLine: 'onLastCharacter',
   restartsHost: true,
-  async start(files) {
-    const s = await startNeovim({ files });
+  async start(files, options) {
+    // Every agent's folder named, so the host serves every face; Amp's edits through the buffer when asked.
+    const s = await startNeovim({
+      files,
+      copilot: true,
+      codex: true,
+      amp: true,
+      ...(options?.ampEditFile && { setup: `{ amp_edit_file = '${options.ampEditFile}' }` }),
+    });
     await s.discovery();
     const proposalOf = async (file: string) => (await waitForDiff(s, file)).proposal;
     const session: EndSession = {
@@ -84,6 +91,9 @@ export const neovimDriver: EndDriver = {
       tmpdir: s.tmp,
       qwenHome: path.join(s.tmp, 'qwen-home'),
       claudeConfigDir: path.join(s.tmp, 'home', '.claude'),
+      ampDataHome: path.join(s.tmp, 'data'),
+      copilotHome: path.join(s.tmp, 'home', '.copilot'),
+      codexHome: path.join(s.tmp, 'home', '.codex'),
       discovery: () => s.discovery(),
       async open(file) {
         await s.nvim.input('<Esc>');
@@ -128,6 +138,30 @@ export const neovimDriver: EndDriver = {
            vim.diagnostic.set(ns, vim.fn.bufnr(...), { { lnum = 0, col = 0, severity = vim.diagnostic.severity.WARN, message = 'w' } })`,
           file,
         );
+      },
+      async mention(file, startLine, endLine) {
+        await session.open(file);
+        await s.nvim.command(`${startLine},${endLine}GeminiSend`);
+      },
+      bufferText: (file) =>
+        s
+          .lua<string | null>(
+            `local b = vim.fn.bufnr(...)
+             if b < 0 or not vim.api.nvim_buf_is_loaded(b) then return nil end
+             return table.concat(vim.api.nvim_buf_get_lines(b, 0, -1, false), '\\n') .. (vim.bo[b].eol and '\\n' or '')`,
+            file,
+          )
+          .then((text) => text ?? undefined),
+      async swapOnOpen(file, swap) {
+        await s.lua(
+          `local file, swap = ...
+           vim.api.nvim_create_autocmd('BufReadPre', { pattern = file, once = true, callback = function() assert(vim.loop.fs_rename(swap, file)) end })`,
+          file,
+          swap,
+        );
+      },
+      async undo(file) {
+        await s.lua("vim.api.nvim_buf_call(vim.fn.bufnr(...), function() vim.cmd('undo') end)", file);
       },
       async agentStatus() {
         // One line a session: "  AGENT: CLIENT VERSION (listening)".

@@ -63,6 +63,8 @@ export interface StartOptions {
   copilot?: boolean;
   /** The user has Codex CLI: CODEX_HOME=tmp/home/.codex, so the host serves its socket there (issue 31). */
   codex?: boolean;
+  /** The user has Amp: AMP_DATA_HOME=tmp/data (XDG_DATA_HOME's), so the host writes its lock file in tmp/data/amp/ide. */
+  amp?: boolean;
 }
 
 /**
@@ -118,6 +120,7 @@ export async function startNeovim(options: StartOptions = {}): Promise<NeovimSes
     CLAUDE_CONFIG_DIR: path.join(tmp, 'home', '.claude'),
     ...(options.copilot && { COPILOT_HOME: path.join(tmp, 'home', '.copilot') }),
     ...(options.codex && { CODEX_HOME: path.join(tmp, 'home', '.codex') }),
+    ...(options.amp && { AMP_DATA_HOME: path.join(tmp, 'data') }),
   };
   for (const key of Object.keys(env))
     if (
@@ -125,7 +128,8 @@ export async function startNeovim(options: StartOptions = {}): Promise<NeovimSes
       key.startsWith('QWEN_CODE_IDE_') ||
       key === 'CLAUDE_CODE_SSE_PORT' ||
       (key === 'COPILOT_HOME' && !options.copilot) ||
-      (key === 'CODEX_HOME' && !options.codex)
+      (key === 'CODEX_HOME' && !options.codex) ||
+      (key === 'AMP_DATA_HOME' && !options.amp)
     )
       delete env[key];
   const proc = spawn(nvimPath, ['--headless', '--clean', '-n', '--listen', socket], { cwd: workspace, env, stdio: 'ignore' });

@@ -44,6 +44,9 @@ export const terminalDriver: EndDriver = {
     cursor: 'no cursor to read back',
     capabilityTools: 'serve has one capability tool, getOpenEditors (serve.test.ts); openFile and the rest need an editor',
     agentTerminal: 'the agent runs in a terminal of its own, beside the editor: there is no agent terminal in the end to return to',
+    setWarning: 'a terminal editor tells serve only what it saves: no diagnostics',
+    mention: 'serve has no "Send to agent": what the user sends is typed in the agent',
+    ampBuffer: "serve has no buffers (it declares no writeBuffer): Amp's edits are reviewed",
   },
   endOfLine: 'afterLastCharacter',
   restartsHost: false,
@@ -55,6 +58,8 @@ export const terminalDriver: EndDriver = {
     for (const [name, text] of Object.entries(files)) fs.writeFileSync(path.join(workspace, name), text);
     const qwenHome = path.join(root, 'qwen');
     const claudeConfigDir = path.join(root, 'claude');
+    // Every agent's folder named, so serve serves every face.
+    const agentHomes = { AMP_DATA_HOME: path.join(root, 'amp'), COPILOT_HOME: path.join(root, 'copilot'), CODEX_HOME: path.join(root, 'codex') };
     // $EDITOR: replaces the proposal with what the test put in edited.txt (no quoting of the text in a script).
     const edited = path.join(root, 'edited.txt');
     const editor = path.join(root, 'edit.sh');
@@ -62,7 +67,7 @@ export const terminalDriver: EndDriver = {
     const tmux = new Tmux(200, 50);
     tmux.start(`node ${JSON.stringify(bin)} serve --workspace ${JSON.stringify(workspace)}`, {
       cwd: root,
-      env: { TMPDIR: root, EDITOR: editor, VISUAL: editor, NO_COLOR: '1', QWEN_HOME: qwenHome, CLAUDE_CONFIG_DIR: claudeConfigDir },
+      env: { TMPDIR: root, EDITOR: editor, VISUAL: editor, NO_COLOR: '1', QWEN_HOME: qwenHome, CLAUDE_CONFIG_DIR: claudeConfigDir, ...agentHomes },
     });
     const discoveryDir = path.join(root, 'gemini', 'ide');
     const discovery = async () =>
@@ -94,6 +99,9 @@ export const terminalDriver: EndDriver = {
       tmpdir: root,
       qwenHome,
       claudeConfigDir,
+      ampDataHome: agentHomes.AMP_DATA_HOME,
+      copilotHome: agentHomes.COPILOT_HOME,
+      codexHome: agentHomes.CODEX_HOME,
       discovery,
       async open(file) {
         // Saving is what serve sees of a terminal editor.

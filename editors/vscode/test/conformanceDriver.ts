@@ -23,12 +23,17 @@ function codeServer() {
   shared ??= (async () => {
     // The agents' lock file folders are code-server's env (its windows inherit it): fixed at its start.
     const agents = makeTempDir('ide-companion-vscode-agents-');
-    const cs = new CodeServer({ env: { QWEN_HOME: path.join(agents.path, 'qwen'), CLAUDE_CONFIG_DIR: path.join(agents.path, 'claude') } });
+    // Every agent's folder named, so each window's companion serves every face (Codex's socket: the first window's, the others join it).
+    const cs = new CodeServer({
+      env: { QWEN_HOME: path.join(agents.path, 'qwen'), CLAUDE_CONFIG_DIR: path.join(agents.path, 'claude'), ...agentHomes(agents.path) },
+    });
     await cs.start();
     return { cs, agents };
   })();
   return shared;
 }
+
+const agentHomes = (dir: string) => ({ AMP_DATA_HOME: path.join(dir, 'amp'), COPILOT_HOME: path.join(dir, 'copilot'), CODEX_HOME: path.join(dir, 'codex') });
 
 export async function stopSharedCodeServer(): Promise<void> {
   const started = shared;
@@ -92,18 +97,27 @@ async function startAgentTerminal(win: Window, command: string): Promise<AgentTe
 export const vscodeDriver: EndDriver = {
   name: 'vscode',
   displayName: 'code-server',
-  unsupported: { agentStatus: 'its status bar item is drawn by the workbench, not read here (extension.test.ts)' },
+  unsupported: {
+    agentStatus: 'its status bar item is drawn by the workbench, not read here (extension.test.ts)',
+    swapOnOpen: "the swap at VS Code's open event is extension.test.ts's (its tab closed); no driver hook here",
+  },
   agentTerminal: { endings: ENDING_KEYS, variants: { terminal: false } },
   endOfLine: 'afterLastCharacter',
   // One extension host per window: the window does not start another (extension.test.ts covers the next window).
   restartsHost: false,
-  async start(files) {
+  async start(files, options) {
     const { cs, agents } = await codeServer();
     const qwenHome = path.join(agents.path, 'qwen');
     const claudeConfigDir = path.join(agents.path, 'claude');
+    const homes = agentHomes(agents.path);
     const workspace = path.join(fs.realpathSync(cs.dir), `ws-${++sessions}`);
     fs.mkdirSync(workspace);
     for (const [name, text] of Object.entries(files)) fs.writeFileSync(path.join(workspace, name), text);
+    if (options?.ampEditFile) {
+      // The window's own setting (the env is code-server's, shared by every window).
+      fs.mkdirSync(path.join(workspace, '.vscode'));
+      fs.writeFileSync(path.join(workspace, '.vscode', 'settings.json'), JSON.stringify({ 'ideCompanion.ampEditFile': options.ampEditFile }));
+    }
     const win: Window = await cs.openWindow(workspace);
     const diffOf = (file: string) => waitFor(async () => (await win.api()).pendingDiffs.find((d) => d.filePath === file), `the diff of ${file}`, TIMEOUT);
     const session: EndSession = {
@@ -111,6 +125,9 @@ export const vscodeDriver: EndDriver = {
       tmpdir: cs.tmpdir,
       qwenHome,
       claudeConfigDir,
+      ampDataHome: homes.AMP_DATA_HOME,
+      copilotHome: homes.COPILOT_HOME,
+      codexHome: homes.CODEX_HOME,
       async discovery() {
         const file = (await win.api()).discoveryFile;
         return { path: file, content: parseDiscoveryFile(fs.readFileSync(file, 'utf8')) };
@@ -179,6 +196,23 @@ export const vscodeDriver: EndDriver = {
            globalThis.testDiagnostics.set(vscode.Uri.file(args.file), [new vscode.Diagnostic(new vscode.Range(0, 0, 0, 1), 'w', vscode.DiagnosticSeverity.Warning)]);`,
           { file },
         );
+      },
+      async mention(file, startLine, endLine) {
+        await win.eval(
+          `const e = await vscode.window.showTextDocument(vscode.Uri.file(args.file), { preview: false });
+           e.selection = new vscode.Selection(args.startLine - 1, 0, args.endLine - 1, e.document.lineAt(args.endLine - 1).text.length);
+           await vscode.commands.executeCommand('ideCompanion.sendToAgent');`,
+          { file, startLine, endLine },
+        );
+      },
+      bufferText: async (file) =>
+        (await win.eval<string | null>(`const d = vscode.workspace.textDocuments.find((d) => d.uri.fsPath === args.file); return d ? d.getText() : null;`, {
+          file,
+        })) ?? undefined,
+      async undo(file) {
+        await win.eval(`await vscode.window.showTextDocument(vscode.Uri.file(args.file), { preview: false }); await vscode.commands.executeCommand('undo');`, {
+          file,
+        });
       },
       async killHost() {
         process.kill(win.pid, 'SIGKILL');

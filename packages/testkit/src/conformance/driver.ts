@@ -76,6 +76,10 @@ export interface EndSession {
   /** Where the end writes Qwen Code's lock files (QWEN_HOME) and Claude Code's (CLAUDE_CONFIG_DIR). */
   readonly qwenHome: string;
   readonly claudeConfigDir: string;
+  /** Where the end writes Amp's lock files (AMP_DATA_HOME: `DIR/amp/ide`) and Copilot CLI's (COPILOT_HOME: `DIR/ide`), and owns Codex CLI's socket (CODEX_HOME: `DIR/ipc/ipc.sock`). */
+  readonly ampDataHome: string;
+  readonly copilotHome: string;
+  readonly codexHome: string;
   /** The current discovery file (its path and content); waits for it, bounded. A restarted host has a new one. */
   discovery(): Promise<{ path: string; content: DiscoveryFile }>;
 
@@ -101,6 +105,14 @@ export interface EndSession {
   cursor?(): Promise<{ path: string; line: number; character: number }>;
   /** Puts a warning on line 1 of `file`, as a linter would (the diagnostics rows then expect it). */
   setWarning?(file: string): Promise<void>;
+  /** "Send to agent" with lines `startLine` to `endLine` (1-based) of `file` selected (`:GeminiSend`, the command): the agents' mention. */
+  mention?(file: string, startLine: number, endLine: number): Promise<void>;
+  /** The text the editor holds for `file` (its buffer or document, saved or not); undefined when it holds none. */
+  bufferText?(file: string): Promise<string | undefined>;
+  /** The user undoes the last change in the editor's buffer of `file` (`u`, `C-/`, Ctrl+Z), leaving it unsaved. */
+  undo?(file: string): Promise<void>;
+  /** The next time the editor opens `file`, `swap` is renamed over it as the editor starts reading (a racing process at the worst moment, made deterministic). */
+  swapOnOpen?(file: string, swap: string): Promise<void>;
 
   /** The agents the end itself shows as connected now (from its status command or line; not the ones it serves). */
   agentStatus?(): Promise<string>;
@@ -115,7 +127,28 @@ export interface EndSession {
 
 /** The actions a scenario may need beyond the ones every end has. */
 export type EndAction =
-  'moveCursor' | 'select' | 'editProposal' | 'cursor' | 'killHost' | 'agentStatus' | 'faces:qwen' | 'faces:claude' | 'capabilityTools' | 'agentTerminal';
+  | 'moveCursor'
+  | 'select'
+  | 'editProposal'
+  | 'cursor'
+  | 'killHost'
+  | 'agentStatus'
+  | 'faces:qwen'
+  | 'faces:claude'
+  | 'capabilityTools'
+  | 'agentTerminal'
+  | 'setWarning'
+  | 'mention'
+  /** `swapOnOpen`, and `bufferText` to see the end closed what it opened. */
+  | 'swapOnOpen'
+  /** A second session whose Amp face writes editFile through the editor's buffer (`bufferText` and `undo` with it). */
+  | 'ampBuffer';
+
+/** How a session is started beyond its files. */
+export interface StartOptions {
+  /** Amp's editFile through the editor's buffer (the end's own setting for it) instead of its review. */
+  ampEditFile?: 'buffer';
+}
 
 export interface EndDriver {
   /** The end's name, as the suite prints it (`neovim`, `terminal`, ...). */
@@ -124,6 +157,8 @@ export interface EndDriver {
   readonly displayName: string;
   /** Every optional action this end does not have, with why. */
   readonly unsupported: Partial<Record<EndAction, string>>;
+  /** What the end does for some agents and not others (by the face table's name, then `mention`, `diagnostics`, `diffs`, `wrongToken`), with why. */
+  readonly unsupportedForFace?: Readonly<Record<string, Partial<Record<string, string>>>>;
   /** Where the end of a line is when the cursor is sent there: Vim and Neovim rest on its last character, Emacs and VS Code after it. */
   readonly endOfLine: 'onLastCharacter' | 'afterLastCharacter';
   /** After `killHost`, the editor starts a new companion (Neovim, Vim, Emacs); `serve` and the bridge are the companion. */
@@ -131,7 +166,7 @@ export interface EndDriver {
   /** The agent's terminal, where the end has one (else `agentTerminal` in `unsupported`). */
   readonly agentTerminal?: AgentTerminalSupport;
   /** Starts the end in a fresh workspace holding `files`; the session is closed by the suite. */
-  start(files: Record<string, string>): Promise<EndSession>;
+  start(files: Record<string, string>, options?: StartOptions): Promise<EndSession>;
   /** Called once when the suite ends (a shared code-server, say). */
   dispose?(): Promise<void>;
 }

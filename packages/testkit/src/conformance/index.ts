@@ -5,3 +5,6 @@ export * from './suite.js';
 export * from './fuzz.js';
 export * from './realAgents.js';
 export * from './agentTerminal.js';
+export * from './faceTable.js';
+export * from './faceScenarios.js';
+export * from './hostilePaths.js';

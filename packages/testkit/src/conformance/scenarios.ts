@@ -12,8 +12,8 @@ import * as path from 'node:path';
 import { connectRecordingClient } from '../mcpClient.js';
 import { OPTIONAL_ARGUMENT_FILES, runOptionalArgumentRows } from '../optionalArguments.js';
 import { sleep, waitFor } from '../wait.js';
-import type { EndAction, EndDriver, EndSession, Position } from './driver.js';
-import { connectClaude, connectQwen, FACE_TIMEOUT_MS, resultText, type GeminiFace } from './faces.js';
+import type { EndAction, EndDriver, EndSession, Position, StartOptions } from './driver.js';
+import { connectClaude, FACE_TIMEOUT_MS, resultText, type GeminiFace } from './faces.js';
 
 export interface ScenarioContext {
   driver: EndDriver;
@@ -37,6 +37,12 @@ export interface Scenario {
   run(ctx: ScenarioContext): Promise<void>;
   /** Why it cannot run on this machine (a program missing, as external.ts's skipUnless says), or false. */
   requires?: () => string | false;
+  /** Why no end can run it (the agent lacks what it needs): reported skipped with it. */
+  unsupported?: string;
+  /** The agent and what of it the scenario checks, where an end may do it for some agents only (`unsupportedForFace`). */
+  face?: { name: string; aspect: string };
+  /** Run in a session of its own, started with these options (closed after it). */
+  startOptions?: StartOptions;
   timeoutMs?: number;
 }
 
@@ -52,11 +58,6 @@ const zeroBased = (p: Position) => ({ line: p.line - 1, character: p.character -
 const shownForm = (text: string) => text.replace(/\r\n/g, '\n').replace(/\n$/, '');
 
 const SELECTION_FILE = 'alpha\nbravo charlie\ndelta echo\nfoxtrot\n';
-
-/** `promise`, or a failure naming `what` after FACE_TIMEOUT_MS (a request the end never answers must not hang the suite). */
-function answerOf<T>(promise: Promise<T>, what: string): Promise<T> {
-  return waitFor(() => Promise.race([promise, sleep(100).then(() => undefined)]), what, FACE_TIMEOUT_MS) as Promise<T>;
-}
 
 /** Opens a diff through Gemini's client library and waits for the end to show it; returns the pending outcome. */
 async function proposeThroughGemini(ctx: ScenarioContext, name: string, proposal: string) {
@@ -180,91 +181,6 @@ export const SCENARIOS: readonly Scenario[] = [
         // so no end brings one back as a kept proposal into the next scenario's windows.
         fs.writeFileSync(file, proposal);
       }
-    },
-  },
-  {
-    name: 'diff edited by the user, then accepted: the user’s text reaches Gemini CLI byte for byte',
-    needs: ['editProposal'],
-    files: { 'diff-edit.txt': 'old line\n' },
-    async run(ctx) {
-      const { file, outcome } = await proposeThroughGemini(ctx, 'diff-edit.txt', 'from the model\n');
-      const edited = 'the user’s line 😀\n';
-      await ctx.session.editProposal!(file, edited);
-      await ctx.session.accept(file);
-      assert.deepEqual(await outcome, { status: 'accepted', content: edited });
-      assert.equal(fs.readFileSync(file, 'utf8'), 'old line\n');
-      fs.writeFileSync(file, edited); // the CLI's write: nothing is left to keep when it goes
-    },
-  },
-  {
-    name: 'diff rejected: Gemini CLI hears rejected, the file is untouched, the proposal closes',
-    needs: [],
-    files: { 'diff-reject.txt': 'keep me\n' },
-    async run(ctx) {
-      const { file, outcome } = await proposeThroughGemini(ctx, 'diff-reject.txt', 'unwanted\n');
-      await ctx.session.reject(file);
-      assert.deepEqual(await outcome, { status: 'rejected' });
-      assert.equal(fs.readFileSync(file, 'utf8'), 'keep me\n');
-      await waitFor(async () => !(await ctx.session.showsProposal(file)), 'the proposal to close', FACE_TIMEOUT_MS);
-    },
-  },
-  {
-    name: 'Qwen Code’s face: its lock file’s token connects, the context arrives, its diff is accepted',
-    needs: ['faces:qwen'],
-    files: { 'qwen.txt': 'qwen old\n' },
-    async run(ctx) {
-      const qwen = await connectQwen(ctx.session);
-      ctx.defer(() => qwen.close());
-      const tools = (await qwen.client.listTools()).tools.map((t) => t.name);
-      assert.ok(tools.includes('openDiff') && tools.includes('closeDiff'), `openDiff and closeDiff offered: ${tools.join(', ')}`);
-      const file = ctx.file('qwen.txt');
-      await ctx.session.open(file);
-      await waitFor(
-        () => qwen.notifications.some((n) => n.method === 'ide/contextUpdate' && n.params.workspaceState?.openFiles?.[0]?.path === file),
-        'Qwen Code to get the context',
-        FACE_TIMEOUT_MS,
-      );
-      const opened = (await qwen.client.callTool({ name: 'openDiff', arguments: { filePath: file, newContent: 'qwen new\n' } })) as { isError?: boolean };
-      assert.notEqual(opened.isError, true);
-      assert.equal(shownForm(await ctx.session.shownProposal(file)), 'qwen new');
-      await ctx.session.accept(file);
-      const accepted = await waitFor(
-        () => qwen.notifications.find((n) => n.method === 'ide/diffAccepted' && n.params.filePath === file)?.params,
-        'ide/diffAccepted to Qwen Code',
-        FACE_TIMEOUT_MS,
-      );
-      assert.equal(accepted.content, 'qwen new\n');
-      fs.writeFileSync(file, accepted.content); // Qwen Code's write, as the real CLI does
-    },
-  },
-  {
-    name: 'Claude Code’s face: its lock file and WebSocket; openDiff waits for the user: FILE_SAVED with the text, then DIFF_REJECTED',
-    needs: ['faces:claude'],
-    files: { 'claude.txt': 'claude old\n' },
-    async run(ctx) {
-      const claude = await connectClaude(ctx.session);
-      ctx.defer(() => claude.close());
-      const file = ctx.file('claude.txt');
-      const ask = (text: string, tab: string) =>
-        claude.callTool('openDiff', { old_file_path: file, new_file_path: file, new_file_contents: text, tab_name: tab });
-      const first = ask('claude new\n', 'tab-1');
-      assert.equal(shownForm(await ctx.session.shownProposal(file)), 'claude new');
-      await ctx.session.accept(file);
-      const saved = await answerOf(first, 'openDiff to answer after the accept');
-      assert.deepEqual(
-        saved.content.map((b) => b.text),
-        ['FILE_SAVED', 'claude new\n'],
-      );
-      await waitFor(async () => !(await ctx.session.showsProposal(file)), 'the first proposal to close', FACE_TIMEOUT_MS);
-      const second = ask('claude unwanted\n', 'tab-2');
-      await ctx.session.shownProposal(file);
-      await ctx.session.reject(file);
-      assert.deepEqual(
-        (await answerOf(second, 'openDiff to answer after the reject')).content.map((b) => b.text),
-        ['DIFF_REJECTED', 'tab-2'],
-      );
-      assert.equal(fs.readFileSync(file, 'utf8'), 'claude old\n');
-      fs.writeFileSync(file, 'claude new\n'); // the first, accepted text: Claude Code's write, as the real CLI does
     },
   },
   {

@@ -9,26 +9,41 @@ import { after, before, describe, test } from 'node:test';
 import type { EndAction, EndDriver, EndSession } from './driver.js';
 import { AGENT_TERMINAL_SCENARIO } from './agentTerminal.js';
 import { connectGemini, type GeminiFace } from './faces.js';
+import { FACE_SCENARIOS } from './faceScenarios.js';
+import { HOSTILE_PATH_SCENARIOS } from './hostilePaths.js';
 import { REAL_AGENT_SCENARIOS } from './realAgents.js';
 import { SCENARIOS as CORE_SCENARIOS, type Scenario, type ScenarioContext } from './scenarios.js';
 
-/** Every scenario, in order: the real agents before the faults (the last kills the host). */
+/** Every scenario, in order: every face's, the real agents before the faults (the last kills the host). */
 const SCENARIOS: readonly Scenario[] = [
   ...CORE_SCENARIOS.filter((s) => !s.name.startsWith('fault:')),
+  ...FACE_SCENARIOS,
+  ...HOSTILE_PATH_SCENARIOS,
   ...REAL_AGENT_SCENARIOS,
   AGENT_TERMINAL_SCENARIO,
   ...CORE_SCENARIOS.filter((s) => s.name.startsWith('fault:')),
 ];
 
-const SESSION_ACTIONS: ReadonlySet<EndAction> = new Set(['moveCursor', 'select', 'editProposal', 'cursor', 'killHost']);
+/** The session's methods each action is (the rest are the driver's own or its start's). */
+const SESSION_ACTIONS: Partial<Record<EndAction, readonly string[]>> = {
+  moveCursor: ['moveCursor'],
+  select: ['select'],
+  editProposal: ['editProposal'],
+  cursor: ['cursor'],
+  killHost: ['killHost'],
+  setWarning: ['setWarning'],
+  mention: ['mention'],
+  ampBuffer: ['bufferText', 'undo'],
+  swapOnOpen: ['swapOnOpen', 'bufferText'],
+};
 
 /** Why `driver` cannot run `scenario` (its own words), or undefined when it can; throws when a driver lacks an action without saying why. */
 export function unsupportedReason(driver: EndDriver, session: EndSession | undefined, scenario: Scenario): string | undefined {
   for (const need of scenario.needs) {
     const reason = driver.unsupported[need];
     if (reason) return `unsupported by ${driver.name}: ${reason}`;
-    if (session && SESSION_ACTIONS.has(need) && typeof (session as unknown as Record<string, unknown>)[need] !== 'function')
-      throw new Error(`the ${driver.name} driver has no ${need} and gives no reason in its unsupported table`);
+    const missing = SESSION_ACTIONS[need]?.find((m) => typeof (session as unknown as Record<string, unknown> | undefined)?.[m] !== 'function');
+    if (session && missing) throw new Error(`the ${driver.name} driver has no ${missing} and gives no reason in its unsupported table`);
   }
   return undefined;
 }
@@ -54,15 +69,23 @@ export function conformanceSuite(driver: EndDriver, options: SuiteOptions = {}):
     });
     for (const scenario of SCENARIOS) {
       // Declared unsupported: known before the end starts, so it is said in the test's own line.
-      const declared = scenario.needs.map((n) => driver.unsupported[n]).find(Boolean);
+      const declared =
+        scenario.needs.map((n) => driver.unsupported[n]).find(Boolean) ??
+        (scenario.face && driver.unsupportedForFace?.[scenario.face.name]?.[scenario.face.aspect]);
       // A program the scenario runs (a real agent CLI) missing: skipped here, a failure in CI (external.ts).
       const missing = scenario.requires?.();
-      const skip = declared ? `unsupported by ${driver.name}: ${declared}` : missing;
+      const skip = scenario.unsupported ?? (declared ? `unsupported by ${driver.name}: ${declared}` : missing);
       test(scenario.name, { timeout: scenario.timeoutMs ?? options.timeoutMs ?? 90_000, ...(skip && { skip }) }, async (t) => {
         if (!session) throw new Error(`${driver.name} did not start`);
-        const reason = unsupportedReason(driver, session, scenario);
-        if (reason) throw new Error(`unexpected: ${reason}`);
-        await runScenario(driver, session, scenario, (text) => t.diagnostic(text));
+        // A scenario with start options gets a session of its own, started so.
+        const own = scenario.startOptions && (await driver.start(files, scenario.startOptions));
+        try {
+          const reason = unsupportedReason(driver, own || session, scenario);
+          if (reason) throw new Error(`unexpected: ${reason}`);
+          await runScenario(driver, own || session, scenario, (text) => t.diagnostic(text));
+        } finally {
+          await own?.close();
+        }
       });
     }
   });
