@@ -75,3 +75,27 @@ test('context --watch --json: one line per change, survives a companion restart,
     await s.cleanup();
   }
 });
+
+// Issue 39, trip 10: Ctrl-C on a text-mode --watch said "[disconnected: IDE integration stopped.]", as if the IDE had gone.
+test('context --watch in text mode: Ctrl-C (SIGINT) says "[stopped watching (Ctrl-C)]", exits 0 and ends its session; no disconnection is reported', async () => {
+  const s = await setup();
+  const run = runBin(['context', '--watch'], { cwd: s.workspace, env: binEnv(s.tmp), timeoutMs: 60_000 });
+  try {
+    let stderr = '';
+    run.child.stderr!.on('data', (d: string) => (stderr += d));
+    let stdout = '';
+    run.child.stdout!.on('data', (d: string) => (stdout += d));
+    const file = focusFile(s, 'watched.ts');
+    await waitFor(() => stdout.includes(JSON.stringify(file)) && s.companion.sessionList.length === 1, 'the context printed and the session open', 30_000);
+    assert.match(stderr, /^\[connected to /m);
+    run.child.kill('SIGINT');
+    const r = await run;
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stderr, /\n\[stopped watching \(Ctrl-C\)\]\n$/);
+    assert.doesNotMatch(r.stderr, /disconnected/);
+    assert.deepEqual(s.companion.sessionList, []);
+  } finally {
+    run.child.kill('SIGKILL');
+    await s.cleanup();
+  }
+});

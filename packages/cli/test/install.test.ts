@@ -59,6 +59,22 @@ test("install neovim runs the registry's installer: --dry-run changes nothing, a
   }
 });
 
+// Issue 39, trip 10: the install messages named Gemini CLI alone; Neovim's is checked above, VS Code's in editors/vscode/test/selectionFocus.test.ts.
+test("install vim: the message names every agent that finds the companion, as Neovim's does", async () => {
+  const s = await setup({ start: false });
+  try {
+    const home = path.join(s.tmp, 'home');
+    fs.mkdirSync(home);
+    const real = await runBin(['install', 'vim'], { cwd: s.workspace, env: binEnv(s.tmp, { HOME: home }) });
+    assert.equal(real.code, 0, real.stderr);
+    assert.match(real.stdout, /^✔ /);
+    assert.match(real.stdout, /Qwen Code, Claude Code, opencode, Copilot CLI, Codex CLI and Amp find it too/);
+    assert.ok(fs.existsSync(path.join(home, '.vim', 'pack', 'ide-companion', 'start', 'ide-companion')));
+  } finally {
+    await s.cleanup();
+  }
+});
+
 test('install prints no control character an installer line echoes from the environment', async () => {
   const s = await setup({ start: false });
   try {

@@ -166,6 +166,26 @@ test('list and doctor: an agent left out by the user is "not chosen"', { timeout
   assert.equal(list.find((r) => r.port === port).notServed.qwen.why, 'not chosen');
 });
 
+// Issue 39, Deliver: doctor says why each agent is not served; "not chosen" above, "folder missing" in the first test.
+test('doctor: an agent whose folder was refused is "refused", with the reason; one not on PATH is "not installed"', { timeout: 60_000 }, async (t) => {
+  // QWEN_HOME names a file: its ide folder cannot be made there, so the face is refused.
+  const scratch = makeTempDir('ide-companion-refused-');
+  t.after(() => scratch.cleanup());
+  const notAFolder = path.join(scratch.path, 'qwen-home');
+  fs.writeFileSync(notAFolder, 'a file, not a folder\n');
+  const { home, project, env, port } = await serveFresh(t, { serveEnv: { QWEN_HOME: notAFolder } });
+  const row = (JSON.parse((await runBin(['list', '--json'], { cwd: project, env })).stdout) as any[]).find((r) => r.port === port);
+  assert.equal(row.notServed.qwen?.why, 'refused', JSON.stringify(row.notServed));
+  // PATH holds node alone: no agent's command is found.
+  const doctor = await runBin(['doctor'], { cwd: project, env: { ...env, PATH: path.dirname(process.execPath) } });
+  assert.match(doctor.stdout, /\[agents\] Qwen Code: refused: .+ \(see the editor's log\)\n/);
+  assert.ok(doctor.stdout.includes(`[agents] GitHub Copilot CLI: not installed (no copilot on PATH, no ${path.join(home, '.copilot')})`), doctor.stdout);
+  assert.ok(
+    doctor.stdout.includes(`[agents] Claude Code, opencode: not installed (no claude or opencode on PATH, no ${path.join(home, '.claude')})`),
+    doctor.stdout,
+  );
+});
+
 const qwen = findQwenCode();
 const skipQwen =
   skipUnless(qwen !== undefined, 'Qwen Code 0.24.4', 'run scripts/install-qwen-code.sh') ||

@@ -1,10 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { ensureDiscoveryDir, isProcessAlive } from '@ide-companion/server';
 import { startTestCompanion } from '@ide-companion/server/testing';
-import { binEnv, runBin, setup } from './support/clientCommands.js';
+import { waitFor } from '@ide-companion/testkit';
+import { BIN, binEnv, runBin, setup } from './support/clientCommands.js';
 
 test('list: shows every companion with IDE, PID, port, workspace and liveness', async () => {
   const s = await setup();
@@ -57,6 +59,39 @@ test('list and doctor: a companion serving Amp names it (its lock file PORT.json
   } finally {
     await s.cleanup();
   }
+});
+
+// Issue 39, trip 10: list's AGENTS column named opencode but not Codex CLI, while serve's banner did the opposite.
+test("serve's banner names every agent it serves, opencode and Codex CLI among them, as list's AGENTS column does", { timeout: 90_000 }, async (t) => {
+  const s = await setup({ start: false });
+  t.after(() => s.cleanup());
+  const home = path.join(s.tmp, 'home');
+  fs.mkdirSync(home);
+  // A private home and none of the agents' own variables: the folders `--agents all` makes are the test's.
+  const env = binEnv(s.tmp, {
+    HOME: home,
+    QWEN_HOME: '',
+    CLAUDE_CONFIG_DIR: '',
+    COPILOT_HOME: '',
+    CODEX_HOME: '',
+    AMP_DATA_HOME: '',
+    XDG_DATA_HOME: '',
+    IDE_COMPANION_AGENTS: '',
+  });
+  const serve = spawn(process.execPath, [BIN, 'serve', '--agents', 'all', '--no-color'], { cwd: s.workspace, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  serve.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  serve.stderr.on('data', (d: Buffer) => (out += d.toString()));
+  const exited = new Promise((resolve) => serve.once('exit', resolve));
+  t.after(async () => {
+    if (serve.exitCode === null && serve.signalCode === null) serve.kill('SIGTERM');
+    await exited;
+  });
+  const banner = await waitFor(() => /^ide-companion serve: companion for (.*) on 127\.0\.0\.1:\d+$/m.exec(out)?.[1], `serve's banner:\n${out}`, 60_000);
+  assert.equal(banner, 'Gemini CLI, Qwen Code, Claude Code, opencode, GitHub Copilot CLI, Codex CLI, Amp');
+  const list = await runBin(['list'], { cwd: s.workspace, env });
+  assert.equal(list.code, 0, list.stderr);
+  assert.ok(list.stdout.includes(banner), `list names the same agents:\n${list.stdout}`);
 });
 
 // Regression: list exited 0 with no companion, unlike every other "no" answer.

@@ -34,7 +34,7 @@ export function servedAgentNames(agents: readonly AgentName[]): string[] {
   ]);
 }
 
-/** The user's choice of agents for every end (`gemini,qwen,claude`); an end's own option wins. */
+/** The user's choice of agents for every end (`gemini,claude,codex`: any of parseAgents' names); an end's own option wins. */
 export const AGENTS_ENV = 'IDE_COMPANION_AGENTS';
 export const AGENT_DISPLAY_NAMES: Readonly<Record<SessionAgent, string>> = {
   gemini: 'Gemini CLI',

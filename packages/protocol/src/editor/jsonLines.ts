@@ -30,7 +30,7 @@ export const HelloSchema = /* @__PURE__ */ lazySchema(() =>
     capabilities: z.optional(z.array(z.string())),
     /** A file the host also logs to (Neovim's `:GeminiLog`). */
     logFile: z.optional(z.string().check(z.minLength(1))),
-    /** The agents served, of gemini, qwen, claude, copilot, codex, opencode (the user's choice; default $IDE_COMPANION_AGENTS, else all the user has). */
+    /** The agents served, of gemini, qwen, claude, copilot, codex, amp, opencode (the user's choice; default $IDE_COMPANION_AGENTS, else all the user has). */
     agents: z.optional(z.array(z.string())),
     /** How Amp's editFile reaches the file: `review` (the diff view) or `buffer` (written under the buffer: server bufferWrites.ts); default $IDE_COMPANION_AMP_EDIT, else review. */
     ampEditFile: z.optional(z.enum(AMP_EDIT_MODES)),
