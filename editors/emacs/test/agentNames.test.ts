@@ -9,7 +9,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { repoRoot } from '@ide-companion/testkit';
+import { repoRoot, waitFor } from '@ide-companion/testkit';
+import { skipEmacsInTmux } from './emacs.js';
+import { startEmacs, TIMEOUT } from './harness.js';
 import { AGENTS, FACE_OF } from '@ide-companion/shared/agentPaths';
 
 const KNOWN = [...AGENTS, ...Object.keys(FACE_OF)].sort();
@@ -36,4 +38,20 @@ test('ide-companion-agents offers every agent the host knows, its docstring and 
     [],
     "the README's row names each",
   );
+});
+
+// Issue 36: Emacs passes any name on; the host refuses an unknown one and Emacs keeps its words as the last error.
+test("an unknown agent in ide-companion-agents: the start fails with the host's words, naming the known agents", { skip: skipEmacsInTmux }, async () => {
+  const s = await startEmacs({ init: `(setq ide-companion-agents '("gemini" "nosuch"))` });
+  try {
+    const error = await waitFor(
+      async () => (await s.evalJson<string | null>('(or ide-companion--last-error :null)')) ?? undefined,
+      'the start to fail',
+      TIMEOUT,
+    );
+    assert.match(error, /could not start: .*unknown agent "nosuch": choose from gemini, qwen, claude, copilot, codex, amp, droid, opencode/);
+    assert.equal(fs.existsSync(s.discoveryDir) && fs.readdirSync(s.discoveryDir).length > 0, false, 'no discovery file');
+  } finally {
+    await s.close();
+  }
 });

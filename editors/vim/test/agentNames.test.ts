@@ -9,7 +9,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { repoRoot } from '@ide-companion/testkit';
+import { repoRoot, waitFor } from '@ide-companion/testkit';
+import { skipVim, startVim, TIMEOUT } from './harness.js';
 import { AGENT_DISPLAY_NAMES, AGENTS, FACE_OF } from '@ide-companion/shared/agentPaths';
 
 const VIM = path.join(repoRoot, 'editors', 'vim');
@@ -29,4 +30,23 @@ test("g:ide_companion_agents's help names every agent the host knows, and the RE
     [],
     'the README names each',
   );
+});
+
+// Issue 36: the plugin passes any name on; the host refuses an unknown one and Vim shows why (its status and health).
+test("an unknown agent in g:ide_companion_agents: the start fails with the host's words, naming the known agents", { skip: skipVim }, async () => {
+  const s = await startVim({ waitForCompanion: false, vimrc: ["let g:ide_companion_agents = ['gemini', 'nosuch']"] });
+  try {
+    const state = await waitFor(
+      async () => {
+        const st = await s.expr<{ status: string; lastError: string }>('ide_companion#host#state()');
+        return st.lastError !== '' && st.status !== 'starting' ? st : undefined;
+      },
+      'the start to fail',
+      TIMEOUT,
+    );
+    assert.match(state.lastError, /unknown agent "nosuch": choose from gemini, qwen, claude, copilot, codex, amp, droid, opencode/);
+    assert.equal(fs.existsSync(s.discoveryDir) && fs.readdirSync(s.discoveryDir).length > 0, false, 'no discovery file');
+  } finally {
+    await s.close();
+  }
 });
