@@ -34,12 +34,6 @@ export function servedAgentNames(agents: readonly AgentName[]): string[] {
   ]);
 }
 
-/** Who the faces `agents` serve, in words ("Qwen Code, Claude Code, opencode and Amp"): the ends' messages name no agent by hand. */
-export function agentsInWords(agents: readonly AgentName[]): string {
-  const names = servedAgentNames(agents);
-  return names.length < 2 ? names.join('') : `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}`;
-}
-
 /** The user's choice of agents for every end (`gemini,qwen,claude`); an end's own option wins. */
 export const AGENTS_ENV = 'IDE_COMPANION_AGENTS';
 export const AGENT_DISPLAY_NAMES: Readonly<Record<SessionAgent, string>> = {
@@ -63,6 +57,12 @@ export const AGENT_SHORT_NAMES: Readonly<Record<SessionAgent, string>> = {
   droid: 'Droid',
   opencode: 'opencode',
 };
+
+/** Who the faces `agents` serve, in words ("Qwen Code, Claude Code, opencode and Amp"): the ends' messages name no agent by hand. */
+export function agentsInWords(agents: readonly AgentName[]): string {
+  const names = servedAgentNames(agents);
+  return names.length < 2 ? names.join('') : `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}`;
+}
 
 /**
  * Parses a user's list of agents ("gemini,qwen,claude", any case, spaces
