@@ -47,10 +47,12 @@ Commands in a row make one report.  Read when `ide-companion-mode' starts."
 (defcustom ide-companion-agents nil
   "The terminal agents served, a list of agent names.
 Of \"gemini\" (always served), \"qwen\", \"claude\", \"copilot\",
-\"codex\", \"amp\", \"opencode\"; nil: $IDE_COMPANION_AGENTS, else all.
-Read at the next start."
+\"codex\", \"amp\", \"droid\", \"opencode\", or any other name the
+host knows (it refuses an unknown one, naming the known ones); nil:
+$IDE_COMPANION_AGENTS, else all.  Read at the next start."
   :type '(repeat (choice (const "gemini") (const "qwen") (const "claude")
-                         (const "copilot") (const "codex") (const "amp") (const "opencode"))))
+                         (const "copilot") (const "codex") (const "amp") (const "droid")
+                         (const "opencode") (string :tag "Another agent"))))
 
 (defcustom ide-companion-amp-edit-file nil
   "How Amp's editFile reaches the file.

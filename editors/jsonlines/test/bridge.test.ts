@@ -303,6 +303,42 @@ describe('ide-companion bridge usage', () => {
     }
   });
 
+  // Issue 36: the ends (Vim's g:ide_companion_agents, Emacs's ide-companion-agents) pass any name on; the host alone knows the agents.
+  test('hello naming an unknown agent is refused, naming the known ones, and nothing is written', async () => {
+    const tmp = makeTempDir();
+    try {
+      const env = { ...process.env, TMPDIR: tmp.path, HOME: tmp.path, IDE_COMPANION_AGENTS: '' };
+      const editor = new ScriptedEditor(['--workspace', tmp.path], env);
+      editor.send({ type: 'hello', ide: { name: 'emacs', displayName: 'Emacs' }, agents: ['gemini', 'droid', 'nosuch'] });
+      const code = await new Promise((r) => editor.host.once('exit', r));
+      assert.notEqual(code, 0);
+      assert.equal(
+        editor.fromHost.find((m) => m.type === 'ready'),
+        undefined,
+        'never ready',
+      );
+      assert.match(editor.errors()[0]!, /unknown agent "nosuch": choose from gemini, qwen, claude, copilot, codex, amp, droid, opencode/);
+      assert.deepEqual(fs.readdirSync(tmp.path), [], 'no discovery or lock file written');
+    } finally {
+      tmp.cleanup();
+    }
+  });
+
+  test('hello may name an agent no end lists by hand (droid): the host serves it', async () => {
+    const tmp = makeTempDir();
+    try {
+      const env = { ...process.env, TMPDIR: tmp.path, HOME: tmp.path, IDE_COMPANION_AGENTS: '' };
+      const editor = new ScriptedEditor(['--workspace', tmp.path], env);
+      editor.send({ type: 'hello', ide: { name: 'emacs', displayName: 'Emacs' }, agents: ['droid'] });
+      const ready = await waitFor(() => editor.fromHost.find((m) => m.type === 'ready'), 'ready', 15_000);
+      assert.deepEqual(ready.agents, ['Gemini CLI', 'Factory Droid']);
+      editor.host.stdin.end();
+      await new Promise((r) => editor.host.once('exit', r));
+    } finally {
+      tmp.cleanup();
+    }
+  });
+
   test('hello may name the editor itself', async () => {
     const tmp = makeTempDir();
     try {

@@ -15,6 +15,7 @@ import { type EditorCommand } from '@ide-companion/command/editorEnd';
 import { type SessionInfo } from '@ide-companion/server/sessions';
 import { AGENT_DISPLAY_NAMES, parseAgents, servedAgentNames, type AgentName } from '@ide-companion/shared/agentPaths';
 import { draftsLeftBehind } from '@ide-companion/server/keptProposals';
+import { FACES } from '@ide-companion/server/faces/registry';
 import { paint } from './renderDiff.js';
 import { SERVE_IDE_INFO, serveSpec } from './serveSpec.js';
 import { StatusLine, statusLineLogger } from './statusLine.js';
@@ -44,15 +45,9 @@ function describeSessions(sessions: SessionInfo[]): string {
   return `${sessions.length} CLI session${sessions.length === 1 ? '' : 's'} connected (${agents})`;
 }
 
-/** How the other agents find serve from another terminal. */
+/** How the other agents find serve from another terminal: each served face's own hint (faces/registry.ts). */
 function agentHints(agents: readonly AgentName[]): string {
-  const hints = [
-    agents.includes('qwen') ? 'qwen there finds it too' : '',
-    agents.includes('claude') ? 'claude there connects with --ide (or /ide), opencode by itself' : '',
-    agents.includes('copilot') ? 'copilot there connects with /ide' : '',
-    agents.includes('codex') ? 'codex there takes the context with /ide' : '',
-    agents.includes('amp') ? 'amp there connects with --ide' : '',
-  ].filter((h) => h !== '');
+  const hints = FACES.filter((face) => agents.includes(face.agent)).map((face) => face.connectHint);
   return hints.length > 0 ? `(${hints.join('; ')}.)\n` : '';
 }
 

@@ -1,5 +1,6 @@
 /** `ide-companion serve`'s options and exit codes, apart from its code: `--help` lists it without loading the companion. */
 import type { CommandSpec } from '@ide-companion/command/commandSpec';
+import { AGENTS, FACE_OF } from '@ide-companion/shared/agentPaths';
 
 export const SERVE_IDE_INFO = { name: 'ide-companion', displayName: 'IDE Companion (terminal)' } as const;
 
@@ -16,7 +17,10 @@ here as a diff to accept, reject, or edit in $VISUAL/$EDITOR first (one key).`,
     agents: {
       type: 'string',
       arg: 'LIST',
-      help: "the agents served, of gemini,qwen,claude,copilot,codex,amp (opencode: Claude's face) (default: $IDE_COMPANION_AGENTS, else all the user has)",
+      // From the one list (shared/agentPaths.ts): a new agent needs no line here.
+      help: `the agents served, of ${AGENTS.join(',')} (${Object.entries(FACE_OF)
+        .map(([borrower, face]) => `${borrower}: ${face}'s face`)
+        .join(', ')}) (default: $IDE_COMPANION_AGENTS, else all the user has)`,
     },
     json: { type: 'boolean', help: 'log events as JSON lines on stdout (the review goes to stderr)' },
     'no-color': { type: 'boolean', help: 'plain output (also when NO_COLOR is set)' },

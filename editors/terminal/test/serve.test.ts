@@ -306,6 +306,31 @@ test('serve --json logs events as JSON lines for scripts, without the token', as
   }
 });
 
+// Issue 36: the banner's hints are the served faces' own (FaceDefinition.connectHint), and --help's agents are AGENTS: Droid added no line to serve.
+test("serve's banner says how each served agent connects, from its face; --help lists every agent", async () => {
+  const tmp = makeTempDir();
+  const { spawn } = await import('node:child_process');
+  // HOME apart from the workspace: serve refuses to serve the home folder as a whole.
+  const home = path.join(tmp.path, 'home');
+  const env = { ...process.env, TMPDIR: tmp.path, HOME: home, AMP_DATA_HOME: path.join(home, 'amp'), IDE_COMPANION_AGENTS: '' };
+  const child = spawn(process.execPath, [bin, 'serve', '--no-color', '--agents', 'droid,amp', '--workspace', tmp.path], { env });
+  let out = '';
+  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+  try {
+    const hints = await waitFor(() => /\((.*there.*)\.\)\n/.exec(out)?.[1], `the banner's hints:\n${out}`, 20_000);
+    assert.deepEqual(hints.split('; '), ['amp there connects with --ide', 'droid there connects with /ide (or its ideAutoConnect setting)']);
+    const help = spawnSync(process.execPath, [bin, 'serve', '--help'], { encoding: 'utf8', env });
+    assert.match(help.stdout.replace(/\s+/g, ' '), /of gemini,qwen,claude,copilot,codex,amp,droid \(opencode: claude's face\)/);
+  } finally {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGTERM');
+      await new Promise((r) => child.once('exit', r));
+    }
+    tmp.cleanup();
+  }
+});
+
 // Issue 21: serve is its own host; killed with -9 no handler of its runs, and its files used to stay until the next start swept them.
 test('serve killed with SIGKILL: its discovery file, both lock files and its socket folder go within 2 s; a clean stop leaves no reaper behind', async () => {
   const tmp = makeTempDir();

@@ -11,6 +11,7 @@ import { childProcess } from '@ide-companion/command/childProcess';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { onPath } from '@ide-companion/command/pluginInstall';
+import { AGENTS, agentsInWords } from '@ide-companion/shared/agentPaths';
 import { type EditorInstaller, type InstallOptions, type InstallResult } from '@ide-companion/command/editorEnd';
 import { shippedFolder } from '@ide-companion/server/shippedFiles';
 
@@ -155,7 +156,7 @@ export const vscodeInstaller: EditorInstaller = {
     const parts: string[] = [];
     if (done.length > 0)
       parts.push(
-        `Installed the Gemini CLI companion in ${done.join(', ')}. Reload open windows ("Developer: Reload Window"), then run "Gemini CLI: Run"; Qwen Code, Claude Code, opencode, Copilot CLI, Codex CLI and Amp in its terminals find it too (docs/agents.md).`,
+        `Installed the Gemini CLI companion in ${done.join(', ')}. Reload open windows ("Developer: Reload Window"), then run "Gemini CLI: Run"; ${agentsInWords(AGENTS.filter((a) => a !== 'gemini'))} in its terminals find it too (docs/agents.md).`,
       );
     if (failed.length > 0) parts.push(`Failed in ${failed.join('; ')}.`);
     return { success: done.length > 0 && failed.length === 0, message: parts.join(' '), changed: done.length > 0 ? [vsix] : [] };

@@ -8,12 +8,13 @@ import { COMMANDS } from './commands/index.js';
 import { VERSION } from '@ide-companion/client/version';
 // Its own module, not the protocol's index: help starts without zod.
 import { cleanText } from '@ide-companion/protocol/terminalText';
+import { AGENTS, servedAgentNames } from '@ide-companion/shared/agentPaths';
 
 function help(): string {
   const table = COMMANDS.map((c) => c.spec);
   const width = Math.max(...table.map((c) => c.name.length));
   const lines = table.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`);
-  return `Usage: ide-companion COMMAND [OPTIONS]\n\nAn IDE mode for terminal coding agents (Gemini CLI, Qwen Code, Claude Code, opencode,\nCopilot CLI, Codex CLI, Amp) in any editor: Neovim, Vim, Emacs, VS Code, or serve.\n\nCommands:\n${lines.join('\n')}\n\n${exitCodeTable(table)}\n\nRun 'ide-companion help COMMAND' for a command's options.\n`;
+  return `Usage: ide-companion COMMAND [OPTIONS]\n\nAn IDE mode for terminal coding agents (${servedAgentNames(AGENTS).join(', ')})\nin any editor: Neovim, Vim, Emacs, VS Code, or serve.\n\nCommands:\n${lines.join('\n')}\n\n${exitCodeTable(table)}\n\nRun 'ide-companion help COMMAND' for a command's options.\n`;
 }
 
 /** "; did you mean 'ide-companion BEFORE NAME'?" for the command whose name is nearest `name`; '' when none is near. */

@@ -40,8 +40,11 @@ test("--help lists every command and the exit codes; --version is package.json's
   assert.match(help.stdout, /Exit status .*0 yes, 1 no, 2 usage error, 3 error/);
   // Issue 39: a dropped ssh connection exited 3, "ssh could not connect".
   assert.match(help.stdout, /^ {2}ssh +.*; 4 the connection dropped under the remote shell/m);
-  // Issue 39: help named Gemini CLI alone.
-  assert.match(help.stdout, /terminal coding agents \(Gemini CLI, Qwen Code, Claude Code, opencode,\nCopilot CLI, Codex CLI, Amp\)/);
+  // Issue 39: help named Gemini CLI alone; issue 36: every agent, from AGENTS (Droid's face added no line here).
+  assert.match(
+    help.stdout,
+    /terminal coding agents \(Gemini CLI, Qwen Code, Claude Code, opencode, GitHub Copilot CLI, Codex CLI, Amp, Factory Droid\)\nin any editor/,
+  );
   assert.match(help.stdout, /diff +0 accepted; 1 rejected \(or interrupted\); 2 usage error; 3 no answer/);
   // Every exit-code row in one column (uninstall and container, longer than 8, pushed theirs right: issue 30).
   const rows = help.stdout

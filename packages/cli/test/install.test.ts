@@ -51,8 +51,8 @@ test("install neovim runs the registry's installer: --dry-run changes nothing, a
     const real = await runBin(['install', 'Neovim'], { cwd: s.workspace, env });
     assert.equal(real.code, 0, real.stderr);
     assert.match(real.stdout, /^✔ /);
-    // Issue 39: the message named Gemini CLI alone.
-    assert.match(real.stdout, /Qwen Code, Claude Code, opencode, Copilot CLI, Codex CLI and Amp find it too/);
+    // Issue 39: the message named Gemini CLI alone; issue 36: every other agent, from AGENTS.
+    assert.match(real.stdout, /Qwen Code, Claude Code, opencode, GitHub Copilot CLI, Codex CLI, Amp and Factory Droid find it too/);
     assert.ok(fs.existsSync(`${data}/nvim/site/pack/ide-companion/start/ide-companion`));
   } finally {
     await s.cleanup();

@@ -58,6 +58,12 @@ export const AGENT_SHORT_NAMES: Readonly<Record<SessionAgent, string>> = {
   opencode: 'opencode',
 };
 
+/** Who the faces `agents` serve, in words ("Qwen Code, Claude Code, opencode and Amp"): the ends' messages name no agent by hand. */
+export function agentsInWords(agents: readonly AgentName[]): string {
+  const names = servedAgentNames(agents);
+  return names.length < 2 ? names.join('') : `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}`;
+}
+
 /**
  * Parses a user's list of agents ("gemini,qwen,claude", any case, spaces
  * allowed; "all"; "opencode" turns on the face it uses, Claude Code's).

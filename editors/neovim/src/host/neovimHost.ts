@@ -8,7 +8,7 @@ import { Companion } from '@ide-companion/server/companion';
 import { COMPANION_VERSION } from '@ide-companion/shared/version';
 import { EditorEventError, applyEditorEvent, parseEditorEvent } from '@ide-companion/server/editorEvents';
 import { describeError } from '@ide-companion/server/logger';
-import { AGENT_DISPLAY_NAMES, parseAgents } from '@ide-companion/shared/agentPaths';
+import { AGENT_DISPLAY_NAMES, parseAgents, type AgentName } from '@ide-companion/shared/agentPaths';
 import { hostGoneWords, type EditorEvent, type HostGoneWords, type Hello, type IdeInfo } from '@ide-companion/protocol';
 import type { SessionInfo } from '@ide-companion/server/sessions';
 import type { FileLogger } from './fileLogger.js';
@@ -130,6 +130,18 @@ export class NeovimHost {
       selectionFile: () => (this.intake?.noSelection ? null : this.companion?.context.activeFile()?.filePath),
       expectMove: () => this.intake?.expectMove(),
     });
+    // An unknown agent name (setup's `agents`) is the user's to hear of, as a failed start: the host alone knows the agents.
+    let agents: AgentName[] | undefined;
+    try {
+      agents = hello.agents && parseAgents(hello.agents.join(','));
+    } catch (err) {
+      this.logger.error('companion failed to start', { error: describeError(err) });
+      void this.lua
+        .call(HOST_MODULE, 'on_failed', describeError(err))
+        .catch(() => undefined)
+        .then(() => this.exit(1));
+      return;
+    }
     // Created at once so context events that follow `hello` land in its tracker while it binds.
     const companion = new Companion({
       ideInfo: hello.ide ?? DEFAULT_IDE_INFO,
@@ -141,7 +153,7 @@ export class NeovimHost {
       handleSignals: true,
       // Killed with -9, the host cannot remove its files, and Neovim lives on: its reaper does.
       reapOnKill: true,
-      ...(hello.agents && { agents: parseAgents(hello.agents.join(',')) }),
+      ...(agents && { agents }),
       ...(hello.ampEditFile && { faceSettings: { amp: { editFile: hello.ampEditFile } } }),
     });
     this.companion = companion;

@@ -1,18 +1,12 @@
 /** Why a companion leaves each agent out, in words, as `list` and `doctor` say it. */
 import type { AgentNotServed } from '@ide-companion/client/companions';
 import { onPath } from '@ide-companion/command/pluginInstall';
-import { AGENTS, servedAgentNames, type AgentName } from '@ide-companion/shared/agentPaths';
+import { AGENTS, FACE_OF, servedAgentNames, type AgentName } from '@ide-companion/shared/agentPaths';
 
-/** Each face's commands: the agent is installed here when one of them is on PATH. */
-const AGENT_COMMANDS: Readonly<Record<AgentName, readonly string[]>> = {
-  gemini: ['gemini'],
-  qwen: ['qwen'],
-  claude: ['claude', 'opencode'],
-  copilot: ['copilot'],
-  codex: ['codex'],
-  amp: ['amp'],
-  droid: ['droid'],
-};
+/** Each face's commands, its own and its borrowers' (claude, opencode): the agent is installed here when one of them is on PATH. */
+function agentCommands(agent: AgentName): string[] {
+  return [agent, ...Object.entries(FACE_OF).flatMap(([borrower, face]) => (face === agent ? [borrower] : []))];
+}
 
 /** Why `agent` is not served, in words; `folder missing` says "not installed" when none of its commands is on PATH. */
 function notServedWords(agent: AgentName, reason: AgentNotServed, env: NodeJS.ProcessEnv): string {
@@ -21,8 +15,8 @@ function notServedWords(agent: AgentName, reason: AgentNotServed, env: NodeJS.Pr
       return "not chosen (the editor's agents option or IDE_COMPANION_AGENTS leaves it out)";
     case 'folder missing': {
       const folder = reason.folder ?? 'its folder';
-      if (!AGENT_COMMANDS[agent].some((c) => onPath(c, env) !== undefined))
-        return `not installed (no ${AGENT_COMMANDS[agent].join(' or ')} on PATH, no ${folder})`;
+      if (!agentCommands(agent).some((c) => onPath(c, env) !== undefined))
+        return `not installed (no ${agentCommands(agent).join(' or ')} on PATH, no ${folder})`;
       return `not served yet: no ${folder}; served within seconds of its first run, which makes it`;
     }
     case 'refused':

@@ -104,6 +104,8 @@ export interface AgentFace {
 /** One registry line: the agent and how its face is made. */
 export interface FaceDefinition<S extends object = object> {
   readonly agent: AgentName;
+  /** How the agent, run in another terminal of the folder, finds the companion: one clause for serve's banner ("amp there connects with --ide"). */
+  readonly connectHint: string;
   /** `path`: where its discovery goes instead of the agent's own folder (tests); `settings`: the user's choices for it. */
   create(host: FaceHost, given: { path?: string | undefined; settings?: S | undefined }): AgentFace;
 }

@@ -20,6 +20,7 @@ export interface AmpFaceSettings {
 
 export const ampFace: FaceDefinition<AmpFaceSettings> = {
   agent: 'amp',
+  connectHint: 'amp there connects with --ide',
   create(host, given) {
     const token = generateAuthToken();
     // Read when served, not when made: the variables are the ones at start.

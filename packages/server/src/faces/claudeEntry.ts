@@ -14,6 +14,7 @@ import { selectionOf } from './selection.js';
 
 export const claudeFace: FaceDefinition = {
   agent: 'claude',
+  connectHint: 'claude there connects with --ide (or /ide), opencode by itself',
   create(host, given) {
     const token = generateAuthToken();
     // Read when served, not when made: the variables are the ones at start.

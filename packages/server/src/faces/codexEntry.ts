@@ -14,6 +14,7 @@ const CODEX_JOIN_WAIT_MS = 1_000;
 
 export const codexFace: FaceDefinition = {
   agent: 'codex',
+  connectHint: 'codex there takes the context with /ide',
   create(host, given) {
     const socketPath = given.path ?? codexSocketPath();
     const face = new CodexFace({

@@ -14,6 +14,7 @@ import { selectionOf } from './selection.js';
 
 export const copilotFace: FaceDefinition = {
   agent: 'copilot',
+  connectHint: 'copilot there connects with /ide',
   create(host, given) {
     // Read when served, not when made: the variables are the ones at start.
     const dir = () => given.path ?? copilotIdeDir();

@@ -8,6 +8,7 @@ import { sweepStaleQwenLockFiles } from './qwen.js';
 
 export const qwenFace: FaceDefinition = {
   agent: 'qwen',
+  connectHint: 'qwen there finds it too',
   create(host, given) {
     const token = generateAuthToken();
     // Read when served, not when made: the variables are the ones at start.

@@ -24,6 +24,7 @@ const MAX_COUNTED_BYTES = 4 * 1024 * 1024;
 
 export const droidFace: FaceDefinition = {
   agent: 'droid',
+  connectHint: 'droid there connects with /ide (or its ideAutoConnect setting)',
   create(host, given) {
     const dir = () => given.path ?? droidIdeDir();
     const counted = new Map<string, number>();
