@@ -44,7 +44,7 @@ describe('VS Code: a selection survives the move into a terminal', { skip, timeo
 
   test("the install message names every agent that finds the window, as Neovim's does", () => {
     assert.match(installMessage, /^Installed the Gemini CLI companion in code-server\./);
-    assert.match(installMessage, /Qwen Code, Claude Code, opencode, Copilot CLI, Codex CLI and Amp in its terminals find it too/);
+    assert.match(installMessage, /Qwen Code, Claude Code, opencode, GitHub Copilot CLI, Codex CLI, Amp and Factory Droid in its terminals find it too/);
   });
 
   test('select in the editor, then into a terminal and type there: the context and getSelection keep it until the cursor moves in the file', async () => {

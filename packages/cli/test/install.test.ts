@@ -68,7 +68,7 @@ test("install vim: the message names every agent that finds the companion, as Ne
     const real = await runBin(['install', 'vim'], { cwd: s.workspace, env: binEnv(s.tmp, { HOME: home }) });
     assert.equal(real.code, 0, real.stderr);
     assert.match(real.stdout, /^✔ /);
-    assert.match(real.stdout, /Qwen Code, Claude Code, opencode, Copilot CLI, Codex CLI and Amp find it too/);
+    assert.match(real.stdout, /Qwen Code, Claude Code, opencode, GitHub Copilot CLI, Codex CLI, Amp and Factory Droid find it too/);
     assert.ok(fs.existsSync(path.join(home, '.vim', 'pack', 'ide-companion', 'start', 'ide-companion')));
   } finally {
     await s.cleanup();

@@ -88,7 +88,7 @@ test("serve's banner names every agent it serves, opencode and Codex CLI among t
     await exited;
   });
   const banner = await waitFor(() => /^ide-companion serve: companion for (.*) on 127\.0\.0\.1:\d+$/m.exec(out)?.[1], `serve's banner:\n${out}`, 60_000);
-  assert.equal(banner, 'Gemini CLI, Qwen Code, Claude Code, opencode, GitHub Copilot CLI, Codex CLI, Amp');
+  assert.equal(banner, 'Gemini CLI, Qwen Code, Claude Code, opencode, GitHub Copilot CLI, Codex CLI, Amp, Factory Droid');
   const list = await runBin(['list'], { cwd: s.workspace, env });
   assert.equal(list.code, 0, list.stderr);
   assert.ok(list.stdout.includes(banner), `list names the same agents:\n${list.stdout}`);
