@@ -38,6 +38,21 @@ function groupRunning(pgid: number): boolean {
   return false;
 }
 
+/** The exit of `pid` when it is a zombie (exited, not yet reaped), from /proc; undefined while it runs or off Linux. */
+function zombieExit(pid: number): { status?: number; signal?: number } | undefined {
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return undefined;
+  }
+  // Fields from the 3rd (state) on, after "pid (comm) "; exit_code is the 52nd.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const code = Number(fields[52 - 3]);
+  if (fields[0] !== 'Z' || !Number.isInteger(code)) return undefined;
+  return code & 0x7f ? { signal: code & 0x7f } : { status: (code >> 8) & 0xff };
+}
+
 export class Tmux {
   readonly socket = `idec-${randomBytes(4).toString('hex')}`;
 
@@ -116,6 +131,35 @@ export class Tmux {
       if (/^Pane is dead/m.test(screen)) throw new Error(`the program exited before the screen showed ${String(pattern)}\n--- screen ---\n${screen}`);
       if (Date.now() > deadline)
         throw new Error(`timed out after ${timeoutMs} ms waiting for the screen to show ${String(pattern)}\n--- screen ---\n${screen}`);
+      await sleep(100);
+    }
+  }
+
+  /**
+   * Waits for the pane's program to exit and returns its exit status; fails on
+   * timeout (with the screen) or when a signal ended it. tmux alone cannot be
+   * trusted for it: built with libutempter (Debian's), it removes the pane's
+   * utmp record when the terminal closes by forking a helper with SIGCHLD set
+   * to SIG_DFL, and the program's SIGCHLD landing in that window is dropped:
+   * tmux never reaps it, the pane never shows "Pane is dead (status N)". So
+   * the program's own state in /proc is read as well: a zombie has exited,
+   * and field 52 of its stat holds its wait status (Linux >= 3.5).
+   */
+  async waitForExit(timeoutMs = 10_000): Promise<number> {
+    const deadline = Date.now() + timeoutMs;
+    const pid = this.panePid();
+    for (;;) {
+      const [dead, status, signal] = this.tmux(['display-message', '-p', '-t', 'main', '#{pane_dead} #{pane_dead_status} #{pane_dead_signal}'])
+        .trim()
+        .split(' ');
+      // tmux calls a pane dead once its terminal closed, with a status only after it reaped the program.
+      let exit: { status?: number; signal?: number } | undefined;
+      if (dead === '1' && status) exit = { status: Number(status) };
+      else if (dead === '1' && signal) exit = { signal: Number(signal) };
+      else if (pid !== undefined) exit = zombieExit(pid);
+      if (exit?.status !== undefined) return exit.status;
+      if (exit?.signal !== undefined) throw new Error(`the program was ended by signal ${exit.signal}\n--- screen ---\n${this.screen()}`);
+      if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for the program to exit\n--- screen ---\n${this.screen()}`);
       await sleep(100);
     }
   }
