@@ -2,11 +2,12 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import {
   CONTAINER_UNSET,
   inFakeContainer,
   outsideAnyContainer,
+  runProgram,
   shQuote,
   skipFakeContainer,
   skipOutsideContainer,
@@ -97,27 +98,7 @@ function runWrapped(
   opts: { cwd: string; env: NodeJS.ProcessEnv; stdin?: string },
 ): Promise<RunResult> & { child: ChildProcessWithoutNullStreams } {
   const argv = wrap(`cd ${shQuote(opts.cwd)} && exec ${[process.execPath, BIN, ...args].map(shQuote).join(' ')}`);
-  const child = spawn(argv[0]!, argv.slice(1), { env: opts.env, stdio: 'pipe' });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-  child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-  child.stdin.end(opts.stdin);
-  const done = new Promise<RunResult>((resolve, reject) => {
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`ide-companion ${args.join(' ')} did not exit within 60 s; stderr: ${stderr}`));
-    }, 60_000);
-    child.once('error', (err) => {
-      clearTimeout(timer);
-      reject(err);
-    });
-    child.once('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-  return Object.assign(done, { child });
+  return runProgram(argv, { env: opts.env, stdin: opts.stdin });
 }
 
 /** binEnv without the variables that send gemini to loopback in a container. */

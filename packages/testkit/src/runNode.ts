@@ -21,7 +21,13 @@ export interface RunNodeOptions {
  * have drained. `.child` is the process, to signal it or read it meanwhile.
  */
 export function runNode(args: readonly string[], options: RunNodeOptions = {}): Promise<RunResult> & { child: ChildProcessWithoutNullStreams } {
-  const child = spawn(process.execPath, args, { cwd: options.cwd, env: options.env, stdio: 'pipe' });
+  return runProgram([process.execPath, ...args], options);
+}
+
+/** As runNode, any program: `argv[0]` with the rest as its arguments. */
+export function runProgram(argv: readonly string[], options: RunNodeOptions = {}): Promise<RunResult> & { child: ChildProcessWithoutNullStreams } {
+  const [program, ...args] = argv;
+  const child = spawn(program!, args, { cwd: options.cwd, env: options.env, stdio: 'pipe' });
   let stdout = '';
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
@@ -33,7 +39,7 @@ export function runNode(args: readonly string[], options: RunNodeOptions = {}): 
       timeoutMs > 0
         ? setTimeout(() => {
             child.kill('SIGKILL');
-            reject(new Error(`node ${args.join(' ')} did not exit within ${timeoutMs} ms; stderr: ${stderr}`));
+            reject(new Error(`${argv.join(' ')} did not exit within ${timeoutMs} ms; stderr: ${stderr}`));
           }, timeoutMs)
         : undefined;
     child.once('error', (err) => {
