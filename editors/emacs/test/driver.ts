@@ -198,6 +198,12 @@ export const emacsDriver: EndDriver = {
       async undo(file) {
         await emacs.eval(`(with-current-buffer (find-buffer-visiting ${elispString(file)}) (undo-only) t)`);
       },
+      async revert(file) {
+        await emacs.eval(`(with-current-buffer (find-buffer-visiting ${elispString(file)}) (revert-buffer t t t) t)`);
+      },
+      async setReadOnly(file) {
+        await emacs.eval(`(with-current-buffer (find-buffer-visiting ${elispString(file)}) (revert-buffer t t t) (read-only-mode 1) t)`);
+      },
       // "N CLI sessions (AGENT, ...)" in the doctor's host line.
       agentStatus: async () => /CLI sessions? \(([^)]*)\)/.exec(await emacs.evalJson<string>('(string-join (ide-companion--doctor-lines) "\\n")'))?.[1] ?? '',
       async killHost() {

@@ -77,7 +77,10 @@ const GEMINI_SEND_GAP =
 export const vimDriver: EndDriver = {
   name: 'vim',
   displayName: 'Vim',
-  unsupported: {},
+  unsupported: {
+    changedOnDisk:
+      "Vim's checkDocumentDirty reports no changedOnDisk: an unmodified buffer whose file changed is reread by the write's reload, nothing of the user's lost",
+  },
   // A gap of the end's, found by the face scenarios: the fix is the end's (its check), not the suite's.
   unsupportedForFace: {
     opencode: { mention: GEMINI_SEND_GAP },
@@ -175,6 +178,9 @@ export const vimDriver: EndDriver = {
       },
       async undo(file) {
         await s.ex(`execute 'buffer' fnameescape(${vimString(file)}) | undo`);
+      },
+      async setReadOnly(file) {
+        await s.ex(`execute 'buffer' fnameescape(${vimString(file)}) | edit! | setlocal readonly`);
       },
       // "N CLI session(s) (AGENT, ...)".
       agentStatus: async () => [...(await s.ex('GeminiStatus')).matchAll(/CLI sessions? \(([^)]*)\)/g)].map((m) => m[1]).join(', '),

@@ -111,6 +111,10 @@ export interface EndSession {
   bufferText?(file: string): Promise<string | undefined>;
   /** The user undoes the last change in the editor's buffer of `file` (`u`, `C-/`, Ctrl+Z), leaving it unsaved. */
   undo?(file: string): Promise<void>;
+  /** The user rereads `file` into its buffer from disk, dropping unsaved changes (`:edit!`, `revert-buffer`). */
+  revert?(file: string): Promise<void>;
+  /** The user rereads `file` into its buffer (as `revert`) and makes that buffer read-only (`:setlocal readonly`, `read-only-mode`). */
+  setReadOnly?(file: string): Promise<void>;
   /** The next time the editor opens `file`, `swap` is renamed over it as the editor starts reading (a racing process at the worst moment, made deterministic). */
   swapOnOpen?(file: string, swap: string): Promise<void>;
 
@@ -142,7 +146,11 @@ export type EndAction =
   /** `swapOnOpen`, and `bufferText` to see the end closed what it opened. */
   | 'swapOnOpen'
   /** A second session whose Amp face writes editFile through the editor's buffer (`bufferText` and `undo` with it). */
-  | 'ampBuffer';
+  | 'ampBuffer'
+  /** In the Amp buffer-mode scenario: a read-only buffer refuses the write (`setReadOnly`). */
+  | 'readOnlyBuffer'
+  /** In the Amp buffer-mode scenario: a buffer whose file changed on disk since the editor read it refuses the write (`revert`). */
+  | 'changedOnDisk';
 
 /** How a session is started beyond its files. */
 export interface StartOptions {
