@@ -71,21 +71,12 @@ async function startAgentTerminal(s: VimSession, command: string): Promise<Agent
   };
 }
 
-const GEMINI_SEND_GAP =
-  ":GeminiSend refuses unless Claude Code is connected (autoload/ide_companion.vim checks sessionAgents for 'Claude Code'), though the host sends a mention to every agent that takes one";
-
 export const vimDriver: EndDriver = {
   name: 'vim',
   displayName: 'Vim',
   unsupported: {
     changedOnDisk:
       "Vim's checkDocumentDirty reports no changedOnDisk: an unmodified buffer whose file changed is reread by the write's reload, nothing of the user's lost",
-  },
-  // A gap of the end's, found by the face scenarios: the fix is the end's (its check), not the suite's.
-  unsupportedForFace: {
-    opencode: { mention: GEMINI_SEND_GAP },
-    'GitHub Copilot CLI': { mention: GEMINI_SEND_GAP },
-    Amp: { mention: GEMINI_SEND_GAP },
   },
   agentTerminal: { endings: ENDING_KEYS, variants: { terminal: false }, quietAfterEnd: true },
   endOfLine: 'onLastCharacter',
