@@ -85,6 +85,7 @@ export const neovimDriver: EndDriver = {
       copilot: true,
       codex: true,
       amp: true,
+      droid: true,
       ...(options?.ampEditFile && { setup: `{ amp_edit_file = '${options.ampEditFile}' }` }),
     });
     await s.discovery();
@@ -97,6 +98,7 @@ export const neovimDriver: EndDriver = {
       ampDataHome: path.join(s.tmp, 'data'),
       copilotHome: path.join(s.tmp, 'home', '.copilot'),
       codexHome: path.join(s.tmp, 'home', '.codex'),
+      factoryHome: path.join(s.tmp, 'home'),
       discovery: () => s.discovery(),
       async open(file) {
         await s.nvim.input('<Esc>');

@@ -90,12 +90,15 @@ export const vimDriver: EndDriver = {
     const claudeConfigDir = path.join(tmp, 'claude');
     // Every agent's folder named, so the host serves every face.
     const agentHomes = { AMP_DATA_HOME: path.join(tmp, 'amp'), COPILOT_HOME: path.join(tmp, 'copilot'), CODEX_HOME: path.join(tmp, 'codex') };
+    // Droid's lock folder is $HOME/.factory/ide: a HOME of the session's own, with a .factory (the user has Droid).
+    const home = path.join(tmp, 'home');
+    fs.mkdirSync(path.join(home, '.factory'), { recursive: true });
     let s: Awaited<ReturnType<typeof startVim>>;
     try {
       s = await startVim({
         files,
         dirs: { tmp, workspace },
-        env: { QWEN_HOME: qwenHome, CLAUDE_CONFIG_DIR: claudeConfigDir, ...agentHomes },
+        env: { HOME: home, QWEN_HOME: qwenHome, CLAUDE_CONFIG_DIR: claudeConfigDir, ...agentHomes },
         ...(options?.ampEditFile && { vimrc: [`let g:ide_companion_amp_edit_file = '${options.ampEditFile}'`] }),
       });
     } catch (err) {
@@ -111,6 +114,7 @@ export const vimDriver: EndDriver = {
       ampDataHome: agentHomes.AMP_DATA_HOME,
       copilotHome: agentHomes.COPILOT_HOME,
       codexHome: agentHomes.CODEX_HOME,
+      factoryHome: home,
       discovery: () => s.discovery(),
       async open(file) {
         s.keys('Escape');

@@ -80,6 +80,8 @@ export interface EndSession {
   readonly ampDataHome: string;
   readonly copilotHome: string;
   readonly codexHome: string;
+  /** The HOME the end's companion runs with, a folder of the session's own with a `.factory` in it: Droid's lock files are in `DIR/.factory/ide` (undefined where 'faces:droid' is declared unsupported). */
+  readonly factoryHome?: string;
   /** The current discovery file (its path and content); waits for it, bounded. A restarted host has a new one. */
   discovery(): Promise<{ path: string; content: DiscoveryFile }>;
 
@@ -139,6 +141,8 @@ export type EndAction =
   | 'agentStatus'
   | 'faces:qwen'
   | 'faces:claude'
+  /** Factory Droid's face: the session's `factoryHome`. */
+  | 'faces:droid'
   | 'capabilityTools'
   | 'agentTerminal'
   | 'setWarning'

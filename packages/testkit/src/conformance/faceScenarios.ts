@@ -57,7 +57,7 @@ function scenariosOf(face: FaceEntry): Scenario[] {
     name: `${face.name}: openDiff ${what}`,
     needs: [...face.needs, ...needs],
     files: { [file]: ORIGINAL },
-    ...lacking('diffs'),
+    ...(lacking('diffs') || (name !== 'close' && lacking('decidedInEditor'))),
     async run(ctx) {
       const link = await connected(ctx, face);
       const f = ctx.file(file);
