@@ -4,6 +4,7 @@
  * with emacsclient. flymake stands in for a linter on u.txt (the optional
  * arguments' diagnostics rows).
  */
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import {
   makeTempDir,
@@ -98,12 +99,15 @@ export const emacsDriver: EndDriver = {
       COPILOT_HOME: path.join(agents.path, 'copilot'),
       CODEX_HOME: path.join(agents.path, 'codex'),
     };
+    // Droid's lock folder is $HOME/.factory/ide: a HOME of the session's own, with a .factory (the user has Droid).
+    const home = path.join(agents.path, 'home');
+    fs.mkdirSync(path.join(home, '.factory'), { recursive: true });
     let emacs: Awaited<ReturnType<typeof startEmacs>>;
     try {
       emacs = await startEmacs({
         files,
         init: WARNING_BACKEND + (options?.ampEditFile ? `\n(setq ide-companion-amp-edit-file ${elispString(options.ampEditFile)})` : ''),
-        env: { QWEN_HOME: qwenHome, CLAUDE_CONFIG_DIR: claudeConfigDir, ...agentHomes },
+        env: { HOME: home, QWEN_HOME: qwenHome, CLAUDE_CONFIG_DIR: claudeConfigDir, ...agentHomes },
         vterm: VTERM_DIR !== undefined,
       });
       await emacs.discovery();
@@ -122,6 +126,7 @@ export const emacsDriver: EndDriver = {
       ampDataHome: agentHomes.AMP_DATA_HOME,
       copilotHome: agentHomes.COPILOT_HOME,
       codexHome: agentHomes.CODEX_HOME,
+      factoryHome: home,
       discovery: () => emacs.discovery(),
       async open(file) {
         await emacs.eval(`(progn (find-file ${elispString(file)}) t)`);
@@ -197,6 +202,12 @@ export const emacsDriver: EndDriver = {
       },
       async undo(file) {
         await emacs.eval(`(with-current-buffer (find-buffer-visiting ${elispString(file)}) (undo-only) t)`);
+      },
+      async revert(file) {
+        await emacs.eval(`(with-current-buffer (find-buffer-visiting ${elispString(file)}) (revert-buffer t t t) t)`);
+      },
+      async setReadOnly(file) {
+        await emacs.eval(`(with-current-buffer (find-buffer-visiting ${elispString(file)}) (revert-buffer t t t) (read-only-mode 1) t)`);
       },
       // "N CLI sessions (AGENT, ...)" in the doctor's host line.
       agentStatus: async () => /CLI sessions? \(([^)]*)\)/.exec(await emacs.evalJson<string>('(string-join (ide-companion--doctor-lines) "\\n")'))?.[1] ?? '',

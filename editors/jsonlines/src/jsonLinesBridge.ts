@@ -301,7 +301,7 @@ export class JsonLinesBridge {
       if (event.type === 'roots') event = { ...event, roots: event.roots.map(realPathOr) };
       const applied = this.intake!.apply(event);
       if (!applied && 'diffId' in event) this.error(`no pending diff ${event.diffId}`);
-      if (!applied && event.type === 'mention') this.error('no connected agent takes what you send (only Claude Code does): start `claude --ide`');
+      if (!applied && event.type === 'mention') this.error('no connected agent takes what you send (Claude Code, opencode, GitHub Copilot CLI and Amp do)');
     } catch (err) {
       this.error(describeError(err));
     }

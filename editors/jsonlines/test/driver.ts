@@ -79,7 +79,10 @@ export const bridgeDriver: EndDriver = {
     const claudeConfigDir = path.join(tmp.path, 'claude');
     // Every agent's folder named, so the bridge serves every face.
     const agentHomes = { AMP_DATA_HOME: path.join(tmp.path, 'amp'), COPILOT_HOME: path.join(tmp.path, 'copilot'), CODEX_HOME: path.join(tmp.path, 'codex') };
-    const env: NodeJS.ProcessEnv = { ...process.env, TMPDIR: tmp.path, QWEN_HOME: qwenHome, CLAUDE_CONFIG_DIR: claudeConfigDir, ...agentHomes };
+    // Droid's lock folder is $HOME/.factory/ide: a HOME of the session's own, with a .factory (the user has Droid).
+    const home = path.join(tmp.path, 'home');
+    fs.mkdirSync(path.join(home, '.factory'), { recursive: true });
+    const env: NodeJS.ProcessEnv = { ...process.env, TMPDIR: tmp.path, HOME: home, QWEN_HOME: qwenHome, CLAUDE_CONFIG_DIR: claudeConfigDir, ...agentHomes };
     for (const name of Object.values(CONTAINER_ENV)) delete env[name];
     const editor = new ScriptedEditor(['--name', 'scripted', '--display-name', 'Scripted Editor', '--workspace', workspace], env);
     editor.send({ type: 'hello', protocol: 1, pid: process.pid, capabilities: [] });
@@ -98,6 +101,7 @@ export const bridgeDriver: EndDriver = {
       ampDataHome: agentHomes.AMP_DATA_HOME,
       copilotHome: agentHomes.COPILOT_HOME,
       codexHome: agentHomes.CODEX_HOME,
+      factoryHome: home,
       async discovery() {
         const file = ready.discoveryFile as string;
         await waitFor(() => fs.existsSync(file), 'the discovery file', TIMEOUT);

@@ -71,7 +71,10 @@ async function startAgentTerminal(s: NeovimSession, command: string): Promise<Ag
 export const neovimDriver: EndDriver = {
   name: 'neovim',
   displayName: 'Neovim',
-  unsupported: {},
+  unsupported: {
+    changedOnDisk:
+      "Neovim's checkDocumentDirty reports no changedOnDisk: an unmodified buffer whose file changed is reread by the write's reload, nothing of the user's lost",
+  },
   agentTerminal: { endings: ENDING_KEYS, variants: { terminal: false } },
   endOfLine: 'onLastCharacter',
   restartsHost: true,
@@ -82,6 +85,7 @@ export const neovimDriver: EndDriver = {
       copilot: true,
       codex: true,
       amp: true,
+      droid: true,
       ...(options?.ampEditFile && { setup: `{ amp_edit_file = '${options.ampEditFile}' }` }),
     });
     await s.discovery();
@@ -94,6 +98,7 @@ export const neovimDriver: EndDriver = {
       ampDataHome: path.join(s.tmp, 'data'),
       copilotHome: path.join(s.tmp, 'home', '.copilot'),
       codexHome: path.join(s.tmp, 'home', '.codex'),
+      factoryHome: path.join(s.tmp, 'home'),
       discovery: () => s.discovery(),
       async open(file) {
         await s.nvim.input('<Esc>');
@@ -162,6 +167,9 @@ export const neovimDriver: EndDriver = {
       },
       async undo(file) {
         await s.lua("vim.api.nvim_buf_call(vim.fn.bufnr(...), function() vim.cmd('undo') end)", file);
+      },
+      async setReadOnly(file) {
+        await s.lua("vim.api.nvim_buf_call(vim.fn.bufnr(...), function() vim.cmd('edit! | setlocal readonly') end)", file);
       },
       async agentStatus() {
         // One line a session: "  AGENT: CLIENT VERSION (listening)".

@@ -65,6 +65,8 @@ export interface StartOptions {
   codex?: boolean;
   /** The user has Amp: AMP_DATA_HOME=tmp/data (XDG_DATA_HOME's), so the host writes its lock file in tmp/data/amp/ide. */
   amp?: boolean;
+  /** The user has Factory Droid: HOME=tmp/home with a .factory in it, so the host writes Droid's lock file in tmp/home/.factory/ide. */
+  droid?: boolean;
 }
 
 /**
@@ -105,7 +107,7 @@ export async function startNeovim(options: StartOptions = {}): Promise<NeovimSes
     fs.mkdirSync(path.dirname(path.join(workspace, name)), { recursive: true });
     fs.writeFileSync(path.join(workspace, name), text);
   }
-  fs.mkdirSync(path.join(tmp, 'home'), { recursive: true });
+  fs.mkdirSync(path.join(tmp, 'home', ...(options.droid ? ['.factory'] : [])), { recursive: true });
   const socket = path.join(tmp, `nvim-${Date.now()}-${Math.random().toString(36).slice(2)}.sock`);
   const env: NodeJS.ProcessEnv = {
     ...process.env,
@@ -121,6 +123,8 @@ export async function startNeovim(options: StartOptions = {}): Promise<NeovimSes
     ...(options.copilot && { COPILOT_HOME: path.join(tmp, 'home', '.copilot') }),
     ...(options.codex && { CODEX_HOME: path.join(tmp, 'home', '.codex') }),
     ...(options.amp && { AMP_DATA_HOME: path.join(tmp, 'data') }),
+    // Droid's lock folder is $HOME/.factory/ide (its os.homedir()): the test's own home, never the user's.
+    ...(options.droid && { HOME: path.join(tmp, 'home') }),
   };
   for (const key of Object.keys(env))
     if (

@@ -60,6 +60,9 @@ export const terminalDriver: EndDriver = {
     const claudeConfigDir = path.join(root, 'claude');
     // Every agent's folder named, so serve serves every face.
     const agentHomes = { AMP_DATA_HOME: path.join(root, 'amp'), COPILOT_HOME: path.join(root, 'copilot'), CODEX_HOME: path.join(root, 'codex') };
+    // Droid's lock folder is $HOME/.factory/ide: a HOME of the session's own, with a .factory (the user has Droid).
+    const home = path.join(root, 'home');
+    fs.mkdirSync(path.join(home, '.factory'), { recursive: true });
     // $EDITOR: replaces the proposal with what the test put in edited.txt (no quoting of the text in a script).
     const edited = path.join(root, 'edited.txt');
     const editor = path.join(root, 'edit.sh');
@@ -67,7 +70,7 @@ export const terminalDriver: EndDriver = {
     const tmux = new Tmux(200, 50);
     tmux.start(`node ${JSON.stringify(bin)} serve --workspace ${JSON.stringify(workspace)}`, {
       cwd: root,
-      env: { TMPDIR: root, EDITOR: editor, VISUAL: editor, NO_COLOR: '1', QWEN_HOME: qwenHome, CLAUDE_CONFIG_DIR: claudeConfigDir, ...agentHomes },
+      env: { TMPDIR: root, EDITOR: editor, VISUAL: editor, NO_COLOR: '1', HOME: home, QWEN_HOME: qwenHome, CLAUDE_CONFIG_DIR: claudeConfigDir, ...agentHomes },
     });
     const discoveryDir = path.join(root, 'gemini', 'ide');
     const discovery = async () =>
@@ -102,6 +105,7 @@ export const terminalDriver: EndDriver = {
       ampDataHome: agentHomes.AMP_DATA_HOME,
       copilotHome: agentHomes.COPILOT_HOME,
       codexHome: agentHomes.CODEX_HOME,
+      factoryHome: home,
       discovery,
       async open(file) {
         // Saving is what serve sees of a terminal editor.

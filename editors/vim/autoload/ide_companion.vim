@@ -1,14 +1,12 @@
 " Entry points behind the commands in plugin/ide_companion.vim.
 
-" "Send to agent": the current file, or lines a:first..a:last of it, to the
-" connected Claude Code (its at_mentioned; Gemini CLI and Qwen Code have no
-" such channel).
+" "Send to agent": the current file, or lines a:first..a:last of it, to every
+" connected agent that takes a mention. The companion decides who hears it and
+" says so when no one does (its error comes back as the host's message).
 function! ide_companion#send_to_agent(first, last, range) abort
   let path = expand('%:p')
   if path ==# '' || &buftype !=# ''
     return ide_companion#util#warn('this buffer is not a file')
-  elseif index(ide_companion#host#state().sessionAgents, 'Claude Code') < 0
-    return ide_companion#util#warn('no Claude Code is connected (only Claude Code takes what you send; run `claude --ide`)')
   endif
   call ide_companion#host#send(extend({'type': 'mention', 'path': resolve(path)}, a:range > 0 ? {'startLine': a:first, 'endLine': a:last} : {}))
 endfunction

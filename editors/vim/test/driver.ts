@@ -71,18 +71,12 @@ async function startAgentTerminal(s: VimSession, command: string): Promise<Agent
   };
 }
 
-const GEMINI_SEND_GAP =
-  ":GeminiSend refuses unless Claude Code is connected (autoload/ide_companion.vim checks sessionAgents for 'Claude Code'), though the host sends a mention to every agent that takes one";
-
 export const vimDriver: EndDriver = {
   name: 'vim',
   displayName: 'Vim',
-  unsupported: {},
-  // A gap of the end's, found by the face scenarios: the fix is the end's (its check), not the suite's.
-  unsupportedForFace: {
-    opencode: { mention: GEMINI_SEND_GAP },
-    'GitHub Copilot CLI': { mention: GEMINI_SEND_GAP },
-    Amp: { mention: GEMINI_SEND_GAP },
+  unsupported: {
+    changedOnDisk:
+      "Vim's checkDocumentDirty reports no changedOnDisk: an unmodified buffer whose file changed is reread by the write's reload, nothing of the user's lost",
   },
   agentTerminal: { endings: ENDING_KEYS, variants: { terminal: false }, quietAfterEnd: true },
   endOfLine: 'onLastCharacter',
@@ -96,12 +90,15 @@ export const vimDriver: EndDriver = {
     const claudeConfigDir = path.join(tmp, 'claude');
     // Every agent's folder named, so the host serves every face.
     const agentHomes = { AMP_DATA_HOME: path.join(tmp, 'amp'), COPILOT_HOME: path.join(tmp, 'copilot'), CODEX_HOME: path.join(tmp, 'codex') };
+    // Droid's lock folder is $HOME/.factory/ide: a HOME of the session's own, with a .factory (the user has Droid).
+    const home = path.join(tmp, 'home');
+    fs.mkdirSync(path.join(home, '.factory'), { recursive: true });
     let s: Awaited<ReturnType<typeof startVim>>;
     try {
       s = await startVim({
         files,
         dirs: { tmp, workspace },
-        env: { QWEN_HOME: qwenHome, CLAUDE_CONFIG_DIR: claudeConfigDir, ...agentHomes },
+        env: { HOME: home, QWEN_HOME: qwenHome, CLAUDE_CONFIG_DIR: claudeConfigDir, ...agentHomes },
         ...(options?.ampEditFile && { vimrc: [`let g:ide_companion_amp_edit_file = '${options.ampEditFile}'`] }),
       });
     } catch (err) {
@@ -117,6 +114,7 @@ export const vimDriver: EndDriver = {
       ampDataHome: agentHomes.AMP_DATA_HOME,
       copilotHome: agentHomes.COPILOT_HOME,
       codexHome: agentHomes.CODEX_HOME,
+      factoryHome: home,
       discovery: () => s.discovery(),
       async open(file) {
         s.keys('Escape');
@@ -175,6 +173,9 @@ export const vimDriver: EndDriver = {
       },
       async undo(file) {
         await s.ex(`execute 'buffer' fnameescape(${vimString(file)}) | undo`);
+      },
+      async setReadOnly(file) {
+        await s.ex(`execute 'buffer' fnameescape(${vimString(file)}) | edit! | setlocal readonly`);
       },
       // "N CLI session(s) (AGENT, ...)".
       agentStatus: async () => [...(await s.ex('GeminiStatus')).matchAll(/CLI sessions? \(([^)]*)\)/g)].map((m) => m[1]).join(', '),

@@ -100,6 +100,10 @@ export const vscodeDriver: EndDriver = {
   unsupported: {
     agentStatus: 'its status bar item is drawn by the workbench, not read here (extension.test.ts)',
     swapOnOpen: "the swap at VS Code's open event is extension.test.ts's (its tab closed); no driver hook here",
+    'faces:droid':
+      "code-server's HOME is not moved to a folder of the session's own here (it keeps its data there, shared by every window): Droid's lock file would be the user's ~/.factory",
+    readOnlyBuffer: "VS Code's checkDocumentDirty reports no readOnly (capabilities.ts): its writeBuffer edits the document itself",
+    changedOnDisk: 'VS Code rereads an unmodified document whose file changed itself; its checkDocumentDirty reports no changedOnDisk',
   },
   agentTerminal: { endings: ENDING_KEYS, variants: { terminal: false } },
   endOfLine: 'afterLastCharacter',

@@ -36,6 +36,6 @@ export function neovimWords(): NeovimWords {
   return {
     keptNotRunning: `kept: the companion is not running${SAVE}`,
     keptStopped: `kept: the companion stopped${SAVE}`,
-    unheardMention: 'no Claude Code is connected (only Claude Code takes what you send; run `claude --ide`)',
+    unheardMention: 'no connected agent takes what you send (Claude Code, opencode, GitHub Copilot CLI and Amp do)',
   };
 }

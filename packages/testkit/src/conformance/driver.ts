@@ -80,6 +80,8 @@ export interface EndSession {
   readonly ampDataHome: string;
   readonly copilotHome: string;
   readonly codexHome: string;
+  /** The HOME the end's companion runs with, a folder of the session's own with a `.factory` in it: Droid's lock files are in `DIR/.factory/ide` (undefined where 'faces:droid' is declared unsupported). */
+  readonly factoryHome?: string;
   /** The current discovery file (its path and content); waits for it, bounded. A restarted host has a new one. */
   discovery(): Promise<{ path: string; content: DiscoveryFile }>;
 
@@ -111,6 +113,10 @@ export interface EndSession {
   bufferText?(file: string): Promise<string | undefined>;
   /** The user undoes the last change in the editor's buffer of `file` (`u`, `C-/`, Ctrl+Z), leaving it unsaved. */
   undo?(file: string): Promise<void>;
+  /** The user rereads `file` into its buffer from disk, dropping unsaved changes (`:edit!`, `revert-buffer`). */
+  revert?(file: string): Promise<void>;
+  /** The user rereads `file` into its buffer (as `revert`) and makes that buffer read-only (`:setlocal readonly`, `read-only-mode`). */
+  setReadOnly?(file: string): Promise<void>;
   /** The next time the editor opens `file`, `swap` is renamed over it as the editor starts reading (a racing process at the worst moment, made deterministic). */
   swapOnOpen?(file: string, swap: string): Promise<void>;
 
@@ -135,6 +141,8 @@ export type EndAction =
   | 'agentStatus'
   | 'faces:qwen'
   | 'faces:claude'
+  /** Factory Droid's face: the session's `factoryHome`. */
+  | 'faces:droid'
   | 'capabilityTools'
   | 'agentTerminal'
   | 'setWarning'
@@ -142,7 +150,11 @@ export type EndAction =
   /** `swapOnOpen`, and `bufferText` to see the end closed what it opened. */
   | 'swapOnOpen'
   /** A second session whose Amp face writes editFile through the editor's buffer (`bufferText` and `undo` with it). */
-  | 'ampBuffer';
+  | 'ampBuffer'
+  /** In the Amp buffer-mode scenario: a read-only buffer refuses the write (`setReadOnly`). */
+  | 'readOnlyBuffer'
+  /** In the Amp buffer-mode scenario: a buffer whose file changed on disk since the editor read it refuses the write (`revert`). */
+  | 'changedOnDisk';
 
 /** How a session is started beyond its files. */
 export interface StartOptions {

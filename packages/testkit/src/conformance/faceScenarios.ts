@@ -13,7 +13,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { waitFor } from '../wait.js';
-import type { EndSession } from './driver.js';
+import type { EndAction, EndSession } from './driver.js';
 import { FACE_TIMEOUT_MS } from './faces.js';
 import { connectAmp, FACES, type FaceAspect, type FaceEntry } from './faceTable.js';
 import type { Scenario, ScenarioContext } from './scenarios.js';
@@ -57,7 +57,7 @@ function scenariosOf(face: FaceEntry): Scenario[] {
     name: `${face.name}: openDiff ${what}`,
     needs: [...face.needs, ...needs],
     files: { [file]: ORIGINAL },
-    ...lacking('diffs'),
+    ...(lacking('diffs') || (name !== 'close' && lacking('decidedInEditor'))),
     async run(ctx) {
       const link = await connected(ctx, face);
       const f = ctx.file(file);
@@ -164,9 +164,24 @@ function scenariosOf(face: FaceEntry): Scenario[] {
 
 const BUFFER_FILES = { 'amp-buffer-a.txt': 'alpha\nbeta\n', 'amp-buffer-b.txt': 'keep\n' };
 
-/** Amp's editFile in buffer mode: through the editor's buffer as one change the user undoes, no review; unsaved changes refuse. */
+/** A part of a scenario the end may lack: runs `part` with the session's `method`, or notes the driver's reason (none given fails). */
+async function part(ctx: ScenarioContext, action: EndAction, method: keyof EndSession, what: string, run: () => Promise<void>): Promise<void> {
+  const reason = ctx.driver.unsupported[action];
+  if (reason) return ctx.note(`${what} is left out: unsupported by ${ctx.driver.name}: ${reason}`);
+  if (typeof ctx.session[method] !== 'function') throw new Error(`the ${ctx.driver.name} driver has no ${method} and gives no reason in its unsupported table`);
+  await run();
+}
+
+/** Lines past Vim's default 'undoreload' (10,000): a reread that large drops undo unless the end raises it. */
+const BIG_LINES = 12_000;
+
+/**
+ * Amp's editFile in buffer mode: through the editor's buffer as one change the user undoes, no review (a big file
+ * too); the host's rule refuses unsaved changes, a read-only buffer and one whose file changed on disk, in the
+ * editor's own name, and leaves the file.
+ */
 const AMP_BUFFER: Scenario = {
-  name: 'Amp: editFile in buffer mode: written through the editor’s buffer byte for byte, one change the user undoes; a file not open too; unsaved changes refuse',
+  name: 'Amp: editFile in buffer mode: written through the editor’s buffer byte for byte, one change the user undoes (past 10,000 lines too); a file not open too; unsaved changes, a read-only buffer, a file changed on disk refuse',
   needs: ['ampBuffer'],
   files: BUFFER_FILES,
   startOptions: { ampEditFile: 'buffer' },
@@ -197,6 +212,39 @@ const AMP_BUFFER: Scenario = {
     assert.match(refused.message, /unsaved changes/);
     assert.deepEqual(fs.readFileSync(a), Buffer.from('alpha\nBETA ✓\ngamma'), 'the file is left');
     assert.equal(same(await session.bufferText!(a)), 'alpha\nbeta', "the user's buffer is left");
+    const kept = 'alpha\nBETA ✓\ngamma';
+
+    // Another program writes the file after the editor read it (a later mtime): refused, their bytes left.
+    await part(ctx, 'changedOnDisk', 'revert', 'a file changed on disk', async () => {
+      await session.revert!(a);
+      fs.writeFileSync(a, 'theirs\n');
+      fs.utimesSync(a, new Date(), new Date(Date.now() + 60_000));
+      const stale = (await amp.request('editFile', { path: a, fullContent: 'no\n' })).editFile;
+      assert.equal(stale.success, false, stale.message);
+      assert.match(stale.message, new RegExp(`amp-buffer-a\\.txt changed on disk since ${ctx.driver.displayName} read it`));
+      assert.equal(fs.readFileSync(a, 'utf8'), 'theirs\n', 'the file is left');
+      fs.writeFileSync(a, kept);
+    });
+
+    // A buffer the user made read-only: refused in the editor's name, the file left.
+    await part(ctx, 'readOnlyBuffer', 'setReadOnly', 'a read-only buffer', async () => {
+      await session.setReadOnly!(a);
+      const before = fs.readFileSync(a);
+      const readOnly = (await amp.request('editFile', { path: a, fullContent: 'no\n' })).editFile;
+      assert.equal(readOnly.success, false, readOnly.message);
+      assert.match(readOnly.message, new RegExp(`amp-buffer-a\\.txt is read-only in ${ctx.driver.displayName}`));
+      assert.deepEqual(fs.readFileSync(a), before, 'the file is left');
+    });
+
+    // Past 'undoreload': the reread keeps undo at any size, so the user still undoes the write in one step.
+    const big = ctx.file('amp-buffer-big.txt');
+    fs.writeFileSync(big, 'line\n'.repeat(BIG_LINES));
+    await session.open(big);
+    const bigAnswer = (await amp.request('editFile', { path: big, fullContent: 'short\n' })).editFile;
+    assert.equal(bigAnswer.success, true, bigAnswer.message);
+    assert.equal(same(await session.bufferText!(big)), 'short', "the editor's buffer holds it");
+    await session.undo!(big);
+    assert.equal(same(await session.bufferText!(big)).split('\n').length, BIG_LINES, `all ${BIG_LINES} lines back with one undo`);
   },
 };
 

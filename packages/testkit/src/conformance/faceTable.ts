@@ -7,12 +7,14 @@
  * entry here; what an agent lacks is said with why.
  */
 import { amp } from './faceAmp.js';
+import { droid } from './faceDroid.js';
 import { gemini, qwen } from './faceMcp.js';
 import { claudeLike, codex, copilot } from './faceSockets.js';
 import type { FaceEntry } from './faceWire.js';
 
 export * from './faceWire.js';
 export { connectAmp, readAmpLock } from './faceAmp.js';
+export { readDroidLock } from './faceDroid.js';
 
 /** Every agent's face: one entry an agent (opencode is Claude Code's face, dialed as opencode dials it). */
 export const FACES: readonly FaceEntry[] = [
@@ -30,4 +32,5 @@ export const FACES: readonly FaceEntry[] = [
   copilot,
   codex,
   amp,
+  droid,
 ];

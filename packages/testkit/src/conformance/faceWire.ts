@@ -10,7 +10,7 @@ import type { EndAction, EndSession } from './driver.js';
 import { FACE_TIMEOUT_MS } from './faces.js';
 
 /** What a face may lack. */
-export type FaceAspect = 'mention' | 'diagnostics' | 'diffs' | 'wrongToken';
+export type FaceAspect = 'mention' | 'diagnostics' | 'diffs' | 'decidedInEditor' | 'wrongToken';
 
 /** One diff the agent asked for, pending. */
 export interface FaceDiff {

@@ -35,6 +35,8 @@ const SESSION_ACTIONS: Partial<Record<EndAction, readonly string[]>> = {
   mention: ['mention'],
   ampBuffer: ['bufferText', 'undo'],
   swapOnOpen: ['swapOnOpen', 'bufferText'],
+  readOnlyBuffer: ['setReadOnly'],
+  changedOnDisk: ['revert'],
 };
 
 /** Why `driver` cannot run `scenario` (its own words), or undefined when it can; throws when a driver lacks an action without saying why. */
