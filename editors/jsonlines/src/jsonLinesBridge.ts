@@ -35,6 +35,7 @@ import {
   oversizeMessage,
   sessionChangeWords,
   sessionsWords,
+  UNHEARD_MENTION,
   ResponseSchema,
   type ActionParams,
   type ActionResult,
@@ -301,7 +302,7 @@ export class JsonLinesBridge {
       if (event.type === 'roots') event = { ...event, roots: event.roots.map(realPathOr) };
       const applied = this.intake!.apply(event);
       if (!applied && 'diffId' in event) this.error(`no pending diff ${event.diffId}`);
-      if (!applied && event.type === 'mention') this.error('no connected agent takes what you send (Claude Code, opencode, GitHub Copilot CLI and Amp do)');
+      if (!applied && event.type === 'mention') this.error(UNHEARD_MENTION);
     } catch (err) {
       this.error(describeError(err));
     }

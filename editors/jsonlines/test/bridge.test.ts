@@ -9,7 +9,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as readline from 'node:readline';
 import { after, before, describe, test } from 'node:test';
-import { CONTAINER_ENV, CONTAINER_MARKER_FILES, MAX_SELECTED_TEXT_LENGTH } from '@ide-companion/protocol';
+import { CONTAINER_ENV, CONTAINER_MARKER_FILES, MAX_SELECTED_TEXT_LENGTH, UNHEARD_MENTION } from '@ide-companion/protocol';
 import { assertServesSocket, connectRecordingClient, makeTempDir, repoRoot, waitFor, type RecordingClient } from '@ide-companion/testkit';
 
 const bin = path.join(repoRoot, 'packages', 'cli', 'bin', 'ide-companion.js');
@@ -162,6 +162,13 @@ describe('ide-companion bridge (JSON lines)', () => {
     assert.match(editor.errors().at(-2)!, /no pending diff no-such-diff/);
     assert.ok((await peer.client.listTools()).tools.length >= 3, 'still serving');
     assert.equal(peer.notifications.length, contexts, 'no context change');
+  });
+
+  test('"Send to agent" that no connected agent takes says who would, in the one wording every end shows', async () => {
+    const before = editor.errors().length;
+    editor.send({ type: 'mention', path: file('a.vim'), startLine: 1, endLine: 1 });
+    await waitFor(() => editor.errors().length === before + 1, 'one error');
+    assert.equal(editor.errors().at(-1), UNHEARD_MENTION);
   });
 
   test('showDiff carries the file on disk; the script accepts with its edited text', async () => {

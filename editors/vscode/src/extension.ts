@@ -6,7 +6,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import * as vscode from 'vscode';
-import type { EditorEvent } from '@ide-companion/protocol';
+import { UNHEARD_MENTION, type EditorEvent } from '@ide-companion/protocol';
 import { applyEditorEvent } from '@ide-companion/server/editorEvents';
 import { AGENT_DISPLAY_NAMES, parseAgents } from '@ide-companion/shared/agentPaths';
 import { Companion } from '@ide-companion/server/companion';
@@ -101,8 +101,7 @@ class CompanionExtension implements vscode.Disposable {
     const sent = selection.isEmpty
       ? (this.companion?.mention(editor.document.uri.fsPath) ?? 0)
       : (this.companion?.mention(editor.document.uri.fsPath, selection.start.line + 1, endLine + 1) ?? 0);
-    if (sent === 0)
-      void vscode.window.showWarningMessage('No Claude Code is connected (only Claude Code takes what you send; run `claude` in a terminal of this window).');
+    if (sent === 0) void vscode.window.showWarningMessage(`Send to agent: ${UNHEARD_MENTION}.`);
     return sent;
   }
 

@@ -3,6 +3,7 @@
  * the diff window's hint bar and the kept and mention notices. `{file}` is put in by
  * the Lua (the file's name relative to Neovim's cwd), literally.
  */
+import { UNHEARD_MENTION } from '@ide-companion/protocol';
 
 /** The keys first: a bar too narrow is cut at its end, not where the keys are. */
 const KEYS = ':w accepts, :q! rejects';
@@ -36,6 +37,6 @@ export function neovimWords(): NeovimWords {
   return {
     keptNotRunning: `kept: the companion is not running${SAVE}`,
     keptStopped: `kept: the companion stopped${SAVE}`,
-    unheardMention: 'no connected agent takes what you send (Claude Code, opencode, GitHub Copilot CLI and Amp do)',
+    unheardMention: UNHEARD_MENTION,
   };
 }

@@ -23,3 +23,11 @@ export function sessionsWords(served: readonly string[], sessions: readonly stri
     label: n > 0 ? `${[...new Set(short)].join('+')}[${n}]` : 'IDE',
   };
 }
+
+/**
+ * What an end says when "Send to agent" reached nobody: the agents with a
+ * mention channel (the faces with `mention`: Claude Code's, which opencode
+ * borrows, Copilot CLI's and Amp's; Gemini CLI, Qwen Code, Codex CLI and
+ * Factory Droid have none).
+ */
+export const UNHEARD_MENTION = 'no connected agent takes what you send (Claude Code, opencode, GitHub Copilot CLI and Amp do)';
