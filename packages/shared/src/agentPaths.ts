@@ -6,7 +6,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { AMP_ENV, CLAUDE_ENV, DROID_IDE_DIR } from '@ide-companion/protocol';
+import { AMP_ENV, CLAUDE_ENV, DROID_IDE_DIR } from '@ide-companion/protocol/agentEnv';
 import { CODEX_ENV, CODEX_IPC } from '@ide-companion/protocol/codexFrames';
 
 export const QWEN_ENV = {
