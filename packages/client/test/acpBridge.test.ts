@@ -45,19 +45,19 @@ test('acp workspace check: inside passes (a new file in a new folder too); links
   }
 });
 
-test('acp fs/read_text_file: line is 1-based, limit counts lines, the whole file is returned as is', () => {
+test('acp fs/read_text_file: line is 1-based, limit counts lines, the whole file is returned as is', async () => {
   const ws = makeTempDir('acp-read-');
   try {
     const file = path.join(ws.path, 'f.txt');
     fs.writeFileSync(file, 'one\ntwo\nthree\n');
     const bridge = new IdeBridge({ ui: quietUi(), companion: undefined, roots: [ws.path] });
-    const read = (line?: number, limit?: number) => bridge.readTextFile({ sessionId: 's', path: file, line, limit }).content;
-    assert.equal(read(), 'one\ntwo\nthree\n');
-    assert.equal(read(2), 'two\nthree\n');
-    assert.equal(read(1, 2), 'one\ntwo\n');
-    assert.equal(read(3, 1), 'three\n');
-    assert.equal(read(9, 1), '');
-    assert.throws(() => read(0, 1), /line must be an integer from 1/);
+    const read = async (line?: number, limit?: number) => (await bridge.readTextFile({ sessionId: 's', path: file, line, limit })).content;
+    assert.equal(await read(), 'one\ntwo\nthree\n');
+    assert.equal(await read(2), 'two\nthree\n');
+    assert.equal(await read(1, 2), 'one\ntwo\n');
+    assert.equal(await read(3, 1), 'three\n');
+    assert.equal(await read(9, 1), '');
+    await assert.rejects(read(0, 1), /line must be an integer from 1/);
   } finally {
     ws.cleanup();
   }
@@ -82,4 +82,27 @@ test('acp context blocks: none without open files; the selection as text, or as 
   const embedded = contextBlocks(ctx, { embeddedContext: true });
   assert.equal(embedded.length, 2);
   assert.deepEqual(embedded[1], { type: 'resource', resource: { uri: 'file:///w/a.ts#L4', text: 'sel', mimeType: 'text/plain' } });
+});
+
+test('acp fs/write_text_file: a file changed while the user decided is not written over; a new file is written once', async () => {
+  const ws = makeTempDir('acp-write-');
+  try {
+    const file = path.join(ws.path, 'f.txt');
+    fs.writeFileSync(file, 'as the agent read it\n');
+    const ui = quietUi();
+    // The user says "write", but meanwhile another program changed the file.
+    ui.choose = () => {
+      fs.writeFileSync(file, 'changed meanwhile\n');
+      return Promise.resolve('write');
+    };
+    const bridge = new IdeBridge({ ui, companion: undefined, roots: [ws.path] });
+    await assert.rejects(bridge.writeTextFile({ sessionId: 's', path: file, content: 'the agent’s\n' }), /nothing was written/);
+    assert.equal(fs.readFileSync(file, 'utf8'), 'changed meanwhile\n');
+    const fresh = path.join(ws.path, 'new', 'g.txt');
+    ui.choose = () => Promise.resolve('write');
+    await bridge.writeTextFile({ sessionId: 's', path: fresh, content: 'new\r\n' });
+    assert.deepEqual(fs.readFileSync(fresh), Buffer.from('new\r\n'));
+  } finally {
+    ws.cleanup();
+  }
 });

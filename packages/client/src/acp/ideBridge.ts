@@ -6,7 +6,8 @@
  * asked in the terminal: nothing is ever written silently. Paths outside the
  * workspace are refused before anything is read or shown.
  */
-import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
+import { PinnedFileError, readPinned, writePinned } from '@ide-companion/shared/pinnedFiles';
 import * as path from 'node:path';
 import { RequestError } from '@agentclientprotocol/sdk';
 import type {
@@ -47,12 +48,11 @@ export class IdeBridge {
 
   constructor(private readonly options: IdeBridgeOptions) {}
 
-  readTextFile(params: ReadTextFileRequest): ReadTextFileResponse {
+  async readTextFile(params: ReadTextFileRequest): Promise<ReadTextFileResponse> {
     const file = this.check(params.path, false);
-    const size = statSync(file).size;
-    if (size > MAX_READ_BYTES) throw RequestError.invalidParams(undefined, `${params.path} is larger than ${MAX_READ_BYTES} bytes`);
-    // From the saved file: the companion offers no buffer text (docs/acp.md).
-    const text = readFileSync(file, 'utf8');
+    // From the saved file (the companion offers no buffer text: docs/acp.md), by descriptor inside the roots, as every read of ours.
+    const text = await this.pinned(() => readPinned(file, MAX_READ_BYTES, { roots: this.options.roots, use: 'read' }));
+    if (text === undefined) throw RequestError.invalidParams(undefined, `${params.path} does not exist`);
     const line = params.line ?? undefined;
     const limit = params.limit ?? undefined;
     if (line === undefined && limit === undefined) return { content: text };
@@ -71,20 +71,22 @@ export class IdeBridge {
     const file = this.check(params.path, true);
     const { ui, companion } = this.options;
     const shown = path.relative(this.options.roots[0] ?? '/', file) || file;
+    // What the file held when the write was asked: what the user reviews against.
+    const before = await this.pinned(() => readPinned(file, MAX_READ_BYTES, { roots: this.options.roots, use: 'write' }));
     if (companion?.isDiffingEnabled()) {
       let outcome;
       try {
         outcome = await companion.openDiff(file, params.content);
       } catch (err) {
         ui.notice(`the editor's diff of ${shown} failed (${(err as Error).message}); asking here instead`);
-        return this.askInTerminal(file, shown, params.content);
+        return this.askInTerminal(file, shown, params.content, before);
       }
       if (outcome.status === 'rejected') {
         ui.notice(`rejected in the editor: ${shown} was not written`);
         throw rejected(shown, 'in the editor');
       }
-      // The user's bytes exactly: the diff view's text, edits included.
-      this.write(file, outcome.content);
+      // The user's bytes exactly: the diff view's text, edits included; refused if the file changed during the review.
+      await this.write(file, outcome.content, before);
       ui.notice(`accepted in the editor: wrote ${shown}${outcome.content === params.content ? '' : ' (with your edits)'}`);
       return {};
     }
@@ -96,7 +98,7 @@ export class IdeBridge {
           : `no editor connected${companion?.status.details ? ` (${companion.status.details})` : ''}`;
       ui.notice(`${why}: the agent's writes are asked here`);
     }
-    return this.askInTerminal(file, shown, params.content);
+    return this.askInTerminal(file, shown, params.content, before);
   }
 
   async requestPermission(params: RequestPermissionRequest): Promise<RequestPermissionResponse> {
@@ -107,13 +109,7 @@ export class IdeBridge {
     return { outcome: { outcome: 'selected', optionId: picked } };
   }
 
-  private async askInTerminal(file: string, shown: string, content: string): Promise<Record<string, never>> {
-    let before = '';
-    try {
-      before = readFileSync(file, 'utf8');
-    } catch {
-      // A new file.
-    }
+  private async askInTerminal(file: string, shown: string, content: string, before: string | undefined): Promise<Record<string, never>> {
     const what = before ? `${countLines(before)} -> ${countLines(content)} lines` : `new file, ${countLines(content)} lines`;
     const answer = await this.options.ui.choose(`The agent wants to write ${shown} (${what}).`, [
       { id: 'write', label: 'write it' },
@@ -123,14 +119,25 @@ export class IdeBridge {
       this.options.ui.notice(`not written: ${shown}`);
       throw rejected(shown, 'in the terminal');
     }
-    this.write(file, content);
+    await this.write(file, content, before);
     this.options.ui.notice(`wrote ${shown}`);
     return {};
   }
 
-  private write(file: string, content: string): void {
+  /** By descriptor inside the roots, only if the file still holds `before` (undefined: it must still not exist). */
+  private async write(file: string, content: string, before: string | undefined): Promise<void> {
     mkdirSync(path.dirname(file), { recursive: true });
-    writeFileSync(file, content);
+    await this.pinned(async () => writePinned(file, content, { roots: this.options.roots, use: 'write', expect: before ?? null }));
+  }
+
+  /** A pinned read or write, its refusal (a link, not a regular file, outside, changed meanwhile) an invalid-params error. */
+  private async pinned<T>(io: () => Promise<T>): Promise<T> {
+    try {
+      return await io();
+    } catch (err) {
+      if (err instanceof PinnedFileError) throw RequestError.invalidParams(undefined, err.message);
+      throw err;
+    }
   }
 
   private check(p: unknown, forWrite: boolean): string {
