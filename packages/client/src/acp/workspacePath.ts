@@ -7,14 +7,10 @@
 import { realpathSync, statSync } from 'node:fs';
 import * as path from 'node:path';
 import { TERMINAL_CONTROL } from '@ide-companion/protocol';
+import { isInside } from '@ide-companion/shared/realPaths';
 
 export class PathRefused extends Error {
   override name = 'PathRefused';
-}
-
-function isInside(root: string, p: string): boolean {
-  const rel = path.relative(root, p);
-  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
 }
 
 /** The real path of `p`, or of its nearest existing ancestor joined with the rest. */
@@ -44,7 +40,7 @@ export function checkWorkspacePath(p: unknown, roots: readonly string[], forWrit
   if (TERMINAL_CONTROL.test(p) || p.includes('\n') || p.includes('\t')) throw new PathRefused('the path holds control characters');
   if (!path.isAbsolute(p)) throw new PathRefused(`the path must be absolute (ACP): ${p}`);
   const resolved = realish(path.resolve(p));
-  const inside = roots.some((root) => isInside(realish(path.resolve(root)), resolved));
+  const inside = roots.some((root) => isInside(realish(path.resolve(root)), resolved, true));
   if (!inside) throw new PathRefused(`${p} is outside the workspace (${roots.join(', ')})`);
   let stat;
   try {
