@@ -16,6 +16,7 @@
 import * as fs from 'node:fs';
 import * as z from 'zod/mini';
 import { COMPANION_VERSION } from '@ide-companion/shared/version';
+import { acpLauncher } from '@ide-companion/shared/acpLauncher';
 import { AGENT_DISPLAY_NAMES, AGENT_SHORT_NAMES, servedAgentNames } from '@ide-companion/shared/agentPaths';
 import { EditorEventError, parseEditorEvent } from '@ide-companion/server/editorEvents';
 import { editorWithCapabilities, type EditorActions } from '@ide-companion/server/editorActions';
@@ -166,6 +167,8 @@ export class JsonLinesBridge {
       version: COMPANION_VERSION,
       ...(containerHint ? { containerHint, containerSaid: containerTerminalWords(companion.ideInfo.displayName) } : {}),
       ...(companion.socketPath ? { socketPath: companion.socketPath } : {}),
+      // From the script node runs: this host's bundle, or the CLI's bin for `ide-companion bridge`.
+      acp: acpLauncher(process.argv[1]),
       agents: companion.agents.map((a) => AGENT_DISPLAY_NAMES[a]),
       words: hostGoneWords(companion.ideInfo.name),
       health: this.health(),

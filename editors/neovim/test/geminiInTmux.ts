@@ -16,6 +16,7 @@ import {
   Tmux,
   waitFor,
   which,
+  writeAcpGeminiScript,
   writeGeminiScript,
   type FakeTurn,
   type GeminiRunDirs,
@@ -48,6 +49,8 @@ export interface GeminiInTmuxOptions {
   env?: (dir: GeminiRunDirs) => Record<string, string>;
   /** Variables not inherited from the test runner (default testkit's STRAY_IDE_ENV). */
   unset?: readonly string[];
+  /** agent_command is the pinned CLI as an ACP agent (writeAcpGeminiScript), for :IdeAgent. */
+  acp?: boolean;
 }
 
 export type GeminiInTmux = Awaited<ReturnType<typeof startGeminiInTmux>>;
@@ -72,7 +75,8 @@ export async function startGeminiInTmux(options: GeminiInTmuxOptions) {
     // What :Gemini runs: the pinned CLI with scripted turns, reviewing diffs in the IDE.
     const wrapper = writeGeminiScript(path.join(dir.path, 'gemini.sh'), findGeminiCli()!, dir.fakeResponses);
     const socket = path.join(dir.path, 'nvim.sock');
-    const setup = `require('ide_companion').setup({ terminal = { cmd = { '${wrapper}' } }, log_file = '${path.join(dir.path, 'host.log')}' })`;
+    const agent = options.acp ? `agent_command = { '${writeAcpGeminiScript(dir, findGeminiCli()!)}' }, ` : '';
+    const setup = `require('ide_companion').setup({ ${agent}terminal = { cmd = { '${wrapper}' } }, log_file = '${path.join(dir.path, 'host.log')}' })`;
     const argv = [
       nvimPath!,
       '--clean',

@@ -38,3 +38,4 @@ export * from './responsesMock.js';
 export * from './codexCli.js';
 export * from './ampClient.js';
 export * from './swapRacer.js';
+export * from './acpGemini.js';

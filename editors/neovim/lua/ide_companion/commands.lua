@@ -38,14 +38,17 @@ function M.define()
   command('GeminiSend', function(args)
     require('ide_companion').send_to_agent(args.range > 0 and args.line1 or nil, args.range > 0 and args.line2 or nil)
   end, { range = true, desc = 'ide-companion: send the file, or the selected lines, to Claude Code (at_mentioned)' })
-  command('Gemini', function(args)
-    local ic = require('ide_companion')
-    local cfg = ic._cfg()
-    if not require('ide_companion.host').state.job then
-      ic.start()
+  local function terminal(kind)
+    return function(args)
+      local ic = require('ide_companion')
+      if not require('ide_companion.host').state.job then
+        ic.start()
+      end
+      require('ide_companion.terminal').open(ic._cfg(), args.fargs, kind)
     end
-    require('ide_companion.terminal').open(cfg, args.fargs)
-  end, { nargs = '*', desc = 'ide-companion: open Gemini CLI in a split terminal' })
+  end
+  command('Gemini', terminal('gemini'), { nargs = '*', desc = 'ide-companion: open Gemini CLI in a split terminal' })
+  command('IdeAgent', terminal('agent'), { nargs = '*', desc = 'ide-companion: open an ACP agent (agent_command, or the arguments) under `ide-companion agent`' })
 end
 
 return M

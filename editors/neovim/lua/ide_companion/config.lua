@@ -15,6 +15,8 @@ M.defaults = {
   trusted = nil,
   log_file = vim.fn.stdpath('cache') .. '/ide-companion.log',
   terminal = { cmd = { 'gemini' }, split = 'botright vsplit' },
+  -- The ACP agent :IdeAgent runs under `ide-companion agent` (e.g. { 'goose', 'acp' }); nil: :IdeAgent's arguments.
+  agent_command = nil,
   agents = nil,
   -- Amp's editFile: 'review' (the diff view) or 'buffer' (written through the buffer, undoable); nil: $IDE_COMPANION_AMP_EDIT, else review.
   amp_edit_file = nil,
@@ -22,8 +24,8 @@ M.defaults = {
 }
 
 -- Each option's type (`?`: may be nil), in the order checked.
-local ORDER = { 'auto_start', 'node', 'host', 'roots', 'log_file', 'terminal', 'ide_info', 'agents', 'trusted', 'amp_edit_file', 'terminal.cmd', 'terminal.split' }
-local TYPES = { 'boolean', 'string', 'string', 'table', 'string', 'table', 'table', 'table?', 'boolean?', 'string?', 'table', 'string' }
+local ORDER = { 'auto_start', 'node', 'host', 'roots', 'log_file', 'terminal', 'ide_info', 'agents', 'trusted', 'amp_edit_file', 'agent_command', 'terminal.cmd', 'terminal.split' }
+local TYPES = { 'boolean', 'string', 'string', 'table', 'string', 'table', 'table', 'table?', 'boolean?', 'string?', 'table?', 'table', 'string' }
 
 local function check_type(name, value, expected)
   if type(value) ~= expected:gsub('%?$', '') and not (value == nil and expected:find('%?$')) then
@@ -54,6 +56,9 @@ function M.resolve(user)
   local cfg = vim.tbl_deep_extend('force', vim.deepcopy(M.defaults), user)
   if type(cfg.terminal) == 'table' and type(cfg.terminal.cmd) == 'string' then
     cfg.terminal.cmd = { cfg.terminal.cmd }
+  end
+  if type(cfg.agent_command) == 'string' then
+    cfg.agent_command = vim.split(cfg.agent_command, '%s+', { trimempty = true })
   end
   for i, name in ipairs(ORDER) do
     local value = name:find('^terminal%.') and cfg.terminal[name:sub(10)] or cfg[name]

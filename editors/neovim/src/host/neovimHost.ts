@@ -6,6 +6,7 @@
  */
 import { Companion } from '@ide-companion/server/companion';
 import { COMPANION_VERSION } from '@ide-companion/shared/version';
+import { acpLauncher, type AcpLauncher } from '@ide-companion/shared/acpLauncher';
 import { EditorEventError, applyEditorEvent, parseEditorEvent } from '@ide-companion/server/editorEvents';
 import { describeError } from '@ide-companion/server/logger';
 import { AGENT_DISPLAY_NAMES, parseAgents, type AgentName } from '@ide-companion/shared/agentPaths';
@@ -41,6 +42,8 @@ export interface StartedInfo {
   socketPath?: string;
   /** The agents served, as the user reads them ("Claude Code"). */
   agents: string[];
+  /** How :IdeAgent runs an ACP agent: `ide-companion agent --` (shared/acpLauncher.ts), or why not. */
+  acp: AcpLauncher;
   /** The words to show once this host is gone (diffWords.ts) and the plugin's own: the Lua keeps them. */
   words: HostGoneWords & NeovimWords;
   /** :GeminiStatus, renewed by on_sessions and on_env. */
@@ -177,6 +180,7 @@ export class NeovimHost {
           containerHint: companion.containerHint,
           socketPath: companion.socketPath,
           agents: companion.agents.map((a) => AGENT_DISPLAY_NAMES[a]),
+          acp: acpLauncher(process.argv[1]),
           words: { ...hostGoneWords(companion.ideInfo.name), ...neovimWords() },
           report: report(),
         };

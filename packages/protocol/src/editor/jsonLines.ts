@@ -67,6 +67,8 @@ export interface Ready {
   containerHint?: string;
   /** Present with containerHint: `env` then carries REMOTE_CONTAINERS=1 for the editor's terminals, and this says so (containerWords.ts), shown as the agent's terminal opens. */
   containerSaid?: string;
+  /** How the end's terminal runs an ACP agent: `argv` (`ide-companion agent --`, the agent's command goes after it), or why not (`missing`). */
+  acp: { argv?: string[]; missing?: string };
   /** The companion's Unix socket, for gemini in a container, its --sandbox or over SSH (docs/remote.md); shown by the health check. */
   socketPath?: string;
   /** The agents served, as the user reads them ("Claude Code"); shown by the health check. */

@@ -1,0 +1,53 @@
+/**
+ * How an editor's terminal runs `ide-companion agent --` (docs/acp.md): the
+ * hosts put it in their ready message and the ends append the ACP agent's
+ * command to it, so no end builds a command line or looks for our binary.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+
+/** The CLI's entry, relative to the package's (or clone's) root. */
+const CLI_ENTRY = path.join('packages', 'cli', 'bin', 'ide-companion.js');
+/** A host sits at most this deep under the root (editors/vscode/dist/src/x.js is 4). */
+const MAX_LEVELS = 6;
+
+export interface AcpLauncher {
+  /** `ide-companion agent --`: the agent's command and its arguments go after it. */
+  argv?: string[];
+  /** Why there is none, for the user. */
+  missing?: string;
+}
+
+function executable(file: string): boolean {
+  try {
+    fs.accessSync(file, fs.constants.X_OK);
+    return fs.statSync(file).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The package this host runs from (a clone, or the npm package whose host the
+ * plugin runs), found from `from` (the host's file) upward, run with this
+ * Node: the same version as the host; else `ide-companion` on `pathVar`.
+ */
+export function acpLauncher(from: string | undefined, pathVar = process.env['PATH'] ?? ''): AcpLauncher {
+  let dir: string | undefined;
+  try {
+    dir = from && path.dirname(fs.realpathSync.native(from));
+  } catch {
+    // A host file that is gone: PATH.
+  }
+  if (dir) {
+    for (let i = 0; i < MAX_LEVELS; i++, dir = path.dirname(dir)) {
+      const entry = path.join(dir, CLI_ENTRY);
+      if (fs.existsSync(entry)) return { argv: [process.execPath, entry, 'agent', '--'] };
+    }
+  }
+  for (const dir of pathVar.split(path.delimiter).slice(0, 256)) {
+    const file = dir && path.join(dir, 'ide-companion');
+    if (file && executable(file)) return { argv: [file, 'agent', '--'] };
+  }
+  return { missing: '`ide-companion` was not found on PATH: install the ide-companion package (npm install -g ide-companion) to run ACP agents' };
+}

@@ -1,0 +1,28 @@
+/**
+ * The pinned Gemini CLI as an ACP agent for the ends' `ide-companion agent`
+ * tests (their agent command), as packages/cli/test/agentGemini.test.ts runs
+ * it: `--acp` with scripted turns, and its own IDE mode off (docs/acp.md).
+ */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { GeminiCliInstall } from './geminiCli.js';
+import { GEMINI_TEST_SETTINGS, shellCommand, type GeminiRunDirs } from './geminiHome.js';
+import type { Tmux } from './tmux.js';
+import { waitFor } from './wait.js';
+
+/** Writes `dirs.path/acp-gemini.sh` (and Gemini's settings with its IDE mode off) and returns the script: the agent command. */
+export function writeAcpGeminiScript(dirs: GeminiRunDirs, cli: GeminiCliInstall): string {
+  writeFileSync(join(dirs.home, '.gemini', 'settings.json'), JSON.stringify({ ...GEMINI_TEST_SETTINGS, ide: { enabled: false } }));
+  const argv = [process.execPath, cli.geminiBin, '--acp', '--fake-responses', dirs.fakeResponses, '--model', 'gemini-2.5-flash'];
+  const file = join(dirs.path, 'acp-gemini.sh');
+  writeFileSync(file, `#!/bin/sh\nexec ${shellCommand(argv, {}, [])} "$@"\n`, { mode: 0o755 });
+  return file;
+}
+
+/** Answers the permission question `ide-companion agent` shows on `tmux`'s screen with its allow_once option. */
+export async function allowOnceOnScreen(tmux: Tmux, timeoutMs: number): Promise<void> {
+  const choice = await waitFor(() => /(\d)\) [^\n]*\(allow_once\)/.exec(tmux.screen())?.[1], 'the permission question (allow_once)', timeoutMs);
+  // The number, then Enter: the prompt line is readline's.
+  tmux.type(choice);
+  tmux.keys('Enter');
+}
