@@ -23,6 +23,7 @@ command! -bar GeminiAccept call ide_companion#diff#decide(1)
 command! -bar GeminiReject call ide_companion#diff#decide(0)
 command! -bar -range GeminiSend call ide_companion#send_to_agent(<line1>, <line2>, <range>)
 command! -nargs=* Gemini call ide_companion#terminal#open([<f-args>])
+command! -nargs=* IdeAgent call ide_companion#terminal#open([<f-args>], 'agent')
 command! -nargs=? -complete=file GeminiEnv call ide_companion#terminal#env(<q-args>)
 
 augroup ide_companion_start

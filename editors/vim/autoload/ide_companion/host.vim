@@ -56,7 +56,7 @@ endfunction
 function! ide_companion#host#state() abort
   let state = {'status': s:status, 'sessions': s:sessions, 'sessionAgents': copy(s:session_agents), 'lastError': s:last_error,
         \ 'stderr': copy(s:stderr), 'nodeVersion': s:node_version, 'hostPid': s:job is v:null ? 0 : job_info(s:job).process}
-  for [key, default] in items({'port': 0, 'discoveryFile': '', 'workspacePath': '', 'env': {}, 'containerHint': '', 'socketPath': '', 'agents': ['Gemini CLI'], 'health': []})
+  for [key, default] in items({'port': 0, 'discoveryFile': '', 'workspacePath': '', 'env': {}, 'containerHint': '', 'socketPath': '', 'agents': ['Gemini CLI'], 'health': [], 'acp': {}})
     let state[key] = get(s:ready, key, default)
   endfor
   return state
