@@ -29,6 +29,11 @@ nil: host/ beside this package, the repository's, then the installed package's."
   "Shell command line that `ide-companion-gemini' runs in a terminal."
   :type 'string)
 
+(defcustom ide-companion-agent-command nil
+  "The ACP agent `ide-companion-agent' runs under `ide-companion agent'.
+A list: the program and its arguments, e.g. (\"goose\" \"acp\"); nil: asked."
+  :type '(repeat string))
+
 (defcustom ide-companion-terminal 'auto
   "The terminal `ide-companion-gemini' opens.
 `auto' takes vterm when it is installed, else eat, else term."
@@ -82,6 +87,7 @@ $IDE_COMPANION_AMP_EDIT, else review.  Read at the next start."
 (defvar ide-companion--idle-timer nil "The idle timer that reports point after commands.")
 (defvar ide-companion--diffs (make-hash-table :test #'equal) "Open diffs by diff id.")
 (defvar ide-companion--gemini-buffer nil "The terminal of `ide-companion-gemini'.")
+(defvar ide-companion--agent-buffer nil "The terminal of `ide-companion-agent'.")
 
 (defvar ide-companion--accepted (make-hash-table :test #'equal)
   "Accepted texts their files may not hold yet: path -> TEXT.

@@ -29,6 +29,7 @@
 (declare-function term-char-mode "term" ())
 (declare-function vterm "ext:vterm" (&optional arg))
 (declare-function eat "ext:eat" (&optional program arg))
+(declare-function eat-make "ext:eat" (name program &optional startfile &rest switches))
 (defvar vterm-shell)
 (defvar eat-buffer-name)
 
@@ -41,15 +42,22 @@
     (kind kind)))
 
 (defun ide-companion--open-terminal (command name)
-  "Run shell COMMAND in a new terminal buffer called NAME; return the buffer."
-  (pcase (ide-companion--terminal-kind)
-    ('vterm (require 'vterm) (let ((vterm-shell command)) (vterm name)))
-    ('eat (require 'eat) (let ((eat-buffer-name name)) (eat command t)))
-    (_
-     (require 'term)
-     (let ((buffer (make-term (string-trim name "\\*" "\\*") shell-file-name nil shell-command-switch command)))
-       (with-current-buffer buffer (term-mode) (term-char-mode))
-       (pop-to-buffer buffer)))))
+  "Run COMMAND in a new terminal buffer called NAME; return the buffer.
+COMMAND is a shell command line, or a list (a program and its arguments)
+run without a shell, but in vterm, which runs a shell: each word quoted."
+  (let ((line (if (listp command) (mapconcat #'shell-quote-argument command " ") command))
+        (bare (string-trim name "\\*" "\\*")))
+    (pcase (ide-companion--terminal-kind)
+      ('vterm (require 'vterm) (let ((vterm-shell line)) (vterm name)))
+      ('eat (require 'eat)
+            (if (listp command) (pop-to-buffer (apply #'eat-make bare (car command) nil (cdr command)))
+              (let ((eat-buffer-name name)) (eat command t))))
+      (_
+       (require 'term)
+       (let ((buffer (if (listp command) (apply #'make-term bare (car command) nil (cdr command))
+                       (make-term bare shell-file-name nil shell-command-switch command))))
+         (with-current-buffer buffer (term-mode) (term-char-mode))
+         (pop-to-buffer buffer))))))
 
 (defun ide-companion--gemini-missing ()
   "Return why `ide-companion-gemini-command' cannot run, or nil."
@@ -142,22 +150,46 @@ It lands in its prompt as an @-mention; the host says when no agent takes it."
 (defun ide-companion-gemini ()
   "Open Gemini CLI in a terminal tied to this Emacs, or show the one open."
   (interactive)
-  (if (and (buffer-live-p ide-companion--gemini-buffer)
-           (process-live-p (get-buffer-process ide-companion--gemini-buffer)))
-      (pop-to-buffer ide-companion--gemini-buffer)
-    (let ((missing (ide-companion--gemini-missing)))
-      (when missing (user-error "Ide-companion: %s" missing)))
+  (setq ide-companion--gemini-buffer
+        (ide-companion--run-terminal ide-companion--gemini-buffer "*gemini*" #'ide-companion--gemini-missing
+                                     (lambda () ide-companion-gemini-command))))
+
+;;;###autoload
+(defun ide-companion-agent (command)
+  "Open ACP agent COMMAND under `ide-companion agent' in a terminal of this Emacs.
+COMMAND is a list: `ide-companion-agent-command', else read.  Show the
+one open if it runs."
+  (interactive (list (or ide-companion-agent-command
+                         (and (not (buffer-live-p ide-companion--agent-buffer))
+                              (split-string-and-unquote (read-string "ACP agent command (e.g. gemini --acp): "))))))
+  (setq ide-companion--agent-buffer
+        (ide-companion--run-terminal
+         ide-companion--agent-buffer "*ide-companion agent*"
+         (lambda () (unless (and command (executable-find (car command)))
+                      (format "give the ACP agent's command, on `exec-path' (%s): set `ide-companion-agent-command'; `ide-companion agent --list' names the ones on PATH"
+                              (or (car command) "none given"))))
+         ;; `ide-companion agent --' as the host found it (shared/acpLauncher.ts).
+         (lambda () (let ((acp (plist-get ide-companion--ready :acp)))
+                      (append (or (plist-get acp :argv) (user-error "Ide-companion: %s" (plist-get acp :missing))) command))))))
+
+(defun ide-companion--run-terminal (buffer name missing command)
+  "Show BUFFER if its program lives, else open a terminal NAME with COMMAND.
+MISSING returns why it cannot run, or nil; COMMAND returns what to run, once
+the companion is ready (its environment is the terminal's).  Return the buffer."
+  (if (and (buffer-live-p buffer) (process-live-p (get-buffer-process buffer)))
+      (pop-to-buffer buffer)
+    (let ((why (funcall missing)))
+      (when why (user-error "Ide-companion: %s" why)))
     (ide-companion-start)
-    ;; The terminal must start with the companion's environment.
     (unless (ide-companion--wait-ready 20)
       (user-error "Ide-companion: the companion is not ready: %s"
                   (or ide-companion--last-error "the host did not answer within 20 seconds")))
-    (let ((default-directory (file-name-as-directory (or (and buffer-file-name (ide-companion--project-root default-directory))
-                                                         (car ide-companion--roots) default-directory))))
-      (setq ide-companion--gemini-buffer (ide-companion--open-terminal ide-companion-gemini-command "*gemini*")))
-    ;; In a container the host's variables send gemini to loopback: said, with what other terminals need.
-    (when (plist-get ide-companion--ready :containerSaid)
-      (message "ide-companion: %s" (plist-get ide-companion--ready :containerSaid)))))
+    (prog1 (let ((default-directory (file-name-as-directory (or (and buffer-file-name (ide-companion--project-root default-directory))
+                                                                 (car ide-companion--roots) default-directory))))
+             (ide-companion--open-terminal (funcall command) name))
+      ;; In a container the host's variables send the agent to loopback: said, with what other terminals need.
+      (when (plist-get ide-companion--ready :containerSaid)
+        (message "ide-companion: %s" (plist-get ide-companion--ready :containerSaid))))))
 
 (defun ide-companion--doctor-lines ()
   "The findings of `ide-companion-doctor', one string each.

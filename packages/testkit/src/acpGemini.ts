@@ -10,12 +10,16 @@ import { GEMINI_TEST_SETTINGS, shellCommand, type GeminiRunDirs } from './gemini
 import type { Tmux } from './tmux.js';
 import { waitFor } from './wait.js';
 
-/** Writes `dirs.path/acp-gemini.sh` (and Gemini's settings with its IDE mode off) and returns the script: the agent command. */
-export function writeAcpGeminiScript(dirs: GeminiRunDirs, cli: GeminiCliInstall): string {
+/** Writes `dirs.path/acp-gemini.sh` (run with `env`) and Gemini's settings with its IDE mode off; returns the script: the agent command. */
+export function writeAcpGeminiScript(
+  dirs: Pick<GeminiRunDirs, 'path' | 'home' | 'fakeResponses'>,
+  cli: GeminiCliInstall,
+  env: Record<string, string> = {},
+): string {
   writeFileSync(join(dirs.home, '.gemini', 'settings.json'), JSON.stringify({ ...GEMINI_TEST_SETTINGS, ide: { enabled: false } }));
   const argv = [process.execPath, cli.geminiBin, '--acp', '--fake-responses', dirs.fakeResponses, '--model', 'gemini-2.5-flash'];
   const file = join(dirs.path, 'acp-gemini.sh');
-  writeFileSync(file, `#!/bin/sh\nexec ${shellCommand(argv, {}, [])} "$@"\n`, { mode: 0o755 });
+  writeFileSync(file, `#!/bin/sh\nexec ${shellCommand(argv, env, [])} "$@"\n`, { mode: 0o755 });
   return file;
 }
 
