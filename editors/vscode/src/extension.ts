@@ -20,7 +20,7 @@ import { warnAboutGoogleCompanion } from './googleGuard.js';
 import { idePidFor, ideInfoFor } from './ideInfo.js';
 import { OutputChannelLogger } from './logger.js';
 import { CompanionStatusBar, SHOW_STATUS_COMMAND } from './statusBar.js';
-import { applyTerminalEnv, endRunTerminals, runGemini, terminalClosed } from './terminals.js';
+import { applyTerminalEnv, endRunTerminals, runAgent, runGemini, terminalClosed } from './terminals.js';
 
 /** What `activate` returns: for other extensions and the tests, never the token. */
 export interface CompanionApi {
@@ -72,6 +72,7 @@ class CompanionExtension implements vscode.Disposable {
       this.logger,
       this.statusBar,
       command('ideCompanion.runGemini', () => runGemini()),
+      command('ideCompanion.runAgent', () => runAgent(this.context.extensionPath)),
       command('ideCompanion.acceptDiff', (target) => this.diffs?.accept(target)),
       command('ideCompanion.rejectDiff', (target) => this.diffs?.reject(target)),
       command(SHOW_STATUS_COMMAND, () => this.statusBar.showQuickPick()),

@@ -54,12 +54,12 @@ function newestSourceMtime(): number {
       else newest = Math.max(newest, fs.statSync(p).mtimeMs);
     }
   };
-  // The bundle takes in the protocol and server packages too (and how it is built), so a change there repackages.
+  // The bundle takes in the protocol, shared and server packages too (and how it is built), so a change there repackages.
   const repo = path.resolve(EXTENSION_ROOT, '..', '..');
   for (const dir of [
     path.join(EXTENSION_ROOT, 'src'),
     path.join(EXTENSION_ROOT, 'scripts'),
-    ...['protocol', 'server', 'bundler'].map((p) => path.join(repo, 'packages', p, 'src')),
+    ...['protocol', 'shared', 'server', 'bundler'].map((p) => path.join(repo, 'packages', p, 'src')),
   ]) {
     if (fs.existsSync(dir)) walk(dir);
   }

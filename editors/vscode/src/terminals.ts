@@ -10,6 +10,7 @@ import * as vscode from 'vscode';
 import { CONTAINER_ENV } from '@ide-companion/protocol';
 import { startSessionReaper, type SessionReaper } from '@ide-companion/server/reaper';
 import type { TerminalEnv } from '@ide-companion/server/terminalEnv';
+import { acpLauncher } from '@ide-companion/shared/acpLauncher';
 
 /**
  * In a container the companion's variables hold REMOTE_CONTAINERS=1
@@ -130,6 +131,51 @@ export async function runGemini(): Promise<vscode.Terminal | undefined> {
   endWithWindow(terminal);
   terminal.show(false);
   if (!found) terminal.sendText(command, true);
+  return terminal;
+}
+
+/**
+ * "ide-companion: Run ACP Agent": the agent of ideCompanion.agentCommand (else
+ * asked) under `ide-companion agent --` (shared/acpLauncher.ts, from this
+ * extension's folder), as the terminal's own process: no shell. Its terminal
+ * gets the companion's variables as every terminal of this window does.
+ */
+export async function runAgent(extensionPath: string): Promise<vscode.Terminal | undefined> {
+  let command = vscode.workspace.getConfiguration('ideCompanion').get<string[]>('agentCommand') ?? [];
+  if (command.length === 0) {
+    const typed = await vscode.window.showInputBox({
+      prompt: 'The ACP agent to run (`ide-companion agent --list` names the ones on PATH)',
+      placeHolder: 'gemini --acp',
+    });
+    command = typed?.split(/\s+/).filter(Boolean) ?? [];
+    if (command.length === 0) return undefined;
+  }
+  const startPath = launchPath();
+  // Looked for on the window's PATH, then on the one it was started with (as gemini is, above).
+  const acp = acpLauncher(path.join(extensionPath, 'package.json'), [process.env['PATH'], startPath].filter(Boolean).join(path.delimiter));
+  const found = findProgram(command[0]!, process.env['PATH'], startPath);
+  const why =
+    acp.missing ??
+    (found
+      ? undefined
+      : `\`${command[0]}\` was not found on this window's PATH, nor on the PATH it was started with: install it, or set "ideCompanion.agentCommand" to its full path.`);
+  if (why || !acp.argv) {
+    void vscode.window.showErrorMessage(`ide-companion: ${why}`);
+    return undefined;
+  }
+  const cwd = await pickFolder();
+  if (cwd === undefined) return undefined;
+  const [program, ...args] = [...acp.argv, found!.program, ...command.slice(1)];
+  const terminal = vscode.window.createTerminal({
+    name: 'ACP agent',
+    isTransient: true,
+    ...(cwd && { cwd }),
+    shellPath: program!,
+    shellArgs: args,
+    ...(found!.PATH !== undefined && { env: { PATH: found!.PATH } }),
+  });
+  endWithWindow(terminal);
+  terminal.show(false);
   return terminal;
 }
 

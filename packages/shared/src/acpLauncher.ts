@@ -30,24 +30,30 @@ function executable(file: string): boolean {
 /**
  * The package this host runs from (a clone, or the npm package whose host the
  * plugin runs), found from `from` (the host's file) upward, run with this
- * Node: the same version as the host; else `ide-companion` on `pathVar`.
+ * Node (the same version as the host; `node` on `pathVar` in VS Code, whose
+ * own binary is Electron's); else `ide-companion` on `pathVar`.
  */
 export function acpLauncher(from: string | undefined, pathVar = process.env['PATH'] ?? ''): AcpLauncher {
+  const onPath = (name: string) =>
+    pathVar
+      .split(path.delimiter)
+      .slice(0, 256)
+      .map((dir) => dir && path.join(dir, name))
+      .find((file) => file && executable(file));
+  const node = process.versions['electron'] ? onPath('node') : process.execPath;
   let dir: string | undefined;
   try {
     dir = from && path.dirname(fs.realpathSync.native(from));
   } catch {
     // A host file that is gone: PATH.
   }
-  if (dir) {
+  if (dir && node) {
     for (let i = 0; i < MAX_LEVELS; i++, dir = path.dirname(dir)) {
       const entry = path.join(dir, CLI_ENTRY);
-      if (fs.existsSync(entry)) return { argv: [process.execPath, entry, 'agent', '--'] };
+      if (fs.existsSync(entry)) return { argv: [node, entry, 'agent', '--'] };
     }
   }
-  for (const dir of pathVar.split(path.delimiter).slice(0, 256)) {
-    const file = dir && path.join(dir, 'ide-companion');
-    if (file && executable(file)) return { argv: [file, 'agent', '--'] };
-  }
+  const bin = onPath('ide-companion');
+  if (bin) return { argv: [bin, 'agent', '--'] };
   return { missing: '`ide-companion` was not found on PATH: install the ide-companion package (npm install -g ide-companion) to run ACP agents' };
 }

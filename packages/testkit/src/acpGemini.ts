@@ -7,7 +7,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { GeminiCliInstall } from './geminiCli.js';
 import { GEMINI_TEST_SETTINGS, shellCommand, type GeminiRunDirs } from './geminiHome.js';
-import type { Tmux } from './tmux.js';
+import type { TypingUi } from './geminiTui.js';
 import { waitFor } from './wait.js';
 
 /** Writes `dirs.path/acp-gemini.sh` (run with `env`) and Gemini's settings with its IDE mode off; returns the script: the agent command. */
@@ -23,10 +23,10 @@ export function writeAcpGeminiScript(
   return file;
 }
 
-/** Answers the permission question `ide-companion agent` shows on `tmux`'s screen with its allow_once option. */
-export async function allowOnceOnScreen(tmux: Tmux, timeoutMs: number): Promise<void> {
-  const choice = await waitFor(() => /(\d)\) [^\n]*\(allow_once\)/.exec(tmux.screen())?.[1], 'the permission question (allow_once)', timeoutMs);
+/** Answers the permission question `ide-companion agent` shows on `ui`'s screen (a tmux, a workbench terminal) with its allow_once option. */
+export async function allowOnceOnScreen(ui: TypingUi, timeoutMs: number): Promise<void> {
+  const choice = await waitFor(async () => /(\d)\) [^\n]*\(allow_once\)/.exec(await ui.screen())?.[1], 'the permission question (allow_once)', timeoutMs);
   // The number, then Enter: the prompt line is readline's.
-  tmux.type(choice);
-  tmux.keys('Enter');
+  await ui.type(choice);
+  await ui.keys('Enter');
 }
