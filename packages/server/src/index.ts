@@ -8,7 +8,9 @@ export {
   CONTEXT_SEED_WAIT_MS,
   type CompanionOptions,
 } from './companion.js';
-export { ContextTracker, EXISTENCE_RECHECK_MS, truncateSelectedText, type ContextTrackerOptions, type FocusDetails } from './contextTracker.js';
+export { ContextTracker, type ContextTrackerOptions, type FocusDetails } from './contextTracker.js';
+export { truncateSelectedText } from './contextInput.js';
+export { EXISTENCE_RECHECK_MS } from './fileExistence.js';
 export { Coalescer, realScheduler, type CoalescerOptions, type Scheduler } from './coalescer.js';
 export { DiffCoordinator, DiffError } from './diffCoordinator.js';
 export {
