@@ -9,6 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { CORE_AGENT } from './agentChoice.js';
 import { CliSession, toJsonRpc, type SessionInfo } from './cliSession.js';
 import { messageEvent, openEventStream } from './http/eventStream.js';
 import { SessionTransport } from './http/sessionTransport.js';
@@ -94,7 +95,14 @@ export class SessionRegistry {
   }
 
   /** POST initialize without a session id: a new session. */
-  async initialize(req: IncomingMessage, res: ServerResponse, body: unknown, agent: AgentName = 'gemini', checkProbe = false, onSocket = false): Promise<void> {
+  async initialize(
+    req: IncomingMessage,
+    res: ServerResponse,
+    body: unknown,
+    agent: AgentName = CORE_AGENT,
+    checkProbe = false,
+    onSocket = false,
+  ): Promise<void> {
     if (this.closed) throw new Error('companion is stopping');
     // Counted from now until the session is in the map (or the initialize failed), never twice.
     this.initializing++;
