@@ -4,25 +4,17 @@
  *
  * Rules (spec II and interop-notes "Context the model sees"):
  * - files ordered by real focus time, newest first; at most `maxFiles` sent;
- * - only files that exist on disk (checked when a snapshot is taken, at most
- *   every EXISTENCE_RECHECK_MS per file unless an event names it: a stat per
- *   file per cursor move was a third of the companion's part of the latency);
+ * - only files that exist on disk (fileExistence.ts: checked when a snapshot
+ *   is taken, at most every EXISTENCE_RECHECK_MS per file unless an event
+ *   names it);
  * - `isActive`, `cursor` and `selectedText` only on the active file, which is
  *   always the newest, because the CLI treats the newest as active;
  * - `selectedText` cut to 16 KiB, marked the way the CLI marks it.
  */
-import * as fs from 'node:fs';
-import * as path from 'node:path';
-import {
-  CONTEXT_DEBOUNCE_MS,
-  MAX_OPEN_FILES,
-  MAX_SELECTED_TEXT_LENGTH,
-  SELECTED_TEXT_TRUNCATION_MARKER,
-  type Cursor,
-  type File,
-  type IdeContext,
-} from '@ide-companion/protocol';
+import { CONTEXT_DEBOUNCE_MS, MAX_OPEN_FILES, MAX_SELECTED_TEXT_LENGTH, type Cursor, type File, type IdeContext } from '@ide-companion/protocol';
 import { Coalescer, type Scheduler } from './coalescer.js';
+import { assertAbsolute, checkedCursor, truncateSelectedText } from './contextInput.js';
+import { FileExistence } from './fileExistence.js';
 import { saneRoots, type RootRefusal } from './workspaceRoots.js';
 
 export interface ContextTrackerOptions {
@@ -45,48 +37,8 @@ export interface FocusDetails {
   selectionBackward?: boolean;
 }
 
-/** How long a file's existence on disk is trusted without an event naming it. */
-export const EXISTENCE_RECHECK_MS = 1_000;
-
 /** Files are remembered past the 10 sent, so closing one brings the next back. */
 const MAX_REMEMBERED_FILES = 500;
-
-function regularFileExists(filePath: string): boolean {
-  try {
-    return fs.statSync(filePath).isFile();
-  } catch {
-    return false;
-  }
-}
-
-/** Cuts at `max` UTF-16 units, never inside a surrogate pair, ending with the CLI's marker. */
-export function truncateSelectedText(text: string, max: number = MAX_SELECTED_TEXT_LENGTH): string {
-  if (text.length <= max) return text;
-  let end = max - SELECTED_TEXT_TRUNCATION_MARKER.length;
-  const code = text.charCodeAt(end - 1);
-  if (code >= 0xd800 && code <= 0xdbff) end -= 1;
-  return text.slice(0, end) + SELECTED_TEXT_TRUNCATION_MARKER;
-}
-
-/**
- * A cursor as CursorSchema has it (1-based integers). The editors' events were
- * parsed at intake (parseEditorEvent); this is the cheap guard for code calling
- * the tracker directly: a schema parse here cost ~0.08 ms of every cursor move
- * on a busy machine (its code is cold between keystrokes).
- */
-function checkedCursor(cursor: Cursor): Cursor {
-  const { line, character } = cursor;
-  if (!Number.isSafeInteger(line) || line < 1 || !Number.isSafeInteger(character) || character < 1) {
-    throw new TypeError(`expected a cursor of 1-based line and character, got line ${String(line)}, character ${String(character)}`);
-  }
-  return { line, character };
-}
-
-function assertAbsolute(filePath: string): void {
-  if (typeof filePath !== 'string' || !path.isAbsolute(filePath)) {
-    throw new TypeError(`expected an absolute file path, got ${JSON.stringify(filePath)}`);
-  }
-}
 
 export class ContextTracker {
   private readonly files = new Map<string, number>();
@@ -103,16 +55,14 @@ export class ContextTracker {
   private readonly coalescer: Coalescer;
   private readonly maxFiles: number;
   private readonly maxSelectedTextLength: number;
-  private readonly fileExists: (filePath: string) => boolean;
   private readonly now: () => number;
-  /** When each file was last found on disk (or not), by `now()`. */
-  private readonly existence = new Map<string, { exists: boolean; checkedAt: number }>();
+  private readonly existence: FileExistence;
 
   constructor(options: ContextTrackerOptions = {}) {
     this.maxFiles = options.maxFiles ?? MAX_OPEN_FILES;
     this.maxSelectedTextLength = options.maxSelectedTextLength ?? MAX_SELECTED_TEXT_LENGTH;
-    this.fileExists = options.fileExists ?? regularFileExists;
     this.now = options.now ?? Date.now;
+    this.existence = new FileExistence(options.fileExists, this.now);
     this.coalescer = new Coalescer(() => this.emit(), { windowMs: options.windowMs ?? CONTEXT_DEBOUNCE_MS }, options.scheduler);
   }
 
@@ -123,7 +73,7 @@ export class ContextTracker {
     assertAbsolute(filePath);
     // Checked before anything changes: a bad cursor leaves the focus where it was.
     const cursor = details.cursor && checkedCursor(details.cursor);
-    this.existence.delete(filePath);
+    this.existence.forget(filePath);
     this.files.set(filePath, this.nextTimestamp());
     if (this.active !== filePath) {
       this.active = filePath;
@@ -139,7 +89,7 @@ export class ContextTracker {
   /** A file was opened without taking focus; it ranks just below the active file. */
   open(filePath: string, timestamp?: number): void {
     assertAbsolute(filePath);
-    this.existence.delete(filePath);
+    this.existence.forget(filePath);
     if (this.files.has(filePath) && timestamp === undefined) return;
     const activeTs = this.active !== undefined ? this.files.get(this.active) : undefined;
     // Unique like a focus's: a focus in the same millisecond must still rank above this file.
@@ -151,7 +101,7 @@ export class ContextTracker {
   }
 
   close(filePath: string): void {
-    this.existence.delete(filePath);
+    this.existence.forget(filePath);
     if (!this.files.delete(filePath)) return;
     if (this.active === filePath) this.clearActive();
     this.changed();
@@ -186,8 +136,8 @@ export class ContextTracker {
 
   rename(from: string, to: string): void {
     assertAbsolute(to);
-    this.existence.delete(from);
-    this.existence.delete(to);
+    this.existence.forget(from);
+    this.existence.forget(to);
     const ts = this.files.get(from);
     if (ts === undefined) return;
     this.files.delete(from);
@@ -203,7 +153,7 @@ export class ContextTracker {
 
   /** The file was written (it may exist on disk only now). */
   saved(filePath: string): void {
-    this.existence.delete(filePath);
+    this.existence.forget(filePath);
     if (this.files.has(filePath)) this.changed();
   }
 
@@ -249,7 +199,7 @@ export class ContextTracker {
     const openFiles: File[] = [];
     for (const [filePath, timestamp] of ordered) {
       if (openFiles.length >= this.maxFiles) break;
-      if (!this.existsOnDisk(filePath)) continue;
+      if (!this.existence.exists(filePath)) continue;
       const file: File = { path: filePath, timestamp };
       if (filePath === this.active && openFiles.length === 0) {
         file.isActive = true;
@@ -265,7 +215,7 @@ export class ContextTracker {
 
   /** The active file and cursor, if the active file exists on disk. */
   activeFile(): { filePath: string; cursor?: Cursor } | undefined {
-    if (!this.active || !this.existsOnDisk(this.active)) return undefined;
+    if (!this.active || !this.existence.exists(this.active)) return undefined;
     return this.activeCursor ? { filePath: this.active, cursor: { ...this.activeCursor } } : { filePath: this.active };
   }
 
@@ -307,15 +257,6 @@ export class ContextTracker {
     return this.lastTimestamp;
   }
 
-  private existsOnDisk(filePath: string): boolean {
-    const now = this.now();
-    const known = this.existence.get(filePath);
-    if (known && now - known.checkedAt < EXISTENCE_RECHECK_MS && now >= known.checkedAt) return known.exists;
-    const exists = this.fileExists(filePath);
-    this.existence.set(filePath, { exists, checkedAt: now });
-    return exists;
-  }
-
   private clearActive(): void {
     this.active = undefined;
     this.activeCursor = undefined;
@@ -327,7 +268,7 @@ export class ContextTracker {
     const oldest = [...this.files].sort((a, b) => a[1] - b[1]);
     for (const [filePath] of oldest.slice(0, this.files.size - MAX_REMEMBERED_FILES)) {
       this.files.delete(filePath);
-      this.existence.delete(filePath);
+      this.existence.forget(filePath);
     }
   }
 }

@@ -21,6 +21,7 @@
  * reverting it with git) is not an unwritten accept (issue 30). The same
  * watch asks the editor to `reload` the user's buffers of the file: one
  * watcher, here, for every end (the ends used to poll or watch each their own).
+ * What follows an accept is acceptedWrites.ts's.
  *
  * An agent that writes its own proposal on accept (Copilot CLI: its `SAVED`
  * carries no text) would drop the user's edits made in the diff. For its
@@ -36,11 +37,11 @@
  * check is refused, never followed (issue 35).
  */
 import { randomUUID } from 'node:crypto';
-import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { OutsideRootsError, insideRootsByName, pinnedFileHolds, readPinned, writePinned } from '@ide-companion/shared/pinnedFiles';
+import { OutsideRootsError, insideRootsByName, readPinned } from '@ide-companion/shared/pinnedFiles';
 import { DiffAcceptedNotification, DiffRejectedNotification, diffWords, type CompanionNotification } from '@ide-companion/protocol';
 import type { RemoteBase } from '@ide-companion/protocol';
+import { AcceptedWrites, fileKey } from './acceptedWrites.js';
 import { shownPathOf, type DiffCloseReason, type EditorActions, type PendingDiff } from './editorActions.js';
 import { describeError, type Logger } from './logger.js';
 
@@ -50,73 +51,10 @@ export class DiffError extends Error {
   override name = 'DiffError';
 }
 
-/** How long an accepted text is remembered while its session lives: a CLI writes at once or not at all. */
-export const UNWRITTEN_TTL_MS = 10 * 60_000;
-
-/** An accepted text not yet seen on disk: only what showing it again needs (not the proposal's or the original's text). */
-interface Unwritten {
-  filePath: string;
-  sessionId: string;
-  agent: string;
-  content: string;
-  acceptedAt: number;
-  /** Ends the watch that forgets the entry once the file holds it. */
-  stopWatch: () => void;
-}
-
-/** How long after an accept a write that is not the accepted text still reloads the user's buffer (a CLI that reformats). */
-export const RELOAD_OTHER_WRITES_MS = 60_000;
-/** How long an edited accept waits for an agent that writes its own proposal to write it (it writes at once). */
-export const OWN_PROPOSAL_WAIT_MS = 60_000;
-/** Quiet time after the last change event before the file is read: a write in several chunks is seen whole. */
-const WRITE_SETTLE_MS = 30;
-
-/**
- * Watches `file` (its folder: the file may not exist yet, or be replaced by a
- * rename) until `timeoutMs`: after each write, settled, calls `onWrite` with
- * whether the file now holds `content`; once it does, the watch ends. A no-op
- * when the folder cannot be watched. Returns a function that stops the watch.
- */
-function watchWrites(file: string, holds: () => boolean, timeoutMs: number, onWrite: (holds: boolean) => void): () => void {
-  const base = path.basename(file);
-  let watcher: fs.FSWatcher | undefined;
-  let settle: NodeJS.Timeout | undefined;
-  const stop = () => {
-    clearTimeout(deadline);
-    clearTimeout(settle);
-    watcher?.close();
-    watcher = undefined;
-  };
-  const deadline = setTimeout(stop, timeoutMs);
-  deadline.unref();
-  try {
-    watcher = fs.watch(path.dirname(file), { persistent: false }, (_event, name) => {
-      if (!watcher || (name !== null && name.toString() !== base)) return;
-      clearTimeout(settle);
-      settle = setTimeout(() => {
-        if (!watcher) return;
-        const held = holds();
-        if (held) stop();
-        onWrite(held);
-      }, WRITE_SETTLE_MS);
-      settle.unref();
-    });
-    watcher.on('error', stop);
-  } catch {
-    stop();
-  }
-  return stop;
-}
-
-/** Diffs are keyed by normalized path so `/a/./b` and `/a/b` are one file. */
-function keyOf(filePath: string): string {
-  return path.normalize(filePath);
-}
-
 export class DiffCoordinator {
   private readonly byKey = new Map<string, PendingDiff>();
-  /** Accepted texts by session, then file: kept for the user if the session ends before its CLI wrote them. */
-  private readonly unwritten = new Map<string, Map<string, Unwritten>>();
+  /** What follows an accept until the agent has written the file. */
+  private readonly writes: AcceptedWrites;
   /** Pending diffs (by id) whose agent writes its own proposal on accept, whatever the user made of it. */
   private readonly ownWriters = new Set<string>();
 
@@ -130,14 +68,15 @@ export class DiffCoordinator {
     private readonly roots: () => readonly string[],
     /** The end's `hello.ide.name`: which keys the words name (diffWords.ts). */
     private readonly ideName = '',
-  ) {}
-
-  /**
-   * Whether `file` holds exactly `content`, read by descriptor inside the roots (its size compared first: most checks
-   * read nothing); false for a link, a FIFO, a file outside. Synchronous: watchers decide at once.
-   */
-  private holds(file: string, content: string): boolean {
-    return pinnedFileHolds(file, content, { roots: this.roots() });
+  ) {
+    this.writes = new AcceptedWrites({
+      editor,
+      logger,
+      roots,
+      maxBytes: maxOriginalBytes,
+      pending: (filePath) => this.byKey.has(fileKey(filePath)),
+      showKept: (kept) => this.showKept(kept),
+    });
   }
 
   get enabled(): boolean {
@@ -177,7 +116,7 @@ export class DiffCoordinator {
         throw new DiffError(`could not read ${filePath}: ${describeError(err)}`);
       }
     }
-    const key = keyOf(filePath);
+    const key = fileKey(filePath);
     const previous = this.byKey.get(key);
     if (previous && previous.agent !== agent) {
       // Another agent's proposal for this file is before the user: theirs stands, this one is refused (issue 19).
@@ -217,9 +156,7 @@ export class DiffCoordinator {
     const diff = this.take(id);
     if (!diff) return false;
     const finalContent = content ?? diff.newContent;
-    // The agent writes its own machine's file: this one's is not watched for it, nor shown again as unwritten.
-    if (!diff.remote) this.rememberUnwritten(diff, finalContent);
-    if (this.ownWriters.delete(diff.id) && finalContent !== diff.newContent) this.landEditsOverOwnWrite(diff, finalContent);
+    this.writes.accepted(diff, finalContent, this.ownWriters.delete(diff.id));
     this.notify(diff.sessionId, { method: DiffAcceptedNotification.method, params: { filePath: diff.filePath, content: finalContent } });
     this.logger.info('diff accepted', { filePath: diff.filePath, edited: finalContent !== diff.newContent });
     return true;
@@ -241,7 +178,7 @@ export class DiffCoordinator {
    * session has no diff open for that file.
    */
   async close(sessionId: string, filePath: string): Promise<string | undefined> {
-    const key = keyOf(filePath);
+    const key = fileKey(filePath);
     const diff = this.byKey.get(key);
     if (!diff || diff.sessionId !== sessionId) return undefined;
     // Taken before any await: a user's accept racing this close finds nothing and is a no-op.
@@ -267,104 +204,26 @@ export class DiffCoordinator {
    */
   async sessionClosed(sessionId: string, endedInOrder = false): Promise<void> {
     await this.closeWhere((d) => d.sessionId === sessionId, 'sessionClosed');
-    const unwritten = this.unwritten.get(sessionId);
-    this.unwritten.delete(sessionId);
-    for (const entry of unwritten?.values() ?? []) {
-      entry.stopWatch();
-      if (!endedInOrder) await this.keepUnwritten(entry);
-    }
-  }
-
-  private rememberUnwritten(diff: PendingDiff, content: string): void {
-    const now = Date.now();
-    let bySession = this.unwritten.get(diff.sessionId);
-    if (!bySession) this.unwritten.set(diff.sessionId, (bySession = new Map()));
-    // What the CLI has written since (or what is too old to matter) is forgotten: a live session holds only what is still unwritten.
-    for (const [key, entry] of bySession) {
-      const holds = this.holds(entry.filePath, entry.content);
-      if (now - entry.acceptedAt <= UNWRITTEN_TTL_MS && !holds) continue;
-      entry.stopWatch();
-      bySession.delete(key);
-      // Written, its watch not yet settled (an accept right after the write): the editor still hears of it.
-      if (holds) this.reload(entry, true);
-    }
-    const key = keyOf(diff.filePath);
-    bySession.get(key)?.stopWatch();
-    // Watched before the outcome goes out: the CLI writes as soon as it hears it.
-    const entry: Unwritten = { filePath: diff.filePath, sessionId: diff.sessionId, agent: diff.agent, content, acceptedAt: now, stopWatch: () => undefined };
-    entry.stopWatch = watchWrites(
-      diff.filePath,
-      () => this.holds(diff.filePath, content),
-      UNWRITTEN_TTL_MS,
-      (holds) => {
-        if (holds && bySession.get(key) === entry) bySession.delete(key);
-        if (holds || Date.now() - entry.acceptedAt < RELOAD_OTHER_WRITES_MS) this.reload(entry, holds);
-      },
-    );
-    bySession.set(key, entry);
-  }
-
-  /** The agent will write its own proposal: once it has, the user's text takes its place (watched before the outcome goes out). */
-  private landEditsOverOwnWrite(diff: PendingDiff, text: string): void {
-    watchWrites(
-      diff.filePath,
-      () => this.holds(diff.filePath, diff.newContent),
-      OWN_PROPOSAL_WAIT_MS,
-      (holds) => {
-        if (!holds) return;
-        try {
-          // By descriptor, inside the roots, only over exactly the agent's proposal: a folder swapped for a link
-          // during the wait is refused, and nothing is written (issue 35).
-          writePinned(diff.filePath, text, { roots: this.roots(), expect: diff.newContent });
-          this.logger.info("the agent wrote its own proposal: the user's edits put in its place", { filePath: diff.filePath });
-        } catch (err) {
-          this.logger.warn("could not put the user's edits in place of the agent's write; they stay in the editor", {
-            filePath: diff.filePath,
-            error: describeError(err),
-          });
-        }
-      },
-    );
+    await this.writes.sessionClosed(sessionId, endedInOrder);
   }
 
   private shownWords(diff: PendingDiff) {
     return diffWords.shown(path.basename(diff.filePath), diff.agent, this.ideName, diff.remote && shownPathOf(diff));
   }
 
-  /** The agent wrote the file: the editor rereads the user's buffers of it (one watcher here for every end). */
-  private reload({ filePath, agent }: Unwritten, holdsAccepted: boolean): void {
-    if (!this.editor?.reload) return;
-    const unsavedWarning = diffWords.notReloaded(path.basename(filePath), agent);
-    Promise.resolve(this.editor.reload({ path: filePath, holdsAccepted, unsavedWarning })).catch((err: unknown) =>
-      this.logger.warn('could not reload the written file in the editor', { filePath, error: describeError(err) }),
-    );
-  }
-
-  /** An accepted text its CLI never wrote: unless the file now holds it, the editor shows it again and keeps it. */
-  private async keepUnwritten({ filePath, sessionId, agent, content }: Unwritten): Promise<void> {
-    if (!this.editor) return;
-    let onDisk: string | undefined;
+  /** A text accepted and never written, shown again (acceptedWrites.ts): its view then closes as `sessionClosed`, which every end keeps. */
+  private async showKept(kept: PendingDiff): Promise<void> {
     try {
-      onDisk = await readPinned(filePath, this.maxOriginalBytes, { roots: this.roots() });
-    } catch {
-      onDisk = undefined;
-    }
-    if (onDisk === content) return;
-    // A newer proposal for the file is before the user: that one stands.
-    if (this.byKey.has(keyOf(filePath))) return;
-    const kept: PendingDiff = { id: randomUUID(), filePath, newContent: content, originalContent: onDisk, sessionId, agent, openedAt: Date.now(), kept: true };
-    this.logger.warn('the CLI went away before writing an accepted proposal: it is kept in the editor', { filePath });
-    try {
-      await this.editor.showDiff(kept, this.shownWords(kept));
+      await this.editor!.showDiff(kept, this.shownWords(kept));
     } catch (err) {
-      this.logger.warn('could not show the unwritten proposal again', { filePath, error: describeError(err) });
+      this.logger.warn('could not show the unwritten proposal again', { filePath: kept.filePath, error: describeError(err) });
       return;
     }
     await this.closeView(kept, 'sessionClosed');
   }
 
   async closeAll(): Promise<void> {
-    for (const bySession of this.unwritten.values()) for (const entry of bySession.values()) entry.stopWatch();
+    this.writes.stopAll();
     await this.closeWhere(() => true, 'companionStopped');
   }
 
@@ -374,7 +233,7 @@ export class DiffCoordinator {
   }
 
   forFile(filePath: string): PendingDiff | undefined {
-    return this.byKey.get(keyOf(filePath));
+    return this.byKey.get(fileKey(filePath));
   }
 
   list(): PendingDiff[] {
@@ -383,7 +242,7 @@ export class DiffCoordinator {
 
   private take(id: string): PendingDiff | undefined {
     const diff = this.get(id);
-    if (diff) this.byKey.delete(keyOf(diff.filePath));
+    if (diff) this.byKey.delete(fileKey(diff.filePath));
     return diff;
   }
 

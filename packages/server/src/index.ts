@@ -1,14 +1,10 @@
 export { COMPANION_VERSION } from '@ide-companion/shared/version';
-export {
-  Companion,
-  DEFAULT_MAX_BODY_BYTES,
-  DEFAULT_SESSION_GRACE_MS,
-  DEFAULT_STREAM_GRACE_MS,
-  DEFAULT_MAX_SESSIONS,
-  CONTEXT_SEED_WAIT_MS,
-  type CompanionOptions,
-} from './companion.js';
-export { ContextTracker, EXISTENCE_RECHECK_MS, truncateSelectedText, type ContextTrackerOptions, type FocusDetails } from './contextTracker.js';
+export { Companion } from './companion.js';
+export { DEFAULT_MAX_BODY_BYTES, DEFAULT_SESSION_GRACE_MS, DEFAULT_STREAM_GRACE_MS, DEFAULT_MAX_SESSIONS, type CompanionOptions } from './companionOptions.js';
+export { CONTEXT_SEED_WAIT_MS } from './contextSeed.js';
+export { ContextTracker, type ContextTrackerOptions, type FocusDetails } from './contextTracker.js';
+export { truncateSelectedText } from './contextInput.js';
+export { EXISTENCE_RECHECK_MS } from './fileExistence.js';
 export { Coalescer, realScheduler, type CoalescerOptions, type Scheduler } from './coalescer.js';
 export { DiffCoordinator, DiffError } from './diffCoordinator.js';
 export {

@@ -9,31 +9,17 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { messageEvent, openEventStream, type EventStream } from './http/eventStream.js';
+import { CORE_AGENT } from './agentChoice.js';
+import { CliSession, toJsonRpc, type SessionInfo } from './cliSession.js';
+import { messageEvent, openEventStream } from './http/eventStream.js';
 import { SessionTransport } from './http/sessionTransport.js';
 import { toolCallFault, toolLookup } from './http/rpcConformance.js';
 import { validateCompanionNotification, type CompanionNotification } from '@ide-companion/protocol';
 import { loadSdk } from './lazySdk.js';
 import { describeError, type Logger } from './logger.js';
-import type { AgentName, SessionAgent } from '@ide-companion/shared/agentPaths';
+import type { AgentName } from '@ide-companion/shared/agentPaths';
 
-/** What the SDK's `notification()` would send: the notification and `jsonrpc`. */
-function toJsonRpc(notification: CompanionNotification): JSONRPCMessage {
-  return { ...notification, jsonrpc: '2.0' } as JSONRPCMessage;
-}
-
-export interface SessionInfo {
-  id: string;
-  /** clientInfo.name from initialize (`streamable-http-client` for Gemini CLI). */
-  clientName: string | undefined;
-  clientVersion: string | undefined;
-  /** Whether the standalone GET stream, the one notifications travel on, is open. */
-  streamOpen: boolean;
-  connectedAt: number;
-  /** Which agent: told by the token it connected with (each face's own), its transport (Claude Code's WebSocket), or its clientInfo (opencode). */
-  agent: SessionAgent;
-}
+export type { SessionInfo } from './cliSession.js';
 
 export interface SessionRegistryOptions {
   /** A session that never opened its GET stream expires after this long without requests. */
@@ -65,41 +51,8 @@ export function sessionLimits({ graceMs, streamGraceMs, maxSessions, keepAliveMs
   return { graceMs, streamGraceMs, maxSessions, keepAliveMs, createServer, logger };
 }
 
-class Session {
-  /** The GET stream, written by us (http/eventStream.ts), not by the SDK's transport. */
-  stream: EventStream | undefined;
-  /** Whether a GET stream was ever open: then its closing means the CLI is likely gone. */
-  hadStream = false;
-  /** The client ended it with DELETE (our `diff`, `context`): it took what it was told, nothing of it is left to keep. */
-  endedByClient = false;
-  expiry: NodeJS.Timeout | undefined;
-  readonly connectedAt = Date.now();
-  constructor(
-    readonly id: string,
-    readonly transport: SessionTransport,
-    readonly server: McpServer,
-    readonly agent: AgentName,
-    /** Opened by `ide-companion check` (http/checkProbe.ts): its deliberate bad calls are no warnings. */
-    readonly checkProbe: boolean,
-    /** Opened on one of the companion's Unix sockets (the relay's way in), not its port. */
-    readonly onSocket: boolean,
-  ) {}
-
-  info(): SessionInfo {
-    const client = this.server.server.getClientVersion();
-    return {
-      id: this.id,
-      clientName: client?.name,
-      clientVersion: client?.version,
-      streamOpen: this.stream !== undefined,
-      connectedAt: this.connectedAt,
-      agent: this.agent,
-    };
-  }
-}
-
 export class SessionRegistry {
-  private readonly sessions = new Map<string, Session>();
+  private readonly sessions = new Map<string, CliSession>();
   /** initialize requests in flight, counted against the cap too. */
   private initializing = 0;
   private closed = false;
@@ -142,7 +95,14 @@ export class SessionRegistry {
   }
 
   /** POST initialize without a session id: a new session. */
-  async initialize(req: IncomingMessage, res: ServerResponse, body: unknown, agent: AgentName = 'gemini', checkProbe = false, onSocket = false): Promise<void> {
+  async initialize(
+    req: IncomingMessage,
+    res: ServerResponse,
+    body: unknown,
+    agent: AgentName = CORE_AGENT,
+    checkProbe = false,
+    onSocket = false,
+  ): Promise<void> {
     if (this.closed) throw new Error('companion is stopping');
     // Counted from now until the session is in the map (or the initialize failed), never twice.
     this.initializing++;
@@ -169,12 +129,12 @@ export class SessionRegistry {
   ): Promise<void> {
     const server = await this.options.createServer();
     const toolExists = toolLookup(() => server);
-    let session: Session | undefined;
+    let session: CliSession | undefined;
     const transport: SessionTransport = new SessionTransport({
       newSessionId: randomUUID,
       onSessionInitialized: (id) => {
         settled();
-        session = new Session(id, transport, server, agent, checkProbe, onSocket);
+        session = new CliSession(id, transport, server, agent, checkProbe, onSocket);
         this.sessions.set(id, session);
         this.arm(session);
       },
@@ -256,7 +216,7 @@ export class SessionRegistry {
     await Promise.all([...this.sessions.values()].map((s) => this.close(s)));
   }
 
-  private async openStream(session: Session, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  private async openStream(session: CliSession, req: IncomingMessage, res: ServerResponse): Promise<void> {
     const { SUPPORTED_PROTOCOL_VERSIONS } = await loadSdk();
     const stream = openEventStream(req, res, {
       sessionId: session.id,
@@ -283,7 +243,7 @@ export class SessionRegistry {
   }
 
   /** Starts the expiry clock of a session without an open stream. */
-  private arm(session: Session): void {
+  private arm(session: CliSession): void {
     this.disarm(session);
     if (session.stream || this.closed) return;
     const [graceMs, why] = session.hadStream
@@ -296,17 +256,17 @@ export class SessionRegistry {
     session.expiry.unref();
   }
 
-  private disarm(session: Session): void {
+  private disarm(session: CliSession): void {
     if (session.expiry) clearTimeout(session.expiry);
     session.expiry = undefined;
   }
 
-  private async close(session: Session): Promise<void> {
+  private async close(session: CliSession): Promise<void> {
     this.forget(session);
     await session.server.close().catch(() => undefined);
   }
 
-  private forget(session: Session): void {
+  private forget(session: CliSession): void {
     this.disarm(session);
     session.stream?.end();
     if (!this.sessions.delete(session.id)) return;

@@ -78,7 +78,7 @@ describe('auth, Host and Origin', () => {
   });
 
   test('the server listens on loopback only', () => {
-    const address = (h.companion as any).httpServer.address();
+    const address = (h.companion as any).addresses.httpServer.address();
     assert.equal(address.address, '127.0.0.1');
   });
 

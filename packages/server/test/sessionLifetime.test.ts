@@ -20,7 +20,8 @@ const skipReal = skipUnless(cli !== undefined, 'Gemini CLI 0.61.0', 'run scripts
 
 /** Drops every connection to the companion, the GET streams included, as a network hiccup would. */
 function dropConnections(companion: Companion): void {
-  (companion as unknown as { httpServer: http.Server }).httpServer.closeAllConnections();
+  // The port's server is private to the companion's addresses (companionAddresses.ts).
+  (companion as unknown as { addresses: { httpServer: http.Server } }).addresses.httpServer.closeAllConnections();
 }
 
 /** Waits until the stream of the one session has closed and opened again. */
