@@ -210,4 +210,4 @@ export function droidIdeDir(env: NodeJS.ProcessEnv = process.env): string {
   return path.join(env['HOME'] || os.homedir() || os.tmpdir(), ...DROID_IDE_DIR);
 }
 
-export { ampLockFileName, portLockFileName } from '@ide-companion/protocol/lockFileNames';
+export { ampLockFileName, LOCK_FILE_NAMING, portLockFileName, type LockFileAgent } from '@ide-companion/protocol/lockFileNames';
