@@ -6,7 +6,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { AMP_EDIT_ENV, AMP_EDIT_MODES, AMP_ENV, type AmpEditMode } from '@ide-companion/protocol';
-import { ampIdeDir, ampLockFileName } from '@ide-companion/shared/agentPaths';
+import { ampIdeDir, ampLockFileName, AGENT_CONNECT_HINTS } from '@ide-companion/shared/agentPaths';
 import { generateAuthToken } from '../auth.js';
 import type { Logger } from '../logger.js';
 import type { FaceDefinition } from './agentFace.js';
@@ -20,7 +20,7 @@ export interface AmpFaceSettings {
 
 export const ampFace: FaceDefinition<AmpFaceSettings> = {
   agent: 'amp',
-  connectHint: 'amp there connects with --ide',
+  connectHint: AGENT_CONNECT_HINTS.amp,
   create(host, given) {
     const token = generateAuthToken();
     // Read when served, not when made: the variables are the ones at start.

@@ -7,7 +7,7 @@
  */
 import * as path from 'node:path';
 import { DROID_ENV, type Diagnostic, type DroidLockFile } from '@ide-companion/protocol';
-import { droidIdeDir } from '@ide-companion/shared/agentPaths';
+import { droidIdeDir, AGENT_CONNECT_HINTS } from '@ide-companion/shared/agentPaths';
 import { readPinned } from '@ide-companion/shared/pinnedFiles';
 import { isProcessAlive } from '@ide-companion/shared/processAlive';
 import type { HealthItem } from '../../healthLines.js';
@@ -24,7 +24,7 @@ const MAX_COUNTED_BYTES = 4 * 1024 * 1024;
 
 export const droidFace: FaceDefinition = {
   agent: 'droid',
-  connectHint: 'droid there connects with /ide (or its ideAutoConnect setting)',
+  connectHint: AGENT_CONNECT_HINTS.droid,
   create(host, given) {
     const dir = () => given.path ?? droidIdeDir();
     let served = false;
