@@ -110,24 +110,30 @@ export function agentsServed(port: number | undefined, pid: number, env: NodeJS.
     (agent) =>
       agent === 'gemini' ||
       (agent !== 'codex' &&
-        (LOCK_FILE_NAMING[agent].ownPort ? namesPid(agent, LOCK_DIRS[agent](env), pid) : servesAgent(agent, LOCK_DIRS[agent](env), port, pid))),
+        (LOCK_FILE_NAMING[agent].ownPort
+          ? lockFileNamingPid(agent, LOCK_DIRS[agent](env), pid) !== undefined
+          : servesAgent(agent, LOCK_DIRS[agent](env), port, pid))),
   );
 }
 
-/** Whether a lock file of `agent` in `dir` names the IDE `pid`, whatever port names it (a face's own port: Factory Droid's). */
-function namesPid(agent: LockFileAgent, dir: string, pid: number): boolean {
+/**
+ * The lock file of `agent` in `dir` naming the IDE `pid`, whatever port names it (a face's own port: Factory Droid's);
+ * `agentsServed` and `check` both find it so.
+ */
+export function lockFileNamingPid(agent: LockFileAgent, dir: string, pid: number): string | undefined {
   let names: string[];
   try {
     names = fs.readdirSync(dir);
   } catch {
-    return false;
+    return undefined;
   }
   const { fileName } = LOCK_FILE_NAMING[agent];
   // A folder of a few files; bounded all the same. A name is the agent's when its port names it back.
-  return names.slice(0, 256).some((name) => {
+  const found = names.slice(0, 256).find((name) => {
     const port = Number(/^\d{1,5}(?=\.)/.exec(name)?.[0]);
     return Number.isInteger(port) && fileName(port) === name && servesAgent(agent, dir, port, pid);
   });
+  return found === undefined ? undefined : path.join(dir, found);
 }
 
 /** Where each agent with lock files looks for them. Codex CLI has none: one socket per user, routed to every companion (codexSocketPath). */
