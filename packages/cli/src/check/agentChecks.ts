@@ -8,7 +8,7 @@
 import * as path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { HttpClientTransport } from '@ide-companion/client/httpTransport';
-import { LOOPBACK_HOST, MCP_ENDPOINT_PATH } from '@ide-companion/protocol';
+import { LOOPBACK_HOST, MCP_ENDPOINT_PATH, COPILOT_TOOLS, DROID_TOOLS, OpenDiffTool, CloseDiffTool } from '@ide-companion/protocol';
 import { SOCKET_HOST } from '@ide-companion/server/companionSocket';
 import { describeError } from '@ide-companion/server/logger';
 import { probeCodex } from '@ide-companion/client/codexProbe';
@@ -44,9 +44,9 @@ async function checkDroid(run: CheckRun, env: NodeJS.ProcessEnv): Promise<void> 
     const tools = (await client.listTools(undefined, options)).tools.map((t) => t.name).sort();
     await transport.terminateSession().catch(() => undefined);
     // The diff tools always (the others where the editor has what they need), and nothing the CLI would offer its model unasked.
-    const four = ['closeDiff', 'getIdeDiagnostics', 'openDiff', 'openFile'];
+    const four: string[] = Object.values(DROID_TOOLS).sort();
     const extra = tools.filter((name) => !four.includes(name));
-    if (tools.includes('openDiff') && tools.includes('closeDiff') && extra.length === 0)
+    if (tools.includes(DROID_TOOLS.openDiff) && tools.includes(DROID_TOOLS.closeDiff) && extra.length === 0)
       record.pass('agents.droid.session', `port ${port}: tools ${tools.join(', ')}`);
     else
       record.fail(
@@ -98,8 +98,8 @@ async function checkCopilot(run: CheckRun, env: NodeJS.ProcessEnv): Promise<void
     const tools = (await client.listTools(undefined, options)).tools.map((t) => t.name);
     // The session ends here, as a CLI leaving does.
     await transport.terminateSession().catch(() => undefined);
-    if (tools.includes('open_diff') && tools.includes('close_diff')) record.pass('agents.copilot.session', `tools: ${tools.join(', ')}`);
-    else record.fail('agents.copilot.session', `tools/list lacks open_diff or close_diff: ${tools.join(', ')}`);
+    if (tools.includes(COPILOT_TOOLS.openDiff) && tools.includes(COPILOT_TOOLS.closeDiff)) record.pass('agents.copilot.session', `tools: ${tools.join(', ')}`);
+    else record.fail('agents.copilot.session', `tools/list lacks ${COPILOT_TOOLS.openDiff} or ${COPILOT_TOOLS.closeDiff}: ${tools.join(', ')}`);
   } catch (err) {
     record.fail('agents.copilot.session', `the lock file's socket and headers opened no session: ${describeError(err)}`);
   } finally {
@@ -120,7 +120,7 @@ async function checkQwen(run: CheckRun, env: NodeJS.ProcessEnv): Promise<void> {
   try {
     session = await CliLikeSession.open({ label: 'qwen', port: target.port, token: json['authToken'], timeoutMs: run.timeouts.requestMs, notifications: [] });
     const tools = (await session.client.listTools(undefined, { timeout: run.timeouts.requestMs })).tools.map((t) => t.name);
-    if (tools.includes('openDiff') && tools.includes('closeDiff')) record.pass('agents.qwen.session', `tools: ${tools.join(', ')}`);
+    if (tools.includes(OpenDiffTool.name) && tools.includes(CloseDiffTool.name)) record.pass('agents.qwen.session', `tools: ${tools.join(', ')}`);
     else record.fail('agents.qwen.session', `tools/list lacks openDiff or closeDiff: ${tools.join(', ')}`);
   } catch (err) {
     record.fail('agents.qwen.session', `the lock file's token opened no session: ${describeError(err)}`);

@@ -2,7 +2,7 @@
  * The WebSocket faces under check (faces/webSocketFace.ts): Amp's and Claude Code's sessions as their CLIs open
  * them, and their upgrades' refusals.
  */
-import { AMP_AUTH_QUERY, CLAUDE_AUTH_HEADER, CLAUDE_SUBPROTOCOL, LOOPBACK_HOST } from '@ide-companion/protocol';
+import { AMP_AUTH_QUERY, CLAUDE_AUTH_HEADER, CLAUDE_SUBPROTOCOL, LOOPBACK_HOST, CLAUDE_TOOLS, AMP_REQUEST } from '@ide-companion/protocol';
 import { CHECK_PROBE_HEADER, checkProbeProof } from '@ide-companion/server/http/checkProbe';
 import { describeError } from '@ide-companion/server/logger';
 import type { CheckRun } from './checkRun.js';
@@ -64,8 +64,8 @@ export async function checkAmp(run: CheckRun, env: NodeJS.ProcessEnv): Promise<v
         ).serverResponse;
         if (!answer) return;
         if (answer.error) return reject(new Error(String(answer.error.message)));
-        if (answer.id === 'check-1' && answer.ping?.message === 'check') got.push('ping');
-        if (answer.id === 'check-2' && answer.authenticate?.authenticated === true) got.push('authenticate');
+        if (answer.id === 'check-1' && answer.ping?.message === 'check') got.push(AMP_REQUEST.ping);
+        if (answer.id === 'check-2' && answer.authenticate?.authenticated === true) got.push(AMP_REQUEST.authenticate);
         if (got.length === 2) {
           clearTimeout(timer);
           socket.close();
@@ -140,7 +140,7 @@ export async function checkClaude(run: CheckRun, env: NodeJS.ProcessEnv): Promis
       socket.once('unexpected-response', (_req, res) => reject(new Error(`the upgrade got HTTP ${res.statusCode}`)));
       socket.once('error', reject);
     });
-    if (tools.includes('openDiff') && tools.includes('close_tab')) record.pass('agents.claude.session', `tools: ${tools.join(', ')}`);
+    if (tools.includes(CLAUDE_TOOLS.openDiff) && tools.includes(CLAUDE_TOOLS.closeTab)) record.pass('agents.claude.session', `tools: ${tools.join(', ')}`);
     else record.fail('agents.claude.session', `tools/list lacks openDiff or close_tab: ${tools.join(', ')}`);
   } catch (err) {
     record.fail('agents.claude.session', `no Claude Code session: ${describeError(err)}`);
