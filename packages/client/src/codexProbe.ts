@@ -6,7 +6,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { CODEX_ERROR, CodexFrameDecoder, encodeCodexFrame, CODEX_MAX_RESPONSE_FRAME_BYTES } from '@ide-companion/protocol/codexFrames';
+import { CODEX_ERROR, CODEX_METHOD, CodexFrameDecoder, encodeCodexFrame, CODEX_MAX_RESPONSE_FRAME_BYTES } from '@ide-companion/protocol/codexFrames';
 import { codexSocketPath } from '@ide-companion/shared/agentPaths';
 import { checkSocketToDial } from '@ide-companion/shared/privateSocket';
 
@@ -68,7 +68,9 @@ export async function probeCodex(workspaceRoot: string, env: NodeJS.ProcessEnv =
     socket.once('error', (err) => done({ state: 'silent', detail: `${socketPath}: ${err.message}` }));
     socket.once('close', () => done({ state: 'silent', detail: `${socketPath} closed the connection` }));
     socket.once('connect', () =>
-      socket.write(encodeCodexFrame({ type: 'request', requestId, sourceClientId: 'codex-tui', version: 0, method: 'ide-context', params: { workspaceRoot } })),
+      socket.write(
+        encodeCodexFrame({ type: 'request', requestId, sourceClientId: 'codex-tui', version: 0, method: CODEX_METHOD.ideContext, params: { workspaceRoot } }),
+      ),
     );
     socket.on('data', (chunk: Buffer) => {
       let frames: Frame[];

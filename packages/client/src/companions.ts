@@ -11,13 +11,13 @@ import { discoveryDirectory, listDiscoveryDir, readDiscoveryFile } from './disco
 import {
   AGENTS,
   ampIdeDir,
-  ampLockFileName,
   claudeIdeDir,
   copilotIdeDir,
   droidIdeDir,
-  portLockFileName,
+  LOCK_FILE_NAMING,
   qwenIdeDir,
   type AgentName,
+  type LockFileAgent,
 } from '@ide-companion/shared/agentPaths';
 
 export interface CompanionListing {
@@ -92,12 +92,13 @@ export async function portAccepts(port: number, host = LOOPBACK_HOST, timeoutMs 
   });
 }
 
-/** Whether an agent's lock file for `port` (in `dir`) names `pid` (Qwen's as `ppid`, Claude's as `pid`): the same companion serves that agent. */
-function servesAgent(dir: string, port: number | undefined, pid: number, fileName = portLockFileName): boolean {
+/** Whether `agent`'s lock file for `port` (in `dir`) names the IDE `pid` in its pid field: the same companion serves that agent. */
+function servesAgent(agent: LockFileAgent, dir: string, port: number | undefined, pid: number): boolean {
   if (port === undefined) return false;
+  const { fileName, pidField } = LOCK_FILE_NAMING[agent];
   try {
-    const lock = JSON.parse(fs.readFileSync(path.join(dir, fileName(port)), 'utf8')) as { ppid?: unknown; pid?: unknown };
-    return (lock.ppid ?? lock.pid) === pid;
+    const lock = JSON.parse(fs.readFileSync(path.join(dir, fileName(port)), 'utf8')) as Record<string, unknown>;
+    return lock[pidField] === pid;
   } catch {
     return false;
   }
@@ -108,29 +109,38 @@ export function agentsServed(port: number | undefined, pid: number, env: NodeJS.
   return AGENTS.filter(
     (agent) =>
       agent === 'gemini' ||
-      (agent === 'droid'
-        ? namesPid(LOCK_DIRS[agent](env), pid)
-        : agent !== 'codex' && servesAgent(LOCK_DIRS[agent](env), port, pid, agent === 'amp' ? ampLockFileName : portLockFileName)),
+      (agent !== 'codex' &&
+        (LOCK_FILE_NAMING[agent].ownPort
+          ? lockFileNamingPid(agent, LOCK_DIRS[agent](env), pid) !== undefined
+          : servesAgent(agent, LOCK_DIRS[agent](env), port, pid))),
   );
 }
 
-/** Whether a lock file in `dir` names the IDE `pid` (Factory Droid's: named by a port of its face's own, not the companion's). */
-function namesPid(dir: string, pid: number): boolean {
+/**
+ * The lock file of `agent` in `dir` naming the IDE `pid`, whatever port names it (a face's own port: Factory Droid's);
+ * `agentsServed` and `check` both find it so.
+ */
+export function lockFileNamingPid(agent: LockFileAgent, dir: string, pid: number): string | undefined {
   let names: string[];
   try {
-    names = fs.readdirSync(dir).filter((n) => /^\d+\.lock$/.test(n));
+    names = fs.readdirSync(dir);
   } catch {
-    return false;
+    return undefined;
   }
-  // A folder of a few files; bounded all the same.
-  return names.slice(0, 256).some((n) => servesAgent(dir, Number(n.slice(0, -5)), pid));
+  const { fileName } = LOCK_FILE_NAMING[agent];
+  // A folder of a few files; bounded all the same. A name is the agent's when its port names it back.
+  const found = names.slice(0, 256).find((name) => {
+    const port = Number(/^\d{1,5}(?=\.)/.exec(name)?.[0]);
+    return Number.isInteger(port) && fileName(port) === name && servesAgent(agent, dir, port, pid);
+  });
+  return found === undefined ? undefined : path.join(dir, found);
 }
 
 /** Where each agent with lock files looks for them. Codex CLI has none: one socket per user, routed to every companion (codexSocketPath). */
 const LOCK_DIRS = { qwen: qwenIdeDir, claude: claudeIdeDir, copilot: copilotIdeDir, amp: ampIdeDir, droid: droidIdeDir } as const satisfies Record<
   Exclude<AgentName, 'gemini' | 'codex'>,
   unknown
->;
+> satisfies Record<LockFileAgent, unknown>;
 
 export async function listCompanions(
   options: { tmpdir?: string; probePorts?: boolean; host?: string; env?: NodeJS.ProcessEnv } = {},

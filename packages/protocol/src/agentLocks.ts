@@ -10,55 +10,42 @@ import { AmpLockFileSchema } from './amp.js';
 import { ClaudeLockFileSchema } from './claude.js';
 import { CopilotLockFileSchema } from './copilot.js';
 import { DroidLockFileSchema } from './droid.js';
-import { ampLockFileName, portLockFileName } from './lockFileNames.js';
+import { LOCK_FILE_NAMING, type LockFileAgent, type LockFileNaming } from './lockFileNames.js';
 import { QwenLockFileSchema } from './qwen.js';
 
-export interface AgentLockContract {
+export interface AgentLockContract extends LockFileNaming {
   /** The agent, as `IDE_COMPANION_AGENTS` names it. */
-  readonly agent: 'qwen' | 'claude' | 'copilot' | 'amp' | 'droid';
+  readonly agent: LockFileAgent;
   readonly schema: z.ZodMiniType;
-  /** The field holding the IDE's PID: a file whose process is gone is stale. */
-  readonly pidField: 'pid' | 'ppid';
   /** Whether the file names the companion's port (Copilot's names a socket instead). */
   readonly namesPort: boolean;
-  /** The lock file's name for a companion on `port`. */
-  readonly fileName: (port: number) => string;
-  /**
-   * The file is named by a port of the face's own, not the companion's
-   * (Factory Droid's: the CLI dials the port in the name): the companion's
-   * file is the one whose pid field names its IDE.
-   */
-  readonly ownPort?: true;
   /** What the CLI does with a file that fails the schema or whose process is gone. */
   readonly refusal: string;
 }
 
+// The name, the pid field and the own port from lockFileNames.ts (zod-free, for doctor and list); the rest here.
 export const AGENT_LOCKS: readonly AgentLockContract[] = [
   {
     agent: 'qwen',
     schema: QwenLockFileSchema,
-    pidField: 'ppid',
+    ...LOCK_FILE_NAMING.qwen,
     namesPort: true,
-    fileName: portLockFileName,
     refusal: 'Qwen Code deletes it, or without ideInfo refuses every terminal but VS Code’s',
   },
-  { agent: 'copilot', schema: CopilotLockFileSchema, pidField: 'pid', namesPort: false, fileName: portLockFileName, refusal: 'Copilot CLI skips it' },
-  { agent: 'amp', schema: AmpLockFileSchema, pidField: 'pid', namesPort: true, fileName: ampLockFileName, refusal: 'Amp finds no editor' },
+  { agent: 'copilot', schema: CopilotLockFileSchema, ...LOCK_FILE_NAMING.copilot, namesPort: false, refusal: 'Copilot CLI skips it' },
+  { agent: 'amp', schema: AmpLockFileSchema, ...LOCK_FILE_NAMING.amp, namesPort: true, refusal: 'Amp finds no editor' },
   {
     agent: 'claude',
     schema: ClaudeLockFileSchema,
-    pidField: 'pid',
+    ...LOCK_FILE_NAMING.claude,
     namesPort: false,
-    fileName: portLockFileName,
     refusal: 'Claude Code does not list the editor in /ide',
   },
   {
     agent: 'droid',
     schema: DroidLockFileSchema,
-    pidField: 'pid',
+    ...LOCK_FILE_NAMING.droid,
     namesPort: false,
-    fileName: portLockFileName,
-    ownPort: true,
     refusal: 'Factory Droid skips it, or deletes it when its pid is dead',
   },
 ];

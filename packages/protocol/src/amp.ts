@@ -59,6 +59,15 @@ export type AmpLockFile = z.infer<typeof AmpLockFileSchema>;
  */
 export const AMP_REQUESTS = ['ping', 'authenticate', 'readFile', 'editFile', 'getDiagnostics', 'openURI'] as const;
 export type AmpRequestName = (typeof AMP_REQUESTS)[number];
+/** Each request's key by name, for code that sends or names one. */
+export const AMP_REQUEST = {
+  ping: 'ping',
+  authenticate: 'authenticate',
+  readFile: 'readFile',
+  editFile: 'editFile',
+  getDiagnostics: 'getDiagnostics',
+  openURI: 'openURI',
+} as const satisfies { [K in AmpRequestName]: K };
 
 export const AmpRequestParamsSchemas = {
   ping: /* @__PURE__ */ lazySchema(() => z.object({ message: z.optional(z.string()) })),

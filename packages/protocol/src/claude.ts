@@ -88,4 +88,19 @@ export interface ClaudeAtMentioned {
   lineEnd?: number;
 }
 
+/** The tools Claude Code calls by name (its IDE extensions' names; opencode calls the same). */
+export const CLAUDE_TOOLS = {
+  openDiff: 'openDiff',
+  closeTab: 'close_tab',
+  closeAllDiffTabs: 'closeAllDiffTabs',
+  getWorkspaceFolders: 'getWorkspaceFolders',
+  getCurrentSelection: 'getCurrentSelection',
+  getLatestSelection: 'getLatestSelection',
+  getDiagnostics: 'getDiagnostics',
+  getOpenEditors: 'getOpenEditors',
+  checkDocumentDirty: 'checkDocumentDirty',
+  saveDocument: 'saveDocument',
+  openFile: 'openFile',
+} as const;
+
 export const CLAUDE_NOTIFICATION = { selectionChanged: 'selection_changed', atMentioned: 'at_mentioned', ideConnected: 'ide_connected' } as const;

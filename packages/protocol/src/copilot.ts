@@ -23,3 +23,15 @@ export const CopilotLockFileSchema = /* @__PURE__ */ lazySchema(() =>
   }),
 );
 export type CopilotLockFile = z.infer<typeof CopilotLockFileSchema>;
+
+/** The tools Copilot CLI calls by name (its IDE integration's snake_case names). */
+export const COPILOT_TOOLS = {
+  getSelection: 'get_selection',
+  getDiagnostics: 'get_diagnostics',
+  openDiff: 'open_diff',
+  closeDiff: 'close_diff',
+  updateSessionName: 'update_session_name',
+} as const;
+
+/** The notifications Copilot CLI hears from its IDE. */
+export const COPILOT_NOTIFICATION = { selectionChanged: 'selection_changed', addFileReference: 'add_file_reference', addSelection: 'add_selection' } as const;

@@ -134,6 +134,18 @@ export class AgentRoster {
     for (const lock of this.locks.values()) lock.removeSync();
   }
 
+  /** `face`'s lock file written again with what it holds now (its own change: Amp's token); false when not held or not written. */
+  private rewriteLock(face: AgentFace): boolean {
+    const lock = this.locks.get(face.agent);
+    if (!lock || !face.lock) return false;
+    try {
+      return lock.write(face.lock.contents());
+    } catch (err) {
+      this.options.logger.warn(`could not rewrite the ${AGENT_DISPLAY_NAMES[face.agent]} lock file`, { error: describeError(err) });
+      return false;
+    }
+  }
+
   private faceOf(agent: AgentName): AgentFace | undefined {
     return this.options.faces.find((f) => f.agent === agent);
   }
@@ -165,6 +177,7 @@ export class AgentRoster {
       if (swept.length > 0) this.options.logger.info(`removed ${AGENT_DISPLAY_NAMES[face.agent]} lock files of dead processes`, { files: swept });
       if (named) lock.prepare?.();
       this.locks.set(face.agent, new PortLockFile(lock.dir, this.port, named, lock.fileName));
+      lock.rewriter?.(() => this.rewriteLock(face));
     }
     this.serving.add(face.agent);
   }

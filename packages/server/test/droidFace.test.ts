@@ -270,3 +270,29 @@ test("Droid's folder is $HOME/.factory/ide (the CLI's os.homedir()); a lock file
   t.after(() => fs.rmSync(tmp, { recursive: true, force: true }));
   assert.deepEqual(fs.readdirSync(dir).sort(), ['2222.lock', path.basename(h.companion.lockFilePath('droid')!)].sort());
 });
+
+test("the active file's lineCount is read by descriptor inside the roots: a link to a file outside is not read (0); a file edited is counted again when active again", async (t) => {
+  const h = await withDroid(t);
+  const outside = path.join(h.tmp, 'secret.txt');
+  fs.writeFileSync(outside, 'a\nb\nc\nd\ne\n');
+  const link = path.join(h.workspace, 'link.txt');
+  fs.symlinkSync(outside, link);
+  const file = path.join(h.workspace, 'a.py');
+  fs.writeFileSync(file, 'one\ntwo\n');
+  const c = await connectDroid(h.port);
+  t.after(() => c.close());
+  const activeOf = (p: string, lines?: number) =>
+    c.notifications.find((n) => n.method === DROID_NOTIFICATION.activeFile && n.params.path === p && (lines === undefined || n.params.lineCount === lines));
+  h.companion.context.focus(link, { cursor: { line: 1, character: 1 } });
+  const linked = await waitFor(() => activeOf(link), 'the link as the active file');
+  assert.equal(linked.params.lineCount, 0, 'the file outside the roots is not read through the link');
+  h.companion.context.focus(file, { cursor: { line: 1, character: 1 } });
+  assert.equal((await waitFor(() => activeOf(file), 'the file as the active file')).params.lineCount, 3);
+  fs.writeFileSync(file, 'one\ntwo\nthree\nfour\n');
+  h.companion.context.focus(link, { cursor: { line: 1, character: 2 } });
+  const told = (p: string) => c.notifications.filter((n) => n.method === DROID_NOTIFICATION.activeFile && n.params.path === p).length;
+  await waitFor(() => told(link) === 2, 'the link active again');
+  h.companion.context.focus(file, { cursor: { line: 2, character: 1 } });
+  await waitFor(() => activeOf(file, 5), 'the edited file counted again, not its first count kept');
+  assert.deepEqual(DroidActiveFileParamsSchema.safeParse(activeOf(file, 5)!.params).success, true);
+});

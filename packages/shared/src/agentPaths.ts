@@ -46,6 +46,19 @@ export const AGENT_DISPLAY_NAMES: Readonly<Record<SessionAgent, string>> = {
   droid: 'Factory Droid',
   opencode: 'opencode',
 };
+/**
+ * How each agent, run in another terminal of the folder, finds the companion, as one clause: serve's banner says the
+ * served faces' (FaceDefinition.connectHint takes it from here), doctor the same words. Gemini CLI's is serve's own line.
+ */
+export const AGENT_CONNECT_HINTS: Readonly<Record<Exclude<AgentName, 'gemini'>, string>> = {
+  qwen: 'qwen there finds it too',
+  claude: 'claude there connects with --ide (or /ide), opencode by itself',
+  copilot: 'copilot there connects with /ide',
+  codex: 'codex there takes the context with /ide',
+  amp: 'amp there connects with --ide',
+  droid: 'droid there connects with /ide (or its ideAutoConnect setting)',
+};
+
 /** The agents' names where room is short (Emacs's mode line). */
 export const AGENT_SHORT_NAMES: Readonly<Record<SessionAgent, string>> = {
   gemini: 'Gemini',
@@ -210,4 +223,4 @@ export function droidIdeDir(env: NodeJS.ProcessEnv = process.env): string {
   return path.join(env['HOME'] || os.homedir() || os.tmpdir(), ...DROID_IDE_DIR);
 }
 
-export { ampLockFileName, portLockFileName } from '@ide-companion/protocol/lockFileNames';
+export { ampLockFileName, LOCK_FILE_NAMING, portLockFileName, type LockFileAgent } from '@ide-companion/protocol/lockFileNames';

@@ -13,6 +13,7 @@
  */
 import { WebSocket } from 'ws';
 import * as z from 'zod/mini';
+import { AMP_REQUEST } from '@ide-companion/protocol';
 
 export interface AmpLock {
   port: number;
@@ -69,7 +70,7 @@ export interface AmpClient {
   /** Sends one request and waits for the answer with its id (the whole `serverResponse`, as sent). */
   request(method: string, params?: unknown): Promise<any>;
   /** As the CLI's sendRequest: the result under the method's key, rejected on `error`, a missing result or the CLI's timeout. */
-  call(method: 'ping' | 'getDiagnostics' | 'openURI', params: unknown): Promise<any>;
+  call(method: typeof AMP_REQUEST.ping | typeof AMP_REQUEST.getDiagnostics | typeof AMP_REQUEST.openURI, params: unknown): Promise<any>;
   /** The CLI's liveness check: ping "beepboop" answered with the same message. */
   isConnected(): Promise<boolean>;
   /** Sends raw text and waits for the next `serverResponse` (for malformed envelopes). */

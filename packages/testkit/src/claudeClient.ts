@@ -7,6 +7,7 @@
  * use to reach every branch (refusals, blocking openDiff, malformed frames).
  */
 import WebSocket from 'ws';
+import { CLAUDE_NOTIFICATION } from '@ide-companion/protocol';
 
 export interface ClaudeTestClient {
   /** Sends a request and resolves with its `result` (rejects with its `error`: an Error with its `code`). */
@@ -100,7 +101,7 @@ export async function connectClaudeClient(options: ClaudeConnectOptions): Promis
       clientInfo: { name: options.clientName ?? 'claude-code', version: 'test' },
     });
     socket.send(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }));
-    socket.send(JSON.stringify({ jsonrpc: '2.0', method: 'ide_connected', params: { pid: process.pid } }));
+    socket.send(JSON.stringify({ jsonrpc: '2.0', method: CLAUDE_NOTIFICATION.ideConnected, params: { pid: process.pid } }));
   }
   return client;
 }

@@ -7,7 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import * as net from 'node:net';
-import { CodexFrameDecoder, encodeCodexFrame } from '@ide-companion/protocol';
+import { CodexFrameDecoder, encodeCodexFrame, CODEX_METHOD } from '@ide-companion/protocol';
 
 /** A framed connection: send JSON values, take the next one (in order), see it closed. */
 export class CodexWire {
@@ -114,7 +114,7 @@ export async function askCodexIdeContext(socketPath: string, workspaceRoot: stri
       clientId = init.result.clientId;
     }
     const requestId = randomUUID();
-    wire.send({ type: 'request', requestId, sourceClientId: clientId, version: 0, method: 'ide-context', params: { workspaceRoot } });
+    wire.send({ type: 'request', requestId, sourceClientId: clientId, version: 0, method: CODEX_METHOD.ideContext, params: { workspaceRoot } });
     return await awaitResponse(requestId);
   } finally {
     wire.close();

@@ -3,7 +3,14 @@
  * connected with what the editor's discovery file says, plus waits on the
  * context and notifications it receives. One for every editor's harness.
  */
-import { ContextUpdateNotification, GetSelectionResultSchema, type DiscoveryFile, type IdeContext, type Selection } from '@ide-companion/protocol';
+import {
+  ContextUpdateNotification,
+  GetSelectionResultSchema,
+  type DiscoveryFile,
+  type IdeContext,
+  type Selection,
+  GetSelectionTool,
+} from '@ide-companion/protocol';
 import { connectRecordingClient, type RecordingClient } from './mcpClient.js';
 import { waitFor } from './wait.js';
 
@@ -43,7 +50,7 @@ export async function connectEditorClient(discovery: DiscoveryFile, timeoutMs: n
     waitForNotification: (method, filter = () => true) =>
       waitFor(() => notifications.find((n) => n.method === method && filter(n.params))?.params, method, timeoutMs),
     getSelection: async () => {
-      const result = (await recording.client.callTool({ name: 'getSelection', arguments: {} })) as { content: Array<{ text: string }> };
+      const result = (await recording.client.callTool({ name: GetSelectionTool.name, arguments: {} })) as { content: Array<{ text: string }> };
       return GetSelectionResultSchema.parse(JSON.parse(result.content[0]!.text)).selection;
     },
   };

@@ -231,14 +231,14 @@ export async function runOptionalArgumentRows(c: RecordingClient, end: OptionalA
   let warned = false;
   for (const row of OPTIONAL_ARGUMENT_ROWS) {
     if (!offered.has(row.tool)) continue;
-    if (row.tool === 'getDiagnostics' && end.setWarning && !warned) {
+    if (row.tool === GetDiagnosticsTool.name && end.setWarning && !warned) {
       await end.setWarning(f('u.txt'));
       warned = true;
     }
     const args = row.args(f);
     const label = `${row.tool} ${args === undefined ? '(no arguments)' : JSON.stringify(args).replaceAll(end.workspace, '…')}: ${row.what}`;
     const answer = await callJson(c, row.tool, args);
-    const got = row.tool === 'getDiagnostics' && !(answer as any)?.error ? diagnosticsSummary(answer) : answer;
+    const got = row.tool === GetDiagnosticsTool.name && !(answer as any)?.error ? diagnosticsSummary(answer) : answer;
     if (row.answer) {
       const expected = row.answer(f, warned);
       if (JSON.stringify(got) !== JSON.stringify(expected))

@@ -9,6 +9,7 @@ import { describeCallError, type CliLikeSession } from './cliLikeSession.js';
 import { describeRawResponse, errorMessage, rawRequest, type RawResponse } from './rawHttp.js';
 import { openRawSession, postHeaders, sessionHeaders, type RawSession } from './rawSession.js';
 import type { CheckId } from './catalogue.js';
+import { OpenDiffTool } from '@ide-companion/protocol';
 
 export async function checkBadInput(run: CheckRun): Promise<void> {
   const { port, token } = run.target;
@@ -29,7 +30,7 @@ export async function checkBadInput(run: CheckRun): Promise<void> {
       await probeToolCallErrors(run, 'session.unknownTool', session, [[{ name: 'ide-companion-check-no-such-tool', arguments: {} }, 'an unknown tool']]);
       await probeToolCallErrors(run, 'session.toolCallParams', session, [
         [undefined, 'tools/call without params'],
-        [{ name: 'openDiff', arguments: [] }, 'tools/call with array arguments'],
+        [{ name: OpenDiffTool.name, arguments: [] }, 'tools/call with array arguments'],
       ]);
     }
   } finally {

@@ -7,7 +7,7 @@
 import { discoverCompanion, withOurInstallHint, redactDiscovery, type DiscoveryResult } from '@ide-companion/client/discovery';
 import { detectEditor } from '@ide-companion/client/ideDetection';
 import { agentsServed, declaredAgents } from '@ide-companion/client/companions';
-import { servedAgentNames, userHasCodex } from '@ide-companion/shared/agentPaths';
+import { AGENT_CONNECT_HINTS, servedAgentNames, userHasCodex } from '@ide-companion/shared/agentPaths';
 // Imported, not import()ed: a lazy module's imports are bundled lazily too, the whole protocol (and zod) with them.
 import { probeCodex } from '@ide-companion/client/codexProbe';
 import { doctorNotes, findInstaller } from '../editors.js';
@@ -141,10 +141,12 @@ async function examine(d: DiscoveryResult): Promise<Finding[]> {
   if (d.chosen?.port !== undefined) {
     const declared = declaredAgents(d.chosen.config);
     const agents = declared?.served ?? agentsServed(d.chosen.port, d.chosen.pid);
+    // How each served agent finds it from a terminal of the folder, in serve's words (one table for both).
+    const hints = agents.flatMap((agent) => (agent === 'gemini' ? [] : [AGENT_CONNECT_HINTS[agent]]));
     out.push({
       ok: undefined,
       topic: 'agents',
-      text: `it serves ${servedAgentNames(agents).join(', ')}${agents.includes('claude') ? " (claude outside the editor's terminals: claude --ide)" : ''}${agents.includes('amp') ? ' (amp: amp --ide)' : ''}`,
+      text: `it serves ${servedAgentNames(agents).join(', ')}${hints.length > 0 ? ` (${hints.join('; ')})` : ''}`,
     });
     // Each agent it does not serve, and why (its discovery file says; an older companion's says nothing).
     for (const text of notServedLines(declared?.notServed ?? {})) out.push({ ok: undefined, topic: 'agents', text });

@@ -13,18 +13,16 @@
 import * as os from 'node:os';
 import { PinnedFileError, readPinned } from '@ide-companion/shared/pinnedFiles';
 import * as path from 'node:path';
-import { REMOTE_BASE_META_KEY, type RemoteBase } from '@ide-companion/protocol';
+import { REMOTE_BASE_META_KEY, type RemoteBase, OpenDiffTool } from '@ide-companion/protocol';
 import type { Fields, Outline, Span } from './jsonOutline.js';
 import type { RpcMessage } from './translate.js';
 
 /** The largest remote file sent up as a base; a larger one refuses the diff (as the companion refuses a larger local one). */
 export const REMOTE_BASE_MAX_BYTES = 32 * 1024 * 1024;
 
-const OPEN_DIFF = 'openDiff';
-
 /** Whether `message` is a call of the openDiff tool (the only one whose base the editor shows). */
 export function isOpenDiff(message: RpcMessage): boolean {
-  return message.method === 'tools/call' && message.params?.['name'] === OPEN_DIFF;
+  return message.method === 'tools/call' && message.params?.['name'] === OpenDiffTool.name;
 }
 
 /** The CLI's file path of an openDiff call, when it is an absolute one (anything else the companion refuses). */

@@ -78,6 +78,11 @@ export interface FaceLock {
   contents(): unknown;
   /** Before a named agent's lock file is first written: folders above its home made (Amp's data home). */
   prepare?(): void;
+  /**
+   * Once its lock file is held (the face served): a way to write it again now with `contents()`, for a face whose
+   * contents change on their own (Amp's rotated token); it returns false when the file could not be written.
+   */
+  rewriter?(rewrite: () => boolean): void;
 }
 
 export interface AgentFace {

@@ -107,11 +107,17 @@ export class AmpSession {
 
 export class AmpFace extends WebSocketFaceBase<AmpSession> {
   readonly agent = 'amp' as const;
-  private readonly guard: (req: IncomingMessage) => Refusal | undefined;
+  private guard: (req: IncomingMessage) => Refusal | undefined;
 
   constructor(private readonly options: AmpFaceOptions) {
     super(options, { refused: 'Amp WebSocket upgrade refused', disconnected: 'Amp disconnected' });
     this.guard = queryTokenGuard(options.hosts, options.token, AMP_AUTH_QUERY);
+  }
+
+  /** From now on an upgrade must carry `token` (rotated: amp/tokenRotation.ts); connected sessions stay, as amp.nvim's do. */
+  acceptToken(token: string): void {
+    this.guard = queryTokenGuard(this.options.hosts, token, AMP_AUTH_QUERY);
+    this.probeToken(token);
   }
 
   /** An upgrade is Amp's when it carries the `auth` query parameter (Claude Code's carries a header). */

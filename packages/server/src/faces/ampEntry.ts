@@ -6,28 +6,38 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { AMP_EDIT_ENV, AMP_EDIT_MODES, AMP_ENV, type AmpEditMode } from '@ide-companion/protocol';
-import { ampIdeDir, ampLockFileName } from '@ide-companion/shared/agentPaths';
+import { ampIdeDir, ampLockFileName, AGENT_CONNECT_HINTS } from '@ide-companion/shared/agentPaths';
 import { generateAuthToken } from '../auth.js';
 import type { Logger } from '../logger.js';
 import type { FaceDefinition } from './agentFace.js';
 import { AmpFace, ampLockFile, sweepStaleAmpLockFiles } from './amp.js';
 import { answerAmpRequest } from './ampRequests.js';
+import { TokenRotation } from './amp/tokenRotation.js';
 
 export interface AmpFaceSettings {
   /** How Amp's editFile reaches the file: `review` (default) or `buffer` (docs/agents.md); unset: IDE_COMPANION_AMP_EDIT, else review. */
   editFile?: AmpEditMode | undefined;
+  /** How often its token rotates (ms); amp.nvim's 4 h unless given (tests). */
+  tokenRotationMs?: number | undefined;
 }
 
 export const ampFace: FaceDefinition<AmpFaceSettings> = {
   agent: 'amp',
-  connectHint: 'amp there connects with --ide',
+  connectHint: AGENT_CONNECT_HINTS.amp,
   create(host, given) {
-    const token = generateAuthToken();
+    // Rotated as amp.nvim rotates its own (amp/tokenRotation.ts): the lock file holds `rotation.token`.
+    const rotation: TokenRotation = new TokenRotation({
+      token: generateAuthToken(),
+      generate: generateAuthToken,
+      accept: (token) => sessions.acceptToken(token),
+      intervalMs: given.settings?.tokenRotationMs,
+      logger: host.logger,
+    });
     // Read when served, not when made: the variables are the ones at start.
     const dir = () => given.path ?? ampIdeDir();
     const editMode = given.settings?.editFile ?? ampEditFromEnv(host.logger);
     const sessions = new AmpFace({
-      token,
+      token: rotation.token,
       hosts: host.portHosts,
       maxPayload: host.limits.maxBodyBytes,
       keepAliveMs: host.limits.keepAliveMs,
@@ -51,13 +61,16 @@ export const ampFace: FaceDefinition<AmpFaceSettings> = {
         return { home: path.dirname(dir()), namedByEnv: given.path !== undefined || Boolean(process.env[AMP_ENV.DATA_HOME] || process.env[AMP_ENV.API_KEY]) };
       },
       sessions,
+      stop: async () => rotation.stop(),
       lock: {
         get dir() {
           return dir();
         },
         fileName: ampLockFileName,
         sweep: sweepStaleAmpLockFiles,
-        contents: () => ampLockFile({ port: host.port(), token, idePid: host.idePid, roots: host.context.getRoots(), ideName: host.ideInfo.displayName }),
+        rewriter: (rewrite) => rotation.start(rewrite),
+        contents: () =>
+          ampLockFile({ port: host.port(), token: rotation.token, idePid: host.idePid, roots: host.context.getRoots(), ideName: host.ideInfo.displayName }),
         // Amp's folder is in the user's data home (~/.local/share), itself made when missing for a user who named Amp.
         prepare: () => {
           try {

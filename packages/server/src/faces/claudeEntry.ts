@@ -5,7 +5,7 @@
  */
 import * as path from 'node:path';
 import { CLAUDE_ENV } from '@ide-companion/protocol';
-import { AGENT_DISPLAY_NAMES, agentHomeFromEnv, claudeIdeDir, opencodeDataDir } from '@ide-companion/shared/agentPaths';
+import { AGENT_DISPLAY_NAMES, agentHomeFromEnv, claudeIdeDir, opencodeDataDir, AGENT_CONNECT_HINTS } from '@ide-companion/shared/agentPaths';
 import { generateAuthToken } from '../auth.js';
 import type { FaceDefinition } from './agentFace.js';
 import { ClaudeFace, claudeLockFile, sweepStaleClaudeLockFiles } from './claude.js';
@@ -14,7 +14,7 @@ import { selectionOf } from './selection.js';
 
 export const claudeFace: FaceDefinition = {
   agent: 'claude',
-  connectHint: 'claude there connects with --ide (or /ide), opencode by itself',
+  connectHint: AGENT_CONNECT_HINTS.claude,
   create(host, given) {
     const token = generateAuthToken();
     // Read when served, not when made: the variables are the ones at start.

@@ -9,6 +9,7 @@ import { pathToFileURL } from 'node:url';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import {
+  CLAUDE_TOOLS,
   CLAUDE_DIFF_OUTCOME,
   ClaudeDiagnosticsArgumentsSchema,
   ClaudeFilePathArgumentsSchema,
@@ -54,7 +55,7 @@ export function registerClaudeTools(server: McpServer, offered: readonly ToolDef
 
   if (env.diffs.enabled) {
     register(
-      'openDiff',
+      CLAUDE_TOOLS.openDiff,
       "Show the proposed new contents of a file as a diff in the user's editor, and wait until the user accepts (answer FILE_SAVED and the final text, with the user's edits) or rejects it (DIFF_REJECTED).",
       ClaudeOpenDiffArgumentsSchema,
       async ({ new_file_path, new_file_contents, tab_name }: { new_file_path: string; new_file_contents: string; tab_name: string }, signal) => {
@@ -80,18 +81,23 @@ export function registerClaudeTools(server: McpServer, offered: readonly ToolDef
         return outcome;
       },
     );
-    register('close_tab', 'Close a diff opened by openDiff, by its tab name.', ClaudeTabNameArgumentsSchema, async ({ tab_name }: { tab_name: string }) => {
-      await closeTab(env, session, tab_name);
-      return textResult(CLAUDE_DIFF_OUTCOME.closed);
-    });
-    register('closeAllDiffTabs', 'Close every diff this session opened.', ClaudeNoArgumentsSchema, async () => {
+    register(
+      CLAUDE_TOOLS.closeTab,
+      'Close a diff opened by openDiff, by its tab name.',
+      ClaudeTabNameArgumentsSchema,
+      async ({ tab_name }: { tab_name: string }) => {
+        await closeTab(env, session, tab_name);
+        return textResult(CLAUDE_DIFF_OUTCOME.closed);
+      },
+    );
+    register(CLAUDE_TOOLS.closeAllDiffTabs, 'Close every diff this session opened.', ClaudeNoArgumentsSchema, async () => {
       const tabs = session.diffs.tabs;
       for (const tab of tabs) await closeTab(env, session, tab);
       return textResult(`CLOSED_${tabs.length}_DIFF_TABS`);
     });
   }
 
-  register('getWorkspaceFolders', 'List the workspace folders open in the editor.', ClaudeNoArgumentsSchema, async () => {
+  register(CLAUDE_TOOLS.getWorkspaceFolders, 'List the workspace folders open in the editor.', ClaudeNoArgumentsSchema, async () => {
     const roots = env.context.getRoots();
     return json({
       success: true,
@@ -99,7 +105,7 @@ export function registerClaudeTools(server: McpServer, offered: readonly ToolDef
       rootPath: roots[0] ?? null,
     });
   });
-  for (const name of ['getCurrentSelection', 'getLatestSelection']) {
+  for (const name of [CLAUDE_TOOLS.getCurrentSelection, CLAUDE_TOOLS.getLatestSelection]) {
     register(name, 'The text selected in the active editor, with its file and 0-based range.', ClaudeNoArgumentsSchema, async () => {
       const selection = selectionOf(env.context.snapshot(), env.context.selectionBackward);
       return json(selection ? { success: true, ...selection } : { success: false, message: 'No active editor found' });
@@ -108,7 +114,7 @@ export function registerClaudeTools(server: McpServer, offered: readonly ToolDef
 
   if (has(getDiagnostics)) {
     register(
-      'getDiagnostics',
+      CLAUDE_TOOLS.getDiagnostics,
       'Diagnostics the editor shows, for one file (uri) or all.',
       ClaudeDiagnosticsArgumentsSchema,
       async ({ uri }: { uri?: string }) => {
@@ -124,7 +130,7 @@ export function registerClaudeTools(server: McpServer, offered: readonly ToolDef
     );
   }
   if (has(getOpenEditors)) {
-    register('getOpenEditors', 'The files open in the editor.', ClaudeNoArgumentsSchema, async () => {
+    register(CLAUDE_TOOLS.getOpenEditors, 'The files open in the editor.', ClaudeNoArgumentsSchema, async () => {
       const answer = await ask<GetOpenEditorsResult>(getOpenEditors, {}, env, session.id);
       if (isResult(answer)) return answer;
       const selection = selectionOf(env.context.snapshot(), env.context.selectionBackward);
@@ -136,7 +142,7 @@ export function registerClaudeTools(server: McpServer, offered: readonly ToolDef
   }
   if (has(checkDocumentDirty)) {
     register(
-      'checkDocumentDirty',
+      CLAUDE_TOOLS.checkDocumentDirty,
       'Whether a file open in the editor has unsaved changes.',
       ClaudeFilePathArgumentsSchema,
       async ({ filePath }: { filePath: string }) => {
@@ -151,7 +157,7 @@ export function registerClaudeTools(server: McpServer, offered: readonly ToolDef
     );
   }
   if (has(saveDocument)) {
-    register('saveDocument', 'Save a file open in the editor.', ClaudeFilePathArgumentsSchema, async ({ filePath }: { filePath: string }) => {
+    register(CLAUDE_TOOLS.saveDocument, 'Save a file open in the editor.', ClaudeFilePathArgumentsSchema, async ({ filePath }: { filePath: string }) => {
       const answer = await ask<{ saved: boolean; message?: string }>(saveDocument, { path: pathOf(filePath) }, env, session.id);
       if (isResult(answer)) return answer;
       return json({ success: answer.saved, filePath, saved: answer.saved, message: answer.message ?? 'Document saved successfully' });
@@ -159,7 +165,7 @@ export function registerClaudeTools(server: McpServer, offered: readonly ToolDef
   }
   if (has(openFile)) {
     register(
-      'openFile',
+      CLAUDE_TOOLS.openFile,
       'Open a file in the editor and select a range: from startText to endText (or the end of its line), or the lines startLine to endLine.',
       ClaudeOpenFileArgumentsSchema,
       async (args: ClaudeOpenFileArguments) => {

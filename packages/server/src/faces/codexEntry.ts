@@ -4,7 +4,7 @@
  * for the IDE's context.
  */
 import * as path from 'node:path';
-import { codexHome, codexHomeFromEnv, codexLegacySocketPaths, codexSocketPath } from '@ide-companion/shared/agentPaths';
+import { codexHome, codexHomeFromEnv, codexLegacySocketPaths, codexSocketPath, AGENT_CONNECT_HINTS } from '@ide-companion/shared/agentPaths';
 import type { HealthItem } from '../healthLines.js';
 import type { FaceDefinition } from './agentFace.js';
 import { CodexFace } from './codexFace.js';
@@ -14,7 +14,7 @@ const CODEX_JOIN_WAIT_MS = 1_000;
 
 export const codexFace: FaceDefinition = {
   agent: 'codex',
-  connectHint: 'codex there takes the context with /ide',
+  connectHint: AGENT_CONNECT_HINTS.codex,
   create(host, given) {
     const socketPath = given.path ?? codexSocketPath();
     const face = new CodexFace({

@@ -20,6 +20,7 @@ import {
   type CompanionNotification,
   type CopilotLockFile,
   type IdeContext,
+  COPILOT_NOTIFICATION,
 } from '@ide-companion/protocol';
 import { listenPrivately, SOCKET_HOST } from '../companionSocket.js';
 import { createMcpHttpHandler } from '../http/mcpHttpHandler.js';
@@ -38,7 +39,6 @@ export type { CopilotLockFile } from '@ide-companion/protocol';
 /** open_diff's answer, JSON in one text block: `SAVED` approves the CLI's edit. */
 export type CopilotDiffOutcome = { success: boolean; result: 'SAVED' | 'REJECTED'; trigger: string; message: string };
 
-export const COPILOT_NOTIFICATION = { selectionChanged: 'selection_changed', addFileReference: 'add_file_reference', addSelection: 'add_selection' } as const;
 const NOTIFICATION_METHODS = new Set<string>(Object.values(COPILOT_NOTIFICATION));
 
 export function copilotOutcome(outcome: CopilotDiffOutcome): CallToolResult {

@@ -4,7 +4,7 @@
  * header it sends; Copilot's tools over the same ones (copilotTools.ts).
  */
 import * as path from 'node:path';
-import { agentHomeFromEnv, copilotIdeDir } from '@ide-companion/shared/agentPaths';
+import { agentHomeFromEnv, copilotIdeDir, AGENT_CONNECT_HINTS } from '@ide-companion/shared/agentPaths';
 import { generateAuthToken } from '../auth.js';
 import { describeError } from '../logger.js';
 import type { FaceDefinition } from './agentFace.js';
@@ -14,7 +14,7 @@ import { selectionOf } from './selection.js';
 
 export const copilotFace: FaceDefinition = {
   agent: 'copilot',
-  connectHint: 'copilot there connects with /ide',
+  connectHint: AGENT_CONNECT_HINTS.copilot,
   create(host, given) {
     // Read when served, not when made: the variables are the ones at start.
     const dir = () => given.path ?? copilotIdeDir();

@@ -19,6 +19,7 @@ import { AGENT_DISPLAY_NAMES } from '@ide-companion/shared/agentPaths';
 import { selectionOf } from './selection.js';
 import { copilotOutcome, type CopilotFace } from './copilot.js';
 import { ask, diagnosticsByFile, isResult, json, zeroBased } from './faceAnswers.js';
+import { COPILOT_TOOLS } from '@ide-companion/protocol';
 
 const OpenDiffArguments = z.object({
   original_file_path: z.string().check(z.minLength(1), z.describe('Absolute path of the file the proposal is for.')),
@@ -48,14 +49,14 @@ export function registerCopilotTools(server: McpServer, offered: readonly ToolDe
     server.registerTool(name, { description, inputSchema: schema as never }, callback as never);
   };
 
-  register('get_selection', 'The text selected in the active editor, with its file and 0-based range.', NoArguments, async () => {
+  register(COPILOT_TOOLS.getSelection, 'The text selected in the active editor, with its file and 0-based range.', NoArguments, async () => {
     const selection = selectionOf(env.context.snapshot(), env.context.selectionBackward);
     return json(selection ?? { message: 'No active editor' });
   });
 
   if (offered.includes(getDiagnostics)) {
     register(
-      'get_diagnostics',
+      COPILOT_TOOLS.getDiagnostics,
       'Diagnostics the editor shows, for one file (uri) or all.',
       DiagnosticsArguments,
       async ({ uri }: { uri?: string }, sessionId) => {
@@ -74,7 +75,7 @@ export function registerCopilotTools(server: McpServer, offered: readonly ToolDe
 
   if (env.diffs.enabled) {
     register(
-      'open_diff',
+      COPILOT_TOOLS.openDiff,
       "Show the proposed new contents of a file as a diff in the user's editor, and wait until the user accepts (SAVED) or rejects it (REJECTED).",
       OpenDiffArguments,
       async ({ original_file_path, new_file_contents, tab_name }: z.infer<typeof OpenDiffArguments>, sessionId, signal) => {
@@ -93,14 +94,19 @@ export function registerCopilotTools(server: McpServer, offered: readonly ToolDe
         return outcome;
       },
     );
-    register('close_diff', 'Close a diff opened by open_diff, by its tab name.', TabNameArguments, async ({ tab_name }: { tab_name: string }, sessionId) => {
-      const closed = await closeTab(env, face, sessionId, tab_name);
-      return json({ success: true, already_closed: !closed, tab_name, message: closed ? `Closed ${tab_name}` : `${tab_name} was not open` });
-    });
+    register(
+      COPILOT_TOOLS.closeDiff,
+      'Close a diff opened by open_diff, by its tab name.',
+      TabNameArguments,
+      async ({ tab_name }: { tab_name: string }, sessionId) => {
+        const closed = await closeTab(env, face, sessionId, tab_name);
+        return json({ success: true, already_closed: !closed, tab_name, message: closed ? `Closed ${tab_name}` : `${tab_name} was not open` });
+      },
+    );
   }
 
   // The CLI names its session to the IDE; nothing here shows it.
-  register('update_session_name', "The CLI's session name (noted, nothing shown).", SessionNameArguments, async () => json({ success: true }));
+  register(COPILOT_TOOLS.updateSessionName, "The CLI's session name (noted, nothing shown).", SessionNameArguments, async () => json({ success: true }));
 }
 
 async function closeTab(env: ToolEnvironment, face: CopilotFace, sessionId: string, tabName: string): Promise<boolean> {

@@ -1,6 +1,6 @@
 /** Qwen Code's registry line: a lock file and two variables; its sessions are Gemini CLI's, by its own token on the port (qwen.ts). */
 import * as path from 'node:path';
-import { agentHomeFromEnv, qwenIdeDir, QWEN_ENV } from '@ide-companion/shared/agentPaths';
+import { agentHomeFromEnv, qwenIdeDir, QWEN_ENV, AGENT_CONNECT_HINTS } from '@ide-companion/shared/agentPaths';
 import type { QwenLockFile } from '@ide-companion/protocol';
 import { generateAuthToken } from '../auth.js';
 import type { FaceDefinition } from './agentFace.js';
@@ -8,7 +8,7 @@ import { sweepStaleQwenLockFiles } from './qwen.js';
 
 export const qwenFace: FaceDefinition = {
   agent: 'qwen',
-  connectHint: 'qwen there finds it too',
+  connectHint: AGENT_CONNECT_HINTS.qwen,
   create(host, given) {
     const token = generateAuthToken();
     // Read when served, not when made: the variables are the ones at start.

@@ -45,7 +45,7 @@ export abstract class WebSocketFaceBase<S extends WebSocketSession> implements W
   abstract readonly agent: AgentName;
   protected readonly sessions = new Map<string, S>();
   protected closing = false;
-  private readonly isCheckProbe: (req: IncomingMessage) => boolean;
+  private isCheckProbe: (req: IncomingMessage) => boolean;
   private readonly keepAlive: KeepAlive;
   private wss: WebSocketServer | undefined;
   private wssLoading: Promise<WebSocketServer> | undefined;
@@ -58,6 +58,11 @@ export abstract class WebSocketFaceBase<S extends WebSocketSession> implements W
   ) {
     this.keepAlive = new KeepAlive(base.keepAliveMs);
     this.isCheckProbe = checkProbeTest([base.token]);
+  }
+
+  /** `check`'s probes are told by `token` from now on (a face whose token rotates: Amp's). */
+  protected probeToken(token: string): void {
+    this.isCheckProbe = checkProbeTest([token]);
   }
 
   abstract claimsUpgrade(req: IncomingMessage): UpgradeClaim;

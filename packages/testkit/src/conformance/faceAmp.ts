@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { AMP_NOTIFICATION, parseDiscoveryFileName } from '@ide-companion/protocol';
+import { AMP_NOTIFICATION, parseDiscoveryFileName, AMP_REQUEST } from '@ide-companion/protocol';
 import { connectAmpClient, type AmpClient } from '../ampClient.js';
 import { waitFor } from '../wait.js';
 import type { EndSession } from './driver.js';
@@ -55,7 +55,7 @@ export const amp: FaceEntry = {
           (n) => n.name === AMP_NOTIFICATION.appendToPrompt && n.params.message === `@${path.basename(file)}#L${startLine}-${endLine}`,
         ).then(() => undefined),
       async diagnostics(file) {
-        const answer = (await a.request('getDiagnostics', { path: file })).getDiagnostics as {
+        const answer = (await a.request(AMP_REQUEST.getDiagnostics, { path: file })).getDiagnostics as {
           entries: Array<{ uri: string; diagnostics: Array<{ range: { startLine: number }; severity: string }> }>;
         };
         return answer.entries
@@ -63,7 +63,7 @@ export const amp: FaceEntry = {
           .flatMap((e) => e.diagnostics.map((d) => ({ line: d.range.startLine + 1, severity: severityOf(d.severity) })));
       },
       openDiff(file, proposal, _tab, edited) {
-        const answer = a.request('editFile', { path: file, fullContent: proposal }).then((r) => r.editFile);
+        const answer = a.request(AMP_REQUEST.editFile, { path: file, fullContent: proposal }).then((r) => r.editFile);
         answer.catch(() => undefined);
         return {
           async accepted() {

@@ -10,7 +10,7 @@ import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { DROID_IDE_DIR, DROID_MCP_PATH, DROID_NOTIFICATION, DROID_SEVERITY, DroidLockFileSchema } from '@ide-companion/protocol';
+import { DROID_IDE_DIR, DROID_MCP_PATH, DROID_NOTIFICATION, DROID_SEVERITY, DroidLockFileSchema, DROID_TOOLS } from '@ide-companion/protocol';
 import { waitFor } from '../wait.js';
 import type { EndSession } from './driver.js';
 import { FACE_TIMEOUT_MS } from './faces.js';
@@ -71,14 +71,14 @@ export const droid: FaceEntry = {
           `activeFile for ${path.basename(file)}`,
         ).then(() => undefined),
       async diagnostics(file) {
-        const answer = (await call('getIdeDiagnostics', { uri: pathToFileURL(file).href })) as {
+        const answer = (await call(DROID_TOOLS.getIdeDiagnostics, { uri: pathToFileURL(file).href })) as {
           diagnostics: Array<{ range: { start: { line: number } }; severity: number }>;
         };
         return answer.diagnostics.map((d) => ({ line: d.range.start.line + 1, severity: severityName(d.severity) }));
       },
       openDiff(file, proposal) {
         // A preview: answered at once, before the user chose anything.
-        const opened = call('openDiff', { filePath: file, newContent: proposal });
+        const opened = call(DROID_TOOLS.openDiff, { filePath: file, newContent: proposal });
         opened.catch(() => undefined);
         const decided = () => Promise.reject(new Error("Factory Droid's diff is decided in its terminal (declared in lacks)"));
         return {
@@ -87,7 +87,7 @@ export const droid: FaceEntry = {
           async closeByAgent() {
             assert.deepEqual(await opened, { success: true });
             // Its user chose in Droid's terminal: the CLI closes the preview (and would write the file itself).
-            assert.equal((await call('closeDiff', { filePath: file })).success, true);
+            assert.equal((await call(DROID_TOOLS.closeDiff, { filePath: file })).success, true);
           },
         };
       },

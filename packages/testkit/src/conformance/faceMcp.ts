@@ -5,15 +5,25 @@ import * as path from 'node:path';
 import { connectRecordingClient, type RecordingClient } from '../mcpClient.js';
 import { connectGemini, readLockFile, resultText } from './faces.js';
 import { WRONG_TOKEN, heardIn, refusal, mcpDiagnostics, isActive, answerOf, type FaceEntry, type FaceLink } from './faceWire.js';
+import {
+  CloseDiffTool,
+  ContextUpdateNotification,
+  DiffAcceptedNotification,
+  DiffRejectedNotification,
+  GetDiagnosticsTool,
+  OpenDiffTool,
+} from '@ide-companion/protocol';
 
 /** Qwen Code's and Gemini CLI's faces over a recording MCP client (Qwen's wire; Gemini's tools are the same). */
 function mcpLink(c: RecordingClient): Omit<FaceLink, 'openDiff'> {
   return {
     heard: (file, selected) =>
-      heardIn(c.notifications, (n) => n.method === 'ide/contextUpdate' && isActive(n.params, file, selected), `the context of ${path.basename(file)}`).then(
-        () => undefined,
-      ),
-    diagnostics: async (file) => mcpDiagnostics(resultText((await c.client.callTool({ name: 'getDiagnostics', arguments: { path: file } })) as any)),
+      heardIn(
+        c.notifications,
+        (n) => n.method === ContextUpdateNotification.method && isActive(n.params, file, selected),
+        `the context of ${path.basename(file)}`,
+      ).then(() => undefined),
+    diagnostics: async (file) => mcpDiagnostics(resultText((await c.client.callTool({ name: GetDiagnosticsTool.name, arguments: { path: file } })) as any)),
     close: () => c.close(),
   };
 }
@@ -27,7 +37,7 @@ export const gemini: FaceEntry = {
     return {
       heard: (file, selected) =>
         face.waitForContext((c) => isActive(c, file, selected) || undefined, `the context of ${path.basename(file)}`).then(() => undefined),
-      diagnostics: async (file) => mcpDiagnostics(resultText(await face.client.callTool('getDiagnostics', { path: file }))),
+      diagnostics: async (file) => mcpDiagnostics(resultText(await face.client.callTool(GetDiagnosticsTool.name, { path: file }))),
       openDiff(file, proposal) {
         const outcome = face.client.openDiff(file, proposal);
         outcome.catch(() => undefined);
@@ -43,7 +53,7 @@ export const gemini: FaceEntry = {
           },
           async closeByAgent() {
             // The CLI decides in its own terminal, then closes the view (closeDiff), as its resolveDiffFromCli does.
-            await face.client.callTool('closeDiff', { filePath: file });
+            await face.client.callTool(CloseDiffTool.name, { filePath: file });
           },
         };
       },
@@ -68,7 +78,7 @@ export const qwen: FaceEntry = {
       ...mcpLink(c),
       openDiff(file, proposal) {
         const from = c.notifications.length;
-        const opened = c.client.callTool({ name: 'openDiff', arguments: { filePath: file, newContent: proposal } }) as Promise<{ isError?: boolean }>;
+        const opened = c.client.callTool({ name: OpenDiffTool.name, arguments: { filePath: file, newContent: proposal } }) as Promise<{ isError?: boolean }>;
         opened.catch(() => undefined);
         // What Qwen Code heard of this file since it asked (the answer comes as a notification).
         const answer = (what: string) =>
@@ -77,16 +87,16 @@ export const qwen: FaceEntry = {
           async accepted() {
             assert.notEqual((await opened).isError, true);
             const heard = await answer('ide/diffAccepted to Qwen Code');
-            assert.equal(heard.method, 'ide/diffAccepted');
+            assert.equal(heard.method, DiffAcceptedNotification.method);
             fs.writeFileSync(file, heard.params.content); // Qwen Code's write, as the real CLI does
           },
           async rejected() {
             assert.notEqual((await opened).isError, true);
-            assert.equal((await answer('ide/diffRejected to Qwen Code')).method, 'ide/diffRejected');
+            assert.equal((await answer('ide/diffRejected to Qwen Code')).method, DiffRejectedNotification.method);
           },
           async closeByAgent() {
             assert.notEqual((await opened).isError, true);
-            const closed = (await c.client.callTool({ name: 'closeDiff', arguments: { filePath: file } })) as { isError?: boolean };
+            const closed = (await c.client.callTool({ name: CloseDiffTool.name, arguments: { filePath: file } })) as { isError?: boolean };
             assert.notEqual(closed.isError, true, resultText(closed as any));
           },
         };

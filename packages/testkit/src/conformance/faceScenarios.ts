@@ -17,6 +17,7 @@ import type { EndAction, EndSession } from './driver.js';
 import { FACE_TIMEOUT_MS } from './faces.js';
 import { connectAmp, FACES, type FaceAspect, type FaceEntry } from './faceTable.js';
 import type { Scenario, ScenarioContext } from './scenarios.js';
+import { AMP_REQUEST } from '@ide-companion/protocol';
 
 const ORIGINAL = 'first line\nsecond line ✓\nthird line\n';
 const PROPOSAL = 'from the model\n';
@@ -193,7 +194,7 @@ const AMP_BUFFER: Scenario = {
     const b = ctx.file('amp-buffer-b.txt');
     const same = (text: string | undefined) => (text ?? '').replace(/\n$/, '');
     await session.open(a);
-    const answer = (await amp.request('editFile', { path: a, fullContent: 'alpha\nBETA ✓\ngamma' })).editFile;
+    const answer = (await amp.request(AMP_REQUEST.editFile, { path: a, fullContent: 'alpha\nBETA ✓\ngamma' })).editFile;
     assert.deepEqual([answer.success, answer.appliedChanges], [true, true], answer.message);
     assert.deepEqual(fs.readFileSync(a), Buffer.from('alpha\nBETA ✓\ngamma'), 'the bytes exactly, no final newline added');
     assert.equal(await session.showsProposal(a), false, 'no review');
@@ -202,12 +203,12 @@ const AMP_BUFFER: Scenario = {
     assert.equal(same(await session.bufferText!(a)), 'alpha\nbeta', 'one change, undone');
 
     // A file the editor has not open, CRLF into an LF file: the bytes exact.
-    const other = (await amp.request('editFile', { path: b, fullContent: 'changed\r\nline\r\n' })).editFile;
+    const other = (await amp.request(AMP_REQUEST.editFile, { path: b, fullContent: 'changed\r\nline\r\n' })).editFile;
     assert.equal(other.success, true, other.message);
     assert.deepEqual(fs.readFileSync(b), Buffer.from('changed\r\nline\r\n'), 'CRLF kept');
 
     // The undo left a's buffer with unsaved changes: refused, the file and the user's buffer left.
-    const refused = (await amp.request('editFile', { path: a, fullContent: 'no\n' })).editFile;
+    const refused = (await amp.request(AMP_REQUEST.editFile, { path: a, fullContent: 'no\n' })).editFile;
     assert.equal(refused.success, false);
     assert.match(refused.message, /unsaved changes/);
     assert.deepEqual(fs.readFileSync(a), Buffer.from('alpha\nBETA ✓\ngamma'), 'the file is left');
@@ -219,7 +220,7 @@ const AMP_BUFFER: Scenario = {
       await session.revert!(a);
       fs.writeFileSync(a, 'theirs\n');
       fs.utimesSync(a, new Date(), new Date(Date.now() + 60_000));
-      const stale = (await amp.request('editFile', { path: a, fullContent: 'no\n' })).editFile;
+      const stale = (await amp.request(AMP_REQUEST.editFile, { path: a, fullContent: 'no\n' })).editFile;
       assert.equal(stale.success, false, stale.message);
       assert.match(stale.message, new RegExp(`amp-buffer-a\\.txt changed on disk since ${ctx.driver.displayName} read it`));
       assert.equal(fs.readFileSync(a, 'utf8'), 'theirs\n', 'the file is left');
@@ -230,7 +231,7 @@ const AMP_BUFFER: Scenario = {
     await part(ctx, 'readOnlyBuffer', 'setReadOnly', 'a read-only buffer', async () => {
       await session.setReadOnly!(a);
       const before = fs.readFileSync(a);
-      const readOnly = (await amp.request('editFile', { path: a, fullContent: 'no\n' })).editFile;
+      const readOnly = (await amp.request(AMP_REQUEST.editFile, { path: a, fullContent: 'no\n' })).editFile;
       assert.equal(readOnly.success, false, readOnly.message);
       assert.match(readOnly.message, new RegExp(`amp-buffer-a\\.txt is read-only in ${ctx.driver.displayName}`));
       assert.deepEqual(fs.readFileSync(a), before, 'the file is left');
@@ -240,7 +241,7 @@ const AMP_BUFFER: Scenario = {
     const big = ctx.file('amp-buffer-big.txt');
     fs.writeFileSync(big, 'line\n'.repeat(BIG_LINES));
     await session.open(big);
-    const bigAnswer = (await amp.request('editFile', { path: big, fullContent: 'short\n' })).editFile;
+    const bigAnswer = (await amp.request(AMP_REQUEST.editFile, { path: big, fullContent: 'short\n' })).editFile;
     assert.equal(bigAnswer.success, true, bigAnswer.message);
     assert.equal(same(await session.bufferText!(big)), 'short', "the editor's buffer holds it");
     await session.undo!(big);
@@ -257,13 +258,13 @@ const AMP_REQUESTS: Scenario = {
     const amp = await connectAmp(ctx.session);
     ctx.defer(() => amp.close());
     const read = ctx.file('amp-read.txt');
-    assert.equal((await amp.request('readFile', { path: read })).readFile.content, 'read me ✓\n');
-    const outside = (await amp.request('readFile', { path: '/etc/passwd' })).readFile;
+    assert.equal((await amp.request(AMP_REQUEST.readFile, { path: read })).readFile.content, 'read me ✓\n');
+    const outside = (await amp.request(AMP_REQUEST.readFile, { path: '/etc/passwd' })).readFile;
     assert.equal(outside.success, false, 'a file outside the workspace is refused');
     const open = ctx.file('amp-open.txt');
     const cannotOpen = ctx.driver.unsupported.capabilityTools;
     if (cannotOpen) return ctx.note(`openURI is left out: ${cannotOpen}`);
-    const opened = (await amp.request('openURI', { uri: pathToFileURL(open).href })).openURI;
+    const opened = (await amp.request(AMP_REQUEST.openURI, { uri: pathToFileURL(open).href })).openURI;
     assert.equal(opened.success, true, opened.message);
     if (!ctx.session.cursor) return ctx.note(`where the end's cursor is, is not read: ${ctx.driver.unsupported.cursor ?? 'no reason given'}`);
     await waitFor(async () => (await ctx.session.cursor!()).path === open, 'the end to show the opened file', FACE_TIMEOUT_MS);

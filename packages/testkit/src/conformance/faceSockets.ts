@@ -4,7 +4,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { CLAUDE_DIFF_OUTCOME, CLAUDE_NOTIFICATION, CODEX_IPC } from '@ide-companion/protocol';
+import { CLAUDE_DIFF_OUTCOME, CLAUDE_NOTIFICATION, CODEX_IPC, CLAUDE_TOOLS, COPILOT_TOOLS, COPILOT_NOTIFICATION } from '@ide-companion/protocol';
 import { connectClaudeClient, type ClaudeTestClient } from '../claudeClient.js';
 import { askCodexIdeContext } from '../codexClient.js';
 import { connectCopilotClient } from '../copilotClient.js';
@@ -49,9 +49,10 @@ function claudeLink(c: ClaudeTestClient, tools: boolean): FaceLink {
     mentioned: (file, startLine, endLine) =>
       linesMentioned(c.notifications, CLAUDE_NOTIFICATION.atMentioned, file, [startLine, endLine], (p) => [p.lineStart, p.lineEnd]),
     ...(tools && {
-      diagnostics: async (file: string) => claudeDiagnostics(resultText(await c.callTool('getDiagnostics', { uri: pathToFileURL(file).href })), file),
+      diagnostics: async (file: string) =>
+        claudeDiagnostics(resultText(await c.callTool(CLAUDE_TOOLS.getDiagnostics, { uri: pathToFileURL(file).href })), file),
       openDiff(file: string, proposal: string, tab: string): FaceDiff {
-        const answer = c.callTool('openDiff', { old_file_path: file, new_file_path: file, new_file_contents: proposal, tab_name: tab });
+        const answer = c.callTool(CLAUDE_TOOLS.openDiff, { old_file_path: file, new_file_path: file, new_file_contents: proposal, tab_name: tab });
         answer.catch(() => undefined);
         return {
           async accepted() {
@@ -63,7 +64,7 @@ function claudeLink(c: ClaudeTestClient, tools: boolean): FaceLink {
             assert.deepEqual(texts(await answerOf(answer, 'openDiff to answer after the reject')), [CLAUDE_DIFF_OUTCOME.rejected, tab]);
           },
           async closeByAgent() {
-            assert.deepEqual(texts(await c.callTool('close_tab', { tab_name: tab })), [CLAUDE_DIFF_OUTCOME.closed]);
+            assert.deepEqual(texts(await c.callTool(CLAUDE_TOOLS.closeTab, { tab_name: tab })), [CLAUDE_DIFF_OUTCOME.closed]);
             assert.equal(texts(await answerOf(answer, 'openDiff to answer after close_tab'))[0], CLAUDE_DIFF_OUTCOME.closed);
           },
         };
@@ -86,10 +87,10 @@ export const copilot: FaceEntry = {
       // Claude Code's selection_changed, Copilot CLI's too.
       heard: (file, selected) => selectionChanged(c.notifications, file, selected),
       mentioned: (file, startLine, endLine) =>
-        linesMentioned(c.notifications, 'add_selection', file, [startLine, endLine], (p) => [p.selection.start.line, p.selection.end.line]),
-      diagnostics: async (file) => claudeDiagnostics(await call('get_diagnostics', { uri: pathToFileURL(file).href }), file),
+        linesMentioned(c.notifications, COPILOT_NOTIFICATION.addSelection, file, [startLine, endLine], (p) => [p.selection.start.line, p.selection.end.line]),
+      diagnostics: async (file) => claudeDiagnostics(await call(COPILOT_TOOLS.getDiagnostics, { uri: pathToFileURL(file).href }), file),
       openDiff(file, proposal, tab) {
-        const answer = call('open_diff', { original_file_path: file, new_file_contents: proposal, tab_name: tab }).then((t) => JSON.parse(t));
+        const answer = call(COPILOT_TOOLS.openDiff, { original_file_path: file, new_file_contents: proposal, tab_name: tab }).then((t) => JSON.parse(t));
         answer.catch(() => undefined);
         return {
           async accepted() {
@@ -101,7 +102,7 @@ export const copilot: FaceEntry = {
             assert.equal((await answerOf(answer, 'open_diff to answer after the reject')).result, 'REJECTED');
           },
           async closeByAgent() {
-            const closed = JSON.parse(await call('close_diff', { tab_name: tab }));
+            const closed = JSON.parse(await call(COPILOT_TOOLS.closeDiff, { tab_name: tab }));
             assert.deepEqual([closed.success, closed.already_closed], [true, false], JSON.stringify(closed));
             assert.equal((await answerOf(answer, 'open_diff to answer after close_diff')).result, 'REJECTED');
           },

@@ -23,6 +23,7 @@ import { connectClaudeClient, type ClaudeTestClient } from '../claudeClient.js';
 import { connectRecordingClient, type RecordingClient } from '../mcpClient.js';
 import type { EndDriver, EndSession } from './driver.js';
 import { readLockFile } from './faces.js';
+import { CLAUDE_TOOLS, CloseDiffTool, OpenDiffTool, OpenFileTool, SaveDocumentTool } from '@ide-companion/protocol';
 
 /** mulberry32: small, fast and good enough to replay a run from its seed. */
 export function seededRandom(seed: number): () => number {
@@ -173,8 +174,8 @@ const PATH_PROPERTY = /path|uri|file/i;
  * regular file, and never with control characters in its name.
  */
 function refuses(tool: string, kind: Kind): boolean {
-  if (tool === 'openFile' || tool === 'saveDocument') return true;
-  if (tool === 'openDiff') return ['controlChars', 'fifo', 'device', 'directory', 'empty'].includes(kind);
+  if (tool === OpenFileTool.name || tool === SaveDocumentTool.name) return true;
+  if (tool === OpenDiffTool.name) return ['controlChars', 'fifo', 'device', 'directory', 'empty'].includes(kind);
   return false;
 }
 
@@ -334,10 +335,10 @@ async function call(clients: { gemini?: RecordingClient; qwen?: RecordingClient;
     (err: Error) => ({ kind: 'rpcError', message: err.message }) as Answer,
   );
   // Claude's openDiff waits for the user: a shown diff is no answer yet, and is closed by cleanUp.
-  const waitMs = c.face === 'claude' && c.tool === 'openDiff' ? 1500 : 5000;
+  const waitMs = c.face === 'claude' && c.tool === CLAUDE_TOOLS.openDiff ? 1500 : 5000;
   const answer = await withTimeout(settled, waitMs);
   if (answer !== 'timeout') return answer;
-  if (c.face === 'claude' && c.tool === 'openDiff') return { kind: 'result', isError: false, text: 'shown (waiting for the user)' };
+  if (c.face === 'claude' && c.tool === CLAUDE_TOOLS.openDiff) return { kind: 'result', isError: false, text: 'shown (waiting for the user)' };
   return { kind: 'timeout' };
 }
 
@@ -364,18 +365,18 @@ function refusalMessage(text: string): string | undefined {
 
 /** Closes whatever the case may have opened in the editor (diffs), so the next case starts clean. */
 async function cleanUp(clients: { gemini?: RecordingClient; qwen?: RecordingClient; claude?: ClaudeTestClient }, c: FuzzCase): Promise<void> {
-  if (c.tool !== 'openDiff' || typeof c.args !== 'object' || c.args === null) return;
+  if (c.tool !== OpenDiffTool.name || typeof c.args !== 'object' || c.args === null) return;
   const args = c.args as Record<string, unknown>;
   if (c.face === 'claude') {
     await withTimeout(
-      clients.claude!.request('tools/call', { name: 'closeAllDiffTabs', arguments: {} }).catch(() => undefined),
+      clients.claude!.request('tools/call', { name: CLAUDE_TOOLS.closeAllDiffTabs, arguments: {} }).catch(() => undefined),
       3000,
     );
     return;
   }
   if (typeof args['filePath'] === 'string')
     await withTimeout(
-      clients[c.face]!.client.callTool({ name: 'closeDiff', arguments: { filePath: args['filePath'] } }).catch(() => undefined),
+      clients[c.face]!.client.callTool({ name: CloseDiffTool.name, arguments: { filePath: args['filePath'] } }).catch(() => undefined),
       3000,
     );
 }

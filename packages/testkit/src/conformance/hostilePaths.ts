@@ -14,6 +14,7 @@ import * as path from 'node:path';
 import { connectRecordingClient } from '../mcpClient.js';
 import { resultText } from './faces.js';
 import type { Scenario, ScenarioContext } from './scenarios.js';
+import { OpenFileTool } from '@ide-companion/protocol';
 
 async function capabilityClient(ctx: ScenarioContext) {
   const { content } = await ctx.session.discovery();
@@ -23,7 +24,7 @@ async function capabilityClient(ctx: ScenarioContext) {
 }
 
 const openFile = async (c: Awaited<ReturnType<typeof capabilityClient>>, file: string) =>
-  (await c.client.callTool({ name: 'openFile', arguments: { path: file } })) as { isError?: boolean; content: Array<{ type: string; text?: string }> };
+  (await c.client.callTool({ name: OpenFileTool.name, arguments: { path: file } })) as { isError?: boolean; content: Array<{ type: string; text?: string }> };
 
 export const HOSTILE_PATH_SCENARIOS: readonly Scenario[] = [
   {

@@ -14,6 +14,7 @@ import { OPTIONAL_ARGUMENT_FILES, runOptionalArgumentRows } from '../optionalArg
 import { sleep, waitFor } from '../wait.js';
 import type { EndAction, EndDriver, EndSession, Position, StartOptions } from './driver.js';
 import { connectClaude, FACE_TIMEOUT_MS, resultText, type GeminiFace } from './faces.js';
+import { CLAUDE_NOTIFICATION, OpenDiffTool } from '@ide-companion/protocol';
 
 export interface ScenarioContext {
   driver: EndDriver;
@@ -114,7 +115,7 @@ export const SCENARIOS: readonly Scenario[] = [
       await ctx.session.select!({ start: { line: 2, character: 1 }, end: { line: 3, character: 3 }, backward: false });
       await gemini.waitForContext((c) => activeFile(file)(c)?.selectedText === 'bravo charlie\nde', 'the selected text');
       const heard = await waitFor(
-        () => claude.notifications.findLast((n) => n.method === 'selection_changed' && n.params.text === 'bravo charlie\nde')?.params,
+        () => claude.notifications.findLast((n) => n.method === CLAUDE_NOTIFICATION.selectionChanged && n.params.text === 'bravo charlie\nde')?.params,
         'selection_changed with the text',
         FACE_TIMEOUT_MS,
       );
@@ -141,7 +142,7 @@ export const SCENARIOS: readonly Scenario[] = [
         await ctx.session.select!({ start: c.start, end: c.end, backward: true });
         await gemini.waitForContext((x) => activeFile(file)(x)?.selectedText === c.text, `the selected text ${JSON.stringify(c.text)}`);
         const heard = await waitFor(
-          () => claude.notifications.findLast((n) => n.method === 'selection_changed' && n.params.text === c.text)?.params,
+          () => claude.notifications.findLast((n) => n.method === CLAUDE_NOTIFICATION.selectionChanged && n.params.text === c.text)?.params,
           `selection_changed with ${JSON.stringify(c.text)}`,
           FACE_TIMEOUT_MS,
         );
@@ -212,7 +213,7 @@ export const SCENARIOS: readonly Scenario[] = [
       const { content } = await ctx.session.discovery();
       const doomed = await connectRecordingClient({ port: content.port, token: content.authToken });
       const file = ctx.file('fault-cli.txt');
-      await doomed.client.callTool({ name: 'openDiff', arguments: { filePath: file, newContent: 'never written\n' } });
+      await doomed.client.callTool({ name: OpenDiffTool.name, arguments: { filePath: file, newContent: 'never written\n' } });
       await ctx.session.shownProposal(file);
       // A killed CLI sends nothing more: its connections just close.
       await doomed.transport.close();
@@ -233,7 +234,7 @@ export const SCENARIOS: readonly Scenario[] = [
       const { path: discoveryPath, content } = await ctx.session.discovery();
       const c = await connectRecordingClient({ port: content.port, token: content.authToken });
       const file = ctx.file('fault-host.txt');
-      await c.client.callTool({ name: 'openDiff', arguments: { filePath: file, newContent: 'never written\n' } });
+      await c.client.callTool({ name: OpenDiffTool.name, arguments: { filePath: file, newContent: 'never written\n' } });
       await ctx.session.shownProposal(file);
       await c.transport.close().catch(() => undefined);
       await ctx.session.killHost!();

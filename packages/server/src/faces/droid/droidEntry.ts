@@ -5,10 +5,10 @@
  * FACTORY_VSCODE_MCP_PORT in the editor's terminals; its four tools over the
  * companion's (droidTools.ts).
  */
-import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { DROID_ENV, type Diagnostic, type DroidLockFile } from '@ide-companion/protocol';
-import { droidIdeDir } from '@ide-companion/shared/agentPaths';
+import { droidIdeDir, AGENT_CONNECT_HINTS } from '@ide-companion/shared/agentPaths';
+import { readPinned } from '@ide-companion/shared/pinnedFiles';
 import { isProcessAlive } from '@ide-companion/shared/processAlive';
 import type { HealthItem } from '../../healthLines.js';
 import { getDiagnostics } from '../../tools/getDiagnostics.js';
@@ -19,15 +19,14 @@ import { DROID_HEARTBEAT_MS, DroidFace } from './droidFace.js';
 import { droidDiagnostics, registerDroidTools } from './droidTools.js';
 import { peerUidSupported } from './peerUid.js';
 
-/** Lines counted for activeFile only in files up to this size (the CLI requires the field and shows nothing of it). */
+/** Lines counted for activeFile only in files up to this size, else 0 (the CLI requires the field and shows nothing of it). */
 const MAX_COUNTED_BYTES = 4 * 1024 * 1024;
 
 export const droidFace: FaceDefinition = {
   agent: 'droid',
-  connectHint: 'droid there connects with /ide (or its ideAutoConnect setting)',
+  connectHint: AGENT_CONNECT_HINTS.droid,
   create(host, given) {
     const dir = () => given.path ?? droidIdeDir();
-    const counted = new Map<string, number>();
     let served = false;
     let refused: string | undefined;
     const face: DroidFace = new DroidFace({
@@ -40,15 +39,14 @@ export const droidFace: FaceDefinition = {
         registerDroidTools(server, host.tools, host.toolEnvironment());
         return server;
       },
-      lineCount: (file) => {
-        let n = counted.get(file);
-        if (n === undefined) {
-          n = countLines(file);
-          // One entry per file the user focused: bounded by keeping the last few.
-          if (counted.size >= 64) counted.delete(counted.keys().next().value!);
-          counted.set(file, n);
+      // By descriptor inside the roots, as every read of a user's file (shared/pinnedFiles.ts): a link out of them is not read.
+      lineCount: async (file) => {
+        try {
+          const text = await readPinned(file, MAX_COUNTED_BYTES, { roots: host.context.getRoots(), use: 'read' });
+          return text === undefined ? 0 : linesIn(text);
+        } catch {
+          return 0;
         }
-        return n;
       },
       context: () => ({ context: host.context.snapshot(), selectionBackward: host.context.selectionBackward }),
       diagnosticsOf: async (file) => {
@@ -101,16 +99,9 @@ export const droidFace: FaceDefinition = {
   },
 };
 
-/** Lines in `file` (newlines + 1), read only when small; 0 when unreadable or larger. */
-function countLines(file: string): number {
-  try {
-    const st = fs.statSync(file);
-    if (!st.isFile() || st.size > MAX_COUNTED_BYTES) return 0;
-    const text = fs.readFileSync(file);
-    let n = 1;
-    for (const byte of text) if (byte === 0x0a) n++;
-    return n;
-  } catch {
-    return 0;
-  }
+/** Lines in `text`: its newlines + 1. */
+function linesIn(text: string): number {
+  let n = 1;
+  for (let at = text.indexOf('\n'); at !== -1; at = text.indexOf('\n', at + 1)) n++;
+  return n;
 }

@@ -14,6 +14,7 @@ import * as path from 'node:path';
 import {
   DROID_NOTIFICATION,
   LOOPBACK_HOST,
+  type ClaudeSelectionChanged,
   type CompanionNotification,
   type DroidActiveFileParams,
   type DroidOpenFilesParams,
@@ -30,6 +31,8 @@ import { peerUid } from './peerUid.js';
 
 /** Well inside the CLI's 75 s (it checks every 5 s): a heartbeat lost or late still leaves two more. */
 export const DROID_HEARTBEAT_MS = 20_000;
+/** A count of the active file older than this is taken again at the next context change (the file may have been saved since). */
+const RECOUNT_MS = 5_000;
 
 const METHODS = new Set<string>(Object.values(DROID_NOTIFICATION));
 
@@ -37,8 +40,8 @@ export interface DroidFaceOptions extends SessionLimits {
   maxBodyBytes: number;
   /** How often every session hears a heartbeat. */
   heartbeatMs: number;
-  /** The line count of an active file (the CLI requires it; it does not use it). */
-  lineCount: (file: string) => number;
+  /** The line count of an active file (the CLI requires it; it does not use it); never rejects. */
+  lineCount: (file: string) => Promise<number>;
   /** The context as it stands, for a stream that opens. */
   context: () => { context: IdeContext; selectionBackward: boolean };
   /** A file's diagnostics as the CLI takes them (`{filePath, diagnostics}`), or undefined when the editor has none to give. */
@@ -57,6 +60,10 @@ export class DroidFace implements SessionFace {
   private lastActive: string | undefined;
   private lastOpen: string | undefined;
   private lastDiagnosed: string | undefined;
+  /** The active file's line count: one file's only, taken when it became active (or again once stale). */
+  private counted: { path: string; lines: number; at: number } | undefined;
+  /** The file whose count is being taken. */
+  private counting: string | undefined;
   /** Each connection's verdict, decided once at its first request (the peer's socket does not change owner). */
   private readonly admitted = new WeakMap<Socket, Refusal | undefined>();
 
@@ -66,7 +73,7 @@ export class DroidFace implements SessionFace {
       // What the user has open now, as the stream opens (the CLI shows it at once), and a first heartbeat.
       onStreamOpen: (id) => {
         const { context, selectionBackward } = options.context();
-        const active = this.activeFile(context, selectionBackward);
+        const active = this.activeFile(selectionOf(context, selectionBackward));
         if (active) this.sessions.notify(id, note(DROID_NOTIFICATION.activeFile, active));
         this.sessions.notify(id, note(DROID_NOTIFICATION.openFiles, openFilesOf(context)));
         this.sessions.notify(id, note(DROID_NOTIFICATION.heartbeat, { timestamp: Date.now() }));
@@ -126,22 +133,29 @@ export class DroidFace implements SessionFace {
   /** The context changed: every session hears the active file (and selection) and the open files when they differ from what it heard last. */
   contextChanged(context: IdeContext, selectionBackward: boolean): void {
     if (this.sessions.size === 0) return;
-    const active = this.activeFile(context, selectionBackward);
-    const activeKey = JSON.stringify(active);
-    if (active && activeKey !== this.lastActive) this.sessions.broadcast(note(DROID_NOTIFICATION.activeFile, active));
-    this.lastActive = activeKey;
+    const selection = selectionOf(context, selectionBackward);
+    this.tellActive(selection);
     const open = openFilesOf(context);
     const openKey = JSON.stringify(open);
     if (openKey !== this.lastOpen) this.sessions.broadcast(note(DROID_NOTIFICATION.openFiles, open));
     this.lastOpen = openKey;
-    // A new active file: its diagnostics, asked of the editor, for every session's footer.
-    if (active && active.path !== this.lastDiagnosed) {
-      this.lastDiagnosed = active.path;
-      this.options.diagnosticsOf(active.path).then(
+    // A new active file: its diagnostics, asked of the editor, for every session's footer (its line count need not be in).
+    const activePath = selection?.filePath;
+    if (activePath !== undefined && activePath !== this.lastDiagnosed) {
+      this.lastDiagnosed = activePath;
+      this.options.diagnosticsOf(activePath).then(
         (params) => params && this.sessions.broadcast(note(DROID_NOTIFICATION.diagnostics, params)),
         (err: unknown) => this.options.logger.info('Factory Droid: no diagnostics to push', { error: describeError(err) }),
       );
     }
+  }
+
+  /** Every session hears the active file when it differs from what they heard last (not before its lines are counted). */
+  private tellActive(selection: ClaudeSelectionChanged | undefined): void {
+    const active = this.activeFile(selection);
+    const activeKey = JSON.stringify(active);
+    if (active && activeKey !== this.lastActive) this.sessions.broadcast(note(DROID_NOTIFICATION.activeFile, active));
+    this.lastActive = activeKey;
   }
 
   /** The CLI takes no mention. */
@@ -159,18 +173,45 @@ export class DroidFace implements SessionFace {
     await closeServer(this.server);
   }
 
-  private activeFile(context: IdeContext, selectionBackward: boolean): DroidActiveFileParams | undefined {
-    const selection = selectionOf(context, selectionBackward);
+  private activeFile(selection: ClaudeSelectionChanged | undefined): DroidActiveFileParams | undefined {
     if (!selection) return undefined;
+    // Not counted yet: the active file is told once it is (retell).
+    const lineCount = this.linesOf(selection.filePath);
+    if (lineCount === undefined) return undefined;
     const { start, end } = selection.selection;
     return {
       path: selection.filePath,
       fileName: path.basename(selection.filePath),
       // The context does not say; the CLI only shows it.
       isDirty: false,
-      lineCount: this.options.lineCount(selection.filePath),
+      lineCount,
       selection: { startLine: start.line, startCharacter: start.character, endLine: end.line, endCharacter: end.character, selectedText: selection.text },
     };
+  }
+
+  /** `file`'s line count as last taken; taken (again) in the background when unknown or stale, then told to every session if new. */
+  private linesOf(file: string): number | undefined {
+    const known = this.counted?.path === file ? this.counted : undefined;
+    if (known && Date.now() - known.at < RECOUNT_MS) return known.lines;
+    if (this.counting !== file) {
+      this.counting = file;
+      void this.options.lineCount(file).then((lines) => {
+        // Another file became active meanwhile: its own count is under way.
+        if (this.counting !== file) return;
+        this.counting = undefined;
+        const changed = this.counted?.path !== file || this.counted.lines !== lines;
+        this.counted = { path: file, lines, at: Date.now() };
+        if (changed) this.retell();
+      });
+    }
+    return known?.lines;
+  }
+
+  /** The active file as it stands told again (its count arrived), when it differs from what the sessions heard. */
+  private retell(): void {
+    if (this.sessions.size === 0) return;
+    const { context, selectionBackward } = this.options.context();
+    this.tellActive(selectionOf(context, selectionBackward));
   }
 
   /** Whether the connection's peer is this user's: refused when another user's, or when the kernel lists no such socket. */
