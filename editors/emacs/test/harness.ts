@@ -99,6 +99,8 @@ export async function startEmacs(options: StartOptions = {}): Promise<EmacsSessi
       '(server-start)',
       `(add-to-list 'load-path ${elispString(PACKAGE_ROOT)})`,
       options.vterm && VTERM_DIR ? `(add-to-list 'load-path ${elispString(VTERM_DIR)})` : '',
+      // Debian compiles it for the system's Emacs only: an older one (27) loads the sources, the module from there.
+      options.vterm && VTERM_DIR ? `(when (< emacs-major-version 28) (add-to-list 'load-path ${elispString(VTERM_DIR.replace('/elpa/', '/elpa-src/'))}))` : '',
       "(require 'ide-companion)",
       options.init ?? '',
       '(ide-companion-mode 1)',
