@@ -64,11 +64,7 @@ test(
       assert.equal(shown.newContent, 'new\n');
       assert.equal(fs.readFileSync(r.file, 'utf8'), 'old\n', 'nothing written before the accept');
       r.t.companion.diffs.accept(shown.id, 'new, edited by the user\n');
-      await r.term.waitOut(
-        /wrote a\.txt as accepted in the editor \(with your edits\)/,
-        'the accepted bytes written',
-        60_000,
-      );
+      await r.term.waitOut(/wrote a\.txt as accepted in the editor \(with your edits\)/, 'the accepted bytes written', 60_000);
       await r.term.waitOut(/Wrote it\./, 'the model turn after the tool result', 60_000);
       assert.equal(fs.readFileSync(r.file, 'utf8'), 'new, edited by the user\n');
       assert.equal(r.t.view.shown.length, 1, 'reviewed once');
