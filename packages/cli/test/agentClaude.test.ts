@@ -46,7 +46,7 @@ async function claudeRun(name: string, script: (ws: string) => ScriptedTurn[]) {
   const env = claudeAgentAcpEnv(binEnv(tmpdir), { home, baseUrl: mock.baseUrl });
   const term = startAgentTerminal(['--', process.execPath, adapter!.script], { cwd: workspace, env });
   const cleanup = async () => {
-    if (term.child.exitCode === null) term.child.kill('SIGKILL');
+    await term.stop();
     await t.cleanup();
     await mock.close();
     dir.cleanup();

@@ -64,7 +64,7 @@ async function geminiRun(name: string, turns: FakeTurn[]) {
   const term = startAgentTerminal(argv, { cwd: dirs.workspace, env: binEnv(dirs.tmpdir, geminiEnv(dirs)) });
   const wire = (): Wire[] => (fs.existsSync(tap) ? (logLines(fs.readFileSync(tap, 'utf8')) as Wire[]) : []);
   const cleanup = async () => {
-    if (term.child.exitCode === null) term.child.kill('SIGKILL');
+    await term.stop();
     await t.cleanup();
     dirs.cleanup();
   };

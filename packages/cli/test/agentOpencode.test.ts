@@ -58,7 +58,7 @@ async function opencodeRun(name: string, after: string) {
   });
   const term = startAgentTerminal(['--', opencode!.binary, 'acp'], { cwd: workspace, env });
   const cleanup = async () => {
-    if (term.child.exitCode === null) term.child.kill('SIGKILL');
+    await term.stop();
     await t.cleanup();
     await mock.close();
     dir.cleanup();

@@ -43,7 +43,7 @@ async function qwenRun(name: string, after: string) {
   const env = binEnv(tmpdir, { HOME: home, QWEN_HOME: qwenHome });
   const term = startAgentTerminal(['--', ...qwenArgv(qwen!, mock.baseUrl), '--acp', '--approval-mode', 'default'], { cwd: workspace, env });
   const cleanup = async () => {
-    if (term.child.exitCode === null) term.child.kill('SIGKILL');
+    await term.stop();
     await t.cleanup();
     await mock.close();
     dir.cleanup();
