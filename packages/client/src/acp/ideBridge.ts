@@ -47,6 +47,8 @@ interface Accepted {
   shown: string;
   proposed: string;
   accepted: string;
+  /** Already written by us (the agent asked fs/write_text_file): watched only in case the agent writes its own version too. */
+  written?: boolean;
 }
 
 export interface IdeBridgeOptions {
@@ -91,12 +93,23 @@ export class IdeBridge {
     const file = this.check(params.path, true);
     const { ui, companion } = this.options;
     const shown = path.relative(this.options.roots[0] ?? '/', file) || file;
+    // Already reviewed: the permission for this very change was accepted in the editor (Gemini asks, then writes).
+    // Taken before any wait: opencode reports the tool call done without waiting for this answer.
+    const reviewed = this.takeAccepted(file, params.content);
     // What the file held when the write was asked: what the user reviews against.
     const before = await this.pinned(() => readPinned(file, MAX_READ_BYTES, { roots: this.options.roots, use: 'write' }));
-    // Already reviewed: the permission for this very change was accepted in the editor (Gemini asks, then writes).
-    const reviewed = this.takeAccepted(file, params.content);
     if (reviewed) {
-      await this.write(file, reviewed.accepted, before);
+      try {
+        await this.write(file, reviewed.accepted, before);
+      } catch (err) {
+        // opencode also writes its own version meanwhile: the user's bytes go over exactly that, nothing else.
+        const now = await readPinned(file, MAX_READ_BYTES, { roots: this.options.roots, use: 'write' }).catch(() => undefined);
+        // Already the user's bytes (written again when the agent reported its own write): done.
+        if (now !== reviewed.accepted) {
+          if (now !== reviewed.proposed) throw err;
+          await this.write(file, reviewed.accepted, reviewed.proposed);
+        }
+      }
       const edited = reviewed.accepted !== reviewed.proposed;
       if (edited) this.noteEdited(reviewed.shown);
       ui.notice(`wrote ${shown} as accepted in the editor${edited ? ' (with your edits)' : ''}`);
@@ -166,7 +179,9 @@ export class IdeBridge {
     await Promise.all([...this.work]);
     for (const files of this.accepted.values()) {
       for (const f of files) {
-        if (f.accepted !== f.proposed) this.options.ui.notice(`the agent did not report writing ${f.shown}: your edits to it were not written`);
+        if (f.accepted !== f.proposed && !f.written) {
+          this.options.ui.notice(`the agent did not report writing ${f.shown}: your edits to it were not written`);
+        }
       }
     }
     this.accepted.clear();
@@ -233,12 +248,17 @@ export class IdeBridge {
     return answer(allow);
   }
 
-  /** The accepted review of exactly this write (`file` with `content`), taken out of the waiting list. */
+  /**
+   * The accepted review of exactly this write (`file` with `content`), marked written. One with the user's edits
+   * stays listed until the tool call ends: opencode writes its own version too, after asking us to write.
+   */
   private takeAccepted(file: string, content: string): Accepted | undefined {
     for (const [id, files] of this.accepted) {
-      const i = files.findIndex((f) => f.file === file && f.proposed === content);
+      const i = files.findIndex((f) => !f.written && f.file === file && f.proposed === content);
       if (i < 0) continue;
-      const [found] = files.splice(i, 1);
+      const found = files[i]!;
+      found.written = true;
+      if (found.accepted === found.proposed) files.splice(i, 1);
       if (files.length === 0) this.accepted.delete(id);
       return found;
     }
@@ -248,6 +268,20 @@ export class IdeBridge {
   /** The agent wrote its version of `f` (or failed to): the user's accepted bytes over it, only if the file holds exactly the agent's version. */
   private async applyEdits(f: Accepted, agentWrote: boolean): Promise<void> {
     const { ui } = this.options;
+    if (f.written) {
+      // Ours is on disk unless the agent then wrote its own version over it: then the user's bytes again.
+      if (!agentWrote) return;
+      const now = await readPinned(f.file, MAX_READ_BYTES, { roots: this.options.roots, use: 'write' }).catch(() => undefined);
+      if (now !== f.proposed) return;
+      try {
+        await this.write(f.file, f.accepted, f.proposed);
+      } catch (err) {
+        ui.notice(`the agent wrote its own version of ${f.shown} over your edits, and yours could not be written again: ${(err as Error).message}`);
+        return;
+      }
+      ui.notice(`the agent wrote its own version of ${f.shown} over your edits: yours written again`);
+      return;
+    }
     if (!agentWrote) {
       ui.notice(`the agent's change to ${f.shown} failed: your edits to it were not written`);
       return;
