@@ -10,7 +10,6 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import {
-  allowOnceOnScreen,
   findGeminiCli,
   geminiEnv,
   makeGeminiHome,
@@ -62,7 +61,6 @@ test(
     await waitFor(async () => (await text()).includes('[agent: ') || undefined, 'the agent started', START_TIMEOUT_MS);
     emacs.tmux.type('please write a.txt');
     emacs.tmux.keys('Enter');
-    await allowOnceOnScreen(emacs.tmux, STEP_TIMEOUT_MS);
     const proposal = await waitForProposalBuffer(emacs, STEP_TIMEOUT_MS, file).catch((err: Error) => {
       throw new Error(`${err.message}\n--- screen ---\n${emacs.tmux.screen()}`);
     });

@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { allowOnceOnScreen, waitFor, writeFileTurns } from '@ide-companion/testkit';
+import { waitFor, writeFileTurns } from '@ide-companion/testkit';
 import { skipGeminiInTmux as skip, startGeminiInTmux, START_TIMEOUT_MS, STEP_TIMEOUT_MS } from './geminiInTmux.js';
 
 const EDITED = 'line the user wrote in Neovim ✓\n';
@@ -38,7 +38,6 @@ test(':IdeAgent runs an ACP agent connected to this Neovim; its write opens the 
   await tmux.waitForText('[agent: ', START_TIMEOUT_MS);
   tmux.type('please write a.txt');
   tmux.keys('Enter');
-  await allowOnceOnScreen(tmux, STEP_TIMEOUT_MS);
   const diff = await waitFor(
     async () => (await lua<Array<{ path: string; proposal: number }>>("return require('ide_companion.diff').list()")).find((d) => d.path === file),
     'the diff in Neovim',

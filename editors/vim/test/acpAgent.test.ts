@@ -8,16 +8,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import {
-  allowOnceOnScreen,
-  findGeminiCli,
-  geminiEnv,
-  makeGeminiRunDirs,
-  skipUnless,
-  waitFor,
-  writeAcpGeminiScript,
-  writeFileTurns,
-} from '@ide-companion/testkit';
+import { findGeminiCli, geminiEnv, makeGeminiRunDirs, skipUnless, waitFor, writeAcpGeminiScript, writeFileTurns } from '@ide-companion/testkit';
 import { gotoBuffer, skipVim, startVim, vimString, waitForDiff, type VimSession } from './harness.js';
 
 const cli = findGeminiCli();
@@ -59,7 +50,6 @@ test(':IdeAgent runs an ACP agent connected to this Vim; its write opens the dif
   await vim.tmux.waitForText('[agent: ', START_TIMEOUT_MS);
   vim.type('please write a.txt');
   vim.keys('Enter');
-  await allowOnceOnScreen(vim.tmux, STEP_TIMEOUT_MS);
   const diff = await waitForDiff(vim, file, STEP_TIMEOUT_MS).catch((err: Error) => {
     throw new Error(`${err.message}\n--- screen ---\n${vim.tmux.screen()}`);
   });

@@ -10,17 +10,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import {
-  allowOnceOnScreen,
-  findGeminiCli,
-  geminiEnv,
-  makeGeminiRunDirs,
-  makeTempDir,
-  repoRoot,
-  waitFor,
-  writeAcpGeminiScript,
-  writeFileTurns,
-} from '@ide-companion/testkit';
+import { findGeminiCli, geminiEnv, makeGeminiRunDirs, makeTempDir, repoRoot, waitFor, writeAcpGeminiScript, writeFileTurns } from '@ide-companion/testkit';
 import { CodeServer, skipCodeServerWithGemini } from './codeServer.js';
 import { diffTabCount, palette, terminalUi } from './workbench.js';
 
@@ -75,7 +65,6 @@ test(
     await waitFor(async () => (await term.screen()).includes('[agent: ') || undefined, 'the agent started', START_TIMEOUT_MS, 250).catch(fail);
     await term.type('please write a.txt');
     await term.keys('Enter');
-    await allowOnceOnScreen(term, STEP_TIMEOUT_MS);
     const diff = await waitFor(async () => (await w.api()).pendingDiffs[0], 'the diff', STEP_TIMEOUT_MS, 250).catch(fail);
     assert.equal(diff.filePath, path.join(fs.realpathSync(dirs.workspace), 'a.txt'));
     await waitFor(async () => (await diffTabCount(w)) === 1, 'the diff tab', STEP_TIMEOUT_MS, 250);

@@ -1,15 +1,17 @@
 /**
  * The ACP bridge's own rules, on real files: the workspace check (symlinks, relative
- * paths, control characters), reads with line/limit, and the context blocks per
- * prompt capability.
+ * paths, control characters), reads with line/limit, the context blocks per
+ * prompt capability, and a permission's diff reviewed in a real companion's diff.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { makeTempDir } from '@ide-companion/testkit';
+import { makeTempDir, waitFor } from '@ide-companion/testkit';
 import { checkWorkspacePath, PathRefused } from '../src/acp/workspacePath.js';
-import { IdeBridge, type AgentUi } from '../src/acp/ideBridge.js';
+import { IdeBridge, wholeFile, type AgentUi } from '../src/acp/ideBridge.js';
+import { CompanionClient } from '../src/index.js';
+import { startCompanion } from './helpers.js';
 import { contextBlocks } from '../src/acp/promptContext.js';
 
 function quietUi(): AgentUi & { notices: string[] } {
@@ -104,5 +106,83 @@ test('acp fs/write_text_file: a file changed while the user decided is not writt
     assert.deepEqual(fs.readFileSync(fresh), Buffer.from('new\r\n'));
   } finally {
     ws.cleanup();
+  }
+});
+
+test('acp diff content: a whole file as is; a fragment applied where it is found once; else none', () => {
+  assert.equal(wholeFile('old\n', null, 'new\n'), 'new\n');
+  assert.equal(wholeFile(undefined, null, 'new\n'), 'new\n');
+  assert.equal(wholeFile('old\n', 'old\n', 'new\n'), 'new\n');
+  assert.equal(wholeFile(undefined, '', 'new\n'), 'new\n');
+  assert.equal(wholeFile('a old b\n', 'old', 'new'), 'a new b\n');
+  assert.equal(wholeFile('old old\n', 'old', 'new'), undefined, 'ambiguous');
+  assert.equal(wholeFile('x\n', 'old', 'new'), undefined, 'not found');
+  assert.equal(wholeFile(undefined, 'old', 'new'), undefined, 'no file to apply it to');
+  assert.equal(wholeFile('x\n', '', 'new'), undefined, 'an empty fragment of a non-empty file');
+});
+
+test('acp permission with a diff, real companion: outside the workspace refused unseen; one that does not apply asked in the terminal; edits not written over a file the agent did not write as proposed', async () => {
+  const h = await startCompanion();
+  const companion = new CompanionClient({ cwd: h.workspace, env: h.env, tmpdir: h.tmp, ideProcess: h.ideProcess, wellKnownPorts: false, reconnect: false });
+  const out = makeTempDir('acp-perm-out-');
+  try {
+    assert.ok(await companion.connect());
+    const ui = quietUi();
+    const asked: string[] = [];
+    ui.choose = (question) => {
+      asked.push(question);
+      return Promise.resolve('no');
+    };
+    const bridge = new IdeBridge({ ui, companion, roots: [h.workspace] });
+    const options = [
+      { optionId: 'yes', name: 'Allow', kind: 'allow_once' as const },
+      { optionId: 'no', name: 'Reject', kind: 'reject_once' as const },
+    ];
+    const permission = (toolCallId: string, diff: { path: string; oldText?: string | null; newText: string }) =>
+      bridge.requestPermission({ sessionId: 's', options, toolCall: { toolCallId, title: 'Edit', content: [{ type: 'diff', ...diff }] } });
+
+    // Outside the workspace: the reject option, no diff shown, nothing asked.
+    const secret = path.join(out.path, 'secret.txt');
+    fs.writeFileSync(secret, 'secret\n');
+    assert.deepEqual(await permission('t1', { path: secret, newText: 'pwned\n' }), { outcome: { outcome: 'selected', optionId: 'no' } });
+    assert.equal(h.view.shown.length, 0);
+    assert.deepEqual(asked, []);
+    assert.match(ui.notices.join('\n'), /refused the agent's change: .*outside the workspace/);
+
+    // A fragment found twice cannot be shown as the whole file: asked in the terminal (answered there: reject).
+    const file = path.join(h.workspace, 'a.txt');
+    fs.writeFileSync(file, 'old old\n');
+    assert.deepEqual(await permission('t2', { path: file, oldText: 'old', newText: 'new' }), { outcome: { outcome: 'selected', optionId: 'no' } });
+    assert.equal(h.view.shown.length, 0);
+    assert.match(asked[0] ?? '', /The agent asks permission: Edit/);
+
+    // Accepted with edits; then the agent reports its write, but the file holds something else: the user's edits are not written over it.
+    fs.writeFileSync(file, 'old\n');
+    const answer = permission('t3', { path: file, oldText: 'old', newText: 'new' });
+    const shown = await waitFor(() => h.view.shown[0], 'the diff in the editor');
+    assert.equal(shown.newContent, 'new\n');
+    h.companion.diffs.accept(shown.id, 'edited\n');
+    assert.deepEqual(await answer, { outcome: { outcome: 'selected', optionId: 'yes' } });
+    fs.writeFileSync(file, 'another program\n');
+    bridge.onUpdate({ sessionUpdate: 'tool_call_update', toolCallId: 't3', status: 'completed' });
+    await bridge.endTurn();
+    assert.equal(fs.readFileSync(file, 'utf8'), 'another program\n');
+    assert.match(ui.notices.join('\n'), /your edits to a\.txt were not written/);
+    assert.deepEqual(bridge.takeNotes(), [], 'the agent is told of edits only when they were written');
+
+    // Accepted with edits, and the agent's write failed: nothing written, said so.
+    fs.writeFileSync(file, 'old\n');
+    const failed = permission('t4', { path: file, oldText: 'old', newText: 'new' });
+    const second = await waitFor(() => h.view.shown[1], 'the second diff');
+    h.companion.diffs.accept(second.id, 'edited\n');
+    await failed;
+    bridge.onUpdate({ sessionUpdate: 'tool_call_update', toolCallId: 't4', status: 'failed' });
+    await bridge.endTurn();
+    assert.equal(fs.readFileSync(file, 'utf8'), 'old\n');
+    assert.match(ui.notices.join('\n'), /the agent's change to a\.txt failed: your edits to it were not written/);
+  } finally {
+    await companion.stop();
+    await h.cleanup();
+    out.cleanup();
   }
 });

@@ -7,8 +7,6 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { GeminiCliInstall } from './geminiCli.js';
 import { GEMINI_TEST_SETTINGS, shellCommand, type GeminiRunDirs } from './geminiHome.js';
-import type { TypingUi } from './geminiTui.js';
-import { waitFor } from './wait.js';
 
 /** Writes `dirs.path/acp-gemini.sh` (run with `env`) and Gemini's settings with its IDE mode off; returns the script: the agent command. */
 export function writeAcpGeminiScript(
@@ -21,12 +19,4 @@ export function writeAcpGeminiScript(
   const file = join(dirs.path, 'acp-gemini.sh');
   writeFileSync(file, `#!/bin/sh\nexec ${shellCommand(argv, env, [])} "$@"\n`, { mode: 0o755 });
   return file;
-}
-
-/** Answers the permission question `ide-companion agent` shows on `ui`'s screen (a tmux, a workbench terminal) with its allow_once option. */
-export async function allowOnceOnScreen(ui: TypingUi, timeoutMs: number): Promise<void> {
-  const choice = await waitFor(async () => /(\d)\) [^\n]*\(allow_once\)/.exec(await ui.screen())?.[1], 'the permission question (allow_once)', timeoutMs);
-  // The number, then Enter: the prompt line is readline's.
-  await ui.type(choice);
-  await ui.keys('Enter');
 }

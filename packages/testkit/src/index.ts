@@ -23,6 +23,7 @@ export * from './openAiMock.js';
 export * from './claudeClient.js';
 export * from './anthropicMock.js';
 export * from './claudeCode.js';
+export * from './claudeAgentAcp.js';
 export * from './editorScript.js';
 export * from './conformance/index.js';
 export * from './bigLine.js';

@@ -16,6 +16,8 @@ export interface AgentTerminal {
   waitOut(re: RegExp, what: string, timeoutMs?: number, from?: number): Promise<RegExpMatchArray>;
   /** Resolves with the exit code (SIGKILL after `timeoutMs`). */
   exit(timeoutMs?: number): Promise<number | null>;
+  /** For a test's cleanup: SIGTERM (the command then stops its agent), SIGKILL after `timeoutMs`; a SIGKILL alone would orphan the agent. */
+  stop(timeoutMs?: number): Promise<void>;
 }
 
 export function startAgentTerminal(args: readonly string[], opts: { cwd: string; env: NodeJS.ProcessEnv }): AgentTerminal {
@@ -40,6 +42,13 @@ export function startAgentTerminal(args: readonly string[], opts: { cwd: string;
       } finally {
         clearTimeout(timer);
       }
+    },
+    stop: async (timeoutMs = 10_000) => {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+      await closed;
+      clearTimeout(timer);
     },
   };
 }

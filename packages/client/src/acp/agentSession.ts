@@ -49,6 +49,7 @@ export class AgentSession {
     private readonly options: AgentSessionOptions,
     readonly process: AgentProcess,
     private readonly connection: ClientConnection,
+    private readonly bridge: IdeBridge,
     readonly init: InitializeResponse,
     readonly sessionId: string,
   ) {}
@@ -70,7 +71,9 @@ export class AgentSession {
       .onRequest(methods.client.fs.writeTextFile, ({ params }) => bridge.writeTextFile(params))
       .onRequest(methods.client.session.requestPermission, ({ params }) => bridge.requestPermission(params))
       .onNotification(methods.client.session.update, ({ params }) => {
-        if (params.sessionId === sessionId) ui.update(params.update);
+        if (params.sessionId !== sessionId) return;
+        ui.update(params.update);
+        bridge.onUpdate(params.update);
       });
     const connection = app.connect(proc.stream);
     const startMs = options.startTimeoutMs ?? 60_000;
@@ -87,7 +90,7 @@ export class AgentSession {
       );
       const created = await bounded('session/new', connection.agent.request(methods.agent.session.new, { cwd: options.cwd, mcpServers: [] }));
       sessionId = created.sessionId;
-      return new AgentSession(options, proc, connection, init, created.sessionId);
+      return new AgentSession(options, proc, connection, bridge, init, created.sessionId);
     } catch (err) {
       connection.close();
       await proc.stop();
@@ -108,17 +111,21 @@ export class AgentSession {
     return this.turn !== undefined;
   }
 
-  /** The blocks a prompt of `text` is sent as: the editor's context first, when there is one. */
-  promptBlocks(text: string): ContentBlock[] {
+  /** The blocks a prompt of `text` is sent as: what the agent should hear of the last turn (the user's edits to its changes), the editor's context, then the text. */
+  promptBlocks(text: string, notes: readonly string[] = []): ContentBlock[] {
     const companion = this.options.companion;
     const ctx = companion?.status.status === 'connected' ? companion.context.get() : undefined;
-    return [...contextBlocks(ctx, this.promptCapabilities), { type: 'text', text }];
+    const heard: ContentBlock[] = notes.length > 0 ? [{ type: 'text', text: notes.join('\n') }] : [];
+    return [...heard, ...contextBlocks(ctx, this.promptCapabilities), { type: 'text', text }];
   }
 
   /** One turn; resolves with its stop reason. Rejects with AgentError when the agent exits, or stays silent after a cancel. */
   async prompt(text: string): Promise<StopReason> {
     if (this.turn) throw new AgentError('a turn is already running (/cancel it first)');
-    const request = this.connection.agent.request(methods.agent.session.prompt, { sessionId: this.sessionId, prompt: this.promptBlocks(text) });
+    const request = this.connection.agent.request(methods.agent.session.prompt, {
+      sessionId: this.sessionId,
+      prompt: this.promptBlocks(text, this.bridge.takeNotes()),
+    });
     let abandon: (err: Error) => void = () => undefined;
     const abandoned = new Promise<never>((_, reject) => (abandon = reject));
     let graceTimer: NodeJS.Timeout | undefined;
@@ -137,6 +144,8 @@ export class AgentSession {
       return response.stopReason;
     } finally {
       if (graceTimer) clearTimeout(graceTimer);
+      // The user's edits written over the agent's own writes of this turn, before the prompt is back.
+      await this.bridge.endTurn();
       this.turn = undefined;
     }
   }

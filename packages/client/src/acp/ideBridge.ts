@@ -2,7 +2,9 @@
  * What the agent asks of its client, answered with the editor as the IDE:
  * `fs/read_text_file` from the file, `fs/write_text_file` through the editor's
  * diff (written only on accept, with the user's bytes exactly), and
- * `session/request_permission` asked of the user. Without an editor, writes are
+ * `session/request_permission` asked of the user: in the editor's diff when
+ * the tool call carries a `diff` (the edit the agent is about to make itself,
+ * as claude-agent-acp's), else in the terminal. Without an editor, writes are
  * asked in the terminal: nothing is ever written silently. Paths outside the
  * workspace are refused before anything is read or shown.
  */
@@ -11,6 +13,8 @@ import { PinnedFileError, readPinned, writePinned } from '@ide-companion/shared/
 import * as path from 'node:path';
 import { RequestError } from '@agentclientprotocol/sdk';
 import type {
+  Diff,
+  PermissionOption,
   ReadTextFileRequest,
   ReadTextFileResponse,
   RequestPermissionRequest,
@@ -34,6 +38,18 @@ export interface AgentUi {
 
 /** The largest file we read for an agent (its answer travels in one message). */
 export const MAX_READ_BYTES = 32 * 1024 * 1024;
+/** A permission whose tool call carries more diffs than this is asked in the terminal (each diff is one review in the editor). */
+export const MAX_REVIEWED_DIFFS = 16;
+
+/** One file of a tool call's diff, accepted in the editor: what the agent proposed, what the user accepted. */
+interface Accepted {
+  file: string;
+  shown: string;
+  proposed: string;
+  accepted: string;
+  /** Already written by us (the agent asked fs/write_text_file): watched only in case the agent writes its own version too. */
+  written?: boolean;
+}
 
 export interface IdeBridgeOptions {
   ui: AgentUi;
@@ -45,6 +61,12 @@ export interface IdeBridgeOptions {
 
 export class IdeBridge {
   private saidNoEditor = false;
+  /** Tool calls whose diffs were accepted in the editor, by toolCallId, until the agent's write is seen (or the turn ends). */
+  private readonly accepted = new Map<string, Accepted[]>();
+  /** Writes of the user's edits under way (after the agent wrote its version): awaited before a turn is over. */
+  private readonly work = new Set<Promise<void>>();
+  /** What the agent is told with the next prompt (the user's edits to its changes). */
+  private notes: string[] = [];
 
   constructor(private readonly options: IdeBridgeOptions) {}
 
@@ -71,8 +93,28 @@ export class IdeBridge {
     const file = this.check(params.path, true);
     const { ui, companion } = this.options;
     const shown = path.relative(this.options.roots[0] ?? '/', file) || file;
+    // Already reviewed: the permission for this very change was accepted in the editor (Gemini asks, then writes).
+    // Taken before any wait: opencode reports the tool call done without waiting for this answer.
+    const reviewed = this.takeAccepted(file, params.content);
     // What the file held when the write was asked: what the user reviews against.
     const before = await this.pinned(() => readPinned(file, MAX_READ_BYTES, { roots: this.options.roots, use: 'write' }));
+    if (reviewed) {
+      try {
+        await this.write(file, reviewed.accepted, before);
+      } catch (err) {
+        // opencode also writes its own version meanwhile: the user's bytes go over exactly that, nothing else.
+        const now = await readPinned(file, MAX_READ_BYTES, { roots: this.options.roots, use: 'write' }).catch(() => undefined);
+        // Already the user's bytes (written again when the agent reported its own write): done.
+        if (now !== reviewed.accepted) {
+          if (now !== reviewed.proposed) throw err;
+          await this.write(file, reviewed.accepted, reviewed.proposed);
+        }
+      }
+      const edited = reviewed.accepted !== reviewed.proposed;
+      if (edited) this.noteEdited(reviewed.shown);
+      ui.notice(`wrote ${shown} as accepted in the editor${edited ? ' (with your edits)' : ''}`);
+      return {};
+    }
     if (companion?.isDiffingEnabled()) {
       let outcome;
       try {
@@ -87,6 +129,7 @@ export class IdeBridge {
       }
       // The user's bytes exactly: the diff view's text, edits included; refused if the file changed during the review.
       await this.write(file, outcome.content, before);
+      if (outcome.content !== params.content) this.noteEdited(shown);
       ui.notice(`accepted in the editor: wrote ${shown}${outcome.content === params.content ? '' : ' (with your edits)'}`);
       return {};
     }
@@ -102,11 +145,161 @@ export class IdeBridge {
   }
 
   async requestPermission(params: RequestPermissionRequest): Promise<RequestPermissionResponse> {
+    const diffs = (params.toolCall.content ?? []).filter((c): c is Diff & { type: 'diff' } => c.type === 'diff');
+    if (diffs.length > 0 && this.options.companion?.isDiffingEnabled()) {
+      const answer = await this.reviewInEditor(params, diffs);
+      if (answer) return answer;
+    }
     const title = params.toolCall.title ?? params.toolCall.kind ?? 'a tool call';
     const choices = params.options.map((o) => ({ id: o.optionId, label: `${o.name} (${o.kind})` }));
     const picked = await this.options.ui.choose(`The agent asks permission: ${title}`, choices);
     if (picked === undefined) return { outcome: { outcome: 'cancelled' } };
     return { outcome: { outcome: 'selected', optionId: picked } };
+  }
+
+  /**
+   * A session update from the agent: when a tool call whose diffs were accepted in the editor with the
+   * user's edits has completed (the agent wrote its own version), the user's bytes are written over it.
+   */
+  onUpdate(update: SessionUpdate): void {
+    if (update.sessionUpdate !== 'tool_call_update' || (update.status !== 'completed' && update.status !== 'failed')) return;
+    const files = this.accepted.get(update.toolCallId);
+    if (!files) return;
+    this.accepted.delete(update.toolCallId);
+    const status = update.status;
+    const job = (async () => {
+      for (const f of files) if (f.accepted !== f.proposed) await this.applyEdits(f, status === 'completed');
+    })();
+    this.work.add(job);
+    void job.finally(() => this.work.delete(job));
+  }
+
+  /** The turn is over: the user's edits still waiting for an agent's write that never came are dropped, and said so. */
+  async endTurn(): Promise<void> {
+    await Promise.all([...this.work]);
+    for (const files of this.accepted.values()) {
+      for (const f of files) {
+        if (f.accepted !== f.proposed && !f.written) {
+          this.options.ui.notice(`the agent did not report writing ${f.shown}: your edits to it were not written`);
+        }
+      }
+    }
+    this.accepted.clear();
+  }
+
+  /** What the agent should hear with the next prompt, once. */
+  takeNotes(): string[] {
+    const notes = this.notes;
+    this.notes = [];
+    return notes;
+  }
+
+  /**
+   * The tool call's diffs shown one by one in the editor. All accepted: the allow option (the user's edits are
+   * written once the agent reports its write); one rejected: the reject option, nothing written. Undefined: it
+   * cannot be reviewed there (no allow_once and reject option, a diff that is not a whole file, the editor
+   * failed), so the caller asks in the terminal.
+   */
+  private async reviewInEditor(params: RequestPermissionRequest, diffs: Diff[]): Promise<RequestPermissionResponse | undefined> {
+    const { ui, companion } = this.options;
+    const allow = params.options.find((o: PermissionOption) => o.kind === 'allow_once');
+    const reject = params.options.find((o: PermissionOption) => o.kind === 'reject_once') ?? params.options.find((o) => o.kind === 'reject_always');
+    if (!allow || !reject || !companion) return undefined;
+    if (diffs.length > MAX_REVIEWED_DIFFS) {
+      ui.notice(`the agent's change touches ${diffs.length} files (more than ${MAX_REVIEWED_DIFFS}): asked here rather than in the editor`);
+      return undefined;
+    }
+    const answer = (option: PermissionOption): RequestPermissionResponse => ({ outcome: { outcome: 'selected', optionId: option.optionId } });
+    const accepted: Accepted[] = [];
+    for (const diff of diffs) {
+      let file: string;
+      let before: string | undefined;
+      try {
+        file = checkWorkspacePath(diff.path, this.options.roots, true);
+        before = await readPinned(file, MAX_READ_BYTES, { roots: this.options.roots, use: 'write' });
+      } catch (err) {
+        if (!(err instanceof PathRefused) && !(err instanceof PinnedFileError)) throw err;
+        ui.notice(`refused the agent's change: ${err.message}`);
+        return answer(reject);
+      }
+      const shown = path.relative(this.options.roots[0] ?? '/', file) || file;
+      const proposed = wholeFile(before, diff.oldText ?? null, diff.newText);
+      if (proposed === undefined || typeof diff.newText !== 'string') {
+        ui.notice(`the agent's change to ${shown} does not apply to the file as it is: asked here rather than in the editor`);
+        return undefined;
+      }
+      let outcome;
+      try {
+        outcome = await companion.openDiff(file, proposed);
+      } catch (err) {
+        ui.notice(`the editor's diff of ${shown} failed (${(err as Error).message}); asking here instead`);
+        return undefined;
+      }
+      if (outcome.status === 'rejected') {
+        ui.notice(`rejected in the editor: ${shown} was not changed`);
+        return answer(reject);
+      }
+      accepted.push({ file, shown, proposed, accepted: outcome.content });
+    }
+    this.accepted.set(params.toolCall.toolCallId, accepted);
+    for (const f of accepted) {
+      ui.notice(`accepted in the editor: ${f.shown}${f.accepted === f.proposed ? '' : ' (with your edits, written once the agent has written its version)'}`);
+    }
+    return answer(allow);
+  }
+
+  /**
+   * The accepted review of exactly this write (`file` with `content`), marked written. One with the user's edits
+   * stays listed until the tool call ends: opencode writes its own version too, after asking us to write.
+   */
+  private takeAccepted(file: string, content: string): Accepted | undefined {
+    for (const [id, files] of this.accepted) {
+      const i = files.findIndex((f) => !f.written && f.file === file && f.proposed === content);
+      if (i < 0) continue;
+      const found = files[i]!;
+      found.written = true;
+      if (found.accepted === found.proposed) files.splice(i, 1);
+      if (files.length === 0) this.accepted.delete(id);
+      return found;
+    }
+    return undefined;
+  }
+
+  /** The agent wrote its version of `f` (or failed to): the user's accepted bytes over it, only if the file holds exactly the agent's version. */
+  private async applyEdits(f: Accepted, agentWrote: boolean): Promise<void> {
+    const { ui } = this.options;
+    if (f.written) {
+      // Ours is on disk unless the agent then wrote its own version over it: then the user's bytes again.
+      if (!agentWrote) return;
+      const now = await readPinned(f.file, MAX_READ_BYTES, { roots: this.options.roots, use: 'write' }).catch(() => undefined);
+      if (now !== f.proposed) return;
+      try {
+        await this.write(f.file, f.accepted, f.proposed);
+      } catch (err) {
+        ui.notice(`the agent wrote its own version of ${f.shown} over your edits, and yours could not be written again: ${(err as Error).message}`);
+        return;
+      }
+      ui.notice(`the agent wrote its own version of ${f.shown} over your edits: yours written again`);
+      return;
+    }
+    if (!agentWrote) {
+      ui.notice(`the agent's change to ${f.shown} failed: your edits to it were not written`);
+      return;
+    }
+    try {
+      await this.write(f.file, f.accepted, f.proposed);
+    } catch (err) {
+      ui.notice(`your edits to ${f.shown} were not written: ${(err as Error).message}`);
+      return;
+    }
+    this.noteEdited(f.shown);
+    ui.notice(`wrote your edits to ${f.shown} over the agent's version`);
+  }
+
+  private noteEdited(shown: string): void {
+    this.notes.push(
+      `The user edited your change to ${shown} in the editor before accepting it: the file holds the user's version. Read it again before changing it.`,
+    );
   }
 
   private async askInTerminal(file: string, shown: string, content: string, before: string | undefined): Promise<Record<string, never>> {
@@ -151,6 +344,19 @@ export class IdeBridge {
       throw err;
     }
   }
+}
+
+/**
+ * The whole file after a diff: ACP's `diff` content is the whole file (Gemini's) or, as claude-agent-acp sends
+ * an Edit, the replaced fragment (`oldText`, found once in the file) and its replacement. Undefined when it does
+ * not apply (the fragment is missing or ambiguous).
+ */
+export function wholeFile(before: string | undefined, oldText: string | null, newText: string): string | undefined {
+  if (oldText === null || oldText === before || (oldText === '' && !before)) return newText;
+  if (before === undefined || oldText === '') return undefined;
+  const at = before.indexOf(oldText);
+  if (at < 0 || before.indexOf(oldText, at + 1) >= 0) return undefined;
+  return before.slice(0, at) + newText + before.slice(at + oldText.length);
 }
 
 function countLines(text: string): number {
