@@ -55,6 +55,7 @@ export const SHIPPED_PATHS: readonly string[] = [
   'editors/vim/autoload',
   'editors/vim/doc',
   'editors/vim/README.md',
+  'editors/micro',
   ...LISP_FILES.map((name) => `editors/emacs/${name}`),
   'editors/emacs/README.md',
   'editors/jsonlines/host',
