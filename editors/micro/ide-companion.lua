@@ -299,8 +299,9 @@ function actions.openFile(p)
   else
     local buf, err = buffer.NewBufferFromFile(p.path)
     if err ~= nil then error(err:Error()) end
+    -- In a tab of its own (micro's `> tab FILE`), unless the pane holds micro's empty start buffer: the user's files stay open.
     local bp = micro.CurPane()
-    if not bp or bp.Buf:Modified() or diffOf(bp.Buf.AbsPath) then
+    if not bp or bp.Buf.Path ~= "" or bp.Buf:Modified() then
       micro.InfoBar():AddTab()
       bp = micro.CurPane()
     end
@@ -364,9 +365,10 @@ function actions.getDiagnostics(p)
     local path, b = fileOf(e.pane.Buf), e.pane.Buf
     if path and not seen[path] and (not p.path or p.path == path) then
       seen[path] = true
-      for i = 1, #b.Messages do
+      local ok, n = pcall(function() return #b.Messages end) -- a nil slice (no messages yet) has no length
+      for i = 1, ok and n or 0 do
         local m = b.Messages[i]
-        out[#out + 1] = { path = path, message = m.Msg, severity = SEVERITY[m.Kind] or "information", source = m.Owner, range = { start = pos(m.Start), ["end"] = pos(m.End) } }
+        out[#out + 1] = { path = path, message = m.Msg, severity = SEVERITY[m.Kind] or "information", source = m.Owner, range = { start = pos(buffer.Loc(math.max(m.Start.X, 0), m.Start.Y)), ["end"] = pos(m.End.X < 0 and buffer.Loc(util.CharacterCountInString(b:Line(m.End.Y)), m.End.Y) or m.End) } }
       end
     end
   end

@@ -11,7 +11,7 @@ import { lua, shownDiffs, startMicro, TIMEOUT, type MicroSession } from './harne
 /** Lua that finds the pane showing `file` (or the proposal buffer named `name`) as `p`, in tab `ti`, pane `pi`. */
 const findPane = (match: string) =>
   `local p, ti, pi; local tabs = micro.Tabs(); for i = 1, #tabs.List do local t = tabs.List[i]; for j = 1, #t.Panes do local q = t.Panes[j]; if q.Buf ~= nil and ${match} then p, ti, pi = q, i, j end end end `;
-const byFile = (file: string) => findPane(`q.Buf.AbsPath == ${lua(file)} and not diffOf(q.Buf.AbsPath)`);
+const byFile = (file: string) => findPane(`q.Buf.AbsPath == ${lua(file)} and q.Buf.Path:sub(1, 1) == "/"`);
 
 /** The user's keys from anywhere in the active buffer to `p`: top, down, right (micro's Loc counts characters). */
 function goTo(s: MicroSession, p: Position): void {
@@ -83,8 +83,10 @@ export const microDriver: EndDriver = {
       factoryHome: home,
       discovery: () => s.discovery(),
       async open(file) {
-        // `> open FILE` as the user types it, in the first tab's pane (not a diff's).
-        await s.run(`micro.Tabs():SetActive(0); local b = buffer.NewBufferFromFile(${lua(file)}); micro.CurPane():OpenBuffer(b)`);
+        // `> tab FILE` as the user types it (the pane showing it if there is one; micro's empty start buffer is replaced).
+        await s.run(
+          `${byFile(file)} if p then tabs:SetActive(ti - 1); tabs.List[ti]:SetActive(pi - 1) return end; if micro.CurPane() == nil or micro.CurPane().Buf.Path ~= "" then micro.InfoBar():AddTab() end; micro.CurPane():OpenBuffer((buffer.NewBufferFromFile(${lua(file)})))`,
+        );
       },
       async moveCursor(p) {
         goTo(s, p);
@@ -115,7 +117,10 @@ export const microDriver: EndDriver = {
       cursor: () =>
         s.run('local bp = micro.CurPane(); local c = bp.Buf:GetActiveCursor(); return { path = bp.Buf.AbsPath, line = c.Y + 1, character = c.X + 1 }'),
       async setWarning(file) {
-        await s.run(`${byFile(file)} p.Buf:AddMessage(buffer.NewMessageAtLine("lint", "w", 1, buffer.MTWarning))`);
+        // A linter's message on the file's buffer, opened in a tab of its own if no pane shows it (the user's pane stays).
+        await s.run(
+          `${byFile(file)} if not p then local back = tabs:Active(); micro.InfoBar():AddTab(); p = micro.CurPane(); p:OpenBuffer((buffer.NewBufferFromFile(${lua(file)}))); tabs:SetActive(back) end; p.Buf:AddMessage(buffer.NewMessageAtLine("lint", "w", 1, buffer.MTWarning))`,
+        );
       },
       bufferText: async (file) => (await s.run<string | null>(`${byFile(file)} return p and util.String(p.Buf:Bytes())`)) ?? undefined,
       async undo(file) {

@@ -33,7 +33,7 @@ class Control {
   private socket: net.Socket | undefined;
   private buffer = '';
   private nextId = 1;
-  private readonly pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
+  private readonly pending = new Map<number, { code: string; resolve: (v: unknown) => void; reject: (e: Error) => void }>();
   readonly server = net.createServer((socket) => {
     this.socket = socket;
     socket.setEncoding('utf8');
@@ -46,7 +46,7 @@ class Control {
         const p = this.pending.get(m.id);
         this.pending.delete(m.id);
         if (m.ok) p?.resolve(m.value);
-        else p?.reject(new Error(`micro: ${String(m.value)}`));
+        else p?.reject(new Error(`micro: ${String(m.value)} (running ${p.code.slice(0, 300)})`));
       }
     });
     socket.on('close', () => {
@@ -60,7 +60,7 @@ class Control {
     const id = this.nextId++;
     return new Promise<T>((resolve, reject) => {
       const timer = setTimeout(() => (this.pending.delete(id), reject(new Error(`micro did not answer ${code}`))), TIMEOUT);
-      this.pending.set(id, { resolve: (v) => (clearTimeout(timer), resolve(v as T)), reject: (e) => (clearTimeout(timer), reject(e)) });
+      this.pending.set(id, { code, resolve: (v) => (clearTimeout(timer), resolve(v as T)), reject: (e) => (clearTimeout(timer), reject(e)) });
       this.socket!.write(`${JSON.stringify({ id, code })}\n`);
     });
   }
