@@ -11,7 +11,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { findGeminiCli, geminiEnv, makeGeminiRunDirs, skipUnless, waitFor, waitIdeConnected, writeFileTurns, writeGeminiScript } from '@ide-companion/testkit';
+import { findGeminiCli, geminiEnv, makeGeminiRunDirs, skipUnless, submitLine, waitFor, writeFileTurns, writeGeminiScript } from '@ide-companion/testkit';
 import { shownDiffs, skipMicro, startMicro, type MicroSession } from './harness.js';
 
 const cli = findGeminiCli();
@@ -39,7 +39,9 @@ async function promptSentToModel(tmpdir: string): Promise<string[]> {
     'the CLI to report the model call it could not answer',
     STEP_TIMEOUT_MS,
   );
-  const request = JSON.parse(message.slice(message.indexOf('got request:\n') + 'got request:\n'.length)) as { contents: Array<{ parts: Array<{ text?: string }> }> };
+  const request = JSON.parse(message.slice(message.indexOf('got request:\n') + 'got request:\n'.length)) as {
+    contents: Array<{ parts: Array<{ text?: string }> }>;
+  };
   return request.contents.flatMap((c) => c.parts.map((p) => p.text ?? ''));
 }
 
@@ -57,24 +59,32 @@ test(
     });
     const file = path.join(fs.realpathSync(dir.workspace), 'a.txt');
     const wrapper = writeGeminiScript(path.join(dir.path, 'gemini.sh'), cli!, dir.fakeResponses);
-    s = await startMicro({ dirs: { tmp: dir.tmpdir, workspace: dir.workspace }, open: ['b.txt'], settings: { 'ide_companion.agent': wrapper }, env: geminiEnv(dir) });
+    s = await startMicro({
+      dirs: { tmp: dir.tmpdir, workspace: dir.workspace },
+      open: ['b.txt'],
+      settings: { 'ide_companion.agent': wrapper },
+      env: geminiEnv(dir),
+    });
     const micro = s;
     const { tmux } = micro;
     await micro.discovery();
 
+    // In b.txt, "bravo" selected on line 2 (micro keeps it as the user goes to the agent); then `> ide-agent`.
+    micro.keys('Down');
+    micro.keys('-N', '5', 'S-Right');
     micro.keys('C-e');
     micro.type('ide-agent');
     micro.keys('Enter');
     await tmux.waitForText('Type your message', START_TIMEOUT_MS);
-    assert.match((await waitIdeConnected(tmux, START_TIMEOUT_MS)).status, /Connected to micro/);
-
-    // To b.txt's pane (Ctrl-W Ctrl-W in the terminal), "bravo" selected on line 2, then back to the agent.
-    micro.keys('C-w', 'C-w');
-    await waitFor(async () => !(await inTerminal(micro)), 'the file pane', STEP_TIMEOUT_MS);
-    micro.keys('Down');
-    micro.keys('-N', '5', 'S-Right');
-    micro.keys('C-w');
-    await waitFor(() => inTerminal(micro), 'the agent terminal again', STEP_TIMEOUT_MS);
+    // /ide status until connected (micro's terminal draws the status icon over the space after it, so the line is matched here).
+    await waitFor(
+      async () => {
+        await submitLine(tmux, '/ide status');
+        return tmux.waitForText(/Connected to micro/, 5_000).catch(() => undefined);
+      },
+      '/ide status to say Connected to micro',
+      START_TIMEOUT_MS,
+    );
 
     const ask = async (prompt: string) => {
       tmux.type(prompt);
@@ -116,7 +126,9 @@ test(
     const texts = await promptSentToModel(dir.tmpdir);
     const editorPart = texts.find((text) => text.startsWith("Here is the user's editor context"));
     assert.ok(editorPart, `no editor context in the prompt:\n${texts.join('\n---\n').slice(0, 2000)}`);
-    const context = JSON.parse(/```json\n([\s\S]*?)\n```/.exec(editorPart)![1]!) as { activeFile?: { path: string; cursor?: { line: number; character: number }; selectedText?: string } };
+    const context = JSON.parse(/```json\n([\s\S]*?)\n```/.exec(editorPart)![1]!) as {
+      activeFile?: { path: string; cursor?: { line: number; character: number }; selectedText?: string };
+    };
     assert.equal(context.activeFile?.path, path.join(fs.realpathSync(dir.workspace), 'b.txt'));
     assert.equal(context.activeFile?.selectedText, 'bravo');
     assert.equal(context.activeFile?.cursor?.line, 2);
