@@ -1,14 +1,12 @@
 -- ide-companion for micro: a thin end of the JSON-lines host (docs/editor-protocol.md).
 -- micro reports positions and answers actions; every rule is the host's.
 VERSION = "0.1.0"
-
 local micro, config, shell, buffer = import("micro"), import("micro/config"), import("micro/shell"), import("micro/buffer")
 local util, goos, filepath = import("micro/util"), import("os"), import("path/filepath")
 
 -- `set ide_companion.NAME VALUE`: node and host to run, the agent of `> ide-agent`, Amp's edits, the host's log.
 for k, v in pairs({ node = "node", host = "", agent = "gemini", ampeditfile = "review", log = "" }) do config.RegisterGlobalOption("ide_companion", k, v) end
 local function option(name) return config.GetGlobalOption("ide_companion." .. name) end
-
 local NULL, ARR = {}, {}
 local job, ready, words, summary, inbuf, deaths = nil, false, {}, "", {}, {}
 local diffs = {} -- diffId -> { path, buf (the proposal), name, orig (buffer names), shown (its text as shown), back (the pane to return to) }
@@ -30,7 +28,6 @@ local function enc(v)
   return "{" .. table.concat(out, ",") .. "}"
 end
 local function arr(t) return setmetatable(t or {}, ARR) end
-
 local UNESC = { b = "\b", f = "\f", n = "\n", r = "\r", t = "\t" }
 local function dec(s, i)
   i = s:find("%S", i)
@@ -63,7 +60,6 @@ local function dec(s, i)
   if word == "true" or word == "false" then return word == "true", i + #word end
   return tonumber(word), i + #word -- null is nil
 end
-
 local function send(m) if job then shell.JobSend(job, enc(m) .. "\n") end end
 local function say(msg) micro.InfoBar():Message("ide-companion: " .. msg) end
 
@@ -79,10 +75,7 @@ end
 local function diffOf(name)
   for id, d in pairs(diffs) do if d.name == name or d.orig == name then return id, d end end
 end
-local function fileOf(buf)
-  if buf == nil or buf.Path == "" or buf.Type.Kind ~= buffer.BTDefault or diffOf(buf.AbsPath) then return nil end
-  return buf.AbsPath
-end
+local function fileOf(buf) if buf ~= nil and buf.Path ~= "" and buf.Type.Kind == buffer.BTDefault and not diffOf(buf.AbsPath) then return buf.AbsPath end end
 local function paneOf(path)
   for _, e in ipairs(panes()) do if fileOf(e.pane.Buf) == path then return e, e.pane.Buf end end
 end
@@ -112,26 +105,17 @@ function moved()
   if ready and not timer then timer = shell.JobSpawn("sleep", { "0.03" }, nil, nil, tick) ~= nil end
   return true
 end
-for name in ([[CursorUp CursorDown CursorLeft CursorRight CursorPageUp CursorPageDown CursorStart CursorEnd
-  SelectUp SelectDown SelectLeft SelectRight SelectWordRight SelectWordLeft SelectToStart SelectToEnd SelectLine
-  SelectToStartOfLine SelectToStartOfText SelectToEndOfLine SelectAll SelectPageUp SelectPageDown WordRight WordLeft
-  StartOfLine StartOfText StartOfTextToggle EndOfLine ParagraphPrevious ParagraphNext InsertNewline Backspace Delete
-  InsertTab Undo Redo Cut CutLine Paste PastePrimary DeleteWordRight DeleteWordLeft MoveLinesUp MoveLinesDown
-  PageUp PageDown HalfPageUp HalfPageDown Start End MousePress MouseMultiCursor Escape Deselect FindNext
-  FindPrevious JumpToMatchingBrace NextSplit PreviousSplit NextTab PreviousTab Unsplit VSplit HSplit AddTab
-  JumpLine Center]]):gmatch("%S+") do
-  _M["on" .. name] = moved
-end
+for name in ([[CursorUp CursorDown CursorLeft CursorRight CursorPageUp CursorPageDown CursorStart CursorEnd SelectUp SelectDown
+  SelectLeft SelectRight SelectWordRight SelectWordLeft SelectToStart SelectToEnd SelectLine SelectToStartOfLine
+  SelectToStartOfText SelectToEndOfLine SelectAll SelectPageUp SelectPageDown WordRight WordLeft StartOfLine StartOfText
+  StartOfTextToggle EndOfLine ParagraphPrevious ParagraphNext InsertNewline Backspace Delete InsertTab Undo Redo Cut
+  CutLine Paste PastePrimary DeleteWordRight DeleteWordLeft MoveLinesUp MoveLinesDown PageUp PageDown HalfPageUp
+  HalfPageDown Start End MousePress MouseMultiCursor Escape Deselect FindNext FindPrevious JumpToMatchingBrace NextSplit
+  PreviousSplit NextTab PreviousTab Unsplit VSplit HSplit AddTab JumpLine Center]]):gmatch("%S+") do _M["on" .. name] = moved end
 function onRune() return moved() end
 function onBufPaneOpen() moved() end
-function onBufferOpen(buf)
-  if fileOf(buf) then send({ type = "open", path = fileOf(buf) }) end
-  moved()
-end
-function onSave(bp)
-  if fileOf(bp.Buf) then send({ type = "saved", path = fileOf(bp.Buf) }) end
-  return true
-end
+function onBufferOpen(buf) if fileOf(buf) then send({ type = "open", path = fileOf(buf) }) end moved() end
+function onSave(bp) if fileOf(bp.Buf) then send({ type = "saved", path = fileOf(bp.Buf) }) end return true end
 
 -- The diff: a tab with the original (read-only) beside the proposal, which the user edits.
 local function closeView(id)
@@ -170,7 +154,6 @@ function onQuit(bp)
   if fileOf(bp.Buf) and not paneOf(fileOf(bp.Buf)) then send({ type = "close", path = fileOf(bp.Buf) }) end
   return true
 end
-
 local actions = {}
 function actions.showDiff(p)
   local tag = filepath.Base(p.filePath) .. " [" .. p.diffId:sub(1, 8) .. "]"
@@ -194,11 +177,6 @@ function actions.closeDiff(p) -- a kept proposal stays shown: its buffer is wher
   if diffs[p.diffId] and diffs[p.diffId].kept then diffs[p.diffId] = nil else closeView(p.diffId) end
   if p.message then say(p.message) end
 end
-function actions.selectedText()
-  local bp = micro.CurPane()
-  local c = bp and bp.Buf:GetActiveCursor()
-  return { text = (c and c:HasSelection()) and util.String(c:GetSelection()) or NULL }
-end
 function actions.getSelection()
   local bp = micro.CurPane()
   local c = bp and fileOf(bp.Buf) and bp.Buf:GetActiveCursor()
@@ -207,6 +185,7 @@ function actions.getSelection()
   if b.Y < a.Y or (b.Y == a.Y and b.X < a.X) then a, b = b, a end
   return { selection = { path = fileOf(bp.Buf), text = util.String(c:GetSelection()), start = pos(a), ["end"] = pos(b) } }
 end
+function actions.selectedText() return { text = actions.getSelection().selection.text or NULL } end
 function actions.getOpenEditors()
   local out, seen, cur = arr(), {}, micro.CurPane()
   local active = cur and fileOf(cur.Buf)
@@ -321,12 +300,6 @@ local function onOut(chunk)
   end
 end
 
--- The host: ide_companion.host, else the one the installer put beside this file.
-local function hostPath()
-  for _, p in ipairs({ option("host"), config.ConfigDir .. "/plug/ide-companion/host/ide-companion-bridge.mjs" }) do
-    if p ~= "" and select(2, goos.Stat(p)) == nil then return p end
-  end
-end
 local start
 -- A host that died unasked is restarted, unless it died 5 times in 3 minutes (the words are the host's).
 local function exited()
@@ -338,9 +311,9 @@ local function exited()
   say((words.restarted or "the host was restarted"):gsub("{how}", "it exited"))
   start()
 end
-function start()
-  local host = hostPath()
-  if not host then return micro.InfoBar():Error("ide-companion: the host is missing; run `ide-companion install micro`") end
+function start() -- the host: ide_companion.host, else the one the installer put beside this file
+  local host = option("host") ~= "" and option("host") or config.ConfigDir .. "/plug/ide-companion/host/ide-companion-bridge.mjs"
+  if select(2, goos.Stat(host)) ~= nil then return micro.InfoBar():Error("ide-companion: the host is missing; run `ide-companion install micro`") end
   -- Arguments, never a command line. The host's log goes to ide_companion.log (or nowhere: micro keeps a job's output).
   local log = option("log") ~= "" and option("log") or "/dev/null"
   job = shell.JobSpawn("sh", { "-c", 'l=$1; shift; exec "$@" 2>>"$l"', "sh", log, option("node"), host }, onOut, nil, exited)
