@@ -82,8 +82,8 @@ end
 local function pos(loc) return { line = loc.Y + 1, character = loc.X + 1 } end
 local function text(buf) return util.String(buf:Bytes()) end
 
--- Positions: read and sent at most once per 30 ms, when a timer ends (a `sleep` job is micro
--- 2.0's only timer that calls back on its main loop): a key costs a flag test, never a write.
+-- Positions: read and sent at most once per 30 ms, when the clock job answers (micro 2.0 has no
+-- timer that calls back on its main loop): a key costs a flag test, or one byte to the clock.
 local function position()
   local bp = micro.CurPane()
   local path = bp and fileOf(bp.Buf)
@@ -100,9 +100,13 @@ local function sendPosition()
   send(m)
   return true
 end
-local function tick() timer = sendPosition() and shell.JobSpawn("sleep", { "0.03" }, nil, nil, tick) ~= nil end
+local clock
+local function tick()
+  timer = sendPosition()
+  if timer then shell.JobSend(clock, "\n") end
+end
 function moved()
-  if ready and not timer then timer = shell.JobSpawn("sleep", { "0.03" }, nil, nil, tick) ~= nil end
+  if ready and not timer then timer = true shell.JobSend(clock, "\n") end
   return true
 end
 for name in ([[CursorUp CursorDown CursorLeft CursorRight CursorPageUp CursorPageDown CursorStart CursorEnd SelectUp SelectDown
@@ -340,5 +344,6 @@ function init()
     bp:VSplitIndex(buffer.NewBuffer("", ""), true):TermCmd(#args > 0 and args or { option("agent") })
   end, config.NoComplete)
   config.AddRuntimeFile("ide_companion", config.RTHelp, "help/ide-companion.md")
+  clock = shell.JobSpawn("sh", { "-c", "while read -r _; do sleep 0.03; echo; done" }, tick, nil, function() end)
   start()
 end

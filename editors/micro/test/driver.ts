@@ -15,7 +15,7 @@ const byFile = (file: string) => findPane(`q.Buf.AbsPath == ${lua(file)} and q.B
 
 /** The user's keys from anywhere in the active buffer to `p`: top, down, right (micro's Loc counts characters). */
 function goTo(s: MicroSession, p: Position): void {
-  s.keys('Escape');
+  // No Escape first: micro has no modes, and an Escape right before C-Home's sequence reads as Alt.
   s.keys('C-Home');
   if (p.line > 1) s.keys('-N', String(p.line - 1), 'Down');
   if (p.character > 1) s.keys('-N', String(p.character - 1), 'Right');
