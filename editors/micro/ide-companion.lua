@@ -16,6 +16,7 @@ local last, timer = nil, false
 local ESC = { ['"'] = '\\"', ['\\'] = '\\\\', ['\n'] = '\\n', ['\r'] = '\\r', ['\t'] = '\\t' }
 local function enc(v)
   local t, out = type(v), {}
+  if t == "string" and not v:find('[%c"\\]') then return '"' .. v .. '"' end -- most strings: a path
   if t == "string" then return '"' .. (v:gsub('[%c"\\]', function(c) return ESC[c] or string.format("\\u%04x", c:byte()) end)) .. '"' end
   if t == "number" then return string.format("%d", v) end
   if t == "boolean" then return tostring(v) end
@@ -82,22 +83,22 @@ end
 local function pos(loc) return { line = loc.Y + 1, character = loc.X + 1 } end
 local function text(buf) return util.String(buf:Bytes()) end
 
--- Positions: read and sent at most once per 30 ms, when the clock job answers (micro 2.0 has no
--- timer that calls back on its main loop): a key costs a flag test, or one byte to the clock.
-local function position()
+-- Positions: sent at most once per 30 ms, when the clock job answers (micro 2.0 has no timer that calls back
+-- on its main loop): a key costs a flag test, or one byte to the clock. The line is formatted, not encoded (cheaper).
+local lastPath, pathJson
+local function sendPosition()
   local bp = micro.CurPane()
   local path = bp and fileOf(bp.Buf)
-  if not path then return nil end
+  if not path or not job then return false end
   local c = bp.Buf:GetActiveCursor()
-  local a, b = c.CurSelection[1], c.CurSelection[2] -- a selection's anchor is its end the cursor is not on
-  return { path = path, cursor = pos(c.Loc), anchor = c:HasSelection() and pos((a.X == c.Loc.X and a.Y == c.Loc.Y) and b or a) or nil }
-end
-local function key(m) return m and (m.path .. m.cursor.line .. ":" .. m.cursor.character .. (m.anchor and (m.anchor.line .. ":" .. m.anchor.character) or "")) end
-local function sendPosition()
-  local m = position()
-  if not m or key(m) == key(last) then return false end
-  m.type, last = (last and last.path == m.path) and "cursor" or "focus", m
-  send(m)
+  local l, a, s1, s2 = c.Loc, "", c.CurSelection[1], c.CurSelection[2]
+  local o = (s1.X == l.X and s1.Y == l.Y) and s2 or s1 -- the anchor: the selection's end the cursor is not on
+  if c:HasSelection() then a = string.format(',"anchor":{"line":%d,"character":%d}', o.Y + 1, o.X + 1) end
+  if path ~= lastPath then pathJson = enc(path) end
+  local line = string.format('"path":%s,"cursor":{"line":%d,"character":%d}%s}\n', pathJson, l.Y + 1, l.X + 1, a)
+  if line == last then return false end
+  shell.JobSend(job, (path == lastPath and '{"type":"cursor",' or '{"type":"focus",') .. line)
+  last, lastPath = line, path
   return true
 end
 local clock
@@ -307,7 +308,7 @@ end
 local start
 -- A host that died unasked is restarted, unless it died 5 times in 3 minutes (the words are the host's).
 local function exited()
-  job, ready, last, inbuf = nil, false, nil, {}
+  job, ready, last, lastPath, inbuf = nil, false, nil, nil, {}
   local now, recent = os.time(), {}
   for _, t in ipairs(deaths) do if now - t < 180 then recent[#recent + 1] = t end end
   recent[#recent + 1], deaths = now, recent
