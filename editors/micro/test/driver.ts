@@ -1,7 +1,7 @@
 /**
  * The micro end's conformance driver: a real micro in tmux with the plugin
  * (harness.ts); the user's keys go in through tmux (moves, selections,
- * Ctrl-S, the `ide-reject` command), state is read over the test's channel.
+ * Ctrl-S, Ctrl-Q), state is read over the test's channel.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -108,10 +108,9 @@ export const microDriver: EndDriver = {
         s.keys('C-s');
       },
       async reject(file) {
+        // Ctrl-Q in the proposal (`> ide-reject` is geminiBinary.test.ts's).
         await focusProposal(s, file);
-        s.keys('C-e');
-        s.type('ide-reject');
-        s.keys('Enter');
+        s.keys('C-q');
       },
       showsProposal: async (file) => (await shownDiffs(s)).some((d) => d.path === file),
       cursor: () =>
