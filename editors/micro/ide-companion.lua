@@ -7,10 +7,9 @@ local util, goos, filepath = import("micro/util"), import("os"), import("path/fi
 -- `set ide_companion.NAME VALUE`: node and host to run, the agent of `> ide-agent`, Amp's edits, the host's log.
 for k, v in pairs({ node = "node", host = "", agent = "gemini", ampeditfile = "review", log = "" }) do config.RegisterGlobalOption("ide_companion", k, v) end
 local function option(name) return config.GetGlobalOption("ide_companion." .. name) end
-local NULL, ARR = {}, {}
 local job, ready, words, summary, inbuf, deaths = nil, false, {}, "", {}, {}
 local diffs = {} -- diffId -> { path, buf (the proposal), name, orig (buffer names), shown (its text as shown), back (the pane to return to) }
-local last, timer = nil, false
+local last, timer, NULL, ARR = nil, false, {}, {}
 
 -- JSON: micro's Lua has no codec; these are the few lines the host's lines need.
 local ESC = { ['"'] = '\\"', ['\\'] = '\\\\', ['\n'] = '\\n', ['\r'] = '\\r', ['\t'] = '\\t' }
@@ -85,7 +84,7 @@ local function text(buf) return util.String(buf:Bytes()) end
 
 -- Positions: sent at most once per 30 ms, when the clock job answers (micro 2.0 has no timer that calls back
 -- on its main loop): a key costs a flag test, or one byte to the clock. The line is formatted, not encoded (cheaper).
-local lastPath, pathJson
+local lastPath, pathJson, clock
 local function sendPosition()
   local bp = micro.CurPane()
   local path = bp and fileOf(bp.Buf)
@@ -101,7 +100,6 @@ local function sendPosition()
   last, lastPath = line, path
   return true
 end
-local clock
 local function tick()
   timer = sendPosition()
   if timer then shell.JobSend(clock, "\n") end
@@ -147,8 +145,11 @@ local function decide(id, accepted)
   local d = diffs[id]
   if not job then return say((words.acceptUnsent or "the companion is not running"):gsub("{file}", function() return d.path end)) end
   local now = text(d.buf)
-  if accepted then send({ type = "diffAccepted", diffId = id, content = now ~= d.shown and now or nil })
-  else send({ type = "diffRejected", diffId = id }) end
+  if not accepted then send({ type = "diffRejected", diffId = id }) else
+    -- The agent writes the file next: micro's "changed on disk, reload?" waits for the host's reload.
+    for _, e in ipairs(panes()) do if fileOf(e.pane.Buf) == d.path then e.pane.Buf.ReloadDisabled = true end end
+    send({ type = "diffAccepted", diffId = id, content = now ~= d.shown and now or nil })
+  end
   closeView(id)
 end
 local function here(bp) return (diffOf(bp.Buf.AbsPath)) end
@@ -248,9 +249,9 @@ end
 -- After an accept or a buffer write the host asks for this: micro's ReOpen rereads the file as one undoable change.
 function actions.reload(p)
   for _, e in ipairs(panes()) do
-    if fileOf(e.pane.Buf) == p.path then
-      if e.pane.Buf:Modified() then say(p.unsavedWarning) else e.pane.Buf:ReOpen() end
-    end
+    local b = e.pane.Buf
+    if fileOf(b) == p.path and b:Modified() then say(p.unsavedWarning) elseif fileOf(b) == p.path then b:ReOpen() end
+    if fileOf(b) == p.path then b.ReloadDisabled = false end
   end
 end
 -- Diagnostics: the messages linters put on micro's buffers (its linter plugin's).
@@ -326,8 +327,7 @@ function start() -- the host: ide_companion.host, else the one the installer put
     ampEditFile = option("ampeditfile") == "buffer" and "buffer" or nil,
     capabilities = arr({ "openFile", "getOpenEditors", "getSelection", "getDiagnostics", "checkDocumentDirty", "saveDocument", "reload" }) })
 end
--- What `> ide-status` says, and what a test reads (test/harness.ts).
-function statusLine() return job and ("running " .. summary) or "not running" end
+function statusLine() return job and ("running " .. summary) or "not running" end -- `> ide-status`; and tests read these
 function hostPid() return job and job.Process.Pid end
 function diffList()
   local out = arr()
