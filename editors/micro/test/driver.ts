@@ -144,6 +144,7 @@ export const microDriver: EndDriver = {
         dirs.cleanup();
       },
     };
-    return session;
+    // The harness's session too, for the end's own tests (end.test.ts).
+    return Object.assign(session, { micro: s });
   },
 };

@@ -9,9 +9,9 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { connectGemini, makeTempDir, repoRoot } from '@ide-companion/testkit';
+import { connectGemini, makeTempDir, repoRoot, waitFor } from '@ide-companion/testkit';
 import { microDriver } from './driver.js';
-import { skipMicro } from './harness.js';
+import { skipMicro, type MicroSession } from './harness.js';
 
 const BIN = path.join(repoRoot, 'packages', 'cli', 'bin', 'ide-companion.js');
 
@@ -106,5 +106,29 @@ test(
     // Names and text were data: nothing ran, no file appeared beside the workspace's own.
     assert.deepEqual(fs.readdirSync(s.workspace).sort(), [...HOSTILE_NAMES].sort());
     await s.ping();
+  },
+);
+
+test(
+  'after an accept the agent’s write is reread into the buffer without micro’s "changed on disk" question',
+  { skip: skipMicro, timeout: 2 * 60_000 },
+  async (t) => {
+    const s = await microDriver.start({ 'w.txt': 'before\n' });
+    t.after(() => s.close());
+    const gemini = await connectGemini(s);
+    t.after(() => gemini.close());
+    const file = path.join(s.workspace, 'w.txt');
+    await s.open(file);
+    const outcome = gemini.client.openDiff(file, 'after\n');
+    await s.shownProposal(file);
+    await s.accept(file);
+    assert.equal((await outcome).status, 'accepted');
+    // The agent writes the file; micro checks the pane's file at its next event (a job's line is one), before the host's reload comes.
+    fs.writeFileSync(file, 'after\n');
+    await s.ping();
+    await waitFor(async () => (await s.bufferText!(file)) === 'after\n', 'the buffer reread', 20_000);
+    await s.ping();
+    const micro = (s as typeof s & { micro: MicroSession }).micro;
+    assert.equal(await micro.run<string>('return tostring(micro.InfoBar().HasPrompt)'), 'false', `micro asks whether to reload:\n${micro.tmux.screen()}`);
   },
 );
