@@ -55,6 +55,7 @@ export const SHIPPED_PATHS: readonly string[] = [
   'editors/vim/autoload',
   'editors/vim/doc',
   'editors/vim/README.md',
+  ...['ide-companion.lua', 'repo.json', 'help', 'README.md'].map((entry) => `editors/micro/${entry}`),
   ...LISP_FILES.map((name) => `editors/emacs/${name}`),
   'editors/emacs/README.md',
   'editors/jsonlines/host',
