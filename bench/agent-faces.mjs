@@ -5,7 +5,7 @@
  * GitHub Copilot CLI over its Unix socket, and Amp over its WebSocket with
  * `?auth=` on the same port; "all three" below is every face).
  *
- * - Event to each face: one companion serving all three; each agent's
+ * - Event to each face: one companion serving every face; each agent's
  *   client connected alone (in turn), as that agent connects: the MCP SDK
  *   client over HTTP with Gemini's token, the same with Qwen's lock-file
  *   token, a WebSocket with Claude's lock-file token. Each isolated cursor
@@ -14,14 +14,21 @@
  *   limit, interleaved: the same JSON
  *   written at once by a bare SSE server (bench/lib/bare-sse-server.mjs) and
  *   by a bare WebSocket server, to clients of the same kinds.
+ * - Factory Droid (issue 36): the MCP SDK client over HTTP on the face's own
+ *   loopback port (the lock file's name), no token, as the CLI dials; it
+ *   hears `notifications/activeFile`. Its limit: the bare SSE server, as
+ *   Gemini's.
  * - Codex CLI (issue 31) asks rather than listens: each sample is one `/ide`
  *   as 0.171.0 makes it (a fresh connection to its IPC socket, ide-context,
  *   the answer) through the router and the companion's face, after a cursor
  *   move; the limit, interleaved: the same request to a bare framed server
  *   on a Unix socket answering the same ideContext at once.
- * - Idle memory: a companion serving Gemini alone and one serving all three,
+ * - Idle memory: a companion serving Gemini alone and one serving every face,
  *   each in a fresh node process, started and left idle (no client), RSS and
- *   heap after a GC; alternated, medians. Goal: all three ≤ 1.1 × one.
+ *   heap after a GC; alternated, medians. Goal (issue 36): every face ≤ 1.05 × one.
+ *
+ * The budget (issue 36), per face: its p50 at most 1.3 × its limit's, or at
+ * most 0.08 ms over it; each face's `met` says which held.
  */
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -29,16 +36,21 @@ import * as net from 'node:net';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { WebSocketServer } from 'ws';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { askCodexIdeContext, connectAmpClient, connectClaudeClient, connectCopilotClient } from '@ide-companion/testkit';
 import { activeFileOf, connectClient, log, machine, makeFiles, runBench, scaled, sleep, startCompanion, summarize, withTimeout } from './lib/common.mjs';
 import { NotificationLog } from './lib/notificationLog.mjs';
 import { startBareSseServer } from './lib/bare-sse-server.mjs';
-import { CodexFrameDecoder, ContextUpdateNotification, encodeCodexFrame } from '@ide-companion/protocol';
+import { CodexFrameDecoder, ContextUpdateNotification, DROID_NOTIFICATION, encodeCodexFrame } from '@ide-companion/protocol';
 
 const SAMPLES = scaled(50, 3);
 const MEMORY_ROUNDS = scaled(5, 1);
 const PAUSE_MS = 150;
 const WAIT_MS = 5_000;
+/** Issue 36's budget for each face's isolated context event, beside its bare transport in the same run: either holds. */
+const BUDGET = { ratio: 1.3, overMs: 0.08 };
+const ALL_FACES = ['gemini', 'qwen', 'claude', 'copilot', 'codex', 'amp', 'droid'];
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 /** A bare WebSocket server that writes a message the moment `send` is called. */
@@ -114,7 +126,7 @@ const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.l
 const MiB = (bytes) => Math.round((bytes / 1024 / 1024) * 100) / 100;
 
 runBench(async () => {
-  const { companion, workspace, tmp, cleanup } = await startCompanion({ agents: ['gemini', 'qwen', 'claude', 'copilot', 'codex', 'amp'] });
+  const { companion, workspace, tmp, cleanup } = await startCompanion({ agents: ALL_FACES });
   const [file] = makeFiles(workspace, 1);
   const qwenLock = JSON.parse(fs.readFileSync(path.join(tmp, 'qwen', 'ide', `${companion.port}.lock`), 'utf8'));
   const claudeLock = JSON.parse(fs.readFileSync(companion.lockFilePath('claude'), 'utf8'));
@@ -180,6 +192,18 @@ runBench(async () => {
       heard: (_line, selected) => (e) => e.method === 'selectionDidChange' && e.params.selections[0].content === selected,
       limit: 'webSocket',
     },
+    // Factory Droid (issue 36): the SDK's Streamable HTTP client on the face's own port, no token, as the CLI 0.225.2 dials.
+    droid: {
+      connect: async (log) => {
+        const port = Number(path.basename(companion.lockFilePath('droid'), '.lock'));
+        const client = new Client({ name: 'factory-cli-mcp-client', version: '1.0.0' }, { capabilities: {} });
+        client.fallbackNotificationHandler = async (n) => log.record(n.method, n.params, performance.now());
+        await client.connect(new StreamableHTTPClientTransport(new URL(`http://localhost:${port}/mcp`)));
+        return { close: () => client.close() };
+      },
+      heard: (_line, selected) => (e) => e.method === DROID_NOTIFICATION.activeFile && e.params.selection?.selectedText === selected,
+      limit: 'http',
+    },
   };
 
   /** The same payload through a limit, timed. */
@@ -233,13 +257,7 @@ runBench(async () => {
       }
       await client.close();
       await waitUntil(() => companion.sessionList.length === 0, `${agent}'s session to end`);
-      results[agent] = {
-        eventMs: summarize(samples),
-        limitMs: summarize(limit),
-        p50VsLimit: Math.round((summarize(samples).p50 / summarize(limit).p50) * 100) / 100,
-        // The issue 31 budget: ≤ 0.2 ms over the bare limit.
-        p50OverLimitMs: Math.round((summarize(samples).p50 - summarize(limit).p50) * 1000) / 1000,
-      };
+      results[agent] = verdict(samples, limit);
     }
 
     results.codex = await codexRoundTrips(companion, workspace, tmp, file);
@@ -249,7 +267,7 @@ runBench(async () => {
     const three = [];
     for (let r = 0; r < MEMORY_ROUNDS; r++) {
       one.push(await idleMemory(['gemini']));
-      three.push(await idleMemory(['gemini', 'qwen', 'claude', 'copilot', 'codex', 'amp']));
+      three.push(await idleMemory(ALL_FACES));
     }
     const rss = { one: median(one.map((m) => m.rss)), three: median(three.map((m) => m.rss)) };
     const heap = { one: median(one.map((m) => m.heapUsed)), three: median(three.map((m) => m.heapUsed)) };
@@ -258,11 +276,12 @@ runBench(async () => {
       machine: machine(),
       settings: { pauseBetweenEventsMs: PAUSE_MS, samplesPerAgent: SAMPLES },
       eventToEachAgent: results,
-      goal: 'each agent within Gemini CLI’s budget: p50 ≤ 1.5 × its limit (context-latency.mjs)',
+      goal: `each face's p50 ≤ ${BUDGET.ratio} × its limit's, or ≤ ${BUDGET.overMs} ms over it (issue 36)`,
+      met: Object.values(results).every((r) => r.met),
       idleMemory: {
-        rssMiB: { geminiAlone: MiB(rss.one), allThree: MiB(rss.three), ratio: Math.round((rss.three / rss.one) * 1000) / 1000 },
-        heapMiB: { geminiAlone: MiB(heap.one), allThree: MiB(heap.three), ratio: Math.round((heap.three / heap.one) * 1000) / 1000 },
-        goal: 1.1,
+        rssMiB: { geminiAlone: MiB(rss.one), everyFace: MiB(rss.three), ratio: Math.round((rss.three / rss.one) * 1000) / 1000 },
+        heapMiB: { geminiAlone: MiB(heap.one), everyFace: MiB(heap.three), ratio: Math.round((heap.three / heap.one) * 1000) / 1000 },
+        goal: 1.05,
       },
     };
   } finally {
@@ -305,11 +324,19 @@ async function codexRoundTrips(companion, workspace, tmp, file) {
   } finally {
     await bare.close();
   }
+  return verdict(samples, limit);
+}
+
+/** A face's samples beside its limit's, and whether the budget held (by ratio, or by the margin). */
+function verdict(samples, limit) {
+  const p50VsLimit = Math.round((summarize(samples).p50 / summarize(limit).p50) * 100) / 100;
+  const p50OverLimitMs = Math.round((summarize(samples).p50 - summarize(limit).p50) * 1000) / 1000;
   return {
     eventMs: summarize(samples),
     limitMs: summarize(limit),
-    p50VsLimit: Math.round((summarize(samples).p50 / summarize(limit).p50) * 100) / 100,
-    overLimitMs: Math.round((summarize(samples).p50 - summarize(limit).p50) * 1000) / 1000,
+    p50VsLimit,
+    p50OverLimitMs,
+    met: p50VsLimit <= BUDGET.ratio || p50OverLimitMs <= BUDGET.overMs,
   };
 }
 

@@ -11,7 +11,7 @@
  */
 import * as z from 'zod/mini';
 import { lazySchema } from './lazySchema.js';
-import { CODEX_MAX_SELECTION_CHARS } from './codexFrames.js';
+import { CODEX_ID_MAX_LENGTH, CODEX_MAX_SELECTION_CHARS, type CodexRequestFields } from './codexFrames.js';
 
 export * from './codexFrames.js';
 
@@ -49,14 +49,17 @@ export type CodexIdeContext = z.infer<typeof CodexIdeContextSchema>;
 export const CodexRequestSchema = /* @__PURE__ */ lazySchema(() =>
   z.object({
     type: z.literal('request'),
-    requestId: z.string().check(z.minLength(1), z.maxLength(200)),
+    requestId: z.string().check(z.minLength(1), z.maxLength(CODEX_ID_MAX_LENGTH)),
     sourceClientId: z.string(),
     version: z.optional(z.number()),
-    method: z.string().check(z.minLength(1), z.maxLength(200)),
+    method: z.string().check(z.minLength(1), z.maxLength(CODEX_ID_MAX_LENGTH)),
     params: z.optional(z.unknown()),
   }),
 );
 export type CodexRequest = z.infer<typeof CodexRequestSchema>;
+// plainCodexRequest (codexFrames.ts) builds the same value without zod: its type must stay this one.
+const _sameRequest: [CodexRequestFields, CodexRequest] extends [CodexRequest, CodexRequestFields] ? true : never = true;
+void _sameRequest;
 
 export const CodexResponseSchema = /* @__PURE__ */ lazySchema(() =>
   z.object({

@@ -48,6 +48,46 @@ export function encodeCodexFrame(message: unknown): Uint8Array {
 
 const utf8Encoder = new TextEncoder();
 
+/** The bounds of a frame's requestId and a request's method (codex.ts's schemas take them from here). */
+export const CODEX_ID_MAX_LENGTH = 200;
+
+/**
+ * A plain request frame as CodexRequestSchema reads it, without zod: the
+ * frame Codex CLI sends for each `/ide`, read cold on every one (zod's parse
+ * was a third of the router's part). Only ever accepts: anything that is not
+ * plainly such a request (another type, a field of the wrong kind, a bound
+ * crossed) gives undefined, and the caller asks the schema, whose word holds.
+ * Returns the fields the schema keeps, the others dropped as it drops them.
+ */
+export function plainCodexRequest(value: unknown): CodexRequestFields | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const v = value as Record<string, unknown>;
+  const { requestId, sourceClientId, version, method } = v;
+  if (v['type'] !== 'request' || typeof sourceClientId !== 'string') return undefined;
+  if (typeof requestId !== 'string' || requestId.length < 1 || requestId.length > CODEX_ID_MAX_LENGTH) return undefined;
+  if (typeof method !== 'string' || method.length < 1 || method.length > CODEX_ID_MAX_LENGTH) return undefined;
+  if (version !== undefined && (typeof version !== 'number' || !Number.isFinite(version))) return undefined;
+  // In the schema's order, as its parse builds the value (a forwarded request is written out in that order).
+  return {
+    type: 'request',
+    requestId,
+    sourceClientId,
+    ...(version !== undefined && { version }),
+    method,
+    ...('params' in v && { params: v['params'] }),
+  };
+}
+
+/** The fields of a request frame: codex.ts's CodexRequest, which its schema infers. */
+export interface CodexRequestFields {
+  type: 'request';
+  requestId: string;
+  sourceClientId: string;
+  version?: number | undefined;
+  method: string;
+  params?: unknown;
+}
+
 /** Why a byte stream is not frames: the connection that sent it is closed. */
 export class CodexFrameError extends Error {}
 

@@ -34,6 +34,7 @@ import { queryTokenGuard, queryValues, type HostRule, type Refusal } from '../ht
 import { describeError } from '../logger.js';
 import type { SessionInfo } from '../sessions.js';
 import { selectionOf } from './selection.js';
+import { sendText } from './textFrames.js';
 import { sweepStaleLockFiles } from './lockFile.js';
 import type { FileMention, UpgradeClaim } from './sessionFace.js';
 import { WebSocketFaceBase, type WebSocketFaceOptions } from './webSocketFace.js';
@@ -84,7 +85,7 @@ export class AmpSession {
   /** Sends a frame made once (notificationFrame): the context's fan-out serializes each selection once. */
   sendFrame(frame: string): boolean {
     if (this.socket.readyState !== this.socket.OPEN) return false;
-    this.socket.send(frame);
+    sendText(this.socket, frame);
     return true;
   }
 

@@ -39,6 +39,7 @@ import { WebSocketTransport } from './webSocketTransport.js';
 import type { FileMention, UpgradeClaim } from './sessionFace.js';
 import { WebSocketFaceBase, type WebSocketFaceOptions } from './webSocketFace.js';
 import { selectionOf } from './selection.js';
+import { sendText } from './textFrames.js';
 
 export { claudeIdeDir } from '@ide-companion/shared/agentPaths';
 
@@ -92,7 +93,7 @@ export class ClaudeSession {
   /** Sends a frame made once for every session (notificationFrame). */
   sendFrame(frame: string): boolean {
     if (!this.reachable) return false;
-    this.socket.send(frame);
+    sendText(this.socket, frame);
     return true;
   }
 }

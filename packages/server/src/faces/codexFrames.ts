@@ -5,7 +5,15 @@
  * JSON, not a frame we know) is logged, ends that connection and nothing else.
  */
 import type * as net from 'node:net';
-import { CodexFrameDecoder, CodexFrameError, CodexFrameSchema, encodeCodexFrame, PARSE_ONCE, type CodexFrame } from '@ide-companion/protocol';
+import {
+  CodexFrameDecoder,
+  CodexFrameError,
+  CodexFrameSchema,
+  encodeCodexFrame,
+  PARSE_ONCE,
+  plainCodexRequest,
+  type CodexFrame,
+} from '@ide-companion/protocol';
 import { describeError, type Logger } from '../logger.js';
 
 export interface CodexConnectionHandlers {
@@ -101,7 +109,9 @@ export class CodexConnection implements CodexLink {
     }
     for (const value of values) {
       if (this.closed) return;
-      const parsed = CodexFrameSchema.safeParse(value, PARSE_ONCE);
+      // A plain request (each /ide's) without zod; anything else as the schema reads it.
+      const plain = plainCodexRequest(value);
+      const parsed = plain ? { success: true as const, data: plain } : CodexFrameSchema.safeParse(value, PARSE_ONCE);
       if (!parsed.success) {
         const type = typeof value === 'object' && value !== null ? String((value as { type?: unknown }).type) : typeof value;
         this.logger.warn('Codex IPC: a peer sent a frame we do not know; its connection is closed', { type });

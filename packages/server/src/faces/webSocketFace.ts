@@ -15,6 +15,7 @@ import type { SessionInfo } from '../sessions.js';
 import type { AgentName } from '@ide-companion/shared/agentPaths';
 import type { CompanionNotification, IdeContext } from '@ide-companion/protocol';
 import { KeepAlive } from './keepAlive.js';
+import { adoptSocket } from './textFrames.js';
 import type { FileMention, UpgradeClaim, WebSocketFace } from './sessionFace.js';
 
 /** What the base keeps of a session. */
@@ -94,7 +95,11 @@ export abstract class WebSocketFaceBase<S extends WebSocketSession> implements W
     }
     socket.on('error', () => socket.destroy());
     void this.server().then(
-      (wss) => wss.handleUpgrade(req, socket, head, (ws) => void this.accept(ws)),
+      (wss) =>
+        wss.handleUpgrade(req, socket, head, (ws) => {
+          adoptSocket(ws, socket);
+          void this.accept(ws);
+        }),
       (err: unknown) => {
         this.base.logger.error('could not load the WebSocket server', { error: describeError(err) });
         socket.destroy();
@@ -129,7 +134,8 @@ export abstract class WebSocketFaceBase<S extends WebSocketSession> implements W
 
   private server(): Promise<WebSocketServer> {
     this.wssLoading ??= import('ws').then(({ WebSocketServer }) => {
-      this.wss = new WebSocketServer({ ...this.serverOptions, noServer: true, maxPayload: this.base.maxPayload });
+      // No compression: a frame of ours is written whole beside `ws`'s own (textFrames.ts).
+      this.wss = new WebSocketServer({ ...this.serverOptions, noServer: true, maxPayload: this.base.maxPayload, perMessageDeflate: false });
       return this.wss;
     });
     return this.wssLoading;
