@@ -86,7 +86,8 @@ test(
       assert.doesNotMatch(r.term.out(), /The agent asks permission/, 'the edit is reviewed in the editor, not asked in the terminal');
       r.t.companion.diffs.accept(shown.id, 'new, edited by the user\n');
       await r.term.waitOut(/wrote your edits to a\.txt over the agent's version/, 'the edits written', 60_000);
-      await r.term.waitOut(/Wrote it\./, 'the model turn after the tool result', 60_000);
+      // The turn over (the prompt back): a line typed while a turn runs is refused, not queued.
+      await r.term.waitOut(/Wrote it\.\n> /, 'the model turn after the tool result, and the prompt', 60_000);
       assert.equal(fs.readFileSync(r.file, 'utf8'), 'new, edited by the user\n');
       // The model's first request carried the editor's context: the selection (an embedded resource) and the active file.
       const first = r.mock.agentRequests()[0]!;
