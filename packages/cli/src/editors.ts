@@ -17,6 +17,7 @@ export const EDITOR_ENDS: readonly EditorEntry[] = [
   { id: 'neovim', load: async () => (await import('@ide-companion/neovim/end')).neovimEnd },
   { id: 'emacs', load: async () => (await import('@ide-companion/emacs')).emacsEnd },
   { id: 'vim', load: async () => (await import('@ide-companion/vim')).vimEnd },
+  { id: 'kakoune', load: async () => (await import('@ide-companion/kakoune')).kakouneEnd },
   { id: 'vscode', load: async () => (await import('ide-companion-vscode')).vscodeEnd },
   // Not an editor: the Gemini CLI extension of `ide-companion mcp`, here so that `install gemini` finds it.
   { id: 'gemini', load: async () => (await import('./mcp/geminiInstaller.js')).geminiExtensionEnd },
