@@ -131,6 +131,14 @@ define-command -hidden -params 1 ide-close %{
     } catch %{ delete-buffer! %arg{1} }
 }
 
+# ide-keep BUFNAME NEWNAME: the proposal stays, no longer one (nobody can take its answer).
+define-command -hidden -params 2 ide-keep %{
+    evaluate-commands -buffer %arg{1} %{
+        unset-option buffer ide_diff_id
+        try %{ rename-buffer -scratch %arg{2} }
+    }
+}
+
 # ide-text ID BUFNAME: the proposal's text as the user left it.
 define-command -hidden -params 2 ide-text %{
     evaluate-commands -buffer %arg{2} %{

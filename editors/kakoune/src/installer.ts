@@ -18,6 +18,8 @@ import { PLUGIN_BRIDGE, PLUGIN_ROOT, PLUGIN_SCRIPT } from './pluginFiles.js';
 
 /** The link to Kakoune's standard library an install made, named as users name it. */
 const STDLIB_LINK = 'standard-library';
+/** The note, in the plugin's folder, that the link is the install's. */
+const MADE_LINK = 'made-link';
 
 function kakConfig(env: NodeJS.ProcessEnv): string {
   return env['KAKOUNE_CONFIG_DIR'] || path.join(env['XDG_CONFIG_HOME'] || path.join(env['HOME'] || os.homedir(), '.config'), 'kak');
@@ -52,6 +54,8 @@ export const kakouneInstaller: EditorInstaller = {
     const target = kakouneTarget(env);
     const autoload = path.dirname(target);
     const hadAutoload = fs.existsSync(autoload);
+    // A reinstall keeps the note of the link the first install made.
+    const linkOurs = !hadAutoload || fs.existsSync(path.join(target, MADE_LINK));
     const result = installPlugin(
       {
         what: 'the Kakoune plugin',
@@ -70,10 +74,10 @@ export const kakouneInstaller: EditorInstaller = {
       },
       options,
     );
-    if (result.success && !options.dryRun && !hadAutoload) {
+    if (result.success && !options.dryRun && linkOurs) {
       // A new autoload folder hides Kakoune's own: link it in, as Kakoune's docs say, and note it for uninstall.
-      fs.symlinkSync(runtimeAutoload(env), path.join(autoload, STDLIB_LINK));
-      fs.writeFileSync(path.join(target, 'made-link'), `${STDLIB_LINK}\n`);
+      if (!hadAutoload) fs.symlinkSync(runtimeAutoload(env), path.join(autoload, STDLIB_LINK));
+      fs.writeFileSync(path.join(target, MADE_LINK), `${STDLIB_LINK}\n`);
     }
     return result;
   },
@@ -84,7 +88,7 @@ export const kakouneInstaller: EditorInstaller = {
     const autoload = path.dirname(target);
     const link = path.join(autoload, STDLIB_LINK);
     // Our link goes only with the folder it was made for: when nothing but the plugin and the link are in it.
-    const ours = fs.existsSync(path.join(target, 'made-link')) && fs.readdirSync(autoload).every((e) => e === STDLIB_LINK || e === 'ide-companion');
+    const ours = fs.existsSync(path.join(target, MADE_LINK)) && fs.readdirSync(autoload).every((e) => e === STDLIB_LINK || e === 'ide-companion');
     const made = ours ? madeFolder(target) : undefined;
     const result = await lifecycle.uninstall(options);
     if (result.success && !options.dryRun && ours && fs.lstatSync(link, { throwIfNoEntry: false })?.isSymbolicLink()) {

@@ -204,7 +204,7 @@ class KakBridge {
     const now = Date.now();
     this.deaths = [...this.deaths.filter((t) => now - t < DEATH_WINDOW_MS), now];
     // The proposals stay in their buffers, the user's to save; the host that knew them is gone.
-    const kept = [...this.diffs.values()].map((d) => d.file);
+    const kept = [...this.diffs.values()].map((d) => (void this.keep(d), d.file));
     this.diffs.clear();
     const fill = (w: string | undefined, values: Record<string, string>) =>
       Object.entries(values).reduce((s, [k, v]) => s.replaceAll(`{${k}}`, v), w ?? '');
@@ -214,6 +214,11 @@ class KakBridge {
     void this.kak(`set-option global ide_status ${kq(said)}`);
     void this.say(said);
     if (restart) setTimeout(() => this.startHost(), this.deaths.length === 1 ? 0 : 250 * 2 ** (this.deaths.length - 1));
+  }
+
+  /** A proposal nobody can take an answer for: a plain scratch buffer, `*kept NAME*`, the user's to save. */
+  private keep(diff: Diff): Promise<void> {
+    return this.kak(`ide-keep ${kq(diff.buf)} ${kq(diff.buf.replace('*proposal ', '*kept '))}`);
   }
 
   private toHost(message: object): void {
@@ -303,7 +308,7 @@ class KakBridge {
         this.diffs.delete(p.diffId);
         // A session gone: its proposal stays in its buffer, the user's to save (the message says where).
         if (diff && p.reason !== 'sessionClosed') await this.ask(() => `ide-close ${kq(diff.buf)}`).catch(() => undefined);
-        if (diff && p.reason === 'sessionClosed') await this.kak(`evaluate-commands -buffer ${kq(diff.buf)} %{ unset-option buffer ide_diff_id }`);
+        if (diff && p.reason === 'sessionClosed') await this.keep(diff);
         if (p.message) await this.say(p.message);
         return null;
       }

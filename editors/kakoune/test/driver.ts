@@ -41,7 +41,14 @@ let nextSession = 0;
 /** Kakoune in tmux in a fresh workspace holding `files`; `command` (default: kak with only the plugin) opens `open`. */
 export async function startKak(
   files: Record<string, string>,
-  options: { open?: string[]; env?: Record<string, string>; command?: (session: string) => string } = {},
+  options: {
+    open?: string[];
+    env?: Record<string, string>;
+    /** The shell command that runs kak (default: with only the plugin sourced). */
+    command?: (session: string) => string;
+    /** Runs before kak starts, with its env (its HOME to install into). */
+    setup?: (env: Record<string, string>) => void;
+  } = {},
 ): Promise<KakSession> {
   const tmpDir = makeTempDir('ide-companion-kak-');
   const tmp = fs.realpathSync(tmpDir.path);
@@ -61,6 +68,7 @@ export async function startKak(
     CODEX_HOME: path.join(tmp, 'codex'),
     ...options.env,
   };
+  options.setup?.(env);
   const unset = ['XDG_RUNTIME_DIR', 'XDG_CONFIG_HOME', 'KAKOUNE_CONFIG_DIR', ...Object.values(CONTAINER_ENV)].map((n) => `-u ${n}`).join(' ');
   const kak = options.command?.(session) ?? `kak -n -s ${session} -e ${shq(`source ${kq(RC)}; ide-start`)}`;
   const tmux = new Tmux(160, 40);
@@ -78,7 +86,8 @@ export async function startKak(
     run: (commands) => void send(`evaluate-commands -client client0 ${kq(commands)}`),
     async read(expansions, context = '-client client0', before = 'nop') {
       const out = path.join(tmp, `read-${reads++}`);
-      send(`evaluate-commands ${context} ${kq(`${before}; echo -quoting shell -to-file ${kq(out)} -- ${expansions} .`)}`);
+      // kak -p fails at once while the session is not up yet.
+      if (send(`evaluate-commands ${context} ${kq(`${before}; echo -quoting shell -to-file ${kq(out)} -- ${expansions} .`)}`).status !== 0) throw new Error('kak -p failed');
       const text = await waitFor(() => (fs.existsSync(out) && fs.readFileSync(out, 'utf8').endsWith("'.'") ? fs.readFileSync(out, 'utf8') : undefined), `kak to answer ${expansions}`, TIMEOUT);
       fs.rmSync(out);
       return shellWords(text).slice(0, -1);
