@@ -12,6 +12,7 @@ import {
   assertUninstallLeavesTheHome,
   connectRecordingClient,
   findGeminiCli,
+  functionCallTurn,
   makeGeminiHome,
   makeTempDir,
   repoRoot,
@@ -121,7 +122,11 @@ test(
           installByCli({ ...process.env, ...env }, 'install');
           makeGeminiHome(env['HOME']!);
           const turns = path.join(env['TMPDIR']!, 'turns.jsonl');
-          writeFakeResponses(turns, [...writeFileTurns('a.txt', 'from the model\n'), ...writeFileTurns('a.txt', 'rejected\n')]);
+          writeFakeResponses(turns, [
+            ...writeFileTurns('a.txt', 'from the model\n'),
+            // A reject cancels the turn: no answer to it is asked for.
+            functionCallTurn('write_file', { file_path: 'a.txt', content: 'rejected\n' }),
+          ]);
           wrapper = writeGeminiScript(path.join(env['TMPDIR']!, 'gemini.sh'), cli!, turns);
         },
       },
@@ -179,7 +184,9 @@ test(
         },
         'the model request',
         STEP_MS,
-      );
+      ).catch((err: Error) => {
+        throw new Error(`${err.message} in ${fs.readdirSync(s.tmp).join(' ')}\n--- agent ---\n${screen(1)}`);
+      });
       const texts = (JSON.parse(request) as { contents: Array<{ parts: Array<{ text?: string }> }> }).contents.flatMap((c) => c.parts.map((p) => p.text ?? ''));
       const editorPart = texts.findLast((text) => text.startsWith("Here is the user's editor context"));
       assert.ok(editorPart, `no editor context in the prompt:\n${texts.join('\n---\n').slice(0, 2000)}`);
