@@ -60,7 +60,7 @@ export function parseMessages(buf: string): { messages: string[][]; rest: string
       if (buf[i] !== "'") throw new Error(`unexpected ${JSON.stringify(buf[i])} at a word's start`);
       let word = '';
       let closed = false;
-      for (i++; i < buf.length; ) {
+      for (i++; i < buf.length;) {
         const q = buf.indexOf("'", i);
         if (q < 0) {
           i = buf.length;
@@ -97,6 +97,30 @@ export function parseMessages(buf: string): { messages: string[][]; rest: string
 const MAX_DEATHS = 5;
 const DEATH_WINDOW_MS = 180_000;
 const KAK_ANSWER_MS = 4000;
+
+/** What this bridge reads of the host's lines (docs/editor-protocol.md; the host checked them). */
+interface HostMessage {
+  type: string;
+  id?: number;
+  action?: string;
+  params?: RequestParams;
+  env?: Record<string, string>;
+  words?: Record<string, string>;
+  summary?: string;
+  said?: string | string[];
+  message?: string;
+}
+interface RequestParams {
+  diffId: string;
+  filePath: string;
+  newContent: string;
+  kept?: boolean;
+  words?: { proposed: string };
+  reason?: string;
+  message?: string;
+  path: string;
+  unsavedWarning?: string;
+}
 
 interface Diff {
   buf: string;
@@ -182,7 +206,7 @@ class KakBridge {
       while ((nl = this.hostOut.indexOf('\n')) >= 0) {
         const line = this.hostOut.slice(0, nl);
         this.hostOut = this.hostOut.slice(nl + 1);
-        if (line.trim()) this.fromHost(JSON.parse(line));
+        if (line.trim()) this.fromHost(JSON.parse(line) as HostMessage);
       }
     });
     void this.kak(`set-option global ide_host_pid ${host.pid ?? 0}`);
@@ -206,8 +230,7 @@ class KakBridge {
     // The proposals stay in their buffers, the user's to save; the host that knew them is gone.
     const kept = [...this.diffs.values()].map((d) => (void this.keep(d), d.file));
     this.diffs.clear();
-    const fill = (w: string | undefined, values: Record<string, string>) =>
-      Object.entries(values).reduce((s, [k, v]) => s.replaceAll(`{${k}}`, v), w ?? '');
+    const fill = (w: string | undefined, values: Record<string, string>) => Object.entries(values).reduce((s, [k, v]) => s.replaceAll(`{${k}}`, v), w ?? '');
     const values = { how, count: String(this.deaths.length), files: kept.join(', ') };
     const restart = this.deaths.length < MAX_DEATHS;
     const said = fill(restart ? this.words['restarted'] : this.words['notRestarted'], values) + (kept.length ? fill(this.words['keptAtDeath'], values) : '');
@@ -267,10 +290,10 @@ class KakBridge {
     }
   }
 
-  private fromHost(m: any): void {
+  private fromHost(m: HostMessage): void {
     if (m.type === 'ready') {
       this.words = m.words ?? {};
-      const env = Object.entries(m.env as Record<string, string>).map(([k, v]) => kq(`${k}=${v}`));
+      const env = Object.entries(m.env ?? {}).map(([k, v]) => kq(`${k}=${v}`));
       void this.kak(`set-option global ide_env ${env.join(' ')}\nset-option global ide_status ${kq(m.summary ?? 'ready')}`);
     } else if (m.type === 'sessions') {
       void this.kak(`set-option global ide_status ${kq(m.summary ?? '')}`);
@@ -278,14 +301,14 @@ class KakBridge {
     } else if (m.type === 'error') {
       void this.kak(`echo -debug -- ${kq(`ide-companion: ${m.message}`)}`);
     } else if (m.type === 'request') {
-      this.request(m.action, m.params ?? {}).then(
+      this.request(m.action!, m.params ?? ({} as RequestParams)).then(
         (result) => this.toHost({ type: 'response', id: m.id, result: result ?? null }),
         (err: Error) => this.toHost({ type: 'response', id: m.id, error: err.message }),
       );
     }
   }
 
-  private async request(action: string, p: any): Promise<unknown> {
+  private async request(action: string, p: RequestParams): Promise<unknown> {
     switch (action) {
       case 'showDiff': {
         const taken = new Set([...this.diffs.values()].map((d) => d.buf));
@@ -348,7 +371,9 @@ export function asProposed(text: string, proposed: string): string {
 function hostPath(): string {
   const here = path.dirname(fileURLToPath(import.meta.url));
   const installed = path.join(here, 'host', 'ide-companion-bridge.mjs');
-  return process.env['IDE_COMPANION_BRIDGE_HOST'] || (fs.existsSync(installed) ? installed : path.join(here, '../../../jsonlines/host/ide-companion-bridge.mjs'));
+  return (
+    process.env['IDE_COMPANION_BRIDGE_HOST'] || (fs.existsSync(installed) ? installed : path.join(here, '../../../jsonlines/host/ide-companion-bridge.mjs'))
+  );
 }
 
 function main(argv: string[]): void {

@@ -87,8 +87,13 @@ export async function startKak(
     async read(expansions, context = '-client client0', before = 'nop') {
       const out = path.join(tmp, `read-${reads++}`);
       // kak -p fails at once while the session is not up yet.
-      if (send(`evaluate-commands ${context} ${kq(`${before}; echo -quoting shell -to-file ${kq(out)} -- ${expansions} .`)}`).status !== 0) throw new Error('kak -p failed');
-      const text = await waitFor(() => (fs.existsSync(out) && fs.readFileSync(out, 'utf8').endsWith("'.'") ? fs.readFileSync(out, 'utf8') : undefined), `kak to answer ${expansions}`, TIMEOUT);
+      if (send(`evaluate-commands ${context} ${kq(`${before}; echo -quoting shell -to-file ${kq(out)} -- ${expansions} .`)}`).status !== 0)
+        throw new Error('kak -p failed');
+      const text = await waitFor(
+        () => (fs.existsSync(out) && fs.readFileSync(out, 'utf8').endsWith("'.'") ? fs.readFileSync(out, 'utf8') : undefined),
+        `kak to answer ${expansions}`,
+        TIMEOUT,
+      );
       fs.rmSync(out);
       return shellWords(text).slice(0, -1);
     },
@@ -152,7 +157,11 @@ export const kakouneDriver: EndDriver = {
       factoryHome: s.env['HOME']!,
       async discovery() {
         const dir = path.join(s.tmp, 'gemini', 'ide');
-        const name = await waitFor(() => (fs.existsSync(dir) ? fs.readdirSync(dir).find((f) => f.endsWith('.json')) : undefined), 'the discovery file', TIMEOUT);
+        const name = await waitFor(
+          () => (fs.existsSync(dir) ? fs.readdirSync(dir).find((f) => f.endsWith('.json')) : undefined),
+          'the discovery file',
+          TIMEOUT,
+        );
         const file = path.join(dir, name);
         return { path: file, content: parseDiscoveryFile(fs.readFileSync(file, 'utf8')) };
       },

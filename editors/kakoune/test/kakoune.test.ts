@@ -43,7 +43,8 @@ test('install kakoune: into the autoload folder with the standard library linked
     const target = kakouneTarget(env);
     assert.equal(target, path.join(dir.path, '.config', 'kak', 'autoload', 'ide-companion'));
     installByCli(env, 'install');
-    for (const f of ['ide-companion.kak', 'kak-bridge.mjs', 'host/ide-companion-bridge.mjs', 'host/chunks/sdk.mjs']) assert.ok(fs.existsSync(path.join(target, f)), f);
+    for (const f of ['ide-companion.kak', 'kak-bridge.mjs', 'host/ide-companion-bridge.mjs', 'host/chunks/sdk.mjs'])
+      assert.ok(fs.existsSync(path.join(target, f)), f);
     const link = path.join(path.dirname(target), 'standard-library');
     assert.ok(fs.existsSync(path.join(link, 'windowing', 'tmux.kak')), 'the link leads to Kakoune’s own autoload');
     installByCli(env, 'uninstall');
@@ -67,36 +68,41 @@ test('install kakoune: into the autoload folder with the standard library linked
 const HOSTILE = [`it's %sh{touch PWNED1} ''; echo-pwn`, `%{ nop } ' ; evaluate-commands %sh{touch PWNED2}`, `$(touch PWNED3) \`touch PWNED4\``];
 const HOSTILE_TEXT = `${HOSTILE.join('\n')}\nline\twith\x01\x1b[31mcontrol\x7f and ''quotes'' ✓ 😀\n\nno final newline %arg{1}`;
 
-test('hostile names and text go through the real kak as data: shown, edited, accepted and selected byte for byte, nothing run', { skip: skipKak, timeout: 120_000 }, async () => {
-  const name = `${HOSTILE[0]}.txt`;
-  const s = await startKak({ [name]: HOSTILE_TEXT });
-  try {
-    const file = path.join(s.workspace, name);
-    const discovery = JSON.parse(fs.readFileSync(await discoveryFile(s), 'utf8')) as { port: number; authToken: string };
-    const client = await connectRecordingClient({ port: discovery.port, token: discovery.authToken });
-    const outcome = client.client.callTool({ name: 'openDiff', arguments: { filePath: file, newContent: HOSTILE_TEXT } });
-    const buf = await waitFor(() => proposalBuffer(s, file), 'the proposal', TIMEOUT);
-    assert.equal((await s.read('%val{selection}', `-buffer ${kq(buf)}`, "execute-keys '%'"))[0], `${HOSTILE_TEXT}\n`, 'shown as proposed');
-    // The user adds to it; the accept carries it back exactly (no final newline, as proposed).
-    s.run(`buffer ${kq(buf)}; execute-keys 'gjgl'; set-register dquote ' %sh{touch PWNED5}'; execute-keys 'p'; ide-accept`);
-    const accepted = await waitFor(() => client.notifications.find((n) => n.method === 'ide/diffAccepted'), 'the accept', TIMEOUT);
-    assert.equal((accepted.params as { content: string }).content, `${HOSTILE_TEXT} %sh{touch PWNED5}`);
-    await outcome;
-    // The whole file selected: the host reads the selection's text from kak as it is.
-    s.run(`edit -existing ${kq(file)}; execute-keys '%'; ide-pos`);
-    await waitFor(
-      () => client.notifications.find((n) => (n.params as any)?.workspaceState?.openFiles?.[0]?.selectedText === `${HOSTILE_TEXT}\n`),
-      'the selected text',
-      TIMEOUT,
-    );
-    assert.equal((await s.read('%val{buffile}'))[0], file, 'a hostile file name opens as itself');
-    for (const n of [1, 2, 3, 4, 5]) assert.equal(spawnSync('find', ['/tmp', s.workspace, '-name', `PWNED${n}`], { encoding: 'utf8' }).stdout, '', `PWNED${n}`);
-    await s.read('%val{session}');
-    await client.close();
-  } finally {
-    await s.close();
-  }
-});
+test(
+  'hostile names and text go through the real kak as data: shown, edited, accepted and selected byte for byte, nothing run',
+  { skip: skipKak, timeout: 120_000 },
+  async () => {
+    const name = `${HOSTILE[0]}.txt`;
+    const s = await startKak({ [name]: HOSTILE_TEXT });
+    try {
+      const file = path.join(s.workspace, name);
+      const discovery = JSON.parse(fs.readFileSync(await discoveryFile(s), 'utf8')) as { port: number; authToken: string };
+      const client = await connectRecordingClient({ port: discovery.port, token: discovery.authToken });
+      const outcome = client.client.callTool({ name: 'openDiff', arguments: { filePath: file, newContent: HOSTILE_TEXT } });
+      const buf = await waitFor(() => proposalBuffer(s, file), 'the proposal', TIMEOUT);
+      assert.equal((await s.read('%val{selection}', `-buffer ${kq(buf)}`, "execute-keys '%'"))[0], `${HOSTILE_TEXT}\n`, 'shown as proposed');
+      // The user adds to it; the accept carries it back exactly (no final newline, as proposed).
+      s.run(`buffer ${kq(buf)}; execute-keys 'gjgl'; set-register dquote ' %sh{touch PWNED5}'; execute-keys 'p'; ide-accept`);
+      const accepted = await waitFor(() => client.notifications.find((n) => n.method === 'ide/diffAccepted'), 'the accept', TIMEOUT);
+      assert.equal((accepted.params as { content: string }).content, `${HOSTILE_TEXT} %sh{touch PWNED5}`);
+      await outcome;
+      // The whole file selected: the host reads the selection's text from kak as it is.
+      s.run(`edit -existing ${kq(file)}; execute-keys '%'; ide-pos`);
+      await waitFor(
+        () => client.notifications.find((n) => (n.params as any)?.workspaceState?.openFiles?.[0]?.selectedText === `${HOSTILE_TEXT}\n`),
+        'the selected text',
+        TIMEOUT,
+      );
+      assert.equal((await s.read('%val{buffile}'))[0], file, 'a hostile file name opens as itself');
+      for (const n of [1, 2, 3, 4, 5])
+        assert.equal(spawnSync('find', ['/tmp', s.workspace, '-name', `PWNED${n}`], { encoding: 'utf8' }).stdout, '', `PWNED${n}`);
+      await s.read('%val{session}');
+      await client.close();
+    } finally {
+      await s.close();
+    }
+  },
+);
 
 async function discoveryFile(s: KakSession): Promise<string> {
   const dir = path.join(s.tmp, 'gemini', 'ide');
@@ -190,7 +196,9 @@ test(
       const texts = (JSON.parse(request) as { contents: Array<{ parts: Array<{ text?: string }> }> }).contents.flatMap((c) => c.parts.map((p) => p.text ?? ''));
       const editorPart = texts.findLast((text) => text.startsWith("Here is the user's editor context"));
       assert.ok(editorPart, `no editor context in the prompt:\n${texts.join('\n---\n').slice(0, 2000)}`);
-      const { activeFile } = JSON.parse(/```json\n([\s\S]*?)\n```/.exec(editorPart)![1]!) as { activeFile: { path: string; cursor: { line: number }; selectedText?: string } };
+      const { activeFile } = JSON.parse(/```json\n([\s\S]*?)\n```/.exec(editorPart)![1]!) as {
+        activeFile: { path: string; cursor: { line: number }; selectedText?: string };
+      };
       assert.equal(activeFile.path, file);
       assert.equal(activeFile.cursor.line, 1);
       assert.equal(activeFile.selectedText, 'by');
