@@ -60,7 +60,6 @@ define-command -hidden -params 1.. ide-send %{
 
 # The cursor and the selection's other end, in characters: the anchor read in a draft context flipped onto it.
 define-command -hidden ide-pos %{
-    set-option global ide_client %val{client}
     try %{
         evaluate-commands -draft "
             execute-keys '<a-;>'

@@ -141,6 +141,7 @@ class KakBridge {
   private nextWait = 1;
   private sendQueue: Promise<void> = Promise.resolve();
   private lastPath: string | undefined;
+  private lastClient = 'client0';
   private lastFocus: object | undefined;
   private deaths: number[] = [];
   private words: Record<string, string> = {};
@@ -252,7 +253,9 @@ class KakBridge {
   fromKak([type, ...a]: string[]): void {
     switch (type) {
       case 'pos': {
-        const [, file, line, col, aline, acol] = a as [string, string, string, string, string, string];
+        const [client, file, line, col, aline, acol] = a as [string, string, string, string, string, string];
+        // The client the user was last in, where diffs open and words are shown (set here: a move costs kak less).
+        if (client !== this.lastClient) void this.kak(`set-option global ide_client ${kq((this.lastClient = client))}`);
         if (!path.isAbsolute(file)) return;
         const cursor = { line: Number(line), character: Number(col) };
         const anchor = { line: Number(aline), character: Number(acol) };
