@@ -8,13 +8,17 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { CONTAINER_ENV, parseDiscoveryFile } from '@ide-companion/protocol';
 import { makeTempDir, repoRoot, skipUnless, Tmux, waitFor, type EndDriver, type EndSession, type Position, type Selection } from '@ide-companion/testkit';
-import { kq } from '../src/kakBridge.js';
 
 export const RC = path.join(repoRoot, 'editors', 'kakoune', 'rc', 'ide-companion.kak');
 export const hasKak = spawnSync('kak', ['-version'], { stdio: 'ignore' }).status === 0;
 const hasTmux = spawnSync('tmux', ['-V'], { stdio: 'ignore' }).status === 0;
 export const skipKak = skipUnless(hasKak, 'Kakoune', 'apt-get install -y kakoune') || skipUnless(hasTmux, 'tmux', 'apt-get install -y tmux');
 export const TIMEOUT = 20_000;
+
+/** Kakoune's quoting, the test's own (the bridge's `kq` is what the tests check). */
+export function kq(s: string): string {
+  return `'${s.replaceAll("'", "''")}'`;
+}
 
 /** The words `echo -quoting shell` wrote. */
 function shellWords(s: string): string[] {

@@ -25,8 +25,7 @@ import {
   writeGeminiScript,
 } from '@ide-companion/testkit';
 import { kakouneInstaller, kakouneTarget } from '../src/installer.js';
-import { kq } from '../src/kakBridge.js';
-import { proposalBuffer, skipKak, startKak, TIMEOUT, type KakSession } from './driver.js';
+import { kq, proposalBuffer, skipKak, startKak, TIMEOUT, type KakSession } from './driver.js';
 
 const cli = findGeminiCli();
 const STEP_MS = 90_000;
