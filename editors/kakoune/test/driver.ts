@@ -108,7 +108,11 @@ export async function startKak(
       tmpDir.cleanup();
     },
   };
-  await waitFor(async () => (await s.read('%val{client}').catch(() => []))[0] === 'client0', 'Kakoune to start', TIMEOUT);
+  await waitFor(async () => (await s.read('%val{client}').catch(() => []))[0] === 'client0', 'Kakoune to start', TIMEOUT).catch(async (err: Error) => {
+    // Nothing left running when it does not start.
+    await s.close();
+    throw err;
+  });
   return s;
 }
 
