@@ -18,6 +18,7 @@ export const EDITOR_ENDS: readonly EditorEntry[] = [
   { id: 'emacs', load: async () => (await import('@ide-companion/emacs')).emacsEnd },
   { id: 'vim', load: async () => (await import('@ide-companion/vim')).vimEnd },
   { id: 'micro', load: async () => (await import('@ide-companion/micro')).microEnd },
+  { id: 'kakoune', load: async () => (await import('@ide-companion/kakoune')).kakouneEnd },
   { id: 'vscode', load: async () => (await import('ide-companion-vscode')).vscodeEnd },
   // Not an editor: the Gemini CLI extension of `ide-companion mcp`, here so that `install gemini` finds it.
   { id: 'gemini', load: async () => (await import('./mcp/geminiInstaller.js')).geminiExtensionEnd },

@@ -7,13 +7,14 @@
 import type { DiffCloseReason } from './actions.js';
 
 /** How each end saves a kept buffer under a name of the user's. */
-const SAVE_AS_KEYS: Readonly<Record<string, string>> = { neovim: ':w FILE', vim: ':w FILE', emacs: 'C-x C-w' };
+const SAVE_AS_KEYS: Readonly<Record<string, string>> = { neovim: ':w FILE', vim: ':w FILE', emacs: 'C-x C-w', kakoune: ':write FILE' };
 
 /** How each end accepts and rejects a proposal. */
 const DECIDE_KEYS: Readonly<Record<string, string>> = {
   neovim: ':w accepts, :q! rejects',
   vim: ':w accepts, :q! or :GeminiReject rejects',
   emacs: 'C-c C-c accepts, C-c C-k rejects',
+  kakoune: ':ide-accept accepts, :ide-reject rejects',
 };
 
 /** Where each end keeps a proposal when nobody can take its answer. */
