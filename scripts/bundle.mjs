@@ -10,16 +10,24 @@ import { fileURLToPath } from 'node:url';
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const load = (file) => import(new URL(`../${file}`, import.meta.url).href);
 
-const [{ writeHostBundle, writeSdkChunk }, { sdkChunkPath }, neovim, jsonlines, serve, mcp, relay] = await Promise.all([
+const [{ writeHostBundle, writeSdkChunk }, { sdkChunkPath }, neovim, jsonlines, kakoune, serve, mcp, relay] = await Promise.all([
   load('packages/bundler/dist/src/bundle.js'),
   load('packages/server/dist/src/shippedFiles.js'),
   load('editors/neovim/dist/src/build/bundleHost.js'),
   load('editors/jsonlines/dist/src/build/bundleHost.js'),
+  load('editors/kakoune/dist/src/build/bundleBridge.js'),
   load('packages/cli/dist/src/build/bundleServe.js'),
   load('packages/cli/dist/src/mcp/build/bundle.js'),
   load('packages/cli/dist/src/connect/build/bundle.js'),
 ]);
-const bundles = [neovim.NEOVIM_HOST_BUNDLE, jsonlines.BRIDGE_HOST_BUNDLE, serve.SERVE_BUNDLE, mcp.MCP_SERVER_BUNDLE, relay.RELAY_BUNDLE];
+const bundles = [
+  neovim.NEOVIM_HOST_BUNDLE,
+  jsonlines.BRIDGE_HOST_BUNDLE,
+  kakoune.KAK_BRIDGE_BUNDLE,
+  serve.SERVE_BUNDLE,
+  mcp.MCP_SERVER_BUNDLE,
+  relay.RELAY_BUNDLE,
+];
 const sdk = { entry: createRequire(import.meta.url).resolve('@ide-companion/server/sdk'), outfile: sdkChunkPath() };
 
 if (process.argv.includes('--if-missing') && [sdk.outfile, ...bundles.map((b) => b.outfile)].every((file) => existsSync(file))) process.exit(0);

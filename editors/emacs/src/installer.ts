@@ -14,6 +14,7 @@ import * as path from 'node:path';
 import { INSTALL_MARKER, installPlugin, onPath, pluginCopyLifecycle } from '@ide-companion/command/pluginInstall';
 import { type EditorInstaller, type InstallOptions, type InstallResult } from '@ide-companion/command/editorEnd';
 import { bridgeHostFiles } from '@ide-companion/jsonlines/build/bundleHost';
+import { otherAgentsFindIt } from '@ide-companion/shared/agentPaths';
 import { HOST_BUNDLE_PATH, INSTALLED_HOST_PATH, LISP_FILES, PACKAGE_ROOT } from './packageFiles.js';
 
 /**
@@ -142,7 +143,7 @@ export const emacsInstaller: EditorInstaller = {
         source: PACKAGE_ROOT,
         target,
         files: runtimeFiles(),
-        done: `Add these lines to your init file (${initFile(env)}):\n\n${initForm(target, env)}\n\nthen M-x ide-companion-gemini opens Gemini CLI in a terminal tied to this Emacs.`,
+        done: `Add these lines to your init file (${initFile(env)}):\n\n${initForm(target, env)}\n\nthen M-x ide-companion-gemini opens Gemini CLI in a terminal tied to this Emacs; ${otherAgentsFindIt()}.`,
       },
       options,
     );

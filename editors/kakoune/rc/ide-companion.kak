@@ -24,7 +24,7 @@ define-command -docstring 'ide-start: start the companion (agents find this Kako
         [ -n "$kak_opt_ide_fifo" ] && exit
         kq() { printf "'%s'" "$(printf '%s' "$1" | sed "s/'/''/g")"; }
         bridge="$kak_opt_ide_plugin_dir/kak-bridge.mjs"
-        [ -f "$bridge" ] || bridge="$kak_opt_ide_plugin_dir/../dist/src/kakBridge.js"
+        [ -f "$bridge" ] || bridge="$kak_opt_ide_plugin_dir/../host/kak-bridge.mjs"
         dir=$(mktemp -d "${TMPDIR:-/tmp}/ide-companion-kak.XXXXXX") && mkfifo -m 600 "$dir/in" || {
             echo "fail 'ide-companion: could not make its folder in ${TMPDIR:-/tmp}'"; exit; }
         # The shell holds the FIFO open while the bridge lives, so kak never blocks writing to it;

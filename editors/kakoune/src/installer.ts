@@ -12,7 +12,7 @@ import * as path from 'node:path';
 import { bridgeHostFiles } from '@ide-companion/jsonlines/build/bundleHost';
 import { INSTALL_MARKER, installPlugin, onPath, pluginCopyLifecycle } from '@ide-companion/command/pluginInstall';
 import { isInside } from '@ide-companion/shared/realPaths';
-import { AGENTS, agentsInWords } from '@ide-companion/shared/agentPaths';
+import { otherAgentsFindIt } from '@ide-companion/shared/agentPaths';
 import type { EditorInstaller, InstallOptions, InstallResult } from '@ide-companion/command/editorEnd';
 import { PLUGIN_BRIDGE, PLUGIN_ROOT, PLUGIN_SCRIPT } from './pluginFiles.js';
 
@@ -70,7 +70,7 @@ export const kakouneInstaller: EditorInstaller = {
           { from: path.join(PLUGIN_ROOT, 'README.md'), to: 'README.md' },
           ...bridgeHostFiles('host', env['IDE_COMPANION_BRIDGE_HOST'] ? path.resolve(env['IDE_COMPANION_BRIDGE_HOST']) : undefined),
         ],
-        done: `Kakoune starts the companion at startup; :ide-status shows it, :ide-terminal runs Gemini CLI beside it; ${agentsInWords(AGENTS.filter((a) => a !== 'gemini'))} find it too (docs/agents.md).`,
+        done: `Kakoune starts the companion at startup; :ide-status shows it, :ide-terminal runs Gemini CLI beside it; ${otherAgentsFindIt()}.`,
       },
       options,
     );

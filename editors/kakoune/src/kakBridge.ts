@@ -370,12 +370,12 @@ export function asProposed(text: string, proposed: string): string {
   return !proposed.endsWith('\n') && text.endsWith('\n') ? text.slice(0, -1) : text;
 }
 
-/** The JSON-lines host: installed beside this file (host/), else the repository's bundle. */
+/** The JSON-lines host: installed beside this file (host/), else the repository's bundle (this file is editors/kakoune/host/kak-bridge.mjs). */
 function hostPath(): string {
   const here = path.dirname(fileURLToPath(import.meta.url));
   const installed = path.join(here, 'host', 'ide-companion-bridge.mjs');
   return (
-    process.env['IDE_COMPANION_BRIDGE_HOST'] || (fs.existsSync(installed) ? installed : path.join(here, '../../../jsonlines/host/ide-companion-bridge.mjs'))
+    process.env['IDE_COMPANION_BRIDGE_HOST'] || (fs.existsSync(installed) ? installed : path.join(here, '../../jsonlines/host/ide-companion-bridge.mjs'))
   );
 }
 

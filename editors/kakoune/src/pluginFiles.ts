@@ -4,6 +4,6 @@ import { shippedFolder } from '@ide-companion/server/shippedFiles';
 
 /** `editors/kakoune` (this file compiles to dist/src/pluginFiles.js). */
 export const PLUGIN_ROOT = shippedFolder(import.meta.url, '../..', 'editors/kakoune');
-/** The script Kakoune sources, and the bridge it starts (compiled, Node built-ins only: it runs as it is). */
+/** The script Kakoune sources, and the bridge it starts (bundled by scripts/bundle.mjs: build/bundleBridge.ts). */
 export const PLUGIN_SCRIPT = join(PLUGIN_ROOT, 'rc', 'ide-companion.kak');
-export const PLUGIN_BRIDGE = join(PLUGIN_ROOT, 'dist', 'src', 'kakBridge.js');
+export const PLUGIN_BRIDGE = join(PLUGIN_ROOT, 'host', 'kak-bridge.mjs');

@@ -10,6 +10,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { BRIDGE_HOST_PATH, bridgeHostFiles } from '@ide-companion/jsonlines/build/bundleHost';
 import { installPlugin, onPath, pluginCopyLifecycle } from '@ide-companion/command/pluginInstall';
+import { otherAgentsFindIt } from '@ide-companion/shared/agentPaths';
 import { type EditorInstaller, type InstallOptions, type InstallResult } from '@ide-companion/command/editorEnd';
 import { INSTALLED_HOST, PLUGIN_ROOT, PLUGIN_RUNTIME_ENTRIES } from './pluginFiles.js';
 
@@ -51,7 +52,7 @@ export const microInstaller: EditorInstaller = {
           ...PLUGIN_RUNTIME_ENTRIES.map((entry) => ({ from: path.join(PLUGIN_ROOT, entry), to: entry })),
           ...bridgeHostFiles(path.dirname(INSTALLED_HOST), host),
         ],
-        done: 'micro starts the companion at startup; `> ide-status` shows it, `> ide-agent` opens Gemini CLI in a split, `> help ide-companion` says the rest.',
+        done: `micro starts the companion at startup; \`> ide-status\` shows it, \`> ide-agent\` opens Gemini CLI in a split, \`> help ide-companion\` says the rest; ${otherAgentsFindIt()}.`,
       },
       options,
     );

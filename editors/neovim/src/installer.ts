@@ -9,7 +9,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { installPlugin, onPath, pluginCopyLifecycle } from '@ide-companion/command/pluginInstall';
-import { AGENTS, agentsInWords } from '@ide-companion/shared/agentPaths';
+import { otherAgentsFindIt } from '@ide-companion/shared/agentPaths';
 import { type EditorInstaller, type InstallOptions, type InstallResult } from '@ide-companion/command/editorEnd';
 import { sdkChunkPath } from '@ide-companion/server/shippedFiles';
 import { PLUGIN_ROOT } from './pluginFiles.js';
@@ -62,7 +62,7 @@ export const neovimInstaller: EditorInstaller = {
         ],
         // A stale help index from the source tree would point at nothing; setup() rebuilds it.
         finish: (staging) => (fs.rmSync(path.join(staging, 'doc', 'tags'), { force: true }), []),
-        done: `Neovim starts the companion at startup; :GeminiStatus shows it, :Gemini opens Gemini CLI in a split; ${agentsInWords(AGENTS.filter((a) => a !== 'gemini'))} find it too (docs/agents.md).`,
+        done: `Neovim starts the companion at startup; :GeminiStatus shows it, :Gemini opens Gemini CLI in a split; ${otherAgentsFindIt()}.`,
       },
       options,
     );

@@ -11,7 +11,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { BRIDGE_HOST_PATH, bridgeHostFiles } from '@ide-companion/jsonlines/build/bundleHost';
 import { installPlugin, onPath, pluginCopyLifecycle } from '@ide-companion/command/pluginInstall';
-import { AGENTS, agentsInWords } from '@ide-companion/shared/agentPaths';
+import { otherAgentsFindIt } from '@ide-companion/shared/agentPaths';
 import { type EditorInstaller, type InstallOptions, type InstallResult } from '@ide-companion/command/editorEnd';
 import { INSTALLED_HOST, PLUGIN_ROOT, PLUGIN_RUNTIME_ENTRIES } from './pluginFiles.js';
 
@@ -74,7 +74,7 @@ export const vimInstaller: EditorInstaller = {
           fs.rmSync(path.join(staging, 'doc', 'tags'), { force: true });
           return buildHelpTags(path.join(staging, 'doc'), env) ? [] : ['Run `:helptags ALL` in Vim for `:help ide-companion`.'];
         },
-        done: `Vim starts the companion at startup; :GeminiStatus shows it, :Gemini opens Gemini CLI in a split; ${agentsInWords(AGENTS.filter((a) => a !== 'gemini'))} find it too (docs/agents.md).`,
+        done: `Vim starts the companion at startup; :GeminiStatus shows it, :Gemini opens Gemini CLI in a split; ${otherAgentsFindIt()}.`,
       },
       options,
     );

@@ -75,6 +75,21 @@ test("install vim: the message names every agent that finds the companion, as Ne
   }
 });
 
+test("install emacs, micro and kakoune: the message names every agent that finds the companion, as Vim's does", async () => {
+  const s = await setup({ start: false });
+  try {
+    for (const editor of ['emacs', 'micro', 'kakoune']) {
+      const home = path.join(s.tmp, `home-${editor}`);
+      fs.mkdirSync(home);
+      const real = await runBin(['install', editor], { cwd: s.workspace, env: binEnv(s.tmp, { HOME: home, XDG_CONFIG_HOME: path.join(home, '.config') }) });
+      assert.equal(real.code, 0, `${editor}: ${real.stderr}`);
+      assert.match(real.stdout, /Qwen Code, Claude Code, opencode, GitHub Copilot CLI, Codex CLI, Amp and Factory Droid find it too/, editor);
+    }
+  } finally {
+    await s.cleanup();
+  }
+});
+
 test('install prints no control character an installer line echoes from the environment', async () => {
   const s = await setup({ start: false });
   try {

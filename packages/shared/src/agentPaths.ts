@@ -77,6 +77,11 @@ export function agentsInWords(agents: readonly AgentName[]): string {
   return names.length < 2 ? names.join('') : `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}`;
 }
 
+/** The end of every installer's message: the agents besides Gemini CLI that find the companion too. */
+export function otherAgentsFindIt(): string {
+  return `${agentsInWords(AGENTS.filter((a) => a !== 'gemini'))} find it too (docs/agents.md)`;
+}
+
 /**
  * Parses a user's list of agents ("gemini,qwen,claude", any case, spaces
  * allowed; "all"; "opencode" turns on the face it uses, Claude Code's).

@@ -57,7 +57,7 @@ export const SHIPPED_PATHS: readonly string[] = [
   'editors/vim/README.md',
   ...['ide-companion.lua', 'repo.json', 'help', 'README.md'].map((entry) => `editors/micro/${entry}`),
   'editors/kakoune/rc',
-  'editors/kakoune/dist/src/kakBridge.js',
+  'editors/kakoune/host/kak-bridge.mjs',
   'editors/kakoune/README.md',
   ...LISP_FILES.map((name) => `editors/emacs/${name}`),
   'editors/emacs/README.md',
