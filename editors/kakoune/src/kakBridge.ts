@@ -374,9 +374,7 @@ export function asProposed(text: string, proposed: string): string {
 function hostPath(): string {
   const here = path.dirname(fileURLToPath(import.meta.url));
   const installed = path.join(here, 'host', 'ide-companion-bridge.mjs');
-  return (
-    process.env['IDE_COMPANION_BRIDGE_HOST'] || (fs.existsSync(installed) ? installed : path.join(here, '../../jsonlines/host/ide-companion-bridge.mjs'))
-  );
+  return process.env['IDE_COMPANION_BRIDGE_HOST'] || (fs.existsSync(installed) ? installed : path.join(here, '../../jsonlines/host/ide-companion-bridge.mjs'));
 }
 
 function main(argv: string[]): void {
