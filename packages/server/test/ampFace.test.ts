@@ -15,7 +15,8 @@ import { connectAmpClient, waitFor, type AmpClient } from '@ide-companion/testki
 import type { ActionParams, ActionResult } from '@ide-companion/protocol';
 import { ampIdeDir, parseAgents } from '@ide-companion/shared/agentPaths';
 import { COMPANION_VERSION } from '@ide-companion/shared/version';
-import { ampLockFile, ampReference, sweepStaleAmpLockFiles } from '../src/faces/amp.js';
+import { ampReference } from '../src/faces/amp/ampContext.js';
+import { ampLockFile, sweepStaleAmpLockFiles } from '../src/faces/amp/ampLockFile.js';
 import { RecordingEditor, startCompanion, type Harness } from './helpers.js';
 
 test("the lock file's ideName is one the CLI keeps: it skips and deletes WebSocket lock files naming VS Code, Cursor or Windsurf", () => {

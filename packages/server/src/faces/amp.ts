@@ -11,8 +11,6 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import * as path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import type { RawData, WebSocket } from 'ws';
 import {
   AMP_AUTH_QUERY,
@@ -22,20 +20,15 @@ import {
   DiffAcceptedNotification,
   type AmpError,
   type AmpId,
-  type AmpLockFile,
-  type AmpSelectionDidChange,
-  type AmpVisibleFilesDidChange,
   type CompanionNotification,
   type IdeContext,
 } from '@ide-companion/protocol';
-import { isProcessAlive } from '@ide-companion/shared/processAlive';
 import { COMPANION_VERSION } from '@ide-companion/shared/version';
 import { queryTokenGuard, queryValues, type HostRule, type Refusal } from '../http/requestGuard.js';
 import { describeError } from '../logger.js';
 import type { SessionInfo } from '../sessions.js';
-import { selectionOf } from './selection.js';
+import { ampReference, ampSelection, ampVisibleFiles } from './amp/ampContext.js';
 import { sendText } from './textFrames.js';
-import { sweepStaleLockFiles } from './lockFile.js';
 import type { FileMention, UpgradeClaim } from './sessionFace.js';
 import { WebSocketFaceBase, type WebSocketFaceOptions } from './webSocketFace.js';
 
@@ -289,57 +282,4 @@ function tokenLengthRefusal(req: IncomingMessage): Refusal | undefined {
   const length = values.length === 1 ? values[0]!.length : 0;
   if (values.length !== 1 || (length >= AMP_TOKEN_LENGTH.min && length <= AMP_TOKEN_LENGTH.max)) return undefined;
   return { status: 401, message: 'Unauthorized: invalid token in the query parameter auth', headers: { 'WWW-Authenticate': 'Bearer' } };
-}
-
-/** The active file's selection as Amp counts (0-based), or undefined with no active file. */
-export function ampSelection(context: IdeContext, backward = false): AmpSelectionDidChange | undefined {
-  const selection = selectionOf(context, backward);
-  if (!selection) return undefined;
-  const { start, end } = selection.selection;
-  return {
-    uri: selection.fileUrl,
-    selections: [
-      { range: { startLine: start.line, startCharacter: start.character, endLine: end.line, endCharacter: end.character }, content: selection.text },
-    ],
-  };
-}
-
-/** The files the editor reports open, as `file://` URIs (the active one first). */
-export function ampVisibleFiles(context: IdeContext): AmpVisibleFilesDidChange {
-  const files = [...(context.workspaceState?.openFiles ?? [])].sort((a, b) => Number(b.isActive ?? false) - Number(a.isActive ?? false));
-  return { uris: files.map((f) => pathToFileURL(f.path).href) };
-}
-
-/** amp.nvim's reference for "send to agent": `@path` relative to the root holding it (else absolute), `#Lx` or `#Lx-y` (1-based). */
-export function ampReference(filePath: string, roots: readonly string[], startLine?: number, endLine?: number): string {
-  const root = roots.find((r) => {
-    const rel = path.relative(r, filePath);
-    return rel !== '' && !rel.startsWith('..') && !path.isAbsolute(rel);
-  });
-  let ref = `@${root ? path.relative(root, filePath) : filePath}`;
-  if (startLine !== undefined) ref += endLine !== undefined && endLine !== startLine ? `#L${startLine}-${endLine}` : `#L${startLine}`;
-  return ref;
-}
-
-/**
- * The CLI reaches IDEs whose name holds one of these through their own state
- * files, never a WebSocket: it skips (and deletes) a WebSocket lock file so named.
- */
-const AMP_FILE_QUERY_IDE = /vscode|vs code|cursor|windsurf/i;
-
-/** The name the CLI shows; one it would skip becomes the companion's own. */
-export function ampIdeName(ideName: string): string {
-  return AMP_FILE_QUERY_IDE.test(ideName) ? 'IDE Companion' : ideName;
-}
-
-/** The lock file Amp reads. */
-export function ampLockFile(input: { port: number; token: string; idePid: number; roots: readonly string[]; ideName: string }): AmpLockFile {
-  return { port: input.port, authToken: input.token, pid: input.idePid, workspaceFolders: [...input.roots], ideName: ampIdeName(input.ideName) };
-}
-
-const AMP_LOCK_NAME = /^(\d+)\.json$/;
-
-/** Removes our own Amp lock files whose IDE is gone (their pid dead). */
-export function sweepStaleAmpLockFiles(dir: string, isAlive: (pid: number) => boolean = isProcessAlive): string[] {
-  return sweepStaleLockFiles(dir, 'pid', isAlive, AMP_LOCK_NAME);
 }

@@ -10,7 +10,8 @@ import { ampIdeDir, ampLockFileName, AGENT_CONNECT_HINTS } from '@ide-companion/
 import { generateAuthToken } from '../auth.js';
 import type { Logger } from '../logger.js';
 import type { FaceDefinition } from './agentFace.js';
-import { AmpFace, ampLockFile, sweepStaleAmpLockFiles } from './amp.js';
+import { AmpFace } from './amp.js';
+import { ampLockFile, sweepStaleAmpLockFiles } from './amp/ampLockFile.js';
 import { answerAmpRequest } from './ampRequests.js';
 import { TokenRotation } from './amp/tokenRotation.js';
 
