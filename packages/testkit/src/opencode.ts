@@ -62,30 +62,32 @@ export function opencodeCommand(
       share: 'disabled',
     }),
   );
-  const xdg = (sub: string) => join(options.home, sub);
   return shellCommand(
     [install.binary],
-    {
-      HOME: options.home,
-      ...(options.tmpdir && { TMPDIR: options.tmpdir }),
-      XDG_CONFIG_HOME: xdg('.config'),
-      XDG_DATA_HOME: xdg('.local/share'),
-      XDG_CACHE_HOME: xdg('.cache'),
-      XDG_STATE_HOME: xdg('.local/state'),
-      OPENCODE_CONFIG: config,
-      OPENCODE_DISABLE_AUTOUPDATE: '1',
-      OPENCODE_DISABLE_MODELS_FETCH: '1',
-      OPENCODE_DISABLE_LSP_DOWNLOAD: '1',
-      OPENCODE_DISABLE_DEFAULT_PLUGINS: '1',
-      OPENCODE_DISABLE_SHARE: '1',
-      HTTPS_PROXY: 'http://127.0.0.1:9',
-      HTTP_PROXY: 'http://127.0.0.1:9',
-      NO_PROXY: '127.0.0.1,localhost',
-      TERM: 'xterm-256color',
-    },
+    { HOME: options.home, ...(options.tmpdir && { TMPDIR: options.tmpdir }), ...opencodeEnv(options.home, config), TERM: 'xterm-256color' },
     // opencode reads ~/.claude/ide under HOME; a CLAUDE_CONFIG_DIR inherited would only mislead the reader.
     options.keepTerminalEnv
       ? ['CI', 'GITHUB_ACTIONS', 'CLAUDE_CONFIG_DIR']
       : [...STRAY_IDE_ENV, 'CLAUDE_CODE_SSE_PORT', 'OPENCODE_EDITOR_SSE_PORT', 'CLAUDE_CONFIG_DIR'],
   );
+}
+
+/** opencode's folders under `home`, its `config`, and nothing past loopback (no update, models list, LSP download, plugins or share). */
+export function opencodeEnv(home: string, config: string): Record<string, string> {
+  const xdg = (sub: string) => join(home, sub);
+  return {
+    XDG_CONFIG_HOME: xdg('.config'),
+    XDG_DATA_HOME: xdg('.local/share'),
+    XDG_CACHE_HOME: xdg('.cache'),
+    XDG_STATE_HOME: xdg('.local/state'),
+    OPENCODE_CONFIG: config,
+    OPENCODE_DISABLE_AUTOUPDATE: '1',
+    OPENCODE_DISABLE_MODELS_FETCH: '1',
+    OPENCODE_DISABLE_LSP_DOWNLOAD: '1',
+    OPENCODE_DISABLE_DEFAULT_PLUGINS: '1',
+    OPENCODE_DISABLE_SHARE: '1',
+    HTTPS_PROXY: 'http://127.0.0.1:9',
+    HTTP_PROXY: 'http://127.0.0.1:9',
+    NO_PROXY: '127.0.0.1,localhost',
+  };
 }
