@@ -10,7 +10,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as readline from 'node:readline';
 import { CONTAINER_ENV, parseDiscoveryFile } from '@ide-companion/protocol';
-import { makeTempDir, repoRoot, waitFor, type EndDriver, type EndSession, type Position, type Selection } from '@ide-companion/testkit';
+import { agentFolders, makeTempDir, repoRoot, waitFor, type EndDriver, type EndSession, type Position, type Selection } from '@ide-companion/testkit';
 
 const bin = path.join(repoRoot, 'packages', 'cli', 'bin', 'ide-companion.js');
 const TIMEOUT = 15_000;
@@ -75,14 +75,8 @@ export const bridgeDriver: EndDriver = {
     const workspace = path.join(fs.realpathSync(tmp.path), 'ws');
     fs.mkdirSync(workspace);
     for (const [name, text] of Object.entries(files)) fs.writeFileSync(path.join(workspace, name), text);
-    const qwenHome = path.join(tmp.path, 'qwen');
-    const claudeConfigDir = path.join(tmp.path, 'claude');
-    // Every agent's folder named, so the bridge serves every face.
-    const agentHomes = { AMP_DATA_HOME: path.join(tmp.path, 'amp'), COPILOT_HOME: path.join(tmp.path, 'copilot'), CODEX_HOME: path.join(tmp.path, 'codex') };
-    // Droid's lock folder is $HOME/.factory/ide: a HOME of the session's own, with a .factory (the user has Droid).
-    const home = path.join(tmp.path, 'home');
-    fs.mkdirSync(path.join(home, '.factory'), { recursive: true });
-    const env: NodeJS.ProcessEnv = { ...process.env, TMPDIR: tmp.path, HOME: home, QWEN_HOME: qwenHome, CLAUDE_CONFIG_DIR: claudeConfigDir, ...agentHomes };
+    const agents = agentFolders(tmp.path);
+    const env: NodeJS.ProcessEnv = { ...process.env, TMPDIR: tmp.path, ...agents.env };
     for (const name of Object.values(CONTAINER_ENV)) delete env[name];
     const editor = new ScriptedEditor(['--name', 'scripted', '--display-name', 'Scripted Editor', '--workspace', workspace], env);
     editor.send({ type: 'hello', protocol: 1, pid: process.pid, capabilities: [] });
@@ -96,12 +90,7 @@ export const bridgeDriver: EndDriver = {
     const session: EndSession = {
       workspace,
       tmpdir: tmp.path,
-      qwenHome,
-      claudeConfigDir,
-      ampDataHome: agentHomes.AMP_DATA_HOME,
-      copilotHome: agentHomes.COPILOT_HOME,
-      codexHome: agentHomes.CODEX_HOME,
-      factoryHome: home,
+      ...agents.session,
       async discovery() {
         const file = ready.discoveryFile as string;
         await waitFor(() => fs.existsSync(file), 'the discovery file', TIMEOUT);

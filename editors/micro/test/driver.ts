@@ -5,7 +5,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { makeTempDir, waitFor, type EndDriver, type EndSession, type Position } from '@ide-companion/testkit';
+import { agentFolders, makeTempDir, waitFor, type EndDriver, type EndSession, type Position } from '@ide-companion/testkit';
 import { lua, shownDiffs, startMicro, TIMEOUT, type MicroSession } from './harness.js';
 
 /** Lua that finds the pane showing `file` (or the proposal buffer named `name`) as `p`, in tab `ti`, pane `pi`. */
@@ -55,16 +55,12 @@ export const microDriver: EndDriver = {
     const workspace = path.join(tmp, 'ws');
     fs.mkdirSync(workspace);
     for (const [name, text] of Object.entries(files)) fs.writeFileSync(path.join(workspace, name), text);
-    const agentHomes = { AMP_DATA_HOME: path.join(tmp, 'amp'), COPILOT_HOME: path.join(tmp, 'copilot'), CODEX_HOME: path.join(tmp, 'codex') };
-    const home = path.join(tmp, 'home');
-    fs.mkdirSync(path.join(home, '.factory'), { recursive: true });
-    const qwenHome = path.join(tmp, 'qwen');
-    const claudeConfigDir = path.join(tmp, 'claude');
+    const agents = agentFolders(tmp);
     let s: MicroSession;
     try {
       s = await startMicro({
         dirs: { tmp, workspace },
-        env: { HOME: home, QWEN_HOME: qwenHome, CLAUDE_CONFIG_DIR: claudeConfigDir, ...agentHomes },
+        env: agents.env,
         ...(options?.ampEditFile && { settings: { 'ide_companion.ampeditfile': options.ampEditFile } }),
       });
       await s.discovery();
@@ -75,12 +71,7 @@ export const microDriver: EndDriver = {
     const session: EndSession = {
       workspace,
       tmpdir: tmp,
-      qwenHome,
-      claudeConfigDir,
-      ampDataHome: agentHomes.AMP_DATA_HOME,
-      copilotHome: agentHomes.COPILOT_HOME,
-      codexHome: agentHomes.CODEX_HOME,
-      factoryHome: home,
+      ...agents.session,
       discovery: () => s.discovery(),
       async open(file) {
         // `> tab FILE` as the user types it (the pane showing it if there is one; micro's empty start buffer is replaced).

@@ -8,7 +8,7 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseDiscoveryFile } from '@ide-companion/protocol';
-import { makeTempDir, repoRoot, Tmux, waitFor, type EndDriver, type EndSession } from '@ide-companion/testkit';
+import { agentFolders, makeTempDir, repoRoot, Tmux, waitFor, type EndDriver, type EndSession } from '@ide-companion/testkit';
 
 const bin = path.join(repoRoot, 'packages', 'cli', 'bin', 'ide-companion.js');
 const TIMEOUT = 20_000;
@@ -56,13 +56,7 @@ export const terminalDriver: EndDriver = {
     const workspace = path.join(root, 'ws');
     fs.mkdirSync(workspace);
     for (const [name, text] of Object.entries(files)) fs.writeFileSync(path.join(workspace, name), text);
-    const qwenHome = path.join(root, 'qwen');
-    const claudeConfigDir = path.join(root, 'claude');
-    // Every agent's folder named, so serve serves every face.
-    const agentHomes = { AMP_DATA_HOME: path.join(root, 'amp'), COPILOT_HOME: path.join(root, 'copilot'), CODEX_HOME: path.join(root, 'codex') };
-    // Droid's lock folder is $HOME/.factory/ide: a HOME of the session's own, with a .factory (the user has Droid).
-    const home = path.join(root, 'home');
-    fs.mkdirSync(path.join(home, '.factory'), { recursive: true });
+    const agents = agentFolders(root);
     // $EDITOR: replaces the proposal with what the test put in edited.txt (no quoting of the text in a script).
     const edited = path.join(root, 'edited.txt');
     const editor = path.join(root, 'edit.sh');
@@ -70,7 +64,7 @@ export const terminalDriver: EndDriver = {
     const tmux = new Tmux(200, 50);
     tmux.start(`node ${JSON.stringify(bin)} serve --workspace ${JSON.stringify(workspace)}`, {
       cwd: root,
-      env: { TMPDIR: root, EDITOR: editor, VISUAL: editor, NO_COLOR: '1', HOME: home, QWEN_HOME: qwenHome, CLAUDE_CONFIG_DIR: claudeConfigDir, ...agentHomes },
+      env: { TMPDIR: root, EDITOR: editor, VISUAL: editor, NO_COLOR: '1', ...agents.env },
     });
     const discoveryDir = path.join(root, 'gemini', 'ide');
     const discovery = async () =>
@@ -100,12 +94,7 @@ export const terminalDriver: EndDriver = {
     const session: EndSession = {
       workspace,
       tmpdir: root,
-      qwenHome,
-      claudeConfigDir,
-      ampDataHome: agentHomes.AMP_DATA_HOME,
-      copilotHome: agentHomes.COPILOT_HOME,
-      codexHome: agentHomes.CODEX_HOME,
-      factoryHome: home,
+      ...agents.session,
       discovery,
       async open(file) {
         // Saving is what serve sees of a terminal editor.

@@ -6,7 +6,16 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { makeTempDir, waitFor, type AgentTerminal, type DiffEnding, type EndDriver, type EndSession, type Position } from '@ide-companion/testkit';
+import {
+  agentFolders,
+  makeTempDir,
+  waitFor,
+  type AgentTerminal,
+  type DiffEnding,
+  type EndDriver,
+  type EndSession,
+  type Position,
+} from '@ide-companion/testkit';
 import { bufferLines, gotoBuffer, startVim, TIMEOUT, vimString, waitForDiff, type VimSession } from './harness.js';
 
 /** Keys that put the cursor on `p` (1-based, in characters) from Normal or Visual mode. */
@@ -86,19 +95,13 @@ export const vimDriver: EndDriver = {
     const tmp = fs.realpathSync(dirs.path);
     const workspace = path.join(tmp, 'ws');
     fs.mkdirSync(workspace);
-    const qwenHome = path.join(tmp, 'qwen');
-    const claudeConfigDir = path.join(tmp, 'claude');
-    // Every agent's folder named, so the host serves every face.
-    const agentHomes = { AMP_DATA_HOME: path.join(tmp, 'amp'), COPILOT_HOME: path.join(tmp, 'copilot'), CODEX_HOME: path.join(tmp, 'codex') };
-    // Droid's lock folder is $HOME/.factory/ide: a HOME of the session's own, with a .factory (the user has Droid).
-    const home = path.join(tmp, 'home');
-    fs.mkdirSync(path.join(home, '.factory'), { recursive: true });
+    const agents = agentFolders(tmp);
     let s: Awaited<ReturnType<typeof startVim>>;
     try {
       s = await startVim({
         files,
         dirs: { tmp, workspace },
-        env: { HOME: home, QWEN_HOME: qwenHome, CLAUDE_CONFIG_DIR: claudeConfigDir, ...agentHomes },
+        env: agents.env,
         ...(options?.ampEditFile && { vimrc: [`let g:ide_companion_amp_edit_file = '${options.ampEditFile}'`] }),
       });
     } catch (err) {
@@ -109,12 +112,7 @@ export const vimDriver: EndDriver = {
     const session: EndSession = {
       workspace,
       tmpdir: tmp,
-      qwenHome,
-      claudeConfigDir,
-      ampDataHome: agentHomes.AMP_DATA_HOME,
-      copilotHome: agentHomes.COPILOT_HOME,
-      codexHome: agentHomes.CODEX_HOME,
-      factoryHome: home,
+      ...agents.session,
       discovery: () => s.discovery(),
       async open(file) {
         s.keys('Escape');

@@ -10,6 +10,8 @@
  * scenario that needs it as skipped with that reason (a driver missing an
  * action without a reason fails the suite).
  */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import type { DiscoveryFile } from '@ide-companion/protocol';
 import type { TypingUi } from '../geminiTui.js';
 
@@ -65,6 +67,33 @@ export interface AgentTerminalSupport {
    * the prompt reached the agent.
    */
   readonly quietAfterEnd?: boolean;
+}
+
+/**
+ * Every agent's folder under `root`, so that the end serves every face, and a HOME with a `.factory` in it
+ * (Droid's lock folder is $HOME/.factory/ide: the user has Droid): the variables the end runs with, and the
+ * session's fields that name them.
+ */
+export function agentFolders(root: string) {
+  const home = path.join(root, 'home');
+  fs.mkdirSync(path.join(home, '.factory'), { recursive: true });
+  const session = {
+    qwenHome: path.join(root, 'qwen'),
+    claudeConfigDir: path.join(root, 'claude'),
+    ampDataHome: path.join(root, 'amp'),
+    copilotHome: path.join(root, 'copilot'),
+    codexHome: path.join(root, 'codex'),
+    factoryHome: home,
+  };
+  const env = {
+    HOME: home,
+    QWEN_HOME: session.qwenHome,
+    CLAUDE_CONFIG_DIR: session.claudeConfigDir,
+    AMP_DATA_HOME: session.ampDataHome,
+    COPILOT_HOME: session.copilotHome,
+    CODEX_HOME: session.codexHome,
+  };
+  return { env, session };
 }
 
 /** One running end: an editor (or `serve`, or a scripted bridge) with its companion, in a workspace of its own. */
