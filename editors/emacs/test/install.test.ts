@@ -13,7 +13,7 @@ import * as path from 'node:path';
 import { makeTempDir, skipUnless } from '@ide-companion/testkit';
 import { INSTALL_MARKER } from '@ide-companion/command/pluginInstall';
 import { emacsInstaller, initForm } from '../src/installer.js';
-import { HOST_BUNDLE_PATH } from '../src/packageFiles.js';
+import { HOST_BUNDLE_PATH, PACKAGE_ROOT } from '../src/packageFiles.js';
 import { emacsBatch, hasEmacs } from './emacs.js';
 
 function sandbox() {
@@ -24,6 +24,18 @@ function sandbox() {
 }
 
 describe('Emacs installer', { timeout: 120_000 }, () => {
+  // Issue 39, trip 2: the README showed a use-package form Emacs 28 cannot run; its first block is now the printed lines.
+  test("the README's init block is exactly the lines install prints", () => {
+    const { dir, env } = sandbox();
+    try {
+      const readme = fs.readFileSync(path.join(PACKAGE_ROOT, 'README.md'), 'utf8');
+      const block = /```elisp\n([\s\S]*?)\n```/.exec(readme)?.[1];
+      assert.equal(block, initForm(path.join(dir.path, '.emacs.d', 'site-lisp', 'ide-companion'), env));
+    } finally {
+      dir.cleanup();
+    }
+  });
+
   test('installs into ~/.emacs.d/site-lisp/ide-companion, replacing only its own earlier install', async () => {
     const { dir, env } = sandbox();
     try {
