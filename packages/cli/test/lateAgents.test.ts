@@ -227,3 +227,21 @@ test(
     await opencode.close();
   },
 );
+
+test(
+  "opencode already used when serve starts (its data folder there, no ~/.claude): served from the start through Claude Code's face",
+  { timeout: 60_000 },
+  async (t) => {
+    const { home, events, port } = await serveFresh(t, { homeDirs: ['.local', '.local/share', '.local/share/opencode'] });
+    const lockFile = path.join(home, '.claude', 'ide', `${port}.lock`);
+    await waitFor(() => fs.existsSync(lockFile) || undefined, "Claude Code's lock file, where opencode looks", 10_000);
+    assert.ok(
+      !events.some((e) => typeof e.message === 'string' && /^Claude Code( and opencode)? not served yet/.test(e.message)),
+      'served at once, not awaited',
+    );
+    const lock = JSON.parse(fs.readFileSync(lockFile, 'utf8'));
+    const opencode = await connectClaudeClient({ port, token: lock.authToken, protocol: null, clientName: 'opencode' });
+    await waitFor(() => events.findLast((e) => e.event === 'sessions')?.count === 1, 'its session', 10_000);
+    await opencode.close();
+  },
+);
