@@ -17,7 +17,7 @@ import { FAKE_AGENT, logLines, startAgentTerminal } from './support/agentTermina
 interface Msg {
   id?: number;
   method?: string;
-  params?: { prompt?: Array<{ type: string; text?: string; resource?: { text: string; uri: string } }> };
+  params?: { prompt?: Array<{ type: string; text?: string; resource?: { text: string; uri: string } }>; modeId?: string; sessionId?: string };
   result?: unknown;
   error?: { message: string };
 }
@@ -290,5 +290,69 @@ test('agent: an agent that never answers initialize is stopped after --timeout; 
     assert.match(term.out(), /the agent \(.*\) did not answer initialize \(start-up time allowed: 1500 ms\)/);
   } finally {
     await s.cleanup();
+  }
+});
+
+test("agent: /mode lists the agent's modes (current marked) and switches with session/set_mode; its current_mode_update is shown", async () => {
+  const { term, messages, cleanup } = await run('modes');
+  try {
+    assert.match(term.out(), /\[agent: fake-agent 1\.0\.0\. .*\/mode: the agent's modes; \/mode ID: switch to one\]/, '/mode named at start');
+    let from = term.out().length;
+    term.type('/help');
+    await term.waitOut(/\/mode: the agent's modes/, '/help names /mode', undefined, from);
+    from = term.out().length;
+    term.type('/mode');
+    await term.waitOut(
+      /Modes \(\* current; \/mode ID switches\):\n {2}\* ask: Ask, asks before edits\n {2}- code: Code\n/,
+      'the modes, ask current',
+      undefined,
+      from,
+    );
+    from = term.out().length;
+    term.type('/mode plan');
+    await term.waitOut(/\[unknown mode plan; the agent offers: ask, code\]/, 'an unknown id named with the offered ones', undefined, from);
+    assert.equal(messages().filter((m) => m.method === 'session/set_mode').length, 0, 'an id the agent did not offer is not sent');
+    from = term.out().length;
+    term.type('/mode code');
+    await term.waitOut(/\[mode: code \(Code\)\]/, 'the switch told', undefined, from);
+    const set = messages().filter((m) => m.method === 'session/set_mode');
+    assert.deepEqual(
+      set.map((m) => m.params),
+      [{ sessionId: 'fake-session', modeId: 'code' }],
+    );
+    from = term.out().length;
+    term.type('/mode');
+    await term.waitOut(/ {2}- ask: Ask, asks before edits\n {2}\* code: Code\n/, 'code now current', undefined, from);
+    // The agent switches itself back to ask during the turn: shown, and /mode follows it.
+    from = term.out().length;
+    term.type('go');
+    await term.waitOut(/\[mode: ask\]/, 'the current_mode_update shown', undefined, from);
+    await term.waitOut(/\[x\] think\n {2}\[ \] write\n/, 'the turn ended', undefined, from);
+    from = term.out().length;
+    term.type('/mode');
+    await term.waitOut(/ {2}\* ask: Ask, asks before edits\n {2}- code: Code\n/, 'ask current again', undefined, from);
+    await quit(term);
+  } finally {
+    await cleanup();
+  }
+});
+
+test('agent: an agent without modes: /help does not name /mode, and /mode says so', async () => {
+  const { term, messages, cleanup } = await run('read', [path.join('/nonexistent', 'x')]);
+  try {
+    assert.doesNotMatch(term.out(), /\/mode/);
+    let from = term.out().length;
+    term.type('/help');
+    await term.waitOut(/\/quit \(Ctrl-C twice\): leave\n/, '/help', undefined, from);
+    assert.doesNotMatch(term.out().slice(from), /\/mode/);
+    from = term.out().length;
+    term.type('/mode code');
+    await term.waitOut(/\[the agent offers no modes\]/, '/mode ID refused', undefined, from);
+    term.type('/mode');
+    await term.waitOut(/The agent offers no modes\./, '/mode', undefined, from);
+    assert.equal(messages().filter((m) => m.method === 'session/set_mode').length, 0);
+    await quit(term);
+  } finally {
+    await cleanup();
   }
 });

@@ -22,6 +22,12 @@ export interface ReplOptions {
 }
 
 const HELP = '/ide status: the editor connection; /cancel (Ctrl-C): cancel the running turn; /quit (Ctrl-C twice): leave';
+const MODE_HELP = "/mode: the agent's modes; /mode ID: switch to one";
+
+/** /help names /mode only when the agent offers modes. */
+function help(session: AgentSession): string {
+  return session.modes ? `${HELP}; ${MODE_HELP}` : HELP;
+}
 
 export async function runAgentRepl(o: ReplOptions): Promise<number> {
   // Made once the agent is up: what is typed meanwhile waits in stdin for the first prompt.
@@ -36,7 +42,7 @@ export async function runAgentRepl(o: ReplOptions): Promise<number> {
     await companion?.stop();
     return EXIT.ERROR;
   }
-  ui.notice(`agent: ${session.agentName}. ${HELP}`);
+  ui.notice(`agent: ${session.agentName}. ${help(session)}`);
   const terminal = Boolean(process.stdin.isTTY && process.stdout.isTTY);
   const rl = createInterface({ input: process.stdin, output: process.stdout, terminal, historySize: 200, prompt: '> ' });
   ui.attach(rl);
@@ -93,6 +99,19 @@ export async function runAgentRepl(o: ReplOptions): Promise<number> {
       idlePrompt();
     };
 
+    const mode = async (id: string) => {
+      if (!id) listModes(session, ui);
+      else {
+        try {
+          const m = await session.setMode(id);
+          ui.notice(`mode: ${m.id} (${m.name})`);
+        } catch (err) {
+          if (!session.process.hasExited) ui.notice((err as Error).message);
+        }
+      }
+      if (!session.running) idlePrompt();
+    };
+
     void session.process.exited.then((exit) => {
       if (quitting) return;
       ui.endTurn();
@@ -115,8 +134,9 @@ export async function runAgentRepl(o: ReplOptions): Promise<number> {
       if (t === '/cancel') return cancel();
       if (ui.answer(line)) return;
       if (t === '/ide status' || t === '/ide') ideStatus(companion, ui);
-      else if (t === '/help') ui.line(HELP);
-      else if (t.startsWith('/')) ui.notice(`unknown command ${t}. ${HELP}`);
+      else if (t === '/help') ui.line(help(session));
+      else if (t === '/mode' || t.startsWith('/mode ')) return void mode(t.slice('/mode'.length).trim());
+      else if (t.startsWith('/')) ui.notice(`unknown command ${t}. ${help(session)}`);
       else if (t && session.running) ui.notice('a turn is running: wait for it, or /cancel it');
       else if (t) return void runTurn(line);
       if (!session.running) rl.prompt();
@@ -144,6 +164,15 @@ async function connectEditor(o: ReplOptions, ui: TerminalUi): Promise<CompanionC
     );
   });
   return client;
+}
+
+function listModes(session: AgentSession, ui: TerminalUi): void {
+  const state = session.modes;
+  if (!state) return ui.line('The agent offers no modes.');
+  ui.line('Modes (* current; /mode ID switches):');
+  for (const m of state.availableModes) {
+    ui.line(`  ${m.id === state.currentModeId ? '*' : '-'} ${m.id}: ${m.name}${m.description ? `, ${m.description}` : ''}`);
+  }
 }
 
 function ideStatus(client: CompanionClient | undefined, ui: TerminalUi): void {

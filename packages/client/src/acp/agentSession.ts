@@ -6,7 +6,7 @@
  * hang, and the caller's terminal keeps working.
  */
 import { client, methods, PROTOCOL_VERSION } from '@agentclientprotocol/sdk';
-import type { ClientConnection, ContentBlock, InitializeResponse, PromptCapabilities, StopReason } from '@agentclientprotocol/sdk';
+import type { ClientConnection, ContentBlock, InitializeResponse, PromptCapabilities, SessionMode, StopReason } from '@agentclientprotocol/sdk';
 import type { CompanionClient } from '../companionClient.js';
 import { VERSION } from '../version.js';
 import { AgentProcess, type AgentExit } from './agentProcess.js';
@@ -42,6 +42,15 @@ export function describeExit(command: string, exit: AgentExit): string {
   return `the agent (${command}) ${how}${tail}`;
 }
 
+/** The agent's modes (session/new's `modes`), the current one kept up to date by its current_mode_update. */
+export interface ModeState {
+  currentModeId: string;
+  readonly availableModes: readonly SessionMode[];
+}
+
+/** For session/set_mode (a quick switch, not a turn). */
+const SET_MODE_TIMEOUT_MS = 10_000;
+
 export class AgentSession {
   private turn: { cancel: () => void } | undefined;
 
@@ -52,6 +61,7 @@ export class AgentSession {
     private readonly bridge: IdeBridge,
     readonly init: InitializeResponse,
     readonly sessionId: string,
+    private readonly modeState: ModeState | undefined,
   ) {}
 
   static async start(options: AgentSessionOptions): Promise<AgentSession> {
@@ -66,12 +76,14 @@ export class AgentSession {
     });
     const bridge = new IdeBridge({ ui, companion: options.companion, roots: options.roots ?? [options.cwd] });
     let sessionId = '';
+    let modes: ModeState | undefined;
     const app = client({ name: 'ide-companion' })
       .onRequest(methods.client.fs.readTextFile, ({ params }) => bridge.readTextFile(params))
       .onRequest(methods.client.fs.writeTextFile, ({ params }) => bridge.writeTextFile(params))
       .onRequest(methods.client.session.requestPermission, ({ params }) => bridge.requestPermission(params))
       .onNotification(methods.client.session.update, ({ params }) => {
         if (params.sessionId !== sessionId) return;
+        if (params.update.sessionUpdate === 'current_mode_update' && modes) modes.currentModeId = params.update.currentModeId;
         ui.update(params.update);
         bridge.onUpdate(params.update);
       });
@@ -89,8 +101,13 @@ export class AgentSession {
         }),
       );
       const created = await bounded('session/new', connection.agent.request(methods.agent.session.new, { cwd: options.cwd, mcpServers: [] }));
+      // Only a well-formed list is kept: an agent's garbage here would only mislead /mode.
+      const offered = created.modes;
+      if (offered && Array.isArray(offered.availableModes) && offered.availableModes.length > 0 && typeof offered.currentModeId === 'string') {
+        modes = { currentModeId: offered.currentModeId, availableModes: offered.availableModes.filter((m) => typeof m?.id === 'string') };
+      }
       sessionId = created.sessionId;
-      return new AgentSession(options, proc, connection, bridge, init, created.sessionId);
+      return new AgentSession(options, proc, connection, bridge, init, created.sessionId, modes);
     } catch (err) {
       connection.close();
       await proc.stop();
@@ -148,6 +165,31 @@ export class AgentSession {
       await this.bridge.endTurn();
       this.turn = undefined;
     }
+  }
+
+  /** The agent's modes, when it offers some (else undefined). */
+  get modes(): Readonly<ModeState> | undefined {
+    return this.modeState;
+  }
+
+  /**
+   * Switches the agent's mode (session/set_mode; allowed during a turn too). An id the agent
+   * did not offer is refused here, naming the ones it did, without asking the agent.
+   */
+  async setMode(modeId: string): Promise<SessionMode> {
+    const state = this.modeState;
+    if (!state) throw new AgentError('the agent offers no modes');
+    const mode = state.availableModes.find((m) => m.id === modeId);
+    if (!mode) throw new AgentError(`unknown mode ${modeId}; the agent offers: ${state.availableModes.map((m) => m.id).join(', ')}`);
+    await race(
+      this.process,
+      this.options.command,
+      'session/set_mode',
+      this.connection.agent.request(methods.agent.session.setMode, { sessionId: this.sessionId, modeId }),
+      SET_MODE_TIMEOUT_MS,
+    );
+    state.currentModeId = modeId;
+    return mode;
   }
 
   /** Asks the agent to end the running turn (session/cancel); false when none runs. */
