@@ -111,6 +111,16 @@ test(
     try {
       await r.term.waitOut(/IDE: connected to Test IDE/, 'the companion connection', 60_000);
       await r.term.waitOut(/\[agent: /, 'the agent started', 90_000);
+      // Gemini offers its approval modes in session/new: /mode lists them and switches through session/set_mode.
+      const offered = r.wire().find((w) => w.dir === '<' && w.line.includes('"availableModes"'));
+      assert.ok(offered, 'session/new answered with modes');
+      r.term.type('/mode');
+      await r.term.waitOut(/ {2}\* default: Default.*\n(?: {2}- .*\n)*? {2}- autoEdit: Auto Edit/, "Gemini's modes, default current", 30_000);
+      r.term.type('/mode default');
+      await r.term.waitOut(/\[mode: default \(Default\)\]/, 'session/set_mode answered', 30_000);
+      const setMode = r.wire().find((w) => w.dir === '>' && w.line.includes('"session/set_mode"'));
+      assert.ok(setMode, 'session/set_mode on the wire');
+      assert.match(setMode.line, /"modeId":"default"/);
       r.term.type('please change a.txt');
       const shown = await waitFor(() => r.t.view.shown[0], 'the diff in the editor', 90_000);
       assert.equal(shown.filePath, r.file);
