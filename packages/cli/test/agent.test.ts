@@ -303,22 +303,32 @@ test("agent: /mode lists the agent's modes (current marked) and switches with se
     from = term.out().length;
     term.type('/mode');
     await term.waitOut(
-      /Modes \(\* current; \/mode ID switches\):\n {2}\* ask: Ask, asks before edits\n {2}- code: Code\n/,
+      /Modes \(\* current; \/mode ID switches\):\n {2}\* ask: Ask, asks before edits\n {2}- code: Code\n {2}- locked: Locked\n/,
       'the modes, ask current',
       undefined,
       from,
     );
     from = term.out().length;
     term.type('/mode plan');
-    await term.waitOut(/\[unknown mode plan; the agent offers: ask, code\]/, 'an unknown id named with the offered ones', undefined, from);
+    await term.waitOut(/\[unknown mode plan; the agent offers: ask, code, locked\]/, 'an unknown id named with the offered ones', undefined, from);
     assert.equal(messages().filter((m) => m.method === 'session/set_mode').length, 0, 'an id the agent did not offer is not sent');
+    // One the agent offered but refuses: its error told, the mode unchanged.
+    from = term.out().length;
+    term.type('/mode locked');
+    await term.waitOut(/\[session\/set_mode failed: .*no mode locked.*\]/, "the agent's refusal told", undefined, from);
+    from = term.out().length;
+    term.type('/mode');
+    await term.waitOut(/ {2}\* ask: Ask/, 'ask still current', undefined, from);
     from = term.out().length;
     term.type('/mode code');
     await term.waitOut(/\[mode: code \(Code\)\]/, 'the switch told', undefined, from);
     const set = messages().filter((m) => m.method === 'session/set_mode');
     assert.deepEqual(
       set.map((m) => m.params),
-      [{ sessionId: 'fake-session', modeId: 'code' }],
+      [
+        { sessionId: 'fake-session', modeId: 'locked' },
+        { sessionId: 'fake-session', modeId: 'code' },
+      ],
     );
     from = term.out().length;
     term.type('/mode');
