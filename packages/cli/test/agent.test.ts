@@ -10,6 +10,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { makeTempDir, waitFor } from '@ide-companion/testkit';
+import { MAX_TERMINALS } from '@ide-companion/client/acp/terminals';
 import { splitAgentArgv } from '../src/commands/agent.js';
 import { binEnv, setup } from './support/clientCommands.js';
 import { FAKE_AGENT, logLines, startAgentTerminal } from './support/agentTerminal.js';
@@ -31,7 +32,8 @@ async function run(mode: string, extra: string[] = [], options: { start?: boolea
   });
   const messages = (): Msg[] => (fs.existsSync(log) ? (logLines(fs.readFileSync(log, 'utf8')) as Msg[]) : []);
   const cleanup = async () => {
-    if (term.child.exitCode === null) term.child.kill('SIGKILL');
+    // SIGTERM first: the command then kills its agent and the agent's terminals.
+    await term.stop();
     await s.cleanup();
   };
   await term.waitOut(/\[agent: fake-agent 1\.0\.0/, 'the agent started');
@@ -426,6 +428,19 @@ test("agent: Ctrl-C during a turn kills the turn's commands too", async () => {
     await r.term.waitOut(/\[cancelling the turn\]/, 'the cancel told');
     await r.term.waitOut(/\[\$1 killed by SIGTERM\]/, 'the command killed');
     await waitFor(() => pids.every((p) => gone(p)), `pids ${pids.join(', ')} gone`, 5_000);
+    await quit(r.term);
+  } finally {
+    await r.cleanup();
+  }
+});
+
+test(`agent: at most ${MAX_TERMINALS} terminals at once: one more is refused with an error, told`, async () => {
+  const r = await run('terminal', ['--count', String(MAX_TERMINALS + 1), '--leave', '--', 'sleep', '30']);
+  try {
+    r.term.type('run them');
+    await r.term.waitOut(/create failed: .*too many terminals \(16 not released\): release one first\n/, 'the last one refused');
+    assert.equal(r.term.out().match(/^created term-\d+$/gm)?.length, MAX_TERMINALS);
+    assert.match(r.term.out(), /\[refused the agent's command sleep 30: 16 terminals are open\]/);
     await quit(r.term);
   } finally {
     await r.cleanup();
