@@ -446,3 +446,22 @@ test(`agent: at most ${MAX_TERMINALS} terminals at once: one more is refused wit
     await r.cleanup();
   }
 });
+
+test('agent: a command that exits leaving a child on its output is told ended; the release kills that child', async () => {
+  const r = await run('terminal', ['--', 'sh', '-c', 'sleep 60 & echo "bg $!"']);
+  try {
+    r.term.type('run it');
+    const m = await r.term.waitOut(/\$1 \| bg (\d+)\n/, 'the child started');
+    const pid = Number(m[1]);
+    // Without the drain after 'exit', the pipes held by the sleep would hold the exit for its 60 s.
+    assert.deepEqual(await r.term.waitOut(/\nexit: (.*)\n/, 'the exit told', 10_000).then((x) => JSON.parse(x[1]!) as unknown), {
+      exitCode: 0,
+      signal: null,
+    });
+    await r.term.waitOut(/released: \{\}/, 'released');
+    await waitFor(() => gone(pid), `the child ${pid} gone`, 5_000);
+    await quit(r.term);
+  } finally {
+    await r.cleanup();
+  }
+});

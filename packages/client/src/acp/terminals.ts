@@ -35,6 +35,8 @@ export const MAX_SHOWN_LINES = 2_000;
 const MAX_LINE_CHARS = 4_096;
 /** After SIGTERM, how long a command's group has before SIGKILL. */
 const KILL_GRACE_MS = 1_000;
+/** After the command exits, how long its output pipes may stay open (held by what it left running) before the exit is told. */
+const EXIT_DRAIN_MS = 300;
 
 export interface TerminalsUi {
   notice(line: string): void;
@@ -52,6 +54,8 @@ interface Term {
   truncated: boolean;
   exit: TerminalExitStatus | undefined;
   exited: Promise<TerminalExitStatus>;
+  /** Its pipes closed: nothing of its group can write to us any more. */
+  closed: boolean;
   turn: number;
   decoder: StringDecoder;
   partial: string;
@@ -136,6 +140,7 @@ export class Terminals {
       truncated: false,
       exit: undefined,
       exited: new Promise((resolve) => (settle = resolve)),
+      closed: false,
       turn: this.turn,
       decoder: new StringDecoder('utf8'),
       partial: '',
@@ -147,12 +152,19 @@ export class Terminals {
     const onData = (chunk: Buffer) => this.onOutput(term, chunk);
     child.stdout?.on('data', onData);
     child.stderr?.on('data', onData);
-    child.once('close', (code, signal) => {
-      if (term.killTimer) clearTimeout(term.killTimer);
+    const ended = (code: number | null, signal: NodeJS.Signals | null) => {
+      if (term.exit) return;
       this.show(term, term.decoder.end(), true);
       term.exit = { exitCode: code, signal };
       if (!this.closed) ui.notice(`${label} ${signal ? `killed by ${signal}` : `exited with code ${code}`}`);
       settle(term.exit);
+    };
+    // Told at 'close' (all its output read), or shortly after 'exit' when something it started holds the pipes open.
+    child.once('exit', (code, signal) => setTimeout(() => ended(code, signal), EXIT_DRAIN_MS).unref());
+    child.once('close', (code, signal) => {
+      term.closed = true;
+      if (term.killTimer) clearTimeout(term.killTimer);
+      ended(code, signal);
     });
     return { terminalId: id };
   }
@@ -200,9 +212,9 @@ export class Terminals {
     return term;
   }
 
-  /** SIGTERM to the command's group, SIGKILL after the grace. */
+  /** SIGTERM to the command's group (while anything of it may hold its pipes), SIGKILL after the grace. */
   private stop(term: Term): void {
-    if (term.exit || term.killTimer) return;
+    if (term.closed || term.killTimer) return;
     signalGroup(term.child, 'SIGTERM');
     term.killTimer = setTimeout(() => signalGroup(term.child, 'SIGKILL'), KILL_GRACE_MS);
   }
