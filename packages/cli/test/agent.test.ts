@@ -10,6 +10,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { makeTempDir, waitFor } from '@ide-companion/testkit';
+import { MAX_TERMINALS } from '@ide-companion/client/acp/terminals';
 import { splitAgentArgv } from '../src/commands/agent.js';
 import { binEnv, setup } from './support/clientCommands.js';
 import { FAKE_AGENT, logLines, startAgentTerminal } from './support/agentTerminal.js';
@@ -31,7 +32,8 @@ async function run(mode: string, extra: string[] = [], options: { start?: boolea
   });
   const messages = (): Msg[] => (fs.existsSync(log) ? (logLines(fs.readFileSync(log, 'utf8')) as Msg[]) : []);
   const cleanup = async () => {
-    if (term.child.exitCode === null) term.child.kill('SIGKILL');
+    // SIGTERM first: the command then kills its agent and the agent's terminals.
+    await term.stop();
     await s.cleanup();
   };
   await term.waitOut(/\[agent: fake-agent 1\.0\.0/, 'the agent started');
@@ -364,5 +366,176 @@ test('agent: an agent without modes: /help does not name /mode, and /mode says s
     await quit(term);
   } finally {
     await cleanup();
+  }
+});
+
+/** The agent's terminal/create of `node -e SCRIPT`, with the fake agent's flags first. */
+async function runTerminal(flags: string[], script: string) {
+  return run('terminal', [...flags, '--', process.execPath, '-e', script]);
+}
+
+/** The JSON the fake agent told after `label: ` in its message. */
+async function told(term: ReturnType<typeof startAgentTerminal>, label: string): Promise<unknown> {
+  const m = await term.waitOut(new RegExp(`\\n${label}: (.*)\\n`), `the agent's ${label}`);
+  return JSON.parse(m[1]!);
+}
+
+/** No such process, or a zombie (dead, waiting for whoever adopted it to reap it). */
+function gone(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'ESRCH';
+  }
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z');
+  } catch {
+    return true;
+  }
+}
+
+test("agent: terminal/create runs the command (argv, the session's folder, the agent's env): its output shown prefixed and cleaned, and returned with the exit code", async () => {
+  const script =
+    "console.log('line one'); console.log(process.cwd()); console.log(process.env.FAKE_AGENT_VAR); process.stderr.write('to stderr \\u001b[31mred\\u001b[0m\\n'); process.exit(5)";
+  const r = await runTerminal([], script);
+  try {
+    r.term.type('run it');
+    await r.term.waitOut(/\[\$1 the agent runs: .* -e console\.log/, 'the command announced');
+    const exit = await told(r.term, 'exit');
+    assert.deepEqual(exit, { exitCode: 5, signal: null });
+    const out = (await told(r.term, 'output')) as { output: string; truncated: boolean; exitStatus: unknown };
+    const cwd = fs.realpathSync(r.s.workspace);
+    assert.match(out.output, new RegExp(`^line one\\n${cwd.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\nfrom-agent\\n`));
+    assert.ok(out.output.includes('to stderr \u001b[31mred\u001b[0m\n'), 'stderr kept, as it was, for the agent');
+    assert.equal(out.truncated, false);
+    assert.deepEqual(out.exitStatus, { exitCode: 5, signal: null });
+    await r.term.waitOut(/released: \{\}; then output: "Invalid params: no terminal term-1 \(unknown or released\)"/, 'released, then unknown');
+    const screen = r.term.out();
+    assert.match(screen, /^\$1 \| line one$/m);
+    assert.match(screen, /^\$1 \| from-agent$/m);
+    assert.match(screen, /^\$1 \| to stderr .*red.*$/m);
+    assert.match(screen, /^\[\$1 exited with code 5\]$/m);
+    // eslint-disable-next-line no-control-regex -- matching control characters is the point
+    assert.doesNotMatch(screen, /[\u001b\u0007\r]/, 'no terminal control reaches the screen');
+    await r.term.waitOut(/\n> $/, 'the prompt back');
+    await quit(r.term);
+  } finally {
+    await r.cleanup();
+  }
+});
+
+test('agent: terminal/create with a cwd outside the workspace is refused, nothing run; the agent gets an error', async () => {
+  const outside = makeTempDir('acp-term-outside-');
+  const r = await runTerminal(['--cwd', outside.path], "require('fs').writeFileSync('ran', 'x')");
+  try {
+    r.term.type('run it');
+    await r.term.waitOut(/create failed: .*outside the workspace/, 'the refusal told to the agent');
+    assert.match(r.term.out(), /\[refused the agent's command .*outside the workspace/);
+    assert.equal(fs.existsSync(path.join(outside.path, 'ran')), false);
+    assert.deepEqual(fs.readdirSync(r.s.workspace), []);
+    await quit(r.term);
+  } finally {
+    await r.cleanup();
+    outside.cleanup();
+  }
+});
+
+test('agent: terminal/output keeps the last outputByteLimit bytes, cut at a character boundary, truncated: true', async () => {
+  const r = await runTerminal(['--limit', '5'], "process.stdout.write('aaaa' + '\\u00e9'.repeat(10))");
+  try {
+    r.term.type('run it');
+    const out = (await told(r.term, 'output')) as { output: string; truncated: boolean };
+    // 24 bytes; the last 5 start inside an é (2 bytes each): 4 bytes, two whole characters, are kept.
+    assert.equal(out.output, '\u00e9\u00e9');
+    assert.equal(out.truncated, true);
+    assert.match(r.term.out(), /^\$1 \| aaaa\u00e9{10}$/m, 'the user sees all of it');
+    await quit(r.term);
+  } finally {
+    await r.cleanup();
+  }
+});
+
+test('agent: terminal/kill stops the running command (and its group); wait_for_exit then tells the signal', async () => {
+  const r = await runTerminal(['--kill'], "console.log('started'); setInterval(() => {}, 1000)");
+  try {
+    r.term.type('run it');
+    await r.term.waitOut(/\nkilled\n/, 'the kill answered');
+    assert.deepEqual(await told(r.term, 'exit'), { exitCode: null, signal: 'SIGTERM' });
+    assert.match(r.term.out(), /^\[\$1 killed by SIGTERM\]$/m);
+    await quit(r.term);
+  } finally {
+    await r.cleanup();
+  }
+});
+
+const LEFT_RUNNING =
+  "const c = require('child_process').spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' }); console.log('pids ' + process.pid + ' ' + c.pid); setInterval(() => {}, 1000)";
+
+test('agent: a terminal left running is killed at /quit, with what it started: no process left', async () => {
+  const r = await runTerminal(['--leave'], LEFT_RUNNING);
+  try {
+    r.term.type('run it');
+    const m = await r.term.waitOut(/\$1 \| pids (\d+) (\d+)\n/, 'the pids');
+    const pids = [Number(m[1]), Number(m[2])];
+    await r.term.waitOut(/created term-1\n/, 'the turn over, the command still running');
+    assert.deepEqual(
+      pids.map((p) => gone(p)),
+      [false, false],
+      'still running after the turn',
+    );
+    await quit(r.term);
+    // The command and its child: the group was killed; the command was reaped before we exited, its child by init.
+    await waitFor(() => pids.every((p) => gone(p)), `pids ${pids.join(', ')} gone`, 5_000);
+  } finally {
+    await r.cleanup();
+  }
+});
+
+test("agent: Ctrl-C during a turn kills the turn's commands too", async () => {
+  const r = await runTerminal([], LEFT_RUNNING);
+  try {
+    r.term.type('run it');
+    const m = await r.term.waitOut(/\$1 \| pids (\d+) (\d+)\n/, 'the pids');
+    const pids = [Number(m[1]), Number(m[2])];
+    r.term.child.kill('SIGINT');
+    await r.term.waitOut(/\[cancelling the turn\]/, 'the cancel told');
+    await r.term.waitOut(/\[\$1 killed by SIGTERM\]/, 'the command killed');
+    await waitFor(() => pids.every((p) => gone(p)), `pids ${pids.join(', ')} gone`, 5_000);
+    await quit(r.term);
+  } finally {
+    await r.cleanup();
+  }
+});
+
+test(`agent: at most ${MAX_TERMINALS} terminals at once: one more is refused with an error, told`, async () => {
+  const r = await run('terminal', ['--count', String(MAX_TERMINALS + 1), '--leave', '--', 'sleep', '30']);
+  try {
+    r.term.type('run them');
+    await r.term.waitOut(/create failed: .*too many terminals \(16 not released\): release one first\n/, 'the last one refused');
+    assert.equal(r.term.out().match(/^created term-\d+$/gm)?.length, MAX_TERMINALS);
+    assert.match(r.term.out(), /\[refused the agent's command sleep 30: 16 terminals are open\]/);
+    await quit(r.term);
+  } finally {
+    await r.cleanup();
+  }
+});
+
+test('agent: a command that exits leaving a child on its output is told ended; the release kills that child', async () => {
+  const r = await run('terminal', ['--', 'sh', '-c', 'sleep 60 & echo "bg $!"']);
+  try {
+    r.term.type('run it');
+    const m = await r.term.waitOut(/\$1 \| bg (\d+)\n/, 'the child started');
+    const pid = Number(m[1]);
+    // Without the drain after 'exit', the pipes held by the sleep would hold the exit for its 60 s.
+    assert.deepEqual(await r.term.waitOut(/\nexit: (.*)\n/, 'the exit told', 10_000).then((x) => JSON.parse(x[1]!) as unknown), {
+      exitCode: 0,
+      signal: null,
+    });
+    await r.term.waitOut(/released: \{\}/, 'released');
+    await waitFor(() => gone(pid), `the child ${pid} gone`, 5_000);
+    await quit(r.term);
+  } finally {
+    await r.cleanup();
   }
 });

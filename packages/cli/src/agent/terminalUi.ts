@@ -54,6 +54,11 @@ export class TerminalUi implements AgentUi {
     this.line(`[${text}]`);
   }
 
+  /** A line of the agent's command, behind its terminal's label (`$1 | ...`) so that it does not read as ours or the agent's message. */
+  commandOutput(label: string, line: string): void {
+    this.line(`${label} | ${line}`);
+  }
+
   /** Ends a streamed message (a turn's end). */
   endTurn(): void {
     if (this.midLine) this.out.write('\n');

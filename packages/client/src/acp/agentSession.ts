@@ -1,6 +1,6 @@
 /**
  * One ACP agent run as our subprocess, on the official SDK: initialize (we
- * offer fs read and write), session/new in the folder, then prompt turns that
+ * offer fs read and write, and terminals), session/new in the folder, then prompt turns that
  * carry the editor's context. Every wait is raced with the agent's exit and
  * bounded: a crashed or stuck agent becomes an AgentError in words, never a
  * hang, and the caller's terminal keeps working.
@@ -12,6 +12,7 @@ import { VERSION } from '../version.js';
 import { AgentProcess, type AgentExit } from './agentProcess.js';
 import { IdeBridge, type AgentUi } from './ideBridge.js';
 import { contextBlocks } from './promptContext.js';
+import { Terminals } from './terminals.js';
 
 export class AgentError extends Error {
   override name = 'AgentError';
@@ -59,6 +60,7 @@ export class AgentSession {
     readonly process: AgentProcess,
     private readonly connection: ClientConnection,
     private readonly bridge: IdeBridge,
+    private readonly terminals: Terminals,
     readonly init: InitializeResponse,
     readonly sessionId: string,
     private readonly modeState: ModeState | undefined,
@@ -74,13 +76,20 @@ export class AgentSession {
       maxMessageBytes: options.maxMessageBytes,
       onProblem: (m) => ui.notice(m),
     });
-    const bridge = new IdeBridge({ ui, companion: options.companion, roots: options.roots ?? [options.cwd] });
+    const roots = options.roots ?? [options.cwd];
+    const bridge = new IdeBridge({ ui, companion: options.companion, roots });
+    const terminals = new Terminals({ ui, cwd: options.cwd, roots });
     let sessionId = '';
     let modes: ModeState | undefined;
     const app = client({ name: 'ide-companion' })
       .onRequest(methods.client.fs.readTextFile, ({ params }) => bridge.readTextFile(params))
       .onRequest(methods.client.fs.writeTextFile, ({ params }) => bridge.writeTextFile(params))
       .onRequest(methods.client.session.requestPermission, ({ params }) => bridge.requestPermission(params))
+      .onRequest(methods.client.terminal.create, ({ params }) => terminals.create(params))
+      .onRequest(methods.client.terminal.output, ({ params }) => terminals.output(params))
+      .onRequest(methods.client.terminal.waitForExit, ({ params }) => terminals.waitForExit(params))
+      .onRequest(methods.client.terminal.kill, ({ params }) => terminals.kill(params))
+      .onRequest(methods.client.terminal.release, ({ params }) => terminals.release(params))
       .onNotification(methods.client.session.update, ({ params }) => {
         if (params.sessionId !== sessionId) return;
         if (params.update.sessionUpdate === 'current_mode_update' && modes) modes.currentModeId = params.update.currentModeId;
@@ -96,7 +105,7 @@ export class AgentSession {
         'initialize',
         connection.agent.request(methods.agent.initialize, {
           protocolVersion: PROTOCOL_VERSION,
-          clientCapabilities: { fs: { readTextFile: true, writeTextFile: true }, terminal: false },
+          clientCapabilities: { fs: { readTextFile: true, writeTextFile: true }, terminal: true },
           clientInfo: { name: 'ide-companion', version: VERSION },
         }),
       );
@@ -107,9 +116,10 @@ export class AgentSession {
         modes = { currentModeId: offered.currentModeId, availableModes: offered.availableModes.filter((m) => typeof m?.id === 'string') };
       }
       sessionId = created.sessionId;
-      return new AgentSession(options, proc, connection, bridge, init, created.sessionId, modes);
+      return new AgentSession(options, proc, connection, bridge, terminals, init, created.sessionId, modes);
     } catch (err) {
       connection.close();
+      await terminals.closeAll();
       await proc.stop();
       throw err;
     }
@@ -139,6 +149,7 @@ export class AgentSession {
   /** One turn; resolves with its stop reason. Rejects with AgentError when the agent exits, or stays silent after a cancel. */
   async prompt(text: string): Promise<StopReason> {
     if (this.turn) throw new AgentError('a turn is already running (/cancel it first)');
+    this.terminals.beginTurn();
     const request = this.connection.agent.request(methods.agent.session.prompt, {
       sessionId: this.sessionId,
       prompt: this.promptBlocks(text, this.bridge.takeNotes()),
@@ -148,6 +159,8 @@ export class AgentSession {
     let graceTimer: NodeJS.Timeout | undefined;
     this.turn = {
       cancel: () => {
+        // The turn's commands too: a Ctrl-C stops what the agent started for it.
+        this.terminals.killTurn();
         void this.connection.agent.notify(methods.agent.session.cancel, { sessionId: this.sessionId }).catch(() => undefined);
         graceTimer ??= setTimeout(
           () =>
@@ -201,6 +214,7 @@ export class AgentSession {
 
   async close(): Promise<AgentExit> {
     this.connection.close();
+    await this.terminals.closeAll();
     return this.process.stop();
   }
 }

@@ -34,6 +34,8 @@ export interface AgentUi {
   notice(line: string): void;
   /** Asks the user to pick one of `choices`; undefined when the question was cancelled (Ctrl-C, /cancel, end of input). */
   choose(question: string, choices: ReadonlyArray<{ id: string; label: string }>): Promise<string | undefined>;
+  /** One line of an agent's command (terminal/create), not yet cleaned; `label` names its terminal. Absent: shown as a notice. */
+  commandOutput?(label: string, line: string): void;
 }
 
 /** The largest file we read for an agent (its answer travels in one message). */

@@ -35,6 +35,32 @@ function realish(p: string): string {
  * reason otherwise. `forWrite`: it must not be a folder or other non-file.
  */
 export function checkWorkspacePath(p: unknown, roots: readonly string[], forWrite = false): string {
+  const resolved = resolveInside(p, roots);
+  let stat;
+  try {
+    stat = statSync(resolved);
+  } catch {
+    if (forWrite) return resolved;
+    throw new PathRefused(`${p as string} does not exist`);
+  }
+  if (!stat.isFile()) throw new PathRefused(`${p as string} is not a regular file`);
+  return resolved;
+}
+
+/** `p` resolved, when it is an existing folder inside one of `roots` (a command's cwd); throws PathRefused otherwise. */
+export function checkWorkspaceDir(p: unknown, roots: readonly string[]): string {
+  const resolved = resolveInside(p, roots);
+  let isDir = false;
+  try {
+    isDir = statSync(resolved).isDirectory();
+  } catch {
+    throw new PathRefused(`${p as string} does not exist`);
+  }
+  if (!isDir) throw new PathRefused(`${p as string} is not a folder`);
+  return resolved;
+}
+
+function resolveInside(p: unknown, roots: readonly string[]): string {
   if (typeof p !== 'string' || p === '') throw new PathRefused('the path is missing');
   TERMINAL_CONTROL.lastIndex = 0;
   if (TERMINAL_CONTROL.test(p) || p.includes('\n') || p.includes('\t')) throw new PathRefused('the path holds control characters');
@@ -42,13 +68,5 @@ export function checkWorkspacePath(p: unknown, roots: readonly string[], forWrit
   const resolved = realish(path.resolve(p));
   const inside = roots.some((root) => isInside(realish(path.resolve(root)), resolved, true));
   if (!inside) throw new PathRefused(`${p} is outside the workspace (${roots.join(', ')})`);
-  let stat;
-  try {
-    stat = statSync(resolved);
-  } catch {
-    if (forWrite) return resolved;
-    throw new PathRefused(`${p} does not exist`);
-  }
-  if (!stat.isFile()) throw new PathRefused(`${p} is not a regular file`);
   return resolved;
 }
