@@ -104,7 +104,8 @@ export async function startKak(
     async close() {
       send('kill!');
       await waitFor(() => fs.readdirSync(tmp).every((f) => !f.startsWith('ide-companion-kak.')), 'the bridge to end', TIMEOUT).catch(() => undefined);
-      tmux.kill();
+      // Every pane's programs, the agent that `:ide-terminal` started among them (it outlives a tmux server's SIGHUP).
+      await tmux.stop();
       tmpDir.cleanup();
     },
   };

@@ -182,13 +182,22 @@ export class Tmux {
    * survives the SIGHUP of a dying tmux server and would live on, orphaned.
    */
   async stop(graceMs = 5_000): Promise<void> {
-    const pid = this.panePid();
-    if (pid !== undefined && signalGroup(pid, 'SIGTERM')) {
-      const deadline = Date.now() + graceMs;
-      while (Date.now() < deadline && groupRunning(pid)) await sleep(50);
-      signalGroup(pid, 'SIGKILL');
-    }
+    // Every pane's: a program may have opened more (Kakoune's `terminal` runs the agent in a pane of its own).
+    const pids = this.panePids().filter((pid) => signalGroup(pid, 'SIGTERM'));
+    const deadline = Date.now() + graceMs;
+    while (Date.now() < deadline && pids.some((pid) => groupRunning(pid))) await sleep(50);
+    for (const pid of pids) signalGroup(pid, 'SIGKILL');
     this.kill();
+  }
+
+  /** The process of every pane of the server (its group's leader). */
+  panePids(): number[] {
+    const r = spawnSync('tmux', ['-L', this.socket, 'list-panes', '-a', '-F', '#{pane_pid}'], { encoding: 'utf8' });
+    if (r.status !== 0) return [];
+    return r.stdout
+      .split('\n')
+      .map((line) => Number.parseInt(line.trim(), 10))
+      .filter((pid) => pid > 1);
   }
 
   /** Kills the tmux server (and with it, the pane's terminal). */
