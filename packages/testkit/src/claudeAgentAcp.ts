@@ -8,7 +8,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { repoRoot } from './geminiCli.js';
-import { CLAUDE_TEST_API_KEY } from './claudeCode.js';
+import { claudeOfflineEnv } from './claudeCode.js';
 
 export interface ClaudeAgentAcpInstall {
   /** Its entry point, run with node (the bin of the package). */
@@ -36,16 +36,5 @@ export function claudeAgentAcpEnv(base: NodeJS.ProcessEnv, options: { home: stri
   // set 0.23.1's session/new fails ("Query closed before response received"): measured here, so it is unset.
   for (const key of ['CLAUDE_CONFIG_DIR', 'ANTHROPIC_AUTH_TOKEN', 'CLAUDE_CODE_OAUTH_TOKEN', 'CLAUDE_CODE_EXECUTABLE', 'CLAUDECODE', 'IS_SANDBOX'])
     delete env[key];
-  return {
-    ...env,
-    HOME: options.home,
-    ANTHROPIC_API_KEY: CLAUDE_TEST_API_KEY,
-    ANTHROPIC_BASE_URL: options.baseUrl,
-    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-    DISABLE_AUTOUPDATER: '1',
-    DISABLE_TELEMETRY: '1',
-    DISABLE_ERROR_REPORTING: '1',
-    HTTPS_PROXY: 'http://127.0.0.1:9',
-    NO_PROXY: '127.0.0.1,localhost',
-  };
+  return { ...env, ...claudeOfflineEnv(options) };
 }

@@ -61,22 +61,14 @@ export function makeClaudeHome(home: string, projects: readonly string[]): { hom
  * Egress past loopback fails at once: an HTTPS proxy on a dead loopback port.
  */
 export function claudeCommand(install: ClaudeCodeInstall, options: { home: string; baseUrl: string; env?: Record<string, string> }): string {
-  return shellCommand(
-    [install.bin, '--ide', '--permission-mode', 'default'],
-    {
-      HOME: options.home,
-      ANTHROPIC_API_KEY: CLAUDE_TEST_API_KEY,
-      ANTHROPIC_BASE_URL: options.baseUrl,
-      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-      DISABLE_AUTOUPDATER: '1',
-      DISABLE_TELEMETRY: '1',
-      DISABLE_ERROR_REPORTING: '1',
-      HTTPS_PROXY: 'http://127.0.0.1:9',
-      NO_PROXY: '127.0.0.1,localhost',
-      ...options.env,
-    },
-    [...HEADLESS_TRIGGER_ENV, 'CLAUDE_CONFIG_DIR', 'CLAUDE_CODE_SSE_PORT', 'ENABLE_IDE_INTEGRATION', 'TERM_PROGRAM', 'ANTHROPIC_AUTH_TOKEN'],
-  );
+  return shellCommand([install.bin, '--ide', '--permission-mode', 'default'], { ...claudeOfflineEnv(options), ...options.env }, [
+    ...HEADLESS_TRIGGER_ENV,
+    'CLAUDE_CONFIG_DIR',
+    'CLAUDE_CODE_SSE_PORT',
+    'ENABLE_IDE_INTEGRATION',
+    'TERM_PROGRAM',
+    'ANTHROPIC_AUTH_TOKEN',
+  ]);
 }
 
 /** Opens `/ide` in Claude Code's UI until it lists `ideName` as connected (✔), closes the menu, and returns that line. */
@@ -98,4 +90,19 @@ export async function waitClaudeIdeConnected(tui: Tmux, ideName: string, timeout
     if (Date.now() > deadline) throw new Error(`Claude Code never connected to ${ideName}\n--- screen ---\n${tui.screen()}`);
     await sleep(1_000);
   }
+}
+
+/** Claude Code (the CLI, or under the ACP adapter) in `home` against the model at `baseUrl`: nothing past loopback. */
+export function claudeOfflineEnv(options: { home: string; baseUrl: string }): Record<string, string> {
+  return {
+    HOME: options.home,
+    ANTHROPIC_API_KEY: CLAUDE_TEST_API_KEY,
+    ANTHROPIC_BASE_URL: options.baseUrl,
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+    DISABLE_AUTOUPDATER: '1',
+    DISABLE_TELEMETRY: '1',
+    DISABLE_ERROR_REPORTING: '1',
+    HTTPS_PROXY: 'http://127.0.0.1:9',
+    NO_PROXY: '127.0.0.1,localhost',
+  };
 }
