@@ -5,6 +5,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { onPath } from './onPath.js';
 
 /** The CLI's entry, relative to the package's (or clone's) root. */
 const CLI_ENTRY = path.join('packages', 'cli', 'bin', 'ide-companion.js');
@@ -18,15 +19,6 @@ export interface AcpLauncher {
   missing?: string;
 }
 
-function executable(file: string): boolean {
-  try {
-    fs.accessSync(file, fs.constants.X_OK);
-    return fs.statSync(file).isFile();
-  } catch {
-    return false;
-  }
-}
-
 /**
  * The package this host runs from (a clone, or the npm package whose host the
  * plugin runs), found from `from` (the host's file) upward, run with this
@@ -34,13 +26,8 @@ function executable(file: string): boolean {
  * own binary is Electron's); else `ide-companion` on `pathVar`.
  */
 export function acpLauncher(from: string | undefined, pathVar = process.env['PATH'] ?? ''): AcpLauncher {
-  const onPath = (name: string) =>
-    pathVar
-      .split(path.delimiter)
-      .slice(0, 256)
-      .map((dir) => dir && path.join(dir, name))
-      .find((file) => file && executable(file));
-  const node = process.versions['electron'] ? onPath('node') : process.execPath;
+  const found = (name: string) => onPath(name, { PATH: pathVar });
+  const node = process.versions['electron'] ? found('node') : process.execPath;
   let dir: string | undefined;
   try {
     dir = from && path.dirname(fs.realpathSync.native(from));
@@ -53,7 +40,7 @@ export function acpLauncher(from: string | undefined, pathVar = process.env['PAT
       if (fs.existsSync(entry)) return { argv: [node, entry, 'agent', '--'] };
     }
   }
-  const bin = onPath('ide-companion');
+  const bin = found('ide-companion');
   if (bin) return { argv: [bin, 'agent', '--'] };
   return { missing: '`ide-companion` was not found on PATH: install the ide-companion package (npm install -g ide-companion) to run ACP agents' };
 }

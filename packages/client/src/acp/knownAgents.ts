@@ -3,8 +3,7 @@
  * command and the arguments that start it in ACP mode (as their docs give
  * them). A table, not a registry: any other agent runs with `agent -- CMD`.
  */
-import { accessSync, constants, statSync } from 'node:fs';
-import * as path from 'node:path';
+import { onPath } from '@ide-companion/shared/onPath';
 
 export interface KnownAgent {
   /** What the user calls it. */
@@ -30,21 +29,9 @@ export const KNOWN_ACP_AGENTS: readonly KnownAgent[] = [
   { name: 'Mistral Vibe', command: 'vibe-acp', args: [], source: 'pip install mistral-vibe' },
 ];
 
-/** The absolute path of `command` on `pathVar`, or undefined: no shell, a bounded walk of PATH's entries. */
+/** The absolute path of `command` on `pathVar`, or undefined: a name only (a path is not looked up), no shell. */
 export function findOnPath(command: string, pathVar = process.env['PATH'] ?? ''): string | undefined {
-  if (!command || command.includes('/')) return undefined;
-  for (const dir of pathVar.split(path.delimiter).slice(0, 256)) {
-    if (!dir) continue;
-    const full = path.join(dir, command);
-    try {
-      if (!statSync(full).isFile()) continue;
-      accessSync(full, constants.X_OK);
-      return full;
-    } catch {
-      // Not here: the next entry.
-    }
-  }
-  return undefined;
+  return command && !command.includes('/') ? onPath(command, { PATH: pathVar }) : undefined;
 }
 
 export interface FoundAgent extends KnownAgent {
