@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { findGeminiCli, geminiEnv, makeGeminiRunDirs, skipUnless, waitFor, writeAcpGeminiScript, writeFileTurns } from '@ide-companion/testkit';
-import { gotoBuffer, skipVim, startVim, vimString, waitForDiff, type VimSession } from './harness.js';
+import { openAgentTerminal, gotoBuffer, skipVim, startVim, vimString, waitForDiff, type VimSession } from './harness.js';
 
 const cli = findGeminiCli();
 const skip = skipVim || skipUnless(cli !== undefined, 'Gemini CLI 0.61.0', 'run scripts/install-gemini-cli.sh');
@@ -37,15 +37,9 @@ test(':IdeAgent runs an ACP agent connected to this Vim; its write opens the dif
     env: geminiEnv(dir),
   });
   const vim = s;
-  vim.keys('Escape');
-  vim.type(':IdeAgent');
-  vim.keys('Enter');
-  const terminal = await waitFor(
-    async () => (await vim.expr<number[]>('filter(term_list(), {_, b -> getbufvar(b, "ide_companion_agent", 0)})'))[0],
-    'the agent terminal',
-    STEP_TIMEOUT_MS,
-  );
-  pid = await vim.expr<number>(`job_info(term_getjob(${terminal})).process`);
+  const opened = await openAgentTerminal(vim, 'IdeAgent', 'ide_companion_agent', STEP_TIMEOUT_MS);
+  const terminal = opened.terminal;
+  pid = opened.pid;
   await vim.tmux.waitForText('IDE: connected to Vim', START_TIMEOUT_MS);
   await vim.tmux.waitForText('[agent: ', START_TIMEOUT_MS);
   vim.type('please write a.txt');

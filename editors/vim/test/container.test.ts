@@ -27,7 +27,7 @@ import {
   writeFileTurns,
   writeGeminiScript,
 } from '@ide-companion/testkit';
-import { skipVim, startVim, vimString, type VimSession } from './harness.js';
+import { openAgentTerminal, skipVim, startVim, vimString, type VimSession } from './harness.js';
 
 const cli = findGeminiCli();
 const skip = skipVim || skipUnless(cli !== undefined, 'Gemini CLI 0.61.0', 'run scripts/install-gemini-cli.sh') || skipFakeContainer();
@@ -65,15 +65,7 @@ test('in a container, :Gemini connects to this Vim, and a :terminal of the user 
   assert.equal(await vim.expr('filereadable("/run/.containerenv")'), 1, 'Vim runs in the container');
 
   // :Gemini needs nothing from the user.
-  vim.keys('Escape');
-  vim.type(':Gemini');
-  vim.keys('Enter');
-  const terminal = await waitFor(
-    async () => (await vim.expr<number[]>('filter(term_list(), {_, b -> getbufvar(b, "ide_companion_gemini", 0)})'))[0],
-    'the terminal',
-    STEP_TIMEOUT_MS,
-  );
-  geminiPid = await vim.expr<number>(`job_info(term_getjob(${terminal})).process`);
+  ({ pid: geminiPid } = await openAgentTerminal(vim, 'Gemini', 'ide_companion_gemini', STEP_TIMEOUT_MS));
   await vim.tmux.waitForText('Type your message', START_TIMEOUT_MS);
   assert.match((await waitIdeConnected(vim.tmux, START_TIMEOUT_MS)).status, /Connected to Vim/);
 

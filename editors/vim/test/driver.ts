@@ -16,7 +16,7 @@ import {
   type EndSession,
   type Position,
 } from '@ide-companion/testkit';
-import { bufferLines, gotoBuffer, startVim, TIMEOUT, vimString, waitForDiff, type VimSession } from './harness.js';
+import { openAgentTerminal, bufferLines, gotoBuffer, startVim, TIMEOUT, vimString, waitForDiff, type VimSession } from './harness.js';
 
 /** Keys that put the cursor on `p` (1-based, in characters) from Normal or Visual mode. */
 const goTo = (p: Position) => `${p.line}G0${p.character > 1 ? `${p.character - 1}l` : ''}`;
@@ -28,15 +28,7 @@ const MODE_TIMEOUT_MS = 5_000;
 /** `:Gemini` typed by the user, the agent in Vim's own terminal; keys and screen through tmux. */
 async function startAgentTerminal(s: VimSession, command: string): Promise<AgentTerminal> {
   await s.ex(`let g:ide_companion_gemini_cmd = [${vimString(command)}]`);
-  s.keys('Escape');
-  s.type(':Gemini');
-  s.keys('Enter');
-  const terminal = await waitFor(
-    async () => (await s.expr<number[]>('filter(term_list(), {_, b -> getbufvar(b, "ide_companion_gemini", 0)})'))[0],
-    'the terminal',
-    TIMEOUT,
-  );
-  const pid = await s.expr<number>(`job_info(term_getjob(${terminal})).process`);
+  const { terminal, pid } = await openAgentTerminal(s, 'Gemini', 'ide_companion_gemini');
   const { tmux } = s;
   return {
     type: (text) => tmux.type(text),

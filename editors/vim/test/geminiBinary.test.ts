@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { findGeminiCli, geminiEnv, makeGeminiRunDirs, skipUnless, waitIdeConnected, waitFor, writeFileTurns, writeGeminiScript } from '@ide-companion/testkit';
-import { gotoBuffer, skipVim, startVim, vimString, waitForDiff, type VimSession } from './harness.js';
+import { openAgentTerminal, gotoBuffer, skipVim, startVim, vimString, waitForDiff, type VimSession } from './harness.js';
 
 const cli = findGeminiCli();
 const skip = skipVim || skipUnless(cli !== undefined, 'Gemini CLI 0.61.0', 'run scripts/install-gemini-cli.sh');
@@ -53,15 +53,7 @@ test(
     const vim = s;
     const tmux = vim.tmux;
 
-    vim.keys('Escape');
-    vim.type(':Gemini');
-    vim.keys('Enter');
-    const terminal = await waitFor(
-      async () => (await vim.expr<number[]>('filter(term_list(), {_, b -> getbufvar(b, "ide_companion_gemini", 0)})'))[0],
-      'the terminal',
-      STEP_TIMEOUT_MS,
-    );
-    geminiPid = await vim.expr<number>(`job_info(term_getjob(${terminal})).process`);
+    ({ pid: geminiPid } = await openAgentTerminal(vim, 'Gemini', 'ide_companion_gemini', STEP_TIMEOUT_MS));
     await tmux.waitForText('Type your message', START_TIMEOUT_MS);
 
     // /ide status until connected (the CLI says Connected only after its tools/list), each answer told from the last.

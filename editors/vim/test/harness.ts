@@ -280,6 +280,22 @@ export interface ShownDiff {
   original: number;
 }
 
+/**
+ * The user types `:COMMAND` (`:Gemini`, `:IdeAgent`) and the agent starts in Vim's own terminal, the buffer
+ * the plugin marks with `flag`: that terminal's buffer and its program's pid.
+ */
+export async function openAgentTerminal(s: VimSession, command: string, flag: string, timeoutMs = TIMEOUT): Promise<{ terminal: number; pid: number }> {
+  s.keys('Escape');
+  s.type(`:${command}`);
+  s.keys('Enter');
+  const terminal = await waitFor(
+    async () => (await s.expr<number[]>(`filter(term_list(), {_, b -> getbufvar(b, "${flag}", 0)})`))[0],
+    `the terminal of :${command}`,
+    timeoutMs,
+  );
+  return { terminal, pid: await s.expr<number>(`job_info(term_getjob(${terminal})).process`) };
+}
+
 /** The diff open for `filePath`, once Vim shows it. */
 export async function waitForDiff(s: VimSession, filePath: string, timeoutMs = TIMEOUT): Promise<ShownDiff> {
   return waitFor(async () => (await s.expr<ShownDiff[]>('ide_companion#diff#list()')).find((d) => d.path === filePath), `the diff of ${filePath}`, timeoutMs);
