@@ -3,7 +3,8 @@
 # a private apt state (sources, lists, caches under a temp dir: the system's apt setup is
 # neither read for sources nor changed) and unpacks them into DEST.partial/root, with an
 # empty DEST.partial/bin beside it. The caller patches the binaries, then moves DEST.partial
-# to DEST.
+# to DEST. UNPACK_DEBS_SOURCE, when set, is the sources.list line instead of Debian's SUITE
+# (install-emacs-29.sh: Ubuntu's archive, its key named by signed-by).
 # The body runs in a subshell (its variables its own, no `local`: the trap runs after the
 # function's scope), so that its trap removes the temp dir on every exit (a failed download
 # too) without replacing a trap of the caller's.
@@ -15,7 +16,7 @@ unpack_debs() (
   work="$(mktemp -d)"
   trap 'rm -rf "$work"' EXIT
   mkdir -p "$work/lists/partial" "$work/cache/archives/partial" "$work/debs"
-  echo "deb http://deb.debian.org/debian $suite main" > "$work/sources.list"
+  echo "${UNPACK_DEBS_SOURCE:-deb http://deb.debian.org/debian $suite main}" > "$work/sources.list"
   apt_opts=(
     -o "Dir::Etc::SourceList=$work/sources.list" -o Dir::Etc::SourceParts=/dev/null
     -o "Dir::State::Lists=$work/lists" -o "Dir::Cache=$work/cache" -o Debug::NoLocking=1

@@ -20,7 +20,9 @@ test('ide-companion check passes on the Emacs companion', { skip, timeout: 180_0
   const r = spawnSync(process.execPath, [path.join(repoRoot, 'packages', 'cli', 'bin', 'ide-companion.js'), 'check', '--file', discovery.path, '--json'], {
     encoding: 'utf8',
     cwd: emacs.workspace,
-    env: { ...process.env, TMPDIR: emacs.tmp },
+    // Emacs's HOME: the agents' sockets and lock files it checks are this Emacs's, not the user's (a stale
+    // ~/.codex/ipc/ipc.sock of the runner's HOME failed the check).
+    env: { ...process.env, TMPDIR: emacs.tmp, HOME: emacs.home },
     timeout: 150_000,
   });
   assert.equal(r.status, 0, `${r.stdout}\n${r.stderr}`);

@@ -30,6 +30,8 @@ export interface EmacsSession {
   tmp: string;
   /** Emacs's cwd, a real path. */
   workspace: string;
+  /** Emacs's HOME (private; options.env may name another): the agents' folders its companion serves are there. */
+  home: string;
   pid: number;
   discoveryDir: string;
   /** Evaluates `expr` in Emacs and returns what emacsclient prints. */
@@ -138,6 +140,7 @@ export async function startEmacs(options: StartOptions = {}): Promise<EmacsSessi
     tmux,
     tmp,
     workspace,
+    home: options.env?.['HOME'] ?? home,
     pid,
     discoveryDir,
     eval: evalRaw,

@@ -31,6 +31,10 @@ describe('Emacs installer', { timeout: 120_000 }, () => {
       const readme = fs.readFileSync(path.join(PACKAGE_ROOT, 'README.md'), 'utf8');
       const block = /```elisp\n([\s\S]*?)\n```/.exec(readme)?.[1];
       assert.equal(block, initForm(path.join(dir.path, '.emacs.d', 'site-lisp', 'ide-companion'), env));
+      // Nor does any README say install prints a use-package form (it did: "one use-package form").
+      for (const file of [path.join(PACKAGE_ROOT, 'README.md'), path.join(PACKAGE_ROOT, '..', '..', 'README.md')]) {
+        assert.doesNotMatch(fs.readFileSync(file, 'utf8'), /one use-package form|prints? (only )?a use-package/i, file);
+      }
     } finally {
       dir.cleanup();
     }
@@ -125,6 +129,41 @@ describe('Emacs installer', { timeout: 120_000 }, () => {
         assert.doesNotMatch(after.output, /Cannot open load file|error/i);
         assert.equal(fs.existsSync(path.join(dir.path, '.emacs.d', 'site-lisp')), false, 'the site-lisp folder install made');
         assert.deepEqual(fs.readdirSync(path.join(dir.path, '.emacs.d')), ['init.el'], "the Emacs folder stays: it holds the user's init file");
+      } finally {
+        dir.cleanup();
+      }
+    },
+  );
+
+  // The README's other form, for Emacs 29 and later (use-package built in): the matrix's 29.3 and 30.1 run it.
+  const major = hasEmacs ? Number(emacsBatch(['--eval', '(princ emacs-major-version)']).output.trim()) : 0;
+  test(
+    "the README's use-package form, as the init file of an Emacs from 29, loads the copy and runs its host",
+    { skip: skipUnless(hasEmacs, 'emacs', 'apt-get install -y emacs-nox') || (major < 29 && `Emacs ${major} has no use-package built in`) },
+    async () => {
+      const { dir, env } = sandbox();
+      try {
+        const readme = fs.readFileSync(path.join(PACKAGE_ROOT, 'README.md'), 'utf8');
+        const form = [...readme.matchAll(/```elisp\n([\s\S]*?)\n```/g)].map((m) => m[1]!).find((b) => b.startsWith('(use-package'));
+        assert.ok(form, 'a use-package block in the README');
+        const result = await emacsInstaller.install({ env });
+        assert.equal(result.success, true, result.message);
+        const init = path.join(dir.path, '.emacs.d', 'init.el');
+        fs.writeFileSync(init, `${form}\n(setq user-init-file-ran t)\n`);
+        const r = emacsBatch(
+          [
+            '-l',
+            init,
+            '--eval',
+            `(progn (princ (format "ran=%s mode=%s host=%s\\n" user-init-file-ran ide-companion-mode (ide-companion--host-file)))
+                    (princ (format "ready=%s\\n" (and (ide-companion--wait-ready 20) (plist-get ide-companion--ready :port))))
+                    (ide-companion-mode -1))`,
+          ],
+          { env, cwd: dir.path },
+        );
+        assert.equal(r.status, 0, r.output);
+        assert.match(r.output, new RegExp(`ran=t mode=t host=${path.join(result.changed![0]!, 'host', 'ide-companion-bridge.mjs').replace(/[.]/g, '\\.')}`));
+        assert.match(r.output, /ready=\d+/, r.output);
       } finally {
         dir.cleanup();
       }

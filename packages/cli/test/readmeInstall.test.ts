@@ -15,7 +15,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { makeTempDir, skipUnless, waitFor, which } from '@ide-companion/testkit';
+import { makeTempDir, shellQuote, skipUnless, Tmux, waitFor, which } from '@ide-companion/testkit';
 import { buildRelease, REPO_ROOT } from '../src/build/release.js';
 
 /** The install section's code block holding `npm install -g` (fenced or indented), its lines without blanks. */
@@ -104,6 +104,37 @@ describe('the install lines of every README, as written', { skip: skipUnless(whi
     assert.match(out, /ide-companion serve: companion for Gemini CLI/);
   });
 
+  /*
+   * Issue 39, trip 10: in a terminal, `npx -p TARBALL` first asks "Ok to
+   * proceed? (y)" and waits for a key, which the README did not say. Its line
+   * now has --yes and says why. Both run in a terminal (tmux: the test above
+   * has no TTY, where npx never asks), each with an npm cache of its own (npx
+   * asks only for a package its cache lacks).
+   */
+  test(
+    'in a terminal, the README\'s npx line without --yes stops at npx\'s "Ok to proceed? (y)"; as written it asks nothing and serve starts',
+    { skip: skipUnless(which('tmux') !== undefined, 'tmux', 'apt-get install -y tmux') },
+    async (t) => {
+      const readme = fs.readFileSync(path.join(REPO_ROOT, 'README.md'), 'utf8');
+      const line = installBlock(readme).find((l) => /\bnpx\b/.test(l));
+      assert.ok(line, 'an npx line');
+      assert.match(line, /\bnpx --yes -p /);
+      assert.match(readme.replace(/\s+/g, ' '), /`--yes` answers npx's "Ok to proceed\? \(y\)", which otherwise waits for a key/);
+      const inTerminal = (command: string, cache: string) => {
+        const tmux = new Tmux(200, 20);
+        t.after(() => tmux.stop());
+        const vars = Object.entries({ ...env, npm_config_cache: path.join(tmp.path, cache) }).map(([k, v]) => `${k}=${v}`);
+        tmux.start(['env', '-i', ...vars, 'sh', '-c', fill(command)].map(shellQuote).join(' '), { cwd: clone });
+        return tmux;
+      };
+      const bare = inTerminal(line.replace('npx --yes ', 'npx '), 'cache-bare');
+      await bare.waitForText('Ok to proceed? (y)', 90_000);
+      const asWritten = inTerminal(line, 'cache-yes');
+      await asWritten.waitForText('ide-companion serve: companion for', 90_000);
+      assert.doesNotMatch(asWritten.screen(), /Ok to proceed/);
+    },
+  );
+
   for (const editor of ['neovim', 'vim', 'emacs', 'vscode']) {
     test(`editors/${editor}/README.md: its install lines`, (t) => {
       const lines = installBlock(fs.readFileSync(path.join(REPO_ROOT, 'editors', editor, 'README.md'), 'utf8'));
@@ -165,4 +196,29 @@ test('`npm install` in the clone says nothing about install scripts, and esbuild
   assert.doesNotMatch(r.stderr, /install-scripts|allowScripts/, r.stderr);
   const esbuild = (await import('esbuild')) as typeof import('esbuild');
   assert.equal((await esbuild.transform('let a: number = 1', { loader: 'ts' })).code, 'let a = 1;\n');
+});
+
+/*
+ * Issue 39, trip 10: the README told the reader to see "the warning a fresh
+ * `npm install` prints", which npm no longer prints (the test above). Its
+ * words now name package.json's allowScripts: each package there, no warning.
+ */
+test("the README's words on npm install's scripts: package.json's allowScripts, each package named, no warning", () => {
+  const readme = fs.readFileSync(path.join(REPO_ROOT, 'README.md'), 'utf8');
+  const bullet = readme
+    .split(/\n- /)
+    .find((b) => b.includes('install script'))
+    ?.replace(/\s+/g, ' ');
+  assert.ok(bullet, "the README's words on install scripts");
+  const allowed = Object.keys(
+    (JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as { allowScripts?: Record<string, boolean> }).allowScripts ?? {},
+  );
+  assert.ok(allowed.length > 0, "package.json's allowScripts");
+  assert.match(bullet, /`package\.json`'s `allowScripts`/);
+  assert.deepEqual(
+    allowed.filter((name) => !bullet.includes(name)),
+    [],
+    bullet,
+  );
+  assert.doesNotMatch(bullet, /warn/i, bullet);
 });
