@@ -289,3 +289,30 @@ test("docs/remote.md: serve's banner shows the stable address of its layout, not
   assert.ok(exits, "docs/remote.md's words on ssh's exit codes");
   assert.deepEqual([exits[1], exits[2]], [SSH_SPEC.exits[3], SSH_SPEC.exits[4]]);
 });
+
+test("`npx ide-companion` is written only of a clone, where npx runs the workspace's own command; a user's terminal runs the installed `ide-companion`", () => {
+  // Outside the clone, npx would look the name up on the npm registry, where it is not published (README: Install).
+  const docs = ['README.md', ...['editors', 'docs'].flatMap((dir) => markdownFiles(dir))];
+  const stray: string[] = [];
+  for (const rel of docs) {
+    const paragraphs = read(rel).split(/\n\s*\n/);
+    for (const p of paragraphs) if (/npx\s+ide-companion\b/.test(p) && !/\bclone\b/.test(p)) stray.push(`${rel}: ${p.trim().slice(0, 120)}`);
+  }
+  assert.deepEqual(stray, []);
+});
+
+/** The Markdown files under `dir` (relative to the repository), node_modules and build output left out. */
+function markdownFiles(dir: string): string[] {
+  const out: string[] = [];
+  const walk = (rel: string, depth: number) => {
+    if (depth > 6) return;
+    for (const entry of fs.readdirSync(path.join(repoRoot, rel), { withFileTypes: true })) {
+      if (entry.name === 'node_modules' || entry.name === 'dist' || entry.name.startsWith('.')) continue;
+      const child = path.join(rel, entry.name);
+      if (entry.isDirectory()) walk(child, depth + 1);
+      else if (entry.name.endsWith('.md')) out.push(child);
+    }
+  };
+  walk(dir, 0);
+  return out;
+}
