@@ -14,9 +14,10 @@ test(
     try {
       const { path: file } = await s.discovery();
       const cli = path.join(repoRoot, 'packages', 'cli', 'bin', 'ide-companion.js');
-      // check writes its temp files under os.tmpdir(): the same TMPDIR as Vim's companion.
+      // check writes its temp files under os.tmpdir(): the same TMPDIR as Vim's companion; and Vim's HOME, so
+      // the agents' sockets it checks are this Vim's, not the runner's (a stale ~/.codex/ipc/ipc.sock failed it).
       const child = spawn(process.execPath, [cli, 'check', '--file', file, '--json'], {
-        env: { ...process.env, TMPDIR: s.tmp },
+        env: { ...process.env, TMPDIR: s.tmp, HOME: s.home },
         stdio: ['ignore', 'pipe', 'pipe'],
       });
       let stdout = '';

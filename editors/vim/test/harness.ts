@@ -113,6 +113,8 @@ export interface VimSession {
   pid: number;
   /** The private TMPDIR (discovery files live in `tmp/gemini/ide`). */
   tmp: string;
+  /** Vim's HOME (`tmp/home`): the agents' sockets and lock files this Vim serves live under it. */
+  home: string;
   /** Vim's cwd, a real path. */
   workspace: string;
   discoveryDir: string;
@@ -217,6 +219,7 @@ export async function startVim(options: StartOptions = {}): Promise<VimSession> 
     tmux,
     pid,
     tmp,
+    home,
     workspace,
     discoveryDir,
     expr,
