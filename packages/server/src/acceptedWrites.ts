@@ -146,7 +146,15 @@ export class AcceptedWrites {
     if (before) forget(before);
     // Written before the outcome goes out: a companion killed from then on leaves it for the next.
     const copy = new AcceptedCopy({ filePath: diff.filePath, agent: diff.agent, content });
-    const entry: Unwritten = { filePath: diff.filePath, sessionId: diff.sessionId, agent: diff.agent, content, acceptedAt: now, stopWatch: () => undefined, copy };
+    const entry: Unwritten = {
+      filePath: diff.filePath,
+      sessionId: diff.sessionId,
+      agent: diff.agent,
+      content,
+      acceptedAt: now,
+      stopWatch: () => undefined,
+      copy,
+    };
     entry.stopWatch = watchWrites(
       diff.filePath,
       () => this.holds(diff.filePath, content),

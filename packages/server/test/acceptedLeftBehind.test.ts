@@ -96,7 +96,10 @@ test('a companion killed after the accepts, before the agent wrote: the next one
   assert.equal(a.kept, true, 'shown only to be kept: the user keeps their window');
   const closed = h.view.closed.find((c) => c.diff.id === a.id);
   assert.equal(closed?.reason, 'sessionClosed', 'closed as every end keeps a proposal');
-  assert.equal(closed?.message, 'the companion stopped before Gemini CLI wrote a.txt; the text you accepted is kept in its buffer (:w FILE saves it), shown beside your windows without taking yours');
+  assert.equal(
+    closed?.message,
+    'the companion stopped before Gemini CLI wrote a.txt; the text you accepted is kept in its buffer (:w FILE saves it), shown beside your windows without taking yours',
+  );
   assert.equal(fs.readFileSync(path.join(workspace, 'a.txt'), 'utf8'), 'on disk\n', 'nothing writes the file but the user');
   assert.deepEqual(copiesLeft(), [], 'claimed once the user has them');
   assert.deepEqual(h.companion.diffs.list(), [], 'nothing is pending');
