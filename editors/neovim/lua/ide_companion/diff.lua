@@ -43,10 +43,10 @@ end
 
 --- The current buffer made a scratch buffer holding `content` ({lines, fileformat, eol}) as the same
 --- bytes, named for the file alone (a tab label cuts every folder to one letter: issue 30).
-local function scratch(side, path, content, buftype, bufhidden)
+local function scratch(side, path, content, buftype)
   local buf = vim.api.nvim_get_current_buf()
   counter = counter + 1
-  vim.bo[buf].buftype, vim.bo[buf].bufhidden, vim.bo[buf].swapfile = buftype, bufhidden, false
+  vim.bo[buf].buftype, vim.bo[buf].bufhidden, vim.bo[buf].swapfile = buftype, 'wipe', false
   pcall(vim.api.nvim_buf_set_name, buf, string.format('ide-companion://%d/%s/%s', counter, side, vim.fn.fnamemodify(path, ':t')))
   M.set_text(buf, content)
   vim.bo[buf].modified = false
@@ -124,11 +124,11 @@ function M.open(spec)
   end
   vim.cmd('tabnew')
   d.tab = vim.api.nvim_get_current_tabpage()
-  d.left = scratch(spec.original and 'disk' or 'new-file', spec.path, spec.original or { lines = { '' }, fileformat = 'unix', eol = false }, 'nofile', 'wipe')
+  d.left = scratch(spec.original and 'disk' or 'new-file', spec.path, spec.original or { lines = { '' }, fileformat = 'unix', eol = false }, 'nofile')
   vim.bo[d.left].modifiable = false
   vim.cmd('diffthis')
   vim.cmd('rightbelow vnew')
-  d.right = scratch('proposed', spec.path, spec.proposal, 'acwrite', 'wipe')
+  d.right = scratch('proposed', spec.path, spec.proposal, 'acwrite')
   vim.cmd('diffthis')
   d.group = vim.api.nvim_create_augroup('ide_companion_diff_' .. counter, { clear = true })
   local function on(events, fn)

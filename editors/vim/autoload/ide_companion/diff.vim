@@ -28,9 +28,8 @@ endfunction
 " the file alone (a tab label cuts every folder of a whole path to a letter).
 function! s:scratch(side, path, text, buftype) abort
   let s:counter += 1
-  setlocal noswapfile nobuflisted
+  setlocal noswapfile nobuflisted bufhidden=wipe
   let &l:buftype = a:buftype
-  let &l:bufhidden = a:buftype ==# 'nofile' && a:side ==# 'proposed' ? 'hide' : 'wipe'
   silent! execute 'file' fnameescape(printf('ide-companion://%d/%s/%s', s:counter, a:side, fnamemodify(a:path, ':t')))
   call ide_companion#text#fill(a:text)
   setlocal nomodified
