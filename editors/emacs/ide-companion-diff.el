@@ -42,8 +42,6 @@ One to keep at once (PARAMS' kept) gets its proposal buffer only."
          (kept (eq (plist-get params :kept) t))
          (old (gethash id ide-companion--diffs)))
     (when old (ide-companion--settle old) (ide-companion--end-view old))
-    ;; This proposal stands instead of a text accepted earlier.
-    (remhash path ide-companion--accepted)
     (let* ((agent (or (plist-get params :agent) "Gemini CLI"))
            (diff (ide-companion--make-diff
                   :id id :path path :new-content (plist-get params :newContent) :agent agent
@@ -141,47 +139,21 @@ KEEP: the proposal stays as a plain buffer; then return non-nil if it is there."
     (when diff (ide-companion--reject-diff diff t))))
 
 (defun ide-companion--accept-diff (diff)
-  "Accept DIFF with the proposal as the user left it, remembering the text.
-When the accept cannot be sent at all, the proposal stays as a plain buffer."
+  "Accept DIFF with the proposal as the user left it.
+The host keeps the text until the file holds it (a host killed first leaves
+it to the next, which shows it kept).  When the accept cannot be sent at all,
+the proposal stays as a plain buffer."
   (let ((text (ide-companion--proposal-text diff))
         (path (ide-companion--diff-path diff)))
     (when (ide-companion--settle diff)
-      ;; Remembered first: a full pipe makes the send wait, and the sentinel may run.
-      (puthash path text ide-companion--accepted)
-      (if (or (ide-companion--send
-               (append (list :type "diffAccepted" :diffId (ide-companion--diff-id diff))
-                       (and (not (string= text (ide-companion--diff-new-content diff))) (list :content text))))
-              ;; Not sent, but a death seen meanwhile showed it again already.
-              (not (eq (gethash path ide-companion--accepted) text)))
+      (if (ide-companion--send
+           (append (list :type "diffAccepted" :diffId (ide-companion--diff-id diff))
+                   (and (not (string= text (ide-companion--diff-new-content diff))) (list :content text))))
           (progn
             (ide-companion--end-view diff)
             (message "ide-companion: accepted the changes to %s" (file-name-nondirectory path)))
-        (remhash path ide-companion--accepted)
         (ide-companion--end-view diff t)
         (message "ide-companion: %s" (ide-companion--put-words :acceptUnsent "{file}" (file-name-nondirectory path)))))))
-
-(defun ide-companion--file-holds-p (path text)
-  "Return non-nil if the file PATH has TEXT as the CLI writes it (UTF-8, as is)."
-  (and (file-regular-p path)           ; never a FIFO
-       (ignore-errors
-         (with-temp-buffer
-           (let ((coding-system-for-read 'utf-8-unix)) (insert-file-contents path))
-           (string= (buffer-string) text)))))
-
-(defun ide-companion--keep-accepted ()
-  "Keep each accepted text its file does not hold in a buffer; return their names.
-The host died, maybe before it passed the accept on."
-  (let (kept)
-    (maphash
-     (lambda (path text)
-       (unless (ide-companion--file-holds-p path text)
-         (let ((diff (ide-companion--make-diff :path path :proposal (ide-companion--diff-buffer "ide-companion" "proposal" path text))))
-           (ide-companion--end-view diff t)
-           (ide-companion--display-kept (ide-companion--diff-proposal diff))
-           (push (file-name-nondirectory path) kept))))
-     ide-companion--accepted)
-    (clrhash ide-companion--accepted)
-    (nreverse kept)))
 
 (defun ide-companion--reject-diff (diff &optional killed)
   "Reject DIFF; KILLED: its proposal buffer is being killed."
@@ -204,8 +176,6 @@ A modified buffer is never reverted: the host's words say so."
         (warning (plist-get params :unsavedWarning)))
     (unless (and (stringp path) (stringp warning))
       (error "The reload request lacks path or unsavedWarning"))
-    (when (eq (plist-get params :holdsAccepted) t)
-      (remhash path ide-companion--accepted))
     (let ((buffer (find-buffer-visiting path)))
       (cond ((not buffer))
             ((buffer-modified-p buffer) (display-warning 'ide-companion warning))

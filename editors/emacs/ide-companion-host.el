@@ -18,7 +18,6 @@
 (declare-function ide-companion--report-open-buffers "ide-companion-context" ())
 (declare-function ide-companion--check-focus "ide-companion-context" (&optional force))
 (declare-function ide-companion--end-all-diffs "ide-companion-diff" (keep))
-(declare-function ide-companion--keep-accepted "ide-companion-diff" ())
 (declare-function ide-companion--answer "ide-companion-actions" (id action params))
 
 (defun ide-companion--log (format-string &rest args)
@@ -270,7 +269,7 @@ A `gemini' started from now on connects to this Emacs, not another one."
   "A running host died unasked (HOW, as the sentinel said it); say so in a line.
 Its reaper removes its files; the proposals stay; a new one starts, unless
 it keeps dying."
-  (let* ((kept (append (ide-companion--end-all-diffs t) (ide-companion--keep-accepted)))
+  (let* ((kept (ide-companion--end-all-diffs t))
          (now (float-time))
          (deaths (length (setq ide-companion--deaths
                                (cons now (cl-remove-if (lambda (time) (> (- now time) 180)) ide-companion--deaths)))))

@@ -89,10 +89,6 @@ $IDE_COMPANION_AMP_EDIT, else review.  Read at the next start."
 (defvar ide-companion--gemini-buffer nil "The terminal of `ide-companion-gemini'.")
 (defvar ide-companion--agent-buffer nil "The terminal of `ide-companion-agent'.")
 
-(defvar ide-companion--accepted (make-hash-table :test #'equal)
-  "Accepted texts their files may not hold yet: path -> TEXT.
-The editor's one copy (docs/reliability.md), for a host that dies first.")
-
 (defvar ide-companion--words nil "The words for when the host is gone, as it gave them in `ready'.")
 
 (defvar-local ide-companion--path nil "The file name last reported for this buffer.")

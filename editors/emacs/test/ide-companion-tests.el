@@ -37,7 +37,6 @@
           '(:acceptUnsent "the companion is not running, so the accept reached no one; your proposal for {file} is kept in its buffer (C-x C-w saves it)"
             :keptAtDeath "; your proposal for {files} is kept in its buffer (C-x C-w saves it)"))
          (ide-companion--diffs (make-hash-table :test #'equal))
-         (ide-companion--accepted (make-hash-table :test #'equal))
          (ide-companion--focused nil)
          (ide-companion--roots (list (directory-file-name temporary-file-directory)))
          (ide-companion-diff-layout 'side-by-side))
@@ -352,68 +351,6 @@ Whether it covers the roots is the host's rule: packages/server/test/workspaceTr
        ,@body)
      last))
 
-;; Issue 21: a host killed with the accept still in its pipe took the accepted text along.
-(ert-deftest ide-companion-tests-accept-in-flight-comes-back-when-the-host-dies ()
-  "An accepted text its file does not hold comes back at host death, byte for byte; a written one does not."
-  (ide-companion-tests--with-dir dir
-    (let ((lost (expand-file-name "lost.txt" dir))
-          (written (expand-file-name "written.txt" dir))
-          (proposal "line 1\r\nlïne 2 ✓ 😀\r\nno final newline")
-          (ide-companion--deaths nil)
-          (ide-companion--last-error nil))
-      (ide-companion-tests--write lost "old\n")
-      (ide-companion-tests--write written "old\n")
-      (ide-companion-tests--with-wire
-        (ide-companion-tests--show 1 lost proposal "old\n")
-        (ide-companion-tests--show 2 written proposal "old\n")
-        (with-current-buffer (ide-companion--diff-proposal (gethash "d1" ide-companion--diffs))
-          (goto-char (point-max))
-          (insert " edited")
-          (ide-companion-accept))
-        (with-current-buffer (ide-companion--diff-proposal (gethash "d2" ide-companion--diffs))
-          (ide-companion-accept))
-        (should (= 2 (hash-table-count ide-companion--accepted)))
-        ;; The CLI wrote one of them (the same bytes, CRLF and all).
-        (ide-companion-tests--write written proposal)
-        (let ((said (ide-companion-tests--last-message (ide-companion--died "killed"))))
-          (should (string-match-p "restarted; your proposal for lost\\.txt is kept in its buffer (C-x C-w saves it)\\'" said))
-          (should-not (string-match-p "written\\.txt" said)))
-        (should (= 0 (hash-table-count ide-companion--accepted)))
-        (let ((kept (cl-remove-if-not (lambda (b) (string-match-p "proposal: lost\\.txt" (buffer-name b))) (buffer-list)))
-              (saved (expand-file-name "saved.txt" dir)))
-          (should (= 1 (length kept)))
-          (should-not (cl-some (lambda (b) (string-match-p "proposal: written\\.txt" (buffer-name b))) (buffer-list)))
-          (with-current-buffer (car kept)
-            (should (equal (buffer-string) (concat proposal " edited")))
-            (write-file saved)
-            (kill-buffer))
-          (with-temp-buffer
-            (set-buffer-multibyte nil)
-            (insert-file-contents-literally saved)
-            (should (equal (buffer-string) (encode-coding-string (concat proposal " edited") 'utf-8-unix)))))
-        (should (equal (ide-companion-tests--read-bytes lost) "old\n"))))))
-
-(ert-deftest ide-companion-tests-accepted-text-is-forgotten ()
-  "Forgotten once the host says the file holds it, or when a new proposal for the file opens; a file that holds it brings nothing back."
-  (ide-companion-tests--with-dir dir
-    (let ((a (expand-file-name "a.txt" dir))
-          (b (expand-file-name "b.txt" dir)))
-      (ide-companion-tests--with-wire
-        (ide-companion-tests--show 1 a "a\r\n" "old\n")
-        (with-current-buffer (ide-companion--diff-proposal (gethash "d1" ide-companion--diffs)) (ide-companion-accept))
-        (ide-companion--answer 7 "reload" (list :path a :holdsAccepted :false :unsavedWarning "w"))
-        (should (gethash a ide-companion--accepted))
-        (ide-companion--answer 8 "reload" (list :path a :holdsAccepted t :unsavedWarning "w"))
-        (should-not (gethash a ide-companion--accepted))
-        (ide-companion-tests--show 2 b "b\n" "old\n")
-        (with-current-buffer (ide-companion--diff-proposal (gethash "d2" ide-companion--diffs)) (ide-companion-accept))
-        (should (gethash b ide-companion--accepted))
-        (ide-companion-tests--show 3 b "b again\n" "old\n")
-        (should-not (gethash b ide-companion--accepted))
-        (with-current-buffer (ide-companion--diff-proposal (gethash "d3" ide-companion--diffs)) (ide-companion-accept))
-        (ide-companion-tests--write b "b again\n")
-        (should (equal (ide-companion--keep-accepted) nil))))))
-
 (ert-deftest ide-companion-tests-accept-not-sent-keeps-the-proposal ()
   "An accept that cannot be sent (the host gone) leaves the proposal, edits and all, as a plain buffer."
   (ide-companion-tests--with-wire
@@ -426,7 +363,6 @@ Whether it covers the roots is the host's rule: packages/server/test/workspaceTr
           (should (string-match-p "the accept reached no one; your proposal for a\\.txt is kept in its buffer"
                                   (ide-companion-tests--last-message (ide-companion-accept))))))
       (should (= 0 (hash-table-count ide-companion--diffs)))
-      (should (= 0 (hash-table-count ide-companion--accepted)))
       (should-not (buffer-live-p (ide-companion--diff-original diff)))
       (with-current-buffer (ide-companion--diff-proposal diff)
         (should (equal (buffer-string) "new\nedited\n"))
@@ -457,8 +393,8 @@ The watch for the write (and a write seen half done) is the companion's: package
               (with-current-buffer dirty-buffer (goto-char (point-max)) (insert "unsaved\n"))
               (ide-companion-tests--write clean "after\n")
               (ide-companion-tests--write dirty "after\n")
-              (ide-companion--answer 1 "reload" (list :path clean :holdsAccepted t :unsavedWarning "unused"))
-              (ide-companion--answer 2 "reload" (list :path dirty :holdsAccepted t :unsavedWarning "dirty.txt was written but was not reloaded"))
+              (ide-companion--answer 1 "reload" (list :path clean :unsavedWarning "unused"))
+              (ide-companion--answer 2 "reload" (list :path dirty :unsavedWarning "dirty.txt was written but was not reloaded"))
               (should (equal (ide-companion-tests--response 1) '(:type "response" :id 1 :result nil)))
               (should (equal (with-current-buffer clean-buffer (buffer-string)) "after\n"))
               (should-not (buffer-modified-p clean-buffer))

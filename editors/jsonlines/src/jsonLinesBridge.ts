@@ -181,6 +181,8 @@ export class JsonLinesBridge {
       this.send({ type: 'sessions', count: s.length, agents, said: sessionChangeWords(before, agents), health: this.health(s), ...this.sessionsWords(s) });
     });
     for (const event of this.early.splice(0)) this.apply(event);
+    // What a killed host left accepted and unwritten, shown kept now that the script hears requests.
+    void companion.diffs.keepAcceptedLeftBehind();
   }
 
   /** Who is served and connected, as the end shows it (sessionsWords): the agents the sessions belong to, never a guess. */

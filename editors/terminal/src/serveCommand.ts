@@ -148,6 +148,8 @@ async function run(argv: string[]): Promise<number> {
     screen.print(`${paint('Kept:', 'bold', color)} your edits to proposals a serve had open when it was killed:\n${left.map((f) => `  ${f}\n`).join('')}`);
     event({ event: 'draftsKept', files: left });
   }
+  // What a killed serve left accepted and unwritten: kept again, as an unwritten accept is.
+  void companion.diffs.keepAcceptedLeftBehind();
   const hint = companion.containerHint;
   if (hint) screen.print(`${paint('Container:', 'bold', color)} ${hint}\n`);
 

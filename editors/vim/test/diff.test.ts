@@ -3,7 +3,7 @@ import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { waitFor } from '@ide-companion/testkit';
+import { acceptedCopies, waitFor } from '@ide-companion/testkit';
 import { bufferLines, gotoBuffer, skipVim, startWithClient, TIMEOUT, type RecordingClient, type VimSession, waitForDiff } from './harness.js';
 
 function openDiff(client: { callTool: (req: any) => Promise<any> }, filePath: string, newContent: string) {
@@ -147,7 +147,7 @@ describe('Vim diffs', { skip: skipVim, timeout: 240_000 }, () => {
       assert.deepEqual(await s.expr("getbufline(bufnr('dirty.txt'), 1, '$')"), ['mine'], 'the unsaved text is kept');
       assert.equal(await s.expr("getbufvar(bufnr('dirty.txt'), '&modified')"), 1);
       // Both files hold their accepted text: nothing is left to bring back if the host dies.
-      await waitFor(async () => Object.keys(await s.expr<object>('ide_companion#diff#accepted()')).length === 0, 'the accepts forgotten', TIMEOUT);
+      await waitFor(() => acceptedCopies(s.tmp).length === 0, "the host's copies gone", TIMEOUT);
     } finally {
       await c.close();
       await s.close();

@@ -207,6 +207,8 @@ class CompanionExtension implements vscode.Disposable {
     }
     this.error = undefined;
     feed.start();
+    // What a killed extension host left accepted and unwritten: shown kept, as an unwritten accept is.
+    void companion.diffs.keepAcceptedLeftBehind();
     if (companion.containerHint !== undefined)
       this.logger.info('in a container: terminals get REMOTE_CONTAINERS=1, so gemini there dials this window on 127.0.0.1');
     const applyEnv = () => applyTerminalEnv(this.context.environmentVariableCollection, companion.terminalEnv);

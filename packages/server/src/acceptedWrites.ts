@@ -2,7 +2,11 @@
  * After an accept, until the agent has written the file (diffCoordinator.ts
  * says why each matters):
  * - the accepted text is remembered while its session lives, and shown again
- *   as a kept buffer if the session ends before the file holds it;
+ *   as a kept buffer if the session ends before the file holds it; the memory
+ *   is also a file of this process's (keptProposals.ts `AcceptedCopy`), so a
+ *   companion killed meanwhile (kill -9, a host the editor restarts) leaves
+ *   it, and the next companion of the workspace shows it kept
+ *   (keepLeftBehind); the one memory for every end, which keeps none;
  * - once the file holds it, the text is forgotten (a later change is the
  *   user's, issue 30) and the editor reloads the user's buffers of it;
  * - for an agent that writes its own proposal on accept, the user's edits
@@ -11,8 +15,9 @@
 import { randomUUID } from 'node:crypto';
 import * as path from 'node:path';
 import { diffWords } from '@ide-companion/protocol';
-import { pinnedFileHolds, readPinned, writePinned } from '@ide-companion/shared/pinnedFiles';
+import { insideRootsByName, pinnedFileHolds, readPinned, writePinned } from '@ide-companion/shared/pinnedFiles';
 import type { EditorActions, PendingDiff } from './editorActions.js';
+import { AcceptedCopy, acceptedLeftBehind, type AcceptedText } from './keptProposals.js';
 import { describeError, type Logger } from './logger.js';
 import { watchWrites } from './writeWatch.js';
 
@@ -37,6 +42,14 @@ interface Unwritten {
   acceptedAt: number;
   /** Ends the watch that forgets the entry once the file holds it. */
   stopWatch: () => void;
+  /** The entry in a file, for a next companion if this one is killed. */
+  copy: AcceptedCopy;
+}
+
+/** The entry is forgotten: its watch and its file go. */
+function forget(entry: Unwritten): void {
+  entry.stopWatch();
+  entry.copy.drop();
 }
 
 export interface AcceptedWritesOptions {
@@ -48,8 +61,11 @@ export interface AcceptedWritesOptions {
   maxBytes: number;
   /** Whether a proposal for the file is before the user now: it stands over a kept text. */
   pending: (filePath: string) => boolean;
-  /** Shows a kept text as a proposal, then closes its view as `sessionClosed` (every end keeps it then, and says so). */
-  showKept: (kept: PendingDiff) => Promise<void>;
+  /**
+   * Shows a kept text as a proposal, then closes its view as `sessionClosed` (every end keeps it then, and says so);
+   * `afterStop`: it was left by a companion that stopped (killed) before the agent wrote it.
+   */
+  showKept: (kept: PendingDiff, afterStop: boolean) => Promise<void>;
 }
 
 export class AcceptedWrites {
@@ -74,13 +90,34 @@ export class AcceptedWrites {
     this.unwritten.delete(sessionId);
     for (const entry of unwritten?.values() ?? []) {
       entry.stopWatch();
-      if (!endedInOrder) await this.keep(entry);
+      if (!endedInOrder) await this.keep(entry, false);
+      entry.copy.drop();
     }
   }
 
-  /** Every watch ends (the companion stops). */
+  /** Every watch ends and every copy goes (the companion stops in order: the CLIs' sessions end with it). */
   stopAll(): void {
-    for (const bySession of this.unwritten.values()) for (const entry of bySession.values()) entry.stopWatch();
+    for (const bySession of this.unwritten.values()) for (const entry of bySession.values()) forget(entry);
+    this.unwritten.clear();
+  }
+
+  /**
+   * The accepted texts a companion killed before its agent wrote them left
+   * (keptProposals.ts): each of a file in this workspace is shown to the user,
+   * kept, unless the file holds it now. Called by a host once its end hears
+   * it (after `ready`), so the end can show it.
+   */
+  async keepLeftBehind(): Promise<void> {
+    if (!this.options.editor) return;
+    const roots = this.options.roots();
+    for (const left of acceptedLeftBehind((filePath) => insideRootsByName(filePath, roots))) {
+      try {
+        if (!this.holds(left.filePath, left.content)) await this.keep({ ...left, sessionId: '' }, true);
+      } catch (err) {
+        this.options.logger.warn('could not show an accepted text a stopped companion left', { filePath: left.filePath, error: describeError(err) });
+      }
+      left.done();
+    }
   }
 
   /**
@@ -99,21 +136,35 @@ export class AcceptedWrites {
     for (const [key, entry] of bySession) {
       const holds = this.holds(entry.filePath, entry.content);
       if (now - entry.acceptedAt <= UNWRITTEN_TTL_MS && !holds) continue;
-      entry.stopWatch();
+      forget(entry);
       bySession.delete(key);
       // Written, its watch not yet settled (an accept right after the write): the editor still hears of it.
-      if (holds) this.reload(entry, true);
+      if (holds) this.reload(entry);
     }
     const key = fileKey(diff.filePath);
-    bySession.get(key)?.stopWatch();
-    const entry: Unwritten = { filePath: diff.filePath, sessionId: diff.sessionId, agent: diff.agent, content, acceptedAt: now, stopWatch: () => undefined };
+    const before = bySession.get(key);
+    if (before) forget(before);
+    // Written before the outcome goes out: a companion killed from then on leaves it for the next.
+    const copy = new AcceptedCopy({ filePath: diff.filePath, agent: diff.agent, content });
+    const entry: Unwritten = {
+      filePath: diff.filePath,
+      sessionId: diff.sessionId,
+      agent: diff.agent,
+      content,
+      acceptedAt: now,
+      stopWatch: () => undefined,
+      copy,
+    };
     entry.stopWatch = watchWrites(
       diff.filePath,
       () => this.holds(diff.filePath, content),
       UNWRITTEN_TTL_MS,
       (holds) => {
-        if (holds && bySession.get(key) === entry) bySession.delete(key);
-        if (holds || Date.now() - entry.acceptedAt < RELOAD_OTHER_WRITES_MS) this.reload(entry, holds);
+        if (holds && bySession.get(key) === entry) {
+          bySession.delete(key);
+          copy.drop();
+        }
+        if (holds || Date.now() - entry.acceptedAt < RELOAD_OTHER_WRITES_MS) this.reload(entry);
       },
     );
     bySession.set(key, entry);
@@ -144,17 +195,17 @@ export class AcceptedWrites {
   }
 
   /** The agent wrote the file: the editor rereads the user's buffers of it (one watcher here for every end). */
-  private reload({ filePath, agent }: Unwritten, holdsAccepted: boolean): void {
+  private reload({ filePath, agent }: Unwritten): void {
     const { editor, logger } = this.options;
     if (!editor?.reload) return;
     const unsavedWarning = diffWords.notReloaded(path.basename(filePath), agent);
-    Promise.resolve(editor.reload({ path: filePath, holdsAccepted, unsavedWarning })).catch((err: unknown) =>
+    Promise.resolve(editor.reload({ path: filePath, unsavedWarning })).catch((err: unknown) =>
       logger.warn('could not reload the written file in the editor', { filePath, error: describeError(err) }),
     );
   }
 
   /** An accepted text its CLI never wrote: unless the file now holds it, the editor shows it again and keeps it. */
-  private async keep({ filePath, sessionId, agent, content }: Unwritten): Promise<void> {
+  private async keep({ filePath, sessionId, agent, content }: AcceptedText & { sessionId: string }, afterStop: boolean): Promise<void> {
     if (!this.options.editor) return;
     let onDisk: string | undefined;
     try {
@@ -166,7 +217,12 @@ export class AcceptedWrites {
     // A newer proposal for the file is before the user: that one stands.
     if (this.options.pending(filePath)) return;
     const kept: PendingDiff = { id: randomUUID(), filePath, newContent: content, originalContent: onDisk, sessionId, agent, openedAt: Date.now(), kept: true };
-    this.options.logger.warn('the CLI went away before writing an accepted proposal: it is kept in the editor', { filePath });
-    await this.options.showKept(kept);
+    this.options.logger.warn(
+      afterStop
+        ? 'a companion stopped before the agent wrote an accepted proposal: it is kept in the editor'
+        : 'the CLI went away before writing an accepted proposal: it is kept in the editor',
+      { filePath },
+    );
+    await this.options.showKept(kept, afterStop);
   }
 }

@@ -66,7 +66,7 @@ export async function writeUnderBuffer(env: ToolEnvironment, write: BufferWrite)
   writePinned(target, content, { roots, use: 'write', expect: before ?? null });
   if (!state.isOpen) return undefined;
   try {
-    await askEditor(env, 'reload', { path: target, holdsAccepted: false, unsavedWarning: diffWords.notReloaded(shown, write.agent) });
+    await askEditor(env, 'reload', { path: target, unsavedWarning: diffWords.notReloaded(shown, write.agent) });
   } catch (err) {
     return `${ideName} did not reread its buffer of it (${describeError(err)}): reload it there`;
   }

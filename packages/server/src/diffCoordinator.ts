@@ -16,6 +16,8 @@
  * file on disk still differs from what the user accepted gets the proposal
  * back in the editor as a kept buffer (shown, then closed as
  * `sessionClosed`, which every end answers by keeping it and saying so).
+ * The memory is also a file, so a companion killed meanwhile leaves it and
+ * the next one shows it the same way (keepAcceptedLeftBehind).
  * Once the file has been seen holding the text (a watch on its folder), the
  * CLI wrote it and it is forgotten: a file changed after that (the user
  * reverting it with git) is not an unwritten accept (issue 30). The same
@@ -75,7 +77,7 @@ export class DiffCoordinator {
       roots,
       maxBytes: maxOriginalBytes,
       pending: (filePath) => this.byKey.has(fileKey(filePath)),
-      showKept: (kept) => this.showKept(kept),
+      showKept: (kept, afterStop) => this.showKept(kept, afterStop),
     });
   }
 
@@ -207,19 +209,29 @@ export class DiffCoordinator {
     await this.writes.sessionClosed(sessionId, endedInOrder);
   }
 
+  /**
+   * Shows, kept, each accepted text a companion killed before its agent wrote
+   * it left for this workspace (acceptedWrites.ts): a host calls it once its
+   * end can hear actions (after `ready`).
+   */
+  keepAcceptedLeftBehind(): Promise<void> {
+    return this.writes.keepLeftBehind();
+  }
+
   private shownWords(diff: PendingDiff) {
     return diffWords.shown(path.basename(diff.filePath), diff.agent, this.ideName, diff.remote && shownPathOf(diff));
   }
 
   /** A text accepted and never written, shown again (acceptedWrites.ts): its view then closes as `sessionClosed`, which every end keeps. */
-  private async showKept(kept: PendingDiff): Promise<void> {
+  private async showKept(kept: PendingDiff, afterStop: boolean): Promise<void> {
     try {
       await this.editor!.showDiff(kept, this.shownWords(kept));
     } catch (err) {
       this.logger.warn('could not show the unwritten proposal again', { filePath: kept.filePath, error: describeError(err) });
       return;
     }
-    await this.closeView(kept, 'sessionClosed');
+    const words = afterStop ? diffWords.keptAfterStop(path.basename(kept.filePath), kept.agent, this.ideName) : undefined;
+    await this.closeView(kept, 'sessionClosed', words);
   }
 
   async closeAll(): Promise<void> {
@@ -252,10 +264,10 @@ export class DiffCoordinator {
     for (const [, diff] of doomed) await this.closeView(diff, reason);
   }
 
-  private async closeView(diff: PendingDiff, reason: DiffCloseReason): Promise<void> {
+  private async closeView(diff: PendingDiff, reason: DiffCloseReason, words?: string): Promise<void> {
     this.ownWriters.delete(diff.id);
     try {
-      await this.editor?.closeDiff(diff, reason, diffWords.closed(reason, path.basename(diff.filePath), diff.agent, this.ideName, diff.kept));
+      await this.editor?.closeDiff(diff, reason, words ?? diffWords.closed(reason, path.basename(diff.filePath), diff.agent, this.ideName, diff.kept));
     } catch (err) {
       this.logger.warn('closing a diff view failed', { filePath: diff.filePath, reason, error: describeError(err) });
     }

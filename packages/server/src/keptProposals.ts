@@ -12,7 +12,14 @@
  * says so. A process stopping in order (a window closed or reloaded) hands its
  * drafts over (`draft-left-…`): theirs at once, whether or not the process has
  * exited yet, and a running companion watching the folder hears of them.
+ *
+ * A third kind is an accepted text the agent has not written yet
+ * (`accepted-PID-….json`, acceptedWrites.ts): the companion's one memory of
+ * it, removed once the file holds it or the session's memory ends. One whose
+ * process died is claimed by the next companion whose workspace holds the
+ * file, which shows it to the user as kept unless the file holds it by then.
  */
+import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -22,8 +29,10 @@ import { isProcessAlive } from '@ide-companion/shared/processAlive';
 /** A draft: its writer's PID (or `left`, handed over), the diff's id, the kept name. */
 const DRAFT = /^draft-(\d+|left)-([0-9a-f]{8})-(.+)$/;
 const HANDED_OVER = 'draft-left-';
-/** A draft being written (renamed over its draft once whole). */
-const PARTIAL = /^\.draft-(\d+)-.+\.partial$/;
+/** A draft or an accepted text being written (renamed over its file once whole). */
+const PARTIAL = /^\.(?:draft|accepted)-(\d+)-.+\.partial$/;
+/** An accepted text not yet written: its writer's PID, its id. */
+const ACCEPTED = /^accepted-(\d+)-([0-9a-f]{8})\.json$/;
 
 /** The private folder, created 0700 (refused when it is a link or another user's). */
 export function keptDirectory(): string {
@@ -62,6 +71,13 @@ function writeNew(dir: string, name: string, write: (file: string) => void): str
   }
 }
 
+/** Writes `text` to `file` whole or not at all: a process killed mid-write must not leave half the user's text. */
+function writeWhole(file: string, text: string): void {
+  const partial = path.join(path.dirname(file), `.${path.basename(file)}.partial`);
+  fs.writeFileSync(partial, text, { mode: 0o600 });
+  fs.renameSync(partial, file);
+}
+
 /** The user's edits to one open proposal, in a file of this process until they decide. */
 export class ProposalDraft {
   private file: string | undefined;
@@ -75,10 +91,7 @@ export class ProposalDraft {
   save(text: string): boolean {
     try {
       this.file ??= path.join(keptDirectory(), `draft-${process.pid}-${this.diffId.replace(/-/g, '').slice(0, 8)}-${proposalFileName(this.filePath)}`);
-      // Whole or not at all: a process killed mid-write must not leave half the user's text as their draft.
-      const partial = path.join(path.dirname(this.file), `.${path.basename(this.file)}.partial`);
-      fs.writeFileSync(partial, text, { mode: 0o600 });
-      fs.renameSync(partial, this.file);
+      writeWhole(this.file, text);
       return true;
     } catch {
       return false;
@@ -165,4 +178,98 @@ export function watchDraftsHandedOver(onHandedOver: () => void): { close(): void
   } catch {
     return undefined;
   }
+}
+
+/** An accepted text the agent has not written yet: the file it is for, who proposed it, the text exactly. */
+export interface AcceptedText {
+  filePath: string;
+  agent: string;
+  content: string;
+}
+
+/**
+ * An accepted text in a file of this process (`accepted-PID-id.json`) until
+ * drop(): what a companion killed before the agent wrote it leaves behind.
+ * Saving is best effort: without it the text is still in this process's memory.
+ */
+export class AcceptedCopy {
+  private file: string | undefined;
+
+  constructor(accepted: AcceptedText) {
+    try {
+      const file = path.join(keptDirectory(), `accepted-${process.pid}-${randomBytes(4).toString('hex')}.json`);
+      writeWhole(file, JSON.stringify(accepted));
+      this.file = file;
+    } catch {
+      this.file = undefined;
+    }
+  }
+
+  /** The file holds the text, or the memory of it ends: the copy goes. */
+  drop(): void {
+    if (this.file) fs.rmSync(this.file, { force: true });
+    this.file = undefined;
+  }
+}
+
+/** An accepted text a dead process left, claimed by this one; done() removes it once the user has it. */
+export interface AcceptedLeft extends AcceptedText {
+  done(): void;
+}
+
+/**
+ * The accepted texts left by dead processes for files `wanted` (this
+ * companion's workspace): each claimed by renaming it to this process's name
+ * (two companions starting at once never both take one; this one dying before
+ * done() leaves it for the next). Others are left for a companion of theirs.
+ * An unreadable one is set aside as a kept file, never lost nor read again.
+ */
+export function acceptedLeftBehind(wanted: (filePath: string) => boolean): AcceptedLeft[] {
+  let dir: string;
+  let names: string[];
+  try {
+    dir = keptDirectory();
+    names = fs.readdirSync(dir);
+  } catch {
+    return [];
+  }
+  const found: AcceptedLeft[] = [];
+  for (const name of names) {
+    const match = ACCEPTED.exec(name);
+    if (!match || isProcessAlive(Number(match[1]))) continue;
+    const from = path.join(dir, name);
+    let text: AcceptedText | undefined;
+    try {
+      text = parseAccepted(fs.readFileSync(from, 'utf8'));
+    } catch {
+      continue;
+    }
+    try {
+      if (!text) {
+        writeNew(dir, 'accepted-unreadable.json', (file) => fs.linkSync(from, file));
+        fs.unlinkSync(from);
+        continue;
+      }
+      if (!wanted(text.filePath)) continue;
+      const claimed = path.join(dir, `accepted-${process.pid}-${match[2]}.json`);
+      fs.renameSync(from, claimed);
+      found.push({ ...text, done: () => fs.rmSync(claimed, { force: true }) });
+    } catch {
+      // Another companion starting at the same moment took it.
+    }
+  }
+  return found;
+}
+
+function parseAccepted(json: string): AcceptedText | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(json);
+  } catch {
+    return undefined;
+  }
+  if (typeof value !== 'object' || value === null) return undefined;
+  const { filePath, agent, content } = value as Record<string, unknown>;
+  if (typeof filePath !== 'string' || !path.isAbsolute(filePath) || typeof agent !== 'string' || typeof content !== 'string') return undefined;
+  return { filePath, agent, content };
 }

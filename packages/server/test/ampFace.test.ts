@@ -284,7 +284,6 @@ test('editFile in `buffer` mode: the companion writes under the buffer (bytes ex
   assert.deepEqual(editor.reloads, [
     {
       path: file,
-      holdsAccepted: false,
       unsavedWarning: `a.txt was written by Amp but was not reloaded: it has unsaved changes (reloading from disk would drop them)`,
     },
   ]);

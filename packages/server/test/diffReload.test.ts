@@ -11,8 +11,20 @@ import * as path from 'node:path';
 import { test } from 'node:test';
 import { sleep, waitFor } from '@ide-companion/testkit';
 import { connectClient, startCompanion } from './helpers.js';
+import { keptDirectory } from '../src/keptProposals.js';
 
-test('the agent writes the accepted text: the editor is asked once to reload, told the file holds it, with the words for unsaved changes', async (t) => {
+/** The texts this process keeps for `file` in files, for a companion that would be killed (keptProposals.ts AcceptedCopy). */
+function acceptedCopies(file: string): string[] {
+  const mine = new RegExp(`^accepted-${process.pid}-[0-9a-f]{8}\\.json$`);
+  return fs
+    .readdirSync(keptDirectory())
+    .filter((name) => mine.test(name))
+    .map((name) => JSON.parse(fs.readFileSync(path.join(keptDirectory(), name), 'utf8')) as { filePath: string; content: string })
+    .filter((copy) => copy.filePath === file)
+    .map((copy) => copy.content);
+}
+
+test('the agent writes the accepted text: the editor is asked once to reload, with the words for unsaved changes; the kept copy goes', async (t) => {
   const h = await startCompanion();
   t.after(() => h.cleanup());
   const file = path.join(h.workspace, 'a.txt');
@@ -24,12 +36,12 @@ test('the agent writes the accepted text: the editor is asked once to reload, to
   h.companion.diffs.accept(shown.id, 'accepted ✓\n');
   await waitFor(() => cli.notifications.find((n) => n.method === 'ide/diffAccepted'), 'the CLI told');
   assert.deepEqual(h.view.reloads, [], 'nothing written yet');
+  assert.deepEqual(acceptedCopies(file), ['accepted ✓\n'], 'kept in a file until written');
   fs.writeFileSync(file, 'accepted ✓\n');
   await waitFor(() => h.view.reloads[0], 'the reload asked');
   assert.deepEqual(h.view.reloads, [
     {
       path: file,
-      holdsAccepted: true,
       unsavedWarning: 'a.txt was written by Gemini CLI but was not reloaded: it has unsaved changes (reloading from disk would drop them)',
     },
   ]);
@@ -37,9 +49,10 @@ test('the agent writes the accepted text: the editor is asked once to reload, to
   fs.writeFileSync(file, 'the user saved\n');
   await sleep(200);
   assert.equal(h.view.reloads.length, 1);
+  assert.deepEqual(acceptedCopies(file), [], 'the copy went once the file held the text');
 });
 
-test('a write seen half done (truncated, then filled) is reloaded again once whole; only the whole one holds the accepted text', async (t) => {
+test('a write seen half done (truncated, then filled) is reloaded again once whole; only the whole one ends the kept copy', async (t) => {
   const h = await startCompanion();
   t.after(() => h.cleanup());
   const file = path.join(h.workspace, 'half.txt');
@@ -51,10 +64,10 @@ test('a write seen half done (truncated, then filled) is reloaded again once who
   await waitFor(() => cli.notifications.find((n) => n.method === 'ide/diffAccepted'), 'the CLI told');
   fs.writeFileSync(file, '');
   await waitFor(() => h.view.reloads[0], 'the truncated file reloaded');
-  assert.equal(h.view.reloads[0]!.holdsAccepted, false);
+  assert.deepEqual(acceptedCopies(file), ['the whole text\n'], 'a half write does not end the copy');
   fs.writeFileSync(file, 'the whole text\n');
-  await waitFor(() => h.view.reloads.find((r) => r.holdsAccepted), 'the whole text reloaded');
-  assert.equal(h.view.reloads.at(-1)!.holdsAccepted, true);
+  await waitFor(() => h.view.reloads[1], 'the whole text reloaded');
+  await waitFor(() => acceptedCopies(file).length === 0, 'the copy gone once the file holds the text');
 });
 
 test("closeDiff carries the companion's words for each reason, with the end's keys: every end shows the same sentence", async (t) => {
@@ -105,7 +118,8 @@ test('a second accept right after the first file was written (its watch not yet 
   }
   await waitFor(() => h.view.reloads.find((r) => r.path === one), 'one.txt reloaded');
   await waitFor(() => h.view.reloads.find((r) => r.path === two), 'two.txt reloaded');
-  assert.equal(h.view.reloads.find((r) => r.path === one)!.holdsAccepted, true);
+  assert.ok(h.view.reloads.find((r) => r.path === one));
+  await waitFor(() => acceptedCopies(one).length + acceptedCopies(two).length === 0, 'both copies gone');
 });
 
 // fileHolds read the file with readFileSync after a stat: a FIFO put where an empty text was accepted (its size 0

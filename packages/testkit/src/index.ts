@@ -27,6 +27,7 @@ export * from './claudeAgentAcp.js';
 export * from './editorScript.js';
 export * from './conformance/index.js';
 export * from './bigLine.js';
+export * from './acceptedCopies.js';
 export * from './opencode.js';
 export * from './copilotClient.js';
 export * from './copilotCli.js';

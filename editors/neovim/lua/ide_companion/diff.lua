@@ -8,11 +8,6 @@ local M = {}
 local diffs = {} -- id -> { id, path, left, right, group, settled, tab, prev_tab, prev_win, from_terminal, hints }
 local counter = 0
 
--- path -> content: the accepted text, kept only for a host that dies before the
--- CLI wrote it (docs/reliability.md "The editor's one copy"); dropped on
--- `reload` with holdsAccepted or a new proposal for the file.
-local accepted = {}
-
 local put, word, notify = host.put, host.word, host.say
 
 --- The keys and any warning in the proposal window itself (on 0.7 a message sent while a terminal
@@ -48,10 +43,10 @@ end
 
 --- The current buffer made a scratch buffer holding `content` ({lines, fileformat, eol}) as the same
 --- bytes, named for the file alone (a tab label cuts every folder to one letter: issue 30).
-local function scratch(side, path, content, buftype, bufhidden)
+local function scratch(side, path, content, buftype)
   local buf = vim.api.nvim_get_current_buf()
   counter = counter + 1
-  vim.bo[buf].buftype, vim.bo[buf].bufhidden, vim.bo[buf].swapfile = buftype, bufhidden, false
+  vim.bo[buf].buftype, vim.bo[buf].bufhidden, vim.bo[buf].swapfile = buftype, 'wipe', false
   pcall(vim.api.nvim_buf_set_name, buf, string.format('ide-companion://%d/%s/%s', counter, side, vim.fn.fnamemodify(path, ':t')))
   M.set_text(buf, content)
   vim.bo[buf].modified = false
@@ -120,8 +115,6 @@ end
 --- Opens a diff tab. spec = {id, path, proposal, original (nil: a new file), agent, hints, words, kept}.
 --- A kept proposal (an accept its CLI never wrote) opens without taking the user's window.
 function M.open(spec)
-  -- A new proposal for the file stands instead of the accepted copy.
-  accepted[spec.path] = nil
   local mode = vim.api.nvim_get_mode().mode:sub(1, 1)
   local d = { id = spec.id, path = spec.path, hints = spec.hints, from_terminal = mode == 't' }
   d.prev_tab, d.prev_win = vim.api.nvim_get_current_tabpage(), vim.api.nvim_get_current_win()
@@ -131,11 +124,11 @@ function M.open(spec)
   end
   vim.cmd('tabnew')
   d.tab = vim.api.nvim_get_current_tabpage()
-  d.left = scratch(spec.original and 'disk' or 'new-file', spec.path, spec.original or { lines = { '' }, fileformat = 'unix', eol = false }, 'nofile', 'wipe')
+  d.left = scratch(spec.original and 'disk' or 'new-file', spec.path, spec.original or { lines = { '' }, fileformat = 'unix', eol = false }, 'nofile')
   vim.bo[d.left].modifiable = false
   vim.cmd('diffthis')
   vim.cmd('rightbelow vnew')
-  d.right = scratch('proposed', spec.path, spec.proposal, 'acwrite', 'wipe')
+  d.right = scratch('proposed', spec.path, spec.proposal, 'acwrite')
   vim.cmd('diffthis')
   d.group = vim.api.nvim_create_augroup('ide_companion_diff_' .. counter, { clear = true })
   local function on(events, fn)
@@ -211,9 +204,6 @@ end
 
 --- reload: the agent wrote `path`. Unmodified buffers reread it without a prompt; modified ones stay.
 function M.reload(params)
-  if params.holdsAccepted then
-    accepted[params.path] = nil
-  end
   for _, buf in ipairs(buffers_of(params.path)) do
     if vim.bo[buf].modified then
       notify(params.unsavedWarning, vim.log.levels.WARN)
@@ -246,9 +236,6 @@ function M.accept(id)
     end)
     return true
   end
-  -- What :w would write (src/host/bufferText.ts textFromBuffer is the reference).
-  accepted[d.path] = state.empty and { lines = { '' }, fileformat = state.fileformat, eol = false }
-    or { lines = state.lines, fileformat = state.fileformat, eol = state.eol or (state.fixeol and not state.binary) }
   vim.schedule(function()
     wipe(d)
   end)
@@ -290,8 +277,8 @@ function M.list()
   return out
 end
 
---- The host died: each proposal is kept, each accepted text the file does not hold comes back in a
---- tab of its own, and the user stays put. Returns the files' names.
+--- The host died: each proposal is kept (an accepted text the agent had not written yet is the
+--- next host's to show, kept: acceptedWrites.ts). Returns the files' names.
 function M.keep_all()
   local kept = {}
   for _, d in pairs(diffs) do
@@ -299,23 +286,6 @@ function M.keep_all()
       table.insert(kept, vim.fn.fnamemodify(d.path, ':t'))
     end
   end
-  local back = { prev_tab = vim.api.nvim_get_current_tabpage(), prev_win = vim.api.nvim_get_current_win() }
-  for path, content in pairs(accepted) do
-    local sep = ({ unix = '\n', dos = '\r\n', mac = '\r' })[content.fileformat] or '\n'
-    local text = table.concat(content.lines, sep) .. (content.eol and sep or '')
-    local f = io.open(path, 'rb')
-    local on_disk = f and f:read('*a')
-    if f then
-      f:close()
-    end
-    if on_disk ~= text then
-      vim.cmd('tabnew')
-      scratch('accepted', path, content, 'nofile', 'hide')
-      table.insert(kept, vim.fn.fnamemodify(path, ':t'))
-    end
-  end
-  back_to(back)
-  accepted = {}
   return kept
 end
 

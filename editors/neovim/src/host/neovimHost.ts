@@ -185,6 +185,8 @@ export class NeovimHost {
           report: report(),
         };
         await this.lua.call(HOST_MODULE, 'on_started', info);
+        // What a killed host left accepted and unwritten, shown kept now that the Lua side is ready.
+        void companion.diffs.keepAcceptedLeftBehind();
       },
       async (err: unknown) => {
         this.logger.error('companion failed to start', { error: describeError(err) });

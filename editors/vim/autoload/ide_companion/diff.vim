@@ -6,9 +6,6 @@
 " diffId -> {id, path, left, right, tick, prev_win, settled, group, proposal}
 let s:diffs = {}
 let s:counter = 0
-" path -> the text last accepted for it: the one copy a host that dies with the
-" accept unwritten cannot keep (docs/reliability.md "The editor's one copy").
-let s:accepted = {}
 " The host's words for when it is gone (`ready`: diffWords.ts hostGoneWords).
 let s:words = {'acceptUnsent': '', 'keptAtDeath': '', 'restarted': '', 'notRestarted': ''}
 
@@ -31,9 +28,8 @@ endfunction
 " the file alone (a tab label cuts every folder of a whole path to a letter).
 function! s:scratch(side, path, text, buftype) abort
   let s:counter += 1
-  setlocal noswapfile nobuflisted
+  setlocal noswapfile nobuflisted bufhidden=wipe
   let &l:buftype = a:buftype
-  let &l:bufhidden = a:buftype ==# 'nofile' && a:side ==# 'proposed' ? 'hide' : 'wipe'
   silent! execute 'file' fnameescape(printf('ide-companion://%d/%s/%s', s:counter, a:side, fnamemodify(a:path, ':t')))
   call ide_companion#text#fill(a:text)
   setlocal nomodified
@@ -49,8 +45,6 @@ function! ide_companion#diff#show(params) abort
     return v:null
   endif
   let background = get(a:params, 'kept', v:false) is v:true
-  " A new proposal for the file supersedes an accept of it: never two copies.
-  silent! call remove(s:accepted, path)
   let d = {'id': id, 'path': path, 'settled': 0, 'prev_win': win_getid(), 'proposal': a:params.newContent}
   " Typing into the proposal by accident (Insert mode, a terminal) would be worse.
   if !background && (mode() ==# 'i' || mode() ==# 'R')
@@ -199,7 +193,6 @@ function! s:accept(d) abort
     call timer_start(0, {-> s:keep(a:d) ? ide_companion#util#error(ide_companion#diff#words('acceptUnsent', {'file': fnamemodify(a:d.path, ':t')})) : 0})
     return
   endif
-  let s:accepted[a:d.path] = text is v:null ? a:d.proposal : text
   call timer_start(0, {-> s:wipe(a:d)})
 endfunction
 
@@ -214,9 +207,6 @@ endfunction
 " reread it without the "changed on disk" prompt (:edit!: :checktime misses a
 " write of the same size within the second); a modified one is never dropped.
 function! ide_companion#diff#reload(params) abort
-  if a:params.holdsAccepted is v:true
-    silent! call remove(s:accepted, a:params.path)
-  endif
   for buf in ide_companion#util#buffers_of(a:params.path)
     if getbufvar(buf, '&modified')
       call ide_companion#util#warn(a:params.unsavedWarning)
@@ -253,39 +243,11 @@ function! ide_companion#diff#list() abort
 endfunction
 
 " The host died: no outcome can reach the CLI, but the user's work stays.
-" Each proposal is kept as s:keep() leaves it; each accepted text the file
-" does not hold comes back beside the user (read now, once: the host may
-" have died between the write and its `reload`). The files' names, for the line.
+" Each proposal is kept as s:keep() leaves it (an accepted text the agent had
+" not written yet is the next host's to show, kept: acceptedWrites.ts).
+" The files' names, for the line.
 function! ide_companion#diff#keep_all() abort
-  let kept = map(filter(values(s:diffs), {_, d -> s:settle(d) && s:keep(d)}), {_, d -> fnamemodify(d.path, ':t')})
-  let [records, s:accepted] = [s:accepted, {}]
-  for [path, text] in items(records)
-    let holds = getfsize(path) == len(text) && join(readfile(path, 'b'), "\n") ==# text
-    if !holds && s:show_kept(path, text)
-      call add(kept, fnamemodify(path, ':t'))
-    endif
-  endfor
-  return kept
-endfunction
-
-" A kept plain buffer holding `text` in a tab of its own; the user's window stays.
-function! s:show_kept(path, text) abort
-  let back = win_getid()
-  try
-    noautocmd tabnew
-    call s:scratch('proposed', a:path, a:text, 'nofile')
-    return 1
-  catch
-    call ide_companion#util#error('the text accepted for ' . fnamemodify(a:path, ':t') . ' could not be shown again: ' . v:exception)
-    return 0
-  finally
-    noautocmd call win_gotoid(back)
-  endtry
-endfunction
-
-" The accepted texts remembered (path -> size), for tests.
-function! ide_companion#diff#accepted() abort
-  return map(copy(s:accepted), {_, text -> {'bytes': len(text)}})
+  return map(filter(values(s:diffs), {_, d -> s:settle(d) && s:keep(d)}), {_, d -> fnamemodify(d.path, ':t')})
 endfunction
 
 " The host went away: its diffs can no longer be answered.

@@ -53,13 +53,11 @@ export const CloseFileParamsSchema = /* @__PURE__ */ lazySchema(() => z.object({
  * companion watches it, once, for every end): the editor rereads the
  * unmodified buffers showing `path` without a "changed on disk" prompt, and
  * shows `unsavedWarning` for a modified one instead of dropping its changes.
- * `holdsAccepted`: the file now holds the text accepted, so the editor drops
- * the copy it keeps for a host that dies (docs/reliability.md). Asked only of
- * editors that declared `reload`; no tool of its own.
+ * Asked only of editors that declared `reload`; no tool of its own. (It
+ * carried `holdsAccepted` once, for a copy the ends kept of the accepted text;
+ * the companion keeps the only one now, acceptedWrites.ts.)
  */
-export const ReloadParamsSchema = /* @__PURE__ */ lazySchema(() =>
-  z.object({ path: z.string().check(z.minLength(1)), holdsAccepted: z.boolean(), unsavedWarning: z.string() }),
-);
+export const ReloadParamsSchema = /* @__PURE__ */ lazySchema(() => z.object({ path: z.string().check(z.minLength(1)), unsavedWarning: z.string() }));
 
 /**
  * The editor's answer to `checkDocumentDirty`: the tool's fields, and what

@@ -40,6 +40,12 @@ export const diffWords = {
   /** `reload` with the user's buffer modified: their changes are never dropped. */
   notReloaded: (file: string, agent: string) =>
     `${file} was written by ${agent} but was not reloaded: it has unsaved changes (reloading from disk would drop them)`,
+  /**
+   * `closeDiff`'s message (`sessionClosed`) for a text the user accepted that a companion stopped (killed) before the
+   * agent wrote it: the next companion shows it, kept, beside the user's windows.
+   */
+  keptAfterStop: (file: string, agent: string, ide: string) =>
+    `the companion stopped before ${agent} wrote ${file}; the text you accepted is kept in its buffer${savesIt(ide)}, shown beside your windows without taking yours`,
   /** `closeDiff`'s message, by reason; undefined: nothing to say (the companion stops). `kept`: shown only to be kept, without taking the user's window. */
   closed(reason: DiffCloseReason, file: string, agent: string, ide: string, kept = false): string | undefined {
     switch (reason) {
@@ -63,7 +69,7 @@ export const diffWords = {
 export interface HostGoneWords {
   /** The accept could not be sent: the proposal stays where it is. */
   acceptUnsent: string;
-  /** Appended to the end's "host stopped" line when proposals or accepted texts were kept. */
+  /** Appended to the end's "host stopped" line when open proposals were kept (an accepted text the next host shows). */
   keptAtDeath: string;
   /** The end's line when its running host died and it started a new one; `{how}`: how it ended ("exit code 9"). */
   restarted: string;
