@@ -41,11 +41,15 @@ function setUp() {
     defaults: () => ({ ideInfo: { name: 'test', displayName: 'Test' }, roots: [dir] }),
     failureCode: () => 3,
   });
-  const cleanup = () => fs.rmSync(dir, { recursive: true, force: true });
+  // A failed assertion still stops the companion: its listening server would hold the test process open.
+  const cleanup = async () => {
+    await host.stop('test over');
+    fs.rmSync(dir, { recursive: true, force: true });
+  };
   return { dir, said, exit, ready, host, cleanup };
 }
 
-test('events sent while the companion starts are held and applied after ready, in order; problems are said after ready', async () => {
+test('events sent while the companion starts are held and applied after ready, in order; problems are said after ready', { timeout: 30_000 }, async () => {
   const t = setUp();
   try {
     const file = path.join(t.dir, 'a.txt');
@@ -79,22 +83,26 @@ test('events sent while the companion starts are held and applied after ready, i
     assert.equal(await t.exit, 0);
     assert.equal(fs.existsSync(t.host.companion!.discoveryFilePath!), false, 'its discovery file is gone');
   } finally {
-    t.cleanup();
+    await t.cleanup();
   }
 });
 
-test('a hello the companion cannot start from is said once as failed, the host exits with the failure code, and later events are refused', async () => {
-  const t = setUp();
-  try {
-    t.host.hello({ type: 'hello', agents: ['nosuch'] });
-    assert.equal(await t.exit, 3);
-    assert.equal(t.said.length, 1);
-    assert.equal(t.said[0]![0], 'failed');
-    assert.match(String(t.said[0]![1]), /unknown agent "nosuch"/);
-    assert.equal(t.host.event({ type: 'focus', path: path.join(t.dir, 'a.txt') }), false);
-    assert.deepEqual(t.said.at(-1), ['refused', 'not started yet']);
-    assert.equal(t.host.companion, undefined);
-  } finally {
-    t.cleanup();
-  }
-});
+test(
+  'a hello the companion cannot start from is said once as failed, the host exits with the failure code, and later events are refused',
+  { timeout: 30_000 },
+  async () => {
+    const t = setUp();
+    try {
+      t.host.hello({ type: 'hello', agents: ['nosuch'] });
+      assert.equal(await t.exit, 3);
+      assert.equal(t.said.length, 1);
+      assert.equal(t.said[0]![0], 'failed');
+      assert.match(String(t.said[0]![1]), /unknown agent "nosuch"/);
+      assert.equal(t.host.event({ type: 'focus', path: path.join(t.dir, 'a.txt') }), false);
+      assert.deepEqual(t.said.at(-1), ['refused', 'not started yet']);
+      assert.equal(t.host.companion, undefined);
+    } finally {
+      await t.cleanup();
+    }
+  },
+);
