@@ -2,7 +2,7 @@
 import type { EditorEnd } from '@ide-companion/command/editorEnd';
 import { bridgeCommand } from './bridgeCommand.js';
 
-export { JsonLinesBridge } from './jsonLinesBridge.js';
+export { JsonLinesBridge, type JsonLinesBridgeOptions } from './jsonLinesBridge.js';
 export { bridgeCommand } from './bridgeCommand.js';
 export { BRIDGE_HOST_PATH, bridgeHostFiles } from './build/bundleHost.js';
 

@@ -53,7 +53,7 @@ const host = new NeovimHost(lua, logger, (code) => process.exit(code));
 /** Neovim is gone: nothing more can be asked of it, and the host stops. */
 const neovimGone = (reason: string) => {
   lua.close();
-  void host.shutdown(reason);
+  void host.host.stop(reason);
 };
 
 nvim.on('notification', (method: string, args: unknown) => host.handle(method, args));

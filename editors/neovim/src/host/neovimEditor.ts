@@ -1,18 +1,18 @@
 /**
- * Neovim's editor actions (docs/editor-protocol.md): diffs through
- * lua/ide_companion/diff.lua (the host splits disk text and proposal into exact
- * buffer lines, the Lua shows them in a tab), the optional capabilities through
- * lua/ide_companion/actions.lua. The user's decisions come back as events.
+ * Neovim's side of the editor actions (docs/editor-protocol.md), as the host core
+ * (server/scriptHost.ts) sends them: diffs through lua/ide_companion/diff.lua (the
+ * host splits disk text and proposal into exact buffer lines, the Lua shows them
+ * in a tab), the optional capabilities through lua/ide_companion/actions.lua.
+ * The user's decisions come back as events.
  */
-import type { ActionParams, ActionResult, DiagnosticItem } from '@ide-companion/protocol';
-import { diagnosticsFromItems } from '@ide-companion/server/diagnosticItems';
-import { editorWithCapabilities, type DiffCloseReason, type EditorActions, type PendingDiff } from '@ide-companion/server/editorActions';
+import type { ActionParams, ActionResult, DiagnosticItem, EditorActionName } from '@ide-companion/protocol';
 import { BufferStateSchema, bufferFromText, textFromBuffer, type BufferContent } from './bufferText.js';
 import type { LuaBridge } from './luaBridge.js';
 import { diffHints, type DiffHints } from './neovimWords.js';
 
 const DIFF_MODULE = 'ide_companion.diff';
 const ACTIONS_MODULE = 'ide_companion.actions';
+const CONTEXT_MODULE = 'ide_companion.context';
 
 export interface DiffSpec {
   id: string;
@@ -30,111 +30,55 @@ export interface DiffSpec {
   kept?: boolean;
 }
 
-/** What the host's PositionIntake knows of the selection (positionIntake.ts), as the JSON-lines bridge uses it too. */
-export interface PositionHooks {
-  /**
-   * Where getSelection looks out of Visual mode: null once the cursor moved on from the last selection
-   * (PositionIntake.noSelection: it answers none), else the active file (the user may be in the agent's terminal).
-   */
-  selectionFile: () => string | null | undefined;
-  /** openFile moved the cursor or selected (PositionIntake.expectMove): getSelection asks Neovim until it reports. */
-  expectMove: () => void;
-}
+/** actions.lua answers vim.diagnostic's lists unshaped: the core shapes them (server/diagnosticItems.ts). */
+export const NEOVIM_DECLARES = ['diagnosticItems'];
 
-/** Neovim's actions, with the capabilities the Lua side declared in its hello. */
-export function neovimEditor(
-  lua: LuaBridge,
-  declared: readonly string[],
-  roots?: () => readonly string[] | undefined,
-  position?: PositionHooks,
-): EditorActions {
-  const all = new NeovimEditor(lua, roots, position);
-  const bind = <K extends keyof NeovimEditor>(k: K) => (all[k] as (...a: never[]) => unknown).bind(all) as NeovimEditor[K];
-  return editorWithCapabilities(
-    { showDiff: bind('showDiff'), diffText: bind('diffText'), closeDiff: bind('closeDiff') },
-    {
-      openFile: bind('openFile'),
-      getOpenEditors: bind('getOpenEditors'),
-      getSelection: bind('getSelection'),
-      getDiagnostics: bind('getDiagnostics'),
-      checkDocumentDirty: bind('checkDocumentDirty'),
-      saveDocument: bind('saveDocument'),
-      closeFile: bind('closeFile'),
-      reload: bind('reload'),
+type Handlers = { [N in EditorActionName]?: (params: ActionParams<N>) => Promise<ActionResult<N>> };
+
+/**
+ * One action as Lua calls: `activeFile` is where getSelection looks out of Visual mode (the user
+ * may be in the agent's terminal). An action Neovim does not answer is refused.
+ */
+export function neovimRequest(lua: LuaBridge, activeFile: () => string | undefined) {
+  const handlers: Handlers = {
+    showDiff: async (p) => {
+      const agent = p.agent ?? '';
+      const spec: DiffSpec = {
+        id: p.diffId,
+        path: p.filePath,
+        proposal: bufferFromText(p.newContent),
+        agent,
+        hints: diffHints(agent),
+        ...(p.words && { words: p.words }),
+        ...(p.kept && { kept: true }),
+      };
+      if (p.originalContent !== null && p.originalContent !== undefined) spec.original = bufferFromText(p.originalContent);
+      await lua.call(DIFF_MODULE, 'open', spec);
+      return null;
     },
-    declared,
-  );
-}
-
-class NeovimEditor implements EditorActions {
-  constructor(
-    private readonly lua: LuaBridge,
-    private readonly roots?: () => readonly string[] | undefined,
-    private readonly position?: PositionHooks,
-  ) {}
-
-  async showDiff(diff: PendingDiff, words?: ActionParams<'showDiff'>['words']): Promise<void> {
-    const spec: DiffSpec = {
-      id: diff.id,
-      path: diff.filePath,
-      proposal: bufferFromText(diff.newContent),
-      agent: diff.agent,
-      hints: diffHints(diff.agent),
-      ...(words && { words }),
-      ...(diff.kept && { kept: true }),
-    };
-    if (diff.originalContent !== undefined) spec.original = bufferFromText(diff.originalContent);
-    await this.lua.call(DIFF_MODULE, 'open', spec);
-  }
-
-  async diffText(diff: PendingDiff): Promise<string | undefined> {
-    const state = await this.lua.call(DIFF_MODULE, 'state', diff.id);
-    if (state === null || state === undefined) return undefined;
-    return textFromBuffer(BufferStateSchema.parse(state));
-  }
-
-  async closeDiff(diff: PendingDiff, reason: DiffCloseReason, message?: string): Promise<void> {
+    diffText: async (p) => {
+      const state = await lua.call(DIFF_MODULE, 'state', p.diffId);
+      return { text: state === null || state === undefined ? null : textFromBuffer(BufferStateSchema.parse(state)) };
+    },
     // No argument rather than null: a msgpack nil is vim.NIL in Lua, which is truthy.
-    await this.lua.call(DIFF_MODULE, 'close', diff.id, reason, ...(message !== undefined ? [message] : []));
-  }
-
-  async reload(params: ActionParams<'reload'>): Promise<void> {
-    await this.lua.call(DIFF_MODULE, 'reload', params);
-  }
-
-  async openFile(params: ActionParams<'openFile'>): Promise<void> {
-    await this.lua.call(ACTIONS_MODULE, 'open_file', params);
-    // After its answer: a position Neovim sent before the move has come in by then (one ordered channel) and cannot undo it.
-    this.position?.expectMove();
-  }
-
-  getOpenEditors(): Promise<ActionResult<'getOpenEditors'>> {
-    return this.lua.call(ACTIONS_MODULE, 'open_editors');
-  }
-
-  async getSelection(): Promise<ActionResult<'getSelection'>> {
-    const file = this.position?.selectionFile();
-    if (file === null) return { selection: null };
-    const raw = await this.lua.call<NeovimSelection | null>(ACTIONS_MODULE, 'selection', file);
-    return { selection: raw ? selectionFromNeovim(raw) : null };
-  }
-
-  /** vim.diagnostic as Neovim has it, shaped (and kept to params.path, else to the workspace) as every end's (server/diagnosticItems.ts). */
-  async getDiagnostics(params: ActionParams<'getDiagnostics'>): Promise<ActionResult<'getDiagnostics'>> {
-    return diagnosticsFromItems((await this.lua.call<DiagnosticItem[] | null>(ACTIONS_MODULE, 'diagnostics')) ?? [], params.path, this.roots?.());
-  }
-
-  checkDocumentDirty(params: ActionParams<'checkDocumentDirty'>): Promise<ActionResult<'checkDocumentDirty'>> {
-    return this.lua.call(ACTIONS_MODULE, 'dirty', params);
-  }
-
-  saveDocument(params: ActionParams<'saveDocument'>): Promise<ActionResult<'saveDocument'>> {
-    return this.lua.call(ACTIONS_MODULE, 'save', params);
-  }
-
-  async closeFile(params: ActionParams<'closeFile'>): Promise<void> {
-    await this.lua.call(ACTIONS_MODULE, 'close_file', params);
-  }
+    closeDiff: (p) => lua.call(DIFF_MODULE, 'close', p.diffId, p.reason, ...(p.message !== undefined ? [p.message] : [])),
+    reload: (p) => lua.call(DIFF_MODULE, 'reload', p),
+    openFile: (p) => lua.call(ACTIONS_MODULE, 'open_file', p),
+    getOpenEditors: () => lua.call(ACTIONS_MODULE, 'open_editors'),
+    getSelection: async () => {
+      const raw = await lua.call<NeovimSelection | null>(ACTIONS_MODULE, 'selection', activeFile());
+      return { selection: raw ? selectionFromNeovim(raw) : null };
+    },
+    diagnosticItems: async () => ({ items: (await lua.call<DiagnosticItem[] | null>(ACTIONS_MODULE, 'diagnostics')) ?? [] }),
+    checkDocumentDirty: (p) => lua.call(ACTIONS_MODULE, 'dirty', p),
+    saveDocument: (p) => lua.call(ACTIONS_MODULE, 'save', p),
+    closeFile: (p) => lua.call(ACTIONS_MODULE, 'close_file', p),
+    selectedText: async (p) => ({ text: await lua.call<string | null>(CONTEXT_MODULE, 'selected_text', p.maxChars) }),
+  };
+  return <N extends EditorActionName>(action: N, params: ActionParams<N>): Promise<ActionResult<N>> => {
+    const handler = handlers[action] as ((params: ActionParams<N>) => Promise<ActionResult<N>>) | undefined;
+    return handler ? handler(params) : Promise.reject(new Error(`Neovim does not answer ${action}`));
+  };
 }
 
 /**

@@ -1,0 +1,321 @@
+/**
+ * The one host core for every script editor: what Neovim's msgpack host and the JSON-lines host (Vim,
+ * Emacs, micro, Kakoune) do alike, written once. A host is this core plus its framing:
+ * - in: the host reads its wire and calls `hello`, `event` (validated vocabulary events), `health`, `stop`;
+ * - out: `ScriptFraming`: how an action is sent and its answer awaited (`request`), and how the end hears
+ *   that the companion listens (`ready`), of sessions and folders, and of a problem (`tell`, `failed`).
+ * The core does the rest: the Companion from `hello` (its defaults the host's), the actions from the
+ * declared capabilities, position intake (positionIntake.ts), events held until the companion listens,
+ * the health report, a failed start and the stop.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import {
+  hostGoneWords,
+  UNHEARD_MENTION,
+  type ActionParams,
+  type ActionResult,
+  type EditorActionName,
+  type EditorEvent,
+  type Hello,
+  type HostGoneWords,
+  type IdeInfo,
+} from '@ide-companion/protocol';
+import { acpLauncher, type AcpLauncher } from '@ide-companion/shared/acpLauncher';
+import { AGENT_DISPLAY_NAMES, parseAgents } from '@ide-companion/shared/agentPaths';
+import { COMPANION_VERSION } from '@ide-companion/shared/version';
+import { Companion } from './companion.js';
+import { diagnosticsFromItems } from './diagnosticItems.js';
+import { editorWithCapabilities, type EditorActions } from './editorActions.js';
+import { healthItems, type HealthItem } from './healthLines.js';
+import { describeError, type Logger } from './logger.js';
+import { PositionIntake } from './positionIntake.js';
+import type { SessionInfo } from './sessions.js';
+import type { TerminalEnv } from './terminalEnv.js';
+import { trustFromFolders } from './workspaceTrust.js';
+
+/** Events held while the companion starts; an end flooding before it listens is told so. */
+const MAX_EARLY_EVENTS = 10_000;
+
+/**
+ * Something the end should hear of, or the log: each framing says it its way (JSON lines: an `error`
+ * line for every kind; Neovim: refused folders and unheard mentions to the user, the others to the log).
+ */
+export type HostProblem =
+  /** A message or event refused, or one that could not be applied: nothing changed. */
+  | { kind: 'refused'; message: string }
+  /** Workspace folders refused (the sane ones are kept): the user's to hear of. */
+  | { kind: 'roots'; message: string }
+  /** A decision for a diff no longer pending. */
+  | { kind: 'staleDiff'; message: string }
+  /** A mention no connected agent took. */
+  | { kind: 'unheardMention'; message: string; path: string }
+  /** The end's selected text could not be read. */
+  | { kind: 'readFailed'; message: string };
+
+/** What every end learns once the companion listens; each framing adds its own (JSON lines: `ready`). */
+export interface ReadyInfo {
+  port: number;
+  discoveryFile: string | undefined;
+  workspacePath: string;
+  /** GEMINI_CLI_IDE_* and the faces' variables, for the editor's terminals. */
+  env: TerminalEnv;
+  version: string;
+  containerHint: string | undefined;
+  socketPath: string | undefined;
+  /** The agents served, as the user reads them ("Claude Code"). */
+  agents: string[];
+  /** How the end runs an ACP agent: `ide-companion agent --` (shared/acpLauncher.ts), or why not. */
+  acp: AcpLauncher;
+  /** The words to show once this host is gone (diffWords.ts). */
+  words: HostGoneWords;
+}
+
+/** How one end's messages travel: all two hosts differ in. */
+export interface ScriptFraming {
+  /** Sends one action to the end and waits for its answer. */
+  request<N extends EditorActionName>(action: N, params: ActionParams<N>): Promise<ActionResult<N>>;
+  /** The companion listens. What it sends at once goes before the events held while it started. */
+  ready(info: ReadyInfo): void | Promise<void>;
+  /** The CLI sessions changed. */
+  sessions(sessions: readonly SessionInfo[]): void;
+  /** The workspace folders changed (the terminal environment with them). */
+  roots(): void;
+  tell(problem: HostProblem): void;
+  /** The companion could not start; the host exits once this settles. */
+  failed(message: string): void | Promise<void>;
+}
+
+/** What hello may leave out, as the host knows it (the command's flags, the editor the host is for). */
+export interface HelloDefaults {
+  ideInfo: IdeInfo;
+  idePid?: number;
+  roots: string[];
+}
+
+export interface ScriptHostOptions {
+  logger: Logger;
+  /** Ends the host with this code: after a failed start, or once stopped. The first call counts. */
+  exit: (code: number) => void;
+  /** What hello left out; may throw (no editor name, a folder that does not exist): the start fails. */
+  defaults: (hello: Hello) => HelloDefaults;
+  /** The exit code of a failed start (default 1). */
+  failureCode?: (err: unknown) => number;
+  /** Past this after a stop begins, the host exits anyway: an editor that died never answers the diff closes. */
+  stopGraceMs?: number;
+}
+
+export class ScriptHost {
+  private companionStarting: Companion | undefined;
+  private listening: Companion | undefined;
+  private intake: PositionIntake | undefined;
+  private started: Promise<void> | undefined;
+  private stopping: Promise<void> | undefined;
+  private failedToStart = false;
+  private readonly early: EditorEvent[] = [];
+
+  constructor(
+    private readonly framing: ScriptFraming,
+    private readonly options: ScriptHostOptions,
+  ) {}
+
+  /** The companion once it listens. */
+  get companion(): Companion | undefined {
+    return this.listening;
+  }
+
+  /** The end's hello: creates and starts the companion. A second one is refused. */
+  hello(hello: Hello): void {
+    if (this.companionStarting || this.failedToStart) return this.framing.tell({ kind: 'refused', message: 'hello was already received' });
+    let companion: Companion;
+    try {
+      const defaults = this.options.defaults(hello);
+      // An unknown agent name (the end's `agents` setting) is the user's to hear of, as a failed start: the host alone knows the agents.
+      const agents = hello.agents && parseAgents(hello.agents.join(','));
+      companion = new Companion({
+        ideInfo: hello.ide ?? defaults.ideInfo,
+        idePid: hello.pid ?? defaults.idePid,
+        // Real paths, as the folders of later `roots` events; one that does not exist is left to the companion (dropped, said so).
+        workspaceRoots: hello.roots ? hello.roots.map(realPathOr) : defaults.roots,
+        trusted: hello.trusted ?? (hello.trustedFolders && hello.roots ? trustFromFolders(hello.trustedFolders, hello.roots) : undefined),
+        editor: this.editorActions(hello.capabilities ?? []),
+        logger: this.options.logger,
+        // A host started by a script is its own: killed with -9, its reaper removes its files (the editor lives on).
+        reapOnKill: true,
+        ...(agents && { agents }),
+        // Amp's editFile through review or the editor's buffer.
+        ...(hello.ampEditFile && { faceSettings: { amp: { editFile: hello.ampEditFile } } }),
+      });
+    } catch (err) {
+      this.started = this.fail(err);
+      return;
+    }
+    this.companionStarting = companion;
+    this.intake = new PositionIntake(companion, {
+      readSelectedText: async (maxChars) => (await this.framing.request('selectedText', { maxChars })).text,
+      onReadError: (err) => this.framing.tell({ kind: 'readFailed', message: `could not read the selected text: ${describeError(err)}` }),
+    });
+    this.started = companion.start().then(
+      () => this.listen(companion),
+      (err: unknown) => this.fail(err),
+    );
+  }
+
+  /**
+   * One validated event from the end. False when it was refused (the end was told): a host that keeps
+   * state per event (Neovim's cursor shorthand) forgets it then.
+   */
+  event(event: EditorEvent): boolean {
+    if (this.listening) return this.apply(event);
+    if (!this.companionStarting || this.failedToStart) return this.refuse('not started yet');
+    if (this.early.length >= MAX_EARLY_EVENTS) return this.refuse('too many events before ready');
+    this.early.push(event);
+    return true;
+  }
+
+  /** The shared health report (healthLines.ts) made now; undefined until the companion listens. */
+  health(sessions?: readonly SessionInfo[]): HealthItem[] | undefined {
+    const c = this.listening;
+    if (!c) return undefined;
+    return healthItems({
+      ide: c.ideInfo.name,
+      displayName: c.ideInfo.displayName,
+      pid: process.pid,
+      port: c.port,
+      idePid: c.idePid,
+      workspacePath: c.workspacePath,
+      sessions: (sessions ?? c.sessionList).map((session) => AGENT_DISPLAY_NAMES[session.agent]),
+      agents: c.agents.map((a) => AGENT_DISPLAY_NAMES[a]),
+      ...(c.discoveryFilePath && { discoveryFile: c.discoveryFilePath }),
+      ...(c.socketPath && { socketPath: c.socketPath }),
+      ...(c.containerHint && { containerHint: c.containerHint }),
+      faces: c.faceHealth,
+    });
+  }
+
+  /** Stops the companion (discovery file first), then exits 0. Idempotent. */
+  stop(reason: string): Promise<void> {
+    this.stopping ??= (async () => {
+      this.options.logger.info('host stopping', { reason });
+      if (this.options.stopGraceMs !== undefined) setTimeout(() => this.options.exit(0), this.options.stopGraceMs).unref();
+      this.intake?.dispose();
+      await this.started?.catch(() => undefined);
+      await this.companionStarting?.stop().catch((err: unknown) => this.options.logger.error('error while stopping', { error: describeError(err) }));
+      this.options.exit(0);
+    })();
+    return this.stopping;
+  }
+
+  /**
+   * The editor actions the companion uses: diffs, plus the declared capabilities, each a request to the end.
+   * An end that declares diagnosticItems hands its editor's lists over unshaped: the core shapes them.
+   */
+  private editorActions(declared: readonly string[]): EditorActions {
+    const request = <N extends EditorActionName>(action: N, params: ActionParams<N>) => this.framing.request(action, params);
+    return editorWithCapabilities(
+      {
+        showDiff: async (diff, words) => {
+          await request('showDiff', {
+            diffId: diff.id,
+            filePath: diff.filePath,
+            newContent: diff.newContent,
+            originalContent: diff.originalContent ?? null,
+            agent: diff.agent,
+            ...(words && { words }),
+            ...(diff.kept && { kept: true }),
+          });
+        },
+        diffText: async (diff) => (await request('diffText', { diffId: diff.id })).text ?? undefined,
+        closeDiff: async (diff, reason, message) => {
+          await request('closeDiff', { diffId: diff.id, reason, ...(message !== undefined && { message }) });
+        },
+      },
+      {
+        openFile: async (params) => {
+          await request('openFile', params);
+          // After its answer: a position the end sent before the move has come in by then (one ordered stream) and cannot undo it.
+          this.intake?.expectMove();
+        },
+        getOpenEditors: () => request('getOpenEditors', {}),
+        // Once the cursor moved on from a selection none is left (positionIntake.ts), whatever marks the editor keeps.
+        getSelection: async () => (this.intake?.noSelection ? { selection: null } : request('getSelection', {})),
+        getDiagnostics: declared.includes('diagnosticItems')
+          ? async (params) => diagnosticsFromItems((await request('diagnosticItems', {})).items, params.path, this.companionStarting?.context.getRoots())
+          : (params) => request('getDiagnostics', params),
+        checkDocumentDirty: (params) => request('checkDocumentDirty', params),
+        saveDocument: (params) => request('saveDocument', params),
+        closeFile: async (params) => {
+          await request('closeFile', params);
+        },
+        reload: async (params) => {
+          await request('reload', params);
+        },
+      },
+      declared,
+    );
+  }
+
+  private async listen(companion: Companion): Promise<void> {
+    companion.onDidChangeSessions((sessions) => this.framing.sessions(sessions));
+    companion.context.onDidChangeRoots(() => this.framing.roots());
+    this.listening = companion;
+    const said = this.framing.ready({
+      port: companion.port,
+      discoveryFile: companion.discoveryFilePath,
+      workspacePath: companion.workspacePath,
+      env: { ...companion.terminalEnv },
+      version: COMPANION_VERSION,
+      containerHint: companion.containerHint,
+      socketPath: companion.socketPath,
+      agents: companion.agents.map((a) => AGENT_DISPLAY_NAMES[a]),
+      // From the script node runs: the host's bundle, or the CLI's bin for `ide-companion bridge`.
+      acp: acpLauncher(process.argv[1]),
+      words: hostGoneWords(companion.ideInfo.name),
+    });
+    // After ready: said before it, a problem would read as a failed start.
+    if (companion.rootsRefused) this.framing.tell({ kind: 'roots', message: companion.rootsRefused });
+    for (const event of this.early.splice(0)) this.apply(event);
+    await said;
+    // What a killed host left accepted and unwritten, shown kept now that the end hears actions.
+    void companion.diffs.keepAcceptedLeftBehind();
+  }
+
+  private async fail(err: unknown): Promise<void> {
+    this.failedToStart = true;
+    this.intake?.dispose();
+    const message = describeError(err);
+    this.options.logger.error('the companion could not start', { error: message });
+    await Promise.resolve()
+      .then(() => this.framing.failed(message))
+      .catch(() => undefined);
+    this.options.exit(this.options.failureCode?.(err) ?? 1);
+  }
+
+  private apply(event: EditorEvent): boolean {
+    try {
+      // An end may send its folders as it names them (Vim: its cwds, links and trailing slashes included): real paths here, as hello's.
+      if (event.type === 'roots') event = { ...event, roots: event.roots.map(realPathOr) };
+      if (this.intake!.apply(event)) return true;
+      if ('diffId' in event) this.framing.tell({ kind: 'staleDiff', message: `no pending diff ${event.diffId}` });
+      else if (event.type === 'mention') this.framing.tell({ kind: 'unheardMention', message: UNHEARD_MENTION, path: event.path });
+      return true;
+    } catch (err) {
+      this.framing.tell({ kind: event.type === 'roots' ? 'roots' : 'refused', message: describeError(err) });
+      return false;
+    }
+  }
+
+  private refuse(message: string): false {
+    this.framing.tell({ kind: 'refused', message });
+    return false;
+  }
+}
+
+/** The real path of `p`, or `p` resolved when it does not exist. */
+function realPathOr(p: string): string {
+  try {
+    return fs.realpathSync(p);
+  } catch {
+    return path.resolve(p);
+  }
+}
