@@ -157,7 +157,7 @@ describe('Emacs diffs', { skip, timeout: 180_000 }, () => {
     const messages = await emacs.evalJson<string>('(with-current-buffer "*Messages*" (buffer-string))');
     assert.match(
       messages,
-      /ide-companion: the companion host stopped \(killed\) and was restarted; your proposal for a\.txt is kept in its buffer \(C-x C-w saves it\)/,
+      /ide-companion: the companion host stopped \(killed by SIGKILL\) and was restarted; your proposal for a\.txt is kept in its buffer \(C-x C-w saves it\)/,
     );
   });
 
@@ -207,7 +207,7 @@ describe('Emacs diffs', { skip, timeout: 180_000 }, () => {
     const messages = await emacs.evalJson<string>('(with-current-buffer "*Messages*" (buffer-string))');
     assert.match(
       messages,
-      /ide-companion: the companion host stopped \(killed\) and was restarted; your proposal for a\.txt is kept in its buffer \(C-x C-w saves it\)/,
+      /ide-companion: the companion host stopped \(killed by SIGKILL\) and was restarted; your proposal for a\.txt is kept in its buffer \(C-x C-w saves it\)/,
     );
     assert.equal(fs.readFileSync(file, 'utf8'), 'old\n', 'the file on disk is untouched');
     assert.equal(

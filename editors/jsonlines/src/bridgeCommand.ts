@@ -7,12 +7,13 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { Hello, IdeInfo } from '@ide-companion/protocol';
+import { HOST_GAVE_UP_EXIT_CODE, type Hello, type IdeInfo } from '@ide-companion/protocol';
 import { Companion } from '@ide-companion/server/companion';
 import { parseAgents } from '@ide-companion/shared/agentPaths';
 import { UsageError, parseCommandArgs, usageOf } from '@ide-companion/command/commandSpec';
 import { describeError, jsonLinesLogger } from '@ide-companion/server/logger';
 import { trustFromFolders } from '@ide-companion/server/workspaceTrust';
+import { hostRestart, hostStoppedCleanly } from '@ide-companion/server/hostRestarts';
 import { type EditorCommand } from '@ide-companion/command/editorEnd';
 import { JsonLinesBridge } from './jsonLinesBridge.js';
 import { bridgeSpec } from './bridgeSpec.js';
@@ -74,6 +75,13 @@ async function run(argv: string[]): Promise<number> {
     bridge.close();
     return 0;
   }
+  // Started again after a death: counted, backed off, said; the 5th in 3 minutes gives up (server/hostRestarts.ts).
+  const restart = await hostRestart(hello.ide?.name ?? flags.name ?? '', { logger });
+  if (restart.said) bridge.say(restart.said);
+  if (restart.gaveUp) {
+    bridge.close();
+    return HOST_GAVE_UP_EXIT_CODE;
+  }
   let companion: Companion;
   try {
     const editor = bridge.editorActions(hello.capabilities ?? []);
@@ -104,6 +112,7 @@ async function run(argv: string[]): Promise<number> {
   await stdinEnded;
   await companion.stop().catch((err: unknown) => logger.error('error while stopping', { error: describeError(err) }));
   bridge.close();
+  hostStoppedCleanly();
   return 0;
 }
 

@@ -213,6 +213,11 @@ export class JsonLinesBridge {
     );
   }
 
+  /** A line for the script to show as it is (server/hostRestarts.ts). */
+  say(said: { level: 'warning' | 'error'; message: string }): void {
+    this.send({ type: 'say', ...said });
+  }
+
   /** Tells the script something went wrong (a start failure, say). */
   error(message: string): void {
     this.send({ type: 'error', message });

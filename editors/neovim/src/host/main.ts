@@ -6,12 +6,13 @@
  */
 import { format } from 'node:util';
 import { attach } from 'neovim';
-import { MAX_MESSAGE_BYTES, oversizeMessage } from '@ide-companion/protocol';
+import { HOST_GAVE_UP_EXIT_CODE, MAX_MESSAGE_BYTES, oversizeMessage } from '@ide-companion/protocol';
 import { describeError } from '@ide-companion/server/logger';
+import { hostRestart, hostStoppedCleanly } from '@ide-companion/server/hostRestarts';
 import { FileLogger } from './fileLogger.js';
 import { LuaBridge } from './luaBridge.js';
 import { msgpackFrames, oversizeAnswer } from './msgpackFrames.js';
-import { NeovimHost } from './neovimHost.js';
+import { DEFAULT_IDE_INFO, NeovimHost } from './neovimHost.js';
 
 const MIN_NODE_MAJOR = 20;
 
@@ -22,6 +23,8 @@ if (nodeMajor < MIN_NODE_MAJOR) {
 }
 
 const logger = new FileLogger();
+// Started again after a death: counted and backed off before Neovim's messages are read (server/hostRestarts.ts).
+const restart = await hostRestart(DEFAULT_IDE_INFO.name, { logger });
 
 // The RPC client's own logging goes to our log, warnings and errors only:
 // its debug lines would carry request arguments (file contents).
@@ -49,14 +52,21 @@ const nvim = attach({
   options: { logger: clientLogger as never },
 });
 const lua = new LuaBridge(nvim);
-const host = new NeovimHost(lua, logger, (code) => process.exit(code));
+const host = new NeovimHost(lua, logger, (code) => {
+  if (code === 0) hostStoppedCleanly();
+  process.exit(code);
+});
+// What the restart says; a host that gives up says it and exits, serving nothing.
+const said = restart.said && lua.call('ide_companion.host', 'on_say', restart.said.level, restart.said.message).catch(() => undefined);
+if (restart.gaveUp) void said?.then(() => process.exit(HOST_GAVE_UP_EXIT_CODE));
+
 /** Neovim is gone: nothing more can be asked of it, and the host stops. */
 const neovimGone = (reason: string) => {
   lua.close();
   void host.shutdown(reason);
 };
 
-nvim.on('notification', (method: string, args: unknown) => host.handle(method, args));
+if (!restart.gaveUp) nvim.on('notification', (method: string, args: unknown) => host.handle(method, args));
 nvim.on('disconnect', () => neovimGone('Neovim closed the channel'));
 process.stdin.on('end', () => neovimGone('stdin closed'));
 process.on('uncaughtException', (err) => logger.error('uncaught exception', { error: describeError(err) }));
