@@ -133,7 +133,7 @@ A `gemini' started from now on connects to this Emacs, not another one."
   "Start the host unless it is running; return nil or why it cannot start."
   (unless (ide-companion--running-p)
     (let ((problem (ide-companion--start-problem)))
-      (if problem (setq ide-companion--last-error problem ide-companion--restart-env nil) (ide-companion--launch) nil))))
+      (if problem (setq ide-companion--restart-env nil ide-companion--last-error problem) (ide-companion--launch) nil))))
 
 (defun ide-companion--launch ()
   "Run the host and send it `hello'."

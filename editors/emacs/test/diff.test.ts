@@ -289,7 +289,7 @@ describe('Emacs diffs', { skip, timeout: 180_000 }, () => {
       async () =>
         (await emacs.evalJson<string>('(with-current-buffer "*Messages*" (buffer-string))'))
           .split('\n')
-          .find((l) => l.includes('the companion host stopped (killed)')),
+          .find((l) => l.includes('the companion host stopped (killed by SIGKILL)')),
       'the line that says the host stopped',
       TIMEOUT,
     );
