@@ -282,7 +282,7 @@ how this one ended: it counts, backs off and says so."
     (setq ide-companion--restart-env
           (list (concat "IDE_COMPANION_HOST_DIED=" how)
                 (concat "IDE_COMPANION_HOST_KEPT=" (json-serialize (vconcat kept)))))
-    (run-at-time 0 nil (lambda () (when ide-companion-mode (ide-companion--start))))))
+    (run-at-time 0 nil (lambda () (if ide-companion-mode (ide-companion--start) (setq ide-companion--restart-env nil))))))
 
 (defun ide-companion--forget-host ()
   "Reset the state tied to a host that is gone."

@@ -79,7 +79,7 @@ function! ide_companion#host#when_ready(Fn) abort
 endfunction
 
 function! s:fail(msg) abort
-  let [s:last_error, s:status, s:on_ready] = [a:msg, 'stopped', []]
+  let [s:last_error, s:status, s:on_ready, s:restart_env] = [a:msg, 'stopped', [], {}]
   call ide_companion#util#error(a:msg)
   return 0
 endfunction
@@ -89,7 +89,6 @@ function! ide_companion#host#start() abort
   if s:status !=# 'stopped'
     return 1
   endif
-  let [restart_env, s:restart_env] = [s:restart_env, {}]
   if &encoding !=# 'utf-8'
     return s:fail("'encoding' is " . &encoding . '; the companion needs utf-8 (put `set encoding=utf-8` at the top of your vimrc)')
   endif
@@ -109,11 +108,11 @@ function! ide_companion#host#start() abort
   " syntax with an error no user should have to decode.
   let out = []
   let job = job_start([node, '--version'], {'in_io': 'null', 'err_io': 'null', 'mode': 'nl', 'out_cb': {ch, line -> add(out, line)},
-        \ 'close_cb': {ch -> s:probe_done(generation, node, host, trim(join(out, '')), restart_env)}})
+        \ 'close_cb': {ch -> s:probe_done(generation, node, host, trim(join(out, '')))}})
   return job_status(job) ==# 'fail' ? s:fail('could not run `' . node . ' --version`') : 1
 endfunction
 
-function! s:probe_done(generation, node, host, version, env) abort
+function! s:probe_done(generation, node, host, version) abort
   if a:generation != s:generation || s:status !=# 'starting'
     return
   endif
@@ -131,9 +130,7 @@ function! s:probe_done(generation, node, host, version, env) abort
   " Raw mode, split here: 'nl' mode copies what it has so far at every read,
   " quadratic in a line's length (a 32 MiB diff took seconds).
   let opts = {'mode': 'raw', 'noblock': 1, 'out_cb': function('s:on_output'), 'exit_cb': function('s:on_exit'), 'stoponexit': 'term'}
-  if !empty(a:env)
-    let opts.env = a:env
-  endif
+  let [opts.env, s:restart_env] = [s:restart_env, {}]
   let log = get(g:, 'ide_companion_log_file', '')
   call extend(opts, log !=# '' ? {'err_io': 'file', 'err_name': fnamemodify(expand(log), ':p')} : {'err_mode': 'nl', 'err_cb': {ch, line -> s:log(line)}})
   let s:job = job_start([a:node, a:host, '--name', 'vim', '--display-name', 'Vim'], opts)
@@ -325,7 +322,7 @@ endfunction
 
 " Back to 'stopped': env restored, events and diffs detached.
 function! s:reset() abort
-  let [s:job, s:channel, s:status, s:ready, s:sessions, s:session_agents, s:on_ready, s:partial] = [v:null, v:null, 'stopped', {}, 0, [], [], []]
+  let [s:job, s:channel, s:status, s:ready, s:sessions, s:session_agents, s:on_ready, s:partial, s:restart_env] = [v:null, v:null, 'stopped', {}, 0, [], [], [], {}]
   for [name, value] in items(s:saved_env)
     call setenv(name, value)
   endfor
