@@ -132,7 +132,7 @@ A `gemini' started from now on connects to this Emacs, not another one."
   "Start the host unless it is running; return nil or why it cannot start."
   (unless (ide-companion--running-p)
     (let ((problem (ide-companion--start-problem)))
-      (if problem (setq ide-companion--last-error problem) (ide-companion--launch) nil))))
+      (if problem (setq ide-companion--restart-env nil ide-companion--last-error problem) (ide-companion--launch) nil))))
 
 (defun ide-companion--launch ()
   "Run the host and send it `hello'."
@@ -145,7 +145,8 @@ A `gemini' started from now on connects to this Emacs, not another one."
          ;; A remote `default-directory' would start the host on that machine.
          (default-directory (expand-file-name "~/"))
          ;; The host must not inherit the variables that tie terminals to it.
-         (process-environment (ide-companion--environment-without-companion))
+         (process-environment (append (prog1 ide-companion--restart-env (setq ide-companion--restart-env nil))
+                                      (ide-companion--environment-without-companion)))
          (process (make-process
                    :name "ide-companion" :connection-type 'pipe :coding 'utf-8-unix :noquery t
                    ;; `hello' names the editor.
@@ -205,6 +206,8 @@ A `gemini' started from now on connects to this Emacs, not another one."
   (pcase (plist-get message :type)
     ("ready" (ide-companion--on-ready message))
     ("sessions" (ide-companion--on-sessions message))
+    ;; A host started after a death: restarted, or it gives up (and exits).
+    ("say" (message "ide-companion: %s" (setq ide-companion--last-error (plist-get message :message))))
     ("health" (ide-companion--keep-health message))
     ;; Out of the filter: answering may show windows or save buffers.
     ("request" (run-at-time 0 nil #'ide-companion--answer
@@ -248,8 +251,9 @@ A `gemini' started from now on connects to this Emacs, not another one."
     (plist-get ide-companion--ready :health)))
 
 (defvar ide-companion-mode)
-(defvar ide-companion--deaths nil "When running hosts died unasked (`float-time'), newest first.")
-(defconst ide-companion--max-deaths 5 "A host dying this often in 3 minutes is left stopped.")
+(defvar ide-companion--restart-env nil
+  "For the host started after a death: how the last one ended and what was kept.")
+(defconst ide-companion--gave-up 75 "The exit code of a host that gave up (protocol hostRestarts.ts).")
 
 (defun ide-companion--sentinel (process event)
   "Clean up after the host PROCESS ended with EVENT."
@@ -257,7 +261,10 @@ A `gemini' started from now on connects to this Emacs, not another one."
     (ide-companion--log "host ended: %s" (string-trim event))
     (cond
      (ide-companion--stopping (ide-companion--forget-host))
-     (ide-companion--ready (ide-companion--died (string-trim event)))
+     (ide-companion--ready
+      (ide-companion--died (format (if (eq (process-status process) 'signal) "signal %d" "%d") (process-exit-status process))))
+     ;; It said why (`say').
+     ((eql (process-exit-status process) ide-companion--gave-up) (ide-companion--forget-host))
      (t
       (setq ide-companion--last-error
             (or ide-companion--last-error
@@ -266,25 +273,15 @@ A `gemini' started from now on connects to this Emacs, not another one."
       (ide-companion--forget-host)))))
 
 (defun ide-companion--died (how)
-  "A running host died unasked (HOW, as the sentinel said it); say so in a line.
-Its reaper removes its files; the proposals stay; a new one starts, unless
-it keeps dying."
-  (let* ((kept (ide-companion--end-all-diffs t))
-         (now (float-time))
-         (deaths (length (setq ide-companion--deaths
-                               (cons now (cl-remove-if (lambda (time) (> (- now time) 180)) ide-companion--deaths)))))
-         (stop (>= deaths ide-companion--max-deaths)))
+  "A running host died unasked (HOW: its exit code, or \"signal N\").
+Its reaper removes its files; the proposals stay; a new host starts, told
+how this one ended: it counts, backs off and says so."
+  (let ((kept (ide-companion--end-all-diffs t)))
     (ide-companion--forget-host)
-    (setq ide-companion--last-error
-          (if stop (format "the companion host stopped %d times in 3 minutes (%s); it is not restarted" deaths how)
-            (format "the companion host stopped (%s) and was restarted" how)))
-    (message "ide-companion: %s%s%s" ide-companion--last-error
-             (if kept (ide-companion--put-words :keptAtDeath "{files}" (string-join kept ", ")) "")
-             (if stop ". M-x ide-companion-start tries again" ""))
-    ;; Back off as it keeps dying: 0, 0.5, 1, 2 s.
-    (unless stop
-      (run-at-time (if (= deaths 1) 0 (* 0.25 (expt 2 (1- deaths)))) nil
-                   (lambda () (when ide-companion-mode (ide-companion--start)))))))
+    (setq ide-companion--restart-env
+          (list (concat "IDE_COMPANION_HOST_DIED=" how)
+                (concat "IDE_COMPANION_HOST_KEPT=" (json-serialize (vconcat kept)))))
+    (run-at-time 0 nil (lambda () (if ide-companion-mode (ide-companion--start) (setq ide-companion--restart-env nil))))))
 
 (defun ide-companion--forget-host ()
   "Reset the state tied to a host that is gone."

@@ -7,7 +7,7 @@ local util, goos, filepath = import("micro/util"), import("os"), import("path/fi
 -- `set ide_companion.NAME VALUE`: node and host to run, the agent of `> ide-agent`, Amp's edits, the host's log.
 for k, v in pairs({ node = "node", host = "", agent = "gemini", ampeditfile = "review", log = "" }) do config.RegisterGlobalOption("ide_companion", k, v) end
 local function option(name) return config.GetGlobalOption("ide_companion." .. name) end
-local job, ready, words, summary, inbuf, deaths = nil, false, {}, "", {}, {}
+local job, ready, words, summary, inbuf = nil, false, {}, "", {}
 local diffs = {} -- diffId -> { path, buf (the proposal), name, orig (buffer names), shown (its text as shown), back (the pane to return to) }
 local last, timer, NULL, ARR = nil, false, {}, {}
 
@@ -290,7 +290,8 @@ local function receive(line)
   elseif m.type == "sessions" then
     summary = m.summary or ""
     if m.said and #m.said > 0 then say(table.concat(m.said, "; ")) end
-  elseif m.type == "error" then micro.InfoBar():Error("ide-companion: " .. tostring(m.message)) end
+  elseif m.type == "say" and m.level ~= "error" then say(tostring(m.message))
+  elseif m.type == "error" or m.type == "say" then micro.InfoBar():Error("ide-companion: " .. tostring(m.message)) end
 end
 local function onOut(chunk)
   local start = 1
@@ -307,22 +308,21 @@ local function onOut(chunk)
 end
 
 local start
--- A host that died unasked is restarted, unless it died 5 times in 3 minutes (the words are the host's).
+-- A host that served and died starts again, told how it ended (it counts, backs off, says so: server/hostRestarts.ts); not one that gave up (75).
 local function exited()
+  local ok, code = pcall(function() return job.ProcessState:ExitCode() end)
+  local served = ready
   job, ready, last, lastPath, inbuf = nil, false, nil, nil, {}
-  local now, recent = os.time(), {}
-  for _, t in ipairs(deaths) do if now - t < 180 then recent[#recent + 1] = t end end
-  recent[#recent + 1], deaths = now, recent
-  if #recent >= 5 then return micro.InfoBar():Error((words.notRestarted or "the host stopped"):gsub("{count}", #recent):gsub("{how}", "it exited")) end
-  say((words.restarted or "the host was restarted"):gsub("{how}", "it exited"))
-  start()
+  if code == 75 then return end
+  if served then start(ok and tostring(code) or "") else micro.InfoBar():Error("ide-companion: the host stopped; see ide_companion.log") end
 end
-function start() -- the host: ide_companion.host, else the one the installer put beside this file
+function start(died) -- the host: ide_companion.host, else the one the installer put beside this file
   local host = option("host") ~= "" and option("host") or config.ConfigDir .. "/plug/ide-companion/host/ide-companion-bridge.mjs"
   if select(2, goos.Stat(host)) ~= nil then return micro.InfoBar():Error("ide-companion: the host is missing; run `ide-companion install micro`") end
   -- Arguments, never a command line. The host's log goes to ide_companion.log (or nowhere: micro keeps a job's output).
   local log = option("log") ~= "" and option("log") or "/dev/null"
-  job = shell.JobSpawn("sh", { "-c", 'l=$1; shift; exec "$@" 2>>"$l"', "sh", log, option("node"), host }, onOut, nil, exited)
+  job = shell.JobSpawn("sh", { "-c", 'l=$1 d=$2; shift 2; [ "$d" ] && export IDE_COMPANION_HOST_DIED="${d#.}"; exec "$@" 2>>"$l"',
+    "sh", log, died and "." .. died or "", option("node"), host }, onOut, nil, exited)
   send({ type = "hello", protocol = 1, ide = { name = "micro", displayName = "micro" }, pid = goos.Getpid(), roots = arr({ (goos.Getwd()) }),
     ampEditFile = option("ampeditfile") == "buffer" and "buffer" or nil,
     capabilities = arr({ "openFile", "getOpenEditors", "getSelection", "getDiagnostics", "checkDocumentDirty", "saveDocument", "reload" }) })

@@ -161,7 +161,7 @@ describe('Emacs diffs', { skip, timeout: 180_000 }, () => {
     const messages = await emacs.evalJson<string>('(with-current-buffer "*Messages*" (buffer-string))');
     assert.match(
       messages,
-      /ide-companion: the companion host stopped \(killed\) and was restarted; your proposal for a\.txt is kept in its buffer \(C-x C-w saves it\)/,
+      /ide-companion: the companion host stopped \(killed by SIGKILL\) and was restarted; your proposal for a\.txt is kept in its buffer \(C-x C-w saves it\)/,
     );
   });
 
@@ -199,7 +199,7 @@ describe('Emacs diffs', { skip, timeout: 180_000 }, () => {
 
     const kept = await waitFor(() => keptBufferHolding(emacs, 'a.txt', `${PROPOSAL} edited`), 'a kept buffer holding exactly the accepted text', TIMEOUT);
     const messages = await emacs.evalJson<string>('(with-current-buffer "*Messages*" (buffer-string))');
-    assert.match(messages, /ide-companion: the companion host stopped \(killed\) and was restarted\n/, 'no open proposal to name');
+    assert.match(messages, /ide-companion: the companion host stopped \(killed by SIGKILL\) and was restarted\n/, 'no open proposal to name');
     assert.match(
       messages,
       /the companion stopped before Gemini CLI wrote a\.txt; the text you accepted is kept in its buffer \(C-x C-w saves it\), shown beside your windows without taking yours/,
@@ -269,7 +269,7 @@ describe('Emacs diffs', { skip, timeout: 180_000 }, () => {
       const messages = await emacs.evalJson<string>('(with-current-buffer "*Messages*" (buffer-string))');
       assert.match(
         messages,
-        /ide-companion: the companion host stopped \(killed\) and was restarted; your proposal for a\.txt is kept in its buffer \(C-x C-w saves it\)/,
+        /ide-companion: the companion host stopped \(killed by SIGKILL\) and was restarted; your proposal for a\.txt is kept in its buffer \(C-x C-w saves it\)/,
       );
       assert.equal(fs.readFileSync(file, 'utf8'), 'old\n', 'the file on disk is untouched');
       assert.equal(
@@ -352,7 +352,7 @@ describe('Emacs diffs', { skip, timeout: 180_000 }, () => {
       async () =>
         (await emacs.evalJson<string>('(with-current-buffer "*Messages*" (buffer-string))'))
           .split('\n')
-          .find((l) => l.includes('the companion host stopped (killed)')),
+          .find((l) => l.includes('the companion host stopped (killed by SIGKILL)')),
       'the line that says the host stopped',
       TIMEOUT,
     );

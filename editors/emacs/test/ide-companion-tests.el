@@ -34,8 +34,7 @@
          (ide-companion--ready (list :type "ready" :port 1 :env nil))
          ;; As the host gives them in `ready' (diffWords.ts hostGoneWords, for "emacs").
          (ide-companion--words
-          '(:acceptUnsent "the companion is not running, so the accept reached no one; your proposal for {file} is kept in its buffer (C-x C-w saves it)"
-            :keptAtDeath "; your proposal for {files} is kept in its buffer (C-x C-w saves it)"))
+          '(:acceptUnsent "the companion is not running, so the accept reached no one; your proposal for {file} is kept in its buffer (C-x C-w saves it)"))
          (ide-companion--diffs (make-hash-table :test #'equal))
          (ide-companion--focused nil)
          (ide-companion--roots (list (directory-file-name temporary-file-directory)))

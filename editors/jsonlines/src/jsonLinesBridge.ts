@@ -138,6 +138,11 @@ export class JsonLinesBridge implements ScriptFraming {
     return healthLines(this.host.health(sessions) ?? []);
   }
 
+  /** A line for the script to show as it is (server/hostRestarts.ts). */
+  say(said: { level: 'warning' | 'error'; message: string }): void {
+    this.send({ type: 'say', ...said });
+  }
+
   /** Tells the script something went wrong (a start failure, say). */
   error(message: string): void {
     this.send({ type: 'error', message });

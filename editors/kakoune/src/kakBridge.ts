@@ -5,8 +5,9 @@
  *   -to-file`, no shell per event); they become the host's events.
  * - The host's requests become Kakoune commands sent with `kak -p SESSION`, every string through `kq`
  *   (Kakoune's '...' quoting with '' doubling, under which nothing is expanded): data never becomes a command.
- * It restarts a host that dies (backing off, not after 5 deaths in 3 minutes) and ends when Kakoune does.
- * Node built-ins only: installed as one file beside the script.
+ * It starts a host that served and died again, telling it how the last one ended (the host counts, backs off and
+ * says so: server/hostRestarts.ts), and ends when Kakoune does. Node built-ins only (and protocol's constants):
+ * installed as one file beside the script.
  *
  *   node kak-bridge.mjs SESSION DIR KAK_PID CWD      (DIR/in is the FIFO)
  */
@@ -19,6 +20,7 @@ import * as net from 'node:net';
 import * as path from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
 import { fileURLToPath } from 'node:url';
+import { HOST_DIED_ENV, HOST_GAVE_UP_EXIT_CODE, HOST_KEPT_ENV } from '@ide-companion/protocol/hostRestarts';
 
 /** Kakoune's quoting: the one way a string reaches a command. */
 export function kq(s: string): string {
@@ -94,8 +96,6 @@ export function parseMessages(buf: string): { messages: string[][]; rest: string
   }
 }
 
-const MAX_DEATHS = 5;
-const DEATH_WINDOW_MS = 180_000;
 const KAK_ANSWER_MS = 4000;
 
 /** What this bridge reads of the host's lines (docs/editor-protocol.md; the host checked them). */
@@ -143,7 +143,7 @@ class KakBridge {
   private lastPath: string | undefined;
   private lastClient = 'client0';
   private lastFocus: object | undefined;
-  private deaths: number[] = [];
+  private served = false;
   private words: Record<string, string> = {};
   private quitting = false;
 
@@ -195,9 +195,10 @@ class KakBridge {
     return this.kak(`evaluate-commands -try-client %opt{ide_client} ${kq(`echo -- ${kq(text)}`)}`);
   }
 
-  startHost(): void {
-    const host = spawn(process.execPath, [this.hostPath], { stdio: ['pipe', 'pipe', 'inherit'] });
+  startHost(died?: Record<string, string>): void {
+    const host = spawn(process.execPath, [this.hostPath], { stdio: ['pipe', 'pipe', 'inherit'], env: { ...process.env, ...died } });
     this.host = host;
+    this.served = false;
     this.hostOut = '';
     host.stdin.on('error', () => undefined);
     host.stdout.setEncoding('utf8');
@@ -211,7 +212,7 @@ class KakBridge {
       }
     });
     void this.kak(`set-option global ide_host_pid ${host.pid ?? 0}`);
-    host.on('exit', (code, signal) => this.hostDied(host, signal ? `signal ${signal}` : `exit code ${code}`));
+    host.on('exit', (code, signal) => this.hostDied(host, code, signal));
     this.toHost({
       type: 'hello',
       protocol: 1,
@@ -223,21 +224,16 @@ class KakBridge {
     if (this.lastFocus) this.toHost(this.lastFocus);
   }
 
-  private hostDied(host: Host, how: string): void {
+  private hostDied(host: Host, code: number | null, signal: string | null): void {
     if (host !== this.host || this.quitting) return;
     this.host = undefined;
-    const now = Date.now();
-    this.deaths = [...this.deaths.filter((t) => now - t < DEATH_WINDOW_MS), now];
     // The proposals stay in their buffers, the user's to save; the host that knew them is gone.
     const kept = [...this.diffs.values()].map((d) => (void this.keep(d), d.file));
     this.diffs.clear();
-    const fill = (w: string | undefined, values: Record<string, string>) => Object.entries(values).reduce((s, [k, v]) => s.replaceAll(`{${k}}`, v), w ?? '');
-    const values = { how, count: String(this.deaths.length), files: kept.join(', ') };
-    const restart = this.deaths.length < MAX_DEATHS;
-    const said = fill(restart ? this.words['restarted'] : this.words['notRestarted'], values) + (kept.length ? fill(this.words['keptAtDeath'], values) : '');
-    void this.kak(`set-option global ide_status ${kq(said)}`);
-    void this.say(said);
-    if (restart) setTimeout(() => this.startHost(), this.deaths.length === 1 ? 0 : 250 * 2 ** (this.deaths.length - 1));
+    // One that gave up said so (`say`); one that never served left its reason in the log.
+    if (code === HOST_GAVE_UP_EXIT_CODE) return;
+    if (!this.served) return void this.kak(`set-option global ide_status ${kq(`stopped (${signal ?? `exit code ${code}`})`)}`);
+    this.startHost({ [HOST_DIED_ENV]: signal ?? String(code), [HOST_KEPT_ENV]: JSON.stringify(kept) });
   }
 
   /** A proposal nobody can take an answer for: a plain scratch buffer, `*kept NAME*`, the user's to save. */
@@ -295,12 +291,16 @@ class KakBridge {
 
   private fromHost(m: HostMessage): void {
     if (m.type === 'ready') {
+      this.served = true;
       this.words = m.words ?? {};
       const env = Object.entries(m.env ?? {}).map(([k, v]) => kq(`${k}=${v}`));
       void this.kak(`set-option global ide_env ${env.join(' ')}\nset-option global ide_status ${kq(m.summary ?? 'ready')}`);
     } else if (m.type === 'sessions') {
       void this.kak(`set-option global ide_status ${kq(m.summary ?? '')}`);
       for (const said of [m.said ?? []].flat()) void this.say(said);
+    } else if (m.type === 'say') {
+      void this.kak(`set-option global ide_status ${kq(m.message ?? '')}`);
+      void this.say(m.message ?? '');
     } else if (m.type === 'error') {
       void this.kak(`echo -debug -- ${kq(`ide-companion: ${m.message}`)}`);
     } else if (m.type === 'request') {

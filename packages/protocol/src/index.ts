@@ -28,6 +28,7 @@ export * from './editor/diagnosticItems.js';
 export * from './editor/sessionWords.js';
 export * from './editor/containerWords.js';
 export * from './editor/diffWords.js';
+export * from './editor/hostRestarts.js';
 export * from './editor/jsonLines.js';
 export * from './claude.js';
 export * from './terminalText.js';

@@ -11,6 +11,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import {
+  HOST_GAVE_UP_EXIT_CODE,
   hostGoneWords,
   UNHEARD_MENTION,
   type ActionParams,
@@ -28,6 +29,7 @@ import { Companion } from './companion.js';
 import { diagnosticsFromItems } from './diagnosticItems.js';
 import { editorWithCapabilities, type EditorActions } from './editorActions.js';
 import { healthItems, type HealthItem } from './healthLines.js';
+import { hostRestart, hostStoppedCleanly, type HostRestart } from './hostRestarts.js';
 import { describeError, type Logger } from './logger.js';
 import { PositionIntake } from './positionIntake.js';
 import type { SessionInfo } from './sessions.js';
@@ -82,6 +84,8 @@ export interface ScriptFraming {
   /** The workspace folders changed (the terminal environment with them). */
   roots(): void;
   tell(problem: HostProblem): void;
+  /** A line the end shows as it is: the host was started again after a death, or gives up (hostRestarts.ts). */
+  say(said: { level: 'warning' | 'error'; message: string }): void | Promise<void>;
   /** The companion could not start; the host exits once this settles. */
   failed(message: string): void | Promise<void>;
 }
@@ -112,6 +116,7 @@ export class ScriptHost {
   private started: Promise<void> | undefined;
   private stopping: Promise<void> | undefined;
   private failedToStart = false;
+  private helloSeen = false;
   private readonly early: EditorEvent[] = [];
 
   constructor(
@@ -126,7 +131,24 @@ export class ScriptHost {
 
   /** The end's hello: creates and starts the companion. A second one is refused. */
   hello(hello: Hello): void {
-    if (this.companionStarting || this.failedToStart) return this.framing.tell({ kind: 'refused', message: 'hello was already received' });
+    if (this.helloSeen || this.failedToStart) return this.framing.tell({ kind: 'refused', message: 'hello was already received' });
+    this.helloSeen = true;
+    this.started = this.begin(hello);
+  }
+
+  /** A start after a death is counted and backed off first (hostRestarts.ts); the 5th in 3 minutes serves nothing. */
+  private async begin(hello: Hello): Promise<void> {
+    let restart: HostRestart;
+    try {
+      restart = await hostRestart(hello.ide?.name ?? this.options.defaults(hello).ideInfo.name, { logger: this.options.logger });
+    } catch (err) {
+      return this.fail(err);
+    }
+    if (restart.said) await this.framing.say(restart.said);
+    if (restart.gaveUp) {
+      this.failedToStart = true;
+      return this.options.exit(HOST_GAVE_UP_EXIT_CODE);
+    }
     let companion: Companion;
     try {
       const defaults = this.options.defaults(hello);
@@ -147,15 +169,14 @@ export class ScriptHost {
         ...(hello.ampEditFile && { faceSettings: { amp: { editFile: hello.ampEditFile } } }),
       });
     } catch (err) {
-      this.started = this.fail(err);
-      return;
+      return this.fail(err);
     }
     this.companionStarting = companion;
     this.intake = new PositionIntake(companion, {
       readSelectedText: async (maxChars) => (await this.framing.request('selectedText', { maxChars })).text,
       onReadError: (err) => this.framing.tell({ kind: 'readFailed', message: `could not read the selected text: ${describeError(err)}` }),
     });
-    this.started = companion.start().then(
+    return companion.start().then(
       () => this.listen(companion),
       (err: unknown) => this.fail(err),
     );
@@ -167,7 +188,7 @@ export class ScriptHost {
    */
   event(event: EditorEvent): boolean {
     if (this.listening) return this.apply(event);
-    if (!this.companionStarting || this.failedToStart) return this.refuse('not started yet');
+    if (!this.helloSeen || this.failedToStart) return this.refuse('not started yet');
     if (this.early.length >= MAX_EARLY_EVENTS) return this.refuse('too many events before ready');
     this.early.push(event);
     return true;
@@ -201,6 +222,8 @@ export class ScriptHost {
       this.intake?.dispose();
       await this.started?.catch(() => undefined);
       await this.companionStarting?.stop().catch((err: unknown) => this.options.logger.error('error while stopping', { error: describeError(err) }));
+      // Stopped by its end: the editor's earlier deaths no longer count (hostRestarts.ts).
+      hostStoppedCleanly();
       this.options.exit(0);
     })();
     return this.stopping;

@@ -30,6 +30,7 @@ function setUp() {
     },
     sessions: (sessions) => said.push(['sessions', sessions.length]),
     roots: () => said.push(['roots', null]),
+    say: (line) => void said.push(['say', line.message]),
     tell: (problem) => said.push([problem.kind, 'path' in problem ? `${problem.message} (${problem.path})` : problem.message]),
     failed: (message) => {
       said.push(['failed', message]);

@@ -2,9 +2,10 @@
 -- calling back into the on_* functions below through nvim_exec_lua.
 local M = {}
 
--- A host that keeps dying is left stopped: 5 deaths within 3 minutes, like language clients.
-local MAX_DEATHS, DEATH_WINDOW_S = 5, 180
-local deaths = {}
+-- The exit code of a host that gave up (protocol hostRestarts.ts): it is not started again.
+local GAVE_UP = 75
+-- For the host started after a death: how the last one ended and what was kept (the new host says it).
+local restart_env = nil
 
 M.state = {
   status = 'stopped', -- 'stopped' | 'starting' | 'running' | 'stopping'
@@ -69,26 +70,15 @@ local function reset(job)
   end
 end
 
---- A running host died unasked: its reaper removes its files, the proposals stay, a new host starts
---- backing off (0, 0.5, 1, 2 s), or none after too many deaths. One line says so, never the raw log.
+--- A running host died unasked: its reaper removes its files, the proposals stay, and a new host
+--- starts, told how this one ended; it counts, backs off and says so (server/hostRestarts.ts).
 local function died(job, code)
   local kept = require('ide_companion.diff').keep_all()
-  local proposals = #kept == 0 and '' or M.put(M.word('keptAtDeath'), '{files}', table.concat(kept, ', '))
   reset(job)
-  local now = os.time()
-  deaths = vim.tbl_filter(function(t)
-    return now - t < DEATH_WINDOW_S
-  end, deaths)
-  table.insert(deaths, now)
-  if #deaths >= MAX_DEATHS then
-    state.last_error = string.format('the companion host stopped %d times in %d minutes (exit code %d); it is not restarted', #deaths, DEATH_WINDOW_S / 60, code)
-    return notify(state.last_error .. proposals .. '. :GeminiStart tries again, :checkhealth ide_companion tells why', vim.log.levels.ERROR)
-  end
-  state.last_error = string.format('the companion host stopped (exit code %d) and was restarted', code)
-  notify(state.last_error .. proposals, vim.log.levels.WARN)
-  vim.defer_fn(function()
+  restart_env = { IDE_COMPANION_HOST_DIED = tostring(code), IDE_COMPANION_HOST_KEPT = vim.json.encode(kept) }
+  vim.schedule(function()
     require('ide_companion').start()
-  end, #deaths == 1 and 0 or 250 * 2 ^ (#deaths - 1))
+  end)
 end
 
 --- Sends a notification to the host; false when it is not running.
@@ -126,6 +116,8 @@ function M.start(cfg, hello)
   if state.job then
     return true
   end
+  local env
+  env, restart_env = restart_env, nil
   if vim.fn.executable(cfg.node) ~= 1 then
     return fail('Node.js not found: ' .. cfg.node .. ' (set the `node` option; Node >= 20 is needed)')
   end
@@ -136,6 +128,7 @@ function M.start(cfg, hello)
   local job
   job = vim.fn.jobstart({ cfg.node, cfg.host }, {
     rpc = true,
+    env = env,
     on_stderr = function(_, data)
       -- The last 40 lines, for the message of a host that fails.
       vim.list_extend(state.stderr, vim.tbl_filter(function(l)
@@ -147,7 +140,7 @@ function M.start(cfg, hello)
       if state.job == job and state.status == 'running' then
         return died(job, code)
       end
-      if state.job == job and state.status ~= 'stopping' and code ~= 0 then
+      if state.job == job and state.status ~= 'stopping' and code ~= 0 and code ~= GAVE_UP then
         fail(string.format('host exited with code %d: %s', code, table.concat(state.stderr, ' | ')))
       end
       reset(job)
@@ -236,6 +229,13 @@ end
 
 function M.on_health(items)
   state.health = items
+  return true
+end
+
+--- The host's line on its start after a death: restarted ('warning'), or it gives up ('error').
+function M.on_say(level, message)
+  state.last_error = message
+  notify(message, level == 'error' and vim.log.levels.ERROR or vim.log.levels.WARN)
   return true
 end
 

@@ -116,6 +116,10 @@ export class NeovimHost implements ScriptFraming {
     this.report('on_env', { ...companion.terminalEnv }, companion.workspacePath, this.statusReport(companion));
   }
 
+  async say(said: { level: 'warning' | 'error'; message: string }): Promise<void> {
+    await this.lua.call(HOST_MODULE, 'on_say', said.level, said.message).catch(() => undefined);
+  }
+
   tell(problem: HostProblem): void {
     // Refused workspace folders and unheard mentions are the user's to hear of, the rest the log's.
     if (problem.kind === 'roots') return this.report('on_warning', problem.message);

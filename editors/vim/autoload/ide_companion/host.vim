@@ -24,8 +24,10 @@ let s:generation = 0
 let s:node_version = ''
 " GEMINI_CLI_IDE_* as they were before the companion set its own (v:null: unset).
 let s:saved_env = {}
-" When a running host died unasked; after 5 within 3 minutes it is not restarted.
-let s:deaths = []
+" For the host started after a death: how the last one ended and what was kept (the new host says it).
+let s:restart_env = {}
+" The exit code of a host that gave up (protocol hostRestarts.ts): it is not started again.
+let s:GAVE_UP = 75
 
 " [the host script, where it was found] ('' when there is none): g:ide_companion_host,
 " the plugin's own, a repository checkout's, or the `ide-companion` package's on PATH.
@@ -77,7 +79,7 @@ function! ide_companion#host#when_ready(Fn) abort
 endfunction
 
 function! s:fail(msg) abort
-  let [s:last_error, s:status, s:on_ready] = [a:msg, 'stopped', []]
+  let [s:last_error, s:status, s:on_ready, s:restart_env] = [a:msg, 'stopped', [], {}]
   call ide_companion#util#error(a:msg)
   return 0
 endfunction
@@ -128,6 +130,7 @@ function! s:probe_done(generation, node, host, version) abort
   " Raw mode, split here: 'nl' mode copies what it has so far at every read,
   " quadratic in a line's length (a 32 MiB diff took seconds).
   let opts = {'mode': 'raw', 'noblock': 1, 'out_cb': function('s:on_output'), 'exit_cb': function('s:on_exit'), 'stoponexit': 'term'}
+  let [opts.env, s:restart_env] = [s:restart_env, {}]
   let log = get(g:, 'ide_companion_log_file', '')
   call extend(opts, log !=# '' ? {'err_io': 'file', 'err_name': fnamemodify(expand(log), ':p')} : {'err_mode': 'nl', 'err_cb': {ch, line -> s:log(line)}})
   let s:job = job_start([a:node, a:host, '--name', 'vim', '--display-name', 'Vim'], opts)
@@ -270,7 +273,13 @@ function! ide_companion#host#health() abort
   return get(s:ready, 'health', [])
 endfunction
 
-let s:ON_LINE = {'request': function('s:answer'), 'ready': function('s:on_ready_msg'), 'sessions': function('s:on_sessions'), 'error': function('s:on_error'),
+" The host's line on its start after a death: restarted ('warning'), or it gives up ('error', then exits).
+function! s:on_say(msg) abort
+  let s:last_error = get(a:msg, 'message', '')
+  call call(get(a:msg, 'level', '') ==# 'error' ? 'ide_companion#util#error' : 'ide_companion#util#warn', [s:last_error])
+endfunction
+
+let s:ON_LINE = {'request': function('s:answer'), 'ready': function('s:on_ready_msg'), 'sessions': function('s:on_sessions'), 'error': function('s:on_error'), 'say': function('s:on_say'),
       \ 'health': {m -> extend(s:ready, {'health': get(m, 'health', [])})}}
 
 function! s:set_env(name, value) abort
@@ -289,6 +298,10 @@ function! s:on_exit(job, code) abort
     return s:died(a:code)
   endif
   call s:reset()
+  " It said why (s:on_say).
+  if a:code == s:GAVE_UP
+    return
+  endif
   let why = s:last_error !=# '' ? s:last_error : get(s:stderr, -1, '')
   " The host's own sentence may say it already ("the companion could not start: ...").
   let s:last_error = why =~# '^\(host error: \)\=the companion'
@@ -298,29 +311,18 @@ function! s:on_exit(job, code) abort
 endfunction
 
 " A running host died unasked (killed, out of memory, crashed): its reaper
-" removes its files, the proposals stay for the user, and a new host starts
-" at once, backing off; after too many deaths it is left stopped. One line
-" says what happened, never the host's raw log.
+" removes its files, the proposals stay for the user, and a new host starts,
+" told how this one ended: it counts, backs off and says so (server/hostRestarts.ts).
 function! s:died(code) abort
   let kept = ide_companion#diff#keep_all()
-  let kept = empty(kept) ? '' : ide_companion#diff#words('keptAtDeath', {'files': join(kept, ', ')})
   call s:reset()
-  let now = localtime()
-  let s:deaths = add(filter(s:deaths, {_, t -> now - t < 180}), now)
-  let values = {'how': 'exit code ' . a:code, 'count': len(s:deaths)}
-  if len(s:deaths) >= 5
-    let s:last_error = ide_companion#diff#words('notRestarted', values)
-    return ide_companion#util#error(s:last_error . kept . '. :GeminiStart tries again, :GeminiHealth tells why')
-  endif
-  let s:last_error = ide_companion#diff#words('restarted', values)
-  call ide_companion#util#warn(s:last_error . kept)
-  " 0, 0.5, 1, 2 s.
-  call timer_start(len(s:deaths) == 1 ? 0 : 250 * float2nr(pow(2, len(s:deaths) - 1)), {-> ide_companion#host#start()})
+  let s:restart_env = {'IDE_COMPANION_HOST_DIED': string(a:code), 'IDE_COMPANION_HOST_KEPT': json_encode(kept)}
+  call timer_start(0, {-> ide_companion#host#start()})
 endfunction
 
 " Back to 'stopped': env restored, events and diffs detached.
 function! s:reset() abort
-  let [s:job, s:channel, s:status, s:ready, s:sessions, s:session_agents, s:on_ready, s:partial] = [v:null, v:null, 'stopped', {}, 0, [], [], []]
+  let [s:job, s:channel, s:status, s:ready, s:sessions, s:session_agents, s:on_ready, s:partial, s:restart_env] = [v:null, v:null, 'stopped', {}, 0, [], [], [], {}]
   for [name, value] in items(s:saved_env)
     call setenv(name, value)
   endfor

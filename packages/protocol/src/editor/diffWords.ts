@@ -64,24 +64,38 @@ export const diffWords = {
 /**
  * The words an end needs when its host is gone (it cannot send them then):
  * given in `ready` (Neovim: `on_started`), kept by the end, which puts the
- * files' names for `{file}` / `{files}` (a literal replace, never a format).
+ * file's name for `{file}` (a literal replace, never a format).
  */
 export interface HostGoneWords {
   /** The accept could not be sent: the proposal stays where it is. */
   acceptUnsent: string;
-  /** Appended to the end's "host stopped" line when open proposals were kept (an accepted text the next host shows). */
-  keptAtDeath: string;
-  /** The end's line when its running host died and it started a new one; `{how}`: how it ended ("exit code 9"). */
-  restarted: string;
-  /** … died `{count}` times within the end's window of 3 minutes, so it is left stopped. */
-  notRestarted: string;
 }
 
 export function hostGoneWords(ide: string): HostGoneWords {
   return {
     acceptUnsent: `the companion is not running, so the accept reached no one; your proposal for {file} is kept in its buffer${savesIt(ide)}`,
-    keptAtDeath: `; your proposal for {files} is kept in ${KEPT_IN[ide] ?? 'its buffer'}${savesIt(ide)}`,
-    restarted: 'the companion host stopped ({how}) and was restarted',
-    notRestarted: 'the companion host stopped {count} times in 3 minutes ({how}); it is not restarted',
   };
+}
+
+/** How each end's user starts the companion again once its host gave up (hostRestarts.ts). */
+const START_AGAIN: Readonly<Record<string, string>> = {
+  neovim: ':GeminiStart tries again, :checkhealth ide_companion tells why',
+  vim: ':GeminiStart tries again, :GeminiHealth tells why',
+  emacs: 'M-x ide-companion-start tries again',
+};
+
+/**
+ * What a host started again after its end's host died says (server/hostRestarts.ts): `how` the last one ended
+ * (hostEnded: "exit code 137"), the files whose proposals the end kept then, the deaths counted.
+ */
+export const hostRestartWords = {
+  restarted: (ide: string, how: string | undefined, kept: readonly string[]) =>
+    `the companion host stopped${how ? ` (${how})` : ''} and was restarted${keptAtDeath(ide, kept)}`,
+  /** Said by the host that gives up (its editor's host died `deaths` times within 3 minutes) and exits instead of serving. */
+  notRestarted: (ide: string, how: string | undefined, kept: readonly string[], deaths: number) =>
+    `the companion host stopped ${deaths} times in 3 minutes${how ? ` (${how})` : ''}; it is not restarted${keptAtDeath(ide, kept)}${START_AGAIN[ide] ? `. ${START_AGAIN[ide]}` : ''}`,
+};
+
+function keptAtDeath(ide: string, kept: readonly string[]): string {
+  return kept.length === 0 ? '' : `; your proposal for ${kept.join(', ')} is kept in ${KEPT_IN[ide] ?? 'its buffer'}${savesIt(ide)}`;
 }

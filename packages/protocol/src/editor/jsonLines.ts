@@ -99,4 +99,6 @@ export type HostLine =
       label: string;
     }
   | { type: 'health'; health: string[] }
+  /** A line to show as it is: a host started again after a death says so (`warning`), or that it gives up (`error`, then it exits 75). */
+  | { type: 'say'; level: 'warning' | 'error'; message: string }
   | { type: 'error'; message: string };
