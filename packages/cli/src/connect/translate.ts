@@ -41,24 +41,25 @@ const isTextBlock = (b: unknown): b is TextBlock =>
 type Mapper = (p: string) => string | undefined;
 
 /** The value with the path at `location` rewritten; undefined when that path is outside (array elements holding one are left out). */
-export function rewriteAt(value: Json, location: PathLocation, map: Mapper): { value: Json } | undefined {
-  if (location.length === 0) {
+export function rewriteAt(value: Json, location: PathLocation, map: Mapper, depth = 0): { value: Json } | undefined {
+  if (depth === location.length) {
     if (typeof value !== 'string') return { value };
     const mapped = map(value);
     return mapped === undefined ? undefined : { value: mapped };
   }
-  const [key, ...rest] = location as [string, ...string[]];
+  // The location read by index (`depth`): no copy of its rest at every step, for every array element.
+  const key = location[depth]!;
   if (key === '*') {
     if (!Array.isArray(value)) return { value };
     const kept: Json[] = [];
     for (const element of value) {
-      const r = rewriteAt(element, rest, map);
+      const r = rewriteAt(element, location, map, depth + 1);
       if (r) kept.push(r.value);
     }
     return { value: kept };
   }
   if (value === null || typeof value !== 'object' || !(key in value)) return { value };
-  const r = rewriteAt((value as Record<string, Json>)[key], rest, map);
+  const r = rewriteAt((value as Record<string, Json>)[key], location, map, depth + 1);
   return r && { value: { ...(value as Record<string, Json>), [key]: r.value } };
 }
 
