@@ -39,6 +39,10 @@ the host took the accept held since (its copy written, the CLI told)."
          (held (gethash (plist-get params :diffId) ide-companion--held))
          (diff (or held (gethash (plist-get params :diffId) ide-companion--diffs)))
          (message (plist-get params :message)))
+    ;; Kept at the host's death, and said so then.
+    (when (gethash (plist-get params :diffId) ide-companion--kept-at-death)
+      (remhash (plist-get params :diffId) ide-companion--kept-at-death)
+      (setq diff nil))
     (when (and diff (or held (ide-companion--settle diff)))
       (let ((kept (and (if held (ide-companion--unhold held keep) (ide-companion--end-view diff keep))
                        (buffer-name (ide-companion--diff-proposal diff)))))

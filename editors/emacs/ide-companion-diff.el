@@ -34,6 +34,14 @@
     (current-buffer)))
 
 (defun ide-companion--show-diff (params)
+  "Answer showDiff: show the diff in PARAMS, unless it is kept already.
+An accept kept when the host died may come back under its id from the next
+host (its copy): it is kept, and was said, once."
+  (unless (and (eq (plist-get params :kept) t) (gethash (plist-get params :diffId) ide-companion--kept-at-death))
+    (ide-companion--open-diff params))
+  :null)
+
+(defun ide-companion--open-diff (params)
   "Show the diff in PARAMS (diffId, filePath, newContent, originalContent).
 One to keep at once (PARAMS' kept) gets its proposal buffer only."
   (let* ((id (plist-get params :diffId))
@@ -188,7 +196,8 @@ plain buffer."
 return their files."
   (cl-loop for diff in (append (hash-table-values ide-companion--diffs) (hash-table-values ide-companion--held))
            when (and (if (gethash (ide-companion--diff-id diff) ide-companion--held)
-                         (ide-companion--unhold diff keep)
+                         (progn (when keep (puthash (ide-companion--diff-id diff) t ide-companion--kept-at-death))
+                                (ide-companion--unhold diff keep))
                        (and (ide-companion--settle diff) (ide-companion--end-view diff keep)))
                      keep)
            collect (file-name-nondirectory (ide-companion--diff-path diff))))

@@ -38,6 +38,7 @@
             :keptAtDeath "; your proposal for {files} is kept in its buffer (C-x C-w saves it)"))
          (ide-companion--diffs (make-hash-table :test #'equal))
          (ide-companion--held (make-hash-table :test #'equal))
+         (ide-companion--kept-at-death (make-hash-table :test #'equal))
          (ide-companion--focused nil)
          (ide-companion--roots (list (directory-file-name temporary-file-directory)))
          (ide-companion-diff-layout 'side-by-side))
@@ -297,8 +298,17 @@ Whether it covers the roots is the host's rule: packages/server/test/workspaceTr
         (should-not (string-prefix-p " " (buffer-name kept)))
         (should-not (buffer-local-value 'ide-companion-proposal-mode kept))
         (should (= 0 (hash-table-count ide-companion--held)))
-        ;; A late closeDiff (a new host knows nothing of it) finds nothing to do.
-        (ide-companion--answer 2 "closeDiff" '(:diffId "d1" :reason "accepted"))
+        ;; The next host shows its copy under the same id (the host wrote it, then died): kept and said once.
+        (let ((buffers (length (buffer-list))))
+          (ide-companion--answer 2 "showDiff" '(:diffId "d1" :filePath "/p/a.txt" :newContent "edited new\n"
+                                                :originalContent "old\n" :kept t))
+          (should (equal (ide-companion-tests--response 2) '(:type "response" :id 2 :result nil)))
+          (should (= buffers (length (buffer-list))))
+          (should (= 0 (hash-table-count ide-companion--diffs))))
+        (let ((inhibit-message t) (messages (with-current-buffer (messages-buffer) (buffer-size))))
+          (ide-companion--answer 3 "closeDiff" '(:diffId "d1" :reason "sessionClosed" :message "kept again"))
+          (should (= messages (with-current-buffer (messages-buffer) (buffer-size)))))
+        (should (= 0 (hash-table-count ide-companion--kept-at-death)))
         (should (buffer-live-p kept))
         (kill-buffer kept)))))
 

@@ -380,6 +380,36 @@ describe('Neovim companion lifecycle', { skip, timeout: 120_000 }, () => {
     }
   });
 
+  // Issue 37: the one moment both could keep an accept: the host wrote its copy, then died before Neovim heard it took
+  // the accept. The copy is written here as the host writes it (its folder, name and fields), the host held stopped.
+  test('a host killed between its copy of the accept and its acknowledgement: the text is kept once, and said once', async () => {
+    const { s, c: client } = await startWithClient({ files: { 'a.txt': 'on disk\n' } });
+    let hostPid = 0;
+    try {
+      const { file, diff } = await proposeEdited(s, client, ['the user edited this']);
+      hostPid = await hostPidOf(s);
+      process.kill(hostPid, 'SIGSTOP');
+      await inProposal(s, diff.proposal, 'write');
+      await waitFor(async () => (await s.lua<unknown[]>("return require('ide_companion.diff').list()")).length === 0, 'the tab closed', TIMEOUT);
+      const dir = path.join(s.tmp, `ide-companion-kept-${process.getuid!()}`);
+      fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+      const copy = { filePath: file, agent: 'Gemini CLI', content: 'the user edited this\n', diffId: diff.id };
+      fs.writeFileSync(path.join(dir, `accepted-${hostPid}-0123abcd.json`), JSON.stringify(copy), { mode: 0o600 });
+      process.kill(hostPid, 'SIGKILL');
+      await waitFor(async () => /restarted; your proposal for a\.txt is kept in its tab/.test(await s.messages()), 'the restart line', TIMEOUT);
+      await waitFor(() => acceptedCopies(s.tmp).length === 0, 'the next host to claim the copy and show it', TIMEOUT);
+      const kept = await s.lua<string[]>(
+        "local out = {} for _, b in ipairs(vim.api.nvim_list_bufs()) do if vim.api.nvim_buf_get_name(b):match('/proposed/') then table.insert(out, table.concat(vim.api.nvim_buf_get_lines(b, 0, -1, false), '\\n')) end end return out",
+      );
+      assert.deepEqual(kept, ['the user edited this'], 'one kept buffer');
+      assert.doesNotMatch(await s.messages(), /the companion stopped before/, 'said once: in the restart line');
+      assert.equal(fs.readFileSync(file, 'utf8'), 'on disk\n');
+    } finally {
+      await client.close();
+      await s.close();
+    }
+  });
+
   test('a host killed after the CLI wrote the accepted file: nothing comes back, and the line says nothing is kept', async () => {
     const { s, c: client } = await startWithClient({ files: { 'a.txt': 'on disk\n' } });
     try {

@@ -346,6 +346,41 @@ describe('Vim companion lifecycle', { timeout: 180_000 }, () => {
     },
   );
 
+  // Issue 37: the one moment both could keep an accept: the host wrote its copy, then died before Vim heard it took
+  // the accept. The copy is written here as the host writes it (its folder, name and fields), the host held stopped.
+  test('a host killed (SIGKILL) between its copy of the accept and its acknowledgement: the text is kept once, and said once', { skip: skipVim }, async () => {
+    const { s, c } = await startWithClient({ files: { 'a.txt': 'on disk\n' } });
+    let hostPid = 0;
+    try {
+      const file = path.join(s.workspace, 'a.txt');
+      await c.client.callTool({ name: 'openDiff', arguments: { filePath: file, newContent: 'one\r\ntwo\r\n' } });
+      const diff = await waitForDiff(s, file);
+      await editProposal(s, diff.proposal);
+      hostPid = await s.expr<number>('ide_companion#host#state().hostPid');
+      process.kill(hostPid, 'SIGSTOP');
+      await acceptWithWrite(s, diff.proposal);
+      const dir = path.join(s.tmp, `ide-companion-kept-${process.getuid!()}`);
+      fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+      const copy = { filePath: file, agent: 'Gemini CLI', content: EDITED, diffId: diff.id };
+      fs.writeFileSync(path.join(dir, `accepted-${hostPid}-0123abcd.json`), JSON.stringify(copy), { mode: 0o600 });
+      process.kill(hostPid, 'SIGKILL');
+      await waitFor(async () => /restarted; your proposal for a\.txt is kept in its tab/.test(await s.messages()), 'the restart line', TIMEOUT);
+      await waitFor(() => acceptedCopies(s.tmp).length === 0, 'the next host to claim the copy and show it', TIMEOUT);
+      const kept = await keptBuffers(s);
+      assert.deepEqual(
+        kept.map((k) => k.text),
+        [EDITED],
+        'one kept buffer',
+      );
+      assert.doesNotMatch(await s.messages(), /the companion stopped before/, 'said once: in the restart line');
+      assert.equal(fs.readFileSync(file, 'utf8'), 'on disk\n');
+    } finally {
+      resume(hostPid);
+      await c.close();
+      await s.close();
+    }
+  });
+
   // The control for the test above: an accept the CLI wrote to the file is not brought back when the host dies.
   test('a host killed (SIGKILL) after the accepted text reached the file: no buffer comes back, and the message keeps nothing', { skip: skipVim }, async () => {
     const { s, c } = await startWithClient({ files: { 'a.txt': 'on disk\n' } });

@@ -8,6 +8,8 @@ local M = {}
 local diffs = {} -- id -> { id, path, left, right, group, settled, tab, prev_tab, prev_win, from_terminal, hints }
 -- Accepted, not yet taken: the view closed, the proposal hidden until the host's closeDiff `accepted` (issue 37).
 local held = {}
+-- Ids of accepts kept at the host's death: the next host may show the same one (its copy) under that id.
+local kept_at_death = {}
 local counter = 0
 
 local put, word, notify = host.put, host.word, host.say
@@ -124,6 +126,9 @@ end
 --- Opens a diff tab. spec = {id, path, proposal, original (nil: a new file), agent, hints, words, kept}.
 --- A kept proposal (an accept its CLI never wrote) opens without taking the user's window.
 function M.open(spec)
+  if spec.kept and kept_at_death[spec.id] then
+    return {}
+  end
   local mode = vim.api.nvim_get_mode().mode:sub(1, 1)
   local d = { id = spec.id, path = spec.path, hints = spec.hints, from_terminal = mode == 't' }
   d.prev_tab, d.prev_win = vim.api.nvim_get_current_tabpage(), vim.api.nvim_get_current_win()
@@ -221,7 +226,11 @@ end
 function M.close(id, reason, message)
   local d = diffs[id]
   local shown = true
-  if held[id] then
+  if kept_at_death[id] then
+    -- Kept once already, and said so.
+    kept_at_death[id] = nil
+    return true
+  elseif held[id] then
     shown = unhold(held[id], reason == 'sessionClosed' and held[id].hints.sessionGone or nil)
   elseif not settle(d) then
     return false
@@ -325,6 +334,7 @@ function M.keep_all()
     end
   end
   for _, d in pairs(held) do
+    kept_at_death[d.id] = true
     if unhold(d, word('keptStopped')) then
       table.insert(kept, vim.fn.fnamemodify(d.path, ':t'))
     end

@@ -8,6 +8,9 @@ let s:diffs = {}
 " Accepted, not yet taken: the tab closed, the proposal hidden until the host's
 " closeDiff `accepted` (issue 37); kept as an open one if the host dies first.
 let s:held = {}
+" Ids of accepts kept at the host's death: the next host may show the same one
+" (its copy) under that id; it is kept and said once.
+let s:kept_at_death = {}
 let s:counter = 0
 " The host's words for when it is gone (`ready`: diffWords.ts hostGoneWords).
 let s:words = {'acceptUnsent': '', 'keptAtDeath': '', 'restarted': '', 'notRestarted': ''}
@@ -48,6 +51,9 @@ function! ide_companion#diff#show(params) abort
     return v:null
   endif
   let background = get(a:params, 'kept', v:false) is v:true
+  if background && has_key(s:kept_at_death, id)
+    return v:null
+  endif
   let d = {'id': id, 'path': path, 'settled': 0, 'prev_win': win_getid(), 'proposal': a:params.newContent}
   " Typing into the proposal by accident (Insert mode, a terminal) would be worse.
   if !background && (mode() ==# 'i' || mode() ==# 'R')
@@ -171,6 +177,10 @@ endfunction
 " so the proposal stays the user's. `message`: the companion's words.
 " `accepted`: the host took the accept held since (its copy written, the CLI told).
 function! ide_companion#diff#close(params) abort
+  if has_key(s:kept_at_death, a:params.diffId)
+    call remove(s:kept_at_death, a:params.diffId)
+    return v:null
+  endif
   let [d, keep] = [get(s:held, a:params.diffId, {}), a:params.reason ==# 'sessionClosed']
   if !empty(d)
     let shown = s:unhold(d, keep)
@@ -281,6 +291,7 @@ endfunction
 " taken (one it took and the agent had not written yet is the next host's to
 " show, kept: acceptedWrites.ts). The files' names, for the line.
 function! ide_companion#diff#keep_all() abort
+  call extend(s:kept_at_death, map(copy(s:held), {-> 1}))
   let kept = filter(values(s:diffs), {_, d -> s:settle(d) && s:keep(d)}) + filter(values(s:held), {_, d -> s:unhold(d, 1)})
   return map(kept, {_, d -> fnamemodify(d.path, ':t')})
 endfunction
