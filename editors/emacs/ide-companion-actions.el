@@ -33,11 +33,18 @@
 
 (defun ide-companion--close-diff (params)
   "Answer closeDiff: close the diff in PARAMS without an outcome; say its message.
-A diff whose CLI went away is kept: nobody can take an answer."
-  (let ((diff (gethash (plist-get params :diffId) ide-companion--diffs))
-        (message (plist-get params :message)))
-    (when (and diff (ide-companion--settle diff))
-      (let ((kept (and (ide-companion--end-view diff (equal (plist-get params :reason) "sessionClosed"))
+A diff whose CLI went away is kept: nobody can take an answer.  `accepted':
+the host took the accept held since (its copy written, the CLI told)."
+  (let* ((keep (equal (plist-get params :reason) "sessionClosed"))
+         (held (gethash (plist-get params :diffId) ide-companion--held))
+         (diff (or held (gethash (plist-get params :diffId) ide-companion--diffs)))
+         (message (plist-get params :message)))
+    ;; Kept at the host's death, and said so then.
+    (when (gethash (plist-get params :diffId) ide-companion--kept-at-death)
+      (remhash (plist-get params :diffId) ide-companion--kept-at-death)
+      (setq diff nil))
+    (when (and diff (or held (ide-companion--settle diff)))
+      (let ((kept (and (if held (ide-companion--unhold held keep) (ide-companion--end-view diff keep))
                        (buffer-name (ide-companion--diff-proposal diff)))))
         (when (stringp message)
           (message "ide-companion: %s%s" message (if kept (format ": %s" kept) "")))))

@@ -34,6 +34,14 @@
     (current-buffer)))
 
 (defun ide-companion--show-diff (params)
+  "Answer showDiff: show the diff in PARAMS, unless it is kept already.
+An accept kept when the host died may come back under its id from the next
+host (its copy): it is kept, and was said, once."
+  (unless (and (eq (plist-get params :kept) t) (gethash (plist-get params :diffId) ide-companion--kept-at-death))
+    (ide-companion--open-diff params))
+  :null)
+
+(defun ide-companion--open-diff (params)
   "Show the diff in PARAMS (diffId, filePath, newContent, originalContent).
 One to keep at once (PARAMS' kept) gets its proposal buffer only."
   (let* ((id (plist-get params :diffId))
@@ -108,7 +116,8 @@ A diff may have just opened there."
 
 (defun ide-companion--end-view (diff &optional keep)
   "Close DIFF's ediff session and buffers, restoring the windows.
-KEEP: the proposal stays as a plain buffer; then return non-nil if it is there."
+KEEP: the proposal stays as a plain buffer; then return non-nil if it is there.
+KEEP `held': it stays as it is, hidden, the windows restored."
   (let ((control (ide-companion--diff-control diff))
         (proposal (ide-companion--diff-proposal diff)))
     (when (buffer-live-p control)
@@ -117,7 +126,9 @@ KEEP: the proposal stays as a plain buffer; then return non-nil if it is there."
       (when (buffer-live-p buffer)
         (with-current-buffer buffer (set-buffer-modified-p nil))
         (kill-buffer buffer)))
-    (if keep
+    (when (and (eq keep 'held) (buffer-live-p proposal))
+      (with-current-buffer proposal (rename-buffer (concat " " (buffer-name)) t)))
+    (if (eq keep t)
         (when (buffer-live-p proposal)
           (with-current-buffer proposal
             (ide-companion-proposal-mode -1)
@@ -127,6 +138,20 @@ KEEP: the proposal stays as a plain buffer; then return non-nil if it is there."
       (let ((config (ide-companion--diff-window-config diff)))
         (when (and config (frame-live-p (window-configuration-frame config)))
           (set-window-configuration config))))))
+
+(defun ide-companion--unhold (diff keep)
+  "End the hold on the accept of DIFF: KEEP its proposal, else kill it.
+Kept, it is a plain buffer shown beside the user's windows; then non-nil."
+  (remhash (ide-companion--diff-id diff) ide-companion--held)
+  (let ((proposal (ide-companion--diff-proposal diff)))
+    (when (buffer-live-p proposal)
+      (with-current-buffer proposal
+        (set-buffer-modified-p nil)
+        (rename-buffer (string-trim-left (buffer-name)) t))
+      (if (not keep)
+          (ignore (kill-buffer proposal))
+        (ide-companion--display-kept proposal)
+        (ide-companion--end-view diff t)))))
 
 (defun ide-companion--proposal-text (diff)
   "The text of DIFF's proposal buffer as it stands."
@@ -140,9 +165,11 @@ KEEP: the proposal stays as a plain buffer; then return non-nil if it is there."
 
 (defun ide-companion--accept-diff (diff)
   "Accept DIFF with the proposal as the user left it.
-The host keeps the text until the file holds it (a host killed first leaves
-it to the next, which shows it kept).  When the accept cannot be sent at all,
-the proposal stays as a plain buffer."
+Its proposal stays, hidden, until the host says it took the accept (closeDiff
+`accepted'); a host that dies first leaves it kept.  The host keeps the text
+until the file holds it (a host killed then leaves it to the next, which shows
+it kept).  When the accept cannot be sent at all, the proposal stays as a
+plain buffer."
   (let ((text (ide-companion--proposal-text diff))
         (path (ide-companion--diff-path diff)))
     (when (ide-companion--settle diff)
@@ -150,7 +177,8 @@ the proposal stays as a plain buffer."
            (append (list :type "diffAccepted" :diffId (ide-companion--diff-id diff))
                    (and (not (string= text (ide-companion--diff-new-content diff))) (list :content text))))
           (progn
-            (ide-companion--end-view diff)
+            (puthash (ide-companion--diff-id diff) diff ide-companion--held)
+            (ide-companion--end-view diff 'held)
             (message "ide-companion: accepted the changes to %s" (file-name-nondirectory path)))
         (ide-companion--end-view diff t)
         (message "ide-companion: %s" (ide-companion--put-words :acceptUnsent "{file}" (file-name-nondirectory path)))))))
@@ -164,9 +192,14 @@ the proposal stays as a plain buffer."
     (message "ide-companion: rejected the changes to %s" (file-name-nondirectory (ide-companion--diff-path diff)))))
 
 (defun ide-companion--end-all-diffs (keep)
-  "The host is gone: end every diff, KEEP its proposal; return their files."
-  (cl-loop for diff in (hash-table-values ide-companion--diffs)
-           when (and (ide-companion--settle diff) (ide-companion--end-view diff keep) keep)
+  "The host is gone: end every diff and accept not taken, KEEP its proposal;
+return their files."
+  (cl-loop for diff in (append (hash-table-values ide-companion--diffs) (hash-table-values ide-companion--held))
+           when (and (if (gethash (ide-companion--diff-id diff) ide-companion--held)
+                         (progn (when keep (puthash (ide-companion--diff-id diff) t ide-companion--kept-at-death))
+                                (ide-companion--unhold diff keep))
+                       (and (ide-companion--settle diff) (ide-companion--end-view diff keep)))
+                     keep)
            collect (file-name-nondirectory (ide-companion--diff-path diff))))
 
 (defun ide-companion--reload (params)

@@ -86,6 +86,10 @@ $IDE_COMPANION_AMP_EDIT, else review.  Read at the next start."
 (defvar ide-companion--moved nil "Non-nil when a command ran since point was last reported.")
 (defvar ide-companion--idle-timer nil "The idle timer that reports point after commands.")
 (defvar ide-companion--diffs (make-hash-table :test #'equal) "Open diffs by diff id.")
+(defvar ide-companion--held (make-hash-table :test #'equal)
+  "Accepted diffs by id, each kept hidden until the host takes the accept.")
+(defvar ide-companion--kept-at-death (make-hash-table :test #'equal)
+  "Ids of accepts kept when the host died: a next host may show them again.")
 (defvar ide-companion--gemini-buffer nil "The terminal of `ide-companion-gemini'.")
 (defvar ide-companion--agent-buffer nil "The terminal of `ide-companion-agent'.")
 

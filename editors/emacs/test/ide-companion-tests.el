@@ -36,6 +36,8 @@
          (ide-companion--words
           '(:acceptUnsent "the companion is not running, so the accept reached no one; your proposal for {file} is kept in its buffer (C-x C-w saves it)"))
          (ide-companion--diffs (make-hash-table :test #'equal))
+         (ide-companion--held (make-hash-table :test #'equal))
+         (ide-companion--kept-at-death (make-hash-table :test #'equal))
          (ide-companion--focused nil)
          (ide-companion--roots (list (directory-file-name temporary-file-directory)))
          (ide-companion-diff-layout 'side-by-side))
@@ -271,9 +273,43 @@ Whether it covers the roots is the host's rule: packages/server/test/workspaceTr
             (ide-companion-accept))
           (should (equal (ide-companion-tests--sent-of-type "diffAccepted")
                          (list (list :type "diffAccepted" :diffId "d1" :content (concat proposal " — edited\r\n")))))
-          (should-not (buffer-live-p (ide-companion--diff-proposal diff)))
+          (should-not (get-buffer-window (ide-companion--diff-proposal diff) t))
           (should-not (buffer-live-p (ide-companion--diff-original diff)))
-          (should (= 0 (hash-table-count ide-companion--diffs))))))))
+          (should (= 0 (hash-table-count ide-companion--diffs)))
+          ;; The proposal stays, hidden, until the host says it took the accept.
+          (should (buffer-live-p (ide-companion--diff-proposal diff)))
+          (ide-companion--answer 4 "closeDiff" '(:diffId "d1" :reason "accepted"))
+          (should (equal (ide-companion-tests--response 4) '(:type "response" :id 4 :result nil)))
+          (should-not (buffer-live-p (ide-companion--diff-proposal diff)))
+          (should (= 0 (hash-table-count ide-companion--held))))))))
+
+;; Issue 37: the accept sent, the host gone before it took it: the proposal is kept, once.
+(ert-deftest ide-companion-tests-accept-not-taken-is-kept-when-the-host-dies ()
+  "An accept the host never acknowledged comes back as a kept buffer when it dies."
+  (ide-companion-tests--with-wire
+    (ide-companion-tests--show 1 "/p/a.txt" "new\n" "old\n")
+    (let ((diff (gethash "d1" ide-companion--diffs)))
+      (with-current-buffer (ide-companion--diff-proposal diff) (insert "edited ") (ide-companion-accept))
+      (should (equal (ide-companion--end-all-diffs t) '("a.txt")))
+      (let ((kept (ide-companion--diff-proposal diff)))
+        (should (buffer-live-p kept))
+        (should (equal (with-current-buffer kept (buffer-string)) "edited new\n"))
+        (should-not (string-prefix-p " " (buffer-name kept)))
+        (should-not (buffer-local-value 'ide-companion-proposal-mode kept))
+        (should (= 0 (hash-table-count ide-companion--held)))
+        ;; The next host shows its copy under the same id (the host wrote it, then died): kept and said once.
+        (let ((buffers (length (buffer-list))))
+          (ide-companion--answer 2 "showDiff" '(:diffId "d1" :filePath "/p/a.txt" :newContent "edited new\n"
+                                                :originalContent "old\n" :kept t))
+          (should (equal (ide-companion-tests--response 2) '(:type "response" :id 2 :result nil)))
+          (should (= buffers (length (buffer-list))))
+          (should (= 0 (hash-table-count ide-companion--diffs))))
+        (let ((inhibit-message t) (messages (with-current-buffer (messages-buffer) (buffer-size))))
+          (ide-companion--answer 3 "closeDiff" '(:diffId "d1" :reason "sessionClosed" :message "kept again"))
+          (should (= messages (with-current-buffer (messages-buffer) (buffer-size)))))
+        (should (= 0 (hash-table-count ide-companion--kept-at-death)))
+        (should (buffer-live-p kept))
+        (kill-buffer kept)))))
 
 (ert-deftest ide-companion-tests-unedited-accept-omits-content ()
   "Accepting an unedited proposal (a new file: empty original) sends no content."

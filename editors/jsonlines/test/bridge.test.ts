@@ -10,7 +10,7 @@ import * as path from 'node:path';
 import * as readline from 'node:readline';
 import { after, before, describe, test } from 'node:test';
 import { CONTAINER_ENV, CONTAINER_MARKER_FILES, MAX_SELECTED_TEXT_LENGTH, UNHEARD_MENTION } from '@ide-companion/protocol';
-import { assertServesSocket, connectRecordingClient, makeTempDir, repoRoot, waitFor, type RecordingClient } from '@ide-companion/testkit';
+import { acceptedCopies, assertServesSocket, connectRecordingClient, makeTempDir, repoRoot, waitFor, type RecordingClient } from '@ide-companion/testkit';
 
 const bin = path.join(repoRoot, 'packages', 'cli', 'bin', 'ide-companion.js');
 
@@ -160,6 +160,7 @@ describe('ide-companion bridge (JSON lines)', () => {
     await waitFor(() => editor.errors().length === before + 7, 'seven errors');
     assert.match(editor.errors().at(-3)!, /hello was already received/);
     assert.match(editor.errors().at(-2)!, /no pending diff no-such-diff/);
+    assert.ok(!editor.fromHost.some((m) => m.action === 'closeDiff' && m.params.diffId === 'no-such-diff'), 'no accept taken, none acknowledged');
     assert.ok((await peer.client.listTools()).tools.length >= 3, 'still serving');
     assert.equal(peer.notifications.length, contexts, 'no context change');
   });
@@ -177,6 +178,17 @@ describe('ide-companion bridge (JSON lines)', () => {
     assert.equal(show.params.newContent, 'proposal\n');
     assert.equal(show.params.originalContent, 'old\r\n');
     editor.send({ type: 'diffAccepted', diffId: show.params.diffId, content: 'proposal\nedited\n' });
+    // Issue 37: the script holds the proposal until the host says it took the accept, its copy written first.
+    const taken = await editor.request('closeDiff', (p) => p.diffId === show.params.diffId);
+    assert.deepEqual(taken.params, { diffId: show.params.diffId, reason: 'accepted' });
+    assert.deepEqual(
+      acceptedCopies(tmp.path)
+        .filter((c) => c.filePath === file('d.txt'))
+        .map((c) => c.content),
+      ['proposal\nedited\n'],
+      'the copy on disk before the ack',
+    );
+    editor.respond(taken, { result: null });
     const n = await waitFor(() => peer.notifications.find((x) => x.method === 'ide/diffAccepted'), 'accepted');
     assert.deepEqual(n.params, { filePath: file('d.txt'), content: 'proposal\nedited\n' });
   });

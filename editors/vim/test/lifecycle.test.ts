@@ -62,10 +62,6 @@ function keptBuffers(s: VimSession): Promise<Array<{ buf: number; text: string; 
   );
 }
 
-/** Why the accept still in a killed host's pipe is not kept any more (issue 37): Vim keeps no copy of it. */
-const IN_PIPE_GAP =
-  "issue 37: the ends keep no copy of an accepted text, so an accept still in a killed host's pipe is lost; it needs the host to acknowledge each accept (the proposal kept until then)";
-
 /** Lets a host the test stopped go on (when a test failed before it was killed or continued). */
 function resume(pid: number): void {
   try {
@@ -293,9 +289,9 @@ describe('Vim companion lifecycle', { timeout: 180_000 }, () => {
   // Issue 21: an accept Vim wrote into the pipe of a host killed before it read it used to be wiped with the proposal.
   test(
     'a host killed (SIGKILL) with an accept in flight: the accepted text, bytes exact, comes back in a kept buffer, said so; the file untouched; a new host serves within 2 s',
-    // Issue 37 took Vim's own copy of the accepted text away (the host keeps the only one, in a file a killed host
-    // leaves): an accept the host never read is lost until the host acknowledges accepts (see the branch's report).
-    { skip: skipVim || IN_PIPE_GAP },
+    // Issue 37: Vim keeps no copy of the accepted text; it holds the proposal, hidden, until the host's closeDiff
+    // `accepted`, and keeps it as an open one when the host dies first.
+    { skip: skipVim },
     async (t) => {
       const { s, c } = await startWithClient({ files: { 'a.txt': 'on disk\n' } });
       let hostPid = 0;
@@ -341,7 +337,7 @@ describe('Vim companion lifecycle', { timeout: 180_000 }, () => {
           /ide-companion: the companion host stopped \(exit code -?\d+\) and was restarted; your proposal for a\.txt is kept in its tab \(:w FILE saves it\)/,
         );
         assert.equal(fs.readFileSync(file, 'utf8'), 'on disk\n', 'the file on disk is untouched');
-        assert.deepEqual(await s.expr('ide_companion#diff#accepted()'), {}, 'the record is cleared: no second copy later');
+        assert.deepEqual(acceptedCopies(s.tmp), [], 'the host never took it: no copy of its own, so nothing is shown twice');
       } finally {
         resume(hostPid);
         await c.close();
@@ -349,6 +345,41 @@ describe('Vim companion lifecycle', { timeout: 180_000 }, () => {
       }
     },
   );
+
+  // Issue 37: the one moment both could keep an accept: the host wrote its copy, then died before Vim heard it took
+  // the accept. The copy is written here as the host writes it (its folder, name and fields), the host held stopped.
+  test('a host killed (SIGKILL) between its copy of the accept and its acknowledgement: the text is kept once, and said once', { skip: skipVim }, async () => {
+    const { s, c } = await startWithClient({ files: { 'a.txt': 'on disk\n' } });
+    let hostPid = 0;
+    try {
+      const file = path.join(s.workspace, 'a.txt');
+      await c.client.callTool({ name: 'openDiff', arguments: { filePath: file, newContent: 'one\r\ntwo\r\n' } });
+      const diff = await waitForDiff(s, file);
+      await editProposal(s, diff.proposal);
+      hostPid = await s.expr<number>('ide_companion#host#state().hostPid');
+      process.kill(hostPid, 'SIGSTOP');
+      await acceptWithWrite(s, diff.proposal);
+      const dir = path.join(s.tmp, `ide-companion-kept-${process.getuid!()}`);
+      fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+      const copy = { filePath: file, agent: 'Gemini CLI', content: EDITED, diffId: diff.id };
+      fs.writeFileSync(path.join(dir, `accepted-${hostPid}-0123abcd.json`), JSON.stringify(copy), { mode: 0o600 });
+      process.kill(hostPid, 'SIGKILL');
+      await waitFor(async () => /restarted; your proposal for a\.txt is kept in its tab/.test(await s.messages()), 'the restart line', TIMEOUT);
+      await waitFor(() => acceptedCopies(s.tmp).length === 0, 'the next host to claim the copy and show it', TIMEOUT);
+      const kept = await keptBuffers(s);
+      assert.deepEqual(
+        kept.map((k) => k.text),
+        [EDITED],
+        'one kept buffer',
+      );
+      assert.doesNotMatch(await s.messages(), /the companion stopped before/, 'said once: in the restart line');
+      assert.equal(fs.readFileSync(file, 'utf8'), 'on disk\n');
+    } finally {
+      resume(hostPid);
+      await c.close();
+      await s.close();
+    }
+  });
 
   // The control for the test above: an accept the CLI wrote to the file is not brought back when the host dies.
   test('a host killed (SIGKILL) after the accepted text reached the file: no buffer comes back, and the message keeps nothing', { skip: skipVim }, async () => {

@@ -145,7 +145,7 @@ export class AcceptedWrites {
     const before = bySession.get(key);
     if (before) forget(before);
     // Written before the outcome goes out: a companion killed from then on leaves it for the next.
-    const copy = new AcceptedCopy({ filePath: diff.filePath, agent: diff.agent, content });
+    const copy = new AcceptedCopy({ filePath: diff.filePath, agent: diff.agent, content, diffId: diff.id });
     const entry: Unwritten = {
       filePath: diff.filePath,
       sessionId: diff.sessionId,
@@ -205,7 +205,7 @@ export class AcceptedWrites {
   }
 
   /** An accepted text its CLI never wrote: unless the file now holds it, the editor shows it again and keeps it. */
-  private async keep({ filePath, sessionId, agent, content }: AcceptedText & { sessionId: string }, afterStop: boolean): Promise<void> {
+  private async keep({ filePath, sessionId, agent, content, diffId }: AcceptedText & { sessionId: string }, afterStop: boolean): Promise<void> {
     if (!this.options.editor) return;
     let onDisk: string | undefined;
     try {
@@ -216,7 +216,17 @@ export class AcceptedWrites {
     if (onDisk === content) return;
     // A newer proposal for the file is before the user: that one stands.
     if (this.options.pending(filePath)) return;
-    const kept: PendingDiff = { id: randomUUID(), filePath, newContent: content, originalContent: onDisk, sessionId, agent, openedAt: Date.now(), kept: true };
+    // Under the accept's own id when a stopped companion left it (keptProposals.ts AcceptedText says why).
+    const kept: PendingDiff = {
+      id: diffId ?? randomUUID(),
+      filePath,
+      newContent: content,
+      originalContent: onDisk,
+      sessionId,
+      agent,
+      openedAt: Date.now(),
+      kept: true,
+    };
     this.options.logger.warn(
       afterStop
         ? 'a companion stopped before the agent wrote an accepted proposal: it is kept in the editor'

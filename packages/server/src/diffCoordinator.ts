@@ -164,6 +164,14 @@ export class DiffCoordinator {
     return true;
   }
 
+  /**
+   * The host took an accept its end holds until told (a script end: an accept still in a killed host's pipe would be
+   * lost): its view closes as `accepted`, after `accept` wrote the copy and told the CLI.
+   */
+  async taken(diff: PendingDiff): Promise<void> {
+    await this.closeView(diff, 'accepted');
+  }
+
   /** The user rejected. False if no longer pending. */
   reject(id: string): boolean {
     const diff = this.take(id);

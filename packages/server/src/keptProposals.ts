@@ -185,6 +185,11 @@ export interface AcceptedText {
   filePath: string;
   agent: string;
   content: string;
+  /**
+   * The accepted diff's id: the next companion shows the text under it, so an end that kept that very accept when
+   * its host died (it had not heard the host take it) answers it as shown, and the user gets it once (issue 37).
+   */
+  diffId?: string;
 }
 
 /**
@@ -269,7 +274,9 @@ function parseAccepted(json: string): AcceptedText | undefined {
     return undefined;
   }
   if (typeof value !== 'object' || value === null) return undefined;
-  const { filePath, agent, content } = value as Record<string, unknown>;
+  const { filePath, agent, content, diffId } = value as Record<string, unknown>;
   if (typeof filePath !== 'string' || !path.isAbsolute(filePath) || typeof agent !== 'string' || typeof content !== 'string') return undefined;
-  return { filePath, agent, content };
+  // An odd id is dropped, not the text: it is shown under a new one.
+  const id = typeof diffId === 'string' && diffId.length > 0 && diffId.length <= 200 ? diffId : undefined;
+  return { filePath, agent, content, ...(id && { diffId: id }) };
 }

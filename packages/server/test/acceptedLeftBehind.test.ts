@@ -24,13 +24,15 @@ const CRLF_TEXT = 'the user’s text ✓ é\r\nsecond line\r\nno final newline';
 /**
  * A companion in its own process for `workspace`: a real MCP client proposes each of `accepts` (file name -> text the
  * user accepts), the user accepts it, the CLI hears it; then the process is killed with -9 before anyone writes.
+ * Resolves with the accepted diffs' ids by file name.
  */
-async function killedAfterAccepts(workspace: string, accepts: Record<string, string>): Promise<void> {
+async function killedAfterAccepts(workspace: string, accepts: Record<string, string>): Promise<Record<string, string>> {
   const script = `
     const { startTestCompanion } = await import(${JSON.stringify(new URL('../src/testing.js', import.meta.url).href)});
     const { connectRecordingClient } = await import(${JSON.stringify(import.meta.resolve('@ide-companion/testkit'))});
     const path = await import('node:path');
     const accepts = ${JSON.stringify(accepts)};
+    const ids = {};
     const h = await startTestCompanion({ tmp: ${JSON.stringify(path.dirname(workspace))}, workspace: ${JSON.stringify(workspace)} });
     const cli = await connectRecordingClient({ port: h.companion.port, token: h.companion.authToken });
     for (const [name, text] of Object.entries(accepts)) {
@@ -38,10 +40,11 @@ async function killedAfterAccepts(workspace: string, accepts: Record<string, str
       await cli.client.callTool({ name: 'openDiff', arguments: { filePath, newContent: 'from the model\\n' } });
       const diff = h.view.shown.find((d) => d.filePath === filePath);
       h.companion.diffs.accept(diff.id, text);
+      ids[name] = diff.id;
       for (let i = 0; i < 200 && !cli.notifications.some((n) => n.method === 'ide/diffAccepted' && n.params.filePath === filePath); i++)
         await new Promise((r) => setTimeout(r, 10));
     }
-    process.stdout.write('accepted\\n');
+    process.stdout.write('accepted ' + JSON.stringify(ids) + '\\n');
     setInterval(() => undefined, 1000);
   `;
   const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
@@ -50,12 +53,15 @@ async function killedAfterAccepts(workspace: string, accepts: Record<string, str
   });
   const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
   try {
-    await new Promise<void>((resolve, reject) => {
+    return await new Promise<Record<string, string>>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error('the companion process did not accept within 20 s')), 20_000);
+      let out = '';
       child.stdout.on('data', (chunk: Buffer) => {
-        if (chunk.toString().includes('accepted')) {
+        out += chunk.toString();
+        const line = /^accepted (.*)\n/m.exec(out);
+        if (line) {
           clearTimeout(timer);
-          resolve();
+          resolve(JSON.parse(line[1]!) as Record<string, string>);
         }
       });
       child.on('exit', (code) => {
@@ -80,7 +86,7 @@ test('a companion killed after the accepts, before the agent wrote: the next one
   fs.mkdirSync(workspace);
   fs.writeFileSync(path.join(workspace, 'a.txt'), 'on disk\n');
   fs.writeFileSync(path.join(workspace, 'e.txt'), 'to be emptied\n');
-  await killedAfterAccepts(workspace, { 'a.txt': CRLF_TEXT, 'e.txt': '' });
+  const ids = await killedAfterAccepts(workspace, { 'a.txt': CRLF_TEXT, 'e.txt': '' });
   assert.equal(copiesLeft().length, 2, 'the killed process left both texts');
 
   const h = await startCompanion({ tmp: root, workspace, ideInfo: { name: 'neovim', displayName: 'Neovim' } });
@@ -94,6 +100,8 @@ test('a companion killed after the accepts, before the agent wrote: the next one
   assert.equal(e.newContent, '', 'an empty text stays empty');
   assert.equal(a.originalContent, 'on disk\n', 'beside the file as it is');
   assert.equal(a.kept, true, 'shown only to be kept: the user keeps their window');
+  // Issue 37: an end that kept this very accept when its host died answers it as shown (said once, kept once).
+  assert.deepEqual([a.id, e.id], [ids['a.txt'], ids['e.txt']], "under the accepted diff's own id");
   const closed = h.view.closed.find((c) => c.diff.id === a.id);
   assert.equal(closed?.reason, 'sessionClosed', 'closed as every end keeps a proposal');
   assert.equal(

@@ -6,6 +6,10 @@ local host = require('ide_companion.host')
 local M = {}
 
 local diffs = {} -- id -> { id, path, left, right, group, settled, tab, prev_tab, prev_win, from_terminal, hints }
+-- Accepted, not yet taken: the view closed, the proposal hidden until the host's closeDiff `accepted` (issue 37).
+local held = {}
+-- Ids of accepts kept at the host's death: the next host may show the same one (its copy) under that id.
+local kept_at_death = {}
 local counter = 0
 
 local put, word, notify = host.put, host.word, host.say
@@ -90,12 +94,19 @@ local function back_to(d)
   end
 end
 
---- Wipes the diff's buffers; the keyboard goes back only if the diff had it.
-local function wipe(d)
+--- Wipes the diff's buffers (`hide`: the proposal is only hidden); the keyboard goes back only if the diff had it.
+local function wipe(d, hide)
   pcall(vim.api.nvim_del_augroup_by_id, d.group)
   local cur = vim.api.nvim_get_current_buf()
   local had = cur == d.right or cur == d.left
-  pcall(vim.api.nvim_buf_delete, d.right, { force = true })
+  if hide and vim.api.nvim_buf_is_valid(d.right) then
+    vim.bo[d.right].bufhidden, vim.bo[d.right].buflisted, d.hidden = 'hide', false, true
+    for _, win in ipairs(vim.fn.win_findbuf(d.right)) do
+      pcall(vim.api.nvim_win_close, win, true)
+    end
+  else
+    pcall(vim.api.nvim_buf_delete, d.right, { force = true })
+  end
   pcall(vim.api.nvim_buf_delete, d.left, { force = true })
   if had or (vim.api.nvim_get_current_win() == d.prev_win and not vim.api.nvim_tabpage_is_valid(d.tab)) then
     back_to(d)
@@ -115,6 +126,9 @@ end
 --- Opens a diff tab. spec = {id, path, proposal, original (nil: a new file), agent, hints, words, kept}.
 --- A kept proposal (an accept its CLI never wrote) opens without taking the user's window.
 function M.open(spec)
+  if spec.kept and kept_at_death[spec.id] then
+    return {}
+  end
   local mode = vim.api.nvim_get_mode().mode:sub(1, 1)
   local d = { id = spec.id, path = spec.path, hints = spec.hints, from_terminal = mode == 't' }
   d.prev_tab, d.prev_win = vim.api.nvim_get_current_tabpage(), vim.api.nvim_get_current_win()
@@ -177,21 +191,50 @@ local function keep(d, hint)
   if not vim.api.nvim_buf_is_valid(d.right) then
     return false
   end
-  vim.bo[d.right].buftype, vim.bo[d.right].bufhidden = 'nofile', 'hide'
+  vim.bo[d.right].buftype, vim.bo[d.right].bufhidden, vim.bo[d.right].buflisted = 'nofile', 'hide', true
+  if d.hidden then
+    -- Back in a tab of its own, without taking the user's window.
+    local mode = vim.api.nvim_get_mode().mode:sub(1, 1)
+    d.prev_tab, d.prev_win, d.from_terminal = vim.api.nvim_get_current_tabpage(), vim.api.nvim_get_current_win(), mode == 't'
+    if mode == 'i' or mode == 't' then
+      vim.cmd('stopinsert')
+    end
+    vim.cmd('tab sbuffer ' .. d.right)
+    back_to(d)
+  end
   for _, win in ipairs(vim.fn.win_findbuf(d.right)) do
     show_hint(win, hint, true)
   end
   return true
 end
 
+--- An accepted proposal no longer held: kept (`hint`) or wiped; if its view is still closing, that close sees it.
+local function unhold(d, hint)
+  held[d.id] = nil
+  d.kept = hint ~= nil
+  if hint then
+    return keep(d, hint)
+  end
+  if d.hidden then
+    pcall(vim.api.nvim_buf_delete, d.right, { force = true })
+  end
+  return true
+end
+
 --- The CLI (or the companion) closed the diff, no outcome sent; its session gone, the proposal stays.
+--- `accepted`: the host took the accept (its copy written, the CLI told), the proposal held since goes.
 function M.close(id, reason, message)
   local d = diffs[id]
-  if not settle(d) then
-    return false
-  end
   local shown = true
-  if reason == 'sessionClosed' then
+  if kept_at_death[id] then
+    -- Kept once already, and said so.
+    kept_at_death[id] = nil
+    return true
+  elseif held[id] then
+    shown = unhold(held[id], reason == 'sessionClosed' and held[id].hints.sessionGone or nil)
+  elseif not settle(d) then
+    return false
+  elseif reason == 'sessionClosed' then
     shown = keep(d, d.hints.sessionGone)
   else
     wipe(d)
@@ -236,8 +279,12 @@ function M.accept(id)
     end)
     return true
   end
+  -- Held until the host says it took the accept: a host that dies first leaves it kept (keep_all).
+  held[id] = d
   vim.schedule(function()
-    wipe(d)
+    if not d.kept then
+      wipe(d, held[id] == d)
+    end
   end)
   return true
 end
@@ -277,12 +324,18 @@ function M.list()
   return out
 end
 
---- The host died: each proposal is kept (an accepted text the agent had not written yet is the
---- next host's to show, kept: acceptedWrites.ts). Returns the files' names.
+--- The host died: each proposal is kept, and each accept it had not taken (an accepted text it took and
+--- the agent had not written yet is the next host's to show, kept: acceptedWrites.ts). Returns the files' names.
 function M.keep_all()
   local kept = {}
   for _, d in pairs(diffs) do
     if settle(d) and keep(d, word('keptStopped')) then
+      table.insert(kept, vim.fn.fnamemodify(d.path, ':t'))
+    end
+  end
+  for _, d in pairs(held) do
+    kept_at_death[d.id] = true
+    if unhold(d, word('keptStopped')) then
       table.insert(kept, vim.fn.fnamemodify(d.path, ':t'))
     end
   end
@@ -295,6 +348,9 @@ function M.close_all()
     if settle(d) then
       wipe(d)
     end
+  end
+  for _, d in pairs(held) do
+    unhold(d)
   end
 end
 

@@ -5,6 +5,12 @@
 
 " diffId -> {id, path, left, right, tick, prev_win, settled, group, proposal}
 let s:diffs = {}
+" Accepted, not yet taken: the tab closed, the proposal hidden until the host's
+" closeDiff `accepted` (issue 37); kept as an open one if the host dies first.
+let s:held = {}
+" Ids of accepts kept at the host's death: the next host may show the same one
+" (its copy) under that id; it is kept and said once.
+let s:kept_at_death = {}
 let s:counter = 0
 " The host's words for when it is gone (`ready`: diffWords.ts hostGoneWords).
 let s:words = {'acceptUnsent': '', 'keptAtDeath': '', 'restarted': '', 'notRestarted': ''}
@@ -45,6 +51,9 @@ function! ide_companion#diff#show(params) abort
     return v:null
   endif
   let background = get(a:params, 'kept', v:false) is v:true
+  if background && has_key(s:kept_at_death, id)
+    return v:null
+  endif
   let d = {'id': id, 'path': path, 'settled': 0, 'prev_win': win_getid(), 'proposal': a:params.newContent}
   " Typing into the proposal by accident (Insert mode, a terminal) would be worse.
   if !background && (mode() ==# 'i' || mode() ==# 'R')
@@ -103,9 +112,17 @@ function! s:settle(d) abort
   return 1
 endfunction
 
-function! s:wipe(d) abort
+" `hide`: the proposal is hidden, not wiped.
+function! s:wipe(d, ...) abort
   let in_diff_tab = index([a:d.left, a:d.right], bufnr('')) >= 0
-  for buf in filter([a:d.right, a:d.left], {_, b -> bufexists(b)})
+  if get(a:, 1, 0) && bufexists(a:d.right)
+    call setbufvar(a:d.right, '&bufhidden', 'hide')
+    let a:d.hidden = 1
+    for win in win_findbuf(a:d.right)
+      call win_execute(win, 'close!')
+    endfor
+  endif
+  for buf in filter([a:d.left] + (get(a:d, 'hidden', 0) ? [] : [a:d.right]), {_, b -> bufexists(b)})
     silent! execute 'bwipeout!' buf
   endfor
   if in_diff_tab
@@ -134,26 +151,52 @@ function! s:keep(d) abort
   call setbufvar(a:d.right, '&buftype', 'nofile')
   call setbufvar(a:d.right, '&bufhidden', 'hide')
   call setbufvar(a:d.right, 'ide_companion_diff', v:null)
+  if get(a:d, 'hidden', 0)
+    " Back in a tab of its own; the user's window and mode stay theirs.
+    let a:d.prev_win = win_getid()
+    execute 'noautocmd tab sbuffer' a:d.right
+    noautocmd call s:return_to_user(a:d)
+  endif
+  return 1
+endfunction
+
+" An accept no longer held: kept (`keep`) or wiped; a view still closing sees it.
+function! s:unhold(d, keep) abort
+  silent! call remove(s:held, a:d.id)
+  let a:d.kept = a:keep
+  if a:keep
+    return s:keep(a:d)
+  endif
+  if get(a:d, 'hidden', 0) && bufexists(a:d.right)
+    silent! execute 'bwipeout!' a:d.right
+  endif
   return 1
 endfunction
 
 " closeDiff: no outcome is sent. `sessionClosed`: nobody can take an answer,
 " so the proposal stays the user's. `message`: the companion's words.
+" `accepted`: the host took the accept held since (its copy written, the CLI told).
 function! ide_companion#diff#close(params) abort
-  let d = get(s:diffs, a:params.diffId, {})
-  if empty(d) || !s:settle(d)
+  if has_key(s:kept_at_death, a:params.diffId)
+    call remove(s:kept_at_death, a:params.diffId)
     return v:null
   endif
-  let message = get(a:params, 'message', '')
-  if a:params.reason ==# 'sessionClosed'
-    if s:keep(d) && message !=# ''
-      call ide_companion#util#warn(message)
-    endif
+  let [d, keep] = [get(s:held, a:params.diffId, {}), a:params.reason ==# 'sessionClosed']
+  if !empty(d)
+    let shown = s:unhold(d, keep)
   else
-    call s:wipe(d)
-    if message !=# ''
-      call ide_companion#util#info(message)
+    let d = get(s:diffs, a:params.diffId, {})
+    if empty(d) || !s:settle(d)
+      return v:null
     endif
+    let shown = keep ? s:keep(d) : 1
+    if !keep
+      call s:wipe(d)
+    endif
+  endif
+  let message = get(a:params, 'message', '')
+  if shown && message !=# ''
+    call call(keep ? 'ide_companion#util#warn' : 'ide_companion#util#info', [message])
   endif
   return v:null
 endfunction
@@ -193,7 +236,8 @@ function! s:accept(d) abort
     call timer_start(0, {-> s:keep(a:d) ? ide_companion#util#error(ide_companion#diff#words('acceptUnsent', {'file': fnamemodify(a:d.path, ':t')})) : 0})
     return
   endif
-  call timer_start(0, {-> s:wipe(a:d)})
+  let s:held[a:d.id] = a:d
+  call timer_start(0, {-> get(a:d, 'kept', 0) ? 0 : s:wipe(a:d, get(s:held, a:d.id, {}) is a:d)})
 endfunction
 
 function! s:reject(d) abort
@@ -243,11 +287,13 @@ function! ide_companion#diff#list() abort
 endfunction
 
 " The host died: no outcome can reach the CLI, but the user's work stays.
-" Each proposal is kept as s:keep() leaves it (an accepted text the agent had
-" not written yet is the next host's to show, kept: acceptedWrites.ts).
-" The files' names, for the line.
+" Each proposal is kept as s:keep() leaves it, and each accept the host had not
+" taken (one it took and the agent had not written yet is the next host's to
+" show, kept: acceptedWrites.ts). The files' names, for the line.
 function! ide_companion#diff#keep_all() abort
-  return map(filter(values(s:diffs), {_, d -> s:settle(d) && s:keep(d)}), {_, d -> fnamemodify(d.path, ':t')})
+  call extend(s:kept_at_death, map(copy(s:held), {-> 1}))
+  let kept = filter(values(s:diffs), {_, d -> s:settle(d) && s:keep(d)}) + filter(values(s:held), {_, d -> s:unhold(d, 1)})
+  return map(kept, {_, d -> fnamemodify(d.path, ':t')})
 endfunction
 
 " The host went away: its diffs can no longer be answered.
@@ -255,4 +301,5 @@ function! ide_companion#diff#close_all() abort
   for d in filter(values(s:diffs), {_, d -> s:settle(d)})
     call s:wipe(d)
   endfor
+  call map(values(s:held), {_, d -> s:unhold(d, 0)})
 endfunction

@@ -15,7 +15,11 @@ import { OpenFileParamsSchema } from '../openFile.js';
 import { SaveDocumentParamsSchema, SaveDocumentResultSchema } from '../saveDocument.js';
 import { DiagnosticItemsParamsSchema, DiagnosticItemsResultSchema } from './diagnosticItems.js';
 
-export const DIFF_CLOSE_REASONS = ['closedByCli', 'replaced', 'sessionClosed', 'companionStopped'] as const;
+/**
+ * Why a diff's view closes. `accepted`: the host took the user's accept (its copy written, the CLI told); a script end
+ * holds an accepted proposal, hidden, until then, and keeps it as at the host's death if it never comes (issue 37).
+ */
+export const DIFF_CLOSE_REASONS = ['closedByCli', 'replaced', 'sessionClosed', 'companionStopped', 'accepted'] as const;
 export const DiffCloseReasonSchema = /* @__PURE__ */ lazySchema(() => z.enum(DIFF_CLOSE_REASONS));
 export type DiffCloseReason = z.infer<typeof DiffCloseReasonSchema>;
 

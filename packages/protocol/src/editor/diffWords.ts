@@ -56,6 +56,7 @@ export const diffWords = {
       case 'replaced':
         return `a newer proposal for ${file} replaced the diff`;
       case 'companionStopped':
+      case 'accepted':
         return undefined;
     }
   },
