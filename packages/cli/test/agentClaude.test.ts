@@ -25,7 +25,7 @@ import {
   type ScriptedTurn,
 } from '@ide-companion/testkit';
 import { binEnv } from './support/clientCommands.js';
-import { startAgentTerminal } from './support/agentTerminal.js';
+import { answerPermission, startAgentTerminal } from './support/agentTerminal.js';
 
 const adapter = findClaudeAgentAcp();
 const skip = skipUnless(adapter !== undefined, 'the pinned claude-agent-acp (.tools/claude-agent-acp)', 'run scripts/install-claude-agent-acp.sh or .ci/run');
@@ -52,18 +52,6 @@ async function claudeRun(name: string, script: (ws: string) => ScriptedTurn[]) {
     dir.cleanup();
   };
   return { workspace, file, mock, t, term, cleanup };
-}
-
-/** Answers the permission question with the option of `kind`, by its number; `from`: where in the output to look. */
-async function answerPermission(term: ReturnType<typeof startAgentTerminal>, kind: 'allow_once' | 'reject_once', from = 0): Promise<void> {
-  // Up to the option wanted: the question's lines may arrive in more than one chunk.
-  const m = await term.waitOut(
-    new RegExp(`The agent asks permission: .*\\n(?: {2}\\d\\) .*\\n)*? {2}(\\d)\\) [^\\n]*\\(${kind}\\)\\n`),
-    `the permission question with ${kind}`,
-    120_000,
-    from,
-  );
-  term.type(m[1]!);
 }
 
 test(

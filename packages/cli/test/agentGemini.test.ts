@@ -28,7 +28,7 @@ import {
   type FakeTurn,
 } from '@ide-companion/testkit';
 import { binEnv } from './support/clientCommands.js';
-import { ACP_TAP, logLines, startAgentTerminal } from './support/agentTerminal.js';
+import { ACP_TAP, answerPermission, logLines, startAgentTerminal } from './support/agentTerminal.js';
 
 const cli = findGeminiCli();
 const skip = skipUnless(cli !== undefined, 'the pinned Gemini CLI (.tools/gemini-cli)', 'run scripts/install-gemini-cli.sh or .ci/run');
@@ -69,16 +69,6 @@ async function geminiRun(name: string, turns: FakeTurn[]) {
     dirs.cleanup();
   };
   return { dirs, t, file, term, wire, cleanup };
-}
-
-/** Answers the permission question with the option of `kind`, by its number (up to that option: the lines may come in chunks). */
-async function answerPermission(term: ReturnType<typeof startAgentTerminal>, kind: 'allow_once' | 'reject_once'): Promise<void> {
-  const m = await term.waitOut(
-    new RegExp(`The agent asks permission: .*\\n(?: {2}\\d\\) .*\\n)*? {2}(\\d)\\) [^\\n]*\\(${kind}\\)\\n`),
-    `the permission question with ${kind}`,
-    90_000,
-  );
-  term.type(m[1]!);
 }
 
 /** The answer on the wire to the agent's request of `method` (its first), matched by id (a number or a string). */

@@ -9,7 +9,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { makeTempDir, waitFor } from '@ide-companion/testkit';
 import { checkWorkspacePath, PathRefused } from '../src/acp/workspacePath.js';
-import { IdeBridge, wholeFile, type AgentUi } from '../src/acp/ideBridge.js';
+import { IdeBridge, wholeFile, wholeFileOf, type AgentUi } from '../src/acp/ideBridge.js';
 import { CompanionClient } from '../src/index.js';
 import { startCompanion } from './helpers.js';
 import { contextBlocks } from '../src/acp/promptContext.js';
@@ -119,6 +119,21 @@ test('acp diff content: a whole file as is; a fragment applied where it is found
   assert.equal(wholeFile('x\n', 'old', 'new'), undefined, 'not found');
   assert.equal(wholeFile(undefined, 'old', 'new'), undefined, 'no file to apply it to');
   assert.equal(wholeFile('x\n', '', 'new'), undefined, 'an empty fragment of a non-empty file');
+});
+
+test('acp diff content of one file in several hunks (codex-acp): each found once, applied together in file order; else none', () => {
+  const before = 'a\nb\nc\nd\ne\n';
+  const hunks = [
+    { oldText: 'd\ne\n', newText: 'd\nE\n' },
+    { oldText: 'a\nb\n', newText: 'a\nB\n' },
+  ];
+  assert.equal(wholeFileOf(before, hunks), 'a\nB\nc\nd\nE\n');
+  assert.equal(wholeFileOf(before, [{ oldText: 'a\nb\n', newText: 'x\n' }]), 'x\nc\nd\ne\n', 'one diff: as wholeFile');
+  assert.equal(wholeFileOf(before, [hunks[0]!, { oldText: 'c\nd\n', newText: 'C\n' }]), undefined, 'overlapping');
+  assert.equal(wholeFileOf(before, [hunks[0]!, { oldText: 'z\n', newText: 'y\n' }]), undefined, 'one not found');
+  assert.equal(wholeFileOf('a\na\nb\n', [hunks[0]!, { oldText: 'a\n', newText: 'A\n' }]), undefined, 'one ambiguous');
+  assert.equal(wholeFileOf(before, [hunks[0]!, { oldText: null, newText: 'all\n' }]), undefined, 'a whole file among hunks');
+  assert.equal(wholeFileOf(undefined, hunks), undefined, 'no file');
 });
 
 test('acp permission with a diff, real companion: outside the workspace refused unseen; one that does not apply asked in the terminal; edits not written over a file the agent did not write as proposed', async () => {

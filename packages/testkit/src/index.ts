@@ -41,3 +41,4 @@ export * from './codexCli.js';
 export * from './ampClient.js';
 export * from './swapRacer.js';
 export * from './acpGemini.js';
+export * from './codexAcp.js';

@@ -1,7 +1,8 @@
 /**
- * The review of a write, as every real ACP agent that writes through us is tested (agentQwen, agentOpencode):
- * a workspace with `a.txt`, a real companion whose editor shows `SELECTED-TEXT-42` selected in it, the agent
- * under `ide-companion agent` against a model mock; then an edited accept and a reject, written once here.
+ * The review of a write, as every real ACP agent whose edit is reviewed at its permission is tested (agentQwen,
+ * agentOpencode, agentCodex): a workspace with `a.txt`, a real companion whose editor shows `SELECTED-TEXT-42`
+ * selected in it, the agent under `ide-companion agent` against a model mock; then an edited accept and a
+ * reject, written once here.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -30,7 +31,7 @@ export interface AgentSetup {
   mock: { agentRequests(): string[]; close(): Promise<void> };
 }
 
-interface WriteRun {
+export interface WriteRun {
   file: string;
   mock: AgentSetup['mock'];
   t: TestCompanion;
@@ -38,7 +39,8 @@ interface WriteRun {
   cleanup(): Promise<void>;
 }
 
-async function writeRun(name: string, after: string, setup: (place: WriteRunPlace, after: string) => Promise<AgentSetup>): Promise<WriteRun> {
+/** The place, the companion and `ide-companion agent` started with the agent `setup` configures. */
+export async function startWriteRun(name: string, after: string, setup: (place: WriteRunPlace, after: string) => Promise<AgentSetup>): Promise<WriteRun> {
   const dir = makeTempDir(`acp-${name}-`);
   const place = { workspace: path.join(dir.path, 'ws'), tmpdir: path.join(dir.path, 'tmp'), home: path.join(dir.path, 'home'), file: '' };
   for (const folder of [place.workspace, place.tmpdir, place.home]) fs.mkdirSync(folder);
@@ -58,6 +60,17 @@ async function writeRun(name: string, after: string, setup: (place: WriteRunPlac
   return { file: place.file, mock: agent.mock, t, term, cleanup };
 }
 
+/** How the agent writes, for the tests below. */
+export interface WriteReviewOptions {
+  /**
+   * The agent writes the file itself once allowed (codex-acp), not through fs/write_text_file (Qwen, opencode):
+   * the user's edits are then written over its version.
+   */
+  writesItself?: boolean;
+  /** After a reject, what the model's next request carries (the agent told it of the refusal); asked with one more prompt when the turn ended. */
+  rejectHeard?: RegExp;
+}
+
 /**
  * The two tests of an agent (`label`, e.g. "qwen --acp"; `banner`, its name as `agent` prints it): the selection
  * reaches the model and an edited accept lands the user's bytes, reviewed once; a reject leaves the file.
@@ -68,13 +81,15 @@ export function writeReviewTests(
   banner: RegExp,
   skip: string | false,
   setup: (place: WriteRunPlace, after: string) => Promise<AgentSetup>,
+  options: WriteReviewOptions = {},
 ): void {
+  const written = options.writesItself ? /wrote your edits to a\.txt over the agent's version/ : /wrote a\.txt as accepted in the editor \(with your edits\)/;
   const name = label.split(' ')[0]!;
   test(
     `agent + ${label}: the selection reaches the model; the write is reviewed once in the editor; an edited accept lands those bytes`,
     { skip, timeout: 240_000 },
     async () => {
-      const r = await writeRun(`${name}-accept`, 'Wrote it.', setup);
+      const r = await startWriteRun(`${name}-accept`, 'Wrote it.', setup);
       try {
         await r.term.waitOut(banner, 'the agent started', 120_000);
         r.term.type('please change a.txt');
@@ -83,7 +98,7 @@ export function writeReviewTests(
         assert.equal(shown.newContent, 'new\n');
         assert.equal(fs.readFileSync(r.file, 'utf8'), 'old\n', 'nothing written before the accept');
         r.t.companion.diffs.accept(shown.id, 'new, edited by the user\n');
-        await r.term.waitOut(/wrote a\.txt as accepted in the editor \(with your edits\)/, 'the accepted bytes written', 60_000);
+        await r.term.waitOut(written, 'the accepted bytes written', 60_000);
         await r.term.waitOut(/Wrote it\./, 'the model turn after the tool result', 60_000);
         assert.equal(fs.readFileSync(r.file, 'utf8'), 'new, edited by the user\n');
         assert.equal(r.t.view.shown.length, 1, 'reviewed once');
@@ -97,7 +112,7 @@ export function writeReviewTests(
   );
 
   test(`agent + ${label}: a reject in the editor leaves the file`, { skip, timeout: 240_000 }, async () => {
-    const r = await writeRun(`${name}-reject`, 'Understood.', setup);
+    const r = await startWriteRun(`${name}-reject`, 'Understood.', setup);
     try {
       await r.term.waitOut(banner, 'the agent started', 120_000);
       r.term.type('please change a.txt');
@@ -106,6 +121,13 @@ export function writeReviewTests(
       await r.term.waitOut(/rejected in the editor: a\.txt was not changed/, 'the reject told', 30_000);
       await r.term.waitOut(/\n> $/, 'the turn ended and the prompt is back', 60_000);
       assert.equal(fs.readFileSync(r.file, 'utf8'), 'old\n');
+      if (options.rejectHeard) {
+        const before = r.mock.agentRequests().length;
+        r.term.type('what happened?');
+        const next = await waitFor(() => r.mock.agentRequests()[before], 'the next request to the model', 60_000);
+        assert.match(next, options.rejectHeard);
+        await r.term.waitOut(/\n> $/, 'the second turn ended', 60_000);
+      }
       r.term.type('/quit');
       assert.equal(await r.term.exit(), 0, r.term.err());
     } finally {

@@ -53,6 +53,20 @@ export function startAgentTerminal(args: readonly string[], opts: { cwd: string;
   };
 }
 
+/**
+ * Answers the permission question asked in the terminal with the option of `kind`, by its number; `from`: where in
+ * the output to look. Up to the option wanted: the question's lines may arrive in more than one chunk.
+ */
+export async function answerPermission(term: AgentTerminal, kind: 'allow_once' | 'reject_once', from = 0, timeoutMs = 120_000): Promise<void> {
+  const m = await term.waitOut(
+    new RegExp(`The agent asks permission: .*\\n(?: {2}\\d\\) .*\\n)*? {2}(\\d)\\) [^\\n]*\\(${kind}\\)\\n`),
+    `the permission question with ${kind}`,
+    timeoutMs,
+    from,
+  );
+  term.type(m[1]!);
+}
+
 /** The JSON lines of a log file, parsed (an absent file: none). */
 export function logLines(text: string): unknown[] {
   return text

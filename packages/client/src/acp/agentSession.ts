@@ -13,6 +13,7 @@ import { AgentProcess, type AgentExit } from './agentProcess.js';
 import { IdeBridge, type AgentUi } from './ideBridge.js';
 import { contextBlocks } from './promptContext.js';
 import { Terminals } from './terminals.js';
+import { warmSessionUpdates } from './warmUp.js';
 
 export class AgentError extends Error {
   override name = 'AgentError';
@@ -97,6 +98,8 @@ export class AgentSession {
         bridge.onUpdate(params.update);
       });
     const connection = app.connect(proc.stream);
+    // While the agent starts: the first update it streams then takes no first-use cost (warmUp.ts).
+    const warm = warmSessionUpdates();
     const startMs = options.startTimeoutMs ?? 60_000;
     const deadline = Date.now() + startMs;
     const bounded = <T>(what: string, p: Promise<T>) => race(proc, options.command, `${what} (start-up time allowed: ${startMs} ms)`, p, deadline - Date.now());
@@ -116,6 +119,7 @@ export class AgentSession {
         modes = { currentModeId: offered.currentModeId, availableModes: offered.availableModes.filter((m) => typeof m?.id === 'string') };
       }
       sessionId = created.sessionId;
+      await warm;
       return new AgentSession(options, proc, connection, bridge, terminals, init, created.sessionId, modes);
     } catch (err) {
       connection.close();

@@ -40,7 +40,7 @@ export interface AgentUi {
 
 /** The largest file we read for an agent (its answer travels in one message). */
 export const MAX_READ_BYTES = 32 * 1024 * 1024;
-/** A permission whose tool call carries more diffs than this is asked in the terminal (each diff is one review in the editor). */
+/** A permission whose tool call changes more files than this is asked in the terminal (each file is one review in the editor). */
 export const MAX_REVIEWED_DIFFS = 16;
 
 /** One file of a tool call's diff, accepted in the editor: what the agent proposed, what the user accepted. */
@@ -207,17 +207,18 @@ export class IdeBridge {
     const allow = params.options.find((o: PermissionOption) => o.kind === 'allow_once');
     const reject = params.options.find((o: PermissionOption) => o.kind === 'reject_once') ?? params.options.find((o) => o.kind === 'reject_always');
     if (!allow || !reject || !companion) return undefined;
-    if (diffs.length > MAX_REVIEWED_DIFFS) {
-      ui.notice(`the agent's change touches ${diffs.length} files (more than ${MAX_REVIEWED_DIFFS}): asked here rather than in the editor`);
+    const files = byFile(diffs).size;
+    if (files > MAX_REVIEWED_DIFFS) {
+      ui.notice(`the agent's change touches ${files} files (more than ${MAX_REVIEWED_DIFFS}): asked here rather than in the editor`);
       return undefined;
     }
     const answer = (option: PermissionOption): RequestPermissionResponse => ({ outcome: { outcome: 'selected', optionId: option.optionId } });
     const accepted: Accepted[] = [];
-    for (const diff of diffs) {
+    for (const [diffPath, parts] of byFile(diffs)) {
       let file: string;
       let before: string | undefined;
       try {
-        file = checkWorkspacePath(diff.path, this.options.roots, true);
+        file = checkWorkspacePath(diffPath, this.options.roots, true);
         before = await readPinned(file, MAX_READ_BYTES, { roots: this.options.roots, use: 'write' });
       } catch (err) {
         if (!(err instanceof PathRefused) && !(err instanceof PinnedFileError)) throw err;
@@ -225,8 +226,8 @@ export class IdeBridge {
         return answer(reject);
       }
       const shown = path.relative(this.options.roots[0] ?? '/', file) || file;
-      const proposed = wholeFile(before, diff.oldText ?? null, diff.newText);
-      if (proposed === undefined || typeof diff.newText !== 'string') {
+      const proposed = parts.every((d) => typeof d.newText === 'string') ? wholeFileOf(before, parts) : undefined;
+      if (proposed === undefined) {
         ui.notice(`the agent's change to ${shown} does not apply to the file as it is: asked here rather than in the editor`);
         return undefined;
       }
@@ -359,6 +360,39 @@ export function wholeFile(before: string | undefined, oldText: string | null, ne
   const at = before.indexOf(oldText);
   if (at < 0 || before.indexOf(oldText, at + 1) >= 0) return undefined;
   return before.slice(0, at) + newText + before.slice(at + oldText.length);
+}
+
+/**
+ * The whole file after all of one file's diffs: one diff as wholeFile takes it; several (codex-acp sends each
+ * hunk of a patch as a diff of its own, its context lines in both texts) each a fragment found once in the file,
+ * none overlapping, applied together. Undefined when they do not apply so.
+ */
+export function wholeFileOf(before: string | undefined, parts: ReadonlyArray<{ oldText?: string | null; newText: string }>): string | undefined {
+  if (parts.length === 1) return wholeFile(before, parts[0]!.oldText ?? null, parts[0]!.newText);
+  if (before === undefined) return undefined;
+  const found: Array<{ at: number; end: number; newText: string }> = [];
+  for (const { oldText, newText } of parts) {
+    if (!oldText) return undefined;
+    const at = before.indexOf(oldText);
+    if (at < 0 || before.indexOf(oldText, at + 1) >= 0) return undefined;
+    found.push({ at, end: at + oldText.length, newText });
+  }
+  found.sort((a, b) => a.at - b.at);
+  let out = '';
+  let from = 0;
+  for (const f of found) {
+    if (f.at < from) return undefined;
+    out += before.slice(from, f.at) + f.newText;
+    from = f.end;
+  }
+  return out + before.slice(from);
+}
+
+/** A tool call's diffs grouped by their path, in the order they came: one review per file. */
+function byFile(diffs: readonly Diff[]): Map<string, Diff[]> {
+  const files = new Map<string, Diff[]>();
+  for (const d of diffs) files.set(d.path, [...(files.get(d.path) ?? []), d]);
+  return files;
 }
 
 function countLines(text: string): number {
