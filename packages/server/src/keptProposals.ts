@@ -126,19 +126,24 @@ export class ProposalDraft {
   }
 }
 
+/** The private folder and its names; undefined when it cannot be made or read (nothing left behind to find). */
+function keptNames(): { dir: string; names: string[] } | undefined {
+  try {
+    const dir = keptDirectory();
+    return { dir, names: fs.readdirSync(dir) };
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * Drafts whose process died or that were handed over: each is renamed to an
  * ordinary kept file (so it is reported once) and its path returned.
  */
 export function draftsLeftBehind(): string[] {
-  let dir: string;
-  let names: string[];
-  try {
-    dir = keptDirectory();
-    names = fs.readdirSync(dir);
-  } catch {
-    return [];
-  }
+  const listed = keptNames();
+  if (!listed) return [];
+  const { dir, names } = listed;
   const found: string[] = [];
   for (const name of names) {
     const partial = PARTIAL.exec(name);
@@ -230,14 +235,9 @@ export interface AcceptedLeft extends AcceptedText {
  * An unreadable one is set aside as a kept file, never lost nor read again.
  */
 export function acceptedLeftBehind(wanted: (filePath: string) => boolean): AcceptedLeft[] {
-  let dir: string;
-  let names: string[];
-  try {
-    dir = keptDirectory();
-    names = fs.readdirSync(dir);
-  } catch {
-    return [];
-  }
+  const listed = keptNames();
+  if (!listed) return [];
+  const { dir, names } = listed;
   const found: AcceptedLeft[] = [];
   for (const name of names) {
     const match = ACCEPTED.exec(name);

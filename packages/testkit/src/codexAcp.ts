@@ -9,6 +9,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { repoRoot } from './geminiCli.js';
+import { codexOfflineEnv } from './codexCli.js';
 
 export interface CodexAcpInstall {
   binary: string;
@@ -41,17 +42,7 @@ export function codexAcpEnv(base: NodeJS.ProcessEnv, options: { home: string }):
   const env: NodeJS.ProcessEnv = { ...base };
   // None of the machine's credentials (the test's IDE variables stay: `agent` finds its companion by them).
   for (const key of ['OPENAI_API_KEY', 'CODEX_API_KEY', 'OPENAI_BASE_URL', 'CODEX_HOME']) delete env[key];
-  return {
-    ...env,
-    HOME: options.home,
-    CODEX_HOME: join(options.home, '.codex'),
-    CODEX_MOCK_KEY: 'test-key',
-    XDG_CACHE_HOME: join(options.home, '.cache'),
-    XDG_CONFIG_HOME: join(options.home, '.config'),
-    HTTPS_PROXY: 'http://127.0.0.1:9',
-    HTTP_PROXY: 'http://127.0.0.1:9',
-    NO_PROXY: '127.0.0.1,localhost',
-  };
+  return { ...env, ...codexOfflineEnv(options.home) };
 }
 
 /**

@@ -105,23 +105,26 @@ export function makeCodexHome(home: string, options: { baseUrl: string; project:
   return codexHome;
 }
 
+/**
+ * What Codex (the CLI, or codex-acp with codex-rs inside) reads offline: `home` as HOME with `home/.codex` as
+ * CODEX_HOME (its provider pointed at our mock), the mock's key, and every proxy a dead end but loopback.
+ */
+export function codexOfflineEnv(home: string): NodeJS.ProcessEnv {
+  return {
+    HOME: home,
+    CODEX_HOME: join(home, '.codex'),
+    CODEX_MOCK_KEY: 'test-key',
+    XDG_CACHE_HOME: join(home, '.cache'),
+    XDG_CONFIG_HOME: join(home, '.config'),
+    HTTPS_PROXY: 'http://127.0.0.1:9',
+    HTTP_PROXY: 'http://127.0.0.1:9',
+    NO_PROXY: '127.0.0.1,localhost',
+  };
+}
+
 /** The sh command line that runs Codex CLI's TUI with `home` as HOME and `home/.codex` as CODEX_HOME. */
 export function codexCommand(install: CodexCliInstall, options: { home: string }): string {
-  return shellCommand(
-    [install.binary],
-    {
-      HOME: options.home,
-      CODEX_HOME: join(options.home, '.codex'),
-      CODEX_MOCK_KEY: 'test-key',
-      XDG_CACHE_HOME: join(options.home, '.cache'),
-      XDG_CONFIG_HOME: join(options.home, '.config'),
-      HTTPS_PROXY: 'http://127.0.0.1:9',
-      HTTP_PROXY: 'http://127.0.0.1:9',
-      NO_PROXY: '127.0.0.1,localhost',
-      TERM: 'xterm-256color',
-    },
-    [...STRAY_IDE_ENV, 'OPENAI_API_KEY'],
-  );
+  return shellCommand([install.binary], { ...codexOfflineEnv(options.home), TERM: 'xterm-256color' }, [...STRAY_IDE_ENV, 'OPENAI_API_KEY']);
 }
 
 /**
