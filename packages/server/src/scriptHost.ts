@@ -8,8 +8,6 @@
  * declared capabilities, position intake (positionIntake.ts), events held until the companion listens,
  * the health report, a failed start and the stop.
  */
-import * as fs from 'node:fs';
-import * as path from 'node:path';
 import {
   HOST_GAVE_UP_EXIT_CODE,
   hostGoneWords,
@@ -24,14 +22,14 @@ import {
 } from '@ide-companion/protocol';
 import { acpLauncher, type AcpLauncher } from '@ide-companion/shared/acpLauncher';
 import { AGENT_DISPLAY_NAMES, parseAgents } from '@ide-companion/shared/agentPaths';
+import { realPathOr } from '@ide-companion/shared/realPaths';
 import { COMPANION_VERSION } from '@ide-companion/shared/version';
 import { Companion } from './companion.js';
-import { diagnosticsFromItems } from './diagnosticItems.js';
-import { editorWithCapabilities, type EditorActions } from './editorActions.js';
 import { healthItems, type HealthItem } from './healthLines.js';
 import { hostRestart, hostStoppedCleanly, type HostRestart } from './hostRestarts.js';
 import { describeError, type Logger } from './logger.js';
 import { PositionIntake } from './positionIntake.js';
+import { scriptEditorActions } from './scriptEditorActions.js';
 import type { SessionInfo } from './sessions.js';
 import type { TerminalEnv } from './terminalEnv.js';
 import { trustFromFolders } from './workspaceTrust.js';
@@ -160,7 +158,10 @@ export class ScriptHost {
         // Real paths, as the folders of later `roots` events; one that does not exist is left to the companion (dropped, said so).
         workspaceRoots: hello.roots ? hello.roots.map(realPathOr) : defaults.roots,
         trusted: hello.trusted ?? (hello.trustedFolders && hello.roots ? trustFromFolders(hello.trustedFolders, hello.roots) : undefined),
-        editor: this.editorActions(hello.capabilities ?? []),
+        editor: scriptEditorActions(this.framing, hello.capabilities ?? [], {
+          intake: () => this.intake,
+          roots: () => this.companionStarting?.context.getRoots(),
+        }),
         logger: this.options.logger,
         // A host started by a script is its own: killed with -9, its reaper removes its files (the editor lives on).
         reapOnKill: true,
@@ -229,55 +230,6 @@ export class ScriptHost {
     return this.stopping;
   }
 
-  /**
-   * The editor actions the companion uses: diffs, plus the declared capabilities, each a request to the end.
-   * An end that declares diagnosticItems hands its editor's lists over unshaped: the core shapes them.
-   */
-  private editorActions(declared: readonly string[]): EditorActions {
-    const request = <N extends EditorActionName>(action: N, params: ActionParams<N>) => this.framing.request(action, params);
-    return editorWithCapabilities(
-      {
-        showDiff: async (diff, words) => {
-          await request('showDiff', {
-            diffId: diff.id,
-            filePath: diff.filePath,
-            newContent: diff.newContent,
-            originalContent: diff.originalContent ?? null,
-            agent: diff.agent,
-            ...(words && { words }),
-            ...(diff.kept && { kept: true }),
-          });
-        },
-        diffText: async (diff) => (await request('diffText', { diffId: diff.id })).text ?? undefined,
-        closeDiff: async (diff, reason, message) => {
-          await request('closeDiff', { diffId: diff.id, reason, ...(message !== undefined && { message }) });
-        },
-      },
-      {
-        openFile: async (params) => {
-          await request('openFile', params);
-          // After its answer: a position the end sent before the move has come in by then (one ordered stream) and cannot undo it.
-          this.intake?.expectMove();
-        },
-        getOpenEditors: () => request('getOpenEditors', {}),
-        // Once the cursor moved on from a selection none is left (positionIntake.ts), whatever marks the editor keeps.
-        getSelection: async () => (this.intake?.noSelection ? { selection: null } : request('getSelection', {})),
-        getDiagnostics: declared.includes('diagnosticItems')
-          ? async (params) => diagnosticsFromItems((await request('diagnosticItems', {})).items, params.path, this.companionStarting?.context.getRoots())
-          : (params) => request('getDiagnostics', params),
-        checkDocumentDirty: (params) => request('checkDocumentDirty', params),
-        saveDocument: (params) => request('saveDocument', params),
-        closeFile: async (params) => {
-          await request('closeFile', params);
-        },
-        reload: async (params) => {
-          await request('reload', params);
-        },
-      },
-      declared,
-    );
-  }
-
   private async listen(companion: Companion): Promise<void> {
     companion.onDidChangeSessions((sessions) => this.framing.sessions(sessions));
     companion.context.onDidChangeRoots(() => this.framing.roots());
@@ -331,14 +283,5 @@ export class ScriptHost {
   private refuse(message: string): false {
     this.framing.tell({ kind: 'refused', message });
     return false;
-  }
-}
-
-/** The real path of `p`, or `p` resolved when it does not exist. */
-function realPathOr(p: string): string {
-  try {
-    return fs.realpathSync(p);
-  } catch {
-    return path.resolve(p);
   }
 }

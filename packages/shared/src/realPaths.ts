@@ -17,3 +17,8 @@ export function isInside(parent: string, child: string, orSame: boolean): boolea
   if (rel === '') return orSame;
   return !rel.startsWith('..') && !path.isAbsolute(rel);
 }
+
+/** The real path of `p`, or `p` resolved when it does not exist. */
+export function realPathOr(p: string): string {
+  return realOrUndefined(p) ?? path.resolve(p);
+}
