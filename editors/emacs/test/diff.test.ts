@@ -4,7 +4,7 @@
  * reach ide/diffAccepted byte for byte), rejects with C-c C-k, and the file's
  * buffer reverts without a prompt once written, unless it has unsaved changes.
  */
-import { test, describe } from 'node:test';
+import { test, describe, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -50,6 +50,36 @@ async function keptBufferHolding(emacs: EmacsSession, name: string, text: string
  * is between the user's accept and its reading the line. SIGSTOP cannot stand in: Emacs sees a
  * stopped child and refuses to write to it. The stall lasts until `release`.
  */
+/** After the host was killed at `killedAt`: its discovery file (`firstPath`) goes, a new host's comes, and an MCP client connects to it within 2 s of the kill. */
+async function newHostServesWithin2s(t: TestContext, emacs: EmacsSession, firstPath: string, killedAt: number): Promise<void> {
+  await waitFor(() => !fs.existsSync(firstPath), "the dead host's discovery file to go", 2_000);
+  const second = await waitFor(
+    async () => {
+      const d = await emacs.discovery().catch(() => undefined);
+      return d && d.path !== firstPath ? d : undefined;
+    },
+    "a new host's discovery file",
+    Math.max(0, 2_000 - (Date.now() - killedAt)),
+  );
+  const again = await connectFromDiscovery(second.content);
+  const connectedMs = Date.now() - killedAt;
+  await again.close();
+  assert.ok(connectedMs < 2_000, `an MCP client connected to the new host ${connectedMs} ms after the kill`);
+  t.diagnostic(`kill to a new host's MCP client connected: ${connectedMs} ms`);
+}
+
+/** C-x C-w in the kept buffer `kept`, as its message says, writes exactly `text` (CRLF, no final newline, multibyte). */
+async function assertCxCwSaves(emacs: EmacsSession, kept: string, text: string): Promise<void> {
+  const saved = path.join(emacs.workspace, 'saved.txt');
+  await emacs.eval(`(progn (select-window (display-buffer ${elispString(kept)})) t)`);
+  emacs.tmux.keys('C-x', 'C-w');
+  await waitFor(async () => (await emacs.evalJson('(if (active-minibuffer-window) t :false)')) === true, 'the file prompt', TIMEOUT);
+  emacs.tmux.type('saved.txt');
+  emacs.tmux.keys('Enter');
+  await waitFor(() => fs.existsSync(saved), 'the buffer written', TIMEOUT);
+  assert.deepEqual(fs.readFileSync(saved), Buffer.from(text, 'utf8'));
+}
+
 function stallableHost() {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ide-companion-stall-'));
   const flag = path.join(dir, 'stalled');
@@ -178,20 +208,7 @@ describe('Emacs diffs', { skip, timeout: 180_000 }, () => {
     const killedAt = Date.now();
     process.kill(hostPid, 'SIGKILL');
 
-    await waitFor(() => !fs.existsSync(first.path), "the dead host's discovery file to go", 2_000);
-    const second = await waitFor(
-      async () => {
-        const d = await emacs.discovery().catch(() => undefined);
-        return d && d.path !== first.path ? d : undefined;
-      },
-      "a new host's discovery file",
-      Math.max(0, 2_000 - (Date.now() - killedAt)),
-    );
-    const again = await connectFromDiscovery(second.content);
-    const connectedMs = Date.now() - killedAt;
-    await again.close();
-    assert.ok(connectedMs < 2_000, `an MCP client connected to the new host ${connectedMs} ms after the kill`);
-    t.diagnostic(`kill to a new host's MCP client connected: ${connectedMs} ms`);
+    await newHostServesWithin2s(t, emacs, first.path, killedAt);
 
     const kept = await waitFor(() => keptBufferHolding(emacs, 'a.txt', `${PROPOSAL} edited`), 'a kept buffer holding exactly the accepted text', TIMEOUT);
     const messages = await emacs.evalJson<string>('(with-current-buffer "*Messages*" (buffer-string))');
@@ -203,15 +220,7 @@ describe('Emacs diffs', { skip, timeout: 180_000 }, () => {
     assert.equal(fs.readFileSync(file, 'utf8'), 'old\n', 'the file on disk is untouched');
     await waitFor(() => acceptedCopies(emacs.tmp).length === 0, 'the copy claimed, once', TIMEOUT);
 
-    // C-x C-w writes the accepted bytes: CRLF, no final newline, multibyte.
-    const saved = path.join(emacs.workspace, 'saved.txt');
-    await emacs.eval(`(progn (select-window (display-buffer ${elispString(kept!)})) t)`);
-    emacs.tmux.keys('C-x', 'C-w');
-    await waitFor(async () => (await emacs.evalJson('(if (active-minibuffer-window) t :false)')) === true, 'the file prompt', TIMEOUT);
-    emacs.tmux.type('saved.txt');
-    emacs.tmux.keys('Enter');
-    await waitFor(() => fs.existsSync(saved), 'the buffer written', TIMEOUT);
-    assert.deepEqual(fs.readFileSync(saved), Buffer.from(`${PROPOSAL} edited`, 'utf8'));
+    await assertCxCwSaves(emacs, kept!, `${PROPOSAL} edited`);
   });
 
   // Issue 21: the accept sent, then the host killed before it read it (the accept still in its pipe):
@@ -242,20 +251,7 @@ describe('Emacs diffs', { skip, timeout: 180_000 }, () => {
     process.kill(hostPid, 'SIGKILL');
     held = undefined;
 
-    await waitFor(() => !fs.existsSync(first.path), "the dead host's discovery file to go", 2_000);
-    const second = await waitFor(
-      async () => {
-        const d = await emacs.discovery().catch(() => undefined);
-        return d && d.path !== first.path ? d : undefined;
-      },
-      "a new host's discovery file",
-      Math.max(0, 2_000 - (Date.now() - killedAt)),
-    );
-    const again = await connectFromDiscovery(second.content);
-    const connectedMs = Date.now() - killedAt;
-    await again.close();
-    assert.ok(connectedMs < 2_000, `an MCP client connected to the new host ${connectedMs} ms after the kill`);
-    t.diagnostic(`kill to a new host's MCP client connected: ${connectedMs} ms`);
+    await newHostServesWithin2s(t, emacs, first.path, killedAt);
 
     const kept = await keptBufferHolding(emacs, 'a.txt', `${PROPOSAL} edited`);
     assert.ok(kept, 'a kept buffer holds exactly the accepted text');
@@ -271,15 +267,7 @@ describe('Emacs diffs', { skip, timeout: 180_000 }, () => {
       'the accept never left the dead host',
     );
 
-    // C-x C-w writes the accepted bytes: CRLF, no final newline, multibyte.
-    const saved = path.join(emacs.workspace, 'saved.txt');
-    await emacs.eval(`(progn (select-window (display-buffer ${elispString(kept!)})) t)`);
-    emacs.tmux.keys('C-x', 'C-w');
-    await waitFor(async () => (await emacs.evalJson('(if (active-minibuffer-window) t :false)')) === true, 'the file prompt', TIMEOUT);
-    emacs.tmux.type('saved.txt');
-    emacs.tmux.keys('Enter');
-    await waitFor(() => fs.existsSync(saved), 'the buffer written', TIMEOUT);
-    assert.deepEqual(fs.readFileSync(saved), Buffer.from(`${PROPOSAL} edited`, 'utf8'));
+    await assertCxCwSaves(emacs, kept!, `${PROPOSAL} edited`);
   });
 
   // A stopped host cannot take the accept (Emacs writes to no stopped process): the proposal stays, once.

@@ -285,15 +285,7 @@ describe('Neovim companion lifecycle', { skip, timeout: 120_000 }, () => {
     const { s, c: client } = await startWithClient({ files: { 'a.txt': 'on disk\n' } });
     try {
       const first = await s.discovery();
-      const file = path.join(s.workspace, 'a.txt');
-      await client.client.callTool({ name: 'openDiff', arguments: { filePath: file, newContent: 'from the model\r\n' } });
-      const diff = await waitForDiff(s, file);
-      // Edited: CRLF, non-ASCII, no final newline.
-      await s.lua(
-        "vim.api.nvim_buf_set_lines(..., 0, -1, false, { 'the user édited', 'this' }); vim.bo[...].endofline = false; vim.bo[...].fixendofline = false",
-        diff.proposal,
-      );
-      const accepted = 'the user édited\r\nthis';
+      const { file, diff, accepted } = await proposeEditedBytes(s, client);
       const hostPid = await hostPidOf(s);
       process.kill(hostPid, 'SIGSTOP');
       try {
@@ -345,15 +337,7 @@ describe('Neovim companion lifecycle', { skip, timeout: 120_000 }, () => {
   test('a host killed after the CLI heard the accept and before it wrote: the next host shows the accepted text, bytes exact, kept, said so', async () => {
     const { s, c: client } = await startWithClient({ files: { 'a.txt': 'on disk\n' } });
     try {
-      const file = path.join(s.workspace, 'a.txt');
-      await client.client.callTool({ name: 'openDiff', arguments: { filePath: file, newContent: 'from the model\r\n' } });
-      const diff = await waitForDiff(s, file);
-      // Edited: CRLF, non-ASCII, no final newline.
-      await s.lua(
-        "vim.api.nvim_buf_set_lines(..., 0, -1, false, { 'the user édited', 'this' }); vim.bo[...].endofline = false; vim.bo[...].fixendofline = false",
-        diff.proposal,
-      );
-      const accepted = 'the user édited\r\nthis';
+      const { file, diff, accepted } = await proposeEditedBytes(s, client);
       await inProposal(s, diff.proposal, 'write');
       await client.waitForNotification('ide/diffAccepted', (p) => p.filePath === file && p.content === accepted);
       process.kill(await hostPidOf(s), 'SIGKILL');
@@ -544,6 +528,18 @@ async function proposeEdited(s: NeovimSession, client: RecordingClient, lines: s
   const diff = await waitForDiff(s, file);
   await s.lua('local buf, lines = ...; vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)', diff.proposal, lines);
   return { file, diff };
+}
+
+/** a.txt proposed with CRLF and edited in Neovim to non-ASCII with no final newline: the bytes an accept must keep exactly. */
+async function proposeEditedBytes(s: NeovimSession, client: RecordingClient) {
+  const file = path.join(s.workspace, 'a.txt');
+  await client.client.callTool({ name: 'openDiff', arguments: { filePath: file, newContent: 'from the model\r\n' } });
+  const diff = await waitForDiff(s, file);
+  await s.lua(
+    "vim.api.nvim_buf_set_lines(..., 0, -1, false, { 'the user édited', 'this' }); vim.bo[...].endofline = false; vim.bo[...].fixendofline = false",
+    diff.proposal,
+  );
+  return { file, diff, accepted: 'the user édited\r\nthis' };
 }
 
 /** The buffer an accepted text came back in after a host death (a kept proposal: no longer written by :w), if any. */

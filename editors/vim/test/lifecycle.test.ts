@@ -1,5 +1,5 @@
 /** Starting and stopping the companion from Vim, terminals tied to their Vim, and what the user is told when Node or gemini are missing. */
-import { test, describe } from 'node:test';
+import { test, describe, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -63,6 +63,34 @@ function keptBuffers(s: VimSession): Promise<Array<{ buf: number; text: string; 
 }
 
 /** Lets a host the test stopped go on (when a test failed before it was killed or continued). */
+/** After the host was killed at `killedAt`: its discovery file (`firstPath`) goes, a new host's comes, and a client connects to it within 2 s of the kill. */
+async function newHostServesWithin2s(t: TestContext, s: VimSession, firstPath: string, killedAt: number): Promise<void> {
+  await waitFor(() => !fs.existsSync(firstPath), "the dead host's discovery file to go", 2_000);
+  const second = await waitFor(
+    () => {
+      const name = discoveryFileOf(s.discoveryDir, s.pid);
+      return name && path.join(s.discoveryDir, name) !== firstPath ? path.join(s.discoveryDir, name) : undefined;
+    },
+    "a new host's discovery file",
+    2_000,
+  );
+  const again = await connectFromDiscovery(parseDiscoveryFile(fs.readFileSync(second, 'utf8')));
+  const connectedMs = Date.now() - killedAt;
+  await again.close();
+  t.diagnostic(`kill to a client connected to the new host: ${connectedMs} ms`);
+  assert.ok(connectedMs <= 2_000, `a new host serves within 2 s of the kill (${connectedMs} ms)`);
+}
+
+/** One kept buffer holding exactly EDITED, in a tab of its own, and `:w FILE` (as the message says) writes those bytes. */
+async function assertAcceptedTextKept(s: VimSession, kept: Awaited<ReturnType<typeof keptBuffers>>): Promise<void> {
+  assert.equal(kept.length, 1, `one kept buffer: ${JSON.stringify(kept)}`);
+  assert.equal(kept[0]!.text, EDITED, 'it holds exactly the accepted text, edits, CRLF, no final newline and non-ASCII included');
+  assert.deepEqual(kept[0]!.tabBuffers, [kept[0]!.buf], 'in a tab of its own');
+  const copy = path.join(s.tmp, 'saved.txt');
+  await s.expr(`win_execute(${kept[0]!.win}, 'write ' . fnameescape(${vimString(copy)}))`);
+  assert.equal(fs.readFileSync(copy, 'utf8'), EDITED, ':w FILE writes the accepted bytes');
+}
+
 function resume(pid: number): void {
   try {
     if (pid > 0) process.kill(pid, 'SIGCONT');
@@ -240,20 +268,7 @@ describe('Vim companion lifecycle', { timeout: 180_000 }, () => {
         const killedAt = Date.now();
         process.kill(hostPid, 'SIGKILL');
 
-        await waitFor(() => !fs.existsSync(first.path), "the dead host's discovery file to go", 2_000);
-        const second = await waitFor(
-          () => {
-            const name = discoveryFileOf(s.discoveryDir, s.pid);
-            return name && path.join(s.discoveryDir, name) !== first.path ? path.join(s.discoveryDir, name) : undefined;
-          },
-          "a new host's discovery file",
-          2_000,
-        );
-        const again = await connectFromDiscovery(parseDiscoveryFile(fs.readFileSync(second, 'utf8')));
-        const connectedMs = Date.now() - killedAt;
-        await again.close();
-        t.diagnostic(`kill to a client connected to the new host: ${connectedMs} ms`);
-        assert.ok(connectedMs <= 2_000, `a new host serves within 2 s of the kill (${connectedMs} ms)`);
+        await newHostServesWithin2s(t, s, first.path, killedAt);
 
         const kept = await waitFor(
           async () => {
@@ -263,13 +278,7 @@ describe('Vim companion lifecycle', { timeout: 180_000 }, () => {
           'the next host to show the accepted text kept',
           TIMEOUT,
         );
-        assert.equal(kept.length, 1, `one kept buffer: ${JSON.stringify(kept)}`);
-        assert.equal(kept[0]!.text, EDITED, 'it holds exactly the accepted text, edits, CRLF, no final newline and non-ASCII included');
-        assert.deepEqual(kept[0]!.tabBuffers, [kept[0]!.buf], 'in a tab of its own');
-        // As the message says: `:w FILE` saves exactly that text.
-        const copy = path.join(s.tmp, 'saved.txt');
-        await s.expr(`win_execute(${kept[0]!.win}, 'write ' . fnameescape(${vimString(copy)}))`);
-        assert.equal(fs.readFileSync(copy, 'utf8'), EDITED, ':w FILE writes the accepted bytes');
+        await assertAcceptedTextKept(s, kept);
         const messages = await s.messages();
         assert.match(messages, /ide-companion: the companion host stopped \(exit code -?\d+\) and was restarted\n/, 'no open proposal to name');
         assert.match(
@@ -308,29 +317,10 @@ describe('Vim companion lifecycle', { timeout: 180_000 }, () => {
         const killedAt = Date.now();
         process.kill(hostPid, 'SIGKILL');
 
-        await waitFor(() => !fs.existsSync(first.path), "the dead host's discovery file to go", 2_000);
-        const second = await waitFor(
-          () => {
-            const name = discoveryFileOf(s.discoveryDir, s.pid);
-            return name && path.join(s.discoveryDir, name) !== first.path ? path.join(s.discoveryDir, name) : undefined;
-          },
-          "a new host's discovery file",
-          2_000,
-        );
-        const again = await connectFromDiscovery(parseDiscoveryFile(fs.readFileSync(second, 'utf8')));
-        const connectedMs = Date.now() - killedAt;
-        await again.close();
-        t.diagnostic(`kill to a client connected to the new host: ${connectedMs} ms`);
-        assert.ok(connectedMs <= 2_000, `a new host serves within 2 s of the kill (${connectedMs} ms)`);
+        await newHostServesWithin2s(t, s, first.path, killedAt);
 
         const kept = await keptBuffers(s);
-        assert.equal(kept.length, 1, `one kept buffer: ${JSON.stringify(kept)}`);
-        assert.equal(kept[0]!.text, EDITED, 'it holds exactly the accepted text, edits, CRLF, no final newline and non-ASCII included');
-        assert.deepEqual(kept[0]!.tabBuffers, [kept[0]!.buf], 'in a tab of its own');
-        // As the message says: `:w FILE` saves exactly that text.
-        const copy = path.join(s.tmp, 'saved.txt');
-        await s.expr(`win_execute(${kept[0]!.win}, 'write ' . fnameescape(${vimString(copy)}))`);
-        assert.equal(fs.readFileSync(copy, 'utf8'), EDITED, ':w FILE writes the accepted bytes');
+        await assertAcceptedTextKept(s, kept);
         const messages = await s.messages();
         assert.match(
           messages,
