@@ -25,30 +25,11 @@ if [ -x "$DEST/bin/emacs" ] && "$DEST/bin/emacs" --batch -Q --eval '(princ emacs
 fi
 # shellcheck source=unpack-debs.sh
 . "$ROOT/scripts/unpack-debs.sh"
+# shellcheck source=unpacked-emacs.sh
+. "$ROOT/scripts/unpacked-emacs.sh"
 keys="$DEST.keyring"
 trap 'rm -rf "$keys" "$keys.partial"' EXIT
 unpack_debs trixie "$keys" ubuntu-keyring/trixie
 UNPACK_DEBS_SOURCE="deb [signed-by=$keys.partial/root/usr/share/keyrings/ubuntu-archive-keyring.gpg] http://archive.ubuntu.com/ubuntu $SUITE main universe" \
   unpack_debs "$SUITE" "$DEST" "${PACKAGES[@]}"
-lib="$DEST/root/usr/lib/x86_64-linux-gnu"
-# Patched in place (paths of the final folder). An RPATH, not a RUNPATH: the libraries' own
-# dependencies must come from there too.
-for exe in emacs-nox emacsclient.emacs; do
-  patchelf --set-interpreter "$lib/ld-linux-x86-64.so.2" --force-rpath --set-rpath "$lib" "$DEST.partial/root/usr/bin/$exe"
-done
-share="$DEST/root/usr/share/emacs/29.3"
-libexec="$DEST/root/usr/libexec/emacs/29.3/x86_64-linux-gnu"
-dump="$(basename "$(ls "$DEST.partial/root/usr/libexec/emacs/29.3/x86_64-linux-gnu/"emacs-*.pdmp)")"
-# As for Emacs 30: run from root/usr/bin (the dump finds its native code relative to it), native
-# compilation off (its toolchain is not unpacked).
-cat > "$DEST.partial/bin/emacs" <<EOF
-#!/bin/sh
-EMACSLOADPATH="$share/site-lisp:$share/lisp" EMACSDATA="$share/etc" EMACSDOC="$share/etc" EMACSPATH="$libexec" \\
-  exec "$DEST/root/usr/bin/emacs-nox" --dump-file="$libexec/$dump" \\
-  --eval '(setq native-comp-jit-compilation nil native-comp-enable-subr-trampolines nil)' "\$@"
-EOF
-printf '#!/bin/sh\nexec "%s" "$@"\n' "$DEST/root/usr/bin/emacsclient.emacs" > "$DEST.partial/bin/emacsclient"
-chmod +x "$DEST.partial/bin/emacs" "$DEST.partial/bin/emacsclient"
-rm -rf "$DEST"
-mv "$DEST.partial" "$DEST"
-"$DEST/bin/emacs" --version | head -1
+finish_unpacked_emacs "$DEST" 29.3
