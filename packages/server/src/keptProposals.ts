@@ -126,13 +126,13 @@ export class ProposalDraft {
   }
 }
 
-/** The private folder and its names; undefined when it cannot be made or read (nothing left behind to find). */
-function keptNames(): { dir: string; names: string[] } | undefined {
+/** The private folder and its names; none when it cannot be made or read (nothing left behind to find). */
+function keptNames(): { dir: string; names: string[] } {
   try {
     const dir = keptDirectory();
     return { dir, names: fs.readdirSync(dir) };
   } catch {
-    return undefined;
+    return { dir: '', names: [] };
   }
 }
 
@@ -141,9 +141,7 @@ function keptNames(): { dir: string; names: string[] } | undefined {
  * ordinary kept file (so it is reported once) and its path returned.
  */
 export function draftsLeftBehind(): string[] {
-  const listed = keptNames();
-  if (!listed) return [];
-  const { dir, names } = listed;
+  const { dir, names } = keptNames();
   const found: string[] = [];
   for (const name of names) {
     const partial = PARTIAL.exec(name);
@@ -235,9 +233,7 @@ export interface AcceptedLeft extends AcceptedText {
  * An unreadable one is set aside as a kept file, never lost nor read again.
  */
 export function acceptedLeftBehind(wanted: (filePath: string) => boolean): AcceptedLeft[] {
-  const listed = keptNames();
-  if (!listed) return [];
-  const { dir, names } = listed;
+  const { dir, names } = keptNames();
   const found: AcceptedLeft[] = [];
   for (const name of names) {
     const match = ACCEPTED.exec(name);
