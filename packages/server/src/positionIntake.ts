@@ -14,10 +14,7 @@
  *   Its cursor may land on either end (a yank goes to the start); the end is
  *   asked for the text of the selection just ended if it was not read yet;
  * - the cap on the text and its marker stay the tracker's (truncateSelectedText):
- *   the end is asked for one character past it, enough to know it was cut;
- * - an accept, once taken (its copy written, the CLI told), is acknowledged
- *   with closeDiff `accepted`: the end holds the proposal until then and keeps
- *   it if its host dies first (issue 37).
+ *   the end is asked for one character past it, enough to know it was cut.
  */
 import { CONTEXT_DEBOUNCE_MS, MAX_SELECTED_TEXT_LENGTH, type Cursor, type EditorEvent } from '@ide-companion/protocol';
 import type { Companion } from './companion.js';
@@ -65,7 +62,6 @@ export class PositionIntake {
 
   /** Applies one validated event; as applyEditorEvent, false when it names a diff no longer pending. */
   apply(event: EditorEvent): boolean {
-    if (event.type === 'diffAccepted') return this.accept(event);
     if (event.type !== 'focus' && event.type !== 'cursor') return applyEditorEvent(this.companion, event);
     const key = positionKey(event);
     // A repeat changes nothing; a focus always counts (it orders the files).
@@ -108,13 +104,6 @@ export class PositionIntake {
    */
   expectMove(): void {
     this.cleared = false;
-  }
-
-  private accept(event: Extract<EditorEvent, { type: 'diffAccepted' }>): boolean {
-    const diff = this.companion.diffs.get(event.diffId);
-    if (!diff || !applyEditorEvent(this.companion, event)) return false;
-    void this.companion.diffs.taken(diff);
-    return true;
   }
 
   dispose(): void {

@@ -25,6 +25,7 @@ import { AGENT_DISPLAY_NAMES, parseAgents } from '@ide-companion/shared/agentPat
 import { realPathOr } from '@ide-companion/shared/realPaths';
 import { COMPANION_VERSION } from '@ide-companion/shared/version';
 import { Companion } from './companion.js';
+import { applyEditorEvent } from './editorEvents.js';
 import { healthItems, type HealthItem } from './healthLines.js';
 import { hostRestart, hostStoppedCleanly, type HostRestart } from './hostRestarts.js';
 import { describeError, type Logger } from './logger.js';
@@ -270,7 +271,7 @@ export class ScriptHost {
     try {
       // An end may send its folders as it names them (Vim: its cwds, links and trailing slashes included): real paths here, as hello's.
       if (event.type === 'roots') event = { ...event, roots: event.roots.map(realPathOr) };
-      if (this.intake!.apply(event)) return true;
+      if (event.type === 'diffAccepted' ? this.accept(event) : this.intake!.apply(event)) return true;
       if ('diffId' in event) this.framing.tell({ kind: 'staleDiff', message: `no pending diff ${event.diffId}` });
       else if (event.type === 'mention') this.framing.tell({ kind: 'unheardMention', message: UNHEARD_MENTION, path: event.path });
       return true;
@@ -278,6 +279,18 @@ export class ScriptHost {
       this.framing.tell({ kind: event.type === 'roots' ? 'roots' : 'refused', message: describeError(err) });
       return false;
     }
+  }
+
+  /**
+   * An accept, once taken (its copy written, the CLI told), is acknowledged with closeDiff `accepted`: a script end
+   * holds the proposal until then and keeps it if its host dies first (an accept in a killed host's pipe, issue 37).
+   */
+  private accept(event: Extract<EditorEvent, { type: 'diffAccepted' }>): boolean {
+    const companion = this.listening!;
+    const diff = companion.diffs.get(event.diffId);
+    if (!diff || !applyEditorEvent(companion, event)) return false;
+    void companion.diffs.taken(diff);
+    return true;
   }
 
   private refuse(message: string): false {
