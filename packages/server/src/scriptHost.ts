@@ -137,9 +137,11 @@ export class ScriptHost {
 
   /** A start after a death is counted and backed off first (hostRestarts.ts); the 5th in 3 minutes serves nothing. */
   private async begin(hello: Hello): Promise<void> {
+    let defaults: HelloDefaults;
     let restart: HostRestart;
     try {
-      restart = await hostRestart(hello.ide?.name ?? this.options.defaults(hello).ideInfo.name, { logger: this.options.logger });
+      defaults = this.options.defaults(hello);
+      restart = await hostRestart(hello.ide?.name ?? defaults.ideInfo.name, { logger: this.options.logger });
     } catch (err) {
       return this.fail(err);
     }
@@ -150,7 +152,6 @@ export class ScriptHost {
     }
     let companion: Companion;
     try {
-      const defaults = this.options.defaults(hello);
       // An unknown agent name (the end's `agents` setting) is the user's to hear of, as a failed start: the host alone knows the agents.
       const agents = hello.agents && parseAgents(hello.agents.join(','));
       companion = new Companion({
@@ -281,10 +282,7 @@ export class ScriptHost {
     }
   }
 
-  /**
-   * An accept, once taken (its copy written, the CLI told), is acknowledged with closeDiff `accepted`: a script end
-   * holds the proposal until then and keeps it if its host dies first (an accept in a killed host's pipe, issue 37).
-   */
+  /** An accept taken (its copy written, the CLI told) is acknowledged with closeDiff `accepted`: the end holds it till then (issue 37). */
   private accept(event: Extract<EditorEvent, { type: 'diffAccepted' }>): boolean {
     const companion = this.listening!;
     const diff = companion.diffs.get(event.diffId);
